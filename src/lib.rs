@@ -1,0 +1,23 @@
+//! # polyclob
+//!
+//! The fastest correct [Polymarket] CLOB client.
+//!
+//! - **Trades on today's exchange**: CLOB V2 orders (EIP-712 domain `"2"`), ExchangeV3 for
+//!   position-ID markets, V1 only as legacy.
+//! - **Fixed-point inside**: prices and sizes are parsed straight from the exchange's decimal
+//!   strings into integers ([`fixed`]); no binary float reaches a book or a signature.
+//! - **A source-compatible drop-in for `polymarket-rs-client` 0.1.1**: the crate root holds
+//!   exactly that crate's names, so `polymarket-rs-client = { package = "polyclob", … }`
+//!   keeps existing code compiling.
+//!
+//! ## Modules
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`fixed`] | [`Price`](fixed::Price), [`Size`](fixed::Size), [`Notional`](fixed::Notional): exact 6-decimal newtypes |
+//! | [`types`] | sides, order types, tick sizes, signature types, chains, the contract table |
+//!
+//! [Polymarket]: https://docs.polymarket.com
+
+pub mod fixed;
+pub mod types;
