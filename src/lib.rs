@@ -19,5 +19,7 @@
 //!
 //! [Polymarket]: https://docs.polymarket.com
 
+#![forbid(unsafe_code)]
+
 pub mod fixed;
 pub mod types;

@@ -1,0 +1,24 @@
+//! Locates `../shared/fixtures` (present in CI beside the clone) and skips politely without it.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// The shared fixtures directory, or `None` (with a printed notice) when it is absent.
+pub fn shared(relative: &str) -> Option<PathBuf> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures").join(relative);
+    if path.exists() {
+        Some(path)
+    } else {
+        println!("SKIP: shared fixture {} not found; skipping this check", path.display());
+        None
+    }
+}
+
+/// Reads a shared fixture file as bytes, or `None` (with a printed notice) when absent.
+pub fn read_shared(relative: &str) -> Option<Vec<u8>> {
+    let path = shared(relative)?;
+    match std::fs::read(&path) {
+        Ok(bytes) => Some(bytes),
+        Err(e) => panic!("cannot read {}: {e}", path.display()),
+    }
+}
