@@ -22,8 +22,17 @@
 //! [Polymarket]: https://docs.polymarket.com
 
 #![forbid(unsafe_code)]
+// The library never prints: output belongs to the application.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+// Library code never unwraps; `expect` only on a locally proven invariant, with its reason.
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 pub mod fixed;
 pub mod order;
 pub mod sign;
 pub mod types;
+
+// Compiles and runs the README's code blocks as doctests, so the README cannot drift.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

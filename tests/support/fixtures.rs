@@ -1,5 +1,5 @@
 //! Locates `../shared/fixtures` (present in CI beside the clone) and skips politely without it.
-#![allow(dead_code)]
+#![allow(dead_code, unreachable_pub)]
 
 use std::path::PathBuf;
 
