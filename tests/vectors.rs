@@ -5,7 +5,6 @@
 //! Each test prints a SKIP notice and passes when the shared fixtures are absent.
 
 #[path = "support/fixtures.rs"]
-#[allow(unreachable_pub)]
 mod fixtures;
 
 use alloy_primitives::{Address, B256, U256};
