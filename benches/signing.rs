@@ -158,7 +158,7 @@ fn orders(c: &mut Criterion) {
             asks.iter().rev().copied()
         )
         .unwrap(),
-        Price::new(610_000).unwrap()
+        Price::new(620_000).unwrap()
     );
     let mut g = c.benchmark_group("exec_pipeline");
     g.bench_function("submit_limit", |b| {
