@@ -16,6 +16,8 @@
 //! |---|---|
 //! | [`fixed`] | [`Price`](fixed::Price), [`Size`](fixed::Size), [`Notional`](fixed::Notional): exact 6-decimal newtypes |
 //! | [`types`] | sides, order types, tick sizes, signature types, chains, the contract table |
+//! | [`sign`] | keys, EIP-712, ECDSA backends, L1 ClobAuth, L2 HMAC, wallets |
+//! | [`order`] | order amounts per tick size, validation, the builder, the wire body |
 //!
 //! [Polymarket]: https://docs.polymarket.com
 
@@ -26,6 +28,8 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 pub mod fixed;
+pub mod order;
+pub mod sign;
 pub mod types;
 
 // Compiles and runs the README's code blocks as doctests, so the README cannot drift.
