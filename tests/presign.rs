@@ -3,6 +3,12 @@
 //! pool falls back to RFC 6979 visibly.
 #![cfg(feature = "presign")]
 
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+
+#[global_allocator]
+static ALLOC: counting_alloc::Counting = counting_alloc::Counting;
+
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -212,4 +218,48 @@ fn tokio_refill_task_keeps_the_pool_full() {
         }
         assert_eq!(pool.stats().fallbacks, 0);
     });
+}
+
+#[test]
+fn prepared_order_path_stays_allocation_free_with_the_pool() {
+    use polyclob::order::{LimitOrder, MarketContext, OrderSigner};
+    use polyclob::sign::hmac::HmacKey;
+    use polyclob::sign::wallet::Wallet;
+    use polyclob::types::TickSize;
+
+    let pool = NoncePool::new(PoolConfig::new().depth(256).refill(Refill::Manual));
+    let signer = Signer::from_hex(KEY)
+        .unwrap()
+        .with_nonce_pool(pool.clone())
+        .unwrap();
+    let orders = OrderSigner::new(signer.clone(), Chain::Polygon, Wallet::Eoa).unwrap();
+    let hmac = HmacKey::from_base64url("-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_AQI=").unwrap();
+    let token = "71321045679252212594626385532706912750332728571942532289631379312455583992563";
+    let market = MarketContext::new(
+        Chain::Polygon,
+        ExchangeVersion::V2,
+        token.parse().unwrap(),
+        TickSize::Hundredth,
+        false,
+    )
+    .unwrap();
+    let limit = LimitOrder::new(Side::Buy, "0.56".parse().unwrap(), "21.04".parse().unwrap());
+    let mut body = Vec::with_capacity(2048);
+    pool.refill();
+    let _ = orders.limit_order(&market, &limit).unwrap(); // warm-up
+    let ((), allocations) = counting_alloc::count(|| {
+        for _ in 0..200 {
+            body.clear();
+            let signed = orders.limit_order(&market, &limit).unwrap();
+            signed.write_json("f4f247b7-4ac7-ff29-a152-04fda0a8755a", &mut body);
+            let _ = hmac.sign(1_767_225_600, "POST", "/order", &body);
+        }
+    });
+    assert_eq!(allocations, 0);
+    let stats = pool.stats();
+    assert_eq!(
+        (stats.taken, stats.fallbacks),
+        (201, 0),
+        "every signature came from the pool"
+    );
 }
