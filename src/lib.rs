@@ -18,6 +18,8 @@
 //! | [`types`] | sides, order types, tick sizes, signature types, chains, the contract table |
 //! | [`sign`] | keys, EIP-712, ECDSA backends, L1 ClobAuth, L2 HMAC, wallets |
 //! | [`order`] | order amounts per tick size, validation, the builder, the wire body |
+//! | [`ws`] | WebSocket frames decoded into borrowed views without allocating |
+//! | [`book`] | fixed-point L2 books and the manager that applies decoded frames to them |
 //!
 //! [Polymarket]: https://docs.polymarket.com
 
@@ -27,10 +29,12 @@
 // Library code never unwraps; `expect` only on a locally proven invariant, with its reason.
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
+pub mod book;
 pub mod fixed;
 pub mod order;
 pub mod sign;
 pub mod types;
+pub mod ws;
 
 // Compiles and runs the README's code blocks as doctests, so the README cannot drift.
 #[doc = include_str!("../README.md")]
