@@ -15,11 +15,13 @@
 //! | module | what it holds |
 //! |---|---|
 //! | [`fixed`] | [`Price`](fixed::Price), [`Size`](fixed::Size), [`Notional`](fixed::Notional): exact 6-decimal newtypes |
+//! | [`clob`] | the native REST [`Client`](clob::Client): tuned transport, typed errors, endpoints, pagination, caches |
 //! | [`types`] | sides, order types, tick sizes, signature types, chains, the contract table |
 //!
 //! [Polymarket]: https://docs.polymarket.com
 
 #![forbid(unsafe_code)]
 
+pub mod clob;
 pub mod fixed;
 pub mod types;
