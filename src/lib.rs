@@ -17,11 +17,24 @@
 //! | [`fixed`] | [`Price`](fixed::Price), [`Size`](fixed::Size), [`Notional`](fixed::Notional): exact 6-decimal newtypes |
 //! | [`clob`] | the native REST [`Client`](clob::Client): tuned transport, typed errors, endpoints, pagination, caches |
 //! | [`types`] | sides, order types, tick sizes, signature types, chains, the contract table |
+//! | [`sign`] | keys, EIP-712, ECDSA backends, L1 ClobAuth, L2 HMAC, wallets |
+//! | [`order`] | order amounts per tick size, validation, the builder, the wire body |
 //!
 //! [Polymarket]: https://docs.polymarket.com
 
 #![forbid(unsafe_code)]
+// The library never prints: output belongs to the application.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+// Library code never unwraps; `expect` only on a locally proven invariant, with its reason.
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 pub mod clob;
 pub mod fixed;
+pub mod order;
+pub mod sign;
 pub mod types;
+
+// Compiles and runs the README's code blocks as doctests, so the README cannot drift.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
