@@ -52,7 +52,7 @@ impl Client {
     /// The L2 credentials, if set.
     #[must_use]
     pub fn credentials(&self) -> Option<Credentials> {
-        self.inner.auth.creds().map(|c| (*c).clone())
+        self.inner.auth.creds().map(|c| c.creds.clone())
     }
 
     /// `GET /auth/api-keys` (L2).

@@ -11,6 +11,13 @@ use reqwest::header::HeaderValue;
 use zeroize::Zeroizing;
 
 use super::error::Error;
+use crate::sign::clob_auth::L1Headers;
+use crate::sign::hmac::HmacKey;
+use crate::sign::{SignError, Signer};
+
+fn value(s: &str) -> Result<HeaderValue, Error> {
+    HeaderValue::from_str(s).map_err(|_| Error::argument("a credential contains characters not allowed in an HTTP header"))
+}
 
 /// Which auth headers a request carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,17 +86,28 @@ impl fmt::Debug for Credentials {
 /// What the builder collected.
 #[derive(Debug, Default)]
 pub(crate) struct AuthConfig {
+    pub(crate) signer: Option<Signer>,
     pub(crate) creds: Option<Credentials>,
+}
+
+/// Credentials with the HMAC state keyed once (the secret is decoded when set, not per call).
+pub(crate) struct Keyed {
+    pub(crate) creds: Credentials,
+    key: Result<HmacKey, SignError>,
 }
 
 /// Auth material of a built client. Credentials can be swapped at run time.
 pub(crate) struct Auth {
-    creds: RwLock<Option<Arc<Credentials>>>,
+    signer: Option<Signer>,
+    creds: RwLock<Option<Arc<Keyed>>>,
 }
 
 impl fmt::Debug for Auth {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Auth").field("has_creds", &self.creds().is_some()).finish()
+        f.debug_struct("Auth")
+            .field("signer", &self.signer)
+            .field("api_key", &self.creds().map(|k| k.creds.api_key.clone()))
+            .finish()
     }
 }
 
@@ -97,23 +115,61 @@ pub(crate) type Headers = Vec<(&'static str, HeaderValue)>;
 
 impl Auth {
     pub(crate) fn new(config: AuthConfig) -> Self {
-        Self { creds: RwLock::new(config.creds.map(Arc::new)) }
+        let auth = Self { signer: config.signer, creds: RwLock::new(None) };
+        auth.set_creds(config.creds);
+        auth
     }
 
-    pub(crate) fn creds(&self) -> Option<Arc<Credentials>> {
+    pub(crate) fn signer(&self) -> Option<&Signer> {
+        self.signer.as_ref()
+    }
+
+    pub(crate) fn creds(&self) -> Option<Arc<Keyed>> {
         self.creds.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 
     pub(crate) fn set_creds(&self, creds: Option<Credentials>) {
-        *self.creds.write().unwrap_or_else(std::sync::PoisonError::into_inner) = creds.map(Arc::new);
+        let keyed = creds.map(|creds| {
+            let key = HmacKey::from_base64url(creds.secret());
+            Arc::new(Keyed { creds, key })
+        });
+        *self.creds.write().unwrap_or_else(std::sync::PoisonError::into_inner) = keyed;
     }
 
-    /// The headers for one attempt of a request.
-    pub(crate) fn headers(&self, level: Level, _ts: u64, _method: &str, _path: &str, _body: &[u8]) -> Result<Headers, Error> {
+    /// The headers for one attempt of a request, signed over exactly `body`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn headers(&self, level: Level, chain_id: u64, ts: u64, method: &str, path: &str, body: &[u8]) -> Result<Headers, Error> {
         match level {
             Level::None => Ok(Vec::new()),
-            // Filled in once the signing module lands (issue-sign4).
-            Level::L1(_) | Level::L2 => Err(Error::auth("signing backend not available in this build")),
+            Level::L1(nonce) => {
+                let signer = self.signer.as_ref().ok_or_else(|| Error::auth("this call needs a private key (L1): none was given"))?;
+                let h = L1Headers::new(signer, chain_id, ts, nonce).map_err(Error::sign)?;
+                Ok(vec![
+                    ("poly_address", value(h.address())?),
+                    ("poly_signature", value(h.signature())?),
+                    ("poly_timestamp", value(h.timestamp())?),
+                    ("poly_nonce", value(h.nonce())?),
+                ])
+            }
+            Level::L2 => {
+                let signer = self.signer.as_ref().ok_or_else(|| Error::auth("this call needs a private key (L2): none was given"))?;
+                let keyed = self.creds().ok_or_else(|| Error::auth("this call needs API credentials (L2): none were given"))?;
+                let key = keyed.key.as_ref().map_err(|e| Error::sign(e.clone()))?;
+                let sig = key.sign(ts, method, path, body);
+                let address = signer.address().to_checksum_buffer(None);
+                let ts_text = ts.to_string();
+                Ok(vec![
+                    ("poly_address", value(address.as_str())?),
+                    ("poly_signature", value(sig.as_str())?),
+                    ("poly_timestamp", value(&ts_text)?),
+                    ("poly_api_key", value(keyed.creds.api_key())?),
+                    ("poly_passphrase", {
+                        let mut v = value(keyed.creds.passphrase())?;
+                        v.set_sensitive(true);
+                        v
+                    }),
+                ])
+            }
         }
     }
 }

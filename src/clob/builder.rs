@@ -192,6 +192,20 @@ impl ClientBuilder {
         self
     }
 
+    /// The private key used for L1 headers and order signatures. Default is none: public
+    /// endpoints only.
+    pub fn signer(mut self, signer: crate::sign::Signer) -> Self {
+        self.auth.signer = Some(signer);
+        self
+    }
+
+    /// API credentials for L2 endpoints. Default is none; they can also be set later with
+    /// [`Client::set_credentials`].
+    pub fn credentials(mut self, creds: super::Credentials) -> Self {
+        self.auth.creds = Some(creds);
+        self
+    }
+
     /// Builds the client.
     ///
     /// # Errors

@@ -120,10 +120,6 @@ impl Error {
         Self::new(kind).with_source(err)
     }
 
-    pub(crate) fn kind(&self) -> Kind {
-        self.inner.kind
-    }
-
     /// The request or the call's deadline expired.
     #[must_use]
     pub fn is_timeout(&self) -> bool {

@@ -151,6 +151,12 @@ impl Client {
         self.inner.chain
     }
 
+    /// The signer's address, if the client has a private key.
+    #[must_use]
+    pub fn address(&self) -> Option<alloy_primitives::Address> {
+        self.inner.auth.signer().map(crate::sign::Signer::address)
+    }
+
     /// The circuit breaker's current state.
     #[must_use]
     pub fn breaker_state(&self) -> BreakerState {
@@ -232,7 +238,7 @@ impl Client {
         }
         // Signed per attempt: every retry and every page gets a fresh timestamp.
         let body = req.body.as_deref().unwrap_or_default();
-        for (name, value) in self.inner.auth.headers(req.auth, self.timestamp(), req.method.as_str(), req.path, body)? {
+        for (name, value) in self.inner.auth.headers(req.auth, self.inner.chain.id(), self.timestamp(), req.method.as_str(), req.path, body)? {
             rb = rb.header(name, value);
         }
         if let Some(b) = &req.body {

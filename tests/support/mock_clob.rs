@@ -263,3 +263,37 @@ async fn serve(mut sock: TcpStream, state: Arc<Mutex<State>>) {
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
+
+/// A verifier that checks L1 headers (recovering the ClobAuth signer) and L2 headers
+/// (recomputing the HMAC over the exact bytes received) against the given credentials.
+pub fn auth_verifier(api_key: &str, secret: &str, passphrase: &str, chain_id: u64) -> Verifier {
+    let api_key = api_key.to_owned();
+    let passphrase = passphrase.to_owned();
+    let key = polyclob::sign::hmac::HmacKey::from_base64url(secret).unwrap();
+    Arc::new(move |r: &Recorded| {
+        let address = r.header("poly_address")?;
+        let ts: u64 = match r.header("poly_timestamp").and_then(|t| t.parse().ok()) {
+            Some(t) => t,
+            None => return Some(Err("bad poly_timestamp".into())),
+        };
+        let sig = r.header("poly_signature").unwrap_or_default();
+        if let Some(nonce) = r.header("poly_nonce") {
+            let Ok(nonce) = nonce.parse::<alloy_primitives::U256>() else { return Some(Err("bad nonce".into())) };
+            let Ok(addr) = address.parse::<alloy_primitives::Address>() else { return Some(Err("bad address".into())) };
+            let digest = polyclob::sign::clob_auth::clob_auth_digest(addr, chain_id, ts, nonce);
+            let Ok(sig) = polyclob::sign::Signature::parse_hex(sig) else { return Some(Err("bad L1 signature".into())) };
+            return Some(match polyclob::sign::eip712::recover_address(&digest.0, &sig) {
+                Ok(a) if a == addr => Ok(()),
+                _ => Err("L1 signature does not recover to poly_address".into()),
+            });
+        }
+        if r.header("poly_api_key") != Some(api_key.as_str()) {
+            return Some(Err("unknown api key".into()));
+        }
+        if r.header("poly_passphrase") != Some(passphrase.as_str()) {
+            return Some(Err("bad passphrase".into()));
+        }
+        let expected = key.sign(ts, &r.method, &r.path, &r.body);
+        Some(if expected.as_str() == sig { Ok(()) } else { Err("HMAC mismatch".into()) })
+    })
+}
