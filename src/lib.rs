@@ -29,10 +29,23 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 pub mod clob;
+mod compat;
 pub mod fixed;
 pub mod order;
 pub mod sign;
 pub mod types;
+
+// The polymarket-rs-client 0.1.1 root, exactly (compat-api.md §1).
+pub use alloy_primitives::U256;
+pub use anyhow::{Context, Result as ClientResult, anyhow};
+#[cfg(feature = "eth-signer")]
+pub use compat::EthSigner;
+pub use compat::{
+    ApiCreds, ApiKeysResponse, AssetType, BalanceAllowanceParams, BookParams, ClobClient, CreateOrderOptions, ExtraOrderArgs,
+    MarketOrderArgs, MidpointResponse, NegRiskResponse, OpenOrder, OpenOrderParams, OrderArgs, OrderBookSummary, OrderSummary,
+    OrderType, PostOrder, PriceResponse, Side, SpreadResponse, TickSizeResponse, TradeParams,
+};
+pub use serde_json::Value;
 
 // Compiles and runs the README's code blocks as doctests, so the README cannot drift.
 #[doc = include_str!("../README.md")]

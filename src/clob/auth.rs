@@ -154,7 +154,7 @@ impl Auth {
             Level::L2 => {
                 let signer = self.signer.as_ref().ok_or_else(|| Error::auth("this call needs a private key (L2): none was given"))?;
                 let keyed = self.creds().ok_or_else(|| Error::auth("this call needs API credentials (L2): none were given"))?;
-                let key = keyed.key.as_ref().map_err(|e| Error::sign(e.clone()))?;
+                let key = keyed.key.as_ref().map_err(|e| Error::sign(*e))?;
                 let sig = key.sign(ts, method, path, body);
                 let address = signer.address().to_checksum_buffer(None);
                 let ts_text = ts.to_string();

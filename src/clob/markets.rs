@@ -101,6 +101,12 @@ impl Client {
         self.refresh_exchange_version().await
     }
 
+    /// The cached exchange version, if fresh. Never does I/O.
+    #[must_use]
+    pub fn cached_exchange_version(&self) -> Option<ExchangeVersion> {
+        self.inner.caches.version.get(&(), Instant::now())
+    }
+
     /// Re-reads `GET /version`, bypassing the cache (used after `order_version_mismatch`).
     ///
     /// # Errors

@@ -29,3 +29,8 @@ pub use orders::{OrderFilter, TradeFilter};
 pub use pagination::{END_CURSOR, Page, START_CURSOR, SkippedRow, decode_page};
 pub use retry::RetryPolicy;
 pub use transport::Client;
+
+// For the compat layer, which speaks the same transport.
+pub(crate) use auth::Level;
+pub(crate) use pagination::PageSpec;
+pub(crate) use transport::{Req, path_with};

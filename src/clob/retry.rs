@@ -73,7 +73,7 @@ pub(crate) fn parse_retry_after(value: &[u8]) -> Option<Duration> {
         return Some(Duration::from_secs(secs));
     }
     let f = s.parse::<f64>().ok()?;
-    (f.is_finite() && f >= 0.0 && f < 86_400.0).then(|| Duration::from_secs_f64(f))
+    (f.is_finite() && (0.0..86_400.0).contains(&f)).then(|| Duration::from_secs_f64(f))
 }
 
 #[cfg(test)]

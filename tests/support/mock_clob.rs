@@ -7,7 +7,7 @@
 //!   are all just scripted responses.
 //! - An optional verifier checks auth headers and answers 401 when they are wrong (the L2
 //!   HMAC is recomputed over the bytes received, not over a re-serialisation).
-#![allow(dead_code, unreachable_pub, clippy::unwrap_used, clippy::expect_used)]
+#![allow(dead_code, unreachable_pub, clippy::unwrap_used, clippy::expect_used, clippy::type_complexity)]
 
 use std::collections::HashMap;
 use std::net::SocketAddr;

@@ -269,10 +269,13 @@ mod tests {
         assert!(serde_json::from_str::<Row<'_>>(r#"{"n":[1]}"#).is_err());
     }
 
-    lenient_enum!(
-        /// test
-        Color { Red = "RED", Blue = "BLUE" }
-    );
+    mod color {
+        super::lenient_enum!(
+            /// test
+            Color { Red = "RED", Blue = "BLUE" }
+        );
+    }
+    pub(crate) use color::Color;
 
     #[test]
     fn unknown_enum_names_are_kept() {
