@@ -269,6 +269,7 @@ mod tests {
         assert!(serde_json::from_str::<Row<'_>>(r#"{"n":[1]}"#).is_err());
     }
 
+    #[allow(unreachable_pub)]
     mod color {
         super::lenient_enum!(
             /// test
