@@ -253,7 +253,7 @@ mod tests {
         let mut outer = key.outer.clone();
         outer.update(inner.finalize());
         let mut hex = [0u8; 64];
-        crate::sign::signature_hex(&outer.finalize(), &mut hex);
+        crate::sign::signature_hex_into(&outer.finalize(), &mut hex);
         assert_eq!(
             &hex[..],
             b"60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"

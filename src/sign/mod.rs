@@ -23,5 +23,4 @@ pub use self::error::SignError;
 pub use self::signature::Signature;
 pub use self::signer::Signer;
 
-#[cfg(test)]
-pub(crate) use self::signature::write_hex_into as signature_hex;
+pub(crate) use self::signature::write_hex_into as signature_hex_into;
