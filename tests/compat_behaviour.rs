@@ -125,3 +125,104 @@ async fn no_panics_only_errors() {
     assert!(m.requests().iter().all(|r| r.auth == Some(Ok(()))));
     assert!(!format!("{:?}", creds()).contains(SECRET));
 }
+
+fn opts(tick: &str, neg_risk: bool) -> polyclob::CreateOrderOptions {
+    polyclob::CreateOrderOptions { tick_size: Some(Decimal::from_str(tick).unwrap()), neg_risk: Some(neg_risk) }
+}
+
+#[tokio::test]
+async fn create_order_signs_v2_without_io_when_told_the_market() {
+    let (m, c) = setup().await;
+    let args = polyclob::OrderArgs::new("1234", Decimal::from_str("0.5").unwrap(), Decimal::TEN, Side::BUY);
+    let o = c.create_order(&args, None, None, Some(&opts("0.01", false))).await.unwrap();
+    assert!(m.requests().is_empty(), "no /tick-size, /neg-risk or /version round trip");
+    assert_eq!((o.maker_amount.as_str(), o.taker_amount.as_str()), ("5000000", "10000000"));
+    assert_eq!(o.maker, "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
+    assert_eq!((o.side.as_str(), o.signature_type, o.expiration.as_str()), ("BUY", 0, "0"));
+    assert_eq!(o.metadata, format!("0x{}", "0".repeat(64)));
+    let json: serde_json::Value = serde_json::to_value(&o).unwrap();
+    assert!(json.get("timestamp").is_some() && json.get("taker").is_none(), "the V2 wire shape: {json}");
+    assert_eq!(mock_clob::verify_order(&json, 137).unwrap(), (polyclob::types::ExchangeVersion::V2, false));
+
+    // 0.1.1 rounds the price to the tick (half toward zero) and checks the range first.
+    let args = polyclob::OrderArgs::new("1234", Decimal::from_str("0.565").unwrap(), Decimal::ONE, Side::BUY);
+    let o = c.create_order(&args, None, None, Some(&opts("0.01", true))).await.unwrap();
+    assert_eq!(o.maker_amount, "560000");
+    let json = serde_json::to_value(&o).unwrap();
+    assert_eq!(mock_clob::verify_order(&json, 137).unwrap().1, true, "neg-risk exchange");
+    let args = polyclob::OrderArgs::new("1234", Decimal::from_str("0.995").unwrap(), Decimal::ONE, Side::SELL);
+    assert_eq!(c.create_order(&args, None, None, Some(&opts("0.01", false))).await.unwrap_err().to_string(), "Price is not in range of tick_size");
+    // Ticks 0.1.1 panicked on are errors or supported.
+    let args = polyclob::OrderArgs::new("1234", Decimal::from_str("0.345").unwrap(), Decimal::TEN, Side::BUY);
+    assert!(c.create_order(&args, None, None, Some(&opts("0.005", false))).await.is_ok());
+    assert!(c.create_order(&args, None, None, Some(&opts("0.05", false))).await.is_err());
+    // Large orders do not overflow (0.1.1 panicked above u32::MAX micro-units).
+    let args = polyclob::OrderArgs::new("1234", Decimal::from_str("0.5").unwrap(), Decimal::from(50_000), Side::BUY);
+    assert_eq!(c.create_order(&args, None, None, Some(&opts("0.01", false))).await.unwrap().maker_amount, "25000000000");
+    // Bad token id and taker are errors.
+    let args = polyclob::OrderArgs::new("0xzz", Decimal::from_str("0.5").unwrap(), Decimal::TEN, Side::BUY);
+    assert!(c.create_order(&args, None, None, Some(&opts("0.01", false))).await.unwrap_err().to_string().contains("Incorrect tokenId format"));
+    let args = polyclob::OrderArgs::new("1234", Decimal::from_str("0.5").unwrap(), Decimal::TEN, Side::BUY);
+    let extras = polyclob::ExtraOrderArgs { taker: "nope".into(), ..Default::default() };
+    assert!(c.create_order(&args, None, Some(extras), Some(&opts("0.01", false))).await.unwrap_err().to_string().contains("Invalid taker address"));
+    assert!(m.requests().is_empty());
+}
+
+#[tokio::test]
+async fn create_order_looks_up_what_it_is_not_told_and_posts() {
+    let (m, c) = setup().await;
+    m.on("GET", "/tick-size", vec![Reply::json(r#"{"minimum_tick_size":0.001}"#)]);
+    m.on("GET", "/neg-risk", vec![Reply::json(r#"{"neg_risk":false}"#)]);
+    m.on("GET", "/version", vec![Reply::json(r#"{"version":2}"#)]);
+    m.on("POST", "/order", vec![Reply::json(r#"{"success":true,"errorMsg":"","orderID":"0x1","status":"live"}"#)]);
+    let args = polyclob::OrderArgs::new("1234", Decimal::from_str("0.123").unwrap(), Decimal::from_str("7.77").unwrap(), Side::BUY);
+    let r = c.create_and_post_order(&args).await.unwrap();
+    assert_eq!(r["orderID"], "0x1");
+    assert_eq!(m.requests_to("/tick-size").len(), 1);
+    let post = &m.requests_to("/order")[0];
+    assert_eq!(post.auth, Some(Ok(())), "HMAC over the exact bytes and a valid order signature");
+    let body: serde_json::Value = serde_json::from_slice(&post.body).unwrap();
+    assert_eq!((body["owner"].as_str(), body["orderType"].as_str()), (Some("key-1"), Some("GTC")));
+    assert_eq!(body["order"]["makerAmount"], "955710");
+    // Second order: everything cached, no lookups.
+    c.create_order(&args, None, None, None).await.unwrap();
+    assert_eq!(m.requests_to("/tick-size").len(), 1);
+    assert_eq!(m.requests_to("/neg-risk").len(), 1);
+    assert_eq!(m.requests_to("/version").len(), 1);
+}
+
+#[tokio::test]
+async fn market_order_walks_from_the_best_ask() {
+    let (m, c) = setup().await;
+    // REST asks come worst (highest) first.
+    m.on("GET", "/book", vec![Reply::json(r#"{"market":"m","asset_id":"1","hash":"h","timestamp":"1","bids":[],"asks":[{"price":"0.6","size":"1000"},{"price":"0.53","size":"1000"},{"price":"0.52","size":"10"}]}"#)]);
+    let args = polyclob::MarketOrderArgs { token_id: "1234".into(), amount: Decimal::from(100) };
+    let o = c.create_market_order(&args, None, Some(&opts("0.01", false))).await.unwrap();
+    assert_eq!(o.maker_amount, "100000000");
+    // 100 / 0.53 = 188.679245… shares, not 100 / 0.6 (the worst level 0.1.1 walked from).
+    assert!(o.taker_amount.starts_with("188679"), "{}", o.taker_amount);
+    let args = polyclob::MarketOrderArgs { token_id: "1234".into(), amount: Decimal::from(100_000) };
+    let e = c.create_market_order(&args, None, Some(&opts("0.01", false))).await.unwrap_err();
+    assert!(e.to_string().starts_with("Not enough liquidity"), "{e}");
+}
+
+#[tokio::test]
+async fn post_order_recovers_from_a_version_mismatch_once() {
+    let (m, c) = setup().await;
+    m.on("GET", "/version", vec![Reply::json(r#"{"version":1}"#)]);
+    m.on("POST", "/order", vec![Reply::json(r#"{"success":false,"errorMsg":"order_version_mismatch"}"#), Reply::json(r#"{"success":true,"orderID":"0x2"}"#)]);
+    let args = polyclob::OrderArgs::new("1234", Decimal::from_str("0.5").unwrap(), Decimal::TEN, Side::SELL);
+    let o = c.create_order(&args, None, None, Some(&opts("0.01", false))).await.unwrap();
+    let r = c.post_order(o, polyclob::OrderType::GTC).await.unwrap();
+    assert_eq!(r["orderID"], "0x2");
+    let posts = m.requests_to("/order");
+    assert_eq!(posts.len(), 2);
+    assert!(posts.iter().all(|p| p.auth == Some(Ok(()))));
+    let second: serde_json::Value = serde_json::from_slice(&posts[1].body).unwrap();
+    assert_eq!(mock_clob::verify_order(&second["order"], 137).unwrap().0, polyclob::types::ExchangeVersion::V1);
+    // A failed post is not retried.
+    m.on("POST", "/order", vec![Reply::status(500, r#"{"error":"boom"}"#)]);
+    let o = c.create_order(&args, None, None, Some(&opts("0.01", false))).await.unwrap();
+    assert!(c.post_order(o, polyclob::OrderType::GTC).await.is_err());
+    assert_eq!(m.requests_to("/order").len(), 3);
+}

@@ -16,6 +16,7 @@ mod markets;
 mod orders;
 mod pagination;
 mod retry;
+mod trading;
 mod transport;
 pub mod types;
 

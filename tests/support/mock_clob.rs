@@ -294,6 +294,63 @@ pub fn auth_verifier(api_key: &str, secret: &str, passphrase: &str, chain_id: u6
             return Some(Err("bad passphrase".into()));
         }
         let expected = key.sign(ts, &r.method, &r.path, &r.body);
-        Some(if expected.as_str() == sig { Ok(()) } else { Err("HMAC mismatch".into()) })
+        if expected.as_str() != sig {
+            return Some(Err("HMAC mismatch".into()));
+        }
+        if r.method == "POST" && (r.path == "/order" || r.path == "/orders") {
+            let Ok(v) = serde_json::from_slice::<serde_json::Value>(&r.body) else { return Some(Err("order body is not JSON".into())) };
+            let posts = if let Some(a) = v.as_array() { a.clone() } else { vec![v] };
+            for p in &posts {
+                if let Err(e) = verify_order(&p["order"], chain_id) {
+                    return Some(Err(format!("invalid signature: {e}")));
+                }
+            }
+        }
+        Some(Ok(()))
     })
+}
+
+/// Recomputes the EIP-712 hash of a posted order (trying every exchange generation and both
+/// neg-risk domains) and checks that it recovers to the order's `signer`. Returns which domain
+/// matched.
+pub fn verify_order(o: &serde_json::Value, chain_id: u64) -> Result<(polyclob::types::ExchangeVersion, bool), String> {
+    use polyclob::types::{Chain, ExchangeVersion, Side, SignatureType};
+    let s = |k: &str| o[k].as_str().ok_or_else(|| format!("{k} is not a string"));
+    let n = |k: &str| -> Result<u64, String> { s(k)?.parse().map_err(|_| format!("{k} is not an integer")) };
+    let addr = |k: &str| -> Result<alloy_primitives::Address, String> { s(k)?.parse().map_err(|_| format!("{k} is not an address")) };
+    let b256 = |k: &str| -> Result<alloy_primitives::B256, String> { s(k)?.parse().map_err(|_| format!("{k} is not bytes32")) };
+    let chain = Chain::from_id(chain_id).ok_or("unknown chain")?;
+    let v1 = o.get("taker").is_some();
+    let mut order = polyclob::order::Order::zeroed(ExchangeVersion::V1);
+    order.salt = o["salt"].as_u64().ok_or("salt is not a JSON number")?;
+    order.maker = addr("maker")?;
+    order.signer = addr("signer")?;
+    order.token_id = polyclob::order::TokenId::parse(s("tokenId")?.as_bytes()).map_err(|_| "bad tokenId")?;
+    order.maker_amount = n("makerAmount")?;
+    order.taker_amount = n("takerAmount")?;
+    order.expiration = n("expiration")?;
+    order.side = Side::parse(s("side")?.as_bytes()).ok_or("bad side")?;
+    order.signature_type = o["signatureType"].as_u64().and_then(|t| u8::try_from(t).ok()).and_then(SignatureType::from_u8).ok_or("bad signatureType")?;
+    if v1 {
+        order.taker = addr("taker")?;
+        order.nonce = n("nonce")?;
+        order.fee_rate_bps = n("feeRateBps")?;
+    } else {
+        order.timestamp_ms = n("timestamp")?;
+        order.metadata = b256("metadata")?;
+        order.builder = b256("builder")?;
+    }
+    let sig = polyclob::sign::Signature::parse_hex(s("signature")?).map_err(|_| "bad signature hex")?;
+    let versions: &[ExchangeVersion] = if v1 { &[ExchangeVersion::V1] } else { &[ExchangeVersion::V2, ExchangeVersion::V3] };
+    for &version in versions {
+        for neg_risk in [false, true] {
+            order.version = version;
+            let domain = polyclob::sign::eip712::exchange_domain(chain, version, neg_risk);
+            let hash = polyclob::sign::eip712::order_hash(&domain, &order);
+            if polyclob::sign::eip712::recover_address(&hash.0, &sig).ok() == Some(order.signer) {
+                return Ok((version, neg_risk));
+            }
+        }
+    }
+    Err("signature does not recover to signer under any exchange domain".into())
 }
