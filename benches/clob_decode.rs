@@ -6,7 +6,12 @@
 //!    serde_json into owned `String`/`f64` structs, on the same bytes in the same run.
 //! 2. Request latency p50/p99 of `GET /midpoint` against a loopback server: polyclob's
 //!    client against a default `reqwest::Client` + serde_json baseline.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, missing_docs)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    missing_docs
+)]
 
 #[path = "../tests/support/mock_clob.rs"]
 mod mock_clob;
@@ -46,8 +51,22 @@ impl Rng {
     }
     fn words(&mut self, n: usize) -> String {
         const W: [&str; 16] = [
-            "market", "resolve", "Yes", "if", "the", "official", "price", "of", "Bitcoin", "exceeds", "\"threshold\"", "by",
-            "December", "31,", "2026", "otherwise",
+            "market",
+            "resolve",
+            "Yes",
+            "if",
+            "the",
+            "official",
+            "price",
+            "of",
+            "Bitcoin",
+            "exceeds",
+            "\"threshold\"",
+            "by",
+            "December",
+            "31,",
+            "2026",
+            "otherwise",
         ];
         let mut s = String::new();
         for i in 0..n {
@@ -88,7 +107,12 @@ fn markets_page() -> Vec<u8> {
         size += s.len() + 1;
         rows.push(s);
     }
-    format!(r#"{{"limit":{n},"count":{n},"next_cursor":"MTAwMA==","data":[{}]}}"#, rows.join(","), n = rows.len()).into_bytes()
+    format!(
+        r#"{{"limit":{n},"count":{n},"next_cursor":"MTAwMA==","data":[{}]}}"#,
+        rows.join(","),
+        n = rows.len()
+    )
+    .into_bytes()
 }
 
 /// The usual typed decode: owned strings, f64 numbers.
@@ -194,7 +218,9 @@ fn decode(c: &mut Criterion, page: &[u8]) {
     });
     g.bench_function("polyclob_owned", |b| {
         b.iter(|| {
-            let p = decode_page::<Market<'_>>(black_box(page)).unwrap().map(Market::into_owned);
+            let p = decode_page::<Market<'_>>(black_box(page))
+                .unwrap()
+                .map(Market::into_owned);
             assert_eq!(p.data.len(), rows);
             p
         })
@@ -210,7 +236,11 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 /// p50/p99 of sequential `GET /midpoint` round trips over one kept-alive connection.
 fn latency() {
     const N: usize = 5_000;
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
     rt.block_on(async {
         let m = mock_clob::MockClob::start().await;
         m.on("GET", "/midpoint", vec![mock_clob::Reply::json(r#"{"mid":"0.525"}"#)]);

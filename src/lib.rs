@@ -41,9 +41,10 @@ pub use anyhow::{Context, Result as ClientResult, anyhow};
 #[cfg(feature = "eth-signer")]
 pub use compat::EthSigner;
 pub use compat::{
-    ApiCreds, ApiKeysResponse, AssetType, BalanceAllowanceParams, BookParams, ClobClient, CreateOrderOptions, ExtraOrderArgs,
-    MarketOrderArgs, MidpointResponse, NegRiskResponse, OpenOrder, OpenOrderParams, OrderArgs, OrderBookSummary, OrderSummary,
-    OrderType, PostOrder, PriceResponse, Side, SpreadResponse, TickSizeResponse, TradeParams,
+    ApiCreds, ApiKeysResponse, AssetType, BalanceAllowanceParams, BookParams, ClobClient,
+    CreateOrderOptions, ExtraOrderArgs, MarketOrderArgs, MidpointResponse, NegRiskResponse,
+    OpenOrder, OpenOrderParams, OrderArgs, OrderBookSummary, OrderSummary, OrderType, PostOrder,
+    PriceResponse, Side, SpreadResponse, TickSizeResponse, TradeParams,
 };
 pub use serde_json::Value;
 

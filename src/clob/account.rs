@@ -16,7 +16,15 @@ impl Client {
     ///
     /// No signer, transport, status or decode.
     pub async fn create_api_key(&self, nonce: U256) -> Result<Credentials, Error> {
-        let raw: ApiKeyRaw = self.json(&Req { body: None, ..Req::post("/auth/api-key", Vec::new()) }.auth(Level::L1(nonce))).await?;
+        let raw: ApiKeyRaw = self
+            .json(
+                &Req {
+                    body: None,
+                    ..Req::post("/auth/api-key", Vec::new())
+                }
+                .auth(Level::L1(nonce)),
+            )
+            .await?;
         Ok(Credentials::new(raw.api_key, raw.secret, raw.passphrase))
     }
 
@@ -26,7 +34,9 @@ impl Client {
     ///
     /// No signer, transport, status or decode.
     pub async fn derive_api_key(&self, nonce: U256) -> Result<Credentials, Error> {
-        let raw: ApiKeyRaw = self.json(&Req::get("/auth/derive-api-key").auth(Level::L1(nonce))).await?;
+        let raw: ApiKeyRaw = self
+            .json(&Req::get("/auth/derive-api-key").auth(Level::L1(nonce)))
+            .await?;
         Ok(Credentials::new(raw.api_key, raw.secret, raw.passphrase))
     }
 
@@ -66,7 +76,9 @@ impl Client {
             #[serde(rename = "apiKeys", default)]
             api_keys: Vec<String>,
         }
-        let k: K = self.json(&Req::get("/auth/api-keys").auth(Level::L2)).await?;
+        let k: K = self
+            .json(&Req::get("/auth/api-keys").auth(Level::L2))
+            .await?;
         Ok(k.api_keys)
     }
 
@@ -76,7 +88,9 @@ impl Client {
     ///
     /// Missing credentials, transport or status.
     pub async fn delete_api_key(&self) -> Result<String, Error> {
-        let b = self.send(&Req::delete("/auth/api-key", None).auth(Level::L2)).await?;
+        let b = self
+            .send(&Req::delete("/auth/api-key", None).auth(Level::L2))
+            .await?;
         Ok(String::from_utf8_lossy(&b).into_owned())
     }
 
@@ -91,7 +105,9 @@ impl Client {
             #[serde(deserialize_with = "lenient::bool_lenient", default)]
             closed_only: bool,
         }
-        let c: C = self.json(&Req::get("/auth/ban-status/closed-only").auth(Level::L2)).await?;
+        let c: C = self
+            .json(&Req::get("/auth/ban-status/closed-only").auth(Level::L2))
+            .await?;
         Ok(c.closed_only)
     }
 
@@ -106,7 +122,15 @@ impl Client {
             #[serde(rename = "apiKey")]
             api_key: String,
         }
-        let k: K = self.json(&Req { body: None, ..Req::post("/auth/readonly-api-key", Vec::new()) }.auth(Level::L2)).await?;
+        let k: K = self
+            .json(
+                &Req {
+                    body: None,
+                    ..Req::post("/auth/readonly-api-key", Vec::new())
+                }
+                .auth(Level::L2),
+            )
+            .await?;
         Ok(k.api_key)
     }
 
@@ -125,7 +149,9 @@ impl Client {
                 api_keys: Vec<String>,
             },
         }
-        let k: Keys = self.json(&Req::get("/auth/readonly-api-keys").auth(Level::L2)).await?;
+        let k: Keys = self
+            .json(&Req::get("/auth/readonly-api-keys").auth(Level::L2))
+            .await?;
         Ok(match k {
             Keys::List(v) | Keys::Wrapped { api_keys: v } => v,
         })
@@ -142,10 +168,17 @@ impl Client {
             key: &'a str,
         }
         let body = serde_json::to_vec(&B { key }).unwrap_or_default();
-        self.send(&Req::delete("/auth/readonly-api-key", Some(body)).auth(Level::L2)).await.map(drop)
+        self.send(&Req::delete("/auth/readonly-api-key", Some(body)).auth(Level::L2))
+            .await
+            .map(drop)
     }
 
-    fn balance_req<'a>(path: &'a str, asset: AssetKind, token_id: Option<&str>, sig: SignatureType) -> Req<'a> {
+    fn balance_req<'a>(
+        path: &'a str,
+        asset: AssetKind,
+        token_id: Option<&str>,
+        sig: SignatureType,
+    ) -> Req<'a> {
         Req::get(path)
             .query("asset_type", asset.as_str())
             .query_opt("token_id", token_id)
@@ -158,8 +191,19 @@ impl Client {
     /// # Errors
     ///
     /// Missing credentials, transport, status or decode.
-    pub async fn balance_allowance(&self, asset: AssetKind, token_id: Option<&str>, sig: SignatureType) -> Result<BalanceAllowance, Error> {
-        self.json(&Self::balance_req("/balance-allowance", asset, token_id, sig)).await
+    pub async fn balance_allowance(
+        &self,
+        asset: AssetKind,
+        token_id: Option<&str>,
+        sig: SignatureType,
+    ) -> Result<BalanceAllowance, Error> {
+        self.json(&Self::balance_req(
+            "/balance-allowance",
+            asset,
+            token_id,
+            sig,
+        ))
+        .await
     }
 
     /// `GET /balance-allowance/update` (L2): asks the CLOB to re-read the chain.
@@ -167,8 +211,20 @@ impl Client {
     /// # Errors
     ///
     /// Missing credentials, transport or status.
-    pub async fn update_balance_allowance(&self, asset: AssetKind, token_id: Option<&str>, sig: SignatureType) -> Result<(), Error> {
-        self.send(&Self::balance_req("/balance-allowance/update", asset, token_id, sig)).await.map(drop)
+    pub async fn update_balance_allowance(
+        &self,
+        asset: AssetKind,
+        token_id: Option<&str>,
+        sig: SignatureType,
+    ) -> Result<(), Error> {
+        self.send(&Self::balance_req(
+            "/balance-allowance/update",
+            asset,
+            token_id,
+            sig,
+        ))
+        .await
+        .map(drop)
     }
 
     /// `GET /notifications` (L2).
@@ -177,11 +233,19 @@ impl Client {
     ///
     /// Missing credentials, transport, status, or a body that is not an array.
     pub async fn notifications(&self, sig: SignatureType) -> Result<Vec<Notification>, Error> {
-        let body = self.send(&Req::get("/notifications").query("signature_type", &sig.as_u8().to_string()).auth(Level::L2)).await?;
+        let body = self
+            .send(
+                &Req::get("/notifications")
+                    .query("signature_type", &sig.as_u8().to_string())
+                    .auth(Level::L2),
+            )
+            .await?;
         if body.trim_ascii() == b"null" {
             return Ok(Vec::new());
         }
-        super::pagination::decode_rows::<Notification>(&body).map(|(v, _)| v).map_err(|e| e.with_path("/notifications"))
+        super::pagination::decode_rows::<Notification>(&body)
+            .map(|(v, _)| v)
+            .map_err(|e| e.with_path("/notifications"))
     }
 
     /// `DELETE /notifications?ids=a,b` (L2).
@@ -190,6 +254,12 @@ impl Client {
     ///
     /// Missing credentials, transport or status.
     pub async fn drop_notifications(&self, ids: &[&str]) -> Result<(), Error> {
-        self.send(&Req::delete("/notifications", None).query("ids", &ids.join(",")).auth(Level::L2)).await.map(drop)
+        self.send(
+            &Req::delete("/notifications", None)
+                .query("ids", &ids.join(","))
+                .auth(Level::L2),
+        )
+        .await
+        .map(drop)
     }
 }

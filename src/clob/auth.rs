@@ -16,7 +16,9 @@ use crate::sign::hmac::HmacKey;
 use crate::sign::{SignError, Signer};
 
 fn value(s: &str) -> Result<HeaderValue, Error> {
-    HeaderValue::from_str(s).map_err(|_| Error::argument("a credential contains characters not allowed in an HTTP header"))
+    HeaderValue::from_str(s).map_err(|_| {
+        Error::argument("a credential contains characters not allowed in an HTTP header")
+    })
 }
 
 /// Which auth headers a request carries.
@@ -50,8 +52,16 @@ pub struct Credentials {
 
 impl Credentials {
     /// Credentials from their three parts (`secret` is URL-safe base64, as the server sends it).
-    pub fn new(api_key: impl Into<String>, secret: impl Into<String>, passphrase: impl Into<String>) -> Self {
-        Self { api_key: api_key.into(), secret: Zeroizing::new(secret.into()), passphrase: Zeroizing::new(passphrase.into()) }
+    pub fn new(
+        api_key: impl Into<String>,
+        secret: impl Into<String>,
+        passphrase: impl Into<String>,
+    ) -> Self {
+        Self {
+            api_key: api_key.into(),
+            secret: Zeroizing::new(secret.into()),
+            passphrase: Zeroizing::new(passphrase.into()),
+        }
     }
 
     /// The API key (a UUID); also the `owner` of posted orders.
@@ -115,7 +125,10 @@ pub(crate) type Headers = Vec<(&'static str, HeaderValue)>;
 
 impl Auth {
     pub(crate) fn new(config: AuthConfig) -> Self {
-        let auth = Self { signer: config.signer, creds: RwLock::new(None) };
+        let auth = Self {
+            signer: config.signer,
+            creds: RwLock::new(None),
+        };
         auth.set_creds(config.creds);
         auth
     }
@@ -125,7 +138,10 @@ impl Auth {
     }
 
     pub(crate) fn creds(&self) -> Option<Arc<Keyed>> {
-        self.creds.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+        self.creds
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     pub(crate) fn set_creds(&self, creds: Option<Credentials>) {
@@ -133,16 +149,29 @@ impl Auth {
             let key = HmacKey::from_base64url(creds.secret());
             Arc::new(Keyed { creds, key })
         });
-        *self.creds.write().unwrap_or_else(std::sync::PoisonError::into_inner) = keyed;
+        *self
+            .creds
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = keyed;
     }
 
     /// The headers for one attempt of a request, signed over exactly `body`.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn headers(&self, level: Level, chain_id: u64, ts: u64, method: &str, path: &str, body: &[u8]) -> Result<Headers, Error> {
+    pub(crate) fn headers(
+        &self,
+        level: Level,
+        chain_id: u64,
+        ts: u64,
+        method: &str,
+        path: &str,
+        body: &[u8],
+    ) -> Result<Headers, Error> {
         match level {
             Level::None => Ok(Vec::new()),
             Level::L1(nonce) => {
-                let signer = self.signer.as_ref().ok_or_else(|| Error::auth("this call needs a private key (L1): none was given"))?;
+                let signer = self.signer.as_ref().ok_or_else(|| {
+                    Error::auth("this call needs a private key (L1): none was given")
+                })?;
                 let h = L1Headers::new(signer, chain_id, ts, nonce).map_err(Error::sign)?;
                 Ok(vec![
                     ("poly_address", value(h.address())?),
@@ -152,8 +181,12 @@ impl Auth {
                 ])
             }
             Level::L2 => {
-                let signer = self.signer.as_ref().ok_or_else(|| Error::auth("this call needs a private key (L2): none was given"))?;
-                let keyed = self.creds().ok_or_else(|| Error::auth("this call needs API credentials (L2): none were given"))?;
+                let signer = self.signer.as_ref().ok_or_else(|| {
+                    Error::auth("this call needs a private key (L2): none was given")
+                })?;
+                let keyed = self.creds().ok_or_else(|| {
+                    Error::auth("this call needs API credentials (L2): none were given")
+                })?;
                 let key = keyed.key.as_ref().map_err(|e| Error::sign(*e))?;
                 let sig = key.sign(ts, method, path, body);
                 let address = signer.address().to_checksum_buffer(None);

@@ -21,7 +21,10 @@ pub struct BreakerConfig {
 impl Default for BreakerConfig {
     /// Disabled (`threshold` 0), 5 s cooldown.
     fn default() -> Self {
-        Self { threshold: 0, cooldown: Duration::from_secs(5) }
+        Self {
+            threshold: 0,
+            cooldown: Duration::from_secs(5),
+        }
     }
 }
 
@@ -52,13 +55,22 @@ struct Inner {
 
 impl Breaker {
     pub(crate) fn new(config: BreakerConfig) -> Self {
-        Self { config, state: Mutex::new(Inner { failures: 0, opened_at: None, trial_in_flight: false }) }
+        Self {
+            config,
+            state: Mutex::new(Inner {
+                failures: 0,
+                opened_at: None,
+                trial_in_flight: false,
+            }),
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         // A poisoned lock only means a panic elsewhere while holding plain counters; the
         // counters are still meaningful.
-        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     pub(crate) fn state_at(&self, now: Instant) -> BreakerState {
@@ -117,7 +129,10 @@ mod tests {
 
     #[test]
     fn opens_half_opens_closes() {
-        let b = Breaker::new(BreakerConfig { threshold: 3, cooldown: Duration::from_secs(10) });
+        let b = Breaker::new(BreakerConfig {
+            threshold: 3,
+            cooldown: Duration::from_secs(10),
+        });
         let t0 = Instant::now();
         for _ in 0..2 {
             assert!(b.admit(t0));
@@ -143,7 +158,10 @@ mod tests {
 
     #[test]
     fn success_resets_the_count() {
-        let b = Breaker::new(BreakerConfig { threshold: 2, cooldown: Duration::from_secs(1) });
+        let b = Breaker::new(BreakerConfig {
+            threshold: 2,
+            cooldown: Duration::from_secs(1),
+        });
         let t = Instant::now();
         b.record(false, t);
         b.record(true, t);

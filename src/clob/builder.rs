@@ -261,7 +261,10 @@ fn tls_config(h2_only: bool) -> Result<rustls::ClientConfig, Error> {
         .and_then(BuilderVerifierExt::with_platform_verifier)
         .map_err(|e| Error::new(Kind::Builder).with_source(e))?
         .with_no_client_auth();
-    config.alpn_protocols =
-        if h2_only { vec![b"h2".to_vec()] } else { vec![b"h2".to_vec(), b"http/1.1".to_vec()] };
+    config.alpn_protocols = if h2_only {
+        vec![b"h2".to_vec()]
+    } else {
+        vec![b"h2".to_vec(), b"http/1.1".to_vec()]
+    };
     Ok(config)
 }

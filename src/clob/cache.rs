@@ -16,7 +16,10 @@ pub(crate) struct TtlMap<K, V> {
 
 impl<K: Eq + Hash, V: Copy> TtlMap<K, V> {
     pub(crate) fn new(ttl: Duration) -> Self {
-        Self { ttl, map: RwLock::new(HashMap::new()) }
+        Self {
+            ttl,
+            map: RwLock::new(HashMap::new()),
+        }
     }
 
     pub(crate) fn get<Q>(&self, key: &Q, now: Instant) -> Option<V>
@@ -24,12 +27,19 @@ impl<K: Eq + Hash, V: Copy> TtlMap<K, V> {
         K: std::borrow::Borrow<Q>,
         Q: Eq + Hash + ?Sized,
     {
-        let map = self.map.read().unwrap_or_else(std::sync::PoisonError::into_inner);
-        map.get(key).and_then(|&(v, at)| (now.duration_since(at) < self.ttl).then_some(v))
+        let map = self
+            .map
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        map.get(key)
+            .and_then(|&(v, at)| (now.duration_since(at) < self.ttl).then_some(v))
     }
 
     pub(crate) fn insert(&self, key: K, value: V, now: Instant) {
-        let mut map = self.map.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut map = self
+            .map
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         // Keep the map bounded by dropping expired entries when it grows.
         if map.len() >= 4096 {
             let ttl = self.ttl;
@@ -43,11 +53,17 @@ impl<K: Eq + Hash, V: Copy> TtlMap<K, V> {
         K: std::borrow::Borrow<Q>,
         Q: Eq + Hash + ?Sized,
     {
-        self.map.write().unwrap_or_else(std::sync::PoisonError::into_inner).remove(key);
+        self.map
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(key);
     }
 
     pub(crate) fn clear(&self) {
-        self.map.write().unwrap_or_else(std::sync::PoisonError::into_inner).clear();
+        self.map
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clear();
     }
 }
 
@@ -62,7 +78,12 @@ pub(crate) struct Caches {
 
 impl Caches {
     pub(crate) fn new(ttl: Duration) -> Self {
-        Self { tick: TtlMap::new(ttl), neg_risk: TtlMap::new(ttl), fee_bps: TtlMap::new(ttl), version: TtlMap::new(ttl) }
+        Self {
+            tick: TtlMap::new(ttl),
+            neg_risk: TtlMap::new(ttl),
+            fee_bps: TtlMap::new(ttl),
+            version: TtlMap::new(ttl),
+        }
     }
 }
 

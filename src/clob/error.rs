@@ -166,7 +166,8 @@ impl Error {
     /// HTTP 503 in cancel-only mode: new orders are refused, cancels still work.
     #[must_use]
     pub fn is_cancel_only(&self) -> bool {
-        self.is_unavailable() && self.message_contains(&["cancel_only", "cancel-only", "cancel only"])
+        self.is_unavailable()
+            && self.message_contains(&["cancel_only", "cancel-only", "cancel only"])
     }
 
     /// The order was signed for another exchange generation (`order_version_mismatch`):
@@ -257,7 +258,11 @@ fn server_message(body: &[u8]) -> Option<Box<str>> {
     }
     let text = String::from_utf8_lossy(body);
     let text = text.trim();
-    if text.is_empty() { None } else { Some(truncate(text, MAX).into()) }
+    if text.is_empty() {
+        None
+    } else {
+        Some(truncate(text, MAX).into())
+    }
 }
 
 fn truncate(s: &str, max: usize) -> &str {

@@ -34,7 +34,10 @@ impl HeartbeatHandle {
     /// A snapshot of the task's counters.
     #[must_use]
     pub fn status(&self) -> HeartbeatStatus {
-        self.status.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+        self.status
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     /// Stops the task now (same as dropping the handle).
@@ -61,7 +64,12 @@ impl Client {
         }
         let body = serde_json::to_vec(&B { heartbeat_id: id }).unwrap_or_default();
         // A repeated heartbeat is harmless, so it may be retried.
-        self.json(&Req::post("/v1/heartbeats", body).idempotent(true).auth(Level::L2)).await
+        self.json(
+            &Req::post("/v1/heartbeats", body)
+                .idempotent(true)
+                .auth(Level::L2),
+        )
+        .await
     }
 
     /// Spawns a task on the current Tokio runtime that sends a heartbeat every `interval`,

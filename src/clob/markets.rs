@@ -9,7 +9,10 @@ use serde::Deserialize;
 use super::error::Error;
 use super::pagination::{Page, PageSpec, decode_page};
 use super::transport::{Client, Req, decode, path_with};
-use super::types::{Book, ClobMarket, HistoryRange, LastTrade, Market, MarketByToken, PricePoint, SimplifiedMarket, lenient};
+use super::types::{
+    Book, ClobMarket, HistoryRange, LastTrade, Market, MarketByToken, PricePoint, SimplifiedMarket,
+    lenient,
+};
 use crate::fixed::Price;
 use crate::types::{ExchangeVersion, Side, TickSize};
 
@@ -57,7 +60,12 @@ fn to_body<T: serde::Serialize + ?Sized>(v: &T) -> Vec<u8> {
 }
 
 fn token_body(token_ids: &[&str]) -> Vec<u8> {
-    to_body(&token_ids.iter().map(|t| TokenParam { token_id: t }).collect::<Vec<_>>())
+    to_body(
+        &token_ids
+            .iter()
+            .map(|t| TokenParam { token_id: t })
+            .collect::<Vec<_>>(),
+    )
 }
 
 #[derive(Deserialize)]
@@ -84,8 +92,13 @@ impl Client {
     /// Transport, status, or a body that is not an integer.
     pub async fn server_time(&self) -> Result<u64, Error> {
         let body = self.send(&Req::get("/time")).await?;
-        let text = core::str::from_utf8(&body).unwrap_or_default().trim().trim_matches('"');
-        text.parse().map_err(|_| Error::decode(format!("/time: not an integer: {:?}", truncate(text))).with_path("/time"))
+        let text = core::str::from_utf8(&body)
+            .unwrap_or_default()
+            .trim()
+            .trim_matches('"');
+        text.parse().map_err(|_| {
+            Error::decode(format!("/time: not an integer: {:?}", truncate(text))).with_path("/time")
+        })
     }
 
     /// `GET /version`: which exchange generation token-ID orders are signed for, cached for
@@ -119,9 +132,13 @@ impl Client {
             version: u64,
         }
         let v: V = self.json(&Req::get("/version")).await?;
-        let version = ExchangeVersion::from_clob_version(v.version)
-            .ok_or_else(|| Error::decode(format!("/version: unknown version {}", v.version)).with_path("/version"))?;
-        self.inner.caches.version.insert((), version, Instant::now());
+        let version = ExchangeVersion::from_clob_version(v.version).ok_or_else(|| {
+            Error::decode(format!("/version: unknown version {}", v.version)).with_path("/version")
+        })?;
+        self.inner
+            .caches
+            .version
+            .insert((), version, Instant::now());
         Ok(version)
     }
 
@@ -131,12 +148,19 @@ impl Client {
     /// # Errors
     ///
     /// Transport, status, or a body that is not a page.
-    pub async fn markets(&self, list: MarketList, cursor: Option<&str>) -> Result<Page<Market<'static>>, Error> {
+    pub async fn markets(
+        &self,
+        list: MarketList,
+        cursor: Option<&str>,
+    ) -> Result<Page<Market<'static>>, Error> {
         self.page(&market_spec(list), cursor).await
     }
 
     /// Every page of a full-object market list as a stream.
-    pub fn markets_stream(&self, list: MarketList) -> impl Stream<Item = Result<Page<Market<'static>>, Error>> + Send + 'static {
+    pub fn markets_stream(
+        &self,
+        list: MarketList,
+    ) -> impl Stream<Item = Result<Page<Market<'static>>, Error>> + Send + 'static {
         self.page_stream(market_spec(list))
     }
 
@@ -145,12 +169,19 @@ impl Client {
     /// # Errors
     ///
     /// Transport, status, or a body that is not a page.
-    pub async fn simplified_markets(&self, list: MarketList, cursor: Option<&str>) -> Result<Page<SimplifiedMarket<'static>>, Error> {
+    pub async fn simplified_markets(
+        &self,
+        list: MarketList,
+        cursor: Option<&str>,
+    ) -> Result<Page<SimplifiedMarket<'static>>, Error> {
         self.page(&simplified_spec(list), cursor).await
     }
 
     /// Every page of a simplified market list as a stream.
-    pub fn simplified_markets_stream(&self, list: MarketList) -> impl Stream<Item = Result<Page<SimplifiedMarket<'static>>, Error>> + Send + 'static {
+    pub fn simplified_markets_stream(
+        &self,
+        list: MarketList,
+    ) -> impl Stream<Item = Result<Page<SimplifiedMarket<'static>>, Error>> + Send + 'static {
         self.page_stream(simplified_spec(list))
     }
 
@@ -160,8 +191,15 @@ impl Client {
     /// # Errors
     ///
     /// Transport or status.
-    pub async fn markets_raw(&self, list: MarketList, cursor: Option<&str>) -> Result<bytes::Bytes, Error> {
-        self.send(&Req::get(list.path()).query("next_cursor", cursor.unwrap_or(super::START_CURSOR))).await
+    pub async fn markets_raw(
+        &self,
+        list: MarketList,
+        cursor: Option<&str>,
+    ) -> Result<bytes::Bytes, Error> {
+        self.send(
+            &Req::get(list.path()).query("next_cursor", cursor.unwrap_or(super::START_CURSOR)),
+        )
+        .await
     }
 
     /// `GET /markets/{condition_id}`.
@@ -189,7 +227,10 @@ impl Client {
             if let Some(tick) = m.min_tick_size {
                 self.inner.caches.tick.insert(t.token_id.clone(), tick, now);
             }
-            self.inner.caches.neg_risk.insert(t.token_id.clone(), m.neg_risk, now);
+            self.inner
+                .caches
+                .neg_risk
+                .insert(t.token_id.clone(), m.neg_risk, now);
         }
         Ok(m)
     }
@@ -200,7 +241,8 @@ impl Client {
     ///
     /// Transport, status or decode.
     pub async fn market_by_token(&self, token_id: &str) -> Result<MarketByToken, Error> {
-        self.json(&Req::get(&path_with("/markets-by-token/", token_id))).await
+        self.json(&Req::get(&path_with("/markets-by-token/", token_id)))
+            .await
     }
 
     /// `GET /markets/live-activity/{condition_id}`: recent trade events, as JSON.
@@ -208,8 +250,15 @@ impl Client {
     /// # Errors
     ///
     /// Transport, status or decode.
-    pub async fn market_trade_events(&self, condition_id: &str) -> Result<serde_json::Value, Error> {
-        self.json(&Req::get(&path_with("/markets/live-activity/", condition_id))).await
+    pub async fn market_trade_events(
+        &self,
+        condition_id: &str,
+    ) -> Result<serde_json::Value, Error> {
+        self.json(&Req::get(&path_with(
+            "/markets/live-activity/",
+            condition_id,
+        )))
+        .await
     }
 
     /// `GET /book`.
@@ -218,7 +267,8 @@ impl Client {
     ///
     /// Transport, status or decode.
     pub async fn book(&self, token_id: &str) -> Result<Book, Error> {
-        self.json(&Req::get("/book").query("token_id", token_id)).await
+        self.json(&Req::get("/book").query("token_id", token_id))
+            .await
     }
 
     /// `POST /books`. Books that do not decode are dropped.
@@ -229,7 +279,9 @@ impl Client {
     pub async fn books(&self, token_ids: &[&str]) -> Result<Vec<Book>, Error> {
         let req = Req::post("/books", token_body(token_ids)).idempotent(true);
         let body = self.send(&req).await?;
-        super::pagination::decode_rows::<Book>(&body).map(|(b, _)| b).map_err(|e| e.with_path("/books"))
+        super::pagination::decode_rows::<Book>(&body)
+            .map(|(b, _)| b)
+            .map_err(|e| e.with_path("/books"))
     }
 
     /// `GET /price?side=`: the best price on `side`.
@@ -243,7 +295,13 @@ impl Client {
             #[serde(deserialize_with = "lenient::price")]
             price: Price,
         }
-        let p: P = self.json(&Req::get("/price").query("token_id", token_id).query("side", side.as_str())).await?;
+        let p: P = self
+            .json(
+                &Req::get("/price")
+                    .query("token_id", token_id)
+                    .query("side", side.as_str()),
+            )
+            .await?;
         Ok(p.price)
     }
 
@@ -252,13 +310,29 @@ impl Client {
     /// # Errors
     ///
     /// Transport, status or decode.
-    pub async fn prices(&self, params: &[(&str, Side)]) -> Result<HashMap<String, HashMap<Side, Price>>, Error> {
-        let body = to_body(&params.iter().map(|(t, s)| TokenSideParam { token_id: t, side: s.as_str() }).collect::<Vec<_>>());
-        let raw: HashMap<String, HashMap<String, PriceMap>> = self.json(&Req::post("/prices", body).idempotent(true)).await?;
+    pub async fn prices(
+        &self,
+        params: &[(&str, Side)],
+    ) -> Result<HashMap<String, HashMap<Side, Price>>, Error> {
+        let body = to_body(
+            &params
+                .iter()
+                .map(|(t, s)| TokenSideParam {
+                    token_id: t,
+                    side: s.as_str(),
+                })
+                .collect::<Vec<_>>(),
+        );
+        let raw: HashMap<String, HashMap<String, PriceMap>> = self
+            .json(&Req::post("/prices", body).idempotent(true))
+            .await?;
         Ok(raw
             .into_iter()
             .map(|(token, sides)| {
-                let m = sides.into_iter().filter_map(|(s, p)| Side::parse(s.as_bytes()).map(|s| (s, p.0))).collect();
+                let m = sides
+                    .into_iter()
+                    .filter_map(|(s, p)| Side::parse(s.as_bytes()).map(|s| (s, p.0)))
+                    .collect();
                 (token, m)
             })
             .collect())
@@ -275,7 +349,9 @@ impl Client {
             #[serde(deserialize_with = "lenient::price")]
             mid: Price,
         }
-        let m: M = self.json(&Req::get("/midpoint").query("token_id", token_id)).await?;
+        let m: M = self
+            .json(&Req::get("/midpoint").query("token_id", token_id))
+            .await?;
         Ok(m.mid)
     }
 
@@ -285,7 +361,9 @@ impl Client {
     ///
     /// Transport, status or decode.
     pub async fn midpoints(&self, token_ids: &[&str]) -> Result<HashMap<String, Price>, Error> {
-        let raw: HashMap<String, PriceMap> = self.json(&Req::post("/midpoints", token_body(token_ids)).idempotent(true)).await?;
+        let raw: HashMap<String, PriceMap> = self
+            .json(&Req::post("/midpoints", token_body(token_ids)).idempotent(true))
+            .await?;
         Ok(raw.into_iter().map(|(k, v)| (k, v.0)).collect())
     }
 
@@ -300,7 +378,9 @@ impl Client {
             #[serde(deserialize_with = "lenient::price")]
             spread: Price,
         }
-        let s: S = self.json(&Req::get("/spread").query("token_id", token_id)).await?;
+        let s: S = self
+            .json(&Req::get("/spread").query("token_id", token_id))
+            .await?;
         Ok(s.spread)
     }
 
@@ -310,7 +390,9 @@ impl Client {
     ///
     /// Transport, status or decode.
     pub async fn spreads(&self, token_ids: &[&str]) -> Result<HashMap<String, Price>, Error> {
-        let raw: HashMap<String, PriceMap> = self.json(&Req::post("/spreads", token_body(token_ids)).idempotent(true)).await?;
+        let raw: HashMap<String, PriceMap> = self
+            .json(&Req::post("/spreads", token_body(token_ids)).idempotent(true))
+            .await?;
         Ok(raw.into_iter().map(|(k, v)| (k, v.0)).collect())
     }
 
@@ -320,7 +402,8 @@ impl Client {
     ///
     /// Transport, status or decode.
     pub async fn last_trade_price(&self, token_id: &str) -> Result<LastTrade, Error> {
-        self.json(&Req::get("/last-trade-price").query("token_id", token_id)).await
+        self.json(&Req::get("/last-trade-price").query("token_id", token_id))
+            .await
     }
 
     /// `POST /last-trades-prices`.
@@ -329,8 +412,12 @@ impl Client {
     ///
     /// Transport, status or decode.
     pub async fn last_trade_prices(&self, token_ids: &[&str]) -> Result<Vec<LastTrade>, Error> {
-        let body = self.send(&Req::post("/last-trades-prices", token_body(token_ids)).idempotent(true)).await?;
-        super::pagination::decode_rows::<LastTrade>(&body).map(|(v, _)| v).map_err(|e| e.with_path("/last-trades-prices"))
+        let body = self
+            .send(&Req::post("/last-trades-prices", token_body(token_ids)).idempotent(true))
+            .await?;
+        super::pagination::decode_rows::<LastTrade>(&body)
+            .map(|(v, _)| v)
+            .map_err(|e| e.with_path("/last-trades-prices"))
     }
 
     /// The token's tick size: from the cache when fresh, else `GET /tick-size` (then cached).
@@ -347,18 +434,31 @@ impl Client {
             #[serde(borrow, deserialize_with = "lenient::text")]
             minimum_tick_size: std::borrow::Cow<'a, str>,
         }
-        let body = self.send(&Req::get("/tick-size").query("token_id", token_id)).await?;
+        let body = self
+            .send(&Req::get("/tick-size").query("token_id", token_id))
+            .await?;
         let t: T<'_> = decode(&body, "/tick-size")?;
-        let tick = TickSize::parse(t.minimum_tick_size.as_bytes())
-            .ok_or_else(|| Error::decode(format!("unknown tick size {:?} for token {token_id}", t.minimum_tick_size)).with_path("/tick-size"))?;
-        self.inner.caches.tick.insert(token_id.to_owned(), tick, Instant::now());
+        let tick = TickSize::parse(t.minimum_tick_size.as_bytes()).ok_or_else(|| {
+            Error::decode(format!(
+                "unknown tick size {:?} for token {token_id}",
+                t.minimum_tick_size
+            ))
+            .with_path("/tick-size")
+        })?;
+        self.inner
+            .caches
+            .tick
+            .insert(token_id.to_owned(), tick, Instant::now());
         Ok(tick)
     }
 
     /// Records a tick size (e.g. from a WS `tick_size_change`), so order building sees it
     /// without a request.
     pub fn set_tick_size(&self, token_id: &str, tick: TickSize) {
-        self.inner.caches.tick.insert(token_id.to_owned(), tick, Instant::now());
+        self.inner
+            .caches
+            .tick
+            .insert(token_id.to_owned(), tick, Instant::now());
     }
 
     /// The cached tick size, if fresh. Never does I/O.
@@ -381,14 +481,22 @@ impl Client {
             #[serde(deserialize_with = "lenient::bool_lenient")]
             neg_risk: bool,
         }
-        let n: N = self.json(&Req::get("/neg-risk").query("token_id", token_id)).await?;
-        self.inner.caches.neg_risk.insert(token_id.to_owned(), n.neg_risk, Instant::now());
+        let n: N = self
+            .json(&Req::get("/neg-risk").query("token_id", token_id))
+            .await?;
+        self.inner
+            .caches
+            .neg_risk
+            .insert(token_id.to_owned(), n.neg_risk, Instant::now());
         Ok(n.neg_risk)
     }
 
     /// Records a token's neg-risk flag.
     pub fn set_neg_risk(&self, token_id: &str, neg_risk: bool) {
-        self.inner.caches.neg_risk.insert(token_id.to_owned(), neg_risk, Instant::now());
+        self.inner
+            .caches
+            .neg_risk
+            .insert(token_id.to_owned(), neg_risk, Instant::now());
     }
 
     /// The token's base fee in bps: cache, else `GET /fee-rate`.
@@ -405,9 +513,16 @@ impl Client {
             #[serde(deserialize_with = "lenient::u64_lenient")]
             base_fee: u64,
         }
-        let f: F = self.json(&Req::get("/fee-rate").query("token_id", token_id)).await?;
-        let bps = u32::try_from(f.base_fee).map_err(|_| Error::decode(format!("fee rate {} out of range", f.base_fee)).with_path("/fee-rate"))?;
-        self.inner.caches.fee_bps.insert(token_id.to_owned(), bps, Instant::now());
+        let f: F = self
+            .json(&Req::get("/fee-rate").query("token_id", token_id))
+            .await?;
+        let bps = u32::try_from(f.base_fee).map_err(|_| {
+            Error::decode(format!("fee rate {} out of range", f.base_fee)).with_path("/fee-rate")
+        })?;
+        self.inner
+            .caches
+            .fee_bps
+            .insert(token_id.to_owned(), bps, Instant::now());
         Ok(bps)
     }
 
@@ -431,7 +546,12 @@ impl Client {
     /// # Errors
     ///
     /// Transport, status or decode.
-    pub async fn prices_history(&self, token_id: &str, range: HistoryRange, fidelity: Option<u32>) -> Result<Vec<PricePoint>, Error> {
+    pub async fn prices_history(
+        &self,
+        token_id: &str,
+        range: HistoryRange,
+        fidelity: Option<u32>,
+    ) -> Result<Vec<PricePoint>, Error> {
         #[derive(Deserialize)]
         struct H {
             #[serde(default)]
@@ -441,7 +561,9 @@ impl Client {
         match range {
             HistoryRange::Interval(i) => req = req.query("interval", i.as_str()),
             HistoryRange::Between { start, end } => {
-                req = req.query("startTs", &start.to_string()).query("endTs", &end.to_string());
+                req = req
+                    .query("startTs", &start.to_string())
+                    .query("endTs", &end.to_string());
             }
         }
         if let Some(f) = fidelity {
@@ -453,11 +575,21 @@ impl Client {
 }
 
 fn market_spec(list: MarketList) -> PageSpec<Market<'static>> {
-    PageSpec { path: list.path(), query: Vec::new(), auth: super::auth::Level::None, decode: decode_markets_owned }
+    PageSpec {
+        path: list.path(),
+        query: Vec::new(),
+        auth: super::auth::Level::None,
+        decode: decode_markets_owned,
+    }
 }
 
 fn simplified_spec(list: MarketList) -> PageSpec<SimplifiedMarket<'static>> {
-    PageSpec { path: list.path(), query: Vec::new(), auth: super::auth::Level::None, decode: decode_simplified_owned }
+    PageSpec {
+        path: list.path(),
+        query: Vec::new(),
+        auth: super::auth::Level::None,
+        decode: decode_simplified_owned,
+    }
 }
 
 fn truncate(s: &str) -> &str {

@@ -50,7 +50,12 @@ fn order_spec(f: &OrderFilter) -> PageSpec<OpenOrder> {
     push(&mut query, "id", f.id.as_ref());
     push(&mut query, "market", f.market.as_ref());
     push(&mut query, "asset_id", f.asset_id.as_ref());
-    PageSpec { path: "/data/orders", query, auth: Level::L2, decode: |b| decode_page::<OpenOrder>(b) }
+    PageSpec {
+        path: "/data/orders",
+        query,
+        auth: Level::L2,
+        decode: |b| decode_page::<OpenOrder>(b),
+    }
 }
 
 fn trade_spec(f: &TradeFilter) -> PageSpec<Trade> {
@@ -65,7 +70,12 @@ fn trade_spec(f: &TradeFilter) -> PageSpec<Trade> {
     if let Some(a) = f.after {
         query.push(("after", a.to_string()));
     }
-    PageSpec { path: "/data/trades", query, auth: Level::L2, decode: |b| decode_page::<Trade>(b) }
+    PageSpec {
+        path: "/data/trades",
+        query,
+        auth: Level::L2,
+        decode: |b| decode_page::<Trade>(b),
+    }
 }
 
 fn json_body<T: serde::Serialize + ?Sized>(v: &T) -> Vec<u8> {
@@ -80,7 +90,8 @@ impl Client {
     ///
     /// Missing credentials, transport, status or decode.
     pub async fn order(&self, order_id: &str) -> Result<OpenOrder, Error> {
-        self.json(&Req::get(&path_with("/data/order/", order_id)).auth(Level::L2)).await
+        self.json(&Req::get(&path_with("/data/order/", order_id)).auth(Level::L2))
+            .await
     }
 
     /// One page of `GET /data/orders`.
@@ -88,12 +99,19 @@ impl Client {
     /// # Errors
     ///
     /// Missing credentials, transport, status, or a body that is not a page.
-    pub async fn orders(&self, filter: &OrderFilter, cursor: Option<&str>) -> Result<Page<OpenOrder>, Error> {
+    pub async fn orders(
+        &self,
+        filter: &OrderFilter,
+        cursor: Option<&str>,
+    ) -> Result<Page<OpenOrder>, Error> {
         self.page(&order_spec(filter), cursor).await
     }
 
     /// Every page of `GET /data/orders`, each request signed afresh.
-    pub fn orders_stream(&self, filter: &OrderFilter) -> impl Stream<Item = Result<Page<OpenOrder>, Error>> + Send + 'static {
+    pub fn orders_stream(
+        &self,
+        filter: &OrderFilter,
+    ) -> impl Stream<Item = Result<Page<OpenOrder>, Error>> + Send + 'static {
         self.page_stream(order_spec(filter))
     }
 
@@ -102,7 +120,10 @@ impl Client {
     /// # Errors
     ///
     /// The first page error.
-    pub async fn all_orders(&self, filter: &OrderFilter) -> Result<(Vec<OpenOrder>, Vec<SkippedRow>), Error> {
+    pub async fn all_orders(
+        &self,
+        filter: &OrderFilter,
+    ) -> Result<(Vec<OpenOrder>, Vec<SkippedRow>), Error> {
         self.collect_all(order_spec(filter)).await
     }
 
@@ -111,12 +132,19 @@ impl Client {
     /// # Errors
     ///
     /// Missing credentials, transport, status, or a body that is not a page.
-    pub async fn trades(&self, filter: &TradeFilter, cursor: Option<&str>) -> Result<Page<Trade>, Error> {
+    pub async fn trades(
+        &self,
+        filter: &TradeFilter,
+        cursor: Option<&str>,
+    ) -> Result<Page<Trade>, Error> {
         self.page(&trade_spec(filter), cursor).await
     }
 
     /// Every page of `GET /data/trades`.
-    pub fn trades_stream(&self, filter: &TradeFilter) -> impl Stream<Item = Result<Page<Trade>, Error>> + Send + 'static {
+    pub fn trades_stream(
+        &self,
+        filter: &TradeFilter,
+    ) -> impl Stream<Item = Result<Page<Trade>, Error>> + Send + 'static {
         self.page_stream(trade_spec(filter))
     }
 
@@ -125,7 +153,10 @@ impl Client {
     /// # Errors
     ///
     /// The first page error.
-    pub async fn all_trades(&self, filter: &TradeFilter) -> Result<(Vec<Trade>, Vec<SkippedRow>), Error> {
+    pub async fn all_trades(
+        &self,
+        filter: &TradeFilter,
+    ) -> Result<(Vec<Trade>, Vec<SkippedRow>), Error> {
         self.collect_all(trade_spec(filter)).await
     }
 
@@ -140,7 +171,8 @@ impl Client {
             #[serde(rename = "orderID")]
             order_id: &'a str,
         }
-        self.json(&Req::delete("/order", Some(json_body(&B { order_id }))).auth(Level::L2)).await
+        self.json(&Req::delete("/order", Some(json_body(&B { order_id }))).auth(Level::L2))
+            .await
     }
 
     /// `DELETE /orders`.
@@ -149,7 +181,8 @@ impl Client {
     ///
     /// Missing credentials, transport, status or decode.
     pub async fn cancel_orders(&self, order_ids: &[&str]) -> Result<CancelResponse, Error> {
-        self.json(&Req::delete("/orders", Some(json_body(order_ids))).auth(Level::L2)).await
+        self.json(&Req::delete("/orders", Some(json_body(order_ids))).auth(Level::L2))
+            .await
     }
 
     /// `DELETE /cancel-all`.
@@ -158,7 +191,8 @@ impl Client {
     ///
     /// Missing credentials, transport, status or decode.
     pub async fn cancel_all(&self) -> Result<CancelResponse, Error> {
-        self.json(&Req::delete("/cancel-all", None).auth(Level::L2)).await
+        self.json(&Req::delete("/cancel-all", None).auth(Level::L2))
+            .await
     }
 
     /// `DELETE /cancel-market-orders` for a market and/or a token (absent keys are omitted).
@@ -166,7 +200,11 @@ impl Client {
     /// # Errors
     ///
     /// Missing credentials, transport, status or decode.
-    pub async fn cancel_market_orders(&self, market: Option<&str>, asset_id: Option<&str>) -> Result<CancelResponse, Error> {
+    pub async fn cancel_market_orders(
+        &self,
+        market: Option<&str>,
+        asset_id: Option<&str>,
+    ) -> Result<CancelResponse, Error> {
         #[derive(serde::Serialize)]
         struct B<'a> {
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -175,7 +213,8 @@ impl Client {
             asset_id: Option<&'a str>,
         }
         let body = json_body(&B { market, asset_id });
-        self.json(&Req::delete("/cancel-market-orders", Some(body)).auth(Level::L2)).await
+        self.json(&Req::delete("/cancel-market-orders", Some(body)).auth(Level::L2))
+            .await
     }
 
     /// `GET /order-scoring`: whether a resting order earns rewards.
@@ -188,7 +227,13 @@ impl Client {
         struct S {
             scoring: bool,
         }
-        let s: S = self.json(&Req::get("/order-scoring").query("order_id", order_id).auth(Level::L2)).await?;
+        let s: S = self
+            .json(
+                &Req::get("/order-scoring")
+                    .query("order_id", order_id)
+                    .auth(Level::L2),
+            )
+            .await?;
         Ok(s.scoring)
     }
 
@@ -198,6 +243,11 @@ impl Client {
     ///
     /// Missing credentials, transport, status or decode.
     pub async fn orders_scoring(&self, order_ids: &[&str]) -> Result<HashMap<String, bool>, Error> {
-        self.json(&Req::post("/orders-scoring", json_body(order_ids)).idempotent(true).auth(Level::L2)).await
+        self.json(
+            &Req::post("/orders-scoring", json_body(order_ids))
+                .idempotent(true)
+                .auth(Level::L2),
+        )
+        .await
     }
 }

@@ -109,32 +109,54 @@ struct Split<'a> {
 /// When `body` is not JSON or not a page object.
 pub fn decode_page<'a, T: Deserialize<'a>>(body: &'a [u8]) -> Result<Page<T>, Error> {
     if let Ok(f) = serde_json::from_slice::<Fast<'a, T>>(body) {
-        return Ok(Page { data: f.data, next_cursor: f.next_cursor.into_owned(), limit: f.limit, count: f.count, skipped: Vec::new() });
+        return Ok(Page {
+            data: f.data,
+            next_cursor: f.next_cursor.into_owned(),
+            limit: f.limit,
+            count: f.count,
+            skipped: Vec::new(),
+        });
     }
-    let s: Split<'a> = serde_json::from_slice(body).map_err(|e| Error::new(Kind::Decode).with_source(e))?;
+    let s: Split<'a> =
+        serde_json::from_slice(body).map_err(|e| Error::new(Kind::Decode).with_source(e))?;
     let mut data = Vec::with_capacity(s.data.len());
     let mut skipped = Vec::new();
     for (index, raw) in s.data.into_iter().enumerate() {
         match serde_json::from_str::<T>(raw.get()) {
             Ok(row) => data.push(row),
-            Err(e) => skipped.push(SkippedRow { index, error: e.to_string() }),
+            Err(e) => skipped.push(SkippedRow {
+                index,
+                error: e.to_string(),
+            }),
         }
     }
-    Ok(Page { data, next_cursor: s.next_cursor.into_owned(), limit: s.limit, count: s.count, skipped })
+    Ok(Page {
+        data,
+        next_cursor: s.next_cursor.into_owned(),
+        limit: s.limit,
+        count: s.count,
+        skipped,
+    })
 }
 
 /// Decodes a JSON array leniently: rows that fail are skipped and reported.
-pub(crate) fn decode_rows<'a, T: Deserialize<'a>>(body: &'a [u8]) -> Result<(Vec<T>, Vec<SkippedRow>), Error> {
+pub(crate) fn decode_rows<'a, T: Deserialize<'a>>(
+    body: &'a [u8],
+) -> Result<(Vec<T>, Vec<SkippedRow>), Error> {
     if let Ok(v) = serde_json::from_slice::<Vec<T>>(body) {
         return Ok((v, Vec::new()));
     }
-    let raws: Vec<&'a RawValue> = serde_json::from_slice(body).map_err(|e| Error::new(Kind::Decode).with_source(e))?;
+    let raws: Vec<&'a RawValue> =
+        serde_json::from_slice(body).map_err(|e| Error::new(Kind::Decode).with_source(e))?;
     let mut data = Vec::with_capacity(raws.len());
     let mut skipped = Vec::new();
     for (index, raw) in raws.into_iter().enumerate() {
         match serde_json::from_str::<T>(raw.get()) {
             Ok(row) => data.push(row),
-            Err(e) => skipped.push(SkippedRow { index, error: e.to_string() }),
+            Err(e) => skipped.push(SkippedRow {
+                index,
+                error: e.to_string(),
+            }),
         }
     }
     Ok((data, skipped))
@@ -150,13 +172,22 @@ pub(crate) struct PageSpec<T> {
 
 impl<T> Clone for PageSpec<T> {
     fn clone(&self) -> Self {
-        Self { path: self.path, query: self.query.clone(), auth: self.auth, decode: self.decode }
+        Self {
+            path: self.path,
+            query: self.query.clone(),
+            auth: self.auth,
+            decode: self.decode,
+        }
     }
 }
 
 impl Client {
     /// Fetches one page at `cursor` (`None` = first page). Headers are signed for this request.
-    pub(crate) async fn page<T>(&self, spec: &PageSpec<T>, cursor: Option<&str>) -> Result<Page<T>, Error> {
+    pub(crate) async fn page<T>(
+        &self,
+        spec: &PageSpec<T>,
+        cursor: Option<&str>,
+    ) -> Result<Page<T>, Error> {
         let mut req = Req::get(spec.path).auth(spec.auth);
         for (k, v) in &spec.query {
             req = req.query(k, v);
@@ -167,23 +198,32 @@ impl Client {
     }
 
     /// Every page from `START_CURSOR` to `END_CURSOR`, each request signed afresh.
-    pub(crate) fn page_stream<T: Send + 'static>(&self, spec: PageSpec<T>) -> impl Stream<Item = Result<Page<T>, Error>> + Send + 'static {
+    pub(crate) fn page_stream<T: Send + 'static>(
+        &self,
+        spec: PageSpec<T>,
+    ) -> impl Stream<Item = Result<Page<T>, Error>> + Send + 'static {
         let client = self.clone();
         futures_util::stream::try_unfold(Some(START_CURSOR.to_owned()), move |cursor| {
             let client = client.clone();
             let spec = spec.clone();
             async move {
-                let Some(cursor) = cursor else { return Ok(None) };
+                let Some(cursor) = cursor else {
+                    return Ok(None);
+                };
                 let page = client.page(&spec, Some(&cursor)).await?;
                 // A server that repeats the cursor would loop forever; treat it as the end.
-                let next = (!page.is_last() && page.next_cursor != cursor).then(|| page.next_cursor.clone());
+                let next = (!page.is_last() && page.next_cursor != cursor)
+                    .then(|| page.next_cursor.clone());
                 Ok(Some((page, next)))
             }
         })
     }
 
     /// Collects every row of every page; skipped rows of all pages are returned too.
-    pub(crate) async fn collect_all<T: Send + 'static>(&self, spec: PageSpec<T>) -> Result<(Vec<T>, Vec<SkippedRow>), Error> {
+    pub(crate) async fn collect_all<T: Send + 'static>(
+        &self,
+        spec: PageSpec<T>,
+    ) -> Result<(Vec<T>, Vec<SkippedRow>), Error> {
         use futures_util::TryStreamExt as _;
         let mut rows = Vec::new();
         let mut skipped = Vec::new();

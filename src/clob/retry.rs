@@ -23,7 +23,11 @@ pub struct RetryPolicy {
 impl Default for RetryPolicy {
     /// Two retries, 50 ms base, 2 s cap.
     fn default() -> Self {
-        Self { max_retries: 2, base: Duration::from_millis(50), max: Duration::from_secs(2) }
+        Self {
+            max_retries: 2,
+            base: Duration::from_millis(50),
+            max: Duration::from_secs(2),
+        }
     }
 }
 
@@ -31,7 +35,11 @@ impl RetryPolicy {
     /// No retries at all.
     #[must_use]
     pub const fn none() -> Self {
-        Self { max_retries: 0, base: Duration::ZERO, max: Duration::ZERO }
+        Self {
+            max_retries: 0,
+            base: Duration::ZERO,
+            max: Duration::ZERO,
+        }
     }
 
     /// The wait before retry number `attempt` (0-based) after `err`, or `None` when the error
@@ -43,7 +51,10 @@ impl RetryPolicy {
         if let Some(ra) = err.retry_after() {
             return Some(ra.min(self.max));
         }
-        let ceiling = self.base.saturating_mul(1u32 << attempt.min(16)).min(self.max);
+        let ceiling = self
+            .base
+            .saturating_mul(1u32 << attempt.min(16))
+            .min(self.max);
         Some(jitter(ceiling))
     }
 }
@@ -82,7 +93,11 @@ mod tests {
 
     #[test]
     fn backoff_grows_and_is_capped() {
-        let p = RetryPolicy { max_retries: 10, base: Duration::from_millis(100), max: Duration::from_millis(400) };
+        let p = RetryPolicy {
+            max_retries: 10,
+            base: Duration::from_millis(100),
+            max: Duration::from_millis(400),
+        };
         let e = Error::from_status(502, b"", None);
         for attempt in 0..10 {
             let d = p.delay(attempt, &e).expect("transient error within budget");

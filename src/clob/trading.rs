@@ -7,12 +7,17 @@ use super::auth::Level;
 use super::error::{Error, Kind};
 use super::transport::{Client, Req};
 use super::types::PostOrderResponse;
-use crate::order::{LimitOrder, MarketContext, MarketOrder, OrderError, OrderSigner, SignedOrder, TokenId, write_batch_body};
+use crate::order::{
+    LimitOrder, MarketContext, MarketOrder, OrderError, OrderSigner, SignedOrder, TokenId,
+    write_batch_body,
+};
 use crate::types::{ExchangeVersion, TickSize};
 
 impl Error {
     pub(crate) fn order(e: OrderError) -> Self {
-        Self::new(Kind::Argument).with_message(e.to_string()).with_source(e)
+        Self::new(Kind::Argument)
+            .with_message(e.to_string())
+            .with_source(e)
     }
 }
 
@@ -22,7 +27,9 @@ impl Client {
             .auth
             .creds()
             .map(|k| k.creds.api_key().to_owned())
-            .ok_or_else(|| Error::auth("posting orders needs API credentials (L2): none were given"))
+            .ok_or_else(|| {
+                Error::auth("posting orders needs API credentials (L2): none were given")
+            })
     }
 
     /// The market context for `token_id` with no I/O: the caller's tick size and neg-risk flag,
@@ -31,14 +38,31 @@ impl Client {
     /// # Errors
     ///
     /// A token id that is not a decimal U256, or a tick size the version does not allow.
-    pub fn market_context_with(&self, token_id: &str, tick: TickSize, neg_risk: bool) -> Result<MarketContext, Error> {
-        let version = self.cached_exchange_version().unwrap_or(ExchangeVersion::V2);
+    pub fn market_context_with(
+        &self,
+        token_id: &str,
+        tick: TickSize,
+        neg_risk: bool,
+    ) -> Result<MarketContext, Error> {
+        let version = self
+            .cached_exchange_version()
+            .unwrap_or(ExchangeVersion::V2);
         self.context_for(token_id, version, tick, neg_risk)
     }
 
-    pub(crate) fn context_for(&self, token_id: &str, version: ExchangeVersion, tick: TickSize, neg_risk: bool) -> Result<MarketContext, Error> {
-        let token = TokenId::parse(token_id.as_bytes())
-            .map_err(|e| Error::argument(format!("Incorrect tokenId format: {token_id:?} ({})", e.reason())))?;
+    pub(crate) fn context_for(
+        &self,
+        token_id: &str,
+        version: ExchangeVersion,
+        tick: TickSize,
+        neg_risk: bool,
+    ) -> Result<MarketContext, Error> {
+        let token = TokenId::parse(token_id.as_bytes()).map_err(|e| {
+            Error::argument(format!(
+                "Incorrect tokenId format: {token_id:?} ({})",
+                e.reason()
+            ))
+        })?;
         MarketContext::new(self.chain(), version, token, tick, neg_risk).map_err(Error::order)
     }
 
@@ -71,7 +95,10 @@ impl Client {
     /// # Errors
     ///
     /// An empty batch or more than 15 orders; missing credentials, transport, status or decode.
-    pub async fn post_orders(&self, orders: &[SignedOrder]) -> Result<Vec<PostOrderResponse>, Error> {
+    pub async fn post_orders(
+        &self,
+        orders: &[SignedOrder],
+    ) -> Result<Vec<PostOrderResponse>, Error> {
         let mut body = Vec::with_capacity(orders.len() * 900);
         write_batch_body(orders, &self.owner()?, &mut body).map_err(Error::order)?;
         self.json(&Req::post("/orders", body).auth(Level::L2)).await
@@ -84,7 +111,12 @@ impl Client {
     /// # Errors
     ///
     /// Validation ([`Error::is_argument`]), lookups, or the post.
-    pub async fn place_limit_order(&self, signer: &OrderSigner, token_id: &str, req: &LimitOrder) -> Result<PostOrderResponse, Error> {
+    pub async fn place_limit_order(
+        &self,
+        signer: &OrderSigner,
+        token_id: &str,
+        req: &LimitOrder,
+    ) -> Result<PostOrderResponse, Error> {
         let ctx = self.market_context(token_id).await?;
         let signed = signer.limit_order(&ctx, req).map_err(Error::order)?;
         match self.post_checked(&signed).await {
@@ -102,7 +134,12 @@ impl Client {
     /// # Errors
     ///
     /// Validation ([`Error::is_argument`]), lookups, or the post.
-    pub async fn place_market_order(&self, signer: &OrderSigner, token_id: &str, req: &MarketOrder) -> Result<PostOrderResponse, Error> {
+    pub async fn place_market_order(
+        &self,
+        signer: &OrderSigner,
+        token_id: &str,
+        req: &MarketOrder,
+    ) -> Result<PostOrderResponse, Error> {
         let ctx = self.market_context(token_id).await?;
         let signed = signer.market_order(&ctx, req).map_err(Error::order)?;
         match self.post_checked(&signed).await {
@@ -116,9 +153,19 @@ impl Client {
     }
 
     /// The same market with the exchange version re-read from the server.
-    pub(crate) async fn refreshed_context(&self, ctx: &MarketContext) -> Result<MarketContext, Error> {
+    pub(crate) async fn refreshed_context(
+        &self,
+        ctx: &MarketContext,
+    ) -> Result<MarketContext, Error> {
         let version = self.refresh_exchange_version().await?;
-        MarketContext::new(ctx.chain(), version, *ctx.token_id(), ctx.tick(), ctx.neg_risk()).map_err(Error::order)
+        MarketContext::new(
+            ctx.chain(),
+            version,
+            *ctx.token_id(),
+            ctx.tick(),
+            ctx.neg_risk(),
+        )
+        .map_err(Error::order)
     }
 
     /// Posts and turns a 200 with `success: false` and a version-mismatch message into an
@@ -126,7 +173,9 @@ impl Client {
     async fn post_checked(&self, order: &SignedOrder) -> Result<PostOrderResponse, Error> {
         let r = self.post_order(order).await?;
         if !r.success && r.error_msg.contains("order_version_mismatch") {
-            return Err(Error::new(Kind::Status).with_message(r.error_msg).with_path("/order"));
+            return Err(Error::new(Kind::Status)
+                .with_message(r.error_msg)
+                .with_path("/order"));
         }
         Ok(r)
     }

@@ -71,16 +71,37 @@ pub(crate) struct Req<'a> {
 
 impl<'a> Req<'a> {
     pub(crate) fn get(path: &'a str) -> Self {
-        Self { method: Method::GET, path, query: String::new(), body: None, auth: Level::None, idempotent: true }
+        Self {
+            method: Method::GET,
+            path,
+            query: String::new(),
+            body: None,
+            auth: Level::None,
+            idempotent: true,
+        }
     }
 
     pub(crate) fn post(path: &'a str, body: Vec<u8>) -> Self {
-        Self { method: Method::POST, path, query: String::new(), body: Some(body), auth: Level::None, idempotent: false }
+        Self {
+            method: Method::POST,
+            path,
+            query: String::new(),
+            body: Some(body),
+            auth: Level::None,
+            idempotent: false,
+        }
     }
 
     pub(crate) fn delete(path: &'a str, body: Option<Vec<u8>>) -> Self {
         // Cancels are idempotent: cancelling twice has the same effect as once.
-        Self { method: Method::DELETE, path, query: String::new(), body, auth: Level::None, idempotent: true }
+        Self {
+            method: Method::DELETE,
+            path,
+            query: String::new(),
+            body,
+            auth: Level::None,
+            idempotent: true,
+        }
     }
 
     pub(crate) fn query(mut self, key: &str, value: &str) -> Self {
@@ -183,7 +204,9 @@ impl Client {
     pub async fn sync_clock(&self) -> Result<i64, Error> {
         let server = self.server_time().await?;
         let local = unix_secs();
-        let offset = i64::try_from(server).unwrap_or(i64::MAX).saturating_sub(i64::try_from(local).unwrap_or(0));
+        let offset = i64::try_from(server)
+            .unwrap_or(i64::MAX)
+            .saturating_sub(i64::try_from(local).unwrap_or(0));
         self.inner.clock_offset.store(offset, Ordering::Relaxed);
         Ok(offset)
     }
@@ -211,7 +234,11 @@ impl Client {
             match result {
                 Ok(body) => return Ok(body),
                 Err(e) => {
-                    let retry = if req.idempotent { self.inner.retry.delay(attempt, &e) } else { None };
+                    let retry = if req.idempotent {
+                        self.inner.retry.delay(attempt, &e)
+                    } else {
+                        None
+                    };
                     match retry {
                         Some(wait) => {
                             tokio::time::sleep(wait).await;
@@ -225,7 +252,8 @@ impl Client {
     }
 
     async fn send_once(&self, req: &Req<'_>) -> Result<bytes::Bytes, Error> {
-        let mut url = String::with_capacity(self.inner.host.len() + req.path.len() + req.query.len() + 1);
+        let mut url =
+            String::with_capacity(self.inner.host.len() + req.path.len() + req.query.len() + 1);
         url.push_str(&self.inner.host);
         url.push_str(req.path);
         if !req.query.is_empty() {
@@ -238,16 +266,34 @@ impl Client {
         }
         // Signed per attempt: every retry and every page gets a fresh timestamp.
         let body = req.body.as_deref().unwrap_or_default();
-        for (name, value) in self.inner.auth.headers(req.auth, self.inner.chain.id(), self.timestamp(), req.method.as_str(), req.path, body)? {
+        for (name, value) in self.inner.auth.headers(
+            req.auth,
+            self.inner.chain.id(),
+            self.timestamp(),
+            req.method.as_str(),
+            req.path,
+            body,
+        )? {
             rb = rb.header(name, value);
         }
         if let Some(b) = &req.body {
-            rb = rb.header(CONTENT_TYPE, HeaderValue::from_static("application/json")).body(b.clone());
+            rb = rb
+                .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
+                .body(b.clone());
         }
-        let resp = rb.send().await.map_err(|e| Error::from_reqwest(e).with_path(req.path))?;
+        let resp = rb
+            .send()
+            .await
+            .map_err(|e| Error::from_reqwest(e).with_path(req.path))?;
         let status = resp.status().as_u16();
-        let retry_after = resp.headers().get(RETRY_AFTER).and_then(|v| parse_retry_after(v.as_bytes()));
-        let bytes = resp.bytes().await.map_err(|e| Error::from_reqwest(e).with_path(req.path))?;
+        let retry_after = resp
+            .headers()
+            .get(RETRY_AFTER)
+            .and_then(|v| parse_retry_after(v.as_bytes()));
+        let bytes = resp
+            .bytes()
+            .await
+            .map_err(|e| Error::from_reqwest(e).with_path(req.path))?;
         if (200..300).contains(&status) {
             Ok(bytes)
         } else {
@@ -256,19 +302,28 @@ impl Client {
     }
 
     /// Sends and decodes a JSON body.
-    pub(crate) async fn json<T: serde::de::DeserializeOwned>(&self, req: &Req<'_>) -> Result<T, Error> {
+    pub(crate) async fn json<T: serde::de::DeserializeOwned>(
+        &self,
+        req: &Req<'_>,
+    ) -> Result<T, Error> {
         let body = self.send(req).await?;
         decode(&body, req.path)
     }
 }
 
 /// serde_json decode with the error naming the path and the position.
-pub(crate) fn decode<'de, T: serde::Deserialize<'de>>(body: &'de [u8], path: &str) -> Result<T, Error> {
-    serde_json::from_slice(body).map_err(|e| Error::new(Kind::Decode).with_path(path).with_source(e))
+pub(crate) fn decode<'de, T: serde::Deserialize<'de>>(
+    body: &'de [u8],
+    path: &str,
+) -> Result<T, Error> {
+    serde_json::from_slice(body)
+        .map_err(|e| Error::new(Kind::Decode).with_path(path).with_source(e))
 }
 
 pub(crate) fn unix_secs() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 #[cfg(test)]
@@ -277,8 +332,13 @@ mod tests {
 
     #[test]
     fn query_encoding() {
-        let r = Req::get("/x").query("next_cursor", "MA==").query("ids", "a,b c");
+        let r = Req::get("/x")
+            .query("next_cursor", "MA==")
+            .query("ids", "a,b c");
         assert_eq!(r.query, "next_cursor=MA%3D%3D&ids=a%2Cb%20c");
-        assert_eq!(path_with("/data/order/", "0xab/../c?d"), "/data/order/0xab%2F..%2Fc%3Fd");
+        assert_eq!(
+            path_with("/data/order/", "0xab/../c?d"),
+            "/data/order/0xab%2F..%2Fc%3Fd"
+        );
     }
 }

@@ -8,8 +8,8 @@ use rust_decimal::Decimal;
 use serde_json::Value;
 
 use super::types::{
-    ApiCreds, BalanceAllowanceParams, BookParams, MidpointResponse, OpenOrder, OpenOrderParams, OrderBookSummary, PriceResponse,
-    Side, SpreadResponse, TradeParams,
+    ApiCreds, BalanceAllowanceParams, BookParams, MidpointResponse, OpenOrder, OpenOrderParams,
+    OrderBookSummary, PriceResponse, Side, SpreadResponse, TradeParams,
 };
 use crate::clob::{Client, Credentials, Error, Level, PageSpec, Req, decode_page, path_with};
 use crate::sign::Signer;
@@ -52,8 +52,14 @@ pub(crate) fn err(e: Error) -> anyhow::Error {
     anyhow::Error::new(e)
 }
 
-fn build(host: &str, chain_id: Option<u64>, signer: Option<Signer>) -> (Option<Client>, Option<String>) {
-    let mut b = Client::builder().host(host).chain(chain_id.and_then(Chain::from_id).unwrap_or(Chain::Polygon));
+fn build(
+    host: &str,
+    chain_id: Option<u64>,
+    signer: Option<Signer>,
+) -> (Option<Client>, Option<String>) {
+    let mut b = Client::builder()
+        .host(host)
+        .chain(chain_id.and_then(Chain::from_id).unwrap_or(Chain::Polygon));
     if let Some(s) = signer {
         b = b.signer(s);
     }
@@ -72,7 +78,11 @@ impl ClobClient {
     #[must_use]
     pub fn new(host: &str) -> Self {
         let (client, setup_error) = build(host, None, None);
-        Self { client, setup_error, ..Self::default() }
+        Self {
+            client,
+            setup_error,
+            ..Self::default()
+        }
     }
 
     /// A client with a private key (hex, with or without `0x`) for L1 calls and order signing.
@@ -82,7 +92,14 @@ impl ClobClient {
         let signer = Signer::from_hex(key).ok();
         let key_error = signer.is_none();
         let (client, setup_error) = build(host, Some(chain_id), signer.clone());
-        Self { client, setup_error, signer, key_error, chain_id: Some(chain_id), creds: None }
+        Self {
+            client,
+            setup_error,
+            signer,
+            key_error,
+            chain_id: Some(chain_id),
+            creds: None,
+        }
     }
 
     /// A client with a private key and API credentials for L2 calls.
@@ -114,7 +131,10 @@ impl ClobClient {
 
     /// The exchange generation orders are signed for: the cached `/version`, else V2.
     pub(crate) fn cached_version(&self) -> ExchangeVersion {
-        self.client.as_ref().and_then(Client::cached_exchange_version).unwrap_or(ExchangeVersion::V2)
+        self.client
+            .as_ref()
+            .and_then(Client::cached_exchange_version)
+            .unwrap_or(ExchangeVersion::V2)
     }
 
     /// Collateral (pUSD on V2) of the client's chain; `None` without a known chain.
@@ -126,7 +146,8 @@ impl ClobClient {
     /// Conditional-tokens contract of the client's chain.
     #[must_use]
     pub fn get_conditional_address(&self) -> Option<String> {
-        self.contracts().map(|c| c.conditional_tokens.to_checksum(None))
+        self.contracts()
+            .map(|c| c.conditional_tokens.to_checksum(None))
     }
 
     /// The (non-neg-risk) exchange orders are signed for.
@@ -146,12 +167,17 @@ impl ClobClient {
         if self.key_error {
             return Err(anyhow!("Invalid private key"));
         }
-        self.signer.as_ref().ok_or_else(|| anyhow!("Signer is not set"))
+        self.signer
+            .as_ref()
+            .ok_or_else(|| anyhow!("Signer is not set"))
     }
 
     pub(crate) fn need_l2(&self) -> ClientResult<(&Client, &ApiCreds)> {
         self.need_signer()?;
-        let creds = self.creds.as_ref().ok_or_else(|| anyhow!("API credentials not set."))?;
+        let creds = self
+            .creds
+            .as_ref()
+            .ok_or_else(|| anyhow!("API credentials not set."))?;
         Ok((self.http()?, creds))
     }
 
@@ -180,33 +206,52 @@ impl ClobClient {
 
     /// `GET /midpoint`.
     pub async fn get_midpoint(&self, token_id: &str) -> ClientResult<MidpointResponse> {
-        self.typed(Req::get("/midpoint").query("token_id", token_id)).await
+        self.typed(Req::get("/midpoint").query("token_id", token_id))
+            .await
     }
 
     /// `POST /midpoints`.
-    pub async fn get_midpoints(&self, token_ids: &[String]) -> ClientResult<HashMap<String, Decimal>> {
-        self.typed(Req::post("/midpoints", token_body(token_ids)).idempotent(true)).await
+    pub async fn get_midpoints(
+        &self,
+        token_ids: &[String],
+    ) -> ClientResult<HashMap<String, Decimal>> {
+        self.typed(Req::post("/midpoints", token_body(token_ids)).idempotent(true))
+            .await
     }
 
     /// `GET /price`.
     pub async fn get_price(&self, token_id: &str, side: Side) -> ClientResult<PriceResponse> {
-        self.typed(Req::get("/price").query("token_id", token_id).query("side", side.as_str())).await
+        self.typed(
+            Req::get("/price")
+                .query("token_id", token_id)
+                .query("side", side.as_str()),
+        )
+        .await
     }
 
     /// `POST /prices`.
-    pub async fn get_prices(&self, book_params: &[BookParams]) -> ClientResult<HashMap<String, HashMap<Side, Decimal>>> {
+    pub async fn get_prices(
+        &self,
+        book_params: &[BookParams],
+    ) -> ClientResult<HashMap<String, HashMap<Side, Decimal>>> {
         let body = serde_json::to_vec(book_params).context("serializing book params")?;
-        self.typed(Req::post("/prices", body).idempotent(true)).await
+        self.typed(Req::post("/prices", body).idempotent(true))
+            .await
     }
 
     /// `GET /spread`.
     pub async fn get_spread(&self, token_id: &str) -> ClientResult<SpreadResponse> {
-        self.typed(Req::get("/spread").query("token_id", token_id)).await
+        self.typed(Req::get("/spread").query("token_id", token_id))
+            .await
     }
 
     /// `POST /spreads`.
-    pub async fn get_spreads(&self, token_ids: &[String]) -> ClientResult<HashMap<String, Decimal>> {
-        self.typed(Req::post("/spreads", token_body(token_ids)).idempotent(true)).await
+    pub async fn get_spreads(
+        &self,
+        token_ids: &[String],
+    ) -> ClientResult<HashMap<String, Decimal>> {
+        self.typed(Req::post("/spreads", token_body(token_ids)).idempotent(true))
+            .await
     }
 
     /// The token's tick size (cached; `GET /tick-size` when unknown).
@@ -222,26 +267,41 @@ impl ClobClient {
 
     /// `GET /book`.
     pub async fn get_order_book(&self, token_id: &str) -> ClientResult<OrderBookSummary> {
-        self.typed(Req::get("/book").query("token_id", token_id)).await
+        self.typed(Req::get("/book").query("token_id", token_id))
+            .await
     }
 
     /// `POST /books`.
-    pub async fn get_order_books(&self, token_ids: &[String]) -> ClientResult<Vec<OrderBookSummary>> {
-        self.typed(Req::post("/books", token_body(token_ids)).idempotent(true)).await
+    pub async fn get_order_books(
+        &self,
+        token_ids: &[String],
+    ) -> ClientResult<Vec<OrderBookSummary>> {
+        self.typed(Req::post("/books", token_body(token_ids)).idempotent(true))
+            .await
     }
 
     /// `GET /last-trade-price`.
     pub async fn get_last_trade_price(&self, token_id: &str) -> ClientResult<Value> {
-        self.value(Req::get("/last-trade-price").query("token_id", token_id)).await
+        self.value(Req::get("/last-trade-price").query("token_id", token_id))
+            .await
     }
 
     /// `POST /last-trades-prices`.
     pub async fn get_last_trade_prices(&self, token_ids: &[String]) -> ClientResult<Value> {
-        self.value(Req::post("/last-trades-prices", token_body(token_ids)).idempotent(true)).await
+        self.value(Req::post("/last-trades-prices", token_body(token_ids)).idempotent(true))
+            .await
     }
 
-    async fn market_page(&self, path: &'static str, next_cursor: Option<&str>) -> ClientResult<Value> {
-        self.value(Req::get(path).query("next_cursor", next_cursor.unwrap_or(crate::clob::START_CURSOR))).await
+    async fn market_page(
+        &self,
+        path: &'static str,
+        next_cursor: Option<&str>,
+    ) -> ClientResult<Value> {
+        self.value(Req::get(path).query(
+            "next_cursor",
+            next_cursor.unwrap_or(crate::clob::START_CURSOR),
+        ))
+        .await
     }
 
     /// One page of `GET /sampling-markets`.
@@ -250,8 +310,12 @@ impl ClobClient {
     }
 
     /// One page of `GET /sampling-simplified-markets`.
-    pub async fn get_sampling_simplified_markets(&self, next_cursor: Option<&str>) -> ClientResult<Value> {
-        self.market_page("/sampling-simplified-markets", next_cursor).await
+    pub async fn get_sampling_simplified_markets(
+        &self,
+        next_cursor: Option<&str>,
+    ) -> ClientResult<Value> {
+        self.market_page("/sampling-simplified-markets", next_cursor)
+            .await
     }
 
     /// One page of `GET /markets`.
@@ -266,37 +330,58 @@ impl ClobClient {
 
     /// `GET /markets/{condition_id}`.
     pub async fn get_market(&self, condition_id: &str) -> ClientResult<Value> {
-        self.value(Req::get(&path_with("/markets/", condition_id))).await
+        self.value(Req::get(&path_with("/markets/", condition_id)))
+            .await
     }
 
     /// `GET /markets/live-activity/{condition_id}` (the V2 path of 0.1.1's
     /// `/live-activity/events/{id}`).
     pub async fn get_market_trades_events(&self, condition_id: &str) -> ClientResult<Value> {
-        self.value(Req::get(&path_with("/markets/live-activity/", condition_id))).await
+        self.value(Req::get(&path_with(
+            "/markets/live-activity/",
+            condition_id,
+        )))
+        .await
     }
 
     fn to_api_creds(c: &Credentials) -> ApiCreds {
-        ApiCreds { api_key: c.api_key().to_owned(), secret: c.secret().to_owned(), passphrase: c.passphrase().to_owned() }
+        ApiCreds {
+            api_key: c.api_key().to_owned(),
+            secret: c.secret().to_owned(),
+            passphrase: c.passphrase().to_owned(),
+        }
     }
 
     /// `POST /auth/api-key` (L1).
     pub async fn create_api_key(&self, nonce: Option<U256>) -> ClientResult<ApiCreds> {
         self.need_signer()?;
-        let c = self.http()?.create_api_key(nonce.unwrap_or(U256::ZERO)).await.map_err(err)?;
+        let c = self
+            .http()?
+            .create_api_key(nonce.unwrap_or(U256::ZERO))
+            .await
+            .map_err(err)?;
         Ok(Self::to_api_creds(&c))
     }
 
     /// `GET /auth/derive-api-key` (L1).
     pub async fn derive_api_key(&self, nonce: Option<U256>) -> ClientResult<ApiCreds> {
         self.need_signer()?;
-        let c = self.http()?.derive_api_key(nonce.unwrap_or(U256::ZERO)).await.map_err(err)?;
+        let c = self
+            .http()?
+            .derive_api_key(nonce.unwrap_or(U256::ZERO))
+            .await
+            .map_err(err)?;
         Ok(Self::to_api_creds(&c))
     }
 
     /// Create, or derive when creating fails.
     pub async fn create_or_derive_api_key(&self, nonce: Option<U256>) -> ClientResult<ApiCreds> {
         self.need_signer()?;
-        let c = self.http()?.create_or_derive_api_key(nonce.unwrap_or(U256::ZERO)).await.map_err(err)?;
+        let c = self
+            .http()?
+            .create_or_derive_api_key(nonce.unwrap_or(U256::ZERO))
+            .await
+            .map_err(err)?;
         Ok(Self::to_api_creds(&c))
     }
 
@@ -321,74 +406,125 @@ impl ClobClient {
             order_id: &'a str,
         }
         let body = serde_json::to_vec(&B { order_id })?;
-        self.value(Req::delete("/order", Some(body)).auth(Level::L2)).await
+        self.value(Req::delete("/order", Some(body)).auth(Level::L2))
+            .await
     }
 
     /// `DELETE /orders` (L2).
     pub async fn cancel_orders(&self, order_ids: &[String]) -> ClientResult<Value> {
         self.need_l2()?;
         let body = serde_json::to_vec(order_ids)?;
-        self.value(Req::delete("/orders", Some(body)).auth(Level::L2)).await
+        self.value(Req::delete("/orders", Some(body)).auth(Level::L2))
+            .await
     }
 
     /// `DELETE /cancel-all` (L2).
     pub async fn cancel_all(&self) -> ClientResult<Value> {
         self.need_l2()?;
-        self.value(Req::delete("/cancel-all", None).auth(Level::L2)).await
+        self.value(Req::delete("/cancel-all", None).auth(Level::L2))
+            .await
     }
 
     /// `DELETE /cancel-market-orders` (L2); both keys are sent, `""` when absent.
-    pub async fn cancel_market_orders(&self, market: Option<&str>, asset_id: Option<&str>) -> ClientResult<Value> {
+    pub async fn cancel_market_orders(
+        &self,
+        market: Option<&str>,
+        asset_id: Option<&str>,
+    ) -> ClientResult<Value> {
         self.need_l2()?;
         #[derive(serde::Serialize)]
         struct B<'a> {
             market: &'a str,
             asset_id: &'a str,
         }
-        let body = serde_json::to_vec(&B { market: market.unwrap_or(""), asset_id: asset_id.unwrap_or("") })?;
-        self.value(Req::delete("/cancel-market-orders", Some(body)).auth(Level::L2)).await
+        let body = serde_json::to_vec(&B {
+            market: market.unwrap_or(""),
+            asset_id: asset_id.unwrap_or(""),
+        })?;
+        self.value(Req::delete("/cancel-market-orders", Some(body)).auth(Level::L2))
+            .await
     }
 
     /// All open orders from `next_cursor` (default: the first page) to the last page. Rows
     /// that do not decode are skipped.
-    pub async fn get_orders(&self, params: Option<&OpenOrderParams>, next_cursor: Option<&str>) -> ClientResult<Vec<OpenOrder>> {
+    pub async fn get_orders(
+        &self,
+        params: Option<&OpenOrderParams>,
+        next_cursor: Option<&str>,
+    ) -> ClientResult<Vec<OpenOrder>> {
         let (c, _) = self.need_l2()?;
-        let query = params.map(|p| p.to_query_params().into_iter().map(|(k, v)| (static_key(k), v.clone())).collect()).unwrap_or_default();
-        let spec = PageSpec::<OpenOrder> { path: "/data/orders", query, auth: Level::L2, decode: |b| decode_page::<OpenOrder>(b) };
+        let query = params
+            .map(|p| {
+                p.to_query_params()
+                    .into_iter()
+                    .map(|(k, v)| (static_key(k), v.clone()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let spec = PageSpec::<OpenOrder> {
+            path: "/data/orders",
+            query,
+            auth: Level::L2,
+            decode: |b| decode_page::<OpenOrder>(b),
+        };
         collect_from(c, &spec, next_cursor).await
     }
 
     /// `GET /data/order/{id}` (L2).
     pub async fn get_order(&self, order_id: &str) -> ClientResult<OpenOrder> {
         self.need_l2()?;
-        self.typed(Req::get(&path_with("/data/order/", order_id)).auth(Level::L2)).await
+        self.typed(Req::get(&path_with("/data/order/", order_id)).auth(Level::L2))
+            .await
     }
 
     /// All trades from `next_cursor` (default: the first page) to the last page, one JSON
     /// value per trade. `maker_address` is sent when set.
-    pub async fn get_trades(&self, trade_params: Option<&TradeParams>, next_cursor: Option<&str>) -> ClientResult<Vec<Value>> {
+    pub async fn get_trades(
+        &self,
+        trade_params: Option<&TradeParams>,
+        next_cursor: Option<&str>,
+    ) -> ClientResult<Vec<Value>> {
         let (c, _) = self.need_l2()?;
         let mut query: Vec<(&'static str, String)> = Vec::new();
         if let Some(p) = trade_params {
-            query = p.to_query_params().into_iter().map(|(k, v)| (static_key(k), v)).collect();
+            query = p
+                .to_query_params()
+                .into_iter()
+                .map(|(k, v)| (static_key(k), v))
+                .collect();
             if let Some(m) = &p.maker_address {
                 query.push(("maker_address", m.clone()));
             }
         }
-        let spec = PageSpec::<Value> { path: "/data/trades", query, auth: Level::L2, decode: |b| decode_page::<Value>(b) };
+        let spec = PageSpec::<Value> {
+            path: "/data/trades",
+            query,
+            auth: Level::L2,
+            decode: |b| decode_page::<Value>(b),
+        };
         collect_from(c, &spec, next_cursor).await
     }
 
     /// `GET /notifications?signature_type=0` (L2).
     pub async fn get_notifications(&self) -> ClientResult<Value> {
         self.need_l2()?;
-        self.value(Req::get("/notifications").query("signature_type", "0").auth(Level::L2)).await
+        self.value(
+            Req::get("/notifications")
+                .query("signature_type", "0")
+                .auth(Level::L2),
+        )
+        .await
     }
 
     /// `DELETE /notifications?ids=…` (L2).
     pub async fn drop_notifications(&self, ids: &[String]) -> ClientResult<Value> {
         self.need_l2()?;
-        self.value(Req::delete("/notifications", None).query("ids", &ids.join(",")).auth(Level::L2)).await
+        self.value(
+            Req::delete("/notifications", None)
+                .query("ids", &ids.join(","))
+                .auth(Level::L2),
+        )
+        .await
     }
 
     fn balance_req(path: &'static str, params: Option<BalanceAllowanceParams>) -> Req<'static> {
@@ -404,29 +540,53 @@ impl ClobClient {
     }
 
     /// `GET /balance-allowance` (L2).
-    pub async fn get_balance_allowance(&self, params: Option<BalanceAllowanceParams>) -> ClientResult<Value> {
+    pub async fn get_balance_allowance(
+        &self,
+        params: Option<BalanceAllowanceParams>,
+    ) -> ClientResult<Value> {
         self.need_l2()?;
-        self.value(Self::balance_req("/balance-allowance", params)).await
+        self.value(Self::balance_req("/balance-allowance", params))
+            .await
     }
 
     /// `GET /balance-allowance/update` (L2).
-    pub async fn update_balance_allowance(&self, params: Option<BalanceAllowanceParams>) -> ClientResult<Value> {
+    pub async fn update_balance_allowance(
+        &self,
+        params: Option<BalanceAllowanceParams>,
+    ) -> ClientResult<Value> {
         self.need_l2()?;
-        self.value(Self::balance_req("/balance-allowance/update", params)).await
+        self.value(Self::balance_req("/balance-allowance/update", params))
+            .await
     }
 
     /// `GET /order-scoring` (L2); a non-bool answer is an `Err`, not a panic.
     pub async fn is_order_scoring(&self, order_id: &str) -> ClientResult<bool> {
         self.need_l2()?;
-        let v = self.value(Req::get("/order-scoring").query("order_id", order_id).auth(Level::L2)).await?;
-        v.get("scoring").and_then(Value::as_bool).ok_or_else(|| anyhow!("Unknown scoring value: {v}"))
+        let v = self
+            .value(
+                Req::get("/order-scoring")
+                    .query("order_id", order_id)
+                    .auth(Level::L2),
+            )
+            .await?;
+        v.get("scoring")
+            .and_then(Value::as_bool)
+            .ok_or_else(|| anyhow!("Unknown scoring value: {v}"))
     }
 
     /// `POST /orders-scoring` (L2).
-    pub async fn are_orders_scoring(&self, order_ids: &[&str]) -> ClientResult<HashMap<String, bool>> {
+    pub async fn are_orders_scoring(
+        &self,
+        order_ids: &[&str],
+    ) -> ClientResult<HashMap<String, bool>> {
         self.need_l2()?;
         let body = serde_json::to_vec(order_ids)?;
-        self.typed(Req::post("/orders-scoring", body).idempotent(true).auth(Level::L2)).await
+        self.typed(
+            Req::post("/orders-scoring", body)
+                .idempotent(true)
+                .auth(Level::L2),
+        )
+        .await
     }
 }
 
@@ -442,7 +602,11 @@ fn static_key(k: &str) -> &'static str {
     }
 }
 
-async fn collect_from<T: Send + 'static>(c: &Client, spec: &PageSpec<T>, start: Option<&str>) -> ClientResult<Vec<T>> {
+async fn collect_from<T: Send + 'static>(
+    c: &Client,
+    spec: &PageSpec<T>,
+    start: Option<&str>,
+) -> ClientResult<Vec<T>> {
     let mut out = Vec::new();
     let mut cursor = start.unwrap_or(crate::clob::START_CURSOR).to_owned();
     loop {
@@ -462,12 +626,19 @@ fn token_body(token_ids: &[String]) -> Vec<u8> {
         token_id: &'a str,
     }
     // Strings always serialize.
-    serde_json::to_vec(&token_ids.iter().map(|t| T { token_id: t }).collect::<Vec<_>>()).unwrap_or_default()
+    serde_json::to_vec(
+        &token_ids
+            .iter()
+            .map(|t| T { token_id: t })
+            .collect::<Vec<_>>(),
+    )
+    .unwrap_or_default()
 }
 
 pub(crate) fn body_value(body: &[u8]) -> Value {
     if body.trim_ascii().is_empty() {
         return Value::Null;
     }
-    serde_json::from_slice(body).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(body).into_owned()))
+    serde_json::from_slice(body)
+        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(body).into_owned()))
 }

@@ -9,9 +9,10 @@ mod types;
 
 pub use client::ClobClient;
 pub use types::{
-    ApiCreds, ApiKeysResponse, AssetType, BalanceAllowanceParams, BookParams, CreateOrderOptions, ExtraOrderArgs,
-    MarketOrderArgs, MidpointResponse, NegRiskResponse, OpenOrder, OpenOrderParams, OrderArgs, OrderBookSummary, OrderSummary,
-    OrderType, PostOrder, PriceResponse, Side, SpreadResponse, TickSizeResponse, TradeParams,
+    ApiCreds, ApiKeysResponse, AssetType, BalanceAllowanceParams, BookParams, CreateOrderOptions,
+    ExtraOrderArgs, MarketOrderArgs, MidpointResponse, NegRiskResponse, OpenOrder, OpenOrderParams,
+    OrderArgs, OrderBookSummary, OrderSummary, OrderType, PostOrder, PriceResponse, Side,
+    SpreadResponse, TickSizeResponse, TradeParams,
 };
 
 /// An alloy signer usable with this crate (0.1.1's marker trait; no API takes it).

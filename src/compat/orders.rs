@@ -8,22 +8,35 @@ use serde_json::Value;
 
 use super::client::{ClobClient, body_value, err};
 use super::signed::SignedOrderRequest;
-use super::types::{CreateOrderOptions, ExtraOrderArgs, MarketOrderArgs, OrderArgs, OrderType, PostOrder};
+use super::types::{
+    CreateOrderOptions, ExtraOrderArgs, MarketOrderArgs, OrderArgs, OrderType, PostOrder,
+};
 use crate::clob::{Client, Level, Req};
 use crate::fixed::{Price, Size};
-use crate::order::{LimitOrder, MarketContext, MarketOrder, OrderError, OrderSigner, SignedOrder, market_price};
+use crate::order::{
+    LimitOrder, MarketContext, MarketOrder, OrderError, OrderSigner, SignedOrder, market_price,
+};
 use crate::sign::wallet::Wallet;
 use crate::types::{Chain, ExchangeVersion, Side, TickSize};
 
 /// What `post_order` needs to rebuild and re-sign an order after `order_version_mismatch`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Rebuild {
-    Limit { ctx: MarketContext, req: LimitOrder },
-    Market { ctx: MarketContext, req: MarketOrder },
+    Limit {
+        ctx: MarketContext,
+        req: LimitOrder,
+    },
+    Market {
+        ctx: MarketContext,
+        req: MarketOrder,
+    },
 }
 
 fn tick_from_decimal(d: Decimal) -> ClientResult<TickSize> {
-    Price::from_decimal(d).ok().and_then(TickSize::from_price).ok_or_else(|| anyhow!("unsupported tick size {d}"))
+    Price::from_decimal(d)
+        .ok()
+        .and_then(TickSize::from_price)
+        .ok_or_else(|| anyhow!("unsupported tick size {d}"))
 }
 
 /// Nearest grid price, ties toward zero (0.1.1 rounds `MidpointTowardZero` at the tick's
@@ -31,7 +44,11 @@ fn tick_from_decimal(d: Decimal) -> ClientResult<TickSize> {
 fn round_to_tick(price: Price, tick: TickSize) -> Price {
     let lo = tick.floor(price);
     let hi = tick.ceil(price);
-    if price.as_micros() - lo.as_micros() > hi.as_micros() - price.as_micros() { hi } else { lo }
+    if price.as_micros() - lo.as_micros() > hi.as_micros() - price.as_micros() {
+        hi
+    } else {
+        lo
+    }
 }
 
 fn order_err(e: OrderError) -> anyhow::Error {
@@ -40,8 +57,12 @@ fn order_err(e: OrderError) -> anyhow::Error {
 
 fn extras_of(extras: Option<ExtraOrderArgs>) -> ClientResult<(u64, u64, Address)> {
     let ex = extras.unwrap_or_default();
-    let taker: Address = ex.taker.parse().map_err(|_| anyhow!("Invalid taker address: {}", ex.taker))?;
-    let nonce = u64::try_from(ex.nonce).map_err(|_| anyhow!("nonce {} does not fit the order's nonce field", ex.nonce))?;
+    let taker: Address = ex
+        .taker
+        .parse()
+        .map_err(|_| anyhow!("Invalid taker address: {}", ex.taker))?;
+    let nonce = u64::try_from(ex.nonce)
+        .map_err(|_| anyhow!("nonce {} does not fit the order's nonce field", ex.nonce))?;
     Ok((nonce, u64::from(ex.fee_rate_bps), taker))
 }
 
@@ -72,27 +93,40 @@ pub(crate) fn to_request(signed: &SignedOrder, rebuild: Option<Rebuild>) -> Sign
 impl ClobClient {
     fn order_signer(&self) -> ClientResult<OrderSigner> {
         let signer = self.need_signer()?.clone();
-        let chain = self.chain_id.and_then(Chain::from_id).ok_or_else(|| anyhow!("No contract found with given chain_id and neg_risk"))?;
+        let chain = self
+            .chain_id
+            .and_then(Chain::from_id)
+            .ok_or_else(|| anyhow!("No contract found with given chain_id and neg_risk"))?;
         OrderSigner::new(signer, chain, Wallet::Eoa).map_err(order_err)
     }
 
     /// Tick size, neg-risk and exchange version: from `options` and the caches first; a
     /// request only for what is missing.
-    async fn resolve(&self, c: &Client, token_id: &str, options: Option<&CreateOrderOptions>) -> ClientResult<MarketContext> {
+    async fn resolve(
+        &self,
+        c: &Client,
+        token_id: &str,
+        options: Option<&CreateOrderOptions>,
+    ) -> ClientResult<MarketContext> {
         let mut did_io = false;
         let tick = match options.and_then(|o| o.tick_size) {
             Some(d) => {
                 let t = tick_from_decimal(d)?;
                 if let Some(min) = c.cached_tick_size(token_id) {
                     if t.as_micros() < min.as_micros() {
-                        return Err(anyhow!("Tick size {t} is smaller than min_tick_size {min} for token_id: {token_id}"));
+                        return Err(anyhow!(
+                            "Tick size {t} is smaller than min_tick_size {min} for token_id: {token_id}"
+                        ));
                     }
                 }
                 t
             }
             None => {
                 did_io = true;
-                c.tick_size(token_id).await.map_err(err).context("Error fetching tick size")?
+                c.tick_size(token_id)
+                    .await
+                    .map_err(err)
+                    .context("Error fetching tick size")?
             }
         };
         let neg_risk = match options.and_then(|o| o.neg_risk) {
@@ -109,7 +143,8 @@ impl ClobClient {
             // The caller supplied everything: no request; today's exchange is V2.
             None => ExchangeVersion::V2,
         };
-        c.context_for(token_id, version, tick, neg_risk).map_err(err)
+        c.context_for(token_id, version, tick, neg_risk)
+            .map_err(err)
     }
 
     /// Builds and signs a limit order (V2, or whatever `/version` says). With
@@ -125,13 +160,18 @@ impl ClobClient {
         let c = self.http()?;
         let ctx = self.resolve(c, &order_args.token_id, options).await?;
         let tick = ctx.tick();
-        let price = Price::from_decimal(order_args.price).map_err(|_| anyhow!("Price is not in range of tick_size"))?;
+        let price = Price::from_decimal(order_args.price)
+            .map_err(|_| anyhow!("Price is not in range of tick_size"))?;
         if !tick.in_range(price) {
             return Err(anyhow!("Price is not in range of tick_size"));
         }
-        let size = Size::from_decimal(order_args.size).map_err(|e| anyhow!("invalid size {}: {e}", order_args.size))?;
+        let size = Size::from_decimal(order_args.size)
+            .map_err(|e| anyhow!("invalid size {}: {e}", order_args.size))?;
         let (nonce, fee, taker) = extras_of(extras)?;
-        let mut req = LimitOrder::new(order_args.side.into(), round_to_tick(price, tick), size).nonce(nonce).fee_rate_bps(fee).taker(taker);
+        let mut req = LimitOrder::new(order_args.side.into(), round_to_tick(price, tick), size)
+            .nonce(nonce)
+            .fee_rate_bps(fee)
+            .taker(taker);
         if let Some(e) = expiration.filter(|&e| e != 0) {
             req = req.order_type(crate::types::OrderType::Gtd).expiration(e);
         }
@@ -150,16 +190,21 @@ impl ClobClient {
         let os = self.order_signer()?;
         let c = self.http()?;
         let ctx = self.resolve(c, &order_args.token_id, options).await?;
-        let amount = Size::from_decimal(order_args.amount).map_err(|e| anyhow!("invalid amount {}: {e}", order_args.amount))?;
+        let amount = Size::from_decimal(order_args.amount)
+            .map_err(|e| anyhow!("invalid amount {}: {e}", order_args.amount))?;
         let book = c.book(&order_args.token_id).await.map_err(err)?;
         // REST books list levels worst first.
         let best_first = book.asks.iter().rev().map(|l| (l.price, l.size));
-        let price = market_price(Side::Buy, amount, crate::types::OrderType::Fok, best_first).map_err(|e| match e {
-            OrderError::NoMatch | OrderError::EmptyBook => {
-                anyhow!("Not enough liquidity to create market order with amount {}", order_args.amount)
-            }
-            other => order_err(other),
-        })?;
+        let price = market_price(Side::Buy, amount, crate::types::OrderType::Fok, best_first)
+            .map_err(|e| match e {
+                OrderError::NoMatch | OrderError::EmptyBook => {
+                    anyhow!(
+                        "Not enough liquidity to create market order with amount {}",
+                        order_args.amount
+                    )
+                }
+                other => order_err(other),
+            })?;
         if !ctx.tick().in_range(price) {
             return Err(anyhow!("Price is not in range of tick_size"));
         }
@@ -176,12 +221,18 @@ impl ClobClient {
     /// `POST /order` (L2) with the HMAC over the exact body. Never retried blindly; on
     /// `order_version_mismatch` the order is rebuilt for the server's version, re-signed and
     /// posted once more.
-    pub async fn post_order(&self, mut order: SignedOrderRequest, order_type: OrderType) -> ClientResult<Value> {
+    pub async fn post_order(
+        &self,
+        mut order: SignedOrderRequest,
+        order_type: OrderType,
+    ) -> ClientResult<Value> {
         let (c, creds) = self.need_l2()?;
         let owner = creds.api_key.clone();
         let rebuild = order.rebuild.take();
         let first = post(c, PostOrder::new(order, owner.clone(), order_type)).await;
-        let Some(rebuild) = rebuild else { return first.map_err(err) };
+        let Some(rebuild) = rebuild else {
+            return first.map_err(err);
+        };
         match first {
             Err(e) if e.is_order_version_mismatch() => {}
             Ok(v) if !mismatch_in(&v) => return Ok(v),
@@ -200,7 +251,12 @@ impl ClobClient {
             }
         }
         .map_err(order_err)?;
-        post(c, PostOrder::new(to_request(&signed, None), owner, order_type)).await.map_err(err)
+        post(
+            c,
+            PostOrder::new(to_request(&signed, None), owner, order_type),
+        )
+        .await
+        .map_err(err)
     }
 
     /// `create_order(args, None, None, None)` then `post_order(order, GTC)`.
@@ -212,7 +268,9 @@ impl ClobClient {
 
 fn mismatch_in(v: &Value) -> bool {
     v.get("success").and_then(Value::as_bool) == Some(false)
-        && v.get("errorMsg").and_then(Value::as_str).is_some_and(|m| m.contains("order_version_mismatch"))
+        && v.get("errorMsg")
+            .and_then(Value::as_str)
+            .is_some_and(|m| m.contains("order_version_mismatch"))
 }
 
 async fn post(c: &Client, body: PostOrder) -> Result<Value, crate::clob::Error> {

@@ -270,7 +270,11 @@ impl PostOrder {
     /// Wraps a signed order for posting.
     #[must_use]
     pub fn new(order: SignedOrderRequest, owner: String, order_type: OrderType) -> Self {
-        Self { order, owner, order_type }
+        Self {
+            order,
+            owner,
+            order_type,
+        }
     }
 }
 
@@ -291,7 +295,12 @@ impl OrderArgs {
     /// All four fields.
     #[must_use]
     pub fn new(token_id: &str, price: Decimal, size: Decimal, side: Side) -> Self {
-        Self { token_id: token_id.to_owned(), price, size, side }
+        Self {
+            token_id: token_id.to_owned(),
+            price,
+            size,
+            side,
+        }
     }
 }
 
@@ -317,7 +326,11 @@ pub struct ExtraOrderArgs {
 
 impl Default for ExtraOrderArgs {
     fn default() -> Self {
-        Self { fee_rate_bps: 0, nonce: U256::ZERO, taker: "0x0000000000000000000000000000000000000000".to_owned() }
+        Self {
+            fee_rate_bps: 0,
+            nonce: U256::ZERO,
+            taker: "0x0000000000000000000000000000000000000000".to_owned(),
+        }
     }
 }
 

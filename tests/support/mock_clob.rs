@@ -7,7 +7,13 @@
 //!   are all just scripted responses.
 //! - An optional verifier checks auth headers and answers 401 when they are wrong (the L2
 //!   HMAC is recomputed over the bytes received, not over a re-serialisation).
-#![allow(dead_code, unreachable_pub, clippy::unwrap_used, clippy::expect_used, clippy::type_complexity)]
+#![allow(
+    dead_code,
+    unreachable_pub,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::type_complexity
+)]
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -32,7 +38,10 @@ pub struct Recorded {
 
 impl Recorded {
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     }
 
     pub fn query_param(&self, key: &str) -> Option<String> {
@@ -74,11 +83,20 @@ pub struct Reply {
 
 impl Reply {
     pub fn json(body: impl Into<Vec<u8>>) -> Self {
-        Self { status: 200, body: body.into(), headers: Vec::new(), delay: Duration::ZERO, hang_up: false }
+        Self {
+            status: 200,
+            body: body.into(),
+            headers: Vec::new(),
+            delay: Duration::ZERO,
+            hang_up: false,
+        }
     }
 
     pub fn status(status: u16, body: impl Into<Vec<u8>>) -> Self {
-        Self { status, ..Self::json(body) }
+        Self {
+            status,
+            ..Self::json(body)
+        }
     }
 
     pub fn header(mut self, k: &str, v: &str) -> Self {
@@ -92,7 +110,10 @@ impl Reply {
     }
 
     pub fn hang_up() -> Self {
-        Self { hang_up: true, ..Self::json("") }
+        Self {
+            hang_up: true,
+            ..Self::json("")
+        }
     }
 }
 
@@ -127,7 +148,9 @@ impl MockClob {
         let st = Arc::clone(&state);
         let task = tokio::spawn(async move {
             loop {
-                let Ok((sock, _)) = listener.accept().await else { continue };
+                let Ok((sock, _)) = listener.accept().await else {
+                    continue;
+                };
                 let _ = sock.set_nodelay(true);
                 tokio::spawn(serve(sock, Arc::clone(&st)));
             }
@@ -147,7 +170,10 @@ impl MockClob {
     /// Like [`on`], only for requests whose query contains `query_has`.
     pub fn on_query(&self, method: &str, path: &str, query_has: Option<&str>, replies: Vec<Reply>) {
         let mut s = self.state.lock().unwrap();
-        let v = s.routes.entry((method.to_owned(), path.to_owned())).or_default();
+        let v = s
+            .routes
+            .entry((method.to_owned(), path.to_owned()))
+            .or_default();
         // Re-scripting a route replaces it; more specific (query-matched) routes come first.
         v.retain(|(q, _)| q.as_deref() != query_has);
         v.push((query_has.map(str::to_owned), replies));
@@ -163,7 +189,10 @@ impl MockClob {
     }
 
     pub fn requests_to(&self, path: &str) -> Vec<Recorded> {
-        self.requests().into_iter().filter(|r| r.path == path).collect()
+        self.requests()
+            .into_iter()
+            .filter(|r| r.path == path)
+            .collect()
     }
 
     pub fn clear_log(&self) {
@@ -192,9 +221,16 @@ async fn serve(mut sock: TcpStream, state: Arc<Mutex<State>>) {
         let method = parts.next().unwrap_or_default().to_owned();
         let target = parts.next().unwrap_or_default().to_owned();
         let headers: Vec<(String, String)> = lines
-            .filter_map(|l| l.split_once(':').map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned())))
+            .filter_map(|l| {
+                l.split_once(':')
+                    .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+            })
             .collect();
-        let len: usize = headers.iter().find(|(k, _)| k == "content-length").and_then(|(_, v)| v.parse().ok()).unwrap_or(0);
+        let len: usize = headers
+            .iter()
+            .find(|(k, _)| k == "content-length")
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or(0);
         let body_start = header_end + 4;
         while buf.len() < body_start + len {
             let mut chunk = [0u8; 8192];
@@ -209,7 +245,14 @@ async fn serve(mut sock: TcpStream, state: Arc<Mutex<State>>) {
             Some((p, q)) => (p.to_owned(), q.to_owned()),
             None => (target.clone(), String::new()),
         };
-        let mut rec = Recorded { method: method.clone(), path: path.clone(), query: query.clone(), headers, body, auth: None };
+        let mut rec = Recorded {
+            method: method.clone(),
+            path: path.clone(),
+            query: query.clone(),
+            headers,
+            body,
+            auth: None,
+        };
 
         let reply = {
             let mut s = state.lock().unwrap();
@@ -222,11 +265,17 @@ async fn serve(mut sock: TcpStream, state: Arc<Mutex<State>>) {
                     Some(Err(m)) => m,
                     _ => String::new(),
                 };
-                Reply::status(401, serde_json::json!({ "error": format!("Unauthorized/Invalid api key: {msg}") }).to_string())
+                Reply::status(
+                    401,
+                    serde_json::json!({ "error": format!("Unauthorized/Invalid api key: {msg}") })
+                        .to_string(),
+                )
             } else {
                 match s.routes.get_mut(&(method, path)) {
                     Some(routes) => {
-                        let slot = routes.iter_mut().find(|(q, _)| q.as_deref().is_none_or(|q| query.contains(q)));
+                        let slot = routes
+                            .iter_mut()
+                            .find(|(q, _)| q.as_deref().is_none_or(|q| query.contains(q)));
                         match slot {
                             Some((_, replies)) if replies.len() > 1 => replies.remove(0),
                             Some((_, replies)) if replies.len() == 1 => replies[0].clone(),
@@ -278,14 +327,22 @@ pub fn auth_verifier(api_key: &str, secret: &str, passphrase: &str, chain_id: u6
         };
         let sig = r.header("poly_signature").unwrap_or_default();
         if let Some(nonce) = r.header("poly_nonce") {
-            let Ok(nonce) = nonce.parse::<alloy_primitives::U256>() else { return Some(Err("bad nonce".into())) };
-            let Ok(addr) = address.parse::<alloy_primitives::Address>() else { return Some(Err("bad address".into())) };
+            let Ok(nonce) = nonce.parse::<alloy_primitives::U256>() else {
+                return Some(Err("bad nonce".into()));
+            };
+            let Ok(addr) = address.parse::<alloy_primitives::Address>() else {
+                return Some(Err("bad address".into()));
+            };
             let digest = polyclob::sign::clob_auth::clob_auth_digest(addr, chain_id, ts, nonce);
-            let Ok(sig) = polyclob::sign::Signature::parse_hex(sig) else { return Some(Err("bad L1 signature".into())) };
-            return Some(match polyclob::sign::eip712::recover_address(&digest.0, &sig) {
-                Ok(a) if a == addr => Ok(()),
-                _ => Err("L1 signature does not recover to poly_address".into()),
-            });
+            let Ok(sig) = polyclob::sign::Signature::parse_hex(sig) else {
+                return Some(Err("bad L1 signature".into()));
+            };
+            return Some(
+                match polyclob::sign::eip712::recover_address(&digest.0, &sig) {
+                    Ok(a) if a == addr => Ok(()),
+                    _ => Err("L1 signature does not recover to poly_address".into()),
+                },
+            );
         }
         if r.header("poly_api_key") != Some(api_key.as_str()) {
             return Some(Err("unknown api key".into()));
@@ -298,8 +355,14 @@ pub fn auth_verifier(api_key: &str, secret: &str, passphrase: &str, chain_id: u6
             return Some(Err("HMAC mismatch".into()));
         }
         if r.method == "POST" && (r.path == "/order" || r.path == "/orders") {
-            let Ok(v) = serde_json::from_slice::<serde_json::Value>(&r.body) else { return Some(Err("order body is not JSON".into())) };
-            let posts = if let Some(a) = v.as_array() { a.clone() } else { vec![v] };
+            let Ok(v) = serde_json::from_slice::<serde_json::Value>(&r.body) else {
+                return Some(Err("order body is not JSON".into()));
+            };
+            let posts = if let Some(a) = v.as_array() {
+                a.clone()
+            } else {
+                vec![v]
+            };
             for p in &posts {
                 if let Err(e) = verify_order(&p["order"], chain_id) {
                     return Some(Err(format!("invalid signature: {e}")));
@@ -313,24 +376,38 @@ pub fn auth_verifier(api_key: &str, secret: &str, passphrase: &str, chain_id: u6
 /// Recomputes the EIP-712 hash of a posted order (trying every exchange generation and both
 /// neg-risk domains) and checks that it recovers to the order's `signer`. Returns which domain
 /// matched.
-pub fn verify_order(o: &serde_json::Value, chain_id: u64) -> Result<(polyclob::types::ExchangeVersion, bool), String> {
+pub fn verify_order(
+    o: &serde_json::Value,
+    chain_id: u64,
+) -> Result<(polyclob::types::ExchangeVersion, bool), String> {
     use polyclob::types::{Chain, ExchangeVersion, Side, SignatureType};
     let s = |k: &str| o[k].as_str().ok_or_else(|| format!("{k} is not a string"));
-    let n = |k: &str| -> Result<u64, String> { s(k)?.parse().map_err(|_| format!("{k} is not an integer")) };
-    let addr = |k: &str| -> Result<alloy_primitives::Address, String> { s(k)?.parse().map_err(|_| format!("{k} is not an address")) };
-    let b256 = |k: &str| -> Result<alloy_primitives::B256, String> { s(k)?.parse().map_err(|_| format!("{k} is not bytes32")) };
+    let n = |k: &str| -> Result<u64, String> {
+        s(k)?.parse().map_err(|_| format!("{k} is not an integer"))
+    };
+    let addr = |k: &str| -> Result<alloy_primitives::Address, String> {
+        s(k)?.parse().map_err(|_| format!("{k} is not an address"))
+    };
+    let b256 = |k: &str| -> Result<alloy_primitives::B256, String> {
+        s(k)?.parse().map_err(|_| format!("{k} is not bytes32"))
+    };
     let chain = Chain::from_id(chain_id).ok_or("unknown chain")?;
     let v1 = o.get("taker").is_some();
     let mut order = polyclob::order::Order::zeroed(ExchangeVersion::V1);
     order.salt = o["salt"].as_u64().ok_or("salt is not a JSON number")?;
     order.maker = addr("maker")?;
     order.signer = addr("signer")?;
-    order.token_id = polyclob::order::TokenId::parse(s("tokenId")?.as_bytes()).map_err(|_| "bad tokenId")?;
+    order.token_id =
+        polyclob::order::TokenId::parse(s("tokenId")?.as_bytes()).map_err(|_| "bad tokenId")?;
     order.maker_amount = n("makerAmount")?;
     order.taker_amount = n("takerAmount")?;
     order.expiration = n("expiration")?;
     order.side = Side::parse(s("side")?.as_bytes()).ok_or("bad side")?;
-    order.signature_type = o["signatureType"].as_u64().and_then(|t| u8::try_from(t).ok()).and_then(SignatureType::from_u8).ok_or("bad signatureType")?;
+    order.signature_type = o["signatureType"]
+        .as_u64()
+        .and_then(|t| u8::try_from(t).ok())
+        .and_then(SignatureType::from_u8)
+        .ok_or("bad signatureType")?;
     if v1 {
         order.taker = addr("taker")?;
         order.nonce = n("nonce")?;
@@ -340,8 +417,13 @@ pub fn verify_order(o: &serde_json::Value, chain_id: u64) -> Result<(polyclob::t
         order.metadata = b256("metadata")?;
         order.builder = b256("builder")?;
     }
-    let sig = polyclob::sign::Signature::parse_hex(s("signature")?).map_err(|_| "bad signature hex")?;
-    let versions: &[ExchangeVersion] = if v1 { &[ExchangeVersion::V1] } else { &[ExchangeVersion::V2, ExchangeVersion::V3] };
+    let sig =
+        polyclob::sign::Signature::parse_hex(s("signature")?).map_err(|_| "bad signature hex")?;
+    let versions: &[ExchangeVersion] = if v1 {
+        &[ExchangeVersion::V1]
+    } else {
+        &[ExchangeVersion::V2, ExchangeVersion::V3]
+    };
     for &version in versions {
         for neg_risk in [false, true] {
             order.version = version;

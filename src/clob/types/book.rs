@@ -109,7 +109,10 @@ fn levels<'de, D: Deserializer<'de>>(d: D) -> Result<Levels, D::Error> {
                 Ok(Level),
                 Bad(IgnoredAny),
             }
-            let mut out = Levels { levels: Vec::with_capacity(seq.size_hint().unwrap_or(16)), skipped: 0 };
+            let mut out = Levels {
+                levels: Vec::with_capacity(seq.size_hint().unwrap_or(16)),
+                skipped: 0,
+            };
             while let Some(m) = seq.next_element::<Maybe>()? {
                 match m {
                     Maybe::Ok(l) => out.levels.push(l),
@@ -214,6 +217,9 @@ mod tests {
         assert_eq!(b.timestamp, 1_700_000_000_123);
         assert_eq!(b.tick_size, Some(TickSize::Hundredth));
         assert_eq!(b.best_bid().map(|l| l.price), Price::new(200_000));
-        assert_eq!(b.best_ask().map(|l| l.size), Some(Size::from_micros(1_000_000)));
+        assert_eq!(
+            b.best_ask().map(|l| l.size),
+            Some(Size::from_micros(1_000_000))
+        );
     }
 }

@@ -84,21 +84,29 @@ fn with_float_text<R>(f: f64, g: impl FnOnce(&[u8]) -> R) -> Option<R> {
 }
 
 /// Decimal text of a number-ish scalar, handed to `g`; `None` for `""`/`null`.
-fn numeric<R, E: de::Error>(s: Scalar<'_>, what: &str, g: impl FnOnce(&[u8]) -> Result<R, E>) -> Result<Option<R>, E> {
+fn numeric<R, E: de::Error>(
+    s: Scalar<'_>,
+    what: &str,
+    g: impl FnOnce(&[u8]) -> Result<R, E>,
+) -> Result<Option<R>, E> {
     match s {
         Scalar::Null => Ok(None),
         Scalar::Str(t) if t.trim().is_empty() => Ok(None),
         Scalar::Str(t) => g(t.trim().as_bytes()).map(Some),
         Scalar::U64(n) => g(n.to_string().as_bytes()).map(Some),
         Scalar::I64(n) => g(n.to_string().as_bytes()).map(Some),
-        Scalar::F64(f) => with_float_text(f, g).unwrap_or_else(|| Err(E::custom(format_args!("bad {what}")))).map(Some),
+        Scalar::F64(f) => with_float_text(f, g)
+            .unwrap_or_else(|| Err(E::custom(format_args!("bad {what}"))))
+            .map(Some),
         Scalar::Bool(_) | Scalar::Other => Err(E::custom(format_args!("expected a {what}"))),
     }
 }
 
 /// `Option<Price>`: `"0.52"`, `0.52`, `""`, `null`.
 pub(crate) fn price_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Price>, D::Error> {
-    numeric(scalar(d)?, "price", |b| Price::parse(b).map_err(|e| de::Error::custom(format_args!("price: {e}"))))
+    numeric(scalar(d)?, "price", |b| {
+        Price::parse(b).map_err(|e| de::Error::custom(format_args!("price: {e}")))
+    })
 }
 
 /// `Price`, where missing/empty means zero.
@@ -108,7 +116,9 @@ pub(crate) fn price<'de, D: Deserializer<'de>>(d: D) -> Result<Price, D::Error> 
 
 /// `Option<Size>`: `"12.5"`, `12.5`, `""`, `null`.
 pub(crate) fn size_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Size>, D::Error> {
-    numeric(scalar(d)?, "size", |b| Size::parse(b).map_err(|e| de::Error::custom(format_args!("size: {e}"))))
+    numeric(scalar(d)?, "size", |b| {
+        Size::parse(b).map_err(|e| de::Error::custom(format_args!("size: {e}")))
+    })
 }
 
 /// `Size`, where missing/empty means zero.
@@ -127,12 +137,21 @@ pub(crate) fn u64_lenient<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Err
         Scalar::U64(n) => Ok(n),
         Scalar::I64(n) => Ok(u64::try_from(n).unwrap_or(0)),
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        Scalar::F64(f) => Ok(if f.is_finite() && f > 0.0 { f as u64 } else { 0 }),
+        Scalar::F64(f) => Ok(if f.is_finite() && f > 0.0 {
+            f as u64
+        } else {
+            0
+        }),
         Scalar::Null => Ok(0),
         Scalar::Str(s) => {
             let t = s.trim();
             let int = t.split('.').next().unwrap_or_default();
-            if int.is_empty() { Ok(0) } else { int.parse().map_err(|_| de::Error::custom(format_args!("expected an integer, got {t:?}"))) }
+            if int.is_empty() {
+                Ok(0)
+            } else {
+                int.parse()
+                    .map_err(|_| de::Error::custom(format_args!("expected an integer, got {t:?}")))
+            }
         }
         Scalar::Bool(_) | Scalar::Other => Err(de::Error::custom("expected an integer")),
     }
@@ -143,7 +162,10 @@ pub(crate) fn u128_lenient<'de, D: Deserializer<'de>>(d: D) -> Result<u128, D::E
     match scalar(d)? {
         Scalar::U64(n) => Ok(u128::from(n)),
         Scalar::Str(s) if s.trim().is_empty() => Ok(0),
-        Scalar::Str(s) => s.trim().parse().map_err(|_| de::Error::custom(format_args!("expected an amount, got {s:?}"))),
+        Scalar::Str(s) => s
+            .trim()
+            .parse()
+            .map_err(|_| de::Error::custom(format_args!("expected an amount, got {s:?}"))),
         Scalar::Null => Ok(0),
         _ => Err(de::Error::custom("expected an amount")),
     }
@@ -253,15 +275,22 @@ mod tests {
 
     #[test]
     fn accepts_what_the_exchange_sends() {
-        let r: Row<'_> = serde_json::from_str(r#"{"p":"0.52","s":12.5,"t":0.001,"n":"1700000000123","b":"true","x":"abc"}"#).unwrap();
+        let r: Row<'_> = serde_json::from_str(
+            r#"{"p":"0.52","s":12.5,"t":0.001,"n":"1700000000123","b":"true","x":"abc"}"#,
+        )
+        .unwrap();
         assert_eq!(r.p, Price::new(520_000));
         assert_eq!(r.s, Size::from_micros(12_500_000));
         assert_eq!(r.t, Some(TickSize::Thousandth));
         assert_eq!(r.n, 1_700_000_000_123);
         assert!(r.b);
         assert!(matches!(r.x, Cow::Borrowed("abc")));
-        let r: Row<'_> = serde_json::from_str(r#"{"p":"","s":"","t":"0.05","n":"","b":null,"x":null}"#).unwrap();
-        assert_eq!((r.p, r.s, r.t, r.n, r.b, &*r.x), (None, Size::ZERO, None, 0, false, ""));
+        let r: Row<'_> =
+            serde_json::from_str(r#"{"p":"","s":"","t":"0.05","n":"","b":null,"x":null}"#).unwrap();
+        assert_eq!(
+            (r.p, r.s, r.t, r.n, r.b, &*r.x),
+            (None, Size::ZERO, None, 0, false, "")
+        );
         let r: Row<'_> = serde_json::from_str("{}").unwrap();
         assert_eq!(r.p, None);
         assert!(serde_json::from_str::<Row<'_>>(r#"{"p":"abc"}"#).is_err());
@@ -281,7 +310,10 @@ mod tests {
     #[test]
     fn unknown_enum_names_are_kept() {
         let c: Vec<Color> = serde_json::from_str(r#"["red","BLUE","GREEN"]"#).unwrap();
-        assert_eq!(c, vec![Color::Red, Color::Blue, Color::Unknown("GREEN".into())]);
+        assert_eq!(
+            c,
+            vec![Color::Red, Color::Blue, Color::Unknown("GREEN".into())]
+        );
         assert_eq!(c[2].as_str(), "GREEN");
     }
 }

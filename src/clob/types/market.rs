@@ -36,7 +36,12 @@ impl Token<'_> {
     /// Detaches the token from the response bytes.
     #[must_use]
     pub fn into_owned(self) -> Token<'static> {
-        Token { token_id: cow_owned(self.token_id), outcome: cow_owned(self.outcome), price: self.price, winner: self.winner }
+        Token {
+            token_id: cow_owned(self.token_id),
+            outcome: cow_owned(self.outcome),
+            price: self.price,
+            winner: self.winner,
+        }
     }
 }
 
@@ -72,7 +77,8 @@ fn rates<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<RewardRate<'de>>,
 fn tags<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Cow<'de, str>>, D::Error> {
     #[derive(Deserialize)]
     struct T<'a>(#[serde(borrow, deserialize_with = "lenient::text")] Cow<'a, str>);
-    Option::<Vec<T<'de>>>::deserialize(d).map(|v| v.unwrap_or_default().into_iter().map(|t| t.0).collect())
+    Option::<Vec<T<'de>>>::deserialize(d)
+        .map(|v| v.unwrap_or_default().into_iter().map(|t| t.0).collect())
 }
 
 impl Rewards<'_> {
@@ -83,7 +89,10 @@ impl Rewards<'_> {
             rates: self
                 .rates
                 .into_iter()
-                .map(|r| RewardRate { asset_address: cow_owned(r.asset_address), rewards_daily_rate: r.rewards_daily_rate })
+                .map(|r| RewardRate {
+                    asset_address: cow_owned(r.asset_address),
+                    rewards_daily_rate: r.rewards_daily_rate,
+                })
                 .collect(),
             min_size: self.min_size,
             max_spread: self.max_spread,

@@ -7,8 +7,14 @@ pub(crate) mod lenient;
 mod market;
 mod order;
 
-pub use account::{AssetKind, BalanceAllowance, HeartbeatResponse, Notification};
 pub(crate) use account::ApiKeyRaw;
+pub use account::{AssetKind, BalanceAllowance, HeartbeatResponse, Notification};
 pub use book::{Book, HistoryRange, Interval, LastTrade, Level, Levels, PricePoint};
-pub use market::{ClobMarket, ClobMarketToken, FeeCurve, Market, MarketByToken, RewardRate, Rewards, SimplifiedMarket, Token};
-pub use order::{CancelResponse, MakerOrder, OpenOrder, OrderKind, OrderStatus, PostOrderResponse, Trade, TradeStatus, TraderSide};
+pub use market::{
+    ClobMarket, ClobMarketToken, FeeCurve, Market, MarketByToken, RewardRate, Rewards,
+    SimplifiedMarket, Token,
+};
+pub use order::{
+    CancelResponse, MakerOrder, OpenOrder, OrderKind, OrderStatus, PostOrderResponse, Trade,
+    TradeStatus, TraderSide,
+};
