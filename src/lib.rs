@@ -23,3 +23,4 @@
 
 pub mod fixed;
 pub mod types;
+pub mod ws;

@@ -1,0 +1,25 @@
+//! WebSocket market and user channels ([Polymarket WSS overview]).
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`market`] | [`MarketStream`](market::MarketStream): sharded market-channel connections |
+//! | [`user`] | [`UserStream`](user::UserStream): the authenticated user channel |
+//! | [`event`] | frames (borrowed and owned), status changes, the zero-copy [`Handler`](event::Handler) |
+//! | [`connection`] | one shard's lifecycle: keepalive, watchdog, reconnect, epochs, lag |
+//! | [`backoff`] | exponential backoff with jitter |
+//! | [`subscribe`] | subscription message formats, user credentials |
+//!
+//! [Polymarket WSS overview]: https://docs.polymarket.com/developers/CLOB/websocket/wss-overview
+
+pub mod backoff;
+pub mod connection;
+pub mod event;
+pub mod market;
+mod options;
+mod shards;
+pub mod subscribe;
+mod transport;
+pub mod user;
+
+pub use options::BuildError;
+pub use shards::Closed;
