@@ -119,6 +119,9 @@ impl Disconnect {
             tungstenite::Error::Io(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
                 Disconnect::Eof
             }
+            tungstenite::Error::Protocol(
+                tungstenite::error::ProtocolError::ResetWithoutClosingHandshake,
+            ) => Disconnect::Eof,
             tungstenite::Error::Io(io) => Disconnect::Io(io.kind()),
             tungstenite::Error::Capacity(_) => Disconnect::TooLarge,
             _ => Disconnect::Protocol,

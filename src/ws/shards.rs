@@ -31,6 +31,8 @@ struct Slot {
 }
 
 struct Assignment {
+    /// Dropped on shutdown so the queue closes once the shard tasks have ended.
+    tx: Option<mpsc::Sender<Inbound>>,
     slots: Vec<Slot>,
     owner: HashMap<String, usize>,
     next_start: Instant,
@@ -41,7 +43,6 @@ struct Assignment {
 /// staggered first connects. Shared between a stream and its handles.
 pub(crate) struct Shards {
     cfg: Arc<Config>,
-    tx: mpsc::Sender<Inbound>,
     runtime: tokio::runtime::Handle,
     per_shard: usize,
     stagger: Duration,
@@ -66,12 +67,13 @@ impl Shards {
         stagger: Duration,
     ) -> Self {
         let state = Assignment {
+            tx: Some(tx),
             slots: Vec::new(),
             owner: HashMap::new(),
             next_start: Instant::now(),
             closed: false,
         };
-        Self { cfg, tx, runtime, per_shard: per_shard.max(1), stagger, state: Mutex::new(state) }
+        Self { cfg, runtime, per_shard: per_shard.max(1), stagger, state: Mutex::new(state) }
     }
 
     fn lock(&self) -> MutexGuard<'_, Assignment> {
@@ -81,7 +83,8 @@ impl Shards {
     }
 
     /// Start a shard with `ids` (may be empty: the user channel subscribes to "all").
-    fn spawn(&self, st: &mut Assignment, ids: BTreeSet<String>) -> usize {
+    fn spawn(&self, st: &mut Assignment, ids: BTreeSet<String>) -> Result<usize, Closed> {
+        let tx = st.tx.clone().ok_or(Closed)?;
         let id = st.slots.len();
         let (cmd, cmd_rx) = mpsc::unbounded_channel();
         let now = Instant::now();
@@ -92,16 +95,16 @@ impl Shards {
             st.owner.insert(asset.clone(), id);
         }
         st.slots.push(Slot { cmd, count: ids.len() });
-        let shard = Shard::new(id, Arc::clone(&self.cfg), ids, cmd_rx, self.tx.clone(), start_at);
+        let shard = Shard::new(id, Arc::clone(&self.cfg), ids, cmd_rx, tx, start_at);
         self.runtime.spawn(shard.run());
-        id
+        Ok(id)
     }
 
     /// Start one shard even without ids (the user channel).
-    pub(crate) fn spawn_single(&self, ids: impl IntoIterator<Item = String>) {
+    pub(crate) fn spawn_single(&self, ids: impl IntoIterator<Item = String>) -> Result<(), Closed> {
         let mut st = self.lock();
         let set: BTreeSet<String> = ids.into_iter().collect();
-        self.spawn(&mut st, set);
+        self.spawn(&mut st, set).map(drop)
     }
 
     /// Add ids, filling existing shards first and opening new ones as needed.
@@ -125,13 +128,13 @@ impl Shards {
                 None => {
                     overflow.insert(id);
                     if overflow.len() == self.per_shard {
-                        self.spawn(&mut st, std::mem::take(&mut overflow));
+                        self.spawn(&mut st, std::mem::take(&mut overflow))?;
                     }
                 }
             }
         }
         if !overflow.is_empty() {
-            self.spawn(&mut st, overflow);
+            self.spawn(&mut st, overflow)?;
         }
         for (k, ids) in per {
             // A send fails only if that shard's task has ended (stream dropped).
@@ -177,6 +180,7 @@ impl Shards {
     pub(crate) fn shutdown(&self) {
         let mut st = self.lock();
         st.closed = true;
+        st.tx = None;
         for slot in &st.slots {
             let _ = slot.cmd.send(Command::Shutdown);
         }

@@ -70,7 +70,7 @@ impl UserStreamBuilder {
         let (cfg, capacity) = self.opts.into_config(ChannelKind::User { auth: self.auth })?;
         let (tx, rx) = mpsc::channel(capacity);
         let shards = Arc::new(Shards::new(Arc::new(cfg), tx, runtime, usize::MAX, Duration::ZERO));
-        shards.spawn_single(self.markets);
+        shards.spawn_single(self.markets).map_err(|_| BuildError::NoRuntime)?;
         Ok(UserStream { core: StreamCore { shards, dispatcher: Dispatcher::new(rx) } })
     }
 }
