@@ -26,14 +26,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::mpsc;
 use tokio::time::{Instant, sleep_until};
 use tokio_tungstenite::tungstenite::{self, Message, protocol::WebSocketConfig};
 
 use super::backoff::Backoff;
-use super::event::Status;
+use super::event::{Payload, Status};
 use super::subscribe::{self, Op, UserAuth};
 use super::transport::{self, Endpoint, Ws};
 
@@ -218,7 +217,7 @@ pub(crate) enum Command {
 pub(crate) enum Inbound {
     /// First message of every shard: the cell holding its current epoch.
     Started { shard: usize, epoch: Arc<AtomicU64> },
-    Frame { shard: usize, epoch: u64, bytes: Bytes },
+    Frame { shard: usize, epoch: u64, payload: Payload },
     Status(Status),
 }
 
@@ -540,15 +539,15 @@ impl Shard {
                         Some(Ok(msg)) => msg,
                     };
                     last_in = Instant::now();
-                    let bytes = match msg {
+                    let payload = match msg {
                         Message::Text(t) => {
                             if t.as_str() == "PONG" {
                                 pong_due = None;
                                 continue;
                             }
-                            Bytes::from(t)
+                            Payload::Text(t)
                         }
-                        Message::Binary(b) => b,
+                        Message::Binary(b) => Payload::Binary(b),
                         Message::Close(frame) => {
                             let code = frame.map(|f| u16::from(f.code));
                             return End::new(Disconnect::Closed { code }, healthy);
@@ -556,7 +555,7 @@ impl Shard {
                         Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => continue,
                     };
                     healthy = true;
-                    match self.tx.try_send(Inbound::Frame { shard: self.id, epoch, bytes }) {
+                    match self.tx.try_send(Inbound::Frame { shard: self.id, epoch, payload }) {
                         Ok(()) => {}
                         Err(mpsc::error::TrySendError::Full(_)) => {
                             return End { lagged: 1, ..End::new(Disconnect::Lagged, healthy) };

@@ -4,6 +4,7 @@ use std::fmt;
 use std::time::Duration;
 
 use bytes::Bytes;
+use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use super::connection::{ConnectError, Disconnect};
 
@@ -17,6 +18,8 @@ pub struct Frame<'a> {
     pub(crate) shard: usize,
     pub(crate) epoch: u64,
     pub(crate) bytes: &'a [u8],
+    /// Set for text frames, whose UTF-8 the transport has already validated.
+    pub(crate) text: Option<&'a str>,
 }
 
 impl<'a> Frame<'a> {
@@ -26,10 +29,17 @@ impl<'a> Frame<'a> {
         self.bytes
     }
 
-    /// The payload as UTF-8, if it is (text frames always are; this re-validates).
+    /// The payload as text: free for text frames (validated by the transport); binary
+    /// frames are validated here and give `None` when not UTF-8.
     #[must_use]
     pub fn as_str(&self) -> Option<&'a str> {
-        std::str::from_utf8(self.bytes).ok()
+        self.text.or_else(|| std::str::from_utf8(self.bytes).ok())
+    }
+
+    /// Whether the server sent this as a text frame.
+    #[must_use]
+    pub fn is_text(&self) -> bool {
+        self.text.is_some()
     }
 
     /// Index of the connection the frame came from.
@@ -52,32 +62,63 @@ impl<'a> Frame<'a> {
 pub struct OwnedFrame {
     pub(crate) shard: usize,
     pub(crate) epoch: u64,
-    pub(crate) bytes: Bytes,
+    pub(crate) payload: Payload,
+}
+
+/// A message body as the transport produced it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Payload {
+    Text(Utf8Bytes),
+    Binary(Bytes),
+}
+
+impl Payload {
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        match self {
+            Payload::Text(t) => t.as_bytes(),
+            Payload::Binary(b) => b,
+        }
+    }
+
+    pub(crate) fn text(&self) -> Option<&str> {
+        match self {
+            Payload::Text(t) => Some(t.as_str()),
+            Payload::Binary(_) => None,
+        }
+    }
 }
 
 impl OwnedFrame {
     /// A borrowed view of this frame.
     #[must_use]
     pub fn as_frame(&self) -> Frame<'_> {
-        Frame { shard: self.shard, epoch: self.epoch, bytes: &self.bytes }
+        Frame {
+            shard: self.shard,
+            epoch: self.epoch,
+            bytes: self.payload.as_bytes(),
+            text: self.payload.text(),
+        }
     }
 
     /// The frame payload.
     #[must_use]
     pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes
+        self.payload.as_bytes()
     }
 
-    /// The payload as UTF-8, if it is.
+    /// The payload as text (free for text frames; see [`Frame::as_str`]).
     #[must_use]
     pub fn as_str(&self) -> Option<&str> {
-        std::str::from_utf8(&self.bytes).ok()
+        self.as_frame().as_str()
     }
 
-    /// The underlying buffer.
+    /// The underlying buffer (no copy).
     #[must_use]
     pub fn into_bytes(self) -> Bytes {
-        self.bytes
+        match self.payload {
+            Payload::Text(t) => Bytes::from(t),
+            Payload::Binary(b) => b,
+        }
     }
 
     /// Index of the connection the frame came from.
@@ -98,7 +139,7 @@ impl fmt::Debug for OwnedFrame {
         f.debug_struct("OwnedFrame")
             .field("shard", &self.shard)
             .field("epoch", &self.epoch)
-            .field("bytes", &String::from_utf8_lossy(&self.bytes))
+            .field("bytes", &String::from_utf8_lossy(self.as_bytes()))
             .finish()
     }
 }

@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::connection::{Command, Config, Inbound, Shard};
-use super::event::{Event, Frame, Handler, OwnedFrame, Status};
+use super::event::{Event, Handler, OwnedFrame, Status};
 
 /// Error returned when subscription changes are sent to a stream that has shut down.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -241,10 +241,10 @@ impl Dispatcher {
                 self.epochs[shard] = epoch;
                 None
             }
-            Inbound::Frame { shard, epoch, bytes } => {
+            Inbound::Frame { shard, epoch, payload } => {
                 let current = self.epochs.get(shard).map(|e| e.load(Ordering::Acquire));
                 if current == Some(epoch) {
-                    Some(Delivery::Frame(OwnedFrame { shard, epoch, bytes }))
+                    Some(Delivery::Frame(OwnedFrame { shard, epoch, payload }))
                 } else {
                     if let Some(n) = self.stale.get_mut(shard) {
                         *n += 1;
@@ -292,7 +292,7 @@ impl Dispatcher {
     pub(crate) async fn dispatch<H: Handler + ?Sized>(&mut self, handler: &mut H) -> bool {
         match self.next_delivery().await {
             Some(Delivery::Frame(f)) => {
-                handler.on_frame(Frame { shard: f.shard, epoch: f.epoch, bytes: &f.bytes });
+                handler.on_frame(f.as_frame());
                 true
             }
             Some(Delivery::Status(s)) => {
