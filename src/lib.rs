@@ -16,11 +16,14 @@
 //! |---|---|
 //! | [`fixed`] | [`Price`](fixed::Price), [`Size`](fixed::Size), [`Notional`](fixed::Notional): exact 6-decimal newtypes |
 //! | [`types`] | sides, order types, tick sizes, signature types, chains, the contract table |
+//! | [`ws`] | WebSocket frames decoded into borrowed views without allocating |
+//! | [`book`] | fixed-point L2 books and the manager that applies decoded frames to them |
 //!
 //! [Polymarket]: https://docs.polymarket.com
 
 #![forbid(unsafe_code)]
 
+pub mod book;
 pub mod fixed;
 pub mod types;
 pub mod ws;

@@ -1,7 +1,8 @@
-//! WebSocket market and user channels ([Polymarket WSS overview]).
+//! Polymarket WebSocket channels ([Polymarket WSS overview]).
 //!
 //! | module | what it holds |
 //! |---|---|
+//! | [`decode`] | borrowed, allocation-free views of market- and user-channel frames |
 //! | [`market`] | [`MarketStream`](market::MarketStream): sharded market-channel connections |
 //! | [`user`] | [`UserStream`](user::UserStream): the authenticated user channel |
 //! | [`event`] | frames (borrowed and owned), status changes, the zero-copy [`Handler`](event::Handler) |
@@ -11,8 +12,11 @@
 //!
 //! [Polymarket WSS overview]: https://docs.polymarket.com/developers/CLOB/websocket/wss-overview
 
+mod json;
+
 pub mod backoff;
 pub mod connection;
+pub mod decode;
 pub mod event;
 pub mod market;
 mod options;
