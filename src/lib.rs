@@ -16,7 +16,7 @@
 //! |---|---|
 //! | [`fixed`] | [`Price`](fixed::Price), [`Size`](fixed::Size), [`Notional`](fixed::Notional): exact 6-decimal newtypes |
 //! | [`types`] | sides, order types, tick sizes, signature types, chains, the contract table |
-//! | [`ws`] | WebSocket frames decoded into borrowed views without allocating |
+//! | [`ws`] | WebSocket streams that stay alive (sharding, keepalive, reconnect, lag reports) and frames decoded into borrowed views |
 //! | [`book`] | fixed-point L2 books and the manager that applies decoded frames to them |
 //!
 //! [Polymarket]: https://docs.polymarket.com

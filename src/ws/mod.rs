@@ -3,6 +3,7 @@
 //! | module | what it holds |
 //! |---|---|
 //! | [`decode`] | borrowed, allocation-free views of market- and user-channel frames |
+//! | [`books`] | streams feeding a [`BookManager`](crate::book::BookManager): zero-copy [`BookFeed`](books::BookFeed), owned [`BookStream`](books::BookStream) |
 //! | [`market`] | [`MarketStream`](market::MarketStream): sharded market-channel connections |
 //! | [`user`] | [`UserStream`](user::UserStream): the authenticated user channel |
 //! | [`event`] | frames (borrowed and owned), status changes, the zero-copy [`Handler`](event::Handler) |
@@ -15,6 +16,7 @@
 mod json;
 
 pub mod backoff;
+pub mod books;
 pub mod connection;
 pub mod decode;
 pub mod event;
