@@ -26,7 +26,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use futures_util::{SinkExt, StreamExt};
+use futures_util::{FutureExt, SinkExt, StreamExt};
 use tokio::sync::mpsc;
 use tokio::time::{Instant, sleep_until};
 use tokio_tungstenite::tungstenite::{self, Message, protocol::WebSocketConfig};
@@ -533,37 +533,63 @@ impl Shard {
                     }
                 }
                 msg = ws.next() => {
-                    let msg = match msg {
-                        None => return End::new(Disconnect::Eof, healthy),
-                        Some(Err(e)) => return End::new(Disconnect::from_ws(&e), healthy),
-                        Some(Ok(msg)) => msg,
-                    };
-                    last_in = Instant::now();
-                    let payload = match msg {
-                        Message::Text(t) => {
-                            if t.as_str() == "PONG" {
-                                pong_due = None;
-                                continue;
-                            }
-                            Payload::Text(t)
+                    // Drain what is already buffered before going back through the
+                    // select (bounded, so commands and timers are never starved).
+                    let mut next = Some(msg);
+                    let mut budget = 64u32;
+                    while let Some(msg) = next.take() {
+                        let mut st = (last_in, pong_due, healthy);
+                        if let Some(end) = self.on_message(msg, epoch, &mut st) {
+                            return end;
                         }
-                        Message::Binary(b) => Payload::Binary(b),
-                        Message::Close(frame) => {
-                            let code = frame.map(|f| u16::from(f.code));
-                            return End::new(Disconnect::Closed { code }, healthy);
+                        (last_in, pong_due, healthy) = st;
+                        budget -= 1;
+                        if budget > 0 {
+                            next = ws.next().now_or_never();
                         }
-                        Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => continue,
-                    };
-                    healthy = true;
-                    match self.tx.try_send(Inbound::Frame { shard: self.id, epoch, payload }) {
-                        Ok(()) => {}
-                        Err(mpsc::error::TrySendError::Full(_)) => {
-                            return End { lagged: 1, ..End::new(Disconnect::Lagged, healthy) };
-                        }
-                        Err(mpsc::error::TrySendError::Closed(_)) => return End::shutdown(),
                     }
                 }
             }
+        }
+    }
+
+    /// Handle one read result; `Some` ends the session. `st` is
+    /// `(last_inbound, pong_due, healthy)`.
+    fn on_message(
+        &self,
+        msg: Option<Result<Message, tungstenite::Error>>,
+        epoch: u64,
+        st: &mut (Instant, Option<Instant>, bool),
+    ) -> Option<End> {
+        let healthy = st.2;
+        let msg = match msg {
+            None => return Some(End::new(Disconnect::Eof, healthy)),
+            Some(Err(e)) => return Some(End::new(Disconnect::from_ws(&e), healthy)),
+            Some(Ok(msg)) => msg,
+        };
+        st.0 = Instant::now();
+        let payload = match msg {
+            Message::Text(t) => {
+                if t.as_str() == "PONG" {
+                    st.1 = None;
+                    return None;
+                }
+                Payload::Text(t)
+            }
+            Message::Binary(b) => Payload::Binary(b),
+            Message::Close(frame) => {
+                let code = frame.map(|f| u16::from(f.code));
+                return Some(End::new(Disconnect::Closed { code }, healthy));
+            }
+            Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => return None,
+        };
+        st.2 = true;
+        match self.tx.try_send(Inbound::Frame { shard: self.id, epoch, payload }) {
+            Ok(()) => None,
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                Some(End { lagged: 1, ..End::new(Disconnect::Lagged, true) })
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => Some(End::shutdown()),
         }
     }
 
