@@ -42,8 +42,16 @@ fn snapshot(asset: &str) -> String {
     // 20 levels a side, worst first as the exchange sends them.
     for i in 0..20 {
         let sep = if i == 0 { "" } else { "," };
-        bids.push_str(&format!(r#"{sep}{{"price":"0.{:02}","size":"{}.25"}}"#, 20 + i, 100 + i));
-        asks.push_str(&format!(r#"{sep}{{"price":"0.{:02}","size":"{}.5"}}"#, 80 - i, 200 + i));
+        bids.push_str(&format!(
+            r#"{sep}{{"price":"0.{:02}","size":"{}.25"}}"#,
+            20 + i,
+            100 + i
+        ));
+        asks.push_str(&format!(
+            r#"{sep}{{"price":"0.{:02}","size":"{}.5"}}"#,
+            80 - i,
+            200 + i
+        ));
     }
     format!(
         r#"{{"event_type":"book","asset_id":"{asset}","market":"{MARKET}","bids":[{bids}],"asks":[{asks}],"timestamp":"1766789469958","hash":"0a1b2c3d4e5f60718293a4b5c6d7e8f901234567","tick_size":"0.01"}}"#
@@ -86,7 +94,10 @@ fn start_server(base: Instant) -> Server {
     let (url_tx, url_rx) = std::sync::mpsc::channel();
     let (s2, a2) = (Arc::clone(&stamp), Arc::clone(&ack));
     std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("rt");
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("rt");
         rt.block_on(async move {
             let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
             url_tx.send(format!("ws://{}/ws/market", listener.local_addr().expect("addr"))).expect("url");
@@ -132,7 +143,13 @@ fn start_server(base: Instant) -> Server {
         });
     });
     let url = url_rx.recv().expect("server url");
-    Server { url, cmd, stamp, ack, base }
+    Server {
+        url,
+        cmd,
+        stamp,
+        ack,
+        base,
+    }
 }
 
 /// Latency recorder shared by the three clients.
@@ -214,7 +231,11 @@ impl Client for Ours {
     fn check(&self, last_sent: usize) {
         let book = self.feed.books().book(A).expect("book A");
         let best = book.best_bid().expect("bid");
-        assert_eq!(best.size.as_micros(), expected_a_size(last_sent % DISTINCT), "book must match the last frame");
+        assert_eq!(
+            best.size.as_micros(),
+            expected_a_size(last_sent % DISTINCT),
+            "book must match the last frame"
+        );
     }
 }
 
@@ -230,7 +251,10 @@ struct RawCount {
 
 impl polyclob::ws::event::Handler for RawCount {
     fn on_frame(&mut self, frame: Frame<'_>) {
-        if frame.as_bytes().starts_with(b"{\"event_type\":\"price_change\"") {
+        if frame
+            .as_bytes()
+            .starts_with(b"{\"event_type\":\"price_change\"")
+        {
             self.probe.arrived();
         }
     }
@@ -242,7 +266,10 @@ impl Client for Raw {
     }
     async fn pump(&mut self, target: u64) {
         while self.counter.probe.frames < target {
-            assert!(self.stream.dispatch(&mut self.counter).await, "stream ended");
+            assert!(
+                self.stream.dispatch(&mut self.counter).await,
+                "stream ended"
+            );
         }
     }
     fn check(&self, _last_sent: usize) {}
@@ -255,7 +282,12 @@ async fn raw(server: &Server) -> Raw {
         .queue_capacity(1 << 16)
         .build()
         .expect("build");
-    let mut c = Raw { stream, counter: RawCount { probe: Probe::new(server) } };
+    let mut c = Raw {
+        stream,
+        counter: RawCount {
+            probe: Probe::new(server),
+        },
+    };
     // Wait for the snapshot frame so the server is past the subscribe.
     loop {
         let ev = c.stream.next_event().await.expect("event");
@@ -317,23 +349,51 @@ async fn ours(server: &Server) -> Ours {
         .queue_capacity(1 << 16)
         .build()
         .expect("build");
-    let feed = BookFeed::new(stream.handle(), BookProbe { probe: Probe::new(server), last_a_size: 0 });
+    let feed = BookFeed::new(
+        stream.handle(),
+        BookProbe {
+            probe: Probe::new(server),
+            last_a_size: 0,
+        },
+    );
     let mut c = Ours { stream, feed };
-    while c.feed.books().book(B).is_none_or(|b| b.best_ask().is_none()) {
+    while c
+        .feed
+        .books()
+        .book(B)
+        .is_none_or(|b| b.best_ask().is_none())
+    {
         assert!(c.stream.dispatch(&mut c.feed).await);
     }
     c
 }
 
 async fn bare(server: &Server, parse: bool) -> Bare {
-    let addr = server.url.trim_start_matches("ws://").split('/').next().expect("addr").to_owned();
+    let addr = server
+        .url
+        .trim_start_matches("ws://")
+        .split('/')
+        .next()
+        .expect("addr")
+        .to_owned();
     let tcp = TcpStream::connect(addr).await.expect("connect");
     tcp.set_nodelay(true).expect("nodelay");
-    let (mut ws, _) = tokio_tungstenite::client_async(server.url.as_str(), tcp).await.expect("handshake");
-    ws.send(Message::text(format!(r#"{{"assets_ids":["{A}","{B}"],"type":"market"}}"#))).await.expect("sub");
+    let (mut ws, _) = tokio_tungstenite::client_async(server.url.as_str(), tcp)
+        .await
+        .expect("handshake");
+    ws.send(Message::text(format!(
+        r#"{{"assets_ids":["{A}","{B}"],"type":"market"}}"#
+    )))
+    .await
+    .expect("sub");
     // The snapshot frame.
     let _ = ws.next().await;
-    Bare { ws, probe: Probe::new(server), parse, last_size: String::new() }
+    Bare {
+        ws,
+        probe: Probe::new(server),
+        parse,
+        last_size: String::new(),
+    }
 }
 
 fn percentiles(mut v: Vec<u64>) -> (f64, f64, f64) {
@@ -360,7 +420,9 @@ fn run_row<C: Client>(
     sent.set(sent.get() + SAMPLES);
     client.check(sent.get() - 1);
     let (p50, p99, p999) = percentiles(std::mem::take(&mut client.probe().latencies));
-    println!("ws_loopback/latency/{name}: p50 {p50:.1} µs, p99 {p99:.1} µs, p99.9 {p999:.1} µs ({SAMPLES} samples)");
+    println!(
+        "ws_loopback/latency/{name}: p50 {p50:.1} µs, p99 {p99:.1} µs, p99.9 {p999:.1} µs ({SAMPLES} samples)"
+    );
     client.probe().latencies = Vec::with_capacity(32_768);
 
     let mut g = c.benchmark_group("ws_loopback/latency");
@@ -428,7 +490,10 @@ fn decode_apply_only(c: &mut Criterion) {
 fn main() {
     let mut c = Criterion::default().configure_from_args();
     let base = Instant::now();
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("rt");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("rt");
 
     let server = start_server(base);
     let mut client = rt.block_on(ours(&server));
@@ -437,19 +502,37 @@ fn main() {
 
     let server = start_server(base);
     let mut client = rt.block_on(raw(&server));
-    run_row(&mut c, &rt, "polyclob_market_stream_count_only", &server, &mut client);
+    run_row(
+        &mut c,
+        &rt,
+        "polyclob_market_stream_count_only",
+        &server,
+        &mut client,
+    );
     drop(client);
 
     decode_apply_only(&mut c);
 
     let server = start_server(base);
     let mut client = rt.block_on(bare(&server, true));
-    run_row(&mut c, &rt, "baseline_tungstenite_serde_value", &server, &mut client);
+    run_row(
+        &mut c,
+        &rt,
+        "baseline_tungstenite_serde_value",
+        &server,
+        &mut client,
+    );
     drop(client);
 
     let server = start_server(base);
     let mut client = rt.block_on(bare(&server, false));
-    run_row(&mut c, &rt, "baseline_tungstenite_read_only", &server, &mut client);
+    run_row(
+        &mut c,
+        &rt,
+        "baseline_tungstenite_read_only",
+        &server,
+        &mut client,
+    );
 
     c.final_summary();
 }

@@ -49,7 +49,10 @@ impl Handler for Count {
 fn server_thread() -> Arc<WsServer> {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("rt");
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("rt");
         rt.block_on(async move {
             let server = Arc::new(WsServer::start().await);
             tx.send(Arc::clone(&server)).expect("send");
@@ -70,10 +73,19 @@ async fn flooded_stream(server: &WsServer, frames: usize) -> MarketStream {
         .expect("build");
     assert!(
         server
-            .wait_for(Duration::from_secs(2), |s| s.conns.first().is_some_and(|c| !c.received.is_empty()))
+            .wait_for(Duration::from_secs(2), |s| s
+                .conns
+                .first()
+                .is_some_and(|c| !c.received.is_empty()))
             .await
     );
-    server.act(0, Action::Flood { template: FRAME.into(), count: frames });
+    server.act(
+        0,
+        Action::Flood {
+            template: FRAME.into(),
+            count: frames,
+        },
+    );
     stream
 }
 
@@ -87,7 +99,10 @@ const MEASURED: u64 = 20_000;
 fn dispatch_to_handler_allocates_nothing() {
     use futures_util::FutureExt;
     let server = server_thread();
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("rt");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("rt");
     rt.block_on(async {
         let mut stream = flooded_stream(&server, (WARM + MEASURED) as usize).await;
         let mut h = Count::default();
@@ -110,7 +125,10 @@ fn dispatch_to_handler_allocates_nothing() {
             }
         }
         assert!(!h.lagged);
-        assert!(measured >= MEASURED / 2, "only {measured} deliveries measured");
+        assert!(
+            measured >= MEASURED / 2,
+            "only {measured} deliveries measured"
+        );
         assert_eq!(allocs, 0, "{allocs} allocations over {measured} deliveries");
     });
 }
@@ -153,7 +171,10 @@ fn book_feed_applies_deltas_without_allocating() {
     let delta = format!(
         r#"{{"event_type":"price_change","market":"0x5f65177b394277fd294cd75650044e32ba009a95022d88a0c1d565897d72f8f1","price_changes":[{{"asset_id":"{B}","price":"0.47","size":"{{n}}.5","side":"BUY","hash":"56621a121a47ed9333273e21c83b660cff37ae50","best_bid":"0.47","best_ask":"0.5"}}],"timestamp":"1766789470012"}}"#
     );
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("rt");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("rt");
     rt.block_on(async {
         let mut stream = MarketStream::builder()
             .url(server.url())
@@ -164,10 +185,20 @@ fn book_feed_applies_deltas_without_allocating() {
             .build()
             .expect("build");
         let mut feed = BookFeed::new(stream.handle(), Top::default());
-        while feed.books().book(B).is_none_or(|b| b.state() != BookState::Live) {
+        while feed
+            .books()
+            .book(B)
+            .is_none_or(|b| b.state() != BookState::Live)
+        {
             assert!(stream.dispatch(&mut feed).await);
         }
-        server.act(0, Action::Flood { template: delta, count: (WARM + MEASURED) as usize });
+        server.act(
+            0,
+            Action::Flood {
+                template: delta,
+                count: (WARM + MEASURED) as usize,
+            },
+        );
         while feed.handler_mut().applied < WARM {
             assert!(stream.dispatch(&mut feed).await);
         }
@@ -185,18 +216,30 @@ fn book_feed_applies_deltas_without_allocating() {
                 None => tokio::time::sleep(Duration::from_millis(1)).await,
             }
         }
-        assert!(measured >= MEASURED / 2, "only {measured} deliveries measured");
-        assert_eq!(allocs, 0, "{allocs} allocations over {measured} book updates");
+        assert!(
+            measured >= MEASURED / 2,
+            "only {measured} deliveries measured"
+        );
+        assert_eq!(
+            allocs, 0,
+            "{allocs} allocations over {measured} book updates"
+        );
         // Drain the rest: the book ends exactly at the last delta sent.
         let last = WARM + MEASURED - 1;
         let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
         while feed.handler_mut().bid_micros != last * 1_000_000 + 500_000 {
-            assert!(tokio::time::Instant::now() < deadline, "last delta not applied");
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "last delta not applied"
+            );
             assert!(stream.dispatch(&mut feed).await);
         }
         let book = feed.books().book(B).expect("B");
         assert_eq!(book.state(), BookState::Live);
-        assert_eq!(book.best_bid().expect("bid").size.as_micros(), last * 1_000_000 + 500_000);
+        assert_eq!(
+            book.best_bid().expect("bid").size.as_micros(),
+            last * 1_000_000 + 500_000
+        );
         assert_eq!(feed.handler_mut().bid_micros, last * 1_000_000 + 500_000);
     });
 }

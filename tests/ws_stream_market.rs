@@ -54,13 +54,21 @@ async fn subscribes_with_documented_payload_and_delivers_replay_in_order() {
         count.get() == fixture.len()
     })
     .await;
-    assert!(is_connected(&seen[0], false), "Connected comes first: {:?}", seen[0]);
+    assert!(
+        is_connected(&seen[0], false),
+        "Connected comes first: {:?}",
+        seen[0]
+    );
     let got = frames(&seen);
     assert_eq!(got, fixture, "frames must arrive byte-exact and in order");
 
     let conn = server.conn(0);
     let first = json(&conn.received[0]);
-    assert_eq!(ids(&first, "assets_ids"), [B, A].map(String::from), "sorted, all assets");
+    assert_eq!(
+        ids(&first, "assets_ids"),
+        [B, A].map(String::from),
+        "sorted, all assets"
+    );
     assert_eq!(first["type"], "market");
     assert_eq!(first["custom_feature_enabled"], true);
     assert_eq!(first["initial_dump"], true);
@@ -76,7 +84,14 @@ async fn builder_options_change_the_payload() {
         .initial_dump(false)
         .build()
         .expect("build");
-    assert!(server.wait_for(2 * SEC, |s| s.conns.first().is_some_and(|c| !c.received.is_empty())).await);
+    assert!(
+        server
+            .wait_for(2 * SEC, |s| s
+                .conns
+                .first()
+                .is_some_and(|c| !c.received.is_empty()))
+            .await
+    );
     let first = json(&server.conn(0).received[0]);
     assert_eq!(first["custom_feature_enabled"], false);
     assert_eq!(first["initial_dump"], false);
@@ -91,8 +106,17 @@ async fn dynamic_subscribe_and_unsubscribe_then_resubscribe_the_current_set() {
 
     stream.subscribe(["C", A]).expect("subscribe"); // A is already subscribed: not resent
     stream.unsubscribe([A, "unknown"]).expect("unsubscribe");
-    assert!(server.wait_for(2 * SEC, |s| s.conns[0].messages().len() >= 3).await);
-    let msgs = server.conn(0).messages().iter().map(|m| json(m)).collect::<Vec<_>>();
+    assert!(
+        server
+            .wait_for(2 * SEC, |s| s.conns[0].messages().len() >= 3)
+            .await
+    );
+    let msgs = server
+        .conn(0)
+        .messages()
+        .iter()
+        .map(|m| json(m))
+        .collect::<Vec<_>>();
     assert_eq!(ids(&msgs[1], "assets_ids"), ["C"]);
     assert_eq!(msgs[1]["operation"], "subscribe");
     assert_eq!(msgs[1]["custom_feature_enabled"], true);
@@ -103,7 +127,12 @@ async fn dynamic_subscribe_and_unsubscribe_then_resubscribe_the_current_set() {
     // After a reconnect the subscription is the current set: B and C, not A.
     server.act(0, Action::CloseAbrupt);
     until(&mut stream, 2 * SEC, |e| is_connected(e, true)).await;
-    assert!(server.wait_for(SEC, |s| s.conns.len() == 2 && !s.conns[1].received.is_empty()).await);
+    assert!(
+        server
+            .wait_for(SEC, |s| s.conns.len() == 2
+                && !s.conns[1].received.is_empty())
+            .await
+    );
     let resub = json(&server.conn(1).received[0]);
     assert_eq!(resub["type"], "market");
     assert_eq!(ids(&resub, "assets_ids"), [B, "C"].map(String::from));
@@ -120,7 +149,10 @@ async fn no_connection_and_no_ping_before_the_first_subscribe() {
 
     stream.subscribe([A]).expect("subscribe");
     until(&mut stream, 2 * SEC, |e| is_connected(e, false)).await;
-    assert!(server.wait_for(2 * SEC, |s| s.conns[0].pings() >= 3).await, "pings start after subscribe");
+    assert!(
+        server.wait_for(2 * SEC, |s| s.conns[0].pings() >= 3).await,
+        "pings start after subscribe"
+    );
     let conn = server.conn(0);
     assert_ne!(conn.received[0], "PING", "the subscribe comes first");
     assert_eq!(json(&conn.received[0])["type"], "market");
@@ -138,9 +170,16 @@ async fn pongs_keep_a_quiet_connection_alive() {
     until(&mut stream, 2 * SEC, |e| is_connected(e, false)).await;
     // 4× the silence timeout with no data, only PING/PONG: must stay up.
     let events = ws_server::client::drain_for(&mut stream, Duration::from_millis(800)).await;
-    assert!(events.is_empty(), "PONGs must be filtered and the connection kept: {events:?}");
+    assert!(
+        events.is_empty(),
+        "PONGs must be filtered and the connection kept: {events:?}"
+    );
     assert_eq!(server.connections(), 1);
-    assert!(server.conn(0).pings() >= 8, "pings: {}", server.conn(0).pings());
+    assert!(
+        server.conn(0).pings() >= 8,
+        "pings: {}",
+        server.conn(0).pings()
+    );
     assert!(!server.conn(0).closed);
 }
 
@@ -148,13 +187,23 @@ async fn pongs_keep_a_quiet_connection_alive() {
 async fn shards_at_most_200_assets_with_staggered_connects() {
     let server = WsServer::start().await;
     let all: Vec<String> = (0..450).map(|i| format!("{i:077}")).collect();
-    let mut stream = fast(&server.url()).assets(all.clone()).build().expect("build");
+    let mut stream = fast(&server.url())
+        .assets(all.clone())
+        .build()
+        .expect("build");
     let handle = stream.handle();
     assert_eq!(handle.shard_count(), 3);
 
-    until(&mut stream, 3 * SEC, |e| matches!(e, Event::Status(Status::Connected { shard: 2, .. })))
-        .await;
-    assert!(server.wait_for(2 * SEC, |s| s.conns.len() == 3 && s.conns.iter().all(|c| !c.received.is_empty())).await);
+    until(&mut stream, 3 * SEC, |e| {
+        matches!(e, Event::Status(Status::Connected { shard: 2, .. }))
+    })
+    .await;
+    assert!(
+        server
+            .wait_for(2 * SEC, |s| s.conns.len() == 3
+                && s.conns.iter().all(|c| !c.received.is_empty()))
+            .await
+    );
     let mut union = BTreeSet::new();
     for k in 0..3 {
         let conn = server.conn(k);
@@ -170,7 +219,11 @@ async fn shards_at_most_200_assets_with_staggered_connects() {
     let mut sorted = opened.clone();
     sorted.sort();
     for w in sorted.windows(2) {
-        assert!(w[1] - w[0] >= Duration::from_millis(80), "connects not staggered: {:?}", w[1] - w[0]);
+        assert!(
+            w[1] - w[0] >= Duration::from_millis(80),
+            "connects not staggered: {:?}",
+            w[1] - w[0]
+        );
     }
 
     // Ten more assets fill the last shard (50 → 60) instead of opening a fourth.
@@ -178,9 +231,14 @@ async fn shards_at_most_200_assets_with_staggered_connects() {
     stream.subscribe(more.clone()).expect("subscribe");
     assert_eq!(handle.shard_count(), 3);
     let assignment = handle.assignment();
-    assert_eq!(assignment.iter().map(Vec::len).collect::<Vec<_>>(), [200, 200, 60]);
+    assert_eq!(
+        assignment.iter().map(Vec::len).collect::<Vec<_>>(),
+        [200, 200, 60]
+    );
     // And 150 more overflow into a new shard.
-    stream.subscribe((460..610).map(|i| format!("{i:077}"))).expect("subscribe");
+    stream
+        .subscribe((460..610).map(|i| format!("{i:077}")))
+        .expect("subscribe");
     let sizes: Vec<_> = handle.assignment().iter().map(Vec::len).collect();
     assert_eq!(sizes, [200, 200, 200, 10]);
     assert!(server.wait_for(3 * SEC, |s| s.conns.len() == 4).await);
@@ -194,19 +252,35 @@ async fn per_connection_limit_is_capped_at_200() {
         .assets((0..201).map(|i| i.to_string()))
         .build()
         .expect("build");
-    assert_eq!(stream.handle().assignment().iter().map(Vec::len).collect::<Vec<_>>(), [200, 1]);
+    assert_eq!(
+        stream
+            .handle()
+            .assignment()
+            .iter()
+            .map(Vec::len)
+            .collect::<Vec<_>>(),
+        [200, 1]
+    );
 }
 
 #[tokio::test]
 async fn build_rejects_bad_settings() {
     use polyclob::ws::BuildError;
     let err = |b: MarketStreamBuilder| b.build().expect_err("must fail");
-    assert_eq!(err(MarketStream::builder().url("http://x/")), BuildError::InvalidUrl);
+    assert_eq!(
+        err(MarketStream::builder().url("http://x/")),
+        BuildError::InvalidUrl
+    );
     assert!(matches!(
-        err(MarketStream::builder().ping_interval(SEC).silence_timeout(SEC)),
+        err(MarketStream::builder()
+            .ping_interval(SEC)
+            .silence_timeout(SEC)),
         BuildError::Invalid(_)
     ));
-    assert!(matches!(err(MarketStream::builder().queue_capacity(0)), BuildError::Invalid(_)));
+    assert!(matches!(
+        err(MarketStream::builder().queue_capacity(0)),
+        BuildError::Invalid(_)
+    ));
 }
 
 #[test]

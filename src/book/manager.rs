@@ -7,8 +7,8 @@
 
 use std::time::Instant;
 
-use super::l2::{Book, LastTrade, ReportedBest};
 use super::intern::AssetIndex;
+use super::l2::{Book, LastTrade, ReportedBest};
 use crate::fixed::{Price, Size};
 use crate::types::Side;
 use crate::ws::decode::{DecodeError, Event, Level, PriceChange, Sink, decode};

@@ -21,8 +21,8 @@
 //! assert_eq!(books.book("1").unwrap().top_state(), TopState::Locked);
 //! ```
 
-mod l2;
 mod intern;
+mod l2;
 mod manager;
 
 pub use l2::{Amount, Book, BookSnapshot, BookState, Fill, LastTrade, ReportedBest, TopState};

@@ -43,7 +43,12 @@ impl Backoff {
     #[must_use]
     pub fn new(initial: Duration, max: Duration, seed: u64) -> Self {
         let max = max.max(initial);
-        Self { initial, max, current: initial, rng: seed ^ 0x9E37_79B9_7F4A_7C15 }
+        Self {
+            initial,
+            max,
+            current: initial,
+            rng: seed ^ 0x9E37_79B9_7F4A_7C15,
+        }
     }
 
     /// The delay to wait before the next attempt; grows the base for the attempt after.
@@ -53,7 +58,11 @@ impl Backoff {
         let nanos = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
         let half = nanos / 2;
         let span = nanos - half; // jitter range [0, span]
-        let jitter = if span == 0 { 0 } else { self.next_u64() % (span + 1) };
+        let jitter = if span == 0 {
+            0
+        } else {
+            self.next_u64() % (span + 1)
+        };
         Duration::from_nanos(half + jitter)
     }
 
@@ -104,11 +113,18 @@ mod tests {
             .map(|_| {
                 let base = b.current_base();
                 let d = b.next_delay();
-                assert!(d >= base / 2 && d <= base, "{d:?} outside [{:?}, {base:?}]", base / 2);
+                assert!(
+                    d >= base / 2 && d <= base,
+                    "{d:?} outside [{:?}, {base:?}]",
+                    base / 2
+                );
                 base
             })
             .collect();
-        assert_eq!(bases, [100 * MS, 200 * MS, 400 * MS, 800 * MS, 1000 * MS, 1000 * MS]);
+        assert_eq!(
+            bases,
+            [100 * MS, 200 * MS, 400 * MS, 800 * MS, 1000 * MS, 1000 * MS]
+        );
     }
 
     #[test]
@@ -130,7 +146,11 @@ mod tests {
         };
         let a = draws(1);
         let distinct: std::collections::BTreeSet<_> = a.iter().collect();
-        assert!(distinct.len() > 60, "jitter not spreading: {} distinct", distinct.len());
+        assert!(
+            distinct.len() > 60,
+            "jitter not spreading: {} distinct",
+            distinct.len()
+        );
         assert_ne!(a, draws(2));
         assert!(a.iter().any(|d| *d < 750 * MS) && a.iter().any(|d| *d > 750 * MS));
     }

@@ -44,12 +44,9 @@ pub trait BookHandler {
 
 /// Stop trusting deltas for every book carried by the shard `status` is about.
 fn gate(books: &mut BookManager, handle: &MarketHandle, status: &Status) {
-    let shard = status.shard();
-    // Rare (per connection event), so the allocation of the assignment is irrelevant.
-    if let Some(ids) = handle.assignment().get(shard) {
-        for id in ids {
-            books.register(id).await_snapshot();
-        }
+    // Rare (per connection event), so allocating the id list is irrelevant.
+    for id in handle.shard_assets(status.shard()) {
+        books.register(&id).await_snapshot();
     }
 }
 
@@ -106,12 +103,20 @@ impl<H: BookHandler> BookFeed<H> {
     /// [`BookManager::with_level_capacity`]).
     #[must_use]
     pub fn with_books(handle: MarketHandle, handler: H, books: BookManager) -> Self {
-        Self { books, handle, handler, on_tick: None }
+        Self {
+            books,
+            handle,
+            handler,
+            on_tick: None,
+        }
     }
 
     /// Call `hook(asset_id, new_tick)` on every `tick_size_change`. Default is none.
     #[must_use]
-    pub fn on_tick_size_change(mut self, hook: impl FnMut(&str, TickSize) + Send + 'static) -> Self {
+    pub fn on_tick_size_change(
+        mut self,
+        hook: impl FnMut(&str, TickSize) + Send + 'static,
+    ) -> Self {
         self.on_tick = Some(Box::new(hook));
         self
     }
@@ -143,7 +148,12 @@ impl<H: BookHandler> Handler for BookFeed<H> {
         // Text frames are already valid UTF-8; a binary frame that is not UTF-8 cannot be a
         // market message and is reported as such.
         let text = frame.as_str().unwrap_or("\u{fffd}");
-        let Self { books, handler, on_tick, .. } = self;
+        let Self {
+            books,
+            handler,
+            on_tick,
+            ..
+        } = self;
         books.apply_with(text, Instant::now(), |u| {
             if let (Some(hook), Ok(Decoded::TickSizeChange(t))) = (on_tick.as_mut(), &u.event) {
                 hook(t.asset_id, t.new_tick_size);
@@ -224,12 +234,21 @@ impl BookStream {
     #[must_use]
     pub fn new(stream: MarketStream) -> Self {
         let handle = stream.handle();
-        Self { stream, handle, books: BookManager::new(), pending: VecDeque::new(), on_tick: None }
+        Self {
+            stream,
+            handle,
+            books: BookManager::new(),
+            pending: VecDeque::new(),
+            on_tick: None,
+        }
     }
 
     /// Call `hook(asset_id, new_tick)` on every `tick_size_change`. Default is none.
     #[must_use]
-    pub fn on_tick_size_change(mut self, hook: impl FnMut(&str, TickSize) + Send + 'static) -> Self {
+    pub fn on_tick_size_change(
+        mut self,
+        hook: impl FnMut(&str, TickSize) + Send + 'static,
+    ) -> Self {
         self.on_tick = Some(Box::new(hook));
         self
     }
@@ -257,7 +276,12 @@ impl BookStream {
                 let frame = f.as_frame();
                 let shard = frame.shard();
                 let text = frame.as_str().unwrap_or("\u{fffd}");
-                let Self { books, pending, on_tick, .. } = self;
+                let Self {
+                    books,
+                    pending,
+                    on_tick,
+                    ..
+                } = self;
                 books.apply_with(text, Instant::now(), |u| match &u.event {
                     Ok(e) => {
                         if let (Some(hook), Decoded::TickSizeChange(t)) = (on_tick.as_mut(), e) {
@@ -271,7 +295,10 @@ impl BookStream {
                             });
                         }
                     }
-                    Err(error) => pending.push_back(BookEvent::Invalid { shard, error: *error }),
+                    Err(error) => pending.push_back(BookEvent::Invalid {
+                        shard,
+                        error: *error,
+                    }),
                 });
             }
             Event::Status(s) => {

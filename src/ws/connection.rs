@@ -67,10 +67,14 @@ impl ConnectError {
 impl fmt::Display for ConnectError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ConnectError::InvalidUrl => f.write_str("invalid WebSocket URL (need ws:// or wss:// and a host)"),
+            ConnectError::InvalidUrl => {
+                f.write_str("invalid WebSocket URL (need ws:// or wss:// and a host)")
+            }
             ConnectError::Tls => f.write_str("could not build the TLS configuration"),
             ConnectError::Io(kind) => write!(f, "connection failed: {kind}"),
-            ConnectError::Rejected(status) => write!(f, "server rejected the upgrade with HTTP {status}"),
+            ConnectError::Rejected(status) => {
+                write!(f, "server rejected the upgrade with HTTP {status}")
+            }
             ConnectError::Handshake => f.write_str("WebSocket handshake failed"),
             ConnectError::Timeout => f.write_str("connect timed out"),
         }
@@ -132,13 +136,17 @@ impl fmt::Display for Disconnect {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Disconnect::Connect(e) => write!(f, "{e}"),
-            Disconnect::Closed { code: Some(c) } => write!(f, "server closed the connection (code {c})"),
+            Disconnect::Closed { code: Some(c) } => {
+                write!(f, "server closed the connection (code {c})")
+            }
             Disconnect::Closed { code: None } => f.write_str("server closed the connection"),
             Disconnect::Eof => f.write_str("connection ended without a close frame"),
             Disconnect::Io(kind) => write!(f, "I/O error: {kind}"),
             Disconnect::Protocol => f.write_str("WebSocket protocol error"),
             Disconnect::TooLarge => f.write_str("message too large"),
-            Disconnect::Silence => f.write_str("no data within the silence timeout (half-open connection)"),
+            Disconnect::Silence => {
+                f.write_str("no data within the silence timeout (half-open connection)")
+            }
             Disconnect::PongTimeout => f.write_str("no PONG within the pong timeout"),
             Disconnect::Lagged => f.write_str("consumer lagged; reconnecting for fresh snapshots"),
             Disconnect::Requested => f.write_str("reconnect requested"),
@@ -169,8 +177,13 @@ pub(crate) type ReconnectHook = Arc<dyn Fn(Reconnected) -> HookFuture + Send + S
 /// What kind of channel a shard speaks.
 #[derive(Debug)]
 pub(crate) enum ChannelKind {
-    Market { custom_feature_enabled: bool, initial_dump: bool },
-    User { auth: UserAuth },
+    Market {
+        custom_feature_enabled: bool,
+        initial_dump: bool,
+    },
+    User {
+        auth: UserAuth,
+    },
 }
 
 /// Connection settings shared by all shards of a stream.
@@ -216,8 +229,15 @@ pub(crate) enum Command {
 #[derive(Debug)]
 pub(crate) enum Inbound {
     /// First message of every shard: the cell holding its current epoch.
-    Started { shard: usize, epoch: Arc<AtomicU64> },
-    Frame { shard: usize, epoch: u64, payload: Payload },
+    Started {
+        shard: usize,
+        epoch: Arc<AtomicU64>,
+    },
+    Frame {
+        shard: usize,
+        epoch: u64,
+        payload: Payload,
+    },
     Status(Status),
 }
 
@@ -234,10 +254,20 @@ struct End {
 
 impl End {
     fn new(reason: Disconnect, healthy: bool) -> Self {
-        Self { reason, healthy, lagged: 0, shutdown: false }
+        Self {
+            reason,
+            healthy,
+            lagged: 0,
+            shutdown: false,
+        }
     }
     fn shutdown() -> Self {
-        Self { reason: Disconnect::Requested, healthy: true, lagged: 0, shutdown: true }
+        Self {
+            reason: Disconnect::Requested,
+            healthy: true,
+            lagged: 0,
+            shutdown: true,
+        }
     }
 }
 
@@ -256,7 +286,10 @@ pub(crate) struct Shard {
 
 impl fmt::Debug for Shard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Shard").field("id", &self.id).field("ids", &self.ids.len()).finish()
+        f.debug_struct("Shard")
+            .field("id", &self.id)
+            .field("ids", &self.ids.len())
+            .finish()
     }
 }
 
@@ -294,7 +327,10 @@ impl Shard {
     /// The shard's task body. Ends on `Shutdown`, when every handle is gone, or when the
     /// consumer dropped the stream.
     pub(crate) async fn run(mut self) {
-        let started = Inbound::Started { shard: self.id, epoch: Arc::clone(&self.epoch) };
+        let started = Inbound::Started {
+            shard: self.id,
+            epoch: Arc::clone(&self.epoch),
+        };
         if self.tx.send(started).await.is_err() {
             return;
         }
@@ -328,7 +364,11 @@ impl Shard {
             .await;
             let end = match connected {
                 Ok(ws) => {
-                    let status = Status::Connected { shard: self.id, epoch, reconnect };
+                    let status = Status::Connected {
+                        shard: self.id,
+                        epoch,
+                        reconnect,
+                    };
                     if self.tx.send(Inbound::Status(status)).await.is_err() {
                         return;
                     }
@@ -347,7 +387,10 @@ impl Shard {
                 self.backoff.reset();
             }
             if end.lagged > 0 {
-                let status = Status::Lagged { shard: self.id, dropped: end.lagged };
+                let status = Status::Lagged {
+                    shard: self.id,
+                    dropped: end.lagged,
+                };
                 if self.tx.send(Inbound::Status(status)).await.is_err() {
                     return;
                 }
@@ -401,7 +444,10 @@ impl Shard {
 
     fn write_initial(&mut self) {
         match &self.cfg.kind {
-            ChannelKind::Market { custom_feature_enabled, initial_dump } => {
+            ChannelKind::Market {
+                custom_feature_enabled,
+                initial_dump,
+            } => {
                 subscribe::market_initial(
                     &mut self.buf,
                     self.ids.iter().map(String::as_str),
@@ -417,7 +463,10 @@ impl Shard {
 
     fn write_operation(&mut self, ids: &[String], op: Op) {
         match &self.cfg.kind {
-            ChannelKind::Market { custom_feature_enabled, .. } => subscribe::market_operation(
+            ChannelKind::Market {
+                custom_feature_enabled,
+                ..
+            } => subscribe::market_operation(
                 &mut self.buf,
                 ids.iter().map(String::as_str),
                 op,
@@ -584,18 +633,27 @@ impl Shard {
             Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => return None,
         };
         st.2 = true;
-        match self.tx.try_send(Inbound::Frame { shard: self.id, epoch, payload }) {
+        match self.tx.try_send(Inbound::Frame {
+            shard: self.id,
+            epoch,
+            payload,
+        }) {
             Ok(()) => None,
-            Err(mpsc::error::TrySendError::Full(_)) => {
-                Some(End { lagged: 1, ..End::new(Disconnect::Lagged, true) })
-            }
+            Err(mpsc::error::TrySendError::Full(_)) => Some(End {
+                lagged: 1,
+                ..End::new(Disconnect::Lagged, true)
+            }),
             Err(mpsc::error::TrySendError::Closed(_)) => Some(End::shutdown()),
         }
     }
 
     fn run_hook(&self, epoch: u64) {
         if let Some(hook) = &self.cfg.on_reconnect {
-            let info = Reconnected { shard: self.id, epoch, ids: self.ids.iter().cloned().collect() };
+            let info = Reconnected {
+                shard: self.id,
+                epoch,
+                ids: self.ids.iter().cloned().collect(),
+            };
             tokio::spawn(hook(info));
         }
     }

@@ -199,7 +199,10 @@ impl Status {
     #[must_use]
     pub fn connect_error(&self) -> Option<ConnectError> {
         match self {
-            Status::Disconnected { reason: Disconnect::Connect(e), .. } => Some(*e),
+            Status::Disconnected {
+                reason: Disconnect::Connect(e),
+                ..
+            } => Some(*e),
             _ => None,
         }
     }

@@ -107,10 +107,22 @@ impl MarketStreamBuilder {
         };
         let (cfg, capacity) = self.opts.into_config(kind)?;
         let (tx, rx) = mpsc::channel(capacity);
-        let shards =
-            Arc::new(Shards::new(Arc::new(cfg), tx, runtime, self.per_connection, self.stagger));
-        shards.subscribe(self.assets).map_err(|_| BuildError::NoRuntime)?;
-        Ok(MarketStream { core: StreamCore { shards, dispatcher: Dispatcher::new(rx) } })
+        let shards = Arc::new(Shards::new(
+            Arc::new(cfg),
+            tx,
+            runtime,
+            self.per_connection,
+            self.stagger,
+        ));
+        shards
+            .subscribe(self.assets)
+            .map_err(|_| BuildError::NoRuntime)?;
+        Ok(MarketStream {
+            core: StreamCore {
+                shards,
+                dispatcher: Dispatcher::new(rx),
+            },
+        })
     }
 }
 
@@ -141,7 +153,9 @@ impl MarketStream {
     /// A cloneable handle for subscription changes.
     #[must_use]
     pub fn handle(&self) -> MarketHandle {
-        MarketHandle { shards: Arc::clone(&self.core.shards) }
+        MarketHandle {
+            shards: Arc::clone(&self.core.shards),
+        }
     }
 
     /// Subscribe to more assets (ids already subscribed are ignored).
@@ -165,7 +179,9 @@ impl MarketStream {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.core.shards.unsubscribe(ids.into_iter().map(Into::into))
+        self.core
+            .shards
+            .unsubscribe(ids.into_iter().map(Into::into))
     }
 
     /// Deliver the next frame or status change to `handler`, borrowing the frame.
@@ -241,6 +257,12 @@ impl MarketHandle {
     #[must_use]
     pub fn shard_count(&self) -> usize {
         self.shards.shard_count()
+    }
+
+    /// The asset ids carried by shard `shard` (sorted; empty for an unknown shard).
+    #[must_use]
+    pub fn shard_assets(&self, shard: usize) -> Vec<String> {
+        self.shards.ids_of(shard)
     }
 
     /// The asset ids carried by each shard (sorted), in shard order.

@@ -4,6 +4,7 @@
 //! |---|---|
 //! | [`decode`] | borrowed, allocation-free views of market- and user-channel frames |
 //! | [`books`] | streams feeding a [`BookManager`](crate::book::BookManager): zero-copy [`BookFeed`](books::BookFeed), owned [`BookStream`](books::BookStream) |
+//! | [`decoded`] | [`DecodedStream`](decoded::DecodedStream): any stream's frames as owned decoded events |
 //! | [`market`] | [`MarketStream`](market::MarketStream): sharded market-channel connections |
 //! | [`user`] | [`UserStream`](user::UserStream): the authenticated user channel |
 //! | [`event`] | frames (borrowed and owned), status changes, the zero-copy [`Handler`](event::Handler) |
@@ -19,6 +20,7 @@ pub mod backoff;
 pub mod books;
 pub mod connection;
 pub mod decode;
+pub mod decoded;
 pub mod event;
 pub mod market;
 mod options;

@@ -4,7 +4,9 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::connection::{ChannelKind, Config, ConnectError, HookFuture, ReconnectHook, Reconnected};
+use super::connection::{
+    ChannelKind, Config, ConnectError, HookFuture, ReconnectHook, Reconnected,
+};
 use super::transport::Endpoint;
 
 /// Why a stream could not be built.
@@ -22,7 +24,9 @@ pub enum BuildError {
 impl std::fmt::Display for BuildError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            BuildError::InvalidUrl => f.write_str("invalid WebSocket URL (need ws:// or wss:// and a host)"),
+            BuildError::InvalidUrl => {
+                f.write_str("invalid WebSocket URL (need ws:// or wss:// and a host)")
+            }
             BuildError::NoRuntime => f.write_str("build() must be called within a Tokio runtime"),
             BuildError::Invalid(what) => write!(f, "invalid setting: {what}"),
         }
@@ -96,7 +100,9 @@ impl Options {
             return Err(BuildError::Invalid("ping_interval must be > 0"));
         }
         if self.silence_timeout <= self.ping_interval {
-            return Err(BuildError::Invalid("silence_timeout must exceed ping_interval"));
+            return Err(BuildError::Invalid(
+                "silence_timeout must exceed ping_interval",
+            ));
         }
         if self.pong_timeout.is_zero() || self.connect_timeout.is_zero() {
             return Err(BuildError::Invalid("timeouts must be > 0"));
@@ -104,9 +110,17 @@ impl Options {
         if self.queue_capacity == 0 {
             return Err(BuildError::Invalid("queue_capacity must be > 0"));
         }
+        // Built once here (loading the platform verifier is not free), not per connect.
+        let tls = match self.tls {
+            Some(c) => Some(c),
+            None if endpoint.is_tls() => {
+                Some(super::transport::default_tls().map_err(|_| BuildError::Invalid("tls"))?)
+            }
+            None => None,
+        };
         let cfg = Config {
             endpoint,
-            tls: self.tls,
+            tls,
             ping_interval: self.ping_interval,
             pong_timeout: self.pong_timeout,
             silence_timeout: self.silence_timeout,

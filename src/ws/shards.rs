@@ -73,13 +73,21 @@ impl Shards {
             next_start: Instant::now(),
             closed: false,
         };
-        Self { cfg, runtime, per_shard: per_shard.max(1), stagger, state: Mutex::new(state) }
+        Self {
+            cfg,
+            runtime,
+            per_shard: per_shard.max(1),
+            stagger,
+            state: Mutex::new(state),
+        }
     }
 
     fn lock(&self) -> MutexGuard<'_, Assignment> {
         // A poisoned lock only means another thread panicked mid-update; the map is
         // still structurally valid, so keep going rather than propagate the panic.
-        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Start a shard with `ids` (may be empty: the user channel subscribes to "all").
@@ -94,7 +102,10 @@ impl Shards {
         for asset in &ids {
             st.owner.insert(asset.clone(), id);
         }
-        st.slots.push(Slot { cmd, count: ids.len() });
+        st.slots.push(Slot {
+            cmd,
+            count: ids.len(),
+        });
         let shard = Shard::new(id, Arc::clone(&self.cfg), ids, cmd_rx, tx, start_at);
         self.runtime.spawn(shard.run());
         Ok(id)
@@ -138,7 +149,10 @@ impl Shards {
         }
         for (k, ids) in per {
             // A send fails only if that shard's task has ended (stream dropped).
-            st.slots[k].cmd.send(Command::Subscribe(ids)).map_err(|_| Closed)?;
+            st.slots[k]
+                .cmd
+                .send(Command::Subscribe(ids))
+                .map_err(|_| Closed)?;
         }
         Ok(())
     }
@@ -157,7 +171,10 @@ impl Shards {
             }
         }
         for (k, ids) in per {
-            st.slots[k].cmd.send(Command::Unsubscribe(ids)).map_err(|_| Closed)?;
+            st.slots[k]
+                .cmd
+                .send(Command::Unsubscribe(ids))
+                .map_err(|_| Closed)?;
         }
         Ok(())
     }
@@ -191,6 +208,19 @@ impl Shards {
         self.lock().slots.len()
     }
 
+    /// The ids carried by one shard (sorted).
+    pub(crate) fn ids_of(&self, shard: usize) -> Vec<String> {
+        let st = self.lock();
+        let mut v: Vec<String> = st
+            .owner
+            .iter()
+            .filter(|&(_, &k)| k == shard)
+            .map(|(id, _)| id.clone())
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
     /// Ids per shard, in shard order.
     pub(crate) fn assignment(&self) -> Vec<Vec<String>> {
         let st = self.lock();
@@ -221,13 +251,19 @@ pub(crate) struct Dispatcher {
 
 impl std::fmt::Debug for Dispatcher {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Dispatcher").field("shards", &self.epochs.len()).finish_non_exhaustive()
+        f.debug_struct("Dispatcher")
+            .field("shards", &self.epochs.len())
+            .finish_non_exhaustive()
     }
 }
 
 impl Dispatcher {
     pub(crate) fn new(rx: mpsc::Receiver<Inbound>) -> Self {
-        Self { rx, epochs: Vec::new(), stale: Vec::new() }
+        Self {
+            rx,
+            epochs: Vec::new(),
+            stale: Vec::new(),
+        }
     }
 
     /// Filter one inbound message; `None` means "nothing to deliver, keep receiving".
@@ -235,16 +271,25 @@ impl Dispatcher {
         match msg {
             Inbound::Started { shard, epoch } => {
                 if self.epochs.len() <= shard {
-                    self.epochs.resize_with(shard + 1, || Arc::new(AtomicU64::new(0)));
+                    self.epochs
+                        .resize_with(shard + 1, || Arc::new(AtomicU64::new(0)));
                     self.stale.resize(shard + 1, 0);
                 }
                 self.epochs[shard] = epoch;
                 None
             }
-            Inbound::Frame { shard, epoch, payload } => {
+            Inbound::Frame {
+                shard,
+                epoch,
+                payload,
+            } => {
                 let current = self.epochs.get(shard).map(|e| e.load(Ordering::Acquire));
                 if current == Some(epoch) {
-                    Some(Delivery::Frame(OwnedFrame { shard, epoch, payload }))
+                    Some(Delivery::Frame(OwnedFrame {
+                        shard,
+                        epoch,
+                        payload,
+                    }))
                 } else {
                     if let Some(n) = self.stale.get_mut(shard) {
                         *n += 1;

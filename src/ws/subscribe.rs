@@ -39,7 +39,11 @@ impl UserAuth {
         secret: impl Into<String>,
         passphrase: impl Into<String>,
     ) -> Self {
-        Self { api_key: api_key.into(), secret: secret.into(), passphrase: passphrase.into() }
+        Self {
+            api_key: api_key.into(),
+            secret: secret.into(),
+            passphrase: passphrase.into(),
+        }
     }
 
     /// The API key (not secret: the exchange echoes it as `owner` in user events).
@@ -214,7 +218,10 @@ mod tests {
             r#"{"assets_ids":[],"type":"market","custom_feature_enabled":false,"initial_dump":false}"#
         );
         market_operation(&mut s, ["3"], Op::Subscribe, true);
-        assert_eq!(s, r#"{"assets_ids":["3"],"operation":"subscribe","custom_feature_enabled":true}"#);
+        assert_eq!(
+            s,
+            r#"{"assets_ids":["3"],"operation":"subscribe","custom_feature_enabled":true}"#
+        );
         market_operation(&mut s, ["3", "4"], Op::Unsubscribe, false);
         assert_eq!(
             s,

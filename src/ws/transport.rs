@@ -79,7 +79,9 @@ pub(crate) struct Endpoint {
 
 impl Endpoint {
     pub(crate) fn parse(url: &str) -> Result<Self, ConnectError> {
-        let req = url.into_client_request().map_err(|_| ConnectError::InvalidUrl)?;
+        let req = url
+            .into_client_request()
+            .map_err(|_| ConnectError::InvalidUrl)?;
         let uri = req.uri();
         let tls = match uri.scheme_str() {
             Some("wss") => true,
@@ -88,9 +90,21 @@ impl Endpoint {
         };
         let host = uri.host().ok_or(ConnectError::InvalidUrl)?;
         // IPv6 literals come bracketed in URIs.
-        let host = host.trim_start_matches('[').trim_end_matches(']').to_owned();
+        let host = host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_owned();
         let port = uri.port_u16().unwrap_or(if tls { 443 } else { 80 });
-        Ok(Self { url: url.to_owned(), host, port, tls })
+        Ok(Self {
+            url: url.to_owned(),
+            host,
+            port,
+            tls,
+        })
+    }
+
+    pub(crate) fn is_tls(&self) -> bool {
+        self.tls
     }
 }
 

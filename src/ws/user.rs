@@ -67,11 +67,26 @@ impl UserStreamBuilder {
     /// [`BuildError`] for an invalid URL or setting, or when called outside a runtime.
     pub fn build(self) -> Result<UserStream, BuildError> {
         let runtime = tokio::runtime::Handle::try_current().map_err(|_| BuildError::NoRuntime)?;
-        let (cfg, capacity) = self.opts.into_config(ChannelKind::User { auth: self.auth })?;
+        let (cfg, capacity) = self
+            .opts
+            .into_config(ChannelKind::User { auth: self.auth })?;
         let (tx, rx) = mpsc::channel(capacity);
-        let shards = Arc::new(Shards::new(Arc::new(cfg), tx, runtime, usize::MAX, Duration::ZERO));
-        shards.spawn_single(self.markets).map_err(|_| BuildError::NoRuntime)?;
-        Ok(UserStream { core: StreamCore { shards, dispatcher: Dispatcher::new(rx) } })
+        let shards = Arc::new(Shards::new(
+            Arc::new(cfg),
+            tx,
+            runtime,
+            usize::MAX,
+            Duration::ZERO,
+        ));
+        shards
+            .spawn_single(self.markets)
+            .map_err(|_| BuildError::NoRuntime)?;
+        Ok(UserStream {
+            core: StreamCore {
+                shards,
+                dispatcher: Dispatcher::new(rx),
+            },
+        })
     }
 }
 
@@ -85,7 +100,11 @@ impl UserStream {
     /// A builder with the given credentials and the defaults listed on each setter.
     #[must_use]
     pub fn builder(auth: UserAuth) -> UserStreamBuilder {
-        UserStreamBuilder { opts: Options::new(USER_URL), auth, markets: Vec::new() }
+        UserStreamBuilder {
+            opts: Options::new(USER_URL),
+            auth,
+            markets: Vec::new(),
+        }
     }
 
     /// Add markets (condition ids) to the filter.
@@ -97,7 +116,9 @@ impl UserStream {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.core.shards.subscribe(markets.into_iter().map(Into::into))
+        self.core
+            .shards
+            .subscribe(markets.into_iter().map(Into::into))
     }
 
     /// Remove markets from the filter.
@@ -109,7 +130,9 @@ impl UserStream {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.core.shards.unsubscribe(markets.into_iter().map(Into::into))
+        self.core
+            .shards
+            .unsubscribe(markets.into_iter().map(Into::into))
     }
 
     /// Reconnect now.

@@ -56,7 +56,11 @@ pub struct Conn {
 impl Conn {
     /// Messages other than `PING`.
     pub fn messages(&self) -> Vec<&str> {
-        self.received.iter().map(String::as_str).filter(|m| *m != "PING").collect()
+        self.received
+            .iter()
+            .map(String::as_str)
+            .filter(|m| *m != "PING")
+            .collect()
     }
 
     /// Number of `PING`s received.
@@ -91,11 +95,19 @@ pub struct WsServer {
 impl WsServer {
     /// Bind 127.0.0.1:0 and start accepting.
     pub async fn start() -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind loopback");
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind loopback");
         let addr = listener.local_addr().expect("local addr");
-        let shared = Arc::new(Shared { state: Mutex::new(State::default()) });
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State::default()),
+        });
         let accept = tokio::spawn(accept_loop(listener, Arc::clone(&shared)));
-        Self { addr, shared, accept: Mutex::new(Some(accept)) }
+        Self {
+            addr,
+            shared,
+            accept: Mutex::new(Some(accept)),
+        }
     }
 
     pub fn url(&self) -> String {
@@ -107,7 +119,10 @@ impl WsServer {
     }
 
     pub fn state(&self) -> MutexGuard<'_, State> {
-        self.shared.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.shared
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Frames sent after every initial subscribe message (one containing `"type":`).
@@ -154,13 +169,21 @@ impl WsServer {
     /// Make connection `k` (0-based, in accept order) do `action`.
     pub fn act(&self, k: usize, action: Action) {
         let st = self.state();
-        let conn = st.conns.get(k).unwrap_or_else(|| panic!("no connection {k}"));
+        let conn = st
+            .conns
+            .get(k)
+            .unwrap_or_else(|| panic!("no connection {k}"));
         let _ = conn.ctl.send(action);
     }
 
     /// Make the most recent connection do `action`.
     pub fn act_last(&self, action: Action) {
-        let k = self.state().conns.len().checked_sub(1).expect("no connection yet");
+        let k = self
+            .state()
+            .conns
+            .len()
+            .checked_sub(1)
+            .expect("no connection yet");
         self.act(k, action);
     }
 
@@ -197,7 +220,9 @@ impl Drop for WsServer {
 
 async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
     loop {
-        let Ok((tcp, _)) = listener.accept().await else { continue };
+        let Ok((tcp, _)) = listener.accept().await else {
+            continue;
+        };
         {
             let mut st = shared.state.lock().expect("state");
             if st.refuse_next > 0 {
@@ -213,7 +238,9 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
 
 async fn serve(tcp: TcpStream, shared: Arc<Shared>) {
     let _ = tcp.set_nodelay(true);
-    let Ok(mut ws) = tokio_tungstenite::accept_async(tcp).await else { return };
+    let Ok(mut ws) = tokio_tungstenite::accept_async(tcp).await else {
+        return;
+    };
     let (ctl, mut ctl_rx) = mpsc::unbounded_channel();
     let (k, mut silent) = {
         let mut st = shared.state.lock().expect("state");
@@ -310,7 +337,10 @@ pub mod client {
 
     /// The replay fixture, one frame per line.
     pub fn fixture_frames() -> Vec<String> {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/ws_market_replay.jsonl");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/ws_market_replay.jsonl"
+        );
         std::fs::read_to_string(path)
             .expect("read fixture")
             .lines()
