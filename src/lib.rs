@@ -19,7 +19,7 @@
 //! | [`types`] | sides, order types, tick sizes, signature types, chains, the contract table |
 //! | [`sign`] | keys, EIP-712, ECDSA backends, L1 ClobAuth, L2 HMAC, wallets |
 //! | [`order`] | order amounts per tick size, validation, the builder, the wire body |
-//! | [`ws`] | WebSocket frames decoded into borrowed views without allocating |
+//! | [`ws`] | WebSocket streams that stay alive (sharding, keepalive, reconnect, lag reports) and frames decoded into borrowed views |
 //! | [`book`] | fixed-point L2 books and the manager that applies decoded frames to them |
 //!
 //! [Polymarket]: https://docs.polymarket.com
@@ -36,6 +36,7 @@ mod compat;
 pub mod fixed;
 pub mod order;
 pub mod sign;
+mod tls;
 pub mod types;
 pub mod ws;
 

@@ -325,6 +325,24 @@ impl Book {
         self.touch(timestamp_ms, now);
     }
 
+    /// Stops trusting deltas until the next snapshot, keeping the levels for display: used
+    /// when the stream feeding this book reconnected or lagged, since deltas may have been
+    /// missed (added for the live streams, issue 6).
+    ///
+    /// ```
+    /// use polyclob::book::{Book, BookState};
+    /// use std::time::Instant;
+    ///
+    /// let mut book = Book::new("1");
+    /// book.replace(&mut vec![], &mut vec![], None, Instant::now())?;
+    /// book.await_snapshot();
+    /// assert_eq!(book.state(), BookState::AwaitingSnapshot);
+    /// # Ok::<(), polyclob::ws::decode::DecodeError>(())
+    /// ```
+    pub fn await_snapshot(&mut self) {
+        self.state = BookState::AwaitingSnapshot;
+    }
+
     /// Records a trade print.
     ///
     /// ```
