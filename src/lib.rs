@@ -18,6 +18,7 @@
 //! | [`types`] | sides, order types, tick sizes, signature types, chains, the contract table |
 //! | [`sign`] | keys, EIP-712, ECDSA backends, L1 ClobAuth, L2 HMAC, wallets |
 //! | [`order`] | order amounts per tick size, validation, the builder, the wire body |
+//! | `sim` (feature `sim`) | an offline exchange on loopback (REST, WS, matching, faults) for testing bots |
 //!
 //! [Polymarket]: https://docs.polymarket.com
 
@@ -30,6 +31,8 @@
 pub mod fixed;
 pub mod order;
 pub mod sign;
+#[cfg(feature = "sim")]
+pub mod sim;
 pub mod types;
 
 // Compiles and runs the README's code blocks as doctests, so the README cannot drift.
