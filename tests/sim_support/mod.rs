@@ -106,9 +106,11 @@ impl Trader {
 
     /// Builds, signs and serializes a V2/V3 limit or market order body.
     pub fn order_body(&self, o: &OrderSpec) -> (String, String) {
-        let spec = markets().into_iter().find(|m| m.tokens().iter().any(|t| t.token_id() == o.token)).unwrap();
-        let version = o.version.unwrap_or(if spec.is_position_ids() { ExchangeVersion::V3 } else { ExchangeVersion::V2 });
-        let neg_risk = o.neg_risk.unwrap_or(spec.is_neg_risk());
+        // Fixture markets carry their own flags; custom test markets are plain V2.
+        let spec = markets().into_iter().find(|m| m.tokens().iter().any(|t| t.token_id() == o.token));
+        let v3 = spec.as_ref().is_some_and(MarketSpec::is_position_ids);
+        let version = o.version.unwrap_or(if v3 { ExchangeVersion::V3 } else { ExchangeVersion::V2 });
+        let neg_risk = o.neg_risk.unwrap_or(spec.as_ref().is_some_and(MarketSpec::is_neg_risk));
         let mut order = Order::zeroed(version);
         order.salt = o.salt;
         order.maker = o.maker.unwrap_or(self.address());
@@ -262,6 +264,19 @@ pub async fn wait_event(ws: &mut Ws, kind: &str, timeout: Duration) -> Option<Va
             return Some(e);
         }
     }
+}
+
+/// A plain market with empty books: condition `COND`, tokens `YES`/`NO`, tick 0.01, min 5.
+pub const COND: &str = "0x00000000000000000000000000000000000000000000000000000000000000c1";
+pub const YES: &str = "1001";
+pub const NO: &str = "1002";
+
+pub fn empty_market() -> MarketSpec {
+    MarketSpec::binary(COND, "Empty test market", [YES, NO]).seed_levels(0)
+}
+
+pub async fn start_empty() -> SimHandle {
+    Simulator::builder().markets(vec![empty_market()]).start().await.unwrap()
 }
 
 pub const SHORT: Duration = Duration::from_millis(300);
