@@ -187,10 +187,15 @@ fn main() -> ExitCode {
             .await;
         match sim {
             Ok(sim) => {
-                println!("{}", sim.http_url());
-                println!("# market channel: {}/ws/market  user channel: {}/ws/user", sim.ws_url(), sim.ws_url());
+                // Write errors are ignored: whoever reads the address may close the pipe
+                // after the first line, and the server must keep running.
+                use std::io::Write as _;
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{}", sim.http_url());
+                let _ = writeln!(out, "# market channel: {0}/ws/market  user channel: {0}/ws/user", sim.ws_url());
                 for m in sim.markets() {
-                    println!(
+                    let _ = writeln!(
+                        out,
                         "# market {} tokens {} / {}  \"{}\"",
                         m.condition_id(),
                         m.tokens()[0].token_id(),
@@ -198,6 +203,8 @@ fn main() -> ExitCode {
                         m.question()
                     );
                 }
+                let _ = out.flush();
+                drop(out);
                 std::future::pending::<()>().await;
                 ExitCode::SUCCESS
             }
