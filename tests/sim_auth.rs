@@ -12,43 +12,94 @@ use polyclob::types::{ExchangeVersion, Side, SignatureType};
 use serde_json::Value;
 use support::*;
 
-async fn l1(sim: &polyclob::sim::SimHandle, method: reqwest::Method, path: &str, headers: Vec<(&str, String)>) -> (u16, Value) {
+async fn l1(
+    sim: &polyclob::sim::SimHandle,
+    method: reqwest::Method,
+    path: &str,
+    headers: Vec<(&str, String)>,
+) -> (u16, Value) {
     let mut req = reqwest::Client::new().request(method, format!("{}{path}", sim.http_url()));
     for (k, v) in headers {
         req = req.header(k, v);
     }
     let resp = req.send().await.unwrap();
     let s = resp.status().as_u16();
-    (s, serde_json::from_str(&resp.text().await.unwrap()).unwrap())
+    (
+        s,
+        serde_json::from_str(&resp.text().await.unwrap()).unwrap(),
+    )
 }
 
 #[tokio::test]
 async fn api_keys_are_created_once_and_derived_deterministically() {
     let sim = start(5).await;
     let signer = Signer::from_hex(KEY_A).unwrap();
-    let (s, created) = l1(&sim, reqwest::Method::POST, "/auth/api-key", l1_headers(&signer, now_s(), 0)).await;
+    let (s, created) = l1(
+        &sim,
+        reqwest::Method::POST,
+        "/auth/api-key",
+        l1_headers(&signer, now_s(), 0),
+    )
+    .await;
     assert_eq!(s, 200);
     assert_eq!(created["apiKey"].as_str().unwrap().len(), 36);
-    assert_eq!(created["secret"].as_str().unwrap().len(), 44, "base64url of 32 bytes, padded");
-    let (s, again) = l1(&sim, reqwest::Method::POST, "/auth/api-key", l1_headers(&signer, now_s(), 0)).await;
+    assert_eq!(
+        created["secret"].as_str().unwrap().len(),
+        44,
+        "base64url of 32 bytes, padded"
+    );
+    let (s, again) = l1(
+        &sim,
+        reqwest::Method::POST,
+        "/auth/api-key",
+        l1_headers(&signer, now_s(), 0),
+    )
+    .await;
     assert_eq!(s, 400);
     assert!(again["error"].is_string());
-    let (s, derived) = l1(&sim, reqwest::Method::GET, "/auth/derive-api-key", l1_headers(&signer, now_s(), 0)).await;
+    let (s, derived) = l1(
+        &sim,
+        reqwest::Method::GET,
+        "/auth/derive-api-key",
+        l1_headers(&signer, now_s(), 0),
+    )
+    .await;
     assert_eq!(s, 200);
     assert_eq!(derived, created);
     // Another nonce is another key; never-created nonce cannot be derived.
-    let (s, _) = l1(&sim, reqwest::Method::GET, "/auth/derive-api-key", l1_headers(&signer, now_s(), 7)).await;
+    let (s, _) = l1(
+        &sim,
+        reqwest::Method::GET,
+        "/auth/derive-api-key",
+        l1_headers(&signer, now_s(), 7),
+    )
+    .await;
     assert_eq!(s, 400);
-    let (_, other) = l1(&sim, reqwest::Method::POST, "/auth/api-key", l1_headers(&signer, now_s(), 7)).await;
+    let (_, other) = l1(
+        &sim,
+        reqwest::Method::POST,
+        "/auth/api-key",
+        l1_headers(&signer, now_s(), 7),
+    )
+    .await;
     assert_ne!(other["apiKey"], created["apiKey"]);
     // Same seed, same (address, nonce) -> same credentials on another simulator.
     let sim2 = start(5).await;
-    let (_, again2) = l1(&sim2, reqwest::Method::POST, "/auth/api-key", l1_headers(&signer, now_s(), 0)).await;
+    let (_, again2) = l1(
+        &sim2,
+        reqwest::Method::POST,
+        "/auth/api-key",
+        l1_headers(&signer, now_s(), 0),
+    )
+    .await;
     assert_eq!(again2, created);
     // And the handle hands out the same credentials.
     let c = sim.api_credentials(&signer.address().to_string(), 0);
     assert_eq!(c.key, created["apiKey"].as_str().unwrap());
-    assert!(!format!("{c:?}").contains(&c.secret), "secret redacted in Debug");
+    assert!(
+        !format!("{c:?}").contains(&c.secret),
+        "secret redacted in Debug"
+    );
 }
 
 #[tokio::test]
@@ -60,25 +111,47 @@ async fn bad_l1_signatures_are_rejected() {
     let mut h = l1_headers(&b, now_s(), 0);
     h[0].1 = a.address().to_checksum(None);
     let (s, e) = l1(&sim, reqwest::Method::POST, "/auth/api-key", h).await;
-    assert_eq!((s, e["error"].as_str().unwrap()), (401, "Invalid L1 Request headers"));
+    assert_eq!(
+        (s, e["error"].as_str().unwrap()),
+        (401, "Invalid L1 Request headers")
+    );
     // Timestamp differing from the signed one.
     let mut h = l1_headers(&a, 1_700_000_000, 0);
     h[2].1 = "1700000001".into();
-    assert_eq!(l1(&sim, reqwest::Method::POST, "/auth/api-key", h).await.0, 401);
+    assert_eq!(
+        l1(&sim, reqwest::Method::POST, "/auth/api-key", h).await.0,
+        401
+    );
     // Nonce differing from the signed one.
     let mut h = l1_headers(&a, now_s(), 0);
     h[3].1 = "1".into();
-    assert_eq!(l1(&sim, reqwest::Method::POST, "/auth/api-key", h).await.0, 401);
+    assert_eq!(
+        l1(&sim, reqwest::Method::POST, "/auth/api-key", h).await.0,
+        401
+    );
     // Missing header, garbage signature.
-    let h = l1_headers(&a, now_s(), 0).into_iter().take(3).filter(|(k, _)| *k != "POLY_SIGNATURE").collect();
-    assert_eq!(l1(&sim, reqwest::Method::POST, "/auth/api-key", h).await.0, 401);
+    let h = l1_headers(&a, now_s(), 0)
+        .into_iter()
+        .take(3)
+        .filter(|(k, _)| *k != "POLY_SIGNATURE")
+        .collect();
+    assert_eq!(
+        l1(&sim, reqwest::Method::POST, "/auth/api-key", h).await.0,
+        401
+    );
     let mut h = l1_headers(&a, now_s(), 0);
     h[1].1 = "0xzz".into();
-    assert_eq!(l1(&sim, reqwest::Method::POST, "/auth/api-key", h).await.0, 401);
+    assert_eq!(
+        l1(&sim, reqwest::Method::POST, "/auth/api-key", h).await.0,
+        401
+    );
     // Lowercase POLY_ADDRESS (RS2 style) is accepted.
     let mut h = l1_headers(&a, now_s(), 0);
     h[0].1 = h[0].1.to_lowercase();
-    assert_eq!(l1(&sim, reqwest::Method::POST, "/auth/api-key", h).await.0, 200);
+    assert_eq!(
+        l1(&sim, reqwest::Method::POST, "/auth/api-key", h).await.0,
+        200
+    );
 }
 
 #[tokio::test]
@@ -97,7 +170,9 @@ async fn l2_hmac_covers_method_path_and_exact_body() {
     let ts = now_s();
     let signed = r#"{"orderID":"0x01"}"#;
     let sent = r#"{"orderID": "0x01"}"#;
-    let sig = polyclob::sign::hmac::HmacKey::from_base64url(&t.creds.secret).unwrap().sign(ts, "DELETE", "/order", signed.as_bytes());
+    let sig = polyclob::sign::hmac::HmacKey::from_base64url(&t.creds.secret)
+        .unwrap()
+        .sign(ts, "DELETE", "/order", signed.as_bytes());
     let resp = reqwest::Client::new()
         .delete(format!("{}/order", sim.http_url()))
         .header("POLY_ADDRESS", t.address().to_checksum(None))
@@ -114,7 +189,12 @@ async fn l2_hmac_covers_method_path_and_exact_body() {
     assert_eq!(e["error"], "Unauthorized/Invalid api key");
 
     // Wrong passphrase, unknown key, another address.
-    let mut bad = Trader { signer: Signer::from_hex(KEY_A).unwrap(), creds: t.creds.clone(), base: t.base.clone(), http: t.http.clone() };
+    let mut bad = Trader {
+        signer: Signer::from_hex(KEY_A).unwrap(),
+        creds: t.creds.clone(),
+        base: t.base.clone(),
+        http: t.http.clone(),
+    };
     bad.creds.passphrase = "nope".into();
     assert_eq!(bad.l2("GET", "/data/orders", None).await.0, 401);
     bad.creds = t.creds.clone();
@@ -151,7 +231,10 @@ async fn order_id_is_the_eip712_hash_and_signatures_must_match_the_exchange() {
     let (s, v, _) = t.post(&o).await;
     assert_eq!(s, 400);
     let msg = v["error"].as_str().unwrap();
-    assert!(msg.contains("invalid signature") && msg.contains("neg-risk"), "{msg}");
+    assert!(
+        msg.contains("invalid signature") && msg.contains("neg-risk"),
+        "{msg}"
+    );
     o.neg_risk = None;
     assert_eq!(t.post(&o).await.0, 200);
 
@@ -187,9 +270,15 @@ async fn v1_bodies_get_order_version_mismatch() {
     o.remove("builder");
     o.insert("nonce".into(), "0".into());
     o.insert("feeRateBps".into(), "0".into());
-    o.insert("taker".into(), "0x0000000000000000000000000000000000000000".into());
+    o.insert(
+        "taker".into(),
+        "0x0000000000000000000000000000000000000000".into(),
+    );
     let (s, e, _) = t.l2("POST", "/order", Some(&v.to_string())).await;
-    assert_eq!((s, e), (400, serde_json::json!({"error": "order_version_mismatch"})));
+    assert_eq!(
+        (s, e),
+        (400, serde_json::json!({"error": "order_version_mismatch"}))
+    );
 }
 
 #[tokio::test]
@@ -217,7 +306,12 @@ async fn maker_signer_owner_consistency() {
     assert_eq!(s, 400);
     assert!(v["error"].as_str().unwrap().contains("owner"));
     // Malformed payloads.
-    for bad in ["{}", "[]", "not json", r#"{"order":{"salt":"1"},"owner":"x"}"#] {
+    for bad in [
+        "{}",
+        "[]",
+        "not json",
+        r#"{"order":{"salt":"1"},"owner":"x"}"#,
+    ] {
         let (s, v, _) = t.l2("POST", "/order", Some(bad)).await;
         assert_eq!(s, 400, "{bad}");
         assert!(v["error"].is_string());
@@ -226,7 +320,11 @@ async fn maker_signer_owner_consistency() {
 
 #[tokio::test]
 async fn verification_can_be_switched_off() {
-    let sim = polyclob::sim::Simulator::builder().verify_signatures(false).start().await.unwrap();
+    let sim = polyclob::sim::Simulator::builder()
+        .verify_signatures(false)
+        .start()
+        .await
+        .unwrap();
     let t = Trader::new(&sim, KEY_A).await;
     let mut o = limit(&yes_token(0), Side::Buy, 400_000, 10_000_000, 1);
     o.sign_with = Some(Arc::new(Signer::from_hex(KEY_B).unwrap()));

@@ -22,29 +22,65 @@ fn spawn(args: &[&str]) -> (Kill, String) {
         .spawn()
         .unwrap();
     let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
     (Kill(child), line.trim().to_owned())
 }
 
 #[tokio::test]
 async fn prints_its_address_and_serves() {
-    let (_child, url) = spawn(&["--port", "0", "--seed", "3", "--fail-every", "2", "--fail-status", "503", "--fail-path", "/time"]);
+    let (_child, url) = spawn(&[
+        "--port",
+        "0",
+        "--seed",
+        "3",
+        "--fail-every",
+        "2",
+        "--fail-status",
+        "503",
+        "--fail-path",
+        "/time",
+    ]);
     assert!(url.starts_with("http://127.0.0.1:"), "{url}");
-    assert_eq!(reqwest::get(format!("{url}/ok")).await.unwrap().status(), 200);
-    let v = reqwest::get(format!("{url}/version")).await.unwrap().text().await.unwrap();
+    assert_eq!(
+        reqwest::get(format!("{url}/ok")).await.unwrap().status(),
+        200
+    );
+    let v = reqwest::get(format!("{url}/version"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     assert_eq!(v, r#"{"version":2}"#);
-    assert_eq!(reqwest::get(format!("{url}/time")).await.unwrap().status(), 200);
-    assert_eq!(reqwest::get(format!("{url}/time")).await.unwrap().status(), 503);
+    assert_eq!(
+        reqwest::get(format!("{url}/time")).await.unwrap().status(),
+        200
+    );
+    assert_eq!(
+        reqwest::get(format!("{url}/time")).await.unwrap().status(),
+        503
+    );
 }
 
 #[test]
 fn rejects_bad_flags_and_prints_help() {
-    let out = Command::new(env!("CARGO_BIN_EXE_polyclob-sim")).arg("--bogus").output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_polyclob-sim"))
+        .arg("--bogus")
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--bogus"));
-    let out = Command::new(env!("CARGO_BIN_EXE_polyclob-sim")).args(["--fail-status", "500"]).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_polyclob-sim"))
+        .args(["--fail-status", "500"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let out = Command::new(env!("CARGO_BIN_EXE_polyclob-sim")).arg("--help").output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_polyclob-sim"))
+        .arg("--help")
+        .output()
+        .unwrap();
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("--ws-disconnect-every"));
 }

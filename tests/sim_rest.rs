@@ -18,7 +18,9 @@ fn prices(levels: &Value) -> Vec<u32> {
         .map(|l| {
             // String numbers, as on the exchange.
             assert!(l["size"].is_string());
-            Price::parse(l["price"].as_str().unwrap().as_bytes()).unwrap().as_micros()
+            Price::parse(l["price"].as_str().unwrap().as_bytes())
+                .unwrap()
+                .as_micros()
         })
         .collect()
 }
@@ -31,7 +33,10 @@ async fn health_time_version() {
     let (s, t) = get(&sim, "/time").await;
     assert_eq!(s, 200);
     assert!(t.as_u64().unwrap().abs_diff(now_s()) <= 2);
-    assert_eq!(get(&sim, "/version").await, (200, serde_json::json!({"version": 2})));
+    assert_eq!(
+        get(&sim, "/version").await,
+        (200, serde_json::json!({"version": 2}))
+    );
     let (s, e) = get(&sim, "/no-such-endpoint").await;
     assert_eq!(s, 404);
     assert!(e["error"].is_string());
@@ -40,7 +45,12 @@ async fn health_time_version() {
 #[tokio::test]
 async fn markets_paginate_with_cursors() {
     let sim = Simulator::builder().page_size(3).start().await.unwrap();
-    for path in ["/markets", "/simplified-markets", "/sampling-markets", "/sampling-simplified-markets"] {
+    for path in [
+        "/markets",
+        "/simplified-markets",
+        "/sampling-markets",
+        "/sampling-simplified-markets",
+    ] {
         let (s, p1) = get(&sim, &format!("{path}?next_cursor=MA==")).await;
         assert_eq!(s, 200);
         assert_eq!(p1["data"].as_array().unwrap().len(), 3);
@@ -59,7 +69,15 @@ async fn markets_paginate_with_cursors() {
     // Full objects carry the documented fields.
     let (_, p) = get(&sim, "/markets").await;
     let m = &p["data"][0];
-    for k in ["condition_id", "question_id", "tokens", "minimum_tick_size", "minimum_order_size", "neg_risk", "accepting_orders"] {
+    for k in [
+        "condition_id",
+        "question_id",
+        "tokens",
+        "minimum_tick_size",
+        "minimum_order_size",
+        "neg_risk",
+        "accepting_orders",
+    ] {
         assert!(m.get(k).is_some(), "missing {k}");
     }
     assert_eq!(m["tokens"].as_array().unwrap().len(), 2);
@@ -79,7 +97,11 @@ async fn single_market_lookups() {
     assert_eq!(c["nr"], true);
     assert_eq!(c["t"][1]["t"], neg.tokens()[1].token_id());
     assert_eq!(c["mts"], 0.01);
-    let (s, b) = get(&sim, &format!("/markets-by-token/{}", neg.tokens()[1].token_id())).await;
+    let (s, b) = get(
+        &sim,
+        &format!("/markets-by-token/{}", neg.tokens()[1].token_id()),
+    )
+    .await;
     assert_eq!(s, 200);
     assert_eq!(b["condition_id"], neg.condition_id());
     assert_eq!(b["primary_token_id"], neg.tokens()[0].token_id());
@@ -103,20 +125,41 @@ async fn book_is_worst_first_with_string_numbers() {
             let bids = prices(&b["bids"]);
             let asks = prices(&b["asks"]);
             assert!(!bids.is_empty() && !asks.is_empty());
-            assert!(bids.windows(2).all(|w| w[0] < w[1]), "bids ascending (worst first): {bids:?}");
-            assert!(asks.windows(2).all(|w| w[0] > w[1]), "asks descending (worst first): {asks:?}");
+            assert!(
+                bids.windows(2).all(|w| w[0] < w[1]),
+                "bids ascending (worst first): {bids:?}"
+            );
+            assert!(
+                asks.windows(2).all(|w| w[0] > w[1]),
+                "asks descending (worst first): {asks:?}"
+            );
             let (best_bid, best_ask) = (*bids.last().unwrap(), *asks.last().unwrap());
             assert!(best_bid < best_ask);
             // /price: BUY answers the best bid, SELL the best ask (live-exchange behaviour).
             let (_, p) = get(&sim, &format!("/price?token_id={}&side=BUY", t.token_id())).await;
-            assert_eq!(Price::parse(p["price"].as_str().unwrap().as_bytes()).unwrap().as_micros(), best_bid);
+            assert_eq!(
+                Price::parse(p["price"].as_str().unwrap().as_bytes())
+                    .unwrap()
+                    .as_micros(),
+                best_bid
+            );
             let (_, p) = get(&sim, &format!("/price?token_id={}&side=SELL", t.token_id())).await;
-            assert_eq!(Price::parse(p["price"].as_str().unwrap().as_bytes()).unwrap().as_micros(), best_ask);
+            assert_eq!(
+                Price::parse(p["price"].as_str().unwrap().as_bytes())
+                    .unwrap()
+                    .as_micros(),
+                best_ask
+            );
             let (_, mid) = get(&sim, &format!("/midpoint?token_id={}", t.token_id())).await;
             let mid: f64 = mid["mid"].as_str().unwrap().parse().unwrap();
             assert!((mid * 1e6 - f64::from(best_bid + best_ask) / 2.0).abs() < 1.0);
             let (_, sp) = get(&sim, &format!("/spread?token_id={}", t.token_id())).await;
-            assert_eq!(Price::parse(sp["spread"].as_str().unwrap().as_bytes()).unwrap().as_micros(), best_ask - best_bid);
+            assert_eq!(
+                Price::parse(sp["spread"].as_str().unwrap().as_bytes())
+                    .unwrap()
+                    .as_micros(),
+                best_ask - best_bid
+            );
         }
     }
 }
@@ -127,7 +170,10 @@ async fn token_errors_have_the_exchange_shape() {
     let (s, e) = get(&sim, "/book").await;
     assert_eq!((s, e["error"].as_str().unwrap()), (400, "Invalid token id"));
     let (s, e) = get(&sim, "/book?token_id=123").await;
-    assert_eq!((s, e["error"].as_str().unwrap()), (404, "No orderbook exists for the requested token id"));
+    assert_eq!(
+        (s, e["error"].as_str().unwrap()),
+        (404, "No orderbook exists for the requested token id")
+    );
     let t = markets()[0].tokens()[0].token_id().to_owned();
     let (s, _) = get(&sim, &format!("/price?token_id={t}&side=UP")).await;
     assert_eq!(s, 400);
@@ -148,14 +194,19 @@ async fn batch_market_data() {
     assert_eq!(books[1]["asset_id"], b);
     let (_, mids) = post_json(&sim, "/midpoints", &body).await;
     assert!(mids[a].is_string() && mids[b].is_string());
-    let prices_body = format!(r#"[{{"token_id":"{a}","side":"BUY"}},{{"token_id":"{a}","side":"SELL"}}]"#);
+    let prices_body =
+        format!(r#"[{{"token_id":"{a}","side":"BUY"}},{{"token_id":"{a}","side":"SELL"}}]"#);
     let (_, p) = post_json(&sim, "/prices", &prices_body).await;
     assert!(p[a]["BUY"].is_string() && p[a]["SELL"].is_string());
     let (_, ltp) = post_json(&sim, "/last-trades-prices", &body).await;
     assert_eq!(ltp.as_array().unwrap().len(), 2);
     let (_, ts) = get(&sim, &format!("/tick-size?token_id={b}")).await;
     assert_eq!(ts["minimum_tick_size"], 0.001);
-    let (_, nr) = get(&sim, &format!("/neg-risk?token_id={}", ms[2].tokens()[0].token_id())).await;
+    let (_, nr) = get(
+        &sim,
+        &format!("/neg-risk?token_id={}", ms[2].tokens()[0].token_id()),
+    )
+    .await;
     assert_eq!(nr["neg_risk"], true);
     let (_, fr) = get(&sim, &format!("/fee-rate?token_id={a}")).await;
     assert_eq!(fr["base_fee"], 0);
@@ -180,12 +231,23 @@ async fn same_seed_same_books_other_seed_other_books() {
 #[tokio::test]
 async fn serves_http2_prior_knowledge() {
     let sim = start(1).await;
-    let client = reqwest::Client::builder().http2_prior_knowledge().build().unwrap();
-    let resp = client.get(format!("{}/version", sim.http_url())).send().await.unwrap();
+    let client = reqwest::Client::builder()
+        .http2_prior_knowledge()
+        .build()
+        .unwrap();
+    let resp = client
+        .get(format!("{}/version", sim.http_url()))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(resp.version(), reqwest::Version::HTTP_2);
     assert_eq!(resp.status(), 200);
     let t = markets()[0].tokens()[0].token_id().to_owned();
-    let resp = client.get(format!("{}/book?token_id={t}", sim.http_url())).send().await.unwrap();
+    let resp = client
+        .get(format!("{}/book?token_id={t}", sim.http_url()))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(resp.version(), reqwest::Version::HTTP_2);
     let v: Value = serde_json::from_str(&resp.text().await.unwrap()).unwrap();
     assert_eq!(v["asset_id"], t.as_str());
@@ -195,7 +257,10 @@ async fn serves_http2_prior_knowledge() {
 async fn stops_when_dropped() {
     let sim = start(1).await;
     let url = sim.http_url();
-    assert_eq!(reqwest::get(format!("{url}/ok")).await.unwrap().status(), 200);
+    assert_eq!(
+        reqwest::get(format!("{url}/ok")).await.unwrap().status(),
+        200
+    );
     drop(sim);
     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     assert!(reqwest::get(format!("{url}/ok")).await.is_err());

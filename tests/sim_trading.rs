@@ -15,13 +15,21 @@ use support::*;
 const S: u64 = 1_000_000; // one share / one pUSD in micro-units
 const C: u64 = 10_000; // one cent
 
-async fn book(sim: &polyclob::sim::SimHandle, token: &str) -> (Vec<(String, String)>, Vec<(String, String)>) {
+async fn book(
+    sim: &polyclob::sim::SimHandle,
+    token: &str,
+) -> (Vec<(String, String)>, Vec<(String, String)>) {
     let (_, b) = get(sim, &format!("/book?token_id={token}")).await;
     let side = |k: &str| {
         b[k].as_array()
             .unwrap()
             .iter()
-            .map(|l| (l["price"].as_str().unwrap().to_owned(), l["size"].as_str().unwrap().to_owned()))
+            .map(|l| {
+                (
+                    l["price"].as_str().unwrap().to_owned(),
+                    l["size"].as_str().unwrap().to_owned(),
+                )
+            })
             .collect::<Vec<_>>()
     };
     (side("bids"), side("asks"))
@@ -40,7 +48,10 @@ async fn price_time_priority_partial_fills_and_trades() {
     assert_eq!(r1["status"], "live");
     let (_, _, a2) = a.post(&limit(YES, Side::Sell, 56 * C, 20 * S, 2)).await;
     let (_, _, a3) = a.post(&limit(YES, Side::Sell, 55 * C, 7 * S, 3)).await; // same price, later
-    assert_eq!(book(&sim, YES).await.1, vec![lvl("0.56", "20"), lvl("0.55", "17")]);
+    assert_eq!(
+        book(&sim, YES).await.1,
+        vec![lvl("0.56", "20"), lvl("0.55", "17")]
+    );
 
     // B sweeps 0.55 (oldest first) then part of 0.56.
     let (s, r, bid) = b.post(&limit(YES, Side::Buy, 56 * C, 25 * S, 10)).await;
@@ -64,7 +75,14 @@ async fn price_time_priority_partial_fills_and_trades() {
     assert_eq!(data[0]["status"], "LIVE");
     // Filled orders are still retrievable by id, for their owner only.
     let (s, o, _) = a.l2("GET", &format!("/data/order/{a1}"), None).await;
-    assert_eq!((s, o["status"].as_str().unwrap(), o["size_matched"].as_str().unwrap()), (200, "MATCHED", "10"));
+    assert_eq!(
+        (
+            s,
+            o["status"].as_str().unwrap(),
+            o["size_matched"].as_str().unwrap()
+        ),
+        (200, "MATCHED", "10")
+    );
     assert_eq!(b.l2("GET", &format!("/data/order/{a1}"), None).await.0, 404);
 
     // Trades: one for B as taker with three maker orders; A sees it as maker.
@@ -73,14 +91,25 @@ async fn price_time_priority_partial_fills_and_trades() {
     assert_eq!(t["trader_side"], "TAKER");
     assert_eq!(t["side"], "BUY");
     assert_eq!(t["size"], "25");
-    let makers: Vec<_> = t["maker_orders"].as_array().unwrap().iter().map(|m| m["order_id"].as_str().unwrap().to_owned()).collect();
+    let makers: Vec<_> = t["maker_orders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["order_id"].as_str().unwrap().to_owned())
+        .collect();
     assert_eq!(makers, vec![a1.clone(), a3.clone(), a2.clone()]);
     assert_eq!(t["maker_orders"][2]["matched_amount"], "8");
     let (_, at, _) = a.l2("GET", "/data/trades", None).await;
     assert_eq!(at["data"][0]["trader_side"], "MAKER");
     assert_eq!(at["data"][0]["id"], t["id"]);
     let (_, ltp) = get(&sim, &format!("/last-trade-price?token_id={YES}")).await;
-    assert_eq!((ltp["price"].as_str().unwrap(), ltp["side"].as_str().unwrap()), ("0.56", "BUY"));
+    assert_eq!(
+        (
+            ltp["price"].as_str().unwrap(),
+            ltp["side"].as_str().unwrap()
+        ),
+        ("0.56", "BUY")
+    );
 
     // A buy larger than the book rests its remainder at its limit.
     let (_, r, rest_id) = b.post(&limit(YES, Side::Buy, 56 * C, 20 * S, 11)).await;
@@ -128,7 +157,14 @@ async fn post_only_fok_fak() {
     let mut fak = limit(YES, Side::Buy, 56 * C, 3 * S, 6);
     fak.order_type = "FAK";
     let (s, r, id) = b.post(&fak).await;
-    assert_eq!((s, r["status"].as_str().unwrap(), r["takingAmount"].as_str().unwrap()), (200, "matched", "1.0715"));
+    assert_eq!(
+        (
+            s,
+            r["status"].as_str().unwrap(),
+            r["takingAmount"].as_str().unwrap()
+        ),
+        (200, "matched", "1.0715")
+    );
     assert!(book(&sim, YES).await.1.is_empty());
     let (_, o, _) = b.l2("GET", &format!("/data/order/{id}"), None).await;
     assert_eq!(o["status"], "CANCELED");
@@ -153,7 +189,13 @@ async fn tick_size_range_and_min_size() {
     assert!(e["error"].as_str().unwrap().contains("tick size"), "{e}");
     let (s, e, _) = a.post(&limit(YES, Side::Buy, 50 * C, 4 * S, 2)).await;
     assert_eq!(s, 400);
-    assert!(e["error"].as_str().unwrap().contains("lower than the minimum: 5"), "{e}");
+    assert!(
+        e["error"]
+            .as_str()
+            .unwrap()
+            .contains("lower than the minimum: 5"),
+        "{e}"
+    );
     let (s, e, _) = a.post(&limit(YES, Side::Sell, 100 * C, 10 * S, 3)).await;
     assert_eq!(s, 400);
     assert!(e["error"].as_str().unwrap().contains("max: 0.99"), "{e}");
@@ -192,7 +234,15 @@ async fn cancels() {
     let b = Trader::new(&sim, KEY_B).await;
     let mut ids = Vec::new();
     for i in 0..5u64 {
-        let (_, _, id) = a.post(&limit(if i < 4 { YES } else { NO }, Side::Buy, (40 + i) * C, 10 * S, i)).await;
+        let (_, _, id) = a
+            .post(&limit(
+                if i < 4 { YES } else { NO },
+                Side::Buy,
+                (40 + i) * C,
+                10 * S,
+                i,
+            ))
+            .await;
         ids.push(id);
     }
     let (_, b_id) = {
@@ -206,7 +256,13 @@ async fn cancels() {
     assert_eq!(r["canceled"], serde_json::json!([ids[0]]));
     let (_, r, _) = a.l2("DELETE", "/order", Some(&body)).await;
     assert!(r["not_canceled"][&ids[0]].is_string());
-    let (_, r, _) = a.l2("DELETE", "/order", Some(&format!(r#"{{"orderID":"{b_id}"}}"#))).await;
+    let (_, r, _) = a
+        .l2(
+            "DELETE",
+            "/order",
+            Some(&format!(r#"{{"orderID":"{b_id}"}}"#)),
+        )
+        .await;
     assert_eq!(r["canceled"], serde_json::json!([]));
     assert!(r["not_canceled"][&b_id].is_string());
     // Batch cancel.
@@ -215,9 +271,21 @@ async fn cancels() {
     assert_eq!(r["canceled"], serde_json::json!([ids[1]]));
     assert!(r["not_canceled"]["0xunknown"].is_string());
     // Per market/token.
-    let (_, r, _) = a.l2("DELETE", "/cancel-market-orders", Some(&format!(r#"{{"asset_id":"{NO}"}}"#))).await;
+    let (_, r, _) = a
+        .l2(
+            "DELETE",
+            "/cancel-market-orders",
+            Some(&format!(r#"{{"asset_id":"{NO}"}}"#)),
+        )
+        .await;
     assert_eq!(r["canceled"], serde_json::json!([ids[4]]));
-    let (_, r, _) = a.l2("DELETE", "/cancel-market-orders", Some(r#"{"market":"0xnot-a-market"}"#)).await;
+    let (_, r, _) = a
+        .l2(
+            "DELETE",
+            "/cancel-market-orders",
+            Some(r#"{"market":"0xnot-a-market"}"#),
+        )
+        .await;
     assert_eq!(r["canceled"], serde_json::json!([]));
     // Everything else; B's order survives.
     let (_, r, _) = a.l2("DELETE", "/cancel-all", None).await;
@@ -233,16 +301,35 @@ async fn batch_orders() {
     let sim = start_empty().await;
     let a = Trader::new(&sim, KEY_A).await;
     let bodies: Vec<Value> = (0..16u64)
-        .map(|i| serde_json::from_str(&a.order_body(&limit(YES, Side::Buy, (10 + i) * C, 10 * S, i)).0).unwrap())
+        .map(|i| {
+            serde_json::from_str(
+                &a.order_body(&limit(YES, Side::Buy, (10 + i) * C, 10 * S, i))
+                    .0,
+            )
+            .unwrap()
+        })
         .collect();
-    let (s, e, _) = a.l2("POST", "/orders", Some(&Value::Array(bodies.clone()).to_string())).await;
+    let (s, e, _) = a
+        .l2(
+            "POST",
+            "/orders",
+            Some(&Value::Array(bodies.clone()).to_string()),
+        )
+        .await;
     assert_eq!(s, 400);
     assert!(e["error"].as_str().unwrap().contains("15"));
     let mut three: Vec<Value> = bodies[..3].to_vec();
     three[1]["order"]["signature"] = Value::String(format!("0x{}", "11".repeat(65)));
-    let (s, r, _) = a.l2("POST", "/orders", Some(&Value::Array(three).to_string())).await;
+    let (s, r, _) = a
+        .l2("POST", "/orders", Some(&Value::Array(three).to_string()))
+        .await;
     assert_eq!(s, 200);
-    let ok: Vec<bool> = r.as_array().unwrap().iter().map(|x| x["success"].as_bool().unwrap()).collect();
+    let ok: Vec<bool> = r
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["success"].as_bool().unwrap())
+        .collect();
     assert_eq!(ok, vec![true, false, true]);
     assert!(!r[1]["errorMsg"].as_str().unwrap().is_empty());
     let (_, open, _) = a.l2("GET", "/data/orders", None).await;
@@ -251,24 +338,48 @@ async fn batch_orders() {
 
 #[tokio::test]
 async fn data_endpoints_paginate_and_filter() {
-    let sim = Simulator::builder().markets(vec![empty_market()]).page_size(2).start().await.unwrap();
+    let sim = Simulator::builder()
+        .markets(vec![empty_market()])
+        .page_size(2)
+        .start()
+        .await
+        .unwrap();
     let a = Trader::new(&sim, KEY_A).await;
     for i in 0..5u64 {
-        a.post(&limit(if i % 2 == 0 { YES } else { NO }, Side::Buy, (20 + i) * C, 10 * S, i)).await;
+        a.post(&limit(
+            if i % 2 == 0 { YES } else { NO },
+            Side::Buy,
+            (20 + i) * C,
+            10 * S,
+            i,
+        ))
+        .await;
     }
     let mut seen = Vec::new();
     let mut cursor = "MA==".to_owned();
     while cursor != "LTE=" {
-        let (s, p, _) = a.l2("GET", &format!("/data/orders?next_cursor={cursor}"), None).await;
+        let (s, p, _) = a
+            .l2("GET", &format!("/data/orders?next_cursor={cursor}"), None)
+            .await;
         assert_eq!(s, 200);
         assert!(p["data"].as_array().unwrap().len() <= 2);
-        seen.extend(p["data"].as_array().unwrap().iter().map(|o| o["id"].as_str().unwrap().to_owned()));
+        seen.extend(
+            p["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|o| o["id"].as_str().unwrap().to_owned()),
+        );
         cursor = p["next_cursor"].as_str().unwrap().to_owned();
     }
     assert_eq!(seen.len(), 5);
-    let (_, p, _) = a.l2("GET", &format!("/data/orders?asset_id={NO}"), None).await;
+    let (_, p, _) = a
+        .l2("GET", &format!("/data/orders?asset_id={NO}"), None)
+        .await;
     assert_eq!(p["count"], 2);
-    let (_, p, _) = a.l2("GET", &format!("/data/orders?id={}", seen[3]), None).await;
+    let (_, p, _) = a
+        .l2("GET", &format!("/data/orders?id={}", seen[3]), None)
+        .await;
     assert_eq!(p["data"][0]["id"], seen[3].as_str());
 }
 
@@ -286,20 +397,34 @@ async fn heartbeats_chain_and_cancel_everything_when_they_stop() {
     a.post(&limit(NO, Side::Buy, 40 * C, 10 * S, 2)).await;
     b.post(&limit(YES, Side::Buy, 30 * C, 10 * S, 3)).await; // B never heartbeats
 
-    let (s, h1, _) = a.l2("POST", "/v1/heartbeats", Some(r#"{"heartbeat_id":null}"#)).await;
+    let (s, h1, _) = a
+        .l2("POST", "/v1/heartbeats", Some(r#"{"heartbeat_id":null}"#))
+        .await;
     assert_eq!(s, 200);
     let id1 = h1["heartbeat_id"].as_str().unwrap().to_owned();
     let mut last = id1.clone();
     for _ in 0..4 {
         tokio::time::sleep(Duration::from_millis(150)).await;
-        let (s, h, _) = a.l2("POST", "/v1/heartbeats", Some(&format!(r#"{{"heartbeat_id":"{last}"}}"#))).await;
+        let (s, h, _) = a
+            .l2(
+                "POST",
+                "/v1/heartbeats",
+                Some(&format!(r#"{{"heartbeat_id":"{last}"}}"#)),
+            )
+            .await;
         assert_eq!(s, 200);
         let next = h["heartbeat_id"].as_str().unwrap().to_owned();
         assert_ne!(next, last);
         last = next;
     }
     // A stale id is refused.
-    let (s, e, _) = a.l2("POST", "/v1/heartbeats", Some(&format!(r#"{{"heartbeat_id":"{id1}"}}"#))).await;
+    let (s, e, _) = a
+        .l2(
+            "POST",
+            "/v1/heartbeats",
+            Some(&format!(r#"{{"heartbeat_id":"{id1}"}}"#)),
+        )
+        .await;
     assert_eq!(s, 400);
     assert!(e["error"].is_string());
     // Kept alive for 600 ms > timeout: orders still there.
@@ -312,7 +437,12 @@ async fn heartbeats_chain_and_cancel_everything_when_they_stop() {
     let (_, open, _) = b.l2("GET", "/data/orders", None).await;
     assert_eq!(open["count"], 1);
     // A fresh chain can start again.
-    assert_eq!(a.l2("POST", "/v1/heartbeats", Some(r#"{"heartbeat_id":""}"#)).await.0, 200);
+    assert_eq!(
+        a.l2("POST", "/v1/heartbeats", Some(r#"{"heartbeat_id":""}"#))
+            .await
+            .0,
+        200
+    );
 }
 
 #[tokio::test]
@@ -324,8 +454,17 @@ async fn cancel_only_mode() {
     let (s, e, _) = a.post(&limit(YES, Side::Buy, 41 * C, 10 * S, 2)).await;
     assert_eq!(s, 503);
     assert!(e["error"].as_str().unwrap().contains("cancel-only"));
-    let (s, r, _) = a.l2("DELETE", "/order", Some(&format!(r#"{{"orderID":"{id}"}}"#))).await;
+    let (s, r, _) = a
+        .l2(
+            "DELETE",
+            "/order",
+            Some(&format!(r#"{{"orderID":"{id}"}}"#)),
+        )
+        .await;
     assert_eq!((s, r["canceled"][0].as_str().unwrap()), (200, id.as_str()));
     sim.set_cancel_only(false);
-    assert_eq!(a.post(&limit(YES, Side::Buy, 41 * C, 10 * S, 3)).await.0, 200);
+    assert_eq!(
+        a.post(&limit(YES, Side::Buy, 41 * C, 10 * S, 3)).await.0,
+        200
+    );
 }

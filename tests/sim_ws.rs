@@ -19,11 +19,15 @@ const S: u64 = 1_000_000;
 const C: u64 = 10_000;
 
 fn px(v: &Value) -> u32 {
-    Price::parse(v.as_str().unwrap().as_bytes()).unwrap().as_micros()
+    Price::parse(v.as_str().unwrap().as_bytes())
+        .unwrap()
+        .as_micros()
 }
 
 fn sz(v: &Value) -> u64 {
-    Size::parse(v.as_str().unwrap().as_bytes()).unwrap().as_micros()
+    Size::parse(v.as_str().unwrap().as_bytes())
+        .unwrap()
+        .as_micros()
 }
 
 /// A client-side book built from `book` snapshots and `price_change` deltas.
@@ -46,7 +50,11 @@ impl LocalBook {
     }
 
     fn apply(&mut self, c: &Value) {
-        let side = if c["side"] == "BUY" { &mut self.bids } else { &mut self.asks };
+        let side = if c["side"] == "BUY" {
+            &mut self.bids
+        } else {
+            &mut self.asks
+        };
         let (p, s) = (px(&c["price"]), sz(&c["size"]));
         if s == 0 {
             side.remove(&p);
@@ -62,7 +70,11 @@ async fn subscribe_gets_one_frame_with_both_books_worst_first() {
     let m = &markets()[0];
     let (yes, no) = (m.tokens()[0].token_id(), m.tokens()[1].token_id());
     let mut ws = ws(&sim, "market").await;
-    send(&mut ws, &format!(r#"{{"assets_ids":["{yes}","{no}"],"type":"market"}}"#)).await;
+    send(
+        &mut ws,
+        &format!(r#"{{"assets_ids":["{yes}","{no}"],"type":"market"}}"#),
+    )
+    .await;
     let text = next_text(&mut ws, LONG).await.unwrap();
     let v: Value = serde_json::from_str(&text).unwrap();
     let evs = v.as_array().expect("the initial dump is one JSON array");
@@ -72,8 +84,18 @@ async fn subscribe_gets_one_frame_with_both_books_worst_first() {
         assert_eq!(e["asset_id"], id);
         assert_eq!(e["market"], m.condition_id());
         assert!(e["timestamp"].is_string() && e["hash"].is_string());
-        let bids: Vec<u32> = e["bids"].as_array().unwrap().iter().map(|l| px(&l["price"])).collect();
-        let asks: Vec<u32> = e["asks"].as_array().unwrap().iter().map(|l| px(&l["price"])).collect();
+        let bids: Vec<u32> = e["bids"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| px(&l["price"]))
+            .collect();
+        let asks: Vec<u32> = e["asks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| px(&l["price"]))
+            .collect();
         assert!(bids.windows(2).all(|w| w[0] < w[1]));
         assert!(asks.windows(2).all(|w| w[0] > w[1]));
     }
@@ -93,7 +115,11 @@ async fn deltas_keep_a_client_book_equal_to_the_rest_book() {
     let m = &markets()[0];
     let yes = m.tokens()[0].token_id().to_owned();
     let mut ws = ws(&sim, "market").await;
-    send(&mut ws, &format!(r#"{{"assets_ids":["{yes}"],"type":"market"}}"#)).await;
+    send(
+        &mut ws,
+        &format!(r#"{{"assets_ids":["{yes}"],"type":"market"}}"#),
+    )
+    .await;
     let snap = next_events(&mut ws, LONG).await.unwrap();
     let mut local = LocalBook::from_snapshot(&snap[0]);
 
@@ -104,8 +130,14 @@ async fn deltas_keep_a_client_book_equal_to_the_rest_book() {
     let mut resting = Vec::new();
     let mut trades_seen = 0;
     for i in 0..40u64 {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        let side = if (x >> 33) % 2 == 0 { Side::Buy } else { Side::Sell };
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let side = if (x >> 33) % 2 == 0 {
+            Side::Buy
+        } else {
+            Side::Sell
+        };
         let price = (45 + (x >> 40) % 15) * C;
         let size = (5 + (x >> 20) % 40) * S;
         let t = if i % 2 == 0 { &a } else { &b };
@@ -117,7 +149,12 @@ async fn deltas_keep_a_client_book_equal_to_the_rest_book() {
         if i % 7 == 6 {
             if let Some((who, id)) = resting.pop() {
                 let t = if who == 0 { &a } else { &b };
-                t.l2("DELETE", "/order", Some(&format!(r#"{{"orderID":"{id}"}}"#))).await;
+                t.l2(
+                    "DELETE",
+                    "/order",
+                    Some(&format!(r#"{{"orderID":"{id}"}}"#)),
+                )
+                .await;
             }
         }
     }
@@ -135,7 +172,11 @@ async fn deltas_keep_a_client_book_equal_to_the_rest_book() {
                 assert!(v["timestamp"].is_string());
                 for c in v["price_changes"].as_array().unwrap() {
                     assert_eq!(c["asset_id"], yes.as_str());
-                    assert!(c["best_bid"].is_string() && c["best_ask"].is_string() && c["hash"].is_string());
+                    assert!(
+                        c["best_bid"].is_string()
+                            && c["best_ask"].is_string()
+                            && c["hash"].is_string()
+                    );
                     local.apply(c);
                 }
                 // best_bid/best_ask describe the book after the change.
@@ -150,7 +191,10 @@ async fn deltas_keep_a_client_book_equal_to_the_rest_book() {
             other => panic!("unexpected {other}"),
         }
     }
-    assert!(trades_seen > 0, "the flow should have crossed at least once");
+    assert!(
+        trades_seen > 0,
+        "the flow should have crossed at least once"
+    );
     let (_, rest) = get(&sim, &format!("/book?token_id={yes}")).await;
     assert_eq!(local, LocalBook::from_snapshot(&rest));
 }
@@ -160,22 +204,46 @@ async fn dynamic_subscribe_and_unsubscribe() {
     let sim = start_empty().await;
     let a = Trader::new(&sim, KEY_A).await;
     let mut ws = ws(&sim, "market").await;
-    send(&mut ws, &format!(r#"{{"assets_ids":["{YES}"],"type":"market"}}"#)).await;
-    assert_eq!(next_events(&mut ws, LONG).await.unwrap()[0]["asset_id"], YES);
+    send(
+        &mut ws,
+        &format!(r#"{{"assets_ids":["{YES}"],"type":"market"}}"#),
+    )
+    .await;
+    assert_eq!(
+        next_events(&mut ws, LONG).await.unwrap()[0]["asset_id"],
+        YES
+    );
     a.post(&limit(NO, Side::Buy, 40 * C, 10 * S, 1)).await;
     a.post(&limit(YES, Side::Buy, 40 * C, 10 * S, 2)).await;
     let e = wait_event(&mut ws, "price_change", LONG).await.unwrap();
-    assert_eq!(e["price_changes"][0]["asset_id"], YES, "NO's change was not delivered");
+    assert_eq!(
+        e["price_changes"][0]["asset_id"], YES,
+        "NO's change was not delivered"
+    );
     assert_eq!(e["price_changes"][0]["price"], "0.4");
     assert_eq!(e["price_changes"][0]["size"], "10");
     assert_eq!(e["price_changes"][0]["side"], "BUY");
     // Add NO: its snapshot already contains the earlier order.
-    send(&mut ws, &format!(r#"{{"assets_ids":["{NO}"],"operation":"subscribe"}}"#)).await;
+    send(
+        &mut ws,
+        &format!(r#"{{"assets_ids":["{NO}"],"operation":"subscribe"}}"#),
+    )
+    .await;
     let e = next_events(&mut ws, LONG).await.unwrap();
-    assert_eq!((e[0]["event_type"].as_str().unwrap(), e[0]["asset_id"].as_str().unwrap()), ("book", NO));
+    assert_eq!(
+        (
+            e[0]["event_type"].as_str().unwrap(),
+            e[0]["asset_id"].as_str().unwrap()
+        ),
+        ("book", NO)
+    );
     assert_eq!(e[0]["bids"][0]["size"], "10");
     // Drop YES: further YES changes are not delivered, NO's are.
-    send(&mut ws, &format!(r#"{{"assets_ids":["{YES}"],"operation":"unsubscribe"}}"#)).await;
+    send(
+        &mut ws,
+        &format!(r#"{{"assets_ids":["{YES}"],"operation":"unsubscribe"}}"#),
+    )
+    .await;
     send(&mut ws, "PING").await;
     assert_eq!(next_text(&mut ws, LONG).await.as_deref(), Some("PONG"));
     a.post(&limit(YES, Side::Buy, 41 * C, 10 * S, 3)).await;
@@ -188,18 +256,31 @@ async fn dynamic_subscribe_and_unsubscribe() {
 async fn tick_size_change_is_announced() {
     let sim = start_empty().await;
     let mut ws = ws(&sim, "market").await;
-    send(&mut ws, &format!(r#"{{"assets_ids":["{YES}"],"type":"market"}}"#)).await;
+    send(
+        &mut ws,
+        &format!(r#"{{"assets_ids":["{YES}"],"type":"market"}}"#),
+    )
+    .await;
     next_events(&mut ws, LONG).await.unwrap();
     assert!(sim.set_tick_size(COND, TickSize::Thousandth));
     assert!(!sim.set_tick_size("0xnope", TickSize::Thousandth));
     let e = wait_event(&mut ws, "tick_size_change", LONG).await.unwrap();
-    assert_eq!((e["old_tick_size"].as_str().unwrap(), e["new_tick_size"].as_str().unwrap()), ("0.01", "0.001"));
+    assert_eq!(
+        (
+            e["old_tick_size"].as_str().unwrap(),
+            e["new_tick_size"].as_str().unwrap()
+        ),
+        ("0.01", "0.001")
+    );
     assert_eq!(e["asset_id"], YES);
     let (_, t) = get(&sim, &format!("/tick-size?token_id={YES}")).await;
     assert_eq!(t["minimum_tick_size"], 0.001);
     // The new grid is enforced.
     let a = Trader::new(&sim, KEY_A).await;
-    assert_eq!(a.post(&limit(YES, Side::Buy, 405_000, 10 * S, 1)).await.0, 200);
+    assert_eq!(
+        a.post(&limit(YES, Side::Buy, 405_000, 10 * S, 1)).await.0,
+        200
+    );
 }
 
 #[tokio::test]
@@ -227,7 +308,10 @@ async fn user_channel_orders_and_trades_for_the_authenticated_user_only() {
 
     let (_, _, a_id) = a.post(&limit(YES, Side::Sell, 55 * C, 10 * S, 1)).await;
     let e = wait_event(&mut wa, "order", LONG).await.unwrap();
-    assert_eq!((e["type"].as_str().unwrap(), e["id"].as_str().unwrap()), ("PLACEMENT", a_id.as_str()));
+    assert_eq!(
+        (e["type"].as_str().unwrap(), e["id"].as_str().unwrap()),
+        ("PLACEMENT", a_id.as_str())
+    );
     assert_eq!(e["market"], COND);
     assert_eq!(e["original_size"], "10");
     assert_eq!(e["size_matched"], "0");
@@ -236,7 +320,13 @@ async fn user_channel_orders_and_trades_for_the_authenticated_user_only() {
     let (s, r, b_id) = b.post(&limit(YES, Side::Buy, 55 * C, 6 * S, 2)).await;
     assert_eq!((s, r["status"].as_str().unwrap()), (200, "matched"));
     let e = wait_event(&mut wa, "order", LONG).await.unwrap();
-    assert_eq!((e["type"].as_str().unwrap(), e["size_matched"].as_str().unwrap()), ("UPDATE", "6"));
+    assert_eq!(
+        (
+            e["type"].as_str().unwrap(),
+            e["size_matched"].as_str().unwrap()
+        ),
+        ("UPDATE", "6")
+    );
     let t1 = wait_event(&mut wa, "trade", LONG).await.unwrap();
     assert_eq!(t1["status"], "MATCHED");
     assert_eq!(t1["taker_order_id"], b_id.as_str());
@@ -249,13 +339,21 @@ async fn user_channel_orders_and_trades_for_the_authenticated_user_only() {
     let tb = wait_event(&mut wb, "trade", LONG).await.unwrap();
     assert_eq!(tb["id"], t1["id"]);
 
-    a.l2("DELETE", "/order", Some(&format!(r#"{{"orderID":"{a_id}"}}"#))).await;
+    a.l2(
+        "DELETE",
+        "/order",
+        Some(&format!(r#"{{"orderID":"{a_id}"}}"#)),
+    )
+    .await;
     let e = wait_event(&mut wa, "order", LONG).await.unwrap();
     assert_eq!(e["type"], "CANCELLATION");
 
     // A's connection filtered on another market saw nothing; B saw no order events of A's.
     send(&mut wa_other, "PING").await;
-    assert_eq!(next_text(&mut wa_other, LONG).await.as_deref(), Some("PONG"));
+    assert_eq!(
+        next_text(&mut wa_other, LONG).await.as_deref(),
+        Some("PONG")
+    );
     send(&mut wb, "PING").await;
     loop {
         let t = next_text(&mut wb, LONG).await.unwrap();
@@ -280,7 +378,9 @@ async fn user_channel_rejects_bad_credentials() {
     use futures_util::StreamExt;
     let frame = tokio::time::timeout(LONG, w.next()).await.unwrap();
     match frame {
-        Some(Ok(tokio_tungstenite::tungstenite::Message::Close(Some(c)))) => assert_eq!(c.reason.as_str(), "invalid auth"),
+        Some(Ok(tokio_tungstenite::tungstenite::Message::Close(Some(c)))) => {
+            assert_eq!(c.reason.as_str(), "invalid auth")
+        }
         other => panic!("expected a close frame, got {other:?}"),
     }
 }
@@ -313,9 +413,16 @@ async fn scheduled_disconnect_and_silence() {
         assert_eq!(next_text(&mut w, LONG).await.as_deref(), Some("PONG"));
     }
     send(&mut w, "PING").await;
-    assert_eq!(next_text(&mut w, LONG).await, None, "third frame drops the connection");
+    assert_eq!(
+        next_text(&mut w, LONG).await,
+        None,
+        "third frame drops the connection"
+    );
 
-    sim.set_faults(Faults::none().ws_silence(Trigger::Window { first: 2, count: 1 }, Duration::from_millis(400)));
+    sim.set_faults(Faults::none().ws_silence(
+        Trigger::Window { first: 2, count: 1 },
+        Duration::from_millis(400),
+    ));
     let mut w = ws(&sim, "market").await;
     send(&mut w, "PING").await;
     assert_eq!(next_text(&mut w, LONG).await.as_deref(), Some("PONG"));
@@ -324,5 +431,9 @@ async fn scheduled_disconnect_and_silence() {
     assert_eq!(next_text(&mut w, Duration::from_millis(250)).await, None);
     tokio::time::sleep(Duration::from_millis(250)).await;
     send(&mut w, "PING").await;
-    assert_eq!(next_text(&mut w, LONG).await.as_deref(), Some("PONG"), "alive again after the silence");
+    assert_eq!(
+        next_text(&mut w, LONG).await.as_deref(),
+        Some("PONG"),
+        "alive again after the silence"
+    );
 }

@@ -78,7 +78,8 @@ fn parse_args() -> Result<Option<Args>, String> {
     while let Some(flag) = it.next() {
         let mut val = || it.next().ok_or_else(|| format!("{flag} needs a value"));
         fn num<T: std::str::FromStr>(flag: &str, v: String) -> Result<T, String> {
-            v.parse().map_err(|_| format!("{flag}: invalid value {v:?}"))
+            v.parse()
+                .map_err(|_| format!("{flag}: invalid value {v:?}"))
         }
         match flag.as_str() {
             "--help" | "-h" => return Ok(None),
@@ -87,7 +88,8 @@ fn parse_args() -> Result<Option<Args>, String> {
             "--markets" => a.markets = Some(val()?),
             "--chain" => {
                 let id: u64 = num(&flag, val()?)?;
-                a.chain = Chain::from_id(id).ok_or_else(|| format!("--chain: unknown chain id {id}"))?;
+                a.chain =
+                    Chain::from_id(id).ok_or_else(|| format!("--chain: unknown chain id {id}"))?;
             }
             "--no-verify" => a.verify = false,
             "--heartbeat-timeout" => a.heartbeat = num(&flag, val()?)?,
@@ -109,10 +111,14 @@ fn parse_args() -> Result<Option<Args>, String> {
 }
 
 fn faults(a: &Args) -> Result<Faults, String> {
-    let mut f = Faults::none().latency(Duration::from_millis(a.latency_ms)).jitter(Duration::from_millis(a.jitter_ms));
+    let mut f = Faults::none()
+        .latency(Duration::from_millis(a.latency_ms))
+        .jitter(Duration::from_millis(a.jitter_ms));
     let fault = match a.fail_status {
         425 => HttpFault::TooEarly,
-        429 => HttpFault::RateLimited { retry_after: Duration::from_secs(a.retry_after) },
+        429 => HttpFault::RateLimited {
+            retry_after: Duration::from_secs(a.retry_after),
+        },
         503 => HttpFault::Unavailable,
         s => return Err(format!("--fail-status: {s} is not one of 425, 429, 503")),
     };
@@ -151,7 +157,10 @@ fn main() -> ExitCode {
     };
     let markets: Vec<MarketSpec> = match &args.markets {
         None => MarketSpec::defaults(),
-        Some(path) => match std::fs::read_to_string(path).map_err(|e| e.to_string()).and_then(|t| parse_markets(&t)) {
+        Some(path) => match std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| parse_markets(&t))
+        {
             Ok(m) => m,
             Err(e) => {
                 eprintln!("polyclob-sim: --markets {path}: {e}");
@@ -166,7 +175,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("polyclob-sim: cannot start the runtime: {e}");
@@ -192,7 +204,11 @@ fn main() -> ExitCode {
                 use std::io::Write as _;
                 let mut out = std::io::stdout().lock();
                 let _ = writeln!(out, "{}", sim.http_url());
-                let _ = writeln!(out, "# market channel: {0}/ws/market  user channel: {0}/ws/user", sim.ws_url());
+                let _ = writeln!(
+                    out,
+                    "# market channel: {0}/ws/market  user channel: {0}/ws/user",
+                    sim.ws_url()
+                );
                 for m in sim.markets() {
                     let _ = writeln!(
                         out,

@@ -61,14 +61,28 @@ impl Book {
     /// Resting size an order on `side` at `limit` could take right now.
     pub(crate) fn available(&self, side: Side, limit: u32) -> u64 {
         match side {
-            Side::Buy => self.asks.range(..=limit).map(|(_, l)| l.total).fold(0, u64::saturating_add),
-            Side::Sell => self.bids.range(limit..).map(|(_, l)| l.total).fold(0, u64::saturating_add),
+            Side::Buy => self
+                .asks
+                .range(..=limit)
+                .map(|(_, l)| l.total)
+                .fold(0, u64::saturating_add),
+            Side::Sell => self
+                .bids
+                .range(limit..)
+                .map(|(_, l)| l.total)
+                .fold(0, u64::saturating_add),
         }
     }
 
     /// Executes up to `qty` of an incoming order on `side` limited at `limit`, best price first
     /// and oldest first within a price. Returns the fills and appends the level changes.
-    pub(crate) fn take(&mut self, side: Side, limit: u32, mut qty: u64, changes: &mut Vec<LevelChange>) -> Vec<Fill> {
+    pub(crate) fn take(
+        &mut self,
+        side: Side,
+        limit: u32,
+        mut qty: u64,
+        changes: &mut Vec<LevelChange>,
+    ) -> Vec<Fill> {
         let mut fills = Vec::new();
         let (book, resting_side) = match side {
             Side::Buy => (&mut self.asks, Side::Sell),
@@ -80,20 +94,33 @@ impl Book {
                 Side::Sell => book.keys().next_back().copied().filter(|p| *p >= limit),
             };
             let Some(price) = best else { break };
-            let Some(level) = book.get_mut(&price) else { break };
+            let Some(level) = book.get_mut(&price) else {
+                break;
+            };
             while qty > 0 {
-                let Some(front) = level.queue.front_mut() else { break };
+                let Some(front) = level.queue.front_mut() else {
+                    break;
+                };
                 let size = qty.min(front.1);
                 front.1 -= size;
                 level.total -= size;
                 qty -= size;
                 let maker_done = front.1 == 0;
-                fills.push(Fill { maker_seq: front.0, price, size, maker_done });
+                fills.push(Fill {
+                    maker_seq: front.0,
+                    price,
+                    size,
+                    maker_done,
+                });
                 if maker_done {
                     level.queue.pop_front();
                 }
             }
-            changes.push(LevelChange { side: resting_side, price, size: level.total });
+            changes.push(LevelChange {
+                side: resting_side,
+                price,
+                size: level.total,
+            });
             if level.queue.is_empty() {
                 book.remove(&price);
             }
@@ -102,7 +129,14 @@ impl Book {
     }
 
     /// Rests `qty` of order `seq` at the back of its price level.
-    pub(crate) fn insert(&mut self, side: Side, price: u32, seq: u64, qty: u64, changes: &mut Vec<LevelChange>) {
+    pub(crate) fn insert(
+        &mut self,
+        side: Side,
+        price: u32,
+        seq: u64,
+        qty: u64,
+        changes: &mut Vec<LevelChange>,
+    ) {
         let book = match side {
             Side::Buy => &mut self.bids,
             Side::Sell => &mut self.asks,
@@ -110,11 +144,21 @@ impl Book {
         let level = book.entry(price).or_default();
         level.queue.push_back((seq, qty));
         level.total = level.total.saturating_add(qty);
-        changes.push(LevelChange { side, price, size: level.total });
+        changes.push(LevelChange {
+            side,
+            price,
+            size: level.total,
+        });
     }
 
     /// Removes resting order `seq`; returns its remaining size if it was there.
-    pub(crate) fn remove(&mut self, side: Side, price: u32, seq: u64, changes: &mut Vec<LevelChange>) -> Option<u64> {
+    pub(crate) fn remove(
+        &mut self,
+        side: Side,
+        price: u32,
+        seq: u64,
+        changes: &mut Vec<LevelChange>,
+    ) -> Option<u64> {
         let book = match side {
             Side::Buy => &mut self.bids,
             Side::Sell => &mut self.asks,
@@ -123,7 +167,11 @@ impl Book {
         let pos = level.queue.iter().position(|(s, _)| *s == seq)?;
         let (_, rem) = level.queue.remove(pos)?;
         level.total -= rem;
-        changes.push(LevelChange { side, price, size: level.total });
+        changes.push(LevelChange {
+            side,
+            price,
+            size: level.total,
+        });
         if level.queue.is_empty() {
             book.remove(&price);
         }
@@ -143,7 +191,11 @@ impl Book {
     /// Every resting (seq, side) pair, for bulk operations.
     #[cfg(test)]
     fn resting(&self) -> Vec<(u64, u64)> {
-        self.bids.values().chain(self.asks.values()).flat_map(|l| l.queue.iter().copied()).collect()
+        self.bids
+            .values()
+            .chain(self.asks.values())
+            .flat_map(|l| l.queue.iter().copied())
+            .collect()
     }
 }
 
@@ -170,15 +222,26 @@ mod tests {
         ]);
         let mut ch = Vec::new();
         let fills = b.take(Side::Buy, 520_000, 12, &mut ch);
-        let got: Vec<(u64, u32, u64)> = fills.iter().map(|f| (f.maker_seq, f.price, f.size)).collect();
+        let got: Vec<(u64, u32, u64)> = fills
+            .iter()
+            .map(|f| (f.maker_seq, f.price, f.size))
+            .collect();
         assert_eq!(got, vec![(2, 510_000, 5), (3, 510_000, 5), (1, 520_000, 2)]);
         assert_eq!(b.best_ask(), Some(520_000));
         assert_eq!(b.available(Side::Buy, 520_000), 8);
         assert_eq!(
             ch,
             vec![
-                LevelChange { side: Side::Sell, price: 510_000, size: 0 },
-                LevelChange { side: Side::Sell, price: 520_000, size: 8 }
+                LevelChange {
+                    side: Side::Sell,
+                    price: 510_000,
+                    size: 0
+                },
+                LevelChange {
+                    side: Side::Sell,
+                    price: 520_000,
+                    size: 8
+                }
             ]
         );
     }
@@ -222,7 +285,11 @@ mod tests {
         // oracle: (side, price, seq, remaining)
         let mut oracle: Vec<(Side, u32, u64, u64)> = Vec::new();
         for seq in 1..2000u64 {
-            let side = if rng.below(2) == 0 { Side::Buy } else { Side::Sell };
+            let side = if rng.below(2) == 0 {
+                Side::Buy
+            } else {
+                Side::Sell
+            };
             let price = (40 + rng.below(21) as u32) * 10_000;
             let qty = 1 + rng.below(50);
             let mut ch = Vec::new();
@@ -237,8 +304,24 @@ mod tests {
                 let best = oracle
                     .iter()
                     .enumerate()
-                    .filter(|(_, o)| o.0 != side && if side == Side::Buy { o.1 <= price } else { o.1 >= price })
-                    .min_by_key(|(_, o)| (if side == Side::Buy { o.1 } else { u32::MAX - o.1 }, o.2))
+                    .filter(|(_, o)| {
+                        o.0 != side
+                            && if side == Side::Buy {
+                                o.1 <= price
+                            } else {
+                                o.1 >= price
+                            }
+                    })
+                    .min_by_key(|(_, o)| {
+                        (
+                            if side == Side::Buy {
+                                o.1
+                            } else {
+                                u32::MAX - o.1
+                            },
+                            o.2,
+                        )
+                    })
                     .map(|(i, _)| i);
                 let Some(i) = best else { break };
                 let f = left.min(oracle[i].3);
@@ -249,7 +332,10 @@ mod tests {
                     oracle.remove(i);
                 }
             }
-            let got: Vec<_> = fills.iter().map(|f| (f.maker_seq, f.price, f.size)).collect();
+            let got: Vec<_> = fills
+                .iter()
+                .map(|f| (f.maker_seq, f.price, f.size))
+                .collect();
             assert_eq!(got, want, "seq {seq}");
             if left > 0 {
                 b.insert(side, price, seq, left, &mut ch);
@@ -261,7 +347,11 @@ mod tests {
                 let o = oracle.remove(i);
                 assert_eq!(b.remove(o.0, o.1, o.2, &mut ch), Some(o.3));
             }
-            assert!(b.best_bid().zip(b.best_ask()).is_none_or(|(bid, ask)| bid < ask));
+            assert!(
+                b.best_bid()
+                    .zip(b.best_ask())
+                    .is_none_or(|(bid, ask)| bid < ask)
+            );
         }
         let mut rest = b.resting();
         rest.sort_unstable();

@@ -22,14 +22,21 @@ pub(crate) fn size(s: u64) -> String {
 }
 
 fn levels(it: impl Iterator<Item = (u32, u64)>) -> Value {
-    Value::Array(it.map(|(p, s)| json!({"price": price(p), "size": size(s)})).collect())
+    Value::Array(
+        it.map(|(p, s)| json!({"price": price(p), "size": size(s)}))
+            .collect(),
+    )
 }
 
 /// The book hash: keccak-256 of the compact level list, first 20 bytes as hex. Changes
 /// whenever any level changes, which is what clients compare.
 pub(crate) fn book_hash(ex: &Exchange, mi: usize, ti: usize) -> String {
     let b = &ex.markets[mi].books[ti];
-    let text = format!("{}|{}", levels(b.bids_worst_first()), levels(b.asks_worst_first()));
+    let text = format!(
+        "{}|{}",
+        levels(b.bids_worst_first()),
+        levels(b.asks_worst_first())
+    );
     let h = alloy_primitives::keccak256(text.as_bytes());
     alloy_primitives::hex::encode(&h.as_slice()[..20])
 }
@@ -63,11 +70,20 @@ pub(crate) fn ws_book(ex: &Exchange, mi: usize, ti: usize, ts_ms: u64) -> Value 
 
 fn best(ex: &Exchange, mi: usize, ti: usize) -> (String, String) {
     let b = &ex.markets[mi].books[ti];
-    (b.best_bid().map_or_else(|| "0".to_owned(), price), b.best_ask().map_or_else(|| "1".to_owned(), price))
+    (
+        b.best_bid().map_or_else(|| "0".to_owned(), price),
+        b.best_ask().map_or_else(|| "1".to_owned(), price),
+    )
 }
 
 /// `price_change` (the post-2025-09-15 format with a `price_changes` array).
-pub(crate) fn price_change(ex: &Exchange, mi: usize, ti: usize, changes: &[LevelChange], ts_ms: u64) -> String {
+pub(crate) fn price_change(
+    ex: &Exchange,
+    mi: usize,
+    ti: usize,
+    changes: &[LevelChange],
+    ts_ms: u64,
+) -> String {
     let m = &ex.markets[mi];
     let hash = book_hash(ex, mi, ti);
     let (bb, ba) = best(ex, mi, ti);
@@ -95,7 +111,15 @@ pub(crate) fn price_change(ex: &Exchange, mi: usize, ti: usize, changes: &[Level
 }
 
 /// `last_trade_price`.
-pub(crate) fn last_trade_price(ex: &Exchange, mi: usize, ti: usize, p: u32, side: Side, sz: u64, ts_ms: u64) -> String {
+pub(crate) fn last_trade_price(
+    ex: &Exchange,
+    mi: usize,
+    ti: usize,
+    p: u32,
+    side: Side,
+    sz: u64,
+    ts_ms: u64,
+) -> String {
     let m = &ex.markets[mi];
     json!({
         "asset_id": m.spec.tokens[ti].token_id(),
@@ -111,7 +135,14 @@ pub(crate) fn last_trade_price(ex: &Exchange, mi: usize, ti: usize, p: u32, side
 }
 
 /// `tick_size_change`.
-pub(crate) fn tick_size_change(ex: &Exchange, mi: usize, ti: usize, old: TickSize, new: TickSize, ts_ms: u64) -> String {
+pub(crate) fn tick_size_change(
+    ex: &Exchange,
+    mi: usize,
+    ti: usize,
+    old: TickSize,
+    new: TickSize,
+    ts_ms: u64,
+) -> String {
     let m = &ex.markets[mi];
     json!({
         "event_type": "tick_size_change",

@@ -88,7 +88,11 @@ impl HttpRule {
     /// Answers with `fault` whenever `trigger` fires (counting every HTTP request).
     #[must_use]
     pub fn new(trigger: Trigger, fault: HttpFault) -> Self {
-        Self { trigger, fault, path_prefix: None }
+        Self {
+            trigger,
+            fault,
+            path_prefix: None,
+        }
     }
 
     /// Restricts the rule to paths starting with `prefix` (e.g. `"/order"`); the trigger then
@@ -188,7 +192,12 @@ pub(crate) struct FaultState {
 impl FaultState {
     pub(crate) fn new(faults: Faults, seed: u64) -> Self {
         let rule_counts = vec![0; faults.http.len()];
-        Self { faults, rng: Rng::new(seed, 2), requests: 0, rule_counts }
+        Self {
+            faults,
+            rng: Rng::new(seed, 2),
+            requests: 0,
+            rule_counts,
+        }
     }
 
     /// Replaces the configuration (counters restart; the PRNG continues).
@@ -206,11 +215,19 @@ impl FaultState {
     pub(crate) fn on_request(&mut self, path: &str) -> (Duration, Option<HttpFault>) {
         self.requests += 1;
         let jitter_ms = self.faults.jitter.as_millis() as u64;
-        let extra = if jitter_ms > 0 { Duration::from_millis(self.rng.below(jitter_ms + 1)) } else { Duration::ZERO };
+        let extra = if jitter_ms > 0 {
+            Duration::from_millis(self.rng.below(jitter_ms + 1))
+        } else {
+            Duration::ZERO
+        };
         let delay = self.faults.latency + extra;
         let mut hit = None;
         for (i, rule) in self.faults.http.iter().enumerate() {
-            if rule.path_prefix.as_deref().is_some_and(|p| !path.starts_with(p)) {
+            if rule
+                .path_prefix
+                .as_deref()
+                .is_some_and(|p| !path.starts_with(p))
+            {
                 continue;
             }
             self.rule_counts[i] += 1;
@@ -245,14 +262,22 @@ mod tests {
     fn every_nth_and_window() {
         let mut s = FaultState::new(
             Faults::none()
-                .http(HttpRule::new(Trigger::Window { first: 2, count: 2 }, HttpFault::TooEarly))
-                .http(HttpRule::new(Trigger::EveryNth(3), HttpFault::Unavailable).path_prefix("/order")),
+                .http(HttpRule::new(
+                    Trigger::Window { first: 2, count: 2 },
+                    HttpFault::TooEarly,
+                ))
+                .http(
+                    HttpRule::new(Trigger::EveryNth(3), HttpFault::Unavailable)
+                        .path_prefix("/order"),
+                ),
             1,
         );
-        let got: Vec<_> = ["/book", "/book", "/order", "/order", "/order", "/order", "/order"]
-            .iter()
-            .map(|p| s.on_request(p).1)
-            .collect();
+        let got: Vec<_> = [
+            "/book", "/book", "/order", "/order", "/order", "/order", "/order",
+        ]
+        .iter()
+        .map(|p| s.on_request(p).1)
+        .collect();
         assert_eq!(
             got,
             vec![
@@ -271,10 +296,15 @@ mod tests {
     fn probability_is_deterministic_per_seed() {
         let run = |seed| {
             let mut s = FaultState::new(
-                Faults::none().http(HttpRule::new(Trigger::Probability(0.3), HttpFault::TooEarly)),
+                Faults::none().http(HttpRule::new(
+                    Trigger::Probability(0.3),
+                    HttpFault::TooEarly,
+                )),
                 seed,
             );
-            (0..200).map(|_| s.on_request("/").1.is_some()).collect::<Vec<_>>()
+            (0..200)
+                .map(|_| s.on_request("/").1.is_some())
+                .collect::<Vec<_>>()
         };
         assert_eq!(run(4), run(4));
         assert_ne!(run(4), run(5));
@@ -287,7 +317,10 @@ mod tests {
         let mut s = FaultState::new(Faults::none().ws_disconnect(Trigger::EveryNth(3)), 0);
         assert_eq!(s.on_ws_frame(1), WsAction::Send);
         assert_eq!(s.on_ws_frame(3), WsAction::Disconnect);
-        let mut s = FaultState::new(Faults::none().ws_silence(Trigger::EveryNth(2), Duration::from_secs(1)), 0);
+        let mut s = FaultState::new(
+            Faults::none().ws_silence(Trigger::EveryNth(2), Duration::from_secs(1)),
+            0,
+        );
         assert!(matches!(s.on_ws_frame(2), WsAction::SilenceUntil(_)));
     }
 }

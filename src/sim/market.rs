@@ -75,7 +75,11 @@ pub struct MarketSpec {
 impl MarketSpec {
     /// A Yes/No market with tick 0.01, minimum size 5, midpoint 0.5, five seeded levels a side,
     /// not neg-risk, token-ID (ExchangeV2) settlement.
-    pub fn binary(condition_id: impl Into<String>, question: impl Into<String>, token_ids: [&str; 2]) -> Self {
+    pub fn binary(
+        condition_id: impl Into<String>,
+        question: impl Into<String>,
+        token_ids: [&str; 2],
+    ) -> Self {
         let question = question.into();
         Self {
             condition_id: condition_id.into(),
@@ -83,7 +87,10 @@ impl MarketSpec {
             slug: slugify(&question),
             question,
             end_date_iso: "2027-12-31T00:00:00Z".to_owned(),
-            tokens: [TokenSpec::new(token_ids[0], "Yes"), TokenSpec::new(token_ids[1], "No")],
+            tokens: [
+                TokenSpec::new(token_ids[0], "Yes"),
+                TokenSpec::new(token_ids[1], "No"),
+            ],
             tick: TickSize::Hundredth,
             min_order_size: Size::from_micros(5_000_000),
             neg_risk: false,
@@ -194,31 +201,55 @@ impl MarketSpec {
 /// # Errors
 /// A message naming the first missing or malformed field.
 pub fn parse_markets(json: &str) -> Result<Vec<MarketSpec>, String> {
-    let v: serde_json::Value = serde_json::from_str(json).map_err(|e| format!("markets fixture: {e}"))?;
-    let arr = v.as_array().ok_or("markets fixture: expected a JSON array")?;
-    arr.iter().enumerate().map(|(i, m)| parse_market(m).map_err(|e| format!("market #{i}: {e}"))).collect()
+    let v: serde_json::Value =
+        serde_json::from_str(json).map_err(|e| format!("markets fixture: {e}"))?;
+    let arr = v
+        .as_array()
+        .ok_or("markets fixture: expected a JSON array")?;
+    arr.iter()
+        .enumerate()
+        .map(|(i, m)| parse_market(m).map_err(|e| format!("market #{i}: {e}")))
+        .collect()
 }
 
 fn parse_market(m: &serde_json::Value) -> Result<MarketSpec, String> {
     let s = |k: &str| -> Result<String, String> {
-        m.get(k).and_then(|v| v.as_str()).map(str::to_owned).ok_or_else(|| format!("missing string `{k}`"))
+        m.get(k)
+            .and_then(|v| v.as_str())
+            .map(str::to_owned)
+            .ok_or_else(|| format!("missing string `{k}`"))
     };
-    let tokens = m.get("tokens").and_then(|t| t.as_array()).ok_or("missing `tokens`")?;
+    let tokens = m
+        .get("tokens")
+        .and_then(|t| t.as_array())
+        .ok_or("missing `tokens`")?;
     if tokens.len() != 2 {
         return Err(format!("expected 2 tokens, found {}", tokens.len()));
     }
     let tok = |i: usize| -> Result<TokenSpec, String> {
         let t = &tokens[i];
-        let id = t.get("token_id").and_then(|v| v.as_str()).ok_or("token without `token_id`")?;
-        let outcome = t.get("outcome").and_then(|v| v.as_str()).ok_or("token without `outcome`")?;
+        let id = t
+            .get("token_id")
+            .and_then(|v| v.as_str())
+            .ok_or("token without `token_id`")?;
+        let outcome = t
+            .get("outcome")
+            .and_then(|v| v.as_str())
+            .ok_or("token without `outcome`")?;
         Ok(TokenSpec::new(id, outcome))
     };
     let tick_s = s("minimum_tick_size")?;
-    let tick = TickSize::parse(tick_s.as_bytes()).ok_or_else(|| format!("unknown tick size {tick_s:?}"))?;
+    let tick = TickSize::parse(tick_s.as_bytes())
+        .ok_or_else(|| format!("unknown tick size {tick_s:?}"))?;
     let min_s = s("minimum_order_size")?;
-    let min = Size::parse(min_s.as_bytes()).map_err(|e| format!("minimum_order_size {min_s:?}: {e:?}"))?;
-    let mid_s = tokens[0].get("price").and_then(|v| v.as_str()).unwrap_or("0.5");
-    let mid = Price::parse(mid_s.as_bytes()).map_err(|e| format!("token price {mid_s:?}: {e:?}"))?;
+    let min = Size::parse(min_s.as_bytes())
+        .map_err(|e| format!("minimum_order_size {min_s:?}: {e:?}"))?;
+    let mid_s = tokens[0]
+        .get("price")
+        .and_then(|v| v.as_str())
+        .unwrap_or("0.5");
+    let mid =
+        Price::parse(mid_s.as_bytes()).map_err(|e| format!("token price {mid_s:?}: {e:?}"))?;
     let question = s("question")?;
     Ok(MarketSpec {
         condition_id: s("condition_id")?,
@@ -268,7 +299,9 @@ pub(crate) fn seed_orders(spec: &MarketSpec, rng: &mut Rng) -> Vec<SeedOrder> {
         let bid = mid.checked_sub(off);
         let ask = mid.checked_add(off).filter(|a| *a < one);
         for (is_bid, price) in [(true, bid), (false, ask)] {
-            let Some(price) = price.filter(|p| *p >= t && *p <= one - t) else { continue };
+            let Some(price) = price.filter(|p| *p >= t && *p <= one - t) else {
+                continue;
+            };
             let orders = 1 + rng.below(2);
             for _ in 0..orders {
                 let size = (10 + rng.below(241)) * 1_000_000;
@@ -297,7 +330,11 @@ mod tests {
     #[test]
     fn malformed_fixture_is_an_error() {
         assert!(parse_markets("{}").is_err());
-        assert!(parse_markets(r#"[{"condition_id":"0x1"}]"#).unwrap_err().contains("tokens"));
+        assert!(
+            parse_markets(r#"[{"condition_id":"0x1"}]"#)
+                .unwrap_err()
+                .contains("tokens")
+        );
     }
 
     #[test]
@@ -306,10 +343,24 @@ mod tests {
             let mut rng = Rng::new(42, 0);
             let orders = seed_orders(&spec, &mut rng);
             assert!(!orders.is_empty());
-            let best_bid = orders.iter().filter(|o| o.0 == 0 && o.1).map(|o| o.2).max().unwrap();
-            let best_ask = orders.iter().filter(|o| o.0 == 0 && !o.1).map(|o| o.2).min().unwrap();
+            let best_bid = orders
+                .iter()
+                .filter(|o| o.0 == 0 && o.1)
+                .map(|o| o.2)
+                .max()
+                .unwrap();
+            let best_ask = orders
+                .iter()
+                .filter(|o| o.0 == 0 && !o.1)
+                .map(|o| o.2)
+                .min()
+                .unwrap();
             assert!(best_bid < best_ask, "{}", spec.question);
-            assert!(orders.iter().all(|o| spec.tick.is_on_grid(Price::new(o.2).unwrap())));
+            assert!(
+                orders
+                    .iter()
+                    .all(|o| spec.tick.is_on_grid(Price::new(o.2).unwrap()))
+            );
         }
     }
 

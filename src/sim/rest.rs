@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::types::Side;
 
-use super::server::{Shared, error_response, json_response};
+use super::server::{Reject, Shared, error_response, json_response};
 use super::state::{Canceled, Exchange, Placed, now_s};
 use super::{auth, events};
 
@@ -49,7 +49,9 @@ fn percent_decode(s: &str) -> String {
     while i < b.len() {
         match b[i] {
             b'%' if i + 2 < b.len() => {
-                let hex = std::str::from_utf8(&b[i + 1..i + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok());
+                let hex = std::str::from_utf8(&b[i + 1..i + 3])
+                    .ok()
+                    .and_then(|h| u8::from_str_radix(h, 16).ok());
                 match hex {
                     Some(v) => {
                         out.push(v);
@@ -75,7 +77,11 @@ fn percent_decode(s: &str) -> String {
 }
 
 fn q<'a>(query: &'a [(String, String)], key: &str) -> Option<&'a str> {
-    query.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str()).filter(|v| !v.is_empty())
+    query
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+        .filter(|v| !v.is_empty())
 }
 
 fn encode_cursor(offset: usize) -> String {
@@ -84,7 +90,7 @@ fn encode_cursor(offset: usize) -> String {
 }
 
 /// The offset a cursor stands for; `None` for the end marker.
-fn decode_cursor(c: Option<&str>) -> Result<Option<usize>, Resp> {
+fn decode_cursor(c: Option<&str>) -> Result<Option<usize>, Reject> {
     use base64::Engine as _;
     match c {
         None | Some(FIRST_CURSOR) => Ok(Some(0)),
@@ -95,7 +101,7 @@ fn decode_cursor(c: Option<&str>) -> Result<Option<usize>, Resp> {
             .and_then(|b| String::from_utf8(b).ok())
             .and_then(|s| s.parse::<usize>().ok())
             .map(Some)
-            .ok_or_else(|| bad(&format!("invalid next_cursor {c:?}"))),
+            .ok_or_else(|| Reject::bad(format!("invalid next_cursor {c:?}"))),
     }
 }
 
@@ -103,13 +109,19 @@ fn decode_cursor(c: Option<&str>) -> Result<Option<usize>, Resp> {
 fn page(items: Vec<Value>, cursor: Option<&str>, size: usize) -> Resp {
     let start = match decode_cursor(cursor) {
         Ok(Some(s)) => s,
-        Ok(None) => return ok(&json!({"data": [], "next_cursor": END_CURSOR, "limit": size, "count": 0})),
-        Err(r) => return r,
+        Ok(None) => {
+            return ok(&json!({"data": [], "next_cursor": END_CURSOR, "limit": size, "count": 0}));
+        }
+        Err(r) => return r.into_response(),
     };
     let total = items.len();
     let data: Vec<Value> = items.into_iter().skip(start).take(size).collect();
     let end = start.saturating_add(data.len());
-    let next = if end < total { encode_cursor(end) } else { END_CURSOR.to_owned() };
+    let next = if end < total {
+        encode_cursor(end)
+    } else {
+        END_CURSOR.to_owned()
+    };
     ok(&json!({"data": data, "next_cursor": next, "limit": size, "count": data.len()}))
 }
 
@@ -126,52 +138,87 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
         "/time" if get => json_response(StatusCode::OK, now_s().to_string()),
         "/version" if get => ok(&json!({"version": shared.clob_version})),
         "/markets" | "/sampling-markets" if get => markets(shared, &query, false),
-        "/simplified-markets" | "/sampling-simplified-markets" if get => markets(shared, &query, true),
-        "/book" if get => with_token(shared, &query, |ex, mi, ti| ok(&events::book(ex, mi, ti, super::state::now_ms()))),
+        "/simplified-markets" | "/sampling-simplified-markets" if get => {
+            markets(shared, &query, true)
+        }
+        "/book" if get => with_token(shared, &query, |ex, mi, ti| {
+            ok(&events::book(ex, mi, ti, super::state::now_ms()))
+        }),
         "/books" if post => books(shared, body),
         "/price" if get => price(shared, &query),
         "/prices" if post => batch(shared, body, |ex, mi, ti, item| {
             let side = item.get("side").and_then(Value::as_str).unwrap_or("BUY");
             let b = &ex.markets[mi].books[ti];
-            let p = if side == "SELL" { b.best_ask() } else { b.best_bid() };
+            let p = if side == "SELL" {
+                b.best_ask()
+            } else {
+                b.best_bid()
+            };
             json!({ side: p.map_or_else(|| "0".into(), events::price) })
         }),
-        "/midpoint" if get => with_token(shared, &query, |ex, mi, ti| ok(&json!({"mid": midpoint(ex, mi, ti)}))),
+        "/midpoint" if get => with_token(shared, &query, |ex, mi, ti| {
+            ok(&json!({"mid": midpoint(ex, mi, ti)}))
+        }),
         "/midpoints" if post => batch(shared, body, |ex, mi, ti, _| json!(midpoint(ex, mi, ti))),
-        "/spread" if get => with_token(shared, &query, |ex, mi, ti| ok(&json!({"spread": spread(ex, mi, ti)}))),
+        "/spread" if get => with_token(shared, &query, |ex, mi, ti| {
+            ok(&json!({"spread": spread(ex, mi, ti)}))
+        }),
         "/spreads" if post => batch(shared, body, |ex, mi, ti, _| json!(spread(ex, mi, ti))),
         "/tick-size" if get => with_token(shared, &query, |ex, mi, _| {
-            ok(&json!({"minimum_tick_size": ex.markets[mi].spec.tick.as_str().parse::<f64>().unwrap_or(0.01)}))
+            ok(
+                &json!({"minimum_tick_size": ex.markets[mi].spec.tick.as_str().parse::<f64>().unwrap_or(0.01)}),
+            )
         }),
-        "/neg-risk" if get => with_token(shared, &query, |ex, mi, _| ok(&json!({"neg_risk": ex.markets[mi].spec.neg_risk}))),
+        "/neg-risk" if get => with_token(shared, &query, |ex, mi, _| {
+            ok(&json!({"neg_risk": ex.markets[mi].spec.neg_risk}))
+        }),
         "/fee-rate" if get => with_token(shared, &query, |_, _, _| ok(&json!({"base_fee": 0}))),
-        "/last-trade-price" if get => with_token(shared, &query, |ex, mi, ti| ok(&last_trade(ex, mi, ti))),
+        "/last-trade-price" if get => {
+            with_token(shared, &query, |ex, mi, ti| ok(&last_trade(ex, mi, ti)))
+        }
         "/last-trades-prices" if get || post => last_trades(shared, body),
         "/auth/api-key" if post => l1_key(shared, parts, true),
         "/auth/derive-api-key" if get => l1_key(shared, parts, false),
         "/auth/api-keys" if get => l2(shared, parts, body, |ex, key| {
             ok(&json!({"apiKeys": ex.keys_of(&key.address)}))
         }),
-        "/order" if post => l2(shared, parts, body, |ex, key| post_order(shared, ex, key, body)),
-        "/orders" if post => l2(shared, parts, body, |ex, key| post_orders(shared, ex, key, body)),
+        "/order" if post => l2(shared, parts, body, |ex, key| {
+            post_order(shared, ex, key, body)
+        }),
+        "/orders" if post => l2(shared, parts, body, |ex, key| {
+            post_orders(shared, ex, key, body)
+        }),
         "/order" if delete => l2(shared, parts, body, |ex, key| {
-            let id = serde_json::from_slice::<Value>(body).ok().and_then(|v| v.get("orderID").and_then(Value::as_str).map(str::to_owned));
+            let id = serde_json::from_slice::<Value>(body)
+                .ok()
+                .and_then(|v| v.get("orderID").and_then(Value::as_str).map(str::to_owned));
             match id {
                 Some(id) => cancel_resp(ex.cancel(&key.address, &[id])),
                 None => bad("Invalid order payload: expected {\"orderID\": \"0x…\"}"),
             }
         }),
-        "/orders" if delete => l2(shared, parts, body, |ex, key| {
-            match serde_json::from_slice::<Vec<String>>(body) {
+        "/orders" if delete => l2(
+            shared,
+            parts,
+            body,
+            |ex, key| match serde_json::from_slice::<Vec<String>>(body) {
                 Ok(ids) => cancel_resp(ex.cancel(&key.address, &ids)),
                 Err(_) => bad("Invalid order payload: expected an array of order ids"),
-            }
+            },
+        ),
+        "/cancel-all" if delete => l2(shared, parts, body, |ex, key| {
+            cancel_resp(ex.cancel_where(&key.address, None, None))
         }),
-        "/cancel-all" if delete => l2(shared, parts, body, |ex, key| cancel_resp(ex.cancel_where(&key.address, None, None))),
         "/cancel-market-orders" if delete => l2(shared, parts, body, |ex, key| {
             let v: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
-            let market = v.get("market").and_then(Value::as_str).filter(|s| !s.is_empty());
-            let asset = v.get("asset_id").and_then(Value::as_str).filter(|s| !s.is_empty());
+            let market = v
+                .get("market")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty());
+            let asset = v
+                .get("asset_id")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty());
             let mi = market.map(|c| ex.market_by_condition(c));
             let ti = asset.map(|a| ex.token(a));
             // An unknown market or token matches nothing.
@@ -185,8 +232,13 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
                 .open_orders(&key.address)
                 .into_iter()
                 .filter(|o| q(&query, "id").is_none_or(|id| o.id.eq_ignore_ascii_case(id)))
-                .filter(|o| q(&query, "market").is_none_or(|c| ex.markets[o.market].spec.condition_id == c))
-                .filter(|o| q(&query, "asset_id").is_none_or(|a| ex.markets[o.market].spec.tokens[o.token].token_id() == a))
+                .filter(|o| {
+                    q(&query, "market").is_none_or(|c| ex.markets[o.market].spec.condition_id == c)
+                })
+                .filter(|o| {
+                    q(&query, "asset_id")
+                        .is_none_or(|a| ex.markets[o.market].spec.tokens[o.token].token_id() == a)
+                })
                 .map(|o| events::order(ex, o))
                 .collect();
             page(items, q(&query, "next_cursor"), shared.page_size)
@@ -198,21 +250,32 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
                 .user_trades(&key.address)
                 .into_iter()
                 .filter(|t| q(&query, "id").is_none_or(|id| t.id == id))
-                .filter(|t| q(&query, "market").is_none_or(|c| ex.markets[t.market].spec.condition_id == c))
-                .filter(|t| q(&query, "asset_id").is_none_or(|a| ex.markets[t.market].spec.tokens[t.token].token_id() == a))
+                .filter(|t| {
+                    q(&query, "market").is_none_or(|c| ex.markets[t.market].spec.condition_id == c)
+                })
+                .filter(|t| {
+                    q(&query, "asset_id")
+                        .is_none_or(|a| ex.markets[t.market].spec.tokens[t.token].token_id() == a)
+                })
                 .filter(|t| before.is_none_or(|b| t.match_time < b))
                 .filter(|t| after.is_none_or(|a| t.match_time > a))
                 .map(|t| events::trade(ex, t, &key.address))
                 .filter(|v| {
                     q(&query, "maker_address").is_none_or(|m| {
-                        v.get("maker_address").and_then(Value::as_str).is_some_and(|x| x.eq_ignore_ascii_case(m))
+                        v.get("maker_address")
+                            .and_then(Value::as_str)
+                            .is_some_and(|x| x.eq_ignore_ascii_case(m))
                     })
                 })
                 .collect();
             page(items, q(&query, "next_cursor"), shared.page_size)
         }),
         "/v1/heartbeats" | "/heartbeats" if post => l2(shared, parts, body, |ex, key| {
-            let v: Value = if body.is_empty() { Value::Null } else { serde_json::from_slice(body).unwrap_or(Value::Null) };
+            let v: Value = if body.is_empty() {
+                Value::Null
+            } else {
+                serde_json::from_slice(body).unwrap_or(Value::Null)
+            };
             let id = v.get("heartbeat_id").and_then(Value::as_str);
             match ex.heartbeat(&key.address, id) {
                 Ok(next) => ok(&json!({"heartbeat_id": next, "error": null})),
@@ -271,17 +334,32 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
 fn markets(shared: &Shared, query: &[(String, String)], simplified: bool) -> Resp {
     let ex = shared.ex();
     let items: Vec<Value> = (0..ex.markets.len())
-        .map(|mi| if simplified { events::simplified_market(&ex, mi) } else { events::market(&ex, mi) })
+        .map(|mi| {
+            if simplified {
+                events::simplified_market(&ex, mi)
+            } else {
+                events::market(&ex, mi)
+            }
+        })
         .collect();
     page(items, q(query, "next_cursor"), shared.page_size)
 }
 
-fn with_token(shared: &Shared, query: &[(String, String)], f: impl FnOnce(&Exchange, usize, usize) -> Resp) -> Resp {
-    let Some(token) = q(query, "token_id") else { return bad("Invalid token id") };
+fn with_token(
+    shared: &Shared,
+    query: &[(String, String)],
+    f: impl FnOnce(&Exchange, usize, usize) -> Resp,
+) -> Resp {
+    let Some(token) = q(query, "token_id") else {
+        return bad("Invalid token id");
+    };
     let ex = shared.ex();
     match ex.token(token) {
         Some((mi, ti)) => f(&ex, mi, ti),
-        None => error_response(StatusCode::NOT_FOUND, "No orderbook exists for the requested token id"),
+        None => error_response(
+            StatusCode::NOT_FOUND,
+            "No orderbook exists for the requested token id",
+        ),
     }
 }
 
@@ -299,7 +377,10 @@ fn price(shared: &Shared, query: &[(String, String)]) -> Resp {
         };
         match p {
             Some(p) => ok(&json!({"price": events::price(p)})),
-            None => error_response(StatusCode::NOT_FOUND, "No orderbook exists for the requested token id"),
+            None => error_response(
+                StatusCode::NOT_FOUND,
+                "No orderbook exists for the requested token id",
+            ),
         }
     })
 }
@@ -338,18 +419,18 @@ fn last_trade(ex: &Exchange, mi: usize, ti: usize) -> Value {
 }
 
 /// Parses `[{"token_id": …}, …]`.
-fn token_list(body: &[u8]) -> Result<Vec<Value>, Resp> {
+fn token_list(body: &[u8]) -> Result<Vec<Value>, Reject> {
     match serde_json::from_slice::<Value>(body) {
         Ok(Value::Array(items)) if items.len() <= 500 => Ok(items),
-        Ok(Value::Array(_)) => Err(bad("Payload exceeds the limit")),
-        _ => Err(bad("Invalid payload")),
+        Ok(Value::Array(_)) => Err(Reject::bad("Payload exceeds the limit")),
+        _ => Err(Reject::bad("Invalid payload")),
     }
 }
 
 fn books(shared: &Shared, body: &[u8]) -> Resp {
     let items = match token_list(body) {
         Ok(i) => i,
-        Err(r) => return r,
+        Err(r) => return r.into_response(),
     };
     let ex = shared.ex();
     let ts = super::state::now_ms();
@@ -363,16 +444,24 @@ fn books(shared: &Shared, body: &[u8]) -> Resp {
 }
 
 /// `{token_id: f(..)}` over a `[{"token_id": …}]` body; unknown tokens are skipped.
-fn batch(shared: &Shared, body: &[u8], f: impl Fn(&Exchange, usize, usize, &Value) -> Value) -> Resp {
+fn batch(
+    shared: &Shared,
+    body: &[u8],
+    f: impl Fn(&Exchange, usize, usize, &Value) -> Value,
+) -> Resp {
     let items = match token_list(body) {
         Ok(i) => i,
-        Err(r) => return r,
+        Err(r) => return r.into_response(),
     };
     let ex = shared.ex();
     let mut out = serde_json::Map::new();
     for item in &items {
-        let Some(t) = item.get("token_id").and_then(Value::as_str) else { continue };
-        let Some((mi, ti)) = ex.token(t) else { continue };
+        let Some(t) = item.get("token_id").and_then(Value::as_str) else {
+            continue;
+        };
+        let Some((mi, ti)) = ex.token(t) else {
+            continue;
+        };
         let v = f(&ex, mi, ti, item);
         match (out.get_mut(t), v) {
             // /prices may ask both sides of one token: merge {"BUY":…} and {"SELL":…}.
@@ -388,7 +477,7 @@ fn batch(shared: &Shared, body: &[u8], f: impl Fn(&Exchange, usize, usize, &Valu
 fn last_trades(shared: &Shared, body: &[u8]) -> Resp {
     let items = match token_list(body) {
         Ok(i) => i,
-        Err(r) => return r,
+        Err(r) => return r.into_response(),
     };
     let ex = shared.ex();
     let out: Vec<Value> = items
@@ -409,10 +498,14 @@ fn last_trades(shared: &Shared, body: &[u8]) -> Resp {
 fn l1_key(shared: &Shared, parts: &Parts, create: bool) -> Resp {
     let l1 = match auth::l1(shared, &parts.headers) {
         Ok(l1) => l1,
-        Err(r) => return r,
+        Err(r) => return r.into_response(),
     };
     let mut ex = shared.ex();
-    let rec = if create { ex.create_api_key(&l1.address, l1.nonce) } else { ex.derive_api_key(&l1.address, l1.nonce) };
+    let rec = if create {
+        ex.create_api_key(&l1.address, l1.nonce)
+    } else {
+        ex.derive_api_key(&l1.address, l1.nonce)
+    };
     match rec {
         Ok(k) => ok(&json!({"apiKey": k.key, "secret": k.secret, "passphrase": k.passphrase})),
         Err(e) => bad(e),
@@ -420,17 +513,28 @@ fn l1_key(shared: &Shared, parts: &Parts, create: bool) -> Resp {
 }
 
 /// Runs `f` with the exchange locked once L2 authentication passed.
-fn l2(shared: &Shared, parts: &Parts, body: &[u8], f: impl FnOnce(&mut Exchange, &super::state::ApiKeyRec) -> Resp) -> Resp {
+fn l2(
+    shared: &Shared,
+    parts: &Parts,
+    body: &[u8],
+    f: impl FnOnce(&mut Exchange, &super::state::ApiKeyRec) -> Resp,
+) -> Resp {
     let mut ex = shared.ex();
     let key = match auth::l2(shared, &ex, parts, body) {
         Ok(k) => k,
-        Err(r) => return r,
+        Err(r) => return r.into_response(),
     };
     f(&mut ex, &key)
 }
 
 fn placed_json(p: &Placed) -> Value {
-    let amount = |v: u64| if v == 0 { String::new() } else { events::size(v) };
+    let amount = |v: u64| {
+        if v == 0 {
+            String::new()
+        } else {
+            events::size(v)
+        }
+    };
     json!({
         "success": true,
         "errorMsg": "",
@@ -444,15 +548,29 @@ fn placed_json(p: &Placed) -> Value {
 }
 
 /// Validates and places one order object; errors are `(status, message)`.
-fn place_one(shared: &Shared, ex: &mut Exchange, key: &super::state::ApiKeyRec, v: &Value) -> Result<Placed, (StatusCode, String)> {
+fn place_one(
+    shared: &Shared,
+    ex: &mut Exchange,
+    key: &super::state::ApiKeyRec,
+    v: &Value,
+) -> Result<Placed, (StatusCode, String)> {
     let order = auth::parse_order(shared, ex, key, v).map_err(|e| (StatusCode::BAD_REQUEST, e))?;
     ex.place(order).map_err(|e| {
-        let status = if ex.cancel_only { StatusCode::SERVICE_UNAVAILABLE } else { StatusCode::BAD_REQUEST };
+        let status = if ex.cancel_only {
+            StatusCode::SERVICE_UNAVAILABLE
+        } else {
+            StatusCode::BAD_REQUEST
+        };
         (status, e)
     })
 }
 
-fn post_order(shared: &Shared, ex: &mut Exchange, key: &super::state::ApiKeyRec, body: &[u8]) -> Resp {
+fn post_order(
+    shared: &Shared,
+    ex: &mut Exchange,
+    key: &super::state::ApiKeyRec,
+    body: &[u8],
+) -> Resp {
     let v: Value = match serde_json::from_slice(body) {
         Ok(v @ Value::Object(_)) => v,
         _ => return bad("Invalid order payload"),
@@ -463,13 +581,21 @@ fn post_order(shared: &Shared, ex: &mut Exchange, key: &super::state::ApiKeyRec,
     }
 }
 
-fn post_orders(shared: &Shared, ex: &mut Exchange, key: &super::state::ApiKeyRec, body: &[u8]) -> Resp {
+fn post_orders(
+    shared: &Shared,
+    ex: &mut Exchange,
+    key: &super::state::ApiKeyRec,
+    body: &[u8],
+) -> Resp {
     let items = match serde_json::from_slice::<Value>(body) {
         Ok(Value::Array(items)) if !items.is_empty() => items,
         _ => return bad("Invalid order payload"),
     };
     if items.len() > MAX_BATCH {
-        return bad(&format!("Too many orders in payload: {}, max allowed: {MAX_BATCH}", items.len()));
+        return bad(&format!(
+            "Too many orders in payload: {}, max allowed: {MAX_BATCH}",
+            items.len()
+        ));
     }
     if ex.cancel_only {
         return error_response(
@@ -497,7 +623,11 @@ fn post_orders(shared: &Shared, ex: &mut Exchange, key: &super::state::ApiKeyRec
 }
 
 fn cancel_resp(c: Canceled) -> Resp {
-    let not: serde_json::Map<String, Value> = c.not_canceled.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
+    let not: serde_json::Map<String, Value> = c
+        .not_canceled
+        .into_iter()
+        .map(|(k, v)| (k, Value::String(v)))
+        .collect();
     ok(&json!({"canceled": c.canceled, "not_canceled": not}))
 }
 
@@ -509,7 +639,10 @@ mod tests {
     fn cursors_round_trip() {
         assert_eq!(encode_cursor(0), FIRST_CURSOR);
         assert_eq!(decode_cursor(Some(FIRST_CURSOR)).ok(), Some(Some(0)));
-        assert_eq!(decode_cursor(Some(&encode_cursor(500))).ok(), Some(Some(500)));
+        assert_eq!(
+            decode_cursor(Some(&encode_cursor(500))).ok(),
+            Some(Some(500))
+        );
         assert_eq!(decode_cursor(Some(END_CURSOR)).ok(), Some(None));
         assert!(decode_cursor(Some("%%%")).is_err());
     }

@@ -56,7 +56,14 @@ pub(crate) fn uuid_from(b: &[u8]) -> String {
     x[6] = (x[6] & 0x0f) | 0x40;
     x[8] = (x[8] & 0x3f) | 0x80;
     let h = alloy_primitives::hex::encode(x);
-    format!("{}-{}-{}-{}-{}", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..32])
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[0..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..32]
+    )
 }
 
 #[cfg(test)]

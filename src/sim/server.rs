@@ -44,11 +44,15 @@ impl Shared {
     /// Locks the exchange. A panic while holding the lock (a bug) must not wedge every later
     /// request, so a poisoned lock is recovered.
     pub(crate) fn ex(&self) -> MutexGuard<'_, Exchange> {
-        self.ex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.ex
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     pub(crate) fn faults(&self) -> MutexGuard<'_, FaultState> {
-        self.faults.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.faults
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -177,7 +181,10 @@ impl SimBuilder {
         let addr = listener.local_addr()?;
         let (events, _) = broadcast::channel(8192);
         let ex = Exchange::new(
-            StateConfig { seed: self.seed, heartbeat_timeout: self.heartbeat_timeout },
+            StateConfig {
+                seed: self.seed,
+                heartbeat_timeout: self.heartbeat_timeout,
+            },
             self.markets.unwrap_or_else(MarketSpec::defaults),
             events,
         );
@@ -195,7 +202,12 @@ impl SimBuilder {
         });
         let accept = tokio::spawn(accept_loop(listener, Arc::clone(&shared)));
         let sweeper = tokio::spawn(sweep_loop(Arc::clone(&shared)));
-        Ok(SimHandle { shared, addr, shutdown: shutdown_tx, tasks: vec![accept, sweeper] })
+        Ok(SimHandle {
+            shared,
+            addr,
+            shutdown: shutdown_tx,
+            tasks: vec![accept, sweeper],
+        })
     }
 }
 
@@ -251,7 +263,12 @@ impl SimHandle {
     /// The markets being served (with their current tick sizes).
     #[must_use]
     pub fn markets(&self) -> Vec<MarketSpec> {
-        self.shared.ex().markets.iter().map(|m| m.spec.clone()).collect()
+        self.shared
+            .ex()
+            .markets
+            .iter()
+            .map(|m| m.spec.clone())
+            .collect()
     }
 
     /// Replaces the fault configuration at run time.
@@ -300,10 +317,20 @@ impl SimHandle {
             Err(_) => match ex.create_api_key(&addr, nonce) {
                 Ok(r) => r,
                 // create only fails when the key exists, which derive just ruled out.
-                Err(_) => return ApiCredentials { key: String::new(), secret: String::new(), passphrase: String::new() },
+                Err(_) => {
+                    return ApiCredentials {
+                        key: String::new(),
+                        secret: String::new(),
+                        passphrase: String::new(),
+                    };
+                }
             },
         };
-        ApiCredentials { key: rec.key, secret: rec.secret, passphrase: rec.passphrase }
+        ApiCredentials {
+            key: rec.key,
+            secret: rec.secret,
+            passphrase: rec.passphrase,
+        }
     }
 
     /// Stops the server and waits for its tasks to end.
@@ -369,8 +396,32 @@ async fn sweep_loop(shared: Arc<Shared>) {
 pub(crate) fn json_response(status: StatusCode, body: String) -> Response<Full<Bytes>> {
     let mut r = Response::new(Full::new(Bytes::from(body)));
     *r.status_mut() = status;
-    r.headers_mut().insert(hyper::header::CONTENT_TYPE, hyper::header::HeaderValue::from_static("application/json"));
+    r.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
     r
+}
+
+/// A refused request: status and `{"error"}` message, turned into a response at the edge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Reject {
+    pub(crate) status: StatusCode,
+    pub(crate) msg: std::borrow::Cow<'static, str>,
+}
+
+impl Reject {
+    pub(crate) fn new(status: StatusCode, msg: impl Into<std::borrow::Cow<'static, str>>) -> Self {
+        Self { status, msg: msg.into() }
+    }
+
+    pub(crate) fn bad(msg: impl Into<std::borrow::Cow<'static, str>>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, msg)
+    }
+
+    pub(crate) fn into_response(self) -> Response<Full<Bytes>> {
+        error_response(self.status, &self.msg)
+    }
 }
 
 /// The exchange's error shape: `{"error": "<message>"}`.
@@ -390,7 +441,10 @@ fn fault_response(f: HttpFault) -> Response<Full<Bytes>> {
     r
 }
 
-async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Result<Response<Full<Bytes>>, Infallible> {
+async fn handle(
+    req: Request<Incoming>,
+    shared: Arc<Shared>,
+) -> Result<Response<Full<Bytes>>, Infallible> {
     let (delay, fault) = shared.faults().on_request(req.uri().path());
     if !delay.is_zero() {
         tokio::time::sleep(delay).await;
@@ -404,7 +458,12 @@ async fn handle(req: Request<Incoming>, shared: Arc<Shared>) -> Result<Response<
     let (parts, body) = req.into_parts();
     let body = match Limited::new(body, MAX_BODY).collect().await {
         Ok(b) => b.to_bytes(),
-        Err(_) => return Ok(error_response(StatusCode::PAYLOAD_TOO_LARGE, "Payload exceeds the limit")),
+        Err(_) => {
+            return Ok(error_response(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "Payload exceeds the limit",
+            ));
+        }
     };
     Ok(rest::route(&shared, &parts, &body))
 }

@@ -22,7 +22,9 @@ pub(crate) const SEED_ADDRESS: &str = "0x0000000000000000000000000000000000005ee
 
 /// Wall-clock unix time in milliseconds.
 pub(crate) fn now_ms() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
 }
 
 /// Wall-clock unix time in seconds.
@@ -34,10 +36,18 @@ pub(crate) fn now_s() -> u64 {
 #[derive(Debug)]
 pub(crate) enum Outbound {
     /// Market channel: delivered to connections subscribed to any of `assets`.
-    Market { seq: u64, assets: Vec<String>, text: String },
+    Market {
+        seq: u64,
+        assets: Vec<String>,
+        text: String,
+    },
     /// User channel: delivered to connections authenticated as `user` (lowercase address)
     /// and subscribed to `market` (or to every market).
-    User { user: String, market: String, text: String },
+    User {
+        user: String,
+        market: String,
+        text: String,
+    },
 }
 
 /// A market with its two books.
@@ -116,7 +126,10 @@ pub(crate) struct ApiKeyRec {
 
 impl std::fmt::Debug for ApiKeyRec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ApiKeyRec").field("key", &self.key).field("address", &self.address).finish_non_exhaustive()
+        f.debug_struct("ApiKeyRec")
+            .field("key", &self.key)
+            .field("address", &self.address)
+            .finish_non_exhaustive()
     }
 }
 
@@ -188,7 +201,11 @@ pub(crate) struct Exchange {
 }
 
 impl Exchange {
-    pub(crate) fn new(cfg: StateConfig, specs: Vec<MarketSpec>, events: broadcast::Sender<Arc<Outbound>>) -> Self {
+    pub(crate) fn new(
+        cfg: StateConfig,
+        specs: Vec<MarketSpec>,
+        events: broadcast::Sender<Arc<Outbound>>,
+    ) -> Self {
         let mut ex = Self {
             rng: Rng::new(cfg.seed, 1),
             cfg,
@@ -214,7 +231,11 @@ impl Exchange {
                 ex.by_token.insert(t.token_id().to_owned(), (mi, ti));
             }
             let seeds = seed_orders(&spec, &mut book_rng);
-            ex.markets.push(MarketState { spec, books: [Book::default(), Book::default()], last_trade: [None, None] });
+            ex.markets.push(MarketState {
+                spec,
+                books: [Book::default(), Book::default()],
+                last_trade: [None, None],
+            });
             for (ti, is_bid, price, size) in seeds {
                 let seq = ex.next_seq;
                 ex.next_seq += 1;
@@ -268,8 +289,11 @@ impl Exchange {
 
     /// A user's orders that are still live, oldest first.
     pub(crate) fn open_orders(&self, user: &str) -> Vec<&OrderRec> {
-        let mut v: Vec<&OrderRec> =
-            self.orders.values().filter(|o| o.user == user && o.status == Status::Live).collect();
+        let mut v: Vec<&OrderRec> = self
+            .orders
+            .values()
+            .filter(|o| o.user == user && o.status == Status::Live)
+            .collect();
         v.sort_unstable_by_key(|o| o.seq);
         v
     }
@@ -279,8 +303,14 @@ impl Exchange {
         self.trades
             .iter()
             .filter(|t| {
-                self.orders.get(&t.taker_seq).is_some_and(|o| o.user == user)
-                    || t.fills.iter().any(|f| self.orders.get(&f.maker_seq).is_some_and(|o| o.user == user))
+                self.orders
+                    .get(&t.taker_seq)
+                    .is_some_and(|o| o.user == user)
+                    || t.fills.iter().any(|f| {
+                        self.orders
+                            .get(&f.maker_seq)
+                            .is_some_and(|o| o.user == user)
+                    })
             })
             .collect()
     }
@@ -319,7 +349,11 @@ impl Exchange {
     }
 
     /// `POST /auth/api-key`: issues the key for (address, nonce); an existing key is an error.
-    pub(crate) fn create_api_key(&mut self, address: &str, nonce: u64) -> Result<ApiKeyRec, &'static str> {
+    pub(crate) fn create_api_key(
+        &mut self,
+        address: &str,
+        nonce: u64,
+    ) -> Result<ApiKeyRec, &'static str> {
         let owner = (address.to_owned(), nonce);
         if self.keys_by_owner.contains_key(&owner) {
             return Err("Could not create api key");
@@ -331,7 +365,11 @@ impl Exchange {
     }
 
     /// `GET /auth/derive-api-key`: returns the key already issued for (address, nonce).
-    pub(crate) fn derive_api_key(&self, address: &str, nonce: u64) -> Result<ApiKeyRec, &'static str> {
+    pub(crate) fn derive_api_key(
+        &self,
+        address: &str,
+        nonce: u64,
+    ) -> Result<ApiKeyRec, &'static str> {
         self.keys_by_owner
             .get(&(address.to_owned(), nonce))
             .and_then(|k| self.keys.get(k))
@@ -341,7 +379,12 @@ impl Exchange {
 
     /// Every API key issued to `address`.
     pub(crate) fn keys_of(&self, address: &str) -> Vec<String> {
-        let mut v: Vec<String> = self.keys.values().filter(|k| k.address == address).map(|k| k.key.clone()).collect();
+        let mut v: Vec<String> = self
+            .keys
+            .values()
+            .filter(|k| k.address == address)
+            .map(|k| k.key.clone())
+            .collect();
         v.sort_unstable();
         v
     }
@@ -358,7 +401,9 @@ impl Exchange {
         if self.cancel_only {
             return Err("Trading is currently cancel-only. New orders are not accepted, but cancels are allowed.".into());
         }
-        let (mi, ti) = self.token(&o.token_id).ok_or_else(|| format!("market not found for token id {}", o.token_id))?;
+        let (mi, ti) = self
+            .token(&o.token_id)
+            .ok_or_else(|| format!("market not found for token id {}", o.token_id))?;
         if self.order_ids.contains_key(&o.id) {
             return Err(format!("order {} is invalid. Duplicated.", o.id));
         }
@@ -366,7 +411,10 @@ impl Exchange {
         let tick = spec.tick;
         let min_size = spec.min_order_size.as_micros();
         if o.maker_amount == 0 || o.taker_amount == 0 {
-            return Err(format!("order {} is invalid. Amounts must be positive", o.id));
+            return Err(format!(
+                "order {} is invalid. Amounts must be positive",
+                o.id
+            ));
         }
         let (usdc, shares) = match o.side {
             Side::Buy => (o.maker_amount, o.taker_amount),
@@ -393,15 +441,19 @@ impl Exchange {
             }
             num / den
         };
-        let limit = u32::try_from(limit).ok().and_then(Price::new).filter(|p| tick.in_range(*p)).ok_or_else(|| {
-            format!(
-                "order {} is invalid. Price ({}), min: {} - max: {}",
-                o.id,
-                ratio_text(num, den),
-                tick.as_str(),
-                Price::new(Price::SCALE - tick.as_micros()).unwrap_or(Price::ONE)
-            )
-        })?;
+        let limit = u32::try_from(limit)
+            .ok()
+            .and_then(Price::new)
+            .filter(|p| tick.in_range(*p))
+            .ok_or_else(|| {
+                format!(
+                    "order {} is invalid. Price ({}), min: {} - max: {}",
+                    o.id,
+                    ratio_text(num, den),
+                    tick.as_str(),
+                    Price::new(Price::SCALE - tick.as_micros()).unwrap_or(Price::ONE)
+                )
+            })?;
         let limit = limit.as_micros();
         if !immediate && shares < min_size {
             return Err(format!(
@@ -412,7 +464,10 @@ impl Exchange {
             ));
         }
         if o.post_only && immediate {
-            return Err(format!("order {} is invalid. Post-only is only allowed for GTC and GTD orders", o.id));
+            return Err(format!(
+                "order {} is invalid. Post-only is only allowed for GTC and GTD orders",
+                o.id
+            ));
         }
         let now = now_s();
         if o.order_type == OrderType::Gtd && o.expiration <= now + 60 {
@@ -423,7 +478,10 @@ impl Exchange {
         }
         let book = &self.markets[mi].books[ti];
         if o.post_only && book.crosses(o.side, limit) {
-            return Err(format!("order {} is invalid. Post-only order crosses the book", o.id));
+            return Err(format!(
+                "order {} is invalid. Post-only order crosses the book",
+                o.id
+            ));
         }
         match o.order_type {
             OrderType::Fok if book.available(o.side, limit) < shares => {
@@ -498,7 +556,12 @@ impl Exchange {
         if rests {
             self.publish_order_event(seq, "PLACEMENT");
         }
-        if let Some(trade_idx) = self.trades.len().checked_sub(1).filter(|_| !fills.is_empty()) {
+        if let Some(trade_idx) = self
+            .trades
+            .len()
+            .checked_sub(1)
+            .filter(|_| !fills.is_empty())
+        {
             self.publish_trade_events(trade_idx);
         }
         let (making, taking) = match o.side {
@@ -516,7 +579,15 @@ impl Exchange {
     }
 
     /// Records a trade for `taker_seq` and updates the makers; returns (trade id, tx hash).
-    fn record_trade(&mut self, taker_seq: u64, mi: usize, ti: usize, side: Side, fills: &[Fill], now: u64) -> (String, String) {
+    fn record_trade(
+        &mut self,
+        taker_seq: u64,
+        mi: usize,
+        ti: usize,
+        side: Side,
+        fills: &[Fill],
+        now: u64,
+    ) -> (String, String) {
         let id = self.rng.uuid();
         let tx_hash = format!("0x{}", alloy_primitives::hex::encode(self.rng.bytes32()));
         for f in fills {
@@ -554,23 +625,38 @@ impl Exchange {
     pub(crate) fn cancel(&mut self, user: &str, ids: &[String]) -> Canceled {
         let mut out = Canceled::default();
         for id in ids {
-            match self.order_ids.get(id.as_str()).copied().and_then(|s| self.orders.get(&s).map(|o| (s, o))) {
+            match self
+                .order_ids
+                .get(id.as_str())
+                .copied()
+                .and_then(|s| self.orders.get(&s).map(|o| (s, o)))
+            {
                 Some((seq, o)) if o.user == user => {
                     if o.status == Status::Live {
                         self.cancel_seq(seq);
                         out.canceled.push(id.clone());
                     } else {
-                        out.not_canceled.push((id.clone(), "order can't be found - already canceled or matched".into()));
+                        out.not_canceled.push((
+                            id.clone(),
+                            "order can't be found - already canceled or matched".into(),
+                        ));
                     }
                 }
-                _ => out.not_canceled.push((id.clone(), "order can't be found".into())),
+                _ => out
+                    .not_canceled
+                    .push((id.clone(), "order can't be found".into())),
             }
         }
         out
     }
 
     /// Cancels every live order of `user`, optionally restricted to a market and/or token.
-    pub(crate) fn cancel_where(&mut self, user: &str, market: Option<usize>, token: Option<(usize, usize)>) -> Canceled {
+    pub(crate) fn cancel_where(
+        &mut self,
+        user: &str,
+        market: Option<usize>,
+        token: Option<(usize, usize)>,
+    ) -> Canceled {
         let ids: Vec<u64> = self
             .open_orders(user)
             .iter()
@@ -613,7 +699,13 @@ impl Exchange {
                 hb.last = Instant::now();
             }
             (_, None) => {
-                self.heartbeats.insert(user.to_owned(), Heartbeat { id: next.clone(), last: Instant::now() });
+                self.heartbeats.insert(
+                    user.to_owned(),
+                    Heartbeat {
+                        id: next.clone(),
+                        last: Instant::now(),
+                    },
+                );
             }
             (_, Some(given)) => return Err(format!("Invalid heartbeat id: {given}")),
         }
@@ -626,15 +718,23 @@ impl Exchange {
         let expired: Vec<u64> = self
             .orders
             .values()
-            .filter(|o| o.status == Status::Live && o.order_type == OrderType::Gtd && now + 60 >= o.expiration)
+            .filter(|o| {
+                o.status == Status::Live
+                    && o.order_type == OrderType::Gtd
+                    && now + 60 >= o.expiration
+            })
             .map(|o| o.seq)
             .collect();
         for seq in expired {
             self.cancel_seq(seq);
         }
         let timeout = self.cfg.heartbeat_timeout;
-        let stale: Vec<String> =
-            self.heartbeats.iter().filter(|(_, hb)| hb.last.elapsed() > timeout).map(|(u, _)| u.clone()).collect();
+        let stale: Vec<String> = self
+            .heartbeats
+            .iter()
+            .filter(|(_, hb)| hb.last.elapsed() > timeout)
+            .map(|(u, _)| u.clone())
+            .collect();
         for user in stale {
             self.heartbeats.remove(&user);
             self.cancel_where(&user, None, None);
@@ -662,7 +762,11 @@ impl Exchange {
     fn publish_market(&mut self, mi: usize, ti: usize, text: String) {
         self.msg_seq += 1;
         let assets = vec![self.markets[mi].spec.tokens[ti].token_id().to_owned()];
-        self.publish(Outbound::Market { seq: self.msg_seq, assets, text });
+        self.publish(Outbound::Market {
+            seq: self.msg_seq,
+            assets,
+            text,
+        });
     }
 
     fn publish_price_changes(&mut self, mi: usize, ti: usize, changes: &[LevelChange], ts_ms: u64) {
@@ -674,17 +778,24 @@ impl Exchange {
     }
 
     fn publish_order_event(&mut self, seq: u64, kind: &str) {
-        let Some(o) = self.orders.get(&seq) else { return };
+        let Some(o) = self.orders.get(&seq) else {
+            return;
+        };
         if o.owner == SEED_OWNER {
             return;
         }
         let text = events::user_order(self, o, kind);
-        let (user, market) = (o.user.clone(), self.markets[o.market].spec.condition_id.clone());
+        let (user, market) = (
+            o.user.clone(),
+            self.markets[o.market].spec.condition_id.clone(),
+        );
         self.publish(Outbound::User { user, market, text });
     }
 
     fn publish_trade_events(&mut self, trade_idx: usize) {
-        let Some(t) = self.trades.get(trade_idx) else { return };
+        let Some(t) = self.trades.get(trade_idx) else {
+            return;
+        };
         let mut users: Vec<String> = std::iter::once(t.taker_seq)
             .chain(t.fills.iter().map(|f| f.maker_seq))
             .filter_map(|s| self.orders.get(&s))
@@ -694,10 +805,17 @@ impl Exchange {
         users.sort_unstable();
         users.dedup();
         let market = self.markets[t.market].spec.condition_id.clone();
-        let texts = [events::user_trade(self, t, "MATCHED"), events::user_trade(self, t, "CONFIRMED")];
+        let texts = [
+            events::user_trade(self, t, "MATCHED"),
+            events::user_trade(self, t, "CONFIRMED"),
+        ];
         for text in texts {
             for user in &users {
-                self.publish(Outbound::User { user: user.clone(), market: market.clone(), text: text.clone() });
+                self.publish(Outbound::User {
+                    user: user.clone(),
+                    market: market.clone(),
+                    text: text.clone(),
+                });
             }
         }
     }

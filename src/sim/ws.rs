@@ -17,9 +17,9 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
+use tokio_tungstenite::tungstenite::protocol::Role;
 use tokio_tungstenite::tungstenite::protocol::frame::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
-use tokio_tungstenite::tungstenite::protocol::Role;
 
 use super::events;
 use super::faults::WsAction;
@@ -47,20 +47,31 @@ pub(crate) fn upgrade(req: Request<Incoming>, shared: Arc<Shared>) -> Response<F
         "/ws/user" => Channel::User,
         _ => return error_response(StatusCode::NOT_FOUND, "Not Found"),
     };
-    let Some(key) = req.headers().get("sec-websocket-key").map(|k| derive_accept_key(k.as_bytes())) else {
+    let Some(key) = req
+        .headers()
+        .get("sec-websocket-key")
+        .map(|k| derive_accept_key(k.as_bytes()))
+    else {
         return error_response(StatusCode::BAD_REQUEST, "missing Sec-WebSocket-Key");
     };
     tokio::spawn(async move {
         if let Ok(upgraded) = hyper::upgrade::on(req).await {
-            let ws = WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, None).await;
+            let ws =
+                WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, None).await;
             run(ws, channel, shared).await;
         }
     });
     let mut r = Response::new(Full::new(Bytes::new()));
     *r.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
     let h = r.headers_mut();
-    h.insert(hyper::header::CONNECTION, hyper::header::HeaderValue::from_static("Upgrade"));
-    h.insert(hyper::header::UPGRADE, hyper::header::HeaderValue::from_static("websocket"));
+    h.insert(
+        hyper::header::CONNECTION,
+        hyper::header::HeaderValue::from_static("Upgrade"),
+    );
+    h.insert(
+        hyper::header::UPGRADE,
+        hyper::header::HeaderValue::from_static("websocket"),
+    );
     if let Ok(v) = hyper::header::HeaderValue::from_str(&key) {
         h.insert(hyper::header::SEC_WEBSOCKET_ACCEPT, v);
     }
@@ -81,11 +92,12 @@ struct Subs {
 impl Subs {
     fn wants(&self, m: &Outbound) -> bool {
         match m {
-            Outbound::Market { seq, assets, .. } => {
-                assets.iter().any(|a| self.assets.get(a).is_some_and(|snap| *seq > *snap))
-            }
+            Outbound::Market { seq, assets, .. } => assets
+                .iter()
+                .any(|a| self.assets.get(a).is_some_and(|snap| *seq > *snap)),
             Outbound::User { user, market, .. } => {
-                self.user.as_deref() == Some(user.as_str()) && (self.markets.is_empty() || self.markets.contains(market))
+                self.user.as_deref() == Some(user.as_str())
+                    && (self.markets.is_empty() || self.markets.contains(market))
             }
         }
     }
@@ -118,7 +130,11 @@ where
             return Ok(());
         }
         match action {
-            WsAction::Send => self.tx.send(Message::Text(text.into())).await.map_err(|_| End::Drop),
+            WsAction::Send => self
+                .tx
+                .send(Message::Text(text.into()))
+                .await
+                .map_err(|_| End::Drop),
             WsAction::SilenceUntil(t) => {
                 self.silent_until = Some(t);
                 Ok(())
@@ -137,7 +153,12 @@ where
     let mut kick = shared.kick.subscribe();
     let mut shutdown = shared.shutdown.clone();
     let mut subs = Subs::default();
-    let mut conn = Conn { tx, shared: Arc::clone(&shared), sent: 0, silent_until: None };
+    let mut conn = Conn {
+        tx,
+        shared: Arc::clone(&shared),
+        sent: 0,
+        silent_until: None,
+    };
     let end = loop {
         let step: Result<(), End> = tokio::select! {
             msg = rx.next() => match msg {
@@ -172,11 +193,21 @@ where
 
 fn strings(v: Option<&Value>) -> Vec<String> {
     v.and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
-async fn on_text<S>(conn: &mut Conn<S>, subs: &mut Subs, channel: Channel, text: &str) -> Result<(), End>
+async fn on_text<S>(
+    conn: &mut Conn<S>,
+    subs: &mut Subs,
+    channel: Channel,
+    text: &str,
+) -> Result<(), End>
 where
     S: futures_util::Sink<Message> + Unpin,
 {
@@ -187,7 +218,10 @@ where
         // Unparseable control text is ignored, like the exchange's feed does.
         return Ok(());
     };
-    let op = v.get("operation").and_then(Value::as_str).map(str::to_ascii_lowercase);
+    let op = v
+        .get("operation")
+        .and_then(Value::as_str)
+        .map(str::to_ascii_lowercase);
     let unsubscribe = op.as_deref() == Some("unsubscribe");
     match channel {
         Channel::Market => {
@@ -198,7 +232,10 @@ where
                 }
                 return Ok(());
             }
-            let dump = v.get("initial_dump").and_then(Value::as_bool).unwrap_or(true);
+            let dump = v
+                .get("initial_dump")
+                .and_then(Value::as_bool)
+                .unwrap_or(true);
             let frame = {
                 let ex = conn.shared.ex();
                 let seq = ex.msg_seq();
@@ -223,7 +260,9 @@ where
                 let user = {
                     let ex = conn.shared.ex();
                     ex.api_key(field("apiKey"))
-                        .filter(|k| k.secret == field("secret") && k.passphrase == field("passphrase"))
+                        .filter(|k| {
+                            k.secret == field("secret") && k.passphrase == field("passphrase")
+                        })
                         .map(|k| k.address.clone())
                 };
                 match user {

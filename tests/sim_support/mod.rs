@@ -25,7 +25,10 @@ pub const KEY_A: &str = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7
 pub const KEY_B: &str = "59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
 
 pub fn now_s() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs()
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
 }
 
 pub async fn start(seed: u64) -> SimHandle {
@@ -71,7 +74,12 @@ impl Trader {
             secret: v["secret"].as_str().unwrap().to_owned(),
             passphrase: v["passphrase"].as_str().unwrap().to_owned(),
         };
-        Self { signer, creds, base: sim.http_url(), http }
+        Self {
+            signer,
+            creds,
+            base: sim.http_url(),
+            http,
+        }
     }
 
     pub fn address(&self) -> Address {
@@ -79,11 +87,18 @@ impl Trader {
     }
 
     /// An L2-signed request; `path` may carry a query string (not signed, as on the exchange).
-    pub async fn l2(&self, method: &str, path_and_query: &str, body: Option<&str>) -> (u16, Value, reqwest::header::HeaderMap) {
+    pub async fn l2(
+        &self,
+        method: &str,
+        path_and_query: &str,
+        body: Option<&str>,
+    ) -> (u16, Value, reqwest::header::HeaderMap) {
         let path = path_and_query.split('?').next().unwrap();
         let ts = now_s();
         let body_bytes = body.unwrap_or("").as_bytes();
-        let sig = HmacKey::from_base64url(&self.creds.secret).unwrap().sign(ts, method, path, body_bytes);
+        let sig = HmacKey::from_base64url(&self.creds.secret)
+            .unwrap()
+            .sign(ts, method, path, body_bytes);
         let m = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
         let mut req = self
             .http
@@ -94,7 +109,9 @@ impl Trader {
             .header("POLY_API_KEY", &self.creds.key)
             .header("POLY_PASSPHRASE", &self.creds.passphrase);
         if let Some(b) = body {
-            req = req.header("content-type", "application/json").body(b.to_owned());
+            req = req
+                .header("content-type", "application/json")
+                .body(b.to_owned());
         }
         let resp = req.send().await.unwrap();
         let status = resp.status().as_u16();
@@ -107,10 +124,18 @@ impl Trader {
     /// Builds, signs and serializes a V2/V3 limit or market order body.
     pub fn order_body(&self, o: &OrderSpec) -> (String, String) {
         // Fixture markets carry their own flags; custom test markets are plain V2.
-        let spec = markets().into_iter().find(|m| m.tokens().iter().any(|t| t.token_id() == o.token));
+        let spec = markets()
+            .into_iter()
+            .find(|m| m.tokens().iter().any(|t| t.token_id() == o.token));
         let v3 = spec.as_ref().is_some_and(MarketSpec::is_position_ids);
-        let version = o.version.unwrap_or(if v3 { ExchangeVersion::V3 } else { ExchangeVersion::V2 });
-        let neg_risk = o.neg_risk.unwrap_or(spec.as_ref().is_some_and(MarketSpec::is_neg_risk));
+        let version = o.version.unwrap_or(if v3 {
+            ExchangeVersion::V3
+        } else {
+            ExchangeVersion::V2
+        });
+        let neg_risk = o
+            .neg_risk
+            .unwrap_or(spec.as_ref().is_some_and(MarketSpec::is_neg_risk));
         let mut order = Order::zeroed(version);
         order.salt = o.salt;
         order.maker = o.maker.unwrap_or(self.address());
@@ -180,7 +205,10 @@ pub struct OrderSpec {
 
 impl std::fmt::Debug for OrderSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OrderSpec").field("token", &self.token).field("side", &self.side).finish()
+        f.debug_struct("OrderSpec")
+            .field("token", &self.token)
+            .field("side", &self.side)
+            .finish()
     }
 }
 
@@ -210,28 +238,45 @@ pub fn limit(token: &str, side: Side, price: u64, size: u64, salt: u64) -> Order
 }
 
 pub async fn get(sim: &SimHandle, path: &str) -> (u16, Value) {
-    let resp = reqwest::get(format!("{}{}", sim.http_url(), path)).await.unwrap();
+    let resp = reqwest::get(format!("{}{}", sim.http_url(), path))
+        .await
+        .unwrap();
     let status = resp.status().as_u16();
     let text = resp.text().await.unwrap();
-    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
 }
 
 pub async fn post_json(sim: &SimHandle, path: &str, body: &str) -> (u16, Value) {
-    let resp = reqwest::Client::new().post(format!("{}{}", sim.http_url(), path)).body(body.to_owned()).send().await.unwrap();
+    let resp = reqwest::Client::new()
+        .post(format!("{}{}", sim.http_url(), path))
+        .body(body.to_owned())
+        .send()
+        .await
+        .unwrap();
     let status = resp.status().as_u16();
     let text = resp.text().await.unwrap();
-    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
 }
 
 pub type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 pub async fn ws(sim: &SimHandle, channel: &str) -> Ws {
-    let (ws, _) = tokio_tungstenite::connect_async(format!("{}/ws/{channel}", sim.ws_url())).await.unwrap();
+    let (ws, _) = tokio_tungstenite::connect_async(format!("{}/ws/{channel}", sim.ws_url()))
+        .await
+        .unwrap();
     ws
 }
 
 pub async fn send(ws: &mut Ws, text: &str) {
-    ws.send(Message::Text(text.to_owned().into())).await.unwrap();
+    ws.send(Message::Text(text.to_owned().into()))
+        .await
+        .unwrap();
 }
 
 /// The next text frame, or `None` after `timeout` / on close.
@@ -276,7 +321,11 @@ pub fn empty_market() -> MarketSpec {
 }
 
 pub async fn start_empty() -> SimHandle {
-    Simulator::builder().markets(vec![empty_market()]).start().await.unwrap()
+    Simulator::builder()
+        .markets(vec![empty_market()])
+        .start()
+        .await
+        .unwrap()
 }
 
 pub const SHORT: Duration = Duration::from_millis(300);
