@@ -333,6 +333,18 @@ impl SimHandle {
         }
     }
 
+    /// Registers credentials of your choosing for `address` and `nonce` (replacing any issued
+    /// before), for bots whose configuration carries fixed API keys.
+    pub fn register_api_credentials(&self, address: &str, nonce: u64, creds: ApiCredentials) {
+        let rec = ApiKeyRec {
+            key: creds.key,
+            secret: creds.secret,
+            passphrase: creds.passphrase,
+            address: address.to_ascii_lowercase(),
+        };
+        self.shared.ex().insert_api_key(rec, nonce);
+    }
+
     /// Stops the server and waits for its tasks to end.
     pub async fn shutdown(mut self) {
         let _ = self.shutdown.send(true);
@@ -412,7 +424,10 @@ pub(crate) struct Reject {
 
 impl Reject {
     pub(crate) fn new(status: StatusCode, msg: impl Into<std::borrow::Cow<'static, str>>) -> Self {
-        Self { status, msg: msg.into() }
+        Self {
+            status,
+            msg: msg.into(),
+        }
     }
 
     pub(crate) fn bad(msg: impl Into<std::borrow::Cow<'static, str>>) -> Self {

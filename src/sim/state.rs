@@ -393,6 +393,17 @@ impl Exchange {
         self.keys.get(key)
     }
 
+    /// Registers given credentials for (address, nonce), replacing any issued before.
+    pub(crate) fn insert_api_key(&mut self, rec: ApiKeyRec, nonce: u64) {
+        if let Some(old) = self
+            .keys_by_owner
+            .insert((rec.address.clone(), nonce), rec.key.clone())
+        {
+            self.keys.remove(&old);
+        }
+        self.keys.insert(rec.key.clone(), rec);
+    }
+
     // ----- orders -----
 
     /// Validates, matches and (for GTC/GTD) rests an order. Errors are the exchange's
