@@ -129,6 +129,7 @@ async fn deltas_keep_a_client_book_equal_to_the_rest_book() {
     let mut x: u64 = 12345;
     let mut resting = Vec::new();
     let mut trades_seen = 0;
+    let mut books_seen = 0;
     for i in 0..40u64 {
         x = x
             .wrapping_mul(6364136223846793005)
@@ -183,6 +184,13 @@ async fn deltas_keep_a_client_book_equal_to_the_rest_book() {
                 let last = v["price_changes"].as_array().unwrap().last().unwrap();
                 let bb = local.bids.keys().next_back().copied().unwrap_or(0);
                 assert_eq!(px(&last["best_bid"]), bb);
+            }
+            // After a trade the exchange re-sends the whole book; the deltas before it must
+            // already have brought ours to the same state.
+            "book" => {
+                assert_eq!(v["asset_id"], yes.as_str());
+                assert_eq!(local, LocalBook::from_snapshot(&v));
+                books_seen += 1;
             }
             "last_trade_price" => {
                 trades_seen += 1;

@@ -563,6 +563,9 @@ impl Exchange {
             self.markets[mi].last_trade[ti] = Some((last.price, o.side));
             let text = events::last_trade_price(self, mi, ti, last.price, o.side, filled, ts_ms);
             self.publish_market(mi, ti, text);
+            // The exchange also sends a fresh `book` when a trade changes the book.
+            let text = events::ws_book(self, mi, ti, ts_ms).to_string();
+            self.publish_market(mi, ti, text);
         }
         if rests {
             self.publish_order_event(seq, "PLACEMENT");

@@ -85,8 +85,10 @@ struct Subs {
     assets: HashMap<String, u64>,
     /// User channel: the authenticated user (lowercase address).
     user: Option<String>,
-    /// User channel: condition ids; empty = every market.
+    /// User channel: condition ids.
     markets: HashSet<String>,
+    /// User channel: subscribed without a market list, i.e. to every market.
+    all_markets: bool,
 }
 
 impl Subs {
@@ -97,7 +99,7 @@ impl Subs {
                 .any(|a| self.assets.get(a).is_some_and(|snap| *seq > *snap)),
             Outbound::User { user, market, .. } => {
                 self.user.as_deref() == Some(user.as_str())
-                    && (self.markets.is_empty() || self.markets.contains(market))
+                    && (self.all_markets || self.markets.contains(market))
             }
         }
     }
@@ -255,6 +257,7 @@ where
             }
         }
         Channel::User => {
+            let markets = strings(v.get("markets"));
             if let Some(auth) = v.get("auth") {
                 let field = |k: &str| auth.get(k).and_then(Value::as_str).unwrap_or("");
                 let user = {
@@ -266,7 +269,11 @@ where
                         .map(|k| k.address.clone())
                 };
                 match user {
-                    Some(u) => subs.user = Some(u),
+                    Some(u) => {
+                        subs.user = Some(u);
+                        // An initial subscription without markets follows every market.
+                        subs.all_markets = markets.is_empty();
+                    }
                     None => {
                         return Err(End::Close(Some(CloseFrame {
                             code: CloseCode::Policy,
@@ -275,7 +282,6 @@ where
                     }
                 }
             }
-            let markets = strings(v.get("markets"));
             if unsubscribe {
                 for m in &markets {
                     subs.markets.remove(m);
