@@ -388,16 +388,8 @@ fn price(shared: &Shared, query: &[(String, String)]) -> Resp {
 fn midpoint(ex: &Exchange, mi: usize, ti: usize) -> String {
     let b = &ex.markets[mi].books[ti];
     match (b.best_bid(), b.best_ask()) {
-        (Some(bid), Some(ask)) => {
-            // Exact: the mean of two micro prices has at most 7 decimals; keep 6+1 by using
-            // half-micros only when needed.
-            let sum = u64::from(bid) + u64::from(ask);
-            if sum % 2 == 0 {
-                events::price((sum / 2) as u32)
-            } else {
-                format!("{}5", events::size(sum / 2).trim_end_matches('0'))
-            }
-        }
+        // Every tick is a multiple of 100 micro-units, so the mean is a whole micro-unit.
+        (Some(bid), Some(ask)) => events::price(((u64::from(bid) + u64::from(ask)) / 2) as u32),
         (Some(p), None) | (None, Some(p)) => events::price(p),
         (None, None) => "0".to_owned(),
     }
