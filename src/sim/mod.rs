@@ -36,7 +36,56 @@
 //!
 //! Credentials: either go through `POST /auth/api-key` with an L1 ClobAuth signature (as the
 //! real exchange requires), or ask the handle for the very same credentials with
-//! [`SimHandle::api_credentials`] when your bot loads them from configuration.
+//! [`SimHandle::api_credentials`] (or install your bot's own with
+//! [`SimHandle::register_api_credentials`]). Authenticated calls then carry the usual five
+//! `POLY_*` L2 headers, HMAC'd over the exact bytes sent:
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use polyclob::sign::{Signer, hmac::HmacKey};
+//! use polyclob::sim::Simulator;
+//!
+//! let sim = Simulator::builder().start().await?;
+//! // Hardhat account #0: a public test key.
+//! let signer = Signer::from_hex("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")?;
+//! let address = signer.address().to_checksum(None);
+//! let creds = sim.api_credentials(&address, 0);
+//!
+//! let ts = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs();
+//! let sig = HmacKey::from_base64url(&creds.secret)?.sign(ts, "GET", "/data/orders", b"");
+//! let page = reqwest::Client::new()
+//!     .get(format!("{}/data/orders?next_cursor=MA==", sim.http_url()))
+//!     .header("POLY_ADDRESS", &address)
+//!     .header("POLY_SIGNATURE", sig.as_str())
+//!     .header("POLY_TIMESTAMP", ts.to_string())
+//!     .header("POLY_API_KEY", &creds.key)
+//!     .header("POLY_PASSPHRASE", &creds.passphrase)
+//!     .send()
+//!     .await?
+//!     .text()
+//!     .await?;
+//! assert!(page.contains(r#""next_cursor":"LTE=""#)); // no open orders yet
+//! # Ok(()) }
+//! ```
+//!
+//! Orders are the exchange's `POST /order` body (protocol.md §3.7) signed for CLOB V2: domain
+//! `"2"` and the CTF or NegRisk exchange per the market's `neg_risk`, or domain `"3"` and
+//! ExchangeV3 for position-ID markets. The returned `orderID` is the EIP-712 order hash.
+//!
+//! ## What is served
+//!
+//! | area | endpoints / messages |
+//! |---|---|
+//! | health | `GET /`, `/ok`, `/time`, `/version` |
+//! | markets | `GET /markets`, `/simplified-markets`, `/sampling-markets`, `/sampling-simplified-markets` (cursor pages `MA==` … `LTE=`), `/markets/{condition_id}`, `/clob-markets/{condition_id}`, `/markets-by-token/{token_id}` |
+//! | prices | `GET /book` (levels worst-first), `POST /books`, `GET /price`, `POST /prices`, `GET /midpoint`, `POST /midpoints`, `GET /spread`, `POST /spreads`, `/tick-size`, `/neg-risk`, `/fee-rate`, `/last-trade-price`, `/last-trades-prices` |
+//! | keys (L1) | `POST /auth/api-key`, `GET /auth/derive-api-key` (deterministic per address, nonce and seed); `GET /auth/api-keys` (L2) |
+//! | trading (L2) | `POST /order`, `POST /orders` (≤ 15), `DELETE /order`, `/orders`, `/cancel-all`, `/cancel-market-orders` |
+//! | account (L2) | `GET /data/orders`, `/data/order/{id}`, `/data/trades` (cursor pages), `POST /v1/heartbeats` (chained ids; silence for the heartbeat timeout cancels all the user's orders) |
+//! | `/ws/market` | `{"assets_ids":[…],"type":"market"}` → one frame with an array of `book` events; then `price_change` (with `price_changes`, `best_bid`, `best_ask`, `hash`), `last_trade_price`, a fresh `book` after each trade, `tick_size_change`; `{"operation":"subscribe"/"unsubscribe"}` at any time |
+//! | `/ws/user` | `{"auth":{apiKey,secret,passphrase},"markets":[…],"type":"user"}` → `order` (`PLACEMENT`/`UPDATE`/`CANCELLATION`) and `trade` (`MATCHED` then `CONFIRMED`) events of that user, filtered by condition id (no list = all) |
+//! | both WS | text `PING` → text `PONG` |
 //!
 //! Faults: build a [`Faults`] (latency, jitter, `425`/`429`/`503` on a schedule or with a
 //! probability, WS disconnects and silence) and pass it to [`SimBuilder::faults`], or change it
@@ -74,6 +123,7 @@
 //!   "Yes" does not match an order on "No" (the real exchange also matches via minting/merging).
 //! - Market (FOK/FAK) orders are matched for the share quantity they imply (`takerAmount` for
 //!   BUY, `makerAmount` for SELL) at the tick price recovered from the amounts.
+//! - A user's orders may match each other (no self-trade prevention).
 //! - Trades settle at once: each match yields a `MATCHED` then a `CONFIRMED` user `trade` event
 //!   with a deterministic fake transaction hash. Balances and allowances are not modelled.
 //! - Proxy/Safe makers are not checked against their CREATE2 derivation; POLY_1271 signatures
