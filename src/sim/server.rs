@@ -311,7 +311,7 @@ impl SimHandle {
     #[must_use]
     pub fn api_credentials(&self, address: &str, nonce: u64) -> ApiCredentials {
         let mut ex = self.shared.ex();
-        let addr = address.to_ascii_lowercase();
+        let addr = normalize_address(address);
         let rec: ApiKeyRec = match ex.derive_api_key(&addr, nonce) {
             Ok(r) => r,
             Err(_) => match ex.create_api_key(&addr, nonce) {
@@ -340,7 +340,7 @@ impl SimHandle {
             key: creds.key,
             secret: creds.secret,
             passphrase: creds.passphrase,
-            address: address.to_ascii_lowercase(),
+            address: normalize_address(address),
         };
         self.shared.ex().insert_api_key(rec, nonce);
     }
@@ -360,6 +360,14 @@ impl Drop for SimHandle {
         for t in &self.tasks {
             t.abort();
         }
+    }
+}
+
+/// `0x` + lowercase hex, the form the exchange state keys users by.
+fn normalize_address(address: &str) -> String {
+    match address.parse::<alloy_primitives::Address>() {
+        Ok(a) => format!("{a:#x}"),
+        Err(_) => address.to_ascii_lowercase(),
     }
 }
 
