@@ -203,6 +203,7 @@ async fn deltas_keep_a_client_book_equal_to_the_rest_book() {
         trades_seen > 0,
         "the flow should have crossed at least once"
     );
+    assert_eq!(books_seen, trades_seen, "one book per trade");
     let (_, rest) = get(&sim, &format!("/book?token_id={yes}")).await;
     assert_eq!(local, LocalBook::from_snapshot(&rest));
 }

@@ -12,7 +12,7 @@ use crate::types::{ExchangeVersion, Side, SignatureType};
 /// the JSON body (protocol.md §1.2, §1.3). Fields of the other generation are ignored by the
 /// hashing and the serialisation.
 ///
-/// Usually built by [`OrderSigner`](super::OrderSigner); public fields let tests and tools
+/// Usually built by the order builder; public fields let tests and tools
 /// reproduce any order exactly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Order {

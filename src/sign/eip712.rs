@@ -295,18 +295,7 @@ pub(crate) fn write_u64_decimal(mut v: u64, buf: &mut [u8; 20]) -> &[u8] {
 /// # Ok::<(), polyclob::sign::SignError>(())
 /// ```
 pub fn recover_address(digest: &[u8; 32], sig: &Signature) -> Result<Address, SignError> {
-    use k256::ecdsa::{RecoveryId, Signature as KSig, VerifyingKey};
-    let ksig = KSig::from_slice(&sig.as_bytes()[..64])
-        .map_err(|_| SignError::InvalidSignature("r or s out of range"))?;
-    let recid = RecoveryId::new(sig.y_odd(), false);
-    let key = VerifyingKey::recover_from_prehash(digest, &ksig, recid)
-        .map_err(|_| SignError::RecoveryFailed)?;
-    let point = key.to_sec1_point(false);
-    let bytes: &[u8; 65] = point
-        .as_bytes()
-        .try_into()
-        .map_err(|_| SignError::RecoveryFailed)?;
-    Ok(super::ecdsa::address_of_uncompressed(bytes))
+    super::ecdsa::recover(digest, sig)
 }
 
 #[cfg(test)]

@@ -6,16 +6,16 @@
 
 use core::fmt;
 
-use hmac::{Hmac, KeyInit, Mac};
-use sha2::Sha256;
-use zeroize::Zeroizing;
+use sha2::{Digest, Sha256};
+use zeroize::{Zeroize, Zeroizing};
 
 use super::SignError;
 
 /// A pre-keyed HMAC-SHA256 state: the secret is decoded and absorbed once, each signature
-/// clones the keyed state (a few hundred bytes copied, no allocation).
+/// clones the two keyed SHA-256 states (RFC 2104 inner and outer; a few hundred bytes copied,
+/// no allocation).
 ///
-/// Zeroized on drop (the `hmac` crate's `zeroize` feature), redacted in `Debug`.
+/// The states are zeroized on drop (`sha2`'s `zeroize` feature), `Debug` is redacted.
 ///
 /// ```
 /// use polyclob::sign::hmac::HmacKey;
@@ -28,7 +28,10 @@ use super::SignError;
 /// ```
 #[derive(Clone)]
 pub struct HmacKey {
-    mac: Hmac<Sha256>,
+    /// SHA-256 after absorbing `key ⊕ ipad`.
+    inner: Sha256,
+    /// SHA-256 after absorbing `key ⊕ opad`.
+    outer: Sha256,
 }
 
 impl HmacKey {
@@ -39,21 +42,33 @@ impl HmacKey {
     /// [`SignError::InvalidSecret`] naming the offending byte offset.
     pub fn from_base64url(secret: &str) -> Result<Self, SignError> {
         let key = decode_base64(secret.as_bytes())?;
-        Self::from_key_bytes(&key)
+        Ok(Self::from_key_bytes(&key))
     }
 
-    /// Keys the state with raw secret bytes.
-    ///
-    /// # Errors
-    /// Never for HMAC (any key length is valid); kept fallible for symmetry.
-    pub fn from_key_bytes(key: &[u8]) -> Result<Self, SignError> {
-        let mac = <Hmac<Sha256> as KeyInit>::new_from_slice(key).map_err(|_| {
-            SignError::InvalidSecret {
-                reason: "unusable key length",
-                offset: 0,
-            }
-        })?;
-        Ok(Self { mac })
+    /// Keys the state with raw secret bytes (RFC 2104: keys longer than the 64-byte block
+    /// are hashed first).
+    #[must_use]
+    pub fn from_key_bytes(key: &[u8]) -> Self {
+        let mut block = Zeroizing::new([0u8; 64]);
+        if key.len() > 64 {
+            let mut digest = Sha256::digest(key);
+            block[..32].copy_from_slice(&digest);
+            digest.as_mut_slice().zeroize();
+        } else {
+            block[..key.len()].copy_from_slice(key);
+        }
+        let mut pad = Zeroizing::new([0u8; 64]);
+        for (p, k) in pad.iter_mut().zip(block.iter()) {
+            *p = k ^ 0x36;
+        }
+        let mut inner = Sha256::new();
+        inner.update(&pad[..]);
+        for (p, k) in pad.iter_mut().zip(block.iter()) {
+            *p = k ^ 0x5c;
+        }
+        let mut outer = Sha256::new();
+        outer.update(&pad[..]);
+        Self { inner, outer }
     }
 
     /// The `POLY_SIGNATURE` of an L2 request: HMAC over `timestamp_secs` (decimal), `method`,
@@ -66,16 +81,18 @@ impl HmacKey {
         path: &str,
         body: &[u8],
     ) -> HmacSignature {
-        let mut mac = self.mac.clone();
+        let mut inner = self.inner.clone();
         let mut digits = [0u8; 20];
-        mac.update(super::eip712::write_u64_decimal(
+        inner.update(super::eip712::write_u64_decimal(
             timestamp_secs,
             &mut digits,
         ));
-        mac.update(method.as_bytes());
-        mac.update(path.as_bytes());
-        mac.update(body);
-        let tag = mac.finalize().into_bytes();
+        inner.update(method.as_bytes());
+        inner.update(path.as_bytes());
+        inner.update(body);
+        let mut outer = self.outer.clone();
+        outer.update(inner.finalize());
+        let tag = outer.finalize();
         let mut out = [0u8; 44];
         encode_base64url_32(tag.as_slice(), &mut out);
         HmacSignature(out)
@@ -225,6 +242,22 @@ mod tests {
         assert_eq!(&out, b"__________________________________________8=");
         encode_base64url_32(&[0; 32], &mut out);
         assert_eq!(&out, b"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=");
+    }
+
+    #[test]
+    fn long_keys_are_hashed_first() {
+        // RFC 4231 test case 6: 131-byte key of 0xaa.
+        let key = HmacKey::from_key_bytes(&[0xaa; 131]);
+        let mut inner = key.inner.clone();
+        inner.update(b"Test Using Larger Than Block-Size Key - Hash Key First");
+        let mut outer = key.outer.clone();
+        outer.update(inner.finalize());
+        let mut hex = [0u8; 64];
+        crate::sign::signature_hex_into(&outer.finalize(), &mut hex);
+        assert_eq!(
+            &hex[..],
+            b"60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+        );
     }
 
     #[test]

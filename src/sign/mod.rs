@@ -22,3 +22,5 @@ pub mod wallet;
 pub use self::error::SignError;
 pub use self::signature::Signature;
 pub use self::signer::Signer;
+
+pub(crate) use self::signature::write_hex_into as signature_hex_into;

@@ -78,3 +78,20 @@ impl fmt::Debug for K256 {
             .finish()
     }
 }
+
+/// Public-key recovery with `k256` (used when it is the default backend, and by the tests).
+#[cfg_attr(feature = "libsecp256k1", allow(dead_code))]
+pub(crate) fn recover(digest: &[u8; 32], sig: &Signature) -> Result<Address, SignError> {
+    use k256::ecdsa::{RecoveryId, Signature as KSig, VerifyingKey};
+    let ksig = KSig::from_slice(&sig.as_bytes()[..64])
+        .map_err(|_| SignError::InvalidSignature("r or s out of range"))?;
+    let recid = RecoveryId::new(sig.y_odd(), false);
+    let key = VerifyingKey::recover_from_prehash(digest, &ksig, recid)
+        .map_err(|_| SignError::RecoveryFailed)?;
+    let point = key.to_sec1_point(false);
+    let bytes: &[u8; 65] = point
+        .as_bytes()
+        .try_into()
+        .map_err(|_| SignError::RecoveryFailed)?;
+    Ok(address_of_uncompressed(bytes))
+}

@@ -4,17 +4,18 @@ use core::fmt;
 use std::sync::OnceLock;
 
 use alloy_primitives::Address;
-use secp256k1::{Message, PublicKey, Secp256k1, SecretKey, SignOnly};
+use secp256k1::ecdsa::{RecoverableSignature, RecoveryId};
+use secp256k1::{All, Message, PublicKey, Secp256k1, SecretKey};
 
 use super::address_of_uncompressed;
 use crate::sign::{SignError, Signature};
 
 /// One signing context for the process: building one allocates and precomputes tables, so it
 /// is done once and shared (the context is immutable and `Sync`).
-fn context() -> &'static Secp256k1<SignOnly> {
-    static CTX: OnceLock<Secp256k1<SignOnly>> = OnceLock::new();
+fn context() -> &'static Secp256k1<All> {
+    static CTX: OnceLock<Secp256k1<All>> = OnceLock::new();
     CTX.get_or_init(|| {
-        let mut ctx = Secp256k1::signing_only();
+        let mut ctx = Secp256k1::new();
         // Blinding against side channels; signatures stay deterministic (RFC 6979).
         let mut seed = [0u8; 32];
         if getrandom::fill(&mut seed).is_ok() {
@@ -29,11 +30,11 @@ fn context() -> &'static Secp256k1<SignOnly> {
 /// Erased on drop (`non_secure_erase`, the crate's best-effort wipe) and redacted in `Debug`.
 ///
 /// ```
-/// use polyclob::sign::ecdsa::{K256, Libsecp256k1};
+/// use polyclob::sign::ecdsa::Libsecp256k1;
 ///
-/// let a = Libsecp256k1::from_bytes(&[1u8; 32])?;
-/// let b = K256::from_bytes(&[1u8; 32])?;
-/// assert_eq!(a.sign_prehash(&[9u8; 32])?, b.sign_prehash(&[9u8; 32])?);
+/// let key = Libsecp256k1::from_bytes(&[1u8; 32])?;
+/// let sig = key.sign_prehash(&[9u8; 32])?;
+/// assert_eq!(polyclob::sign::eip712::recover_address(&[9u8; 32], &sig)?, key.address());
 /// # Ok::<(), polyclob::sign::SignError>(())
 /// ```
 #[derive(Clone)]
@@ -90,4 +91,16 @@ impl fmt::Debug for Libsecp256k1 {
             .field("key", &"<redacted>")
             .finish()
     }
+}
+
+/// Public-key recovery with libsecp256k1.
+pub(crate) fn recover(digest: &[u8; 32], sig: &Signature) -> Result<Address, SignError> {
+    let recid = RecoveryId::try_from(i32::from(sig.y_odd()))
+        .map_err(|_| SignError::InvalidSignature("bad recovery id"))?;
+    let rsig = RecoverableSignature::from_compact(&sig.as_bytes()[..64], recid)
+        .map_err(|_| SignError::InvalidSignature("r or s out of range"))?;
+    let key = context()
+        .recover_ecdsa(Message::from_digest(*digest), &rsig)
+        .map_err(|_| SignError::RecoveryFailed)?;
+    Ok(address_of_uncompressed(&key.serialize_uncompressed()))
 }
