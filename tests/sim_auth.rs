@@ -292,12 +292,21 @@ async fn maker_signer_owner_consistency() {
     let (s, v, _) = t.post(&o).await;
     assert_eq!(s, 400);
     assert!(v["error"].as_str().unwrap().contains("EOA"));
-    // Proxy / Safe: maker is the funder, signer the key's EOA — accepted.
+    // Proxy / Safe: maker is the funder wallet derived from the key's EOA (CREATE2), signer
+    // the EOA; any other funder is refused.
+    use polyclob::sign::wallet::{derive_proxy_wallet, derive_safe_wallet};
+    use polyclob::types::Chain;
     o.sig_type = SignatureType::PolyGnosisSafe;
+    let (s, v, _) = t.post(&o).await;
+    assert_eq!(s, 400);
+    assert!(v["error"].as_str().unwrap().contains("Gnosis Safe"), "{v}");
+    o.maker = Some(derive_safe_wallet(t.address(), Chain::Polygon));
     assert_eq!(t.post(&o).await.0, 200);
     let mut o = limit(&yes_token(0), Side::Buy, 400_000, 10_000_000, 2);
     o.sig_type = SignatureType::PolyProxy;
     o.maker = Some(other);
+    assert_eq!(t.post(&o).await.0, 400);
+    o.maker = derive_proxy_wallet(t.address(), Chain::Polygon);
     assert_eq!(t.post(&o).await.0, 200);
     // Owner must be the API key.
     let mut o = limit(&yes_token(0), Side::Buy, 400_000, 10_000_000, 3);

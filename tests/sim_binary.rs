@@ -87,7 +87,8 @@ fn rejects_bad_flags_and_prints_help() {
 
 #[tokio::test]
 async fn serves_markets_from_a_file() {
-    let path = std::env::temp_dir().join(format!("polyclob-sim-markets-{}.json", std::process::id()));
+    let path =
+        std::env::temp_dir().join(format!("polyclob-sim-markets-{}.json", std::process::id()));
     std::fs::write(
         &path,
         r#"[{"condition_id":"0xfeed","question":"File market?","minimum_tick_size":"0.001","minimum_order_size":"1",
@@ -95,17 +96,37 @@ async fn serves_markets_from_a_file() {
     )
     .unwrap();
     let (_child, url) = spawn(&["--markets", path.to_str().unwrap(), "--page-size", "1"]);
-    let page: serde_json::Value =
-        serde_json::from_str(&reqwest::get(format!("{url}/markets")).await.unwrap().text().await.unwrap()).unwrap();
+    let page: serde_json::Value = serde_json::from_str(
+        &reqwest::get(format!("{url}/markets"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap(),
+    )
+    .unwrap();
     assert_eq!(page["data"][0]["condition_id"], "0xfeed");
     assert_eq!(page["next_cursor"], "LTE=");
-    let book: serde_json::Value =
-        serde_json::from_str(&reqwest::get(format!("{url}/book?token_id=11")).await.unwrap().text().await.unwrap()).unwrap();
+    let book: serde_json::Value = serde_json::from_str(
+        &reqwest::get(format!("{url}/book?token_id=11"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap(),
+    )
+    .unwrap();
     assert_eq!(book["tick_size"], "0.001");
-    assert_eq!(book["bids"].as_array().unwrap().last().unwrap()["price"], "0.199");
+    assert_eq!(
+        book["bids"].as_array().unwrap().last().unwrap()["price"],
+        "0.199"
+    );
     std::fs::remove_file(&path).unwrap();
 
-    let out = Command::new(env!("CARGO_BIN_EXE_polyclob-sim")).args(["--markets", "/nonexistent/markets.json"]).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_polyclob-sim"))
+        .args(["--markets", "/nonexistent/markets.json"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--markets"));
 }

@@ -17,6 +17,7 @@ use crate::sign::eip712::{
     typed_data_sign_struct_hash,
 };
 use crate::sign::hmac::HmacKey;
+use crate::sign::wallet::{derive_proxy_wallet, derive_safe_wallet};
 use crate::types::{ExchangeVersion, OrderType, Side, SignatureType, contracts};
 
 use super::server::{Reject, Shared};
@@ -240,6 +241,25 @@ pub(crate) fn parse_order(
             return Err(
                 "invalid order: the order signer has to be the address of the API KEY".into(),
             );
+        }
+        SignatureType::PolyProxy | SignatureType::PolyGnosisSafe => {
+            // The funder must be the wallet the factories derive for this EOA (CREATE2); the
+            // proxy factory exists on Polygon only, so Amoy proxies are taken as given.
+            let expected = if sig_type == SignatureType::PolyProxy {
+                derive_proxy_wallet(eoa, shared.chain)
+            } else {
+                Some(derive_safe_wallet(eoa, shared.chain))
+            };
+            if let Some(expected) = expected.filter(|w| *w != maker) {
+                return Err(format!(
+                    "invalid order: maker {maker} is not the {} wallet of {eoa} (expected {expected})",
+                    if sig_type == SignatureType::PolyProxy {
+                        "Polymarket proxy"
+                    } else {
+                        "Gnosis Safe"
+                    },
+                ));
+            }
         }
         SignatureType::Poly1271 if version == ExchangeVersion::V1 => {
             return Err(

@@ -126,8 +126,9 @@
 //! - A user's orders may match each other (no self-trade prevention).
 //! - Trades settle at once: each match yields a `MATCHED` then a `CONFIRMED` user `trade` event
 //!   with a deterministic fake transaction hash. Balances and allowances are not modelled.
-//! - Proxy/Safe makers are not checked against their CREATE2 derivation; POLY_1271 signatures
-//!   are checked (the owner's ERC-7739 signature must recover to `POLY_ADDRESS`).
+//! - Proxy/Safe makers must be the CREATE2 wallets of `POLY_ADDRESS` (the proxy factory only
+//!   on Polygon). POLY_1271 signatures are checked (the owner's ERC-7739 signature must recover
+//!   to `POLY_ADDRESS`); who owns a deposit wallet is not modelled.
 //! - Error texts follow Polymarket's documented messages where they are documented; others are
 //!   descriptive and stable.
 
