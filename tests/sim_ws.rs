@@ -446,3 +446,62 @@ async fn scheduled_disconnect_and_silence() {
         "alive again after the silence"
     );
 }
+
+#[tokio::test]
+async fn best_bid_ask_only_with_custom_features() {
+    let sim = start_empty().await;
+    let a = Trader::new(&sim, KEY_A).await;
+    let mut custom = ws(&sim, "market").await;
+    send(
+        &mut custom,
+        &format!(r#"{{"assets_ids":["{YES}"],"type":"market","custom_feature_enabled":true}}"#),
+    )
+    .await;
+    next_events(&mut custom, LONG).await.unwrap();
+    let mut plain = ws(&sim, "market").await;
+    send(
+        &mut plain,
+        &format!(r#"{{"assets_ids":["{YES}"],"type":"market"}}"#),
+    )
+    .await;
+    next_events(&mut plain, LONG).await.unwrap();
+
+    a.post(&limit(YES, Side::Buy, 40 * C, 10 * S, 1)).await;
+    a.post(&limit(YES, Side::Sell, 60 * C, 10 * S, 2)).await;
+    a.post(&limit(YES, Side::Buy, 39 * C, 10 * S, 3)).await; // not the top: no best_bid_ask
+    a.post(&limit(YES, Side::Buy, 42 * C, 10 * S, 4)).await;
+    let mut tops = Vec::new();
+    send(&mut custom, "PING").await;
+    loop {
+        let t = next_text(&mut custom, LONG).await.unwrap();
+        if t == "PONG" {
+            break;
+        }
+        let v: Value = serde_json::from_str(&t).unwrap();
+        if v["event_type"] == "best_bid_ask" {
+            tops.push((
+                v["best_bid"].as_str().unwrap().to_owned(),
+                v["best_ask"].as_str().unwrap().to_owned(),
+                v["spread"].as_str().unwrap().to_owned(),
+            ));
+        }
+    }
+    let s = |a: &str, b: &str, c: &str| (a.to_owned(), b.to_owned(), c.to_owned());
+    assert_eq!(
+        tops,
+        vec![
+            s("0.4", "1", "0"),
+            s("0.4", "0.6", "0.2"),
+            s("0.42", "0.6", "0.18")
+        ]
+    );
+    send(&mut plain, "PING").await;
+    loop {
+        let t = next_text(&mut plain, LONG).await.unwrap();
+        if t == "PONG" {
+            break;
+        }
+        let v: Value = serde_json::from_str(&t).unwrap();
+        assert_ne!(v["event_type"], "best_bid_ask");
+    }
+}

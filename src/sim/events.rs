@@ -110,6 +110,27 @@ pub(crate) fn price_change(
     .to_string()
 }
 
+/// `best_bid_ask` (a `custom_feature_enabled` event).
+pub(crate) fn best_bid_ask(ex: &Exchange, mi: usize, ti: usize, ts_ms: u64) -> String {
+    let m = &ex.markets[mi];
+    let b = &m.books[ti];
+    let (bb, ba) = best(ex, mi, ti);
+    let spread = match (b.best_bid(), b.best_ask()) {
+        (Some(bid), Some(ask)) => price(ask.saturating_sub(bid)),
+        _ => "0".to_owned(),
+    };
+    json!({
+        "event_type": "best_bid_ask",
+        "market": m.spec.condition_id,
+        "asset_id": m.spec.tokens[ti].token_id(),
+        "best_bid": bb,
+        "best_ask": ba,
+        "spread": spread,
+        "timestamp": ts_ms.to_string(),
+    })
+    .to_string()
+}
+
 /// `last_trade_price`.
 pub(crate) fn last_trade_price(
     ex: &Exchange,

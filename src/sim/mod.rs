@@ -83,7 +83,7 @@
 //! | keys (L1) | `POST /auth/api-key`, `GET /auth/derive-api-key` (deterministic per address, nonce and seed); `GET /auth/api-keys` (L2) |
 //! | trading (L2) | `POST /order`, `POST /orders` (≤ 15), `DELETE /order`, `/orders`, `/cancel-all`, `/cancel-market-orders` |
 //! | account (L2) | `GET /data/orders`, `/data/order/{id}`, `/data/trades` (cursor pages), `POST /v1/heartbeats` (chained ids; silence for the heartbeat timeout cancels all the user's orders) |
-//! | `/ws/market` | `{"assets_ids":[…],"type":"market"}` → one frame with an array of `book` events; then `price_change` (with `price_changes`, `best_bid`, `best_ask`, `hash`), `last_trade_price`, a fresh `book` after each trade, `tick_size_change`; `{"operation":"subscribe"/"unsubscribe"}` at any time |
+//! | `/ws/market` | `{"assets_ids":[…],"type":"market"}` → one frame with an array of `book` events; then `price_change` (with `price_changes`, `best_bid`, `best_ask`, `hash`), `last_trade_price`, a fresh `book` after each trade, `tick_size_change`; with `"custom_feature_enabled":true` also `best_bid_ask` when the top of book moves; `{"operation":"subscribe"/"unsubscribe"}` at any time |
 //! | `/ws/user` | `{"auth":{apiKey,secret,passphrase},"markets":[…],"type":"user"}` → `order` (`PLACEMENT`/`UPDATE`/`CANCELLATION`) and `trade` (`MATCHED` then `CONFIRMED`) events of that user, filtered by condition id (no list = all) |
 //! | both WS | text `PING` → text `PONG` |
 //!
@@ -124,6 +124,8 @@
 //! - Market (FOK/FAK) orders are matched for the share quantity they imply (`takerAmount` for
 //!   BUY, `makerAmount` for SELL) at the tick price recovered from the amounts.
 //! - A user's orders may match each other (no self-trade prevention).
+//! - A WS client that falls more than 8192 frames behind is disconnected (no silent loss: it
+//!   reconnects and re-snapshots).
 //! - Trades settle at once: each match yields a `MATCHED` then a `CONFIRMED` user `trade` event
 //!   with a deterministic fake transaction hash. Balances and allowances are not modelled.
 //! - Proxy/Safe makers must be the CREATE2 wallets of `POLY_ADDRESS` (the proxy factory only

@@ -35,10 +35,12 @@ pub(crate) fn now_s() -> u64 {
 /// A frame for the WS fan-out, rendered once and filtered per connection.
 #[derive(Debug)]
 pub(crate) enum Outbound {
-    /// Market channel: delivered to connections subscribed to any of `assets`.
+    /// Market channel: delivered to connections subscribed to any of `assets` (`custom`
+    /// frames only to those that enabled `custom_feature_enabled`).
     Market {
         seq: u64,
         assets: Vec<String>,
+        custom: bool,
         text: String,
     },
     /// User channel: delivered to connections authenticated as `user` (lowercase address)
@@ -56,6 +58,8 @@ pub(crate) struct MarketState {
     pub(crate) spec: MarketSpec,
     pub(crate) books: [Book; 2],
     pub(crate) last_trade: [Option<(u32, Side)>; 2],
+    /// Best bid/ask last announced by `best_bid_ask`, per token.
+    last_bba: [(Option<u32>, Option<u32>); 2],
 }
 
 /// Lifecycle of an order.
@@ -235,6 +239,7 @@ impl Exchange {
                 spec,
                 books: [Book::default(), Book::default()],
                 last_trade: [None, None],
+                last_bba: [(None, None); 2],
             });
             for (ti, is_bid, price, size) in seeds {
                 let seq = ex.next_seq;
@@ -264,6 +269,11 @@ impl Exchange {
                         trades: Vec::new(),
                     },
                 );
+            }
+        }
+        for m in &mut ex.markets {
+            for ti in 0..2 {
+                m.last_bba[ti] = (m.books[ti].best_bid(), m.books[ti].best_ask());
             }
         }
         ex
@@ -774,11 +784,16 @@ impl Exchange {
     }
 
     fn publish_market(&mut self, mi: usize, ti: usize, text: String) {
+        self.publish_market_frame(mi, ti, text, false);
+    }
+
+    fn publish_market_frame(&mut self, mi: usize, ti: usize, text: String, custom: bool) {
         self.msg_seq += 1;
         let assets = vec![self.markets[mi].spec.tokens[ti].token_id().to_owned()];
         self.publish(Outbound::Market {
             seq: self.msg_seq,
             assets,
+            custom,
             text,
         });
     }
@@ -789,6 +804,14 @@ impl Exchange {
         }
         let text = events::price_change(self, mi, ti, changes, ts_ms);
         self.publish_market(mi, ti, text);
+        // `custom_feature_enabled` subscribers also get `best_bid_ask` when the top moves.
+        let book = &self.markets[mi].books[ti];
+        let bba = (book.best_bid(), book.best_ask());
+        if self.markets[mi].last_bba[ti] != bba {
+            self.markets[mi].last_bba[ti] = bba;
+            let text = events::best_bid_ask(self, mi, ti, ts_ms);
+            self.publish_market_frame(mi, ti, text, true);
+        }
     }
 
     fn publish_order_event(&mut self, seq: u64, kind: &str) {

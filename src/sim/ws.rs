@@ -83,6 +83,8 @@ pub(crate) fn upgrade(req: Request<Incoming>, shared: Arc<Shared>) -> Response<F
 struct Subs {
     /// Market channel: asset id → sequence number of the snapshot sent (later frames only).
     assets: HashMap<String, u64>,
+    /// Market channel: `custom_feature_enabled` (adds `best_bid_ask`).
+    custom: bool,
     /// User channel: the authenticated user (lowercase address).
     user: Option<String>,
     /// User channel: condition ids.
@@ -94,6 +96,7 @@ struct Subs {
 impl Subs {
     fn wants(&self, m: &Outbound) -> bool {
         match m {
+            Outbound::Market { custom: true, .. } if !self.custom => false,
             Outbound::Market { seq, assets, .. } => assets
                 .iter()
                 .any(|a| self.assets.get(a).is_some_and(|snap| *seq > *snap)),
@@ -238,6 +241,9 @@ where
                 .get("initial_dump")
                 .and_then(Value::as_bool)
                 .unwrap_or(true);
+            if let Some(c) = v.get("custom_feature_enabled").and_then(Value::as_bool) {
+                subs.custom = c;
+            }
             let frame = {
                 let ex = conn.shared.ex();
                 let seq = ex.msg_seq();
