@@ -505,3 +505,125 @@ async fn best_bid_ask_only_with_custom_features() {
         assert_ne!(v["event_type"], "best_bid_ask");
     }
 }
+
+#[tokio::test]
+async fn simulated_activity_streams_consistently() {
+    let sim = Simulator::builder()
+        .seed(21)
+        .activity(Some(Duration::from_millis(2)))
+        .start()
+        .await
+        .unwrap();
+    let tokens: Vec<String> = markets()
+        .iter()
+        .flat_map(|m| m.tokens().iter().map(|t| t.token_id().to_owned()))
+        .collect();
+    let mut w = ws(&sim, "market").await;
+    send(
+        &mut w,
+        &serde_json::json!({"assets_ids": tokens, "type": "market"}).to_string(),
+    )
+    .await;
+    let mut local: BTreeMap<String, LocalBook> = BTreeMap::new();
+    for e in next_events(&mut w, LONG).await.unwrap() {
+        local.insert(
+            e["asset_id"].as_str().unwrap().to_owned(),
+            LocalBook::from_snapshot(&e),
+        );
+    }
+    assert_eq!(local.len(), 8);
+    let (mut changes, mut trades) = (0, 0);
+    let started = std::time::Instant::now();
+    let apply = |v: &Value, local: &mut BTreeMap<String, LocalBook>| match v["event_type"]
+        .as_str()
+        .unwrap()
+    {
+        "price_change" => {
+            for c in v["price_changes"].as_array().unwrap() {
+                local
+                    .get_mut(c["asset_id"].as_str().unwrap())
+                    .unwrap()
+                    .apply(c);
+            }
+            1
+        }
+        "book" => {
+            let id = v["asset_id"].as_str().unwrap();
+            assert_eq!(
+                local[id],
+                LocalBook::from_snapshot(v),
+                "deltas drifted from the book"
+            );
+            0
+        }
+        "last_trade_price" => 2,
+        _ => 0,
+    };
+    while started.elapsed() < Duration::from_millis(1500) {
+        let Some(t) = next_text(&mut w, LONG).await else {
+            break;
+        };
+        let v: Value = serde_json::from_str(&t).unwrap();
+        match apply(&v, &mut local) {
+            1 => changes += 1,
+            2 => trades += 1,
+            _ => {}
+        }
+    }
+    sim.set_activity(None);
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    send(&mut w, "PING").await;
+    loop {
+        let t = next_text(&mut w, LONG).await.unwrap();
+        if t == "PONG" {
+            break;
+        }
+        apply(&serde_json::from_str(&t).unwrap(), &mut local);
+    }
+    assert!(changes > 50, "{changes} price changes");
+    assert!(trades > 3, "{trades} trades");
+    for (id, book) in &local {
+        let (_, rest) = get(&sim, &format!("/book?token_id={id}")).await;
+        assert_eq!(*book, LocalBook::from_snapshot(&rest), "{id}");
+        assert!(
+            !book.bids.is_empty() && !book.asks.is_empty(),
+            "activity keeps both sides populated"
+        );
+        let (bb, ba) = (
+            book.bids.keys().next_back().unwrap(),
+            book.asks.keys().next().unwrap(),
+        );
+        assert!(bb < ba, "never crossed");
+    }
+}
+
+#[tokio::test]
+async fn stepped_activity_is_deterministic() {
+    let books = |sim: &polyclob::sim::SimHandle| {
+        let sim_url = sim.http_url();
+        async move {
+            let mut out = Vec::new();
+            for m in markets() {
+                for t in m.tokens() {
+                    let r = reqwest::get(format!("{sim_url}/book?token_id={}", t.token_id()))
+                        .await
+                        .unwrap();
+                    let v: Value = serde_json::from_str(&r.text().await.unwrap()).unwrap();
+                    out.push((v["bids"].clone(), v["asks"].clone()));
+                }
+            }
+            out
+        }
+    };
+    let a = start(5).await;
+    let b = start(5).await;
+    let c = start(6).await;
+    let before = books(&a).await;
+    for s in [&a, &b, &c] {
+        s.step_activity(300);
+    }
+    let after = books(&a).await;
+    assert_ne!(before, after, "activity changed the books");
+    assert_eq!(after, books(&b).await);
+    assert_ne!(after, books(&c).await);
+}

@@ -31,6 +31,7 @@ USAGE: polyclob-sim [FLAGS]
   --ws-disconnect-every N  drop a WS connection on its N-th outbound frame
   --ws-silence-every N     go silent on a WS connection's N-th outbound frame...
   --ws-silence-ms N        ...for N ms (default 30000)
+  --activity-ms N          simulated trading: one random action every N ms (default off)
   --help                   this text
 ";
 
@@ -52,6 +53,7 @@ struct Args {
     ws_disconnect_every: Option<u64>,
     ws_silence_every: Option<u64>,
     ws_silence_ms: u64,
+    activity_ms: Option<u64>,
 }
 
 fn parse_args() -> Result<Option<Args>, String> {
@@ -73,6 +75,7 @@ fn parse_args() -> Result<Option<Args>, String> {
         ws_disconnect_every: None,
         ws_silence_every: None,
         ws_silence_ms: 30_000,
+        activity_ms: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -104,6 +107,7 @@ fn parse_args() -> Result<Option<Args>, String> {
             "--ws-disconnect-every" => a.ws_disconnect_every = Some(num(&flag, val()?)?),
             "--ws-silence-every" => a.ws_silence_every = Some(num(&flag, val()?)?),
             "--ws-silence-ms" => a.ws_silence_ms = num(&flag, val()?)?,
+            "--activity-ms" => a.activity_ms = Some(num(&flag, val()?)?),
             other => return Err(format!("unknown flag {other:?} (try --help)")),
         }
     }
@@ -195,6 +199,7 @@ fn main() -> ExitCode {
             .heartbeat_timeout(Duration::from_secs(args.heartbeat))
             .page_size(args.page_size)
             .faults(faults)
+            .activity(args.activity_ms.map(Duration::from_millis))
             .start()
             .await;
         match sim {

@@ -114,6 +114,11 @@
 //! # Ok(()) }
 //! ```
 //!
+//! Market activity: [`SimBuilder::activity`] (or [`SimHandle::set_activity`]) makes seeded
+//! simulated traders rest, cancel and take orders on a timer, so books move and trades print
+//! without a second client; [`SimHandle::step_activity`] does the same synchronously for
+//! deterministic tests.
+//!
 //! The standalone binary `polyclob-sim` (`cargo run --features sim --bin polyclob-sim -- --help`)
 //! serves the same exchange for bots written in other languages.
 //!

@@ -38,6 +38,8 @@ pub(crate) struct Shared {
     /// Bumped to drop every open WS connection.
     pub(crate) kick: watch::Sender<u64>,
     pub(crate) shutdown: watch::Receiver<bool>,
+    /// Interval of simulated market activity, `None` = off.
+    activity: watch::Sender<Option<Duration>>,
 }
 
 impl Shared {
@@ -87,6 +89,7 @@ pub struct SimBuilder {
     faults: Faults,
     port: u16,
     clob_version: u64,
+    activity: Option<Duration>,
 }
 
 impl Default for SimBuilder {
@@ -101,6 +104,7 @@ impl Default for SimBuilder {
             faults: Faults::none(),
             port: 0,
             clob_version: 2,
+            activity: None,
         }
     }
 }
@@ -172,6 +176,15 @@ impl SimBuilder {
         self
     }
 
+    /// Simulated third-party trading: every `interval`, one seeded random action on a random
+    /// token (rest an order near the top, cancel one, or take liquidity), so streams move and
+    /// trades happen without a second client. Default is off.
+    #[must_use]
+    pub fn activity(mut self, interval: Option<Duration>) -> Self {
+        self.activity = interval;
+        self
+    }
+
     /// Binds `127.0.0.1:port` and starts serving on the current tokio runtime.
     ///
     /// # Errors
@@ -190,6 +203,7 @@ impl SimBuilder {
         );
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
         let (kick, _) = watch::channel(0u64);
+        let (activity, _) = watch::channel(self.activity);
         let shared = Arc::new(Shared {
             ex: Mutex::new(ex),
             faults: Mutex::new(FaultState::new(self.faults, self.seed)),
@@ -199,14 +213,16 @@ impl SimBuilder {
             page_size: self.page_size,
             kick,
             shutdown: shutdown_rx,
+            activity,
         });
         let accept = tokio::spawn(accept_loop(listener, Arc::clone(&shared)));
         let sweeper = tokio::spawn(sweep_loop(Arc::clone(&shared)));
+        let activity = tokio::spawn(activity_loop(Arc::clone(&shared)));
         Ok(SimHandle {
             shared,
             addr,
             shutdown: shutdown_tx,
-            tasks: vec![accept, sweeper],
+            tasks: vec![accept, sweeper, activity],
         })
     }
 }
@@ -285,6 +301,21 @@ impl SimHandle {
     /// Drops every open WS connection now, without a close frame (as a network failure would).
     pub fn disconnect_ws(&self) {
         self.shared.kick.send_modify(|n| *n += 1);
+    }
+
+    /// Starts (`Some(interval)`), retimes or stops (`None`) the simulated market activity
+    /// (see [`SimBuilder::activity`]).
+    pub fn set_activity(&self, interval: Option<Duration>) {
+        self.shared.activity.send_replace(interval);
+    }
+
+    /// Runs `steps` steps of simulated activity now, synchronously: the same seed and steps
+    /// always give the same books.
+    pub fn step_activity(&self, steps: usize) {
+        let mut ex = self.shared.ex();
+        for _ in 0..steps {
+            ex.random_activity();
+        }
     }
 
     /// Switches cancel-only mode: new orders get `503` with the exchange's cancel-only error,
@@ -408,6 +439,29 @@ async fn sweep_loop(shared: Arc<Shared>) {
         tokio::select! {
             _ = tick.tick() => shared.ex().sweep(),
             _ = shutdown.changed() => return,
+        }
+    }
+}
+
+async fn activity_loop(shared: Arc<Shared>) {
+    let mut shutdown = shared.shutdown.clone();
+    let mut config = shared.activity.subscribe();
+    loop {
+        let interval = *config.borrow_and_update();
+        match interval {
+            Some(every) if !every.is_zero() => {
+                tokio::select! {
+                    _ = tokio::time::sleep(every) => shared.ex().random_activity(),
+                    _ = config.changed() => {}
+                    _ = shutdown.changed() => return,
+                }
+            }
+            _ => {
+                tokio::select! {
+                    r = config.changed() => if r.is_err() { return },
+                    _ = shutdown.changed() => return,
+                }
+            }
         }
     }
 }
