@@ -139,6 +139,7 @@
 //! - Error texts follow Polymarket's documented messages where they are documented; others are
 //!   descriptive and stable.
 
+mod activity;
 mod auth;
 mod engine;
 mod events;
