@@ -294,6 +294,19 @@ async fn cancels() {
     let (_, open, _) = a.l2("GET", "/data/orders", None).await;
     assert_eq!(open["data"], serde_json::json!([]));
     assert_eq!(a.l2("DELETE", "/order", Some("{}")).await.0, 400);
+    assert_eq!(
+        a.l2("DELETE", "/cancel-market-orders", Some("[]")).await.0,
+        400
+    );
+    assert_eq!(
+        b.l2("DELETE", "/cancel-market-orders", Some("garbage"))
+            .await
+            .0,
+        400
+    );
+    // B's order survived the garbage; `{}` means every market.
+    let (_, r, _) = b.l2("DELETE", "/cancel-market-orders", Some("{}")).await;
+    assert_eq!(r["canceled"], serde_json::json!([b_id]));
 }
 
 #[tokio::test]

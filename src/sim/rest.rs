@@ -210,7 +210,12 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
             cancel_resp(ex.cancel_where(&key.address, None, None))
         }),
         "/cancel-market-orders" if delete => l2(shared, parts, body, |ex, key| {
-            let v: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+            // `{}` (or no body) has no filter: every market. Anything but an object is refused.
+            let v: Value = match serde_json::from_slice(body) {
+                Ok(v @ Value::Object(_)) => v,
+                Err(_) if body.is_empty() => Value::Null,
+                _ => return bad("Invalid payload: expected {\"market\": …, \"asset_id\": …}"),
+            };
             let market = v
                 .get("market")
                 .and_then(Value::as_str)

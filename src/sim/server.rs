@@ -276,6 +276,18 @@ impl SimHandle {
         format!("ws://{}", self.addr)
     }
 
+    /// The market channel URL, `ws://127.0.0.1:<port>/ws/market`.
+    #[must_use]
+    pub fn market_ws_url(&self) -> String {
+        format!("ws://{}/ws/market", self.addr)
+    }
+
+    /// The user channel URL, `ws://127.0.0.1:<port>/ws/user`.
+    #[must_use]
+    pub fn user_ws_url(&self) -> String {
+        format!("ws://{}/ws/user", self.addr)
+    }
+
     /// The markets being served (with their current tick sizes).
     #[must_use]
     pub fn markets(&self) -> Vec<MarketSpec> {
