@@ -21,6 +21,7 @@
 //! | [`order`] | order amounts per tick size, validation, the builder, the wire body |
 //! | [`ws`] | WebSocket streams that stay alive (sharding, keepalive, reconnect, lag reports) and frames decoded into borrowed views |
 //! | [`book`] | fixed-point L2 books and the manager that applies decoded frames to them |
+//! | `sim` (feature `sim`) | an offline exchange on loopback (REST, WS, matching, faults) for testing bots |
 //!
 //! [Polymarket]: https://docs.polymarket.com
 
@@ -36,6 +37,8 @@ mod compat;
 pub mod fixed;
 pub mod order;
 pub mod sign;
+#[cfg(feature = "sim")]
+pub mod sim;
 mod tls;
 pub mod types;
 pub mod ws;
