@@ -284,9 +284,6 @@ fn latency() {
 }
 
 fn main() {
-    // The library never installs a process-wide crypto provider; the baseline
-    // `reqwest::Client::new()` needs one.
-    let _ = rustls::crypto::ring::default_provider().install_default();
     let page = markets_page();
     let mut c = Criterion::default().configure_from_args();
     decode(&mut c, &page);

@@ -3,7 +3,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 #[path = "support/fixtures.rs"]
-#[allow(unreachable_pub)] // shared support file, written for several test crates
 mod fixtures;
 
 use std::time::{Duration, Instant};

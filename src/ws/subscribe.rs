@@ -70,14 +70,9 @@ impl Drop for UserAuth {
     }
 }
 
-/// Overwrite a string's bytes with zeros (kept observable through `black_box` so the
-/// stores are not removed as dead).
+/// Overwrite a string's bytes with zeros (`zeroize` keeps the stores from being elided).
 pub(crate) fn wipe(s: &mut String) {
-    let mut bytes = std::mem::take(s).into_bytes();
-    for b in &mut bytes {
-        *b = 0;
-    }
-    std::hint::black_box(&mut bytes);
+    zeroize::Zeroize::zeroize(s);
 }
 
 /// Dynamic subscription direction.
