@@ -25,9 +25,7 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use criterion::{
-    BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main, measurement::WallTime,
-};
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, measurement::WallTime};
 use polyclob::book::BookManager;
 use polyclob::fixed::{Price, Size};
 use polyclob::ws::decode::{Event, decode};
@@ -136,12 +134,14 @@ fn decode_all(frame: &str) -> u64 {
         match e.unwrap() {
             Event::Book(b) => {
                 for l in b.bids.chain(b.asks) {
-                    acc += l.unwrap().size.as_micros();
+                    let l = l.unwrap();
+                    acc += u64::from(l.price.as_micros()) + l.size.as_micros();
                 }
             }
             Event::PriceChange(pc) => {
                 for c in pc.changes {
-                    acc += c.unwrap().size.map_or(0, |s| s.as_micros());
+                    let c = c.unwrap();
+                    acc += u64::from(c.price.as_micros()) + c.size.map_or(0, |s| s.as_micros());
                 }
             }
             Event::LastTradePrice(t) => acc += u64::from(t.price.as_micros()),
@@ -215,71 +215,202 @@ fn nautilus_dir() -> Option<PathBuf> {
     }
 }
 
-fn benches(c: &mut Criterion) {
+/// Every input: (group name, frame, kind, frames applied first).
+fn inputs() -> Vec<(String, String, Kind, Vec<String>)> {
     let mut rng = Lcg(42);
     let asset = ws_frames::asset_id(1);
     let warm = vec![ws_frames::book(&mut rng, &asset, 16)];
-
+    let mut out = Vec::new();
     for levels in [1, 5, 16, 64] {
         let frame = ws_frames::book(&mut rng, &asset, levels);
         println!("book_{levels}x{levels}: {} bytes", frame.len());
-        group(
-            c,
-            &format!("book_{levels}x{levels}"),
-            &frame,
-            Kind::Book,
-            &[],
-        );
+        out.push((format!("book_{levels}x{levels}"), frame, Kind::Book, vec![]));
     }
     for n in [1, 2, 5] {
         let frame = ws_frames::price_change(&mut rng, &asset, n);
-        group(
-            c,
-            &format!("price_change_x{n}"),
-            &frame,
+        out.push((
+            format!("price_change_x{n}"),
+            frame,
             Kind::PriceChange,
-            &warm,
-        );
+            warm.clone(),
+        ));
     }
     let frame = ws_frames::last_trade(&mut rng, &asset);
-    group(c, "last_trade_price", &frame, Kind::Trade, &[]);
+    out.push(("last_trade_price".into(), frame, Kind::Trade, vec![]));
 
     if let Some(dir) = nautilus_dir() {
         let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
         let book = read("market_book.json");
         assert_eq!(book.len(), 801);
-        group(c, "nautilus_inline/market_book", &book, Kind::Book, &[]);
+        out.push((
+            "nautilus_inline/market_book".into(),
+            book.clone(),
+            Kind::Book,
+            vec![],
+        ));
         // The price change refers to the asset of market_book.json: snapshot it first.
-        group(
-            c,
-            "nautilus_inline/market_price_change",
-            &read("market_price_change.json"),
+        let pc = read("market_price_change.json");
+        out.push((
+            "nautilus_inline/market_price_change".into(),
+            pc,
             Kind::PriceChange,
-            &[book],
-        );
-        group(
-            c,
-            "nautilus_inline/market_last_trade",
-            &read("market_last_trade.json"),
+            vec![book],
+        ));
+        let trade = read("market_last_trade.json");
+        out.push((
+            "nautilus_inline/market_last_trade".into(),
+            trade,
             Kind::Trade,
-            &[],
-        );
-        group(
-            c,
-            "nautilus_inline/http_open_order",
-            &read("http_open_order.json"),
+            vec![],
+        ));
+        let order = read("http_open_order.json");
+        out.push((
+            "nautilus_inline/http_open_order".into(),
+            order,
             Kind::Rest,
-            &[],
-        );
-        group(
-            c,
-            "nautilus_inline/http_trade_report",
-            &read("http_trade_report.json"),
+            vec![],
+        ));
+        let report = read("http_trade_report.json");
+        out.push((
+            "nautilus_inline/http_trade_report".into(),
+            report,
             Kind::Rest,
-            &[],
-        );
+            vec![],
+        ));
+    }
+    out
+}
+
+fn benches(c: &mut Criterion) {
+    for (name, frame, kind, warm) in inputs() {
+        group(c, &name, &frame, kind, &warm);
     }
 }
 
-criterion_group!(hot_path, benches);
-criterion_main!(hot_path);
+/// The book's side structure: sorted `Vec` (best last) against the design card's default, a
+/// `BTreeMap<Price, Size>` per side, on the same 1,000 production-shaped deltas (updates,
+/// inserts and removals near the top of a 64-level book).
+fn structure(c: &mut Criterion) {
+    use std::collections::BTreeMap;
+
+    use polyclob::book::Book;
+    use polyclob::types::Side;
+
+    let mut rng = Lcg(9);
+    let ops: Vec<(Side, Price, Size)> = (0..1_000)
+        .map(|_| {
+            let buy = rng.below(2) == 0;
+            let thousandths = if buy {
+                430 + rng.below(24)
+            } else {
+                547 + rng.below(24)
+            };
+            let size = if rng.below(4) == 0 {
+                0
+            } else {
+                1 + rng.below(5_000_000_000)
+            };
+            let side = if buy { Side::Buy } else { Side::Sell };
+            (
+                side,
+                Price::new(thousandths as u32 * 1_000).unwrap(),
+                Size::from_micros(size),
+            )
+        })
+        .collect();
+    let now = Instant::now();
+    let mut books = BookManager::new();
+    books.apply(&ws_frames::book(&mut rng, "s", 64), now);
+    let mut book: Book = books.book("s").unwrap().clone();
+    let mut bids: BTreeMap<Price, Size> =
+        book.levels(Side::Buy).map(|l| (l.price, l.size)).collect();
+    let mut asks: BTreeMap<Price, Size> =
+        book.levels(Side::Sell).map(|l| (l.price, l.size)).collect();
+
+    let run_vec = |book: &mut Book| {
+        for &(side, price, size) in &ops {
+            book.set_level(side, price, size, None, now);
+        }
+        (book.best_bid(), book.best_ask())
+    };
+    let run_tree = |bids: &mut BTreeMap<Price, Size>, asks: &mut BTreeMap<Price, Size>| {
+        for &(side, price, size) in &ops {
+            let map = if side == Side::Buy {
+                &mut *bids
+            } else {
+                &mut *asks
+            };
+            if size.is_zero() {
+                map.remove(&price);
+            } else {
+                map.insert(price, size);
+            }
+        }
+        (
+            bids.last_key_value().map(|(p, _)| *p),
+            asks.first_key_value().map(|(p, _)| *p),
+        )
+    };
+    // Same ops, same result.
+    let (vb, va) = run_vec(&mut book);
+    let (tb, ta) = run_tree(&mut bids, &mut asks);
+    assert_eq!((vb.map(|l| l.price), va.map(|l| l.price)), (tb, ta));
+    assert_eq!(book.len(Side::Buy), bids.len());
+
+    let mut g = c.benchmark_group("book_structure_1000_deltas_64_levels");
+    g.bench_function("sorted_vec_book", |b| {
+        b.iter(|| run_vec(black_box(&mut book)))
+    });
+    g.bench_function("baseline_btreemap", |b| {
+        b.iter(|| run_tree(black_box(&mut bids), black_box(&mut asks)))
+    });
+    g.finish();
+}
+
+criterion_group!(hot_path, benches, structure);
+
+/// Instruction counting, for a machine too loaded for stable timings: with
+/// `WS_HOT_PATH_COUNT=<group>:<row>:<iterations>` the binary runs one row that many times and
+/// exits, so that `valgrind --tool=cachegrind` can count instructions (run it with two
+/// iteration counts and divide the difference). Rows: `apply`, `decode`, `ignored_any`.
+fn count_mode(spec: &str) {
+    let mut parts = spec.split(':');
+    let (Some(name), Some(row), Some(n)) = (parts.next(), parts.next(), parts.next()) else {
+        panic!("WS_HOT_PATH_COUNT=<group>:<row>:<iterations>");
+    };
+    let n: u32 = n.parse().unwrap();
+    let (_, frame, _, warm) = inputs()
+        .into_iter()
+        .find(|i| i.0 == name)
+        .expect("known group");
+    let now = Instant::now();
+    let mut books = BookManager::new();
+    for w in &warm {
+        books.apply(w, now);
+    }
+    for _ in 0..n {
+        match row {
+            "apply" => {
+                black_box(books.apply(black_box(&frame), now));
+            }
+            "decode" => {
+                black_box(decode_all(black_box(&frame)));
+            }
+            "ignored_any" => {
+                black_box(
+                    serde_json::from_str::<serde::de::IgnoredAny>(black_box(&frame)).unwrap(),
+                );
+            }
+            other => panic!("unknown row {other}"),
+        }
+    }
+}
+
+fn main() {
+    if let Ok(spec) = std::env::var("WS_HOT_PATH_COUNT") {
+        count_mode(&spec);
+        return;
+    }
+    hot_path();
+    Criterion::default().configure_from_args().final_summary();
+}
