@@ -27,6 +27,8 @@ pub use error::Error;
 pub use heartbeat::{HeartbeatHandle, HeartbeatStatus};
 pub use markets::MarketList;
 pub use orders::{OrderFilter, TradeFilter};
+#[cfg(feature = "simd-json")]
+pub use pagination::decode_page_simd;
 pub use pagination::{END_CURSOR, Page, START_CURSOR, SkippedRow, decode_page};
 pub use retry::RetryPolicy;
 pub use transport::Client;
