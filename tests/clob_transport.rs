@@ -528,3 +528,14 @@ async fn gzip_bodies_are_decoded() {
             .starts_with("polyclob/")
     );
 }
+
+#[tokio::test]
+async fn hostnames_resolve_through_the_dns_cache() {
+    let m = MockClob::start().await;
+    m.on("GET", "/time", vec![Reply::json("7")]);
+    let c = Client::builder()
+        .host(format!("http://localhost:{}", m.addr.port()))
+        .build()
+        .unwrap();
+    assert_eq!(c.server_time().await.unwrap(), 7);
+}

@@ -10,6 +10,8 @@ mod auth;
 mod breaker;
 mod builder;
 mod cache;
+#[cfg(not(feature = "hickory-dns"))]
+mod dns;
 mod error;
 mod heartbeat;
 mod markets;
