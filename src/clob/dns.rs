@@ -12,11 +12,13 @@ use std::time::{Duration, Instant};
 
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
+type Cache = Arc<Mutex<HashMap<String, (Vec<SocketAddr>, Instant)>>>;
+
 /// Resolves through the OS (`tokio::net::lookup_host`) and keeps answers for `ttl`.
 #[derive(Debug)]
 pub(crate) struct CachingResolver {
     ttl: Duration,
-    cache: Arc<Mutex<HashMap<String, (Vec<SocketAddr>, Instant)>>>,
+    cache: Cache,
     lookups: Arc<AtomicU64>,
 }
 
