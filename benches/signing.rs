@@ -158,7 +158,7 @@ fn orders(c: &mut Criterion) {
             asks.iter().rev().copied()
         )
         .unwrap(),
-        Price::new(610_000).unwrap()
+        Price::new(620_000).unwrap()
     );
     let mut g = c.benchmark_group("exec_pipeline");
     g.bench_function("submit_limit", |b| {
@@ -198,5 +198,105 @@ fn orders(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, raw_ecdsa, auth, orders);
+/// Precomputed-nonce rows (feature `presign`), beside the RFC 6979 rows of the same run.
+///
+/// Criterion may run millions of iterations, so the pool is topped up in `iter_batched`'s
+/// untimed setup; every timed signature comes from the pool (asserted: zero fallbacks).
+#[cfg(feature = "presign")]
+fn presigned(c: &mut Criterion) {
+    use criterion::BatchSize;
+    use polyclob::sign::presign::{NoncePool, PoolConfig, Refill};
+
+    const BATCH: u64 = 64;
+    let pool = NoncePool::new(
+        PoolConfig::new()
+            .depth(2 * BATCH as usize)
+            .refill(Refill::Manual),
+    );
+    let signer = Signer::from_hex(KEY)
+        .unwrap()
+        .with_nonce_pool(pool.clone())
+        .unwrap();
+    let top_up = || {
+        if pool.stats().available < BATCH as usize {
+            pool.refill();
+        }
+    };
+    let market = MarketContext::new(
+        Chain::Polygon,
+        ExchangeVersion::V2,
+        TOKEN.parse().unwrap(),
+        TickSize::Hundredth,
+        false,
+    )
+    .unwrap();
+    let domain = *market.domain_separator();
+    let order = sample_order(&signer);
+    top_up();
+    let h = order_hash(&domain, &order);
+    let sig = signer.sign_prehash(&h.0).unwrap();
+    assert_eq!(recover_address(&h.0, &sig).unwrap(), signer.address());
+
+    c.bench_function("sign_order_presigned", |b| {
+        b.iter_batched(
+            top_up,
+            |()| {
+                let h = order_hash(black_box(&domain), black_box(&order));
+                signer.sign_prehash(&h.0).unwrap()
+            },
+            BatchSize::NumIterations(BATCH),
+        )
+    });
+
+    let prepared = OrderSigner::new(signer.clone(), Chain::Polygon, Wallet::Eoa).unwrap();
+    let hmac = HmacKey::from_base64url(SECRET).unwrap();
+    let mut body = Vec::with_capacity(2048);
+    let limit = LimitOrder::new(Side::Buy, "0.56".parse().unwrap(), "21.04".parse().unwrap());
+    let mut g = c.benchmark_group("exec_pipeline");
+    g.bench_function("submit_limit_presigned", |b| {
+        b.iter_batched(
+            top_up,
+            |()| {
+                body.clear();
+                let signed = prepared.limit_order(&market, black_box(&limit)).unwrap();
+                signed.write_json(OWNER, &mut body);
+                hmac.sign(1_713_398_400, "POST", "/order", &body)
+            },
+            BatchSize::NumIterations(BATCH),
+        )
+    });
+    g.finish();
+    assert_eq!(
+        pool.stats().fallbacks,
+        0,
+        "a timed signature fell back to RFC 6979"
+    );
+
+    // Cost of producing one pool entry (k·G, inversion, OS entropy), per entry.
+    c.bench_function("nonce_pool_refill", |b| {
+        b.iter_custom(|iters| {
+            let mut total = std::time::Duration::ZERO;
+            let mut left = iters;
+            while left > 0 {
+                let chunk = left.min(256);
+                let pool = NoncePool::new(
+                    PoolConfig::new()
+                        .depth(chunk as usize)
+                        .refill(Refill::Manual),
+                );
+                let start = std::time::Instant::now();
+                let made = pool.refill();
+                total += start.elapsed();
+                assert_eq!(made as u64, chunk);
+                left -= chunk;
+            }
+            total
+        })
+    });
+}
+
+#[cfg(not(feature = "presign"))]
+fn presigned(_: &mut Criterion) {}
+
+criterion_group!(benches, raw_ecdsa, auth, orders, presigned);
 criterion_main!(benches);

@@ -19,6 +19,8 @@
 //! | [`types`] | sides, order types, tick sizes, signature types, chains, the contract table |
 //! | [`sign`] | keys, EIP-712, ECDSA backends, L1 ClobAuth, L2 HMAC, wallets |
 //! | [`order`] | order amounts per tick size, validation, the builder, the wire body |
+//! | [`ws`] | WebSocket streams that stay alive (sharding, keepalive, reconnect, lag reports) and frames decoded into borrowed views |
+//! | [`book`] | fixed-point L2 books and the manager that applies decoded frames to them |
 //!
 //! [Polymarket]: https://docs.polymarket.com
 
@@ -28,12 +30,15 @@
 // Library code never unwraps; `expect` only on a locally proven invariant, with its reason.
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
+pub mod book;
 pub mod clob;
 mod compat;
 pub mod fixed;
 pub mod order;
 pub mod sign;
+mod tls;
 pub mod types;
+pub mod ws;
 
 // The polymarket-rs-client 0.1.1 root, exactly (compat-api.md §1).
 pub use alloy_primitives::U256;

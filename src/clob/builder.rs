@@ -265,20 +265,13 @@ impl ClientBuilder {
     }
 }
 
-/// rustls with the `ring` provider and the platform's roots; the provider is passed
-/// explicitly so a library never installs a process-wide default.
+/// The crate's one TLS configuration ([`crate::tls`]), offering h2 (and http/1.1 unless
+/// prior knowledge of HTTP/2 was requested).
 fn tls_config(h2_only: bool) -> Result<rustls::ClientConfig, Error> {
-    use rustls_platform_verifier::BuilderVerifierExt;
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .and_then(BuilderVerifierExt::with_platform_verifier)
-        .map_err(|e| Error::new(Kind::Builder).with_source(e))?
-        .with_no_client_auth();
-    config.alpn_protocols = if h2_only {
-        vec![b"h2".to_vec()]
+    let alpn: &[&[u8]] = if h2_only {
+        &[b"h2"]
     } else {
-        vec![b"h2".to_vec(), b"http/1.1".to_vec()]
+        &[b"h2", b"http/1.1"]
     };
-    Ok(config)
+    crate::tls::client_config(alpn).map_err(|e| Error::new(Kind::Builder).with_source(e))
 }

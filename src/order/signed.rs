@@ -203,7 +203,12 @@ impl SignedOrder {
         out.extend_from_slice(&self.signer_hex);
         if v1 {
             out.extend_from_slice(br#"","taker":""#);
-            out.extend_from_slice(&checksum_hex(&o.taker));
+            if o.taker == alloy_primitives::Address::ZERO {
+                // All digits: the checksum cannot change the case.
+                out.extend_from_slice(b"0x0000000000000000000000000000000000000000");
+            } else {
+                out.extend_from_slice(&checksum_hex(&o.taker));
+            }
         }
         out.extend_from_slice(br#"","tokenId":""#);
         out.extend_from_slice(o.token_id.as_str().as_bytes());

@@ -39,6 +39,9 @@ struct Inner {
     address: Address,
     /// Last order timestamp handed out (ms); makes V2 `timestamp`s strictly increasing.
     last_timestamp_ms: AtomicU64,
+    /// Precomputed nonces, when enabled with [`Signer::with_nonce_pool`].
+    #[cfg(feature = "presign")]
+    presign: Option<super::presign::PresignKey>,
 }
 
 impl Signer {
@@ -79,6 +82,8 @@ impl Signer {
                 key,
                 address,
                 last_timestamp_ms: AtomicU64::new(0),
+                #[cfg(feature = "presign")]
+                presign: None,
             }),
         })
     }
@@ -95,7 +100,61 @@ impl Signer {
     /// # Errors
     /// Only if the backend fails, which a valid key does not.
     pub fn sign_prehash(&self, digest: &[u8; 32]) -> Result<Signature, SignError> {
+        #[cfg(feature = "presign")]
+        if let Some(sig) = self.inner.presign.as_ref().and_then(|p| p.sign(digest)) {
+            return Ok(sig);
+        }
         self.inner.key.sign_prehash(digest)
+    }
+
+    /// A signer for the same key that signs with precomputed nonces from `pool` (feature
+    /// `presign`; see [`presign`](super::presign) for the trade-offs).
+    ///
+    /// Signatures stay valid ECDSA over the same digests but are no longer deterministic.
+    /// When the pool is empty, signing falls back to RFC 6979 and counts the fallback. Clones of
+    /// the returned signer share the pool and the order clock; `self` is unchanged.
+    ///
+    /// ```
+    /// use polyclob::sign::Signer;
+    /// use polyclob::sign::presign::{NoncePool, PoolConfig, Refill};
+    ///
+    /// let key = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
+    /// let pool = NoncePool::new(PoolConfig::new().depth(4).refill(Refill::Manual));
+    /// pool.refill();
+    /// let signer = Signer::from_hex(key)?.with_nonce_pool(pool.clone())?;
+    /// let sig = signer.sign_prehash(&[7u8; 32])?;
+    /// let who = polyclob::sign::eip712::recover_address(&[7u8; 32], &sig)?;
+    /// assert_eq!(who, signer.address());
+    /// assert_eq!(pool.stats().taken, 1);
+    /// # Ok::<(), polyclob::sign::SignError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// Only if the key cannot be re-read as a scalar, which a valid signer's key always can.
+    #[cfg(feature = "presign")]
+    pub fn with_nonce_pool(&self, pool: super::presign::NoncePool) -> Result<Self, SignError> {
+        let secret = self.inner.key.secret_bytes();
+        let presign = super::presign::PresignKey::new(&secret, pool)?;
+        Ok(Self {
+            inner: Arc::new(Inner {
+                key: self.inner.key.clone(),
+                address: self.inner.address,
+                last_timestamp_ms: AtomicU64::new(
+                    self.inner.last_timestamp_ms.load(Ordering::Relaxed),
+                ),
+                presign: Some(presign),
+            }),
+        })
+    }
+
+    /// The nonce pool this signer draws from, if any (for its [`stats`](super::presign::NoncePool::stats)).
+    #[cfg(feature = "presign")]
+    #[must_use]
+    pub fn nonce_pool(&self) -> Option<&super::presign::NoncePool> {
+        self.inner
+            .presign
+            .as_ref()
+            .map(super::presign::PresignKey::pool)
     }
 
     /// A strictly increasing millisecond timestamp for V2/V3 orders: the wall clock, or one

@@ -56,6 +56,12 @@ impl Libsecp256k1 {
         Ok(Self { key, address })
     }
 
+    /// A copy of the secret for the precomputed-nonce signer, zeroized when dropped.
+    #[cfg(feature = "presign")]
+    pub(crate) fn secret_bytes(&self) -> zeroize::Zeroizing<[u8; 32]> {
+        zeroize::Zeroizing::new(self.key.secret_bytes())
+    }
+
     /// The key's Ethereum address.
     #[must_use]
     pub const fn address(&self) -> Address {
