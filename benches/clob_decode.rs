@@ -216,6 +216,25 @@ fn decode(c: &mut Criterion, page: &[u8]) {
             p
         })
     });
+    #[cfg(feature = "simd-json")]
+    {
+        let mut scratch = Vec::with_capacity(page.len());
+        let simd = polyclob::clob::decode_page_simd::<Market<'_>>(page, &mut scratch).unwrap();
+        assert_eq!(
+            simd.data, ours.data,
+            "simd-json and serde_json decode the same rows"
+        );
+        drop(simd);
+        g.bench_function("polyclob_simd_borrowed", |b| {
+            b.iter(|| {
+                let p =
+                    polyclob::clob::decode_page_simd::<Market<'_>>(black_box(page), &mut scratch)
+                        .unwrap();
+                assert_eq!(p.data.len(), rows);
+                p.data.len()
+            })
+        });
+    }
     g.bench_function("polyclob_owned", |b| {
         b.iter(|| {
             let p = decode_page::<Market<'_>>(black_box(page))

@@ -501,3 +501,41 @@ async fn auth_endpoints_without_credentials_fail_before_io() {
     assert!(e.is_auth(), "{e:?}");
     assert!(m.requests().is_empty());
 }
+
+#[tokio::test]
+async fn gzip_bodies_are_decoded() {
+    use std::io::Write as _;
+    let m = MockClob::start().await;
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(br#"{"mid":"0.25"}"#).unwrap();
+    let gz = enc.finish().unwrap();
+    m.on(
+        "GET",
+        "/midpoint",
+        vec![Reply::json(gz).header("content-encoding", "gzip")],
+    );
+    let c = client(&m);
+    assert_eq!(c.midpoint("1").await.unwrap(), Price::new(250_000).unwrap());
+    let r = m.requests_to("/midpoint").pop().unwrap();
+    assert!(
+        r.header("accept-encoding")
+            .unwrap_or_default()
+            .contains("gzip")
+    );
+    assert!(
+        r.header("user-agent")
+            .unwrap_or_default()
+            .starts_with("polyclob/")
+    );
+}
+
+#[tokio::test]
+async fn hostnames_resolve_through_the_dns_cache() {
+    let m = MockClob::start().await;
+    m.on("GET", "/time", vec![Reply::json("7")]);
+    let c = Client::builder()
+        .host(format!("http://localhost:{}", m.addr.port()))
+        .build()
+        .unwrap();
+    assert_eq!(c.server_time().await.unwrap(), 7);
+}

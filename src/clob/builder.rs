@@ -47,6 +47,7 @@ pub struct ClientBuilder {
     breaker: BreakerConfig,
     server_time: bool,
     cache_ttl: Duration,
+    dns_cache_ttl: Option<Duration>,
     user_agent: String,
     pub(crate) auth: super::auth::AuthConfig,
 }
@@ -77,6 +78,7 @@ impl ClientBuilder {
             breaker: BreakerConfig::default(),
             server_time: false,
             cache_ttl: Duration::from_secs(300),
+            dns_cache_ttl: Some(Duration::from_secs(60)),
             user_agent: concat!("polyclob/", env!("CARGO_PKG_VERSION")).to_owned(),
             auth: super::auth::AuthConfig::default(),
         }
@@ -186,6 +188,14 @@ impl ClientBuilder {
         self
     }
 
+    /// How long resolved addresses are reused when a new connection is opened. Default is
+    /// 60 s; `None` asks the system resolver every time. Ignored with the `hickory-dns` feature
+    /// (hickory caches by record TTL).
+    pub fn dns_cache_ttl(mut self, ttl: impl Into<Option<Duration>>) -> Self {
+        self.dns_cache_ttl = ttl.into();
+        self
+    }
+
     /// The `User-Agent` header. Default is `polyclob/<version>`.
     pub fn user_agent(mut self, ua: impl Into<String>) -> Self {
         self.user_agent = ua.into();
@@ -227,6 +237,10 @@ impl ClientBuilder {
             .http2_keep_alive_while_idle(true)
             .http2_adaptive_window(true)
             .no_proxy();
+        #[cfg(not(feature = "hickory-dns"))]
+        if let Some(ttl) = self.dns_cache_ttl {
+            http = http.dns_resolver(super::dns::CachingResolver::new(ttl));
+        }
         if let Some(t) = self.connect_timeout {
             http = http.connect_timeout(t);
         }

@@ -7,7 +7,7 @@ use futures_core::Stream;
 use serde::Deserialize;
 
 use super::error::Error;
-use super::pagination::{Page, PageSpec, decode_page};
+use super::pagination::{Page, PageSpec};
 use super::transport::{Client, Req, decode, path_with};
 use super::types::{
     Book, ClobMarket, HistoryRange, LastTrade, Market, MarketByToken, PricePoint, SimplifiedMarket,
@@ -72,11 +72,26 @@ fn token_body(token_ids: &[&str]) -> Vec<u8> {
 struct PriceMap(#[serde(deserialize_with = "lenient::price")] Price);
 
 fn decode_markets_owned(b: &[u8]) -> Result<Page<Market<'static>>, Error> {
-    decode_page::<Market<'_>>(b).map(|p| p.map(Market::into_owned))
+    #[cfg(feature = "simd-json")]
+    {
+        let mut scratch = Vec::new();
+        super::pagination::decode_page_simd::<Market<'_>>(b, &mut scratch)
+            .map(|p| p.map(Market::into_owned))
+    }
+    #[cfg(not(feature = "simd-json"))]
+    super::pagination::decode_page::<Market<'_>>(b).map(|p| p.map(Market::into_owned))
 }
 
 fn decode_simplified_owned(b: &[u8]) -> Result<Page<SimplifiedMarket<'static>>, Error> {
-    decode_page::<SimplifiedMarket<'_>>(b).map(|p| p.map(SimplifiedMarket::into_owned))
+    #[cfg(feature = "simd-json")]
+    {
+        let mut scratch = Vec::new();
+        super::pagination::decode_page_simd::<SimplifiedMarket<'_>>(b, &mut scratch)
+            .map(|p| p.map(SimplifiedMarket::into_owned))
+    }
+    #[cfg(not(feature = "simd-json"))]
+    super::pagination::decode_page::<SimplifiedMarket<'_>>(b)
+        .map(|p| p.map(SimplifiedMarket::into_owned))
 }
 
 impl Client {

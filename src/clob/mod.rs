@@ -10,6 +10,8 @@ mod auth;
 mod breaker;
 mod builder;
 mod cache;
+#[cfg(not(feature = "hickory-dns"))]
+mod dns;
 mod error;
 mod heartbeat;
 mod markets;
@@ -27,6 +29,8 @@ pub use error::Error;
 pub use heartbeat::{HeartbeatHandle, HeartbeatStatus};
 pub use markets::MarketList;
 pub use orders::{OrderFilter, TradeFilter};
+#[cfg(feature = "simd-json")]
+pub use pagination::decode_page_simd;
 pub use pagination::{END_CURSOR, Page, START_CURSOR, SkippedRow, decode_page};
 pub use retry::RetryPolicy;
 pub use transport::Client;

@@ -139,6 +139,41 @@ pub fn decode_page<'a, T: Deserialize<'a>>(body: &'a [u8]) -> Result<Page<T>, Er
     })
 }
 
+/// Decodes one page with simd-json, borrowing from `scratch` (where `body` is copied and
+/// unescaped in place, so no text field allocates). Falls back to [`decode_page`] over `body`
+/// when a row does not decode, so odd rows are still skipped and reported.
+///
+/// ```
+/// use polyclob::clob::{decode_page_simd, types::Market};
+///
+/// let body = br#"{"data":[{"condition_id":"0x1","question":"a \"quoted\" one"}],"next_cursor":"LTE="}"#;
+/// let mut scratch = Vec::new();
+/// let page = decode_page_simd::<Market<'_>>(body, &mut scratch).unwrap();
+/// assert_eq!(page.data[0].question, "a \"quoted\" one");
+/// ```
+///
+/// # Errors
+///
+/// When `body` is not JSON or not a page object.
+#[cfg(feature = "simd-json")]
+pub fn decode_page_simd<'a, T: Deserialize<'a>>(
+    body: &'a [u8],
+    scratch: &'a mut Vec<u8>,
+) -> Result<Page<T>, Error> {
+    scratch.clear();
+    scratch.extend_from_slice(body);
+    match simd_json::serde::from_slice::<Fast<'a, T>>(scratch) {
+        Ok(f) => Ok(Page {
+            data: f.data,
+            next_cursor: f.next_cursor.into_owned(),
+            limit: f.limit,
+            count: f.count,
+            skipped: Vec::new(),
+        }),
+        Err(_) => decode_page(body),
+    }
+}
+
 /// Decodes a JSON array leniently: rows that fail are skipped and reported.
 pub(crate) fn decode_rows<'a, T: Deserialize<'a>>(
     body: &'a [u8],
@@ -233,5 +268,42 @@ impl Client {
             skipped.extend(page.skipped);
         }
         Ok((rows, skipped))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clob::types::Market;
+
+    const BODY: &[u8] = br#"{"data":[{"condition_id":"0x1","question":"q \"1\""},{"condition_id":"0x2","tokens":7},{"condition_id":"0x3"}],"next_cursor":"Mg==","limit":3,"count":3}"#;
+
+    #[test]
+    fn odd_rows_are_skipped_and_reported() {
+        let p = decode_page::<Market<'_>>(BODY).unwrap();
+        assert_eq!(
+            p.data.iter().map(|m| &*m.condition_id).collect::<Vec<_>>(),
+            ["0x1", "0x3"]
+        );
+        assert_eq!(p.skipped.len(), 1);
+        assert_eq!(p.skipped[0].index, 1);
+        assert!(!p.is_last());
+        assert!(decode_page::<Market<'_>>(b"[1,2]").is_err());
+        assert!(decode_page::<Market<'_>>(b"{\"data\":[").is_err());
+    }
+
+    #[cfg(feature = "simd-json")]
+    #[test]
+    fn simd_agrees_and_falls_back() {
+        let mut scratch = Vec::new();
+        let p = decode_page_simd::<Market<'_>>(BODY, &mut scratch).unwrap();
+        assert_eq!(p.data.len(), 2);
+        assert_eq!(p.skipped.len(), 1);
+        assert_eq!(p.data[0].question, "q \"1\"");
+        let good = br#"{"data":[{"condition_id":"0x1","question":"q \"1\"","minimum_tick_size":0.001}],"next_cursor":"LTE="}"#;
+        let mut scratch = Vec::new();
+        let a = decode_page_simd::<Market<'_>>(good, &mut scratch).unwrap();
+        let b = decode_page::<Market<'_>>(good).unwrap();
+        assert_eq!(a, b);
     }
 }
