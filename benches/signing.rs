@@ -198,5 +198,106 @@ fn orders(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, raw_ecdsa, auth, orders);
+/// The opt-in precomputed-nonce pool (issue 8): the pool is filled outside the timed loop with
+/// exactly as many real entries as the loop consumes, so no row ever measures a fallback.
+#[cfg(feature = "libsecp256k1")]
+fn presigned(c: &mut Criterion) {
+    use std::time::{Duration, Instant};
+
+    let signer = Signer::from_hex(KEY).unwrap();
+    let pool = signer.enable_nonce_pool(1 << 16);
+    let market = MarketContext::new(
+        Chain::Polygon,
+        ExchangeVersion::V2,
+        TOKEN.parse().unwrap(),
+        TickSize::Hundredth,
+        false,
+    )
+    .unwrap();
+    let domain = *market.domain_separator();
+    let order = sample_order(&signer);
+    let prepared = OrderSigner::new(signer.clone(), Chain::Polygon, Wallet::Eoa)
+        .unwrap()
+        .presigned(true);
+    let hmac = HmacKey::from_base64url(SECRET).unwrap();
+    let limit = LimitOrder::new(Side::Buy, "0.56".parse().unwrap(), "21.04".parse().unwrap());
+    let mut body = Vec::with_capacity(2048);
+    pool.refill();
+    {
+        let h = order_hash(&domain, &order);
+        let sig = signer.sign_prehash_presigned(&h.0).unwrap();
+        assert_eq!(recover_address(&h.0, &sig).unwrap(), signer.address());
+    }
+
+    // Runs `f` `iters` times with the pool refilled (untimed) in slices that fit its depth.
+    let run = |iters: u64, f: &mut dyn FnMut()| -> Duration {
+        let mut total = Duration::ZERO;
+        let mut left = iters;
+        while left > 0 {
+            let n = left.min(pool.depth() as u64);
+            pool.refill();
+            let start = Instant::now();
+            for _ in 0..n {
+                f();
+            }
+            total += start.elapsed();
+            left -= n;
+        }
+        total
+    };
+
+    let mut g = c.benchmark_group("presigned");
+    g.sample_size(10);
+    g.warm_up_time(Duration::from_millis(200));
+    g.measurement_time(Duration::from_millis(600));
+    let before = pool.fallbacks();
+    g.bench_function("sign_order_presigned", |b| {
+        b.iter_custom(|iters| {
+            run(iters, &mut || {
+                let h = order_hash(black_box(&domain), black_box(&order));
+                black_box(signer.sign_prehash_presigned(&h.0).unwrap());
+            })
+        })
+    });
+    g.bench_function("exec_pipeline/submit_limit_presigned", |b| {
+        b.iter_custom(|iters| {
+            run(iters, &mut || {
+                body.clear();
+                let signed = prepared.limit_order(&market, black_box(&limit)).unwrap();
+                signed.write_json(OWNER, &mut body);
+                black_box(hmac.sign(1_713_398_400, "POST", "/order", &body));
+            })
+        })
+    });
+    assert_eq!(
+        pool.fallbacks(),
+        before,
+        "a timed iteration fell back to RFC 6979"
+    );
+    g.bench_function("nonce_pool_refill", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            let mut left = iters;
+            while left > 0 {
+                // Drain (untimed), then time refilling exactly `n` entries.
+                let n = left.min(pool.depth() as u64) as usize;
+                while pool.len() > pool.depth() - n {
+                    let _ = signer.sign_prehash_presigned(&[1u8; 32]);
+                }
+                let start = Instant::now();
+                let added = pool.refill();
+                total += start.elapsed();
+                assert_eq!(added, n);
+                left -= n as u64;
+            }
+            total
+        })
+    });
+    g.finish();
+}
+
+#[cfg(not(feature = "libsecp256k1"))]
+fn presigned(_: &mut Criterion) {}
+
+criterion_group!(benches, raw_ecdsa, auth, orders, presigned);
 criterion_main!(benches);
