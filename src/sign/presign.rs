@@ -14,6 +14,18 @@
 //! pool is empty the signer falls back to RFC 6979 (it never blocks and never reuses), and the
 //! fallback is counted ([`NoncePool::fallbacks`]).
 //!
+//! **Refill: your choice of thread.** [`NoncePool::spawn_refill_thread`] runs a plain thread
+//! that refills whenever signing takes the pool below half its depth. In a tokio application,
+//! run the same loop on the blocking pool instead (the crate does not depend on tokio):
+//!
+//! ```text
+//! let pool = signer.enable_nonce_pool(1024);
+//! tokio::task::spawn_blocking(move || loop {
+//!     pool.refill();
+//!     pool.wait_for_demand(std::time::Duration::from_millis(50));
+//! });
+//! ```
+//!
 //! All scalar arithmetic is libsecp256k1's constant-time code (`SecretKey::mul_tweak`,
 //! `add_tweak`, `negate`); inversion is Fermat's `k^(n−2)` with a fixed, public exponent,
 //! amortised over a chunk of nonces with Montgomery's batch trick.
