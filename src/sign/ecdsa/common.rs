@@ -41,8 +41,14 @@ mod tests {
             let sa = a.sign_prehash(&digest).unwrap();
             let sb = b.sign_prehash(&digest).unwrap();
             assert_eq!(sa, sb, "key #{i}");
-            assert_eq!(super::super::k256::recover(&digest, &sa).unwrap(), a.address());
-            assert_eq!(super::super::secp256k1::recover(&digest, &sa).unwrap(), a.address());
+            assert_eq!(
+                super::super::k256::recover(&digest, &sa).unwrap(),
+                a.address()
+            );
+            assert_eq!(
+                super::super::secp256k1::recover(&digest, &sa).unwrap(),
+                a.address()
+            );
         }
     }
 
