@@ -353,6 +353,27 @@ mod tests {
             market_amounts(Side::Buy, p("0.5"), q("0.001"), t, V2),
             Err(OrderError::SizeZeroAfterRounding { size: q("0.001") })
         );
+        // Shares for a huge pUSD amount at a tiny price do not fit the u64 amount field.
+        assert_eq!(
+            market_amounts(
+                Side::Buy,
+                p("0.0001"),
+                Size::MAX,
+                TickSize::TenThousandth,
+                V2
+            ),
+            Err(OrderError::AmountOverflow)
+        );
+        assert!(
+            market_amounts(
+                Side::Sell,
+                p("0.9999"),
+                Size::MAX,
+                TickSize::TenThousandth,
+                V2
+            )
+            .is_ok()
+        );
     }
 
     /// The implementation's one-line form against the SDKs' prose: "if the value has more
