@@ -289,8 +289,9 @@ fn presigned(c: &mut Criterion) {
             let mut total = Duration::ZERO;
             let mut left = iters;
             while left > 0 {
-                // Drain (untimed), then time refilling exactly `n` entries.
+                // Fill, drain `n` (untimed), then time refilling exactly `n` entries.
                 let n = left.min(pool.depth() as u64) as usize;
+                pool.refill();
                 while pool.len() > pool.depth() - n {
                     let _ = signer.sign_prehash_presigned(&[1u8; 32]);
                 }
