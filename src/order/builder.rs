@@ -74,7 +74,6 @@ pub struct OrderSigner {
     signer_hex: [u8; 42],
     builder: B256,
     metadata: B256,
-    presigned: bool,
 }
 
 pub(crate) fn checksum_hex(a: &Address) -> [u8; 42] {
@@ -110,7 +109,6 @@ impl OrderSigner {
             order_signer,
             builder: B256::ZERO,
             metadata: B256::ZERO,
-            presigned: false,
         })
     }
 
@@ -147,16 +145,6 @@ impl OrderSigner {
     #[must_use]
     pub const fn metadata(mut self, metadata: B256) -> Self {
         self.metadata = metadata;
-        self
-    }
-
-    /// Signs orders with precomputed nonces from the signer's pool (opt-in, see
-    /// [`presign`](crate::sign::presign)); falls back to RFC 6979 when the pool is empty or not
-    /// enabled. Default is `false` (RFC 6979, deterministic).
-    #[cfg(feature = "libsecp256k1")]
-    #[must_use]
-    pub const fn presigned(mut self, presigned: bool) -> Self {
-        self.presigned = presigned;
         self
     }
 
@@ -292,7 +280,6 @@ impl OrderSigner {
             (c.order_type, c.post_only, c.defer_exec),
             self.maker_hex,
             self.signer_hex,
-            self.presigned,
         )
     }
 }

@@ -39,9 +39,9 @@ struct Inner {
     address: Address,
     /// Last order timestamp handed out (ms); makes V2 `timestamp`s strictly increasing.
     last_timestamp_ms: AtomicU64,
-    /// The opt-in precomputed-nonce pool, shared by every clone.
-    #[cfg(feature = "libsecp256k1")]
-    pool: std::sync::OnceLock<Arc<super::presign::NoncePool>>,
+    /// Precomputed nonces, when enabled with [`Signer::with_nonce_pool`].
+    #[cfg(feature = "presign")]
+    presign: Option<super::presign::PresignKey>,
 }
 
 impl Signer {
@@ -82,8 +82,8 @@ impl Signer {
                 key,
                 address,
                 last_timestamp_ms: AtomicU64::new(0),
-                #[cfg(feature = "libsecp256k1")]
-                pool: std::sync::OnceLock::new(),
+                #[cfg(feature = "presign")]
+                presign: None,
             }),
         })
     }
@@ -100,47 +100,61 @@ impl Signer {
     /// # Errors
     /// Only if the backend fails, which a valid key does not.
     pub fn sign_prehash(&self, digest: &[u8; 32]) -> Result<Signature, SignError> {
+        #[cfg(feature = "presign")]
+        if let Some(sig) = self.inner.presign.as_ref().and_then(|p| p.sign(digest)) {
+            return Ok(sig);
+        }
         self.inner.key.sign_prehash(digest)
     }
 
-    /// Enables the precomputed-nonce pool (opt-in; see [`presign`](super::presign)) with room
-    /// for `depth` nonces, shared by this signer and all its clones, and returns it (empty:
-    /// fill it with [`NoncePool::refill`](super::presign::NoncePool::refill) or
-    /// [`spawn_refill_thread`](super::presign::NoncePool::spawn_refill_thread)). A second
-    /// call returns the existing pool.
-    #[cfg(feature = "libsecp256k1")]
-    pub fn enable_nonce_pool(&self, depth: usize) -> Arc<super::presign::NoncePool> {
-        Arc::clone(
-            self.inner
-                .pool
-                .get_or_init(|| Arc::new(super::presign::NoncePool::new(depth))),
-        )
-    }
-
-    /// The precomputed-nonce pool, if enabled.
-    #[cfg(feature = "libsecp256k1")]
-    #[must_use]
-    pub fn nonce_pool(&self) -> Option<&Arc<super::presign::NoncePool>> {
-        self.inner.pool.get()
-    }
-
-    /// Signs a digest with a precomputed nonce from the pool: only `s = k⁻¹·(z + r·d)` is left
-    /// to compute. Valid, low-s, `v` = 27/28, but not reproducible. Falls back to
-    /// [`sign_prehash`](Self::sign_prehash) (RFC 6979) when the pool is empty or not enabled;
-    /// the fallback is counted in [`NoncePool::fallbacks`](super::presign::NoncePool::fallbacks).
+    /// A signer for the same key that signs with precomputed nonces from `pool` (feature
+    /// `presign`; see [`presign`](super::presign) for the trade-offs).
+    ///
+    /// Signatures stay valid ECDSA over the same digests but are no longer deterministic.
+    /// When the pool is empty, signing falls back to RFC 6979 and counts the fallback. Clones of
+    /// the returned signer share the pool and the order clock; `self` is unchanged.
+    ///
+    /// ```
+    /// use polyclob::sign::Signer;
+    /// use polyclob::sign::presign::{NoncePool, PoolConfig, Refill};
+    ///
+    /// let key = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
+    /// let pool = NoncePool::new(PoolConfig::new().depth(4).refill(Refill::Manual));
+    /// pool.refill();
+    /// let signer = Signer::from_hex(key)?.with_nonce_pool(pool.clone())?;
+    /// let sig = signer.sign_prehash(&[7u8; 32])?;
+    /// let who = polyclob::sign::eip712::recover_address(&[7u8; 32], &sig)?;
+    /// assert_eq!(who, signer.address());
+    /// assert_eq!(pool.stats().taken, 1);
+    /// # Ok::<(), polyclob::sign::SignError>(())
+    /// ```
     ///
     /// # Errors
-    /// Only if the backend fails.
-    #[cfg(feature = "libsecp256k1")]
-    pub fn sign_prehash_presigned(&self, digest: &[u8; 32]) -> Result<Signature, SignError> {
-        match self.inner.pool.get() {
-            Some(pool) => {
-                super::presign::sign_or_fallback(pool, self.inner.key.secret_key(), digest, || {
-                    self.sign_prehash(digest)
-                })
-            }
-            None => self.sign_prehash(digest),
-        }
+    /// Only if the key cannot be re-read as a scalar, which a valid signer's key always can.
+    #[cfg(feature = "presign")]
+    pub fn with_nonce_pool(&self, pool: super::presign::NoncePool) -> Result<Self, SignError> {
+        let secret = self.inner.key.secret_bytes();
+        let presign = super::presign::PresignKey::new(&secret, pool)?;
+        Ok(Self {
+            inner: Arc::new(Inner {
+                key: self.inner.key.clone(),
+                address: self.inner.address,
+                last_timestamp_ms: AtomicU64::new(
+                    self.inner.last_timestamp_ms.load(Ordering::Relaxed),
+                ),
+                presign: Some(presign),
+            }),
+        })
+    }
+
+    /// The nonce pool this signer draws from, if any (for its [`stats`](super::presign::NoncePool::stats)).
+    #[cfg(feature = "presign")]
+    #[must_use]
+    pub fn nonce_pool(&self) -> Option<&super::presign::NoncePool> {
+        self.inner
+            .presign
+            .as_ref()
+            .map(super::presign::PresignKey::pool)
     }
 
     /// A strictly increasing millisecond timestamp for V2/V3 orders: the wall clock, or one

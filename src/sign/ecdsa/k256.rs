@@ -44,6 +44,15 @@ impl K256 {
         Ok(Self { key, address })
     }
 
+    /// A copy of the secret for the precomputed-nonce signer, zeroized when dropped.
+    #[cfg(feature = "presign")]
+    #[cfg_attr(feature = "libsecp256k1", allow(dead_code))]
+    pub(crate) fn secret_bytes(&self) -> zeroize::Zeroizing<[u8; 32]> {
+        let mut out = zeroize::Zeroizing::new([0u8; 32]);
+        out.copy_from_slice(&self.key.to_bytes());
+        out
+    }
+
     /// The key's Ethereum address.
     #[must_use]
     pub const fn address(&self) -> Address {

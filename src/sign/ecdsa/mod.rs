@@ -20,8 +20,6 @@ mod secp256k1;
 pub use self::k256::K256;
 #[cfg(feature = "libsecp256k1")]
 pub use self::secp256k1::Libsecp256k1;
-#[cfg(feature = "libsecp256k1")]
-pub(crate) use self::secp256k1::context as secp256k1_context;
 
 /// The backend [`Signer`](super::Signer) uses: `Libsecp256k1` with the `libsecp256k1`
 /// feature (default), else `K256`.

@@ -12,7 +12,7 @@ use crate::sign::{SignError, Signature};
 
 /// One signing context for the process: building one allocates and precomputes tables, so it
 /// is done once and shared (the context is immutable and `Sync`).
-pub(crate) fn context() -> &'static Secp256k1<All> {
+fn context() -> &'static Secp256k1<All> {
     static CTX: OnceLock<Secp256k1<All>> = OnceLock::new();
     CTX.get_or_init(|| {
         let mut ctx = Secp256k1::new();
@@ -56,6 +56,12 @@ impl Libsecp256k1 {
         Ok(Self { key, address })
     }
 
+    /// A copy of the secret for the precomputed-nonce signer, zeroized when dropped.
+    #[cfg(feature = "presign")]
+    pub(crate) fn secret_bytes(&self) -> zeroize::Zeroizing<[u8; 32]> {
+        zeroize::Zeroizing::new(self.key.secret_bytes())
+    }
+
     /// The key's Ethereum address.
     #[must_use]
     pub const fn address(&self) -> Address {
@@ -75,13 +81,6 @@ impl Libsecp256k1 {
             1 => Ok(Signature::from_parts(&rs, true)),
             _ => Err(SignError::Backend("x-reduced recovery id")),
         }
-    }
-}
-
-impl Libsecp256k1 {
-    /// The secret scalar (for the precomputed-nonce pool's `s = k⁻¹·(z + r·d)`).
-    pub(crate) const fn secret_key(&self) -> &SecretKey {
-        &self.key
     }
 }
 

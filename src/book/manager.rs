@@ -1,0 +1,446 @@
+//! Books keyed by asset id, fed straight from WebSocket frames.
+//!
+//! [`BookManager::apply`] decodes a frame and applies every event in a single pass: `book`
+//! levels and `price_change` entries are parsed once, into scratch buffers the manager owns,
+//! while the decoder walks them. After warm-up (every asset seen once, every buffer grown to
+//! its largest size) applying a frame performs no heap allocation.
+
+use std::time::Instant;
+
+use super::intern::AssetIndex;
+use super::l2::{Book, LastTrade, ReportedBest};
+use crate::fixed::{Price, Size};
+use crate::types::Side;
+use crate::ws::decode::{DecodeError, Event, Level, PriceChange, Sink, decode};
+
+/// What applying one event did.
+///
+/// ```
+/// use polyclob::book::{BookManager, Outcome};
+/// let mut m = BookManager::new();
+/// let mut outcomes = Vec::new();
+/// m.apply_with("PONG", std::time::Instant::now(), |u| outcomes.push(u.outcome));
+/// assert_eq!(outcomes, [Outcome::NotBook]);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Outcome {
+    /// The event changed or was recorded on at least one book.
+    Applied,
+    /// Deltas arrived for a book awaiting a snapshot and were ignored (and counted).
+    Ignored,
+    /// The element was malformed (or its book snapshot invalid); no book was changed.
+    Rejected(DecodeError),
+    /// The event does not concern books (user channel, market lifecycle, pong, unknown).
+    NotBook,
+}
+
+/// One decoded event handed to the callback of [`BookManager::apply_with`], with read access
+/// to the books after the event was applied.
+///
+/// ```
+/// use polyclob::book::BookManager;
+/// use polyclob::ws::decode::Event;
+/// let mut m = BookManager::new();
+/// m.apply_with(r#"{"event_type":"book","asset_id":"1","market":"m","bids":[],"asks":[]}"#,
+///     std::time::Instant::now(), |u| {
+///         if let Ok(Event::Book(b)) = &u.event {
+///             assert!(u.manager.book(b.asset_id).is_some());
+///         }
+///     });
+/// ```
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Update<'m, 'a> {
+    /// The books, after this event.
+    pub manager: &'m BookManager,
+    /// The decoded event (borrowing the frame), or the element's error.
+    pub event: Result<Event<'a>, DecodeError>,
+    /// What applying it did.
+    pub outcome: Outcome,
+}
+
+/// Totals for one frame.
+///
+/// ```
+/// use polyclob::book::BookManager;
+/// let s = BookManager::new().apply("[{\"event_type\":\"x\"},7]", std::time::Instant::now());
+/// assert_eq!((s.events, s.errors), (2, 1));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FrameSummary {
+    /// Elements decoded (including rejected ones).
+    pub events: u32,
+    /// Events applied to a book.
+    pub applied: u32,
+    /// Events whose deltas were ignored while awaiting a snapshot.
+    pub ignored: u32,
+    /// Elements rejected.
+    pub errors: u32,
+    /// The first error in the frame.
+    pub first_error: Option<DecodeError>,
+}
+
+/// A `price_change` entry captured during the walk. The asset id is kept as a position in the
+/// frame so that the buffer can be reused across frames of any lifetime.
+#[derive(Clone, Copy, Debug)]
+struct ChangeRec {
+    id_at: usize,
+    id_len: usize,
+    side: Side,
+    price: Price,
+    size: Option<Size>,
+    best_bid: Option<Price>,
+    best_ask: Option<Price>,
+}
+
+/// Scratch buffers the decoder fills while walking an element.
+#[derive(Debug, Default)]
+struct Scratch {
+    frame_at: usize,
+    bids: Vec<Level>,
+    asks: Vec<Level>,
+    changes: Vec<ChangeRec>,
+    error: Option<DecodeError>,
+}
+
+impl Sink for Scratch {
+    const CAPTURE: bool = true;
+
+    #[inline]
+    fn begin(&mut self) {
+        self.bids.clear();
+        self.asks.clear();
+        self.changes.clear();
+        self.error = None;
+    }
+
+    #[inline]
+    fn level(&mut self, side: Side, level: Result<Level, DecodeError>) {
+        match level {
+            Ok(l) => match side {
+                Side::Buy => self.bids.push(l),
+                Side::Sell => self.asks.push(l),
+            },
+            Err(e) => {
+                self.error.get_or_insert(e);
+            }
+        }
+    }
+
+    #[inline]
+    fn change(&mut self, change: Result<PriceChange<'_>, DecodeError>) {
+        match change {
+            Ok(c) => self.changes.push(ChangeRec {
+                id_at: (c.asset_id.as_ptr() as usize).wrapping_sub(self.frame_at),
+                id_len: c.asset_id.len(),
+                side: c.side,
+                price: c.price,
+                size: c.size,
+                best_bid: c.best_bid,
+                best_ask: c.best_ask,
+            }),
+            Err(e) => {
+                self.error.get_or_insert(e);
+            }
+        }
+    }
+}
+
+/// L2 books for many assets, keyed by interned asset id.
+///
+/// New assets register themselves on their first event. Lookups by id hash the borrowed
+/// string; only registration allocates.
+///
+/// ```
+/// use polyclob::book::{BookManager, BookState};
+/// use std::time::Instant;
+///
+/// let mut books = BookManager::new();
+/// let now = Instant::now();
+/// books.apply(r#"{"event_type":"book","asset_id":"7","market":"m",
+///   "bids":[{"price":"0.4","size":"10"}],"asks":[{"price":"0.6","size":"10"}]}"#, now);
+/// books.apply(r#"{"event_type":"price_change","market":"m","price_changes":[
+///   {"asset_id":"7","price":"0.45","size":"3","side":"BUY"}]}"#, now);
+/// let b = books.book("7").unwrap();
+/// assert_eq!((b.best_bid().unwrap().price.to_string(), b.state()), ("0.45".into(), BookState::Live));
+/// ```
+#[derive(Debug)]
+pub struct BookManager {
+    index: AssetIndex,
+    books: Vec<Book>,
+    scratch: Scratch,
+    level_capacity: usize,
+}
+
+impl Default for BookManager {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl BookManager {
+    /// An empty manager. New books reserve room for 32 levels per side.
+    ///
+    /// ```
+    /// use polyclob::book::BookManager;
+    /// assert_eq!(BookManager::new().len(), 0);
+    /// ```
+    #[must_use]
+    pub fn new() -> Self {
+        Self::with_level_capacity(32)
+    }
+
+    /// An empty manager whose new books reserve `levels` levels per side, so that books up to
+    /// that depth never reallocate.
+    ///
+    /// ```
+    /// use polyclob::book::BookManager;
+    /// assert!(BookManager::with_level_capacity(128).is_empty());
+    /// ```
+    #[must_use]
+    pub fn with_level_capacity(levels: usize) -> Self {
+        Self {
+            index: AssetIndex::default(),
+            books: Vec::new(),
+            scratch: Scratch {
+                bids: Vec::with_capacity(levels),
+                asks: Vec::with_capacity(levels),
+                changes: Vec::with_capacity(8),
+                ..Scratch::default()
+            },
+            level_capacity: levels,
+        }
+    }
+
+    /// Decodes `frame` and applies every event; returns the frame's totals.
+    ///
+    /// ```
+    /// use polyclob::book::BookManager;
+    /// let mut m = BookManager::new();
+    /// let s = m.apply(r#"{"event_type":"book","asset_id":"1","market":"m","bids":[],"asks":[]}"#,
+    ///     std::time::Instant::now());
+    /// assert_eq!((s.events, s.applied), (1, 1));
+    /// ```
+    pub fn apply(&mut self, frame: &str, now: Instant) -> FrameSummary {
+        self.apply_with(frame, now, |_| {})
+    }
+
+    /// Decodes `frame`, applies every event, and calls `on_update` after each with the
+    /// borrowed event, what was done, and read access to the books.
+    ///
+    /// `now` is the caller's monotonic clock, used for staleness ([`Book::age`]).
+    ///
+    /// ```
+    /// use polyclob::book::{BookManager, Outcome};
+    /// let mut m = BookManager::new();
+    /// let frame = r#"[{"event_type":"price_change","market":"m","price_changes":[
+    ///   {"asset_id":"1","price":"0.5","size":"1","side":"BUY"}]},
+    ///   {"event_type":"book","asset_id":"1","market":"m","bids":[{"price":"x","size":"1"}],"asks":[]}]"#;
+    /// let mut seen = Vec::new();
+    /// m.apply_with(frame, std::time::Instant::now(), |u| seen.push(u.outcome));
+    /// assert_eq!(seen[0], Outcome::Ignored); // no snapshot yet
+    /// assert!(matches!(seen[1], Outcome::Rejected(_))); // bad level: book untouched
+    /// ```
+    pub fn apply_with<'a, F>(
+        &mut self,
+        frame: &'a str,
+        now: Instant,
+        mut on_update: F,
+    ) -> FrameSummary
+    where
+        F: FnMut(Update<'_, 'a>),
+    {
+        let mut summary = FrameSummary::default();
+        let mut events = decode(frame);
+        self.scratch.frame_at = frame.as_ptr() as usize;
+        while let Some(r) = events.next_with(&mut self.scratch) {
+            summary.events += 1;
+            let outcome = match &r {
+                Ok(e) => self.commit(frame, e, now),
+                Err(e) => Outcome::Rejected(*e),
+            };
+            match outcome {
+                Outcome::Applied => summary.applied += 1,
+                Outcome::Ignored => summary.ignored += 1,
+                Outcome::Rejected(e) => {
+                    summary.errors += 1;
+                    summary.first_error.get_or_insert(e);
+                }
+                Outcome::NotBook => {}
+            }
+            on_update(Update {
+                manager: self,
+                event: r,
+                outcome,
+            });
+        }
+        summary
+    }
+
+    /// Applies one decoded element whose levels/changes are in the scratch buffers.
+    fn commit(&mut self, frame: &str, event: &Event<'_>, now: Instant) -> Outcome {
+        if let Some(e) = self.scratch.error {
+            if matches!(event, Event::Book(_) | Event::PriceChange(_)) {
+                return Outcome::Rejected(e);
+            }
+        }
+        match event {
+            Event::Book(b) => {
+                let slot = self.slot(b.asset_id);
+                let Scratch { bids, asks, .. } = &mut self.scratch;
+                let book = &mut self.books[slot];
+                if let Err(e) = book.replace(bids, asks, b.timestamp_ms, now) {
+                    return Outcome::Rejected(e);
+                }
+                if let Some(t) = b.tick_size {
+                    book.set_tick_from_snapshot(t);
+                }
+                if let Some(p) = b.last_trade_price {
+                    let prev = book.last_trade();
+                    if prev.is_none_or(|t| t.price != p) {
+                        book.record_trade(LastTrade {
+                            price: p,
+                            size: None,
+                            side: None,
+                            timestamp_ms: b.timestamp_ms,
+                        });
+                    }
+                }
+                Outcome::Applied
+            }
+            Event::PriceChange(pc) => {
+                let mut applied = false;
+                for i in 0..self.scratch.changes.len() {
+                    let c = self.scratch.changes[i];
+                    let Some(id) = frame.get(c.id_at..c.id_at + c.id_len) else {
+                        continue;
+                    };
+                    let slot = self.slot(id);
+                    let book = &mut self.books[slot];
+                    if c.best_bid.is_some() || c.best_ask.is_some() {
+                        book.record_reported_best(ReportedBest {
+                            bid: c.best_bid,
+                            ask: c.best_ask,
+                            timestamp_ms: pc.timestamp_ms,
+                        });
+                    }
+                    if let Some(size) = c.size {
+                        applied |= book.set_level(c.side, c.price, size, pc.timestamp_ms, now);
+                    }
+                }
+                if applied || self.scratch.changes.is_empty() {
+                    Outcome::Applied
+                } else {
+                    Outcome::Ignored
+                }
+            }
+            Event::TickSizeChange(t) => {
+                let slot = self.slot(t.asset_id);
+                self.books[slot].set_tick_size(t.new_tick_size, t.timestamp_ms, now);
+                Outcome::Applied
+            }
+            Event::LastTradePrice(t) => {
+                let slot = self.slot(t.asset_id);
+                self.books[slot].record_trade(LastTrade {
+                    price: t.price,
+                    size: t.size,
+                    side: t.side,
+                    timestamp_ms: t.timestamp_ms,
+                });
+                Outcome::Applied
+            }
+            Event::BestBidAsk(q) => {
+                let slot = self.slot(q.asset_id);
+                self.books[slot].record_reported_best(ReportedBest {
+                    bid: q.best_bid,
+                    ask: q.best_ask,
+                    timestamp_ms: q.timestamp_ms,
+                });
+                Outcome::Applied
+            }
+            _ => Outcome::NotBook,
+        }
+    }
+
+    /// The slot of `asset_id`, registering a new book when unknown.
+    #[inline]
+    fn slot(&mut self, asset_id: &str) -> usize {
+        let next = u32::try_from(self.books.len()).unwrap_or(u32::MAX);
+        let (slot, new) = self.index.get_or_insert(asset_id, next);
+        if new {
+            self.books
+                .push(Book::with_capacity(asset_id, self.level_capacity));
+        }
+        slot as usize
+    }
+
+    /// Registers `asset_id` (if new) and returns its book, e.g. to pre-warm before streaming.
+    ///
+    /// ```
+    /// use polyclob::book::BookManager;
+    /// let mut m = BookManager::new();
+    /// m.register("7");
+    /// assert!(m.book("7").is_some());
+    /// ```
+    pub fn register(&mut self, asset_id: &str) -> &mut Book {
+        let slot = self.slot(asset_id);
+        &mut self.books[slot]
+    }
+
+    /// The book of `asset_id`, if it was seen.
+    ///
+    /// ```
+    /// use polyclob::book::BookManager;
+    /// assert!(BookManager::new().book("7").is_none());
+    /// ```
+    #[must_use]
+    pub fn book(&self, asset_id: &str) -> Option<&Book> {
+        self.index
+            .get(asset_id)
+            .and_then(|s| self.books.get(s as usize))
+    }
+
+    /// An owned copy of the book of `asset_id`.
+    ///
+    /// ```
+    /// use polyclob::book::BookManager;
+    /// assert!(BookManager::new().snapshot("7").is_none());
+    /// ```
+    #[must_use]
+    pub fn snapshot(&self, asset_id: &str) -> Option<super::BookSnapshot> {
+        self.book(asset_id).map(Book::to_snapshot)
+    }
+
+    /// Every book, in registration order.
+    ///
+    /// ```
+    /// use polyclob::book::BookManager;
+    /// assert_eq!(BookManager::new().books().count(), 0);
+    /// ```
+    pub fn books(&self) -> impl ExactSizeIterator<Item = &Book> + '_ {
+        self.books.iter()
+    }
+
+    /// Number of books.
+    ///
+    /// ```
+    /// use polyclob::book::BookManager;
+    /// assert_eq!(BookManager::new().len(), 0);
+    /// ```
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.books.len()
+    }
+
+    /// Whether no book is registered.
+    ///
+    /// ```
+    /// use polyclob::book::BookManager;
+    /// assert!(BookManager::new().is_empty());
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.books.is_empty()
+    }
+}

@@ -1,0 +1,330 @@
+//! Market streams feeding a [`BookManager`] directly.
+//!
+//! Two shapes over the same rules:
+//! - [`BookFeed`], a zero-copy [`Handler`]: each frame is decoded in place from the
+//!   transport's buffer (no `String` copy), applied to the books, and handed to a
+//!   [`BookHandler`] as borrowed views together with the updated books;
+//! - [`BookStream`], a `Stream` of owned [`BookEvent`]s with the books readable between
+//!   items.
+//!
+//! Rules, for every shard: when its connection ends, lags, or (re)connects, every book it
+//! carries stops trusting deltas ([`BookState::AwaitingSnapshot`](crate::book::BookState))
+//! until a fresh `book` snapshot arrives, so a delta missed during a gap can never leave a
+//! book silently wrong. A `tick_size_change` does the same (inside the manager) and is
+//! reported to the optional tick-size hook, e.g. to refresh an order client's tick cache.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use futures_util::Stream;
+
+use super::decode::{DecodeError, Event as Decoded, OwnedEvent};
+use super::event::{Event, Frame, Handler, Status};
+use super::market::{MarketHandle, MarketStream};
+use crate::book::{BookManager, Outcome, Update};
+use crate::types::TickSize;
+
+/// Called with `(asset_id, new_tick_size)` for every `tick_size_change`.
+pub type TickSizeHook = Box<dyn FnMut(&str, TickSize) + Send + 'static>;
+
+/// Receives book updates with borrowed data; see [`BookFeed`].
+pub trait BookHandler {
+    /// One decoded element of `frame`, after it was applied: `update.manager` holds the
+    /// books as they are now, `update.event` borrows the frame.
+    fn on_update(&mut self, frame: &Frame<'_>, update: Update<'_, '_>);
+
+    /// A connection status change, after the affected books were gated. Default: ignore.
+    fn on_status(&mut self, status: &Status, books: &BookManager) {
+        let _ = (status, books);
+    }
+}
+
+/// Stop trusting deltas for every book carried by the shard `status` is about.
+fn gate(books: &mut BookManager, handle: &MarketHandle, status: &Status) {
+    // Rare (per connection event), so allocating the id list is irrelevant.
+    for id in handle.shard_assets(status.shard()) {
+        books.register(&id).await_snapshot();
+    }
+}
+
+/// A [`Handler`] that applies frames to a [`BookManager`] and forwards borrowed updates.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// use polyclob::book::Update;
+/// use polyclob::ws::books::{BookFeed, BookHandler};
+/// use polyclob::ws::event::Frame;
+/// use polyclob::ws::market::MarketStream;
+///
+/// struct Top;
+/// impl BookHandler for Top {
+///     fn on_update(&mut self, _frame: &Frame<'_>, u: Update<'_, '_>) {
+///         if let Ok(polyclob::ws::decode::Event::PriceChange(_)) = u.event {
+///             for book in u.manager.books() {
+///                 let _ = book.best_bid();
+///             }
+///         }
+///     }
+/// }
+///
+/// let mut stream = MarketStream::builder().assets(["123"]).build()?;
+/// let mut feed = BookFeed::new(stream.handle(), Top);
+/// stream.run(&mut feed).await;
+/// # Ok(()) }
+/// ```
+pub struct BookFeed<H> {
+    books: BookManager,
+    handle: MarketHandle,
+    handler: H,
+    on_tick: Option<TickSizeHook>,
+}
+
+impl<H: fmt::Debug> fmt::Debug for BookFeed<H> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BookFeed")
+            .field("books", &self.books.len())
+            .field("handler", &self.handler)
+            .field("on_tick", &self.on_tick.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<H: BookHandler> BookFeed<H> {
+    /// A feed with an empty [`BookManager`] for the stream behind `handle`.
+    #[must_use]
+    pub fn new(handle: MarketHandle, handler: H) -> Self {
+        Self::with_books(handle, handler, BookManager::new())
+    }
+
+    /// A feed over an existing manager (e.g. one sized with
+    /// [`BookManager::with_level_capacity`]).
+    #[must_use]
+    pub fn with_books(handle: MarketHandle, handler: H, books: BookManager) -> Self {
+        Self {
+            books,
+            handle,
+            handler,
+            on_tick: None,
+        }
+    }
+
+    /// Call `hook(asset_id, new_tick)` on every `tick_size_change`. Default is none.
+    #[must_use]
+    pub fn on_tick_size_change(
+        mut self,
+        hook: impl FnMut(&str, TickSize) + Send + 'static,
+    ) -> Self {
+        self.on_tick = Some(Box::new(hook));
+        self
+    }
+
+    /// The books.
+    #[must_use]
+    pub fn books(&self) -> &BookManager {
+        &self.books
+    }
+
+    /// The books, mutably (e.g. to apply a REST `/book` resync or pre-register assets).
+    pub fn books_mut(&mut self) -> &mut BookManager {
+        &mut self.books
+    }
+
+    /// The handler.
+    pub fn handler_mut(&mut self) -> &mut H {
+        &mut self.handler
+    }
+
+    /// Split into the books and the handler.
+    pub fn into_parts(self) -> (BookManager, H) {
+        (self.books, self.handler)
+    }
+}
+
+impl<H: BookHandler> Handler for BookFeed<H> {
+    fn on_frame(&mut self, frame: Frame<'_>) {
+        // Text frames are already valid UTF-8; a binary frame that is not UTF-8 cannot be a
+        // market message and is reported as such.
+        let text = frame.as_str().unwrap_or("\u{fffd}");
+        let Self {
+            books,
+            handler,
+            on_tick,
+            ..
+        } = self;
+        books.apply_with(text, Instant::now(), |u| {
+            if let (Some(hook), Ok(Decoded::TickSizeChange(t))) = (on_tick.as_mut(), &u.event) {
+                hook(t.asset_id, t.new_tick_size);
+            }
+            handler.on_update(&frame, u);
+        });
+    }
+
+    fn on_status(&mut self, status: &Status) {
+        // A failed attempt changes nothing: the books were gated when the connection ended.
+        if status.connect_error().is_none() {
+            gate(&mut self.books, &self.handle, status);
+        }
+        self.handler.on_status(status, &self.books);
+    }
+}
+
+/// An owned item of a [`BookStream`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BookEvent {
+    /// One decoded element, already applied to the books.
+    Market {
+        /// Connection the frame came from.
+        shard: usize,
+        /// The element (owns its JSON text; [`OwnedEvent::event`] gives the typed view).
+        event: OwnedEvent,
+        /// What applying it did.
+        outcome: Outcome,
+    },
+    /// An element that could not be decoded; the rest of its frame was still processed.
+    Invalid {
+        /// Connection the frame came from.
+        shard: usize,
+        /// Why.
+        error: DecodeError,
+    },
+    /// A connection status change (the affected books are already gated).
+    Status(Status),
+}
+
+/// A market stream that keeps a [`BookManager`] current and yields owned events.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// use futures_util::StreamExt;
+/// use polyclob::ws::books::{BookEvent, BookStream};
+/// use polyclob::ws::market::MarketStream;
+///
+/// let mut books = BookStream::new(MarketStream::builder().assets(["123"]).build()?);
+/// while let Some(ev) = books.next().await {
+///     if let BookEvent::Market { .. } = ev {
+///         let _best = books.books().book("123").and_then(|b| b.best_bid());
+///     }
+/// }
+/// # Ok(()) }
+/// ```
+pub struct BookStream {
+    stream: MarketStream,
+    handle: MarketHandle,
+    books: BookManager,
+    pending: VecDeque<BookEvent>,
+    on_tick: Option<TickSizeHook>,
+}
+
+impl fmt::Debug for BookStream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BookStream")
+            .field("stream", &self.stream)
+            .field("books", &self.books.len())
+            .field("pending", &self.pending.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl BookStream {
+    /// Books fed from `stream`.
+    #[must_use]
+    pub fn new(stream: MarketStream) -> Self {
+        let handle = stream.handle();
+        Self {
+            stream,
+            handle,
+            books: BookManager::new(),
+            pending: VecDeque::new(),
+            on_tick: None,
+        }
+    }
+
+    /// Call `hook(asset_id, new_tick)` on every `tick_size_change`. Default is none.
+    #[must_use]
+    pub fn on_tick_size_change(
+        mut self,
+        hook: impl FnMut(&str, TickSize) + Send + 'static,
+    ) -> Self {
+        self.on_tick = Some(Box::new(hook));
+        self
+    }
+
+    /// The books, as of the last item yielded.
+    #[must_use]
+    pub fn books(&self) -> &BookManager {
+        &self.books
+    }
+
+    /// The books, mutably (e.g. to apply a REST `/book` resync).
+    pub fn books_mut(&mut self) -> &mut BookManager {
+        &mut self.books
+    }
+
+    /// A handle to change subscriptions.
+    #[must_use]
+    pub fn handle(&self) -> MarketHandle {
+        self.handle.clone()
+    }
+
+    fn ingest(&mut self, ev: Event) {
+        match ev {
+            Event::Frame(f) => {
+                let frame = f.as_frame();
+                let shard = frame.shard();
+                let text = frame.as_str().unwrap_or("\u{fffd}");
+                let Self {
+                    books,
+                    pending,
+                    on_tick,
+                    ..
+                } = self;
+                books.apply_with(text, Instant::now(), |u| match &u.event {
+                    Ok(e) => {
+                        if let (Some(hook), Decoded::TickSizeChange(t)) = (on_tick.as_mut(), e) {
+                            hook(t.asset_id, t.new_tick_size);
+                        }
+                        if !matches!(e, Decoded::Pong) {
+                            pending.push_back(BookEvent::Market {
+                                shard,
+                                event: e.to_owned_event(),
+                                outcome: u.outcome,
+                            });
+                        }
+                    }
+                    Err(error) => pending.push_back(BookEvent::Invalid {
+                        shard,
+                        error: *error,
+                    }),
+                });
+            }
+            Event::Status(s) => {
+                if s.connect_error().is_none() {
+                    gate(&mut self.books, &self.handle, &s);
+                }
+                self.pending.push_back(BookEvent::Status(s));
+            }
+        }
+    }
+}
+
+impl Stream for BookStream {
+    type Item = BookEvent;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<BookEvent>> {
+        let this = self.get_mut();
+        loop {
+            if let Some(ev) = this.pending.pop_front() {
+                return Poll::Ready(Some(ev));
+            }
+            match Pin::new(&mut this.stream).poll_next(cx) {
+                Poll::Ready(Some(ev)) => this.ingest(ev),
+                Poll::Ready(None) => return Poll::Ready(None),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+    }
+}

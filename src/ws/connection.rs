@@ -1,0 +1,668 @@
+//! One shard: a connection that subscribes, keeps itself alive, and comes back.
+//!
+//! Each shard runs as its own task and owns its socket. The loop is
+//! connect → subscribe → read/ping/watch → (end) → bump epoch → back off → connect …
+//!
+//! - **Keepalive** ([Polymarket WSS overview]): the text frame `PING` every `ping_interval`,
+//!   only once something has been subscribed; the server answers the text `PONG`, which is
+//!   consumed here and never delivered.
+//! - **Watchdog**: no inbound byte for `silence_timeout`, or no `PONG` within `pong_timeout`
+//!   of a `PING`, ends the connection. A half-open TCP connection (peer gone without FIN)
+//!   is detected this way; no read waits forever. Writes are bounded by the same timeout.
+//! - **Epochs**: the shard increments its epoch (shared with the consumer) the moment a
+//!   connection ends, so frames of that connection still queued are discarded rather than
+//!   mixed with the next connection's snapshots.
+//! - **Lag**: frames go to a bounded queue with `try_send`; when it is full, the shard
+//!   reports [`Status::Lagged`] and reconnects (a fresh connection brings fresh snapshots),
+//!   so a slow consumer never loses data silently.
+//!
+//! [Polymarket WSS overview]: https://docs.polymarket.com/developers/CLOB/websocket/wss-overview
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use futures_util::{FutureExt, SinkExt, StreamExt};
+use tokio::sync::mpsc;
+use tokio::time::{Instant, sleep_until};
+use tokio_tungstenite::tungstenite::{self, Message, protocol::WebSocketConfig};
+
+use super::backoff::Backoff;
+use super::event::{Payload, Status};
+use super::subscribe::{self, Op, UserAuth};
+use super::transport::{self, Endpoint, Ws};
+
+/// Why a connection attempt failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConnectError {
+    /// The URL is not a `ws://` or `wss://` URL with a host.
+    InvalidUrl,
+    /// The TLS configuration could not be built.
+    Tls,
+    /// TCP or TLS failed (refused, reset, unreachable, certificate rejected …).
+    Io(std::io::ErrorKind),
+    /// The server answered the upgrade request with this HTTP status.
+    Rejected(u16),
+    /// The WebSocket handshake failed for another reason.
+    Handshake,
+    /// Connect + TLS + handshake did not finish within `connect_timeout`.
+    Timeout,
+}
+
+impl ConnectError {
+    pub(crate) fn from_handshake(e: &tungstenite::Error) -> Self {
+        match e {
+            tungstenite::Error::Http(resp) => ConnectError::Rejected(resp.status().as_u16()),
+            tungstenite::Error::Io(io) => ConnectError::Io(io.kind()),
+            _ => ConnectError::Handshake,
+        }
+    }
+}
+
+impl fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConnectError::InvalidUrl => {
+                f.write_str("invalid WebSocket URL (need ws:// or wss:// and a host)")
+            }
+            ConnectError::Tls => f.write_str("could not build the TLS configuration"),
+            ConnectError::Io(kind) => write!(f, "connection failed: {kind}"),
+            ConnectError::Rejected(status) => {
+                write!(f, "server rejected the upgrade with HTTP {status}")
+            }
+            ConnectError::Handshake => f.write_str("WebSocket handshake failed"),
+            ConnectError::Timeout => f.write_str("connect timed out"),
+        }
+    }
+}
+
+impl std::error::Error for ConnectError {}
+
+/// Why a connection ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Disconnect {
+    /// The connection attempt itself failed.
+    Connect(ConnectError),
+    /// The server sent a Close frame with this code (e.g. 1008, policy violation).
+    Closed {
+        /// The close code, if the frame carried one.
+        code: Option<u16>,
+    },
+    /// The TCP stream ended without a Close frame.
+    Eof,
+    /// A read or write failed.
+    Io(std::io::ErrorKind),
+    /// The server broke the WebSocket protocol (bad framing, invalid UTF-8 text …).
+    Protocol,
+    /// A message exceeded `max_message_size`.
+    TooLarge,
+    /// Nothing was received for `silence_timeout` (or a write stalled that long):
+    /// the connection is presumed half-open.
+    Silence,
+    /// No `PONG` arrived within `pong_timeout` of a `PING`.
+    PongTimeout,
+    /// The consumer fell behind; reconnecting for fresh snapshots (see [`Status::Lagged`]).
+    Lagged,
+    /// A reconnect was requested through the API.
+    Requested,
+}
+
+impl Disconnect {
+    fn from_ws(e: &tungstenite::Error) -> Self {
+        match e {
+            tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => {
+                Disconnect::Eof
+            }
+            tungstenite::Error::Io(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
+                Disconnect::Eof
+            }
+            tungstenite::Error::Protocol(
+                tungstenite::error::ProtocolError::ResetWithoutClosingHandshake,
+            ) => Disconnect::Eof,
+            tungstenite::Error::Io(io) => Disconnect::Io(io.kind()),
+            tungstenite::Error::Capacity(_) => Disconnect::TooLarge,
+            _ => Disconnect::Protocol,
+        }
+    }
+}
+
+impl fmt::Display for Disconnect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Disconnect::Connect(e) => write!(f, "{e}"),
+            Disconnect::Closed { code: Some(c) } => {
+                write!(f, "server closed the connection (code {c})")
+            }
+            Disconnect::Closed { code: None } => f.write_str("server closed the connection"),
+            Disconnect::Eof => f.write_str("connection ended without a close frame"),
+            Disconnect::Io(kind) => write!(f, "I/O error: {kind}"),
+            Disconnect::Protocol => f.write_str("WebSocket protocol error"),
+            Disconnect::TooLarge => f.write_str("message too large"),
+            Disconnect::Silence => {
+                f.write_str("no data within the silence timeout (half-open connection)")
+            }
+            Disconnect::PongTimeout => f.write_str("no PONG within the pong timeout"),
+            Disconnect::Lagged => f.write_str("consumer lagged; reconnecting for fresh snapshots"),
+            Disconnect::Requested => f.write_str("reconnect requested"),
+        }
+    }
+}
+
+/// Passed to the reconnect hook after a shard has reconnected and resubscribed.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Reconnected {
+    /// Connection index.
+    pub shard: usize,
+    /// Epoch of the new connection.
+    pub epoch: u64,
+    /// What the shard is subscribed to (asset ids, or condition ids on the user channel).
+    pub ids: Vec<String>,
+}
+
+/// The boxed future a reconnect hook returns.
+pub type HookFuture = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
+
+/// A user-supplied async callback run (on its own task) after every *re*connect, once the
+/// resubscription has been sent — e.g. to fetch open orders and recent trades over REST,
+/// since the user channel does not replay what happened while disconnected.
+pub(crate) type ReconnectHook = Arc<dyn Fn(Reconnected) -> HookFuture + Send + Sync + 'static>;
+
+/// What kind of channel a shard speaks.
+#[derive(Debug)]
+pub(crate) enum ChannelKind {
+    Market {
+        custom_feature_enabled: bool,
+        initial_dump: bool,
+    },
+    User {
+        auth: UserAuth,
+    },
+}
+
+/// Connection settings shared by all shards of a stream.
+pub(crate) struct Config {
+    pub(crate) endpoint: Endpoint,
+    pub(crate) tls: Option<Arc<rustls::ClientConfig>>,
+    pub(crate) ping_interval: Duration,
+    pub(crate) pong_timeout: Duration,
+    pub(crate) silence_timeout: Duration,
+    pub(crate) connect_timeout: Duration,
+    pub(crate) backoff_initial: Duration,
+    pub(crate) backoff_max: Duration,
+    pub(crate) max_message_size: usize,
+    pub(crate) on_reconnect: Option<ReconnectHook>,
+    pub(crate) kind: ChannelKind,
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Config")
+            .field("url", &self.endpoint.url)
+            .field("ping_interval", &self.ping_interval)
+            .field("pong_timeout", &self.pong_timeout)
+            .field("silence_timeout", &self.silence_timeout)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("backoff_initial", &self.backoff_initial)
+            .field("backoff_max", &self.backoff_max)
+            .field("kind", &self.kind)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Requests from the stream handle to a shard.
+#[derive(Debug)]
+pub(crate) enum Command {
+    Subscribe(Vec<String>),
+    Unsubscribe(Vec<String>),
+    Reconnect,
+    Shutdown,
+}
+
+/// What shards send to the consumer, in order.
+#[derive(Debug)]
+pub(crate) enum Inbound {
+    /// First message of every shard: the cell holding its current epoch.
+    Started {
+        shard: usize,
+        epoch: Arc<AtomicU64>,
+    },
+    Frame {
+        shard: usize,
+        epoch: u64,
+        payload: Payload,
+    },
+    Status(Status),
+}
+
+/// How a session ended.
+struct End {
+    reason: Disconnect,
+    /// At least one data frame was received: the server accepted us, so the next
+    /// failure starts the backoff from the beginning.
+    healthy: bool,
+    /// Frames lost to a full queue.
+    lagged: u64,
+    shutdown: bool,
+}
+
+impl End {
+    fn new(reason: Disconnect, healthy: bool) -> Self {
+        Self {
+            reason,
+            healthy,
+            lagged: 0,
+            shutdown: false,
+        }
+    }
+    fn shutdown() -> Self {
+        Self {
+            reason: Disconnect::Requested,
+            healthy: true,
+            lagged: 0,
+            shutdown: true,
+        }
+    }
+}
+
+/// One connection's task state.
+pub(crate) struct Shard {
+    pub(crate) id: usize,
+    pub(crate) cfg: Arc<Config>,
+    pub(crate) ids: BTreeSet<String>,
+    pub(crate) cmd_rx: mpsc::UnboundedReceiver<Command>,
+    pub(crate) tx: mpsc::Sender<Inbound>,
+    pub(crate) start_at: Option<Instant>,
+    pub(crate) epoch: Arc<AtomicU64>,
+    pub(crate) backoff: Backoff,
+    pub(crate) buf: String,
+}
+
+impl fmt::Debug for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Shard")
+            .field("id", &self.id)
+            .field("ids", &self.ids.len())
+            .finish()
+    }
+}
+
+impl Shard {
+    pub(crate) fn new(
+        id: usize,
+        cfg: Arc<Config>,
+        ids: BTreeSet<String>,
+        cmd_rx: mpsc::UnboundedReceiver<Command>,
+        tx: mpsc::Sender<Inbound>,
+        start_at: Option<Instant>,
+    ) -> Self {
+        let backoff = Backoff::new(
+            cfg.backoff_initial,
+            cfg.backoff_max,
+            super::backoff::entropy_seed() ^ id as u64,
+        );
+        Self {
+            id,
+            cfg,
+            ids,
+            cmd_rx,
+            tx,
+            start_at,
+            epoch: Arc::new(AtomicU64::new(1)),
+            backoff,
+            buf: String::new(),
+        }
+    }
+
+    fn is_user(&self) -> bool {
+        matches!(self.cfg.kind, ChannelKind::User { .. })
+    }
+
+    /// The shard's task body. Ends on `Shutdown`, when every handle is gone, or when the
+    /// consumer dropped the stream.
+    pub(crate) async fn run(mut self) {
+        let started = Inbound::Started {
+            shard: self.id,
+            epoch: Arc::clone(&self.epoch),
+        };
+        if self.tx.send(started).await.is_err() {
+            return;
+        }
+        if let Some(at) = self.start_at.take() {
+            if self.idle_until(at).await {
+                return;
+            }
+        }
+        let mut reconnect = false;
+        loop {
+            // A market shard with nothing to subscribe stays offline until it has.
+            if self.ids.is_empty() && !self.is_user() {
+                match self.cmd_rx.recv().await {
+                    None | Some(Command::Shutdown) => return,
+                    Some(cmd) => {
+                        self.apply_offline(cmd);
+                        continue;
+                    }
+                }
+            }
+            let epoch = self.epoch.load(Ordering::Acquire);
+            let ws_config = WebSocketConfig::default()
+                .max_message_size(Some(self.cfg.max_message_size))
+                .max_frame_size(Some(self.cfg.max_message_size));
+            let connected = transport::connect(
+                &self.cfg.endpoint,
+                self.cfg.tls.as_ref(),
+                ws_config,
+                self.cfg.connect_timeout,
+            )
+            .await;
+            let end = match connected {
+                Ok(ws) => {
+                    let status = Status::Connected {
+                        shard: self.id,
+                        epoch,
+                        reconnect,
+                    };
+                    if self.tx.send(Inbound::Status(status)).await.is_err() {
+                        return;
+                    }
+                    let end = self.session(ws, epoch, reconnect).await;
+                    reconnect = true;
+                    // From here on, frames of this connection still queued are stale.
+                    self.epoch.fetch_add(1, Ordering::AcqRel);
+                    end
+                }
+                Err(e) => End::new(Disconnect::Connect(e), false),
+            };
+            if end.shutdown {
+                return;
+            }
+            if end.healthy {
+                self.backoff.reset();
+            }
+            if end.lagged > 0 {
+                let status = Status::Lagged {
+                    shard: self.id,
+                    dropped: end.lagged,
+                };
+                if self.tx.send(Inbound::Status(status)).await.is_err() {
+                    return;
+                }
+            }
+            let retry_in = match end.reason {
+                Disconnect::Lagged | Disconnect::Requested => Duration::ZERO,
+                _ => self.backoff.next_delay(),
+            };
+            let status = Status::Disconnected {
+                shard: self.id,
+                epoch,
+                reason: end.reason,
+                retry_in,
+                discarded: 0,
+            };
+            if self.tx.send(Inbound::Status(status)).await.is_err() {
+                return;
+            }
+            if self.idle_until(Instant::now() + retry_in).await {
+                return;
+            }
+        }
+    }
+
+    /// Wait until `at`, applying subscription changes meanwhile. Returns `true` on shutdown.
+    async fn idle_until(&mut self, at: Instant) -> bool {
+        let sleep = sleep_until(at);
+        tokio::pin!(sleep);
+        loop {
+            tokio::select! {
+                () = &mut sleep => return false,
+                cmd = self.cmd_rx.recv() => match cmd {
+                    None | Some(Command::Shutdown) => return true,
+                    Some(cmd) => self.apply_offline(cmd),
+                }
+            }
+        }
+    }
+
+    fn apply_offline(&mut self, cmd: Command) {
+        match cmd {
+            Command::Subscribe(ids) => self.ids.extend(ids),
+            Command::Unsubscribe(ids) => {
+                for id in &ids {
+                    self.ids.remove(id);
+                }
+            }
+            Command::Reconnect | Command::Shutdown => {}
+        }
+    }
+
+    fn write_initial(&mut self) {
+        match &self.cfg.kind {
+            ChannelKind::Market {
+                custom_feature_enabled,
+                initial_dump,
+            } => {
+                subscribe::market_initial(
+                    &mut self.buf,
+                    self.ids.iter().map(String::as_str),
+                    *custom_feature_enabled,
+                    *initial_dump,
+                );
+            }
+            ChannelKind::User { auth } => {
+                subscribe::user_initial(&mut self.buf, auth, self.ids.iter().map(String::as_str));
+            }
+        }
+    }
+
+    fn write_operation(&mut self, ids: &[String], op: Op) {
+        match &self.cfg.kind {
+            ChannelKind::Market {
+                custom_feature_enabled,
+                ..
+            } => subscribe::market_operation(
+                &mut self.buf,
+                ids.iter().map(String::as_str),
+                op,
+                *custom_feature_enabled,
+            ),
+            ChannelKind::User { .. } => {
+                subscribe::user_operation(&mut self.buf, ids.iter().map(String::as_str), op);
+            }
+        }
+    }
+
+    /// Send `self.buf` as a text frame, bounded by the silence timeout.
+    async fn send_buf(&mut self, ws: &mut Ws) -> Result<(), Disconnect> {
+        let msg = Message::text(self.buf.as_str());
+        if self.is_user() {
+            // The first user message holds the API secret: do not leave it in our buffer.
+            subscribe::wipe(&mut self.buf);
+        }
+        send_bounded(ws, msg, self.cfg.silence_timeout).await
+    }
+
+    async fn session(&mut self, mut ws: Ws, epoch: u64, reconnect: bool) -> End {
+        let cfg = Arc::clone(&self.cfg);
+        let mut healthy = false;
+        let mut subscribed = false;
+        if !self.ids.is_empty() || self.is_user() {
+            self.write_initial();
+            if let Err(reason) = self.send_buf(&mut ws).await {
+                return End::new(reason, false);
+            }
+            subscribed = true;
+            if reconnect {
+                self.run_hook(epoch);
+            }
+        }
+        let mut last_in = Instant::now();
+        let mut pong_due: Option<Instant> = None;
+        // One timer for pings, one for the watchdog; re-armed lazily, not per message.
+        let ping = sleep_until(last_in + cfg.ping_interval);
+        let watchdog = sleep_until(last_in + cfg.silence_timeout);
+        tokio::pin!(ping, watchdog);
+        loop {
+            tokio::select! {
+                biased;
+                cmd = self.cmd_rx.recv() => {
+                    let ids = match cmd {
+                        None | Some(Command::Shutdown) => {
+                            let _ = tokio::time::timeout(cfg.connect_timeout, ws.close(None)).await;
+                            return End::shutdown();
+                        }
+                        Some(Command::Reconnect) => return End::new(Disconnect::Requested, healthy),
+                        Some(Command::Subscribe(ids)) => {
+                            let fresh: Vec<String> =
+                                ids.into_iter().filter(|id| !self.ids.contains(id)).collect();
+                            self.ids.extend(fresh.iter().cloned());
+                            if !subscribed && (!self.ids.is_empty() || self.is_user()) {
+                                self.write_initial();
+                                subscribed = true;
+                                let now = Instant::now();
+                                last_in = now;
+                                ping.as_mut().reset(now + cfg.ping_interval);
+                                watchdog.as_mut().reset(now + cfg.silence_timeout);
+                            } else if !fresh.is_empty() {
+                                self.write_operation(&fresh, Op::Subscribe);
+                            } else {
+                                continue;
+                            }
+                            fresh
+                        }
+                        Some(Command::Unsubscribe(ids)) => {
+                            let gone: Vec<String> =
+                                ids.into_iter().filter(|id| self.ids.remove(id)).collect();
+                            if !subscribed || gone.is_empty() {
+                                continue;
+                            }
+                            self.write_operation(&gone, Op::Unsubscribe);
+                            gone
+                        }
+                    };
+                    drop(ids);
+                    if let Err(reason) = self.send_buf(&mut ws).await {
+                        return End::new(reason, healthy);
+                    }
+                }
+                () = &mut watchdog, if subscribed => {
+                    let now = Instant::now();
+                    if let Some(due) = pong_due {
+                        if now >= due {
+                            return End::new(Disconnect::PongTimeout, healthy);
+                        }
+                    }
+                    let silent_until = last_in + cfg.silence_timeout;
+                    if now >= silent_until {
+                        return End::new(Disconnect::Silence, healthy);
+                    }
+                    let next = pong_due.map_or(silent_until, |d| d.min(silent_until));
+                    watchdog.as_mut().reset(next);
+                }
+                () = &mut ping, if subscribed => {
+                    let now = Instant::now();
+                    ping.as_mut().reset(now + cfg.ping_interval);
+                    if let Err(reason) =
+                        send_bounded(&mut ws, Message::text("PING"), cfg.silence_timeout).await
+                    {
+                        return End::new(reason, healthy);
+                    }
+                    if pong_due.is_none() {
+                        let due = now + cfg.pong_timeout;
+                        pong_due = Some(due);
+                        if due < watchdog.deadline() {
+                            watchdog.as_mut().reset(due);
+                        }
+                    }
+                }
+                msg = ws.next() => {
+                    // Drain what is already buffered before going back through the
+                    // select (bounded, so commands and timers are never starved).
+                    let mut next = Some(msg);
+                    let mut budget = 64u32;
+                    while let Some(msg) = next.take() {
+                        let mut st = (last_in, pong_due, healthy);
+                        if let Some(end) = self.on_message(msg, epoch, &mut st) {
+                            return end;
+                        }
+                        (last_in, pong_due, healthy) = st;
+                        budget -= 1;
+                        if budget > 0 {
+                            next = ws.next().now_or_never();
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Handle one read result; `Some` ends the session. `st` is
+    /// `(last_inbound, pong_due, healthy)`.
+    fn on_message(
+        &self,
+        msg: Option<Result<Message, tungstenite::Error>>,
+        epoch: u64,
+        st: &mut (Instant, Option<Instant>, bool),
+    ) -> Option<End> {
+        let healthy = st.2;
+        let msg = match msg {
+            None => return Some(End::new(Disconnect::Eof, healthy)),
+            Some(Err(e)) => return Some(End::new(Disconnect::from_ws(&e), healthy)),
+            Some(Ok(msg)) => msg,
+        };
+        st.0 = Instant::now();
+        let payload = match msg {
+            Message::Text(t) => {
+                if t.as_str() == "PONG" {
+                    st.1 = None;
+                    return None;
+                }
+                Payload::Text(t)
+            }
+            Message::Binary(b) => Payload::Binary(b),
+            Message::Close(frame) => {
+                let code = frame.map(|f| u16::from(f.code));
+                return Some(End::new(Disconnect::Closed { code }, healthy));
+            }
+            Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => return None,
+        };
+        st.2 = true;
+        match self.tx.try_send(Inbound::Frame {
+            shard: self.id,
+            epoch,
+            payload,
+        }) {
+            Ok(()) => None,
+            Err(mpsc::error::TrySendError::Full(_)) => Some(End {
+                lagged: 1,
+                ..End::new(Disconnect::Lagged, true)
+            }),
+            Err(mpsc::error::TrySendError::Closed(_)) => Some(End::shutdown()),
+        }
+    }
+
+    fn run_hook(&self, epoch: u64) {
+        if let Some(hook) = &self.cfg.on_reconnect {
+            let info = Reconnected {
+                shard: self.id,
+                epoch,
+                ids: self.ids.iter().cloned().collect(),
+            };
+            tokio::spawn(hook(info));
+        }
+    }
+}
+
+async fn send_bounded(ws: &mut Ws, msg: Message, limit: Duration) -> Result<(), Disconnect> {
+    match tokio::time::timeout(limit, ws.send(msg)).await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(e)) => Err(Disconnect::from_ws(&e)),
+        Err(_) => Err(Disconnect::Silence),
+    }
+}

@@ -1,0 +1,696 @@
+//! Borrowed, allocation-free views of Polymarket WebSocket frames.
+//!
+//! [`decode`] walks a frame's bytes once with a hand-written scanner and yields one
+//! [`Event`] per JSON object. Every string in an event is a slice of the frame, prices and
+//! sizes are parsed straight into [`Price`]/[`Size`] (exact 10⁻⁶), and arrays of levels or
+//! changes are lazy iterators over the frame bytes ([`Levels`], [`PriceChanges`], …).
+//! No `String` or `Vec` is built per message.
+//!
+//! Facts implemented (Polymarket docs, *market channel* and *user channel* pages):
+//! - a frame is one object or an array of objects; the text frames `PONG` and `NO NEW ASSETS`
+//!   are not JSON;
+//! - `event_type` may appear anywhere in the object (real captures put it last); user-channel
+//!   events may carry only `type` (`TRADE`, `PLACEMENT`, `UPDATE`, `CANCELLATION`);
+//! - numbers are strings, `""` stands for "no value", `price_change` entries may lack `size`,
+//!   `hash`, `best_bid` and `best_ask`;
+//! - unknown event types and unknown fields are skipped.
+//!
+//! Errors are per element: a malformed event yields an `Err` and the next element of the
+//! batch still decodes. Only a broken JSON structure ([`DecodeErrorKind::is_structural`])
+//! ends the frame, because nothing after it can be located reliably.
+//!
+//! ```
+//! use polyclob::ws::decode::{decode, Event};
+//!
+//! let frame = r#"[{"asset_id":"42","market":"0x1","bids":[{"price":".48","size":"30"}],
+//!                 "asks":[],"timestamp":"1700000000000","event_type":"book"},
+//!                {"event_type":"settlement_preview"}]"#;
+//! let mut events = decode(frame);
+//! let Some(Ok(Event::Book(book))) = events.next() else { panic!("a book") };
+//! assert_eq!(book.asset_id, "42");
+//! let best = book.bids.clone().next().unwrap()?;
+//! assert_eq!(best.price.to_string(), "0.48");
+//! assert!(matches!(events.next(), Some(Ok(Event::Unknown { event_type: "settlement_preview", .. }))));
+//! assert!(events.next().is_none());
+//! # Ok::<(), polyclob::ws::decode::DecodeError>(())
+//! ```
+
+use core::fmt;
+
+use super::json::{Cursor, Raw, RawKind, err, scan_decimal};
+pub use super::json::{DecodeError, DecodeErrorKind, JsonStr};
+use crate::fixed::{Price, Size};
+use crate::types::{OrderType, Side, TickSize};
+
+mod events;
+mod lists;
+mod owned;
+
+pub use events::{
+    BestBidAskMsg, BookMsg, LastTradePriceMsg, MarketMsg, OrderMsg, PriceChangeMsg,
+    TickSizeChangeMsg, TradeMsg,
+};
+pub use lists::{Levels, MakerOrder, MakerOrders, PriceChange, PriceChanges, StrList};
+pub use owned::OwnedEvent;
+
+/// One price level: a price and the total size resting there.
+///
+/// ```
+/// use polyclob::fixed::{Price, Size};
+/// use polyclob::ws::decode::Level;
+///
+/// let level = Level { price: Price::parse(b"0.48")?, size: Size::parse(b"30")? };
+/// assert_eq!(level.price.as_micros(), 480_000);
+/// # Ok::<(), polyclob::fixed::ParseError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Level {
+    /// Price of the level.
+    pub price: Price,
+    /// Total size resting at that price (shares).
+    pub size: Size,
+}
+
+/// One decoded WebSocket event, borrowing from the frame.
+///
+/// ```
+/// use polyclob::ws::decode::{decode, Event};
+/// assert!(matches!(decode("PONG").next(), Some(Ok(Event::Pong))));
+/// ```
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum Event<'a> {
+    /// `book`: a full snapshot of one asset's book.
+    Book(BookMsg<'a>),
+    /// `price_change`: level updates, possibly for several assets.
+    PriceChange(PriceChangeMsg<'a>),
+    /// `tick_size_change`: the asset's tick changed; rounding changes with it.
+    TickSizeChange(TickSizeChangeMsg<'a>),
+    /// `last_trade_price`: a trade printed.
+    LastTradePrice(LastTradePriceMsg<'a>),
+    /// `best_bid_ask` (custom feature): the exchange's view of the top of book.
+    BestBidAsk(BestBidAskMsg<'a>),
+    /// `new_market` (custom feature).
+    NewMarket(MarketMsg<'a>),
+    /// `market_resolved` (custom feature); [`MarketMsg::winning_asset_id`] is set.
+    MarketResolved(MarketMsg<'a>),
+    /// User channel `order`.
+    Order(OrderMsg<'a>),
+    /// User channel `trade`.
+    Trade(TradeMsg<'a>),
+    /// The text frame `PONG` (answer to a `PING`).
+    Pong,
+    /// The text frame `NO NEW ASSETS` (a subscribe that added nothing).
+    NoNewAssets,
+    /// An event type this decoder does not know; skipped without error.
+    Unknown {
+        /// The `event_type` (or `type`) value, `""` when the object had neither.
+        event_type: &'a str,
+        /// The element's JSON text.
+        json: &'a str,
+    },
+}
+
+impl<'a> Event<'a> {
+    /// The JSON text of this element (empty for `Pong` / `NoNewAssets`).
+    ///
+    /// ```
+    /// use polyclob::ws::decode::decode;
+    /// let frame = r#"[{"event_type":"x"} , {"event_type":"y"}]"#;
+    /// let second = decode(frame).nth(1).unwrap()?;
+    /// assert_eq!(second.json(), r#"{"event_type":"y"}"#);
+    /// # Ok::<(), polyclob::ws::decode::DecodeError>(())
+    /// ```
+    #[must_use]
+    pub fn json(&self) -> &'a str {
+        match self {
+            Self::Book(m) => m.json,
+            Self::PriceChange(m) => m.json,
+            Self::TickSizeChange(m) => m.json,
+            Self::LastTradePrice(m) => m.json,
+            Self::BestBidAsk(m) => m.json,
+            Self::NewMarket(m) | Self::MarketResolved(m) => m.json,
+            Self::Order(m) => m.json,
+            Self::Trade(m) => m.json,
+            Self::Pong | Self::NoNewAssets => "",
+            Self::Unknown { json, .. } => json,
+        }
+    }
+
+    /// The wire name of the event (`"book"`, `"price_change"`, …; `"PONG"` for a pong).
+    ///
+    /// ```
+    /// use polyclob::ws::decode::decode;
+    /// let e = decode(r#"{"type":"TRADE","event_type":"trade"}"#).next().unwrap();
+    /// assert!(e.is_err()); // a trade needs its fields …
+    /// assert_eq!(decode("NO NEW ASSETS").next().unwrap()?.name(), "NO NEW ASSETS");
+    /// # Ok::<(), polyclob::ws::decode::DecodeError>(())
+    /// ```
+    #[must_use]
+    pub fn name(&self) -> &'a str {
+        match self {
+            Self::Book(_) => "book",
+            Self::PriceChange(_) => "price_change",
+            Self::TickSizeChange(_) => "tick_size_change",
+            Self::LastTradePrice(_) => "last_trade_price",
+            Self::BestBidAsk(_) => "best_bid_ask",
+            Self::NewMarket(_) => "new_market",
+            Self::MarketResolved(_) => "market_resolved",
+            Self::Order(_) => "order",
+            Self::Trade(_) => "trade",
+            Self::Pong => "PONG",
+            Self::NoNewAssets => "NO NEW ASSETS",
+            Self::Unknown { event_type, .. } => event_type,
+        }
+    }
+
+    /// Copies the element into an [`OwnedEvent`] that can outlive the frame.
+    ///
+    /// ```
+    /// use polyclob::ws::decode::{decode, Event};
+    /// let owned = {
+    ///     let frame = String::from("PONG");
+    ///     decode(&frame).next().unwrap()?.to_owned_event()
+    /// };
+    /// assert!(matches!(owned.event()?, Event::Pong));
+    /// # Ok::<(), polyclob::ws::decode::DecodeError>(())
+    /// ```
+    #[must_use]
+    pub fn to_owned_event(&self) -> OwnedEvent {
+        OwnedEvent::from_event(self)
+    }
+}
+
+/// Decodes a text frame into its events.
+///
+/// Returns a lazy iterator: each call to `next` decodes one element. See the
+/// [module docs](self) for the error policy.
+///
+/// ```
+/// use polyclob::ws::decode::{decode, Event};
+///
+/// let frame = r#"{"event_type":"last_trade_price","asset_id":"7","market":"0x2",
+///                "price":"0.456","side":"BUY","size":"219.217767","fee_rate_bps":"0",
+///                "timestamp":"1750428146322"}"#;
+/// let Some(Ok(Event::LastTradePrice(t))) = decode(frame).next() else { panic!() };
+/// assert_eq!(t.size.map(|s| s.as_micros()), Some(219_217_767));
+/// # Ok::<(), polyclob::ws::decode::DecodeError>(())
+/// ```
+#[must_use]
+pub fn decode(frame: &str) -> Events<'_> {
+    Events::new(frame)
+}
+
+/// Decodes a frame given as bytes, checking that it is UTF-8 first.
+///
+/// ```
+/// use polyclob::ws::decode::{decode_bytes, DecodeErrorKind};
+/// assert_eq!(decode_bytes(b"\xff").unwrap_err().kind(), DecodeErrorKind::Utf8);
+/// assert!(decode_bytes(b"PONG").is_ok());
+/// ```
+///
+/// # Errors
+/// [`DecodeErrorKind::Utf8`] when the bytes are not UTF-8.
+pub fn decode_bytes(frame: &[u8]) -> Result<Events<'_>, DecodeError> {
+    match core::str::from_utf8(frame) {
+        Ok(s) => Ok(Events::new(s)),
+        Err(e) => Err(err(DecodeErrorKind::Utf8, "", e.valid_up_to())),
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Fail(DecodeError),
+    Control(u8),
+    Single,
+    ArrayFirst,
+    ArrayRest,
+    Done,
+}
+
+/// The events of one frame, decoded one element at a time. Created by [`decode`].
+///
+/// ```
+/// use polyclob::ws::decode::decode;
+/// assert_eq!(decode("[]").count(), 0);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Events<'a> {
+    cur: Cursor<'a>,
+    mode: Mode,
+}
+
+/// Receives levels and changes while the decoder walks them, so that a consumer (the book
+/// manager) parses each level once instead of skipping it and iterating it again.
+pub(crate) trait Sink {
+    /// Whether levels and changes are parsed and delivered (`false`: skipped structurally).
+    const CAPTURE: bool;
+    /// A new element starts: drop anything captured for the previous one.
+    fn begin(&mut self);
+    /// A level of `bids` (`Side::Buy`) or `asks` (`Side::Sell`).
+    fn level(&mut self, side: Side, level: Result<Level, DecodeError>);
+    /// An entry of `price_changes`.
+    fn change(&mut self, change: Result<PriceChange<'_>, DecodeError>);
+}
+
+/// The sink of plain decoding: captures nothing.
+#[derive(Debug)]
+pub(crate) struct NoSink;
+
+impl Sink for NoSink {
+    const CAPTURE: bool = false;
+    #[inline]
+    fn begin(&mut self) {}
+    #[inline]
+    fn level(&mut self, _: Side, _: Result<Level, DecodeError>) {}
+    #[inline]
+    fn change(&mut self, _: Result<PriceChange<'_>, DecodeError>) {}
+}
+
+impl<'a> Events<'a> {
+    fn new(frame: &'a str) -> Self {
+        let mut cur = Cursor::new(frame, 0);
+        if u32::try_from(frame.len()).is_err() {
+            // Offsets are kept as u32; no exchange frame comes near 4 GiB.
+            let e = err(DecodeErrorKind::TooDeep, "", u32::MAX as usize);
+            return Self {
+                cur,
+                mode: Mode::Fail(e),
+            };
+        }
+        let mode = match cur.peek() {
+            Some(b'{') => Mode::Single,
+            Some(b'[') => {
+                cur.pos += 1;
+                Mode::ArrayFirst
+            }
+            _ => match frame.trim() {
+                "PONG" => Mode::Control(0),
+                "NO NEW ASSETS" => Mode::Control(1),
+                _ => Mode::Single,
+            },
+        };
+        Self { cur, mode }
+    }
+
+    /// Decodes the next element, handing its levels and changes to `sink` as they are read.
+    pub(crate) fn next_with<S: Sink>(
+        &mut self,
+        sink: &mut S,
+    ) -> Option<Result<Event<'a>, DecodeError>> {
+        match self.mode {
+            Mode::Done => None,
+            Mode::Fail(e) => {
+                self.mode = Mode::Done;
+                Some(Err(e))
+            }
+            Mode::Control(which) => {
+                self.mode = Mode::Done;
+                Some(Ok(if which == 0 {
+                    Event::Pong
+                } else {
+                    Event::NoNewAssets
+                }))
+            }
+            Mode::Single => {
+                self.mode = Mode::Done;
+                let r = self.element(sink);
+                if r.is_ok() && self.cur.peek().is_some() {
+                    return Some(Err(err(DecodeErrorKind::Syntax, "", self.cur.pos)));
+                }
+                Some(r)
+            }
+            Mode::ArrayFirst | Mode::ArrayRest => {
+                if self.mode == Mode::ArrayFirst {
+                    if self.cur.close_if(b']') {
+                        self.mode = Mode::Done;
+                        return None;
+                    }
+                } else {
+                    match self.cur.next_or_close(b']') {
+                        Ok(true) => {}
+                        Ok(false) => {
+                            self.mode = Mode::Done;
+                            return None;
+                        }
+                        Err(e) => {
+                            self.mode = Mode::Done;
+                            return Some(Err(e));
+                        }
+                    }
+                }
+                self.mode = Mode::ArrayRest;
+                let r = self.element(sink);
+                if matches!(&r, Err(e) if e.kind().is_structural()) {
+                    self.mode = Mode::Done;
+                }
+                Some(r)
+            }
+        }
+    }
+
+    /// Decodes one object. Semantic errors are reported only after the whole object has been
+    /// walked, so the cursor is always at its end unless the error is structural.
+    #[inline]
+    fn element<S: Sink>(&mut self, sink: &mut S) -> Result<Event<'a>, DecodeError> {
+        sink.begin();
+        let c = &mut self.cur;
+        c.peek();
+        let start = c.pos;
+        match c.peek() {
+            Some(b'{') => c.pos += 1,
+            Some(_) => {
+                // Not an object: skip it (so a batch can continue) and report it.
+                let at = c.pos;
+                c.skip(0)?;
+                return Err(err(DecodeErrorKind::WrongType, "", at));
+            }
+            None => return Err(err(DecodeErrorKind::Eof, "", c.pos)),
+        }
+        let mut f = Fields::default();
+        if !c.close_if(b'}') {
+            loop {
+                let key = c.key()?;
+                match key {
+                    b"event_type" => f.event_type = c.raw()?,
+                    b"type" => f.type_ = c.raw()?,
+                    b"asset_id" => f.asset_id = c.raw()?,
+                    b"market" => f.market = c.raw()?,
+                    b"timestamp" => f.timestamp = c.raw()?,
+                    b"hash" => f.hash = c.raw()?,
+                    b"price" => f.price = c.raw()?,
+                    b"size" => f.size = c.raw()?,
+                    b"side" => f.side = c.raw()?,
+                    b"fee_rate_bps" => f.fee_rate_bps = c.raw()?,
+                    b"best_bid" => f.best_bid = c.raw()?,
+                    b"best_ask" => f.best_ask = c.raw()?,
+                    b"spread" => f.spread = c.raw()?,
+                    b"old_tick_size" => f.old_tick_size = c.raw()?,
+                    b"new_tick_size" => f.new_tick_size = c.raw()?,
+                    b"tick_size" => f.tick_size = c.raw()?,
+                    b"last_trade_price" => f.last_trade_price = c.raw()?,
+                    b"transaction_hash" => f.transaction_hash = c.raw()?,
+                    b"id" => f.id = c.raw()?,
+                    b"question" => f.question = c.raw()?,
+                    b"slug" => f.slug = c.raw()?,
+                    b"description" => f.description = c.raw()?,
+                    b"winning_asset_id" => f.winning_asset_id = c.raw()?,
+                    b"winning_outcome" => f.winning_outcome = c.raw()?,
+                    b"status" => f.status = c.raw()?,
+                    b"outcome" => f.outcome = c.raw()?,
+                    b"owner" => f.owner = c.raw()?,
+                    b"order_owner" => f.order_owner = c.raw()?,
+                    b"trade_owner" => f.trade_owner = c.raw()?,
+                    b"original_size" => f.original_size = c.raw()?,
+                    b"size_matched" => f.size_matched = c.raw()?,
+                    b"taker_order_id" => f.taker_order_id = c.raw()?,
+                    b"trader_side" => f.trader_side = c.raw()?,
+                    b"matchtime" | b"match_time" => f.matchtime = c.raw()?,
+                    b"last_update" => f.last_update = c.raw()?,
+                    b"order_type" => f.order_type = c.raw()?,
+                    b"maker_address" => f.maker_address = c.raw()?,
+                    b"expiration" => f.expiration = c.raw()?,
+                    b"created_at" => f.created_at = c.raw()?,
+                    b"bids" => f.bids = Some(lists::walk_levels(c, Side::Buy, sink)?),
+                    b"asks" => f.asks = Some(lists::walk_levels(c, Side::Sell, sink)?),
+                    b"price_changes" => f.price_changes = Some(lists::walk_changes(c, sink)?),
+                    b"maker_orders" => f.maker_orders = Some(array_start(c, "maker_orders")?),
+                    b"assets_ids" => f.assets_ids = Some(array_start(c, "assets_ids")?),
+                    b"outcomes" => f.outcomes = Some(array_start(c, "outcomes")?),
+                    b"associate_trades" => {
+                        f.associate_trades = Some(array_start(c, "associate_trades")?);
+                    }
+                    b"event_message" => {
+                        let at = c.pos;
+                        c.skip(0)?;
+                        f.event_message = c.src.get(at..c.pos);
+                    }
+                    _ => c.skip(0)?,
+                }
+                if !c.next_or_close(b'}')? {
+                    break;
+                }
+            }
+        }
+        let json = c.src.get(start..c.pos).unwrap_or("");
+        events::build(c.src, start, json, &f)
+    }
+}
+
+impl<'a> Iterator for Events<'a> {
+    type Item = Result<Event<'a>, DecodeError>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_with(&mut NoSink)
+    }
+}
+
+/// Where an array-valued field starts, or `None` for `null`. Arrays are checked structurally
+/// so that the element's end is found; their items are read lazily later.
+fn array_start(c: &mut Cursor<'_>, field: &'static str) -> Result<Option<usize>, DecodeError> {
+    let at = c.pos;
+    match c.peek() {
+        Some(b'[') => {
+            c.skip(0)?;
+            Ok(Some(at + 1))
+        }
+        Some(b'n') => {
+            c.skip(0)?;
+            Ok(None)
+        }
+        Some(_) => {
+            c.skip(0)?;
+            Err(err(DecodeErrorKind::WrongType, field, at))
+        }
+        None => Err(err(DecodeErrorKind::Eof, field, at)),
+    }
+}
+
+/// Every field the first pass may capture, for any event type. `event_type` may come last, so
+/// values are kept raw and converted once the type is known.
+#[derive(Default)]
+pub(crate) struct Fields<'a> {
+    event_type: Raw,
+    type_: Raw,
+    asset_id: Raw,
+    market: Raw,
+    timestamp: Raw,
+    hash: Raw,
+    price: Raw,
+    size: Raw,
+    side: Raw,
+    fee_rate_bps: Raw,
+    best_bid: Raw,
+    best_ask: Raw,
+    spread: Raw,
+    old_tick_size: Raw,
+    new_tick_size: Raw,
+    tick_size: Raw,
+    last_trade_price: Raw,
+    transaction_hash: Raw,
+    id: Raw,
+    question: Raw,
+    slug: Raw,
+    description: Raw,
+    winning_asset_id: Raw,
+    winning_outcome: Raw,
+    status: Raw,
+    outcome: Raw,
+    owner: Raw,
+    order_owner: Raw,
+    trade_owner: Raw,
+    original_size: Raw,
+    size_matched: Raw,
+    taker_order_id: Raw,
+    trader_side: Raw,
+    matchtime: Raw,
+    last_update: Raw,
+    order_type: Raw,
+    maker_address: Raw,
+    expiration: Raw,
+    created_at: Raw,
+    /// `Some(Err)`: the array held `null` or was not walked.
+    bids: Option<lists::Span>,
+    asks: Option<lists::Span>,
+    price_changes: Option<lists::Span>,
+    maker_orders: Option<Option<usize>>,
+    assets_ids: Option<Option<usize>>,
+    outcomes: Option<Option<usize>>,
+    associate_trades: Option<Option<usize>>,
+    event_message: Option<&'a str>,
+}
+
+// ---- typed field conversion, shared by events and lists ------------------------------------
+
+/// A verbatim string field (ids, hashes): escapes are an error, not silently kept.
+pub(crate) fn req_str<'a>(
+    src: &'a str,
+    r: &Raw,
+    field: &'static str,
+) -> Result<&'a str, DecodeError> {
+    match r.kind {
+        RawKind::Str => Ok(r.text(src)),
+        RawKind::Esc => Err(err(DecodeErrorKind::Escaped, field, r.at())),
+        RawKind::Missing | RawKind::Null => Err(err(DecodeErrorKind::MissingField, field, r.at())),
+        RawKind::Num | RawKind::Other => Err(err(DecodeErrorKind::WrongType, field, r.at())),
+    }
+}
+
+pub(crate) fn opt_str<'a>(
+    src: &'a str,
+    r: &Raw,
+    field: &'static str,
+) -> Result<Option<&'a str>, DecodeError> {
+    match r.kind {
+        RawKind::Missing | RawKind::Null => Ok(None),
+        _ => req_str(src, r, field).map(Some),
+    }
+}
+
+/// Free text: escapes allowed (unescaped on demand by [`JsonStr`]).
+pub(crate) fn opt_text<'a>(
+    src: &'a str,
+    r: &Raw,
+    field: &'static str,
+) -> Result<Option<JsonStr<'a>>, DecodeError> {
+    match r.kind {
+        RawKind::Missing | RawKind::Null => Ok(None),
+        RawKind::Str => Ok(Some(JsonStr::new(r.text(src), false, r.at()))),
+        RawKind::Esc => Ok(Some(JsonStr::new(r.text(src), true, r.at()))),
+        RawKind::Num | RawKind::Other => Err(err(DecodeErrorKind::WrongType, field, r.at())),
+    }
+}
+
+/// The fast decimal path on a delimited field (see [`scan_decimal`]); `None` defers to the
+/// `fixed` parsers.
+#[inline]
+fn fast_micros(t: &str) -> Option<u64> {
+    match scan_decimal(t.as_bytes(), 0) {
+        Some((v, end)) if end == t.len() => Some(v),
+        _ => None,
+    }
+}
+
+/// Text of a decimal field, or `None` when blank. Bare JSON numbers are accepted too.
+fn decimal_text<'a>(
+    src: &'a str,
+    r: &Raw,
+    field: &'static str,
+) -> Result<Option<&'a str>, DecodeError> {
+    if r.is_blank() {
+        return Ok(None);
+    }
+    match r.kind {
+        RawKind::Str | RawKind::Num => Ok(Some(r.text(src))),
+        RawKind::Esc => Err(err(DecodeErrorKind::Escaped, field, r.at())),
+        _ => Err(err(DecodeErrorKind::WrongType, field, r.at())),
+    }
+}
+
+pub(crate) fn opt_price(
+    src: &str,
+    r: &Raw,
+    field: &'static str,
+) -> Result<Option<Price>, DecodeError> {
+    match decimal_text(src, r, field)? {
+        None => Ok(None),
+        Some(t) => Price::parse(t.as_bytes()).map(Some).map_err(|e| {
+            err(
+                DecodeErrorKind::Decimal(e.kind()),
+                field,
+                r.at() + e.offset(),
+            )
+        }),
+    }
+}
+
+pub(crate) fn req_price(src: &str, r: &Raw, field: &'static str) -> Result<Price, DecodeError> {
+    opt_price(src, r, field)?.ok_or_else(|| err(DecodeErrorKind::MissingField, field, r.at()))
+}
+
+pub(crate) fn opt_size(
+    src: &str,
+    r: &Raw,
+    field: &'static str,
+) -> Result<Option<Size>, DecodeError> {
+    match decimal_text(src, r, field)? {
+        None => Ok(None),
+        Some(t) => Size::parse(t.as_bytes()).map(Some).map_err(|e| {
+            err(
+                DecodeErrorKind::Decimal(e.kind()),
+                field,
+                r.at() + e.offset(),
+            )
+        }),
+    }
+}
+
+pub(crate) fn req_size(src: &str, r: &Raw, field: &'static str) -> Result<Size, DecodeError> {
+    opt_size(src, r, field)?.ok_or_else(|| err(DecodeErrorKind::MissingField, field, r.at()))
+}
+
+pub(crate) fn opt_side(
+    src: &str,
+    r: &Raw,
+    field: &'static str,
+) -> Result<Option<Side>, DecodeError> {
+    if r.is_blank() {
+        return Ok(None);
+    }
+    let t = req_str(src, r, field)?;
+    Side::parse(t.as_bytes())
+        .map(Some)
+        .ok_or_else(|| err(DecodeErrorKind::InvalidValue, field, r.at()))
+}
+
+pub(crate) fn req_side(src: &str, r: &Raw, field: &'static str) -> Result<Side, DecodeError> {
+    opt_side(src, r, field)?.ok_or_else(|| err(DecodeErrorKind::MissingField, field, r.at()))
+}
+
+fn opt_tick(src: &str, r: &Raw, field: &'static str) -> Result<Option<TickSize>, DecodeError> {
+    match decimal_text(src, r, field)? {
+        None => Ok(None),
+        Some(t) => TickSize::parse(t.as_bytes())
+            .map(Some)
+            .ok_or_else(|| err(DecodeErrorKind::InvalidValue, field, r.at())),
+    }
+}
+
+fn opt_order_type(
+    src: &str,
+    r: &Raw,
+    field: &'static str,
+) -> Result<Option<OrderType>, DecodeError> {
+    if r.is_blank() {
+        return Ok(None);
+    }
+    let t = req_str(src, r, field)?;
+    OrderType::parse(t.as_bytes())
+        .map(Some)
+        .ok_or_else(|| err(DecodeErrorKind::InvalidValue, field, r.at()))
+}
+
+/// An unsigned integer sent as a string or a number (timestamps, basis points). Lenient:
+/// anything that is not a plain integer is `None`, because these fields are informational
+/// and the user channel mixes epoch seconds with ISO dates.
+fn opt_u64(src: &str, r: &Raw) -> Option<u64> {
+    if !matches!(r.kind, RawKind::Str | RawKind::Num) || r.len == 0 || r.len > 19 {
+        return None;
+    }
+    let mut v = 0u64;
+    for &b in r.text(src).as_bytes() {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        v = v * 10 + u64::from(d);
+    }
+    Some(v)
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} @ {}", self.size, self.price)
+    }
+}

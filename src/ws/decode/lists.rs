@@ -1,0 +1,542 @@
+//! Lazy iterators over the arrays inside an event: book levels, price changes, maker orders
+//! and string lists. Each re-reads the frame bytes on demand and never allocates.
+
+use super::{
+    Level, Sink, opt_price, opt_side, opt_size, opt_str, opt_text, opt_u64, req_price, req_side,
+    req_size, req_str,
+};
+use crate::fixed::{Price, Size};
+use crate::types::Side;
+use crate::ws::json::{Cursor, DecodeError, DecodeErrorKind, JsonStr, Raw, err, scan_decimal};
+
+/// Where an array's items start (just after its `[`), or `None` when the field held `null`.
+pub(crate) type Span = Option<usize>;
+
+/// Iteration state shared by the list iterators.
+#[derive(Clone, Copy, Debug)]
+struct ListState<'a> {
+    src: &'a str,
+    pos: usize,
+    first: bool,
+    done: bool,
+}
+
+/// The result of parsing one item: `Err` = structural (the list ends), `Ok(Err)` = this item
+/// is bad but the list goes on.
+type Item<T> = Result<Result<T, DecodeError>, DecodeError>;
+
+impl<'a> ListState<'a> {
+    fn new(src: &'a str, span: Span) -> Self {
+        Self {
+            src,
+            pos: span.unwrap_or(0),
+            first: true,
+            done: span.is_none(),
+        }
+    }
+
+    #[inline]
+    fn next_item<T>(
+        &mut self,
+        parse: impl FnOnce(&mut Cursor<'a>) -> Item<T>,
+    ) -> Option<Result<T, DecodeError>> {
+        if self.done {
+            return None;
+        }
+        let mut c = Cursor::new(self.src, self.pos);
+        if self.first {
+            self.first = false;
+            if c.close_if(b']') {
+                self.pos = c.pos;
+                self.done = true;
+                return None;
+            }
+        } else {
+            match c.next_or_close(b']') {
+                Ok(true) => {}
+                Ok(false) => {
+                    self.pos = c.pos;
+                    self.done = true;
+                    return None;
+                }
+                Err(e) => {
+                    self.done = true;
+                    return Some(Err(e));
+                }
+            }
+        }
+        match parse(&mut c) {
+            Ok(r) => {
+                self.pos = c.pos;
+                Some(r)
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+/// Reads `{ ... }` calling `on_field(key, cursor)` for each member; a non-object is skipped
+/// and reported as `WrongType` for `field`.
+#[inline]
+fn object<'a>(
+    c: &mut Cursor<'a>,
+    field: &'static str,
+    mut on_field: impl FnMut(&[u8], &mut Cursor<'a>) -> Result<(), DecodeError>,
+) -> Result<Result<(), DecodeError>, DecodeError> {
+    let at = c.pos;
+    if c.peek() != Some(b'{') {
+        c.skip(0)?;
+        return Ok(Err(err(DecodeErrorKind::WrongType, field, at)));
+    }
+    c.pos += 1;
+    if c.close_if(b'}') {
+        return Ok(Ok(()));
+    }
+    loop {
+        let key = c.key()?;
+        on_field(key, c)?;
+        if !c.next_or_close(b'}')? {
+            return Ok(Ok(()));
+        }
+    }
+}
+
+/// The exact shape every exchange level has, `{"price":"<decimal>","size":"<decimal>"}` (with
+/// optional whitespace between tokens), read without the general object machinery. Returns
+/// `None` on any deviation — other key order, extra keys, escapes, a value that does not parse
+/// — and the general path then decodes (or reports) the level.
+#[inline]
+fn fast_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
+    #[inline]
+    fn ws(b: &[u8], mut p: usize) -> usize {
+        while matches!(b.get(p), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+            p += 1;
+        }
+        p
+    }
+    #[inline]
+    fn lit(b: &[u8], p: usize, l: &[u8]) -> Option<usize> {
+        (b.get(p..p + l.len())? == l).then_some(p + l.len())
+    }
+    #[inline]
+    fn value(b: &[u8], p: usize) -> Option<(u64, usize)> {
+        let p = lit(b, ws(b, p), b":")?;
+        let start = lit(b, ws(b, p), b"\"")?;
+        let (micros, end) = scan_decimal(b, start)?;
+        Some((micros, lit(b, end, b"\"")?))
+    }
+    let p = lit(b, p, b"{")?;
+    let p = lit(b, ws(b, p), b"\"price\"")?;
+    let (price, p) = value(b, p)?;
+    let p = lit(b, ws(b, p), b",")?;
+    let p = lit(b, ws(b, p), b"\"size\"")?;
+    let (size, p) = value(b, p)?;
+    let p = lit(b, ws(b, p), b"}")?;
+    let level = Level {
+        price: Price::new(u32::try_from(price).ok()?)?,
+        size: Size::from_micros(size),
+    };
+    Some((level, p))
+}
+
+#[inline]
+fn parse_level(c: &mut Cursor<'_>, field: &'static str) -> Item<Level> {
+    let src = c.src;
+    c.peek();
+    if let Some((level, end)) = fast_level(c.src.as_bytes(), c.pos) {
+        c.pos = end;
+        return Ok(Ok(level));
+    }
+    let mut price = Raw::default();
+    let mut size = Raw::default();
+    let at = c.pos;
+    if let Err(e) = object(c, field, |k, c| {
+        match k {
+            b"price" => price = c.raw()?,
+            b"size" => size = c.raw()?,
+            _ => c.skip(0)?,
+        }
+        Ok(())
+    })? {
+        return Ok(Err(e));
+    }
+    if price.at == 0 {
+        price.at = at as u32;
+    }
+    if size.at == 0 {
+        size.at = at as u32;
+    }
+    Ok(req_price(src, &price, "price")
+        .and_then(|price| req_size(src, &size, "size").map(|size| Level { price, size })))
+}
+
+/// Walks `bids`/`asks` during the first pass. With a capturing sink every level is parsed and
+/// delivered; otherwise the array is only checked structurally.
+pub(crate) fn walk_levels<S: Sink>(
+    c: &mut Cursor<'_>,
+    side: Side,
+    sink: &mut S,
+) -> Result<Span, DecodeError> {
+    let field = if side == Side::Buy { "bids" } else { "asks" };
+    walk(c, field, |st| {
+        if !S::CAPTURE {
+            return None;
+        }
+        while let Some(r) = st.next_item(|c| parse_level(c, field)) {
+            if let Err(e) = r {
+                if e.kind().is_structural() {
+                    return Some(Err(e));
+                }
+            }
+            sink.level(side, r);
+        }
+        Some(Ok(st.pos))
+    })
+}
+
+/// Walks `price_changes` during the first pass (see [`walk_levels`]).
+pub(crate) fn walk_changes<S: Sink>(c: &mut Cursor<'_>, sink: &mut S) -> Result<Span, DecodeError> {
+    walk(c, "price_changes", |st| {
+        if !S::CAPTURE {
+            return None;
+        }
+        while let Some(r) = st.next_item(parse_change) {
+            if let Err(e) = r {
+                if e.kind().is_structural() {
+                    return Some(Err(e));
+                }
+            }
+            sink.change(r);
+        }
+        Some(Ok(st.pos))
+    })
+}
+
+/// Shared first-pass walk: `capture` returns the end position after consuming the items, or
+/// `None` to have the array skipped structurally.
+fn walk<'a>(
+    c: &mut Cursor<'a>,
+    field: &'static str,
+    capture: impl FnOnce(&mut ListState<'a>) -> Option<Result<usize, DecodeError>>,
+) -> Result<Span, DecodeError> {
+    let at = c.pos;
+    match c.peek() {
+        Some(b'[') => {
+            let span = Some(at + 1);
+            let mut st = ListState::new(c.src, span);
+            match capture(&mut st) {
+                Some(Ok(end)) => c.pos = end,
+                Some(Err(e)) => return Err(e),
+                None => c.skip(0)?,
+            }
+            Ok(span)
+        }
+        Some(b'n') => {
+            c.skip(0)?;
+            Ok(None)
+        }
+        Some(_) => {
+            c.skip(0)?;
+            Err(err(DecodeErrorKind::WrongType, field, at))
+        }
+        None => Err(err(DecodeErrorKind::Eof, field, at)),
+    }
+}
+
+/// The levels of one side of a `book`, read lazily from the frame in wire order.
+///
+/// The exchange sends levels worst-first, but this iterator never assumes an order. A bad
+/// level yields an `Err` and iteration continues with the next one.
+///
+/// ```
+/// use polyclob::ws::decode::{decode, Event};
+///
+/// let frame = r#"{"event_type":"book","asset_id":"1","market":"0x",
+///   "bids":[{"price":"0.1","size":"5"},{"price":"x","size":"1"},{"price":"0.2","size":"7"}],
+///   "asks":[]}"#;
+/// let Some(Ok(Event::Book(b))) = decode(frame).next() else { panic!() };
+/// let levels: Vec<_> = b.bids.collect();
+/// assert_eq!(levels.len(), 3);
+/// assert!(levels[0].is_ok() && levels[1].is_err() && levels[2].is_ok());
+/// assert_eq!(b.asks.count(), 0);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Levels<'a> {
+    st: ListState<'a>,
+    field: &'static str,
+}
+
+impl<'a> Levels<'a> {
+    pub(crate) fn new(src: &'a str, span: Span, field: &'static str) -> Self {
+        Self {
+            st: ListState::new(src, span),
+            field,
+        }
+    }
+}
+
+impl Iterator for Levels<'_> {
+    type Item = Result<Level, DecodeError>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        let field = self.field;
+        self.st.next_item(|c| parse_level(c, field))
+    }
+}
+
+/// One entry of a `price_change` message: the new size of one level of one asset.
+///
+/// `size` is the level's new total (`0` removes it); it may be absent, as may the entry's
+/// `hash`, `best_bid` and `best_ask`.
+///
+/// ```
+/// use polyclob::types::Side;
+/// use polyclob::ws::decode::{decode, Event};
+///
+/// let frame = r#"{"event_type":"price_change","market":"m","timestamp":"1",
+///   "price_changes":[{"asset_id":"a","price":"0.10","side":"BUY","hash":"abc"}]}"#;
+/// let Some(Ok(Event::PriceChange(pc))) = decode(frame).next() else { panic!() };
+/// let change = pc.changes.clone().next().unwrap()?;
+/// assert_eq!((change.asset_id, change.side, change.size), ("a", Side::Buy, None));
+/// # Ok::<(), polyclob::ws::decode::DecodeError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PriceChange<'a> {
+    /// Token id of the asset whose level changed.
+    pub asset_id: &'a str,
+    /// Price of the level.
+    pub price: Price,
+    /// New total size at that price (`0`: the level is gone); `None` when not sent.
+    pub size: Option<Size>,
+    /// Book side of the level: `Buy` = bids, `Sell` = asks.
+    pub side: Side,
+    /// Book hash after the change, when sent.
+    pub hash: Option<&'a str>,
+    /// The exchange's best bid after the change, when sent.
+    pub best_bid: Option<Price>,
+    /// The exchange's best ask after the change, when sent.
+    pub best_ask: Option<Price>,
+}
+
+fn parse_change<'a>(c: &mut Cursor<'a>) -> Item<PriceChange<'a>> {
+    let src = c.src;
+    let mut asset_id = Raw::default();
+    let mut price = Raw::default();
+    let mut size = Raw::default();
+    let mut side = Raw::default();
+    let mut hash = Raw::default();
+    let mut best_bid = Raw::default();
+    let mut best_ask = Raw::default();
+    let at = c.pos;
+    if let Err(e) = object(c, "price_changes", |k, c| {
+        match k {
+            b"asset_id" => asset_id = c.raw()?,
+            b"price" => price = c.raw()?,
+            b"size" => size = c.raw()?,
+            b"side" => side = c.raw()?,
+            b"hash" => hash = c.raw()?,
+            b"best_bid" => best_bid = c.raw()?,
+            b"best_ask" => best_ask = c.raw()?,
+            _ => c.skip(0)?,
+        }
+        Ok(())
+    })? {
+        return Ok(Err(e));
+    }
+    for r in [&mut asset_id, &mut price, &mut side] {
+        if r.at == 0 {
+            r.at = at as u32;
+        }
+    }
+    Ok((|| {
+        Ok(PriceChange {
+            asset_id: req_str(src, &asset_id, "asset_id")?,
+            price: req_price(src, &price, "price")?,
+            size: opt_size(src, &size, "size")?,
+            side: req_side(src, &side, "side")?,
+            hash: opt_str(src, &hash, "hash")?,
+            best_bid: opt_price(src, &best_bid, "best_bid")?,
+            best_ask: opt_price(src, &best_ask, "best_ask")?,
+        })
+    })())
+}
+
+/// The entries of a `price_change` message, read lazily from the frame.
+///
+/// ```
+/// use polyclob::ws::decode::{decode, Event};
+/// let frame = r#"{"event_type":"price_change","market":"m","price_changes":[]}"#;
+/// let Some(Ok(Event::PriceChange(pc))) = decode(frame).next() else { panic!() };
+/// assert_eq!(pc.changes.count(), 0);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct PriceChanges<'a> {
+    st: ListState<'a>,
+}
+
+impl<'a> PriceChanges<'a> {
+    pub(crate) fn new(src: &'a str, span: Span) -> Self {
+        Self {
+            st: ListState::new(src, span),
+        }
+    }
+}
+
+impl<'a> Iterator for PriceChanges<'a> {
+    type Item = Result<PriceChange<'a>, DecodeError>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        self.st.next_item(parse_change)
+    }
+}
+
+/// One maker leg of a user-channel `trade`.
+///
+/// ```
+/// use polyclob::ws::decode::{decode, Event};
+/// let frame = r#"{"event_type":"trade","id":"t","asset_id":"a","side":"BUY","size":"10",
+///   "price":"0.57","maker_orders":[{"asset_id":"a","matched_amount":"10","order_id":"0xff",
+///   "outcome":"YES","owner":"k","price":"0.57"}]}"#;
+/// let Some(Ok(Event::Trade(t))) = decode(frame).next() else { panic!() };
+/// let leg = t.maker_orders.clone().next().unwrap()?;
+/// assert_eq!((leg.order_id, leg.matched_amount.to_string()), ("0xff", "10".to_string()));
+/// # Ok::<(), polyclob::ws::decode::DecodeError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MakerOrder<'a> {
+    /// Token id traded by the maker.
+    pub asset_id: &'a str,
+    /// The maker order's id.
+    pub order_id: &'a str,
+    /// Shares matched against this maker order.
+    pub matched_amount: Size,
+    /// The maker order's price.
+    pub price: Price,
+    /// Outcome name, when sent.
+    pub outcome: Option<JsonStr<'a>>,
+    /// API key owning the maker order, when sent.
+    pub owner: Option<&'a str>,
+    /// Maker address, when sent.
+    pub maker_address: Option<&'a str>,
+    /// Maker side, when sent.
+    pub side: Option<Side>,
+    /// Fee rate in basis points, when sent.
+    pub fee_rate_bps: Option<u64>,
+}
+
+fn parse_maker<'a>(c: &mut Cursor<'a>) -> Item<MakerOrder<'a>> {
+    let src = c.src;
+    let mut f: [Raw; 9] = [Raw::default(); 9];
+    let at = c.pos;
+    if let Err(e) = object(c, "maker_orders", |k, c| {
+        let slot = match k {
+            b"asset_id" => 0,
+            b"order_id" => 1,
+            b"matched_amount" => 2,
+            b"price" => 3,
+            b"outcome" => 4,
+            b"owner" => 5,
+            b"maker_address" => 6,
+            b"side" => 7,
+            b"fee_rate_bps" => 8,
+            _ => return c.skip(0),
+        };
+        f[slot] = c.raw()?;
+        Ok(())
+    })? {
+        return Ok(Err(e));
+    }
+    for r in &mut f {
+        if r.at == 0 {
+            r.at = at as u32;
+        }
+    }
+    Ok((|| {
+        Ok(MakerOrder {
+            asset_id: req_str(src, &f[0], "asset_id")?,
+            order_id: req_str(src, &f[1], "order_id")?,
+            matched_amount: req_size(src, &f[2], "matched_amount")?,
+            price: req_price(src, &f[3], "price")?,
+            outcome: opt_text(src, &f[4], "outcome")?,
+            owner: opt_str(src, &f[5], "owner")?,
+            maker_address: opt_str(src, &f[6], "maker_address")?,
+            side: opt_side(src, &f[7], "side")?,
+            fee_rate_bps: opt_u64(src, &f[8]),
+        })
+    })())
+}
+
+/// The maker legs of a `trade`, read lazily from the frame.
+///
+/// ```
+/// use polyclob::ws::decode::{decode, Event};
+/// let frame = r#"{"type":"TRADE","id":"t","asset_id":"a","side":"SELL","size":"1","price":"0.5"}"#;
+/// let Some(Ok(Event::Trade(t))) = decode(frame).next() else { panic!() };
+/// assert_eq!(t.maker_orders.count(), 0);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct MakerOrders<'a> {
+    st: ListState<'a>,
+}
+
+impl<'a> MakerOrders<'a> {
+    pub(crate) fn new(src: &'a str, span: Span) -> Self {
+        Self {
+            st: ListState::new(src, span),
+        }
+    }
+}
+
+impl<'a> Iterator for MakerOrders<'a> {
+    type Item = Result<MakerOrder<'a>, DecodeError>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        self.st.next_item(parse_maker)
+    }
+}
+
+/// A JSON array of strings (`assets_ids`, `outcomes`, `associate_trades`), read lazily.
+///
+/// ```
+/// use polyclob::ws::decode::{decode, Event};
+/// let frame = r#"{"event_type":"new_market","market":"0x1","assets_ids":["7","8"],
+///   "outcomes":["Yes","No"]}"#;
+/// let Some(Ok(Event::NewMarket(m))) = decode(frame).next() else { panic!() };
+/// let ids: Vec<_> = m.assets_ids.map(|s| s.unwrap().raw()).collect();
+/// assert_eq!(ids, ["7", "8"]);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct StrList<'a> {
+    st: ListState<'a>,
+    field: &'static str,
+}
+
+impl<'a> StrList<'a> {
+    pub(crate) fn new(src: &'a str, span: Span, field: &'static str) -> Self {
+        Self {
+            st: ListState::new(src, span),
+            field,
+        }
+    }
+}
+
+impl<'a> Iterator for StrList<'a> {
+    type Item = Result<JsonStr<'a>, DecodeError>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        let field = self.field;
+        self.st.next_item(|c| {
+            let src = c.src;
+            let r = c.raw()?;
+            Ok(opt_text(src, &r, field)
+                .and_then(|s| s.ok_or_else(|| err(DecodeErrorKind::WrongType, field, r.at()))))
+        })
+    }
+}

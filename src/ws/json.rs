@@ -1,0 +1,879 @@
+//! The byte scanner under the decoder: errors, borrowed JSON strings, and a cursor that
+//! walks a frame without building a tree.
+//!
+//! The cursor never allocates. Strings are returned as slices of the frame together with a
+//! flag saying whether they contain escapes; only [`JsonStr::to_unescaped`] ever copies.
+
+use core::fmt;
+use std::borrow::Cow;
+
+use crate::fixed::ParseErrorKind;
+
+/// Nesting limit for skipped values: deeper input is rejected rather than recursed into.
+const MAX_DEPTH: u32 = 128;
+
+/// What was wrong with a frame or with one element of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DecodeErrorKind {
+    /// Bytes that are not JSON where a value, `:`, `,` or closing bracket was expected.
+    Syntax,
+    /// The frame ended inside a value.
+    Eof,
+    /// Arrays or objects nested deeper than the decoder's limit (128), or a frame of 4 GiB or more.
+    TooDeep,
+    /// The frame is not valid UTF-8.
+    Utf8,
+    /// A field the event needs is absent (or `null`).
+    MissingField,
+    /// A field holds the wrong JSON type (for example a number where an object was expected).
+    WrongType,
+    /// A field the decoder must read verbatim (an id, a price) contains a JSON escape.
+    Escaped,
+    /// A JSON escape sequence is invalid (bad `\u` hex, lone surrogate, unknown escape).
+    BadEscape,
+    /// A price or size is not an exact decimal in range.
+    Decimal(ParseErrorKind),
+    /// A field holds a value outside its set (a side other than `BUY`/`SELL`, an unknown tick).
+    InvalidValue,
+    /// A book snapshot lists the same price twice on one side.
+    DuplicateLevel,
+}
+
+impl DecodeErrorKind {
+    /// A short, static description.
+    ///
+    /// ```
+    /// use polyclob::ws::decode::DecodeErrorKind;
+    /// assert_eq!(DecodeErrorKind::MissingField.as_str(), "missing field");
+    /// ```
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Syntax => "invalid JSON",
+            Self::Eof => "frame ends inside a value",
+            Self::TooDeep => "nesting too deep",
+            Self::Utf8 => "frame is not UTF-8",
+            Self::MissingField => "missing field",
+            Self::WrongType => "field has the wrong JSON type",
+            Self::Escaped => "escaped text in a verbatim field",
+            Self::BadEscape => "invalid JSON escape",
+            Self::Decimal(kind) => kind.as_str(),
+            Self::InvalidValue => "value not in the allowed set",
+            Self::DuplicateLevel => "duplicate price level",
+        }
+    }
+
+    /// Whether the error breaks the JSON structure, so nothing after it in the frame can be
+    /// decoded. Other errors affect one element only.
+    ///
+    /// ```
+    /// use polyclob::ws::decode::DecodeErrorKind;
+    /// assert!(DecodeErrorKind::Syntax.is_structural());
+    /// assert!(!DecodeErrorKind::MissingField.is_structural());
+    /// ```
+    #[must_use]
+    pub const fn is_structural(self) -> bool {
+        matches!(self, Self::Syntax | Self::Eof | Self::TooDeep | Self::Utf8)
+    }
+}
+
+/// A frame or element that could not be decoded: small, `Copy`, allocation-free.
+///
+/// Carries the kind, the field it concerns (`""` for structural errors) and the byte offset
+/// in the frame.
+///
+/// ```
+/// use polyclob::ws::decode::{decode, DecodeErrorKind};
+///
+/// let frame = r#"{"event_type":"last_trade_price","asset_id":"1","market":"0x","price":"1.5"}"#;
+/// let err = decode(frame).next().unwrap().unwrap_err();
+/// assert_eq!(err.field(), "price");
+/// assert!(matches!(err.kind(), DecodeErrorKind::Decimal(_)));
+/// assert_eq!(err.to_string(), "value out of range in field `price` at byte 71");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DecodeError {
+    kind: DecodeErrorKind,
+    field: &'static str,
+    offset: u32,
+}
+
+impl DecodeError {
+    #[inline]
+    pub(crate) const fn new(kind: DecodeErrorKind, field: &'static str, offset: usize) -> Self {
+        let offset = if offset > u32::MAX as usize {
+            u32::MAX
+        } else {
+            offset as u32
+        };
+        Self {
+            kind,
+            field,
+            offset,
+        }
+    }
+
+    /// What was wrong.
+    ///
+    /// ```
+    /// use polyclob::ws::decode::{decode, DecodeErrorKind};
+    /// let err = decode("{").next().unwrap().unwrap_err();
+    /// assert_eq!(err.kind(), DecodeErrorKind::Eof);
+    /// ```
+    #[must_use]
+    pub const fn kind(&self) -> DecodeErrorKind {
+        self.kind
+    }
+
+    /// The JSON field concerned, or `""` when the error is about the structure.
+    ///
+    /// ```
+    /// use polyclob::ws::decode::decode;
+    /// let err = decode(r#"{"event_type":"book"}"#).next().unwrap().unwrap_err();
+    /// assert_eq!(err.field(), "asset_id");
+    /// ```
+    #[must_use]
+    pub const fn field(&self) -> &'static str {
+        self.field
+    }
+
+    /// Byte offset in the frame where the problem was found.
+    ///
+    /// ```
+    /// use polyclob::ws::decode::decode;
+    /// let err = decode("[1]").next().unwrap().unwrap_err();
+    /// assert_eq!(err.offset(), 1);
+    /// ```
+    #[must_use]
+    pub const fn offset(&self) -> usize {
+        self.offset as usize
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.field.is_empty() {
+            write!(f, "{} at byte {}", self.kind.as_str(), self.offset)
+        } else {
+            write!(
+                f,
+                "{} in field `{}` at byte {}",
+                self.kind.as_str(),
+                self.field,
+                self.offset
+            )
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// The contents of a JSON string, borrowed from the frame, still escaped.
+///
+/// Free text (questions, descriptions, order statuses with a reason) may contain escapes;
+/// [`as_str`](Self::as_str) returns the text only when it has none, and
+/// [`to_unescaped`](Self::to_unescaped) decodes them (copying only then).
+///
+/// ```
+/// use polyclob::ws::decode::JsonStr;
+///
+/// let plain = JsonStr::from_raw("Yes");
+/// assert_eq!(plain.as_str(), Some("Yes"));
+/// let quoted = JsonStr::from_raw(r#"say \"hi\" \u00e9"#);
+/// assert_eq!(quoted.as_str(), None);
+/// assert_eq!(quoted.to_unescaped()?, "say \"hi\" é");
+/// # Ok::<(), polyclob::ws::decode::DecodeError>(())
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct JsonStr<'a> {
+    raw: &'a str,
+    escaped: bool,
+    offset: u32,
+}
+
+impl<'a> JsonStr<'a> {
+    /// Wraps the raw (still escaped) contents of a JSON string, without the quotes.
+    ///
+    /// ```
+    /// use polyclob::ws::decode::JsonStr;
+    /// assert!(JsonStr::from_raw(r"a\nb").is_escaped());
+    /// ```
+    #[must_use]
+    pub fn from_raw(raw: &'a str) -> Self {
+        Self {
+            raw,
+            escaped: raw.as_bytes().contains(&b'\\'),
+            offset: 0,
+        }
+    }
+
+    pub(crate) const fn new(raw: &'a str, escaped: bool, offset: usize) -> Self {
+        Self {
+            raw,
+            escaped,
+            offset: if offset > u32::MAX as usize {
+                u32::MAX
+            } else {
+                offset as u32
+            },
+        }
+    }
+
+    /// The contents exactly as they appear between the quotes.
+    ///
+    /// ```
+    /// use polyclob::ws::decode::JsonStr;
+    /// assert_eq!(JsonStr::from_raw(r"a\tb").raw(), r"a\tb");
+    /// ```
+    #[must_use]
+    pub const fn raw(&self) -> &'a str {
+        self.raw
+    }
+
+    /// Whether the contents contain at least one escape sequence.
+    ///
+    /// ```
+    /// use polyclob::ws::decode::JsonStr;
+    /// assert!(!JsonStr::from_raw("plain").is_escaped());
+    /// ```
+    #[must_use]
+    pub const fn is_escaped(&self) -> bool {
+        self.escaped
+    }
+
+    /// The text, when it needs no unescaping.
+    ///
+    /// ```
+    /// use polyclob::ws::decode::JsonStr;
+    /// assert_eq!(JsonStr::from_raw("LIVE").as_str(), Some("LIVE"));
+    /// ```
+    #[must_use]
+    pub const fn as_str(&self) -> Option<&'a str> {
+        if self.escaped { None } else { Some(self.raw) }
+    }
+
+    /// The decoded text: borrowed when there are no escapes, owned otherwise.
+    ///
+    /// ```
+    /// use polyclob::ws::decode::JsonStr;
+    /// assert_eq!(JsonStr::from_raw(r"it\u2019s").to_unescaped()?, "it’s");
+    /// # Ok::<(), polyclob::ws::decode::DecodeError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`DecodeErrorKind::BadEscape`] for an invalid escape or a lone surrogate.
+    pub fn to_unescaped(&self) -> Result<Cow<'a, str>, DecodeError> {
+        if !self.escaped {
+            return Ok(Cow::Borrowed(self.raw));
+        }
+        let mut out = String::with_capacity(self.raw.len());
+        self.unescape_into(&mut out)?;
+        Ok(Cow::Owned(out))
+    }
+
+    /// Appends the decoded text to `out`, reusing its capacity.
+    ///
+    /// ```
+    /// use polyclob::ws::decode::JsonStr;
+    /// let mut out = String::new();
+    /// JsonStr::from_raw(r"a\/b").unescape_into(&mut out)?;
+    /// assert_eq!(out, "a/b");
+    /// # Ok::<(), polyclob::ws::decode::DecodeError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`DecodeErrorKind::BadEscape`] for an invalid escape or a lone surrogate; `out` may then
+    /// hold a prefix of the text.
+    pub fn unescape_into(&self, out: &mut String) -> Result<(), DecodeError> {
+        let s = self.raw;
+        let b = s.as_bytes();
+        let base = self.offset as usize;
+        let bad = |i: usize| DecodeError::new(DecodeErrorKind::BadEscape, "", base + i);
+        let mut i = 0;
+        let mut run = 0;
+        while i < b.len() {
+            if b[i] != b'\\' {
+                i += 1;
+                continue;
+            }
+            // `run..i` ends before an ASCII backslash, so both ends are char boundaries.
+            out.push_str(s.get(run..i).ok_or_else(|| bad(i))?);
+            let esc = *b.get(i + 1).ok_or_else(|| bad(i))?;
+            i += 2;
+            let c = match esc {
+                b'"' => '"',
+                b'\\' => '\\',
+                b'/' => '/',
+                b'b' => '\u{8}',
+                b'f' => '\u{c}',
+                b'n' => '\n',
+                b'r' => '\r',
+                b't' => '\t',
+                b'u' => {
+                    let hi = hex4(b, i).ok_or_else(|| bad(i))?;
+                    i += 4;
+                    let code = if (0xD800..0xDC00).contains(&hi) {
+                        // A high surrogate must be followed by `\u` and a low surrogate.
+                        if b.get(i) != Some(&b'\\') || b.get(i + 1) != Some(&b'u') {
+                            return Err(bad(i));
+                        }
+                        let lo = hex4(b, i + 2).ok_or_else(|| bad(i))?;
+                        if !(0xDC00..0xE000).contains(&lo) {
+                            return Err(bad(i));
+                        }
+                        i += 6;
+                        0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                    } else {
+                        hi
+                    };
+                    char::from_u32(code).ok_or_else(|| bad(i))?
+                }
+                _ => return Err(bad(i - 1)),
+            };
+            out.push(c);
+            run = i;
+        }
+        out.push_str(s.get(run..).ok_or_else(|| bad(run))?);
+        Ok(())
+    }
+}
+
+impl fmt::Debug for JsonStr<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.raw, f)
+    }
+}
+
+impl PartialEq<str> for JsonStr<'_> {
+    fn eq(&self, other: &str) -> bool {
+        !self.escaped && self.raw == other
+    }
+}
+
+impl PartialEq<&str> for JsonStr<'_> {
+    fn eq(&self, other: &&str) -> bool {
+        !self.escaped && self.raw == *other
+    }
+}
+
+fn hex4(b: &[u8], at: usize) -> Option<u32> {
+    let digits = b.get(at..at + 4)?;
+    let mut v = 0u32;
+    for &d in digits {
+        let n = match d {
+            b'0'..=b'9' => d - b'0',
+            b'a'..=b'f' => d - b'a' + 10,
+            b'A'..=b'F' => d - b'A' + 10,
+            _ => return None,
+        };
+        v = v * 16 + u32::from(n);
+    }
+    Some(v)
+}
+
+/// The JSON type of a scalar field as captured by the first pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) enum RawKind {
+    /// The field was not present.
+    #[default]
+    Missing,
+    /// A string without escapes.
+    Str,
+    /// A string with escapes.
+    Esc,
+    /// A number; `text` is its literal.
+    Num,
+    Null,
+    /// `true`, `false`, an object or an array.
+    Other,
+}
+
+/// A field value captured by the first pass: where its text (string contents or literal) is in
+/// the frame, and its JSON type. Offsets are `u32` to keep the per-element capture small;
+/// [`decode`](super::decode::decode) rejects frames of 4 GiB or more.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Raw {
+    pub(crate) at: u32,
+    pub(crate) len: u32,
+    pub(crate) kind: RawKind,
+}
+
+impl Raw {
+    #[inline]
+    pub(crate) fn new(at: usize, len: usize, kind: RawKind) -> Self {
+        Self {
+            at: at as u32,
+            len: len as u32,
+            kind,
+        }
+    }
+
+    /// The captured text.
+    #[inline]
+    pub(crate) fn text<'a>(&self, src: &'a str) -> &'a str {
+        let at = self.at as usize;
+        src.get(at..at + self.len as usize).unwrap_or("")
+    }
+
+    #[inline]
+    pub(crate) fn at(&self) -> usize {
+        self.at as usize
+    }
+
+    /// Missing, `null`, or an empty string: "no value" in the exchange's idiom.
+    #[inline]
+    pub(crate) fn is_blank(&self) -> bool {
+        match self.kind {
+            RawKind::Missing | RawKind::Null => true,
+            RawKind::Str => self.len == 0,
+            _ => false,
+        }
+    }
+}
+
+/// Powers of ten for scaling up to six fractional digits.
+const SCALE_UP: [u64; 7] = [1_000_000, 100_000, 10_000, 1_000, 100, 10, 1];
+
+/// Reads a plain decimal (`digits[.digits]`, at most 13 integer digits, any zeros past the
+/// 6th decimal) starting at `b[i]`, returning its value in 10⁻⁶ units and the index of the
+/// first byte after it.
+///
+/// This is the decoder's fast path for the shape every exchange price and size has: one pass,
+/// no overflow checks needed (13 digits × 10⁶ < 2⁶⁴). It returns `None` for anything else —
+/// empty input, more integer digits, a non-zero 7th decimal, a sign — and callers then fall
+/// back to [`crate::fixed::Price::parse`]/[`crate::fixed::Size::parse`], which decide and
+/// report. The unit tests check it against those parsers.
+#[inline]
+pub(crate) fn scan_decimal(b: &[u8], mut i: usize) -> Option<(u64, usize)> {
+    let start = i;
+    let mut int = 0u64;
+    while let Some(&c) = b.get(i) {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        int = int * 10 + u64::from(d);
+        i += 1;
+        if i - start > 13 {
+            return None;
+        }
+    }
+    let int_digits = i - start;
+    let mut frac = 0u64;
+    let mut frac_digits = 0usize;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        while let Some(&c) = b.get(i) {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            if frac_digits < 6 {
+                frac = frac * 10 + u64::from(d);
+            } else if d != 0 {
+                return None;
+            }
+            frac_digits += 1;
+            i += 1;
+        }
+    }
+    if int_digits == 0 && frac_digits == 0 {
+        return None;
+    }
+    Some((int * 1_000_000 + frac * SCALE_UP[frac_digits.min(6)], i))
+}
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// Index of the first byte at or after `i` that ends a run of plain string content: `"`, `\\`
+/// or a control byte (< 0x20), or `b.len()`. Checks eight bytes per step (SWAR): the lowest
+/// flagged byte of the classic "has zero / has less than" tests is always exact, and ids,
+/// hashes and market ids are 40–77 bytes long.
+#[inline]
+pub(crate) fn find_special(b: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = b.get(i..i + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        let q = w ^ (LO * u64::from(b'"'));
+        let s = w ^ (LO * u64::from(b'\\'));
+        let hit = ((q.wrapping_sub(LO) & !q)
+            | (s.wrapping_sub(LO) & !s)
+            | (w.wrapping_sub(LO * 0x20) & !w))
+            & HI;
+        if hit != 0 {
+            return i + (hit.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(&c) = b.get(i) {
+        if c == b'"' || c == b'\\' || c < 0x20 {
+            return i;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// A position in a frame. All offsets are absolute, so errors point into the whole frame.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Cursor<'a> {
+    pub(crate) src: &'a str,
+    pub(crate) pos: usize,
+}
+
+#[inline]
+pub(crate) fn err(kind: DecodeErrorKind, field: &'static str, at: usize) -> DecodeError {
+    DecodeError::new(kind, field, at)
+}
+
+impl<'a> Cursor<'a> {
+    #[inline]
+    pub(crate) const fn new(src: &'a str, pos: usize) -> Self {
+        Self { src, pos }
+    }
+
+    #[inline]
+    fn bytes(&self) -> &'a [u8] {
+        self.src.as_bytes()
+    }
+
+    /// Skips JSON whitespace and returns the next byte, if any.
+    #[inline]
+    pub(crate) fn peek(&mut self) -> Option<u8> {
+        let b = self.bytes();
+        while let Some(&c) = b.get(self.pos) {
+            if matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
+                self.pos += 1;
+            } else {
+                return Some(c);
+            }
+        }
+        None
+    }
+
+    /// Skips whitespace and consumes `c`, or fails.
+    #[inline]
+    pub(crate) fn eat(&mut self, c: u8) -> Result<(), DecodeError> {
+        match self.peek() {
+            Some(x) if x == c => {
+                self.pos += 1;
+                Ok(())
+            }
+            Some(_) => Err(err(DecodeErrorKind::Syntax, "", self.pos)),
+            None => Err(err(DecodeErrorKind::Eof, "", self.pos)),
+        }
+    }
+
+    /// After an element of an object or array: consumes `,` (returns `true`) or `close`
+    /// (returns `false`).
+    #[inline]
+    pub(crate) fn next_or_close(&mut self, close: u8) -> Result<bool, DecodeError> {
+        match self.peek() {
+            Some(b',') => {
+                self.pos += 1;
+                Ok(true)
+            }
+            Some(c) if c == close => {
+                self.pos += 1;
+                Ok(false)
+            }
+            Some(_) => Err(err(DecodeErrorKind::Syntax, "", self.pos)),
+            None => Err(err(DecodeErrorKind::Eof, "", self.pos)),
+        }
+    }
+
+    /// Consumes `close` if it is next (an empty object or array). Whitespace is skipped.
+    #[inline]
+    pub(crate) fn close_if(&mut self, close: u8) -> bool {
+        if self.peek() == Some(close) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// At a `"`: consumes the string, returning its contents, whether it has escapes, and the
+    /// offset of its first content byte.
+    #[inline(always)]
+    pub(crate) fn string(&mut self) -> Result<(&'a str, bool, usize), DecodeError> {
+        let b = self.bytes();
+        let start = self.pos + 1;
+        let mut i = start;
+        let mut escaped = false;
+        loop {
+            i = find_special(b, i);
+            match b.get(i) {
+                Some(b'"') => break,
+                Some(b'\\') => {
+                    escaped = true;
+                    // The escaped byte is never a closing quote; `\u` digits are plain bytes.
+                    i += 2;
+                }
+                Some(_) => return Err(err(DecodeErrorKind::Syntax, "", i)),
+                None => return Err(err(DecodeErrorKind::Eof, "", b.len())),
+            }
+        }
+        self.pos = i + 1;
+        // Both ends sit next to ASCII quotes, so they are char boundaries.
+        let text = self
+            .src
+            .get(start..i)
+            .ok_or_else(|| err(DecodeErrorKind::Utf8, "", start))?;
+        Ok((text, escaped, start))
+    }
+
+    /// Reads an object key and the `:` after it. Expects the cursor at the key's `"`.
+    #[inline]
+    pub(crate) fn key(&mut self) -> Result<&'a [u8], DecodeError> {
+        match self.peek() {
+            Some(b'"') => {}
+            Some(_) => return Err(err(DecodeErrorKind::Syntax, "", self.pos)),
+            None => return Err(err(DecodeErrorKind::Eof, "", self.pos)),
+        }
+        let (k, _, _) = self.string()?;
+        self.eat(b':')?;
+        self.peek();
+        Ok(k.as_bytes())
+    }
+
+    /// Captures a scalar field value; objects and arrays are skipped and marked `Other`.
+    #[inline(always)]
+    pub(crate) fn raw(&mut self) -> Result<Raw, DecodeError> {
+        let at = self.pos;
+        match self.peek() {
+            Some(b'"') => {
+                let (text, escaped, at) = self.string()?;
+                let kind = if escaped { RawKind::Esc } else { RawKind::Str };
+                Ok(Raw::new(at, text.len(), kind))
+            }
+            Some(b'n') => {
+                self.literal(b"null")?;
+                Ok(Raw::new(at, 0, RawKind::Null))
+            }
+            Some(b'-' | b'0'..=b'9') => {
+                self.number()?;
+                Ok(Raw::new(at, self.pos - at, RawKind::Num))
+            }
+            _ => {
+                self.skip(0)?;
+                Ok(Raw::new(at, 0, RawKind::Other))
+            }
+        }
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Result<(), DecodeError> {
+        let end = self.pos + word.len();
+        match self.bytes().get(self.pos..end) {
+            Some(w) if w == word => {
+                self.pos = end;
+                Ok(())
+            }
+            Some(_) => Err(err(DecodeErrorKind::Syntax, "", self.pos)),
+            None => Err(err(DecodeErrorKind::Eof, "", self.pos)),
+        }
+    }
+
+    fn number(&mut self) -> Result<(), DecodeError> {
+        let b = self.bytes();
+        let start = self.pos;
+        while let Some(&c) = b.get(self.pos) {
+            if c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'e' | b'E') {
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+        if self.pos == start {
+            Err(err(DecodeErrorKind::Syntax, "", start))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Skips one value of any type, checking its structure.
+    pub(crate) fn skip(&mut self, depth: u32) -> Result<(), DecodeError> {
+        if depth > MAX_DEPTH {
+            return Err(err(DecodeErrorKind::TooDeep, "", self.pos));
+        }
+        match self.peek() {
+            Some(b'"') => self.string().map(|_| ()),
+            Some(b'{') => {
+                self.pos += 1;
+                if self.close_if(b'}') {
+                    return Ok(());
+                }
+                loop {
+                    self.key()?;
+                    self.skip(depth + 1)?;
+                    if !self.next_or_close(b'}')? {
+                        return Ok(());
+                    }
+                }
+            }
+            Some(b'[') => {
+                self.pos += 1;
+                if self.close_if(b']') {
+                    return Ok(());
+                }
+                loop {
+                    self.skip(depth + 1)?;
+                    if !self.next_or_close(b']')? {
+                        return Ok(());
+                    }
+                }
+            }
+            Some(b't') => self.literal(b"true"),
+            Some(b'f') => self.literal(b"false"),
+            Some(b'n') => self.literal(b"null"),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            Some(_) => Err(err(DecodeErrorKind::Syntax, "", self.pos)),
+            None => Err(err(DecodeErrorKind::Eof, "", self.pos)),
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skip_handles_escapes_and_nesting() {
+        let src = r#"{"a":"x\"]}","b":[1,{"c":[true,false,null]},-2.5e3],"d":"\\"} tail"#;
+        let mut c = Cursor::new(src, 0);
+        c.skip(0).unwrap();
+        assert_eq!(&src[c.pos..], " tail");
+    }
+
+    #[test]
+    fn skip_rejects_truncation_and_depth() {
+        for bad in [
+            r#"{"a":"#,
+            r#"{"a":"x"#,
+            "[1,",
+            "{\"a\" 1}",
+            "tru",
+            "[\"\u{1}\"]",
+        ] {
+            assert!(Cursor::new(bad, 0).skip(0).is_err(), "{bad}");
+        }
+        let deep = "[".repeat(200) + &"]".repeat(200);
+        let e = Cursor::new(&deep, 0).skip(0).unwrap_err();
+        assert_eq!(e.kind(), DecodeErrorKind::TooDeep);
+    }
+
+    #[test]
+    fn find_special_matches_a_byte_loop() {
+        let naive = |b: &[u8], i: usize| {
+            (i..b.len())
+                .find(|&j| b[j] == b'"' || b[j] == b'\\' || b[j] < 0x20)
+                .unwrap_or(b.len())
+        };
+        let mut seed = 1u64;
+        for _ in 0..20_000 {
+            let len = (seed % 40) as usize;
+            let mut buf = Vec::with_capacity(len);
+            for _ in 0..len {
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                let pick = (seed >> 59) as u8;
+                buf.push(match pick {
+                    0 => b'"',
+                    1 => b'\\',
+                    2 => 0x1f,
+                    3 => 0x80 | (seed >> 40) as u8,
+                    4 => 0x20,
+                    5 => 0x21,
+                    6 => 0x23,
+                    7 => 0x5d,
+                    _ => b'0' + pick,
+                });
+            }
+            let start = (seed as usize >> 7) % (len + 1);
+            assert_eq!(
+                find_special(&buf, start),
+                naive(&buf, start),
+                "{buf:?} from {start}"
+            );
+        }
+    }
+
+    #[test]
+    fn scan_decimal_agrees_with_the_fixed_parsers() {
+        use crate::fixed::parse_micros;
+        let mut seed = 3u64;
+        let alphabet = b"0123456789.....-e+x ";
+        for n in 0..200_000 {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let len = (seed >> 60) as usize + (n % 3);
+            let mut buf = Vec::new();
+            let mut s2 = seed;
+            for _ in 0..len {
+                s2 = s2.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(7);
+                let pick = (s2 >> 58) as usize % alphabet.len();
+                // Mostly digits, so that long valid numbers are common.
+                buf.push(if s2 & 3 == 0 {
+                    alphabet[pick]
+                } else {
+                    b'0' + (pick % 10) as u8
+                });
+            }
+            let full = match scan_decimal(&buf, 0) {
+                Some((v, end)) if end == buf.len() => Some(v),
+                _ => None,
+            };
+            if let Some(v) = full {
+                assert_eq!(
+                    parse_micros(&buf),
+                    Ok(v),
+                    "{:?}",
+                    String::from_utf8_lossy(&buf)
+                );
+            }
+        }
+        for t in [
+            "0.48",
+            ".48",
+            "1.",
+            "0",
+            "219.217767",
+            "1.0000000",
+            "0012.5",
+            "9999999999999.999999",
+        ] {
+            assert_eq!(
+                scan_decimal(t.as_bytes(), 0).map(|r| r.0),
+                parse_micros(t.as_bytes()).ok(),
+                "{t}"
+            );
+        }
+        for t in ["", ".", "1.0000001", "99999999999999", "-1"] {
+            assert!(
+                matches!(scan_decimal(t.as_bytes(), 0), None | Some((_, 0))),
+                "{t}"
+            );
+        }
+    }
+
+    #[test]
+    fn unescape_table() {
+        let cases: [(&str, Option<&str>); 7] = [
+            (r"a\nb", Some("a\nb")),
+            (r"\ud83d\ude00", Some("😀")),
+            (r"\u00E9", Some("é")),
+            (r"\ud83d", None),
+            (r"\x", None),
+            (r"\u12", None),
+            (r#"q\"\\\/"#, Some("q\"\\/")),
+        ];
+        for (raw, want) in cases {
+            let got = JsonStr::from_raw(raw).to_unescaped().ok();
+            assert_eq!(got.as_deref(), want, "{raw}");
+        }
+    }
+}

@@ -1,0 +1,33 @@
+//! Polymarket WebSocket channels ([Polymarket WSS overview]).
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`decode`] | borrowed, allocation-free views of market- and user-channel frames |
+//! | [`books`] | streams feeding a [`BookManager`](crate::book::BookManager): zero-copy [`BookFeed`](books::BookFeed), owned [`BookStream`](books::BookStream) |
+//! | [`decoded`] | [`DecodedStream`](decoded::DecodedStream): any stream's frames as owned decoded events |
+//! | [`market`] | [`MarketStream`](market::MarketStream): sharded market-channel connections |
+//! | [`user`] | [`UserStream`](user::UserStream): the authenticated user channel |
+//! | [`event`] | frames (borrowed and owned), status changes, the zero-copy [`Handler`](event::Handler) |
+//! | [`connection`] | one shard's lifecycle: keepalive, watchdog, reconnect, epochs, lag |
+//! | [`backoff`] | exponential backoff with jitter |
+//! | [`subscribe`] | subscription message formats, user credentials |
+//!
+//! [Polymarket WSS overview]: https://docs.polymarket.com/developers/CLOB/websocket/wss-overview
+
+mod json;
+
+pub mod backoff;
+pub mod books;
+pub mod connection;
+pub mod decode;
+pub mod decoded;
+pub mod event;
+pub mod market;
+mod options;
+mod shards;
+pub mod subscribe;
+mod transport;
+pub mod user;
+
+pub use options::BuildError;
+pub use shards::Closed;

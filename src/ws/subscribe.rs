@@ -1,0 +1,262 @@
+//! Subscription messages of the market and user channels, written into a reused buffer.
+//!
+//! Formats ([Polymarket market channel], [user channel], [dynamic subscriptions]):
+//! - market, first message: `{"assets_ids":[…],"type":"market","custom_feature_enabled":…,"initial_dump":…}`
+//!   (the key is `assets_ids`, plural "assets");
+//! - market, later: `{"assets_ids":[…],"operation":"subscribe"|"unsubscribe","custom_feature_enabled":…}`;
+//! - user, first message: `{"auth":{"apiKey":…,"secret":…,"passphrase":…},"markets":[…],"type":"user"}`
+//!   (filtered by condition ids);
+//! - user, later: `{"markets":[…],"operation":"subscribe"|"unsubscribe"}`.
+//!
+//! [Polymarket market channel]: https://docs.polymarket.com/developers/CLOB/websocket/market-channel
+//! [user channel]: https://docs.polymarket.com/developers/CLOB/websocket/user-channel
+//! [dynamic subscriptions]: https://docs.polymarket.com/developers/CLOB/websocket/wss-overview
+
+use std::fmt;
+
+/// L2 API credentials for the user channel's `auth` object.
+///
+/// The secret and passphrase are overwritten with zeros when dropped and never appear in
+/// `Debug` output.
+///
+/// ```
+/// use polyclob::ws::subscribe::UserAuth;
+/// let auth = UserAuth::new("key", "c2VjcmV0", "pass");
+/// assert!(!format!("{auth:?}").contains("c2VjcmV0"));
+/// ```
+#[derive(Clone)]
+pub struct UserAuth {
+    api_key: String,
+    secret: String,
+    passphrase: String,
+}
+
+impl UserAuth {
+    /// Credentials from an API key, its base64 secret and passphrase.
+    #[must_use]
+    pub fn new(
+        api_key: impl Into<String>,
+        secret: impl Into<String>,
+        passphrase: impl Into<String>,
+    ) -> Self {
+        Self {
+            api_key: api_key.into(),
+            secret: secret.into(),
+            passphrase: passphrase.into(),
+        }
+    }
+
+    /// The API key (not secret: the exchange echoes it as `owner` in user events).
+    #[must_use]
+    pub fn api_key(&self) -> &str {
+        &self.api_key
+    }
+}
+
+impl fmt::Debug for UserAuth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UserAuth")
+            .field("api_key", &self.api_key)
+            .field("secret", &"<redacted>")
+            .field("passphrase", &"<redacted>")
+            .finish()
+    }
+}
+
+impl Drop for UserAuth {
+    fn drop(&mut self) {
+        wipe(&mut self.secret);
+        wipe(&mut self.passphrase);
+    }
+}
+
+/// Overwrite a string's bytes with zeros (kept observable through `black_box` so the
+/// stores are not removed as dead).
+pub(crate) fn wipe(s: &mut String) {
+    let mut bytes = std::mem::take(s).into_bytes();
+    for b in &mut bytes {
+        *b = 0;
+    }
+    std::hint::black_box(&mut bytes);
+}
+
+/// Dynamic subscription direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Op {
+    Subscribe,
+    Unsubscribe,
+}
+
+impl Op {
+    fn as_str(self) -> &'static str {
+        match self {
+            Op::Subscribe => "subscribe",
+            Op::Unsubscribe => "unsubscribe",
+        }
+    }
+}
+
+/// Appends `s` as a JSON string literal (quotes and escapes included).
+fn push_json_str(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                let v = c as usize;
+                out.push_str("\\u00");
+                out.push(HEX[v >> 4] as char);
+                out.push(HEX[v & 15] as char);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+fn push_json_array<'a>(out: &mut String, items: impl IntoIterator<Item = &'a str>) {
+    out.push('[');
+    for (i, s) in items.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_json_str(out, s);
+    }
+    out.push(']');
+}
+
+fn push_bool(out: &mut String, b: bool) {
+    out.push_str(if b { "true" } else { "false" });
+}
+
+/// First market-channel message of a connection.
+pub(crate) fn market_initial<'a>(
+    out: &mut String,
+    assets: impl IntoIterator<Item = &'a str>,
+    custom_feature_enabled: bool,
+    initial_dump: bool,
+) {
+    out.clear();
+    out.push_str("{\"assets_ids\":");
+    push_json_array(out, assets);
+    out.push_str(",\"type\":\"market\",\"custom_feature_enabled\":");
+    push_bool(out, custom_feature_enabled);
+    out.push_str(",\"initial_dump\":");
+    push_bool(out, initial_dump);
+    out.push('}');
+}
+
+/// Market-channel subscribe/unsubscribe on an open connection.
+pub(crate) fn market_operation<'a>(
+    out: &mut String,
+    assets: impl IntoIterator<Item = &'a str>,
+    op: Op,
+    custom_feature_enabled: bool,
+) {
+    out.clear();
+    out.push_str("{\"assets_ids\":");
+    push_json_array(out, assets);
+    out.push_str(",\"operation\":\"");
+    out.push_str(op.as_str());
+    out.push_str("\",\"custom_feature_enabled\":");
+    push_bool(out, custom_feature_enabled);
+    out.push('}');
+}
+
+/// First user-channel message of a connection (carries the credentials).
+pub(crate) fn user_initial<'a>(
+    out: &mut String,
+    auth: &UserAuth,
+    markets: impl IntoIterator<Item = &'a str>,
+) {
+    out.clear();
+    out.push_str("{\"auth\":{\"apiKey\":");
+    push_json_str(out, &auth.api_key);
+    out.push_str(",\"secret\":");
+    push_json_str(out, &auth.secret);
+    out.push_str(",\"passphrase\":");
+    push_json_str(out, &auth.passphrase);
+    out.push_str("},\"markets\":");
+    push_json_array(out, markets);
+    out.push_str(",\"type\":\"user\"}");
+}
+
+/// User-channel subscribe/unsubscribe on an open connection.
+pub(crate) fn user_operation<'a>(
+    out: &mut String,
+    markets: impl IntoIterator<Item = &'a str>,
+    op: Op,
+) {
+    out.clear();
+    out.push_str("{\"markets\":");
+    push_json_array(out, markets);
+    out.push_str(",\"operation\":\"");
+    out.push_str(op.as_str());
+    out.push_str("\"}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn market_messages() {
+        let mut s = String::new();
+        market_initial(&mut s, ["1", "2"], true, true);
+        assert_eq!(
+            s,
+            r#"{"assets_ids":["1","2"],"type":"market","custom_feature_enabled":true,"initial_dump":true}"#
+        );
+        market_initial(&mut s, [], false, false);
+        assert_eq!(
+            s,
+            r#"{"assets_ids":[],"type":"market","custom_feature_enabled":false,"initial_dump":false}"#
+        );
+        market_operation(&mut s, ["3"], Op::Subscribe, true);
+        assert_eq!(
+            s,
+            r#"{"assets_ids":["3"],"operation":"subscribe","custom_feature_enabled":true}"#
+        );
+        market_operation(&mut s, ["3", "4"], Op::Unsubscribe, false);
+        assert_eq!(
+            s,
+            r#"{"assets_ids":["3","4"],"operation":"unsubscribe","custom_feature_enabled":false}"#
+        );
+    }
+
+    #[test]
+    fn user_messages() {
+        let mut s = String::new();
+        let auth = UserAuth::new("k", "s", "p");
+        user_initial(&mut s, &auth, ["0xab"]);
+        assert_eq!(
+            s,
+            r#"{"auth":{"apiKey":"k","secret":"s","passphrase":"p"},"markets":["0xab"],"type":"user"}"#
+        );
+        user_operation(&mut s, ["0xcd"], Op::Unsubscribe);
+        assert_eq!(s, r#"{"markets":["0xcd"],"operation":"unsubscribe"}"#);
+    }
+
+    #[test]
+    fn hostile_ids_are_escaped() {
+        let mut s = String::new();
+        market_operation(&mut s, ["a\"b\\c\n\u{1}"], Op::Subscribe, true);
+        assert_eq!(
+            s,
+            r#"{"assets_ids":["a\"b\\c\n\u0001"],"operation":"subscribe","custom_feature_enabled":true}"#
+        );
+    }
+
+    #[test]
+    fn auth_debug_is_redacted() {
+        let auth = UserAuth::new("key-1", "TOPSECRET", "PASSPHRASE");
+        let d = format!("{auth:?}");
+        assert!(d.contains("key-1"));
+        assert!(!d.contains("TOPSECRET") && !d.contains("PASSPHRASE"));
+    }
+}
