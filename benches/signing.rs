@@ -6,7 +6,10 @@
 use std::hint::black_box;
 
 use alloy_primitives::{B256, U256};
-use criterion::{Criterion, criterion_group, criterion_main};
+use std::time::Duration;
+
+use criterion::Criterion;
+use criterion::measurement::Measurement;
 use polyclob::fixed::{Price, Size};
 use polyclob::order::{
     LimitOrder, MarketContext, MarketOrder, Order, OrderSigner, market_price, write_cancel_body,
@@ -29,7 +32,7 @@ const KEY_BYTES: [u8; 32] = [
 ];
 const SECRET: &str = "dGVzdC1zZWNyZXQtMzItYnl0ZXMtbG9uZy12YWx1ZS0wMQ==";
 
-fn raw_ecdsa(c: &mut Criterion) {
+fn raw_ecdsa<M: Measurement<Value = Duration> + 'static>(c: &mut Criterion<M>) {
     let digest = [0x5au8; 32];
     let mut g = c.benchmark_group("raw_ecdsa_sign");
     #[cfg(feature = "libsecp256k1")]
@@ -53,7 +56,7 @@ fn raw_ecdsa(c: &mut Criterion) {
     g.finish();
 }
 
-fn auth(c: &mut Criterion) {
+fn auth<M: Measurement<Value = Duration> + 'static>(c: &mut Criterion<M>) {
     c.bench_function("signer_construction", |b| {
         b.iter(|| Signer::from_hex(black_box(KEY)).unwrap())
     });
@@ -78,6 +81,13 @@ fn auth(c: &mut Criterion) {
     c.bench_function("hmac_l2_sign", |b| {
         b.iter(|| key.sign(black_box(1_713_398_400), "POST", "/order", black_box(body)))
     });
+    // Floor of the HMAC above: its three SHA-256 compressions (2 inner + 1 outer), as one
+    // plain hash of 128 bytes (2 blocks + the padding block).
+    c.bench_function("baseline_sha256_3_blocks", |b| {
+        use sha2::Digest;
+        let data = [0x5au8; 128];
+        b.iter(|| sha2::Sha256::digest(black_box(&data)))
+    });
 }
 
 /// nautilus' `sample_order`: BUY, maker 50 pUSD / taker 100 shares, EOA, V2 standard exchange.
@@ -95,7 +105,7 @@ fn sample_order(signer: &Signer) -> Order {
     o
 }
 
-fn orders(c: &mut Criterion) {
+fn orders<M: Measurement<Value = Duration> + 'static>(c: &mut Criterion<M>) {
     let signer = Signer::from_hex(KEY).unwrap();
     let market = MarketContext::new(
         Chain::Polygon,
@@ -113,6 +123,12 @@ fn orders(c: &mut Criterion) {
     assert_eq!(order_hash(&domain, &order), want_hash);
     c.bench_function("order_hash", |b| {
         b.iter(|| order_hash(black_box(&domain), black_box(&order)))
+    });
+    // Floor of the order hash: it is 4 Keccak-f[1600] permutations (a 384-byte struct = 3
+    // blocks of 136 bytes, then the 66-byte signing hash = 1 block); this row is one of them.
+    c.bench_function("baseline_keccak256_1_block", |b| {
+        let data = [0x5au8; 66];
+        b.iter(|| alloy_primitives::keccak256(black_box(data)))
     });
     let want_sig = "0x6fd689d2f8bace3a3ebee15d79484c752cfbc9afbbf7bd7e202dc75c50a035a70e734b8fd9fd8a70395779c91e024c27f361e9107aa85568043ae7059f97e6791c";
     assert_eq!(
@@ -198,5 +214,219 @@ fn orders(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, raw_ecdsa, auth, orders);
-criterion_main!(benches);
+/// The opt-in precomputed-nonce pool (issue 8): the pool is filled outside the timed loop with
+/// exactly as many real entries as the loop consumes, so no row ever measures a fallback.
+#[cfg(feature = "libsecp256k1")]
+fn presigned<M: Measurement<Value = Duration> + 'static>(c: &mut Criterion<M>) {
+    let signer = Signer::from_hex(KEY).unwrap();
+    let pool = signer.enable_nonce_pool(1 << 16);
+    let market = MarketContext::new(
+        Chain::Polygon,
+        ExchangeVersion::V2,
+        TOKEN.parse().unwrap(),
+        TickSize::Hundredth,
+        false,
+    )
+    .unwrap();
+    let domain = *market.domain_separator();
+    let order = sample_order(&signer);
+    let prepared = OrderSigner::new(signer.clone(), Chain::Polygon, Wallet::Eoa)
+        .unwrap()
+        .presigned(true);
+    let hmac = HmacKey::from_base64url(SECRET).unwrap();
+    let limit = LimitOrder::new(Side::Buy, "0.56".parse().unwrap(), "21.04".parse().unwrap());
+    let mut body = Vec::with_capacity(2048);
+    pool.refill();
+    {
+        let h = order_hash(&domain, &order);
+        let sig = signer.sign_prehash_presigned(&h.0).unwrap();
+        assert_eq!(recover_address(&h.0, &sig).unwrap(), signer.address());
+    }
+
+    // Runs `f` `iters` times with the pool refilled (untimed) in slices that fit its depth.
+    let run = |iters: u64, f: &mut dyn FnMut()| -> Duration {
+        let mut total = Duration::ZERO;
+        let mut left = iters;
+        while left > 0 {
+            let n = left.min(pool.depth() as u64);
+            pool.refill();
+            let start = clock::now();
+            for _ in 0..n {
+                f();
+            }
+            total += clock::elapsed(start);
+            left -= n;
+        }
+        total
+    };
+
+    // Few, short samples: every timed iteration consumes a real precomputed entry.
+    fn short<M: Measurement>(g: &mut criterion::BenchmarkGroup<'_, M>) {
+        g.sample_size(10);
+        g.warm_up_time(Duration::from_millis(200));
+        g.measurement_time(Duration::from_millis(600));
+    }
+    let before = pool.fallbacks();
+    let mut g = c.benchmark_group("presign");
+    short(&mut g);
+    g.bench_function("sign_order_presigned", |b| {
+        b.iter_custom(|iters| {
+            run(iters, &mut || {
+                let h = order_hash(black_box(&domain), black_box(&order));
+                black_box(signer.sign_prehash_presigned(&h.0).unwrap());
+            })
+        })
+    });
+    g.finish();
+    let mut g = c.benchmark_group("exec_pipeline");
+    short(&mut g);
+    g.bench_function("submit_limit_presigned", |b| {
+        b.iter_custom(|iters| {
+            run(iters, &mut || {
+                body.clear();
+                let signed = prepared.limit_order(&market, black_box(&limit)).unwrap();
+                signed.write_json(OWNER, &mut body);
+                black_box(hmac.sign(1_713_398_400, "POST", "/order", &body));
+            })
+        })
+    });
+    g.finish();
+    assert_eq!(
+        pool.fallbacks(),
+        before,
+        "a timed iteration fell back to RFC 6979"
+    );
+    let mut g = c.benchmark_group("presign");
+    short(&mut g);
+    g.bench_function("nonce_pool_refill", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            let mut left = iters;
+            while left > 0 {
+                // Fill, drain `n` (untimed), then time refilling exactly `n` entries.
+                let n = left.min(pool.depth() as u64) as usize;
+                pool.refill();
+                while pool.len() > pool.depth() - n {
+                    let _ = signer.sign_prehash_presigned(&[1u8; 32]);
+                }
+                let start = clock::now();
+                let added = pool.refill();
+                total += clock::elapsed(start);
+                assert_eq!(added, n);
+                left -= n as u64;
+            }
+            total
+        })
+    });
+    g.finish();
+}
+
+#[cfg(not(feature = "libsecp256k1"))]
+fn presigned<M: Measurement<Value = Duration> + 'static>(_: &mut Criterion<M>) {}
+
+fn run_all<M: Measurement<Value = Duration> + 'static>(c: &mut Criterion<M>) {
+    raw_ecdsa(c);
+    auth(c);
+    orders(c);
+    presigned(c);
+}
+
+/// `POLYCLOB_BENCH_CLOCK=thread-cpu` measures the CPU time of the benchmark thread instead of
+/// wall-clock time: on a shared VM, time slices given to other processes then do not count.
+fn main() {
+    if std::env::var("POLYCLOB_BENCH_CLOCK").as_deref() == Ok("thread-cpu") {
+        clock::select_thread_cpu();
+        let mut c = Criterion::default()
+            .with_measurement(clock::ThreadCpu)
+            .configure_from_args();
+        run_all(&mut c);
+        c.final_summary();
+    } else {
+        let mut c = Criterion::default().configure_from_args();
+        run_all(&mut c);
+        c.final_summary();
+    }
+}
+
+/// The thread-CPU-time clock (Linux `CLOCK_THREAD_CPUTIME_ID`).
+mod clock {
+    #![allow(unsafe_code)]
+
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::{Duration, Instant};
+
+    use criterion::measurement::{Measurement, ValueFormatter, WallTime};
+
+    static THREAD_CPU: AtomicBool = AtomicBool::new(false);
+    static WALL: WallTime = WallTime;
+
+    pub(crate) fn select_thread_cpu() {
+        THREAD_CPU.store(true, Ordering::Relaxed);
+    }
+
+    fn thread_cpu_ns() -> u64 {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid, writable timespec on the stack and CLOCK_THREAD_CPUTIME_ID
+        // is a clock id Linux supports; clock_gettime writes only into `ts`.
+        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+        assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+        ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    }
+
+    /// A timestamp on the selected clock (for `iter_custom` rows).
+    #[derive(Clone, Copy)]
+    pub(crate) enum Stamp {
+        Wall(Instant),
+        Cpu(u64),
+    }
+
+    pub(crate) fn now() -> Stamp {
+        if THREAD_CPU.load(Ordering::Relaxed) {
+            Stamp::Cpu(thread_cpu_ns())
+        } else {
+            Stamp::Wall(Instant::now())
+        }
+    }
+
+    pub(crate) fn elapsed(since: Stamp) -> Duration {
+        match since {
+            Stamp::Wall(t) => t.elapsed(),
+            Stamp::Cpu(t) => Duration::from_nanos(thread_cpu_ns() - t),
+        }
+    }
+
+    /// Criterion measurement reading the thread's CPU time.
+    pub(crate) struct ThreadCpu;
+
+    impl Measurement for ThreadCpu {
+        type Intermediate = u64;
+        type Value = Duration;
+
+        fn start(&self) -> u64 {
+            thread_cpu_ns()
+        }
+
+        fn end(&self, i: u64) -> Duration {
+            Duration::from_nanos(thread_cpu_ns() - i)
+        }
+
+        fn add(&self, a: &Duration, b: &Duration) -> Duration {
+            *a + *b
+        }
+
+        fn zero(&self) -> Duration {
+            Duration::ZERO
+        }
+
+        fn to_f64(&self, v: &Duration) -> f64 {
+            v.as_nanos() as f64
+        }
+
+        fn formatter(&self) -> &dyn ValueFormatter {
+            WALL.formatter()
+        }
+    }
+}

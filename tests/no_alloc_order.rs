@@ -117,3 +117,39 @@ fn batch_cancel_and_auth_headers_allocate_nothing() {
     });
     assert_eq!(allocs, 0);
 }
+
+/// The precomputed-nonce mode (opt-in) keeps the prepared path allocation-free.
+#[cfg(feature = "libsecp256k1")]
+#[test]
+fn presigned_order_path_allocates_nothing() {
+    let (orders, hmac) = prepared(|_| Wallet::Eoa);
+    let orders = orders.presigned(true);
+    let pool = orders.signer().enable_nonce_pool(512);
+    assert_eq!(pool.refill(), 512);
+    let market = MarketContext::new(
+        Chain::Polygon,
+        ExchangeVersion::V2,
+        TOKEN.parse().unwrap(),
+        TickSize::Hundredth,
+        true,
+    )
+    .unwrap();
+    let req = LimitOrder::new(
+        Side::Sell,
+        "0.56".parse().unwrap(),
+        "21.04".parse().unwrap(),
+    );
+    let mut body = Vec::with_capacity(2048);
+    let _ = orders.limit_order(&market, &req).unwrap();
+    let ((), allocs) = counting_alloc::count(|| {
+        for _ in 0..200 {
+            body.clear();
+            let signed = orders.limit_order(&market, &req).unwrap();
+            signed.write_json(OWNER, &mut body);
+            let _ = hmac.sign(1_767_225_600, "POST", "/order", &body);
+        }
+    });
+    assert_eq!(allocs, 0, "presigned path allocated {allocs} times");
+    assert_eq!(pool.pooled(), 201, "every order used the pool");
+    assert_eq!(pool.fallbacks(), 0);
+}

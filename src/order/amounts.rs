@@ -353,6 +353,27 @@ mod tests {
             market_amounts(Side::Buy, p("0.5"), q("0.001"), t, V2),
             Err(OrderError::SizeZeroAfterRounding { size: q("0.001") })
         );
+        // Shares for a huge pUSD amount at a tiny price do not fit the u64 amount field.
+        assert_eq!(
+            market_amounts(
+                Side::Buy,
+                p("0.0001"),
+                Size::MAX,
+                TickSize::TenThousandth,
+                V2
+            ),
+            Err(OrderError::AmountOverflow)
+        );
+        assert!(
+            market_amounts(
+                Side::Sell,
+                p("0.9999"),
+                Size::MAX,
+                TickSize::TenThousandth,
+                V2
+            )
+            .is_ok()
+        );
     }
 
     /// The implementation's one-line form against the SDKs' prose: "if the value has more
@@ -467,5 +488,72 @@ mod tests {
                 order_type: OrderType::Gtc
             })
         );
+    }
+
+    /// The SDK rules written with `rust_decimal` (as the official Rust SDK computes them), as
+    /// an oracle for the integer implementation.
+    mod oracle {
+        use super::*;
+        use proptest::prelude::*;
+        use rust_decimal::{Decimal, RoundingStrategy};
+
+        fn sdk_round(x: Decimal, a: u32) -> Decimal {
+            if x.scale() <= a {
+                return x;
+            }
+            let up = x.round_dp_with_strategy(a + 4, RoundingStrategy::AwayFromZero);
+            if up.normalize().scale() <= a {
+                up
+            } else {
+                up.round_dp_with_strategy(a, RoundingStrategy::ToZero)
+            }
+        }
+
+        fn micros(x: Decimal) -> u64 {
+            (x * Decimal::from(1_000_000u32))
+                .trunc()
+                .try_into()
+                .unwrap()
+        }
+
+        proptest! {
+            #[test]
+            fn limit_matches_decimal_oracle(
+                tick_i in 0usize..6, steps in 1u32..10_000, size in 1u64..10_000_000_000, buy: bool
+            ) {
+                let tick = TickSize::ALL[tick_i];
+                let max_steps = Price::SCALE / tick.as_micros() - 1;
+                let price = Price::new((1 + steps % max_steps) * tick.as_micros()).unwrap();
+                let size = Size::from_micros(size);
+                let side = if buy { Side::Buy } else { Side::Sell };
+                let got = limit_amounts(side, price, size, tick);
+                let lots = size.to_decimal().round_dp_with_strategy(2, RoundingStrategy::ToZero);
+                if lots.is_zero() {
+                    prop_assert!(got.is_err());
+                } else {
+                    let notional = sdk_round(lots * price.to_decimal(), tick.round_config().amount);
+                    let want = if buy {
+                        (micros(notional), micros(lots))
+                    } else {
+                        (micros(lots), micros(notional))
+                    };
+                    prop_assert_eq!(got.unwrap(), want);
+                }
+            }
+
+            #[test]
+            fn market_buy_matches_decimal_oracle(
+                tick_i in 0usize..6, steps in 1u32..10_000, amount in 10_000u64..10_000_000_000
+            ) {
+                let tick = TickSize::ALL[tick_i];
+                let max_steps = Price::SCALE / tick.as_micros() - 1;
+                let price = Price::new((1 + steps % max_steps) * tick.as_micros()).unwrap();
+                let amount = Size::from_micros(amount);
+                let got = market_amounts(Side::Buy, price, amount, tick, ExchangeVersion::V2).unwrap();
+                let maker = amount.to_decimal().round_dp_with_strategy(2, RoundingStrategy::ToZero);
+                let taker = sdk_round(maker / price.to_decimal(), tick.round_config().amount);
+                prop_assert_eq!(got, (micros(maker), micros(taker)));
+            }
+        }
     }
 }

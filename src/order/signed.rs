@@ -65,7 +65,7 @@ impl SignedOrder {
         let maker_hex = checksum_hex(&order.maker);
         let signer_hex = checksum_hex(&order.signer);
         Self::sign_inner(
-            signer, domain, chain_id, order, flags, maker_hex, signer_hex,
+            signer, domain, chain_id, order, flags, maker_hex, signer_hex, false,
         )
     }
 
@@ -76,6 +76,7 @@ impl SignedOrder {
         flags: (OrderType, bool, bool),
         maker_hex: [u8; 42],
         signer_hex: [u8; 42],
+        presigned: bool,
     ) -> Result<Self, OrderError> {
         Self::sign_inner(
             signer,
@@ -85,9 +86,11 @@ impl SignedOrder {
             flags,
             maker_hex,
             signer_hex,
+            presigned,
         )
     }
 
+    #[allow(clippy::too_many_arguments)] // private: the one place every path meets
     fn sign_inner(
         signer: &Signer,
         domain: &B256,
@@ -96,15 +99,24 @@ impl SignedOrder {
         (order_type, post_only, defer_exec): (OrderType, bool, bool),
         maker_hex: [u8; 42],
         signer_hex: [u8; 42],
+        presigned: bool,
     ) -> Result<Self, OrderError> {
+        let sign = |digest: &[u8; 32]| {
+            #[cfg(feature = "libsecp256k1")]
+            if presigned {
+                return signer.sign_prehash_presigned(digest);
+            }
+            let _ = presigned;
+            signer.sign_prehash(digest)
+        };
         let struct_hash = order_struct_hash(&order);
         let hash = signing_hash(domain, &struct_hash);
         let signature = if order.signature_type == SignatureType::Poly1271 {
             let envelope = typed_data_sign_struct_hash(&struct_hash, chain_id, order.signer);
-            let inner = signer.sign_prehash(&signing_hash(domain, &envelope).0)?;
+            let inner = sign(&signing_hash(domain, &envelope).0)?;
             OrderSignature::poly_1271(&inner, domain, &struct_hash)
         } else {
-            OrderSignature::ecdsa(&signer.sign_prehash(&hash.0)?)
+            OrderSignature::ecdsa(&sign(&hash.0)?)
         };
         Ok(Self {
             order,

@@ -6,16 +6,30 @@
 
 use core::fmt;
 
+use sha2::block_api::compress256;
 use sha2::{Digest, Sha256};
 use zeroize::{Zeroize, Zeroizing};
 
 use super::SignError;
 
-/// A pre-keyed HMAC-SHA256 state: the secret is decoded and absorbed once, each signature
-/// clones the two keyed SHA-256 states (RFC 2104 inner and outer; a few hundred bytes copied,
-/// no allocation).
+/// SHA-256 initial hash value (FIPS 180-4 §5.3.3).
+const IV: [u32; 8] = [
+    0x6a09_e667,
+    0xbb67_ae85,
+    0x3c6e_f372,
+    0xa54f_f53a,
+    0x510e_527f,
+    0x9b05_688c,
+    0x1f83_d9ab,
+    0x5be0_cd19,
+];
+
+/// A pre-keyed HMAC-SHA256 state: the secret is decoded once and its two key blocks (RFC 2104
+/// `key ⊕ ipad`, `key ⊕ opad`) are compressed once; a signature then runs only the message's
+/// compressions through the raw SHA-256 block function (SHA-NI where the CPU has it), with a
+/// stack block buffer and no allocation.
 ///
-/// The states are zeroized on drop (`sha2`'s `zeroize` feature), `Debug` is redacted.
+/// The keyed states are zeroized on drop, `Debug` is redacted.
 ///
 /// ```
 /// use polyclob::sign::hmac::HmacKey;
@@ -28,10 +42,71 @@ use super::SignError;
 /// ```
 #[derive(Clone)]
 pub struct HmacKey {
-    /// SHA-256 after absorbing `key ⊕ ipad`.
-    inner: Sha256,
-    /// SHA-256 after absorbing `key ⊕ opad`.
-    outer: Sha256,
+    /// SHA-256 chaining value after the block `key ⊕ ipad`.
+    inner: [u32; 8],
+    /// SHA-256 chaining value after the block `key ⊕ opad`.
+    outer: [u32; 8],
+}
+
+impl Drop for HmacKey {
+    fn drop(&mut self) {
+        self.inner.zeroize();
+        self.outer.zeroize();
+    }
+}
+
+/// Streams bytes into SHA-256 compressions through a one-block stack buffer.
+struct Stream {
+    state: [u32; 8],
+    block: [u8; 64],
+    pos: usize,
+    /// Bytes absorbed, including the key block.
+    len: u64,
+}
+
+impl Stream {
+    const fn new(state: [u32; 8]) -> Self {
+        Self {
+            state,
+            block: [0; 64],
+            pos: 0,
+            len: 64,
+        }
+    }
+
+    fn update(&mut self, mut data: &[u8]) {
+        self.len += data.len() as u64;
+        while !data.is_empty() {
+            let n = (64 - self.pos).min(data.len());
+            self.block[self.pos..self.pos + n].copy_from_slice(&data[..n]);
+            self.pos += n;
+            data = &data[n..];
+            if self.pos == 64 {
+                compress256(&mut self.state, core::slice::from_ref(&self.block));
+                self.pos = 0;
+            }
+        }
+    }
+
+    /// Pads (0x80, zeros, 64-bit big-endian bit length) and returns the digest.
+    fn finish(mut self) -> [u8; 32] {
+        let bits = self.len * 8;
+        self.block[self.pos] = 0x80;
+        self.block[self.pos + 1..].fill(0);
+        if self.pos >= 56 {
+            compress256(&mut self.state, core::slice::from_ref(&self.block));
+            self.block = [0; 64];
+        }
+        self.block[56..].copy_from_slice(&bits.to_be_bytes());
+        compress256(&mut self.state, core::slice::from_ref(&self.block));
+        let mut out = [0u8; 32];
+        for (chunk, word) in out.chunks_exact_mut(4).zip(self.state) {
+            chunk.copy_from_slice(&word.to_be_bytes());
+        }
+        self.state.zeroize();
+        self.block.zeroize();
+        out
+    }
 }
 
 impl HmacKey {
@@ -58,17 +133,18 @@ impl HmacKey {
             block[..key.len()].copy_from_slice(key);
         }
         let mut pad = Zeroizing::new([0u8; 64]);
-        for (p, k) in pad.iter_mut().zip(block.iter()) {
-            *p = k ^ 0x36;
+        let mut keyed = |byte: u8| {
+            for (p, k) in pad.iter_mut().zip(block.iter()) {
+                *p = k ^ byte;
+            }
+            let mut state = IV;
+            compress256(&mut state, core::slice::from_ref(&*pad));
+            state
+        };
+        Self {
+            inner: keyed(0x36),
+            outer: keyed(0x5c),
         }
-        let mut inner = Sha256::new();
-        inner.update(&pad[..]);
-        for (p, k) in pad.iter_mut().zip(block.iter()) {
-            *p = k ^ 0x5c;
-        }
-        let mut outer = Sha256::new();
-        outer.update(&pad[..]);
-        Self { inner, outer }
     }
 
     /// The `POLY_SIGNATURE` of an L2 request: HMAC over `timestamp_secs` (decimal), `method`,
@@ -81,7 +157,7 @@ impl HmacKey {
         path: &str,
         body: &[u8],
     ) -> HmacSignature {
-        let mut inner = self.inner.clone();
+        let mut inner = Stream::new(self.inner);
         let mut digits = [0u8; 20];
         inner.update(super::eip712::write_u64_decimal(
             timestamp_secs,
@@ -90,11 +166,12 @@ impl HmacKey {
         inner.update(method.as_bytes());
         inner.update(path.as_bytes());
         inner.update(body);
-        let mut outer = self.outer.clone();
-        outer.update(inner.finalize());
-        let tag = outer.finalize();
+        let inner_digest = inner.finish();
+        let mut outer = Stream::new(self.outer);
+        outer.update(&inner_digest);
+        let tag = outer.finish();
         let mut out = [0u8; 44];
-        encode_base64url_32(tag.as_slice(), &mut out);
+        encode_base64url_32(&tag, &mut out);
         HmacSignature(out)
     }
 }
@@ -244,20 +321,69 @@ mod tests {
         assert_eq!(&out, b"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=");
     }
 
+    /// RFC 4231 test cases 1, 2 and 6 (short key, "Jefe", 131-byte key hashed first).
     #[test]
-    fn long_keys_are_hashed_first() {
-        // RFC 4231 test case 6: 131-byte key of 0xaa.
-        let key = HmacKey::from_key_bytes(&[0xaa; 131]);
-        let mut inner = key.inner.clone();
-        inner.update(b"Test Using Larger Than Block-Size Key - Hash Key First");
-        let mut outer = key.outer.clone();
-        outer.update(inner.finalize());
-        let mut hex = [0u8; 64];
-        crate::sign::signature_hex_into(&outer.finalize(), &mut hex);
+    fn rfc4231_vectors() {
+        let hex = |tag: [u8; 32]| {
+            let mut out = [0u8; 64];
+            crate::sign::signature_hex_into(&tag, &mut out);
+            String::from_utf8(out.to_vec()).unwrap()
+        };
+        let mac = |key: &[u8], msg: &[u8]| {
+            let k = HmacKey::from_key_bytes(key);
+            let mut inner = Stream::new(k.inner);
+            inner.update(msg);
+            let d = inner.finish();
+            let mut outer = Stream::new(k.outer);
+            outer.update(&d);
+            hex(outer.finish())
+        };
         assert_eq!(
-            &hex[..],
-            b"60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+            mac(&[0x0b; 20], b"Hi There"),
+            "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"
         );
+        assert_eq!(
+            mac(b"Jefe", b"what do ya want for nothing?"),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+        assert_eq!(
+            mac(
+                &[0xaa; 131],
+                b"Test Using Larger Than Block-Size Key - Hash Key First"
+            ),
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+        );
+    }
+
+    /// Message lengths around the block and padding boundaries agree with a plain SHA-256
+    /// HMAC built from the `sha2` hasher.
+    #[test]
+    fn padding_boundaries_match_the_hasher() {
+        let key = HmacKey::from_key_bytes(b"secret");
+        let mut block = [0u8; 64];
+        block[..6].copy_from_slice(b"secret");
+        let naive = |msg: &[u8]| {
+            let ipad: Vec<u8> = block.iter().map(|b| b ^ 0x36).collect();
+            let opad: Vec<u8> = block.iter().map(|b| b ^ 0x5c).collect();
+            let inner = Sha256::new()
+                .chain_update(&ipad)
+                .chain_update(msg)
+                .finalize();
+            Sha256::new()
+                .chain_update(&opad)
+                .chain_update(inner)
+                .finalize()
+        };
+        for len in [0usize, 1, 54, 55, 56, 57, 63, 64, 65, 119, 120, 128, 1000] {
+            let msg: Vec<u8> = (0..len).map(|i| i as u8).collect();
+            let mut inner = Stream::new(key.inner);
+            inner.update(&msg[..len / 3]);
+            inner.update(&msg[len / 3..]);
+            let d = inner.finish();
+            let mut outer = Stream::new(key.outer);
+            outer.update(&d);
+            assert_eq!(outer.finish()[..], naive(&msg)[..], "len {len}");
+        }
     }
 
     #[test]

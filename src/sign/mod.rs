@@ -9,12 +9,15 @@
 //! | [`clob_auth`] | L1 ClobAuth signature and headers |
 //! | [`hmac`] | L2 HMAC from a pre-keyed state |
 //! | [`wallet`] | proxy/Safe CREATE2 derivation, POLY_1271 (ERC-7739) signatures |
+//! | `presign` | opt-in precomputed-nonce ECDSA pool (feature `libsecp256k1`) |
 
 pub mod clob_auth;
 pub mod ecdsa;
 pub mod eip712;
 mod error;
 pub mod hmac;
+#[cfg(feature = "libsecp256k1")]
+pub mod presign;
 mod signature;
 mod signer;
 pub mod wallet;

@@ -159,6 +159,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn widths_are_pinned() {
+        use core::mem::size_of;
+        assert_eq!(size_of::<Signature>(), 65);
+        assert_eq!(size_of::<crate::sign::hmac::HmacSignature>(), 44);
+        assert_eq!(size_of::<crate::sign::wallet::OrderSignature>(), 320);
+        assert_eq!(size_of::<crate::order::TokenId>(), 32 + 78 + 1 + 1);
+        // A signed order stays a stack value well under a page.
+        assert!(size_of::<crate::order::SignedOrder>() < 1024);
+    }
+
+    #[test]
     fn hex_round_trip_and_v_rules() {
         let mut raw = [0xabu8; 65];
         raw[64] = 1;

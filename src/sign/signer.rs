@@ -39,6 +39,9 @@ struct Inner {
     address: Address,
     /// Last order timestamp handed out (ms); makes V2 `timestamp`s strictly increasing.
     last_timestamp_ms: AtomicU64,
+    /// The opt-in precomputed-nonce pool, shared by every clone.
+    #[cfg(feature = "libsecp256k1")]
+    pool: std::sync::OnceLock<Arc<super::presign::NoncePool>>,
 }
 
 impl Signer {
@@ -79,6 +82,8 @@ impl Signer {
                 key,
                 address,
                 last_timestamp_ms: AtomicU64::new(0),
+                #[cfg(feature = "libsecp256k1")]
+                pool: std::sync::OnceLock::new(),
             }),
         })
     }
@@ -96,6 +101,46 @@ impl Signer {
     /// Only if the backend fails, which a valid key does not.
     pub fn sign_prehash(&self, digest: &[u8; 32]) -> Result<Signature, SignError> {
         self.inner.key.sign_prehash(digest)
+    }
+
+    /// Enables the precomputed-nonce pool (opt-in; see [`presign`](super::presign)) with room
+    /// for `depth` nonces, shared by this signer and all its clones, and returns it (empty:
+    /// fill it with [`NoncePool::refill`](super::presign::NoncePool::refill) or
+    /// [`spawn_refill_thread`](super::presign::NoncePool::spawn_refill_thread)). A second
+    /// call returns the existing pool.
+    #[cfg(feature = "libsecp256k1")]
+    pub fn enable_nonce_pool(&self, depth: usize) -> Arc<super::presign::NoncePool> {
+        Arc::clone(
+            self.inner
+                .pool
+                .get_or_init(|| Arc::new(super::presign::NoncePool::new(depth))),
+        )
+    }
+
+    /// The precomputed-nonce pool, if enabled.
+    #[cfg(feature = "libsecp256k1")]
+    #[must_use]
+    pub fn nonce_pool(&self) -> Option<&Arc<super::presign::NoncePool>> {
+        self.inner.pool.get()
+    }
+
+    /// Signs a digest with a precomputed nonce from the pool: only `s = k⁻¹·(z + r·d)` is left
+    /// to compute. Valid, low-s, `v` = 27/28, but not reproducible. Falls back to
+    /// [`sign_prehash`](Self::sign_prehash) (RFC 6979) when the pool is empty or not enabled;
+    /// the fallback is counted in [`NoncePool::fallbacks`](super::presign::NoncePool::fallbacks).
+    ///
+    /// # Errors
+    /// Only if the backend fails.
+    #[cfg(feature = "libsecp256k1")]
+    pub fn sign_prehash_presigned(&self, digest: &[u8; 32]) -> Result<Signature, SignError> {
+        match self.inner.pool.get() {
+            Some(pool) => {
+                super::presign::sign_or_fallback(pool, self.inner.key.secret_key(), digest, || {
+                    self.sign_prehash(digest)
+                })
+            }
+            None => self.sign_prehash(digest),
+        }
     }
 
     /// A strictly increasing millisecond timestamp for V2/V3 orders: the wall clock, or one

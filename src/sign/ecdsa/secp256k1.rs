@@ -12,7 +12,7 @@ use crate::sign::{SignError, Signature};
 
 /// One signing context for the process: building one allocates and precomputes tables, so it
 /// is done once and shared (the context is immutable and `Sync`).
-fn context() -> &'static Secp256k1<All> {
+pub(crate) fn context() -> &'static Secp256k1<All> {
     static CTX: OnceLock<Secp256k1<All>> = OnceLock::new();
     CTX.get_or_init(|| {
         let mut ctx = Secp256k1::new();
@@ -75,6 +75,13 @@ impl Libsecp256k1 {
             1 => Ok(Signature::from_parts(&rs, true)),
             _ => Err(SignError::Backend("x-reduced recovery id")),
         }
+    }
+}
+
+impl Libsecp256k1 {
+    /// The secret scalar (for the precomputed-nonce pool's `s = k⁻¹·(z + r·d)`).
+    pub(crate) const fn secret_key(&self) -> &SecretKey {
+        &self.key
     }
 }
 
