@@ -400,7 +400,7 @@ async fn data_endpoints_paginate_and_filter() {
 async fn heartbeats_chain_and_cancel_everything_when_they_stop() {
     let sim = Simulator::builder()
         .markets(vec![empty_market()])
-        .heartbeat_timeout(Duration::from_millis(400))
+        .heartbeat_timeout(Duration::from_millis(800))
         .start()
         .await
         .unwrap();
@@ -417,7 +417,7 @@ async fn heartbeats_chain_and_cancel_everything_when_they_stop() {
     let id1 = h1["heartbeat_id"].as_str().unwrap().to_owned();
     let mut last = id1.clone();
     for _ in 0..4 {
-        tokio::time::sleep(Duration::from_millis(150)).await;
+        tokio::time::sleep(Duration::from_millis(250)).await;
         let (s, h, _) = a
             .l2(
                 "POST",
@@ -440,11 +440,11 @@ async fn heartbeats_chain_and_cancel_everything_when_they_stop() {
         .await;
     assert_eq!(s, 400);
     assert!(e["error"].is_string());
-    // Kept alive for 600 ms > timeout: orders still there.
+    // Kept alive for 1 s > timeout: orders still there.
     let (_, open, _) = a.l2("GET", "/data/orders", None).await;
     assert_eq!(open["count"], 2);
     // Stop: everything of A's is cancelled, B's untouched.
-    tokio::time::sleep(Duration::from_millis(900)).await;
+    tokio::time::sleep(Duration::from_millis(1800)).await;
     let (_, open, _) = a.l2("GET", "/data/orders", None).await;
     assert_eq!(open["count"], 0);
     let (_, open, _) = b.l2("GET", "/data/orders", None).await;

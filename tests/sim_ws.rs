@@ -438,7 +438,7 @@ async fn scheduled_disconnect_and_silence() {
     send(&mut w, "PING").await; // frame 2: silence starts, dropped
     send(&mut w, "PING").await; // during silence: dropped
     assert_eq!(next_text(&mut w, Duration::from_millis(250)).await, None);
-    tokio::time::sleep(Duration::from_millis(250)).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
     send(&mut w, "PING").await;
     assert_eq!(
         next_text(&mut w, LONG).await.as_deref(),

@@ -4,7 +4,7 @@
 use crate::fixed::Price;
 use crate::types::{OrderType, Side};
 
-use super::state::{Exchange, NewOrder, SEED_ADDRESS, SEED_OWNER, Status, fill_notional};
+use super::state::{Exchange, NewOrder, SEED_ADDRESS, SEED_OWNER, fill_notional};
 
 impl Exchange {
     /// One step of simulated third-party activity on a random token (seeded): rest a new
@@ -54,19 +54,19 @@ impl Exchange {
             self.place_internal(mi, ti, side, price, size, OrderType::Gtc);
         } else if roll < 75 {
             let mine: Vec<u64> = self
-                .orders
-                .values()
-                .filter(|o| {
-                    o.owner == SEED_OWNER
-                        && o.status == Status::Live
-                        && o.market == mi
-                        && o.token == ti
+                .live_by_user
+                .get(SEED_ADDRESS)
+                .into_iter()
+                .flatten()
+                .filter(|s| {
+                    self.orders
+                        .get(s)
+                        .is_some_and(|o| o.market == mi && o.token == ti)
                 })
-                .map(|o| o.seq)
+                .copied()
                 .collect();
+            // Seqs come from a BTreeSet: ordered, so the pick is deterministic.
             if !mine.is_empty() {
-                let mut mine = mine;
-                mine.sort_unstable();
                 let pick = mine[self.activity_rng.below(mine.len() as u64) as usize];
                 self.cancel_seq(pick);
             }

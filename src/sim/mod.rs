@@ -105,7 +105,7 @@
 //!             // every 5th POST /order answers 429 with Retry-After: 1
 //!             .http(HttpRule::new(Trigger::EveryNth(5), HttpFault::RateLimited { retry_after: Duration::from_secs(1) })
 //!                 .path_prefix("/order"))
-//!             // drop market-channel connections after 50 frames
+//!             // drop a WS connection on every 50th frame it is sent
 //!             .ws_disconnect(Trigger::EveryNth(50)),
 //!     )
 //!     .start()
@@ -136,6 +136,9 @@
 //! - Proxy/Safe makers must be the CREATE2 wallets of `POLY_ADDRESS` (the proxy factory only
 //!   on Polygon). POLY_1271 signatures are checked (the owner's ERC-7739 signature must recover
 //!   to `POLY_ADDRESS`); who owns a deposit wallet is not modelled.
+//! - `POLY_TIMESTAMP` is not checked for freshness (fixed-timestamp test vectors work).
+//! - GTD orders must expire more than 60 s ahead and are removed 60 s before their
+//!   expiration (the exchange's documented one-minute security threshold).
 //! - Error texts follow Polymarket's documented messages where they are documented; others are
 //!   descriptive and stable.
 

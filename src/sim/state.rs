@@ -2,7 +2,7 @@
 //! the rules the exchange applies when an order arrives (validation, matching, resting,
 //! cancelling, expiring). Every change is published to the WS fan-out as pre-rendered frames.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -195,6 +195,13 @@ pub(crate) struct Exchange {
     order_ids: HashMap<String, u64>,
     next_seq: u64,
     pub(crate) trades: Vec<TradeRec>,
+    /// Live order seqs per user (lowercase address): open-order queries and cancel-all
+    /// cost the user's live orders, not the whole history.
+    pub(super) live_by_user: HashMap<String, BTreeSet<u64>>,
+    /// Trade indices per user (taker or maker).
+    trades_by_user: HashMap<String, Vec<usize>>,
+    /// Resting GTD orders by (expiration, seq).
+    gtd_queue: BTreeSet<(u64, u64)>,
     keys: HashMap<String, ApiKeyRec>,
     keys_by_owner: HashMap<(String, u64), String>,
     heartbeats: HashMap<String, Heartbeat>,
@@ -222,6 +229,9 @@ impl Exchange {
             order_ids: HashMap::new(),
             next_seq: 1,
             trades: Vec::new(),
+            live_by_user: HashMap::new(),
+            trades_by_user: HashMap::new(),
+            gtd_queue: BTreeSet::new(),
             keys: HashMap::new(),
             keys_by_owner: HashMap::new(),
             heartbeats: HashMap::new(),
@@ -250,6 +260,10 @@ impl Exchange {
                 let side = if is_bid { Side::Buy } else { Side::Sell };
                 ex.markets[mi].books[ti].insert(side, price, seq, size, &mut Vec::new());
                 ex.order_ids.insert(id.clone(), seq);
+                ex.live_by_user
+                    .entry(SEED_ADDRESS.to_owned())
+                    .or_default()
+                    .insert(seq);
                 ex.orders.insert(
                     seq,
                     OrderRec {
@@ -301,29 +315,21 @@ impl Exchange {
 
     /// A user's orders that are still live, oldest first.
     pub(crate) fn open_orders(&self, user: &str) -> Vec<&OrderRec> {
-        let mut v: Vec<&OrderRec> = self
-            .orders
-            .values()
-            .filter(|o| o.user == user && o.status == Status::Live)
-            .collect();
-        v.sort_unstable_by_key(|o| o.seq);
-        v
+        self.live_by_user
+            .get(user)
+            .into_iter()
+            .flatten()
+            .filter_map(|s| self.orders.get(s))
+            .collect()
     }
 
     /// Trades a user took part in (as taker or maker), oldest first.
     pub(crate) fn user_trades(&self, user: &str) -> Vec<&TradeRec> {
-        self.trades
-            .iter()
-            .filter(|t| {
-                self.orders
-                    .get(&t.taker_seq)
-                    .is_some_and(|o| o.user == user)
-                    || t.fills.iter().any(|f| {
-                        self.orders
-                            .get(&f.maker_seq)
-                            .is_some_and(|o| o.user == user)
-                    })
-            })
+        self.trades_by_user
+            .get(user)
+            .into_iter()
+            .flatten()
+            .filter_map(|i| self.trades.get(*i))
             .collect()
     }
 
@@ -560,6 +566,15 @@ impl Exchange {
             trades: Vec::new(),
         };
         self.order_ids.insert(o.id.clone(), seq);
+        if rests {
+            self.live_by_user
+                .entry(rec.user.clone())
+                .or_default()
+                .insert(seq);
+            if rec.order_type == OrderType::Gtd {
+                self.gtd_queue.insert((rec.expiration, seq));
+            }
+        }
         self.orders.insert(seq, rec);
 
         let mut trade_ids = Vec::new();
@@ -573,11 +588,14 @@ impl Exchange {
         self.publish_price_changes(mi, ti, &changes, ts_ms);
         if let Some(last) = fills.last() {
             self.markets[mi].last_trade[ti] = Some((last.price, o.side));
-            let text = events::last_trade_price(self, mi, ti, last.price, o.side, filled, ts_ms);
-            self.publish_market(mi, ti, text);
-            // The exchange also sends a fresh `book` when a trade changes the book.
-            let text = events::ws_book(self, mi, ti, ts_ms).to_string();
-            self.publish_market(mi, ti, text);
+            if self.has_listeners() {
+                let text =
+                    events::last_trade_price(self, mi, ti, last.price, o.side, filled, ts_ms);
+                self.publish_market(mi, ti, text);
+                // The exchange also sends a fresh `book` when a trade changes the book.
+                let text = events::ws_book(self, mi, ti, ts_ms).to_string();
+                self.publish_market(mi, ti, text);
+            }
         }
         if rests {
             self.publish_order_event(seq, "PLACEMENT");
@@ -622,6 +640,9 @@ impl Exchange {
                 m.trades.push(id.clone());
                 if f.maker_done {
                     m.status = Status::Matched;
+                    if let Some(set) = self.live_by_user.get_mut(&m.user) {
+                        set.remove(&f.maker_seq);
+                    }
                 }
             }
             self.publish_order_event(f.maker_seq, "UPDATE");
@@ -644,6 +665,16 @@ impl Exchange {
             status: "CONFIRMED",
             tx_hash: tx_hash.clone(),
         });
+        let idx = self.trades.len() - 1;
+        let mut users: Vec<String> = std::iter::once(taker_seq)
+            .chain(fills.iter().map(|f| f.maker_seq))
+            .filter_map(|s| self.orders.get(&s).map(|o| o.user.clone()))
+            .collect();
+        users.sort_unstable();
+        users.dedup();
+        for u in users {
+            self.trades_by_user.entry(u).or_default().push(idx);
+        }
         (id, tx_hash)
     }
 
@@ -706,6 +737,9 @@ impl Exchange {
         }
         o.status = Status::Canceled;
         let (mi, ti, side, price, id) = (o.market, o.token, o.side, o.price, o.id.clone());
+        if let Some(set) = self.live_by_user.get_mut(&o.user) {
+            set.remove(&seq);
+        }
         let mut changes = Vec::new();
         self.markets[mi].books[ti].remove(side, price, seq, &mut changes);
         self.publish_price_changes(mi, ti, &changes, now_ms());
@@ -741,17 +775,12 @@ impl Exchange {
     /// Expires GTD orders and cancels the orders of users whose heartbeats stopped.
     pub(crate) fn sweep(&mut self) {
         let now = now_s();
-        let expired: Vec<u64> = self
-            .orders
-            .values()
-            .filter(|o| {
-                o.status == Status::Live
-                    && o.order_type == OrderType::Gtd
-                    && now + 60 >= o.expiration
-            })
-            .map(|o| o.seq)
-            .collect();
-        for seq in expired {
+        // Removed 60 s before the expiration (the documented security threshold).
+        while let Some(&(exp, seq)) = self.gtd_queue.first() {
+            if now + 60 < exp {
+                break;
+            }
+            self.gtd_queue.remove(&(exp, seq));
             self.cancel_seq(seq);
         }
         let timeout = self.cfg.heartbeat_timeout;
@@ -800,23 +829,32 @@ impl Exchange {
         });
     }
 
+    /// Whether any WS connection is open: without one, frames are not even rendered.
+    fn has_listeners(&self) -> bool {
+        self.events.receiver_count() > 0
+    }
+
     fn publish_price_changes(&mut self, mi: usize, ti: usize, changes: &[LevelChange], ts_ms: u64) {
-        if changes.is_empty() {
+        let book = &self.markets[mi].books[ti];
+        let bba = (book.best_bid(), book.best_ask());
+        let top_moved = self.markets[mi].last_bba[ti] != bba;
+        self.markets[mi].last_bba[ti] = bba;
+        if changes.is_empty() || !self.has_listeners() {
             return;
         }
         let text = events::price_change(self, mi, ti, changes, ts_ms);
         self.publish_market(mi, ti, text);
         // `custom_feature_enabled` subscribers also get `best_bid_ask` when the top moves.
-        let book = &self.markets[mi].books[ti];
-        let bba = (book.best_bid(), book.best_ask());
-        if self.markets[mi].last_bba[ti] != bba {
-            self.markets[mi].last_bba[ti] = bba;
+        if top_moved {
             let text = events::best_bid_ask(self, mi, ti, ts_ms);
             self.publish_market_frame(mi, ti, text, true);
         }
     }
 
     fn publish_order_event(&mut self, seq: u64, kind: &str) {
+        if !self.has_listeners() {
+            return;
+        }
         let Some(o) = self.orders.get(&seq) else {
             return;
         };
@@ -832,6 +870,9 @@ impl Exchange {
     }
 
     fn publish_trade_events(&mut self, trade_idx: usize) {
+        if !self.has_listeners() {
+            return;
+        }
         let Some(t) = self.trades.get(trade_idx) else {
             return;
         };
