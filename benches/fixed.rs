@@ -1,6 +1,7 @@
 //! Fixed-point parsing against the baselines a client would otherwise use: `rust_decimal`
 //! (exact, allocation-free but slower) and `f64` (fast but inexact). Same inputs, same run.
 
+use std::fmt::Write as _;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -53,10 +54,41 @@ fn parse(c: &mut Criterion) {
     g.finish();
 
     let price = Price::parse(b"0.48").expect("valid");
-    c.bench_function("display_price", |b| {
+    let decimal = price.to_decimal();
+    let mut g = c.benchmark_group("display_price");
+    g.bench_function("polyclob_write_str", |b| {
         let mut buf = [0u8; 48];
         b.iter(|| black_box(price).write_str(&mut buf).len())
     });
+    g.bench_function("baseline_rust_decimal_fmt", |b| {
+        let mut sink = Sink {
+            buf: [0; 48],
+            len: 0,
+        };
+        b.iter(|| {
+            sink.len = 0;
+            write!(sink, "{}", black_box(decimal)).map(|()| sink.len)
+        })
+    });
+    g.finish();
+}
+
+/// A `fmt::Write` over a stack buffer, so neither row pays for an allocation.
+struct Sink {
+    buf: [u8; 48],
+    len: usize,
+}
+
+impl std::fmt::Write for Sink {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        self.buf
+            .get_mut(self.len..end)
+            .ok_or(std::fmt::Error)?
+            .copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
 }
 
 criterion_group!(benches, parse);

@@ -242,17 +242,32 @@ pub fn parse_micros(bytes: &[u8]) -> Result<u64, ParseError> {
     Ok(micros)
 }
 
-/// Writes `micros / 10^decimals` in its shortest exact form into `buf`, returning the text.
+/// Writes `value / 10^decimals` in its shortest exact form into `buf`, returning the text.
 ///
 /// Trailing fractional zeros and a trailing `.` are trimmed: `480000` at 6 decimals is `"0.48"`.
-fn format_scaled(mut value: u128, decimals: usize, buf: &mut [u8; 48]) -> &str {
+fn format_scaled(value: u128, decimals: usize, buf: &mut [u8; 48]) -> &str {
+    // u128 division is several times slower than u64's; prices and sizes always fit a u64.
+    match u64::try_from(value) {
+        Ok(v) => format_digits(v, decimals, buf),
+        Err(_) => format_digits(value, decimals, buf),
+    }
+}
+
+fn format_digits<T>(mut value: T, decimals: usize, buf: &mut [u8; 48]) -> &str
+where
+    T: Copy + PartialEq + From<u8> + core::ops::Div<Output = T> + core::ops::Rem<Output = T>,
+    u8: TryFrom<T>,
+{
+    let ten = T::from(10);
+    let zero = T::from(0);
+    let digit = |v: T| u8::try_from(v % ten).unwrap_or(0);
     let mut end = buf.len();
     let mut pos = end;
-    // Fractional digits, least significant first.
+    // Fractional digits, least significant first; trailing zeros are dropped.
     let mut trimming = true;
     for _ in 0..decimals {
-        let d = (value % 10) as u8;
-        value /= 10;
+        let d = digit(value);
+        value = value / ten;
         if trimming && d == 0 {
             end -= 1;
             pos -= 1;
@@ -269,9 +284,9 @@ fn format_scaled(mut value: u128, decimals: usize, buf: &mut [u8; 48]) -> &str {
     // Integer digits (at least one).
     loop {
         pos -= 1;
-        buf[pos] = b'0' + (value % 10) as u8;
-        value /= 10;
-        if value == 0 {
+        buf[pos] = b'0' + digit(value);
+        value = value / ten;
+        if value == zero {
             break;
         }
     }

@@ -16,14 +16,27 @@
 //! |---|---|
 //! | [`fixed`] | [`Price`](fixed::Price), [`Size`](fixed::Size), [`Notional`](fixed::Notional): exact 6-decimal newtypes |
 //! | [`types`] | sides, order types, tick sizes, signature types, chains, the contract table |
+//! | [`sign`] | keys, EIP-712, ECDSA backends, L1 ClobAuth, L2 HMAC, wallets |
+//! | [`order`] | order amounts per tick size, validation, the builder, the wire body |
 //! | [`ws`] | WebSocket streams that stay alive (sharding, keepalive, reconnect, lag reports) and frames decoded into borrowed views |
 //! | [`book`] | fixed-point L2 books and the manager that applies decoded frames to them |
 //!
 //! [Polymarket]: https://docs.polymarket.com
 
 #![forbid(unsafe_code)]
+// The library never prints: output belongs to the application.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+// Library code never unwraps; `expect` only on a locally proven invariant, with its reason.
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 pub mod book;
 pub mod fixed;
+pub mod order;
+pub mod sign;
 pub mod types;
 pub mod ws;
+
+// Compiles and runs the README's code blocks as doctests, so the README cannot drift.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -37,7 +37,7 @@
 
 use core::fmt;
 
-use super::json::{Cursor, Raw, RawKind, err};
+use super::json::{Cursor, Raw, RawKind, err, scan_decimal};
 pub use super::json::{DecodeError, DecodeErrorKind, JsonStr};
 use crate::fixed::{Price, Size};
 use crate::types::{OrderType, Side, TickSize};
@@ -220,6 +220,7 @@ pub fn decode_bytes(frame: &[u8]) -> Result<Events<'_>, DecodeError> {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
+    Fail(DecodeError),
     Control(u8),
     Single,
     ArrayFirst,
@@ -269,6 +270,14 @@ impl Sink for NoSink {
 impl<'a> Events<'a> {
     fn new(frame: &'a str) -> Self {
         let mut cur = Cursor::new(frame, 0);
+        if u32::try_from(frame.len()).is_err() {
+            // Offsets are kept as u32; no exchange frame comes near 4 GiB.
+            let e = err(DecodeErrorKind::TooDeep, "", u32::MAX as usize);
+            return Self {
+                cur,
+                mode: Mode::Fail(e),
+            };
+        }
         let mode = match cur.peek() {
             Some(b'{') => Mode::Single,
             Some(b'[') => {
@@ -291,6 +300,10 @@ impl<'a> Events<'a> {
     ) -> Option<Result<Event<'a>, DecodeError>> {
         match self.mode {
             Mode::Done => None,
+            Mode::Fail(e) => {
+                self.mode = Mode::Done;
+                Some(Err(e))
+            }
             Mode::Control(which) => {
                 self.mode = Mode::Done;
                 Some(Ok(if which == 0 {
@@ -338,6 +351,7 @@ impl<'a> Events<'a> {
 
     /// Decodes one object. Semantic errors are reported only after the whole object has been
     /// walked, so the cursor is always at its end unless the error is structural.
+    #[inline]
     fn element<S: Sink>(&mut self, sink: &mut S) -> Result<Event<'a>, DecodeError> {
         sink.begin();
         let c = &mut self.cur;
@@ -457,45 +471,45 @@ fn array_start(c: &mut Cursor<'_>, field: &'static str) -> Result<Option<usize>,
 /// values are kept raw and converted once the type is known.
 #[derive(Default)]
 pub(crate) struct Fields<'a> {
-    event_type: Raw<'a>,
-    type_: Raw<'a>,
-    asset_id: Raw<'a>,
-    market: Raw<'a>,
-    timestamp: Raw<'a>,
-    hash: Raw<'a>,
-    price: Raw<'a>,
-    size: Raw<'a>,
-    side: Raw<'a>,
-    fee_rate_bps: Raw<'a>,
-    best_bid: Raw<'a>,
-    best_ask: Raw<'a>,
-    spread: Raw<'a>,
-    old_tick_size: Raw<'a>,
-    new_tick_size: Raw<'a>,
-    tick_size: Raw<'a>,
-    last_trade_price: Raw<'a>,
-    transaction_hash: Raw<'a>,
-    id: Raw<'a>,
-    question: Raw<'a>,
-    slug: Raw<'a>,
-    description: Raw<'a>,
-    winning_asset_id: Raw<'a>,
-    winning_outcome: Raw<'a>,
-    status: Raw<'a>,
-    outcome: Raw<'a>,
-    owner: Raw<'a>,
-    order_owner: Raw<'a>,
-    trade_owner: Raw<'a>,
-    original_size: Raw<'a>,
-    size_matched: Raw<'a>,
-    taker_order_id: Raw<'a>,
-    trader_side: Raw<'a>,
-    matchtime: Raw<'a>,
-    last_update: Raw<'a>,
-    order_type: Raw<'a>,
-    maker_address: Raw<'a>,
-    expiration: Raw<'a>,
-    created_at: Raw<'a>,
+    event_type: Raw,
+    type_: Raw,
+    asset_id: Raw,
+    market: Raw,
+    timestamp: Raw,
+    hash: Raw,
+    price: Raw,
+    size: Raw,
+    side: Raw,
+    fee_rate_bps: Raw,
+    best_bid: Raw,
+    best_ask: Raw,
+    spread: Raw,
+    old_tick_size: Raw,
+    new_tick_size: Raw,
+    tick_size: Raw,
+    last_trade_price: Raw,
+    transaction_hash: Raw,
+    id: Raw,
+    question: Raw,
+    slug: Raw,
+    description: Raw,
+    winning_asset_id: Raw,
+    winning_outcome: Raw,
+    status: Raw,
+    outcome: Raw,
+    owner: Raw,
+    order_owner: Raw,
+    trade_owner: Raw,
+    original_size: Raw,
+    size_matched: Raw,
+    taker_order_id: Raw,
+    trader_side: Raw,
+    matchtime: Raw,
+    last_update: Raw,
+    order_type: Raw,
+    maker_address: Raw,
+    expiration: Raw,
+    created_at: Raw,
     /// `Some(Err)`: the array held `null` or was not walked.
     bids: Option<lists::Span>,
     asks: Option<lists::Span>,
@@ -510,118 +524,162 @@ pub(crate) struct Fields<'a> {
 // ---- typed field conversion, shared by events and lists ------------------------------------
 
 /// A verbatim string field (ids, hashes): escapes are an error, not silently kept.
-pub(crate) fn req_str<'a>(r: &Raw<'a>, field: &'static str) -> Result<&'a str, DecodeError> {
+pub(crate) fn req_str<'a>(
+    src: &'a str,
+    r: &Raw,
+    field: &'static str,
+) -> Result<&'a str, DecodeError> {
     match r.kind {
-        RawKind::Str => Ok(r.text),
-        RawKind::Esc => Err(err(DecodeErrorKind::Escaped, field, r.at)),
-        RawKind::Missing | RawKind::Null => Err(err(DecodeErrorKind::MissingField, field, r.at)),
-        RawKind::Num | RawKind::Other => Err(err(DecodeErrorKind::WrongType, field, r.at)),
+        RawKind::Str => Ok(r.text(src)),
+        RawKind::Esc => Err(err(DecodeErrorKind::Escaped, field, r.at())),
+        RawKind::Missing | RawKind::Null => Err(err(DecodeErrorKind::MissingField, field, r.at())),
+        RawKind::Num | RawKind::Other => Err(err(DecodeErrorKind::WrongType, field, r.at())),
     }
 }
 
 pub(crate) fn opt_str<'a>(
-    r: &Raw<'a>,
+    src: &'a str,
+    r: &Raw,
     field: &'static str,
 ) -> Result<Option<&'a str>, DecodeError> {
     match r.kind {
         RawKind::Missing | RawKind::Null => Ok(None),
-        _ => req_str(r, field).map(Some),
+        _ => req_str(src, r, field).map(Some),
     }
 }
 
 /// Free text: escapes allowed (unescaped on demand by [`JsonStr`]).
 pub(crate) fn opt_text<'a>(
-    r: &Raw<'a>,
+    src: &'a str,
+    r: &Raw,
     field: &'static str,
 ) -> Result<Option<JsonStr<'a>>, DecodeError> {
     match r.kind {
         RawKind::Missing | RawKind::Null => Ok(None),
-        RawKind::Str => Ok(Some(JsonStr::new(r.text, false, r.at))),
-        RawKind::Esc => Ok(Some(JsonStr::new(r.text, true, r.at))),
-        RawKind::Num | RawKind::Other => Err(err(DecodeErrorKind::WrongType, field, r.at)),
+        RawKind::Str => Ok(Some(JsonStr::new(r.text(src), false, r.at()))),
+        RawKind::Esc => Ok(Some(JsonStr::new(r.text(src), true, r.at()))),
+        RawKind::Num | RawKind::Other => Err(err(DecodeErrorKind::WrongType, field, r.at())),
+    }
+}
+
+/// The fast decimal path on a delimited field (see [`scan_decimal`]); `None` defers to the
+/// `fixed` parsers.
+#[inline]
+fn fast_micros(t: &str) -> Option<u64> {
+    match scan_decimal(t.as_bytes(), 0) {
+        Some((v, end)) if end == t.len() => Some(v),
+        _ => None,
     }
 }
 
 /// Text of a decimal field, or `None` when blank. Bare JSON numbers are accepted too.
-fn decimal_text<'a>(r: &Raw<'a>, field: &'static str) -> Result<Option<&'a str>, DecodeError> {
+fn decimal_text<'a>(
+    src: &'a str,
+    r: &Raw,
+    field: &'static str,
+) -> Result<Option<&'a str>, DecodeError> {
     if r.is_blank() {
         return Ok(None);
     }
     match r.kind {
-        RawKind::Str | RawKind::Num => Ok(Some(r.text)),
-        RawKind::Esc => Err(err(DecodeErrorKind::Escaped, field, r.at)),
-        _ => Err(err(DecodeErrorKind::WrongType, field, r.at)),
+        RawKind::Str | RawKind::Num => Ok(Some(r.text(src))),
+        RawKind::Esc => Err(err(DecodeErrorKind::Escaped, field, r.at())),
+        _ => Err(err(DecodeErrorKind::WrongType, field, r.at())),
     }
 }
 
-pub(crate) fn opt_price(r: &Raw<'_>, field: &'static str) -> Result<Option<Price>, DecodeError> {
-    match decimal_text(r, field)? {
+pub(crate) fn opt_price(
+    src: &str,
+    r: &Raw,
+    field: &'static str,
+) -> Result<Option<Price>, DecodeError> {
+    match decimal_text(src, r, field)? {
         None => Ok(None),
-        Some(t) => Price::parse(t.as_bytes())
-            .map(Some)
-            .map_err(|e| err(DecodeErrorKind::Decimal(e.kind()), field, r.at + e.offset())),
+        Some(t) => Price::parse(t.as_bytes()).map(Some).map_err(|e| {
+            err(
+                DecodeErrorKind::Decimal(e.kind()),
+                field,
+                r.at() + e.offset(),
+            )
+        }),
     }
 }
 
-pub(crate) fn req_price(r: &Raw<'_>, field: &'static str) -> Result<Price, DecodeError> {
-    opt_price(r, field)?.ok_or_else(|| err(DecodeErrorKind::MissingField, field, r.at))
+pub(crate) fn req_price(src: &str, r: &Raw, field: &'static str) -> Result<Price, DecodeError> {
+    opt_price(src, r, field)?.ok_or_else(|| err(DecodeErrorKind::MissingField, field, r.at()))
 }
 
-pub(crate) fn opt_size(r: &Raw<'_>, field: &'static str) -> Result<Option<Size>, DecodeError> {
-    match decimal_text(r, field)? {
+pub(crate) fn opt_size(
+    src: &str,
+    r: &Raw,
+    field: &'static str,
+) -> Result<Option<Size>, DecodeError> {
+    match decimal_text(src, r, field)? {
         None => Ok(None),
-        Some(t) => Size::parse(t.as_bytes())
-            .map(Some)
-            .map_err(|e| err(DecodeErrorKind::Decimal(e.kind()), field, r.at + e.offset())),
+        Some(t) => Size::parse(t.as_bytes()).map(Some).map_err(|e| {
+            err(
+                DecodeErrorKind::Decimal(e.kind()),
+                field,
+                r.at() + e.offset(),
+            )
+        }),
     }
 }
 
-pub(crate) fn req_size(r: &Raw<'_>, field: &'static str) -> Result<Size, DecodeError> {
-    opt_size(r, field)?.ok_or_else(|| err(DecodeErrorKind::MissingField, field, r.at))
+pub(crate) fn req_size(src: &str, r: &Raw, field: &'static str) -> Result<Size, DecodeError> {
+    opt_size(src, r, field)?.ok_or_else(|| err(DecodeErrorKind::MissingField, field, r.at()))
 }
 
-pub(crate) fn opt_side(r: &Raw<'_>, field: &'static str) -> Result<Option<Side>, DecodeError> {
+pub(crate) fn opt_side(
+    src: &str,
+    r: &Raw,
+    field: &'static str,
+) -> Result<Option<Side>, DecodeError> {
     if r.is_blank() {
         return Ok(None);
     }
-    let t = req_str(r, field)?;
+    let t = req_str(src, r, field)?;
     Side::parse(t.as_bytes())
         .map(Some)
-        .ok_or_else(|| err(DecodeErrorKind::InvalidValue, field, r.at))
+        .ok_or_else(|| err(DecodeErrorKind::InvalidValue, field, r.at()))
 }
 
-pub(crate) fn req_side(r: &Raw<'_>, field: &'static str) -> Result<Side, DecodeError> {
-    opt_side(r, field)?.ok_or_else(|| err(DecodeErrorKind::MissingField, field, r.at))
+pub(crate) fn req_side(src: &str, r: &Raw, field: &'static str) -> Result<Side, DecodeError> {
+    opt_side(src, r, field)?.ok_or_else(|| err(DecodeErrorKind::MissingField, field, r.at()))
 }
 
-fn opt_tick(r: &Raw<'_>, field: &'static str) -> Result<Option<TickSize>, DecodeError> {
-    match decimal_text(r, field)? {
+fn opt_tick(src: &str, r: &Raw, field: &'static str) -> Result<Option<TickSize>, DecodeError> {
+    match decimal_text(src, r, field)? {
         None => Ok(None),
         Some(t) => TickSize::parse(t.as_bytes())
             .map(Some)
-            .ok_or_else(|| err(DecodeErrorKind::InvalidValue, field, r.at)),
+            .ok_or_else(|| err(DecodeErrorKind::InvalidValue, field, r.at())),
     }
 }
 
-fn opt_order_type(r: &Raw<'_>, field: &'static str) -> Result<Option<OrderType>, DecodeError> {
+fn opt_order_type(
+    src: &str,
+    r: &Raw,
+    field: &'static str,
+) -> Result<Option<OrderType>, DecodeError> {
     if r.is_blank() {
         return Ok(None);
     }
-    let t = req_str(r, field)?;
+    let t = req_str(src, r, field)?;
     OrderType::parse(t.as_bytes())
         .map(Some)
-        .ok_or_else(|| err(DecodeErrorKind::InvalidValue, field, r.at))
+        .ok_or_else(|| err(DecodeErrorKind::InvalidValue, field, r.at()))
 }
 
 /// An unsigned integer sent as a string or a number (timestamps, basis points). Lenient:
 /// anything that is not a plain integer is `None`, because these fields are informational
 /// and the user channel mixes epoch seconds with ISO dates.
-fn opt_u64(r: &Raw<'_>) -> Option<u64> {
-    if !matches!(r.kind, RawKind::Str | RawKind::Num) || r.text.is_empty() || r.text.len() > 19 {
+fn opt_u64(src: &str, r: &Raw) -> Option<u64> {
+    if !matches!(r.kind, RawKind::Str | RawKind::Num) || r.len == 0 || r.len > 19 {
         return None;
     }
     let mut v = 0u64;
-    for &b in r.text.as_bytes() {
+    for &b in r.text(src).as_bytes() {
         let d = b.wrapping_sub(b'0');
         if d > 9 {
             return None;

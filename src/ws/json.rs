@@ -20,7 +20,7 @@ pub enum DecodeErrorKind {
     Syntax,
     /// The frame ended inside a value.
     Eof,
-    /// Arrays or objects nested deeper than the decoder's limit (128).
+    /// Arrays or objects nested deeper than the decoder's limit (128), or a frame of 4 GiB or more.
     TooDeep,
     /// The frame is not valid UTF-8.
     Utf8,
@@ -389,24 +389,132 @@ pub(crate) enum RawKind {
     Other,
 }
 
-/// A field value captured by the first pass: its text (string contents or literal) and offset.
+/// A field value captured by the first pass: where its text (string contents or literal) is in
+/// the frame, and its JSON type. Offsets are `u32` to keep the per-element capture small;
+/// [`decode`](super::decode::decode) rejects frames of 4 GiB or more.
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Raw<'a> {
-    pub(crate) text: &'a str,
-    pub(crate) at: usize,
+pub(crate) struct Raw {
+    pub(crate) at: u32,
+    pub(crate) len: u32,
     pub(crate) kind: RawKind,
 }
 
-impl<'a> Raw<'a> {
+impl Raw {
+    #[inline]
+    pub(crate) fn new(at: usize, len: usize, kind: RawKind) -> Self {
+        Self {
+            at: at as u32,
+            len: len as u32,
+            kind,
+        }
+    }
+
+    /// The captured text.
+    #[inline]
+    pub(crate) fn text<'a>(&self, src: &'a str) -> &'a str {
+        let at = self.at as usize;
+        src.get(at..at + self.len as usize).unwrap_or("")
+    }
+
+    #[inline]
+    pub(crate) fn at(&self) -> usize {
+        self.at as usize
+    }
+
     /// Missing, `null`, or an empty string: "no value" in the exchange's idiom.
     #[inline]
     pub(crate) fn is_blank(&self) -> bool {
         match self.kind {
             RawKind::Missing | RawKind::Null => true,
-            RawKind::Str => self.text.is_empty(),
+            RawKind::Str => self.len == 0,
             _ => false,
         }
     }
+}
+
+/// Powers of ten for scaling up to six fractional digits.
+const SCALE_UP: [u64; 7] = [1_000_000, 100_000, 10_000, 1_000, 100, 10, 1];
+
+/// Reads a plain decimal (`digits[.digits]`, at most 13 integer digits, any zeros past the
+/// 6th decimal) starting at `b[i]`, returning its value in 10⁻⁶ units and the index of the
+/// first byte after it.
+///
+/// This is the decoder's fast path for the shape every exchange price and size has: one pass,
+/// no overflow checks needed (13 digits × 10⁶ < 2⁶⁴). It returns `None` for anything else —
+/// empty input, more integer digits, a non-zero 7th decimal, a sign — and callers then fall
+/// back to [`crate::fixed::Price::parse`]/[`crate::fixed::Size::parse`], which decide and
+/// report. The unit tests check it against those parsers.
+#[inline]
+pub(crate) fn scan_decimal(b: &[u8], mut i: usize) -> Option<(u64, usize)> {
+    let start = i;
+    let mut int = 0u64;
+    while let Some(&c) = b.get(i) {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        int = int * 10 + u64::from(d);
+        i += 1;
+        if i - start > 13 {
+            return None;
+        }
+    }
+    let int_digits = i - start;
+    let mut frac = 0u64;
+    let mut frac_digits = 0usize;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        while let Some(&c) = b.get(i) {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            if frac_digits < 6 {
+                frac = frac * 10 + u64::from(d);
+            } else if d != 0 {
+                return None;
+            }
+            frac_digits += 1;
+            i += 1;
+        }
+    }
+    if int_digits == 0 && frac_digits == 0 {
+        return None;
+    }
+    Some((int * 1_000_000 + frac * SCALE_UP[frac_digits.min(6)], i))
+}
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// Index of the first byte at or after `i` that ends a run of plain string content: `"`, `\\`
+/// or a control byte (< 0x20), or `b.len()`. Checks eight bytes per step (SWAR): the lowest
+/// flagged byte of the classic "has zero / has less than" tests is always exact, and ids,
+/// hashes and market ids are 40–77 bytes long.
+#[inline]
+pub(crate) fn find_special(b: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = b.get(i..i + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        let q = w ^ (LO * u64::from(b'"'));
+        let s = w ^ (LO * u64::from(b'\\'));
+        let hit = ((q.wrapping_sub(LO) & !q)
+            | (s.wrapping_sub(LO) & !s)
+            | (w.wrapping_sub(LO * 0x20) & !w))
+            & HI;
+        if hit != 0 {
+            return i + (hit.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(&c) = b.get(i) {
+        if c == b'"' || c == b'\\' || c < 0x20 {
+            return i;
+        }
+        i += 1;
+    }
+    i
 }
 
 /// A position in a frame. All offsets are absolute, so errors point into the whole frame.
@@ -490,13 +598,14 @@ impl<'a> Cursor<'a> {
 
     /// At a `"`: consumes the string, returning its contents, whether it has escapes, and the
     /// offset of its first content byte.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn string(&mut self) -> Result<(&'a str, bool, usize), DecodeError> {
         let b = self.bytes();
         let start = self.pos + 1;
         let mut i = start;
         let mut escaped = false;
         loop {
+            i = find_special(b, i);
             match b.get(i) {
                 Some(b'"') => break,
                 Some(b'\\') => {
@@ -504,8 +613,7 @@ impl<'a> Cursor<'a> {
                     // The escaped byte is never a closing quote; `\u` digits are plain bytes.
                     i += 2;
                 }
-                Some(&c) if c < 0x20 => return Err(err(DecodeErrorKind::Syntax, "", i)),
-                Some(_) => i += 1,
+                Some(_) => return Err(err(DecodeErrorKind::Syntax, "", i)),
                 None => return Err(err(DecodeErrorKind::Eof, "", b.len())),
             }
         }
@@ -533,41 +641,26 @@ impl<'a> Cursor<'a> {
     }
 
     /// Captures a scalar field value; objects and arrays are skipped and marked `Other`.
-    #[inline]
-    pub(crate) fn raw(&mut self) -> Result<Raw<'a>, DecodeError> {
+    #[inline(always)]
+    pub(crate) fn raw(&mut self) -> Result<Raw, DecodeError> {
         let at = self.pos;
         match self.peek() {
             Some(b'"') => {
                 let (text, escaped, at) = self.string()?;
-                Ok(Raw {
-                    text,
-                    at,
-                    kind: if escaped { RawKind::Esc } else { RawKind::Str },
-                })
+                let kind = if escaped { RawKind::Esc } else { RawKind::Str };
+                Ok(Raw::new(at, text.len(), kind))
             }
             Some(b'n') => {
                 self.literal(b"null")?;
-                Ok(Raw {
-                    text: "",
-                    at,
-                    kind: RawKind::Null,
-                })
+                Ok(Raw::new(at, 0, RawKind::Null))
             }
             Some(b'-' | b'0'..=b'9') => {
                 self.number()?;
-                Ok(Raw {
-                    text: self.src.get(at..self.pos).unwrap_or(""),
-                    at,
-                    kind: RawKind::Num,
-                })
+                Ok(Raw::new(at, self.pos - at, RawKind::Num))
             }
             _ => {
                 self.skip(0)?;
-                Ok(Raw {
-                    text: "",
-                    at,
-                    kind: RawKind::Other,
-                })
+                Ok(Raw::new(at, 0, RawKind::Other))
             }
         }
     }
@@ -671,6 +764,100 @@ mod tests {
         let deep = "[".repeat(200) + &"]".repeat(200);
         let e = Cursor::new(&deep, 0).skip(0).unwrap_err();
         assert_eq!(e.kind(), DecodeErrorKind::TooDeep);
+    }
+
+    #[test]
+    fn find_special_matches_a_byte_loop() {
+        let naive = |b: &[u8], i: usize| {
+            (i..b.len())
+                .find(|&j| b[j] == b'"' || b[j] == b'\\' || b[j] < 0x20)
+                .unwrap_or(b.len())
+        };
+        let mut seed = 1u64;
+        for _ in 0..20_000 {
+            let len = (seed % 40) as usize;
+            let mut buf = Vec::with_capacity(len);
+            for _ in 0..len {
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                let pick = (seed >> 59) as u8;
+                buf.push(match pick {
+                    0 => b'"',
+                    1 => b'\\',
+                    2 => 0x1f,
+                    3 => 0x80 | (seed >> 40) as u8,
+                    4 => 0x20,
+                    5 => 0x21,
+                    6 => 0x23,
+                    7 => 0x5d,
+                    _ => b'0' + pick,
+                });
+            }
+            let start = (seed as usize >> 7) % (len + 1);
+            assert_eq!(
+                find_special(&buf, start),
+                naive(&buf, start),
+                "{buf:?} from {start}"
+            );
+        }
+    }
+
+    #[test]
+    fn scan_decimal_agrees_with_the_fixed_parsers() {
+        use crate::fixed::parse_micros;
+        let mut seed = 3u64;
+        let alphabet = b"0123456789.....-e+x ";
+        for n in 0..200_000 {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let len = (seed >> 60) as usize + (n % 3);
+            let mut buf = Vec::new();
+            let mut s2 = seed;
+            for _ in 0..len {
+                s2 = s2.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(7);
+                let pick = (s2 >> 58) as usize % alphabet.len();
+                // Mostly digits, so that long valid numbers are common.
+                buf.push(if s2 & 3 == 0 {
+                    alphabet[pick]
+                } else {
+                    b'0' + (pick % 10) as u8
+                });
+            }
+            let full = match scan_decimal(&buf, 0) {
+                Some((v, end)) if end == buf.len() => Some(v),
+                _ => None,
+            };
+            if let Some(v) = full {
+                assert_eq!(
+                    parse_micros(&buf),
+                    Ok(v),
+                    "{:?}",
+                    String::from_utf8_lossy(&buf)
+                );
+            }
+        }
+        for t in [
+            "0.48",
+            ".48",
+            "1.",
+            "0",
+            "219.217767",
+            "1.0000000",
+            "0012.5",
+            "9999999999999.999999",
+        ] {
+            assert_eq!(
+                scan_decimal(t.as_bytes(), 0).map(|r| r.0),
+                parse_micros(t.as_bytes()).ok(),
+                "{t}"
+            );
+        }
+        for t in ["", ".", "1.0000001", "99999999999999", "-1"] {
+            assert!(
+                matches!(scan_decimal(t.as_bytes(), 0), None | Some((_, 0))),
+                "{t}"
+            );
+        }
     }
 
     #[test]

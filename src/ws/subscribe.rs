@@ -74,9 +74,7 @@ impl Drop for UserAuth {
 /// stores are not removed as dead).
 pub(crate) fn wipe(s: &mut String) {
     let mut bytes = std::mem::take(s).into_bytes();
-    for b in &mut bytes {
-        *b = 0;
-    }
+    bytes.fill(0);
     std::hint::black_box(&mut bytes);
 }
 

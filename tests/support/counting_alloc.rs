@@ -4,7 +4,7 @@
 //! `#[global_allocator] static ALLOC: counting_alloc::Counting = counting_alloc::Counting;`.
 //! Counts are per thread, so the test harness and other tests running in parallel do not
 //! disturb a measurement.
-#![allow(unsafe_code, dead_code)]
+#![allow(unsafe_code, dead_code, unreachable_pub)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

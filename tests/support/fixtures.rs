@@ -1,15 +1,20 @@
 //! Locates `../shared/fixtures` (present in CI beside the clone) and skips politely without it.
-#![allow(dead_code)]
+#![allow(dead_code, unreachable_pub)]
 
 use std::path::PathBuf;
 
 /// The shared fixtures directory, or `None` (with a printed notice) when it is absent.
 pub fn shared(relative: &str) -> Option<PathBuf> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures").join(relative);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/fixtures")
+        .join(relative);
     if path.exists() {
         Some(path)
     } else {
-        println!("SKIP: shared fixture {} not found; skipping this check", path.display());
+        println!(
+            "SKIP: shared fixture {} not found; skipping this check",
+            path.display()
+        );
         None
     }
 }

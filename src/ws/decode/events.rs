@@ -320,11 +320,15 @@ pub struct TradeMsg<'a> {
 }
 
 /// A string or a bare number, as text (`id` fields come both ways).
-fn opt_token<'a>(r: &Raw<'a>, field: &'static str) -> Result<Option<&'a str>, DecodeError> {
+fn opt_token<'a>(
+    src: &'a str,
+    r: &Raw,
+    field: &'static str,
+) -> Result<Option<&'a str>, DecodeError> {
     if r.kind == RawKind::Num {
-        Ok(Some(r.text))
+        Ok(Some(r.text(src)))
     } else {
-        opt_str(r, field)
+        opt_str(src, r, field)
     }
 }
 
@@ -333,6 +337,7 @@ fn non_empty(s: Option<&str>) -> Option<&str> {
 }
 
 /// Turns the captured fields into a typed event once the whole object has been read.
+#[inline]
 pub(crate) fn build<'a>(
     src: &'a str,
     start: usize,
@@ -340,16 +345,16 @@ pub(crate) fn build<'a>(
     f: &Fields<'a>,
 ) -> Result<Event<'a>, DecodeError> {
     let tag: &'a str = match f.event_type.kind {
-        RawKind::Str => f.event_type.text,
-        RawKind::Missing | RawKind::Null => match (f.type_.kind, f.type_.text) {
+        RawKind::Str => f.event_type.text(src),
+        RawKind::Missing | RawKind::Null => match (f.type_.kind, f.type_.text(src)) {
             (RawKind::Str, "TRADE") => "trade",
             (RawKind::Str, "PLACEMENT" | "UPDATE" | "CANCELLATION") => "order",
             _ => "",
         },
-        _ => f.event_type.text,
+        _ => f.event_type.text(src),
     };
-    let ts = opt_u64(&f.timestamp);
-    let missing = |r: &Raw<'_>, name: &'static str| {
+    let ts = opt_u64(src, &f.timestamp);
+    let missing = |r: &Raw, name: &'static str| {
         if r.kind == RawKind::Missing {
             Err(err(DecodeErrorKind::MissingField, name, start))
         } else {
@@ -367,14 +372,14 @@ pub(crate) fn build<'a>(
                 .asks
                 .ok_or_else(|| err(DecodeErrorKind::MissingField, "asks", start))?;
             Event::Book(BookMsg {
-                asset_id: req_str(&f.asset_id, "asset_id")?,
-                market: req_str(&f.market, "market")?,
+                asset_id: req_str(src, &f.asset_id, "asset_id")?,
+                market: req_str(src, &f.market, "market")?,
                 timestamp_ms: ts,
-                hash: opt_str(&f.hash, "hash")?,
+                hash: opt_str(src, &f.hash, "hash")?,
                 bids: Levels::new(src, bids, "bids"),
                 asks: Levels::new(src, asks, "asks"),
-                tick_size: opt_tick(&f.tick_size, "tick_size")?,
-                last_trade_price: opt_price(&f.last_trade_price, "last_trade_price")?,
+                tick_size: opt_tick(src, &f.tick_size, "tick_size")?,
+                last_trade_price: opt_price(src, &f.last_trade_price, "last_trade_price")?,
                 json,
             })
         }
@@ -384,7 +389,7 @@ pub(crate) fn build<'a>(
                 .price_changes
                 .ok_or_else(|| err(DecodeErrorKind::MissingField, "price_changes", start))?;
             Event::PriceChange(PriceChangeMsg {
-                market: req_str(&f.market, "market")?,
+                market: req_str(src, &f.market, "market")?,
                 timestamp_ms: ts,
                 changes: PriceChanges::new(src, changes),
                 json,
@@ -394,16 +399,18 @@ pub(crate) fn build<'a>(
             missing(&f.asset_id, "asset_id")?;
             missing(&f.new_tick_size, "new_tick_size")?;
             Event::TickSizeChange(TickSizeChangeMsg {
-                asset_id: req_str(&f.asset_id, "asset_id")?,
-                market: opt_str(&f.market, "market")?,
-                old_tick_size: opt_tick(&f.old_tick_size, "old_tick_size")?,
-                new_tick_size: opt_tick(&f.new_tick_size, "new_tick_size")?.ok_or_else(|| {
-                    err(
-                        DecodeErrorKind::MissingField,
-                        "new_tick_size",
-                        f.new_tick_size.at,
-                    )
-                })?,
+                asset_id: req_str(src, &f.asset_id, "asset_id")?,
+                market: opt_str(src, &f.market, "market")?,
+                old_tick_size: opt_tick(src, &f.old_tick_size, "old_tick_size")?,
+                new_tick_size: opt_tick(src, &f.new_tick_size, "new_tick_size")?.ok_or_else(
+                    || {
+                        err(
+                            DecodeErrorKind::MissingField,
+                            "new_tick_size",
+                            f.new_tick_size.at(),
+                        )
+                    },
+                )?,
                 timestamp_ms: ts,
                 json,
             })
@@ -412,13 +419,13 @@ pub(crate) fn build<'a>(
             missing(&f.asset_id, "asset_id")?;
             missing(&f.price, "price")?;
             Event::LastTradePrice(LastTradePriceMsg {
-                asset_id: req_str(&f.asset_id, "asset_id")?,
-                market: opt_str(&f.market, "market")?,
-                price: req_price(&f.price, "price")?,
-                side: opt_side(&f.side, "side")?,
-                size: opt_size(&f.size, "size")?,
-                fee_rate_bps: opt_u64(&f.fee_rate_bps),
-                transaction_hash: non_empty(opt_str(&f.transaction_hash, "transaction_hash")?),
+                asset_id: req_str(src, &f.asset_id, "asset_id")?,
+                market: opt_str(src, &f.market, "market")?,
+                price: req_price(src, &f.price, "price")?,
+                side: opt_side(src, &f.side, "side")?,
+                size: opt_size(src, &f.size, "size")?,
+                fee_rate_bps: opt_u64(src, &f.fee_rate_bps),
+                transaction_hash: non_empty(opt_str(src, &f.transaction_hash, "transaction_hash")?),
                 timestamp_ms: ts,
                 json,
             })
@@ -426,11 +433,11 @@ pub(crate) fn build<'a>(
         "best_bid_ask" => {
             missing(&f.asset_id, "asset_id")?;
             Event::BestBidAsk(BestBidAskMsg {
-                asset_id: req_str(&f.asset_id, "asset_id")?,
-                market: opt_str(&f.market, "market")?,
-                best_bid: opt_price(&f.best_bid, "best_bid")?,
-                best_ask: opt_price(&f.best_ask, "best_ask")?,
-                spread: opt_price(&f.spread, "spread")?,
+                asset_id: req_str(src, &f.asset_id, "asset_id")?,
+                market: opt_str(src, &f.market, "market")?,
+                best_bid: opt_price(src, &f.best_bid, "best_bid")?,
+                best_ask: opt_price(src, &f.best_ask, "best_ask")?,
+                spread: opt_price(src, &f.spread, "spread")?,
                 timestamp_ms: ts,
                 json,
             })
@@ -438,16 +445,16 @@ pub(crate) fn build<'a>(
         "new_market" | "market_resolved" => {
             missing(&f.market, "market")?;
             let m = MarketMsg {
-                id: opt_token(&f.id, "id")?,
-                market: req_str(&f.market, "market")?,
-                question: opt_text(&f.question, "question")?,
-                slug: opt_text(&f.slug, "slug")?,
-                description: opt_text(&f.description, "description")?,
+                id: opt_token(src, &f.id, "id")?,
+                market: req_str(src, &f.market, "market")?,
+                question: opt_text(src, &f.question, "question")?,
+                slug: opt_text(src, &f.slug, "slug")?,
+                description: opt_text(src, &f.description, "description")?,
                 assets_ids: StrList::new(src, f.assets_ids.flatten(), "assets_ids"),
                 outcomes: StrList::new(src, f.outcomes.flatten(), "outcomes"),
                 event_message: f.event_message,
-                winning_asset_id: opt_str(&f.winning_asset_id, "winning_asset_id")?,
-                winning_outcome: opt_text(&f.winning_outcome, "winning_outcome")?,
+                winning_asset_id: opt_str(src, &f.winning_asset_id, "winning_asset_id")?,
+                winning_outcome: opt_text(src, &f.winning_outcome, "winning_outcome")?,
                 timestamp_ms: ts,
                 json,
             };
@@ -463,20 +470,20 @@ pub(crate) fn build<'a>(
             missing(&f.side, "side")?;
             missing(&f.price, "price")?;
             Event::Order(OrderMsg {
-                id: req_str(&f.id, "id")?,
-                kind: opt_str(&f.type_, "type")?,
-                market: opt_str(&f.market, "market")?,
-                asset_id: req_str(&f.asset_id, "asset_id")?,
-                side: req_side(&f.side, "side")?,
-                price: req_price(&f.price, "price")?,
-                original_size: opt_size(&f.original_size, "original_size")?,
-                size_matched: opt_size(&f.size_matched, "size_matched")?,
-                outcome: opt_text(&f.outcome, "outcome")?,
-                owner: opt_str(&f.owner, "owner")?,
-                status: opt_text(&f.status, "status")?,
-                order_type: opt_order_type(&f.order_type, "order_type")?,
-                maker_address: opt_str(&f.maker_address, "maker_address")?,
-                expiration: opt_u64(&f.expiration),
+                id: req_str(src, &f.id, "id")?,
+                kind: opt_str(src, &f.type_, "type")?,
+                market: opt_str(src, &f.market, "market")?,
+                asset_id: req_str(src, &f.asset_id, "asset_id")?,
+                side: req_side(src, &f.side, "side")?,
+                price: req_price(src, &f.price, "price")?,
+                original_size: opt_size(src, &f.original_size, "original_size")?,
+                size_matched: opt_size(src, &f.size_matched, "size_matched")?,
+                outcome: opt_text(src, &f.outcome, "outcome")?,
+                owner: opt_str(src, &f.owner, "owner")?,
+                status: opt_text(src, &f.status, "status")?,
+                order_type: opt_order_type(src, &f.order_type, "order_type")?,
+                maker_address: opt_str(src, &f.maker_address, "maker_address")?,
+                expiration: opt_u64(src, &f.expiration),
                 associate_trades: StrList::new(
                     src,
                     f.associate_trades.flatten(),
@@ -493,23 +500,23 @@ pub(crate) fn build<'a>(
             missing(&f.size, "size")?;
             missing(&f.price, "price")?;
             Event::Trade(TradeMsg {
-                id: req_str(&f.id, "id")?,
-                taker_order_id: opt_str(&f.taker_order_id, "taker_order_id")?,
-                market: opt_str(&f.market, "market")?,
-                asset_id: req_str(&f.asset_id, "asset_id")?,
-                side: req_side(&f.side, "side")?,
-                size: req_size(&f.size, "size")?,
-                price: req_price(&f.price, "price")?,
-                status: opt_text(&f.status, "status")?,
-                outcome: opt_text(&f.outcome, "outcome")?,
-                owner: opt_str(&f.owner, "owner")?,
-                trade_owner: opt_str(&f.trade_owner, "trade_owner")?,
-                trader_side: opt_str(&f.trader_side, "trader_side")?,
-                fee_rate_bps: opt_u64(&f.fee_rate_bps),
-                matchtime: opt_token(&f.matchtime, "matchtime")?,
-                last_update: opt_token(&f.last_update, "last_update")?,
+                id: req_str(src, &f.id, "id")?,
+                taker_order_id: opt_str(src, &f.taker_order_id, "taker_order_id")?,
+                market: opt_str(src, &f.market, "market")?,
+                asset_id: req_str(src, &f.asset_id, "asset_id")?,
+                side: req_side(src, &f.side, "side")?,
+                size: req_size(src, &f.size, "size")?,
+                price: req_price(src, &f.price, "price")?,
+                status: opt_text(src, &f.status, "status")?,
+                outcome: opt_text(src, &f.outcome, "outcome")?,
+                owner: opt_str(src, &f.owner, "owner")?,
+                trade_owner: opt_str(src, &f.trade_owner, "trade_owner")?,
+                trader_side: opt_str(src, &f.trader_side, "trader_side")?,
+                fee_rate_bps: opt_u64(src, &f.fee_rate_bps),
+                matchtime: opt_token(src, &f.matchtime, "matchtime")?,
+                last_update: opt_token(src, &f.last_update, "last_update")?,
                 timestamp: ts,
-                transaction_hash: non_empty(opt_str(&f.transaction_hash, "transaction_hash")?),
+                transaction_hash: non_empty(opt_str(src, &f.transaction_hash, "transaction_hash")?),
                 maker_orders: MakerOrders::new(src, f.maker_orders.flatten()),
                 json,
             })

@@ -7,7 +7,7 @@ use super::{
 };
 use crate::fixed::{Price, Size};
 use crate::types::Side;
-use crate::ws::json::{Cursor, DecodeError, DecodeErrorKind, JsonStr, Raw, err};
+use crate::ws::json::{Cursor, DecodeError, DecodeErrorKind, JsonStr, Raw, err, scan_decimal};
 
 /// Where an array's items start (just after its `[`), or `None` when the field held `null`.
 pub(crate) type Span = Option<usize>;
@@ -104,8 +104,52 @@ fn object<'a>(
     }
 }
 
+/// The exact shape every exchange level has, `{"price":"<decimal>","size":"<decimal>"}` (with
+/// optional whitespace between tokens), read without the general object machinery. Returns
+/// `None` on any deviation — other key order, extra keys, escapes, a value that does not parse
+/// — and the general path then decodes (or reports) the level.
+#[inline]
+fn fast_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
+    #[inline]
+    fn ws(b: &[u8], mut p: usize) -> usize {
+        while matches!(b.get(p), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+            p += 1;
+        }
+        p
+    }
+    #[inline]
+    fn lit(b: &[u8], p: usize, l: &[u8]) -> Option<usize> {
+        (b.get(p..p + l.len())? == l).then_some(p + l.len())
+    }
+    #[inline]
+    fn value(b: &[u8], p: usize) -> Option<(u64, usize)> {
+        let p = lit(b, ws(b, p), b":")?;
+        let start = lit(b, ws(b, p), b"\"")?;
+        let (micros, end) = scan_decimal(b, start)?;
+        Some((micros, lit(b, end, b"\"")?))
+    }
+    let p = lit(b, p, b"{")?;
+    let p = lit(b, ws(b, p), b"\"price\"")?;
+    let (price, p) = value(b, p)?;
+    let p = lit(b, ws(b, p), b",")?;
+    let p = lit(b, ws(b, p), b"\"size\"")?;
+    let (size, p) = value(b, p)?;
+    let p = lit(b, ws(b, p), b"}")?;
+    let level = Level {
+        price: Price::new(u32::try_from(price).ok()?)?,
+        size: Size::from_micros(size),
+    };
+    Some((level, p))
+}
+
 #[inline]
 fn parse_level(c: &mut Cursor<'_>, field: &'static str) -> Item<Level> {
+    let src = c.src;
+    c.peek();
+    if let Some((level, end)) = fast_level(c.src.as_bytes(), c.pos) {
+        c.pos = end;
+        return Ok(Ok(level));
+    }
     let mut price = Raw::default();
     let mut size = Raw::default();
     let at = c.pos;
@@ -120,13 +164,13 @@ fn parse_level(c: &mut Cursor<'_>, field: &'static str) -> Item<Level> {
         return Ok(Err(e));
     }
     if price.at == 0 {
-        price.at = at;
+        price.at = at as u32;
     }
     if size.at == 0 {
-        size.at = at;
+        size.at = at as u32;
     }
-    Ok(req_price(&price, "price")
-        .and_then(|price| req_size(&size, "size").map(|size| Level { price, size })))
+    Ok(req_price(src, &price, "price")
+        .and_then(|price| req_size(src, &size, "size").map(|size| Level { price, size })))
 }
 
 /// Walks `bids`/`asks` during the first pass. With a capturing sink every level is parsed and
@@ -279,6 +323,7 @@ pub struct PriceChange<'a> {
 }
 
 fn parse_change<'a>(c: &mut Cursor<'a>) -> Item<PriceChange<'a>> {
+    let src = c.src;
     let mut asset_id = Raw::default();
     let mut price = Raw::default();
     let mut size = Raw::default();
@@ -304,18 +349,18 @@ fn parse_change<'a>(c: &mut Cursor<'a>) -> Item<PriceChange<'a>> {
     }
     for r in [&mut asset_id, &mut price, &mut side] {
         if r.at == 0 {
-            r.at = at;
+            r.at = at as u32;
         }
     }
     Ok((|| {
         Ok(PriceChange {
-            asset_id: req_str(&asset_id, "asset_id")?,
-            price: req_price(&price, "price")?,
-            size: opt_size(&size, "size")?,
-            side: req_side(&side, "side")?,
-            hash: opt_str(&hash, "hash")?,
-            best_bid: opt_price(&best_bid, "best_bid")?,
-            best_ask: opt_price(&best_ask, "best_ask")?,
+            asset_id: req_str(src, &asset_id, "asset_id")?,
+            price: req_price(src, &price, "price")?,
+            size: opt_size(src, &size, "size")?,
+            side: req_side(src, &side, "side")?,
+            hash: opt_str(src, &hash, "hash")?,
+            best_bid: opt_price(src, &best_bid, "best_bid")?,
+            best_ask: opt_price(src, &best_ask, "best_ask")?,
         })
     })())
 }
@@ -385,7 +430,8 @@ pub struct MakerOrder<'a> {
 }
 
 fn parse_maker<'a>(c: &mut Cursor<'a>) -> Item<MakerOrder<'a>> {
-    let mut f: [Raw<'a>; 9] = [Raw::default(); 9];
+    let src = c.src;
+    let mut f: [Raw; 9] = [Raw::default(); 9];
     let at = c.pos;
     if let Err(e) = object(c, "maker_orders", |k, c| {
         let slot = match k {
@@ -407,20 +453,20 @@ fn parse_maker<'a>(c: &mut Cursor<'a>) -> Item<MakerOrder<'a>> {
     }
     for r in &mut f {
         if r.at == 0 {
-            r.at = at;
+            r.at = at as u32;
         }
     }
     Ok((|| {
         Ok(MakerOrder {
-            asset_id: req_str(&f[0], "asset_id")?,
-            order_id: req_str(&f[1], "order_id")?,
-            matched_amount: req_size(&f[2], "matched_amount")?,
-            price: req_price(&f[3], "price")?,
-            outcome: opt_text(&f[4], "outcome")?,
-            owner: opt_str(&f[5], "owner")?,
-            maker_address: opt_str(&f[6], "maker_address")?,
-            side: opt_side(&f[7], "side")?,
-            fee_rate_bps: opt_u64(&f[8]),
+            asset_id: req_str(src, &f[0], "asset_id")?,
+            order_id: req_str(src, &f[1], "order_id")?,
+            matched_amount: req_size(src, &f[2], "matched_amount")?,
+            price: req_price(src, &f[3], "price")?,
+            outcome: opt_text(src, &f[4], "outcome")?,
+            owner: opt_str(src, &f[5], "owner")?,
+            maker_address: opt_str(src, &f[6], "maker_address")?,
+            side: opt_side(src, &f[7], "side")?,
+            fee_rate_bps: opt_u64(src, &f[8]),
         })
     })())
 }
@@ -487,9 +533,10 @@ impl<'a> Iterator for StrList<'a> {
     fn next(&mut self) -> Option<Self::Item> {
         let field = self.field;
         self.st.next_item(|c| {
+            let src = c.src;
             let r = c.raw()?;
-            Ok(opt_text(&r, field)
-                .and_then(|s| s.ok_or_else(|| err(DecodeErrorKind::WrongType, field, r.at))))
+            Ok(opt_text(src, &r, field)
+                .and_then(|s| s.ok_or_else(|| err(DecodeErrorKind::WrongType, field, r.at()))))
         })
     }
 }

@@ -1,0 +1,310 @@
+//! Wallets: the four signature types, CREATE2 derivation of Polymarket proxy and Gnosis Safe
+//! addresses, and the ERC-7739 signature of POLY_1271 deposit wallets (protocol.md §1.5).
+
+use core::fmt;
+
+use alloy_primitives::{Address, B256, address, b256, keccak256};
+
+use super::Signature;
+use super::eip712::ORDER_V2_TYPE;
+use crate::types::{Chain, SignatureType};
+
+/// Polymarket's proxy-wallet factory (Polygon only).
+pub const PROXY_FACTORY: Address = address!("0xaB45c5A4B0c941a2F231C04C3f49182e1A254052");
+/// Init-code hash of the proxy wallets the factory deploys.
+pub const PROXY_INIT_CODE_HASH: B256 =
+    b256!("0xd21df8dc65880a8606f09fe0ce3df9b8869287ab0b058be05aa9e8af6330a00b");
+/// The Gnosis Safe factory Polymarket deploys browser-wallet Safes with (Polygon and Amoy).
+pub const SAFE_FACTORY: Address = address!("0xaacFeEa03eb1561C4e67d661e40682Bd20E3541b");
+/// Init-code hash of those Safes.
+pub const SAFE_INIT_CODE_HASH: B256 =
+    b256!("0x2bce2127ff07fb632d16c8347c4ebf501f4841168bed00d9e6ef715ddb6fcecf");
+
+/// `keccak256(0xff ‖ factory ‖ salt ‖ init_code_hash)[12..]`.
+fn create2(factory: Address, salt: B256, init_code_hash: B256) -> Address {
+    let mut buf = [0u8; 85];
+    buf[0] = 0xff;
+    buf[1..21].copy_from_slice(factory.as_slice());
+    buf[21..53].copy_from_slice(salt.as_slice());
+    buf[53..85].copy_from_slice(init_code_hash.as_slice());
+    Address::from_slice(&keccak256(buf)[12..])
+}
+
+/// The Polymarket proxy wallet (POLY_PROXY maker) of an EOA; `None` on chains without the
+/// proxy factory (Amoy).
+///
+/// ```
+/// use alloy_primitives::address;
+/// use polyclob::sign::wallet::derive_proxy_wallet;
+/// use polyclob::types::Chain;
+///
+/// let eoa = address!("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
+/// assert_eq!(
+///     derive_proxy_wallet(eoa, Chain::Polygon),
+///     Some(address!("0x365f0CA36Ae1f641E02fE3B7743673da42A13A70"))
+/// );
+/// assert_eq!(derive_proxy_wallet(eoa, Chain::Amoy), None);
+/// ```
+#[must_use]
+pub fn derive_proxy_wallet(eoa: Address, chain: Chain) -> Option<Address> {
+    match chain {
+        Chain::Polygon => Some(create2(
+            PROXY_FACTORY,
+            keccak256(eoa.as_slice()),
+            PROXY_INIT_CODE_HASH,
+        )),
+        Chain::Amoy => None,
+    }
+}
+
+/// The Gnosis Safe (POLY_GNOSIS_SAFE maker) of an EOA: salt `keccak256(abi.encode(eoa))`.
+///
+/// ```
+/// use alloy_primitives::address;
+/// use polyclob::sign::wallet::derive_safe_wallet;
+/// use polyclob::types::Chain;
+///
+/// let eoa = address!("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
+/// let safe = address!("0xd93B25cb943D14d0d34FBaF01Fc93a0f8b5F6E47");
+/// assert_eq!(derive_safe_wallet(eoa, Chain::Polygon), safe);
+/// assert_eq!(derive_safe_wallet(eoa, Chain::Amoy), safe);
+/// ```
+#[must_use]
+pub fn derive_safe_wallet(eoa: Address, chain: Chain) -> Address {
+    // Same factory and init code on both supported chains.
+    let _ = chain;
+    let mut word = [0u8; 32];
+    word[12..].copy_from_slice(eoa.as_slice());
+    create2(SAFE_FACTORY, keccak256(word), SAFE_INIT_CODE_HASH)
+}
+
+/// Who holds the funds and how the order is authorised.
+///
+/// | variant | `signatureType` | maker | `signer` field |
+/// |---|---|---|---|
+/// | `Eoa` | 0 | the EOA | the EOA |
+/// | `Proxy(funder)` | 1 | the proxy wallet | the EOA |
+/// | `Safe(funder)` | 2 | the Safe | the EOA |
+/// | `DepositWallet(wallet)` | 3 (V2/V3 only) | the deposit wallet | the deposit wallet |
+///
+/// ```
+/// use polyclob::sign::wallet::Wallet;
+/// use polyclob::types::{Chain, SignatureType};
+///
+/// let eoa = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266".parse()?;
+/// let w = Wallet::derived_safe(eoa, Chain::Polygon);
+/// assert_eq!(w.signature_type(), SignatureType::PolyGnosisSafe);
+/// assert_eq!(w.maker(eoa).to_string(), "0xd93B25cb943D14d0d34FBaF01Fc93a0f8b5F6E47");
+/// assert_eq!(w.signer(eoa), eoa);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum Wallet {
+    /// The EOA trades its own funds.
+    #[default]
+    Eoa,
+    /// A Polymarket proxy wallet (email/Magic accounts) holds the funds.
+    Proxy(Address),
+    /// A Gnosis Safe (browser-wallet accounts) holds the funds.
+    Safe(Address),
+    /// An ERC-1271 deposit wallet holds the funds and is the order's signer; the EOA owner
+    /// signs an ERC-7739 envelope.
+    DepositWallet(Address),
+}
+
+impl Wallet {
+    /// The wallet for a signature type and funder address (`None` for EOA).
+    #[must_use]
+    pub const fn from_parts(signature_type: SignatureType, funder: Address) -> Self {
+        match signature_type {
+            SignatureType::Eoa => Self::Eoa,
+            SignatureType::PolyProxy => Self::Proxy(funder),
+            SignatureType::PolyGnosisSafe => Self::Safe(funder),
+            SignatureType::Poly1271 => Self::DepositWallet(funder),
+        }
+    }
+
+    /// A Safe wallet at the address derived from `eoa`.
+    #[must_use]
+    pub fn derived_safe(eoa: Address, chain: Chain) -> Self {
+        Self::Safe(derive_safe_wallet(eoa, chain))
+    }
+
+    /// A proxy wallet at the address derived from `eoa`; `None` where proxies do not exist.
+    #[must_use]
+    pub fn derived_proxy(eoa: Address, chain: Chain) -> Option<Self> {
+        derive_proxy_wallet(eoa, chain).map(Self::Proxy)
+    }
+
+    /// The `signatureType` value.
+    #[must_use]
+    pub const fn signature_type(&self) -> SignatureType {
+        match self {
+            Self::Eoa => SignatureType::Eoa,
+            Self::Proxy(_) => SignatureType::PolyProxy,
+            Self::Safe(_) => SignatureType::PolyGnosisSafe,
+            Self::DepositWallet(_) => SignatureType::Poly1271,
+        }
+    }
+
+    /// The funder (maker) address, if it is not the EOA.
+    #[must_use]
+    pub const fn funder(&self) -> Option<Address> {
+        match self {
+            Self::Eoa => None,
+            Self::Proxy(a) | Self::Safe(a) | Self::DepositWallet(a) => Some(*a),
+        }
+    }
+
+    /// The order's `maker` for an EOA signer.
+    #[must_use]
+    pub const fn maker(&self, eoa: Address) -> Address {
+        match self.funder() {
+            Some(a) => a,
+            None => eoa,
+        }
+    }
+
+    /// The order's `signer` field: the deposit wallet for POLY_1271, else the EOA.
+    #[must_use]
+    pub const fn signer(&self, eoa: Address) -> Address {
+        match self {
+            Self::DepositWallet(a) => *a,
+            _ => eoa,
+        }
+    }
+}
+
+/// Length of a POLY_1271 signature: 65 + 32 + 32 + 186 + 2.
+pub const POLY_1271_SIGNATURE_LEN: usize = 65 + 32 + 32 + ORDER_V2_TYPE.len() + 2;
+
+/// An order's `signature` field: a plain 65-byte ECDSA signature, or the 317-byte ERC-7739
+/// envelope of a POLY_1271 deposit wallet. Lives on the stack.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct OrderSignature {
+    bytes: [u8; POLY_1271_SIGNATURE_LEN],
+    len: u16,
+}
+
+impl OrderSignature {
+    /// A plain ECDSA signature (EOA, proxy, Safe).
+    #[must_use]
+    pub fn ecdsa(sig: &Signature) -> Self {
+        let mut bytes = [0u8; POLY_1271_SIGNATURE_LEN];
+        bytes[..65].copy_from_slice(sig.as_bytes());
+        Self { bytes, len: 65 }
+    }
+
+    /// The POLY_1271 envelope: `inner ‖ domain separator ‖ hashStruct(order) ‖ ORDER_V2_TYPE ‖
+    /// uint16_be(len(ORDER_V2_TYPE))`, where `inner` is the owner's signature over the
+    /// `TypedDataSign` digest ([`typed_data_sign_struct_hash`](super::eip712::typed_data_sign_struct_hash)).
+    #[must_use]
+    pub fn poly_1271(inner: &Signature, domain_separator: &B256, order_struct_hash: &B256) -> Self {
+        let mut bytes = [0u8; POLY_1271_SIGNATURE_LEN];
+        let t = ORDER_V2_TYPE.as_bytes();
+        bytes[..65].copy_from_slice(inner.as_bytes());
+        bytes[65..97].copy_from_slice(domain_separator.as_slice());
+        bytes[97..129].copy_from_slice(order_struct_hash.as_slice());
+        bytes[129..129 + t.len()].copy_from_slice(t);
+        // The type string is 186 bytes: fits a u16.
+        let n = (t.len() as u16).to_be_bytes();
+        bytes[129 + t.len()..].copy_from_slice(&n);
+        Self {
+            bytes,
+            len: POLY_1271_SIGNATURE_LEN as u16,
+        }
+    }
+
+    /// The signature bytes (65 or 317).
+    #[must_use]
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
+    }
+
+    /// The ECDSA part (the whole signature, or the owner's inner signature for POLY_1271).
+    #[must_use]
+    pub fn ecdsa_part(&self) -> [u8; 65] {
+        let mut out = [0u8; 65];
+        out.copy_from_slice(&self.bytes[..65]);
+        out
+    }
+
+    /// Whether this is a POLY_1271 envelope.
+    #[must_use]
+    pub const fn is_poly_1271(&self) -> bool {
+        self.len as usize == POLY_1271_SIGNATURE_LEN
+    }
+
+    /// Appends `0x` and lowercase hex to `out`.
+    pub fn write_hex(&self, out: &mut Vec<u8>) {
+        let bytes = self.as_bytes();
+        out.extend_from_slice(b"0x");
+        let start = out.len();
+        out.resize(start + 2 * bytes.len(), 0);
+        super::signature::write_hex_into(bytes, &mut out[start..]);
+    }
+
+    /// The `0x…` hex text.
+    #[must_use]
+    pub fn to_hex_string(&self) -> String {
+        let mut v = Vec::with_capacity(2 + 2 * usize::from(self.len));
+        self.write_hex(&mut v);
+        String::from_utf8(v).unwrap_or_default()
+    }
+}
+
+impl fmt::Display for OrderSignature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_hex_string())
+    }
+}
+
+impl fmt::Debug for OrderSignature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "OrderSignature({self})")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn envelope_layout() {
+        assert_eq!(POLY_1271_SIGNATURE_LEN, 317);
+        let mut raw = [7u8; 65];
+        raw[64] = 27;
+        let inner = Signature::from_bytes(raw).unwrap();
+        let env = OrderSignature::poly_1271(&inner, &B256::repeat_byte(1), &B256::repeat_byte(2));
+        let b = env.as_bytes();
+        assert_eq!(b.len(), 317);
+        assert_eq!(&b[..65], inner.as_bytes());
+        assert_eq!(&b[65..97], &[1u8; 32]);
+        assert_eq!(&b[97..129], &[2u8; 32]);
+        assert_eq!(&b[129..315], ORDER_V2_TYPE.as_bytes());
+        assert_eq!(&b[315..], &[0x00, 0xba]);
+        assert!(env.is_poly_1271());
+        assert_eq!(env.to_hex_string().len(), 2 + 634);
+        let plain = OrderSignature::ecdsa(&inner);
+        assert_eq!(plain.as_bytes().len(), 65);
+        assert_eq!(plain.to_hex_string(), inner.to_hex_string());
+    }
+
+    #[test]
+    fn wallet_roles() {
+        let eoa = Address::repeat_byte(0xee);
+        let f = Address::repeat_byte(0xf0);
+        for (w, ty, maker, signer) in [
+            (Wallet::Eoa, SignatureType::Eoa, eoa, eoa),
+            (Wallet::Proxy(f), SignatureType::PolyProxy, f, eoa),
+            (Wallet::Safe(f), SignatureType::PolyGnosisSafe, f, eoa),
+            (Wallet::DepositWallet(f), SignatureType::Poly1271, f, f),
+        ] {
+            assert_eq!(w.signature_type(), ty);
+            assert_eq!(w.maker(eoa), maker);
+            assert_eq!(w.signer(eoa), signer);
+            assert_eq!(Wallet::from_parts(ty, f).signature_type(), ty);
+        }
+    }
+}
