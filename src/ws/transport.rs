@@ -2,7 +2,7 @@
 //!
 //! We open the socket and the TLS session ourselves and hand the stream to
 //! `tokio_tungstenite::client_async_with_config`, so the WebSocket layer uses the same
-//! rustls configuration (aws-lc-rs provider, platform verifier) as the HTTP client.
+//! rustls configuration (ring provider, platform verifier) as the HTTP client.
 
 use std::io;
 use std::pin::Pin;
@@ -108,11 +108,12 @@ impl Endpoint {
     }
 }
 
-/// The default TLS configuration: rustls with the aws-lc-rs provider and the operating
-/// system's verifier, as reqwest 0.13's `rustls` feature builds it.
+/// The default TLS configuration: rustls with the ring provider (passed explicitly, so no
+/// process-wide default is installed) and the operating system's verifier — the stack the
+/// REST client uses.
 pub(crate) fn default_tls() -> Result<Arc<rustls::ClientConfig>, ConnectError> {
     use rustls_platform_verifier::BuilderVerifierExt;
-    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
     let config = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|_| ConnectError::Tls)?
