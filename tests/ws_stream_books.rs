@@ -445,3 +445,63 @@ async fn rest_resync_snapshots_apply_unless_older_than_the_book() {
         "0.47"
     );
 }
+
+#[tokio::test]
+async fn book_feed_applies_resync_snapshots_before_the_next_delivery() {
+    use polyclob::ws::books::{ResyncOutcome, Snapshot};
+    use polyclob::ws::decode::Level;
+
+    #[derive(Default)]
+    struct Resyncs(Vec<(String, ResyncOutcome, BookState)>);
+    impl BookHandler for Resyncs {
+        fn on_update(&mut self, _: &Frame<'_>, _: Update<'_, '_>) {}
+        fn on_resync(&mut self, id: &str, outcome: ResyncOutcome, books: &BookManager) {
+            let state = books
+                .book(id)
+                .map_or(BookState::AwaitingSnapshot, |b| b.state());
+            self.0.push((id.to_owned(), outcome, state));
+        }
+    }
+
+    let server = WsServer::start().await;
+    let mut stream = fast(&server.url()).build().expect("build");
+    let mut feed = BookFeed::new(stream.handle(), Resyncs::default());
+    let lv = |p: &str, s: &str| Level {
+        price: p.parse().expect("p"),
+        size: s.parse().expect("s"),
+    };
+    feed.resync_sender()
+        .send(Snapshot {
+            asset_id: A.to_owned(),
+            bids: vec![lv("0.5", "1")],
+            asks: vec![],
+            timestamp_ms: None,
+        })
+        .expect("send");
+    // The first delivery (Connected) applies it; nothing was ever received for A, so a
+    // snapshot without a timestamp is accepted.
+    assert!(
+        tokio::time::timeout(2 * SEC, stream.dispatch(&mut feed))
+            .await
+            .expect("dispatch")
+    );
+    let got = &feed.handler_mut().0;
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].1, ResyncOutcome::Applied);
+    // `Connected` gates A again right after (its shard just connected): a snapshot from the
+    // stream is still required, which is the safe order.
+    assert_eq!(
+        feed.books().book(A).expect("A").state(),
+        BookState::AwaitingSnapshot
+    );
+    assert_eq!(
+        feed.books()
+            .book(A)
+            .expect("A")
+            .best_bid()
+            .expect("kept for display")
+            .size
+            .to_string(),
+        "1"
+    );
+}
