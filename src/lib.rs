@@ -15,11 +15,13 @@
 //! | module | what it holds |
 //! |---|---|
 //! | [`fixed`] | [`Price`](fixed::Price), [`Size`](fixed::Size), [`Notional`](fixed::Notional): exact 6-decimal newtypes |
+//! | [`clob`] | the native REST [`Client`](clob::Client): tuned transport, typed errors, endpoints, pagination, caches |
 //! | [`types`] | sides, order types, tick sizes, signature types, chains, the contract table |
 //! | [`sign`] | keys, EIP-712, ECDSA backends, L1 ClobAuth, L2 HMAC, wallets |
 //! | [`order`] | order amounts per tick size, validation, the builder, the wire body |
 //! | [`ws`] | WebSocket streams that stay alive (sharding, keepalive, reconnect, lag reports) and frames decoded into borrowed views |
 //! | [`book`] | fixed-point L2 books and the manager that applies decoded frames to them |
+//! | `sim` (feature `sim`) | an offline exchange on loopback (REST, WS, matching, faults) for testing bots |
 //!
 //! [Polymarket]: https://docs.polymarket.com
 
@@ -30,11 +32,29 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 pub mod book;
+pub mod clob;
+mod compat;
 pub mod fixed;
 pub mod order;
 pub mod sign;
+#[cfg(feature = "sim")]
+pub mod sim;
+mod tls;
 pub mod types;
 pub mod ws;
+
+// The polymarket-rs-client 0.1.1 root, exactly (compat-api.md §1).
+pub use alloy_primitives::U256;
+pub use anyhow::{Context, Result as ClientResult, anyhow};
+#[cfg(feature = "eth-signer")]
+pub use compat::EthSigner;
+pub use compat::{
+    ApiCreds, ApiKeysResponse, AssetType, BalanceAllowanceParams, BookParams, ClobClient,
+    CreateOrderOptions, ExtraOrderArgs, MarketOrderArgs, MidpointResponse, NegRiskResponse,
+    OpenOrder, OpenOrderParams, OrderArgs, OrderBookSummary, OrderSummary, OrderType, PostOrder,
+    PriceResponse, Side, SpreadResponse, TickSizeResponse, TradeParams,
+};
+pub use serde_json::Value;
 
 // Compiles and runs the README's code blocks as doctests, so the README cannot drift.
 #[doc = include_str!("../README.md")]

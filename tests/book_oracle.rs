@@ -2,7 +2,7 @@
 //! decimal strings per side, with its own string-based decimal validation) on random streams
 //! of `book`, `price_change` and `tick_size_change` frames, including malformed elements,
 //! duplicate levels, varied decimal spellings and shuffled level order.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

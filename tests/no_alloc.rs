@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 #[path = "support/counting_alloc.rs"]
+#[allow(unreachable_pub)] // shared support file, written for several test crates
 mod counting_alloc;
 #[path = "support/ws_frames.rs"]
 mod ws_frames;

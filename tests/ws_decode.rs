@@ -1,8 +1,9 @@
 //! Decoder and book manager against our own fixtures (written from the documented message
 //! formats, tests/data/ws/) and, when present, the real captures in ../shared/fixtures.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 #[path = "support/fixtures.rs"]
+#[allow(unreachable_pub)] // shared support file, written for several test crates
 mod fixtures;
 
 use std::time::{Duration, Instant};

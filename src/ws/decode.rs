@@ -595,13 +595,17 @@ pub(crate) fn opt_price(
 ) -> Result<Option<Price>, DecodeError> {
     match decimal_text(src, r, field)? {
         None => Ok(None),
-        Some(t) => Price::parse(t.as_bytes()).map(Some).map_err(|e| {
-            err(
-                DecodeErrorKind::Decimal(e.kind()),
-                field,
-                r.at() + e.offset(),
-            )
-        }),
+        Some(t) => fast_micros(t)
+            .and_then(|m| Price::new(u32::try_from(m).ok()?))
+            .map_or_else(|| Price::parse(t.as_bytes()), Ok)
+            .map(Some)
+            .map_err(|e| {
+                err(
+                    DecodeErrorKind::Decimal(e.kind()),
+                    field,
+                    r.at() + e.offset(),
+                )
+            }),
     }
 }
 
@@ -616,13 +620,17 @@ pub(crate) fn opt_size(
 ) -> Result<Option<Size>, DecodeError> {
     match decimal_text(src, r, field)? {
         None => Ok(None),
-        Some(t) => Size::parse(t.as_bytes()).map(Some).map_err(|e| {
-            err(
-                DecodeErrorKind::Decimal(e.kind()),
-                field,
-                r.at() + e.offset(),
-            )
-        }),
+        Some(t) => fast_micros(t)
+            .map(Size::from_micros)
+            .map_or_else(|| Size::parse(t.as_bytes()), Ok)
+            .map(Some)
+            .map_err(|e| {
+                err(
+                    DecodeErrorKind::Decimal(e.kind()),
+                    field,
+                    r.at() + e.offset(),
+                )
+            }),
     }
 }
 

@@ -146,8 +146,8 @@ macro_rules! common_setters {
             self
         }
 
-        /// The rustls configuration for `wss://`. Default is rustls with the ring provider
-        /// and the platform verifier — the stack the REST client uses.
+        /// The rustls configuration for `wss://`. Default is rustls with the ring
+        /// provider and the platform verifier — the stack reqwest 0.13 uses.
         #[must_use]
         pub fn tls_config(mut self, config: std::sync::Arc<rustls::ClientConfig>) -> Self {
             self.opts.tls = Some(config);

@@ -108,19 +108,12 @@ impl Endpoint {
     }
 }
 
-/// The default TLS configuration: rustls with the ring provider (passed explicitly, so no
-/// process-wide default is installed) and the operating system's verifier — the stack the
-/// REST client uses.
+/// The default TLS configuration: the crate's one rustls stack ([`crate::tls`]), shared with
+/// the HTTP client; WebSocket upgrades run over HTTP/1.1, so no ALPN is offered.
 pub(crate) fn default_tls() -> Result<Arc<rustls::ClientConfig>, ConnectError> {
-    use rustls_platform_verifier::BuilderVerifierExt;
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(|_| ConnectError::Tls)?
-        .with_platform_verifier()
-        .map_err(|_| ConnectError::Tls)?
-        .with_no_client_auth();
-    Ok(Arc::new(config))
+    crate::tls::client_config(&[])
+        .map(Arc::new)
+        .map_err(|_| ConnectError::Tls)
 }
 
 /// Connect, optionally wrap in TLS, and perform the WebSocket handshake, all within

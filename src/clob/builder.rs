@@ -1,0 +1,263 @@
+//! [`ClientBuilder`]: transport tuning, retries, breaker, auth material.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::breaker::{Breaker, BreakerConfig};
+use super::cache::Caches;
+use super::error::{Error, Kind};
+use super::retry::RetryPolicy;
+use super::transport::{Client, Inner};
+use crate::types::Chain;
+
+/// The production CLOB host.
+pub const DEFAULT_HOST: &str = "https://clob.polymarket.com";
+
+/// Builds a [`Client`]. Setters are infallible and state their default; only
+/// [`build`](Self::build) can fail.
+///
+/// ```
+/// use std::time::Duration;
+/// use polyclob::clob::Client;
+///
+/// let client = Client::builder()
+///     .host("http://127.0.0.1:1")
+///     .timeout(Duration::from_secs(2))
+///     .pool_max_idle_per_host(8)
+///     .build()
+///     .unwrap();
+/// assert_eq!(client.host(), "http://127.0.0.1:1");
+/// ```
+#[derive(Debug)]
+#[must_use]
+pub struct ClientBuilder {
+    pub(crate) host: String,
+    pub(crate) chain: Chain,
+    timeout: Option<Duration>,
+    connect_timeout: Option<Duration>,
+    pool_max_idle_per_host: usize,
+    pool_idle_timeout: Option<Duration>,
+    http2_keep_alive_interval: Option<Duration>,
+    http2_keep_alive_timeout: Duration,
+    http2_prior_knowledge: bool,
+    tcp_nodelay: bool,
+    tcp_keepalive: Option<Duration>,
+    gzip: bool,
+    retry: RetryPolicy,
+    breaker: BreakerConfig,
+    server_time: bool,
+    cache_ttl: Duration,
+    user_agent: String,
+    pub(crate) auth: super::auth::AuthConfig,
+}
+
+impl Default for ClientBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ClientBuilder {
+    /// A builder with the defaults listed on each setter.
+    pub fn new() -> Self {
+        Self {
+            host: DEFAULT_HOST.to_owned(),
+            chain: Chain::Polygon,
+            timeout: Some(Duration::from_secs(10)),
+            connect_timeout: Some(Duration::from_secs(5)),
+            pool_max_idle_per_host: 16,
+            pool_idle_timeout: Some(Duration::from_secs(90)),
+            http2_keep_alive_interval: Some(Duration::from_secs(15)),
+            http2_keep_alive_timeout: Duration::from_secs(10),
+            http2_prior_knowledge: false,
+            tcp_nodelay: true,
+            tcp_keepalive: Some(Duration::from_secs(30)),
+            gzip: true,
+            retry: RetryPolicy::default(),
+            breaker: BreakerConfig::default(),
+            server_time: false,
+            cache_ttl: Duration::from_secs(300),
+            user_agent: concat!("polyclob/", env!("CARGO_PKG_VERSION")).to_owned(),
+            auth: super::auth::AuthConfig::default(),
+        }
+    }
+
+    /// The base URL, without a trailing slash (one is removed). Default is
+    /// `https://clob.polymarket.com`.
+    pub fn host(mut self, host: impl Into<String>) -> Self {
+        let mut h: String = host.into();
+        while h.ends_with('/') {
+            h.pop();
+        }
+        self.host = h;
+        self
+    }
+
+    /// The chain orders and ClobAuth are signed for. Default is [`Chain::Polygon`].
+    pub fn chain(mut self, chain: Chain) -> Self {
+        self.chain = chain;
+        self
+    }
+
+    /// Deadline of one attempt, connect to last body byte. Default is 10 s; `None` waits
+    /// forever.
+    pub fn timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
+        self.timeout = timeout.into();
+        self
+    }
+
+    /// Deadline for establishing a connection. Default is 5 s.
+    pub fn connect_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
+        self.connect_timeout = timeout.into();
+        self
+    }
+
+    /// Idle connections kept per host. Default is 16.
+    pub fn pool_max_idle_per_host(mut self, max: usize) -> Self {
+        self.pool_max_idle_per_host = max;
+        self
+    }
+
+    /// How long an idle pooled connection is kept. Default is 90 s.
+    pub fn pool_idle_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
+        self.pool_idle_timeout = timeout.into();
+        self
+    }
+
+    /// HTTP/2 PING interval, also while idle, so a quiet connection stays warm and a dead one
+    /// is noticed. Default is 15 s.
+    pub fn http2_keep_alive_interval(mut self, interval: impl Into<Option<Duration>>) -> Self {
+        self.http2_keep_alive_interval = interval.into();
+        self
+    }
+
+    /// How long to wait for a PING acknowledgement before closing. Default is 10 s.
+    pub fn http2_keep_alive_timeout(mut self, timeout: Duration) -> Self {
+        self.http2_keep_alive_timeout = timeout;
+        self
+    }
+
+    /// Speak HTTP/2 without ALPN negotiation (for h2c test servers). Default is `false`.
+    pub fn http2_prior_knowledge(mut self, enabled: bool) -> Self {
+        self.http2_prior_knowledge = enabled;
+        self
+    }
+
+    /// Disable Nagle's algorithm. Default is `true`.
+    pub fn tcp_nodelay(mut self, enabled: bool) -> Self {
+        self.tcp_nodelay = enabled;
+        self
+    }
+
+    /// TCP keepalive probe interval. Default is 30 s.
+    pub fn tcp_keepalive(mut self, interval: impl Into<Option<Duration>>) -> Self {
+        self.tcp_keepalive = interval.into();
+        self
+    }
+
+    /// Ask for gzip responses (markets pages shrink about tenfold). Default is `true`.
+    pub fn gzip(mut self, enabled: bool) -> Self {
+        self.gzip = enabled;
+        self
+    }
+
+    /// Retry policy for idempotent requests. Default is [`RetryPolicy::default`].
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// Circuit breaker. Default is disabled ([`BreakerConfig::default`]).
+    pub fn breaker(mut self, config: BreakerConfig) -> Self {
+        self.breaker = config;
+        self
+    }
+
+    /// Sign timestamps with the server's clock (offset learnt from `GET /time` by
+    /// [`Client::sync_clock`]). Default is `false`: the local clock.
+    pub fn server_time(mut self, enabled: bool) -> Self {
+        self.server_time = enabled;
+        self
+    }
+
+    /// How long tick size, neg-risk and fee entries stay cached. Default is 300 s.
+    pub fn cache_ttl(mut self, ttl: Duration) -> Self {
+        self.cache_ttl = ttl;
+        self
+    }
+
+    /// The `User-Agent` header. Default is `polyclob/<version>`.
+    pub fn user_agent(mut self, ua: impl Into<String>) -> Self {
+        self.user_agent = ua.into();
+        self
+    }
+
+    /// The private key used for L1 headers and order signatures. Default is none: public
+    /// endpoints only.
+    pub fn signer(mut self, signer: crate::sign::Signer) -> Self {
+        self.auth.signer = Some(signer);
+        self
+    }
+
+    /// API credentials for L2 endpoints. Default is none; they can also be set later with
+    /// [`Client::set_credentials`].
+    pub fn credentials(mut self, creds: super::Credentials) -> Self {
+        self.auth.creds = Some(creds);
+        self
+    }
+
+    /// Builds the client.
+    ///
+    /// # Errors
+    ///
+    /// When the TLS configuration cannot be set up (no usable root store) or the HTTP client
+    /// cannot be built.
+    pub fn build(self) -> Result<Client, Error> {
+        let tls = tls_config(self.http2_prior_knowledge)?;
+        let mut http = reqwest::Client::builder()
+            .tls_backend_preconfigured(tls)
+            .user_agent(self.user_agent)
+            .pool_max_idle_per_host(self.pool_max_idle_per_host)
+            .pool_idle_timeout(self.pool_idle_timeout)
+            .tcp_nodelay(self.tcp_nodelay)
+            .tcp_keepalive(self.tcp_keepalive)
+            .gzip(self.gzip)
+            .http2_keep_alive_interval(self.http2_keep_alive_interval)
+            .http2_keep_alive_timeout(self.http2_keep_alive_timeout)
+            .http2_keep_alive_while_idle(true)
+            .http2_adaptive_window(true)
+            .no_proxy();
+        if let Some(t) = self.connect_timeout {
+            http = http.connect_timeout(t);
+        }
+        if self.http2_prior_knowledge {
+            http = http.http2_prior_knowledge();
+        }
+        let http = http.build().map_err(Error::from_reqwest)?;
+        Ok(Client {
+            inner: Arc::new(Inner {
+                http,
+                host: self.host,
+                chain: self.chain,
+                timeout: self.timeout,
+                retry: self.retry,
+                breaker: Breaker::new(self.breaker),
+                server_time: self.server_time,
+                clock_offset: std::sync::atomic::AtomicI64::new(0),
+                caches: Caches::new(self.cache_ttl),
+                auth: super::auth::Auth::new(self.auth),
+            }),
+        })
+    }
+}
+
+/// The crate's one TLS configuration ([`crate::tls`]), offering h2 (and http/1.1 unless
+/// prior knowledge of HTTP/2 was requested).
+fn tls_config(h2_only: bool) -> Result<rustls::ClientConfig, Error> {
+    let alpn: &[&[u8]] = if h2_only {
+        &[b"h2"]
+    } else {
+        &[b"h2", b"http/1.1"]
+    };
+    crate::tls::client_config(alpn).map_err(|e| Error::new(Kind::Builder).with_source(e))
+}

@@ -1,0 +1,37 @@
+//! The native CLOB REST client.
+//!
+//! [`Client`] is built by [`ClientBuilder`] over one tuned `reqwest` client (rustls, HTTP/2
+//! with keep-alive pings, pooled connections, `TCP_NODELAY`, gzip). Idempotent requests are
+//! retried with jittered exponential backoff that honours `Retry-After`; order posts never
+//! are. Failures are one opaque [`Error`] with predicates.
+
+mod account;
+mod auth;
+mod breaker;
+mod builder;
+mod cache;
+mod error;
+mod heartbeat;
+mod markets;
+mod orders;
+mod pagination;
+mod retry;
+mod trading;
+mod transport;
+pub mod types;
+
+pub use auth::Credentials;
+pub use breaker::{BreakerConfig, BreakerState};
+pub use builder::{ClientBuilder, DEFAULT_HOST};
+pub use error::Error;
+pub use heartbeat::{HeartbeatHandle, HeartbeatStatus};
+pub use markets::MarketList;
+pub use orders::{OrderFilter, TradeFilter};
+pub use pagination::{END_CURSOR, Page, START_CURSOR, SkippedRow, decode_page};
+pub use retry::RetryPolicy;
+pub use transport::Client;
+
+// For the compat layer, which speaks the same transport.
+pub(crate) use auth::Level;
+pub(crate) use pagination::PageSpec;
+pub(crate) use transport::{Req, path_with};

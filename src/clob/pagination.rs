@@ -1,0 +1,237 @@
+//! Cursor pagination: `{"data":[…],"next_cursor":"…","limit":N,"count":N}`, starting at
+//! `MA==` and ending at `LTE=`.
+//!
+//! A page is decoded in one pass. Only when that pass fails on a row does the decoder split
+//! the page into raw rows and decode each on its own, so one odd row is reported in
+//! [`Page::skipped`] instead of failing the page.
+
+use std::borrow::Cow;
+
+use futures_core::Stream;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::auth::Level;
+use super::error::{Error, Kind};
+use super::transport::{Client, Req};
+use super::types::lenient;
+
+/// The first cursor (base64 of `"0"`).
+pub const START_CURSOR: &str = "MA==";
+/// The cursor the server returns on the last page (base64 of `"-1"`).
+pub const END_CURSOR: &str = "LTE=";
+
+/// One page of a list endpoint.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Page<T> {
+    /// The rows that decoded.
+    pub data: Vec<T>,
+    /// Cursor of the next page; [`END_CURSOR`] on the last one.
+    pub next_cursor: String,
+    /// Page size limit reported by the server.
+    pub limit: u64,
+    /// Row count reported by the server.
+    pub count: u64,
+    /// Rows that did not decode, with the reason.
+    pub skipped: Vec<SkippedRow>,
+}
+
+/// A row dropped from a page because it did not decode.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SkippedRow {
+    /// Index of the row in the page's `data`.
+    pub index: usize,
+    /// Why it failed.
+    pub error: String,
+}
+
+impl<T> Page<T> {
+    /// Whether this is the last page.
+    #[must_use]
+    pub fn is_last(&self) -> bool {
+        self.next_cursor == END_CURSOR || self.next_cursor.is_empty()
+    }
+
+    /// Maps every row (e.g. `Market::into_owned`).
+    pub fn map<U>(self, f: impl FnMut(T) -> U) -> Page<U> {
+        Page {
+            data: self.data.into_iter().map(f).collect(),
+            next_cursor: self.next_cursor,
+            limit: self.limit,
+            count: self.count,
+            skipped: self.skipped,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(bound = "T: Deserialize<'de>")]
+struct Fast<'a, T> {
+    #[serde(default = "Vec::new")]
+    data: Vec<T>,
+    #[serde(borrow, default, deserialize_with = "lenient::text")]
+    next_cursor: Cow<'a, str>,
+    #[serde(default, deserialize_with = "lenient::u64_lenient")]
+    limit: u64,
+    #[serde(default, deserialize_with = "lenient::u64_lenient")]
+    count: u64,
+}
+
+#[derive(Deserialize)]
+struct Split<'a> {
+    #[serde(borrow, default)]
+    data: Vec<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "lenient::text")]
+    next_cursor: Cow<'a, str>,
+    #[serde(default, deserialize_with = "lenient::u64_lenient")]
+    limit: u64,
+    #[serde(default, deserialize_with = "lenient::u64_lenient")]
+    count: u64,
+}
+
+/// Decodes one page, borrowing from `body` where `T` does.
+///
+/// ```
+/// use polyclob::clob::{decode_page, types::Market};
+///
+/// let body = br#"{"data":[{"condition_id":"0x1","minimum_tick_size":0.01},{"condition_id":7,"tokens":"oops"}],
+///                 "next_cursor":"LTE=","limit":2,"count":2}"#;
+/// let page = decode_page::<Market<'_>>(body).unwrap();
+/// assert_eq!(page.data.len(), 1);
+/// assert_eq!(page.skipped[0].index, 1);
+/// assert!(page.is_last());
+/// ```
+///
+/// # Errors
+///
+/// When `body` is not JSON or not a page object.
+pub fn decode_page<'a, T: Deserialize<'a>>(body: &'a [u8]) -> Result<Page<T>, Error> {
+    if let Ok(f) = serde_json::from_slice::<Fast<'a, T>>(body) {
+        return Ok(Page {
+            data: f.data,
+            next_cursor: f.next_cursor.into_owned(),
+            limit: f.limit,
+            count: f.count,
+            skipped: Vec::new(),
+        });
+    }
+    let s: Split<'a> =
+        serde_json::from_slice(body).map_err(|e| Error::new(Kind::Decode).with_source(e))?;
+    let mut data = Vec::with_capacity(s.data.len());
+    let mut skipped = Vec::new();
+    for (index, raw) in s.data.into_iter().enumerate() {
+        match serde_json::from_str::<T>(raw.get()) {
+            Ok(row) => data.push(row),
+            Err(e) => skipped.push(SkippedRow {
+                index,
+                error: e.to_string(),
+            }),
+        }
+    }
+    Ok(Page {
+        data,
+        next_cursor: s.next_cursor.into_owned(),
+        limit: s.limit,
+        count: s.count,
+        skipped,
+    })
+}
+
+/// Decodes a JSON array leniently: rows that fail are skipped and reported.
+pub(crate) fn decode_rows<'a, T: Deserialize<'a>>(
+    body: &'a [u8],
+) -> Result<(Vec<T>, Vec<SkippedRow>), Error> {
+    if let Ok(v) = serde_json::from_slice::<Vec<T>>(body) {
+        return Ok((v, Vec::new()));
+    }
+    let raws: Vec<&'a RawValue> =
+        serde_json::from_slice(body).map_err(|e| Error::new(Kind::Decode).with_source(e))?;
+    let mut data = Vec::with_capacity(raws.len());
+    let mut skipped = Vec::new();
+    for (index, raw) in raws.into_iter().enumerate() {
+        match serde_json::from_str::<T>(raw.get()) {
+            Ok(row) => data.push(row),
+            Err(e) => skipped.push(SkippedRow {
+                index,
+                error: e.to_string(),
+            }),
+        }
+    }
+    Ok((data, skipped))
+}
+
+/// What a paged request needs: path, fixed query pairs, auth, and how to decode a page.
+pub(crate) struct PageSpec<T> {
+    pub(crate) path: &'static str,
+    pub(crate) query: Vec<(&'static str, String)>,
+    pub(crate) auth: Level,
+    pub(crate) decode: fn(&[u8]) -> Result<Page<T>, Error>,
+}
+
+impl<T> Clone for PageSpec<T> {
+    fn clone(&self) -> Self {
+        Self {
+            path: self.path,
+            query: self.query.clone(),
+            auth: self.auth,
+            decode: self.decode,
+        }
+    }
+}
+
+impl Client {
+    /// Fetches one page at `cursor` (`None` = first page). Headers are signed for this request.
+    pub(crate) async fn page<T>(
+        &self,
+        spec: &PageSpec<T>,
+        cursor: Option<&str>,
+    ) -> Result<Page<T>, Error> {
+        let mut req = Req::get(spec.path).auth(spec.auth);
+        for (k, v) in &spec.query {
+            req = req.query(k, v);
+        }
+        req = req.query("next_cursor", cursor.unwrap_or(START_CURSOR));
+        let body = self.send(&req).await?;
+        (spec.decode)(&body).map_err(|e| e.with_path(spec.path))
+    }
+
+    /// Every page from `START_CURSOR` to `END_CURSOR`, each request signed afresh.
+    pub(crate) fn page_stream<T: Send + 'static>(
+        &self,
+        spec: PageSpec<T>,
+    ) -> impl Stream<Item = Result<Page<T>, Error>> + Send + 'static {
+        let client = self.clone();
+        futures_util::stream::try_unfold(Some(START_CURSOR.to_owned()), move |cursor| {
+            let client = client.clone();
+            let spec = spec.clone();
+            async move {
+                let Some(cursor) = cursor else {
+                    return Ok(None);
+                };
+                let page = client.page(&spec, Some(&cursor)).await?;
+                // A server that repeats the cursor would loop forever; treat it as the end.
+                let next = (!page.is_last() && page.next_cursor != cursor)
+                    .then(|| page.next_cursor.clone());
+                Ok(Some((page, next)))
+            }
+        })
+    }
+
+    /// Collects every row of every page; skipped rows of all pages are returned too.
+    pub(crate) async fn collect_all<T: Send + 'static>(
+        &self,
+        spec: PageSpec<T>,
+    ) -> Result<(Vec<T>, Vec<SkippedRow>), Error> {
+        use futures_util::TryStreamExt as _;
+        let mut rows = Vec::new();
+        let mut skipped = Vec::new();
+        let mut s = std::pin::pin!(self.page_stream(spec));
+        while let Some(page) = s.try_next().await? {
+            rows.extend(page.data);
+            skipped.extend(page.skipped);
+        }
+        Ok((rows, skipped))
+    }
+}

@@ -1,0 +1,182 @@
+//! Posting orders (L2): one, a batch of up to 15, and the build–sign–post helpers that
+//! handle `order_version_mismatch` (re-read `/version`, rebuild, re-sign, post once more).
+//!
+//! Order posts are never retried blindly: the exchange may have accepted the first one.
+
+use super::auth::Level;
+use super::error::{Error, Kind};
+use super::transport::{Client, Req};
+use super::types::PostOrderResponse;
+use crate::order::{
+    LimitOrder, MarketContext, MarketOrder, OrderError, OrderSigner, SignedOrder, TokenId,
+    write_batch_body,
+};
+use crate::types::{ExchangeVersion, TickSize};
+
+impl Error {
+    pub(crate) fn order(e: OrderError) -> Self {
+        Self::new(Kind::Argument)
+            .with_message(e.to_string())
+            .with_source(e)
+    }
+}
+
+impl Client {
+    fn owner(&self) -> Result<String, Error> {
+        self.inner
+            .auth
+            .creds()
+            .map(|k| k.creds.api_key().to_owned())
+            .ok_or_else(|| {
+                Error::auth("posting orders needs API credentials (L2): none were given")
+            })
+    }
+
+    /// The market context for `token_id` with no I/O: the caller's tick size and neg-risk flag,
+    /// and the cached exchange version (V2, today's exchange, when nothing is cached yet).
+    ///
+    /// # Errors
+    ///
+    /// A token id that is not a decimal U256, or a tick size the version does not allow.
+    pub fn market_context_with(
+        &self,
+        token_id: &str,
+        tick: TickSize,
+        neg_risk: bool,
+    ) -> Result<MarketContext, Error> {
+        let version = self
+            .cached_exchange_version()
+            .unwrap_or(ExchangeVersion::V2);
+        self.context_for(token_id, version, tick, neg_risk)
+    }
+
+    pub(crate) fn context_for(
+        &self,
+        token_id: &str,
+        version: ExchangeVersion,
+        tick: TickSize,
+        neg_risk: bool,
+    ) -> Result<MarketContext, Error> {
+        let token = TokenId::parse(token_id.as_bytes()).map_err(|e| {
+            Error::argument(format!(
+                "Incorrect tokenId format: {token_id:?} ({})",
+                e.reason()
+            ))
+        })?;
+        MarketContext::new(self.chain(), version, token, tick, neg_risk).map_err(Error::order)
+    }
+
+    /// The market context for `token_id`: tick size, neg-risk and exchange version from the
+    /// caches, fetched (and cached) only when missing.
+    ///
+    /// # Errors
+    ///
+    /// Transport, status or decode errors of the lookups; a bad token id.
+    pub async fn market_context(&self, token_id: &str) -> Result<MarketContext, Error> {
+        let tick = self.tick_size(token_id).await?;
+        let neg_risk = self.neg_risk(token_id).await?;
+        let version = self.exchange_version().await?;
+        self.context_for(token_id, version, tick, neg_risk)
+    }
+
+    /// `POST /order` (L2) with the order's own type and flags. Not retried.
+    ///
+    /// # Errors
+    ///
+    /// Missing credentials, transport, status or decode. A refused order usually comes back
+    /// as a 400 with the reason in [`Error::message`].
+    pub async fn post_order(&self, order: &SignedOrder) -> Result<PostOrderResponse, Error> {
+        let body = order.to_json(&self.owner()?);
+        self.json(&Req::post("/order", body).auth(Level::L2)).await
+    }
+
+    /// `POST /orders` (L2): up to 15 orders in one request. Not retried.
+    ///
+    /// # Errors
+    ///
+    /// An empty batch or more than 15 orders; missing credentials, transport, status or decode.
+    pub async fn post_orders(
+        &self,
+        orders: &[SignedOrder],
+    ) -> Result<Vec<PostOrderResponse>, Error> {
+        let mut body = Vec::with_capacity(orders.len() * 900);
+        write_batch_body(orders, &self.owner()?, &mut body).map_err(Error::order)?;
+        self.json(&Req::post("/orders", body).auth(Level::L2)).await
+    }
+
+    /// Builds, signs and posts a limit order for `token_id`, using cached market parameters
+    /// (fetched when missing). On `order_version_mismatch` it re-reads `/version`, rebuilds,
+    /// re-signs and posts once more.
+    ///
+    /// # Errors
+    ///
+    /// Validation ([`Error::is_argument`]), lookups, or the post.
+    pub async fn place_limit_order(
+        &self,
+        signer: &OrderSigner,
+        token_id: &str,
+        req: &LimitOrder,
+    ) -> Result<PostOrderResponse, Error> {
+        let ctx = self.market_context(token_id).await?;
+        let signed = signer.limit_order(&ctx, req).map_err(Error::order)?;
+        match self.post_checked(&signed).await {
+            Err(e) if e.is_order_version_mismatch() => {
+                let ctx = self.refreshed_context(&ctx).await?;
+                let signed = signer.limit_order(&ctx, req).map_err(Error::order)?;
+                self.post_checked(&signed).await
+            }
+            r => r,
+        }
+    }
+
+    /// As [`place_limit_order`](Self::place_limit_order) for a market (FOK/FAK) order.
+    ///
+    /// # Errors
+    ///
+    /// Validation ([`Error::is_argument`]), lookups, or the post.
+    pub async fn place_market_order(
+        &self,
+        signer: &OrderSigner,
+        token_id: &str,
+        req: &MarketOrder,
+    ) -> Result<PostOrderResponse, Error> {
+        let ctx = self.market_context(token_id).await?;
+        let signed = signer.market_order(&ctx, req).map_err(Error::order)?;
+        match self.post_checked(&signed).await {
+            Err(e) if e.is_order_version_mismatch() => {
+                let ctx = self.refreshed_context(&ctx).await?;
+                let signed = signer.market_order(&ctx, req).map_err(Error::order)?;
+                self.post_checked(&signed).await
+            }
+            r => r,
+        }
+    }
+
+    /// The same market with the exchange version re-read from the server.
+    pub(crate) async fn refreshed_context(
+        &self,
+        ctx: &MarketContext,
+    ) -> Result<MarketContext, Error> {
+        let version = self.refresh_exchange_version().await?;
+        MarketContext::new(
+            ctx.chain(),
+            version,
+            *ctx.token_id(),
+            ctx.tick(),
+            ctx.neg_risk(),
+        )
+        .map_err(Error::order)
+    }
+
+    /// Posts and turns a 200 with `success: false` and a version-mismatch message into an
+    /// error, so both ways the server reports it are handled alike.
+    async fn post_checked(&self, order: &SignedOrder) -> Result<PostOrderResponse, Error> {
+        let r = self.post_order(order).await?;
+        if !r.success && r.error_msg.contains("order_version_mismatch") {
+            return Err(Error::new(Kind::Status)
+                .with_message(r.error_msg)
+                .with_path("/order"));
+        }
+        Ok(r)
+    }
+}

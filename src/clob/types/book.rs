@@ -1,0 +1,225 @@
+//! Order books and the small price endpoints.
+
+use serde::Deserialize;
+use serde::de::{Deserializer, IgnoredAny, SeqAccess, Visitor};
+
+use super::lenient;
+use crate::fixed::{Price, Size};
+use crate::types::{Side, TickSize};
+
+/// One price level.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+pub struct Level {
+    /// Price.
+    #[serde(deserialize_with = "lenient::price")]
+    pub price: Price,
+    /// Size in shares.
+    #[serde(deserialize_with = "lenient::size")]
+    pub size: Size,
+}
+
+/// `GET /book`: one token's book. Levels are as the server sends them (worst first); a
+/// malformed level is skipped and counted in [`skipped_levels`](Self::skipped_levels)
+/// instead of failing the book.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[non_exhaustive]
+pub struct Book {
+    /// Condition id.
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub market: String,
+    /// Token id.
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub asset_id: String,
+    /// Server timestamp in milliseconds.
+    #[serde(default, deserialize_with = "lenient::u64_lenient")]
+    pub timestamp: u64,
+    /// Book hash.
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub hash: String,
+    /// Bids, worst (lowest) first.
+    #[serde(default, deserialize_with = "levels")]
+    pub bids: Levels,
+    /// Asks, worst (highest) first.
+    #[serde(default, deserialize_with = "levels")]
+    pub asks: Levels,
+    /// Smallest accepted order.
+    #[serde(default, deserialize_with = "lenient::size_opt")]
+    pub min_order_size: Option<Size>,
+    /// The tick size.
+    #[serde(default, deserialize_with = "lenient::tick_opt")]
+    pub tick_size: Option<TickSize>,
+    /// Neg-risk market.
+    #[serde(default)]
+    pub neg_risk: Option<bool>,
+    /// Last trade price.
+    #[serde(default, deserialize_with = "lenient::price_opt")]
+    pub last_trade_price: Option<Price>,
+}
+
+/// The levels of one side plus how many malformed levels were dropped.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Levels {
+    /// Decoded levels, in server order.
+    pub levels: Vec<Level>,
+    /// Levels that could not be decoded.
+    pub skipped: u32,
+}
+
+impl core::ops::Deref for Levels {
+    type Target = [Level];
+    fn deref(&self) -> &[Level] {
+        &self.levels
+    }
+}
+
+impl Book {
+    /// Malformed levels dropped from both sides.
+    #[must_use]
+    pub fn skipped_levels(&self) -> u32 {
+        self.bids.skipped + self.asks.skipped
+    }
+
+    /// The best bid (the last of the worst-first bids, or the highest if unordered).
+    #[must_use]
+    pub fn best_bid(&self) -> Option<Level> {
+        self.bids.iter().copied().max_by_key(|l| l.price)
+    }
+
+    /// The best ask.
+    #[must_use]
+    pub fn best_ask(&self) -> Option<Level> {
+        self.asks.iter().copied().min_by_key(|l| l.price)
+    }
+}
+
+fn levels<'de, D: Deserializer<'de>>(d: D) -> Result<Levels, D::Error> {
+    struct V;
+    impl<'de> Visitor<'de> for V {
+        type Value = Levels;
+        fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            f.write_str("a list of levels")
+        }
+        fn visit_unit<E>(self) -> Result<Levels, E> {
+            Ok(Levels::default())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Levels, A::Error> {
+            #[derive(Deserialize)]
+            #[serde(untagged)]
+            enum Maybe {
+                Ok(Level),
+                Bad(IgnoredAny),
+            }
+            let mut out = Levels {
+                levels: Vec::with_capacity(seq.size_hint().unwrap_or(16)),
+                skipped: 0,
+            };
+            while let Some(m) = seq.next_element::<Maybe>()? {
+                match m {
+                    Maybe::Ok(l) => out.levels.push(l),
+                    Maybe::Bad(_) => out.skipped += 1,
+                }
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_any(V)
+}
+
+/// `GET /last-trade-price` and each row of `POST /last-trades-prices`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[non_exhaustive]
+pub struct LastTrade {
+    /// Token id (batch form only).
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub token_id: String,
+    /// Price of the last trade.
+    #[serde(default, deserialize_with = "lenient::price_opt")]
+    pub price: Option<Price>,
+    /// Taker side of the last trade.
+    #[serde(default, deserialize_with = "lenient::side_opt")]
+    pub side: Option<Side>,
+}
+
+/// One point of `GET /prices-history`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+pub struct PricePoint {
+    /// Unix seconds.
+    #[serde(default, deserialize_with = "lenient::u64_lenient")]
+    pub t: u64,
+    /// Price.
+    #[serde(default, deserialize_with = "lenient::price")]
+    pub p: Price,
+}
+
+/// The `interval` of `GET /prices-history`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Interval {
+    /// `1m`.
+    OneMinute,
+    /// `1h`.
+    OneHour,
+    /// `6h`.
+    SixHours,
+    /// `1d`.
+    OneDay,
+    /// `1w`.
+    OneWeek,
+    /// `max`.
+    Max,
+}
+
+impl Interval {
+    /// The wire name.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::OneMinute => "1m",
+            Self::OneHour => "1h",
+            Self::SixHours => "6h",
+            Self::OneDay => "1d",
+            Self::OneWeek => "1w",
+            Self::Max => "max",
+        }
+    }
+}
+
+/// The time range of `GET /prices-history`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HistoryRange {
+    /// A named interval ending now.
+    Interval(Interval),
+    /// `startTs..endTs`, unix seconds.
+    Between {
+        /// Start, unix seconds.
+        start: u64,
+        /// End, unix seconds.
+        end: u64,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_bad_level_does_not_fail_the_book() {
+        let b: Book = serde_json::from_str(
+            r#"{"market":"0xc","asset_id":"1","timestamp":"1700000000123","hash":"h",
+            "bids":[{"price":"0.1","size":"5"},{"price":"x","size":"1"},{"price":"0.2","size":"7.5"}],
+            "asks":[{"price":"0.9","size":"1"},"junk"],"tick_size":"0.01","neg_risk":false,"min_order_size":"5"}"#,
+        )
+        .unwrap();
+        assert_eq!(b.bids.len(), 2);
+        assert_eq!(b.asks.len(), 1);
+        assert_eq!(b.skipped_levels(), 2);
+        assert_eq!(b.timestamp, 1_700_000_000_123);
+        assert_eq!(b.tick_size, Some(TickSize::Hundredth));
+        assert_eq!(b.best_bid().map(|l| l.price), Price::new(200_000));
+        assert_eq!(
+            b.best_ask().map(|l| l.size),
+            Some(Size::from_micros(1_000_000))
+        );
+    }
+}

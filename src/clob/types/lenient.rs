@@ -1,0 +1,319 @@
+//! Lenient field decoders for what the exchange really sends: numbers as strings or as JSON
+//! numbers, `""` for "none", `null` for missing, and unknown enum names.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::io::Write as _;
+
+use serde::Deserializer;
+use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use crate::fixed::{Price, Size};
+use crate::types::{Side, TickSize};
+
+/// One JSON scalar, borrowed where possible; containers collapse to `Other`.
+pub(crate) enum Scalar<'de> {
+    Str(Cow<'de, str>),
+    U64(u64),
+    I64(i64),
+    F64(f64),
+    Bool(bool),
+    Null,
+    Other,
+}
+
+struct ScalarVisitor;
+
+impl<'de> Visitor<'de> for ScalarVisitor {
+    type Value = Scalar<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Scalar::Str(Cow::Borrowed(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Scalar::Str(Cow::Owned(v.to_owned())))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Scalar::Str(Cow::Owned(v)))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(Scalar::U64(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(Scalar::I64(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(Scalar::F64(v))
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(Scalar::Bool(v))
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(Scalar::Null)
+    }
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(Scalar::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Scalar::Other)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Scalar::Other)
+    }
+}
+
+pub(crate) fn scalar<'de, D: Deserializer<'de>>(d: D) -> Result<Scalar<'de>, D::Error> {
+    d.deserialize_any(ScalarVisitor)
+}
+
+/// Shortest round-trip text of a float, on the stack.
+fn with_float_text<R>(f: f64, g: impl FnOnce(&[u8]) -> R) -> Option<R> {
+    let mut buf = [0u8; 40];
+    let mut cur = std::io::Cursor::new(&mut buf[..]);
+    write!(cur, "{f}").ok()?;
+    let n = usize::try_from(cur.position()).ok()?;
+    Some(g(&buf[..n]))
+}
+
+/// Decimal text of a number-ish scalar, handed to `g`; `None` for `""`/`null`.
+fn numeric<R, E: de::Error>(
+    s: Scalar<'_>,
+    what: &str,
+    g: impl FnOnce(&[u8]) -> Result<R, E>,
+) -> Result<Option<R>, E> {
+    match s {
+        Scalar::Null => Ok(None),
+        Scalar::Str(t) if t.trim().is_empty() => Ok(None),
+        Scalar::Str(t) => g(t.trim().as_bytes()).map(Some),
+        Scalar::U64(n) => g(n.to_string().as_bytes()).map(Some),
+        Scalar::I64(n) => g(n.to_string().as_bytes()).map(Some),
+        Scalar::F64(f) => with_float_text(f, g)
+            .unwrap_or_else(|| Err(E::custom(format_args!("bad {what}"))))
+            .map(Some),
+        Scalar::Bool(_) | Scalar::Other => Err(E::custom(format_args!("expected a {what}"))),
+    }
+}
+
+/// `Option<Price>`: `"0.52"`, `0.52`, `""`, `null`.
+pub(crate) fn price_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Price>, D::Error> {
+    numeric(scalar(d)?, "price", |b| {
+        Price::parse(b).map_err(|e| de::Error::custom(format_args!("price: {e}")))
+    })
+}
+
+/// `Price`, where missing/empty means zero.
+pub(crate) fn price<'de, D: Deserializer<'de>>(d: D) -> Result<Price, D::Error> {
+    price_opt(d).map(Option::unwrap_or_default)
+}
+
+/// `Option<Size>`: `"12.5"`, `12.5`, `""`, `null`.
+pub(crate) fn size_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Size>, D::Error> {
+    numeric(scalar(d)?, "size", |b| {
+        Size::parse(b).map_err(|e| de::Error::custom(format_args!("size: {e}")))
+    })
+}
+
+/// `Size`, where missing/empty means zero.
+pub(crate) fn size<'de, D: Deserializer<'de>>(d: D) -> Result<Size, D::Error> {
+    size_opt(d).map(Option::unwrap_or_default)
+}
+
+/// `Option<TickSize>` from `0.01` or `"0.01"`; an unknown tick is `None`, not an error.
+pub(crate) fn tick_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<TickSize>, D::Error> {
+    numeric::<_, D::Error>(scalar(d)?, "tick size", |b| Ok(TickSize::parse(b))).map(Option::flatten)
+}
+
+/// `u64` from a number or a decimal string; `""`/`null` → 0; a fractional value is truncated.
+pub(crate) fn u64_lenient<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    match scalar(d)? {
+        Scalar::U64(n) => Ok(n),
+        Scalar::I64(n) => Ok(u64::try_from(n).unwrap_or(0)),
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        Scalar::F64(f) => Ok(if f.is_finite() && f > 0.0 {
+            f as u64
+        } else {
+            0
+        }),
+        Scalar::Null => Ok(0),
+        Scalar::Str(s) => {
+            let t = s.trim();
+            let int = t.split('.').next().unwrap_or_default();
+            if int.is_empty() {
+                Ok(0)
+            } else {
+                int.parse()
+                    .map_err(|_| de::Error::custom(format_args!("expected an integer, got {t:?}")))
+            }
+        }
+        Scalar::Bool(_) | Scalar::Other => Err(de::Error::custom("expected an integer")),
+    }
+}
+
+/// `u128` (raw 6-decimal token amounts) from a number or a decimal string.
+pub(crate) fn u128_lenient<'de, D: Deserializer<'de>>(d: D) -> Result<u128, D::Error> {
+    match scalar(d)? {
+        Scalar::U64(n) => Ok(u128::from(n)),
+        Scalar::Str(s) if s.trim().is_empty() => Ok(0),
+        Scalar::Str(s) => s
+            .trim()
+            .parse()
+            .map_err(|_| de::Error::custom(format_args!("expected an amount, got {s:?}"))),
+        Scalar::Null => Ok(0),
+        _ => Err(de::Error::custom("expected an amount")),
+    }
+}
+
+/// `bool` from `true`, `"true"`, `null`/missing (false).
+pub(crate) fn bool_lenient<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    match scalar(d)? {
+        Scalar::Bool(b) => Ok(b),
+        Scalar::Null => Ok(false),
+        Scalar::Str(s) => Ok(s.eq_ignore_ascii_case("true")),
+        Scalar::U64(n) => Ok(n != 0),
+        _ => Err(de::Error::custom("expected a bool")),
+    }
+}
+
+/// Text from a string, a number or `null` (→ `""`), borrowed when the input allows.
+pub(crate) fn text<'de, D: Deserializer<'de>>(d: D) -> Result<Cow<'de, str>, D::Error> {
+    match scalar(d)? {
+        Scalar::Str(s) => Ok(s),
+        Scalar::Null => Ok(Cow::Borrowed("")),
+        Scalar::U64(n) => Ok(Cow::Owned(n.to_string())),
+        Scalar::I64(n) => Ok(Cow::Owned(n.to_string())),
+        Scalar::F64(f) => Ok(Cow::Owned(f.to_string())),
+        Scalar::Bool(b) => Ok(Cow::Borrowed(if b { "true" } else { "false" })),
+        Scalar::Other => Err(de::Error::custom("expected text")),
+    }
+}
+
+/// Owned text, same rules as [`text`].
+pub(crate) fn string<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    text(d).map(Cow::into_owned)
+}
+
+/// `Option<Side>` from `"BUY"`/`"SELL"` (any case); anything else is `None`.
+pub(crate) fn side_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Side>, D::Error> {
+    match scalar(d)? {
+        Scalar::Str(s) => Ok(Side::parse(s.trim().to_ascii_uppercase().as_bytes())),
+        _ => Ok(None),
+    }
+}
+
+/// Declares a string enum that keeps unknown names in `Unknown(String)`.
+macro_rules! lenient_enum {
+    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $var:ident = $text:literal),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum $name {
+            $($(#[$vm])* $var,)+
+            /// A name this version does not know, kept verbatim.
+            Unknown(String),
+        }
+
+        impl $name {
+            /// The wire name.
+            #[must_use]
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $(Self::$var => $text,)+
+                    Self::Unknown(s) => s,
+                }
+            }
+
+            /// Parses a wire name (ASCII case-insensitive); unknown names become `Unknown`.
+            #[must_use]
+            pub fn parse(s: &str) -> Self {
+                $(if s.eq_ignore_ascii_case($text) { return Self::$var; })+
+                Self::Unknown(s.to_owned())
+            }
+        }
+
+        impl core::fmt::Display for $name {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                $crate::clob::types::lenient::text(d).map(|s| Self::parse(&s))
+            }
+        }
+    };
+}
+pub(crate) use lenient_enum;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(serde::Deserialize)]
+    struct Row<'a> {
+        #[serde(default, deserialize_with = "price_opt")]
+        p: Option<Price>,
+        #[serde(default, deserialize_with = "size")]
+        s: Size,
+        #[serde(default, deserialize_with = "tick_opt")]
+        t: Option<TickSize>,
+        #[serde(default, deserialize_with = "u64_lenient")]
+        n: u64,
+        #[serde(default, deserialize_with = "bool_lenient")]
+        b: bool,
+        #[serde(default, borrow, deserialize_with = "text")]
+        x: Cow<'a, str>,
+    }
+
+    #[test]
+    fn accepts_what_the_exchange_sends() {
+        let r: Row<'_> = serde_json::from_str(
+            r#"{"p":"0.52","s":12.5,"t":0.001,"n":"1700000000123","b":"true","x":"abc"}"#,
+        )
+        .unwrap();
+        assert_eq!(r.p, Price::new(520_000));
+        assert_eq!(r.s, Size::from_micros(12_500_000));
+        assert_eq!(r.t, Some(TickSize::Thousandth));
+        assert_eq!(r.n, 1_700_000_000_123);
+        assert!(r.b);
+        assert!(matches!(r.x, Cow::Borrowed("abc")));
+        let r: Row<'_> =
+            serde_json::from_str(r#"{"p":"","s":"","t":"0.05","n":"","b":null,"x":null}"#).unwrap();
+        assert_eq!(
+            (r.p, r.s, r.t, r.n, r.b, &*r.x),
+            (None, Size::ZERO, None, 0, false, "")
+        );
+        let r: Row<'_> = serde_json::from_str("{}").unwrap();
+        assert_eq!(r.p, None);
+        assert!(serde_json::from_str::<Row<'_>>(r#"{"p":"abc"}"#).is_err());
+        assert!(serde_json::from_str::<Row<'_>>(r#"{"p":"1.5"}"#).is_err());
+        assert!(serde_json::from_str::<Row<'_>>(r#"{"n":[1]}"#).is_err());
+    }
+
+    #[allow(unreachable_pub)]
+    mod color {
+        super::lenient_enum!(
+            /// test
+            Color { Red = "RED", Blue = "BLUE" }
+        );
+    }
+    pub(crate) use color::Color;
+
+    #[test]
+    fn unknown_enum_names_are_kept() {
+        let c: Vec<Color> = serde_json::from_str(r#"["red","BLUE","GREEN"]"#).unwrap();
+        assert_eq!(
+            c,
+            vec![Color::Red, Color::Blue, Color::Unknown("GREEN".into())]
+        );
+        assert_eq!(c[2].as_str(), "GREEN");
+    }
+}

@@ -1,0 +1,20 @@
+//! Typed responses. Decoding is lenient where the exchange is: numbers as strings or
+//! numbers, `""` for none, unknown enum names kept.
+
+mod account;
+mod book;
+pub(crate) mod lenient;
+mod market;
+mod order;
+
+pub(crate) use account::ApiKeyRaw;
+pub use account::{AssetKind, BalanceAllowance, HeartbeatResponse, Notification};
+pub use book::{Book, HistoryRange, Interval, LastTrade, Level, Levels, PricePoint};
+pub use market::{
+    ClobMarket, ClobMarketToken, FeeCurve, Market, MarketByToken, RewardRate, Rewards,
+    SimplifiedMarket, Token,
+};
+pub use order::{
+    CancelResponse, MakerOrder, OpenOrder, OrderKind, OrderStatus, PostOrderResponse, Trade,
+    TradeStatus, TraderSide,
+};

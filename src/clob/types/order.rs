@@ -1,0 +1,268 @@
+//! Orders, trades, post and cancel responses.
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+
+use super::lenient::{self, lenient_enum};
+use crate::fixed::{Price, Size};
+use crate::types::Side;
+
+lenient_enum!(
+    /// Status of an open order. `CANCELED_<reason>` statuses and new names land in `Unknown`.
+    OrderStatus {
+        /// Resting on the book.
+        Live = "LIVE",
+        /// Fully matched.
+        Matched = "MATCHED",
+        /// Accepted, execution delayed (sports markets).
+        Delayed = "DELAYED",
+        /// Marketable but not matched.
+        Unmatched = "UNMATCHED",
+        /// Cancelled.
+        Canceled = "CANCELED",
+        /// Cancelled at market resolution.
+        CanceledMarketResolved = "CANCELED_MARKET_RESOLVED",
+        /// Invalid.
+        Invalid = "INVALID",
+    }
+);
+
+lenient_enum!(
+    /// Settlement status of a trade.
+    TradeStatus {
+        /// Matched off-chain.
+        Matched = "MATCHED",
+        /// Mined.
+        Mined = "MINED",
+        /// Confirmed on chain.
+        Confirmed = "CONFIRMED",
+        /// Being retried.
+        Retrying = "RETRYING",
+        /// Failed.
+        Failed = "FAILED",
+    }
+);
+
+lenient_enum!(
+    /// Which side of a trade the user was on.
+    TraderSide {
+        /// Taker.
+        Taker = "TAKER",
+        /// Maker.
+        Maker = "MAKER",
+    }
+);
+
+lenient_enum!(
+    /// Order type as reported by the server.
+    OrderKind {
+        /// Good till cancelled.
+        Gtc = "GTC",
+        /// Good till date.
+        Gtd = "GTD",
+        /// Fill or kill.
+        Fok = "FOK",
+        /// Fill and kill.
+        Fak = "FAK",
+    }
+);
+
+/// An order as `GET /data/order/{id}` and `GET /data/orders` return it.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[non_exhaustive]
+pub struct OpenOrder {
+    /// Order hash.
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub id: String,
+    /// Status.
+    #[serde(default = "unknown_status")]
+    pub status: OrderStatus,
+    /// API key that owns the order.
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub owner: String,
+    /// Maker (funder) address.
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub maker_address: String,
+    /// Condition id.
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub market: String,
+    /// Token id.
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub asset_id: String,
+    /// Side (`None` if the server sent something else).
+    #[serde(default, deserialize_with = "lenient::side_opt")]
+    pub side: Option<Side>,
+    /// Original size in shares.
+    #[serde(default, deserialize_with = "lenient::size")]
+    pub original_size: Size,
+    /// Matched so far.
+    #[serde(default, deserialize_with = "lenient::size")]
+    pub size_matched: Size,
+    /// Limit price.
+    #[serde(default, deserialize_with = "lenient::price")]
+    pub price: Price,
+    /// Trades that filled this order.
+    #[serde(default)]
+    pub associate_trades: Option<Vec<String>>,
+    /// Outcome name.
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub outcome: String,
+    /// Creation time, unix seconds.
+    #[serde(default, deserialize_with = "lenient::u64_lenient")]
+    pub created_at: u64,
+    /// Expiration, unix seconds (0 = none).
+    #[serde(default, deserialize_with = "lenient::u64_lenient")]
+    pub expiration: u64,
+    /// Order type.
+    #[serde(default = "unknown_kind", alias = "type")]
+    pub order_type: OrderKind,
+}
+
+fn unknown_status() -> OrderStatus {
+    OrderStatus::Unknown(String::new())
+}
+
+fn unknown_kind() -> OrderKind {
+    OrderKind::Unknown(String::new())
+}
+
+/// A maker order filled by a trade.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[non_exhaustive]
+pub struct MakerOrder {
+    /// Order hash.
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub order_id: String,
+    /// Owner API key.
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub owner: String,
+    /// Maker address.
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub maker_address: String,
+    /// Matched size.
+    #[serde(default, deserialize_with = "lenient::size")]
+    pub matched_amount: Size,
+    /// Price.
+    #[serde(default, deserialize_with = "lenient::price")]
+    pub price: Price,
+    /// Fee rate bps.
+    #[serde(default, deserialize_with = "lenient::u64_lenient")]
+    pub fee_rate_bps: u64,
+    /// Token id.
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub asset_id: String,
+    /// Outcome.
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub outcome: String,
+    /// Side.
+    #[serde(default, deserialize_with = "lenient::side_opt")]
+    pub side: Option<Side>,
+}
+
+/// A trade as `GET /data/trades` returns it.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[non_exhaustive]
+pub struct Trade {
+    /// Trade id.
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub id: String,
+    /// Taker order hash.
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub taker_order_id: String,
+    /// Condition id.
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub market: String,
+    /// Token id.
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub asset_id: String,
+    /// Taker side.
+    #[serde(default, deserialize_with = "lenient::side_opt")]
+    pub side: Option<Side>,
+    /// Size.
+    #[serde(default, deserialize_with = "lenient::size")]
+    pub size: Size,
+    /// Fee rate bps.
+    #[serde(default, deserialize_with = "lenient::u64_lenient")]
+    pub fee_rate_bps: u64,
+    /// Price.
+    #[serde(default, deserialize_with = "lenient::price")]
+    pub price: Price,
+    /// Settlement status.
+    #[serde(default = "unknown_trade_status")]
+    pub status: TradeStatus,
+    /// Match time, unix seconds.
+    #[serde(default, deserialize_with = "lenient::u64_lenient")]
+    pub match_time: u64,
+    /// Last update, unix seconds.
+    #[serde(default, deserialize_with = "lenient::u64_lenient")]
+    pub last_update: u64,
+    /// Outcome.
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub outcome: String,
+    /// Owner API key.
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub owner: String,
+    /// Maker address.
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub maker_address: String,
+    /// Maker orders filled.
+    #[serde(default)]
+    pub maker_orders: Vec<MakerOrder>,
+    /// Settlement transaction.
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub transaction_hash: String,
+    /// Which side the user was on.
+    #[serde(default)]
+    pub trader_side: Option<TraderSide>,
+    /// Error text, if any.
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub error_msg: String,
+}
+
+fn unknown_trade_status() -> TradeStatus {
+    TradeStatus::Unknown(String::new())
+}
+
+/// Response of `POST /order` (and each element of `POST /orders`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct PostOrderResponse {
+    /// Accepted.
+    #[serde(default, deserialize_with = "lenient::bool_lenient")]
+    pub success: bool,
+    /// Error text when not accepted.
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub error_msg: String,
+    /// The order hash.
+    #[serde(default, rename = "orderID", deserialize_with = "lenient::string")]
+    pub order_id: String,
+    /// `live`, `matched`, `delayed`, `unmatched`.
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub status: String,
+    /// Amount made (`""` = 0).
+    #[serde(default, deserialize_with = "lenient::size")]
+    pub making_amount: Size,
+    /// Amount taken (`""` = 0).
+    #[serde(default, deserialize_with = "lenient::size")]
+    pub taking_amount: Size,
+    /// Settlement transactions.
+    #[serde(default)]
+    pub transactions_hashes: Option<Vec<String>>,
+    /// Trade ids.
+    #[serde(default, rename = "tradeIDs")]
+    pub trade_ids: Option<Vec<String>>,
+}
+
+/// Response of every cancel endpoint.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[non_exhaustive]
+pub struct CancelResponse {
+    /// Cancelled order ids.
+    #[serde(default)]
+    pub canceled: Option<Vec<String>>,
+    /// Orders not cancelled, with the reason.
+    #[serde(default)]
+    pub not_canceled: Option<HashMap<String, String>>,
+}

@@ -1,0 +1,126 @@
+//! Simulated third-party trading: seeded random actions (rest near the top, cancel, take)
+//! that keep books moving and trades printing without a second client.
+
+use crate::fixed::Price;
+use crate::types::{OrderType, Side};
+
+use super::state::{Exchange, NewOrder, SEED_ADDRESS, SEED_OWNER, Status, fill_notional};
+
+impl Exchange {
+    /// One step of simulated third-party activity on a random token (seeded): rest a new
+    /// order near the top of the book, cancel a resting one, or take liquidity at the best
+    /// price. Keeps both sides of every book populated.
+    pub(crate) fn random_activity(&mut self) {
+        if self.markets.is_empty() || self.cancel_only {
+            return;
+        }
+        let mi = self.activity_rng.below(self.markets.len() as u64) as usize;
+        let ti = self.activity_rng.below(2) as usize;
+        let tick = self.markets[mi].spec.tick.as_micros();
+        let min = self.markets[mi]
+            .spec
+            .min_order_size
+            .as_micros()
+            .max(1_000_000);
+        let (bid, ask) = {
+            let b = &self.markets[mi].books[ti];
+            (b.best_bid(), b.best_ask())
+        };
+        let roll = self.activity_rng.below(100);
+        let side = if self.activity_rng.below(2) == 0 {
+            Side::Buy
+        } else {
+            Side::Sell
+        };
+        let size = min + self.activity_rng.below(20) * 1_000_000;
+        let empty_side = match side {
+            Side::Buy => bid.is_none(),
+            Side::Sell => ask.is_none(),
+        };
+        if roll < 50 || empty_side {
+            // Rest within two ticks of the top, never crossing.
+            let k = self.activity_rng.below(3) as u32;
+            let price = match (side, bid, ask) {
+                (Side::Buy, Some(b), a) => (b + tick)
+                    .saturating_sub(k * tick)
+                    .min(a.map_or(u32::MAX, |a| a - tick)),
+                (Side::Buy, None, Some(a)) => a.saturating_sub((k + 1) * tick),
+                (Side::Sell, b, Some(a)) => (a + k * tick)
+                    .saturating_sub(tick)
+                    .max(b.map_or(0, |b| b + tick)),
+                (Side::Sell, Some(b), None) => b + (k + 1) * tick,
+                (_, None, None) => 500_000 / tick * tick,
+            };
+            self.place_internal(mi, ti, side, price, size, OrderType::Gtc);
+        } else if roll < 75 {
+            let mine: Vec<u64> = self
+                .orders
+                .values()
+                .filter(|o| {
+                    o.owner == SEED_OWNER
+                        && o.status == Status::Live
+                        && o.market == mi
+                        && o.token == ti
+                })
+                .map(|o| o.seq)
+                .collect();
+            if !mine.is_empty() {
+                let mut mine = mine;
+                mine.sort_unstable();
+                let pick = mine[self.activity_rng.below(mine.len() as u64) as usize];
+                self.cancel_seq(pick);
+            }
+        } else {
+            let limit = match side {
+                Side::Buy => ask,
+                Side::Sell => bid,
+            };
+            if let Some(limit) = limit {
+                self.place_internal(mi, ti, side, limit, size, OrderType::Fak);
+            }
+        }
+    }
+
+    /// Places an order for the simulated liquidity owner, through the normal rules.
+    fn place_internal(
+        &mut self,
+        mi: usize,
+        ti: usize,
+        side: Side,
+        price: u32,
+        size: u64,
+        order_type: OrderType,
+    ) {
+        let tick = self.markets[mi].spec.tick;
+        let Some(p) = Price::new(price).filter(|p| tick.in_range(*p) && tick.is_on_grid(*p)) else {
+            return;
+        };
+        let usdc = fill_notional(size, p.as_micros());
+        if usdc == 0 {
+            return;
+        }
+        let (maker_amount, taker_amount) = match side {
+            Side::Buy => (usdc, size),
+            Side::Sell => (size, usdc),
+        };
+        let id = format!(
+            "0x{}",
+            alloy_primitives::hex::encode(self.activity_rng.bytes32())
+        );
+        let token_id = self.markets[mi].spec.tokens[ti].token_id().to_owned();
+        // Refusals (e.g. an amount that does not divide exactly) just skip this step.
+        let _ = self.place(NewOrder {
+            id,
+            owner: SEED_OWNER.to_owned(),
+            user: SEED_ADDRESS.to_owned(),
+            maker_address: SEED_ADDRESS.to_owned(),
+            token_id,
+            side,
+            maker_amount,
+            taker_amount,
+            order_type,
+            post_only: false,
+            expiration: 0,
+        });
+    }
+}

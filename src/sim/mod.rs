@@ -1,0 +1,156 @@
+//! An offline Polymarket CLOB on loopback, for testing clients and trading bots without the
+//! internet (feature `sim`).
+//!
+//! The simulator speaks the exchange's wire formats: the REST endpoints of the CLOB (markets,
+//! books, prices, API keys, orders, cancels, open orders, trades, heartbeats) over HTTP/1.1 and
+//! HTTP/2 (h2c), and the `/ws/market` and `/ws/user` WebSocket channels. It verifies L1
+//! ClobAuth signatures, L2 HMACs and EIP-712 order signatures (V2 domain `"2"`, the neg-risk
+//! exchange for neg-risk markets, V3 for position-ID markets; V1 bodies get
+//! `order_version_mismatch`), keeps a price-time-priority book per token, matches crossing
+//! orders (GTC, GTD, FOK, FAK, post-only) and publishes `book`, `price_change`,
+//! `last_trade_price`, `tick_size_change` and user `order`/`trade` events. Everything is
+//! deterministic given a seed: the seeded books, ids, credentials and fault decisions.
+//!
+//! # Testing your bot against it
+//!
+//! Start a simulator inside your test, point your client at [`SimHandle::http_url`] and
+//! [`SimHandle::ws_url`], and drive it as you would the real exchange:
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> std::io::Result<()> {
+//! use polyclob::sim::{MarketSpec, Simulator};
+//!
+//! let sim = Simulator::builder()
+//!     .seed(42)                                // same seed, same books and ids
+//!     .markets(MarketSpec::defaults())         // the crate's four fixture markets
+//!     .start()
+//!     .await?;
+//! let http = sim.http_url();                   // e.g. http://127.0.0.1:40123
+//! let market_ws = format!("{}/ws/market", sim.ws_url());
+//! # let _ = (http, market_ws);
+//! // ... run your bot against these URLs ...
+//! // The server stops when `sim` is dropped.
+//! # Ok(()) }
+//! ```
+//!
+//! Credentials: either go through `POST /auth/api-key` with an L1 ClobAuth signature (as the
+//! real exchange requires), or ask the handle for the very same credentials with
+//! [`SimHandle::api_credentials`] (or install your bot's own with
+//! [`SimHandle::register_api_credentials`]). Authenticated calls then carry the usual five
+//! `POLY_*` L2 headers, HMAC'd over the exact bytes sent:
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use polyclob::sign::{Signer, hmac::HmacKey};
+//! use polyclob::sim::Simulator;
+//!
+//! let sim = Simulator::builder().start().await?;
+//! // Hardhat account #0: a public test key.
+//! let signer = Signer::from_hex("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")?;
+//! let address = signer.address().to_checksum(None);
+//! let creds = sim.api_credentials(&address, 0);
+//!
+//! let ts = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs();
+//! let sig = HmacKey::from_base64url(&creds.secret)?.sign(ts, "GET", "/data/orders", b"");
+//! let page = reqwest::Client::new()
+//!     .get(format!("{}/data/orders?next_cursor=MA==", sim.http_url()))
+//!     .header("POLY_ADDRESS", &address)
+//!     .header("POLY_SIGNATURE", sig.as_str())
+//!     .header("POLY_TIMESTAMP", ts.to_string())
+//!     .header("POLY_API_KEY", &creds.key)
+//!     .header("POLY_PASSPHRASE", &creds.passphrase)
+//!     .send()
+//!     .await?
+//!     .text()
+//!     .await?;
+//! assert!(page.contains(r#""next_cursor":"LTE=""#)); // no open orders yet
+//! # Ok(()) }
+//! ```
+//!
+//! Orders are the exchange's `POST /order` body (protocol.md §3.7) signed for CLOB V2: domain
+//! `"2"` and the CTF or NegRisk exchange per the market's `neg_risk`, or domain `"3"` and
+//! ExchangeV3 for position-ID markets. The returned `orderID` is the EIP-712 order hash.
+//!
+//! ## What is served
+//!
+//! | area | endpoints / messages |
+//! |---|---|
+//! | health | `GET /`, `/ok`, `/time`, `/version` |
+//! | markets | `GET /markets`, `/simplified-markets`, `/sampling-markets`, `/sampling-simplified-markets` (cursor pages `MA==` … `LTE=`), `/markets/{condition_id}`, `/clob-markets/{condition_id}`, `/markets-by-token/{token_id}` |
+//! | prices | `GET /book` (levels worst-first), `POST /books`, `GET /price`, `POST /prices`, `GET /midpoint`, `POST /midpoints`, `GET /spread`, `POST /spreads`, `/tick-size`, `/neg-risk`, `/fee-rate`, `/last-trade-price`, `/last-trades-prices` |
+//! | keys (L1) | `POST /auth/api-key`, `GET /auth/derive-api-key` (deterministic per address, nonce and seed); `GET /auth/api-keys` (L2) |
+//! | trading (L2) | `POST /order`, `POST /orders` (≤ 15), `DELETE /order`, `/orders`, `/cancel-all`, `/cancel-market-orders` |
+//! | account (L2) | `GET /data/orders`, `/data/order/{id}`, `/data/trades` (cursor pages), `POST /v1/heartbeats` (chained ids; silence for the heartbeat timeout cancels all the user's orders) |
+//! | `/ws/market` | `{"assets_ids":[…],"type":"market"}` → one frame with an array of `book` events; then `price_change` (with `price_changes`, `best_bid`, `best_ask`, `hash`), `last_trade_price`, a fresh `book` after each trade, `tick_size_change`; with `"custom_feature_enabled":true` also `best_bid_ask` when the top of book moves; `{"operation":"subscribe"/"unsubscribe"}` at any time |
+//! | `/ws/user` | `{"auth":{apiKey,secret,passphrase},"markets":[…],"type":"user"}` → `order` (`PLACEMENT`/`UPDATE`/`CANCELLATION`) and `trade` (`MATCHED` then `CONFIRMED`) events of that user, filtered by condition id (no list = all) |
+//! | both WS | text `PING` → text `PONG` |
+//!
+//! Faults: build a [`Faults`] (latency, jitter, `425`/`429`/`503` on a schedule or with a
+//! probability, WS disconnects and silence) and pass it to [`SimBuilder::faults`], or change it
+//! while running with [`SimHandle::set_faults`]; [`SimHandle::disconnect_ws`] drops every WS
+//! connection at once and [`SimHandle::set_cancel_only`] puts the exchange in cancel-only mode.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> std::io::Result<()> {
+//! use std::time::Duration;
+//! use polyclob::sim::{Faults, HttpFault, HttpRule, Simulator, Trigger};
+//!
+//! let sim = Simulator::builder()
+//!     .faults(
+//!         Faults::none()
+//!             .latency(Duration::from_millis(2))
+//!             // every 5th POST /order answers 429 with Retry-After: 1
+//!             .http(HttpRule::new(Trigger::EveryNth(5), HttpFault::RateLimited { retry_after: Duration::from_secs(1) })
+//!                 .path_prefix("/order"))
+//!             // drop market-channel connections after 50 frames
+//!             .ws_disconnect(Trigger::EveryNth(50)),
+//!     )
+//!     .start()
+//!     .await?;
+//! sim.set_faults(Faults::none()); // and back to normal
+//! # Ok(()) }
+//! ```
+//!
+//! Market activity: [`SimBuilder::activity`] (or [`SimHandle::set_activity`]) makes seeded
+//! simulated traders rest, cancel and take orders on a timer, so books move and trades print
+//! without a second client; [`SimHandle::step_activity`] does the same synchronously for
+//! deterministic tests.
+//!
+//! The standalone binary `polyclob-sim` (`cargo run --features sim --bin polyclob-sim -- --help`)
+//! serves the same exchange for bots written in other languages.
+//!
+//! # Fidelity notes
+//!
+//! - Books are per token; complementary tokens are seeded as mirror images but an order on
+//!   "Yes" does not match an order on "No" (the real exchange also matches via minting/merging).
+//! - Market (FOK/FAK) orders are matched for the share quantity they imply (`takerAmount` for
+//!   BUY, `makerAmount` for SELL) at the tick price recovered from the amounts.
+//! - A user's orders may match each other (no self-trade prevention).
+//! - A WS client that falls more than 8192 frames behind is disconnected (no silent loss: it
+//!   reconnects and re-snapshots).
+//! - Trades settle at once: each match yields a `MATCHED` then a `CONFIRMED` user `trade` event
+//!   with a deterministic fake transaction hash. Balances and allowances are not modelled.
+//! - Proxy/Safe makers must be the CREATE2 wallets of `POLY_ADDRESS` (the proxy factory only
+//!   on Polygon). POLY_1271 signatures are checked (the owner's ERC-7739 signature must recover
+//!   to `POLY_ADDRESS`); who owns a deposit wallet is not modelled.
+//! - Error texts follow Polymarket's documented messages where they are documented; others are
+//!   descriptive and stable.
+
+mod activity;
+mod auth;
+mod engine;
+mod events;
+mod faults;
+mod market;
+mod rest;
+mod rng;
+mod server;
+mod state;
+mod ws;
+
+pub use self::faults::{Faults, HttpFault, HttpRule, Trigger};
+pub use self::market::{MarketSpec, TokenSpec, parse_markets};
+pub use self::server::{ApiCredentials, SimBuilder, SimHandle, Simulator};

@@ -1,0 +1,876 @@
+//! The exchange state: markets and their books, orders, trades, API keys and heartbeats, plus
+//! the rules the exchange applies when an order arrives (validation, matching, resting,
+//! cancelling, expiring). Every change is published to the WS fan-out as pre-rendered frames.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use tokio::sync::broadcast;
+
+use crate::fixed::{Price, Size};
+use crate::types::{OrderType, Side, TickSize};
+
+use super::engine::{Book, Fill, LevelChange};
+use super::market::{MarketSpec, seed_orders};
+use super::rng::Rng;
+use super::{events, rng};
+
+/// Address used as owner of the seeded liquidity.
+pub(crate) const SEED_OWNER: &str = "sim-liquidity";
+pub(crate) const SEED_ADDRESS: &str = "0x0000000000000000000000000000000000005eed";
+
+/// Wall-clock unix time in milliseconds.
+pub(crate) fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// Wall-clock unix time in seconds.
+pub(crate) fn now_s() -> u64 {
+    now_ms() / 1000
+}
+
+/// A frame for the WS fan-out, rendered once and filtered per connection.
+#[derive(Debug)]
+pub(crate) enum Outbound {
+    /// Market channel: delivered to connections subscribed to any of `assets` (`custom`
+    /// frames only to those that enabled `custom_feature_enabled`).
+    Market {
+        seq: u64,
+        assets: Vec<String>,
+        custom: bool,
+        text: String,
+    },
+    /// User channel: delivered to connections authenticated as `user` (lowercase address)
+    /// and subscribed to `market` (or to every market).
+    User {
+        user: String,
+        market: String,
+        text: String,
+    },
+}
+
+/// A market with its two books.
+#[derive(Debug)]
+pub(crate) struct MarketState {
+    pub(crate) spec: MarketSpec,
+    pub(crate) books: [Book; 2],
+    pub(crate) last_trade: [Option<(u32, Side)>; 2],
+    /// Best bid/ask last announced by `best_bid_ask`, per token.
+    last_bba: [(Option<u32>, Option<u32>); 2],
+}
+
+/// Lifecycle of an order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Status {
+    Live,
+    Matched,
+    Canceled,
+}
+
+impl Status {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Live => "LIVE",
+            Self::Matched => "MATCHED",
+            Self::Canceled => "CANCELED",
+        }
+    }
+}
+
+/// An order the exchange has accepted.
+#[derive(Debug, Clone)]
+pub(crate) struct OrderRec {
+    pub(crate) seq: u64,
+    pub(crate) id: String,
+    pub(crate) owner: String,
+    pub(crate) user: String,
+    pub(crate) maker_address: String,
+    pub(crate) market: usize,
+    pub(crate) token: usize,
+    pub(crate) side: Side,
+    pub(crate) price: u32,
+    pub(crate) original: u64,
+    pub(crate) matched: u64,
+    pub(crate) order_type: OrderType,
+    pub(crate) expiration: u64,
+    pub(crate) created_at: u64,
+    pub(crate) status: Status,
+    pub(crate) trades: Vec<String>,
+}
+
+/// A trade: one taker order against one or more makers.
+#[derive(Debug, Clone)]
+pub(crate) struct TradeRec {
+    pub(crate) id: String,
+    pub(crate) taker_seq: u64,
+    pub(crate) market: usize,
+    pub(crate) token: usize,
+    pub(crate) side: Side,
+    pub(crate) size: u64,
+    /// The price of the last (worst) fill: where the taker's sweep stopped.
+    pub(crate) price: u32,
+    pub(crate) fills: Vec<Fill>,
+    pub(crate) match_time: u64,
+    pub(crate) status: &'static str,
+    pub(crate) tx_hash: String,
+}
+
+/// Credentials issued by `POST /auth/api-key`.
+#[derive(Clone)]
+pub(crate) struct ApiKeyRec {
+    pub(crate) key: String,
+    pub(crate) secret: String,
+    pub(crate) passphrase: String,
+    /// Lowercase 0x address.
+    pub(crate) address: String,
+}
+
+impl std::fmt::Debug for ApiKeyRec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApiKeyRec")
+            .field("key", &self.key)
+            .field("address", &self.address)
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Debug)]
+struct Heartbeat {
+    id: String,
+    last: Instant,
+}
+
+/// What the HTTP layer hands the exchange for a new order, after parsing and signature checks.
+#[derive(Debug, Clone)]
+pub(crate) struct NewOrder {
+    pub(crate) id: String,
+    pub(crate) owner: String,
+    pub(crate) user: String,
+    pub(crate) maker_address: String,
+    pub(crate) token_id: String,
+    pub(crate) side: Side,
+    pub(crate) maker_amount: u64,
+    pub(crate) taker_amount: u64,
+    pub(crate) order_type: OrderType,
+    pub(crate) post_only: bool,
+    pub(crate) expiration: u64,
+}
+
+/// The exchange's answer to an accepted order.
+#[derive(Debug, Clone)]
+pub(crate) struct Placed {
+    pub(crate) id: String,
+    pub(crate) status: &'static str,
+    pub(crate) making: u64,
+    pub(crate) taking: u64,
+    pub(crate) trade_ids: Vec<String>,
+    pub(crate) tx_hashes: Vec<String>,
+}
+
+/// Result of a cancel request.
+#[derive(Debug, Default)]
+pub(crate) struct Canceled {
+    pub(crate) canceled: Vec<String>,
+    pub(crate) not_canceled: Vec<(String, String)>,
+}
+
+/// Exchange-wide settings the state needs.
+#[derive(Debug, Clone)]
+pub(crate) struct StateConfig {
+    pub(crate) seed: u64,
+    pub(crate) heartbeat_timeout: Duration,
+}
+
+/// The whole exchange.
+#[derive(Debug)]
+pub(crate) struct Exchange {
+    pub(crate) cfg: StateConfig,
+    pub(crate) markets: Vec<MarketState>,
+    by_token: HashMap<String, (usize, usize)>,
+    by_condition: HashMap<String, usize>,
+    pub(super) orders: HashMap<u64, OrderRec>,
+    order_ids: HashMap<String, u64>,
+    next_seq: u64,
+    pub(crate) trades: Vec<TradeRec>,
+    keys: HashMap<String, ApiKeyRec>,
+    keys_by_owner: HashMap<(String, u64), String>,
+    heartbeats: HashMap<String, Heartbeat>,
+    rng: Rng,
+    pub(super) activity_rng: Rng,
+    events: broadcast::Sender<Arc<Outbound>>,
+    msg_seq: u64,
+    pub(crate) cancel_only: bool,
+}
+
+impl Exchange {
+    pub(crate) fn new(
+        cfg: StateConfig,
+        specs: Vec<MarketSpec>,
+        events: broadcast::Sender<Arc<Outbound>>,
+    ) -> Self {
+        let mut ex = Self {
+            rng: Rng::new(cfg.seed, 1),
+            activity_rng: Rng::new(cfg.seed, 3),
+            cfg,
+            markets: Vec::new(),
+            by_token: HashMap::new(),
+            by_condition: HashMap::new(),
+            orders: HashMap::new(),
+            order_ids: HashMap::new(),
+            next_seq: 1,
+            trades: Vec::new(),
+            keys: HashMap::new(),
+            keys_by_owner: HashMap::new(),
+            heartbeats: HashMap::new(),
+            events,
+            msg_seq: 0,
+            cancel_only: false,
+        };
+        let mut book_rng = Rng::new(ex.cfg.seed, 0);
+        for spec in specs {
+            let mi = ex.markets.len();
+            ex.by_condition.insert(spec.condition_id.clone(), mi);
+            for (ti, t) in spec.tokens.iter().enumerate() {
+                ex.by_token.insert(t.token_id().to_owned(), (mi, ti));
+            }
+            let seeds = seed_orders(&spec, &mut book_rng);
+            ex.markets.push(MarketState {
+                spec,
+                books: [Book::default(), Book::default()],
+                last_trade: [None, None],
+                last_bba: [(None, None); 2],
+            });
+            for (ti, is_bid, price, size) in seeds {
+                let seq = ex.next_seq;
+                ex.next_seq += 1;
+                let id = format!("0x{}", alloy_primitives::hex::encode(ex.rng.bytes32()));
+                let side = if is_bid { Side::Buy } else { Side::Sell };
+                ex.markets[mi].books[ti].insert(side, price, seq, size, &mut Vec::new());
+                ex.order_ids.insert(id.clone(), seq);
+                ex.orders.insert(
+                    seq,
+                    OrderRec {
+                        seq,
+                        id,
+                        owner: SEED_OWNER.to_owned(),
+                        user: SEED_ADDRESS.to_owned(),
+                        maker_address: SEED_ADDRESS.to_owned(),
+                        market: mi,
+                        token: ti,
+                        side,
+                        price,
+                        original: size,
+                        matched: 0,
+                        order_type: OrderType::Gtc,
+                        expiration: 0,
+                        created_at: now_s(),
+                        status: Status::Live,
+                        trades: Vec::new(),
+                    },
+                );
+            }
+        }
+        for m in &mut ex.markets {
+            for ti in 0..2 {
+                m.last_bba[ti] = (m.books[ti].best_bid(), m.books[ti].best_ask());
+            }
+        }
+        ex
+    }
+
+    // ----- lookups -----
+
+    pub(crate) fn token(&self, token_id: &str) -> Option<(usize, usize)> {
+        self.by_token.get(token_id).copied()
+    }
+
+    pub(crate) fn market_by_condition(&self, condition_id: &str) -> Option<usize> {
+        self.by_condition.get(condition_id).copied()
+    }
+
+    pub(crate) fn order(&self, id: &str) -> Option<&OrderRec> {
+        self.order_ids.get(id).and_then(|s| self.orders.get(s))
+    }
+
+    pub(crate) fn order_by_seq(&self, seq: u64) -> Option<&OrderRec> {
+        self.orders.get(&seq)
+    }
+
+    /// A user's orders that are still live, oldest first.
+    pub(crate) fn open_orders(&self, user: &str) -> Vec<&OrderRec> {
+        let mut v: Vec<&OrderRec> = self
+            .orders
+            .values()
+            .filter(|o| o.user == user && o.status == Status::Live)
+            .collect();
+        v.sort_unstable_by_key(|o| o.seq);
+        v
+    }
+
+    /// Trades a user took part in (as taker or maker), oldest first.
+    pub(crate) fn user_trades(&self, user: &str) -> Vec<&TradeRec> {
+        self.trades
+            .iter()
+            .filter(|t| {
+                self.orders
+                    .get(&t.taker_seq)
+                    .is_some_and(|o| o.user == user)
+                    || t.fills.iter().any(|f| {
+                        self.orders
+                            .get(&f.maker_seq)
+                            .is_some_and(|o| o.user == user)
+                    })
+            })
+            .collect()
+    }
+
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Arc<Outbound>> {
+        self.events.subscribe()
+    }
+
+    /// The sequence number of the last published market frame (for snapshot/delta consistency).
+    pub(crate) fn msg_seq(&self) -> u64 {
+        self.msg_seq
+    }
+
+    // ----- API keys -----
+
+    /// The deterministic credentials for (address, nonce): the same seed, address and nonce
+    /// always give the same key, so `derive` can recompute what `create` issued.
+    fn credentials_for(&self, address: &str, nonce: u64) -> ApiKeyRec {
+        let mut material = Vec::with_capacity(64);
+        material.extend_from_slice(b"polyclob-sim api key");
+        material.extend_from_slice(&self.cfg.seed.to_be_bytes());
+        material.extend_from_slice(address.as_bytes());
+        material.extend_from_slice(&nonce.to_be_bytes());
+        let k = alloy_primitives::keccak256(&material);
+        material.push(1);
+        let s = alloy_primitives::keccak256(&material);
+        material.push(2);
+        let p = alloy_primitives::keccak256(&material);
+        use base64::Engine as _;
+        ApiKeyRec {
+            key: rng::uuid_from(k.as_slice()),
+            secret: base64::engine::general_purpose::URL_SAFE.encode(s.as_slice()),
+            passphrase: alloy_primitives::hex::encode(&p.as_slice()[..32]),
+            address: address.to_owned(),
+        }
+    }
+
+    /// `POST /auth/api-key`: issues the key for (address, nonce); an existing key is an error.
+    pub(crate) fn create_api_key(
+        &mut self,
+        address: &str,
+        nonce: u64,
+    ) -> Result<ApiKeyRec, &'static str> {
+        let owner = (address.to_owned(), nonce);
+        if self.keys_by_owner.contains_key(&owner) {
+            return Err("Could not create api key");
+        }
+        let rec = self.credentials_for(address, nonce);
+        self.keys_by_owner.insert(owner, rec.key.clone());
+        self.keys.insert(rec.key.clone(), rec.clone());
+        Ok(rec)
+    }
+
+    /// `GET /auth/derive-api-key`: returns the key already issued for (address, nonce).
+    pub(crate) fn derive_api_key(
+        &self,
+        address: &str,
+        nonce: u64,
+    ) -> Result<ApiKeyRec, &'static str> {
+        self.keys_by_owner
+            .get(&(address.to_owned(), nonce))
+            .and_then(|k| self.keys.get(k))
+            .cloned()
+            .ok_or("Could not derive api key!")
+    }
+
+    /// Every API key issued to `address`.
+    pub(crate) fn keys_of(&self, address: &str) -> Vec<String> {
+        let mut v: Vec<String> = self
+            .keys
+            .values()
+            .filter(|k| k.address == address)
+            .map(|k| k.key.clone())
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    pub(crate) fn api_key(&self, key: &str) -> Option<&ApiKeyRec> {
+        self.keys.get(key)
+    }
+
+    /// Registers given credentials for (address, nonce), replacing any issued before.
+    pub(crate) fn insert_api_key(&mut self, rec: ApiKeyRec, nonce: u64) {
+        if let Some(old) = self
+            .keys_by_owner
+            .insert((rec.address.clone(), nonce), rec.key.clone())
+        {
+            self.keys.remove(&old);
+        }
+        self.keys.insert(rec.key.clone(), rec);
+    }
+
+    // ----- orders -----
+
+    /// Validates, matches and (for GTC/GTD) rests an order. Errors are the exchange's
+    /// `{"error": …}` messages.
+    pub(crate) fn place(&mut self, o: NewOrder) -> Result<Placed, String> {
+        if self.cancel_only {
+            return Err("Trading is currently cancel-only. New orders are not accepted, but cancels are allowed.".into());
+        }
+        let (mi, ti) = self
+            .token(&o.token_id)
+            .ok_or_else(|| format!("market not found for token id {}", o.token_id))?;
+        if self.order_ids.contains_key(&o.id) {
+            return Err(format!("order {} is invalid. Duplicated.", o.id));
+        }
+        let spec = &self.markets[mi].spec;
+        let tick = spec.tick;
+        let min_size = spec.min_order_size.as_micros();
+        if o.maker_amount == 0 || o.taker_amount == 0 {
+            return Err(format!(
+                "order {} is invalid. Amounts must be positive",
+                o.id
+            ));
+        }
+        let (usdc, shares) = match o.side {
+            Side::Buy => (o.maker_amount, o.taker_amount),
+            Side::Sell => (o.taker_amount, o.maker_amount),
+        };
+        let num = u128::from(usdc) * u128::from(Price::SCALE);
+        let den = u128::from(shares);
+        let immediate = o.order_type.is_immediate();
+        let limit = if immediate {
+            // Market orders carry amounts truncated by the builder: recover the tick price.
+            let t = u128::from(tick.as_micros());
+            match o.side {
+                Side::Buy => (num / den) / t * t,
+                Side::Sell => num.div_ceil(den).div_ceil(t) * t,
+            }
+        } else {
+            if num % den != 0 || (num / den) % u128::from(tick.as_micros()) != 0 {
+                return Err(format!(
+                    "order {} is invalid. Price ({}) breaks minimum tick size rule: {}",
+                    o.id,
+                    ratio_text(num, den),
+                    tick.as_str()
+                ));
+            }
+            num / den
+        };
+        let limit = u32::try_from(limit)
+            .ok()
+            .and_then(Price::new)
+            .filter(|p| tick.in_range(*p))
+            .ok_or_else(|| {
+                format!(
+                    "order {} is invalid. Price ({}), min: {} - max: {}",
+                    o.id,
+                    ratio_text(num, den),
+                    tick.as_str(),
+                    Price::new(Price::SCALE - tick.as_micros()).unwrap_or(Price::ONE)
+                )
+            })?;
+        let limit = limit.as_micros();
+        if !immediate && shares < min_size {
+            return Err(format!(
+                "order {} is invalid. Size ({}) lower than the minimum: {}",
+                o.id,
+                Size::from_micros(shares),
+                Size::from_micros(min_size)
+            ));
+        }
+        if o.post_only && immediate {
+            return Err(format!(
+                "order {} is invalid. Post-only is only allowed for GTC and GTD orders",
+                o.id
+            ));
+        }
+        let now = now_s();
+        if o.order_type == OrderType::Gtd && o.expiration <= now + 60 {
+            return Err(format!(
+                "order {} is invalid. Expiration ({}) must be more than 60 seconds in the future",
+                o.id, o.expiration
+            ));
+        }
+        let book = &self.markets[mi].books[ti];
+        if o.post_only && book.crosses(o.side, limit) {
+            return Err(format!(
+                "order {} is invalid. Post-only order crosses the book",
+                o.id
+            ));
+        }
+        match o.order_type {
+            OrderType::Fok if book.available(o.side, limit) < shares => {
+                return Err(format!(
+                    "order {} couldn't be fully filled. FOK orders are fully filled or killed.",
+                    o.id
+                ));
+            }
+            OrderType::Fak if !book.crosses(o.side, limit) => {
+                return Err(format!(
+                    "no orders found to match with FAK order {}. FAK orders are partially filled or killed if no match is found.",
+                    o.id
+                ));
+            }
+            _ => {}
+        }
+
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let mut changes = Vec::new();
+        let fills = self.markets[mi].books[ti].take(o.side, limit, shares, &mut changes);
+        let filled: u64 = fills.iter().map(|f| f.size).sum();
+        let notional: u64 = fills.iter().map(|f| fill_notional(f.size, f.price)).sum();
+        let rest = shares - filled;
+        let rests = rest > 0 && !immediate;
+        if rests {
+            self.markets[mi].books[ti].insert(o.side, limit, seq, rest, &mut changes);
+        }
+        let status = if rests {
+            Status::Live
+        } else if filled == shares {
+            Status::Matched
+        } else {
+            // FAK remainder.
+            Status::Canceled
+        };
+        let rec = OrderRec {
+            seq,
+            id: o.id.clone(),
+            owner: o.owner,
+            user: o.user,
+            maker_address: o.maker_address,
+            market: mi,
+            token: ti,
+            side: o.side,
+            price: limit,
+            original: shares,
+            matched: filled,
+            order_type: o.order_type,
+            expiration: o.expiration,
+            created_at: now,
+            status,
+            trades: Vec::new(),
+        };
+        self.order_ids.insert(o.id.clone(), seq);
+        self.orders.insert(seq, rec);
+
+        let mut trade_ids = Vec::new();
+        let mut tx_hashes = Vec::new();
+        let ts_ms = now_ms();
+        if !fills.is_empty() {
+            let trade = self.record_trade(seq, mi, ti, o.side, &fills, now);
+            trade_ids.push(trade.0.clone());
+            tx_hashes.push(trade.1.clone());
+        }
+        self.publish_price_changes(mi, ti, &changes, ts_ms);
+        if let Some(last) = fills.last() {
+            self.markets[mi].last_trade[ti] = Some((last.price, o.side));
+            let text = events::last_trade_price(self, mi, ti, last.price, o.side, filled, ts_ms);
+            self.publish_market(mi, ti, text);
+            // The exchange also sends a fresh `book` when a trade changes the book.
+            let text = events::ws_book(self, mi, ti, ts_ms).to_string();
+            self.publish_market(mi, ti, text);
+        }
+        if rests {
+            self.publish_order_event(seq, "PLACEMENT");
+        }
+        if let Some(trade_idx) = self
+            .trades
+            .len()
+            .checked_sub(1)
+            .filter(|_| !fills.is_empty())
+        {
+            self.publish_trade_events(trade_idx);
+        }
+        let (making, taking) = match o.side {
+            Side::Buy => (notional, filled),
+            Side::Sell => (filled, notional),
+        };
+        Ok(Placed {
+            id: o.id,
+            status: if filled > 0 { "matched" } else { "live" },
+            making,
+            taking,
+            trade_ids,
+            tx_hashes,
+        })
+    }
+
+    /// Records a trade for `taker_seq` and updates the makers; returns (trade id, tx hash).
+    fn record_trade(
+        &mut self,
+        taker_seq: u64,
+        mi: usize,
+        ti: usize,
+        side: Side,
+        fills: &[Fill],
+        now: u64,
+    ) -> (String, String) {
+        let id = self.rng.uuid();
+        let tx_hash = format!("0x{}", alloy_primitives::hex::encode(self.rng.bytes32()));
+        for f in fills {
+            if let Some(m) = self.orders.get_mut(&f.maker_seq) {
+                m.matched += f.size;
+                m.trades.push(id.clone());
+                if f.maker_done {
+                    m.status = Status::Matched;
+                }
+            }
+            self.publish_order_event(f.maker_seq, "UPDATE");
+        }
+        if let Some(t) = self.orders.get_mut(&taker_seq) {
+            t.trades.push(id.clone());
+        }
+        let size = fills.iter().map(|f| f.size).sum();
+        let price = fills.last().map_or(0, |f| f.price);
+        self.trades.push(TradeRec {
+            id: id.clone(),
+            taker_seq,
+            market: mi,
+            token: ti,
+            side,
+            size,
+            price,
+            fills: fills.to_vec(),
+            match_time: now,
+            status: "CONFIRMED",
+            tx_hash: tx_hash.clone(),
+        });
+        (id, tx_hash)
+    }
+
+    /// Cancels the given orders of `user`; unknown or foreign ids are reported, not errors.
+    pub(crate) fn cancel(&mut self, user: &str, ids: &[String]) -> Canceled {
+        let mut out = Canceled::default();
+        for id in ids {
+            match self
+                .order_ids
+                .get(id.as_str())
+                .copied()
+                .and_then(|s| self.orders.get(&s).map(|o| (s, o)))
+            {
+                Some((seq, o)) if o.user == user => {
+                    if o.status == Status::Live {
+                        self.cancel_seq(seq);
+                        out.canceled.push(id.clone());
+                    } else {
+                        out.not_canceled.push((
+                            id.clone(),
+                            "order can't be found - already canceled or matched".into(),
+                        ));
+                    }
+                }
+                _ => out
+                    .not_canceled
+                    .push((id.clone(), "order can't be found".into())),
+            }
+        }
+        out
+    }
+
+    /// Cancels every live order of `user`, optionally restricted to a market and/or token.
+    pub(crate) fn cancel_where(
+        &mut self,
+        user: &str,
+        market: Option<usize>,
+        token: Option<(usize, usize)>,
+    ) -> Canceled {
+        let ids: Vec<u64> = self
+            .open_orders(user)
+            .iter()
+            .filter(|o| market.is_none_or(|m| o.market == m))
+            .filter(|o| token.is_none_or(|(m, t)| o.market == m && o.token == t))
+            .map(|o| o.seq)
+            .collect();
+        let mut out = Canceled::default();
+        for seq in ids {
+            if let Some(id) = self.cancel_seq(seq) {
+                out.canceled.push(id);
+            }
+        }
+        out
+    }
+
+    pub(super) fn cancel_seq(&mut self, seq: u64) -> Option<String> {
+        let o = self.orders.get_mut(&seq)?;
+        if o.status != Status::Live {
+            return None;
+        }
+        o.status = Status::Canceled;
+        let (mi, ti, side, price, id) = (o.market, o.token, o.side, o.price, o.id.clone());
+        let mut changes = Vec::new();
+        self.markets[mi].books[ti].remove(side, price, seq, &mut changes);
+        self.publish_price_changes(mi, ti, &changes, now_ms());
+        self.publish_order_event(seq, "CANCELLATION");
+        Some(id)
+    }
+
+    // ----- heartbeats and timers -----
+
+    /// `POST /v1/heartbeats`: an empty/absent id starts a chain, otherwise it must be the id
+    /// returned last time. Returns the next id.
+    pub(crate) fn heartbeat(&mut self, user: &str, id: Option<&str>) -> Result<String, String> {
+        let next = self.rng.uuid();
+        match (self.heartbeats.get_mut(user), id.filter(|s| !s.is_empty())) {
+            (Some(hb), Some(given)) if hb.id == given => {
+                hb.id.clone_from(&next);
+                hb.last = Instant::now();
+            }
+            (_, None) => {
+                self.heartbeats.insert(
+                    user.to_owned(),
+                    Heartbeat {
+                        id: next.clone(),
+                        last: Instant::now(),
+                    },
+                );
+            }
+            (_, Some(given)) => return Err(format!("Invalid heartbeat id: {given}")),
+        }
+        Ok(next)
+    }
+
+    /// Expires GTD orders and cancels the orders of users whose heartbeats stopped.
+    pub(crate) fn sweep(&mut self) {
+        let now = now_s();
+        let expired: Vec<u64> = self
+            .orders
+            .values()
+            .filter(|o| {
+                o.status == Status::Live
+                    && o.order_type == OrderType::Gtd
+                    && now + 60 >= o.expiration
+            })
+            .map(|o| o.seq)
+            .collect();
+        for seq in expired {
+            self.cancel_seq(seq);
+        }
+        let timeout = self.cfg.heartbeat_timeout;
+        let stale: Vec<String> = self
+            .heartbeats
+            .iter()
+            .filter(|(_, hb)| hb.last.elapsed() > timeout)
+            .map(|(u, _)| u.clone())
+            .collect();
+        for user in stale {
+            self.heartbeats.remove(&user);
+            self.cancel_where(&user, None, None);
+        }
+    }
+
+    /// Changes a market's tick size and announces it on the market channel.
+    pub(crate) fn set_tick_size(&mut self, mi: usize, tick: TickSize) {
+        let old = self.markets[mi].spec.tick;
+        self.markets[mi].spec.tick = tick;
+        let ts = now_ms();
+        for ti in 0..2 {
+            let text = events::tick_size_change(self, mi, ti, old, tick, ts);
+            self.publish_market(mi, ti, text);
+        }
+    }
+
+    // ----- publishing -----
+
+    fn publish(&mut self, msg: Outbound) {
+        // No receivers is fine: nobody is listening.
+        let _ = self.events.send(Arc::new(msg));
+    }
+
+    fn publish_market(&mut self, mi: usize, ti: usize, text: String) {
+        self.publish_market_frame(mi, ti, text, false);
+    }
+
+    fn publish_market_frame(&mut self, mi: usize, ti: usize, text: String, custom: bool) {
+        self.msg_seq += 1;
+        let assets = vec![self.markets[mi].spec.tokens[ti].token_id().to_owned()];
+        self.publish(Outbound::Market {
+            seq: self.msg_seq,
+            assets,
+            custom,
+            text,
+        });
+    }
+
+    fn publish_price_changes(&mut self, mi: usize, ti: usize, changes: &[LevelChange], ts_ms: u64) {
+        if changes.is_empty() {
+            return;
+        }
+        let text = events::price_change(self, mi, ti, changes, ts_ms);
+        self.publish_market(mi, ti, text);
+        // `custom_feature_enabled` subscribers also get `best_bid_ask` when the top moves.
+        let book = &self.markets[mi].books[ti];
+        let bba = (book.best_bid(), book.best_ask());
+        if self.markets[mi].last_bba[ti] != bba {
+            self.markets[mi].last_bba[ti] = bba;
+            let text = events::best_bid_ask(self, mi, ti, ts_ms);
+            self.publish_market_frame(mi, ti, text, true);
+        }
+    }
+
+    fn publish_order_event(&mut self, seq: u64, kind: &str) {
+        let Some(o) = self.orders.get(&seq) else {
+            return;
+        };
+        if o.owner == SEED_OWNER {
+            return;
+        }
+        let text = events::user_order(self, o, kind);
+        let (user, market) = (
+            o.user.clone(),
+            self.markets[o.market].spec.condition_id.clone(),
+        );
+        self.publish(Outbound::User { user, market, text });
+    }
+
+    fn publish_trade_events(&mut self, trade_idx: usize) {
+        let Some(t) = self.trades.get(trade_idx) else {
+            return;
+        };
+        let mut users: Vec<String> = std::iter::once(t.taker_seq)
+            .chain(t.fills.iter().map(|f| f.maker_seq))
+            .filter_map(|s| self.orders.get(&s))
+            .filter(|o| o.owner != SEED_OWNER)
+            .map(|o| o.user.clone())
+            .collect();
+        users.sort_unstable();
+        users.dedup();
+        let market = self.markets[t.market].spec.condition_id.clone();
+        let texts = [
+            events::user_trade(self, t, "MATCHED"),
+            events::user_trade(self, t, "CONFIRMED"),
+        ];
+        for text in texts {
+            for user in &users {
+                self.publish(Outbound::User {
+                    user: user.clone(),
+                    market: market.clone(),
+                    text: text.clone(),
+                });
+            }
+        }
+    }
+}
+
+/// `size × price` in micro-pUSD, truncated (6-decimal collateral).
+pub(crate) fn fill_notional(size: u64, price: u32) -> u64 {
+    let n = u128::from(size) * u128::from(price) / u128::from(Price::SCALE);
+    u64::try_from(n).unwrap_or(u64::MAX)
+}
+
+/// `num / den` as a decimal string with up to 6 decimals (for error messages).
+fn ratio_text(num: u128, den: u128) -> String {
+    let micros = num / den.max(1);
+    match u64::try_from(micros) {
+        Ok(m) => Size::from_micros(m).to_string(),
+        Err(_) => "overflow".to_owned(),
+    }
+}

@@ -1,0 +1,301 @@
+//! The WS channels (protocol.md §5): `/ws/market` (books and deltas per asset) and `/ws/user`
+//! (the authenticated user's orders and trades, filtered by condition id). Text `PING` gets
+//! text `PONG`; subscriptions can change at any time; faults can drop or silence a connection.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::Bytes;
+use futures_util::{SinkExt, StreamExt};
+use http_body_util::Full;
+use hyper::body::Incoming;
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use serde_json::Value;
+use tokio::sync::broadcast::error::RecvError;
+use tokio_tungstenite::WebSocketStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
+use tokio_tungstenite::tungstenite::protocol::Role;
+use tokio_tungstenite::tungstenite::protocol::frame::CloseFrame;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+
+use super::events;
+use super::faults::WsAction;
+use super::server::{Shared, error_response};
+use super::state::{Outbound, now_ms};
+
+/// Whether the request asks for a WebSocket upgrade.
+pub(crate) fn is_upgrade(req: &Request<Incoming>) -> bool {
+    req.headers()
+        .get(hyper::header::UPGRADE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.eq_ignore_ascii_case("websocket"))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Channel {
+    Market,
+    User,
+}
+
+/// Answers the upgrade with `101` and runs the channel on the upgraded connection.
+pub(crate) fn upgrade(req: Request<Incoming>, shared: Arc<Shared>) -> Response<Full<Bytes>> {
+    let channel = match req.uri().path() {
+        "/ws/market" => Channel::Market,
+        "/ws/user" => Channel::User,
+        _ => return error_response(StatusCode::NOT_FOUND, "Not Found"),
+    };
+    let Some(key) = req
+        .headers()
+        .get("sec-websocket-key")
+        .map(|k| derive_accept_key(k.as_bytes()))
+    else {
+        return error_response(StatusCode::BAD_REQUEST, "missing Sec-WebSocket-Key");
+    };
+    tokio::spawn(async move {
+        if let Ok(upgraded) = hyper::upgrade::on(req).await {
+            let ws =
+                WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, None).await;
+            run(ws, channel, shared).await;
+        }
+    });
+    let mut r = Response::new(Full::new(Bytes::new()));
+    *r.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
+    let h = r.headers_mut();
+    h.insert(
+        hyper::header::CONNECTION,
+        hyper::header::HeaderValue::from_static("Upgrade"),
+    );
+    h.insert(
+        hyper::header::UPGRADE,
+        hyper::header::HeaderValue::from_static("websocket"),
+    );
+    if let Ok(v) = hyper::header::HeaderValue::from_str(&key) {
+        h.insert(hyper::header::SEC_WEBSOCKET_ACCEPT, v);
+    }
+    r
+}
+
+/// What one connection is subscribed to.
+#[derive(Debug, Default)]
+struct Subs {
+    /// Market channel: asset id → sequence number of the snapshot sent (later frames only).
+    assets: HashMap<String, u64>,
+    /// Market channel: `custom_feature_enabled` (adds `best_bid_ask`).
+    custom: bool,
+    /// User channel: the authenticated user (lowercase address).
+    user: Option<String>,
+    /// User channel: condition ids.
+    markets: HashSet<String>,
+    /// User channel: subscribed without a market list, i.e. to every market.
+    all_markets: bool,
+}
+
+impl Subs {
+    fn wants(&self, m: &Outbound) -> bool {
+        match m {
+            Outbound::Market { custom: true, .. } if !self.custom => false,
+            Outbound::Market { seq, assets, .. } => assets
+                .iter()
+                .any(|a| self.assets.get(a).is_some_and(|snap| *seq > *snap)),
+            Outbound::User { user, market, .. } => {
+                self.user.as_deref() == Some(user.as_str())
+                    && (self.all_markets || self.markets.contains(market))
+            }
+        }
+    }
+}
+
+/// Why the connection loop ended.
+enum End {
+    /// Close politely (client closed, shutdown, bad auth).
+    Close(Option<CloseFrame>),
+    /// Drop the socket without a close frame (fault injection, kick, lag).
+    Drop,
+}
+
+struct Conn<S> {
+    tx: S,
+    shared: Arc<Shared>,
+    sent: u64,
+    silent_until: Option<Instant>,
+}
+
+impl<S> Conn<S>
+where
+    S: futures_util::Sink<Message> + Unpin,
+{
+    /// Sends a text frame through the fault filter; `Err` means drop the connection now.
+    async fn send(&mut self, text: String) -> Result<(), End> {
+        self.sent += 1;
+        let action = self.shared.faults().on_ws_frame(self.sent);
+        if self.silent_until.is_some_and(|t| Instant::now() < t) {
+            return Ok(());
+        }
+        match action {
+            WsAction::Send => self
+                .tx
+                .send(Message::Text(text.into()))
+                .await
+                .map_err(|_| End::Drop),
+            WsAction::SilenceUntil(t) => {
+                self.silent_until = Some(t);
+                Ok(())
+            }
+            WsAction::Disconnect => Err(End::Drop),
+        }
+    }
+}
+
+async fn run<T>(ws: WebSocketStream<T>, channel: Channel, shared: Arc<Shared>)
+where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    let (tx, mut rx) = ws.split();
+    let mut events = shared.ex().subscribe();
+    let mut kick = shared.kick.subscribe();
+    let mut shutdown = shared.shutdown.clone();
+    let mut subs = Subs::default();
+    let mut conn = Conn {
+        tx,
+        shared: Arc::clone(&shared),
+        sent: 0,
+        silent_until: None,
+    };
+    let end = loop {
+        let step: Result<(), End> = tokio::select! {
+            msg = rx.next() => match msg {
+                Some(Ok(Message::Text(t))) => on_text(&mut conn, &mut subs, channel, t.as_str()).await,
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => Err(End::Close(None)),
+                // Protocol pings are answered by tungstenite; binary frames are ignored.
+                Some(Ok(_)) => Ok(()),
+            },
+            ev = events.recv() => match ev {
+                Ok(m) if subs.wants(&m) => {
+                    let text = match &*m {
+                        Outbound::Market { text, .. } | Outbound::User { text, .. } => text.clone(),
+                    };
+                    conn.send(text).await
+                }
+                Ok(_) => Ok(()),
+                // A consumer this far behind has lost frames: drop it so it re-snapshots.
+                Err(RecvError::Lagged(_)) => Err(End::Drop),
+                Err(RecvError::Closed) => Err(End::Close(None)),
+            },
+            _ = kick.changed() => Err(End::Drop),
+            _ = shutdown.changed() => Err(End::Close(Some(CloseFrame { code: CloseCode::Away, reason: "server shutting down".into() }))),
+        };
+        if let Err(e) = step {
+            break e;
+        }
+    };
+    if let End::Close(frame) = end {
+        let _ = conn.tx.send(Message::Close(frame)).await;
+    }
+}
+
+fn strings(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+async fn on_text<S>(
+    conn: &mut Conn<S>,
+    subs: &mut Subs,
+    channel: Channel,
+    text: &str,
+) -> Result<(), End>
+where
+    S: futures_util::Sink<Message> + Unpin,
+{
+    if text.trim() == "PING" {
+        return conn.send("PONG".to_owned()).await;
+    }
+    let Ok(v) = serde_json::from_str::<Value>(text) else {
+        // Unparseable control text is ignored, like the exchange's feed does.
+        return Ok(());
+    };
+    let op = v
+        .get("operation")
+        .and_then(Value::as_str)
+        .map(str::to_ascii_lowercase);
+    let unsubscribe = op.as_deref() == Some("unsubscribe");
+    match channel {
+        Channel::Market => {
+            let assets = strings(v.get("assets_ids"));
+            if unsubscribe {
+                for a in &assets {
+                    subs.assets.remove(a);
+                }
+                return Ok(());
+            }
+            let dump = v
+                .get("initial_dump")
+                .and_then(Value::as_bool)
+                .unwrap_or(true);
+            if let Some(c) = v.get("custom_feature_enabled").and_then(Value::as_bool) {
+                subs.custom = c;
+            }
+            let frame = {
+                let ex = conn.shared.ex();
+                let seq = ex.msg_seq();
+                let ts = now_ms();
+                let mut books = Vec::new();
+                for a in assets {
+                    if let Some((mi, ti)) = ex.token(&a) {
+                        books.push(events::ws_book(&ex, mi, ti, ts));
+                        subs.assets.insert(a, seq);
+                    }
+                }
+                (dump && !books.is_empty()).then(|| Value::Array(books).to_string())
+            };
+            match frame {
+                Some(f) => conn.send(f).await,
+                None => Ok(()),
+            }
+        }
+        Channel::User => {
+            let markets = strings(v.get("markets"));
+            if let Some(auth) = v.get("auth") {
+                let field = |k: &str| auth.get(k).and_then(Value::as_str).unwrap_or("");
+                let user = {
+                    let ex = conn.shared.ex();
+                    ex.api_key(field("apiKey"))
+                        .filter(|k| {
+                            k.secret == field("secret") && k.passphrase == field("passphrase")
+                        })
+                        .map(|k| k.address.clone())
+                };
+                match user {
+                    Some(u) => {
+                        subs.user = Some(u);
+                        // An initial subscription without markets follows every market.
+                        subs.all_markets = markets.is_empty();
+                    }
+                    None => {
+                        return Err(End::Close(Some(CloseFrame {
+                            code: CloseCode::Policy,
+                            reason: "invalid auth".into(),
+                        })));
+                    }
+                }
+            }
+            if unsubscribe {
+                for m in &markets {
+                    subs.markets.remove(m);
+                }
+            } else {
+                subs.markets.extend(markets);
+            }
+            Ok(())
+        }
+    }
+}
