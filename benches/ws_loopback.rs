@@ -9,7 +9,10 @@
 //! - `polyclob_book_feed`: `MarketStream` + `BookFeed` (read → queue → decode → apply → handler);
 //! - `baseline_tungstenite_serde_value`: a bare tokio-tungstenite reader that parses every
 //!   frame into a `serde_json::Value` (the DOM decode peers use) and keeps no book;
-//! - `baseline_tungstenite_read_only`: the transport floor, a bare reader that only counts.
+//! - `baseline_tungstenite_read_only`: the transport floor, a bare reader that only counts;
+//! - `polyclob_market_stream_count_only`: our connection layer with a handler that only counts;
+//! - `decode_apply_only_no_network` vs `baseline_serde_value_only_no_network`: the same frames
+//!   without a socket, decoded and applied to books vs parsed into a `serde_json::Value`.
 //!
 //! Latency is measured ping-pong (one frame in flight): from just before the server
 //! writes a frame to the handler call after the book was updated. p50/p99 are printed
@@ -480,6 +483,17 @@ fn decode_apply_only(c: &mut Criterion) {
                 applied += books.apply(std::hint::black_box(f), now).applied as u64;
             }
             assert_eq!(applied, DISTINCT as u64);
+        })
+    });
+    g.bench_function("baseline_serde_value_only_no_network", |b| {
+        b.iter(|| {
+            let mut n = 0u64;
+            for f in &frames {
+                let v: serde_json::Value =
+                    serde_json::from_str(std::hint::black_box(f)).expect("json");
+                n += u64::from(v["price_changes"][0]["size"].is_string());
+            }
+            assert_eq!(n, DISTINCT as u64);
         })
     });
     g.finish();

@@ -346,3 +346,162 @@ async fn zero_copy_feed_hands_borrowed_events_and_updated_books() {
         rec.gated_on_status
     );
 }
+
+#[tokio::test]
+async fn rest_resync_snapshots_apply_unless_older_than_the_book() {
+    use polyclob::ws::books::{ResyncOutcome, Snapshot};
+    use polyclob::ws::decode::Level;
+
+    let server = WsServer::start().await;
+    server.on_subscribe(fixture_frames());
+    let mut books = BookStream::new(fast(&server.url()).build().expect("build"));
+    next_until(&mut books, 2 * SEC, is_tick_change).await;
+    let lv = |p: &str, s: &str| Level {
+        price: p.parse().expect("p"),
+        size: s.parse().expect("s"),
+    };
+    let resync = books.resync_sender();
+
+    // A is gated by the tick change: a REST snapshot (as an on_reconnect hook would fetch)
+    // makes it live again with exactly those levels.
+    let snap = Snapshot {
+        asset_id: A.to_owned(),
+        bids: vec![lv("0.401", "5"), lv("0.402", "6")],
+        asks: vec![lv("0.6", "7")],
+        timestamp_ms: Some(1_766_789_480_000),
+    };
+    let sender = resync.clone();
+    tokio::spawn(async move { sender.send(snap).expect("send") });
+    let ev = next_until(&mut books, SEC, |e| matches!(e, BookEvent::Resynced { .. })).await;
+    assert!(
+        matches!(
+            ev.last(),
+            Some(BookEvent::Resynced {
+                outcome: ResyncOutcome::Applied,
+                ..
+            })
+        ),
+        "{ev:?}"
+    );
+    let b = books.books();
+    assert_eq!(b.book(A).expect("A").state(), BookState::Live);
+    assert_eq!(
+        side(b, A, Side::Buy),
+        [("0.401".into(), "5".into()), ("0.402".into(), "6".into())]
+    );
+
+    // An older snapshot never overwrites newer data.
+    let old = Snapshot {
+        asset_id: B.to_owned(),
+        bids: vec![],
+        asks: vec![],
+        timestamp_ms: Some(1),
+    };
+    resync.send(old).expect("send");
+    let ev = next_until(&mut books, SEC, |e| matches!(e, BookEvent::Resynced { .. })).await;
+    assert!(
+        matches!(
+            ev.last(),
+            Some(BookEvent::Resynced {
+                outcome: ResyncOutcome::Stale,
+                ..
+            })
+        ),
+        "{ev:?}"
+    );
+    assert_eq!(
+        side(books.books(), B, Side::Buy),
+        [("0.46".into(), "15".into()), ("0.47".into(), "12".into())]
+    );
+
+    // A duplicate price is rejected and leaves the book as it was.
+    let dup = Snapshot {
+        asset_id: B.to_owned(),
+        bids: vec![lv("0.3", "1"), lv("0.3", "2")],
+        asks: vec![],
+        timestamp_ms: Some(1_766_789_490_000),
+    };
+    resync.send(dup).expect("send");
+    let ev = next_until(&mut books, SEC, |e| matches!(e, BookEvent::Resynced { .. })).await;
+    assert!(
+        matches!(
+            ev.last(),
+            Some(BookEvent::Resynced {
+                outcome: ResyncOutcome::Rejected(_),
+                ..
+            })
+        ),
+        "{ev:?}"
+    );
+    assert_eq!(
+        books
+            .books()
+            .book(B)
+            .expect("B")
+            .best_bid()
+            .expect("bid")
+            .price
+            .to_string(),
+        "0.47"
+    );
+}
+
+#[tokio::test]
+async fn book_feed_applies_resync_snapshots_before_the_next_delivery() {
+    use polyclob::ws::books::{ResyncOutcome, Snapshot};
+    use polyclob::ws::decode::Level;
+
+    #[derive(Default)]
+    struct Resyncs(Vec<(String, ResyncOutcome, BookState)>);
+    impl BookHandler for Resyncs {
+        fn on_update(&mut self, _: &Frame<'_>, _: Update<'_, '_>) {}
+        fn on_resync(&mut self, id: &str, outcome: ResyncOutcome, books: &BookManager) {
+            let state = books
+                .book(id)
+                .map_or(BookState::AwaitingSnapshot, |b| b.state());
+            self.0.push((id.to_owned(), outcome, state));
+        }
+    }
+
+    let server = WsServer::start().await;
+    let mut stream = fast(&server.url()).build().expect("build");
+    let mut feed = BookFeed::new(stream.handle(), Resyncs::default());
+    let lv = |p: &str, s: &str| Level {
+        price: p.parse().expect("p"),
+        size: s.parse().expect("s"),
+    };
+    feed.resync_sender()
+        .send(Snapshot {
+            asset_id: A.to_owned(),
+            bids: vec![lv("0.5", "1")],
+            asks: vec![],
+            timestamp_ms: None,
+        })
+        .expect("send");
+    // The first delivery (Connected) applies it; nothing was ever received for A, so a
+    // snapshot without a timestamp is accepted.
+    assert!(
+        tokio::time::timeout(2 * SEC, stream.dispatch(&mut feed))
+            .await
+            .expect("dispatch")
+    );
+    let got = &feed.handler_mut().0;
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].1, ResyncOutcome::Applied);
+    // `Connected` gates A again right after (its shard just connected): a snapshot from the
+    // stream is still required, which is the safe order.
+    assert_eq!(
+        feed.books().book(A).expect("A").state(),
+        BookState::AwaitingSnapshot
+    );
+    assert_eq!(
+        feed.books()
+            .book(A)
+            .expect("A")
+            .best_bid()
+            .expect("kept for display")
+            .size
+            .to_string(),
+        "1"
+    );
+}

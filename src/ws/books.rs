@@ -12,6 +12,12 @@
 //! until a fresh `book` snapshot arrives, so a delta missed during a gap can never leave a
 //! book silently wrong. A `tick_size_change` does the same (inside the manager) and is
 //! reported to the optional tick-size hook, e.g. to refresh an order client's tick cache.
+//!
+//! Optional REST resync: a [`ResyncSender`] (from [`BookFeed::resync_sender`] or
+//! [`BookStream::resync_sender`]) lets any task — typically an
+//! [`on_reconnect`](super::market::MarketStreamBuilder::on_reconnect) hook that fetches
+//! `GET /book` — hand snapshots to the books; they are applied on the consumer's task,
+//! never over a newer book.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -20,8 +26,9 @@ use std::task::{Context, Poll};
 use std::time::Instant;
 
 use futures_util::Stream;
+use tokio::sync::mpsc;
 
-use super::decode::{DecodeError, Event as Decoded, OwnedEvent};
+use super::decode::{DecodeError, Event as Decoded, Level, OwnedEvent};
 use super::event::{Event, Frame, Handler, Status};
 use super::market::{MarketHandle, MarketStream};
 use crate::book::{BookManager, Outcome, Update};
@@ -39,6 +46,68 @@ pub trait BookHandler {
     /// A connection status change, after the affected books were gated. Default: ignore.
     fn on_status(&mut self, status: &Status, books: &BookManager) {
         let _ = (status, books);
+    }
+
+    /// A snapshot sent through a [`ResyncSender`] was processed. Default: ignore.
+    fn on_resync(&mut self, asset_id: &str, outcome: ResyncOutcome, books: &BookManager) {
+        let _ = (asset_id, outcome, books);
+    }
+}
+
+/// A book snapshot obtained outside the stream (e.g. REST `GET /book`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    /// Token id of the asset.
+    pub asset_id: String,
+    /// Bid levels, in any order.
+    pub bids: Vec<Level>,
+    /// Ask levels, in any order.
+    pub asks: Vec<Level>,
+    /// Exchange timestamp (ms) of the snapshot. A snapshot older than the book's latest
+    /// update is not applied; `None` applies only to a book awaiting a snapshot.
+    pub timestamp_ms: Option<u64>,
+}
+
+/// What happened to a [`Snapshot`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ResyncOutcome {
+    /// The book was replaced and trusts deltas again.
+    Applied,
+    /// The book already had newer data; the snapshot was dropped.
+    Stale,
+    /// A level was invalid (e.g. a duplicate price); the book was left unchanged.
+    Rejected(DecodeError),
+}
+
+/// Sends snapshots to a [`BookFeed`] or [`BookStream`] from any task. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct ResyncSender(mpsc::UnboundedSender<Snapshot>);
+
+impl ResyncSender {
+    /// Queue `snapshot`; it is applied before the next delivery.
+    ///
+    /// # Errors
+    /// Gives the snapshot back when the feed or stream has been dropped.
+    pub fn send(&self, snapshot: Snapshot) -> Result<(), Snapshot> {
+        self.0.send(snapshot).map_err(|e| e.0)
+    }
+}
+
+fn apply_snapshot(books: &mut BookManager, mut s: Snapshot) -> ResyncOutcome {
+    use crate::book::BookState;
+    let book = books.register(&s.asset_id);
+    let newer_or_equal = match (s.timestamp_ms, book.timestamp_ms()) {
+        (Some(snap), Some(have)) => snap >= have,
+        (Some(_), None) => true,
+        (None, _) => book.state() == BookState::AwaitingSnapshot,
+    };
+    if !newer_or_equal {
+        return ResyncOutcome::Stale;
+    }
+    match book.replace(&mut s.bids, &mut s.asks, s.timestamp_ms, Instant::now()) {
+        Ok(()) => ResyncOutcome::Applied,
+        Err(e) => ResyncOutcome::Rejected(e),
     }
 }
 
@@ -80,6 +149,8 @@ pub struct BookFeed<H> {
     handle: MarketHandle,
     handler: H,
     on_tick: Option<TickSizeHook>,
+    resync_tx: mpsc::UnboundedSender<Snapshot>,
+    resync_rx: mpsc::UnboundedReceiver<Snapshot>,
 }
 
 impl<H: fmt::Debug> fmt::Debug for BookFeed<H> {
@@ -103,11 +174,28 @@ impl<H: BookHandler> BookFeed<H> {
     /// [`BookManager::with_level_capacity`]).
     #[must_use]
     pub fn with_books(handle: MarketHandle, handler: H, books: BookManager) -> Self {
+        let (resync_tx, resync_rx) = mpsc::unbounded_channel();
         Self {
             books,
             handle,
             handler,
             on_tick: None,
+            resync_tx,
+            resync_rx,
+        }
+    }
+
+    /// A sender for out-of-band snapshots (REST resync), applied before the next delivery.
+    #[must_use]
+    pub fn resync_sender(&self) -> ResyncSender {
+        ResyncSender(self.resync_tx.clone())
+    }
+
+    fn drain_resync(&mut self) {
+        while let Ok(snap) = self.resync_rx.try_recv() {
+            let id = snap.asset_id.clone();
+            let outcome = apply_snapshot(&mut self.books, snap);
+            self.handler.on_resync(&id, outcome, &self.books);
         }
     }
 
@@ -145,6 +233,9 @@ impl<H: BookHandler> BookFeed<H> {
 
 impl<H: BookHandler> Handler for BookFeed<H> {
     fn on_frame(&mut self, frame: Frame<'_>) {
+        if !self.resync_rx.is_empty() {
+            self.drain_resync();
+        }
         // Text frames are already valid UTF-8; a binary frame that is not UTF-8 cannot be a
         // market message and is reported as such.
         let text = frame.as_str().unwrap_or("\u{fffd}");
@@ -163,6 +254,7 @@ impl<H: BookHandler> Handler for BookFeed<H> {
     }
 
     fn on_status(&mut self, status: &Status) {
+        self.drain_resync();
         // A failed attempt changes nothing: the books were gated when the connection ended.
         if status.connect_error().is_none() {
             gate(&mut self.books, &self.handle, status);
@@ -193,6 +285,13 @@ pub enum BookEvent {
     },
     /// A connection status change (the affected books are already gated).
     Status(Status),
+    /// A snapshot sent through a [`ResyncSender`] was processed.
+    Resynced {
+        /// The asset.
+        asset_id: String,
+        /// What happened.
+        outcome: ResyncOutcome,
+    },
 }
 
 /// A market stream that keeps a [`BookManager`] current and yields owned events.
@@ -217,6 +316,8 @@ pub struct BookStream {
     books: BookManager,
     pending: VecDeque<BookEvent>,
     on_tick: Option<TickSizeHook>,
+    resync_tx: mpsc::UnboundedSender<Snapshot>,
+    resync_rx: mpsc::UnboundedReceiver<Snapshot>,
 }
 
 impl fmt::Debug for BookStream {
@@ -234,13 +335,23 @@ impl BookStream {
     #[must_use]
     pub fn new(stream: MarketStream) -> Self {
         let handle = stream.handle();
+        let (resync_tx, resync_rx) = mpsc::unbounded_channel();
         Self {
             stream,
             handle,
             books: BookManager::new(),
             pending: VecDeque::new(),
             on_tick: None,
+            resync_tx,
+            resync_rx,
         }
+    }
+
+    /// A sender for out-of-band snapshots (REST resync); each yields a
+    /// [`BookEvent::Resynced`].
+    #[must_use]
+    pub fn resync_sender(&self) -> ResyncSender {
+        ResyncSender(self.resync_tx.clone())
     }
 
     /// Call `hook(asset_id, new_tick)` on every `tick_size_change`. Default is none.
@@ -319,6 +430,14 @@ impl Stream for BookStream {
         loop {
             if let Some(ev) = this.pending.pop_front() {
                 return Poll::Ready(Some(ev));
+            }
+            // Never Ready(None): the stream holds a sender itself.
+            if let Poll::Ready(Some(snap)) = this.resync_rx.poll_recv(cx) {
+                let asset_id = snap.asset_id.clone();
+                let outcome = apply_snapshot(&mut this.books, snap);
+                this.pending
+                    .push_back(BookEvent::Resynced { asset_id, outcome });
+                continue;
             }
             match Pin::new(&mut this.stream).poll_next(cx) {
                 Poll::Ready(Some(ev)) => this.ingest(ev),
