@@ -201,7 +201,7 @@ impl Client {
     }
 
     /// The raw bytes of one market-list page, for zero-copy decoding with
-    /// [`decode_page`]`::<Market<'_>>`.
+    /// [`decode_page`](super::decode_page)`::<Market<'_>>`.
     ///
     /// # Errors
     ///
