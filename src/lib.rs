@@ -21,7 +21,7 @@
 //! | [`order`] | order amounts per tick size, validation, the builder, the wire body |
 //! | [`ws`] | WebSocket streams that stay alive (sharding, keepalive, reconnect, lag reports) and frames decoded into borrowed views |
 //! | [`book`] | fixed-point L2 books and the manager that applies decoded frames to them |
-//! | `sim` (feature `sim`) | an offline exchange on loopback (REST, WS, matching, faults) for testing bots |
+//! | `sim` (feature `sim`, default) | an offline exchange on loopback (REST, WS, matching, faults) for testing bots |
 //!
 //! [Polymarket]: https://docs.polymarket.com
 
