@@ -45,9 +45,10 @@ def collect(root, groups):
         if "estimates.json" in files and os.path.basename(dirpath) == "new":
             rel = os.path.relpath(os.path.dirname(dirpath), root)
             parts = rel.split(os.sep)
-            if parts[-1] == "report" or len(parts) < 2:
+            if parts[-1] == "report":
                 continue
-            group, bench = parts[0], "/".join(parts[1:])
+            # A bench outside any group lives directly under the criterion folder.
+            group, bench = (parts[0], "/".join(parts[1:])) if len(parts) > 1 else ("single", parts[0])
             if groups and group not in groups:
                 continue
             with open(os.path.join(dirpath, "estimates.json")) as f:
