@@ -345,7 +345,15 @@ async fn heartbeats_chain_ids_and_stop_when_dropped() {
         ],
     );
     let h = c.start_heartbeats(Duration::from_millis(20));
-    tokio::time::sleep(Duration::from_millis(150)).await;
+    // Wait for five beats (bounded), not a fixed sleep: a loaded machine may be slower.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while m.requests_to("/v1/heartbeats").len() < 5 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "heartbeats did not run"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     let st = h.status();
     drop(h);
     let bodies: Vec<String> = m

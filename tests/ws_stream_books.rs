@@ -164,6 +164,22 @@ async fn replay_builds_exact_books_and_reports_tick_changes() {
 }
 
 #[tokio::test]
+async fn tick_size_change_refreshes_the_rest_clients_cache() {
+    let server = WsServer::start().await;
+    server.on_subscribe(fixture_frames());
+    // No request is made: the cache is local, so the client needs no reachable server.
+    let client = polyclob::clob::Client::builder()
+        .host("http://127.0.0.1:9")
+        .build()
+        .expect("client");
+    client.set_tick_size(A, TickSize::Hundredth);
+    let mut books =
+        BookStream::new(fast(&server.url()).build().expect("build")).tick_size_cache(&client);
+    next_until(&mut books, 2 * SEC, is_tick_change).await;
+    assert_eq!(client.cached_tick_size(A), Some(TickSize::Thousandth));
+}
+
+#[tokio::test]
 async fn reconnect_gates_deltas_until_the_snapshot_and_books_equal_the_servers() {
     let server = WsServer::start().await;
     server.on_subscribe(fixture_frames());

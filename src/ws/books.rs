@@ -209,6 +209,17 @@ impl<H: BookHandler> BookFeed<H> {
         self
     }
 
+    /// Keep `client`'s tick-size cache fresh from this stream: every `tick_size_change`
+    /// updates it, so orders built afterwards round to the new tick with no `GET /tick-size`.
+    ///
+    /// A shorthand for [`on_tick_size_change`](Self::on_tick_size_change) (it replaces any hook
+    /// set there).
+    #[must_use]
+    pub fn tick_size_cache(self, client: &crate::clob::Client) -> Self {
+        let client = client.clone();
+        self.on_tick_size_change(move |asset_id, tick| client.set_tick_size(asset_id, tick))
+    }
+
     /// The books.
     #[must_use]
     pub fn books(&self) -> &BookManager {
@@ -362,6 +373,17 @@ impl BookStream {
     ) -> Self {
         self.on_tick = Some(Box::new(hook));
         self
+    }
+
+    /// Keep `client`'s tick-size cache fresh from this stream: every `tick_size_change`
+    /// updates it, so orders built afterwards round to the new tick with no `GET /tick-size`.
+    ///
+    /// A shorthand for [`on_tick_size_change`](Self::on_tick_size_change) (it replaces any hook
+    /// set there).
+    #[must_use]
+    pub fn tick_size_cache(self, client: &crate::clob::Client) -> Self {
+        let client = client.clone();
+        self.on_tick_size_change(move |asset_id, tick| client.set_tick_size(asset_id, tick))
     }
 
     /// The books, as of the last item yielded.
