@@ -37,7 +37,7 @@
 
 use core::fmt;
 
-use super::json::{Cursor, Raw, RawKind, err, scan_decimal};
+use super::json::{Cursor, Raw, RawKind, err, span_decimal};
 pub use super::json::{DecodeError, DecodeErrorKind, JsonStr};
 use crate::fixed::{Price, Size};
 use crate::types::{OrderType, Side, TickSize};
@@ -562,14 +562,11 @@ pub(crate) fn opt_text<'a>(
     }
 }
 
-/// The fast decimal path on a delimited field (see [`scan_decimal`]); `None` defers to the
+/// The fast decimal path on a delimited field (see [`span_decimal`]); `None` defers to the
 /// `fixed` parsers.
 #[inline]
-fn fast_micros(t: &str) -> Option<u64> {
-    match scan_decimal(t.as_bytes(), 0) {
-        Some((v, end)) if end == t.len() => Some(v),
-        _ => None,
-    }
+fn fast_micros(src: &str, r: &Raw) -> Option<u64> {
+    span_decimal(src.as_bytes(), r.at(), r.at() + r.len as usize)
 }
 
 /// Text of a decimal field, or `None` when blank. Bare JSON numbers are accepted too.
@@ -595,7 +592,7 @@ pub(crate) fn opt_price(
 ) -> Result<Option<Price>, DecodeError> {
     match decimal_text(src, r, field)? {
         None => Ok(None),
-        Some(t) => fast_micros(t)
+        Some(t) => fast_micros(src, r)
             .and_then(|m| Price::new(u32::try_from(m).ok()?))
             .map_or_else(|| Price::parse(t.as_bytes()), Ok)
             .map(Some)
@@ -620,7 +617,7 @@ pub(crate) fn opt_size(
 ) -> Result<Option<Size>, DecodeError> {
     match decimal_text(src, r, field)? {
         None => Ok(None),
-        Some(t) => fast_micros(t)
+        Some(t) => fast_micros(src, r)
             .map(Size::from_micros)
             .map_or_else(|| Size::parse(t.as_bytes()), Ok)
             .map(Some)

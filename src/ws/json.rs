@@ -445,7 +445,134 @@ const SCALE_UP: [u64; 7] = [1_000_000, 100_000, 10_000, 1_000, 100, 10, 1];
 /// back to [`crate::fixed::Price::parse`]/[`crate::fixed::Size::parse`], which decide and
 /// report. The unit tests check it against those parsers.
 #[inline]
-pub(crate) fn scan_decimal(b: &[u8], mut i: usize) -> Option<(u64, usize)> {
+pub(crate) fn scan_decimal(b: &[u8], i: usize) -> Option<(u64, usize)> {
+    // Fast path: integer part and fraction read eight bytes at a time (SWAR). Anything it does
+    // not cover — fewer than eight bytes left, eight or more integer digits, more than six
+    // decimals — goes to the byte loop, which decides.
+    if let Some(w) = word8(b, i) {
+        let n = digit_run(w);
+        if n < 8 {
+            let int = digits_value(w, n);
+            let j = i + n;
+            if b.get(j) != Some(&b'.') {
+                return (n > 0).then_some((int * 1_000_000, j));
+            }
+            if let Some(f) = word8(b, j + 1) {
+                let m = digit_run(f);
+                if m <= 6 {
+                    if n == 0 && m == 0 {
+                        return None;
+                    }
+                    let frac = digits_value(f, m) * SCALE_UP[m];
+                    return Some((int * 1_000_000 + frac, j + 1 + m));
+                }
+            }
+        }
+    }
+    scan_decimal_slow(b, i)
+}
+
+/// The value of the plain decimal that is exactly `b[s..e]`, in 10⁻⁶ units, or `None` when
+/// that text is anything else (the caller then falls back to the `fixed` parsers, which
+/// decide and report).
+///
+/// Unlike [`scan_decimal`], the end is already known (found by a quote search), so the parse
+/// is not on the critical path from one field to the next. `b` is the whole frame: the word
+/// loads may read past `e`.
+#[inline(always)]
+pub(crate) fn span_decimal(b: &[u8], s: usize, e: usize) -> Option<u64> {
+    let len = e.checked_sub(s)?;
+    if len <= 8 {
+        if let Some(v) = word8(b, s).and_then(|w| word_decimal(w, len)) {
+            return Some(v);
+        }
+    }
+    let (v, end) = scan_decimal_slow(b.get(..e)?, s)?;
+    (end == e).then_some(v)
+}
+
+/// The value of the plain decimal held in the first `len` (0..=8) bytes of `w` (a word read
+/// from the frame, first byte lowest), in 10⁻⁶ units; `None` when those bytes are anything
+/// else or when the text needs the byte loop (more than six decimals).
+#[inline(always)]
+pub(crate) fn word_decimal(w: u64, len: usize) -> Option<u64> {
+    // One flag (bit 7) per byte that is not an ASCII digit.
+    let nd = non_digits(w);
+    let n = (nd.trailing_zeros() / 8) as usize;
+    if n >= len {
+        return (len > 0).then(|| digits_value(w, len) * 1_000_000);
+    }
+    // n < len <= 8: byte n is in the word and must be the point, and the next non-digit must
+    // be the byte just past the text.
+    let next = ((nd & nd.wrapping_sub(1)).trailing_zeros() / 8) as usize;
+    let m = len - n - 1;
+    if (w >> (8 * n)) as u8 != b'.' || next < len || m > 6 || n + m == 0 {
+        return None;
+    }
+    // Drop the point: the fraction's bytes move down by one, next to the integer digits.
+    let below = (1u64 << (8 * n)) - 1;
+    let joined = (w & below) | ((w >> 8) & !below);
+    Some(digits_value(joined, n + m) * SCALE_UP[m])
+}
+
+/// Bit 7 of each byte of the result is set when that byte of `w` is not an ASCII digit; all
+/// other bits are clear.
+#[inline(always)]
+fn non_digits(w: u64) -> u64 {
+    // A byte is a digit when its high nibble is 3 and its low nibble is below 10. Neither
+    // test carries between bytes (low nibble + 6 ≤ 21), and the results sit in the high
+    // nibbles; the last step folds "any bit of the byte" into bit 7 without carries.
+    let high = (w & (LO * 0xF0)) ^ (LO * 0x30);
+    let low = ((w & (LO * 0x0F)) + LO * 0x06) & (LO * 0xF0);
+    let x = high | low;
+    (((x & (LO * 0x7F)) + LO * 0x7F) | x) & HI
+}
+
+/// Index (0..8) of the first `"` in the word, if it has one.
+#[inline(always)]
+pub(crate) fn quote_in_word(w: u64) -> Option<usize> {
+    let q = w ^ (LO * u64::from(b'"'));
+    // The lowest flagged byte of the "has zero byte" test is exact.
+    let hit = q.wrapping_sub(LO) & !q & HI;
+    (hit != 0).then(|| (hit.trailing_zeros() / 8) as usize)
+}
+
+/// Eight bytes at `i` as a little-endian word, when that many remain.
+#[inline(always)]
+fn word8(b: &[u8], i: usize) -> Option<u64> {
+    let chunk = b.get(i..i.checked_add(8)?)?;
+    let mut word = [0u8; 8];
+    word.copy_from_slice(chunk);
+    Some(u64::from_le_bytes(word))
+}
+
+/// How many of the word's bytes, from the first, are ASCII digits (0..=8).
+#[inline(always)]
+fn digit_run(w: u64) -> usize {
+    // A byte is a digit when its high nibble is 3 and its low nibble is below 10. Neither
+    // test carries between bytes (low nibble + 6 ≤ 21), so every flag is exact.
+    let high = (w & (LO * 0xF0)) ^ (LO * 0x30);
+    let low = ((w & (LO * 0x0F)) + LO * 0x06) & (LO * 0xF0);
+    ((high | low).trailing_zeros() / 8) as usize
+}
+
+/// The value of the first `n` (0..=8) bytes of `w`, which are ASCII digits, most significant
+/// first.
+#[inline(always)]
+fn digits_value(w: u64, n: usize) -> u64 {
+    if n == 0 {
+        return 0;
+    }
+    // Keep the digits' values and move them to the top bytes: the bytes below become
+    // leading zeros. Then combine neighbours: pairs, quads, the whole word.
+    let mut d = (w & (LO * 0x0F)) << (8 * (8 - n));
+    d = (d.wrapping_mul(10) + (d >> 8)) & 0x00FF_00FF_00FF_00FF;
+    d = (d.wrapping_mul(100) + (d >> 16)) & 0x0000_FFFF_0000_FFFF;
+    (d.wrapping_mul(10_000) + (d >> 32)) & 0xFFFF_FFFF
+}
+
+#[cold]
+fn scan_decimal_slow(b: &[u8], mut i: usize) -> Option<(u64, usize)> {
     let start = i;
     let mut int = 0u64;
     while let Some(&c) = b.get(i) {
@@ -856,6 +983,78 @@ mod tests {
             assert!(
                 matches!(scan_decimal(t.as_bytes(), 0), None | Some((_, 0))),
                 "{t}"
+            );
+        }
+    }
+
+    #[test]
+    fn swar_decimal_path_agrees_with_the_byte_loop() {
+        // Random digit/dot strings followed by a closing quote and padding, so the eight-byte
+        // fast path is taken; it must return exactly what the byte loop returns.
+        let mut seed = 11u64;
+        let alphabet = b"0123456789.";
+        for n in 0..300_000 {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let len = (seed >> 59) as usize % 20;
+            let mut buf = Vec::new();
+            let mut s2 = seed;
+            for _ in 0..len {
+                s2 = s2.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(7);
+                let pick = (s2 >> 58) as usize % alphabet.len();
+                buf.push(if s2 & 7 == 0 { b'.' } else { alphabet[pick] });
+            }
+            // Vary what follows: a quote, a non-ASCII byte, a colon, digits-adjacent bytes.
+            let tail: &[u8] = match n % 4 {
+                0 => b"\"}        ",
+                1 => b"\xff\xfe ......",
+                2 => b":/`@~ 0000",
+                _ => b"",
+            };
+            buf.extend_from_slice(tail);
+            for start in 0..buf.len().min(3) {
+                assert_eq!(
+                    scan_decimal(&buf, start),
+                    scan_decimal_slow(&buf, start),
+                    "{:?} from {start}",
+                    String::from_utf8_lossy(&buf)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn span_decimal_agrees_with_the_byte_loop() {
+        let mut seed = 5u64;
+        let alphabet = b"0123456789.-e\\\" ";
+        for n in 0..300_000 {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let len = (seed >> 59) as usize % 16;
+            let mut buf = b"xx".to_vec();
+            let mut s2 = seed;
+            for _ in 0..len {
+                s2 = s2.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(7);
+                let pick = (s2 >> 58) as usize % alphabet.len();
+                buf.push(if s2 & 3 == 0 {
+                    alphabet[pick]
+                } else {
+                    b'0' + (pick % 10) as u8
+                });
+            }
+            let e = buf.len();
+            buf.extend_from_slice(if n % 2 == 0 { b"\",\"size\":1" } else { b"7" });
+            let want = match scan_decimal_slow(&buf[..e], 2) {
+                Some((v, end)) if end == e => Some(v),
+                _ => None,
+            };
+            assert_eq!(
+                span_decimal(&buf, 2, e),
+                want,
+                "{:?}",
+                String::from_utf8_lossy(&buf)
             );
         }
     }

@@ -7,7 +7,10 @@ use super::{
 };
 use crate::fixed::{Price, Size};
 use crate::types::Side;
-use crate::ws::json::{Cursor, DecodeError, DecodeErrorKind, JsonStr, Raw, err, scan_decimal};
+use crate::ws::json::{
+    Cursor, DecodeError, DecodeErrorKind, JsonStr, Raw, err, quote_in_word, scan_decimal,
+    word_decimal,
+};
 
 /// Where an array's items start (just after its `[`), or `None` when the field held `null`.
 pub(crate) type Span = Option<usize>;
@@ -142,6 +145,96 @@ fn fast_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
     Some((level, p))
 }
 
+/// A level exactly as the exchange writes it, `{"price":"<decimal>","size":"<decimal>"}` with
+/// no whitespace and values of at most eight bytes, read as straight-line word operations:
+/// the literals are compared a word at a time, each value's closing quote is found inside one
+/// word, and the value is parsed from that same word. Anything else returns `None` and the
+/// general path decodes (or reports) the level.
+#[inline(always)]
+fn compact_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
+    /// Enough for the longest level this path accepts (10 + 7 + 10 + 8 + 2 bytes) plus the
+    /// word read past each value.
+    const WIN: usize = 48;
+    let mut pad = [0u8; WIN];
+    let win: &[u8; WIN] = match b.get(p..p + WIN) {
+        Some(bytes) => bytes.try_into().ok()?,
+        None => {
+            // Near the end of the frame: zero bytes are neither digits nor quotes, so the
+            // padding can only make the fast path give up.
+            let rest = b.get(p..)?;
+            pad.get_mut(..rest.len())?.copy_from_slice(rest);
+            &pad
+        }
+    };
+    let word = |at: usize| -> u64 {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&win[at..at + 8]);
+        u64::from_le_bytes(w)
+    };
+    let pair = |at: usize| -> u16 { u16::from_le_bytes([win[at], win[at + 1]]) };
+    // `{"price":"` and `","size":"` as a word and a pair each.
+    const HEAD: (u64, u16) = (
+        u64::from_le_bytes(*b"{\"price\""),
+        u16::from_le_bytes(*b":\""),
+    );
+    const MID: (u64, u16) = (
+        u64::from_le_bytes(*b"\",\"size\""),
+        u16::from_le_bytes(*b":\""),
+    );
+    const TAIL: u16 = u16::from_le_bytes(*b"\"}");
+    if word(0) != HEAD.0 || pair(8) != HEAD.1 {
+        return None;
+    }
+    let w = word(10);
+    let len = quote_in_word(w)?;
+    let price = word_decimal(w, len)?;
+    let e1 = 10 + len;
+    if word(e1) != MID.0 || pair(e1 + 8) != MID.1 {
+        return None;
+    }
+    let s2 = e1 + 10;
+    let w = word(s2);
+    let len = match quote_in_word(w) {
+        Some(len) => len,
+        None if win[s2 + 8] == b'"' => 8,
+        None => return None,
+    };
+    let size = word_decimal(w, len)?;
+    let e2 = s2 + len;
+    if pair(e2) != TAIL {
+        return None;
+    }
+    let level = Level {
+        price: Price::new(u32::try_from(price).ok()?)?,
+        size: Size::from_micros(size),
+    };
+    Some((level, p + e2 + 2))
+}
+
+/// Consumes the leading run of compact levels (see [`compact_level`]), handing each to `emit`.
+/// Stops before the first item that is not in that exact shape (or at the `]`), leaving the
+/// state where the general loop takes over.
+#[inline]
+fn compact_levels(st: &mut ListState<'_>, mut emit: impl FnMut(Level)) {
+    let b = st.src.as_bytes();
+    let mut p = st.pos;
+    loop {
+        if !st.first {
+            if b.get(p) != Some(&b',') {
+                return;
+            }
+            p += 1;
+        }
+        let Some((level, end)) = compact_level(b, p) else {
+            return;
+        };
+        emit(level);
+        st.first = false;
+        st.pos = end;
+        p = end;
+    }
+}
+
 #[inline]
 fn parse_level(c: &mut Cursor<'_>, field: &'static str) -> Item<Level> {
     let src = c.src;
@@ -185,6 +278,7 @@ pub(crate) fn walk_levels<S: Sink>(
         if !S::CAPTURE {
             return None;
         }
+        compact_levels(st, |level| sink.level(side, Ok(level)));
         while let Some(r) = st.next_item(|c| parse_level(c, field)) {
             if let Err(e) = r {
                 if e.kind().is_structural() {
@@ -538,5 +632,61 @@ impl<'a> Iterator for StrList<'a> {
             Ok(opt_text(src, &r, field)
                 .and_then(|s| s.ok_or_else(|| err(DecodeErrorKind::WrongType, field, r.at()))))
         })
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// The word-at-a-time level reader accepts exactly what the general reader reads the same
+    /// way, on random value spellings (short, long, malformed, escaped) and frame positions
+    /// (including the padded end of a frame).
+    #[test]
+    fn compact_level_agrees_with_the_general_reader() {
+        let values = [
+            "0",
+            "1",
+            ".5",
+            "0.45",
+            "0.001",
+            "1.000000",
+            "0.4500001",
+            "12345.67",
+            "50000.99",
+            "123456789",
+            "1234567.8",
+            "1.5",
+            "",
+            ".",
+            "-1",
+            "1e3",
+            "0.5.1",
+            "9\\u0030",
+            "1.",
+            "00.10",
+            "2",
+        ];
+        let mut seed = 9u64;
+        for _ in 0..20_000 {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let p = values[(seed >> 40) as usize % values.len()];
+            let s = values[(seed >> 20) as usize % values.len()];
+            let tail = if seed & 1 == 0 {
+                ""
+            } else {
+                r#",{"price":"0.5","size":"1"}]"#
+            };
+            let frame = format!(r#"{{"price":"{p}","size":"{s}"}}{tail}"#);
+            let general = fast_level(frame.as_bytes(), 0);
+            match compact_level(frame.as_bytes(), 0) {
+                Some(got) => assert_eq!(Some(got), general, "{frame}"),
+                // Giving up is allowed only where the byte-loop reader has work to do.
+                None => assert!(general.is_none() || p.len() > 7 || s.len() > 8, "{frame}"),
+            }
+        }
     }
 }
