@@ -439,39 +439,51 @@ const SCALE_UP: [u64; 7] = [1_000_000, 100_000, 10_000, 1_000, 100, 10, 1];
 /// 6th decimal) starting at `b[i]`, returning its value in 10⁻⁶ units and the index of the
 /// first byte after it.
 ///
-/// This is the decoder's fast path for the shape every exchange price and size has: one pass,
-/// no overflow checks needed (13 digits × 10⁶ < 2⁶⁴). It returns `None` for anything else —
+/// A byte loop with no overflow checks needed (13 digits × 10⁶ < 2⁶⁴), behind the word-at-a-time
+/// readers ([`span_decimal`], [`word_decimal`]) for what they leave: values near the end of
+/// the frame, long integers, more than six decimals. It returns `None` for anything else —
 /// empty input, more integer digits, a non-zero 7th decimal, a sign — and callers then fall
 /// back to [`crate::fixed::Price::parse`]/[`crate::fixed::Size::parse`], which decide and
 /// report. The unit tests check it against those parsers.
-#[inline]
-pub(crate) fn scan_decimal(b: &[u8], i: usize) -> Option<(u64, usize)> {
-    // Fast path: integer part and fraction read eight bytes at a time (SWAR). Anything it does
-    // not cover — fewer than eight bytes left, eight or more integer digits, more than six
-    // decimals — goes to the byte loop, which decides.
-    if let Some(w) = word8(b, i) {
-        let n = digit_run(w);
-        if n < 8 {
-            let int = digits_value(w, n);
-            let j = i + n;
-            if b.get(j) != Some(&b'.') {
-                return (n > 0).then_some((int * 1_000_000, j));
-            }
-            if let Some(f) = word8(b, j + 1) {
-                let m = digit_run(f);
-                if m <= 6 {
-                    if n == 0 && m == 0 {
-                        return None;
-                    }
-                    let frac = digits_value(f, m) * SCALE_UP[m];
-                    return Some((int * 1_000_000 + frac, j + 1 + m));
-                }
-            }
+#[cold]
+pub(crate) fn scan_decimal(b: &[u8], mut i: usize) -> Option<(u64, usize)> {
+    let start = i;
+    let mut int = 0u64;
+    while let Some(&c) = b.get(i) {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        int = int * 10 + u64::from(d);
+        i += 1;
+        if i - start > 13 {
+            return None;
         }
     }
-    scan_decimal_slow(b, i)
+    let int_digits = i - start;
+    let mut frac = 0u64;
+    let mut frac_digits = 0usize;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        while let Some(&c) = b.get(i) {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            if frac_digits < 6 {
+                frac = frac * 10 + u64::from(d);
+            } else if d != 0 {
+                return None;
+            }
+            frac_digits += 1;
+            i += 1;
+        }
+    }
+    if int_digits == 0 && frac_digits == 0 {
+        return None;
+    }
+    Some((int * 1_000_000 + frac * SCALE_UP[frac_digits.min(6)], i))
 }
-
 /// The value of the plain decimal that is exactly `b[s..e]`, in 10⁻⁶ units, or `None` when
 /// that text is anything else (the caller then falls back to the `fixed` parsers, which
 /// decide and report).
@@ -487,7 +499,7 @@ pub(crate) fn span_decimal(b: &[u8], s: usize, e: usize) -> Option<u64> {
             return Some(v);
         }
     }
-    let (v, end) = scan_decimal_slow(b.get(..e)?, s)?;
+    let (v, end) = scan_decimal(b.get(..e)?, s)?;
     (end == e).then_some(v)
 }
 
@@ -537,23 +549,37 @@ pub(crate) fn quote_in_word(w: u64) -> Option<usize> {
     (hit != 0).then(|| (hit.trailing_zeros() / 8) as usize)
 }
 
+/// Index of the first byte at or after `i` that is not JSON whitespace. One comparison when
+/// there is none (compact frames); runs of spaces (indentation) are skipped a word at a time.
+#[inline(always)]
+pub(crate) fn skip_ws(b: &[u8], i: usize) -> usize {
+    match b.get(i) {
+        Some(&c) if c > b' ' => i,
+        // One space (the `": "` and `", "` of pretty-printers).
+        Some(b' ') if b.get(i + 1).is_some_and(|&c| c > b' ') => i + 1,
+        _ => skip_ws_run(b, i),
+    }
+}
+
+fn skip_ws_run(b: &[u8], mut i: usize) -> usize {
+    loop {
+        while word8(b, i) == Some(LO * u64::from(b' ')) {
+            i += 8;
+        }
+        match b.get(i) {
+            Some(b' ' | b'\n' | b'\r' | b'\t') => i += 1,
+            _ => return i,
+        }
+    }
+}
+
 /// Eight bytes at `i` as a little-endian word, when that many remain.
 #[inline(always)]
-fn word8(b: &[u8], i: usize) -> Option<u64> {
+pub(crate) fn word8(b: &[u8], i: usize) -> Option<u64> {
     let chunk = b.get(i..i.checked_add(8)?)?;
     let mut word = [0u8; 8];
     word.copy_from_slice(chunk);
     Some(u64::from_le_bytes(word))
-}
-
-/// How many of the word's bytes, from the first, are ASCII digits (0..=8).
-#[inline(always)]
-fn digit_run(w: u64) -> usize {
-    // A byte is a digit when its high nibble is 3 and its low nibble is below 10. Neither
-    // test carries between bytes (low nibble + 6 ≤ 21), so every flag is exact.
-    let high = (w & (LO * 0xF0)) ^ (LO * 0x30);
-    let low = ((w & (LO * 0x0F)) + LO * 0x06) & (LO * 0xF0);
-    ((high | low).trailing_zeros() / 8) as usize
 }
 
 /// The value of the first `n` (0..=8) bytes of `w`, which are ASCII digits, most significant
@@ -569,46 +595,6 @@ fn digits_value(w: u64, n: usize) -> u64 {
     d = (d.wrapping_mul(10) + (d >> 8)) & 0x00FF_00FF_00FF_00FF;
     d = (d.wrapping_mul(100) + (d >> 16)) & 0x0000_FFFF_0000_FFFF;
     (d.wrapping_mul(10_000) + (d >> 32)) & 0xFFFF_FFFF
-}
-
-#[cold]
-fn scan_decimal_slow(b: &[u8], mut i: usize) -> Option<(u64, usize)> {
-    let start = i;
-    let mut int = 0u64;
-    while let Some(&c) = b.get(i) {
-        let d = c.wrapping_sub(b'0');
-        if d > 9 {
-            break;
-        }
-        int = int * 10 + u64::from(d);
-        i += 1;
-        if i - start > 13 {
-            return None;
-        }
-    }
-    let int_digits = i - start;
-    let mut frac = 0u64;
-    let mut frac_digits = 0usize;
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        while let Some(&c) = b.get(i) {
-            let d = c.wrapping_sub(b'0');
-            if d > 9 {
-                break;
-            }
-            if frac_digits < 6 {
-                frac = frac * 10 + u64::from(d);
-            } else if d != 0 {
-                return None;
-            }
-            frac_digits += 1;
-            i += 1;
-        }
-    }
-    if int_digits == 0 && frac_digits == 0 {
-        return None;
-    }
-    Some((int * 1_000_000 + frac * SCALE_UP[frac_digits.min(6)], i))
 }
 
 const LO: u64 = 0x0101_0101_0101_0101;
@@ -988,43 +974,6 @@ mod tests {
     }
 
     #[test]
-    fn swar_decimal_path_agrees_with_the_byte_loop() {
-        // Random digit/dot strings followed by a closing quote and padding, so the eight-byte
-        // fast path is taken; it must return exactly what the byte loop returns.
-        let mut seed = 11u64;
-        let alphabet = b"0123456789.";
-        for n in 0..300_000 {
-            seed = seed
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            let len = (seed >> 59) as usize % 20;
-            let mut buf = Vec::new();
-            let mut s2 = seed;
-            for _ in 0..len {
-                s2 = s2.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(7);
-                let pick = (s2 >> 58) as usize % alphabet.len();
-                buf.push(if s2 & 7 == 0 { b'.' } else { alphabet[pick] });
-            }
-            // Vary what follows: a quote, a non-ASCII byte, a colon, digits-adjacent bytes.
-            let tail: &[u8] = match n % 4 {
-                0 => b"\"}        ",
-                1 => b"\xff\xfe ......",
-                2 => b":/`@~ 0000",
-                _ => b"",
-            };
-            buf.extend_from_slice(tail);
-            for start in 0..buf.len().min(3) {
-                assert_eq!(
-                    scan_decimal(&buf, start),
-                    scan_decimal_slow(&buf, start),
-                    "{:?} from {start}",
-                    String::from_utf8_lossy(&buf)
-                );
-            }
-        }
-    }
-
-    #[test]
     fn span_decimal_agrees_with_the_byte_loop() {
         let mut seed = 5u64;
         let alphabet = b"0123456789.-e\\\" ";
@@ -1046,7 +995,7 @@ mod tests {
             }
             let e = buf.len();
             buf.extend_from_slice(if n % 2 == 0 { b"\",\"size\":1" } else { b"7" });
-            let want = match scan_decimal_slow(&buf[..e], 2) {
+            let want = match scan_decimal(&buf[..e], 2) {
                 Some((v, end)) if end == e => Some(v),
                 _ => None,
             };
