@@ -392,7 +392,7 @@ pub(crate) enum RawKind {
 /// A field value captured by the first pass: where its text (string contents or literal) is in
 /// the frame, and its JSON type. Offsets are `u32` to keep the per-element capture small;
 /// [`decode`](super::decode::decode) rejects frames of 4 GiB or more.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Raw {
     pub(crate) at: u32,
     pub(crate) len: u32,

@@ -8,8 +8,8 @@ use super::{
 use crate::fixed::{Price, Size};
 use crate::types::Side;
 use crate::ws::json::{
-    Cursor, DecodeError, DecodeErrorKind, JsonStr, Raw, err, quote_in_word, skip_ws, word_decimal,
-    word8,
+    Cursor, DecodeError, DecodeErrorKind, JsonStr, Raw, RawKind, err, find_special, quote_in_word,
+    skip_ws, word_decimal, word8,
 };
 
 /// Where an array's items start (just after its `[`), or `None` when the field held `null`.
@@ -431,47 +431,126 @@ pub struct PriceChange<'a> {
     pub best_ask: Option<Price>,
 }
 
-fn parse_change<'a>(c: &mut Cursor<'a>) -> Item<PriceChange<'a>> {
-    let src = c.src;
-    let mut asset_id = Raw::default();
-    let mut price = Raw::default();
-    let mut size = Raw::default();
-    let mut side = Raw::default();
-    let mut hash = Raw::default();
-    let mut best_bid = Raw::default();
-    let mut best_ask = Raw::default();
-    let at = c.pos;
-    if let Err(e) = object(c, "price_changes", |k, c| {
-        match k {
-            b"asset_id" => asset_id = c.raw()?,
-            b"price" => price = c.raw()?,
-            b"size" => size = c.raw()?,
-            b"side" => side = c.raw()?,
-            b"hash" => hash = c.raw()?,
-            b"best_bid" => best_bid = c.raw()?,
-            b"best_ask" => best_ask = c.raw()?,
-            _ => c.skip(0)?,
+/// The captured fields of one `price_change` entry.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct ChangeFields {
+    asset_id: Raw,
+    price: Raw,
+    size: Raw,
+    side: Raw,
+    hash: Raw,
+    best_bid: Raw,
+    best_ask: Raw,
+}
+
+impl ChangeFields {
+    /// Where a field of this entry goes, by key.
+    #[inline(always)]
+    fn slot(&mut self, key: &[u8]) -> Option<&mut Raw> {
+        Some(match key {
+            b"asset_id" => &mut self.asset_id,
+            b"price" => &mut self.price,
+            b"size" => &mut self.size,
+            b"side" => &mut self.side,
+            b"hash" => &mut self.hash,
+            b"best_bid" => &mut self.best_bid,
+            b"best_ask" => &mut self.best_ask,
+            _ => return None,
+        })
+    }
+}
+
+/// Any `price_change` entry object (the reference [`fast_change`] is tested against).
+fn general_change(c: &mut Cursor<'_>) -> Item<ChangeFields> {
+    let mut f = ChangeFields::default();
+    let walked = object(c, "price_changes", |k, c| {
+        match f.slot(k) {
+            Some(r) => *r = c.raw()?,
+            None => c.skip(0)?,
         }
         Ok(())
-    })? {
-        return Ok(Err(e));
-    }
-    for r in [&mut asset_id, &mut price, &mut side] {
+    })?;
+    Ok(walked.map(|()| f))
+}
+
+fn parse_change<'a>(c: &mut Cursor<'a>) -> Item<PriceChange<'a>> {
+    let src = c.src;
+    let at = c.pos;
+    let mut f = match fast_change(src.as_bytes(), at) {
+        Some((f, end)) => {
+            c.pos = end;
+            f
+        }
+        None => match general_change(c)? {
+            Ok(f) => f,
+            Err(e) => return Ok(Err(e)),
+        },
+    };
+    for r in [&mut f.asset_id, &mut f.price, &mut f.side] {
         if r.at == 0 {
             r.at = at as u32;
         }
     }
     Ok((|| {
         Ok(PriceChange {
-            asset_id: req_str(src, &asset_id, "asset_id")?,
-            price: req_price(src, &price, "price")?,
-            size: opt_size(src, &size, "size")?,
-            side: req_side(src, &side, "side")?,
-            hash: opt_str(src, &hash, "hash")?,
-            best_bid: opt_price(src, &best_bid, "best_bid")?,
-            best_ask: opt_price(src, &best_ask, "best_ask")?,
+            asset_id: req_str(src, &f.asset_id, "asset_id")?,
+            price: req_price(src, &f.price, "price")?,
+            size: opt_size(src, &f.size, "size")?,
+            side: req_side(src, &f.side, "side")?,
+            hash: opt_str(src, &f.hash, "hash")?,
+            best_bid: opt_price(src, &f.best_bid, "best_bid")?,
+            best_ask: opt_price(src, &f.best_ask, "best_ask")?,
         })
     })())
+}
+
+/// The common shape of a `price_change` entry — an object whose values are all plain strings
+/// (no escapes) — read without the general object machinery: keys are matched straight from
+/// the frame and values captured by one word-at-a-time scan each; other keys are skipped.
+/// Returns the captures and the index after the object, or `None` when anything deviates,
+/// and the general reader then starts over.
+#[inline]
+fn fast_change(b: &[u8], p: usize) -> Option<(ChangeFields, usize)> {
+    /// The closing quote of a plain string whose content starts at `i`.
+    #[inline(always)]
+    fn plain_end(b: &[u8], i: usize) -> Option<usize> {
+        let j = find_special(b, i);
+        (b.get(j) == Some(&b'"')).then_some(j)
+    }
+    let mut f = ChangeFields::default();
+    let mut p = skip_ws(b, p);
+    if b.get(p) != Some(&b'{') {
+        return None;
+    }
+    p = skip_ws(b, p + 1);
+    if b.get(p) == Some(&b'}') {
+        return Some((f, p + 1));
+    }
+    loop {
+        if b.get(p) != Some(&b'"') {
+            return None;
+        }
+        let key_end = plain_end(b, p + 1)?;
+        let key = b.get(p + 1..key_end)?;
+        p = skip_ws(b, key_end + 1);
+        if b.get(p) != Some(&b':') {
+            return None;
+        }
+        p = skip_ws(b, p + 1);
+        if b.get(p) != Some(&b'"') {
+            return None;
+        }
+        let end = plain_end(b, p + 1)?;
+        if let Some(r) = f.slot(key) {
+            *r = Raw::new(p + 1, end - p - 1, RawKind::Str);
+        }
+        p = skip_ws(b, end + 1);
+        match b.get(p) {
+            Some(b',') => p = skip_ws(b, p + 1),
+            Some(b'}') => return Some((f, p + 1)),
+            _ => return None,
+        }
+    }
 }
 
 /// The entries of a `price_change` message, read lazily from the frame.
@@ -654,6 +733,71 @@ impl<'a> Iterator for StrList<'a> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    /// Whenever the fast entry reader accepts a `price_change` entry, it captures exactly what
+    /// the general reader captures and ends at the same byte; it accepts every entry whose
+    /// values are plain strings. Entries are random: key order, optional and unknown keys,
+    /// whitespace, escapes, non-string values, truncation.
+    #[test]
+    fn fast_change_agrees_with_the_general_reader() {
+        let pairs = [
+            r#""asset_id":"71321045679252212594626385532706912750332728571942532289631379312455583992563""#,
+            r#""price":"0.51""#,
+            r#""size":"150.0""#,
+            r#""size":"""#,
+            r#""side":"BUY""#,
+            r#""hash":"0x5e7c2b1f9a""#,
+            r#""best_bid":"0.5""#,
+            r#""best_ask":"0.52""#,
+            r#""fee_rate_bps":"0""#,
+            r#""size":null"#,
+            r#""price":0.5"#,
+            r#""hash":"a\"b""#,
+            r#""pri\u0063e":"0.2""#,
+            r#""extra":{"a":[1,2]}"#,
+            r#" "side" : "SELL" "#,
+            "\n \"price\":\t\"0.7\"",
+        ];
+        let mut seed = 21u64;
+        for _ in 0..30_000 {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let n = (seed >> 60) as usize % 8;
+            let mut s2 = seed;
+            let mut chosen = Vec::new();
+            for _ in 0..n {
+                s2 = s2.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(3);
+                chosen.push(pairs[(s2 >> 33) as usize % pairs.len()]);
+            }
+            let mut frame = format!("{{{}}}", chosen.join(","));
+            match seed % 7 {
+                0 => frame.truncate(frame.len() / 2),
+                1 => frame.push_str(r#",{"asset_id":"1"}]"#),
+                _ => {}
+            }
+            let mut c = Cursor::new(&frame, 0);
+            let general = match general_change(&mut c) {
+                Ok(Ok(f)) => Some((f, c.pos)),
+                _ => None,
+            };
+            match fast_change(frame.as_bytes(), 0) {
+                Some(got) => assert_eq!(Some(got), general, "{frame}"),
+                None => {
+                    let plain = chosen.iter().all(|p| {
+                        !p.contains('\\')
+                            && !p.contains("null")
+                            && !p.contains(":0")
+                            && !p.contains('{')
+                    });
+                    assert!(
+                        general.is_none() || !plain,
+                        "fast reader gave up on {frame}"
+                    );
+                }
+            }
+        }
+    }
 
     /// The two fast level readers return exactly what the general reader returns whenever they
     /// accept a level, and accept every valid short level in the layouts they are for, over
