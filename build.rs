@@ -1,0 +1,30 @@
+//! Emits `polyclob_avx512` when the compiler has stable AVX-512 intrinsics (Rust 1.89) and the
+//! target is x86_64, so the AVX-512 Keccak in `src/sign/keccak/avx512.rs` is compiled only
+//! there; older compilers (the MSRV is 1.85) build the portable path alone.
+
+use std::env;
+use std::process::Command;
+
+fn main() {
+    println!("cargo::rustc-check-cfg=cfg(polyclob_avx512)");
+    println!("cargo::rerun-if-changed=build.rs");
+    println!("cargo::rerun-if-env-changed=RUSTC");
+    let x86_64 = env::var("CARGO_CFG_TARGET_ARCH").is_ok_and(|a| a == "x86_64");
+    if x86_64 && rustc_minor().is_some_and(|minor| minor >= 89) {
+        println!("cargo::rustc-cfg=polyclob_avx512");
+    }
+}
+
+/// The minor version of the compiler cargo uses (`rustc 1.95.0 (...)` → 95); `None` when it
+/// cannot be read, which keeps the portable path.
+fn rustc_minor() -> Option<u32> {
+    let rustc = env::var_os("RUSTC")?;
+    let out = Command::new(rustc).arg("--version").output().ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    let version = text.split_whitespace().nth(1)?;
+    let mut parts = version.split('.');
+    if parts.next()? != "1" {
+        return None;
+    }
+    parts.next()?.parse().ok()
+}
