@@ -1,17 +1,17 @@
-//! Emits `polyclob_avx512` when the compiler has stable AVX-512 intrinsics (Rust 1.89) and the
-//! target is x86_64, so the AVX-512 Keccak in `src/sign/keccak/avx512.rs` is compiled only
-//! there; older compilers (the MSRV is 1.85) build the portable path alone.
+//! Emits `polyclob_simd` when the compiler has stable AVX-512 intrinsics (Rust 1.89) and the
+//! target is x86_64, so the x86 kernels in `src/sign/x86/` (AVX-512 Keccak, SHA-NI SHA-256)
+//! are compiled only there; older compilers (the MSRV is 1.85) build the portable paths alone.
 
 use std::env;
 use std::process::Command;
 
 fn main() {
-    println!("cargo::rustc-check-cfg=cfg(polyclob_avx512)");
+    println!("cargo::rustc-check-cfg=cfg(polyclob_simd)");
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-env-changed=RUSTC");
     let x86_64 = env::var("CARGO_CFG_TARGET_ARCH").is_ok_and(|a| a == "x86_64");
     if x86_64 && rustc_minor().is_some_and(|minor| minor >= 89) {
-        println!("cargo::rustc-cfg=polyclob_avx512");
+        println!("cargo::rustc-cfg=polyclob_simd");
     }
 }
 

@@ -25,8 +25,8 @@
 //!
 //! [Polymarket]: https://docs.polymarket.com
 
-// `unsafe` is denied everywhere except `sign::keccak`'s AVX-512 module (loads, stores and the
-// call after run-time CPU detection), which a benchmark justified (BENCHMARKS.md, Signing).
+// `unsafe` is denied everywhere except `sign::x86` (SIMD loads/stores and the calls after
+// run-time CPU detection for the Keccak and SHA-256 kernels; BENCHMARKS.md, Signing).
 #![deny(unsafe_code)]
 // The library never prints: output belongs to the application.
 #![deny(clippy::print_stdout, clippy::print_stderr)]

@@ -3,20 +3,19 @@
 //! An order hash is four Keccak-f[1600] permutations (the 384-byte V2 struct encoding is three
 //! 136-byte rate blocks, the EIP-712 digest one more), so the permutation is most of
 //! `order_hash`'s cost. On x86_64 CPUs with AVX-512F (checked at run time) the whole state is
-//! held in five vector registers ([`avx512`](self) module notes: θ, ρ, π and χ as whole-row
-//! operations); elsewhere, and when built with a compiler older than Rust 1.89 (no stable
+//! held in five vector registers (θ, ρ, π and χ as whole-row operations; see
+//! `src/sign/x86/keccak.rs`); elsewhere, and when built with a compiler older than Rust 1.89 (no stable
 //! AVX-512 intrinsics), [`alloy_primitives::keccak256`] does the work. Both give identical
 //! digests; the tests compare them on thousands of inputs.
 
 use alloy_primitives::B256;
 
-#[cfg(polyclob_avx512)]
-#[allow(unsafe_code)]
-mod avx512;
+#[cfg(polyclob_simd)]
+use super::x86::keccak as avx512;
 
 /// Bytes absorbed per permutation for a 256-bit capacity: (1600 − 2·256) / 8.
-#[cfg_attr(not(polyclob_avx512), allow(dead_code))]
-const RATE: usize = 136;
+#[cfg_attr(not(polyclob_simd), allow(dead_code))]
+pub(crate) const RATE: usize = 136;
 
 /// Keccak-256 of `data` (original Keccak padding, as Ethereum uses; not SHA3-256).
 ///
@@ -32,7 +31,7 @@ const RATE: usize = 136;
 #[must_use]
 #[inline]
 pub fn keccak256(data: &[u8]) -> B256 {
-    #[cfg(polyclob_avx512)]
+    #[cfg(polyclob_simd)]
     if let Some(digest) = avx512::keccak256(data) {
         return B256::new(digest);
     }
@@ -47,7 +46,7 @@ pub fn keccak256(data: &[u8]) -> B256 {
 /// ```
 #[must_use]
 pub fn backend() -> &'static str {
-    #[cfg(polyclob_avx512)]
+    #[cfg(polyclob_simd)]
     if avx512::available() {
         return "avx512";
     }

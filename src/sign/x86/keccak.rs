@@ -1,9 +1,5 @@
 //! Keccak-256 with AVX-512: the whole Keccak-f[1600] state lives in five `zmm` registers.
 //!
-//! The only `unsafe` of the crate's hashing: the masked loads/stores that move bytes between
-//! slices and registers, and the call into the `#[target_feature]` function after run-time
-//! detection. Everything else is safe intrinsics inside `#[target_feature]` functions.
-//!
 //! # Layout
 //!
 //! Lane `A[x, y]` (lane index `x + 5y` of the state, FIPS 202 §3.1) sits in register `y`, qword
@@ -30,7 +26,7 @@ use core::arch::x86_64::{
     _mm512_unpacklo_epi64, _mm512_xor_si512,
 };
 
-use super::RATE;
+use crate::sign::keccak::RATE;
 
 /// The 24 round constants of Keccak-f[1600] (FIPS 202 §3.2.5; recomputed from the LFSR in the
 /// tests).
@@ -79,12 +75,12 @@ const ROW: u8 = 0x1f;
 
 /// Whether this CPU runs [`keccak256`]'s AVX-512 code (checked once per call; the standard
 /// library caches the CPUID result).
-pub(super) fn available() -> bool {
+pub(crate) fn available() -> bool {
     std::is_x86_feature_detected!("avx512f")
 }
 
 /// Keccak-256 of `data`, or `None` when the CPU lacks AVX-512F.
-pub(super) fn keccak256(data: &[u8]) -> Option<[u8; 32]> {
+pub(crate) fn keccak256(data: &[u8]) -> Option<[u8; 32]> {
     if !available() {
         return None;
     }
