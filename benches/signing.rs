@@ -130,6 +130,17 @@ fn orders<M: Measurement<Value = Duration> + 'static>(c: &mut Criterion<M>) {
         let data = [0x5au8; 66];
         b.iter(|| alloy_primitives::keccak256(black_box(data)))
     });
+    // The same one-block hash with the crate's Keccak (AVX-512 where detected; the backend is
+    // printed so a portable fallback cannot pass unnoticed).
+    eprintln!("sign::keccak backend: {}", polyclob::sign::keccak::backend());
+    assert_eq!(
+        polyclob::sign::keccak::keccak256(&[0x5au8; 66]),
+        alloy_primitives::keccak256([0x5au8; 66])
+    );
+    c.bench_function("keccak256_1_block", |b| {
+        let data = [0x5au8; 66];
+        b.iter(|| polyclob::sign::keccak::keccak256(black_box(&data)))
+    });
     let want_sig = "0x6fd689d2f8bace3a3ebee15d79484c752cfbc9afbbf7bd7e202dc75c50a035a70e734b8fd9fd8a70395779c91e024c27f361e9107aa85568043ae7059f97e6791c";
     assert_eq!(
         signer.sign_prehash(&want_hash.0).unwrap().to_string(),

@@ -6,7 +6,7 @@
 
 use alloy_primitives::{Address, B256, U256, b256};
 
-use super::keccak::keccak256;
+use super::keccak::{eip712_hash, keccak256};
 
 use super::{SignError, Signature};
 use crate::order::Order;
@@ -174,6 +174,13 @@ pub fn clob_auth_domain(chain_id: u64) -> B256 {
 /// hand into a stack buffer.
 #[must_use]
 pub fn order_struct_hash(order: &Order) -> B256 {
+    with_order_encoding(order, keccak256)
+}
+
+/// Calls `f` with `typeHash ‖ encodeData(order)` for the order's generation, encoded by hand
+/// into a stack buffer.
+#[inline]
+fn with_order_encoding<R>(order: &Order, f: impl FnOnce(&[u8]) -> R) -> R {
     match order.version {
         ExchangeVersion::V1 => {
             let mut buf = [0u8; 13 * 32];
@@ -190,7 +197,7 @@ pub fn order_struct_hash(order: &Order) -> B256 {
             put_u64(&mut buf[320..352], order.fee_rate_bps);
             put_u64(&mut buf[352..384], u64::from(order.side.as_u8()));
             put_u64(&mut buf[384..416], u64::from(order.signature_type.as_u8()));
-            keccak256(&buf)
+            f(&buf)
         }
         ExchangeVersion::V2 | ExchangeVersion::V3 => {
             let mut buf = [0u8; 12 * 32];
@@ -206,7 +213,7 @@ pub fn order_struct_hash(order: &Order) -> B256 {
             put_u64(&mut buf[288..320], order.timestamp_ms);
             buf[320..352].copy_from_slice(order.metadata.as_slice());
             buf[352..384].copy_from_slice(order.builder.as_slice());
-            keccak256(&buf)
+            f(&buf)
         }
     }
 }
@@ -227,7 +234,7 @@ pub fn signing_hash(domain_separator: &B256, struct_hash: &B256) -> B256 {
 /// The order hash: the signing hash of `order` under `domain_separator`.
 #[must_use]
 pub fn order_hash(domain_separator: &B256, order: &Order) -> B256 {
-    signing_hash(domain_separator, &order_struct_hash(order))
+    with_order_encoding(order, |encoded| eip712_hash(domain_separator, encoded))
 }
 
 /// `hashStruct(ClobAuth)` for an address, a timestamp (unix seconds, hashed as its decimal

@@ -20,10 +20,11 @@
 //!    latency.
 
 use core::arch::x86_64::{
-    __m512i, _mm512_mask_storeu_epi64, _mm512_maskz_loadu_epi64, _mm512_maskz_set1_epi64,
-    _mm512_permutex2var_epi64, _mm512_permutexvar_epi64, _mm512_rol_epi64, _mm512_rolv_epi64,
-    _mm512_set_epi64, _mm512_setzero_si512, _mm512_ternarylogic_epi64, _mm512_unpackhi_epi64,
-    _mm512_unpacklo_epi64, _mm512_xor_si512,
+    __m512i, _mm512_mask_storeu_epi64, _mm512_maskz_loadu_epi64, _mm512_maskz_permutexvar_epi64,
+    _mm512_maskz_set1_epi64, _mm512_or_si512, _mm512_permutex2var_epi64, _mm512_permutexvar_epi64,
+    _mm512_rol_epi64, _mm512_rolv_epi64, _mm512_set_epi64, _mm512_setzero_si512, _mm512_slli_epi64,
+    _mm512_srli_epi64, _mm512_ternarylogic_epi64, _mm512_unpackhi_epi64, _mm512_unpacklo_epi64,
+    _mm512_xor_si512,
 };
 
 use crate::sign::keccak::RATE;
@@ -112,10 +113,68 @@ fn absorb(a: &mut [__m512i; 5], block: &[u8; RATE]) {
     }
 }
 
+/// The EIP-712 signing hash `keccak256(0x19 0x01 ‖ domain ‖ keccak256(encoded))`, or `None`
+/// when the CPU lacks AVX-512F.
+pub(crate) fn eip712_hash(domain: &[u8; 32], encoded: &[u8]) -> Option<[u8; 32]> {
+    if !available() {
+        return None;
+    }
+    // SAFETY: AVX-512F support was detected just above.
+    Some(unsafe { eip712(domain, encoded) })
+}
+
 /// The sponge: absorb every full block, pad the tail (Keccak's `0x01 … 0x80`, not SHA-3's
 /// `0x06`), squeeze 32 bytes from row 0.
 #[target_feature(enable = "avx512f")]
-fn sponge(mut data: &[u8]) -> [u8; 32] {
+fn sponge(data: &[u8]) -> [u8; 32] {
+    let a = absorb_all(data);
+    let mut out = [0u8; 32];
+    // SAFETY: the mask selects qwords 0..4 only, i.e. exactly the 32 bytes of `out`.
+    unsafe { _mm512_mask_storeu_epi64(out.as_mut_ptr().cast::<i64>(), 0x0f, a[0]) };
+    out
+}
+
+/// The second hash of [`eip712_hash`] without a round trip through memory: its one block
+/// `0x19 0x01 ‖ domain ‖ h ‖ 0x01 … 0x80` is assembled in registers from the first hash `h`
+/// (row 0, qwords 0..3). Byte 34 is where `h` starts, so `h` is shifted by two bytes: qword
+/// `k` of the block (k = 4..8) is `h[k-4] << 16 | h[k-5] >> 48`.
+#[target_feature(enable = "avx512f")]
+fn eip712(domain: &[u8; 32], encoded: &[u8]) -> [u8; 32] {
+    // Qwords 0..4 of the block before `h`: 0x19 0x01, the domain, and in qword 4 the last two
+    // domain bytes (independent of the first hash, so built while it runs).
+    let mut head = [0u8; 40];
+    head[0] = 0x19;
+    head[1] = 0x01;
+    head[2..34].copy_from_slice(domain);
+    // SAFETY: the mask selects qwords 0..5, the 40 bytes of `head`.
+    let head = unsafe { _mm512_maskz_loadu_epi64(ROW, head.as_ptr().cast::<i64>()) };
+    let h = absorb_all(encoded)[0];
+    let up = _mm512_slli_epi64::<16>(h);
+    let down = _mm512_srli_epi64::<48>(h);
+    // Row 0: qword 4 gets h[0] << 16.
+    let row0 = _mm512_or_si512(head, _mm512_maskz_permutexvar_epi64(0x10, v([0; 8]), up));
+    // Row 1 (qwords 5..9): h[x+1] << 16 | h[x] >> 48 for x = 0..3 (h[4] being nothing), and
+    // the 0x01 padding byte at byte 66 = qword 8, byte 2.
+    let row1 = _mm512_ternarylogic_epi64::<0xfe>(
+        _mm512_maskz_permutexvar_epi64(0x07, v([1, 2, 3, 0, 0, 0, 0, 0]), up),
+        _mm512_maskz_permutexvar_epi64(0x0f, v([0, 1, 2, 3, 0, 0, 0, 0]), down),
+        v([0, 0, 0, 1 << 16, 0, 0, 0, 0]),
+    );
+    // The 0x80 padding byte: byte 135 = qword 16 = row 3, qword 1, top byte.
+    let row3 = v([0, i64::MIN, 0, 0, 0, 0, 0, 0]);
+    let zero = _mm512_setzero_si512();
+    let mut a = [row0, row1, zero, row3, zero];
+    permute(&mut a);
+    let mut out = [0u8; 32];
+    // SAFETY: the mask selects qwords 0..4 only, i.e. exactly the 32 bytes of `out`.
+    unsafe { _mm512_mask_storeu_epi64(out.as_mut_ptr().cast::<i64>(), 0x0f, a[0]) };
+    out
+}
+
+/// Absorbs `data` with Keccak padding and returns the state (the digest is row 0, qwords 0..3).
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn absorb_all(mut data: &[u8]) -> [__m512i; 5] {
     let zero = _mm512_setzero_si512();
     let mut a = [zero; 5];
     while let Some((block, rest)) = data.split_first_chunk::<RATE>() {
@@ -130,10 +189,7 @@ fn sponge(mut data: &[u8]) -> [u8; 32] {
     last[RATE - 1] ^= 0x80;
     absorb(&mut a, &last);
     permute(&mut a);
-    let mut out = [0u8; 32];
-    // SAFETY: the mask selects qwords 0..4 only, i.e. exactly the 32 bytes of `out`.
-    unsafe { _mm512_mask_storeu_epi64(out.as_mut_ptr().cast::<i64>(), 0x0f, a[0]) };
-    out
+    a
 }
 
 /// Keccak-f[1600] on the rows (24 rounds).
