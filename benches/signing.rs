@@ -132,7 +132,10 @@ fn orders<M: Measurement<Value = Duration> + 'static>(c: &mut Criterion<M>) {
     });
     // The same one-block hash with the crate's Keccak (AVX-512 where detected; the backend is
     // printed so a portable fallback cannot pass unnoticed).
-    eprintln!("sign::keccak backend: {}", polyclob::sign::keccak::backend());
+    eprintln!(
+        "sign::keccak backend: {}",
+        polyclob::sign::keccak::backend()
+    );
     assert_eq!(
         polyclob::sign::keccak::keccak256(&[0x5au8; 66]),
         alloy_primitives::keccak256([0x5au8; 66])

@@ -12,9 +12,10 @@
 //! low dwords of `wk` and returns the new `abef`, the old `abef` becoming the new `cdgh`.
 
 use core::arch::x86_64::{
-    __m128i, _mm_add_epi32, _mm_alignr_epi8, _mm_blend_epi16, _mm_loadu_si128, _mm_set_epi32,
-    _mm_set_epi64x, _mm_sha256msg1_epu32, _mm_sha256msg2_epu32, _mm_sha256rnds2_epu32,
-    _mm_shuffle_epi8, _mm_shuffle_epi32, _mm_storeu_si128,
+    __m128i, _mm_add_epi8, _mm_add_epi32, _mm_alignr_epi8, _mm_and_si128, _mm_andnot_si128,
+    _mm_blend_epi16, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_loadu_si128, _mm_or_si128, _mm_set_epi32,
+    _mm_set_epi64x, _mm_set1_epi8, _mm_setzero_si128, _mm_sha256msg1_epu32, _mm_sha256msg2_epu32,
+    _mm_sha256rnds2_epu32, _mm_shuffle_epi8, _mm_shuffle_epi32, _mm_storeu_si128,
 };
 
 /// SHA-256 round constants (FIPS 180-4 §4.2.2; recomputed from the primes in the tests).
@@ -245,6 +246,54 @@ fn load_block(bytes: &[u8; 64]) -> [__m128i; 4] {
     raw.map(|r| _mm_shuffle_epi8(r, mask))
 }
 
+/// The last one or two padded blocks (as message words) of a message whose final `tail.len()`
+/// (< 64) bytes are `tail`, followed by `0x80`, zeros and the bit length `bits`. `last16`
+/// is the message's last 16 bytes (in memory before `tail` ends), from which the segment
+/// holding the end of `tail` is shifted into place, so no byte is read outside the input.
+#[target_feature(enable = "sha,sse4.1,ssse3")]
+#[inline]
+fn padded_tail(tail: &[u8], last16: &[u8; 16], bits: u64) -> ([[__m128i; 4]; 2], usize) {
+    let r = tail.len();
+    let mask = bswap_mask();
+    let iota = _mm_set_epi64x(0x0f0e_0d0c_0b0a_0908, 0x0706_0504_0302_0100);
+    let high = _mm_set1_epi8(i8::MIN);
+    let load = |bytes: &[u8; 16]| {
+        // SAFETY: `bytes` is 16 readable bytes; `loadu` has no alignment requirement.
+        unsafe { _mm_loadu_si128(bytes.as_ptr().cast::<__m128i>()) }
+    };
+    let segment = |k: usize| {
+        let lo = 16 * k;
+        if let Some(full) = tail.get(lo..lo + 16) {
+            // `get` of a 16-byte range: the conversion cannot fail.
+            let full: &[u8; 16] = full.try_into().unwrap_or(last16);
+            return load(full);
+        }
+        if lo > r {
+            return _mm_setzero_si128();
+        }
+        // 0 ≤ n < 16 bytes of `tail` remain: they are the last n bytes of `last16`.
+        let n = (r - lo) as i8;
+        let at_n = _mm_cmpeq_epi8(iota, _mm_set1_epi8(n));
+        let keep = _mm_cmpgt_epi8(_mm_set1_epi8(n), iota);
+        let index = _mm_or_si128(
+            _mm_add_epi8(iota, _mm_set1_epi8(16 - n)),
+            _mm_andnot_si128(keep, high),
+        );
+        let bytes = _mm_shuffle_epi8(load(last16), index);
+        _mm_or_si128(bytes, _mm_and_si128(at_n, high))
+    };
+    let words = [segment(0), segment(1), segment(2), segment(3)].map(|v| _mm_shuffle_epi8(v, mask));
+    // W[14], W[15] = the bit length, big-endian.
+    let length = _mm_set_epi32(bits as u32 as i32, (bits >> 32) as u32 as i32, 0, 0);
+    let zero = _mm_setzero_si128();
+    if r < 56 {
+        let [w0, w1, w2, w3] = words;
+        ([[w0, w1, w2, _mm_or_si128(w3, length)], [zero; 4]], 1)
+    } else {
+        ([words, [zero, zero, zero, length]], 2)
+    }
+}
+
 #[target_feature(enable = "sha,sse4.1,ssse3")]
 fn hmac_blocks(
     inner: &[u32; 8],
@@ -255,10 +304,10 @@ fn hmac_blocks(
 ) -> [u32; 8] {
     let (mut abef, mut cdgh) = load_state(inner);
     // Bytes hashed, including the 64-byte key block.
-    let mut len = 64 + pos as u64;
-    for part in parts {
+    let total = 64 + pos as u64 + parts.iter().map(|p| p.len() as u64).sum::<u64>();
+    let mut tail_done = false;
+    for (i, part) in parts.iter().enumerate() {
         let mut data = *part;
-        len += data.len() as u64;
         if pos > 0 {
             let n = (64 - pos).min(data.len());
             buf[pos..pos + n].copy_from_slice(&data[..n]);
@@ -273,18 +322,32 @@ fn hmac_blocks(
             block(&mut abef, &mut cdgh, load_block(chunk));
             data = rest;
         }
+        if i + 1 == parts.len() {
+            if let Some(last16) = part.last_chunk::<16>() {
+                // The message ends inside this part, at a block boundary plus `data.len()`
+                // bytes: pad from registers (no buffer to write and read back).
+                let (blocks, count) = padded_tail(data, last16, total * 8);
+                for words in &blocks[..count] {
+                    block(&mut abef, &mut cdgh, *words);
+                }
+                tail_done = true;
+                break;
+            }
+        }
         buf[..data.len()].copy_from_slice(data);
         pos = data.len();
     }
-    // Padding: 0x80, zeros, the 64-bit big-endian bit length.
-    buf[pos] = 0x80;
-    buf[pos + 1..].fill(0);
-    if pos >= 56 {
+    if !tail_done {
+        // Padding: 0x80, zeros, the 64-bit big-endian bit length.
+        buf[pos] = 0x80;
+        buf[pos + 1..].fill(0);
+        if pos >= 56 {
+            block(&mut abef, &mut cdgh, load_block(buf));
+            *buf = [0; 64];
+        }
+        buf[56..].copy_from_slice(&(total * 8).to_be_bytes());
         block(&mut abef, &mut cdgh, load_block(buf));
-        *buf = [0; 64];
     }
-    buf[56..].copy_from_slice(&(len * 8).to_be_bytes());
-    block(&mut abef, &mut cdgh, load_block(buf));
     // Outer: the digest words, then W[8] = 0x80000000 (the 0x80 byte) and W[15] = 768
     // (64 + 32 bytes, in bits).
     let (w0, w1) = digest_words(abef, cdgh);
