@@ -322,17 +322,17 @@ fn hmac_blocks(
             block(&mut abef, &mut cdgh, load_block(chunk));
             data = rest;
         }
-        if i + 1 == parts.len() {
-            if let Some(last16) = part.last_chunk::<16>() {
-                // The message ends inside this part, at a block boundary plus `data.len()`
-                // bytes: pad from registers (no buffer to write and read back).
-                let (blocks, count) = padded_tail(data, last16, total * 8);
-                for words in &blocks[..count] {
-                    block(&mut abef, &mut cdgh, *words);
-                }
-                tail_done = true;
-                break;
+        if i + 1 == parts.len()
+            && let Some(last16) = part.last_chunk::<16>()
+        {
+            // The message ends inside this part, at a block boundary plus `data.len()` bytes:
+            // pad from registers (no buffer to write and read back).
+            let (blocks, count) = padded_tail(data, last16, total * 8);
+            for words in &blocks[..count] {
+                block(&mut abef, &mut cdgh, *words);
             }
+            tail_done = true;
+            break;
         }
         buf[..data.len()].copy_from_slice(data);
         pos = data.len();
