@@ -9,8 +9,12 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(polyclob_simd)");
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-env-changed=RUSTC");
+    // `POLYCLOB_NO_SIMD=1` builds the portable paths only (to test them on a machine that
+    // would otherwise use the kernels).
+    println!("cargo::rerun-if-env-changed=POLYCLOB_NO_SIMD");
+    let disabled = env::var_os("POLYCLOB_NO_SIMD").is_some_and(|v| !v.is_empty() && v != "0");
     let x86_64 = env::var("CARGO_CFG_TARGET_ARCH").is_ok_and(|a| a == "x86_64");
-    if x86_64 && rustc_minor().is_some_and(|minor| minor >= 89) {
+    if !disabled && x86_64 && rustc_minor().is_some_and(|minor| minor >= 89) {
         println!("cargo::rustc-cfg=polyclob_simd");
     }
 }
