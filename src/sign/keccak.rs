@@ -1,6 +1,6 @@
 //! Keccak-256 (the Ethereum hash), with an AVX-512 permutation where the CPU has one.
 //!
-//! An order hash is four Keccak-f[1600] permutations (the 384-byte V2 struct encoding is three
+//! An order hash is four Keccak-f\[1600\] permutations (the 384-byte V2 struct encoding is three
 //! 136-byte rate blocks, the EIP-712 digest one more), so the permutation is most of
 //! `order_hash`'s cost. On x86_64 CPUs with AVX-512F (checked at run time) the whole state is
 //! held in five vector registers (θ, ρ, π and χ as whole-row operations; see

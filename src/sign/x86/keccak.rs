@@ -1,4 +1,4 @@
-//! Keccak-256 with AVX-512: the whole Keccak-f[1600] state lives in five `zmm` registers.
+//! Keccak-256 with AVX-512: the whole Keccak-f\[1600\] state lives in five `zmm` registers.
 //!
 //! # Layout
 //!
@@ -29,7 +29,7 @@ use core::arch::x86_64::{
 
 use crate::sign::keccak::RATE;
 
-/// The 24 round constants of Keccak-f[1600] (FIPS 202 §3.2.5; recomputed from the LFSR in the
+/// The 24 round constants of Keccak-f\[1600\] (FIPS 202 §3.2.5; recomputed from the LFSR in the
 /// tests).
 pub(super) const ROUND_CONSTANTS: [u64; 24] = [
     0x0000_0000_0000_0001,
@@ -192,7 +192,7 @@ fn absorb_all(mut data: &[u8]) -> [__m512i; 5] {
     a
 }
 
-/// Keccak-f[1600] on the rows (24 rounds).
+/// Keccak-f\[1600\] on the rows (24 rounds).
 #[target_feature(enable = "avx512f")]
 #[inline]
 fn permute(state: &mut [__m512i; 5]) {
