@@ -6,7 +6,9 @@ use super::builder::checksum_hex;
 use super::wire::{push_json_str, push_u64, push_u64_str};
 use super::{MarketContext, Order, OrderError};
 use crate::sign::Signer;
-use crate::sign::eip712::{order_struct_hash, signing_hash, typed_data_sign_struct_hash};
+use crate::sign::eip712::{
+    order_hash, order_struct_hash, signing_hash, typed_data_sign_struct_hash,
+};
 use crate::sign::wallet::OrderSignature;
 use crate::types::{ExchangeVersion, OrderType, SignatureType};
 
@@ -97,14 +99,19 @@ impl SignedOrder {
         maker_hex: [u8; 42],
         signer_hex: [u8; 42],
     ) -> Result<Self, OrderError> {
-        let struct_hash = order_struct_hash(&order);
-        let hash = signing_hash(domain, &struct_hash);
-        let signature = if order.signature_type == SignatureType::Poly1271 {
+        let (hash, signature) = if order.signature_type == SignatureType::Poly1271 {
+            let struct_hash = order_struct_hash(&order);
             let envelope = typed_data_sign_struct_hash(&struct_hash, chain_id, order.signer);
             let inner = signer.sign_prehash(&signing_hash(domain, &envelope).0)?;
-            OrderSignature::poly_1271(&inner, domain, &struct_hash)
+            let hash = signing_hash(domain, &struct_hash);
+            (
+                hash,
+                OrderSignature::poly_1271(&inner, domain, &struct_hash),
+            )
         } else {
-            OrderSignature::ecdsa(&signer.sign_prehash(&hash.0)?)
+            // One fused call: the struct hash never leaves the vector registers (AVX-512).
+            let hash = order_hash(domain, &order);
+            (hash, OrderSignature::ecdsa(&signer.sign_prehash(&hash.0)?))
         };
         Ok(Self {
             order,

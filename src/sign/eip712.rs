@@ -4,7 +4,9 @@
 //! Facts: protocol.md §1.1–§1.5 (Polymarket docs: <https://docs.polymarket.com/v2-migration>).
 //! Every constant here is checked against `keccak256` of its definition in the tests.
 
-use alloy_primitives::{Address, B256, U256, b256, keccak256};
+use alloy_primitives::{Address, B256, U256, b256};
+
+use super::keccak::{eip712_hash, keccak256};
 
 use super::{SignError, Signature};
 use crate::order::Order;
@@ -129,7 +131,7 @@ pub fn compute_exchange_domain(
     buf[64..96].copy_from_slice(version_hash(version).as_slice());
     put_u64(&mut buf[96..128], chain_id);
     put_address(&mut buf[128..160], &verifying_contract);
-    keccak256(buf)
+    keccak256(&buf)
 }
 
 /// The precomputed domain separator of the exchange that settles an order: version,
@@ -163,7 +165,7 @@ pub fn clob_auth_domain(chain_id: u64) -> B256 {
             buf[32..64].copy_from_slice(CLOB_AUTH_NAME_HASH.as_slice());
             buf[64..96].copy_from_slice(VERSION_1_HASH.as_slice());
             put_u64(&mut buf[96..128], chain_id);
-            keccak256(buf)
+            keccak256(&buf)
         }
     }
 }
@@ -172,6 +174,13 @@ pub fn clob_auth_domain(chain_id: u64) -> B256 {
 /// hand into a stack buffer.
 #[must_use]
 pub fn order_struct_hash(order: &Order) -> B256 {
+    with_order_encoding(order, keccak256)
+}
+
+/// Calls `f` with `typeHash ‖ encodeData(order)` for the order's generation, encoded by hand
+/// into a stack buffer.
+#[inline]
+fn with_order_encoding<R>(order: &Order, f: impl FnOnce(&[u8]) -> R) -> R {
     match order.version {
         ExchangeVersion::V1 => {
             let mut buf = [0u8; 13 * 32];
@@ -188,7 +197,7 @@ pub fn order_struct_hash(order: &Order) -> B256 {
             put_u64(&mut buf[320..352], order.fee_rate_bps);
             put_u64(&mut buf[352..384], u64::from(order.side.as_u8()));
             put_u64(&mut buf[384..416], u64::from(order.signature_type.as_u8()));
-            keccak256(buf)
+            f(&buf)
         }
         ExchangeVersion::V2 | ExchangeVersion::V3 => {
             let mut buf = [0u8; 12 * 32];
@@ -204,7 +213,7 @@ pub fn order_struct_hash(order: &Order) -> B256 {
             put_u64(&mut buf[288..320], order.timestamp_ms);
             buf[320..352].copy_from_slice(order.metadata.as_slice());
             buf[352..384].copy_from_slice(order.builder.as_slice());
-            keccak256(buf)
+            f(&buf)
         }
     }
 }
@@ -219,13 +228,13 @@ pub fn signing_hash(domain_separator: &B256, struct_hash: &B256) -> B256 {
     buf[1] = 0x01;
     buf[2..34].copy_from_slice(domain_separator.as_slice());
     buf[34..66].copy_from_slice(struct_hash.as_slice());
-    keccak256(buf)
+    keccak256(&buf)
 }
 
 /// The order hash: the signing hash of `order` under `domain_separator`.
 #[must_use]
 pub fn order_hash(domain_separator: &B256, order: &Order) -> B256 {
-    signing_hash(domain_separator, &order_struct_hash(order))
+    with_order_encoding(order, |encoded| eip712_hash(domain_separator, encoded))
 }
 
 /// `hashStruct(ClobAuth)` for an address, a timestamp (unix seconds, hashed as its decimal
@@ -240,7 +249,7 @@ pub fn clob_auth_struct_hash(address: Address, timestamp_secs: u64, nonce: U256)
     buf[64..96].copy_from_slice(keccak256(ts).as_slice());
     buf[96..128].copy_from_slice(&nonce.to_be_bytes::<32>());
     buf[128..160].copy_from_slice(CLOB_AUTH_MESSAGE_HASH.as_slice());
-    keccak256(buf)
+    keccak256(&buf)
 }
 
 /// The ERC-7739 `TypedDataSign` struct hash a deposit-wallet owner signs for a V2/V3 order
@@ -259,7 +268,7 @@ pub fn typed_data_sign_struct_hash(
     put_u64(&mut buf[128..160], chain_id);
     put_address(&mut buf[160..192], &deposit_wallet);
     // bytes32 salt = 0: already zero.
-    keccak256(buf)
+    keccak256(&buf)
 }
 
 /// Writes `v` in decimal into `buf`, returning the digits.
@@ -301,7 +310,9 @@ pub fn recover_address(digest: &[u8; 32], sig: &Signature) -> Result<Address, Si
 #[cfg(test)]
 mod tests {
     use super::*;
+    // The oracle: alloy's Keccak (sha3 crate), independent of `super::keccak`.
     use crate::types::contracts;
+    use alloy_primitives::keccak256;
 
     #[test]
     fn constants_are_the_hashes_of_their_definitions() {

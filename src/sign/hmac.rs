@@ -26,8 +26,7 @@ const IV: [u32; 8] = [
 
 /// A pre-keyed HMAC-SHA256 state: the secret is decoded once and its two key blocks (RFC 2104
 /// `key ⊕ ipad`, `key ⊕ opad`) are compressed once; a signature then runs only the message's
-/// compressions through the raw SHA-256 block function (SHA-NI where the CPU has it), with a
-/// stack block buffer and no allocation.
+/// compressions (SHA-NI where the CPU has it), with a stack block buffer and no allocation.
 ///
 /// The keyed states are zeroized on drop, `Debug` is redacted.
 ///
@@ -46,6 +45,8 @@ pub struct HmacKey {
     inner: [u32; 8],
     /// SHA-256 chaining value after the block `key ⊕ opad`.
     outer: [u32; 8],
+    /// The compression function, chosen once per key.
+    engine: Engine,
 }
 
 impl Drop for HmacKey {
@@ -55,7 +56,36 @@ impl Drop for HmacKey {
     }
 }
 
-/// Streams bytes into SHA-256 compressions through a one-block stack buffer.
+/// Which SHA-256 compression runs: the crate's SHA-NI kernel (x86_64, rustc ≥ 1.89, detected
+/// at run time) or `sha2`'s `compress256` (which picks its own backend, SHA-NI included).
+#[derive(Clone, Copy)]
+enum Engine {
+    #[cfg(polyclob_simd)]
+    ShaNi(super::x86::sha256::Sha256Ni),
+    Portable,
+}
+
+impl Engine {
+    fn detect() -> Self {
+        #[cfg(polyclob_simd)]
+        if let Some(ni) = super::x86::sha256::Sha256Ni::detect() {
+            return Self::ShaNi(ni);
+        }
+        Self::Portable
+    }
+}
+
+/// The outer hash's second block without the digest: `0x80` after the 32 digest bytes, and
+/// the message length (64-byte key block + 32 bytes = 768 bits) in the last 8 bytes.
+const OUTER_PADDING: [u8; 64] = {
+    let mut b = [0u8; 64];
+    b[32] = 0x80;
+    b[62] = 0x03;
+    b
+};
+
+/// Streams bytes into `sha2`'s SHA-256 compressions through a one-block stack buffer (the
+/// portable engine).
 struct Stream {
     state: [u32; 8],
     block: [u8; 64],
@@ -74,22 +104,31 @@ impl Stream {
         }
     }
 
+    #[inline]
     fn update(&mut self, mut data: &[u8]) {
         self.len += data.len() as u64;
-        while !data.is_empty() {
-            let n = (64 - self.pos).min(data.len());
-            self.block[self.pos..self.pos + n].copy_from_slice(&data[..n]);
-            self.pos += n;
-            data = &data[n..];
-            if self.pos == 64 {
-                compress256(&mut self.state, core::slice::from_ref(&self.block));
-                self.pos = 0;
-            }
+        let room = 64 - self.pos;
+        if data.len() < room {
+            self.block[self.pos..self.pos + data.len()].copy_from_slice(data);
+            self.pos += data.len();
+            return;
         }
+        if self.pos > 0 {
+            self.block[self.pos..].copy_from_slice(&data[..room]);
+            compress256(&mut self.state, core::slice::from_ref(&self.block));
+            data = &data[room..];
+        }
+        while let Some((block, rest)) = data.split_first_chunk::<64>() {
+            compress256(&mut self.state, core::slice::from_ref(block));
+            data = rest;
+        }
+        self.block[..data.len()].copy_from_slice(data);
+        self.pos = data.len();
     }
 
-    /// Pads (0x80, zeros, 64-bit big-endian bit length) and returns the digest.
-    fn finish(mut self) -> [u8; 32] {
+    /// Pads (0x80, zeros, 64-bit big-endian bit length) and returns the chaining value.
+    #[inline]
+    fn finish(mut self) -> [u32; 8] {
         let bits = self.len * 8;
         self.block[self.pos] = 0x80;
         self.block[self.pos + 1..].fill(0);
@@ -99,14 +138,10 @@ impl Stream {
         }
         self.block[56..].copy_from_slice(&bits.to_be_bytes());
         compress256(&mut self.state, core::slice::from_ref(&self.block));
-        let mut out = [0u8; 32];
-        for (chunk, word) in out.chunks_exact_mut(4).zip(self.state) {
-            chunk.copy_from_slice(&word.to_be_bytes());
-        }
         // No wipe needed here: `finish` always runs at least one compression, so the stack copy
         // of the keyed chaining value is already overwritten by a value derived from the
         // message (the keyed states themselves live in `HmacKey`, which zeroizes on drop).
-        out
+        self.state
     }
 }
 
@@ -145,6 +180,7 @@ impl HmacKey {
         Self {
             inner: keyed(0x36),
             outer: keyed(0x5c),
+            engine: Engine::detect(),
         }
     }
 
@@ -158,23 +194,101 @@ impl HmacKey {
         path: &str,
         body: &[u8],
     ) -> HmacSignature {
-        let mut inner = Stream::new(self.inner);
+        // The message starts in the first block buffer itself: digits, method, path.
+        let mut head = [0u8; 64];
         let mut digits = [0u8; 20];
-        inner.update(super::eip712::write_u64_decimal(
-            timestamp_secs,
-            &mut digits,
-        ));
-        inner.update(method.as_bytes());
-        inner.update(path.as_bytes());
-        inner.update(body);
-        let inner_digest = inner.finish();
-        let mut outer = Stream::new(self.outer);
-        outer.update(&inner_digest);
-        let tag = outer.finish();
+        let ts = write_decimal(timestamp_secs, &mut digits);
+        let (method, path) = (method.as_bytes(), path.as_bytes());
+        let tag = if ts.len() + method.len() + path.len() < 64 {
+            let mut pos = 0;
+            for part in [ts, method, path] {
+                head[pos..pos + part.len()].copy_from_slice(part);
+                pos += part.len();
+            }
+            self.mac(&mut head, pos, &[body])
+        } else {
+            self.mac(&mut head, 0, &[ts, method, path, body])
+        };
         let mut out = [0u8; 44];
         encode_base64url_32(&tag, &mut out);
         HmacSignature(out)
     }
+
+    /// HMAC-SHA256 of `head[..head_len] ‖ parts…` (`head_len < 64`; `head` is used as the
+    /// block buffer), as the eight big-endian words of the tag.
+    #[inline]
+    fn mac(&self, head: &mut [u8; 64], head_len: usize, parts: &[&[u8]]) -> [u32; 8] {
+        match self.engine {
+            #[cfg(polyclob_simd)]
+            Engine::ShaNi(ni) => ni.hmac(&self.inner, &self.outer, head, head_len, parts),
+            Engine::Portable => {
+                let mut inner = Stream::new(self.inner);
+                inner.update(&head[..head_len]);
+                for part in parts {
+                    inner.update(part);
+                }
+                let digest = inner.finish();
+                let mut block = OUTER_PADDING;
+                for (chunk, word) in block.chunks_exact_mut(4).zip(digest) {
+                    chunk.copy_from_slice(&word.to_be_bytes());
+                }
+                let mut outer = self.outer;
+                compress256(&mut outer, core::slice::from_ref(&block));
+                outer
+            }
+        }
+    }
+}
+
+/// Writes `v` in decimal into `buf` two digits at a time, returning the digits.
+#[inline]
+fn write_decimal(mut v: u64, buf: &mut [u8; 20]) -> &[u8] {
+    const PAIRS: &[u8; 200] = b"\
+        0001020304050607080910111213141516171819\
+        2021222324252627282930313233343536373839\
+        4041424344454647484950515253545556575859\
+        6061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899";
+    let pair = |n: u64| {
+        // n < 100: the pair index is below 200.
+        let d = n as usize * 2;
+        [PAIRS[d], PAIRS[d + 1]]
+    };
+    if (1_000_000_000..10_000_000_000).contains(&v) {
+        // Ten digits (every timestamp from 2001 to 2286): independent divisions instead of a
+        // chain of five.
+        let (hi, lo) = (v / 100_000_000, v % 100_000_000);
+        let (a, b) = (lo / 10_000, lo % 10_000);
+        let digits = [
+            pair(hi),
+            pair(a / 100),
+            pair(a % 100),
+            pair(b / 100),
+            pair(b % 100),
+        ];
+        for (out, d) in buf[10..].chunks_exact_mut(2).zip(digits) {
+            out.copy_from_slice(&d);
+        }
+        return &buf[10..];
+    }
+    let mut i = buf.len();
+    while v >= 100 {
+        // v % 100 < 100: the pair index is below 200.
+        let d = (v % 100) as usize * 2;
+        v /= 100;
+        i -= 2;
+        buf[i..i + 2].copy_from_slice(&PAIRS[d..d + 2]);
+    }
+    if v >= 10 {
+        let d = v as usize * 2;
+        i -= 2;
+        buf[i..i + 2].copy_from_slice(&PAIRS[d..d + 2]);
+    } else {
+        i -= 1;
+        // v < 10.
+        buf[i] = b'0' + v as u8;
+    }
+    &buf[i..]
 }
 
 impl fmt::Debug for HmacKey {
@@ -216,31 +330,22 @@ impl fmt::Debug for HmacSignature {
 
 const URL_ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
-/// base64url with padding of exactly 32 bytes → 44 characters.
-fn encode_base64url_32(bytes: &[u8], out: &mut [u8; 44]) {
-    let mut o = 0;
-    let mut chunks = bytes.chunks_exact(3);
-    for c in &mut chunks {
-        let n = (u32::from(c[0]) << 16) | (u32::from(c[1]) << 8) | u32::from(c[2]);
-        for shift in [18u32, 12, 6, 0] {
-            out[o] = URL_ALPHABET[((n >> shift) & 63) as usize];
-            o += 1;
+/// base64url with padding of a 32-byte tag (given as eight big-endian words) → 44 characters.
+fn encode_base64url_32(words: &[u32; 8], out: &mut [u8; 44]) {
+    let char_at = |n: u64, shift: u32| URL_ALPHABET[((n >> shift) & 63) as usize];
+    // Three 12-byte groups (three words each, the last one short): 96 bits = 16 characters.
+    for (g, chunk) in out.chunks_mut(16).enumerate() {
+        let w = |i: usize| u64::from(words.get(3 * g + i).copied().unwrap_or(0));
+        // 96 bits as two 48-bit halves → 8 characters each.
+        let hi = (w(0) << 16) | (w(1) >> 16);
+        let lo = ((w(1) & 0xffff) << 32) | w(2);
+        for (i, c) in chunk.iter_mut().enumerate() {
+            let (n, k) = if i < 8 { (hi, i) } else { (lo, i - 8) };
+            *c = char_at(n, 42 - 6 * k as u32);
         }
     }
-    // 32 = 10·3 + 2: two bytes remain → three characters and one '='.
-    let rem = chunks.remainder();
-    let mut n = 0u32;
-    for (i, &b) in rem.iter().enumerate() {
-        n |= u32::from(b) << (16 - 8 * i);
-    }
-    for (i, shift) in [18u32, 12, 6, 0].into_iter().enumerate() {
-        out[o] = if i <= rem.len() {
-            URL_ALPHABET[((n >> shift) & 63) as usize]
-        } else {
-            b'='
-        };
-        o += 1;
-    }
+    // 32 bytes = 10·3 + 2: the last group holds 8 bytes → 11 characters and one '='.
+    out[43] = b'=';
 }
 
 const fn b64_value(c: u8) -> Option<u8> {
@@ -313,53 +418,119 @@ mod tests {
         }
     }
 
+    fn tag_bytes(words: [u32; 8]) -> [u8; 32] {
+        let mut out = [0u8; 32];
+        for (chunk, w) in out.chunks_exact_mut(4).zip(words) {
+            chunk.copy_from_slice(&w.to_be_bytes());
+        }
+        out
+    }
+
+    /// A plain base64url (padded) encoder over bytes, the oracle for the word-wise one.
+    fn naive_base64url(bytes: &[u8]) -> String {
+        let mut out = String::new();
+        for c in bytes.chunks(3) {
+            let n = c
+                .iter()
+                .enumerate()
+                .fold(0u32, |n, (i, &b)| n | (u32::from(b) << (16 - 8 * i)));
+            for k in 0..4 {
+                if k <= c.len() {
+                    out.push(URL_ALPHABET[((n >> (18 - 6 * k)) & 63) as usize] as char);
+                } else {
+                    out.push('=');
+                }
+            }
+        }
+        out
+    }
+
     #[test]
     fn encodes_like_base64url_padded() {
         let mut out = [0u8; 44];
-        encode_base64url_32(&[0xff; 32], &mut out);
+        encode_base64url_32(&[u32::MAX; 8], &mut out);
         assert_eq!(&out, b"__________________________________________8=");
-        encode_base64url_32(&[0; 32], &mut out);
+        encode_base64url_32(&[0; 8], &mut out);
         assert_eq!(&out, b"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=");
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..1000 {
+            let words: [u32; 8] = core::array::from_fn(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u32
+            });
+            encode_base64url_32(&words, &mut out);
+            assert_eq!(
+                core::str::from_utf8(&out).unwrap(),
+                naive_base64url(&tag_bytes(words))
+            );
+        }
+    }
+
+    #[test]
+    fn decimal_writer() {
+        let mut b = [0u8; 20];
+        for v in [0u64, 7, 9, 10, 99, 100, 101, 999, 1_713_398_400, u64::MAX] {
+            assert_eq!(write_decimal(v, &mut b), v.to_string().as_bytes());
+        }
+        for v in (0..100_000u64).step_by(7) {
+            assert_eq!(write_decimal(v, &mut b), v.to_string().as_bytes());
+        }
+    }
+
+    fn hex(tag: [u8; 32]) -> String {
+        let mut out = [0u8; 64];
+        crate::sign::signature_hex_into(&tag, &mut out);
+        String::from_utf8(out.to_vec()).unwrap()
+    }
+
+    /// Every engine this build and CPU can run: the detected one and the portable one.
+    fn engines() -> Vec<Engine> {
+        vec![Engine::detect(), Engine::Portable]
+    }
+
+    fn mac_of(key: &HmacKey, parts: &[&[u8]]) -> [u32; 8] {
+        key.mac(&mut [0u8; 64], 0, parts)
+    }
+
+    fn with_engine(key: &HmacKey, engine: Engine) -> HmacKey {
+        let mut k = key.clone();
+        k.engine = engine;
+        k
     }
 
     /// RFC 4231 test cases 1, 2 and 6 (short key, "Jefe", 131-byte key hashed first).
     #[test]
     fn rfc4231_vectors() {
-        let hex = |tag: [u8; 32]| {
-            let mut out = [0u8; 64];
-            crate::sign::signature_hex_into(&tag, &mut out);
-            String::from_utf8(out.to_vec()).unwrap()
-        };
-        let mac = |key: &[u8], msg: &[u8]| {
-            let k = HmacKey::from_key_bytes(key);
-            let mut inner = Stream::new(k.inner);
-            inner.update(msg);
-            let d = inner.finish();
-            let mut outer = Stream::new(k.outer);
-            outer.update(&d);
-            hex(outer.finish())
-        };
-        assert_eq!(
-            mac(&[0x0b; 20], b"Hi There"),
-            "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"
-        );
-        assert_eq!(
-            mac(b"Jefe", b"what do ya want for nothing?"),
-            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
-        );
-        assert_eq!(
-            mac(
-                &[0xaa; 131],
-                b"Test Using Larger Than Block-Size Key - Hash Key First"
-            ),
-            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
-        );
+        for engine in engines() {
+            let mac = |key: &[u8], msg: &[u8]| {
+                let k = with_engine(&HmacKey::from_key_bytes(key), engine);
+                hex(tag_bytes(mac_of(&k, &[msg])))
+            };
+            assert_eq!(
+                mac(&[0x0b; 20], b"Hi There"),
+                "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"
+            );
+            assert_eq!(
+                mac(b"Jefe", b"what do ya want for nothing?"),
+                "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+            );
+            assert_eq!(
+                mac(
+                    &[0xaa; 131],
+                    b"Test Using Larger Than Block-Size Key - Hash Key First"
+                ),
+                "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+            );
+        }
     }
 
-    /// Message lengths around the block and padding boundaries agree with a plain SHA-256
-    /// HMAC built from the `sha2` hasher.
+    /// Every message length 0..=1100 (all block and padding boundaries, bodies of many
+    /// blocks), split into parts at varied points, agrees with a plain SHA-256 HMAC built
+    /// from the `sha2` hasher, on every engine.
     #[test]
-    fn padding_boundaries_match_the_hasher() {
+    fn every_length_matches_the_hasher() {
         let key = HmacKey::from_key_bytes(b"secret");
         let mut block = [0u8; 64];
         block[..6].copy_from_slice(b"secret");
@@ -375,15 +546,53 @@ mod tests {
                 .chain_update(inner)
                 .finalize()
         };
-        for len in [0usize, 1, 54, 55, 56, 57, 63, 64, 65, 119, 120, 128, 1000] {
-            let msg: Vec<u8> = (0..len).map(|i| i as u8).collect();
-            let mut inner = Stream::new(key.inner);
-            inner.update(&msg[..len / 3]);
-            inner.update(&msg[len / 3..]);
-            let d = inner.finish();
-            let mut outer = Stream::new(key.outer);
-            outer.update(&d);
-            assert_eq!(outer.finish()[..], naive(&msg)[..], "len {len}");
+        let msg: Vec<u8> = (0..1100u32).map(|i| (i * 31 + 7) as u8).collect();
+        for engine in engines() {
+            let key = with_engine(&key, engine);
+            for len in 0..=msg.len() {
+                let m = &msg[..len];
+                let want = naive(m);
+                let (a, rest) = m.split_at(len / 3);
+                let (b, c) = rest.split_at(rest.len() / 2);
+                assert_eq!(tag_bytes(mac_of(&key, &[m]))[..], want[..], "len {len}");
+                assert_eq!(
+                    tag_bytes(mac_of(&key, &[a, b, c]))[..],
+                    want[..],
+                    "len {len}"
+                );
+                // The first bytes already in the block buffer (as `sign` does).
+                let h = len % 64;
+                let mut head = [0xa5u8; 64];
+                head[..h].copy_from_slice(&m[..h]);
+                let tag = key.mac(&mut head, h, &[&m[h..]]);
+                assert_eq!(tag_bytes(tag)[..], want[..], "len {len}, head {h}");
+            }
+        }
+    }
+
+    /// `sign` is the HMAC of `timestamp ‖ method ‖ path ‖ body` (checked against the hasher),
+    /// for short heads (written into the block buffer) and long ones (streamed), every engine.
+    #[test]
+    fn sign_frames_the_message() {
+        let long_path = format!("/{}", "p".repeat(70));
+        let body = br#"{"order":{"salt":1}}"#;
+        for engine in engines() {
+            let key = with_engine(&HmacKey::from_key_bytes(b"k"), engine);
+            for (ts, path) in [
+                (1_713_398_400u64, "/order"),
+                (7, "/order"),
+                (u64::MAX, "/orders"),
+                (1_713_398_400, long_path.as_str()),
+            ] {
+                let mut whole = format!("{ts}POST{path}").into_bytes();
+                whole.extend_from_slice(body);
+                let want = naive_base64url(&tag_bytes(mac_of(&key, &[&whole])));
+                assert_eq!(
+                    key.sign(ts, "POST", path, body).as_str(),
+                    want,
+                    "{ts} {path}"
+                );
+            }
         }
     }
 

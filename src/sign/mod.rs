@@ -8,6 +8,7 @@
 //! | [`ecdsa`] | the `k256` and libsecp256k1 backends |
 //! | [`clob_auth`] | L1 ClobAuth signature and headers |
 //! | [`hmac`] | L2 HMAC from a pre-keyed state |
+//! | [`keccak`] | Keccak-256 with an AVX-512 permutation where the CPU has one |
 //! | `presign` | precomputed-nonce ECDSA pool (feature `presign`): microsecond signatures |
 //! | [`wallet`] | proxy/Safe CREATE2 derivation, POLY_1271 (ERC-7739) signatures |
 
@@ -16,11 +17,17 @@ pub mod ecdsa;
 pub mod eip712;
 mod error;
 pub mod hmac;
+pub mod keccak;
 #[cfg(feature = "presign")]
 pub mod presign;
 mod signature;
 mod signer;
 pub mod wallet;
+// Only compiled by rustc >= 1.89 (`polyclob_simd`), so the crate's MSRV does not apply there.
+#[cfg(polyclob_simd)]
+#[allow(unsafe_code)]
+#[clippy::msrv = "1.89"]
+mod x86;
 
 pub use self::error::SignError;
 pub use self::signature::Signature;
