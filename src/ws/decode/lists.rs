@@ -130,11 +130,7 @@ fn fast_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
             pad.get_mut(..rest.len())?.copy_from_slice(rest);
             Some(u64::from_le_bytes(pad))
         })?;
-        let len = match quote_in_word(w) {
-            Some(len) => len,
-            None if b.get(start + 8) == Some(&b'"') => 8,
-            None => return None,
-        };
+        let len = value_len(w, b.get(start + 8))?;
         Some((word_decimal(w, len)?, start + len + 1))
     }
     let p = lit(b, p, b"{")?;
@@ -149,6 +145,13 @@ fn fast_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
         size: Size::from_micros(size),
     };
     Some((level, p))
+}
+
+/// Length of a quoted value of at most eight bytes: `w` holds its first eight bytes and `after`
+/// the byte after them. The closing quote is in the word, or is `after` (eight bytes).
+#[inline(always)]
+fn value_len(w: u64, after: Option<&u8>) -> Option<usize> {
+    quote_in_word(w).or_else(|| (after == Some(&b'"')).then_some(8))
 }
 
 /// A level exactly as the exchange writes it, `{"price":"<decimal>","size":"<decimal>"}` with
@@ -200,11 +203,7 @@ fn compact_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
     }
     let s2 = e1 + 10;
     let w = word(s2);
-    let len = match quote_in_word(w) {
-        Some(len) => len,
-        None if win[s2 + 8] == b'"' => 8,
-        None => return None,
-    };
+    let len = value_len(w, win.get(s2 + 8))?;
     let size = word_decimal(w, len)?;
     let e2 = s2 + len;
     if pair(e2) != TAIL {
@@ -225,10 +224,8 @@ fn compact_levels(st: &mut ListState<'_>, mut emit: impl FnMut(Level)) {
     let b = st.src.as_bytes();
     let mut p = st.pos;
     loop {
-        if st.first {
-            p = skip_ws(b, p);
-        } else {
-            p = skip_ws(b, p);
+        p = skip_ws(b, p);
+        if !st.first {
             if b.get(p) != Some(&b',') {
                 return;
             }
