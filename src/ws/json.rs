@@ -562,6 +562,11 @@ pub(crate) fn skip_ws(b: &[u8], i: usize) -> usize {
 }
 
 fn skip_ws_run(b: &[u8], mut i: usize) -> usize {
+    #[cfg(polyclob_simd)]
+    match crate::ws::x86::nonws16(b, i) {
+        Ok(j) => return j,
+        Err(j) => i = j,
+    }
     loop {
         while word8(b, i) == Some(LO * u64::from(b' ')) {
             i += 8;
@@ -606,6 +611,11 @@ const HI: u64 = 0x8080_8080_8080_8080;
 /// hashes and market ids are 40–77 bytes long.
 #[inline]
 pub(crate) fn find_special(b: &[u8], mut i: usize) -> usize {
+    #[cfg(polyclob_simd)]
+    match crate::ws::x86::special16(b, i) {
+        Ok(j) => return j,
+        Err(j) => i = j,
+    }
     while let Some(chunk) = b.get(i..i + 8) {
         let mut word = [0u8; 8];
         word.copy_from_slice(chunk);
@@ -657,14 +667,14 @@ impl<'a> Cursor<'a> {
     #[inline]
     pub(crate) fn peek(&mut self) -> Option<u8> {
         let b = self.bytes();
-        while let Some(&c) = b.get(self.pos) {
-            if matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
-                self.pos += 1;
-            } else {
-                return Some(c);
+        match b.get(self.pos) {
+            Some(&c) if c > b' ' => Some(c),
+            Some(_) => {
+                self.pos = skip_ws(b, self.pos);
+                b.get(self.pos).copied()
             }
+            None => None,
         }
-        None
     }
 
     /// Skips whitespace and consumes `c`, or fails.
@@ -887,12 +897,18 @@ mod tests {
                 .unwrap_or(b.len())
         };
         let mut seed = 1u64;
-        for _ in 0..20_000 {
-            let len = (seed % 40) as usize;
+        for round in 0..40_000 {
+            // Half the rounds have long runs without a special byte, so that the 16-byte SSE2
+            // steps (x86_64) and the 8-byte SWAR steps both run before the hit and the tail.
+            let (len, rare) = if round % 2 == 0 {
+                ((seed % 40) as usize, 0)
+            } else {
+                ((seed % 200) as usize, 3)
+            };
             let mut buf = Vec::with_capacity(len);
             for _ in 0..len {
                 seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-                let pick = (seed >> 59) as u8;
+                let pick = ((seed >> 59) as u8) | if (seed >> 20) % 8 < rare { 8 } else { 0 };
                 buf.push(match pick {
                     0 => b'"',
                     1 => b'\\',
@@ -911,6 +927,46 @@ mod tests {
                 naive(&buf, start),
                 "{buf:?} from {start}"
             );
+        }
+    }
+
+    #[test]
+    fn skip_ws_matches_a_byte_loop() {
+        let naive = |b: &[u8], i: usize| {
+            (i..b.len())
+                .find(|&j| !matches!(b[j], b' ' | b'\t' | b'\n' | b'\r'))
+                .unwrap_or(b.len())
+        };
+        let mut seed = 7u64;
+        for _ in 0..40_000 {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            let len = (seed >> 33) as usize % 120;
+            // Mostly whitespace (indentation runs), sometimes a token or a control byte.
+            let buf: Vec<u8> = (0..len)
+                .map(|_| {
+                    seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                    match (seed >> 56) as u8 {
+                        0..=159 => b' ',
+                        160..=189 => b'\n',
+                        190..=209 => b'\t',
+                        210..=229 => b'\r',
+                        230..=239 => 0x0b,
+                        240..=247 => b'"',
+                        _ => (seed >> 40) as u8,
+                    }
+                })
+                .collect();
+            let start = (seed as usize >> 7) % (len + 1);
+            assert_eq!(
+                skip_ws(&buf, start),
+                naive(&buf, start),
+                "{buf:?} from {start}"
+            );
+            let mut c = Cursor::new(core::str::from_utf8(&buf).unwrap_or(""), start);
+            if c.src.len() == len {
+                let at = naive(&buf, start);
+                assert_eq!((c.peek(), c.pos), (buf.get(at).copied(), at));
+            }
         }
     }
 

@@ -28,6 +28,12 @@ mod shards;
 pub mod subscribe;
 mod transport;
 pub mod user;
+// SSE2 scans for the decoder; only compiled by rustc >= 1.89 (`polyclob_simd`, see build.rs),
+// where the intrinsics are safe calls. The only `unsafe` of `ws`: 16-byte loads.
+#[cfg(polyclob_simd)]
+#[allow(unsafe_code)]
+#[clippy::msrv = "1.89"]
+mod x86;
 
 pub use options::BuildError;
 pub use shards::Closed;

@@ -1,0 +1,78 @@
+//! SSE2 scans for the WebSocket decoder's byte-level reader: 16 bytes per step where the
+//! portable code takes 8 (SWAR) or 1.
+//!
+//! SSE2 is part of every x86_64 CPU (the target's baseline), so there is no run-time detection
+//! and the functions inline into their callers. The intrinsics are `#[target_feature(enable =
+//! "sse2")]` functions, which Rust makes `unsafe` to call from code that does not itself list
+//! the feature even though the build enables it: each scan's body is one `unsafe` block whose
+//! only obligations are that baseline feature and the in-bounds 16-byte loads. Compiled with
+//! rustc ≥ 1.89 (`polyclob_simd`, set by `build.rs`) like the signing kernels. Tested against
+//! byte loops in `crate::ws::json`'s tests.
+
+use core::arch::x86_64::{
+    __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
+    _mm_set1_epi8,
+};
+
+/// Sixteen bytes of `chunk` (which has exactly 16).
+#[inline(always)]
+fn load(chunk: &[u8]) -> __m128i {
+    debug_assert_eq!(chunk.len(), 16);
+    // SAFETY: callers pass a slice of exactly 16 bytes, all readable; the load is unaligned;
+    // SSE2 is in the x86_64 baseline.
+    unsafe { _mm_loadu_si128(chunk.as_ptr().cast()) }
+}
+
+/// The first index at or after `i` holding `"`, `\` or a byte below 0x20, scanning while 16
+/// bytes remain: `Ok(index)` on a hit, `Err(index)` where fewer than 16 bytes are left.
+#[inline(always)]
+pub(crate) fn special16(b: &[u8], mut i: usize) -> Result<usize, usize> {
+    // SAFETY: SSE2 is in the x86_64 baseline (the build enables it for every function);
+    // `load` is given 16-byte slices only.
+    unsafe {
+        let quote = _mm_set1_epi8(b'"' as i8);
+        let backslash = _mm_set1_epi8(b'\\' as i8);
+        let below = _mm_set1_epi8(0x1f);
+        while let Some(chunk) = b.get(i..i.wrapping_add(16)) {
+            let v = load(chunk);
+            // `max(v, 0x1f) == 0x1f` ⇔ v ≤ 0x1f.
+            let control = _mm_cmpeq_epi8(_mm_max_epu8(v, below), below);
+            let hit = _mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                control,
+            );
+            let mask = _mm_movemask_epi8(hit) as u32;
+            if mask != 0 {
+                return Ok(i + mask.trailing_zeros() as usize);
+            }
+            i += 16;
+        }
+    }
+    Err(i)
+}
+
+/// The first index at or after `i` that is not JSON whitespace, scanning while 16 bytes
+/// remain: `Ok(index)` on a hit, `Err(index)` where fewer than 16 bytes are left.
+#[inline(always)]
+pub(crate) fn nonws16(b: &[u8], mut i: usize) -> Result<usize, usize> {
+    // SAFETY: as in `special16`.
+    unsafe {
+        let space = _mm_set1_epi8(b' ' as i8);
+        let tab = _mm_set1_epi8(b'\t' as i8);
+        let lf = _mm_set1_epi8(b'\n' as i8);
+        let cr = _mm_set1_epi8(b'\r' as i8);
+        while let Some(chunk) = b.get(i..i.wrapping_add(16)) {
+            let v = load(chunk);
+            let ws = _mm_or_si128(
+                _mm_or_si128(_mm_cmpeq_epi8(v, space), _mm_cmpeq_epi8(v, tab)),
+                _mm_or_si128(_mm_cmpeq_epi8(v, lf), _mm_cmpeq_epi8(v, cr)),
+            );
+            let other = !(_mm_movemask_epi8(ws) as u32) & 0xFFFF;
+            if other != 0 {
+                return Ok(i + other.trailing_zeros() as usize);
+            }
+            i += 16;
+        }
+    }
+    Err(i)
+}
