@@ -473,6 +473,10 @@ fn general_change(c: &mut Cursor<'_>) -> Item<ChangeFields> {
 fn parse_change<'a>(c: &mut Cursor<'a>) -> Item<PriceChange<'a>> {
     let src = c.src;
     let at = c.pos;
+    if let Some((change, end)) = compact_change(src, at) {
+        c.pos = end;
+        return Ok(Ok(change));
+    }
     let mut f = match fast_change(src.as_bytes(), at) {
         Some((f, end)) => {
             c.pos = end;
@@ -488,17 +492,23 @@ fn parse_change<'a>(c: &mut Cursor<'a>) -> Item<PriceChange<'a>> {
             r.at = at as u32;
         }
     }
-    Ok((|| {
+    Ok(f.change(src))
+}
+
+impl ChangeFields {
+    /// The typed entry (the one conversion of both entry readers).
+    #[inline]
+    fn change<'a>(&self, src: &'a str) -> Result<PriceChange<'a>, DecodeError> {
         Ok(PriceChange {
-            asset_id: req_str(src, &f.asset_id, "asset_id")?,
-            price: req_price(src, &f.price, "price")?,
-            size: opt_size(src, &f.size, "size")?,
-            side: req_side(src, &f.side, "side")?,
-            hash: opt_str(src, &f.hash, "hash")?,
-            best_bid: opt_price(src, &f.best_bid, "best_bid")?,
-            best_ask: opt_price(src, &f.best_ask, "best_ask")?,
+            asset_id: req_str(src, &self.asset_id, "asset_id")?,
+            price: req_price(src, &self.price, "price")?,
+            size: opt_size(src, &self.size, "size")?,
+            side: req_side(src, &self.side, "side")?,
+            hash: opt_str(src, &self.hash, "hash")?,
+            best_bid: opt_price(src, &self.best_bid, "best_bid")?,
+            best_ask: opt_price(src, &self.best_ask, "best_ask")?,
         })
-    })())
+    }
 }
 
 /// The common shape of a `price_change` entry — an object whose values are all plain strings
@@ -548,6 +558,68 @@ fn fast_change(b: &[u8], p: usize) -> Option<(ChangeFields, usize)> {
             _ => return None,
         }
     }
+}
+
+/// A `price_change` entry exactly as the exchange writes it —
+/// `{"asset_id":"…","price":"…","size":"…","side":"BUY|SELL","hash":"…","best_bid":"…","best_ask":"…"}`,
+/// no whitespace, decimals of at most eight bytes, no escapes — read as straight-line code: the
+/// key literals compared a word at a time, the id and hash ends found by [`find_special`], each
+/// decimal parsed from the one word that holds it. Returns the entry and the index after its
+/// `}`; anything else returns `None`, and [`fast_change`] / the general reader take the entry
+/// (they accept this shape too, with the same result: tested below).
+#[inline(always)]
+fn compact_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
+    let b = src.as_bytes();
+    /// The literal `l` at `p`; the index after it.
+    #[inline(always)]
+    fn lit<const N: usize>(b: &[u8], p: usize, l: &[u8; N]) -> Option<usize> {
+        let end = p.checked_add(N)?;
+        (<&[u8; N]>::try_from(b.get(p..end)?).ok()? == l).then_some(end)
+    }
+    /// A plain string's contents from `p` to its closing quote; the index of that quote.
+    #[inline(always)]
+    fn text(b: &[u8], p: usize) -> Option<usize> {
+        let end = find_special(b, p);
+        (b.get(end) == Some(&b'"')).then_some(end)
+    }
+    /// A decimal of at most eight bytes from `p`; its value and the index of its closing quote.
+    #[inline(always)]
+    fn dec(b: &[u8], p: usize) -> Option<(u64, usize)> {
+        // Near the end of the frame, zero padding (neither digit nor quote) fills the word.
+        let w = word8(b, p).or_else(|| {
+            let rest = b.get(p..)?;
+            let mut pad = [0u8; 8];
+            pad.get_mut(..rest.len())?.copy_from_slice(rest);
+            Some(u64::from_le_bytes(pad))
+        })?;
+        let len = value_len(w, b.get(p + 8))?;
+        Some((word_decimal(w, len)?, p + len))
+    }
+    let price = |m: u64| Price::new(u32::try_from(m).ok()?);
+    let id_at = lit(b, p, b"{\"asset_id\":\"")?;
+    let id_end = text(b, id_at)?;
+    let (px, e) = dec(b, lit(b, id_end, b"\",\"price\":\"")?)?;
+    let (size, e) = dec(b, lit(b, e, b"\",\"size\":\"")?)?;
+    let e = lit(b, e, b"\",\"side\":\"")?;
+    let (side, e) = match lit(b, e, b"BUY\"") {
+        Some(e) => (Side::Buy, e),
+        None => (Side::Sell, lit(b, e, b"SELL\"")?),
+    };
+    let hash_at = lit(b, e, b",\"hash\":\"")?;
+    let hash_end = text(b, hash_at)?;
+    let (bid, e) = dec(b, lit(b, hash_end, b"\",\"best_bid\":\"")?)?;
+    let (ask, e) = dec(b, lit(b, e, b"\",\"best_ask\":\"")?)?;
+    let end = lit(b, e, b"\"}")?;
+    let change = PriceChange {
+        asset_id: src.get(id_at..id_end)?,
+        price: price(px)?,
+        size: Some(Size::from_micros(size)),
+        side,
+        hash: Some(src.get(hash_at..hash_end)?),
+        best_bid: Some(price(bid)?),
+        best_ask: Some(price(ask)?),
+    };
+    Some((change, end))
 }
 
 /// The entries of a `price_change` message, read lazily from the frame.
@@ -794,6 +866,89 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Whenever the compact entry reader accepts an entry, the general reader reads the same
+    /// entry to the same end; it accepts the exchange's exact layout. Entries: the exchange's
+    /// layout with random value spellings (short and long decimals, empty, escaped, other
+    /// sides), sometimes with a key renamed, reordered, spaced or cut short.
+    #[test]
+    fn compact_change_agrees_with_the_general_reader() {
+        let mut seed = 5u64;
+        let mut accepted = 0;
+        for round in 0..40_000 {
+            let mut pick = |n: usize| {
+                seed = seed
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                (seed >> 33) as usize % n
+            };
+            // Mostly spellings the compact reader takes, sometimes ones it must leave.
+            let mut one = |good: &[&'static str], bad: &[&'static str]| {
+                if pick(5) != 0 {
+                    good[pick(good.len())]
+                } else {
+                    bad[pick(bad.len())]
+                }
+            };
+            let prices = ["0.5", "0.51", "0", "0.001", "1", ".5"];
+            let sizes = ["150.0", "1234.56", "0", "12345678", "9.99", "7"];
+            let bad = ["123456789", "0.1234567", "1e3", "", "1.2.3", "1.5", "-1"];
+            let id = one(
+                &[
+                    "71321045679252212594626385532706912750332728571942532289631379312455583992563",
+                    "7",
+                ],
+                &["", "7\\u0030"],
+            );
+            let price = one(&prices, &bad);
+            let size = one(&sizes, &bad);
+            let side = one(&["BUY", "SELL"], &["buy", "BUYX", ""]);
+            let hash = one(
+                &["0x5e7c2b1f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d", ""],
+                &["a\\\"b"],
+            );
+            let (bid, ask) = (one(&prices, &bad), one(&prices, &bad));
+            let mut frame = format!(
+                r#"{{"asset_id":"{id}","price":"{price}","size":"{size}","side":"{side}","hash":"{hash}","best_bid":"{bid}","best_ask":"{ask}"}}"#,
+            );
+            match pick(8) {
+                0 => frame = frame.replacen("\"size\"", "\"sizes\"", 1),
+                1 => frame = frame.replacen(',', ", ", 1),
+                2 => frame.truncate(pick(frame.len() + 1)),
+                3 => frame = frame.replacen("\"best_bid\"", "\"best_bi\"", 1),
+                _ => {}
+            }
+            if round % 3 == 0 {
+                frame.push_str(r#",{"asset_id":"1"}]"#);
+            }
+            let mut c = Cursor::new(&frame, 0);
+            let general = match general_change(&mut c) {
+                Ok(Ok(f)) => f.change(&frame).ok().map(|ch| (ch, c.pos)),
+                _ => None,
+            };
+            if let Some(got) = compact_change(&frame, 0) {
+                accepted += 1;
+                assert_eq!(Some(got), general, "{frame}");
+            } else {
+                let exact = frame.starts_with(r#"{"asset_id":""#)
+                    && general.is_some_and(|(ch, _)| {
+                        ch.size.is_some()
+                            && ch.best_bid.is_some()
+                            && ch.best_ask.is_some()
+                            && ch.hash.is_some()
+                    })
+                    && !frame.contains(", ")
+                    && !frame.contains("\"sizes\"")
+                    && !frame.contains("\"best_bi\"")
+                    && ["123456789", "0.1234567", "1e3", ".5"]
+                        .iter()
+                        .all(|x| !frame.contains(&format!("\"{x}\"")))
+                    && !frame.contains("\"buy\"");
+                assert!(!exact, "compact reader gave up on {frame}");
+            }
+        }
+        assert!(accepted > 3_000, "only {accepted} accepted");
     }
 
     /// The two fast level readers return exactly what the general reader returns whenever they
