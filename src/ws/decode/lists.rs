@@ -107,17 +107,20 @@ fn object<'a>(
     }
 }
 
+/// The literal `l` at `p`; the index after it. Fixed-size array compares, so each literal is a
+/// few word compares rather than a `memcmp` call.
+#[inline(always)]
+fn lit<const N: usize>(b: &[u8], p: usize, l: &[u8; N]) -> Option<usize> {
+    let end = p.checked_add(N)?;
+    (<&[u8; N]>::try_from(b.get(p..end)?).ok()? == l).then_some(end)
+}
+
 /// The shape every exchange level has, `{"price":"<decimal>","size":"<decimal>"}`, with any
 /// whitespace between tokens (pretty-printed captures), read without the general object
 /// machinery. Returns `None` on any deviation — other key order, extra keys, escapes, a value
 /// that does not parse — and the general path then decodes (or reports) the level.
 #[inline]
 fn fast_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
-    #[inline(always)]
-    fn lit(b: &[u8], p: usize, l: &[u8]) -> Option<usize> {
-        let end = p.checked_add(l.len())?;
-        (b.get(p..end)? == l).then_some(end)
-    }
     /// `: "<decimal>"` from `p`; returns the value and the index after the closing quote.
     #[inline(always)]
     fn value(b: &[u8], p: usize) -> Option<(u64, usize)> {
@@ -570,12 +573,6 @@ fn fast_change(b: &[u8], p: usize) -> Option<(ChangeFields, usize)> {
 #[inline(always)]
 fn compact_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
     let b = src.as_bytes();
-    /// The literal `l` at `p`; the index after it.
-    #[inline(always)]
-    fn lit<const N: usize>(b: &[u8], p: usize, l: &[u8; N]) -> Option<usize> {
-        let end = p.checked_add(N)?;
-        (<&[u8; N]>::try_from(b.get(p..end)?).ok()? == l).then_some(end)
-    }
     /// A plain string's contents from `p` to its closing quote; the index of that quote.
     #[inline(always)]
     fn text(b: &[u8], p: usize) -> Option<usize> {
