@@ -126,15 +126,8 @@ fn fast_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
     fn value(b: &[u8], p: usize) -> Option<(u64, usize)> {
         let p = lit(b, skip_ws(b, p), b":")?;
         let start = lit(b, skip_ws(b, p), b"\"")?;
-        // Near the end of the frame, zero padding (neither digit nor quote) fills the word.
-        let w = word8(b, start).or_else(|| {
-            let rest = b.get(start..)?;
-            let mut pad = [0u8; 8];
-            pad.get_mut(..rest.len())?.copy_from_slice(rest);
-            Some(u64::from_le_bytes(pad))
-        })?;
-        let len = value_len(w, b.get(start + 8))?;
-        Some((word_decimal(w, len)?, start + len + 1))
+        let (v, end) = quoted_decimal(b, start)?;
+        Some((v, end + 1))
     }
     let p = lit(b, p, b"{")?;
     let p = lit(b, skip_ws(b, p), b"\"price\"")?;
@@ -148,6 +141,21 @@ fn fast_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
         size: Size::from_micros(size),
     };
     Some((level, p))
+}
+
+/// A decimal of at most eight bytes starting at `p` and closed by a quote: its value in 10⁻⁶
+/// units and the index of the closing quote, read from one word.
+#[inline(always)]
+fn quoted_decimal(b: &[u8], p: usize) -> Option<(u64, usize)> {
+    // Near the end of the frame, zero padding (neither digit nor quote) fills the word.
+    let w = word8(b, p).or_else(|| {
+        let rest = b.get(p..)?;
+        let mut pad = [0u8; 8];
+        pad.get_mut(..rest.len())?.copy_from_slice(rest);
+        Some(u64::from_le_bytes(pad))
+    })?;
+    let len = value_len(w, b.get(p + 8))?;
+    Some((word_decimal(w, len)?, p + len))
 }
 
 /// Length of a quoted value of at most eight bytes: `w` holds its first eight bytes and `after`
@@ -579,24 +587,11 @@ fn compact_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
         let end = find_special(b, p);
         (b.get(end) == Some(&b'"')).then_some(end)
     }
-    /// A decimal of at most eight bytes from `p`; its value and the index of its closing quote.
-    #[inline(always)]
-    fn dec(b: &[u8], p: usize) -> Option<(u64, usize)> {
-        // Near the end of the frame, zero padding (neither digit nor quote) fills the word.
-        let w = word8(b, p).or_else(|| {
-            let rest = b.get(p..)?;
-            let mut pad = [0u8; 8];
-            pad.get_mut(..rest.len())?.copy_from_slice(rest);
-            Some(u64::from_le_bytes(pad))
-        })?;
-        let len = value_len(w, b.get(p + 8))?;
-        Some((word_decimal(w, len)?, p + len))
-    }
     let price = |m: u64| Price::new(u32::try_from(m).ok()?);
     let id_at = lit(b, p, b"{\"asset_id\":\"")?;
     let id_end = text(b, id_at)?;
-    let (px, e) = dec(b, lit(b, id_end, b"\",\"price\":\"")?)?;
-    let (size, e) = dec(b, lit(b, e, b"\",\"size\":\"")?)?;
+    let (px, e) = quoted_decimal(b, lit(b, id_end, b"\",\"price\":\"")?)?;
+    let (size, e) = quoted_decimal(b, lit(b, e, b"\",\"size\":\"")?)?;
     let e = lit(b, e, b"\",\"side\":\"")?;
     let (side, e) = match lit(b, e, b"BUY\"") {
         Some(e) => (Side::Buy, e),
@@ -604,8 +599,8 @@ fn compact_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
     };
     let hash_at = lit(b, e, b",\"hash\":\"")?;
     let hash_end = text(b, hash_at)?;
-    let (bid, e) = dec(b, lit(b, hash_end, b"\",\"best_bid\":\"")?)?;
-    let (ask, e) = dec(b, lit(b, e, b"\",\"best_ask\":\"")?)?;
+    let (bid, e) = quoted_decimal(b, lit(b, hash_end, b"\",\"best_bid\":\"")?)?;
+    let (ask, e) = quoted_decimal(b, lit(b, e, b"\",\"best_ask\":\"")?)?;
     let end = lit(b, e, b"\"}")?;
     let change = PriceChange {
         asset_id: src.get(id_at..id_end)?,
