@@ -13,11 +13,11 @@
 //! 4. χ: `B[x] ^ (!B[x+1] & B[x+2])` is one ternary-logic op per lane; ι one XOR.
 //!
 //! The earlier kernel kept the state in five `zmm` rows and paid ~20 cross-lane shuffles a
-//! round (π and a 5×5 transpose), five of them on the dependency chain. On AMD Zen 5 that
-//! kernel ran a permutation in ≈ 265 ns and this one in ≈ 190 ns (stand-alone loop); on Intel
-//! Ice Lake a first version of the lane-per-register layout measured the same as the five rows
-//! (290 and 289 ns), see BENCHMARKS.md. The round is written once, in the `round!` macro,
-//! with the ρ offsets and the π sources computed from the FIPS 202 tables at compile time.
+//! round (π and a 5×5 transpose), five of them on the dependency chain. On AMD Zen 5 the
+//! `keccak256_1_block` bench row went from 281–290 ns with that kernel to 197 ns with this one
+//! (BENCHMARKS.md); on Intel Ice Lake a first version of the lane-per-register layout had
+//! measured the same as the five rows. The round is written once, in the `round!` macro, with
+//! the ρ offsets and the π sources computed from the FIPS 202 tables at compile time.
 
 use core::arch::x86_64::{
     __m128i, _mm_cvtsi64_si128, _mm_cvtsi128_si64, _mm_or_si128, _mm_rol_epi64, _mm_setzero_si128,
@@ -80,9 +80,9 @@ type State = [__m128i; 25];
 /// that is still needed costs a register copy, and with 25 lanes live there are few
 /// registers to spare. θ's `D[x]` is computed once (5 registers instead of 10 for `C[x-1]`
 /// and `rot(C[x+1])`), and the round is produced output row by output row (five `B` lanes,
-/// then their χ), so each old lane dies as soon as ρ has read it. Measured on Zen 5 against
-/// the straightforward order (θ for all lanes, then ρ/π for all, then χ for all): 190 ns
-/// against 220 ns per permutation.
+/// then their χ), so each old lane dies as soon as ρ has read it. On Zen 5 this took
+/// `order_hash` from 0.89 µs (the straightforward order: θ for all lanes, then ρ/π for all,
+/// then χ for all) to 0.75 µs.
 macro_rules! round {
     ($a:ident, $rc:expr) => {{
         let a = &mut $a;
@@ -136,8 +136,8 @@ macro_rules! round {
 /// `round!`: each use is one copy of the loop, with the state in registers throughout.
 macro_rules! permute {
     ($a:ident) => {
-        // Two rounds per iteration: measured ≈ 5% faster than one on Zen 5; four gave
-        // nothing more.
+        // Two rounds per iteration (one, two, four and 24 measured within noise of each
+        // other on Zen 5).
         for rc in ROUND_CONSTANTS.chunks_exact(2) {
             round!($a, rc[0]);
             round!($a, rc[1]);
