@@ -218,7 +218,7 @@ impl SignedOrder {
             }
         }
         out.extend_from_slice(br#"","tokenId":""#);
-        out.extend_from_slice(o.token_id.as_str().as_bytes());
+        out.extend_from_slice(o.token_id.as_digits());
         out.extend_from_slice(br#"","makerAmount":"#);
         push_u64_str(out, o.maker_amount);
         out.extend_from_slice(br#","takerAmount":"#);
@@ -267,8 +267,9 @@ impl SignedOrder {
 }
 
 fn push_b256(out: &mut Vec<u8>, v: &B256) {
-    out.extend_from_slice(b"0x");
-    let start = out.len();
-    out.resize(start + 64, 0);
-    crate::sign::signature_hex_into(v.as_slice(), &mut out[start..]);
+    let mut hex = [0u8; 66];
+    hex[0] = b'0';
+    hex[1] = b'x';
+    crate::sign::signature_hex_into(v.as_slice(), &mut hex[2..]);
+    out.extend_from_slice(&hex);
 }

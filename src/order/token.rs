@@ -158,6 +158,12 @@ impl TokenId {
         self.value
     }
 
+    /// The decimal digits as bytes (the JSON body writer's view: no UTF-8 check).
+    #[must_use]
+    pub(crate) fn as_digits(&self) -> &[u8] {
+        &self.digits[..usize::from(self.len)]
+    }
+
     /// The decimal text (what the JSON body sends).
     #[must_use]
     pub fn as_str(&self) -> &str {

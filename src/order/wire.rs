@@ -23,6 +23,16 @@ pub(crate) fn push_json_str(out: &mut Vec<u8>, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push(b'"');
     let bytes = s.as_bytes();
+    // The common case (an API key, an order id): nothing to escape. A branch-free scan
+    // (vectorised) and one copy instead of a per-byte match.
+    let plain = !bytes.iter().fold(false, |any, &b| {
+        any | (b < 0x20) | (b == b'"') | (b == b'\\')
+    });
+    if plain {
+        out.extend_from_slice(bytes);
+        out.push(b'"');
+        return;
+    }
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate() {
         let esc: &[u8] = match b {
@@ -167,6 +177,13 @@ mod tests {
         assert_eq!(out, "\"a\\\"b\\\\c\\nd\\u0001é\"".as_bytes());
         let parsed: String = serde_json::from_slice(&out).unwrap();
         assert_eq!(parsed, "a\"b\\c\nd\u{1}é");
+        // Nothing to escape (the fast path), including non-ASCII and the byte after each
+        // escaped class.
+        for plain in ["", "00000000-0000-0000-0000-000000000001", "é ~!#[]\u{7f}"] {
+            out.clear();
+            push_json_str(&mut out, plain);
+            assert_eq!(out, format!("\"{plain}\"").as_bytes());
+        }
     }
 
     #[test]

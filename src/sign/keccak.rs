@@ -2,11 +2,12 @@
 //!
 //! An order hash is four Keccak-f\[1600\] permutations (the 384-byte V2 struct encoding is three
 //! 136-byte rate blocks, the EIP-712 digest one more), so the permutation is most of
-//! `order_hash`'s cost. On x86_64 CPUs with AVX-512F (checked at run time) the whole state is
-//! held in five vector registers (θ, ρ, π and χ as whole-row operations; see
-//! `src/sign/x86/keccak.rs`); elsewhere, and when built with a compiler older than Rust 1.89 (no stable
-//! AVX-512 intrinsics), [`alloy_primitives::keccak256`] does the work. Both give identical
-//! digests; the tests compare them on thousands of inputs.
+//! `order_hash`'s cost. On x86_64 CPUs with AVX-512F and AVX-512VL (checked at run time) each
+//! of the 25 lanes of the state is held in its own `xmm` register, so π costs nothing and a
+//! round is ternary-logic, XOR and rotate instructions only (see `src/sign/x86/keccak.rs`);
+//! elsewhere, and when built with a compiler older than Rust 1.89 (no stable AVX-512
+//! intrinsics), [`alloy_primitives::keccak256`] does the work. Both give identical digests; the
+//! tests compare them on thousands of inputs.
 
 use alloy_primitives::B256;
 
