@@ -367,6 +367,20 @@ impl<'a> Events<'a> {
             }
             None => return Err(err(DecodeErrorKind::Eof, "", c.pos)),
         }
+        if let Some(pc) = lists::compact_price_change(c.src, start, sink) {
+            c.pos = pc.end;
+            let f = Fields {
+                event_type: pc.event_type,
+                market: pc.market,
+                timestamp: pc.timestamp,
+                price_changes: Some(Some(pc.items)),
+                ..Fields::default()
+            };
+            let json = c.src.get(start..pc.end).unwrap_or("");
+            return events::build(c.src, start, json, &f);
+        }
+        // The compact reader may have delivered entries before it gave up.
+        sink.begin();
         let mut f = Fields::default();
         if !c.close_if(b'}') {
             loop {

@@ -107,6 +107,14 @@ fn object<'a>(
     }
 }
 
+/// The closing quote of a plain string (no escape, no control byte) whose content starts at
+/// `i`.
+#[inline(always)]
+fn plain_end(b: &[u8], i: usize) -> Option<usize> {
+    let j = find_special(b, i);
+    (b.get(j) == Some(&b'"')).then_some(j)
+}
+
 /// The literal `l` at `p`; the index after it. Fixed-size array compares, so each literal is a
 /// few word compares rather than a `memcmp` call.
 #[inline(always)]
@@ -529,12 +537,6 @@ impl ChangeFields {
 /// and the general reader then starts over.
 #[inline]
 fn fast_change(b: &[u8], p: usize) -> Option<(ChangeFields, usize)> {
-    /// The closing quote of a plain string whose content starts at `i`.
-    #[inline(always)]
-    fn plain_end(b: &[u8], i: usize) -> Option<usize> {
-        let j = find_special(b, i);
-        (b.get(j) == Some(&b'"')).then_some(j)
-    }
     let mut f = ChangeFields::default();
     let mut p = skip_ws(b, p);
     if b.get(p) != Some(&b'{') {
@@ -581,15 +583,9 @@ fn fast_change(b: &[u8], p: usize) -> Option<(ChangeFields, usize)> {
 #[inline(always)]
 fn compact_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
     let b = src.as_bytes();
-    /// A plain string's contents from `p` to its closing quote; the index of that quote.
-    #[inline(always)]
-    fn text(b: &[u8], p: usize) -> Option<usize> {
-        let end = find_special(b, p);
-        (b.get(end) == Some(&b'"')).then_some(end)
-    }
     let price = |m: u64| Price::new(u32::try_from(m).ok()?);
     let id_at = lit(b, p, b"{\"asset_id\":\"")?;
-    let id_end = text(b, id_at)?;
+    let id_end = plain_end(b, id_at)?;
     let (px, e) = quoted_decimal(b, lit(b, id_end, b"\",\"price\":\"")?)?;
     let (size, e) = quoted_decimal(b, lit(b, e, b"\",\"size\":\"")?)?;
     let e = lit(b, e, b"\",\"side\":\"")?;
@@ -598,7 +594,7 @@ fn compact_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
         None => (Side::Sell, lit(b, e, b"SELL\"")?),
     };
     let hash_at = lit(b, e, b",\"hash\":\"")?;
-    let hash_end = text(b, hash_at)?;
+    let hash_end = plain_end(b, hash_at)?;
     let (bid, e) = quoted_decimal(b, lit(b, hash_end, b"\",\"best_bid\":\"")?)?;
     let (ask, e) = quoted_decimal(b, lit(b, e, b"\",\"best_ask\":\"")?)?;
     let end = lit(b, e, b"\"}")?;
@@ -612,6 +608,64 @@ fn compact_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
         best_ask: Some(price(ask)?),
     };
     Some((change, end))
+}
+
+/// What [`compact_price_change`] read: the header fields as the general reader captures them,
+/// where the `price_changes` items start (after the `[`), and the index after the `}`.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct CompactPriceChange {
+    pub(crate) market: Raw,
+    pub(crate) timestamp: Raw,
+    pub(crate) event_type: Raw,
+    pub(crate) items: usize,
+    pub(crate) end: usize,
+}
+
+/// A whole `price_change` message exactly as the exchange sends it (all 49 in the real
+/// capture `ws_market_price_change_crossing_burst.json` have this layout):
+/// `{"market":"…","price_changes":[<entries>],"timestamp":"…","event_type":"price_change"}`,
+/// no whitespace, every entry in [`compact_change`]'s layout. Entries go to `sink` as they are
+/// read. `None` on any other text — the caller then resets the sink and the general reader
+/// decodes the element, with the same result on this layout (tested below against serde_json).
+#[inline]
+pub(crate) fn compact_price_change<S: Sink>(
+    src: &str,
+    p: usize,
+    sink: &mut S,
+) -> Option<CompactPriceChange> {
+    let b = src.as_bytes();
+    let market_at = lit(b, p, b"{\"market\":\"")?;
+    let market_end = plain_end(b, market_at)?;
+    let items = lit(b, market_end, b"\",\"price_changes\":[")?;
+    let mut q = items;
+    if b.get(q) == Some(&b']') {
+        q += 1;
+    } else {
+        loop {
+            let (change, end) = compact_change(src, q)?;
+            if S::CAPTURE {
+                sink.change(Ok(change));
+            }
+            q = end + 1;
+            match b.get(end) {
+                Some(b',') => {}
+                Some(b']') => break,
+                _ => return None,
+            }
+        }
+    }
+    let ts_at = lit(b, q, b",\"timestamp\":\"")?;
+    let ts_end = plain_end(b, ts_at)?;
+    let type_at = lit(b, ts_end, b"\",\"event_type\":\"")?;
+    let end = lit(b, type_at, b"price_change\"}")?;
+    let str_raw = |at: usize, end: usize| Raw::new(at, end - at, RawKind::Str);
+    Some(CompactPriceChange {
+        market: str_raw(market_at, market_end),
+        timestamp: str_raw(ts_at, ts_end),
+        event_type: str_raw(type_at, end - 2),
+        items,
+        end,
+    })
 }
 
 /// The entries of a `price_change` message, read lazily from the frame.
@@ -941,6 +995,111 @@ mod tests {
             }
         }
         assert!(accepted > 3_000, "only {accepted} accepted");
+    }
+
+    /// Records what a reader hands to the sink.
+    #[derive(Default)]
+    struct Recorder(Vec<String>);
+
+    impl Sink for Recorder {
+        const CAPTURE: bool = true;
+        fn begin(&mut self) {
+            self.0.clear();
+        }
+        fn level(&mut self, side: Side, level: Result<Level, DecodeError>) {
+            self.0.push(format!("{side:?} {level:?}"));
+        }
+        fn change(&mut self, change: Result<PriceChange<'_>, DecodeError>) {
+            self.0.push(format!("{change:?}"));
+        }
+    }
+
+    /// The compact `price_change` reader against serde_json on generated messages in the
+    /// exchange's layout (0 to 4 entries, random values) and on mutations of them (reordered
+    /// or renamed keys, spaces, other event types, cut short, an entry missing a field): when it
+    /// accepts, the header spans, the end, and every entry it delivered equal what serde_json
+    /// reads; it accepts every unmutated message; and the full decoder (which tries it first)
+    /// yields the same entries through the lazy iterator.
+    #[test]
+    fn compact_price_change_agrees_with_serde_json() {
+        use crate::ws::decode::{Event, decode};
+        let mut seed = 77u64;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) % n
+        };
+        let mut accepted = 0;
+        for _ in 0..5_000 {
+            let n = next(5);
+            let entries: Vec<String> = (0..n)
+                .map(|i| {
+                    format!(
+                        r#"{{"asset_id":"7132104567925221259462638553270691275033272857194253228963137931245558399256{i}","price":"0.{}","size":"{}.{}","side":"{}","hash":"{:040x}","best_bid":"0.4{}","best_ask":"0.5{}"}}"#,
+                        10 + next(89),
+                        next(100_000),
+                        next(100),
+                        if next(2) == 0 { "BUY" } else { "SELL" },
+                        next(u64::MAX),
+                        next(10),
+                        next(10),
+                    )
+                })
+                .collect();
+            let exact = format!(
+                r#"{{"market":"0x{:064x}","price_changes":[{}],"timestamp":"{}","event_type":"price_change"}}"#,
+                next(u64::MAX),
+                entries.join(","),
+                1_790_658_674_035u64 + next(1000),
+            );
+            let frame = match next(10) {
+                0 => exact.replacen("\"timestamp\"", "\"ts\"", 1),
+                1 => exact.replacen(',', ", ", 1),
+                2 => exact[..next(exact.len() as u64) as usize].to_string(),
+                3 => exact.replacen("price_change\"}", "price_changes\"}", 1),
+                4 => exact.replacen(",\"size\":\"", ",\"sz\":\"", 1),
+                5 => exact.replacen("\"market\"", "\"asset_id\"", 1),
+                _ => exact.clone(),
+            };
+            let mut rec = Recorder::default();
+            let got = compact_price_change(&frame, 0, &mut rec);
+            if frame == exact {
+                assert!(got.is_some(), "compact reader gave up on {frame}");
+            }
+            let Some(got) = got else { continue };
+            accepted += 1;
+            let v: serde_json::Value = serde_json::from_str(&frame[..got.end]).unwrap();
+            assert_eq!(got.end, frame.len());
+            assert_eq!(got.market.text(&frame), v["market"].as_str().unwrap());
+            assert_eq!(got.timestamp.text(&frame), v["timestamp"].as_str().unwrap());
+            assert_eq!(got.event_type.text(&frame), "price_change");
+            assert_eq!(v["event_type"], "price_change");
+            let want = v["price_changes"].as_array().unwrap();
+            assert_eq!(rec.0.len(), want.len());
+            for (line, w) in rec.0.iter().zip(want) {
+                for key in ["asset_id", "hash"] {
+                    assert!(line.contains(w[key].as_str().unwrap()), "{line} vs {w}");
+                }
+                let side = if w["side"] == "BUY" { "Buy" } else { "Sell" };
+                assert!(line.contains(&format!("side: {side},")), "{line} vs {w}");
+                let price = Price::parse(w["price"].as_str().unwrap().as_bytes()).unwrap();
+                assert!(line.contains(&format!("price: {price:?}")), "{line} vs {w}");
+                let size = Size::parse(w["size"].as_str().unwrap().as_bytes()).unwrap();
+                assert!(
+                    line.contains(&format!("size: Some({size:?})")),
+                    "{line} vs {w}"
+                );
+            }
+            // The decoder's lazy iterator reads the same entries.
+            let Some(Ok(Event::PriceChange(pc))) = decode(&frame).next() else {
+                panic!("{frame}")
+            };
+            let lazy: Vec<String> = pc.changes.map(|c| format!("{c:?}")).collect();
+            assert_eq!(lazy, rec.0);
+            assert_eq!(pc.json, frame);
+        }
+        assert!(accepted > 1_500, "only {accepted} accepted");
     }
 
     /// The two fast level readers return exactly what the general reader returns whenever they
