@@ -368,16 +368,16 @@ impl<'a> Events<'a> {
             None => return Err(err(DecodeErrorKind::Eof, "", c.pos)),
         }
         if let Some(pc) = lists::compact_price_change(c.src, start, sink) {
+            // What `events::build` makes of these captures (the test of
+            // `compact_price_change` checks the decoded event), without the general capture
+            // struct and the event-name dispatch.
             c.pos = pc.end;
-            let f = Fields {
-                event_type: pc.event_type,
-                market: pc.market,
-                timestamp: pc.timestamp,
-                price_changes: Some(Some(pc.items)),
-                ..Fields::default()
-            };
-            let json = c.src.get(start..pc.end).unwrap_or("");
-            return events::build(c.src, start, json, &f);
+            return Ok(Event::PriceChange(PriceChangeMsg {
+                market: pc.market.text(c.src),
+                timestamp_ms: opt_u64(c.src, &pc.timestamp),
+                changes: PriceChanges::new(c.src, Some(pc.items)),
+                json: c.src.get(start..pc.end).unwrap_or(""),
+            }));
         }
         // The compact reader may have delivered entries before it gave up.
         sink.begin();

@@ -610,13 +610,12 @@ fn compact_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
     Some((change, end))
 }
 
-/// What [`compact_price_change`] read: the header fields as the general reader captures them,
-/// where the `price_changes` items start (after the `[`), and the index after the `}`.
+/// What [`compact_price_change`] read: `market` and `timestamp` as the general reader captures
+/// them, where the `price_changes` items start (after the `[`), and the index after the `}`.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct CompactPriceChange {
     pub(crate) market: Raw,
     pub(crate) timestamp: Raw,
-    pub(crate) event_type: Raw,
     pub(crate) items: usize,
     pub(crate) end: usize,
 }
@@ -662,7 +661,6 @@ pub(crate) fn compact_price_change<S: Sink>(
     Some(CompactPriceChange {
         market: str_raw(market_at, market_end),
         timestamp: str_raw(ts_at, ts_end),
-        event_type: str_raw(type_at, end - 2),
         items,
         end,
     })
@@ -1073,7 +1071,6 @@ mod tests {
             assert_eq!(got.end, frame.len());
             assert_eq!(got.market.text(&frame), v["market"].as_str().unwrap());
             assert_eq!(got.timestamp.text(&frame), v["timestamp"].as_str().unwrap());
-            assert_eq!(got.event_type.text(&frame), "price_change");
             assert_eq!(v["event_type"], "price_change");
             let want = v["price_changes"].as_array().unwrap();
             assert_eq!(rec.0.len(), want.len());
@@ -1098,6 +1095,9 @@ mod tests {
             let lazy: Vec<String> = pc.changes.map(|c| format!("{c:?}")).collect();
             assert_eq!(lazy, rec.0);
             assert_eq!(pc.json, frame);
+            assert_eq!(pc.market, v["market"].as_str().unwrap());
+            let ts: u64 = v["timestamp"].as_str().unwrap().parse().unwrap();
+            assert_eq!(pc.timestamp_ms, Some(ts));
         }
         assert!(accepted > 1_500, "only {accepted} accepted");
     }
