@@ -27,7 +27,7 @@
 
 // `unsafe` is denied everywhere except `sign::x86` (SIMD loads/stores and the calls after
 // run-time CPU detection for the Keccak and SHA-256 kernels; BENCHMARKS.md, Signing) and
-// `ws::x86` (the decoder's 16-byte SSE2 loads).
+// `ws::x86` (the decoder's SSE2 string-end scan).
 #![deny(unsafe_code)]
 // The library never prints: output belongs to the application.
 #![deny(clippy::print_stdout, clippy::print_stderr)]

@@ -562,11 +562,6 @@ pub(crate) fn skip_ws(b: &[u8], i: usize) -> usize {
 }
 
 fn skip_ws_run(b: &[u8], mut i: usize) -> usize {
-    #[cfg(polyclob_simd)]
-    match crate::ws::x86::nonws16(b, i) {
-        Ok(j) => return j,
-        Err(j) => i = j,
-    }
     loop {
         while word8(b, i) == Some(LO * u64::from(b' ')) {
             i += 8;

@@ -28,8 +28,8 @@ mod shards;
 pub mod subscribe;
 mod transport;
 pub mod user;
-// SSE2 scans for the decoder; only compiled by rustc >= 1.89 (`polyclob_simd`, see build.rs),
-// where the intrinsics are safe calls. The only `unsafe` of `ws`: 16-byte loads.
+// The decoder's SSE2 string-end scan, compiled by rustc >= 1.89 only (`polyclob_simd`, see
+// build.rs). The only `unsafe` of `ws`: the SSE2 intrinsic calls and 16-byte loads.
 #[cfg(polyclob_simd)]
 #[allow(unsafe_code)]
 #[clippy::msrv = "1.89"]
