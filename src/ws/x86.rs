@@ -5,12 +5,12 @@
 //! whose indentation runs are 8–16 bytes, it cost 6–9% more time than the word loop.)
 //!
 //! SSE2 is part of every x86_64 CPU (the target's baseline), so there is no run-time detection
-//! and the functions inline into their callers. The intrinsics are `#[target_feature(enable =
+//! and the scan inlines into its caller. The intrinsics are `#[target_feature(enable =
 //! "sse2")]` functions, which Rust makes `unsafe` to call from code that does not itself list
-//! the feature even though the build enables it: each scan's body is one `unsafe` block whose
+//! the feature even though the build enables it: the scan's body is one `unsafe` block whose
 //! only obligations are that baseline feature and the in-bounds 16-byte loads. Compiled with
 //! rustc ≥ 1.89 (`polyclob_simd`, set by `build.rs`) like the signing kernels. Tested against
-//! byte loops in `crate::ws::json`'s tests.
+//! a byte loop in `crate::ws::json`'s tests.
 
 use core::arch::x86_64::{
     __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,

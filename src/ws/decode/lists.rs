@@ -612,7 +612,7 @@ fn compact_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
 
 /// What [`compact_price_change`] read: `market` and `timestamp` as the general reader captures
 /// them, where the `price_changes` items start (after the `[`), and the index after the `}`.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub(crate) struct CompactPriceChange {
     pub(crate) market: Raw,
     pub(crate) timestamp: Raw,
