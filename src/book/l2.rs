@@ -286,11 +286,7 @@ impl Book {
             Side::Buy => (&mut self.bids, false),
             Side::Sell => (&mut self.asks, true),
         };
-        let found = if descending {
-            levels.binary_search_by(|l| price.cmp(&l.price))
-        } else {
-            levels.binary_search_by(|l| l.price.cmp(&price))
-        };
+        let found = find(levels, price, descending);
         match (found, size.is_zero()) {
             (Ok(i), true) => {
                 levels.remove(i);
@@ -827,6 +823,43 @@ pub struct BookSnapshot {
     pub last_trade: Option<LastTrade>,
 }
 
+/// Where `price` is in one side's levels (stored worst-first, so bids ascending and asks
+/// descending): `Ok(index)` when a level has that price, else `Err(index)` where it would be
+/// inserted.
+///
+/// A branchless lower bound: the loop runs ⌈log₂ n⌉ times whatever the data, and each step
+/// picks its half with a conditional move instead of a branch. Deltas land at random depths,
+/// so the branches of `binary_search_by` mispredict about half the time; this search made
+/// `set_level` faster than the design card's `BTreeMap` (BENCHMARKS.md, book structure).
+#[inline]
+fn find(levels: &[Level], price: Price, descending: bool) -> Result<usize, usize> {
+    // Order-preserving keys that make both sides ascending.
+    let flip = if descending { u32::MAX } else { 0 };
+    let key = |p: Price| p.as_micros() ^ flip;
+    let target = key(price);
+    let mut base = 0;
+    let mut len = levels.len();
+    // Invariant: every level before `base` has a smaller key, and the answer is in
+    // `base..=base + len`.
+    while len > 1 {
+        let half = len / 2;
+        let mid = base + half;
+        // `mid - 1 < base + len <= levels.len()`. The step is arithmetic (the sign of the
+        // 64-bit difference of two 32-bit keys) rather than an `if`, which LLVM turns into
+        // a branch.
+        let diff = u64::from(key(levels[mid - 1].price)).wrapping_sub(u64::from(target));
+        base += half & ((diff >> 63) as usize).wrapping_neg();
+        len -= half;
+    }
+    if len == 1 && levels.get(base).is_some_and(|l| key(l.price) < target) {
+        base += 1;
+    }
+    match levels.get(base) {
+        Some(l) if l.price == price => Ok(base),
+        _ => Err(base),
+    }
+}
+
 /// Sorts candidate levels into storage order (best last), drops empty levels and rejects
 /// duplicate prices. Sorting is skipped when the wire order already matches (the exchange
 /// sends worst-first, which is exactly storage order).
@@ -852,4 +885,38 @@ fn prepare(
     }
     levels.retain(|l| !l.size.is_zero());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `find` gives what `binary_search_by` gives (hits, and insertion points between, before
+    /// and after every level) on both sides' orders, for every length up to 70, including the
+    /// empty side.
+    #[test]
+    fn find_agrees_with_binary_search() {
+        let level = |micros: u32| Level {
+            price: Price::new(micros).expect("in range"),
+            size: Size::from_micros(1),
+        };
+        for n in 0..70u32 {
+            // Even prices are on the book; odd ones fall between (and outside) them.
+            let ascending: Vec<Level> = (1..=n).map(|i| level(i * 2)).collect();
+            let descending: Vec<Level> = ascending.iter().rev().copied().collect();
+            for probe in 0..=2 * n + 2 {
+                let price = Price::new(probe).expect("in range");
+                assert_eq!(
+                    find(&ascending, price, false),
+                    ascending.binary_search_by(|l| l.price.cmp(&price)),
+                    "ascending n={n} probe={probe}"
+                );
+                assert_eq!(
+                    find(&descending, price, true),
+                    descending.binary_search_by(|l| price.cmp(&l.price)),
+                    "descending n={n} probe={probe}"
+                );
+            }
+        }
+    }
 }
