@@ -13,9 +13,14 @@ use polyclob::fixed::Size;
 use polyclob::types::Side;
 use proptest::prelude::*;
 
-const ASSETS: [&str; 2] = [
+/// Four assets, more than `BookManager`'s two-entry cache of recent slots holds: two ids that
+/// differ only in their first digit (the index hashes the ends of an id, so these two
+/// collide there), an unrelated id and a short one.
+const ASSETS: [&str; 4] = [
     "71321045679252212594626385532706912750332728571942532289631379312455583992563",
     "52114319501245915516055106046884209969926127482827954674443846427813813222426",
+    "81321045679252212594626385532706912750332728571942532289631379312455583992563",
+    "7",
 ];
 
 // ---- the oracle ------------------------------------------------------------------------------
@@ -243,9 +248,9 @@ fn side() -> impl Strategy<Value = String> {
 fn op() -> impl Strategy<Value = Op> {
     let levels = || prop::collection::vec((price(), size()), 0..12);
     prop_oneof![
-        3 => (0usize..2, levels(), levels()).prop_map(|(asset, bids, asks)| Op::Snapshot { asset, bids, asks }),
-        8 => prop::collection::vec((0usize..2, price(), prop::option::weighted(0.9, size()), side()), 1..6).prop_map(Op::Change),
-        1 => (0usize..2).prop_map(Op::Tick),
+        3 => (0usize..ASSETS.len(), levels(), levels()).prop_map(|(asset, bids, asks)| Op::Snapshot { asset, bids, asks }),
+        8 => prop::collection::vec((0usize..ASSETS.len(), price(), prop::option::weighted(0.9, size()), side()), 1..6).prop_map(Op::Change),
+        1 => (0usize..ASSETS.len()).prop_map(Op::Tick),
     ]
 }
 

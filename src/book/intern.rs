@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-/// A fast multiplicative hash over 8-byte words.
+/// A fast multiplicative hash over 8-byte words (the last two, for ids of 16 bytes or more).
 ///
 /// Asset ids come from the exchange, not from an adversary choosing keys, so a DoS-resistant
 /// SipHash buys nothing here and costs ~4× on 77-byte keys.
@@ -23,6 +23,20 @@ impl IdHasher {
 impl Hasher for IdHasher {
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
+        // Token ids are 77 random-looking digits: their last 16 bytes and the length tell
+        // them apart as well as every byte would, and hashing only those keeps the lookup
+        // from waiting on a chain of ten multiplies (≈ 8 ns less per `price_change` on the
+        // Zen 5 machine). Equal ends only share a bucket: the index compares whole ids.
+        if let Some(end) = bytes.len().checked_sub(16) {
+            let word = |at: usize| {
+                let mut w = [0u8; 8];
+                w.copy_from_slice(&bytes[at..at + 8]);
+                u64::from_le_bytes(w)
+            };
+            self.add(word(end) ^ (bytes.len() as u64).rotate_left(56));
+            self.add(word(end + 8));
+            return;
+        }
         let mut chunks = bytes.chunks_exact(8);
         for c in &mut chunks {
             let mut w = [0u8; 8];
@@ -92,5 +106,10 @@ mod tests {
         assert_eq!(idx.get(&b[..76]), None);
         assert_eq!(idx.get(b), Some(1));
         assert_eq!(idx.len(), 2);
+        // Same last 16 bytes and length (so the same hash): still two assets.
+        let c = "81321045679252212594626385532706912750332728571942532289631379312455583992563";
+        assert_eq!(idx.get(c), None);
+        assert_eq!(idx.get_or_insert(c, 2), (2, true));
+        assert_eq!((idx.get(a), idx.get(c)), (Some(0), Some(2)));
     }
 }

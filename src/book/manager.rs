@@ -171,6 +171,8 @@ pub struct BookManager {
     books: Vec<Book>,
     scratch: Scratch,
     level_capacity: usize,
+    /// The slots of the last two assets looked up, most recent first: see [`Self::slot`].
+    recent: [usize; 2],
 }
 
 impl Default for BookManager {
@@ -210,6 +212,7 @@ impl BookManager {
                 ..Scratch::default()
             },
             level_capacity: levels,
+            recent: [0; 2],
         }
     }
 
@@ -364,15 +367,34 @@ impl BookManager {
     }
 
     /// The slot of `asset_id`, registering a new book when unknown.
+    ///
+    /// The last two assets are checked first, by comparing ids: a binary market's two tokens
+    /// take turns in the stream (each `price_change` of the real captures carries both), and
+    /// a compare of the id is about half the cost of hashing it and probing the index.
     #[inline]
     fn slot(&mut self, asset_id: &str) -> usize {
+        let [a, b] = self.recent;
+        let is = |slot: usize| {
+            self.books
+                .get(slot)
+                .is_some_and(|k| k.asset_id() == asset_id)
+        };
+        if is(a) {
+            return a;
+        }
+        if is(b) {
+            self.recent = [b, a];
+            return b;
+        }
         let next = u32::try_from(self.books.len()).unwrap_or(u32::MAX);
         let (slot, new) = self.index.get_or_insert(asset_id, next);
         if new {
             self.books
                 .push(Book::with_capacity(asset_id, self.level_capacity));
         }
-        slot as usize
+        let slot = slot as usize;
+        self.recent = [slot, a];
+        slot
     }
 
     /// Registers `asset_id` (if new) and returns its book, e.g. to pre-warm before streaming.
