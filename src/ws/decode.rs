@@ -37,7 +37,9 @@
 
 use core::fmt;
 
-use super::json::{Cursor, Raw, RawKind, err, span_decimal};
+use super::json::{
+    Cursor, HASH_LEN, ID_LEN, MARKET_LEN, Raw, RawKind, TIMESTAMP_LEN, err, span_decimal,
+};
 pub use super::json::{DecodeError, DecodeErrorKind, JsonStr};
 use crate::fixed::{Price, Size};
 use crate::types::{OrderType, Side, TickSize};
@@ -388,10 +390,10 @@ impl<'a> Events<'a> {
                 match key {
                     b"event_type" => f.event_type = c.raw()?,
                     b"type" => f.type_ = c.raw()?,
-                    b"asset_id" => f.asset_id = c.raw()?,
-                    b"market" => f.market = c.raw()?,
-                    b"timestamp" => f.timestamp = c.raw()?,
-                    b"hash" => f.hash = c.raw()?,
+                    b"asset_id" => f.asset_id = c.raw_guess::<ID_LEN>()?,
+                    b"market" => f.market = c.raw_guess::<MARKET_LEN>()?,
+                    b"timestamp" => f.timestamp = c.raw_guess::<TIMESTAMP_LEN>()?,
+                    b"hash" => f.hash = c.raw_guess::<HASH_LEN>()?,
                     b"price" => f.price = c.raw()?,
                     b"size" => f.size = c.raw()?,
                     b"side" => f.side = c.raw()?,

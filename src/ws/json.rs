@@ -563,8 +563,14 @@ pub(crate) fn skip_ws(b: &[u8], i: usize) -> usize {
 
 fn skip_ws_run(b: &[u8], mut i: usize) -> usize {
     loop {
-        while word8(b, i) == Some(LO * u64::from(b' ')) {
-            i += 8;
+        // Spaces a word at a time: the count of leading spaces in the word is the number of
+        // its trailing zero bytes once the spaces are cleared.
+        while let Some(w) = word8(b, i) {
+            let spaces = ((w ^ (LO * u64::from(b' '))).trailing_zeros() / 8) as usize;
+            i += spaces;
+            if spaces < 8 {
+                break;
+            }
         }
         match b.get(i) {
             Some(b' ' | b'\n' | b'\r' | b'\t') => i += 1,
@@ -634,6 +640,30 @@ pub(crate) fn find_special(b: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
+}
+
+/// The lengths production frames have (every one in the real captures, bar a few test
+/// values): `0x` and 64 hex digits for a market, a 77-digit token id, a 40-byte book hash and
+/// a 13-digit millisecond timestamp. Predictions only: other lengths read the same, a little
+/// slower.
+pub(crate) const MARKET_LEN: usize = 66;
+pub(crate) const ID_LEN: usize = 77;
+pub(crate) const HASH_LEN: usize = 40;
+pub(crate) const TIMESTAMP_LEN: usize = 13;
+
+/// The first index at or after `i` holding `"`, `\\` or a control byte, as
+/// [`find_special`], when the caller can predict it: `N` bytes on. Polymarket's ids have fixed
+/// lengths (66-byte market ids, 77-digit token ids, 40-byte hashes in every capture), and a
+/// scan must find where each 16 bytes end before it reads the next, while checking a
+/// prediction reads them all at once (`x86::special_at`). A wrong guess costs that check and
+/// then the scan, with the same result.
+#[inline(always)]
+pub(crate) fn find_special_guess<const N: usize>(b: &[u8], i: usize) -> usize {
+    #[cfg(polyclob_simd)]
+    if N > 0 && crate::ws::x86::special_at::<N>(b, i) == Some(true) {
+        return i + N;
+    }
+    find_special(b, i)
 }
 
 /// A position in a frame. All offsets are absolute, so errors point into the whole frame.
@@ -719,18 +749,26 @@ impl<'a> Cursor<'a> {
     /// offset of its first content byte.
     #[inline(always)]
     pub(crate) fn string(&mut self) -> Result<(&'a str, bool, usize), DecodeError> {
+        self.string_guess::<0>()
+    }
+
+    /// [`Self::string`] for a string predicted to be `N` bytes long (`0`: no prediction; see
+    /// [`find_special_guess`]).
+    #[inline(always)]
+    pub(crate) fn string_guess<const N: usize>(
+        &mut self,
+    ) -> Result<(&'a str, bool, usize), DecodeError> {
         let b = self.bytes();
         let start = self.pos + 1;
-        let mut i = start;
+        let mut i = find_special_guess::<N>(b, start);
         let mut escaped = false;
         loop {
-            i = find_special(b, i);
             match b.get(i) {
                 Some(b'"') => break,
                 Some(b'\\') => {
                     escaped = true;
                     // The escaped byte is never a closing quote; `\u` digits are plain bytes.
-                    i += 2;
+                    i = find_special(b, i + 2);
                 }
                 Some(_) => return Err(err(DecodeErrorKind::Syntax, "", i)),
                 None => return Err(err(DecodeErrorKind::Eof, "", b.len())),
@@ -762,10 +800,17 @@ impl<'a> Cursor<'a> {
     /// Captures a scalar field value; objects and arrays are skipped and marked `Other`.
     #[inline(always)]
     pub(crate) fn raw(&mut self) -> Result<Raw, DecodeError> {
+        self.raw_guess::<0>()
+    }
+
+    /// [`Self::raw`] for a value predicted to be a string of `N` bytes (see
+    /// [`Self::string_guess`]).
+    #[inline(always)]
+    pub(crate) fn raw_guess<const N: usize>(&mut self) -> Result<Raw, DecodeError> {
         let at = self.pos;
         match self.peek() {
             Some(b'"') => {
-                let (text, escaped, at) = self.string()?;
+                let (text, escaped, at) = self.string_guess::<N>()?;
                 let kind = if escaped { RawKind::Esc } else { RawKind::Str };
                 Ok(Raw::new(at, text.len(), kind))
             }
@@ -924,6 +969,45 @@ mod tests {
                 "{buf:?} from {start}"
             );
         }
+    }
+
+    /// A predicted length gives the scan's answer whether it is right (run of exactly `N`
+    /// plain bytes, then a quote), off by a little, or wrong in kind (the byte at `N` is a
+    /// backslash or a control byte, or a special byte sits inside the run), including runs
+    /// that end too near the frame's end for the check's 16-byte loads.
+    #[test]
+    fn find_special_guess_matches_the_scan() {
+        fn check<const N: usize>(seed: &mut u64) {
+            for _ in 0..3_000 {
+                let mut next = || {
+                    *seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                    *seed >> 33
+                };
+                let lead = (next() % 20) as usize;
+                let run = (N + (next() % 5) as usize).saturating_sub(2);
+                let mut buf: Vec<u8> = (0..lead + run).map(|i| b'0' + (i % 10) as u8).collect();
+                buf.push([b'"', b'"', b'\\', 0x1f][(next() % 4) as usize]);
+                if next() % 4 == 0 {
+                    let at = (next() as usize) % buf.len();
+                    buf[at] = b'"';
+                }
+                let tail = (next() % 24) as usize;
+                buf.extend((0..tail).map(|i| if i % 7 == 3 { b'"' } else { b'x' }));
+                assert_eq!(
+                    find_special_guess::<N>(&buf, lead),
+                    find_special(&buf, lead),
+                    "N={N} {buf:?} from {lead}"
+                );
+            }
+        }
+        let mut seed = 5u64;
+        check::<1>(&mut seed);
+        check::<13>(&mut seed);
+        check::<15>(&mut seed);
+        check::<16>(&mut seed);
+        check::<40>(&mut seed);
+        check::<66>(&mut seed);
+        check::<77>(&mut seed);
     }
 
     #[test]

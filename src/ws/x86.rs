@@ -26,6 +26,46 @@ fn load(chunk: &[u8]) -> __m128i {
     unsafe { _mm_loadu_si128(chunk.as_ptr().cast()) }
 }
 
+/// Bit `k` set when byte `k` of `v` is `"`, `\\` or below 0x20.
+#[inline(always)]
+fn special_mask(v: __m128i) -> u32 {
+    // SAFETY: SSE2 is in the x86_64 baseline (the build enables it for every function).
+    unsafe {
+        let below = _mm_set1_epi8(0x1f);
+        // `max(v, 0x1f) == 0x1f` ⇔ v ≤ 0x1f.
+        let control = _mm_cmpeq_epi8(_mm_max_epu8(v, below), below);
+        let hit = _mm_or_si128(
+            _mm_or_si128(
+                _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8)),
+                _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8)),
+            ),
+            control,
+        );
+        _mm_movemask_epi8(hit) as u32
+    }
+}
+
+/// Whether the first special byte (see [`special16`]) at or after `start` is at `start + N`:
+/// the check behind a predicted string length. Every load's address is known from `start`
+/// alone, so the loads run in parallel, where a scan must find one chunk's end before it
+/// can look at the next. `None` when fewer than `max(N + 1, 16)` bytes remain from `start`.
+#[inline(always)]
+pub(crate) fn special_at<const N: usize>(b: &[u8], start: usize) -> Option<bool> {
+    let chunk = |at: usize| b.get(at..at + 16).map(load);
+    let mut stray = 0u32;
+    let mut off = 0;
+    while off + 16 <= N {
+        stray |= special_mask(chunk(start + off)?);
+        off += 16;
+    }
+    // The last chunk holds the bytes left and, as its bit `N - first`, the special byte.
+    let first = (start + N).saturating_sub(15).max(start);
+    let last = special_mask(chunk(first)?);
+    let at = start + N - first;
+    stray |= (last & ((2u32 << at) - 1)) ^ (1 << at);
+    Some(stray == 0)
+}
+
 /// The first index at or after `i` holding `"`, `\` or a byte below 0x20, scanning while 16
 /// bytes remain: `Ok(index)` on a hit, `Err(index)` where fewer than 16 bytes are left.
 #[inline(always)]
