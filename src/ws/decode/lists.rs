@@ -181,27 +181,16 @@ fn value_len(w: u64, after: Option<&u8>) -> Option<usize> {
     quote_in_word(w).or_else(|| (after == Some(&b'"')).then_some(8))
 }
 
-/// The two layouts [`straight_level`] reads: the exchange's compact one and the `": "`/`", "`
-/// spacing of pretty-printers (Python's `json.dumps`, the nautilus_trader bench strings).
-const COMPACT: (&[u8; 10], &[u8; 10]) = (b"{\"price\":\"", b"\",\"size\":\"");
-const SPACED: (&[u8; 11], &[u8; 12]) = (b"{\"price\": \"", b"\", \"size\": \"");
-
-/// A level in one exact layout, `<head><decimal><mid><decimal>"}` (see [`COMPACT`] and
-/// [`SPACED`]), with values of at most seven (price) and eight (size) bytes, read as
-/// straight-line word operations: the literals are compared as fixed-size arrays (a few word
-/// compares), each value's closing quote is found inside one word, and the value is parsed
-/// from that same word. Anything else returns `None` and the general path decodes (or
-/// reports) the level.
+/// A level exactly as the exchange writes it, `{"price":"<decimal>","size":"<decimal>"}` with
+/// no whitespace and values of at most eight bytes, read as straight-line word operations:
+/// the literals are compared a word at a time, each value's closing quote is found inside one
+/// word, and the value is parsed from that same word. Anything else returns `None` and the
+/// general path decodes (or reports) the level.
 #[inline(always)]
-fn straight_level<const H: usize, const M: usize>(
-    b: &[u8],
-    p: usize,
-    (head, mid): (&[u8; H], &[u8; M]),
-) -> Option<(Level, usize)> {
-    /// Enough for the longest level this path accepts (12 + 7 + 12 + 8 + 2 bytes) plus the
+fn compact_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
+    /// Enough for the longest level this path accepts (10 + 7 + 10 + 8 + 2 bytes) plus the
     /// word read past each value.
     const WIN: usize = 48;
-    const { assert!(H + M + 18 <= WIN) };
     let mut pad = [0u8; WIN];
     let win: &[u8; WIN] = match b.get(p..p + WIN) {
         Some(bytes) => bytes.try_into().ok()?,
@@ -218,31 +207,40 @@ fn straight_level<const H: usize, const M: usize>(
         w.copy_from_slice(&win[at..at + 8]);
         u64::from_le_bytes(w)
     };
-    lit(win, 0, head)?;
-    let w = word(H);
+    let pair = |at: usize| -> u16 { u16::from_le_bytes([win[at], win[at + 1]]) };
+    // `{"price":"` and `","size":"` as a word and a pair each.
+    const HEAD: (u64, u16) = (
+        u64::from_le_bytes(*b"{\"price\""),
+        u16::from_le_bytes(*b":\""),
+    );
+    const MID: (u64, u16) = (
+        u64::from_le_bytes(*b"\",\"size\""),
+        u16::from_le_bytes(*b":\""),
+    );
+    const TAIL: u16 = u16::from_le_bytes(*b"\"}");
+    if word(0) != HEAD.0 || pair(8) != HEAD.1 {
+        return None;
+    }
+    let w = word(10);
     let len = quote_in_word(w)?;
     let price = word_decimal(w, len)?;
-    let s2 = lit(win, H + len, mid)?;
+    let e1 = 10 + len;
+    if word(e1) != MID.0 || pair(e1 + 8) != MID.1 {
+        return None;
+    }
+    let s2 = e1 + 10;
     let w = word(s2);
     let len = value_len(w, win.get(s2 + 8))?;
     let size = word_decimal(w, len)?;
-    let end = lit(win, s2 + len, b"\"}")?;
+    let e2 = s2 + len;
+    if pair(e2) != TAIL {
+        return None;
+    }
     let level = Level {
         price: Price::new(u32::try_from(price).ok()?)?,
         size: Size::from_micros(size),
     };
-    Some((level, p + end))
-}
-
-/// A level in the exchange's layout, `{"price":"<decimal>","size":"<decimal>"}`, or in the
-/// pretty-printers' one-space layout: the byte after `{"price":` tells which to try.
-#[inline(always)]
-fn compact_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
-    if b.get(p + 9) == Some(&b' ') {
-        straight_level(b, p, SPACED)
-    } else {
-        straight_level(b, p, COMPACT)
-    }
+    Some((level, p + e2 + 2))
 }
 
 /// Consumes the leading run of levels the fast readers accept ([`compact_level`], then
@@ -1169,12 +1167,12 @@ mod tests {
                 _ => None,
             };
             let short = p.len() <= 7 && s.len() <= 8;
-            // The straight-line reader takes the first two layouts.
             for (name, got) in [("compact", compact_level(b, 0)), ("fast", fast_level(b, 0))] {
                 match got {
                     Some(got) => assert_eq!(Some(got), general, "{name} {frame}"),
                     None => {
-                        let expected = general.is_some() && short && (name == "fast" || layout < 2);
+                        let expected =
+                            general.is_some() && short && (name == "fast" || layout == 0);
                         assert!(!expected, "{name} gave up on {frame}");
                     }
                 }
