@@ -51,17 +51,20 @@ fn special_mask(v: __m128i) -> u32 {
 /// can look at the next. `None` when fewer than `max(N + 1, 16)` bytes remain from `start`.
 #[inline(always)]
 pub(crate) fn special_at<const N: usize>(b: &[u8], start: usize) -> Option<bool> {
-    let chunk = |at: usize| b.get(at..at + 16).map(load);
+    // One bounds check for the whole span; the chunk offsets below are constants, so the
+    // compiler drops the per-chunk checks.
+    let span = if N + 1 > 16 { N + 1 } else { 16 };
+    let s = b.get(start..start.checked_add(span)?)?;
+    let chunk = |at: usize| s.get(at..at + 16).map(load);
     let mut stray = 0u32;
     let mut off = 0;
     while off + 16 <= N {
-        stray |= special_mask(chunk(start + off)?);
+        stray |= special_mask(chunk(off)?);
         off += 16;
     }
-    // The last chunk holds the bytes left and, as its bit `N - first`, the special byte.
-    let first = (start + N).saturating_sub(15).max(start);
+    // The last chunk holds the bytes left and, as its bit `at`, the special byte.
+    let (first, at) = if N >= 15 { (N - 15, 15) } else { (0, N) };
     let last = special_mask(chunk(first)?);
-    let at = start + N - first;
     stray |= (last & ((2u32 << at) - 1)) ^ (1 << at);
     Some(stray == 0)
 }
