@@ -993,11 +993,21 @@ mod tests {
                 }
                 let tail = (next() % 24) as usize;
                 buf.extend((0..tail).map(|i| if i % 7 == 3 { b'"' } else { b'x' }));
+                let scan = find_special(&buf, lead);
                 assert_eq!(
                     find_special_guess::<N>(&buf, lead),
-                    find_special(&buf, lead),
+                    scan,
                     "N={N} {buf:?} from {lead}"
                 );
+                // A right guess is taken (not left to the scan), when 16 bytes are there.
+                #[cfg(polyclob_simd)]
+                if scan == lead + N && buf.len() >= lead + (N + 1).max(16) {
+                    assert_eq!(
+                        crate::ws::x86::special_at::<N>(&buf, lead),
+                        Some(true),
+                        "N={N} {buf:?} from {lead}"
+                    );
+                }
             }
         }
         let mut seed = 5u64;
