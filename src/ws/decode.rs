@@ -38,7 +38,8 @@
 use core::fmt;
 
 use super::json::{
-    Cursor, HASH_LEN, ID_LEN, MARKET_LEN, Raw, RawKind, TIMESTAMP_LEN, err, span_decimal,
+    Cursor, HASH_LEN, ID_LEN, MARKET_LEN, Raw, RawKind, TIMESTAMP_LEN, digits_u64, err,
+    span_decimal,
 };
 pub use super::json::{DecodeError, DecodeErrorKind, JsonStr};
 use crate::fixed::{Price, Size};
@@ -699,15 +700,7 @@ fn opt_u64(src: &str, r: &Raw) -> Option<u64> {
     if !matches!(r.kind, RawKind::Str | RawKind::Num) || r.len == 0 || r.len > 19 {
         return None;
     }
-    let mut v = 0u64;
-    for &b in r.text(src).as_bytes() {
-        let d = b.wrapping_sub(b'0');
-        if d > 9 {
-            return None;
-        }
-        v = v * 10 + u64::from(d);
-    }
-    Some(v)
+    digits_u64(src.as_bytes(), r.at as usize, r.len as usize)
 }
 
 impl fmt::Display for Level {
