@@ -536,7 +536,7 @@ pub(crate) fn digits_u64(b: &[u8], at: usize, len: usize) -> Option<u64> {
     // Words past the text are fine to read (other bytes of the frame): only the first `len`
     // bytes are looked at. Near the frame's end, the byte loop.
     let end = at.checked_add(len)?;
-    let digits = |w: u64, n: usize| ((non_digits(w).trailing_zeros() / 8) as usize >= n);
+    let digits = |w: u64, n: usize| (non_digits(w).trailing_zeros() / 8) as usize >= n;
     match len {
         1..=8 => {
             if let Some(w) = word8(b, at) {
