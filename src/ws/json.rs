@@ -631,10 +631,7 @@ fn skip_ws_run(b: &[u8], mut i: usize) -> usize {
 /// Eight bytes at `i` as a little-endian word, when that many remain.
 #[inline(always)]
 pub(crate) fn word8(b: &[u8], i: usize) -> Option<u64> {
-    let chunk = b.get(i..i.checked_add(8)?)?;
-    let mut word = [0u8; 8];
-    word.copy_from_slice(chunk);
-    Some(u64::from_le_bytes(word))
+    Some(u64::from_le_bytes(*b.get(i..)?.first_chunk::<8>()?))
 }
 
 /// The value of the first `n` (0..=8) bytes of `w`, which are ASCII digits, most significant

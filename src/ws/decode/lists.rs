@@ -127,8 +127,8 @@ fn plain_end_guess<const N: usize>(b: &[u8], i: usize) -> Option<usize> {
 /// few word compares rather than a `memcmp` call.
 #[inline(always)]
 fn lit<const N: usize>(b: &[u8], p: usize, l: &[u8; N]) -> Option<usize> {
-    let end = p.checked_add(N)?;
-    (<&[u8; N]>::try_from(b.get(p..end)?).ok()? == l).then_some(end)
+    // `get(p..)` then `first_chunk`: two plain compares, no overflow check of `p + N`.
+    (b.get(p..)?.first_chunk::<N>()? == l).then_some(p + N)
 }
 
 /// The shape every exchange level has, `{"price":"<decimal>","size":"<decimal>"}`, with any
