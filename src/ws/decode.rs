@@ -39,7 +39,7 @@ use core::fmt;
 
 use super::json::{
     Cursor, HASH_LEN, ID_LEN, MARKET_LEN, Raw, RawKind, TIMESTAMP_LEN, digits_u64, err,
-    span_decimal,
+    span_decimal, sub,
 };
 pub use super::json::{DecodeError, DecodeErrorKind, JsonStr};
 use crate::fixed::{Price, Size};
@@ -379,7 +379,7 @@ impl<'a> Events<'a> {
                 market: pc.market.text(c.src),
                 timestamp_ms: opt_u64(c.src, &pc.timestamp),
                 changes: PriceChanges::new(c.src, Some(pc.items)),
-                json: c.src.get(start..pc.end).unwrap_or(""),
+                json: sub(c.src, start, pc.end).unwrap_or(""),
             }));
         }
         // The compact reader may have delivered entries before it gave up.
@@ -449,7 +449,7 @@ impl<'a> Events<'a> {
                 }
             }
         }
-        let json = c.src.get(start..c.pos).unwrap_or("");
+        let json = sub(c.src, start, c.pos).unwrap_or("");
         events::build(c.src, start, json, &f)
     }
 }

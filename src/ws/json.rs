@@ -413,7 +413,7 @@ impl Raw {
     #[inline]
     pub(crate) fn text<'a>(&self, src: &'a str) -> &'a str {
         let at = self.at as usize;
-        src.get(at..at + self.len as usize).unwrap_or("")
+        sub(src, at, at + self.len as usize).unwrap_or("")
     }
 
     #[inline]
@@ -710,6 +710,14 @@ pub(crate) fn find_special_guess<const N: usize>(b: &[u8], i: usize) -> usize {
         return i + N;
     }
     find_special(b, i)
+}
+
+/// `src[a..b]`, or `None` out of range or off a char boundary: `str::get`, but inlined
+/// (`str::get` stayed an out-of-line call on the decoder's hot path).
+#[inline(always)]
+pub(crate) fn sub(src: &str, a: usize, b: usize) -> Option<&str> {
+    let (head, _) = src.split_at_checked(b)?;
+    head.split_at_checked(a).map(|(_, tail)| tail)
 }
 
 /// A position in a frame. All offsets are absolute, so errors point into the whole frame.

@@ -9,8 +9,8 @@ use crate::fixed::{Price, Size};
 use crate::types::Side;
 use crate::ws::json::{
     Cursor, DecodeError, DecodeErrorKind, HASH_LEN, ID_LEN, JsonStr, MARKET_LEN, Raw, RawKind,
-    TIMESTAMP_LEN, err, find_special, find_special_guess, quote_in_word, skip_ws, word_decimal,
-    word8,
+    TIMESTAMP_LEN, err, find_special, find_special_guess, quote_in_word, skip_ws, sub,
+    word_decimal, word8,
 };
 
 /// Where an array's items start (just after its `[`), or `None` when the field held `null`.
@@ -607,11 +607,11 @@ fn compact_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
     let (ask, e) = quoted_decimal(b, lit(b, e, b"\",\"best_ask\":\"")?)?;
     let end = lit(b, e, b"\"}")?;
     let change = PriceChange {
-        asset_id: src.get(id_at..id_end)?,
+        asset_id: sub(src, id_at, id_end)?,
         price: price(px)?,
         size: Some(Size::from_micros(size)),
         side,
-        hash: Some(src.get(hash_at..hash_end)?),
+        hash: Some(sub(src, hash_at, hash_end)?),
         best_bid: Some(price(bid)?),
         best_ask: Some(price(ask)?),
     };
