@@ -612,14 +612,11 @@ pub(crate) fn skip_ws(b: &[u8], i: usize) -> usize {
 
 fn skip_ws_run(b: &[u8], mut i: usize) -> usize {
     loop {
-        // Spaces a word at a time: the count of leading spaces in the word is the number of
-        // its trailing zero bytes once the spaces are cleared.
-        while let Some(w) = word8(b, i) {
-            let spaces = ((w ^ (LO * u64::from(b' '))).trailing_zeros() / 8) as usize;
-            i += spaces;
-            if spaces < 8 {
-                break;
-            }
+        // Whole words of spaces, then byte steps. (Counting the leading spaces of the word
+        // with a bit scan took fewer instructions but made each step wait for the last one's
+        // count: +11% on the pretty-printed nautilus `price_change`.)
+        while word8(b, i) == Some(LO * u64::from(b' ')) {
+            i += 8;
         }
         match b.get(i) {
             Some(b' ' | b'\n' | b'\r' | b'\t') => i += 1,
