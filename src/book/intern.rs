@@ -25,8 +25,8 @@ impl Hasher for IdHasher {
     fn write(&mut self, bytes: &[u8]) {
         // Token ids are 77 random-looking digits: their last 16 bytes and the length tell
         // them apart as well as every byte would, and hashing only those keeps the lookup
-        // from waiting on a chain of ten multiplies (≈ 8 ns less per `price_change` on the
-        // Zen 5 machine). Equal ends only share a bucket: the index compares whole ids.
+        // from waiting on a chain of ten multiplies. Equal ends only share a bucket: the
+        // index compares whole ids.
         if let Some(end) = bytes.len().checked_sub(16) {
             let word = |at: usize| {
                 let mut w = [0u8; 8];

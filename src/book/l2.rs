@@ -4,9 +4,10 @@
 //! asks descending). That makes the best bid/ask an O(1) read, puts the busiest levels (near
 //! the top) at the cheap end for inserts and removals, and lets a side keep its capacity, so
 //! steady-state updates never allocate. A `BTreeMap` (the design card's default) allocates a
-//! node whenever a new level is inserted, which breaks the zero-allocation guarantee; on
-//! 1,000 deltas near the top of a 64-level book the two run at about the same speed
-//! (`book_structure_*` in the `ws_hot_path` bench, BENCHMARKS.md).
+//! node whenever a new level is inserted, which breaks the zero-allocation guarantee. On
+//! 1,000 random deltas near the top of a 64-level book, the `Vec` is still 1.13× slower than a
+//! `BTreeMap` (`book_structure_*` in the `ws_hot_path` bench, BENCHMARKS.md). It was 1.6×
+//! before its search became branchless (`find`).
 
 use std::time::{Duration, Instant};
 
@@ -829,8 +830,8 @@ pub struct BookSnapshot {
 ///
 /// A branchless lower bound: the loop runs ⌈log₂ n⌉ times whatever the data, and each step
 /// picks its half with a conditional move instead of a branch. Deltas land at random depths,
-/// so the branches of `binary_search_by` mispredict about half the time; this search made
-/// `set_level` faster than the design card's `BTreeMap` (BENCHMARKS.md, book structure).
+/// so the branches of `binary_search_by` mispredict about half the time. With this search
+/// the book structure bench went from 1.6× to 1.13× a `BTreeMap` (BENCHMARKS.md).
 #[inline]
 fn find(levels: &[Level], price: Price, descending: bool) -> Result<usize, usize> {
     // Order-preserving keys that make both sides ascending.

@@ -370,7 +370,7 @@ impl BookManager {
     ///
     /// The last two assets are checked first, by comparing ids: a binary market's two tokens
     /// take turns in the stream (each `price_change` of the real captures carries both), and
-    /// a compare of the id is about half the cost of hashing it and probing the index.
+    /// comparing an id is cheaper than hashing it and probing the index.
     #[inline]
     fn slot(&mut self, asset_id: &str) -> usize {
         let [a, b] = self.recent;
