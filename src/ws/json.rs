@@ -564,17 +564,15 @@ pub(crate) fn digits_u64(b: &[u8], at: usize, len: usize) -> Option<u64> {
 }
 
 /// 10⁰ … 10⁸.
-const POW10: [u64; 9] = [
-    1,
-    10,
-    100,
-    1_000,
-    10_000,
-    100_000,
-    1_000_000,
-    10_000_000,
-    100_000_000,
-];
+const POW10: [u64; 9] = {
+    let mut t = [1u64; 9];
+    let mut i = 1;
+    while i < t.len() {
+        t[i] = t[i - 1] * 10;
+        i += 1;
+    }
+    t
+};
 
 /// Bit 7 of each byte of the result is set when that byte of `w` is not an ASCII digit; all
 /// other bits are clear.
