@@ -829,7 +829,7 @@ pub struct BookSnapshot {
 /// inserted.
 ///
 /// A branchless lower bound: the loop runs ⌈log₂ n⌉ times whatever the data, and each step
-/// picks its half with a conditional move instead of a branch. Deltas land at random depths,
+/// picks its half with arithmetic instead of a branch. Deltas land at random depths,
 /// so the branches of `binary_search_by` mispredict about half the time. With this search
 /// the book structure bench went from 1.6× to 1.13× a `BTreeMap` (BENCHMARKS.md).
 #[inline]

@@ -693,10 +693,9 @@ pub(crate) const HASH_LEN: usize = 40;
 pub(crate) const TIMESTAMP_LEN: usize = 13;
 
 /// The first index at or after `i` holding `"`, `\\` or a control byte, as
-/// [`find_special`], when the caller can predict it: `N` bytes on. Polymarket's ids have fixed
-/// lengths (66-byte market ids, 77-digit token ids, 40-byte hashes in every capture), and a
-/// scan must find where each 16 bytes end before it reads the next, while checking a
-/// prediction reads them all at once (`x86::special_at`). A wrong guess costs that check and
+/// [`find_special`], when the caller can predict it: `N` bytes on (the lengths above). A scan
+/// must find where each 16 bytes end before it reads the next, while checking a prediction
+/// reads them all at once (`x86::special_at`). A wrong guess costs that check and
 /// then the scan, with the same result.
 #[inline(always)]
 pub(crate) fn find_special_guess<const N: usize>(b: &[u8], i: usize) -> usize {

@@ -7,8 +7,8 @@
 //! SSE2 is part of every x86_64 CPU (the target's baseline), so there is no run-time detection
 //! and the scan inlines into its caller. The intrinsics are `#[target_feature(enable =
 //! "sse2")]` functions, which Rust makes `unsafe` to call from code that does not itself list
-//! the feature even though the build enables it: the scan's body is one `unsafe` block whose
-//! only obligations are that baseline feature and the in-bounds 16-byte loads. Compiled with
+//! the feature even though the build enables it: the two `unsafe` blocks (the load and the
+//! mask) rely only on that baseline feature and on in-bounds 16-byte slices. Compiled with
 //! rustc ≥ 1.89 (`polyclob_simd`, set by `build.rs`) like the signing kernels. Tested against
 //! a byte loop in `crate::ws::json`'s tests.
 
@@ -73,26 +73,12 @@ pub(crate) fn special_at<const N: usize>(b: &[u8], start: usize) -> Option<bool>
 /// bytes remain: `Ok(index)` on a hit, `Err(index)` where fewer than 16 bytes are left.
 #[inline(always)]
 pub(crate) fn special16(b: &[u8], mut i: usize) -> Result<usize, usize> {
-    // SAFETY: SSE2 is in the x86_64 baseline (the build enables it for every function);
-    // `load` is given 16-byte slices only.
-    unsafe {
-        let quote = _mm_set1_epi8(b'"' as i8);
-        let backslash = _mm_set1_epi8(b'\\' as i8);
-        let below = _mm_set1_epi8(0x1f);
-        while let Some(chunk) = b.get(i..i.wrapping_add(16)) {
-            let v = load(chunk);
-            // `max(v, 0x1f) == 0x1f` ⇔ v ≤ 0x1f.
-            let control = _mm_cmpeq_epi8(_mm_max_epu8(v, below), below);
-            let hit = _mm_or_si128(
-                _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-                control,
-            );
-            let mask = _mm_movemask_epi8(hit) as u32;
-            if mask != 0 {
-                return Ok(i + mask.trailing_zeros() as usize);
-            }
-            i += 16;
+    while let Some(chunk) = b.get(i..i.wrapping_add(16)) {
+        let mask = special_mask(load(chunk));
+        if mask != 0 {
+            return Ok(i + mask.trailing_zeros() as usize);
         }
+        i += 16;
     }
     Err(i)
 }

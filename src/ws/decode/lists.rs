@@ -584,8 +584,9 @@ fn fast_change(b: &[u8], p: usize) -> Option<(ChangeFields, usize)> {
 /// A `price_change` entry exactly as the exchange writes it —
 /// `{"asset_id":"…","price":"…","size":"…","side":"BUY|SELL","hash":"…","best_bid":"…","best_ask":"…"}`,
 /// no whitespace, decimals of at most eight bytes, no escapes — read as straight-line code: the
-/// key literals compared a word at a time, the id and hash ends found by [`find_special`], each
-/// decimal parsed from the one word that holds it. Returns the entry and the index after its
+/// key literals compared a word at a time, the id and hash ends checked at their predicted
+/// lengths (else scanned; [`find_special_guess`]), each decimal parsed from the one word that
+/// holds it. Returns the entry and the index after its
 /// `}`; anything else returns `None`, and [`fast_change`] / the general reader take the entry
 /// (they accept this shape too, with the same result: tested below).
 #[inline(always)]
