@@ -1,19 +1,21 @@
 //! One asset's L2 order book with fixed-point price keys.
 //!
 //! Each side is a sorted `Vec<Level>` whose best level is the *last* element (bids ascending,
-//! asks descending). That makes the best bid/ask an O(1) read, puts the busiest levels (near
-//! the top) at the cheap end for inserts and removals, and lets a side keep its capacity, so
-//! steady-state updates never allocate. A `BTreeMap` (the design card's default) allocates a
-//! node whenever a new level is inserted, which breaks the zero-allocation guarantee. On
-//! 1,000 random deltas near the top of a 64-level book, the `Vec` is still 1.13× slower than a
-//! `BTreeMap` (`book_structure_*` in the `ws_hot_path` bench, BENCHMARKS.md). It was 1.6×
-//! before its search became branchless (`find`).
+//! asks descending), with removed levels kept as empty slots until a delta fills them again
+//! (`side.rs`). That makes the best bid/ask an O(1) read, makes most deltas an in-place store,
+//! and lets a side keep its capacity, so steady-state updates never allocate. A `BTreeMap` (the
+//! design card's default) allocates a node whenever a new level is inserted, which breaks the
+//! zero-allocation guarantee. On 1,000 random deltas near the top of a 64-level book, the sides
+//! take 0.56× the time of a `BTreeMap` per side (`book_structure_*` in the `ws_hot_path` bench,
+//! BENCHMARKS.md).
 
 use std::time::{Duration, Instant};
 
 use crate::fixed::{Notional, Price, Size};
 use crate::types::{RoundConfig, Side, TickSize};
 use crate::ws::decode::{DecodeError, DecodeErrorKind, Level};
+
+use super::side::{self, SideLevels};
 
 /// Whether the book can be trusted for deltas.
 ///
@@ -147,13 +149,13 @@ pub struct Fill {
 #[derive(Clone, Debug)]
 pub struct Book {
     asset_id: Box<str>,
-    /// Ascending by price: best bid last.
-    bids: Vec<Level>,
-    /// Descending by price: best ask last.
-    asks: Vec<Level>,
+    bids: SideLevels,
+    asks: SideLevels,
     state: BookState,
     epoch: u32,
     tick_size: Option<TickSize>,
+    /// [`side::grid`] of the tick size, 0 while it is unknown.
+    grid: u64,
     ignored_deltas: u64,
     updates: u64,
     last_update: Option<Instant>,
@@ -184,11 +186,12 @@ impl Book {
     pub fn with_capacity(asset_id: &str, levels: usize) -> Self {
         Self {
             asset_id: asset_id.into(),
-            bids: Vec::with_capacity(levels),
-            asks: Vec::with_capacity(levels),
+            bids: SideLevels::new(false, levels),
+            asks: SideLevels::new(true, levels),
             state: BookState::AwaitingSnapshot,
             epoch: 0,
             tick_size: None,
+            grid: 0,
             ignored_deltas: 0,
             updates: 0,
             last_update: None,
@@ -244,10 +247,8 @@ impl Book {
     ) -> Result<(), DecodeError> {
         prepare(bids, false, "bids")?;
         prepare(asks, true, "asks")?;
-        self.bids.clear();
-        self.bids.extend_from_slice(bids);
-        self.asks.clear();
-        self.asks.extend_from_slice(asks);
+        self.bids.replace(bids);
+        self.asks.replace(asks);
         self.state = BookState::Live;
         self.touch(timestamp_ms, now);
         Ok(())
@@ -271,6 +272,7 @@ impl Book {
     /// assert_eq!(book.best_bid().unwrap().price, p);
     /// # Ok::<(), polyclob::fixed::ParseError>(())
     /// ```
+    #[inline]
     pub fn set_level(
         &mut self,
         side: Side,
@@ -283,19 +285,11 @@ impl Book {
             self.ignored_deltas += 1;
             return false;
         }
-        let (levels, descending) = match side {
-            Side::Buy => (&mut self.bids, false),
-            Side::Sell => (&mut self.asks, true),
+        let levels = match side {
+            Side::Buy => &mut self.bids,
+            Side::Sell => &mut self.asks,
         };
-        let found = find(levels, price, descending);
-        match (found, size.is_zero()) {
-            (Ok(i), true) => {
-                levels.remove(i);
-            }
-            (Ok(i), false) => levels[i].size = size,
-            (Err(_), true) => {}
-            (Err(i), false) => levels.insert(i, Level { price, size }),
-        }
+        levels.set(price, size, self.grid);
         self.touch(timestamp_ms, now);
         true
     }
@@ -317,7 +311,7 @@ impl Book {
     /// # Ok::<(), polyclob::ws::decode::DecodeError>(())
     /// ```
     pub fn set_tick_size(&mut self, tick: TickSize, timestamp_ms: Option<u64>, now: Instant) {
-        self.tick_size = Some(tick);
+        self.set_tick(tick);
         self.epoch = self.epoch.wrapping_add(1);
         self.state = BookState::AwaitingSnapshot;
         self.touch(timestamp_ms, now);
@@ -369,7 +363,12 @@ impl Book {
     }
 
     pub(crate) fn set_tick_from_snapshot(&mut self, tick: TickSize) {
+        self.set_tick(tick);
+    }
+
+    fn set_tick(&mut self, tick: TickSize) {
         self.tick_size = Some(tick);
+        self.grid = side::grid(tick.as_micros());
     }
 
     fn touch(&mut self, timestamp_ms: Option<u64>, now: Instant) {
@@ -391,7 +390,7 @@ impl Book {
     #[inline]
     #[must_use]
     pub fn best_bid(&self) -> Option<Level> {
-        self.bids.last().copied()
+        self.bids.best()
     }
 
     /// The best (lowest) ask, O(1).
@@ -403,7 +402,7 @@ impl Book {
     #[inline]
     #[must_use]
     pub fn best_ask(&self) -> Option<Level> {
-        self.asks.last().copied()
+        self.asks.best()
     }
 
     /// Best ask minus best bid in 10⁻⁶ units; negative when crossed, `None` when a side is empty.
@@ -476,7 +475,7 @@ impl Book {
     /// assert_eq!(Book::new("1").levels(Side::Buy).count(), 0);
     /// ```
     pub fn levels(&self, side: Side) -> impl ExactSizeIterator<Item = Level> + '_ {
-        self.side(side).iter().rev().copied()
+        self.side(side).iter()
     }
 
     /// The best `n` levels of one side (fewer when the side is shallower).
@@ -510,7 +509,7 @@ impl Book {
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.bids.is_empty() && self.asks.is_empty()
+        self.bids.len() == 0 && self.asks.len() == 0
     }
 
     /// Total size resting on `side` at prices at least as good as `limit` for a taker:
@@ -786,7 +785,7 @@ impl Book {
         }
     }
 
-    fn side(&self, side: Side) -> &[Level] {
+    fn side(&self, side: Side) -> &SideLevels {
         match side {
             Side::Buy => &self.bids,
             Side::Sell => &self.asks,
@@ -824,43 +823,6 @@ pub struct BookSnapshot {
     pub last_trade: Option<LastTrade>,
 }
 
-/// Where `price` is in one side's levels (stored worst-first, so bids ascending and asks
-/// descending): `Ok(index)` when a level has that price, else `Err(index)` where it would be
-/// inserted.
-///
-/// A branchless lower bound: the loop runs ⌈log₂ n⌉ times whatever the data, and each step
-/// picks its half with arithmetic instead of a branch. Deltas land at random depths,
-/// so the branches of `binary_search_by` mispredict about half the time. With this search
-/// the book structure bench went from 1.6× to 1.13× a `BTreeMap` (BENCHMARKS.md).
-#[inline]
-fn find(levels: &[Level], price: Price, descending: bool) -> Result<usize, usize> {
-    // Order-preserving keys that make both sides ascending.
-    let flip = if descending { u32::MAX } else { 0 };
-    let key = |p: Price| p.as_micros() ^ flip;
-    let target = key(price);
-    let mut base = 0;
-    let mut len = levels.len();
-    // Invariant: every level before `base` has a smaller key, and the answer is in
-    // `base..=base + len`.
-    while len > 1 {
-        let half = len / 2;
-        let mid = base + half;
-        // `mid - 1 < base + len <= levels.len()`. The step is arithmetic (the sign of the
-        // 64-bit difference of two 32-bit keys) rather than an `if`, which LLVM turns into
-        // a branch.
-        let diff = u64::from(key(levels[mid - 1].price)).wrapping_sub(u64::from(target));
-        base += half & ((diff >> 63) as usize).wrapping_neg();
-        len -= half;
-    }
-    if len == 1 && levels.get(base).is_some_and(|l| key(l.price) < target) {
-        base += 1;
-    }
-    match levels.get(base) {
-        Some(l) if l.price == price => Ok(base),
-        _ => Err(base),
-    }
-}
-
 /// Sorts candidate levels into storage order (best last), drops empty levels and rejects
 /// duplicate prices. Sorting is skipped when the wire order already matches (the exchange
 /// sends worst-first, which is exactly storage order).
@@ -886,38 +848,4 @@ fn prepare(
     }
     levels.retain(|l| !l.size.is_zero());
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `find` gives what `binary_search_by` gives (hits, and insertion points between, before
-    /// and after every level) on both sides' orders, for every length up to 70, including the
-    /// empty side.
-    #[test]
-    fn find_agrees_with_binary_search() {
-        let level = |micros: u32| Level {
-            price: Price::new(micros).expect("in range"),
-            size: Size::from_micros(1),
-        };
-        for n in 0..70u32 {
-            // Even prices are on the book; odd ones fall between (and outside) them.
-            let ascending: Vec<Level> = (1..=n).map(|i| level(i * 2)).collect();
-            let descending: Vec<Level> = ascending.iter().rev().copied().collect();
-            for probe in 0..=2 * n + 2 {
-                let price = Price::new(probe).expect("in range");
-                assert_eq!(
-                    find(&ascending, price, false),
-                    ascending.binary_search_by(|l| l.price.cmp(&price)),
-                    "ascending n={n} probe={probe}"
-                );
-                assert_eq!(
-                    find(&descending, price, true),
-                    descending.binary_search_by(|l| price.cmp(&l.price)),
-                    "descending n={n} probe={probe}"
-                );
-            }
-        }
-    }
 }

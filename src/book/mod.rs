@@ -24,6 +24,7 @@
 mod intern;
 mod l2;
 mod manager;
+mod side;
 
 pub use l2::{Amount, Book, BookSnapshot, BookState, Fill, LastTrade, ReportedBest, TopState};
 pub use manager::{BookManager, FrameSummary, Outcome, Update};
