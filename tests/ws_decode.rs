@@ -259,6 +259,40 @@ fn control_frames_and_structural_errors() {
     );
 }
 
+/// A frame that is one object must end there: whitespace may follow, anything else is a
+/// syntax error at the stray text, on the compact `price_change` reader and on the general
+/// one alike. An error inside the object is reported first.
+#[test]
+fn text_after_a_single_object() {
+    let pc = concat!(
+        r#"{"market":"0x1","price_changes":[{"asset_id":"7","price":"0.5","size":"1","#,
+        r#""side":"BUY","hash":"ab","best_bid":"0.5","best_ask":"0.6"}],"#,
+        r#""timestamp":"1","event_type":"price_change"}"#
+    );
+    let book = r#"{"event_type":"book","asset_id":"7","market":"m","bids":[],"asks":[]}"#;
+    let bad_price = r#"{"event_type":"last_trade_price","asset_id":"7","market":"m","price":"x"}"#;
+    for object in [pc, book] {
+        let ok = format!("{object} \r\n");
+        assert!(
+            matches!(decode(&ok).collect::<Vec<_>>()[..], [Ok(_)]),
+            "{ok}"
+        );
+        let bad = format!("{object} x");
+        let r: Vec<_> = decode(&bad).collect();
+        assert_eq!(r.len(), 1, "{bad}");
+        let e = r[0].as_ref().unwrap_err();
+        assert_eq!(
+            (e.kind(), e.offset()),
+            (DecodeErrorKind::Syntax, object.len() + 1)
+        );
+    }
+    let frame = format!("{bad_price} x");
+    let r: Vec<_> = decode(&frame).collect();
+    let e = r[0].as_ref().unwrap_err();
+    assert!(matches!(e.kind(), DecodeErrorKind::Decimal(_)), "{e:?}");
+    assert_eq!(e.field(), "price");
+}
+
 #[test]
 fn escapes_in_skipped_and_needed_fields() {
     // Escapes (including an escaped quote and brace) in a field we skip are skipped correctly.

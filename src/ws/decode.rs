@@ -317,11 +317,7 @@ impl<'a> Events<'a> {
             }
             Mode::Single => {
                 self.mode = Mode::Done;
-                let r = self.element(sink);
-                if r.is_ok() && self.cur.peek().is_some() {
-                    return Some(Err(err(DecodeErrorKind::Syntax, "", self.cur.pos)));
-                }
-                Some(r)
+                Some(self.element(sink, true))
             }
             Mode::ArrayFirst | Mode::ArrayRest => {
                 if self.mode == Mode::ArrayFirst {
@@ -343,7 +339,7 @@ impl<'a> Events<'a> {
                     }
                 }
                 self.mode = Mode::ArrayRest;
-                let r = self.element(sink);
+                let r = self.element(sink, false);
                 if matches!(&r, Err(e) if e.kind().is_structural()) {
                     self.mode = Mode::Done;
                 }
@@ -353,9 +349,12 @@ impl<'a> Events<'a> {
     }
 
     /// Decodes one object. Semantic errors are reported only after the whole object has been
-    /// walked, so the cursor is always at its end unless the error is structural.
+    /// walked, so the cursor is always at its end unless the error is structural. A `single`
+    /// object must end the frame: text after a valid one is a syntax error. (Checked here
+    /// rather than by the caller, so that the event is built where the caller returns it
+    /// instead of being copied there.)
     #[inline]
-    fn element<S: Sink>(&mut self, sink: &mut S) -> Result<Event<'a>, DecodeError> {
+    fn element<S: Sink>(&mut self, sink: &mut S, single: bool) -> Result<Event<'a>, DecodeError> {
         sink.begin();
         let c = &mut self.cur;
         c.peek();
@@ -375,6 +374,9 @@ impl<'a> Events<'a> {
             // `compact_price_change` checks the decoded event), without the general capture
             // struct and the event-name dispatch.
             c.pos = pc.end;
+            if single && c.peek().is_some() {
+                return Err(err(DecodeErrorKind::Syntax, "", c.pos));
+            }
             return Ok(Event::PriceChange(PriceChangeMsg {
                 market: pc.market.text(c.src),
                 timestamp_ms: opt_u64(c.src, &pc.timestamp),
@@ -450,6 +452,11 @@ impl<'a> Events<'a> {
             }
         }
         let json = sub(c.src, start, c.pos).unwrap_or("");
+        if single && c.peek().is_some() {
+            // A semantic error in the object comes first, as in an array.
+            events::build(c.src, start, json, &f)?;
+            return Err(err(DecodeErrorKind::Syntax, "", c.pos));
+        }
         events::build(c.src, start, json, &f)
     }
 }
