@@ -1,6 +1,6 @@
 //! Any sequence of frames (split on 0xFF) applied to a book manager: no panic, and after every
 //! frame every book keeps its invariants (sides strictly ordered best-last, no empty levels,
-//! O(1) best equal to the first level, walks consistent).
+//! O(1) best equal to the first level, `len` equal to the levels listed, walks consistent).
 #![no_main]
 
 use std::time::Instant;
@@ -21,6 +21,7 @@ fuzz_target!(|data: &[u8]| {
             for side in [Side::Buy, Side::Sell] {
                 let levels: Vec<_> = b.levels(side).collect();
                 assert!(levels.iter().all(|l| !l.size.is_zero()));
+                assert_eq!(b.len(side), levels.len());
                 assert!(levels.windows(2).all(|w| match side {
                     Side::Buy => w[0].price > w[1].price,
                     Side::Sell => w[0].price < w[1].price,
