@@ -67,6 +67,89 @@ fn event_type_last_and_pretty_printed() {
     assert_eq!(book.tick_size(), Some(TickSize::Hundredth));
 }
 
+/// Books whose levels mix the exchange's compact layout, the one-space layout of
+/// pretty-printers and others (newlines, long values, escapes, bad values): the manager (which
+/// reads each array with the straight-line readers first) keeps exactly the levels that the
+/// lazy iterator (the general reader) yields, or rejects the book when the iterator meets an
+/// error.
+#[test]
+fn level_layouts_mixed_in_one_array() {
+    let layouts = [
+        r#"{"price":"P","size":"S"}"#,
+        r#"{"price": "P", "size": "S"}"#,
+        "{\n  \"price\": \"P\",\n  \"size\": \"S\"\n}",
+        r#"{"size": "S", "price": "P"}"#,
+    ];
+    let prices = [
+        "0.01", "0.2", ".35", "0.4999", "0.5", "0.61", "0.7", "0.999",
+    ];
+    let sizes = ["1", "20.5", "300.25", "12345678.5", "0", "1e3", "5\\u0030"];
+    let mut seed = 3u64;
+    let mut next = |n: usize| {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 33) as usize % n
+    };
+    for round in 0..2_000 {
+        let side = |next: &mut dyn FnMut(usize) -> usize| {
+            let n = next(6);
+            let first = if round % 2 == 0 {
+                1
+            } else {
+                next(layouts.len())
+            };
+            // Distinct prices: a duplicate would reject the book for another reason.
+            let start = next(prices.len());
+            (0..n)
+                .map(|i| {
+                    let layout = if i == 0 { first } else { next(layouts.len()) };
+                    let size = sizes[next(sizes.len())];
+                    let size = if next(4) == 0 { size } else { "7.5" };
+                    layouts[layout]
+                        .replace('P', prices[(start + i) % prices.len()])
+                        .replace('S', size)
+                })
+                .collect::<Vec<_>>()
+                .join(if next(2) == 0 { "," } else { ",\n    " })
+        };
+        let frame = format!(
+            r#"{{"event_type": "book", "asset_id": "9", "market": "m", "bids": [{}], "asks": [{}]}}"#,
+            side(&mut next),
+            side(&mut next)
+        );
+        let Some(Ok(Event::Book(b))) = decode(&frame).next() else {
+            panic!("{frame}")
+        };
+        let lazy = |levels: polyclob::ws::decode::Levels<'_>| -> Result<Vec<(Price, Size)>, _> {
+            let mut out: Vec<(Price, Size)> = Vec::new();
+            for l in levels {
+                let l = l?;
+                if !l.size.is_zero() {
+                    out.push((l.price, l.size));
+                }
+            }
+            Ok::<_, polyclob::ws::decode::DecodeError>(out)
+        };
+        let mut m = BookManager::new();
+        let summary = m.apply(&frame, Instant::now());
+        match (lazy(b.bids), lazy(b.asks)) {
+            (Ok(mut bids), Ok(mut asks)) => {
+                assert_eq!(summary.errors, 0, "{frame}");
+                let book = m.book("9").unwrap();
+                bids.sort_by(|a, b| b.0.cmp(&a.0));
+                asks.sort_by(|a, b| a.0.cmp(&b.0));
+                let got = |side| -> Vec<(Price, Size)> {
+                    book.levels(side).map(|l| (l.price, l.size)).collect()
+                };
+                assert_eq!(got(Side::Buy), bids, "{frame}");
+                assert_eq!(got(Side::Sell), asks, "{frame}");
+            }
+            _ => assert_eq!(summary.errors, 1, "{frame}"),
+        }
+    }
+}
+
 #[test]
 fn price_change_full_and_with_optional_fields_missing() {
     let f = data("price_change_full.json");
