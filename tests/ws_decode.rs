@@ -137,8 +137,8 @@ fn level_layouts_mixed_in_one_array() {
             (Ok(mut bids), Ok(mut asks)) => {
                 assert_eq!(summary.errors, 0, "{frame}");
                 let book = m.book("9").unwrap();
-                bids.sort_by(|a, b| b.0.cmp(&a.0));
-                asks.sort_by(|a, b| a.0.cmp(&b.0));
+                bids.sort_by_key(|l| std::cmp::Reverse(l.0));
+                asks.sort_by_key(|l| l.0);
                 let got = |side| -> Vec<(Price, Size)> {
                     book.levels(side).map(|l| (l.price, l.size)).collect()
                 };
