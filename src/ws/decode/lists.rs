@@ -341,14 +341,33 @@ fn compact_levels(st: &mut ListState<'_>, mut emit: impl FnMut(Level)) {
 #[inline(never)]
 fn spaced_levels(st: &mut ListState<'_>, mut emit: impl FnMut(Level)) {
     let b = st.src.as_bytes();
+    let word16 = |at: usize| Some(u128::from_le_bytes(*b.get(at..)?.first_chunk::<16>()?));
+    // A pretty-printer writes the same separator (comma, newline, indentation) between every
+    // two levels of an array: the first one is read token by token, then matched whole.
+    let mut sep: Option<(u128, u128, usize)> = None;
     let mut p = st.pos;
     loop {
-        p = skip_ws(b, p);
-        if !st.first {
-            if b.get(p) != Some(&b',') {
-                return;
+        if st.first {
+            p = skip_ws(b, p);
+        } else {
+            match sep {
+                Some((bytes, mask, len)) if word16(p).is_some_and(|w| w & mask == bytes) => {
+                    p += len;
+                }
+                _ => {
+                    let comma = skip_ws(b, p);
+                    if b.get(comma) != Some(&b',') {
+                        return;
+                    }
+                    let next = skip_ws(b, comma + 1);
+                    let len = next - p;
+                    if sep.is_none() && len < 16 {
+                        let mask = (1u128 << (8 * len)) - 1;
+                        sep = word16(p).map(|w| (w & mask, mask, len));
+                    }
+                    p = next;
+                }
             }
-            p = skip_ws(b, p + 1);
         }
         let Some((level, end)) = spaced_level(b, p) else {
             return;
