@@ -45,6 +45,28 @@ fn special_mask(v: __m128i) -> u32 {
     }
 }
 
+/// A mask that flags every byte [`special_mask`] flags, and also the space and `!` (every byte
+/// up to `"`): two compares instead of three. Enough to check that a predicted string's
+/// content is plain, since ids, hashes and timestamps hold neither; a string that does makes
+/// the check fail, and the caller then scans with the exact mask.
+#[inline(always)]
+fn loose_hits(v: __m128i) -> __m128i {
+    // SAFETY: SSE2 is in the x86_64 baseline (the build enables it for every function).
+    unsafe {
+        let quote = _mm_set1_epi8(b'"' as i8);
+        // `max(v, '"') == '"'` ⇔ v ≤ '"'.
+        let low = _mm_cmpeq_epi8(_mm_max_epu8(v, quote), quote);
+        _mm_or_si128(low, _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8)))
+    }
+}
+
+/// Bit `k` set when byte `k` of `v` is flagged.
+#[inline(always)]
+fn bits(v: __m128i) -> u32 {
+    // SAFETY: SSE2 is in the x86_64 baseline.
+    unsafe { _mm_movemask_epi8(v) as u32 }
+}
+
 /// Whether the first special byte (see [`special16`]) at or after `start` is at `start + N`:
 /// the check behind a predicted string length. Every load's address is known from `start`
 /// alone, so the loads run in parallel, where a scan must find one chunk's end before it
@@ -56,16 +78,20 @@ pub(crate) fn special_at<const N: usize>(b: &[u8], start: usize) -> Option<bool>
     let span = if N + 1 > 16 { N + 1 } else { 16 };
     let s = b.get(start..start.checked_add(span)?)?;
     let chunk = |at: usize| s.get(at..at + 16).map(load);
-    let mut stray = 0u32;
+    // The flags of the whole chunks are gathered before they become bits.
+    // SAFETY: SSE2 is in the x86_64 baseline.
+    let mut flags = unsafe { _mm_set1_epi8(0) };
     let mut off = 0;
     while off + 16 <= N {
-        stray |= special_mask(chunk(off)?);
+        // SAFETY: as above.
+        flags = unsafe { _mm_or_si128(flags, loose_hits(chunk(off)?)) };
         off += 16;
     }
     // The last chunk holds the bytes left and, as its bit `at`, the special byte.
     let (first, at) = if N >= 15 { (N - 15, 15) } else { (0, N) };
+    // Exact here: the byte at `at` must be a special byte, not a space.
     let last = special_mask(chunk(first)?);
-    stray |= (last & ((2u32 << at) - 1)) ^ (1 << at);
+    let stray = bits(flags) | ((last & ((2u32 << at) - 1)) ^ (1 << at));
     Some(stray == 0)
 }
 
