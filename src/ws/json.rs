@@ -824,10 +824,7 @@ impl<'a> Cursor<'a> {
         }
         self.pos = i + 1;
         // Both ends sit next to ASCII quotes, so they are char boundaries.
-        let text = self
-            .src
-            .get(start..i)
-            .ok_or_else(|| err(DecodeErrorKind::Utf8, "", start))?;
+        let text = sub(self.src, start, i).ok_or_else(|| err(DecodeErrorKind::Utf8, "", start))?;
         Ok((text, escaped, start))
     }
 
