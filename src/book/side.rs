@@ -9,9 +9,9 @@
 //! state almost every delta is an in-place store. Slots never reach the top: removing the best
 //! level pops it, along with the empty slots just below it, so the best level is still the last
 //! element. Iteration skips empty slots, and `len` counts only the levels that are there.
-//! Slots are dropped when they outnumber the levels, or when they are a quarter of a side that
-//! would otherwise grow its allocation (a side with fewer slots grows, as a plain `Vec` would,
-//! and keeps its slots).
+//! An insert drops every slot first when the slots outnumber the levels by more than
+//! [`SLACK`], or when they are at least a quarter of a full side that would otherwise grow its
+//! allocation. A full side with fewer slots grows, as a plain `Vec` would, and keeps them.
 
 use core::iter::Rev;
 use core::slice;
