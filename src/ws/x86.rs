@@ -7,8 +7,8 @@
 //! SSE2 is part of every x86_64 CPU (the target's baseline), so there is no run-time detection
 //! and the scan inlines into its caller. The intrinsics are `#[target_feature(enable =
 //! "sse2")]` functions, which Rust makes `unsafe` to call from code that does not itself list
-//! the feature even though the build enables it: the two `unsafe` blocks (the load and the
-//! mask) rely only on that baseline feature and on in-bounds 16-byte slices. Compiled with
+//! the feature even though the build enables it: the `unsafe` blocks (the load, the masks and
+//! the vector or) rely only on that baseline feature and on in-bounds 16-byte slices. Compiled with
 //! rustc ≥ 1.89 (`polyclob_simd`, set by `build.rs`) like the signing kernels. Tested against
 //! a byte loop in `crate::ws::json`'s tests.
 
