@@ -8,9 +8,9 @@
 //! and the scan inlines into its caller. The intrinsics are `#[target_feature(enable =
 //! "sse2")]` functions, which Rust makes `unsafe` to call from code that does not itself list
 //! the feature even though the build enables it: the `unsafe` blocks (the load, the masks and
-//! the vector or) rely only on that baseline feature and on in-bounds 16-byte slices. Compiled with
-//! rustc ≥ 1.89 (`polyclob_simd`, set by `build.rs`) like the signing kernels. Tested against
-//! a byte loop in `crate::ws::json`'s tests.
+//! the vector or) rely only on that baseline feature and on in-bounds 16-byte slices.
+//! Compiled with rustc ≥ 1.89 (`polyclob_simd`, set by `build.rs`) like the signing kernels.
+//! Tested against a byte loop in `crate::ws::json`'s tests.
 
 use core::arch::x86_64::{
     __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
