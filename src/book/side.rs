@@ -179,13 +179,10 @@ fn ticks(diff: u32, grid: u64) -> usize {
     ((u64::from(diff) * grid) >> 32) as usize
 }
 
-/// The key that [`SideLevels::find`]'s grid guess needs for a tick of `tick_micros`.
+/// The key that [`SideLevels::find`]'s grid guess needs for a tick of `tick_micros` (never 0:
+/// every [`crate::types::TickSize`] is at least 100 micros).
 pub(super) fn grid(tick_micros: u32) -> u64 {
-    if tick_micros == 0 {
-        0
-    } else {
-        (1u64 << 32).div_ceil(u64::from(tick_micros))
-    }
+    (1u64 << 32).div_ceil(u64::from(tick_micros))
 }
 
 /// The levels of one side, best first, skipping empty slots.
@@ -291,13 +288,13 @@ mod tests {
             (seed >> 33) % n
         };
         for descending in [false, true] {
-            for grid_tick in [0, 1_000, 10_000] {
+            for grid in [0, grid(1_000), grid(10_000)] {
                 let mut side = SideLevels::new(descending, 40);
                 let mut map = BTreeMap::new();
                 for _ in 0..20_000 {
                     let price = Price::new(1_000 * (1 + next(60) as u32)).expect("in range");
                     let size = if next(3) == 0 { 0 } else { 1 + next(1_000) };
-                    side.set(price, Size::from_micros(size), grid(grid_tick));
+                    side.set(price, Size::from_micros(size), grid);
                     if size == 0 {
                         map.remove(&price);
                     } else {

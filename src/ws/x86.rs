@@ -34,14 +34,13 @@ fn special_mask(v: __m128i) -> u32 {
         let below = _mm_set1_epi8(0x1f);
         // `max(v, 0x1f) == 0x1f` ⇔ v ≤ 0x1f.
         let control = _mm_cmpeq_epi8(_mm_max_epu8(v, below), below);
-        let hit = _mm_or_si128(
+        bits(_mm_or_si128(
             _mm_or_si128(
                 _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8)),
                 _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8)),
             ),
             control,
-        );
-        _mm_movemask_epi8(hit) as u32
+        ))
     }
 }
 

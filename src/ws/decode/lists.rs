@@ -9,8 +9,7 @@ use crate::fixed::{Price, Size};
 use crate::types::Side;
 use crate::ws::json::{
     Cursor, DecodeError, DecodeErrorKind, HASH_LEN, ID_LEN, JsonStr, MARKET_LEN, Raw, RawKind,
-    TIMESTAMP_LEN, err, find_special, find_special_guess, quote_in_word, skip_ws, sub,
-    word_decimal, word8,
+    TIMESTAMP_LEN, err, find_special_guess, quote_in_word, skip_ws, sub, word_decimal, word8,
 };
 
 /// Where an array's items start (just after its `[`), or `None` when the field held `null`.
@@ -112,11 +111,11 @@ fn object<'a>(
 /// `i`.
 #[inline(always)]
 fn plain_end(b: &[u8], i: usize) -> Option<usize> {
-    let j = find_special(b, i);
-    (b.get(j) == Some(&b'"')).then_some(j)
+    plain_end_guess::<0>(b, i)
 }
 
-/// [`plain_end`] for a string predicted to be `N` bytes long (see [`find_special_guess`]).
+/// [`plain_end`] for a string predicted to be `N` bytes long (`0`: no prediction; see
+/// [`find_special_guess`]).
 #[inline(always)]
 fn plain_end_guess<const N: usize>(b: &[u8], i: usize) -> Option<usize> {
     let j = find_special_guess::<N>(b, i);
@@ -152,11 +151,16 @@ fn fast_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
     let p = lit(b, skip_ws(b, p), b"\"size\"")?;
     let (size, p) = value(b, p)?;
     let p = lit(b, skip_ws(b, p), b"}")?;
-    let level = Level {
+    Some((micros_level(price, size)?, p))
+}
+
+/// A level from a price and a size in 10⁻⁶ units, when the price is in range.
+#[inline(always)]
+fn micros_level(price: u64, size: u64) -> Option<Level> {
+    Some(Level {
         price: Price::new(u32::try_from(price).ok()?)?,
         size: Size::from_micros(size),
-    };
-    Some((level, p))
+    })
 }
 
 /// A decimal of at most eight bytes starting at `p` and closed by a quote: its value in 10⁻⁶
@@ -228,45 +232,26 @@ const fn lit_word<const N: usize>(l: &[u8; N]) -> u64 {
 fn compact_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
     let mut pad = [0u8; WIN];
     let win = window(b, p, &mut pad)?;
-    let word = |at: usize| -> u64 {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&win[at..at + 8]);
-        u64::from_le_bytes(w)
-    };
-    let pair = |at: usize| -> u16 { u16::from_le_bytes([win[at], win[at + 1]]) };
-    // `{"price":"` and `","size":"` as a word and a pair each.
-    const HEAD: (u64, u16) = (
-        u64::from_le_bytes(*b"{\"price\""),
-        u16::from_le_bytes(*b":\""),
-    );
-    const MID: (u64, u16) = (
-        u64::from_le_bytes(*b"\",\"size\""),
-        u16::from_le_bytes(*b":\""),
-    );
-    const TAIL: u16 = u16::from_le_bytes(*b"\"}");
-    if word(0) != HEAD.0 || pair(8) != HEAD.1 {
+    // `{"price":"` and `","size":"`, each as a word and a pair.
+    if le::<8>(win, 0) != lit_word(b"{\"price\"") || le::<2>(win, 8) != lit_word(b":\"") {
         return None;
     }
-    let w = word(10);
+    let w = le::<8>(win, 10);
     let len = quote_in_word(w)?;
     let price = word_decimal(w, len)?;
     let e1 = 10 + len;
-    if word(e1) != MID.0 || pair(e1 + 8) != MID.1 {
+    if le::<8>(win, e1) != lit_word(b"\",\"size\"") || le::<2>(win, e1 + 8) != lit_word(b":\"") {
         return None;
     }
     let s2 = e1 + 10;
-    let w = word(s2);
+    let w = le::<8>(win, s2);
     let len = value_len(w, win.get(s2 + 8))?;
     let size = word_decimal(w, len)?;
     let e2 = s2 + len;
-    if pair(e2) != TAIL {
+    if le::<2>(win, e2) != lit_word(b"\"}") {
         return None;
     }
-    let level = Level {
-        price: Price::new(u32::try_from(price).ok()?)?,
-        size: Size::from_micros(size),
-    };
-    Some((level, p + e2 + 2))
+    Some((micros_level(price, size)?, p + e2 + 2))
 }
 
 /// [`compact_level`] for the layout of pretty-printers that put one space after `:` and `,`
@@ -297,11 +282,7 @@ fn spaced_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
     if le::<2>(win, e2) != lit_word(b"\"}") {
         return None;
     }
-    let level = Level {
-        price: Price::new(u32::try_from(price).ok()?)?,
-        size: Size::from_micros(size),
-    };
-    Some((level, p + e2 + 2))
+    Some((micros_level(price, size)?, p + e2 + 2))
 }
 
 /// Consumes the leading run of levels the fast readers accept ([`compact_level`], then
