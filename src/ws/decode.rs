@@ -45,6 +45,7 @@ pub use super::json::{DecodeError, DecodeErrorKind, JsonStr};
 use crate::fixed::{Price, Size};
 use crate::types::{OrderType, Side, TickSize};
 
+mod book;
 mod events;
 mod lists;
 mod owned;
@@ -386,79 +387,100 @@ impl<'a> Events<'a> {
         }
         // The compact reader may have delivered entries before it gave up.
         sink.begin();
-        let mut f = Fields::default();
-        if !c.close_if(b'}') {
-            loop {
-                let key = c.key()?;
-                match key {
-                    b"event_type" => f.event_type = c.raw()?,
-                    b"type" => f.type_ = c.raw()?,
-                    b"asset_id" => f.asset_id = c.raw_guess::<ID_LEN>()?,
-                    b"market" => f.market = c.raw_guess::<MARKET_LEN>()?,
-                    b"timestamp" => f.timestamp = c.raw_guess::<TIMESTAMP_LEN>()?,
-                    b"hash" => f.hash = c.raw_guess::<HASH_LEN>()?,
-                    b"price" => f.price = c.raw()?,
-                    b"size" => f.size = c.raw()?,
-                    b"side" => f.side = c.raw()?,
-                    b"fee_rate_bps" => f.fee_rate_bps = c.raw()?,
-                    b"best_bid" => f.best_bid = c.raw()?,
-                    b"best_ask" => f.best_ask = c.raw()?,
-                    b"spread" => f.spread = c.raw()?,
-                    b"old_tick_size" => f.old_tick_size = c.raw()?,
-                    b"new_tick_size" => f.new_tick_size = c.raw()?,
-                    b"tick_size" => f.tick_size = c.raw()?,
-                    b"last_trade_price" => f.last_trade_price = c.raw()?,
-                    b"transaction_hash" => f.transaction_hash = c.raw()?,
-                    b"id" => f.id = c.raw()?,
-                    b"question" => f.question = c.raw()?,
-                    b"slug" => f.slug = c.raw()?,
-                    b"description" => f.description = c.raw()?,
-                    b"winning_asset_id" => f.winning_asset_id = c.raw()?,
-                    b"winning_outcome" => f.winning_outcome = c.raw()?,
-                    b"status" => f.status = c.raw()?,
-                    b"outcome" => f.outcome = c.raw()?,
-                    b"owner" => f.owner = c.raw()?,
-                    b"order_owner" => f.order_owner = c.raw()?,
-                    b"trade_owner" => f.trade_owner = c.raw()?,
-                    b"original_size" => f.original_size = c.raw()?,
-                    b"size_matched" => f.size_matched = c.raw()?,
-                    b"taker_order_id" => f.taker_order_id = c.raw()?,
-                    b"trader_side" => f.trader_side = c.raw()?,
-                    b"matchtime" | b"match_time" => f.matchtime = c.raw()?,
-                    b"last_update" => f.last_update = c.raw()?,
-                    b"order_type" => f.order_type = c.raw()?,
-                    b"maker_address" => f.maker_address = c.raw()?,
-                    b"expiration" => f.expiration = c.raw()?,
-                    b"created_at" => f.created_at = c.raw()?,
-                    b"bids" => f.bids = Some(lists::walk_levels(c, Side::Buy, sink)?),
-                    b"asks" => f.asks = Some(lists::walk_levels(c, Side::Sell, sink)?),
-                    b"price_changes" => f.price_changes = Some(lists::walk_changes(c, sink)?),
-                    b"maker_orders" => f.maker_orders = Some(array_start(c, "maker_orders")?),
-                    b"assets_ids" => f.assets_ids = Some(array_start(c, "assets_ids")?),
-                    b"outcomes" => f.outcomes = Some(array_start(c, "outcomes")?),
-                    b"associate_trades" => {
-                        f.associate_trades = Some(array_start(c, "associate_trades")?);
-                    }
-                    b"event_message" => {
-                        let at = c.pos;
-                        c.skip(0)?;
-                        f.event_message = c.src.get(at..c.pos);
-                    }
-                    _ => c.skip(0)?,
+        if let Some((book, end)) = book::book_object(c.src, start, sink) {
+            // What the general reader below makes of this object (tested in `book`).
+            c.pos = end;
+            if single && c.peek().is_some() {
+                return Err(err(DecodeErrorKind::Syntax, "", c.pos));
+            }
+            return Ok(Event::Book(book));
+        }
+        sink.begin();
+        general(c, sink, start, single)
+    }
+}
+
+/// The general reader of one object, any keys in any order, from just after its `{` at
+/// `start` (see [`Events::element`] for the error order and `single`).
+#[inline(always)]
+fn general<'a, S: Sink>(
+    c: &mut Cursor<'a>,
+    sink: &mut S,
+    start: usize,
+    single: bool,
+) -> Result<Event<'a>, DecodeError> {
+    let mut f = Fields::default();
+    if !c.close_if(b'}') {
+        loop {
+            let key = c.key()?;
+            match key {
+                b"event_type" => f.event_type = c.raw()?,
+                b"type" => f.type_ = c.raw()?,
+                b"asset_id" => f.asset_id = c.raw_guess::<ID_LEN>()?,
+                b"market" => f.market = c.raw_guess::<MARKET_LEN>()?,
+                b"timestamp" => f.timestamp = c.raw_guess::<TIMESTAMP_LEN>()?,
+                b"hash" => f.hash = c.raw_guess::<HASH_LEN>()?,
+                b"price" => f.price = c.raw()?,
+                b"size" => f.size = c.raw()?,
+                b"side" => f.side = c.raw()?,
+                b"fee_rate_bps" => f.fee_rate_bps = c.raw()?,
+                b"best_bid" => f.best_bid = c.raw()?,
+                b"best_ask" => f.best_ask = c.raw()?,
+                b"spread" => f.spread = c.raw()?,
+                b"old_tick_size" => f.old_tick_size = c.raw()?,
+                b"new_tick_size" => f.new_tick_size = c.raw()?,
+                b"tick_size" => f.tick_size = c.raw()?,
+                b"last_trade_price" => f.last_trade_price = c.raw()?,
+                b"transaction_hash" => f.transaction_hash = c.raw()?,
+                b"id" => f.id = c.raw()?,
+                b"question" => f.question = c.raw()?,
+                b"slug" => f.slug = c.raw()?,
+                b"description" => f.description = c.raw()?,
+                b"winning_asset_id" => f.winning_asset_id = c.raw()?,
+                b"winning_outcome" => f.winning_outcome = c.raw()?,
+                b"status" => f.status = c.raw()?,
+                b"outcome" => f.outcome = c.raw()?,
+                b"owner" => f.owner = c.raw()?,
+                b"order_owner" => f.order_owner = c.raw()?,
+                b"trade_owner" => f.trade_owner = c.raw()?,
+                b"original_size" => f.original_size = c.raw()?,
+                b"size_matched" => f.size_matched = c.raw()?,
+                b"taker_order_id" => f.taker_order_id = c.raw()?,
+                b"trader_side" => f.trader_side = c.raw()?,
+                b"matchtime" | b"match_time" => f.matchtime = c.raw()?,
+                b"last_update" => f.last_update = c.raw()?,
+                b"order_type" => f.order_type = c.raw()?,
+                b"maker_address" => f.maker_address = c.raw()?,
+                b"expiration" => f.expiration = c.raw()?,
+                b"created_at" => f.created_at = c.raw()?,
+                b"bids" => f.bids = Some(lists::walk_levels(c, Side::Buy, sink)?),
+                b"asks" => f.asks = Some(lists::walk_levels(c, Side::Sell, sink)?),
+                b"price_changes" => f.price_changes = Some(lists::walk_changes(c, sink)?),
+                b"maker_orders" => f.maker_orders = Some(array_start(c, "maker_orders")?),
+                b"assets_ids" => f.assets_ids = Some(array_start(c, "assets_ids")?),
+                b"outcomes" => f.outcomes = Some(array_start(c, "outcomes")?),
+                b"associate_trades" => {
+                    f.associate_trades = Some(array_start(c, "associate_trades")?);
                 }
-                if !c.next_or_close(b'}')? {
-                    break;
+                b"event_message" => {
+                    let at = c.pos;
+                    c.skip(0)?;
+                    f.event_message = c.src.get(at..c.pos);
                 }
+                _ => c.skip(0)?,
+            }
+            if !c.next_or_close(b'}')? {
+                break;
             }
         }
-        let json = sub(c.src, start, c.pos).unwrap_or("");
-        if single && c.peek().is_some() {
-            // A semantic error in the object comes first, as in an array.
-            events::build(c.src, start, json, &f)?;
-            return Err(err(DecodeErrorKind::Syntax, "", c.pos));
-        }
-        events::build(c.src, start, json, &f)
     }
+    let json = sub(c.src, start, c.pos).unwrap_or("");
+    if single && c.peek().is_some() {
+        // A semantic error in the object comes first, as in an array.
+        events::build(c.src, start, json, &f)?;
+        return Err(err(DecodeErrorKind::Syntax, "", c.pos));
+    }
+    events::build(c.src, start, json, &f)
 }
 
 impl<'a> Iterator for Events<'a> {

@@ -117,7 +117,7 @@ fn plain_end(b: &[u8], i: usize) -> Option<usize> {
 /// [`plain_end`] for a string predicted to be `N` bytes long (`0`: no prediction; see
 /// [`find_special_guess`]).
 #[inline(always)]
-fn plain_end_guess<const N: usize>(b: &[u8], i: usize) -> Option<usize> {
+pub(super) fn plain_end_guess<const N: usize>(b: &[u8], i: usize) -> Option<usize> {
     let j = find_special_guess::<N>(b, i);
     (b.get(j) == Some(&b'"')).then_some(j)
 }
@@ -945,7 +945,7 @@ impl<'a> Iterator for StrList<'a> {
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// Whenever the fast entry reader accepts a `price_change` entry, it captures exactly what
@@ -1098,7 +1098,7 @@ mod tests {
 
     /// Records what a reader hands to the sink.
     #[derive(Default)]
-    struct Recorder(Vec<String>);
+    pub(in crate::ws::decode) struct Recorder(pub(in crate::ws::decode) Vec<String>);
 
     impl Sink for Recorder {
         const CAPTURE: bool = true;

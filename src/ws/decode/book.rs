@@ -1,0 +1,468 @@
+//! A `book` object read without the general object machinery: the keys a snapshot has are
+//! recognised from one 16-byte read each, values are captured where they lie, and the
+//! [`BookMsg`] is built straight from those captures.
+//!
+//! Any key order and any whitespace between tokens are accepted (the exchange's compact
+//! frames, pretty-printed captures). Anything else — another key, a value that is not a plain
+//! string, an `event_type` other than `book`, a field that does not convert, broken JSON —
+//! returns `None`, and the general reader decodes (or reports) the element from its start, with
+//! the same result on the objects this reader accepts (tested below).
+
+use super::events::BookMsg;
+use super::lists::{Levels, Span, plain_end_guess, walk_levels};
+use super::{Sink, opt_price, opt_tick, opt_u64};
+use crate::types::Side;
+use crate::ws::json::{
+    Cursor, HASH_LEN, ID_LEN, MARKET_LEN, Raw, RawKind, TIMESTAMP_LEN, skip_ws, sub,
+};
+
+/// The keys of a `book` object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Key {
+    Market,
+    AssetId,
+    Timestamp,
+    Hash,
+    Bids,
+    Asks,
+    TickSize,
+    EventType,
+    LastTradePrice,
+}
+
+/// The key `name` and its closing quote as the little-endian `u128` of the 16 bytes after the
+/// opening quote, with the mask of the bytes that must match. (A 16-byte name leaves its
+/// quote to a separate check.)
+const fn pattern(name: &[u8]) -> (u128, u128) {
+    let mut bytes = [0u8; 16];
+    let mut i = 0;
+    while i < name.len() && i < 16 {
+        bytes[i] = name[i];
+        i += 1;
+    }
+    if name.len() < 16 {
+        bytes[name.len()] = b'"';
+    }
+    let n = name.len() + 1;
+    let mask = if n >= 16 {
+        u128::MAX
+    } else {
+        (1u128 << (8 * n)) - 1
+    };
+    (u128::from_le_bytes(bytes), mask)
+}
+
+/// The first four bytes of a key, the dispatch of [`key`].
+const fn prefix(name: &[u8; 4]) -> u32 {
+    u32::from_le_bytes(*name)
+}
+
+/// Eight bytes at `i`, zero-padded past the end of the frame (zero bytes match no key).
+#[inline(always)]
+fn word_padded(b: &[u8], i: usize) -> u64 {
+    match b.get(i..).and_then(|r| r.first_chunk::<8>()) {
+        Some(w) => u64::from_le_bytes(*w),
+        None => {
+            let mut pad = [0u8; 8];
+            let rest = b.get(i..).unwrap_or_default();
+            let n = rest.len().min(8);
+            pad[..n].copy_from_slice(&rest[..n]);
+            u64::from_le_bytes(pad)
+        }
+    }
+}
+
+/// The key whose opening quote is at `p`, and the index after its closing quote. `None` for
+/// any other key (escaped spellings included).
+#[inline(always)]
+fn key(b: &[u8], p: usize) -> Option<(Key, usize)> {
+    const MARKET: (u128, u128) = pattern(b"market");
+    const ASSET_ID: (u128, u128) = pattern(b"asset_id");
+    const TIMESTAMP: (u128, u128) = pattern(b"timestamp");
+    const HASH: (u128, u128) = pattern(b"hash");
+    const BIDS: (u128, u128) = pattern(b"bids");
+    const ASKS: (u128, u128) = pattern(b"asks");
+    const TICK_SIZE: (u128, u128) = pattern(b"tick_size");
+    const EVENT_TYPE: (u128, u128) = pattern(b"event_type");
+    const LAST_TRADE_PRICE: (u128, u128) = pattern(b"last_trade_price");
+    const P_MARK: u32 = prefix(b"mark");
+    const P_ASSE: u32 = prefix(b"asse");
+    const P_TIME: u32 = prefix(b"time");
+    const P_HASH: u32 = prefix(b"hash");
+    const P_BIDS: u32 = prefix(b"bids");
+    const P_ASKS: u32 = prefix(b"asks");
+    const P_TICK: u32 = prefix(b"tick");
+    const P_EVEN: u32 = prefix(b"even");
+    const P_LAST: u32 = prefix(b"last");
+    if b.get(p) != Some(&b'"') {
+        return None;
+    }
+    let lo = word_padded(b, p + 1);
+    let w = u128::from(lo) | u128::from(word_padded(b, p + 9)) << 64;
+    let (key, (bytes, mask), len) = match lo as u32 {
+        P_MARK => (Key::Market, MARKET, 6),
+        P_ASSE => (Key::AssetId, ASSET_ID, 8),
+        P_TIME => (Key::Timestamp, TIMESTAMP, 9),
+        P_HASH => (Key::Hash, HASH, 4),
+        P_BIDS => (Key::Bids, BIDS, 4),
+        P_ASKS => (Key::Asks, ASKS, 4),
+        P_TICK => (Key::TickSize, TICK_SIZE, 9),
+        P_EVEN => (Key::EventType, EVENT_TYPE, 10),
+        P_LAST => (Key::LastTradePrice, LAST_TRADE_PRICE, 16),
+        _ => return None,
+    };
+    if w & mask != bytes || (len == 16 && b.get(p + 17) != Some(&b'"')) {
+        return None;
+    }
+    Some((key, p + len + 2))
+}
+
+/// A plain string value (no escape, no control byte) whose opening quote is at `p`, predicted
+/// to be `N` bytes long: its capture and the index after its closing quote.
+#[inline(always)]
+fn string<const N: usize>(b: &[u8], p: usize) -> Option<(Raw, usize)> {
+    if b.get(p) != Some(&b'"') {
+        return None;
+    }
+    let end = plain_end_guess::<N>(b, p + 1)?;
+    Some((Raw::new(p + 1, end - p - 1, RawKind::Str), end + 1))
+}
+
+/// The `book` object whose `{` is at `start`, when it has only the keys of a snapshot, plain
+/// string values and `"event_type":"book"`: the message and the index after its `}`. Levels go
+/// to `sink` as they are read; on `None` the caller resets the sink.
+#[inline]
+pub(crate) fn book_object<'a, S: Sink>(
+    src: &'a str,
+    start: usize,
+    sink: &mut S,
+) -> Option<(BookMsg<'a>, usize)> {
+    let b = src.as_bytes();
+    let mut asset_id = Raw::default();
+    let mut market = Raw::default();
+    let mut timestamp = Raw::default();
+    let mut hash = Raw::default();
+    let mut tick_size = Raw::default();
+    let mut last_trade_price = Raw::default();
+    let mut bids: Option<Span> = None;
+    let mut asks: Option<Span> = None;
+    let mut is_book = false;
+    let mut p = skip_ws(b, start + 1);
+    let end = loop {
+        let (k, after) = key(b, p)?;
+        let colon = skip_ws(b, after);
+        if b.get(colon) != Some(&b':') {
+            return None;
+        }
+        let v = skip_ws(b, colon + 1);
+        let next = match k {
+            Key::Bids | Key::Asks => {
+                let mut c = Cursor::new(src, v);
+                let side = if k == Key::Bids {
+                    Side::Buy
+                } else {
+                    Side::Sell
+                };
+                let span = walk_levels(&mut c, side, sink).ok()?;
+                *(if k == Key::Bids { &mut bids } else { &mut asks }) = Some(span);
+                c.pos
+            }
+            Key::EventType => {
+                // Anything but a plain `"book"` is another event (or an odd spelling of
+                // one): the general reader decides.
+                let (raw, next) = string::<4>(b, v)?;
+                if raw.text(src) != "book" {
+                    return None;
+                }
+                is_book = true;
+                next
+            }
+            Key::AssetId => {
+                let (raw, next) = string::<ID_LEN>(b, v)?;
+                asset_id = raw;
+                next
+            }
+            Key::Market => {
+                let (raw, next) = string::<MARKET_LEN>(b, v)?;
+                market = raw;
+                next
+            }
+            Key::Timestamp => {
+                let (raw, next) = string::<TIMESTAMP_LEN>(b, v)?;
+                timestamp = raw;
+                next
+            }
+            Key::Hash => {
+                let (raw, next) = string::<HASH_LEN>(b, v)?;
+                hash = raw;
+                next
+            }
+            Key::TickSize => {
+                let (raw, next) = string::<0>(b, v)?;
+                tick_size = raw;
+                next
+            }
+            Key::LastTradePrice => {
+                let (raw, next) = string::<0>(b, v)?;
+                last_trade_price = raw;
+                next
+            }
+        };
+        let sep = skip_ws(b, next);
+        match b.get(sep) {
+            Some(b',') => p = skip_ws(b, sep + 1),
+            Some(b'}') => break sep + 1,
+            _ => return None,
+        }
+    };
+    if !is_book || asset_id.kind != RawKind::Str || market.kind != RawKind::Str {
+        return None;
+    }
+    let msg = BookMsg {
+        asset_id: asset_id.text(src),
+        market: market.text(src),
+        timestamp_ms: opt_u64(src, &timestamp),
+        hash: (hash.kind == RawKind::Str).then(|| hash.text(src)),
+        bids: Levels::new(src, bids?, "bids"),
+        asks: Levels::new(src, asks?, "asks"),
+        tick_size: opt_tick(src, &tick_size, "tick_size").ok()?,
+        last_trade_price: opt_price(src, &last_trade_price, "last_trade_price").ok()?,
+        json: sub(src, start, end)?,
+    };
+    Some((msg, end))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::ws::decode::general;
+    use crate::ws::decode::lists::tests::Recorder;
+
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (self.0 >> 33) % n
+        }
+        /// `fixed` digits and up to `extra` more.
+        fn digits(&mut self, fixed: u64, extra: u64) -> String {
+            let n = fixed + if extra > 0 { self.below(extra + 1) } else { 0 };
+            (0..n)
+                .map(|_| char::from(b'0' + self.below(10) as u8))
+                .collect()
+        }
+    }
+
+    /// The whitespace of one layout: after `{`/`[`, around `:`, after `,`, before `}`/`]`.
+    #[derive(Clone, Copy)]
+    struct Layout {
+        open: &'static str,
+        colon: &'static str,
+        comma: &'static str,
+        close: &'static str,
+    }
+
+    const LAYOUTS: [Layout; 5] = [
+        // The exchange.
+        Layout {
+            open: "",
+            colon: ":",
+            comma: ",",
+            close: "",
+        },
+        // Python's `json.dumps` default, the nautilus strings' levels.
+        Layout {
+            open: "",
+            colon: ": ",
+            comma: ", ",
+            close: "",
+        },
+        // `json.dumps(indent=…)`, the captured snapshot.
+        Layout {
+            open: "\n  ",
+            colon: ": ",
+            comma: ",\n  ",
+            close: "\n",
+        },
+        Layout {
+            open: "\n        ",
+            colon: ": ",
+            comma: ",\n        ",
+            close: "\n    ",
+        },
+        // Odd but valid.
+        Layout {
+            open: " \t",
+            colon: " :\r\n",
+            comma: " ,\t",
+            close: "\r\n ",
+        },
+    ];
+
+    fn object(l: Layout, members: &[(String, String)]) -> String {
+        let body: Vec<String> = members
+            .iter()
+            .map(|(k, v)| format!("\"{k}\"{}{v}", l.colon))
+            .collect();
+        format!("{{{}{}{}}}", l.open, body.join(l.comma), l.close)
+    }
+
+    fn levels(rng: &mut Rng, l: Layout, level_layout: Layout) -> String {
+        let n = rng.below(7);
+        let items: Vec<String> = (0..n)
+            .map(|_| {
+                let price = match rng.below(12) {
+                    0 => "x".to_string(),
+                    1 => "1".to_string(),
+                    _ => format!("0.{}", rng.digits(1, 2)),
+                };
+                let size = format!("{}.{}", rng.digits(1, 5), rng.digits(0, 2));
+                let size = size.trim_end_matches('.').to_string();
+                let members = [
+                    ("price".to_string(), format!("\"{price}\"")),
+                    ("size".to_string(), format!("\"{size}\"")),
+                ];
+                object(level_layout, &members)
+            })
+            .collect();
+        if items.is_empty() {
+            return "[]".into();
+        }
+        format!("[{}{}{}]", l.open, items.join(l.comma), l.close)
+    }
+
+    /// A snapshot with every key a `book` may have, in a random order and layout, with
+    /// optional keys left out at random. `None` marks the members a valid book needs.
+    fn snapshot(rng: &mut Rng) -> (String, bool) {
+        let l = LAYOUTS[rng.below(LAYOUTS.len() as u64) as usize];
+        let ll = LAYOUTS[rng.below(2) as usize];
+        let mut members = vec![
+            ("market".to_string(), format!("\"0x{}\"", rng.digits(64, 0))),
+            ("asset_id".to_string(), format!("\"{}\"", rng.digits(70, 8))),
+            ("bids".to_string(), levels(rng, l, ll)),
+            ("asks".to_string(), levels(rng, l, ll)),
+            ("event_type".to_string(), "\"book\"".to_string()),
+        ];
+        let optional = [
+            ("timestamp", format!("\"{}\"", rng.digits(13, 0))),
+            ("hash", format!("\"{}\"", rng.digits(40, 0))),
+            (
+                "tick_size",
+                ["\"0.01\"", "\"0.001\"", "\"\"", "\"0.1\""][rng.below(4) as usize].to_string(),
+            ),
+            (
+                "last_trade_price",
+                ["\"0.45\"", "\"\"", "\"0.920\""][rng.below(3) as usize].to_string(),
+            ),
+        ];
+        for (k, v) in optional {
+            if rng.below(4) != 0 {
+                members.push((k.to_string(), v));
+            }
+        }
+        for i in (1..members.len()).rev() {
+            members.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        let mut valid = true;
+        let frame = match rng.below(14) {
+            0 => {
+                members.insert(
+                    rng.below(members.len() as u64) as usize,
+                    ("extra".into(), "\"1\"".into()),
+                );
+                valid = false;
+                object(l, &members)
+            }
+            1 => {
+                let i = members.iter().position(|(k, _)| k == "bids").unwrap();
+                members[i].0 = "bi\\u0064s".into();
+                valid = false;
+                object(l, &members)
+            }
+            2 => {
+                let i = rng.below(members.len() as u64) as usize;
+                members[i].1 = ["1703875200000", "null", "{}", "\"b\\\"\"", "true"]
+                    [rng.below(5) as usize]
+                    .into();
+                valid = false;
+                object(l, &members)
+            }
+            3 => {
+                let i = members.iter().position(|(k, _)| k == "event_type").unwrap();
+                members[i].1 =
+                    ["\"price_change\"", "\"books\"", "\"boo\""][rng.below(3) as usize].into();
+                valid = false;
+                object(l, &members)
+            }
+            4 => {
+                members.remove(rng.below(members.len() as u64) as usize);
+                valid = false;
+                object(l, &members)
+            }
+            5 => {
+                let i = rng.below(members.len() as u64) as usize;
+                let dup = members[i].clone();
+                members.push(dup);
+                object(l, &members)
+            }
+            6 => {
+                let s = object(l, &members);
+                valid = false;
+                s[..rng.below(s.len() as u64) as usize].to_string()
+            }
+            7 => {
+                let s = object(l, &members);
+                let at = rng.below(s.len() as u64) as usize;
+                valid = false;
+                if s.is_char_boundary(at) {
+                    format!(
+                        "{}{}{}",
+                        &s[..at],
+                        ["\"", ",", "}", "]", " x"][rng.below(5) as usize],
+                        &s[at..]
+                    )
+                } else {
+                    s
+                }
+            }
+            8 => format!("{} , {{}}", object(l, &members)),
+            _ => object(l, &members),
+        };
+        (frame, valid)
+    }
+
+    /// Whenever the `book` reader accepts an object, the general reader decodes it to the same
+    /// event (every field, the level spans, the JSON text), hands the sink the same levels and
+    /// ends at the same byte; it accepts every valid snapshot with plain string values, in
+    /// every layout. Objects are random: key order, optional keys, layouts, bad levels, and
+    /// mutations (unknown, escaped, duplicate or missing keys, other value types, other event
+    /// types, inserted bytes, truncation).
+    #[test]
+    fn book_object_agrees_with_the_general_reader() {
+        let mut rng = Rng(3);
+        let mut accepted = 0;
+        for _ in 0..20_000 {
+            let (frame, valid) = snapshot(&mut rng);
+            let mut fast_sink = Recorder::default();
+            let fast = book_object(&frame, 0, &mut fast_sink);
+            if valid {
+                assert!(fast.is_some(), "gave up on {frame}");
+            }
+            let Some((msg, end)) = fast else { continue };
+            accepted += 1;
+            let mut slow_sink = Recorder::default();
+            let mut c = Cursor::new(&frame, 1);
+            let slow = general(&mut c, &mut slow_sink, 0, false);
+            let fast = Ok::<_, crate::ws::json::DecodeError>(crate::ws::decode::Event::Book(msg));
+            assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{frame}");
+            assert_eq!(end, c.pos, "{frame}");
+            assert_eq!(fast_sink.0, slow_sink.0, "{frame}");
+        }
+        assert!(accepted > 10_000, "accepted only {accepted}");
+    }
+}
