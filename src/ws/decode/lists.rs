@@ -9,7 +9,8 @@ use crate::fixed::{Price, Size};
 use crate::types::Side;
 use crate::ws::json::{
     Cursor, DecodeError, DecodeErrorKind, HASH_LEN, ID_LEN, JsonStr, MARKET_LEN, Raw, RawKind,
-    TIMESTAMP_LEN, err, find_special_guess, quote_in_word, skip_ws, sub, word_decimal, word8,
+    TIMESTAMP_LEN, err, find_special_guess, price_word_decimal, quote_in_word, skip_ws, sub,
+    word_decimal, word8,
 };
 
 /// Where an array's items start (just after its `[`), or `None` when the field held `null`.
@@ -125,7 +126,7 @@ pub(super) fn plain_end_guess<const N: usize>(b: &[u8], i: usize) -> Option<usiz
 /// The literal `l` at `p`; the index after it. Fixed-size array compares, so each literal is a
 /// few word compares rather than a `memcmp` call.
 #[inline(always)]
-fn lit<const N: usize>(b: &[u8], p: usize, l: &[u8; N]) -> Option<usize> {
+pub(super) fn lit<const N: usize>(b: &[u8], p: usize, l: &[u8; N]) -> Option<usize> {
     // `get(p..)` then `first_chunk`: two plain compares, no overflow check of `p + N`.
     (b.get(p..)?.first_chunk::<N>()? == l).then_some(p + N)
 }
@@ -238,7 +239,7 @@ fn compact_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
     }
     let w = le::<8>(win, 10);
     let len = quote_in_word(w)?;
-    let price = word_decimal(w, len)?;
+    let price = price_word_decimal(w, len)?;
     let e1 = 10 + len;
     if le::<8>(win, e1) != lit_word(b"\",\"size\"") || le::<2>(win, e1 + 8) != lit_word(b":\"") {
         return None;
@@ -269,7 +270,7 @@ fn spaced_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
     }
     let w = le::<8>(win, 11);
     let len = quote_in_word(w)?;
-    let price = word_decimal(w, len)?;
+    let price = price_word_decimal(w, len)?;
     let e1 = 11 + len;
     if le::<8>(win, e1) != lit_word(b"\", \"size") || le::<4>(win, e1 + 8) != lit_word(b"\": \"") {
         return None;
@@ -302,6 +303,7 @@ fn compact_levels(st: &mut ListState<'_>, mut emit: impl FnMut(Level)) {
         p = skip_ws(b, p);
         if !st.first {
             if b.get(p) != Some(&b',') {
+                st.pos = p;
                 return;
             }
             p = skip_ws(b, p + 1);
@@ -322,31 +324,18 @@ fn compact_levels(st: &mut ListState<'_>, mut emit: impl FnMut(Level)) {
 #[inline(never)]
 fn spaced_levels(st: &mut ListState<'_>, mut emit: impl FnMut(Level)) {
     let b = st.src.as_bytes();
-    let word16 = |at: usize| Some(u128::from_le_bytes(*b.get(at..)?.first_chunk::<16>()?));
-    // A pretty-printer writes the same separator (comma, newline, indentation) between every
-    // two levels of an array: the first one is read token by token, then matched whole.
-    let mut sep: Option<(u128, u128, usize)> = None;
+    let mut sep = Separator::default();
     let mut p = st.pos;
     loop {
         if st.first {
             p = skip_ws(b, p);
         } else {
-            match sep {
-                Some((bytes, mask, len)) if word16(p).is_some_and(|w| w & mask == bytes) => {
-                    p += len;
-                }
-                _ => {
-                    let comma = skip_ws(b, p);
-                    if b.get(comma) != Some(&b',') {
-                        return;
-                    }
-                    let next = skip_ws(b, comma + 1);
-                    let len = next - p;
-                    if sep.is_none() && len < 16 {
-                        let mask = (1u128 << (8 * len)) - 1;
-                        sep = word16(p).map(|w| (w & mask, mask, len));
-                    }
-                    p = next;
+            match sep.next(b, p) {
+                Ok(next) => p = next,
+                Err(at) => {
+                    // Skipped once here, not again by each reader after this one.
+                    st.pos = at;
+                    return;
                 }
             }
         }
@@ -357,6 +346,37 @@ fn spaced_levels(st: &mut ListState<'_>, mut emit: impl FnMut(Level)) {
         st.first = false;
         st.pos = end;
         p = end;
+    }
+}
+
+/// The separator between the members of a pretty-printed array or object. A pretty-printer
+/// writes the same one (comma, newline, indentation) between every two members: the first is
+/// read token by token, later ones are matched whole by one masked 16-byte compare.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Separator(Option<(u128, u128, usize)>);
+
+impl Separator {
+    /// From just after a member at `p`: the index of the next member (after the `,` and the
+    /// whitespace around it), or `Err` with the index of the token that is not a `,`.
+    #[inline(always)]
+    pub(super) fn next(&mut self, b: &[u8], p: usize) -> Result<usize, usize> {
+        let word16 = |at: usize| Some(u128::from_le_bytes(*b.get(at..)?.first_chunk::<16>()?));
+        if let Some((bytes, mask, len)) = self.0 {
+            if word16(p).is_some_and(|w| w & mask == bytes) {
+                return Ok(p + len);
+            }
+        }
+        let comma = skip_ws(b, p);
+        if b.get(comma) != Some(&b',') {
+            return Err(comma);
+        }
+        let next = skip_ws(b, comma + 1);
+        let len = next - p;
+        if self.0.is_none() && len < 16 {
+            let mask = (1u128 << (8 * len)) - 1;
+            self.0 = word16(p).map(|w| (w & mask, mask, len));
+        }
+        Ok(next)
     }
 }
 
