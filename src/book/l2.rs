@@ -846,6 +846,9 @@ fn prepare(
             return Err(DecodeError::new(DecodeErrorKind::DuplicateLevel, field, 0));
         }
     }
-    levels.retain(|l| !l.size.is_zero());
+    // `retain` walks and rewrites every level; a snapshot seldom holds an empty one.
+    if levels.iter().any(|l| l.size.is_zero()) {
+        levels.retain(|l| !l.size.is_zero());
+    }
     Ok(())
 }

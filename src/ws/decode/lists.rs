@@ -295,9 +295,14 @@ fn spaced_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
 fn compact_levels(st: &mut ListState<'_>, mut emit: impl FnMut(Level)) {
     let b = st.src.as_bytes();
     let mut p = st.pos;
-    if st.first && b.get(skip_ws(b, p) + 9) == Some(&b' ') {
-        spaced_levels(st, &mut emit);
-        p = st.pos;
+    if st.first {
+        // The whitespace before the first level is skipped here once for every reader.
+        p = skip_ws(b, p);
+        st.pos = p;
+        if b.get(p + 9) == Some(&b' ') {
+            spaced_levels(st, &mut emit);
+            p = st.pos;
+        }
     }
     loop {
         p = skip_ws(b, p);
