@@ -9,12 +9,10 @@
 //! the same result on the objects this reader accepts (tested below).
 
 use super::events::BookMsg;
-use super::lists::{Levels, Separator, Span, lit, plain_end_guess, walk_levels};
+use super::lists::{Levels, Separator, Span, book_levels, lit, plain_end_guess};
 use super::{Sink, opt_price, opt_tick, opt_u64};
 use crate::types::Side;
-use crate::ws::json::{
-    Cursor, HASH_LEN, ID_LEN, MARKET_LEN, Raw, RawKind, TIMESTAMP_LEN, skip_ws, sub,
-};
+use crate::ws::json::{HASH_LEN, ID_LEN, MARKET_LEN, Raw, RawKind, TIMESTAMP_LEN, skip_ws, sub};
 
 /// The keys of a `book` object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -165,19 +163,18 @@ pub(crate) fn book_object<'a, S: Sink>(
         let v = skip_ws(b, colon + 1);
         let next = match k {
             Key::Bids | Key::Asks => {
-                let mut c = Cursor::new(src, v);
                 let side = if k == Key::Bids {
                     Side::Buy
                 } else {
                     Side::Sell
                 };
-                let span = walk_levels(&mut c, side, sink).ok()?;
+                let (span, next) = book_levels(src, v, side, sink).ok()?;
                 *(if k == Key::Bids {
                     &mut caps.bids
                 } else {
                     &mut caps.asks
                 }) = Some(span);
-                c.pos
+                next
             }
             Key::EventType => match lit(b, v, b"\"book\"") {
                 Some(next) => {
@@ -280,6 +277,7 @@ mod tests {
     use super::*;
     use crate::ws::decode::general;
     use crate::ws::decode::lists::tests::Recorder;
+    use crate::ws::json::Cursor;
 
     struct Rng(u64);
 

@@ -429,22 +429,60 @@ pub(crate) fn walk_levels<S: Sink>(
     side: Side,
     sink: &mut S,
 ) -> Result<Span, DecodeError> {
-    let field = if side == Side::Buy { "bids" } else { "asks" };
-    walk(c, field, |st| {
+    walk(c, side_field(side), |st| {
         if !S::CAPTURE {
             return None;
         }
         compact_levels(st, |level| sink.level(side, Ok(level)));
-        while let Some(r) = st.next_item(|c| parse_level(c, field)) {
-            if let Err(e) = r {
-                if e.kind().is_structural() {
-                    return Some(Err(e));
-                }
-            }
-            sink.level(side, r);
-        }
-        Some(Ok(st.pos))
+        Some(rest_levels(st, side, sink))
     })
+}
+
+fn side_field(side: Side) -> &'static str {
+    if side == Side::Buy { "bids" } else { "asks" }
+}
+
+/// The levels after the straight-line readers' run, through the general reader, to the `]`.
+fn rest_levels<S: Sink>(
+    st: &mut ListState<'_>,
+    side: Side,
+    sink: &mut S,
+) -> Result<usize, DecodeError> {
+    let field = side_field(side);
+    while let Some(r) = st.next_item(|c| parse_level(c, field)) {
+        if let Err(e) = r {
+            if e.kind().is_structural() {
+                return Err(e);
+            }
+        }
+        sink.level(side, r);
+    }
+    Ok(st.pos)
+}
+
+/// [`walk_levels`] for the `book` reader, from the value at `v`: the same levels to `sink`, the
+/// same span, and the index after the array. The straight-line run is inlined here and the
+/// array's end checked directly; the general walk takes what they leave.
+#[inline(always)]
+pub(super) fn book_levels<S: Sink>(
+    src: &str,
+    v: usize,
+    side: Side,
+    sink: &mut S,
+) -> Result<(Span, usize), DecodeError> {
+    let b = src.as_bytes();
+    if S::CAPTURE && b.get(v) == Some(&b'[') {
+        let mut st = ListState::new(src, Some(v + 1));
+        compact_levels(&mut st, |level| sink.level(side, Ok(level)));
+        let p = skip_ws(b, st.pos);
+        if b.get(p) == Some(&b']') {
+            return Ok((Some(v + 1), p + 1));
+        }
+        return Ok((Some(v + 1), rest_levels(&mut st, side, sink)?));
+    }
+    let mut c = Cursor::new(src, v);
+    let span = walk_levels(&mut c, side, sink)?;
+    Ok((span, c.pos))
 }
 
 /// Walks `price_changes` during the first pass (see [`walk_levels`]).
