@@ -592,13 +592,11 @@ const POW10: [u64; 9] = {
 /// other bits are clear.
 #[inline(always)]
 fn non_digits(w: u64) -> u64 {
-    // A byte is a digit when its high nibble is 3 and its low nibble is below 10. Neither
-    // test carries between bytes (low nibble + 6 ≤ 21), and the results sit in the high
-    // nibbles; the last step folds "any bit of the byte" into bit 7 without carries.
-    let high = (w & (LO * 0xF0)) ^ (LO * 0x30);
-    let low = ((w & (LO * 0x0F)) + LO * 0x06) & (LO * 0xF0);
-    let x = high | low;
-    (((x & (LO * 0x7F)) + LO * 0x7F) | x) & HI
+    // `x` maps the digits to 0..=9. A byte is not a digit when its low seven bits of `x` are
+    // 10 or more (adding 0x76 then sets bit 7, and no byte carries into the next: 0x7F + 0x76
+    // < 0x100) or when bit 7 of `x` is set.
+    let x = w ^ (LO * 0x30);
+    (((x & (LO * 0x7F)) + LO * 0x76) | x) & HI
 }
 
 /// Index (0..8) of the first `"` in the word, if it has one.
