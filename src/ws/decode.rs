@@ -395,6 +395,7 @@ impl<'a> Events<'a> {
             }
             return Ok(Event::Book(book));
         }
+        // So may the book reader.
         sink.begin();
         general(c, sink, start, single)
     }
