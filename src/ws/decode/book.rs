@@ -115,6 +115,13 @@ fn key(b: &[u8], p: usize) -> Option<(Key, usize)> {
     Some((key, p + len + 2))
 }
 
+/// Stores a captured value in its slot; the index after it.
+#[inline(always)]
+fn keep(slot: &mut Raw, (raw, next): (Raw, usize)) -> usize {
+    *slot = raw;
+    next
+}
+
 /// A plain string value (no escape, no control byte) whose opening quote is at `p`, predicted
 /// to be `N` bytes long: its capture and the index after its closing quote.
 #[inline(always)]
@@ -163,68 +170,25 @@ pub(crate) fn book_object<'a, S: Sink>(
         let v = skip_ws(b, colon + 1);
         let next = match k {
             Key::Bids | Key::Asks => {
-                let side = if k == Key::Bids {
-                    Side::Buy
+                let (side, slot) = if k == Key::Bids {
+                    (Side::Buy, &mut caps.bids)
                 } else {
-                    Side::Sell
+                    (Side::Sell, &mut caps.asks)
                 };
                 let (span, next) = book_levels(src, v, side, sink).ok()?;
-                *(if k == Key::Bids {
-                    &mut caps.bids
-                } else {
-                    &mut caps.asks
-                }) = Some(span);
+                *slot = Some(span);
                 next
             }
-            Key::EventType => match lit(b, v, b"\"book\"") {
-                Some(next) => {
-                    caps.event_type = Raw::new(v + 1, 4, RawKind::Str);
-                    next
-                }
-                None => return None,
-            },
-            Key::AssetId => match string::<ID_LEN>(b, v) {
-                Some((raw, next)) => {
-                    caps.asset_id = raw;
-                    next
-                }
-                None => return None,
-            },
-            Key::Market => match string::<MARKET_LEN>(b, v) {
-                Some((raw, next)) => {
-                    caps.market = raw;
-                    next
-                }
-                None => return None,
-            },
-            Key::Timestamp => match string::<TIMESTAMP_LEN>(b, v) {
-                Some((raw, next)) => {
-                    caps.timestamp = raw;
-                    next
-                }
-                None => return None,
-            },
-            Key::Hash => match string::<HASH_LEN>(b, v) {
-                Some((raw, next)) => {
-                    caps.hash = raw;
-                    next
-                }
-                None => return None,
-            },
-            Key::TickSize => match string::<0>(b, v) {
-                Some((raw, next)) => {
-                    caps.tick_size = raw;
-                    next
-                }
-                None => return None,
-            },
-            Key::LastTradePrice => match string::<0>(b, v) {
-                Some((raw, next)) => {
-                    caps.last_trade_price = raw;
-                    next
-                }
-                None => return None,
-            },
+            Key::EventType => {
+                caps.event_type = Raw::new(v + 1, 4, RawKind::Str);
+                lit(b, v, b"\"book\"")?
+            }
+            Key::AssetId => keep(&mut caps.asset_id, string::<ID_LEN>(b, v)?),
+            Key::Market => keep(&mut caps.market, string::<MARKET_LEN>(b, v)?),
+            Key::Timestamp => keep(&mut caps.timestamp, string::<TIMESTAMP_LEN>(b, v)?),
+            Key::Hash => keep(&mut caps.hash, string::<HASH_LEN>(b, v)?),
+            Key::TickSize => keep(&mut caps.tick_size, string::<0>(b, v)?),
+            Key::LastTradePrice => keep(&mut caps.last_trade_price, string::<0>(b, v)?),
         };
         match sep.next(b, next) {
             Ok(q) => p = skip_ws(b, q),
@@ -233,25 +197,20 @@ pub(crate) fn book_object<'a, S: Sink>(
         }
     };
     let c = &caps;
-    let tick_size = opt_tick(src, &c.tick_size, "tick_size");
-    let last_trade_price = opt_price(src, &c.last_trade_price, "last_trade_price");
+    // Every check before anything is built.
     let (
-        RawKind::Str,
-        RawKind::Str,
-        RawKind::Str,
+        [RawKind::Str, RawKind::Str, RawKind::Str],
         Some(bids),
         Some(asks),
         Ok(tick_size),
         Ok(last_trade_price),
         Some(json),
     ) = (
-        c.event_type.kind,
-        c.asset_id.kind,
-        c.market.kind,
+        [c.event_type.kind, c.asset_id.kind, c.market.kind],
         c.bids,
         c.asks,
-        tick_size,
-        last_trade_price,
+        opt_tick(src, &c.tick_size, "tick_size"),
+        opt_price(src, &c.last_trade_price, "last_trade_price"),
         sub(src, start, end + 1),
     )
     else {
