@@ -160,6 +160,8 @@ pub(crate) fn book_object<'a, S: Sink>(
     let b = src.as_bytes();
     let mut caps = Captures::default();
     let mut sep = Separator::default();
+    // One for the levels of both arrays: their layout is the same.
+    let mut level_sep = Separator::default();
     let mut p = skip_ws(b, start + 1);
     let end = loop {
         let (k, after) = key(b, p)?;
@@ -175,7 +177,7 @@ pub(crate) fn book_object<'a, S: Sink>(
                 } else {
                     (Side::Sell, &mut caps.asks)
                 };
-                let (span, next) = book_levels(src, v, side, sink).ok()?;
+                let (span, next) = book_levels(src, v, side, sink, &mut level_sep).ok()?;
                 *slot = Some(span);
                 next
             }
@@ -344,7 +346,19 @@ mod tests {
             ("market".to_string(), format!("\"0x{}\"", rng.digits(64, 0))),
             ("asset_id".to_string(), format!("\"{}\"", rng.digits(70, 8))),
             ("bids".to_string(), levels(rng, l, ll)),
-            ("asks".to_string(), levels(rng, l, ll)),
+            // Now and then the two arrays differ in layout: a separator learned from the
+            // bids must not be trusted for the asks.
+            ("asks".to_string(), {
+                let (l, ll) = if rng.below(4) == 0 {
+                    (
+                        LAYOUTS[rng.below(5) as usize],
+                        LAYOUTS[rng.below(2) as usize],
+                    )
+                } else {
+                    (l, ll)
+                };
+                levels(rng, l, ll)
+            }),
             ("event_type".to_string(), "\"book\"".to_string()),
         ];
         let optional = [

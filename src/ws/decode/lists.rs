@@ -292,15 +292,15 @@ fn spaced_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
 /// level has the layout of [`spaced_level`] (the byte after `{"price":` is a space) goes to
 /// [`spaced_levels`] first.
 #[inline]
-fn compact_levels(st: &mut ListState<'_>, mut emit: impl FnMut(Level)) {
+fn compact_levels(st: &mut ListState<'_>, sep: &mut Separator, mut emit: impl FnMut(Level)) {
     let b = st.src.as_bytes();
     let mut p = st.pos;
     if st.first {
         // The whitespace before the first level is skipped here once for every reader.
-        p = skip_ws(b, p);
+        p = sep.lead(b, p);
         st.pos = p;
         if b.get(p + 9) == Some(&b' ') {
-            spaced_levels(st, &mut emit);
+            spaced_levels(st, sep, &mut emit);
             p = st.pos;
         }
     }
@@ -327,9 +327,8 @@ fn compact_levels(st: &mut ListState<'_>, mut emit: impl FnMut(Level)) {
 /// compact loop (the exchange's layout), the spaced reader made compact books 3–5% slower;
 /// here they pay one byte check per array (about 1% on `book_64x64`, BENCHMARKS.md).
 #[inline(never)]
-fn spaced_levels(st: &mut ListState<'_>, mut emit: impl FnMut(Level)) {
+fn spaced_levels(st: &mut ListState<'_>, sep: &mut Separator, mut emit: impl FnMut(Level)) {
     let b = st.src.as_bytes();
-    let mut sep = Separator::default();
     let mut p = st.pos;
     loop {
         if st.first {
@@ -361,6 +360,22 @@ fn spaced_levels(st: &mut ListState<'_>, mut emit: impl FnMut(Level)) {
 pub(super) struct Separator(Option<(u128, u128, usize)>);
 
 impl Separator {
+    /// The index of the first member at or after `p`, the start of a list. A pretty-printer
+    /// indents it as it indents the members after a `,`: with a separator learned from an
+    /// earlier list of the same object, that whitespace is matched whole.
+    #[inline(always)]
+    pub(super) fn lead(&self, b: &[u8], p: usize) -> usize {
+        if let Some((bytes, mask, len)) = self.0 {
+            let word = b.get(p..).and_then(|r| r.first_chunk::<16>());
+            if bytes as u8 == b','
+                && word.is_some_and(|w| u128::from_le_bytes(*w) & (mask >> 8) == bytes >> 8)
+            {
+                return skip_ws(b, p + len - 1);
+            }
+        }
+        skip_ws(b, p)
+    }
+
     /// From just after a member at `p`: the index of the next member (after the `,` and the
     /// whitespace around it), or `Err` with the index of the token that is not a `,`.
     #[inline(always)]
@@ -433,7 +448,9 @@ pub(crate) fn walk_levels<S: Sink>(
         if !S::CAPTURE {
             return None;
         }
-        compact_levels(st, |level| sink.level(side, Ok(level)));
+        compact_levels(st, &mut Separator::default(), |level| {
+            sink.level(side, Ok(level));
+        });
         Some(rest_levels(st, side, sink))
     })
 }
@@ -469,11 +486,12 @@ pub(super) fn book_levels<S: Sink>(
     v: usize,
     side: Side,
     sink: &mut S,
+    sep: &mut Separator,
 ) -> Result<(Span, usize), DecodeError> {
     let b = src.as_bytes();
     if S::CAPTURE && b.get(v) == Some(&b'[') {
         let mut st = ListState::new(src, Some(v + 1));
-        compact_levels(&mut st, |level| sink.level(side, Ok(level)));
+        compact_levels(&mut st, sep, |level| sink.level(side, Ok(level)));
         let p = skip_ws(b, st.pos);
         if b.get(p) == Some(&b']') {
             return Ok((Some(v + 1), p + 1));
