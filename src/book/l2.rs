@@ -6,8 +6,8 @@
 //! and lets a side keep its capacity, so steady-state updates never allocate. A `BTreeMap` (the
 //! design card's default) allocates a node whenever a new level is inserted, which breaks the
 //! zero-allocation guarantee. On 1,000 random deltas near the top of a 64-level book, the sides
-//! take 0.55–0.61× the time of a `BTreeMap` per side (`book_structure_*` in the `ws_hot_path` bench,
-//! BENCHMARKS.md).
+//! take 0.55–0.61× the time of a `BTreeMap` per side (`book_structure_*` in the `ws_hot_path`
+//! bench, BENCHMARKS.md).
 
 use std::time::{Duration, Instant};
 
