@@ -311,7 +311,7 @@ impl Book {
     /// # Ok::<(), polyclob::ws::decode::DecodeError>(())
     /// ```
     pub fn set_tick_size(&mut self, tick: TickSize, timestamp_ms: Option<u64>, now: Instant) {
-        self.set_tick(tick);
+        self.set_tick_from_snapshot(tick);
         self.epoch = self.epoch.wrapping_add(1);
         self.state = BookState::AwaitingSnapshot;
         self.touch(timestamp_ms, now);
@@ -362,11 +362,8 @@ impl Book {
         self.reported = best;
     }
 
+    /// Records the tick a snapshot carries (no new epoch, unlike [`Self::set_tick_size`]).
     pub(crate) fn set_tick_from_snapshot(&mut self, tick: TickSize) {
-        self.set_tick(tick);
-    }
-
-    fn set_tick(&mut self, tick: TickSize) {
         self.tick_size = Some(tick);
         self.grid = side::grid(tick.as_micros());
     }

@@ -375,9 +375,7 @@ impl<'a> Events<'a> {
             // `compact_price_change` checks the decoded event), without the general capture
             // struct and the event-name dispatch.
             c.pos = pc.end;
-            if single && c.peek().is_some() {
-                return Err(err(DecodeErrorKind::Syntax, "", c.pos));
-            }
+            ends_frame(c, single)?;
             return Ok(Event::PriceChange(PriceChangeMsg {
                 market: pc.market.text(c.src),
                 timestamp_ms: opt_u64(c.src, &pc.timestamp),
@@ -390,15 +388,22 @@ impl<'a> Events<'a> {
         if let Some((book, end)) = book::book_object(c.src, start, sink) {
             // What the general reader below makes of this object (tested in `book`).
             c.pos = end;
-            if single && c.peek().is_some() {
-                return Err(err(DecodeErrorKind::Syntax, "", c.pos));
-            }
+            ends_frame(c, single)?;
             return Ok(Event::Book(book));
         }
         // So may the book reader.
         sink.begin();
         general(c, sink, start, single)
     }
+}
+
+/// A `single` object must end the frame: text after it is a syntax error.
+#[inline(always)]
+fn ends_frame(c: &mut Cursor<'_>, single: bool) -> Result<(), DecodeError> {
+    if single && c.peek().is_some() {
+        return Err(err(DecodeErrorKind::Syntax, "", c.pos));
+    }
+    Ok(())
 }
 
 /// The general reader of one object, any keys in any order, from just after its `{` at
@@ -476,7 +481,7 @@ fn general<'a, S: Sink>(
         }
     }
     let json = sub(c.src, start, c.pos).unwrap_or("");
-    if single && c.peek().is_some() {
+    if ends_frame(c, single).is_err() {
         // A semantic error in the object comes first, as in an array.
         events::build(c.src, start, json, &f)?;
         return Err(err(DecodeErrorKind::Syntax, "", c.pos));

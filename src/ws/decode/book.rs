@@ -9,7 +9,7 @@
 //! the same result on the objects this reader accepts (tested below).
 
 use super::events::BookMsg;
-use super::lists::{Levels, Separator, Span, book_levels, lit, plain_end_guess};
+use super::lists::{Levels, Separator, Span, book_levels, lit, plain_end_guess, word8_padded};
 use super::{Sink, opt_price, opt_tick, opt_u64};
 use crate::types::Side;
 use crate::ws::json::{HASH_LEN, ID_LEN, MARKET_LEN, Raw, RawKind, TIMESTAMP_LEN, skip_ws, sub};
@@ -28,10 +28,18 @@ enum Key {
     LastTradePrice,
 }
 
-/// The key `name` and its closing quote as the little-endian `u128` of the 16 bytes after the
-/// opening quote, with the mask of the bytes that must match. (A 16-byte name leaves its
-/// quote to a separate check.)
-const fn pattern(name: &[u8]) -> (u128, u128) {
+/// A key as [`key`] matches it: its name and closing quote as the little-endian `u128` of the
+/// 16 bytes after the opening quote, the mask of the bytes that must match, and the name's
+/// length. (A 16-byte name leaves its quote to a separate check.) The low four bytes are the
+/// dispatch.
+#[derive(Clone, Copy)]
+struct Pattern {
+    bytes: u128,
+    mask: u128,
+    len: usize,
+}
+
+const fn pattern(name: &[u8]) -> Pattern {
     let mut bytes = [0u8; 16];
     let mut i = 0;
     while i < name.len() && i < 16 {
@@ -47,26 +55,10 @@ const fn pattern(name: &[u8]) -> (u128, u128) {
     } else {
         (1u128 << (8 * n)) - 1
     };
-    (u128::from_le_bytes(bytes), mask)
-}
-
-/// The first four bytes of a key, the dispatch of [`key`].
-const fn prefix(name: &[u8; 4]) -> u32 {
-    u32::from_le_bytes(*name)
-}
-
-/// Eight bytes at `i`, zero-padded past the end of the frame (zero bytes match no key).
-#[inline(always)]
-fn word_padded(b: &[u8], i: usize) -> u64 {
-    match b.get(i..).and_then(|r| r.first_chunk::<8>()) {
-        Some(w) => u64::from_le_bytes(*w),
-        None => {
-            let mut pad = [0u8; 8];
-            let rest = b.get(i..).unwrap_or_default();
-            let n = rest.len().min(8);
-            pad[..n].copy_from_slice(&rest[..n]);
-            u64::from_le_bytes(pad)
-        }
+    Pattern {
+        bytes: u128::from_le_bytes(bytes),
+        mask,
+        len: name.len(),
     }
 }
 
@@ -74,45 +66,46 @@ fn word_padded(b: &[u8], i: usize) -> u64 {
 /// any other key (escaped spellings included).
 #[inline(always)]
 fn key(b: &[u8], p: usize) -> Option<(Key, usize)> {
-    const MARKET: (u128, u128) = pattern(b"market");
-    const ASSET_ID: (u128, u128) = pattern(b"asset_id");
-    const TIMESTAMP: (u128, u128) = pattern(b"timestamp");
-    const HASH: (u128, u128) = pattern(b"hash");
-    const BIDS: (u128, u128) = pattern(b"bids");
-    const ASKS: (u128, u128) = pattern(b"asks");
-    const TICK_SIZE: (u128, u128) = pattern(b"tick_size");
-    const EVENT_TYPE: (u128, u128) = pattern(b"event_type");
-    const LAST_TRADE_PRICE: (u128, u128) = pattern(b"last_trade_price");
-    const P_MARK: u32 = prefix(b"mark");
-    const P_ASSE: u32 = prefix(b"asse");
-    const P_TIME: u32 = prefix(b"time");
-    const P_HASH: u32 = prefix(b"hash");
-    const P_BIDS: u32 = prefix(b"bids");
-    const P_ASKS: u32 = prefix(b"asks");
-    const P_TICK: u32 = prefix(b"tick");
-    const P_EVEN: u32 = prefix(b"even");
-    const P_LAST: u32 = prefix(b"last");
+    const MARKET: Pattern = pattern(b"market");
+    const ASSET_ID: Pattern = pattern(b"asset_id");
+    const TIMESTAMP: Pattern = pattern(b"timestamp");
+    const HASH: Pattern = pattern(b"hash");
+    const BIDS: Pattern = pattern(b"bids");
+    const ASKS: Pattern = pattern(b"asks");
+    const TICK_SIZE: Pattern = pattern(b"tick_size");
+    const EVENT_TYPE: Pattern = pattern(b"event_type");
+    const LAST_TRADE_PRICE: Pattern = pattern(b"last_trade_price");
+    const P_MARK: u32 = MARKET.bytes as u32;
+    const P_ASSE: u32 = ASSET_ID.bytes as u32;
+    const P_TIME: u32 = TIMESTAMP.bytes as u32;
+    const P_HASH: u32 = HASH.bytes as u32;
+    const P_BIDS: u32 = BIDS.bytes as u32;
+    const P_ASKS: u32 = ASKS.bytes as u32;
+    const P_TICK: u32 = TICK_SIZE.bytes as u32;
+    const P_EVEN: u32 = EVENT_TYPE.bytes as u32;
+    const P_LAST: u32 = LAST_TRADE_PRICE.bytes as u32;
     if b.get(p) != Some(&b'"') {
         return None;
     }
-    let lo = word_padded(b, p + 1);
-    let w = u128::from(lo) | u128::from(word_padded(b, p + 9)) << 64;
-    let (key, (bytes, mask), len) = match lo as u32 {
-        P_MARK => (Key::Market, MARKET, 6),
-        P_ASSE => (Key::AssetId, ASSET_ID, 8),
-        P_TIME => (Key::Timestamp, TIMESTAMP, 9),
-        P_HASH => (Key::Hash, HASH, 4),
-        P_BIDS => (Key::Bids, BIDS, 4),
-        P_ASKS => (Key::Asks, ASKS, 4),
-        P_TICK => (Key::TickSize, TICK_SIZE, 9),
-        P_EVEN => (Key::EventType, EVENT_TYPE, 10),
-        P_LAST => (Key::LastTradePrice, LAST_TRADE_PRICE, 16),
+    // Zero padding past the frame's end matches no key.
+    let lo = word8_padded(b, p + 1)?;
+    let w = u128::from(lo) | u128::from(word8_padded(b, p + 9).unwrap_or(0)) << 64;
+    let (key, pat) = match lo as u32 {
+        P_MARK => (Key::Market, MARKET),
+        P_ASSE => (Key::AssetId, ASSET_ID),
+        P_TIME => (Key::Timestamp, TIMESTAMP),
+        P_HASH => (Key::Hash, HASH),
+        P_BIDS => (Key::Bids, BIDS),
+        P_ASKS => (Key::Asks, ASKS),
+        P_TICK => (Key::TickSize, TICK_SIZE),
+        P_EVEN => (Key::EventType, EVENT_TYPE),
+        P_LAST => (Key::LastTradePrice, LAST_TRADE_PRICE),
         _ => return None,
     };
-    if w & mask != bytes || (len == 16 && b.get(p + 17) != Some(&b'"')) {
+    if w & pat.mask != pat.bytes || (pat.len == 16 && b.get(p + 17) != Some(&b'"')) {
         return None;
     }
-    Some((key, p + len + 2))
+    Some((key, p + pat.len + 2))
 }
 
 /// Stores a captured value in its slot; the index after it.
@@ -136,7 +129,8 @@ fn string<const N: usize>(b: &[u8], p: usize) -> Option<(Raw, usize)> {
 /// The members [`book_object`] captures.
 #[derive(Clone, Copy, Debug, Default)]
 struct Captures {
-    event_type: Raw,
+    /// `"event_type":"book"` was read.
+    is_book: bool,
     asset_id: Raw,
     market: Raw,
     timestamp: Raw,
@@ -182,7 +176,7 @@ pub(crate) fn book_object<'a, S: Sink>(
                 next
             }
             Key::EventType => {
-                caps.event_type = Raw::new(v + 1, 4, RawKind::Str);
+                caps.is_book = true;
                 lit(b, v, b"\"book\"")?
             }
             Key::AssetId => keep(&mut caps.asset_id, string::<ID_LEN>(b, v)?),
@@ -201,14 +195,14 @@ pub(crate) fn book_object<'a, S: Sink>(
     let c = &caps;
     // Every check before anything is built.
     let (
-        [RawKind::Str, RawKind::Str, RawKind::Str],
+        (true, RawKind::Str, RawKind::Str),
         Some(bids),
         Some(asks),
         Ok(tick_size),
         Ok(last_trade_price),
         Some(json),
     ) = (
-        [c.event_type.kind, c.asset_id.kind, c.market.kind],
+        (c.is_book, c.asset_id.kind, c.market.kind),
         c.bids,
         c.asks,
         opt_tick(src, &c.tick_size, "tick_size"),

@@ -168,15 +168,21 @@ fn micros_level(price: u64, size: u64) -> Option<Level> {
 /// units and the index of the closing quote, read from one word.
 #[inline(always)]
 fn quoted_decimal(b: &[u8], p: usize) -> Option<(u64, usize)> {
-    // Near the end of the frame, zero padding (neither digit nor quote) fills the word.
-    let w = word8(b, p).or_else(|| {
+    let w = word8_padded(b, p)?;
+    let len = value_len(w, b.get(p + 8))?;
+    Some((word_decimal(w, len)?, p + len))
+}
+
+/// The eight bytes at `p` as a little-endian word; near the end of the frame, zero bytes
+/// (neither digits, quotes nor letters) fill it. `None` only past the end.
+#[inline(always)]
+pub(super) fn word8_padded(b: &[u8], p: usize) -> Option<u64> {
+    word8(b, p).or_else(|| {
         let rest = b.get(p..)?;
         let mut pad = [0u8; 8];
         pad.get_mut(..rest.len())?.copy_from_slice(rest);
         Some(u64::from_le_bytes(pad))
-    })?;
-    let len = value_len(w, b.get(p + 8))?;
-    Some((word_decimal(w, len)?, p + len))
+    })
 }
 
 /// Length of a quoted value of at most eight bytes: `w` holds its first eight bytes and `after`
@@ -224,27 +230,51 @@ const fn lit_word<const N: usize>(l: &[u8; N]) -> u64 {
     u64::from_le_bytes(w)
 }
 
-/// A level exactly as the exchange writes it, `{"price":"<decimal>","size":"<decimal>"}` with
-/// no whitespace and values of at most eight bytes, read as straight-line word operations:
-/// the literals are compared a word at a time, each value's closing quote is found inside one
-/// word, and the value is parsed from that same word. Anything else returns `None` and the
-/// general path decodes (or reports) the level.
+/// A level in one of two fixed layouts, read as straight-line word operations: the literals
+/// are compared a word at a time, each value's closing quote is found inside one word, and the
+/// value is parsed from that same word. Values are at most eight bytes.
+/// - `SPACED = false`: exactly as the exchange writes it,
+///   `{"price":"<decimal>","size":"<decimal>"}`, no whitespace ([`compact_level`]);
+/// - `SPACED = true`: the layout of pretty-printers that put one space after `:` and `,`
+///   (Python's `json.dumps` default, and the nautilus captures),
+///   `{"price": "<decimal>", "size": "<decimal>"}` ([`spaced_level`]).
+///
+/// Anything else returns `None` and the general path decodes (or reports) the level.
 #[inline(always)]
-fn compact_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
+fn word_level<const SPACED: bool>(b: &[u8], p: usize) -> Option<(Level, usize)> {
+    // After `{"price"`: `:"` or `: "`. Between the values: `","size"` or `", "size`, then
+    // `:"` or `": "`. Each short literal is compared under its mask.
+    let (colon, colon_mask, mid, mid_end, mid_end_mask) = if SPACED {
+        (
+            lit_word(b": \""),
+            0xFF_FFFF,
+            lit_word(b"\", \"size"),
+            lit_word(b"\": \""),
+            0xFFFF_FFFF,
+        )
+    } else {
+        (
+            lit_word(b":\""),
+            0xFFFF,
+            lit_word(b"\",\"size\""),
+            lit_word(b":\""),
+            0xFFFF,
+        )
+    };
+    let (price_at, size_gap) = if SPACED { (11, 12) } else { (10, 10) };
     let mut pad = [0u8; WIN];
     let win = window(b, p, &mut pad)?;
-    // `{"price":"` and `","size":"`, each as a word and a pair.
-    if le::<8>(win, 0) != lit_word(b"{\"price\"") || le::<2>(win, 8) != lit_word(b":\"") {
+    if le::<8>(win, 0) != lit_word(b"{\"price\"") || le::<4>(win, 8) & colon_mask != colon {
         return None;
     }
-    let w = le::<8>(win, 10);
+    let w = le::<8>(win, price_at);
     let len = quote_in_word(w)?;
     let price = price_word_decimal(w, len)?;
-    let e1 = 10 + len;
-    if le::<8>(win, e1) != lit_word(b"\",\"size\"") || le::<2>(win, e1 + 8) != lit_word(b":\"") {
+    let e1 = price_at + len;
+    if le::<8>(win, e1) != mid || le::<4>(win, e1 + 8) & mid_end_mask != mid_end {
         return None;
     }
-    let s2 = e1 + 10;
+    let s2 = e1 + size_gap;
     let w = le::<8>(win, s2);
     let len = value_len(w, win.get(s2 + 8))?;
     let size = word_decimal(w, len)?;
@@ -255,35 +285,16 @@ fn compact_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
     Some((micros_level(price, size)?, p + e2 + 2))
 }
 
-/// [`compact_level`] for the layout of pretty-printers that put one space after `:` and `,`
-/// (Python's `json.dumps` default, and the nautilus captures):
-/// `{"price": "<decimal>", "size": "<decimal>"}`.
+/// [`word_level`] in the exchange's layout.
+#[inline(always)]
+fn compact_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
+    word_level::<false>(b, p)
+}
+
+/// [`word_level`] in the one-space layout.
 #[inline(always)]
 fn spaced_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
-    let mut pad = [0u8; WIN];
-    let win = window(b, p, &mut pad)?;
-    // `{"price": "` and `", "size": "`.
-    if le::<8>(win, 0) != lit_word(b"{\"price\"")
-        || le::<4>(win, 8) & 0x00FF_FFFF != lit_word(b": \"")
-    {
-        return None;
-    }
-    let w = le::<8>(win, 11);
-    let len = quote_in_word(w)?;
-    let price = price_word_decimal(w, len)?;
-    let e1 = 11 + len;
-    if le::<8>(win, e1) != lit_word(b"\", \"size") || le::<4>(win, e1 + 8) != lit_word(b"\": \"") {
-        return None;
-    }
-    let s2 = e1 + 12;
-    let w = le::<8>(win, s2);
-    let len = value_len(w, win.get(s2 + 8))?;
-    let size = word_decimal(w, len)?;
-    let e2 = s2 + len;
-    if le::<2>(win, e2) != lit_word(b"\"}") {
-        return None;
-    }
-    Some((micros_level(price, size)?, p + e2 + 2))
+    word_level::<true>(b, p)
 }
 
 /// Consumes the leading run of levels the fast readers accept ([`compact_level`], then
@@ -366,10 +377,7 @@ impl Separator {
     #[inline(always)]
     pub(super) fn lead(&self, b: &[u8], p: usize) -> usize {
         if let Some((bytes, mask, len)) = self.0 {
-            let word = b.get(p..).and_then(|r| r.first_chunk::<16>());
-            if bytes as u8 == b','
-                && word.is_some_and(|w| u128::from_le_bytes(*w) & (mask >> 8) == bytes >> 8)
-            {
+            if bytes as u8 == b',' && word16(b, p).is_some_and(|w| w & (mask >> 8) == bytes >> 8) {
                 return skip_ws(b, p + len - 1);
             }
         }
@@ -380,9 +388,8 @@ impl Separator {
     /// whitespace around it), or `Err` with the index of the token that is not a `,`.
     #[inline(always)]
     pub(super) fn next(&mut self, b: &[u8], p: usize) -> Result<usize, usize> {
-        let word16 = |at: usize| Some(u128::from_le_bytes(*b.get(at..)?.first_chunk::<16>()?));
         if let Some((bytes, mask, len)) = self.0 {
-            if word16(p).is_some_and(|w| w & mask == bytes) {
+            if word16(b, p).is_some_and(|w| w & mask == bytes) {
                 return Ok(p + len);
             }
         }
@@ -394,10 +401,16 @@ impl Separator {
         let len = next - p;
         if self.0.is_none() && len < 16 {
             let mask = (1u128 << (8 * len)) - 1;
-            self.0 = word16(p).map(|w| (w & mask, mask, len));
+            self.0 = word16(b, p).map(|w| (w & mask, mask, len));
         }
         Ok(next)
     }
+}
+
+/// Sixteen bytes at `at` as a little-endian `u128`, when that many remain.
+#[inline(always)]
+fn word16(b: &[u8], at: usize) -> Option<u128> {
+    Some(u128::from_le_bytes(*b.get(at..)?.first_chunk::<16>()?))
 }
 
 #[inline]
@@ -455,6 +468,7 @@ pub(crate) fn walk_levels<S: Sink>(
     })
 }
 
+/// The field name of `side`'s levels, for errors.
 fn side_field(side: Side) -> &'static str {
     if side == Side::Buy { "bids" } else { "asks" }
 }
