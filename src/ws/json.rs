@@ -638,7 +638,22 @@ fn skip_ws_run(b: &[u8], mut i: usize) -> usize {
 /// Eight bytes at `i` as a little-endian word, when that many remain.
 #[inline(always)]
 pub(crate) fn word8(b: &[u8], i: usize) -> Option<u64> {
-    Some(u64::from_le_bytes(*b.get(i..)?.first_chunk::<8>()?))
+    chunk::<8>(b, i).map(|c| u64::from_le_bytes(*c))
+}
+
+/// The `N` bytes at `i`, when that many remain, behind one compare of `i` with `len - N` (the
+/// `len ≥ N` half is the same for the whole frame, so the compiler hoists it out of loops).
+/// The safe spellings (`get(i..)?.first_chunk()`, `get(i..i + N)`) each compile to two range
+/// checks merged through flag registers on every read.
+#[inline(always)]
+#[allow(unsafe_code)]
+pub(crate) fn chunk<const N: usize>(b: &[u8], i: usize) -> Option<&[u8; N]> {
+    if b.len() < N || i > b.len() - N {
+        return None;
+    }
+    // SAFETY: `i + N <= b.len()` (checked just above, without overflow: `b.len() >= N`), so
+    // the `N` bytes from `i` are in bounds and initialised; `[u8; N]` has alignment 1.
+    Some(unsafe { &*b.as_ptr().add(i).cast::<[u8; N]>() })
 }
 
 /// The value of the first `n` (0..=8) bytes of `w`, which are ASCII digits, most significant

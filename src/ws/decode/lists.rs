@@ -9,7 +9,7 @@ use crate::fixed::{Price, Size};
 use crate::types::Side;
 use crate::ws::json::{
     Cursor, DecodeError, DecodeErrorKind, HASH_LEN, ID_LEN, JsonStr, MARKET_LEN, Raw, RawKind,
-    TIMESTAMP_LEN, err, find_special_guess, price_word_decimal, quote_in_word, skip_ws, sub,
+    TIMESTAMP_LEN, chunk, err, find_special_guess, price_word_decimal, quote_in_word, skip_ws, sub,
     word_decimal, word8,
 };
 
@@ -128,7 +128,7 @@ pub(super) fn plain_end_guess<const N: usize>(b: &[u8], i: usize) -> Option<usiz
 #[inline(always)]
 pub(super) fn lit<const N: usize>(b: &[u8], p: usize, l: &[u8; N]) -> Option<usize> {
     // `get(p..)` then `first_chunk`: two plain compares, no overflow check of `p + N`.
-    (b.get(p..)?.first_chunk::<N>()? == l).then_some(p + N)
+    (chunk::<N>(b, p)? == l).then_some(p + N)
 }
 
 /// The shape every exchange level has, `{"price":"<decimal>","size":"<decimal>"}`, with any
@@ -153,6 +153,14 @@ fn fast_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
     let (size, p) = value(b, p)?;
     let p = lit(b, skip_ws(b, p), b"}")?;
     Some((micros_level(price, size)?, p))
+}
+
+/// [`fast_level`] out of the compact loop's way: laid out inline, the exchange's own levels
+/// paid for the jumps around it.
+#[cold]
+#[inline(never)]
+fn other_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
+    fast_level(b, p)
 }
 
 /// A level from a price and a size in 10⁻⁶ units, when the price is in range.
@@ -201,8 +209,8 @@ const WIN: usize = 48;
 /// digits nor quotes, so the padding can only make a reader give up.
 #[inline(always)]
 fn window<'b>(b: &'b [u8], p: usize, pad: &'b mut [u8; WIN]) -> Option<&'b [u8; WIN]> {
-    match b.get(p..p + WIN) {
-        Some(bytes) => bytes.try_into().ok(),
+    match chunk::<WIN>(b, p) {
+        Some(bytes) => Some(bytes),
         None => {
             let rest = b.get(p..)?;
             pad.get_mut(..rest.len())?.copy_from_slice(rest);
@@ -324,7 +332,7 @@ fn compact_levels(st: &mut ListState<'_>, sep: &mut Separator, mut emit: impl Fn
             }
             p = skip_ws(b, p + 1);
         }
-        let Some((level, end)) = compact_level(b, p).or_else(|| fast_level(b, p)) else {
+        let Some((level, end)) = compact_level(b, p).or_else(|| other_level(b, p)) else {
             return;
         };
         emit(level);
@@ -410,7 +418,7 @@ impl Separator {
 /// Sixteen bytes at `at` as a little-endian `u128`, when that many remain.
 #[inline(always)]
 fn word16(b: &[u8], at: usize) -> Option<u128> {
-    Some(u128::from_le_bytes(*b.get(at..)?.first_chunk::<16>()?))
+    chunk::<16>(b, at).map(|c| u128::from_le_bytes(*c))
 }
 
 #[inline]
