@@ -205,18 +205,14 @@ fn value_len(w: u64, after: Option<&u8>) -> Option<usize> {
 /// [`spaced_level`]) plus the word read past each value.
 const WIN: usize = 48;
 
-/// The `WIN` bytes from `p`, zero-padded near the end of the frame: zero bytes are neither
-/// digits nor quotes, so the padding can only make a reader give up.
-#[inline(always)]
-fn window<'b>(b: &'b [u8], p: usize, pad: &'b mut [u8; WIN]) -> Option<&'b [u8; WIN]> {
-    match chunk::<WIN>(b, p) {
-        Some(bytes) => Some(bytes),
-        None => {
-            let rest = b.get(p..)?;
-            pad.get_mut(..rest.len())?.copy_from_slice(rest);
-            Some(pad)
-        }
-    }
+/// `rest` (the frame's last bytes, fewer than `N`) followed by zero bytes: neither digits nor
+/// quotes, so the padding can only make a reader give up. Only near the frame's end, where a
+/// reader's window would run past it; the zeroing stays off the common path.
+#[cold]
+fn padded<const N: usize>(rest: &[u8]) -> Option<[u8; N]> {
+    let mut pad = [0u8; N];
+    pad.get_mut(..rest.len())?.copy_from_slice(rest);
+    Some(pad)
 }
 
 /// The little-endian word of `N` (2, 4 or 8) bytes of `win` at `at`.
@@ -270,8 +266,14 @@ fn word_level<const SPACED: bool>(b: &[u8], p: usize) -> Option<(Level, usize)> 
         )
     };
     let (price_at, size_gap) = if SPACED { (11, 12) } else { (10, 10) };
-    let mut pad = [0u8; WIN];
-    let win = window(b, p, &mut pad)?;
+    let pad;
+    let win = match chunk::<WIN>(b, p) {
+        Some(bytes) => bytes,
+        None => {
+            pad = padded::<WIN>(b.get(p..)?)?;
+            &pad
+        }
+    };
     if le::<8>(win, 0) != lit_word(b"{\"price\"") || le::<4>(win, 8) & colon_mask != colon {
         return None;
     }
