@@ -245,8 +245,13 @@ impl Book {
         timestamp_ms: Option<u64>,
         now: Instant,
     ) -> Result<(), DecodeError> {
-        prepare(bids, false, "bids")?;
-        prepare(asks, true, "asks")?;
+        // The general pass, out of line, only for what the exchange does not send.
+        if !ready(bids, false) {
+            prepare(bids, false, "bids")?;
+        }
+        if !ready(asks, true) {
+            prepare(asks, true, "asks")?;
+        }
         self.bids.replace(bids);
         self.asks.replace(asks);
         self.state = BookState::Live;
@@ -820,9 +825,29 @@ pub struct BookSnapshot {
     pub last_trade: Option<LastTrade>,
 }
 
+/// Whether `levels` are already in storage order with no empty level, as the exchange sends a
+/// snapshot: one pass that checks both, where the general path below walks them twice.
+#[inline]
+fn ready(levels: &[Level], descending: bool) -> bool {
+    // Asks are stored by descending price: flipping the bits makes both sides ascending.
+    let flip = if descending { u32::MAX } else { 0 };
+    let Some((first, rest)) = levels.split_first() else {
+        return true;
+    };
+    let mut prev = first.price.as_micros() ^ flip;
+    let mut ok = !first.size.is_zero();
+    for l in rest {
+        let key = l.price.as_micros() ^ flip;
+        ok &= (prev < key) & !l.size.is_zero();
+        prev = key;
+    }
+    ok
+}
+
 /// Sorts candidate levels into storage order (best last), drops empty levels and rejects
 /// duplicate prices. Sorting is skipped when the wire order already matches (the exchange
 /// sends worst-first, which is exactly storage order).
+#[inline(never)]
 fn prepare(
     levels: &mut Vec<Level>,
     descending: bool,
@@ -848,4 +873,47 @@ fn prepare(
         levels.retain(|l| !l.size.is_zero());
     }
     Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// The one-pass check equals its definition (strictly in storage order, no empty level)
+    /// on short random sides with repeated prices and zero sizes, both directions.
+    #[test]
+    fn ready_is_storage_order_without_empty_levels() {
+        let mut seed = 11u64;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) % n
+        };
+        let mut both = [0u32; 2];
+        for _ in 0..20_000 {
+            let len = next(6) as usize;
+            let levels: Vec<Level> = (0..len)
+                .map(|_| Level {
+                    price: Price::new(10_000 * (1 + next(5) as u32)).unwrap(),
+                    size: Size::from_micros(next(4)),
+                })
+                .collect();
+            for descending in [false, true] {
+                let ordered = levels.windows(2).all(|w| {
+                    if descending {
+                        w[0].price > w[1].price
+                    } else {
+                        w[0].price < w[1].price
+                    }
+                });
+                let want = ordered && levels.iter().all(|l| !l.size.is_zero());
+                assert_eq!(ready(&levels, descending), want, "{levels:?} {descending}");
+                both[usize::from(want)] += 1;
+            }
+        }
+        // Both answers were exercised.
+        assert!(both.iter().all(|&n| n > 1_000), "{both:?}");
+    }
 }
