@@ -377,8 +377,25 @@ fn spaced_levels(st: &mut ListState<'_>, sep: &mut Separator, mut emit: impl FnM
 /// The separator between the members of a pretty-printed array or object. A pretty-printer
 /// writes the same one (comma, newline, indentation) between every two members: the first is
 /// read token by token, later ones are matched whole by one masked 16-byte compare.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Separator(Option<(u128, u128, usize)>);
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Separator {
+    /// The separator's bytes, then zeros.
+    bytes: u128,
+    /// The mask of its bytes. Before one is learned, `bytes` is 1 under a zero mask: nothing
+    /// matches, without a test of whether one was learned.
+    mask: u128,
+    len: usize,
+}
+
+impl Default for Separator {
+    fn default() -> Self {
+        Self {
+            bytes: 1,
+            mask: 0,
+            len: 0,
+        }
+    }
+}
 
 impl Separator {
     /// The index of the first member at or after `p`, the start of a list. A pretty-printer
@@ -386,10 +403,9 @@ impl Separator {
     /// earlier list of the same object, that whitespace is matched whole.
     #[inline(always)]
     pub(super) fn lead(&self, b: &[u8], p: usize) -> usize {
-        if let Some((bytes, mask, len)) = self.0 {
-            if bytes as u8 == b',' && word16(b, p).is_some_and(|w| w & (mask >> 8) == bytes >> 8) {
-                return skip_ws(b, p + len - 1);
-            }
+        let Self { bytes, mask, len } = *self;
+        if bytes as u8 == b',' && word16(b, p).is_some_and(|w| w & (mask >> 8) == bytes >> 8) {
+            return skip_ws(b, p + len - 1);
         }
         skip_ws(b, p)
     }
@@ -398,10 +414,8 @@ impl Separator {
     /// whitespace around it), or `Err` with the index of the token that is not a `,`.
     #[inline(always)]
     pub(super) fn next(&mut self, b: &[u8], p: usize) -> Result<usize, usize> {
-        if let Some((bytes, mask, len)) = self.0 {
-            if word16(b, p).is_some_and(|w| w & mask == bytes) {
-                return Ok(p + len);
-            }
+        if word16(b, p).is_some_and(|w| w & self.mask == self.bytes) {
+            return Ok(p + self.len);
         }
         let comma = skip_ws(b, p);
         if b.get(comma) != Some(&b',') {
@@ -409,9 +423,15 @@ impl Separator {
         }
         let next = skip_ws(b, comma + 1);
         let len = next - p;
-        if self.0.is_none() && len < 16 {
+        if self.len == 0 && len < 16 {
             let mask = (1u128 << (8 * len)) - 1;
-            self.0 = word16(b, p).map(|w| (w & mask, mask, len));
+            if let Some(w) = word16(b, p) {
+                *self = Self {
+                    bytes: w & mask,
+                    mask,
+                    len,
+                };
+            }
         }
         Ok(next)
     }
