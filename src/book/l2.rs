@@ -884,13 +884,7 @@ mod tests {
     /// on short random sides with repeated prices and zero sizes, both directions.
     #[test]
     fn ready_is_storage_order_without_empty_levels() {
-        let mut seed = 11u64;
-        let mut next = |n: u64| {
-            seed = seed
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (seed >> 33) % n
-        };
+        let mut next = crate::book::lcg(11);
         let mut both = [0u32; 2];
         for _ in 0..20_000 {
             let len = next(6) as usize;

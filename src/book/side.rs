@@ -280,13 +280,7 @@ mod tests {
     /// length and best level.
     #[test]
     fn set_matches_a_map() {
-        let mut seed = 7u64;
-        let mut next = |n: u64| {
-            seed = seed
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (seed >> 33) % n
-        };
+        let mut next = crate::book::lcg(7);
         for descending in [false, true] {
             for grid in [0, grid(1_000), grid(10_000)] {
                 let mut side = SideLevels::new(descending, 40);

@@ -1247,13 +1247,7 @@ pub(super) mod tests {
     #[test]
     fn compact_price_change_agrees_with_serde_json() {
         use crate::ws::decode::{Event, decode};
-        let mut seed = 77u64;
-        let mut next = |n: u64| {
-            seed = seed
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (seed >> 33) % n
-        };
+        let mut next = crate::book::lcg(77);
         let mut accepted = 0;
         for _ in 0..5_000 {
             let n = next(5);
