@@ -481,10 +481,10 @@ fn general<'a, S: Sink>(
         }
     }
     let json = sub(c.src, start, c.pos).unwrap_or("");
-    if ends_frame(c, single).is_err() {
+    if let Err(e) = ends_frame(c, single) {
         // A semantic error in the object comes first, as in an array.
         events::build(c.src, start, json, &f)?;
-        return Err(err(DecodeErrorKind::Syntax, "", c.pos));
+        return Err(e);
     }
     events::build(c.src, start, json, &f)
 }

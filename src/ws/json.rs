@@ -642,7 +642,7 @@ pub(crate) fn word8(b: &[u8], i: usize) -> Option<u64> {
 }
 
 /// The `N` bytes at `i`, when that many remain, behind one compare of `i` with `len - N` (the
-/// `len ≥ N` half is the same for the whole frame, so the compiler hoists it out of loops).
+/// `len ≥ N` half is the same for the whole frame, and the compiler can hoist it out of loops).
 /// The safe spellings (`get(i..)?.first_chunk()`, `get(i..i + N)`) each compile to two range
 /// checks merged through flag registers on every read.
 #[inline(always)]

@@ -29,8 +29,8 @@ pub mod subscribe;
 mod transport;
 pub mod user;
 // The decoder's SSE2 string-end scan, compiled by rustc >= 1.89 only (`polyclob_simd`, see
-// build.rs). With `json::chunk` (a fixed-size read after its bounds check), the only `unsafe`
-// of `ws`: the SSE2 intrinsic calls and 16-byte loads.
+// build.rs). The `unsafe` of `ws` is here (the SSE2 intrinsic calls and 16-byte loads) and in
+// `json::chunk` (a fixed-size read after its bounds check).
 #[cfg(polyclob_simd)]
 #[allow(unsafe_code)]
 #[clippy::msrv = "1.89"]

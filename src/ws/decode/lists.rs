@@ -127,7 +127,6 @@ pub(super) fn plain_end_guess<const N: usize>(b: &[u8], i: usize) -> Option<usiz
 /// few word compares rather than a `memcmp` call.
 #[inline(always)]
 pub(super) fn lit<const N: usize>(b: &[u8], p: usize, l: &[u8; N]) -> Option<usize> {
-    // `get(p..)` then `first_chunk`: two plain compares, no overflow check of `p + N`.
     (chunk::<N>(b, p)? == l).then_some(p + N)
 }
 
@@ -185,12 +184,7 @@ fn quoted_decimal(b: &[u8], p: usize) -> Option<(u64, usize)> {
 /// (neither digits, quotes nor letters) fill it. `None` only past the end.
 #[inline(always)]
 pub(super) fn word8_padded(b: &[u8], p: usize) -> Option<u64> {
-    word8(b, p).or_else(|| {
-        let rest = b.get(p..)?;
-        let mut pad = [0u8; 8];
-        pad.get_mut(..rest.len())?.copy_from_slice(rest);
-        Some(u64::from_le_bytes(pad))
-    })
+    word8(b, p).or_else(|| padded::<8>(b.get(p..)?).map(u64::from_le_bytes))
 }
 
 /// Length of a quoted value of at most eight bytes: `w` holds its first eight bytes and `after`
