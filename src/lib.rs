@@ -26,8 +26,9 @@
 //! [Polymarket]: https://docs.polymarket.com
 
 // `unsafe` is denied everywhere except `sign::x86` (SIMD loads/stores and the calls after
-// run-time CPU detection for the Keccak and SHA-256 kernels; BENCHMARKS.md, Signing) and
-// `ws::x86` (the decoder's SSE2 string-end scan).
+// run-time CPU detection for the Keccak and SHA-256 kernels; BENCHMARKS.md, Signing),
+// `ws::x86` (the decoder's SSE2 string-end scan), `ws::json`'s bounds-checked chunk reads,
+// and `sign::fork` (the nonce pool's wipe-on-fork mapping and atfork handler).
 #![deny(unsafe_code)]
 // The library never prints: output belongs to the application.
 #![deny(clippy::print_stdout, clippy::print_stderr)]

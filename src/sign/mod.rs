@@ -18,6 +18,10 @@ pub mod eip712;
 mod error;
 pub mod hmac;
 pub mod keccak;
+// Wipe-on-fork memory and fork detection for the nonce pool: mmap/madvise/pthread_atfork.
+#[cfg(feature = "presign")]
+#[allow(unsafe_code)]
+mod fork;
 #[cfg(feature = "presign")]
 pub mod presign;
 mod signature;

@@ -12,22 +12,55 @@
 //!   random. Both are equally valid for the exchange, but the known-answer vectors, which are
 //!   RFC 6979, cannot be reproduced in this mode. RFC 6979 stays the default.
 //! - **Secrets in memory.** Each pool entry holds `k⁻¹`; anyone who learns it and the matching
-//!   signature learns the private key. Entries live in the same process memory as the key,
-//!   are zeroized when taken or dropped, and never appear in `Debug` output.
-//! - **Never reused.** An entry is moved out of the pool under its lock and destroyed after one
-//!   signature, so no two signatures share a nonce — across clones of the signer and across
-//!   threads. When the pool is empty the signer falls back to RFC 6979 (never blocks, never
-//!   reuses) and counts the fallback ([`PoolStats::fallbacks`]).
+//!   signature learns the private key. Entries live in their own memory pages (excluded from
+//!   core dumps on Linux), are zeroized in place when taken or discarded, and never appear in
+//!   `Debug` output.
+//! - **Never reused: across clones of the signer, threads, and processes.** An entry is moved
+//!   out of the pool under its lock and its slot zeroized, and it is destroyed after one
+//!   signature, so no two signatures share a nonce. A child process created by `fork()` never
+//!   uses an entry generated before the fork: on Linux the entries live in
+//!   `MADV_WIPEONFORK` pages, so the child inherits none of them; on every Unix a
+//!   `pthread_atfork` handler marks the fork, and the child's first use of the pool discards
+//!   (zeroizes) what it copied. A forked child's pool is therefore empty: it signs with
+//!   RFC 6979 (counted in [`PoolStats::fallbacks`]) until it refills from its own randomness —
+//!   at once with [`Refill::Thread`] (the child gets a refill thread of its own), on the next
+//!   [`NoncePool::refill`] with [`Refill::Manual`]; a [`Refill::Tokio`] pool waits for a manual
+//!   refill, since a runtime does not survive a fork. Each detected fork is counted in
+//!   [`PoolStats::forks`]. When the pool is empty the signer falls back to RFC 6979 (never
+//!   blocks, never reuses) and counts the fallback.
 //! - **Entropy.** Nonces come from `getrandom` (the OS CSPRNG) and are uniform over `[1, n)`
 //!   by rejection sampling.
+//!
+//! # What cannot be detected: snapshots and copied process images
+//!
+//! Anything that resumes a copy of the process's memory without a `fork()` replays the pool
+//! too, and no check inside the process can tell: a virtual machine restored from a snapshot
+//! (or several clones started from one), a process checkpointed and restored (CRIU), a memory
+//! image copied by other means, or a fork made with a raw `clone` system call on a kernel
+//! without `MADV_WIPEONFORK` (Linux before 4.14, or other Unixes). Two such copies that both
+//! sign would share nonces and reveal the key. Call [`NoncePool::drain`] first thing after such
+//! a restore (every entry is zeroized, none is used), or do not enable the pool on machines
+//! that are snapshotted while running:
+//!
+//! ```
+//! use polyclob::sign::presign::{NoncePool, PoolConfig, Refill};
+//!
+//! let pool = NoncePool::new(PoolConfig::new().depth(16).refill(Refill::Manual));
+//! pool.refill();
+//! // ... the VM is snapshotted here and later restored; the restore hook runs:
+//! let discarded = pool.drain();
+//! assert_eq!(discarded, 16);
+//! assert_eq!(pool.stats().available, 0);
+//! // New entries come from the restored system's randomness, drawn after the restore.
+//! pool.refill();
+//! ```
 //!
 //! Arithmetic is `k256`'s constant-time scalar field (inversion included), so timing does not
 //! depend on secret values.
 
 use core::fmt;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::collections::VecDeque;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, TryLockError, Weak};
 use std::time::Duration;
 
 use k256::elliptic_curve::ff::PrimeField;
@@ -37,6 +70,7 @@ use k256::elliptic_curve::scalar::IsHigh;
 use k256::{FieldBytes, ProjectivePoint, Scalar};
 use zeroize::{Zeroize, Zeroizing};
 
+use super::fork::{ForkCanary, Slot, SlotMemory};
 use super::{SignError, Signature};
 
 /// One precomputed nonce: `k⁻¹`, `r`, and the parity of `R.y`. Zeroized on drop.
@@ -94,6 +128,33 @@ impl Presig {
                 y_odd: bool::from(point.y_is_odd()),
             });
         }
+    }
+
+    /// Stores the entry into an empty slot (the entry itself is zeroized when dropped).
+    fn store(&self, slot: &mut Slot) {
+        slot.k_inv = self.k_inv.to_repr().into();
+        slot.r = self.r_bytes;
+        slot.y_odd = u8::from(self.y_odd);
+        slot.full = 1;
+    }
+
+    /// Moves the entry out of a full slot and zeroizes the slot; `None` for an empty one
+    /// (or, impossibly, bytes that are no longer scalars).
+    fn take(slot: &mut Slot) -> Option<Self> {
+        let entry = if slot.full == 1 {
+            let k_inv = Option::<Scalar>::from(Scalar::from_repr(slot.k_inv.into()));
+            let r = Option::<Scalar>::from(Scalar::from_repr(slot.r.into()));
+            k_inv.zip(r).map(|(k_inv, r)| Self {
+                k_inv,
+                r,
+                r_bytes: slot.r,
+                y_odd: slot.y_odd == 1,
+            })
+        } else {
+            None
+        };
+        slot.zeroize();
+        entry
     }
 
     /// `s = k⁻¹·(z + r·d)`, low-s normalised; `None` in the negligible case `s = 0`.
@@ -200,29 +261,113 @@ pub struct PoolStats {
     pub taken: u64,
     /// Signatures that fell back to RFC 6979 because the pool was empty.
     pub fallbacks: u64,
+    /// Entries destroyed unused: by [`NoncePool::drain`], or found in a forked child's copy
+    /// of the pool (on Linux the kernel wipes those first, so they are not counted there).
+    pub discarded: u64,
+    /// Forks detected: times this pool found itself in a child process and started afresh.
+    pub forks: u64,
+}
+
+/// The entries, a ring over slots that a forked child does not inherit (see the module docs).
+struct Ring {
+    slots: SlotMemory,
+    head: usize,
+    len: usize,
+}
+
+impl Ring {
+    fn capacity(&mut self) -> usize {
+        self.slots.slots_mut().len()
+    }
+
+    fn push(&mut self, entry: &Presig) -> bool {
+        let cap = self.capacity();
+        if self.len >= cap {
+            return false;
+        }
+        let at = (self.head + self.len) % cap;
+        entry.store(&mut self.slots.slots_mut()[at]);
+        self.len += 1;
+        true
+    }
+
+    fn pop(&mut self) -> Option<Presig> {
+        if self.len == 0 {
+            return None;
+        }
+        let cap = self.capacity();
+        let at = self.head;
+        self.head = (self.head + 1) % cap;
+        self.len -= 1;
+        Presig::take(&mut self.slots.slots_mut()[at])
+    }
+
+    /// Zeroizes every slot and empties the ring; returns how many entries were full.
+    fn clear(&mut self) -> usize {
+        let mut full = 0;
+        for slot in self.slots.slots_mut() {
+            full += usize::from(slot.full == 1);
+            slot.zeroize();
+        }
+        self.head = 0;
+        self.len = 0;
+        full
+    }
 }
 
 struct Shared {
-    queue: Mutex<VecDeque<Presig>>,
+    queue: Mutex<Ring>,
+    /// Tells a forked child that `queue`'s bookkeeping is its parent's.
+    canary: ForkCanary,
     /// Wakes the refill thread; paired with `queue`.
     wake: Condvar,
     /// Wakes the refill task (tokio mode).
     notify: Option<tokio::sync::Notify>,
-    depth: usize,
+    refill: Refill,
     low_water: usize,
     produced: AtomicU64,
     taken: AtomicU64,
     fallbacks: AtomicU64,
+    discarded: AtomicU64,
+    forks: AtomicU64,
     closed: AtomicBool,
 }
 
 impl Shared {
-    fn lock(&self) -> MutexGuard<'_, VecDeque<Presig>> {
-        // A panic while holding the lock cannot leave the queue inconsistent (push/pop only),
-        // so a poisoned lock is still safe to use.
-        self.queue
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    /// The entries, after making sure they were generated in this process.
+    ///
+    /// In a forked child the first caller discards the inherited entries (zeroized, never
+    /// used), re-arms the canary and, for [`Refill::Thread`], starts the child's own refill
+    /// thread. `None` only in a child whose lock was held by a thread of the parent at the
+    /// moment of the fork (that thread does not exist here, so the lock never opens): the pool
+    /// then stays unusable in that child and every signature falls back to RFC 6979 — safe,
+    /// counted, never blocking.
+    fn state(self: &Arc<Self>) -> Option<MutexGuard<'_, Ring>> {
+        if !self.canary.forked() {
+            // A panic while holding the lock cannot leave the ring inconsistent (push/pop
+            // only), so a poisoned lock is still safe to use.
+            return Some(
+                self.queue
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner),
+            );
+        }
+        let mut ring = match self.queue.try_lock() {
+            Ok(ring) => ring,
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(TryLockError::WouldBlock) => return None,
+        };
+        if self.canary.forked() {
+            let inherited = ring.clear();
+            self.discarded
+                .fetch_add(inherited as u64, Ordering::Relaxed);
+            self.forks.fetch_add(1, Ordering::Relaxed);
+            self.canary.arm();
+            if self.refill == Refill::Thread && !self.closed.load(Ordering::Relaxed) {
+                spawn_refill_thread(Arc::downgrade(self));
+            }
+        }
+        Some(ring)
     }
 
     fn wake_refill(&self) {
@@ -233,19 +378,30 @@ impl Shared {
     }
 
     /// Computes one entry outside the lock and stores it; `false` when the pool is full or closed.
-    fn produce_one(&self) -> Result<bool, SignError> {
-        if self.closed.load(Ordering::Relaxed) || self.lock().len() >= self.depth {
+    fn produce_one(self: &Arc<Self>) -> Result<bool, SignError> {
+        let full = |ring: &mut Ring| ring.len >= ring.capacity();
+        if self.closed.load(Ordering::Relaxed) || self.state().is_none_or(|mut q| full(&mut q)) {
             return Ok(false);
         }
         let entry = Presig::generate()?;
-        let mut q = self.lock();
-        if q.len() >= self.depth {
-            return Ok(false); // another producer filled it; `entry` is zeroized on drop
+        // `entry` is zeroized on drop whether or not it was stored.
+        let Some(mut q) = self.state() else {
+            return Ok(false);
+        };
+        if !q.push(&entry) {
+            return Ok(false); // another producer filled it
         }
-        q.push_back(entry);
         self.produced.fetch_add(1, Ordering::Relaxed);
         Ok(true)
     }
+}
+
+fn spawn_refill_thread(weak: Weak<Shared>) {
+    // If the OS refuses a thread, the pool simply stays empty and every signature falls back
+    // to RFC 6979 — counted, never unsafe.
+    let _ = std::thread::Builder::new()
+        .name("polyclob-nonce-refill".into())
+        .spawn(move || refill_thread(&weak));
 }
 
 /// A pool of precomputed ECDSA nonces, shared by every clone of the handle.
@@ -289,26 +445,26 @@ impl NoncePool {
     pub fn new(config: PoolConfig) -> Self {
         let depth = config.depth.max(1);
         let shared = Arc::new(Shared {
-            queue: Mutex::new(VecDeque::with_capacity(depth)),
+            queue: Mutex::new(Ring {
+                slots: SlotMemory::new(depth),
+                head: 0,
+                len: 0,
+            }),
+            canary: ForkCanary::new(),
             wake: Condvar::new(),
             notify: matches!(config.refill, Refill::Tokio).then(tokio::sync::Notify::new),
-            depth,
+            refill: config.refill,
             low_water: config.low_water.min(depth),
             produced: AtomicU64::new(0),
             taken: AtomicU64::new(0),
             fallbacks: AtomicU64::new(0),
+            discarded: AtomicU64::new(0),
+            forks: AtomicU64::new(0),
             closed: AtomicBool::new(false),
         });
         let weak = Arc::downgrade(&shared);
         match config.refill {
-            Refill::Thread => {
-                let weak = weak.clone();
-                // If the OS refuses a thread, the pool simply stays empty and every signature
-                // falls back to RFC 6979 — counted, never unsafe.
-                let _ = std::thread::Builder::new()
-                    .name("polyclob-nonce-refill".into())
-                    .spawn(move || refill_thread(&weak));
-            }
+            Refill::Thread => spawn_refill_thread(weak.clone()),
             Refill::Tokio => {
                 tokio::spawn(refill_task(weak.clone()));
             }
@@ -334,20 +490,54 @@ impl NoncePool {
     #[must_use]
     pub fn stats(&self) -> PoolStats {
         PoolStats {
-            available: self.shared.lock().len(),
+            available: self.shared.state().map_or(0, |q| q.len),
             produced: self.shared.produced.load(Ordering::Relaxed),
             taken: self.shared.taken.load(Ordering::Relaxed),
             fallbacks: self.shared.fallbacks.load(Ordering::Relaxed),
+            discarded: self.shared.discarded.load(Ordering::Relaxed),
+            forks: self.shared.forks.load(Ordering::Relaxed),
         }
     }
 
-    /// Takes one entry, moving it out of the pool, and wakes the refill worker below the
-    /// low-water mark.
+    /// Zeroizes every entry and empties the pool; returns how many entries were destroyed
+    /// (unused, counted in [`PoolStats::discarded`]).
+    ///
+    /// Run it after anything that may have duplicated the process's memory without a `fork()`:
+    /// a restored VM snapshot, a restored checkpoint (see the [module docs](self) for the
+    /// full list). Signatures fall back to RFC 6979 until the pool refills (a
+    /// [`Refill::Thread`] or [`Refill::Tokio`] worker starts at once, with fresh entropy).
+    ///
+    /// ```
+    /// use polyclob::sign::presign::{NoncePool, PoolConfig, Refill};
+    ///
+    /// let pool = NoncePool::new(PoolConfig::new().depth(4).refill(Refill::Manual));
+    /// pool.refill();
+    /// assert_eq!(pool.drain(), 4);
+    /// let stats = pool.stats();
+    /// assert_eq!((stats.available, stats.discarded), (0, 4));
+    /// ```
+    pub fn drain(&self) -> usize {
+        let n = self.shared.state().map_or(0, |mut q| q.clear());
+        self.shared.discarded.fetch_add(n as u64, Ordering::Relaxed);
+        self.shared.wake_refill();
+        n
+    }
+
+    /// Whether the kernel keeps this pool's entries out of forked children entirely
+    /// (`MADV_WIPEONFORK`, Linux ≥ 4.14). When `false`, a child discards its copy on its first
+    /// use of the pool instead (see the module docs).
+    #[must_use]
+    pub fn wiped_on_fork(&self) -> bool {
+        self.shared.canary.wiped_on_fork()
+    }
+
+    /// Takes one entry, moving it out of the pool and zeroizing its slot, and wakes the refill
+    /// worker below the low-water mark.
     fn take(&self) -> Option<Presig> {
         let (entry, left) = {
-            let mut q = self.shared.lock();
-            let entry = q.pop_front();
-            (entry, q.len())
+            let mut q = self.shared.state()?;
+            let entry = q.pop();
+            (entry, q.len)
         };
         if left < self.shared.low_water {
             self.shared.wake_refill();
@@ -374,7 +564,7 @@ impl NoncePool {
 impl fmt::Debug for NoncePool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("NoncePool")
-            .field("depth", &self.shared.depth)
+            .field("wiped_on_fork", &self.wiped_on_fork())
             .field("stats", &self.stats())
             .finish_non_exhaustive()
     }
@@ -388,8 +578,8 @@ fn refill_thread(weak: &Weak<Shared>) {
         }
         // Fill up completely, then sleep until a taker crosses the low-water mark.
         while let Ok(true) = shared.produce_one() {}
-        let q = shared.lock();
-        if q.len() >= shared.low_water && !shared.closed.load(Ordering::Relaxed) {
+        let Some(q) = shared.state() else { return };
+        if q.len >= shared.low_water && !shared.closed.load(Ordering::Relaxed) {
             // The timeout bounds how long a dropped pool keeps this thread alive.
             let _ = shared.wake.wait_timeout(q, Duration::from_millis(200));
         }
@@ -409,7 +599,7 @@ async fn refill_task(weak: Weak<Shared>) {
                     return;
                 }
             }
-            shared.lock().len() >= shared.low_water
+            shared.state().is_some_and(|q| q.len >= shared.low_water)
         };
         if notified {
             // Hold only a weak reference while parked; re-check periodically so a dropped
@@ -510,6 +700,51 @@ mod tests {
         assert!(k.sign(&[1; 32]).is_none());
         let stats = pool.stats();
         assert_eq!((stats.taken, stats.fallbacks, stats.available), (2, 2, 0));
+    }
+
+    /// Slots still holding any secret byte.
+    fn live_slots(pool: &NoncePool) -> usize {
+        let mut ring = pool.shared.queue.lock().unwrap();
+        ring.slots
+            .slots_mut()
+            .iter()
+            .filter(|s| s.k_inv != [0; 32] || s.r != [0; 32] || s.full != 0 || s.y_odd != 0)
+            .count()
+    }
+
+    #[test]
+    fn taken_and_drained_slots_keep_no_secret() {
+        let pool = NoncePool::new(PoolConfig::new().depth(8).refill(Refill::Manual));
+        let k = key(pool.clone());
+        assert_eq!(pool.refill(), 8);
+        assert_eq!(live_slots(&pool), 8);
+        assert!(k.sign(&[1; 32]).is_some());
+        assert!(k.sign(&[2; 32]).is_some());
+        assert_eq!(
+            live_slots(&pool),
+            6,
+            "a taken entry left its k⁻¹ in the ring"
+        );
+
+        assert_eq!(pool.drain(), 6);
+        assert_eq!(live_slots(&pool), 0, "drain left secrets behind");
+        let stats = pool.stats();
+        assert_eq!(
+            (stats.available, stats.taken, stats.discarded, stats.forks),
+            (0, 2, 6, 0)
+        );
+        assert!(k.sign(&[3; 32]).is_none(), "a drained pool falls back");
+        assert_eq!(pool.drain(), 0);
+
+        // The ring keeps working across the wrap after a drain.
+        for round in 0..3u8 {
+            assert_eq!(pool.refill(), if round == 0 { 8 } else { 5 });
+            for i in 0..5u8 {
+                assert!(k.sign(&[round * 10 + i; 32]).is_some());
+            }
+            assert_eq!(live_slots(&pool), 3);
+            assert_eq!(pool.stats().available, 3);
+        }
     }
 
     #[test]
