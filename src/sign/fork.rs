@@ -24,6 +24,7 @@
 //! All of this module's `unsafe` is the system calls and the views of the mapped memory; each
 //! block states why it is sound.
 
+use core::mem::MaybeUninit;
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
@@ -191,69 +192,168 @@ impl ForkCanary {
     }
 }
 
-/// One stored precomputed nonce: `k⁻¹`, `r` (big-endian) and the parity of `R.y`. All-zero is
-/// the empty slot, which is what a wiped page reads as.
-#[derive(Clone, Copy, Default)]
+/// One slot: a flag and room for a value. All-zero bytes are a valid, empty slot (`u8` and
+/// `MaybeUninit`), which is what a wiped page reads as; a value is only ever read back from a
+/// slot this process wrote it to.
 #[repr(C)]
-pub(crate) struct Slot {
-    pub(crate) k_inv: [u8; 32],
-    pub(crate) r: [u8; 32],
-    pub(crate) y_odd: u8,
-    pub(crate) full: u8,
+struct Slot<T> {
+    full: u8,
+    value: MaybeUninit<T>,
 }
 
-impl Zeroize for Slot {
-    fn zeroize(&mut self) {
-        self.k_inv.zeroize();
-        self.r.zeroize();
-        self.y_odd.zeroize();
-        self.full.zeroize();
-    }
-}
-
-/// Storage for `n` slots: a wipe-on-fork mapping where available, else the heap.
-pub(crate) struct SlotMemory {
+/// Fixed storage for `n` values of a secret type: a wipe-on-fork mapping where available,
+/// else the heap. A value moved out leaves zeroed bytes behind.
+pub(crate) struct SecretSlots<T> {
+    ptr: NonNull<Slot<T>>,
+    n: usize,
+    /// The memory `ptr` points into: a mapping, or (`None`) a boxed slice turned into `ptr`
+    /// by `Box::into_raw` and freed in `Drop`.
     #[cfg(unix)]
-    mapped: Option<(Mapping, usize)>,
-    heap: Box<[Slot]>,
+    mapping: Option<Mapping>,
 }
 
-impl SlotMemory {
-    /// `n` empty slots.
+// SAFETY: the slots are owned by this value and only reached through `&mut self`; moving it
+// to another thread moves `T`s, so it is `Send` when `T` is.
+unsafe impl<T: Send> Send for SecretSlots<T> {}
+
+impl<T> SecretSlots<T> {
+    /// `n` empty slots (at least one): in a wipe-on-fork mapping when the OS gives one.
     pub(crate) fn new(n: usize) -> Self {
+        let n = n.max(1);
         #[cfg(unix)]
-        if let Some(map) = n.checked_mul(size_of::<Slot>()).and_then(Mapping::new) {
+        if let Some(mut map) = n.checked_mul(size_of::<Slot<T>>()).and_then(Mapping::new) {
+            // The mapping is page-aligned, more than `Slot<T>` needs.
+            let ptr = NonNull::from(map.bytes_mut()).cast::<Slot<T>>();
             return Self {
-                mapped: Some((map, n)),
-                heap: Box::default(),
+                ptr,
+                n,
+                mapping: Some(map),
             };
         }
+        Self::new_on_heap(n)
+    }
+
+    /// `n` empty slots on the heap (where no mapping can be had; the fork generation alone
+    /// then detects forks, and a child zeroizes its copy on first use).
+    fn new_on_heap(n: usize) -> Self {
+        let n = n.max(1);
+        let heap: Box<[Slot<T>]> = (0..n)
+            .map(|_| Slot {
+                full: 0,
+                value: MaybeUninit::zeroed(),
+            })
+            .collect();
         Self {
+            ptr: NonNull::from(Box::leak(heap)).cast::<Slot<T>>(),
+            n,
             #[cfg(unix)]
-            mapped: None,
-            heap: vec![Slot::default(); n].into_boxed_slice(),
+            mapping: None,
         }
     }
 
-    /// The slots, exclusively.
-    pub(crate) fn slots_mut(&mut self) -> &mut [Slot] {
+    fn on_heap(&self) -> bool {
         #[cfg(unix)]
-        if let Some((map, n)) = &mut self.mapped {
-            // SAFETY: the mapping holds at least `n * size_of::<Slot>()` initialised bytes
-            // (checked in `new`), `Slot` is `repr(C)` of bytes (alignment 1, every bit pattern
-            // valid), and the borrow of `map` is exclusive for the slice's lifetime.
-            return unsafe {
-                core::slice::from_raw_parts_mut(map.bytes_mut().as_mut_ptr().cast::<Slot>(), *n)
-            };
+        return self.mapping.is_none();
+        #[cfg(not(unix))]
+        true
+    }
+
+    /// Number of slots.
+    pub(crate) fn len(&self) -> usize {
+        self.n
+    }
+
+    fn slot(&mut self, i: usize) -> Option<&mut Slot<T>> {
+        if i >= self.n {
+            return None;
         }
-        &mut self.heap
+        // SAFETY: `ptr` points to `n` initialised slots (zero bytes are a valid `Slot`), owned
+        // by `self` (the mapping or the boxed slice, neither moved nor freed while `self`
+        // lives), aligned (page alignment or the box's); `i < n`; `&mut self` makes the
+        // borrow exclusive.
+        Some(unsafe { &mut *self.ptr.as_ptr().add(i) })
+    }
+
+    /// Stores `value` in slot `i`; gives it back if the slot is full or out of range.
+    pub(crate) fn put(&mut self, i: usize, value: T) -> Result<(), T> {
+        match self.slot(i) {
+            Some(slot) if slot.full == 0 => {
+                slot.value.write(value);
+                slot.full = 1;
+                Ok(())
+            }
+            _ => Err(value),
+        }
+    }
+
+    /// Moves the value out of slot `i` and zeroes the slot's bytes; `None` if it is empty
+    /// (as every slot of a wiped page is).
+    pub(crate) fn take(&mut self, i: usize) -> Option<T> {
+        let slot = self.slot(i)?;
+        let value = if slot.full == 1 {
+            // SAFETY: `full == 1` only after `put` wrote a value here in this process (a wiped
+            // page reads 0), and the flag is cleared below before the slot is used again.
+            Some(unsafe { slot.value.assume_init_read() })
+        } else {
+            None
+        };
+        wipe(core::ptr::from_mut(slot).cast::<u8>(), size_of::<Slot<T>>());
+        value
+    }
+
+    /// Whether every byte of slot `i` is zero. Only for slots that were wiped or never
+    /// written (a full slot's padding bytes are not initialised).
+    #[cfg(test)]
+    pub(crate) fn is_wiped(&mut self, i: usize) -> bool {
+        let Some(slot) = self.slot(i) else {
+            return false;
+        };
+        let p = core::ptr::from_mut(slot).cast::<u8>();
+        // SAFETY: the slot's bytes were all written by `wipe` or by the kernel's zero fill.
+        let bytes = unsafe { core::slice::from_raw_parts(p, size_of::<Slot<T>>()) };
+        bytes.iter().all(|&b| b == 0)
+    }
+
+    /// Whether slot `i` holds a value.
+    #[cfg(test)]
+    pub(crate) fn is_full(&mut self, i: usize) -> bool {
+        self.slot(i).is_some_and(|s| s.full == 1)
     }
 }
 
-impl Drop for SlotMemory {
+/// Zeroes `len` bytes at `p` with volatile stores (so the optimiser keeps them), eight at a
+/// time where the address allows.
+fn wipe(p: *mut u8, len: usize) {
+    let (words, tail) = if p.align_offset(8) == 0 {
+        (len / 8, len % 8)
+    } else {
+        (0, len)
+    };
+    for i in 0..words {
+        // SAFETY: callers pass one slot's bytes, exclusively borrowed; `p` is 8-aligned here
+        // and `i * 8 + 8 <= len`.
+        unsafe { core::ptr::write_volatile(p.cast::<u64>().add(i), 0) };
+    }
+    for i in words * 8..words * 8 + tail {
+        // SAFETY: as above, `i < len`.
+        unsafe { core::ptr::write_volatile(p.add(i), 0) };
+    }
+    core::sync::atomic::compiler_fence(Ordering::SeqCst);
+}
+
+impl<T> Drop for SecretSlots<T> {
     fn drop(&mut self) {
-        // The mapping zeroizes itself; the heap fallback is zeroized here.
-        self.heap.iter_mut().for_each(Zeroize::zeroize);
+        // Drops (and so zeroizes) every stored value and zeroes every slot; the mapping then
+        // unmaps itself, the heap slice is freed here.
+        for i in 0..self.n {
+            drop(self.take(i));
+        }
+        if self.on_heap() {
+            let slice = core::ptr::slice_from_raw_parts_mut(self.ptr.as_ptr(), self.n);
+            // SAFETY: `ptr`/`n` came from `Box::leak` of a boxed slice of exactly `n` slots in
+            // `new`, and nothing else frees it.
+            drop(unsafe { Box::from_raw(slice) });
+        }
     }
 }
 
@@ -262,14 +362,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn slots_start_empty_and_are_writable() {
-        let mut mem = SlotMemory::new(1000);
-        let slots = mem.slots_mut();
-        assert_eq!(slots.len(), 1000);
-        assert!(slots.iter().all(|s| s.full == 0 && s.k_inv == [0; 32]));
-        slots[999].k_inv = [7; 32];
-        slots[999].full = 1;
-        assert_eq!(mem.slots_mut()[999].k_inv, [7; 32]);
+    fn slots_store_take_and_wipe() {
+        for mut mem in [
+            SecretSlots::<[u64; 4]>::new(1000),
+            SecretSlots::new_on_heap(1000),
+        ] {
+            store_take_and_wipe(&mut mem);
+        }
+    }
+
+    fn store_take_and_wipe(mem: &mut SecretSlots<[u64; 4]>) {
+        assert_eq!(mem.len(), 1000);
+        assert_eq!(mem.take(999), None, "slots start empty");
+        assert_eq!(mem.put(999, [7; 4]), Ok(()));
+        assert_eq!(
+            mem.put(999, [8; 4]),
+            Err([8; 4]),
+            "a full slot is not overwritten"
+        );
+        assert_eq!(mem.put(1000, [9; 4]), Err([9; 4]), "out of range");
+        assert!(mem.is_full(999) && !mem.is_full(998));
+        assert_eq!(mem.take(999), Some([7; 4]));
+        assert!(mem.is_wiped(999), "the value's bytes stayed behind");
+        assert_eq!(mem.take(999), None, "taken once");
+        assert_eq!(mem.take(1000), None);
     }
 
     #[test]

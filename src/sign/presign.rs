@@ -70,7 +70,7 @@ use k256::elliptic_curve::scalar::IsHigh;
 use k256::{FieldBytes, ProjectivePoint, Scalar};
 use zeroize::{Zeroize, Zeroizing};
 
-use super::fork::{ForkCanary, Slot, SlotMemory};
+use super::fork::{ForkCanary, SecretSlots};
 use super::{SignError, Signature};
 
 /// One precomputed nonce: `k⁻¹`, `r`, and the parity of `R.y`. Zeroized on drop.
@@ -128,33 +128,6 @@ impl Presig {
                 y_odd: bool::from(point.y_is_odd()),
             });
         }
-    }
-
-    /// Stores the entry into an empty slot (the entry itself is zeroized when dropped).
-    fn store(&self, slot: &mut Slot) {
-        slot.k_inv = self.k_inv.to_repr().into();
-        slot.r = self.r_bytes;
-        slot.y_odd = u8::from(self.y_odd);
-        slot.full = 1;
-    }
-
-    /// Moves the entry out of a full slot and zeroizes the slot; `None` for an empty one
-    /// (or, impossibly, bytes that are no longer scalars).
-    fn take(slot: &mut Slot) -> Option<Self> {
-        let entry = if slot.full == 1 {
-            let k_inv = Option::<Scalar>::from(Scalar::from_repr(slot.k_inv.into()));
-            let r = Option::<Scalar>::from(Scalar::from_repr(slot.r.into()));
-            k_inv.zip(r).map(|(k_inv, r)| Self {
-                k_inv,
-                r,
-                r_bytes: slot.r,
-                y_odd: slot.y_odd == 1,
-            })
-        } else {
-            None
-        };
-        slot.zeroize();
-        entry
     }
 
     /// `s = k⁻¹·(z + r·d)`, low-s normalised; `None` in the negligible case `s = 0`.
@@ -270,48 +243,52 @@ pub struct PoolStats {
 
 /// The entries, a ring over slots that a forked child does not inherit (see the module docs).
 struct Ring {
-    slots: SlotMemory,
+    slots: SecretSlots<Presig>,
     head: usize,
     len: usize,
 }
 
 impl Ring {
-    fn capacity(&mut self) -> usize {
-        self.slots.slots_mut().len()
+    fn is_full(&self) -> bool {
+        self.len >= self.slots.len()
     }
 
-    fn push(&mut self, entry: &Presig) -> bool {
-        let cap = self.capacity();
-        if self.len >= cap {
+    /// Stores `entry`; when the ring is full it is dropped (and so zeroized).
+    fn push(&mut self, entry: Presig) -> bool {
+        if self.is_full() {
             return false;
         }
-        let at = (self.head + self.len) % cap;
-        entry.store(&mut self.slots.slots_mut()[at]);
-        self.len += 1;
-        true
+        let mut at = self.head + self.len;
+        if at >= self.slots.len() {
+            at -= self.slots.len();
+        }
+        let stored = self.slots.put(at, entry).is_ok();
+        self.len += usize::from(stored);
+        stored
     }
 
+    /// Moves the oldest entry out; its slot is zeroed.
     fn pop(&mut self) -> Option<Presig> {
         if self.len == 0 {
             return None;
         }
-        let cap = self.capacity();
         let at = self.head;
-        self.head = (self.head + 1) % cap;
+        self.head += 1;
+        if self.head == self.slots.len() {
+            self.head = 0;
+        }
         self.len -= 1;
-        Presig::take(&mut self.slots.slots_mut()[at])
+        self.slots.take(at)
     }
 
-    /// Zeroizes every slot and empties the ring; returns how many entries were full.
+    /// Zeroizes every slot and empties the ring; returns how many entries were destroyed.
     fn clear(&mut self) -> usize {
-        let mut full = 0;
-        for slot in self.slots.slots_mut() {
-            full += usize::from(slot.full == 1);
-            slot.zeroize();
-        }
+        let destroyed = (0..self.slots.len())
+            .filter(|&i| self.slots.take(i).is_some())
+            .count();
         self.head = 0;
         self.len = 0;
-        full
+        destroyed
     }
 }
 
@@ -379,8 +356,7 @@ impl Shared {
 
     /// Computes one entry outside the lock and stores it; `false` when the pool is full or closed.
     fn produce_one(self: &Arc<Self>) -> Result<bool, SignError> {
-        let full = |ring: &mut Ring| ring.len >= ring.capacity();
-        if self.closed.load(Ordering::Relaxed) || self.state().is_none_or(|mut q| full(&mut q)) {
+        if self.closed.load(Ordering::Relaxed) || self.state().is_none_or(|q| q.is_full()) {
             return Ok(false);
         }
         let entry = Presig::generate()?;
@@ -388,7 +364,7 @@ impl Shared {
         let Some(mut q) = self.state() else {
             return Ok(false);
         };
-        if !q.push(&entry) {
+        if !q.push(entry) {
             return Ok(false); // another producer filled it
         }
         self.produced.fetch_add(1, Ordering::Relaxed);
@@ -446,7 +422,7 @@ impl NoncePool {
         let depth = config.depth.max(1);
         let shared = Arc::new(Shared {
             queue: Mutex::new(Ring {
-                slots: SlotMemory::new(depth),
+                slots: SecretSlots::new(depth),
                 head: 0,
                 len: 0,
             }),
@@ -702,14 +678,15 @@ mod tests {
         assert_eq!((stats.taken, stats.fallbacks, stats.available), (2, 2, 0));
     }
 
-    /// Slots still holding any secret byte.
-    fn live_slots(pool: &NoncePool) -> usize {
+    /// (full slots, wiped slots) of the pool's ring.
+    fn slot_census(pool: &NoncePool) -> (usize, usize) {
         let mut ring = pool.shared.queue.lock().unwrap();
-        ring.slots
-            .slots_mut()
-            .iter()
-            .filter(|s| s.k_inv != [0; 32] || s.r != [0; 32] || s.full != 0 || s.y_odd != 0)
-            .count()
+        let n = ring.slots.len();
+        let full = (0..n).filter(|&i| ring.slots.is_full(i)).count();
+        let wiped = (0..n)
+            .filter(|&i| !ring.slots.is_full(i) && ring.slots.is_wiped(i))
+            .count();
+        (full, wiped)
     }
 
     #[test]
@@ -717,17 +694,17 @@ mod tests {
         let pool = NoncePool::new(PoolConfig::new().depth(8).refill(Refill::Manual));
         let k = key(pool.clone());
         assert_eq!(pool.refill(), 8);
-        assert_eq!(live_slots(&pool), 8);
+        assert_eq!(slot_census(&pool), (8, 0));
         assert!(k.sign(&[1; 32]).is_some());
         assert!(k.sign(&[2; 32]).is_some());
         assert_eq!(
-            live_slots(&pool),
-            6,
-            "a taken entry left its k⁻¹ in the ring"
+            slot_census(&pool),
+            (6, 2),
+            "a taken entry left bytes in the ring"
         );
 
         assert_eq!(pool.drain(), 6);
-        assert_eq!(live_slots(&pool), 0, "drain left secrets behind");
+        assert_eq!(slot_census(&pool), (0, 8), "drain left bytes behind");
         let stats = pool.stats();
         assert_eq!(
             (stats.available, stats.taken, stats.discarded, stats.forks),
@@ -742,7 +719,7 @@ mod tests {
             for i in 0..5u8 {
                 assert!(k.sign(&[round * 10 + i; 32]).is_some());
             }
-            assert_eq!(live_slots(&pool), 3);
+            assert_eq!(slot_census(&pool), (3, 5));
             assert_eq!(pool.stats().available, 3);
         }
     }
