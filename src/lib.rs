@@ -37,7 +37,9 @@
 pub mod book;
 pub mod clob;
 mod compat;
+pub mod data;
 pub mod fixed;
+pub mod gamma;
 pub mod order;
 pub mod sign;
 #[cfg(feature = "sim")]
