@@ -12,6 +12,7 @@ use polyclob::data::{
 use polyclob::fixed::{Price, Size};
 use polyclob::gamma::{Event, Market, SearchResults, Tag, decode_keyset_page};
 use polyclob::types::{Chain, ExchangeVersion, Side, TickSize};
+use proptest::prelude::*;
 use serde_json::Value as Json;
 
 const CAPTURES: &str = "polymarket/nautilus_test_data";
@@ -331,4 +332,37 @@ fn our_data_api_fixtures() {
     assert_eq!(a.data[0].kind, "TRADE");
     assert_eq!(a.data[0].usdc_size, Some(sz("6.1")));
     assert_eq!(a.data[1].side, None);
+}
+
+/// Every decoder of this module on `bytes`: errors are fine, panics are not.
+fn decode_everything(bytes: &[u8]) {
+    let _ = decode_keyset_page::<Market>(bytes);
+    let _ = decode_keyset_page::<Event>(bytes);
+    let _ = serde_json::from_slice::<SearchResults>(bytes);
+    let _ = decode_cursor_page::<Position>(bytes);
+    let _ = decode_cursor_page::<Trade>(bytes);
+    let _ = decode_cursor_page::<Activity>(bytes);
+    let _ = decode_cursor_page::<HolderGroup>(bytes);
+    let _ = decode_cursor_page::<Value>(bytes);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1_000))]
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
+        decode_everything(&bytes);
+    }
+
+    #[test]
+    fn damaged_documents_never_panic(at in any::<usize>(), byte in any::<u8>(), cut in any::<usize>()) {
+        for doc in ["gamma/markets_keyset.json", "gamma/events_keyset_last.json", "data_api/positions_v2.json", "data_api/holders_v2.json"] {
+            let mut bytes = ours(doc);
+            let i = at % bytes.len();
+            bytes[i] = byte;
+            decode_everything(&bytes);
+            bytes.truncate(cut % bytes.len());
+            decode_everything(&bytes);
+        }
+    }
 }

@@ -108,6 +108,16 @@ async fn keyset_pages_are_followed_to_the_end() {
         .await
         .unwrap();
     assert!(closed.is_empty());
+    let (inactive, _) = gamma
+        .all_markets(MarketFilter::new().active(false))
+        .await
+        .unwrap();
+    assert!(inactive.is_empty());
+    let (active, _) = gamma
+        .all_markets(MarketFilter::new().active(true).archived(false).tag_id("1"))
+        .await
+        .unwrap();
+    assert_eq!(active.len(), 7);
     let slugged = sim.markets()[4].clone();
     let one = gamma.market("5").await.unwrap();
     assert_eq!(one.condition_id, slugged.condition_id());

@@ -60,6 +60,16 @@ impl MarketFilter {
         self.pair("closed", closed.to_string())
     }
 
+    /// Active (`true`) or inactive markets. Default is unset.
+    pub fn active(self, active: bool) -> Self {
+        self.pair("active", active.to_string())
+    }
+
+    /// Archived (`true`) or unarchived markets. Default is unset.
+    pub fn archived(self, archived: bool) -> Self {
+        self.pair("archived", archived.to_string())
+    }
+
     /// Markets with this tag id; may be repeated. Default is every tag.
     pub fn tag_id(self, id: impl Into<String>) -> Self {
         self.pair("tag_id", id.into())
@@ -193,6 +203,11 @@ impl EventFilter {
     /// Closed (`true`) or open (`false`) events. Default is unset.
     pub fn closed(self, closed: bool) -> Self {
         self.pair("closed", closed.to_string())
+    }
+
+    /// Active (`true`) or inactive events. Default is unset.
+    pub fn active(self, active: bool) -> Self {
+        self.pair("active", active.to_string())
     }
 
     /// Featured events only. Default is unset.

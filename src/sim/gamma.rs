@@ -187,8 +187,10 @@ fn matches(ex: &Exchange, mi: usize, query: &[(String, String)]) -> bool {
         let mut vals = query.iter().filter(|(k, _)| k == key).peekable();
         vals.peek().is_none() || vals.any(|(_, v)| hit(v))
     };
-    // Every simulated market is open: `closed=true` lists nothing.
+    // Every simulated market is open, active and unarchived.
     q(query, "closed") != Some("true")
+        && q(query, "active") != Some("false")
+        && q(query, "archived") != Some("true")
         && any_of("condition_ids", &|c| {
             c.eq_ignore_ascii_case(&s.condition_id)
         })
