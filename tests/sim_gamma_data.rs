@@ -354,3 +354,40 @@ async fn data_api_cursor_pages_are_followed_to_the_end() {
     assert!(all.len() > takers.len());
     assert_eq!(takers.len(), 5);
 }
+
+#[tokio::test]
+async fn single_lookups_lists_and_typed_errors() {
+    let sim = Simulator::builder().seed(5).start().await.unwrap();
+    let gamma = gamma_client(&sim);
+    let m = gamma.market_by_slug("sim-team-wins-final").await.unwrap();
+    assert_eq!(m.condition_id, sim.markets()[0].condition_id());
+    assert_eq!(m.events.len(), 1);
+    let e = gamma.event_by_slug("sim-team-wins-final").await.unwrap();
+    assert_eq!(e.markets[0].condition_id, m.condition_id);
+    let same = gamma.event(&e.id).await.unwrap();
+    assert_eq!(same.id, e.id);
+    let (tags, skipped) = gamma.tags(10).await.unwrap();
+    assert_eq!((tags.len(), skipped.len()), (1, 0));
+    assert!(gamma.sports().await.unwrap().0.is_empty());
+    assert!(gamma.series(10, 0).await.unwrap().0.is_empty());
+    let missing = gamma.market_by_slug("no-such-market").await.unwrap_err();
+    assert_eq!(missing.status(), Some(404));
+    let none = gamma.search("zzz-nothing", 0).await.unwrap();
+    assert!(none.events.is_empty() && !none.has_more);
+
+    let data = data_client(&sim);
+    let err = data
+        .page(&Query::holders("0xabc").limit(1_000), None)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.status(),
+        Some(400),
+        "the simulator enforces the 500 cap"
+    );
+    let v = data
+        .value("0x0000000000000000000000000000000000000001")
+        .await
+        .unwrap();
+    assert_eq!(v.value, Some(Size::ZERO));
+}
