@@ -21,6 +21,7 @@
 //! | [`order`] | order amounts per tick size, validation, the builder, the wire body |
 //! | [`ws`] | WebSocket streams that stay alive (sharding, keepalive, reconnect, lag reports) and frames decoded into borrowed views |
 //! | [`book`] | fixed-point L2 books and the manager that applies decoded frames to them |
+//! | [`rtds`] | the real-time data socket: crypto and equity prices, comments, matched orders |
 //! | `sim` (feature `sim`, default) | an offline exchange on loopback (REST, WS, matching, faults) for testing bots |
 //!
 //! [Polymarket]: https://docs.polymarket.com
@@ -39,6 +40,7 @@ pub mod clob;
 mod compat;
 pub mod fixed;
 pub mod order;
+pub mod rtds;
 pub mod sign;
 #[cfg(feature = "sim")]
 pub mod sim;

@@ -14,7 +14,7 @@
 //!
 //! [Polymarket WSS overview]: https://docs.polymarket.com/developers/CLOB/websocket/wss-overview
 
-mod json;
+pub(crate) mod json;
 
 pub mod backoff;
 pub mod books;
@@ -23,8 +23,8 @@ pub mod decode;
 pub mod decoded;
 pub mod event;
 pub mod market;
-mod options;
-mod shards;
+pub(crate) mod options;
+pub(crate) mod shards;
 pub mod subscribe;
 mod transport;
 pub mod user;
