@@ -40,6 +40,8 @@ pub(crate) struct Shared {
     pub(crate) shutdown: watch::Receiver<bool>,
     /// Interval of simulated market activity, `None` = off.
     activity: watch::Sender<Option<Duration>>,
+    /// Interval of the RTDS synthetic price ticks.
+    pub(crate) rtds_interval: Duration,
 }
 
 impl Shared {
@@ -90,6 +92,7 @@ pub struct SimBuilder {
     port: u16,
     clob_version: u64,
     activity: Option<Duration>,
+    rtds_interval: Duration,
 }
 
 impl Default for SimBuilder {
@@ -105,6 +108,7 @@ impl Default for SimBuilder {
             port: 0,
             clob_version: 2,
             activity: None,
+            rtds_interval: Duration::from_secs(1),
         }
     }
 }
@@ -185,6 +189,14 @@ impl SimBuilder {
         self
     }
 
+    /// Interval of the synthetic crypto and equity prices on the RTDS endpoint
+    /// ([`SimHandle::rtds_url`]). Default is 1 s (the live feed ticks about once a second).
+    #[must_use]
+    pub fn rtds_interval(mut self, interval: Duration) -> Self {
+        self.rtds_interval = interval.max(Duration::from_millis(1));
+        self
+    }
+
     /// Binds `127.0.0.1:port` and starts serving on the current tokio runtime.
     ///
     /// # Errors
@@ -214,6 +226,7 @@ impl SimBuilder {
             kick,
             shutdown: shutdown_rx,
             activity,
+            rtds_interval: self.rtds_interval,
         });
         let accept = tokio::spawn(accept_loop(listener, Arc::clone(&shared)));
         let sweeper = tokio::spawn(sweep_loop(Arc::clone(&shared)));
@@ -280,6 +293,13 @@ impl SimHandle {
     #[must_use]
     pub fn market_ws_url(&self) -> String {
         format!("ws://{}/ws/market", self.addr)
+    }
+
+    /// The real-time data socket URL, `ws://127.0.0.1:<port>/rtds`: synthetic crypto and
+    /// equity prices, and `orders_matched` activity for this simulator's fills.
+    #[must_use]
+    pub fn rtds_url(&self) -> String {
+        format!("ws://{}/rtds", self.addr)
     }
 
     /// The user channel URL, `ws://127.0.0.1:<port>/ws/user`.
