@@ -7,6 +7,7 @@
 //! | [`decoded`] | [`DecodedStream`](decoded::DecodedStream): any stream's frames as owned decoded events |
 //! | [`market`] | [`MarketStream`](market::MarketStream): sharded market-channel connections |
 //! | [`user`] | [`UserStream`](user::UserStream): the authenticated user channel |
+//! | [`follow`] | [`FollowNewMarkets`](follow::FollowNewMarkets): subscribe the tokens of `new_market` events that pass a filter |
 //! | [`event`] | frames (borrowed and owned), status changes, the zero-copy [`Handler`](event::Handler) |
 //! | [`connection`] | one shard's lifecycle: keepalive, watchdog, reconnect, epochs, lag |
 //! | [`backoff`] | exponential backoff with jitter |
@@ -22,6 +23,7 @@ pub mod connection;
 pub mod decode;
 pub mod decoded;
 pub mod event;
+pub mod follow;
 pub mod market;
 pub(crate) mod options;
 pub(crate) mod shards;
