@@ -262,12 +262,15 @@ async fn assert_recovers(
 async fn pings_every_interval_and_decodes_what_arrives() {
     let server = WsServer::start().await;
     let mut stream = started(&server).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let pings = server.conn(0).pings();
+    // PINGs keep coming, spaced by the interval: four take at least three intervals (less
+    // some delivery jitter); timers fire late under load, never early.
     assert!(
-        (3..=8).contains(&pings),
-        "{pings} pings in ~300 ms at 50 ms"
+        server
+            .wait_for(2 * SEC, |s| s.conns[0].pings_at.len() >= 4)
+            .await
     );
+    let at = server.conn(0).pings_at;
+    assert!(at[3] - at[0] >= Duration::from_millis(100), "{at:?}");
     server.act(0, Action::Text(replay()[1].clone()));
     let ev = n_messages(&mut stream, 1).await;
     let Some(RtdsEvent::Message(m)) = ev.last() else {

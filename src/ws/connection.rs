@@ -162,7 +162,8 @@ pub struct Reconnected {
     pub shard: usize,
     /// Epoch of the new connection.
     pub epoch: u64,
-    /// What the shard is subscribed to (asset ids, or condition ids on the user channel).
+    /// What the shard is subscribed to (asset ids; condition ids on the user channel; on
+    /// RTDS, each subscription object as sent, see [`crate::rtds::Subscription::to_json`]).
     pub ids: Vec<String>,
 }
 
