@@ -531,3 +531,39 @@ async fn zero_copy_handler_tier_sees_decoded_messages() {
         (vec!["67234.5".to_owned()], 1, 1)
     );
 }
+
+/// Every documented message cut at every byte, and with bytes overwritten by JSON-significant
+/// ones, decodes or fails with a typed error: never a panic, and whatever decodes decodes the
+/// same way from its own JSON. (The fuzz target `rtds_decode` does this without end.)
+#[test]
+fn truncated_and_mutated_messages_never_panic() {
+    let text = include_str!("data/rtds_documented.jsonl");
+    let specials = [
+        b'"', b'\\', b'{', b'}', b'[', b']', b':', b',', b'-', b'e', b'.', b'0', 0xff,
+    ];
+    let mut decoded = 0usize;
+    let mut check = |bytes: &[u8]| {
+        if let Ok(m) = decode_bytes(bytes) {
+            decoded += 1;
+            if let Payload::PriceHistory(h) = m.payload {
+                h.points.for_each(drop);
+            }
+            let again = decode(m.json).expect("own JSON decodes");
+            assert_eq!((again.topic, again.kind), (m.topic, m.kind));
+        }
+    };
+    for line in text.lines().filter(|l| !l.is_empty()) {
+        let b = line.as_bytes();
+        for cut in 0..b.len() {
+            check(&b[..cut]);
+        }
+        for i in 0..b.len() {
+            for &s in &specials {
+                let mut m = b.to_vec();
+                m[i] = s;
+                check(&m);
+            }
+        }
+    }
+    assert!(decoded > 1000, "mutations that still decode: {decoded}");
+}

@@ -162,3 +162,40 @@ async fn accepted_new_markets_are_subscribed_on_the_open_connection() {
     want.sort();
     assert_eq!(carried, want);
 }
+
+/// The documented `new_market` cut at every byte and with bytes overwritten: the field
+/// reader and the filter return or fail with a typed error, never panic. (The fuzz target
+/// `new_market` does this without end.)
+#[test]
+fn truncated_and_mutated_new_markets_never_panic() {
+    let text = new_market("0x31", r#"["stocks","a\"b"]"#, Y, N);
+    let b = text.as_bytes();
+    let filter = MarketFilter::any().tag("stocks").question_contains("above");
+    let mut read = 0usize;
+    let mut check = |bytes: &[u8]| {
+        let Ok(events) = decode_bytes(bytes) else {
+            return;
+        };
+        for e in events {
+            let Ok(Event::NewMarket(m)) = e else { continue };
+            if let Ok(f) = m.fields() {
+                read += 1;
+                f.tags.chain(f.clob_token_ids).for_each(drop);
+                let _ = filter.matches(&m, &f);
+            }
+        }
+    };
+    for cut in 0..b.len() {
+        check(&b[..cut]);
+    }
+    for i in 0..b.len() {
+        for s in [
+            b'"', b'\\', b'{', b'}', b'[', b']', b':', b',', b'-', b'n', b't', b'0', 0xff,
+        ] {
+            let mut m = b.to_vec();
+            m[i] = s;
+            check(&m);
+        }
+    }
+    assert!(read > 500, "mutations whose fields still read: {read}");
+}
