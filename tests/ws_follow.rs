@@ -199,3 +199,99 @@ fn truncated_and_mutated_new_markets_never_panic() {
     }
     assert!(read > 500, "mutations whose fields still read: {read}");
 }
+
+/// Following composes with `BookFeed`: a delta for a token before its market is followed
+/// and snapshotted is not applied; after the follow, the token's snapshot makes its book
+/// live and later deltas apply — the book gating rules, unchanged.
+#[tokio::test]
+async fn a_followed_market_gets_a_live_book_under_the_usual_gating() {
+    use polyclob::book::{BookState, Update};
+    use polyclob::ws::books::{BookFeed, BookHandler};
+
+    struct Nop;
+    impl BookHandler for Nop {
+        fn on_update(&mut self, _: &Frame<'_>, _: Update<'_, '_>) {}
+    }
+    let server = WsServer::start().await;
+    let mut stream = MarketStream::builder()
+        .url(server.url())
+        .assets([A])
+        .build()
+        .expect("build");
+    let mut follow = FollowNewMarkets::new(
+        stream.handle(),
+        MarketFilter::any().tag("stocks"),
+        BookFeed::new(stream.handle(), Nop),
+    );
+    assert!(
+        server
+            .wait_for(Duration::from_secs(2), |s| s
+                .conns
+                .first()
+                .is_some_and(|c| !c.received.is_empty()))
+            .await
+    );
+    let delta = |price: &str, size: &str, ts: u64| {
+        format!(
+            r#"{{"event_type":"price_change","market":"0x31","price_changes":[{{"asset_id":"{Y}","price":"{price}","size":"{size}","side":"BUY"}}],"timestamp":"{ts}"}}"#
+        )
+    };
+    let frames = [
+        delta("0.5", "10", 1_766_790_415_551),
+        new_market("0x31", r#"["stocks"]"#, Y, N),
+        format!(
+            r#"{{"event_type":"book","asset_id":"{Y}","market":"0x31","bids":[{{"price":"0.48","size":"30"}}],"asks":[{{"price":"0.52","size":"25"}}],"timestamp":"1766790415552","hash":"0x0"}}"#
+        ),
+        delta("0.49", "5", 1_766_790_415_553),
+    ];
+    for f in frames {
+        server.act(0, Action::Text(f));
+    }
+    let bid_is = |f: &FollowNewMarkets<BookFeed<Nop>>, micros| {
+        f.inner()
+            .books()
+            .book(Y)
+            .and_then(|b| b.best_bid())
+            .is_some_and(|l| l.price.as_micros() == micros)
+    };
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while follow.followed() == 0 {
+        assert!(
+            tokio::time::timeout_at(deadline, stream.dispatch(&mut follow))
+                .await
+                .expect("frames in time")
+        );
+    }
+    // Followed, not snapshotted yet: the earlier delta made no live book.
+    assert!(
+        follow
+            .inner()
+            .books()
+            .book(Y)
+            .is_none_or(|b| b.state() != BookState::Live)
+    );
+    while !bid_is(&follow, 490_000) {
+        assert!(
+            tokio::time::timeout_at(deadline, stream.dispatch(&mut follow))
+                .await
+                .expect("frames in time")
+        );
+    }
+    assert_eq!(follow.followed(), 1);
+    let book = follow
+        .inner()
+        .books()
+        .book(Y)
+        .expect("the followed token has a book");
+    assert_eq!(book.state(), BookState::Live);
+    let bid = book.best_bid().expect("bids");
+    assert_eq!(
+        (bid.price.as_micros(), bid.size.as_micros()),
+        (490_000, 5_000_000)
+    );
+    assert_eq!(
+        book.len(polyclob::types::Side::Buy),
+        2,
+        "0.49 on top of the snapshot's 0.48"
+    );
+}
