@@ -433,7 +433,8 @@ fn root_exports_nothing_else() {
                 "mod ws",
                 "mod sim",
                 "mod gamma",
-                "mod data"
+                "mod data",
+                "mod rtds"
             ]
             .contains(&m.as_str()),
             "unexpected public module {m}"

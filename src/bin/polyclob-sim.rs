@@ -220,6 +220,7 @@ fn main() -> ExitCode {
                     sim.gamma_url(),
                     sim.data_api_url()
                 );
+                let _ = writeln!(out, "# real-time data socket (RTDS): {}", sim.rtds_url());
                 for m in sim.markets() {
                     let _ = writeln!(
                         out,

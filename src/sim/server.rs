@@ -45,6 +45,8 @@ pub(crate) struct Shared {
     activity: watch::Sender<Option<Duration>>,
     /// `"METHOD /path"` of recent HTTP requests, oldest first (see [`SimHandle::requests`]).
     requests: Mutex<Vec<String>>,
+    /// Interval of the RTDS synthetic price ticks.
+    pub(crate) rtds_interval: Duration,
 }
 
 impl Shared {
@@ -106,6 +108,7 @@ pub struct SimBuilder {
     port: u16,
     clob_version: u64,
     activity: Option<Duration>,
+    rtds_interval: Duration,
 }
 
 impl Default for SimBuilder {
@@ -121,6 +124,7 @@ impl Default for SimBuilder {
             port: 0,
             clob_version: 2,
             activity: None,
+            rtds_interval: Duration::from_secs(1),
         }
     }
 }
@@ -201,6 +205,14 @@ impl SimBuilder {
         self
     }
 
+    /// Interval of the synthetic crypto and equity prices on the RTDS endpoint
+    /// ([`SimHandle::rtds_url`]). Default is 1 s (the live feed ticks about once a second).
+    #[must_use]
+    pub fn rtds_interval(mut self, interval: Duration) -> Self {
+        self.rtds_interval = interval.max(Duration::from_millis(1));
+        self
+    }
+
     /// Binds `127.0.0.1:port` and starts serving on the current tokio runtime.
     ///
     /// # Errors
@@ -231,6 +243,7 @@ impl SimBuilder {
             shutdown: shutdown_rx,
             activity,
             requests: Mutex::new(Vec::new()),
+            rtds_interval: self.rtds_interval,
         });
         let accept = tokio::spawn(accept_loop(listener, Arc::clone(&shared)));
         let sweeper = tokio::spawn(sweep_loop(Arc::clone(&shared)));
@@ -297,6 +310,13 @@ impl SimHandle {
     #[must_use]
     pub fn market_ws_url(&self) -> String {
         format!("ws://{}/ws/market", self.addr)
+    }
+
+    /// The real-time data socket URL, `ws://127.0.0.1:<port>/rtds`: synthetic crypto and
+    /// equity prices, and `orders_matched` activity for this simulator's fills.
+    #[must_use]
+    pub fn rtds_url(&self) -> String {
+        format!("ws://{}/rtds", self.addr)
     }
 
     /// The user channel URL, `ws://127.0.0.1:<port>/ws/user`.
