@@ -1,9 +1,10 @@
 //! From discovery to a position: find a market on Gamma, derive its trading context, stream
-//! its book, place and cancel an order, take liquidity, and read the position and the trade
-//! back from the Data API v2.
+//! its book, place and cancel an order, take liquidity, read the position and the trade back
+//! from the Data API v2, and watch reference prices and the fill on the real-time data socket
+//! (RTDS).
 //!
 //! `cargo run --release --example discover_and_trade` runs offline against the embedded
-//! simulator (which serves the CLOB, Gamma and the Data API) with Hardhat account #0, a
+//! simulator (which serves the CLOB, Gamma, the Data API and RTDS) with Hardhat account #0, a
 //! public test key. For the real exchange, drop the `.host(..)`/`.url(..)` calls (the
 //! defaults are Polymarket's hosts) and load your own key.
 
@@ -17,6 +18,8 @@ use polyclob::data::{self, Query};
 use polyclob::fixed::Price;
 use polyclob::gamma;
 use polyclob::order::{LimitOrder, OrderSigner};
+use polyclob::rtds::decode::Payload;
+use polyclob::rtds::{ActivityFilter, RtdsEvent, RtdsStream, Subscription};
 use polyclob::sign::Signer;
 use polyclob::sign::wallet::Wallet;
 use polyclob::sim::Simulator;
@@ -28,7 +31,11 @@ const TEST_KEY: &str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let sim = Simulator::builder().seed(19).start().await?;
+    let sim = Simulator::builder()
+        .seed(19)
+        .rtds_interval(Duration::from_millis(100))
+        .start()
+        .await?;
 
     // 1. Discover: Gamma's public search, then the first market that takes orders.
     let gamma = gamma::Client::builder().host(sim.gamma_url()).build()?;
@@ -97,6 +104,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         book.mid().map(|p| p.to_string())
     );
 
+    // Watch the real-time data socket from here on: a reference price and every fill.
+    let mut rtds = RtdsStream::builder()
+        .url(sim.rtds_url())
+        .subscribe(Subscription::crypto_prices(["btcusdt"]))
+        .subscribe(Subscription::orders_matched(ActivityFilter::All))
+        .build()?;
+
     // 4. Trade: API credentials from the key, the Gamma contexts remembered by the client.
     let signer = Signer::from_hex(TEST_KEY)?;
     let me = format!("{:#x}", signer.address());
@@ -159,8 +173,41 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             &t.transaction_hash[..10.min(t.transaction_hash.len())],
         );
     }
-    if trades.is_empty() || metadata != 0 {
-        return Err("the fill did not show up, or trading needed metadata requests".into());
+
+    // 6. What RTDS saw meanwhile: BTC reference prices and the fill as `orders_matched`.
+    let (mut prices, mut matched) = (0, 0);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
+    while prices < 2 || matched < 1 {
+        let Ok(Some(event)) = tokio::time::timeout_at(deadline, rtds.next()).await else {
+            break;
+        };
+        let RtdsEvent::Message(m) = event else {
+            continue;
+        };
+        match m.message()?.payload {
+            Payload::Price(p) => {
+                prices += 1;
+                println!(
+                    "rtds:     {} {} at {:?} ms",
+                    p.symbol, p.price, p.timestamp_ms
+                );
+            }
+            Payload::Trade(t) if t.asset == token => {
+                matched += 1;
+                println!(
+                    "rtds:     orders_matched {:?} {} @ {}",
+                    t.side, t.size, t.price
+                );
+            }
+            _ => {}
+        }
+    }
+    if trades.is_empty() || metadata != 0 || prices == 0 || matched == 0 {
+        return Err(
+            "the fill did not show up (Data API or RTDS), no RTDS price arrived, or trading \
+             needed metadata requests"
+                .into(),
+        );
     }
     Ok(())
 }
