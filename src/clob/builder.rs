@@ -245,9 +245,11 @@ impl ClientBuilder {
         self
     }
 
-    /// Pace public reads to the exchange's per-IP limits (`/book` 1,500 per 10 s, `/books`
-    /// 500, `/data/orders` and `/data/trades` 500, balance-allowance 200, all CLOB requests
-    /// 9,000), waiting rather than drawing a 429. Default is `false`.
+    /// Pace every non-trading request to the exchange's per-IP limits (all CLOB requests
+    /// 9,000 per 10 s; `/book`, `/price`, `/midpoint` 1,500; `/books`, `/prices`, `/midpoints`,
+    /// `/data/orders`, `/data/trades` 500; `/tick-size` and balance-allowance 200; …), so a
+    /// burst waits on the client instead of being queued or refused at the edge. Default is
+    /// `false`.
     pub fn read_pacing(mut self, enabled: bool) -> Self {
         self.rails.read_pacing = enabled;
         self

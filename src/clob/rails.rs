@@ -84,12 +84,11 @@ impl Rails {
     pub(crate) async fn before(&self, req: &Req<'_>) -> Result<Option<Bucket>, Error> {
         let body = req.body.as_deref().unwrap_or_default();
         let Some((bucket, cost)) = super::ratelimit::price(&req.method, req.path, body) else {
+            // Every other request counts against the per-IP limits (POST /books is a read).
             if let Some(p) = &self.pacers {
-                if req.method == reqwest::Method::GET {
-                    let wait = p.reserve(req.path);
-                    if !wait.is_zero() {
-                        tokio::time::sleep(wait).await;
-                    }
+                let wait = p.reserve(req.path);
+                if !wait.is_zero() {
+                    tokio::time::sleep(wait).await;
                 }
             }
             return Ok(None);

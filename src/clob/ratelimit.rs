@@ -768,40 +768,50 @@ impl Pacer {
     }
 }
 
-/// The exchange's per-IP limits on CLOB read endpoints, as pacers: `/book` 1,500 per 10 s,
-/// `/books` 500, `/data/orders` and `/data/trades` 500, balance-allowance 200, and every CLOB
-/// endpoint together 9,000.
+/// The exchange's per-IP limits on CLOB endpoints other than trading, as pacers
+/// (docs.polymarket.com/api-reference/rate-limits): every CLOB request 9,000 per 10 s;
+/// `/book`, `/price`, `/midpoint` 1,500; `/books`, `/prices`, `/midpoints` 500;
+/// `/prices-history` 1,000; `/tick-size` 200; `/data/orders`, `/data/trades` 500;
+/// balance-allowance 200 and its update 50; API-key endpoints 100. (Cloudflare delays rather
+/// than refuses past these; pacing keeps the delay on the client, where it is visible.)
 #[derive(Debug)]
 pub(crate) struct ReadPacers {
     general: Pacer,
-    book: Pacer,
-    books: Pacer,
-    ledger: Pacer,
-    balance: Pacer,
+    specific: [(&'static str, Pacer); 14],
 }
 
 impl ReadPacers {
     pub(crate) fn new() -> Self {
+        let p = |n| Pacer::new(Limit::per_10s(n));
         Self {
-            general: Pacer::new(Limit::per_10s(9_000)),
-            book: Pacer::new(Limit::per_10s(1_500)),
-            books: Pacer::new(Limit::per_10s(500)),
-            ledger: Pacer::new(Limit::per_10s(500)),
-            balance: Pacer::new(Limit::per_10s(200)),
+            general: p(9_000),
+            specific: [
+                ("/book", p(1_500)),
+                ("/price", p(1_500)),
+                ("/midpoint", p(1_500)),
+                ("/books", p(500)),
+                ("/prices", p(500)),
+                ("/midpoints", p(500)),
+                ("/prices-history", p(1_000)),
+                ("/tick-size", p(200)),
+                ("/data/orders", p(500)),
+                ("/data/trades", p(500)),
+                ("/balance-allowance", p(200)),
+                ("/balance-allowance/update", p(50)),
+                ("/auth/api-key", p(100)),
+                ("/auth/derive-api-key", p(100)),
+            ],
         }
     }
 
-    /// How long a read of `path` must wait (trading endpoints are the governor's, not paced).
+    /// How long a request to `path` must wait (trading endpoints are the governor's, not
+    /// paced here).
     pub(crate) fn reserve(&self, path: &str) -> Duration {
-        let specific = match path {
-            "/book" => Some(&self.book),
-            "/books" => Some(&self.books),
-            "/data/orders" | "/data/trades" => Some(&self.ledger),
-            "/balance-allowance" => Some(&self.balance),
-            _ => None,
-        };
         let general = self.general.reserve();
-        specific.map_or(general, |p| p.reserve().max(general))
+        self.specific
+            .iter()
+            .find(|(p, _)| *p == path)
+            .map_or(general, |(_, pacer)| pacer.reserve().max(general))
     }
 }
 
