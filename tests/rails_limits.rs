@@ -262,3 +262,30 @@ async fn a_cold_burst_sends_one_request_per_metadata_kind() {
     assert_eq!(m.requests_to("/neg-risk").len(), 1);
     assert_eq!(m.requests_to("/version").len(), 1);
 }
+
+/// The exchange's warning mode: over-limit requests are admitted with
+/// `Poly-RateLimit-Warning: true`, which the client surfaces.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn warning_mode_is_surfaced() {
+    let sim = polyclob::sim::Simulator::builder()
+        .markets(vec![market()])
+        .rate_limits(Some(Tier::Standard))
+        .rate_limit_warning_only(true)
+        .start()
+        .await
+        .unwrap();
+    let c = client(&sim, KEY_A, Throttle::Off).await;
+    let orders = Arc::new(resting_bids(&c, KEY_A, 100, false));
+    let mut tasks = Vec::new();
+    for i in 0..orders.len() {
+        let (c, orders) = (c.clone(), Arc::clone(&orders));
+        tasks.push(tokio::spawn(async move { c.post_order(&orders[i]).await }));
+    }
+    for t in tasks {
+        t.await.unwrap().unwrap();
+    }
+    let stats = sim.rail_stats();
+    assert_eq!(stats.rate_limited, 0);
+    assert!(stats.warned >= 20, "{stats:?}");
+    assert_eq!(c.governor().warnings(), stats.warned);
+}

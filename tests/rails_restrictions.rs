@@ -97,3 +97,23 @@ async fn engine_restart_is_typed_with_its_retry_hint() {
         "order posts are never retried"
     );
 }
+
+/// The local refusal lasts as long as the window the exchange announced, then orders go again.
+#[tokio::test]
+async fn post_only_refusals_end_with_the_window() {
+    let sim = sim(None).await;
+    let c = client(&sim, KEY_A, Throttle::Refuse).await;
+    sim.set_post_only(Some(Duration::from_millis(1_200)));
+    let plain = resting_bids(&c, KEY_A, 3, false);
+    let e = c.post_order(&plain[0]).await.unwrap_err();
+    // The exchange rounds the window up to whole seconds.
+    assert_eq!(e.retry_after(), Some(Duration::from_secs(2)));
+    assert!(
+        c.post_order(&plain[1])
+            .await
+            .unwrap_err()
+            .is_refused_locally()
+    );
+    tokio::time::sleep(Duration::from_millis(2_050)).await;
+    assert_eq!(c.post_order(&plain[1]).await.unwrap().status, "live");
+}

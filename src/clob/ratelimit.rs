@@ -1130,5 +1130,19 @@ mod tests {
         );
         let r = ReadPacers::new();
         assert_eq!(r.reserve("/book"), Duration::ZERO);
+        // `/tick-size` allows 200 per 10 s: the 201st waits about 50 ms.
+        for _ in 0..200 {
+            assert_eq!(r.reserve("/tick-size"), Duration::ZERO);
+        }
+        let w = r.reserve("/tick-size");
+        assert!(
+            w > Duration::from_millis(40) && w <= Duration::from_millis(50),
+            "{w:?}"
+        );
+        assert_eq!(
+            r.reserve("/time"),
+            Duration::ZERO,
+            "other paths only meet the general limit"
+        );
     }
 }
