@@ -192,6 +192,7 @@ impl fmt::Display for Tier {
 /// [`is_throttled`](super::Error::is_throttled) holds and
 /// [`retry_after`](super::Error::retry_after) is [`wait`](Self::wait).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Throttled {
     /// The bucket that is short.
     pub bucket: Bucket,
