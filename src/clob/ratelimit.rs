@@ -383,6 +383,13 @@ impl Gcra {
             .fetch_max(until + burst.saturating_sub(1) * interval, Ordering::AcqRel);
     }
 
+    /// Empties the bucket (keeping any debt beyond empty).
+    pub(crate) fn drain(&self, now: u64) {
+        let (interval, burst) = unpack(self.params.load(Ordering::Relaxed));
+        self.tat
+            .fetch_max(now + self.usable(burst) * interval, Ordering::AcqRel);
+    }
+
     /// Takes `n` tokens unconditionally, going into debt if needed (spending the server already
     /// did, e.g. the orders a cancel-all cancelled).
     pub(crate) fn charge(&self, n: u64, now: u64) {
@@ -650,10 +657,11 @@ impl Governor {
         let cell = self.cell(bucket);
         let t = self.ns(now);
         match cell.take(bucket, cost, t, max_wait) {
-            // Standard is only a guess until confirmed: a higher tier may take the batch. It is
-            // charged, so what follows waits for it; the tier the answer names re-prices it.
+            // Standard is only a guess until confirmed: a higher tier may take the batch. It
+            // empties the bucket (charging its whole cost would invent a debt of seconds when
+            // no answer ever names the tier); the tier the answer names re-prices what is owed.
             Err(e) if e.over_capacity && !self.tier_confirmed() => {
-                cell.charge(u64::from(cost), t);
+                cell.drain(t);
                 Ok(Duration::ZERO)
             }
             r => r,
@@ -978,6 +986,13 @@ mod tests {
             g.acquire_at(Bucket::Cancel, 500, t0, Duration::ZERO),
             Ok(Duration::ZERO)
         );
+        // The bucket is empty afterwards, not 380 tokens in debt: one token comes back in
+        // one interval (12.5 ms at 80/s).
+        assert_eq!(g.cancel.available(0), 0);
+        let e = g
+            .acquire_at(Bucket::Cancel, 1, t0, Duration::ZERO)
+            .unwrap_err();
+        assert_eq!(e.wait, Duration::from_nanos(12_500_000));
         g.set_tier_at(Tier::Standard, t0);
         let e = g
             .acquire_at(Bucket::Cancel, 500, t0, Duration::ZERO)
