@@ -6,6 +6,7 @@ use std::time::Instant;
 use futures_core::Stream;
 use serde::Deserialize;
 
+use super::cache::Fill;
 use super::error::Error;
 use super::pagination::{Page, PageSpec};
 use super::transport::{Client, Req, decode, path_with};
@@ -123,6 +124,10 @@ impl Client {
     ///
     /// Transport, status or an unknown version number.
     pub async fn exchange_version(&self) -> Result<ExchangeVersion, Error> {
+        if let Some(v) = self.inner.caches.version.get(&(), Instant::now()) {
+            return Ok(v);
+        }
+        let _flight = self.inner.caches.flights.join(Fill::Version, "").await;
         if let Some(v) = self.inner.caches.version.get(&(), Instant::now()) {
             return Ok(v);
         }
@@ -444,6 +449,10 @@ impl Client {
         if let Some(t) = self.inner.caches.tick.get(token_id, Instant::now()) {
             return Ok(t);
         }
+        let _flight = self.inner.caches.flights.join(Fill::Tick, token_id).await;
+        if let Some(t) = self.inner.caches.tick.get(token_id, Instant::now()) {
+            return Ok(t);
+        }
         #[derive(Deserialize)]
         struct T<'a> {
             #[serde(borrow, deserialize_with = "lenient::text")]
@@ -491,6 +500,15 @@ impl Client {
         if let Some(n) = self.inner.caches.neg_risk.get(token_id, Instant::now()) {
             return Ok(n);
         }
+        let _flight = self
+            .inner
+            .caches
+            .flights
+            .join(Fill::NegRisk, token_id)
+            .await;
+        if let Some(n) = self.inner.caches.neg_risk.get(token_id, Instant::now()) {
+            return Ok(n);
+        }
         #[derive(Deserialize)]
         struct N {
             #[serde(deserialize_with = "lenient::bool_lenient")]
@@ -520,6 +538,15 @@ impl Client {
     ///
     /// Transport, status or decode.
     pub async fn fee_rate_bps(&self, token_id: &str) -> Result<u32, Error> {
+        if let Some(f) = self.inner.caches.fee_bps.get(token_id, Instant::now()) {
+            return Ok(f);
+        }
+        let _flight = self
+            .inner
+            .caches
+            .flights
+            .join(Fill::FeeRate, token_id)
+            .await;
         if let Some(f) = self.inner.caches.fee_bps.get(token_id, Instant::now()) {
             return Ok(f);
         }

@@ -13,10 +13,14 @@ mod cache;
 #[cfg(not(feature = "hickory-dns"))]
 mod dns;
 mod error;
+mod guard;
 mod heartbeat;
 mod markets;
 mod orders;
 mod pagination;
+mod preflight;
+mod rails;
+mod ratelimit;
 mod retry;
 mod trading;
 mod transport;
@@ -32,6 +36,9 @@ pub use orders::{OrderFilter, TradeFilter};
 #[cfg(feature = "simd-json")]
 pub use pagination::decode_page_simd;
 pub use pagination::{END_CURSOR, Page, START_CURSOR, SkippedRow, decode_page};
+pub use ratelimit::{
+    Bucket, Governor, Limit, Pacer, PerWindow, RateLimitStatus, Throttle, Throttled, Tier,
+};
 pub use retry::RetryPolicy;
 pub use transport::Client;
 

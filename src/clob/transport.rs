@@ -42,6 +42,8 @@ pub(crate) struct Inner {
     pub(crate) clock_offset: AtomicI64,
     pub(crate) caches: Caches,
     pub(crate) auth: Auth,
+    /// Rate-limit governor, read pacers, restriction windows, heartbeat guard.
+    pub(crate) rails: super::rails::Rails,
 }
 
 impl core::fmt::Debug for Client {
@@ -228,7 +230,12 @@ impl Client {
             if !self.inner.breaker.admit(now) {
                 return Err(Error::new(Kind::CircuitOpen).with_path(req.path));
             }
-            let result = self.send_once(req).await;
+            // Per attempt: every retry is metered by the exchange too.
+            let bucket = self.inner.rails.before(req).await?;
+            let (result, limits) = self.send_once(req, bucket).await;
+            self.inner
+                .rails
+                .after(bucket, limits.as_ref(), &result, req.path);
             let failed = matches!(&result, Err(e) if e.is_transient());
             self.inner.breaker.record(!failed, Instant::now());
             match result {
@@ -251,7 +258,26 @@ impl Client {
         }
     }
 
-    async fn send_once(&self, req: &Req<'_>) -> Result<bytes::Bytes, Error> {
+    /// One attempt; with a `bucket` (a metered trading request) also the rate-limit headers.
+    async fn send_once(
+        &self,
+        req: &Req<'_>,
+        bucket: Option<super::ratelimit::Bucket>,
+    ) -> (
+        Result<bytes::Bytes, Error>,
+        Option<super::ratelimit::RateLimitStatus>,
+    ) {
+        let mut limits = None;
+        let result = self.attempt(req, bucket, &mut limits).await;
+        (result, limits)
+    }
+
+    async fn attempt(
+        &self,
+        req: &Req<'_>,
+        bucket: Option<super::ratelimit::Bucket>,
+        limits: &mut Option<super::ratelimit::RateLimitStatus>,
+    ) -> Result<bytes::Bytes, Error> {
         let mut url =
             String::with_capacity(self.inner.host.len() + req.path.len() + req.query.len() + 1);
         url.push_str(&self.inner.host);
@@ -286,6 +312,10 @@ impl Client {
             .await
             .map_err(|e| Error::from_reqwest(e).with_path(req.path))?;
         let status = resp.status().as_u16();
+        if bucket.is_some() {
+            *limits =
+                super::ratelimit::RateLimitStatus::from_headers(resp.headers(), status, bucket);
+        }
         let retry_after = resp
             .headers()
             .get(RETRY_AFTER)

@@ -117,6 +117,14 @@
 //! # Ok(()) }
 //! ```
 //!
+//! Trading rails: [`SimBuilder::rate_limits`] enforces the exchange's per-signer order and
+//! cancel token buckets (429 + `Retry-After`, `Poly-RateLimit-*` headers, per-signer tiers with
+//! [`SimHandle::set_rate_limit_tier`], `GET /v1/user/rate-limit-tier`);
+//! [`SimHandle::set_post_only`] opens a post-only window; [`SimHandle::set_closed_only`] marks
+//! an account closed-only (`GET /auth/ban-status/closed-only`). An `Invalid Heartbeat ID`
+//! answer carries the chain's current id, and silence past the heartbeat timeout cancels all
+//! the user's orders.
+//!
 //! Market activity: [`SimBuilder::activity`] (or [`SimHandle::set_activity`]) makes seeded
 //! simulated traders rest, cancel and take orders on a timer, so books move and trades print
 //! without a second client; [`SimHandle::step_activity`] does the same synchronously for
@@ -153,6 +161,7 @@ mod events;
 mod faults;
 mod gamma;
 mod market;
+mod rails;
 mod rest;
 mod rng;
 mod rtds;
@@ -162,4 +171,5 @@ mod ws;
 
 pub use self::faults::{Faults, HttpFault, HttpRule, Trigger};
 pub use self::market::{MarketSpec, TokenSpec, parse_markets};
+pub use self::rails::RailStats;
 pub use self::server::{ApiCredentials, SimBuilder, SimHandle, Simulator};

@@ -47,6 +47,8 @@ pub(crate) struct Shared {
     requests: Mutex<Vec<String>>,
     /// Interval of the RTDS synthetic price ticks.
     pub(crate) rtds_interval: Duration,
+    /// Rate limits, post-only windows, closed-only accounts. Locked after `ex`, never before.
+    rails: Mutex<super::rails::Rails>,
 }
 
 impl Shared {
@@ -67,6 +69,12 @@ impl Shared {
             log.drain(..MAX_LOGGED_REQUESTS / 2);
         }
         log.push(format!("{method} {path}"));
+    }
+
+    pub(crate) fn rails(&self) -> MutexGuard<'_, super::rails::Rails> {
+        self.rails
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     pub(crate) fn faults(&self) -> MutexGuard<'_, FaultState> {
@@ -109,6 +117,8 @@ pub struct SimBuilder {
     clob_version: u64,
     activity: Option<Duration>,
     rtds_interval: Duration,
+    rate_limits: Option<crate::clob::Tier>,
+    rate_limit_warning_only: bool,
 }
 
 impl Default for SimBuilder {
@@ -125,6 +135,8 @@ impl Default for SimBuilder {
             clob_version: 2,
             activity: None,
             rtds_interval: Duration::from_secs(1),
+            rate_limits: None,
+            rate_limit_warning_only: false,
         }
     }
 }
@@ -213,6 +225,25 @@ impl SimBuilder {
         self
     }
 
+    /// Enforces the exchange's per-signer trading rate limits, every signer at `tier` unless
+    /// given its own with [`SimHandle::set_rate_limit_tier`]: order and cancel token buckets,
+    /// `Poly-RateLimit-Remaining`/`-Reset`/`-Tier` headers on trading answers, `429` with
+    /// `Retry-After` when a bucket is short, batches all or nothing. Default is `None`: no
+    /// trading limits (as before the exchange enforced them).
+    #[must_use]
+    pub fn rate_limits(mut self, tier: Option<crate::clob::Tier>) -> Self {
+        self.rate_limits = tier;
+        self
+    }
+
+    /// The exchange's warning mode: requests over the limit are admitted with
+    /// `Poly-RateLimit-Warning: true` instead of a `429`. Default is `false`.
+    #[must_use]
+    pub fn rate_limit_warning_only(mut self, on: bool) -> Self {
+        self.rate_limit_warning_only = on;
+        self
+    }
+
     /// Binds `127.0.0.1:port` and starts serving on the current tokio runtime.
     ///
     /// # Errors
@@ -244,6 +275,10 @@ impl SimBuilder {
             activity,
             requests: Mutex::new(Vec::new()),
             rtds_interval: self.rtds_interval,
+            rails: Mutex::new(super::rails::Rails::new(
+                self.rate_limits,
+                self.rate_limit_warning_only,
+            )),
         });
         let accept = tokio::spawn(accept_loop(listener, Arc::clone(&shared)));
         let sweeper = tokio::spawn(sweep_loop(Arc::clone(&shared)));
@@ -407,6 +442,40 @@ impl SimHandle {
     /// cancels keep working.
     pub fn set_cancel_only(&self, on: bool) {
         self.shared.ex().cancel_only = on;
+    }
+
+    /// Gives one signer (its address) its own rate-limit tier; with trading limits off this
+    /// turns them on for that signer alone.
+    pub fn set_rate_limit_tier(&self, address: &str, tier: crate::clob::Tier) {
+        self.shared
+            .rails()
+            .set_tier(normalize_address(address), tier);
+    }
+
+    /// Turns the trading rate limits on for every signer at `tier` (`None`: only signers given
+    /// a tier of their own are limited).
+    pub fn set_rate_limits(&self, tier: Option<crate::clob::Tier>) {
+        self.shared.rails().set_default_tier(tier);
+    }
+
+    /// Opens a post-only window for `duration` (`None` closes it): orders that are not
+    /// post-only get `503` `{"code":"post_only_mode","retry_after_seconds":…}`.
+    pub fn set_post_only(&self, duration: Option<Duration>) {
+        self.shared.rails().set_post_only(duration);
+    }
+
+    /// Puts an address in (or out of) closed-only mode, as `GET /auth/ban-status/closed-only`
+    /// then reports; its new orders are refused with the exchange's closed-only error.
+    pub fn set_closed_only(&self, address: &str, on: bool) {
+        self.shared
+            .rails()
+            .set_closed_only(normalize_address(address), on);
+    }
+
+    /// What the trading rails did so far (admitted, rate-limited, warned, post-only refusals).
+    #[must_use]
+    pub fn rail_stats(&self) -> super::rails::RailStats {
+        self.shared.rails().stats()
     }
 
     /// Changes a market's tick size and emits `tick_size_change` on the market channel.

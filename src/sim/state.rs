@@ -767,9 +767,14 @@ impl Exchange {
                     },
                 );
             }
-            (_, Some(given)) => return Err(format!("Invalid heartbeat id: {given}")),
+            (_, Some(_)) => return Err("Invalid Heartbeat ID".to_owned()),
         }
         Ok(next)
+    }
+
+    /// The id the user's heartbeat chain expects next, if one is running.
+    pub(crate) fn heartbeat_id(&self, user: &str) -> Option<&str> {
+        self.heartbeats.get(user).map(|h| h.id.as_str())
     }
 
     /// Expires GTD orders and cancels the orders of users whose heartbeats stopped.
