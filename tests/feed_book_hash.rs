@@ -1,0 +1,262 @@
+//! Book integrity (issue 17, item 4): the exchange's `book` hash is reproduced from the
+//! captured snapshot, a corrupted snapshot is flagged, leaves its book suspect, and the
+//! streams resync it once (not in a loop); the simulator's snapshots verify.
+
+#[path = "support/fixtures.rs"]
+mod fixtures;
+#[path = "support/ws_server.rs"]
+mod ws_server;
+
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use polyclob::book::{BookManager, BookMeta, BookState, HashStatus, Outcome, book_hash};
+use polyclob::fixed::Size;
+use polyclob::ws::books::{BookEvent, BookStream};
+use polyclob::ws::market::MarketStream;
+use serde_json::Value;
+use ws_server::{Action, WsServer};
+
+const CAPTURED: &str = "polymarket/nautilus_test_data/ws_book_snapshot_captured.json";
+
+fn meta(neg_risk: bool) -> BookMeta {
+    BookMeta::new(Size::parse(b"5").expect("size"), neg_risk)
+}
+
+#[test]
+fn captured_hash_is_reproduced() {
+    let Some(bytes) = fixtures::read_shared(CAPTURED) else {
+        return;
+    };
+    let text = String::from_utf8(bytes).expect("utf-8");
+    let v: Value = serde_json::from_str(&text).expect("json");
+    let sent = v["hash"].as_str().expect("hash");
+    assert_eq!(sent, "ed47eb91f3c7985fac1cb18cb7c19535eddd3c0a");
+
+    // The pretty-printed capture, as is: layout does not matter, values do.
+    let mut scratch = Vec::new();
+    let h = book_hash(&text, meta(false), &mut scratch).expect("hash input");
+    assert!(h.matches(sent), "{h} != {sent}");
+    assert_eq!(h.to_string(), sent);
+    // The metadata is part of it: the other neg_risk or min_order_size does not match.
+    assert!(
+        !book_hash(&text, meta(true), &mut scratch)
+            .unwrap()
+            .matches(sent)
+    );
+    let ten = BookMeta::new(Size::parse(b"10").unwrap(), false);
+    assert!(!book_hash(&text, ten, &mut scratch).unwrap().matches(sent));
+
+    // Through the manager: verified, live.
+    let asset = v["asset_id"].as_str().unwrap();
+    let mut m = BookManager::new();
+    m.set_book_meta(asset, meta(false));
+    let mut outcomes = Vec::new();
+    let s = m.apply_with(&text, Instant::now(), |u| outcomes.push(u.outcome));
+    assert_eq!(outcomes, [Outcome::Applied]);
+    assert_eq!(s.hash_mismatches, 0);
+    assert_eq!(m.hash_status(asset), Some(HashStatus::Verified));
+    assert_eq!(m.book(asset).unwrap().state(), BookState::Live);
+}
+
+#[test]
+fn corrupted_captured_snapshot_is_flagged_then_recovers() {
+    let Some(bytes) = fixtures::read_shared(CAPTURED) else {
+        return;
+    };
+    let text = String::from_utf8(bytes).expect("utf-8");
+    let asset = serde_json::from_str::<Value>(&text).unwrap()["asset_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // One size off by a cent.
+    assert!(text.contains(r#""size": "9.37""#));
+    let corrupted = text.replace(r#""size": "9.37""#, r#""size": "9.38""#);
+
+    let mut m = BookManager::new();
+    m.set_book_meta(&asset, meta(false));
+    let now = Instant::now();
+    let mut outcomes = Vec::new();
+    let s = m.apply_with(&corrupted, now, |u| outcomes.push(u.outcome));
+    assert_eq!(outcomes, [Outcome::HashMismatch]);
+    assert_eq!((s.hash_mismatches, s.applied, s.errors), (1, 0, 0));
+    assert_eq!(m.hash_status(&asset), Some(HashStatus::Mismatch));
+    assert_eq!(m.hash_mismatch_streak(&asset), 1);
+    let book = m.book(&asset).unwrap();
+    assert_eq!(book.state(), BookState::Suspect);
+    // Levels are shown, deltas are not trusted.
+    assert!(book.best_bid().is_some());
+    let delta = format!(
+        r#"{{"event_type":"price_change","market":"m","price_changes":[{{"asset_id":"{asset}","price":"0.05","size":"1","side":"BUY"}}]}}"#
+    );
+    let mut o = Vec::new();
+    m.apply_with(&delta, now, |u| o.push(u.outcome));
+    assert_eq!(o, [Outcome::Ignored]);
+    assert_eq!(m.book(&asset).unwrap().ignored_deltas(), 1);
+
+    // The true snapshot verifies and the book trusts deltas again.
+    let mut o = Vec::new();
+    m.apply_with(&text, now, |u| o.push(u.outcome));
+    assert_eq!(o, [Outcome::Applied]);
+    assert_eq!(m.hash_status(&asset), Some(HashStatus::Verified));
+    assert_eq!(m.hash_mismatch_streak(&asset), 0);
+    assert_eq!(m.book(&asset).unwrap().state(), BookState::Live);
+}
+
+#[test]
+fn unchecked_without_meta_or_when_off() {
+    let frame = r#"{"event_type":"book","asset_id":"1","market":"m","bids":[],"asks":[],
+        "hash":"0000000000000000000000000000000000000000"}"#;
+    let mut m = BookManager::new();
+    let mut o = Vec::new();
+    m.apply_with(frame, Instant::now(), |u| o.push(u.outcome));
+    assert_eq!(o, [Outcome::Applied]);
+    assert_eq!(m.hash_status("1"), Some(HashStatus::Unchecked));
+    m.set_book_meta("1", meta(false));
+    m.set_verify_hashes(false);
+    m.apply(frame, Instant::now());
+    assert_eq!(m.hash_status("1"), Some(HashStatus::Unchecked));
+    assert_eq!(m.book("1").unwrap().state(), BookState::Live);
+    m.set_verify_hashes(true);
+    m.apply(frame, Instant::now());
+    assert_eq!(m.hash_status("1"), Some(HashStatus::Mismatch));
+}
+
+const ASSET: &str = "350977769852917329387037893294763093471844346281449484439085576212613048126";
+
+/// A compact `book` frame for `ASSET` whose hash is right for `meta(false)` (or, with
+/// `corrupt`, whose first bid size was changed after hashing).
+fn frame(bid_size: &str, corrupt: bool) -> String {
+    let body = |size: &str, hash: &str| {
+        format!(
+            r#"{{"event_type":"book","market":"0x6bd5","asset_id":"{ASSET}","timestamp":"1786604072222","hash":"{hash}","bids":[{{"price":"0.4","size":"{size}"}}],"asks":[{{"price":"0.6","size":"3"}}],"tick_size":"0.01","last_trade_price":"0.5"}}"#
+        )
+    };
+    let h = book_hash(&body(bid_size, ""), meta(false), &mut Vec::new()).expect("hash");
+    let size = if corrupt { "999" } else { bid_size };
+    body(size, &h.to_string())
+}
+
+async fn until(books: &mut BookStream, pred: impl Fn(&BookEvent) -> bool) -> Vec<BookEvent> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
+    let mut seen = Vec::new();
+    loop {
+        match tokio::time::timeout_at(deadline, books.next()).await {
+            Ok(Some(ev)) => {
+                let done = pred(&ev);
+                seen.push(ev);
+                if done {
+                    return seen;
+                }
+            }
+            Ok(None) => panic!("ended: {seen:#?}"),
+            Err(_) => panic!("timeout: {seen:#?}"),
+        }
+    }
+}
+
+fn outcome(ev: &BookEvent) -> Option<Outcome> {
+    match ev {
+        BookEvent::Market { outcome, .. } => Some(*outcome),
+        _ => None,
+    }
+}
+
+fn stream(url: &str) -> BookStream {
+    let s = MarketStream::builder()
+        .url(url)
+        .assets([ASSET])
+        .backoff(Duration::from_millis(10), Duration::from_millis(50))
+        .build()
+        .expect("build");
+    BookStream::new(s)
+}
+
+#[tokio::test]
+async fn stream_resyncs_a_corrupted_snapshot() {
+    let server = WsServer::start().await;
+    server.on_subscribe(vec![frame("10", false)]);
+    let mut books = stream(&server.url());
+    books.books_mut().set_book_meta(ASSET, meta(false));
+    until(&mut books, |e| outcome(e) == Some(Outcome::Applied)).await;
+    assert_eq!(books.books().hash_status(ASSET), Some(HashStatus::Verified));
+
+    // A corrupted snapshot mid-stream: flagged, suspect, and the shard reconnects for a
+    // fresh one, which verifies.
+    server.act(0, Action::Text(frame("10", true)));
+    until(&mut books, |e| outcome(e) == Some(Outcome::HashMismatch)).await;
+    assert_eq!(
+        books.books().book(ASSET).unwrap().state(),
+        BookState::Suspect
+    );
+    until(&mut books, |e| outcome(e) == Some(Outcome::Applied)).await;
+    assert_eq!(books.books().hash_status(ASSET), Some(HashStatus::Verified));
+    assert_eq!(books.books().book(ASSET).unwrap().state(), BookState::Live);
+    assert_eq!(server.connections(), 2);
+    assert_eq!(
+        books
+            .books()
+            .book(ASSET)
+            .unwrap()
+            .best_bid()
+            .unwrap()
+            .size
+            .to_string(),
+        "10"
+    );
+}
+
+#[tokio::test]
+async fn wrong_metadata_is_reported_without_a_reconnect_loop() {
+    let server = WsServer::start().await;
+    server.on_subscribe(vec![frame("10", false)]);
+    let mut books = stream(&server.url());
+    // neg_risk is wrong: every snapshot mismatches.
+    books.books_mut().set_book_meta(ASSET, meta(true));
+    until(&mut books, |e| outcome(e) == Some(Outcome::HashMismatch)).await;
+    // One resync is tried; its snapshot mismatches again and is not chased.
+    until(&mut books, |e| outcome(e) == Some(Outcome::HashMismatch)).await;
+    assert_eq!(books.books().hash_mismatch_streak(ASSET), 2);
+    let quiet = tokio::time::timeout(Duration::from_millis(300), books.next()).await;
+    assert!(quiet.is_err(), "no further events expected: {quiet:?}");
+    assert_eq!(server.connections(), 2);
+}
+
+#[tokio::test]
+async fn simulator_snapshots_verify() {
+    use polyclob::sim::{MarketSpec, Simulator};
+    let sim = Simulator::builder()
+        .markets(MarketSpec::defaults())
+        .start()
+        .await
+        .expect("sim");
+    let client = polyclob::clob::Client::builder()
+        .host(sim.http_url())
+        .build()
+        .expect("client");
+    let spec = &MarketSpec::defaults()[0];
+    let token = spec.tokens()[0].token_id().to_owned();
+    // The metadata the WS frame lacks, from REST.
+    let rest = client.book(&token).await.expect("rest book");
+    let meta = BookMeta::new(
+        rest.min_order_size.expect("min_order_size"),
+        rest.neg_risk.expect("neg_risk"),
+    );
+    let s = MarketStream::builder()
+        .url(format!("{}/ws/market", sim.ws_url()))
+        .assets([token.as_str()])
+        .build()
+        .expect("build");
+    let mut books = BookStream::new(s);
+    books.books_mut().set_book_meta(&token, meta);
+    let seen = until(&mut books, |e| outcome(e).is_some()).await;
+    assert_eq!(
+        outcome(seen.last().unwrap()),
+        Some(Outcome::Applied),
+        "{seen:#?}"
+    );
+    assert_eq!(
+        books.books().hash_status(&token),
+        Some(HashStatus::Verified)
+    );
+}
