@@ -174,3 +174,33 @@ async fn simulator_refuses_more_than_1000_and_the_client_chunks() {
     let (orders, _) = c.all_orders(&Default::default()).await.unwrap();
     assert!(orders.is_empty(), "{orders:?}");
 }
+
+#[tokio::test]
+async fn the_drop_in_client_chunks_too() {
+    use polyclob::{ApiCreds, ClobClient};
+    let m = MockClob::start().await;
+    m.on(
+        "DELETE",
+        "/orders",
+        vec![
+            Reply::json(r#"{"canceled":["0xa"],"not_canceled":{}}"#),
+            Reply::json(r#"{"canceled":["0xb"],"not_canceled":{"0xc":"not found"}}"#),
+        ],
+    );
+    m.set_verifier(auth_verifier("key-1", SECRET, "pp", 137));
+    let c = ClobClient::with_l2_headers(
+        &m.url(),
+        KEY_A,
+        137,
+        ApiCreds {
+            api_key: "key-1".into(),
+            secret: SECRET.into(),
+            passphrase: "pp".into(),
+        },
+    );
+    let v = c.cancel_orders(&ids(1500)).await.unwrap();
+    let sent = sent_ids(&m);
+    assert_eq!(sent.iter().map(Vec::len).collect::<Vec<_>>(), [1000, 500]);
+    assert_eq!(v["canceled"], serde_json::json!(["0xa", "0xb"]));
+    assert_eq!(v["not_canceled"]["0xc"], "not found");
+}
