@@ -260,3 +260,108 @@ async fn simulator_snapshots_verify() {
         Some(HashStatus::Verified)
     );
 }
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::{Map, json};
+
+    fn leaf() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            "[0-9.]{0,8}".prop_map(Value::from),
+            any::<String>().prop_map(Value::from),
+        ]
+    }
+
+    fn value() -> impl Strategy<Value = Value> {
+        leaf().prop_recursive(3, 16, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                prop::collection::btree_map("[a-z_]{1,6}", inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    fn level() -> impl Strategy<Value = Value> {
+        (leaf(), leaf(), prop::option::of(value())).prop_map(|(p, s, extra)| {
+            let mut m = Map::new();
+            m.insert("size".into(), s);
+            m.insert("price".into(), p);
+            if let Some(x) = extra {
+                m.insert("x".into(), x);
+            }
+            Value::Object(m)
+        })
+    }
+
+    fn book() -> impl Strategy<Value = Value> {
+        (
+            prop::collection::vec(prop::option::of(leaf()), 5),
+            prop::option::of(prop::collection::vec(level(), 0..5)),
+            prop::option::of(prop::collection::vec(level(), 0..5)),
+            prop::option::of(value()),
+        )
+            .prop_map(|(scalars, bids, asks, extra)| {
+                let mut m = Map::new();
+                let keys = [
+                    "market",
+                    "asset_id",
+                    "timestamp",
+                    "tick_size",
+                    "last_trade_price",
+                ];
+                for (k, v) in keys.iter().zip(scalars) {
+                    if let Some(v) = v {
+                        m.insert((*k).into(), v);
+                    }
+                }
+                if let Some(b) = bids {
+                    m.insert("bids".into(), Value::from(b));
+                }
+                if let Some(a) = asks {
+                    m.insert("asks".into(), Value::from(a));
+                }
+                if let Some(x) = extra {
+                    m.insert("other".into(), x);
+                }
+                m.insert("event_type".into(), json!("book"));
+                Value::Object(m)
+            })
+    }
+
+    proptest! {
+        /// Any JSON book object, compact or pretty: the hash input is a JSON object with
+        /// exactly the hashed keys in the exchange's order.
+        #[test]
+        fn hash_input_is_json_in_the_exchanges_key_order(b in book(), pretty in any::<bool>()) {
+            let text = if pretty { serde_json::to_string_pretty(&b) } else { serde_json::to_string(&b) }.unwrap();
+            let mut out = Vec::new();
+            let h = book_hash(&text, meta(false), &mut out).unwrap();
+            let parsed: Value = serde_json::from_slice(&out).unwrap();
+            let text_out = std::str::from_utf8(&out).unwrap();
+            let order = ["\"market\":", "\"asset_id\":", "\"timestamp\":", "\"hash\":\"\"", "\"bids\":",
+                "\"asks\":", "\"min_order_size\":\"5\"", "\"tick_size\":", "\"neg_risk\":false",
+                "\"last_trade_price\":"];
+            let mut at = 0;
+            for k in order {
+                let i = text_out[at..].find(k).map(|i| i + at);
+                prop_assert!(i.is_some(), "{} missing after {} in {}", k, at, text_out);
+                at = i.unwrap() + k.len();
+            }
+            prop_assert_eq!(parsed.as_object().unwrap().len(), 10);
+            // Layout does not matter.
+            let other = if pretty { serde_json::to_string(&b) } else { serde_json::to_string_pretty(&b) }.unwrap();
+            prop_assert_eq!(book_hash(&other, meta(false), &mut Vec::new()).unwrap(), h);
+        }
+
+        /// Arbitrary text never panics.
+        #[test]
+        fn arbitrary_text_never_panics(s in any::<String>()) {
+            let _ = book_hash(&s, meta(true), &mut Vec::new());
+        }
+    }
+}

@@ -274,17 +274,21 @@ pub fn write_hash_input(
     Ok(())
 }
 
-/// A scalar member as sent (a string keeps its quotes and escapes), `""` when absent.
+/// A scalar member as sent (a string keeps its quotes and escapes), `""` when absent, `null`
+/// or a container (the server's struct holds strings: such a frame cannot verify anyway).
 fn scalar(b: &[u8], span: Option<(usize, usize)>, out: &mut Vec<u8>) {
     match span.and_then(|(s, e)| b.get(s..e)) {
         Some(raw) if raw.first() == Some(&b'"') => out.extend_from_slice(raw),
+        Some(raw) if raw == b"null" || matches!(raw.first(), Some(b'{' | b'[')) => {
+            out.extend_from_slice(b"\"\"");
+        }
         // A bare number or literal is hashed as the string the server's struct holds.
-        Some(raw) if raw != b"null" => {
+        Some(raw) => {
             out.push(b'"');
             out.extend_from_slice(raw);
             out.push(b'"');
         }
-        _ => out.extend_from_slice(b"\"\""),
+        None => out.extend_from_slice(b"\"\""),
     }
 }
 

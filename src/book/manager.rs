@@ -84,7 +84,8 @@ pub struct FrameSummary {
     pub ignored: u32,
     /// Elements rejected.
     pub errors: u32,
-    /// `book` snapshots whose hash did not verify ([`Outcome::HashMismatch`]).
+    /// `book` snapshots whose hash did not verify ([`Outcome::HashMismatch`]); their levels
+    /// were applied but they are counted here, not in `applied`.
     pub hash_mismatches: u32,
     /// The first error in the frame.
     pub first_error: Option<DecodeError>,
