@@ -13,14 +13,17 @@
 //! come from the market's metadata ([`BookMeta`], e.g. from REST `GET /book` or
 //! `GET /markets/{condition_id}`). A field the frame lacks is hashed as `""`, the Go zero value.
 //!
-//! Where it runs and what it costs: only on `book` events, only for assets whose [`BookMeta`]
-//! was registered with [`BookManager::set_book_meta`](super::BookManager::set_book_meta), and
-//! only while [`BookManager::set_verify_hashes`](super::BookManager::set_verify_hashes) is on
-//! (the default). The hash input is written into a scratch buffer the manager owns and reuses
-//! (no allocation once it has grown to the largest snapshot), then SHA-1'd: one extra linear
-//! pass over the element plus SHA-1 of about the same number of bytes. Deltas
-//! (`price_change`) carry no verifiable book hash and are never hashed. BENCHMARKS.md ("book
-//! hash") gives the measured cost against the plain decode-and-apply of the same snapshot.
+//! Where it runs and what it costs: inside [`BookManager`](super::BookManager)'s apply, on the
+//! consumer's task, only on `book` events, only for assets whose [`BookMeta`] was registered
+//! with [`BookManager::set_book_meta`](super::BookManager::set_book_meta), and only while
+//! [`BookManager::set_verify_hashes`](super::BookManager::set_verify_hashes) is on (the
+//! default). Without `BookMeta` nothing is hashed, so verification is a per-feed opt-in. The
+//! hash input is written into a scratch buffer the manager owns and reuses (no allocation once
+//! it has grown to the largest snapshot; `tests/feed_hash_alloc.rs`), then SHA-1'd. Measured
+//! (BENCHMARKS.md, "Book hash"): applying the captured 65-level snapshot costs about 1.7× as
+//! much with the check as without (1.8× for 64 + 64 levels), mostly SHA-1 — far above 10% of
+//! a snapshot's apply, hence opt-in. Deltas (`price_change`), the bulk of the stream, carry no
+//! verifiable book hash and are never hashed.
 //!
 //! ```
 //! use polyclob::book::{BookMeta, book_hash};
@@ -47,6 +50,7 @@ use std::fmt;
 use sha1::{Digest, Sha1};
 
 use crate::fixed::Size;
+use crate::ws::json::{chunk, find_special, skip_ws};
 
 /// What a `book` frame does not carry but its hash covers: the market's minimum order size
 /// and whether it is a neg-risk market.
@@ -235,6 +239,8 @@ struct Members {
     timestamp: Option<(usize, usize)>,
     bids: Option<(usize, usize)>,
     asks: Option<(usize, usize)>,
+    /// `bids`/`asks` are in the exchange's compact form (hashed as sent).
+    compact: [bool; 2],
     tick_size: Option<(usize, usize)>,
     last_trade_price: Option<(usize, usize)>,
 }
@@ -258,9 +264,9 @@ pub fn write_hash_input(
     out.extend_from_slice(b",\"timestamp\":");
     scalar(b, m.timestamp, out);
     out.extend_from_slice(b",\"hash\":\"\",\"bids\":");
-    levels(b, m.bids, out)?;
+    levels(b, m.bids, m.compact[0], out)?;
     out.extend_from_slice(b",\"asks\":");
-    levels(b, m.asks, out)?;
+    levels(b, m.asks, m.compact[1], out)?;
     out.extend_from_slice(b",\"min_order_size\":\"");
     let mut buf = [0u8; 48];
     out.extend_from_slice(meta.min_order_size.write_str(&mut buf).as_bytes());
@@ -293,7 +299,12 @@ fn scalar(b: &[u8], span: Option<(usize, usize)>, out: &mut Vec<u8>) {
 }
 
 /// A level array re-written as `[{"price":…,"size":…},…]`, values as sent; `[]` when absent.
-fn levels(b: &[u8], span: Option<(usize, usize)>, out: &mut Vec<u8>) -> Result<(), IntegrityError> {
+fn levels(
+    b: &[u8],
+    span: Option<(usize, usize)>,
+    compact: bool,
+    out: &mut Vec<u8>,
+) -> Result<(), IntegrityError> {
     let Some((start, end)) = span else {
         out.extend_from_slice(b"[]");
         return Ok(());
@@ -303,6 +314,11 @@ fn levels(b: &[u8], span: Option<(usize, usize)>, out: &mut Vec<u8>) -> Result<(
         out.extend_from_slice(b"[]");
         return Ok(());
     }
+    if compact {
+        // The exchange's own compact levels: the input is the array as sent.
+        out.extend_from_slice(&b[start..end]);
+        return Ok(());
+    }
     out.push(b'[');
     let mut p = ws(b, start + 1);
     let mut first = true;
@@ -310,8 +326,20 @@ fn levels(b: &[u8], span: Option<(usize, usize)>, out: &mut Vec<u8>) -> Result<(
         if b.get(p) != Some(&b'{') {
             return Err(bad("a level is not an object", p));
         }
+        if let Some(next) = compact_level(b, p) {
+            if !first {
+                out.push(b',');
+            }
+            first = false;
+            out.extend_from_slice(&b[p..next]);
+            p = ws(b, next);
+            if b.get(p) == Some(&b',') {
+                p = ws(b, p + 1);
+            }
+            continue;
+        }
         let (mut price, mut size) = (None, None);
-        p = object(b, p, |key, v| match key {
+        p = object(b, p, |key, v, _| match key {
             b"price" => price = Some(v),
             b"size" => size = Some(v),
             _ => {}
@@ -341,13 +369,19 @@ fn members(b: &[u8]) -> Result<Members, IntegrityError> {
     if b.get(start) != Some(&b'{') {
         return Err(bad("not an object", start));
     }
-    object(b, start, |key, v| {
+    object(b, start, |key, v, compact| {
         let slot = match key {
             b"market" => &mut m.market,
             b"asset_id" => &mut m.asset_id,
             b"timestamp" => &mut m.timestamp,
-            b"bids" => &mut m.bids,
-            b"asks" => &mut m.asks,
+            b"bids" => {
+                m.compact[0] = compact;
+                &mut m.bids
+            }
+            b"asks" => {
+                m.compact[1] = compact;
+                &mut m.asks
+            }
             b"tick_size" => &mut m.tick_size,
             b"last_trade_price" => &mut m.last_trade_price,
             _ => return,
@@ -357,12 +391,13 @@ fn members(b: &[u8]) -> Result<Members, IntegrityError> {
     Ok(m)
 }
 
-/// Walks the object whose `{` is at `p`, calling `each(key, value_span)` per member (the key
-/// without quotes, as written); returns the index after its `}`.
+/// Walks the object whose `{` is at `p`, calling `each(key, value_span, compact_levels)` per
+/// member (the key without quotes, as written; whether the value is an array of compact
+/// levels); returns the index after its `}`.
 fn object(
     b: &[u8],
     p: usize,
-    mut each: impl FnMut(&[u8], (usize, usize)),
+    mut each: impl FnMut(&[u8], (usize, usize), bool),
 ) -> Result<usize, IntegrityError> {
     let mut p = ws(b, p + 1);
     if b.get(p) == Some(&b'}') {
@@ -379,8 +414,16 @@ fn object(
             return Err(bad("expected ':'", p));
         }
         let v = ws(b, p + 1);
-        let v_end = value_end(b, v)?;
-        each(key, (v, v_end));
+        let compact_end = if b.get(v) == Some(&b'[') {
+            compact_array_end(b, v)
+        } else {
+            None
+        };
+        let v_end = match compact_end {
+            Some(e) => e,
+            None => value_end(b, v)?,
+        };
+        each(key, (v, v_end), compact_end.is_some());
         p = ws(b, v_end);
         match b.get(p) {
             Some(b',') => p = ws(b, p + 1),
@@ -435,24 +478,60 @@ fn value_end(b: &[u8], p: usize) -> Result<usize, IntegrityError> {
     }
 }
 
-/// The index after the closing quote of the string whose opening quote is at `p`.
+/// The index after the closing quote of the string whose opening quote is at `p` (plain runs
+/// skipped a word at a time by the decoder's scanner).
 fn string_end(b: &[u8], p: usize) -> Result<usize, IntegrityError> {
     let mut q = p + 1;
-    while let Some(&c) = b.get(q) {
-        match c {
-            b'\\' => q += 2,
-            b'"' => return Ok(q + 1),
-            _ => q += 1,
+    loop {
+        q = find_special(b, q);
+        match b.get(q) {
+            Some(b'"') => return Ok(q + 1),
+            Some(b'\\') => q += 2,
+            // A control byte: not JSON, but the element's end is still found.
+            Some(_) => q += 1,
+            None => return Err(bad("unterminated string", p)),
         }
     }
-    Err(bad("unterminated string", p))
 }
 
-fn ws(b: &[u8], mut p: usize) -> usize {
-    while b.get(p).is_some_and(u8::is_ascii_whitespace) {
-        p += 1;
+fn ws(b: &[u8], p: usize) -> usize {
+    skip_ws(b, p)
+}
+
+/// The index after the `]` of the array at `p` when it is `[]` or only levels in the
+/// exchange's compact form separated by bare commas (what the exchange sends).
+#[inline]
+fn compact_array_end(b: &[u8], p: usize) -> Option<usize> {
+    let mut q = p + 1;
+    if b.get(q) == Some(&b']') {
+        return Some(q + 1);
     }
-    p
+    loop {
+        q = compact_level(b, q)?;
+        match b.get(q) {
+            Some(b',') => q += 1,
+            Some(b']') => return Some(q + 1),
+            _ => return None,
+        }
+    }
+}
+
+/// A level in the exchange's own compact form, `{"price":"…","size":"…"}` with plain strings,
+/// starting at `p`: the index after its `}`. Such a level is hashed verbatim.
+#[inline]
+fn compact_level(b: &[u8], p: usize) -> Option<usize> {
+    // Fixed-size compares: inline loads, not a `memcmp` call per key.
+    const PRICE: &[u8; 10] = b"{\"price\":\"";
+    const SIZE: &[u8; 10] = b"\",\"size\":\"";
+    if chunk::<10>(b, p)? != PRICE {
+        return None;
+    }
+    let q = find_special(b, p + PRICE.len());
+    if chunk::<10>(b, q)? != SIZE {
+        return None;
+    }
+    let r = find_special(b, q + SIZE.len());
+    (chunk::<2>(b, r)? == b"\"}").then_some(r + 2)
 }
 
 /// Verification state kept by a [`BookManager`](super::BookManager): per-slot metadata and

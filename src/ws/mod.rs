@@ -14,7 +14,8 @@
 //!
 //! [Polymarket WSS overview]: https://docs.polymarket.com/developers/CLOB/websocket/wss-overview
 
-mod json;
+// `pub(crate)`: the book-hash check (`book::integrity`) scans with the same helpers.
+pub(crate) mod json;
 
 pub mod backoff;
 pub mod books;
