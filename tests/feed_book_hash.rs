@@ -259,6 +259,32 @@ async fn simulator_snapshots_verify() {
         books.books().hash_status(&token),
         Some(HashStatus::Verified)
     );
+
+    // Simulated traders trade: the fresh snapshots after each trade verify too.
+    let is_book_of = |e: &BookEvent| {
+        matches!(e, BookEvent::Market { event, .. }
+            if event.json().contains(r#""event_type":"book""#) && event.json().contains(&token))
+    };
+    let mut snapshots = 0;
+    for _ in 0..200 {
+        sim.step_activity(5);
+        while let Ok(Some(ev)) = tokio::time::timeout(Duration::from_millis(20), books.next()).await
+        {
+            if is_book_of(&ev) {
+                assert_eq!(outcome(&ev), Some(Outcome::Applied), "{ev:#?}");
+                assert_eq!(
+                    books.books().hash_status(&token),
+                    Some(HashStatus::Verified)
+                );
+                snapshots += 1;
+            }
+        }
+        if snapshots >= 3 {
+            break;
+        }
+    }
+    assert!(snapshots >= 3, "only {snapshots} fresh snapshots");
+    assert_eq!(books.books().hash_mismatch_streak(&token), 0);
 }
 
 mod props {
