@@ -391,3 +391,55 @@ mod props {
         }
     }
 }
+
+mod zero_copy {
+    use super::*;
+    use polyclob::book::Update;
+    use polyclob::ws::books::{BookFeed, BookHandler};
+    use polyclob::ws::event::Frame;
+
+    #[derive(Debug, Default)]
+    struct Outcomes(Vec<Outcome>);
+
+    impl BookHandler for Outcomes {
+        fn on_update(&mut self, _frame: &Frame<'_>, u: Update<'_, '_>) {
+            self.0.push(u.outcome);
+        }
+    }
+
+    #[tokio::test]
+    async fn book_feed_resyncs_a_corrupted_snapshot() {
+        let server = WsServer::start().await;
+        server.on_subscribe(vec![frame("10", false)]);
+        let mut stream = MarketStream::builder()
+            .url(server.url())
+            .assets([ASSET])
+            .backoff(Duration::from_millis(10), Duration::from_millis(50))
+            .build()
+            .expect("build");
+        let mut feed = BookFeed::new(stream.handle(), Outcomes::default());
+        feed.books_mut().set_book_meta(ASSET, meta(false));
+        let mut pump = async |feed: &mut BookFeed<Outcomes>, n: usize| {
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
+            while feed.handler_mut().0.len() < n {
+                assert!(tokio::time::Instant::now() < deadline, "timeout");
+                let _ =
+                    tokio::time::timeout(Duration::from_millis(100), stream.dispatch(feed)).await;
+            }
+        };
+        pump(&mut feed, 1).await;
+        server.act(0, Action::Text(frame("10", true)));
+        pump(&mut feed, 3).await;
+        assert_eq!(
+            feed.handler_mut().0,
+            [Outcome::Applied, Outcome::HashMismatch, Outcome::Applied]
+        );
+        assert_eq!(
+            server.connections(),
+            2,
+            "the shard reconnected for a fresh snapshot"
+        );
+        assert_eq!(feed.books().hash_status(ASSET), Some(HashStatus::Verified));
+        assert_eq!(feed.books().book(ASSET).unwrap().state(), BookState::Live);
+    }
+}
