@@ -186,10 +186,11 @@ async fn the_tier_is_learnt_at_run_time() {
     assert!(c2.governor().tier_confirmed());
 }
 
-/// A cancel batch larger than the bucket can ever hold is refused whole, without I/O, once
-/// the tier is known; a batch within it draws its cost.
+/// A cancel list larger than the bucket can ever hold is split into batches that fit it once
+/// the tier is known (never sent half, never refused by the exchange); a batch within it draws
+/// its cost. (The governor refusing an oversized batch whole is tested in `clob::ratelimit`.)
 #[tokio::test]
-async fn over_capacity_batches_are_refused_whole() {
+async fn over_capacity_cancel_lists_are_split_to_fit() {
     let sim = sim(Some(Tier::Standard)).await;
     let c = client_with(
         &sim,
@@ -200,13 +201,19 @@ async fn over_capacity_batches_are_refused_whole() {
     let ids: Vec<String> = (0..121).map(|i| format!("0x{i:064x}")).collect();
     let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
     let before = sim.rail_stats();
-    let e = c.cancel_orders(&refs).await.unwrap_err();
-    assert!(e.is_over_capacity() && e.is_throttled(), "{e}");
-    assert!(e.to_string().contains("capacity of 120"), "{e}");
-    assert_eq!(sim.rail_stats(), before, "nothing was sent");
+    let r = c.cancel_orders(&refs).await.unwrap();
+    assert_eq!(
+        r.not_canceled.unwrap().len(),
+        121,
+        "unknown ids, all reported"
+    );
+    let after = sim.rail_stats();
+    assert_eq!(after.admitted, before.admitted + 2, "120 + 1");
+    assert_eq!(after.rate_limited, before.rate_limited);
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
     c.cancel_orders(&refs[..100]).await.unwrap();
-    assert_eq!(sim.rail_stats().admitted, before.admitted + 1);
-    assert!(c.governor().available(Bucket::Cancel) < 20);
+    assert_eq!(sim.rail_stats().admitted, after.admitted + 1);
+    assert!(c.governor().available(Bucket::Cancel) < 30);
 }
 
 /// A cold burst of 300 concurrent orders on one token sends one request per metadata kind

@@ -177,8 +177,10 @@ impl ClientBuilder {
         self
     }
 
-    /// Sign timestamps with the server's clock (offset learnt from `GET /time` by
-    /// [`Client::sync_clock`]). Default is `false`: the local clock.
+    /// Sign timestamps with the server's clock: the offset is learnt from `GET /time` by
+    /// [`Client::sync_clock`], or automatically before the first signed request. L2
+    /// signatures are valid for 30 s, so a local clock that is off by more fails every
+    /// authenticated call. Default is `false`: the local clock.
     pub fn server_time(mut self, enabled: bool) -> Self {
         self.server_time = enabled;
         self
@@ -296,10 +298,11 @@ impl ClientBuilder {
                 retry: self.retry,
                 breaker: Breaker::new(self.breaker),
                 server_time: self.server_time,
-                clock_offset: std::sync::atomic::AtomicI64::new(0),
+                clock_offset: std::sync::atomic::AtomicI64::new(super::transport::UNSYNCED),
                 caches: Caches::new(self.cache_ttl),
                 auth: super::auth::Auth::new(self.auth),
                 rails: super::rails::Rails::new(self.rails),
+                token_markets: Default::default(),
             }),
         })
     }

@@ -244,6 +244,9 @@ impl Client {
         let m: ClobMarket = self.json(&Req::get(&path)).await?;
         let now = Instant::now();
         for t in &m.tokens {
+            self.inner
+                .token_markets
+                .insert(&t.token_id, &m.condition_id);
             if let Some(tick) = m.min_tick_size {
                 self.inner.caches.tick.insert(t.token_id.clone(), tick, now);
             }
@@ -255,14 +258,21 @@ impl Client {
         Ok(m)
     }
 
-    /// `GET /markets-by-token/{token_id}`.
+    /// `GET /markets-by-token/{token_id}`; also records the token → market pairs used to
+    /// complete open-order filters.
     ///
     /// # Errors
     ///
     /// Transport, status or decode.
     pub async fn market_by_token(&self, token_id: &str) -> Result<MarketByToken, Error> {
-        self.json(&Req::get(&path_with("/markets-by-token/", token_id)))
-            .await
+        let m: MarketByToken = self
+            .json(&Req::get(&path_with("/markets-by-token/", token_id)))
+            .await?;
+        let tm = &self.inner.token_markets;
+        tm.insert(token_id, &m.condition_id);
+        tm.insert(&m.primary_token_id, &m.condition_id);
+        tm.insert(&m.secondary_token_id, &m.condition_id);
+        Ok(m)
     }
 
     /// `GET /markets/live-activity/{condition_id}`: recent trade events, as JSON.

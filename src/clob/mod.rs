@@ -22,6 +22,7 @@ mod preflight;
 mod rails;
 mod ratelimit;
 mod retry;
+mod token_market;
 mod trading;
 mod transport;
 pub mod types;
@@ -32,7 +33,7 @@ pub use builder::{ClientBuilder, DEFAULT_HOST};
 pub use error::Error;
 pub use heartbeat::{HeartbeatHandle, HeartbeatStatus};
 pub use markets::MarketList;
-pub use orders::{OrderFilter, TradeFilter};
+pub use orders::{MAX_CANCEL_IDS, OrderFilter, TradeFilter};
 #[cfg(feature = "simd-json")]
 pub use pagination::decode_page_simd;
 pub use pagination::{END_CURSOR, Page, START_CURSOR, SkippedRow, decode_page};

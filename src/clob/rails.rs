@@ -57,6 +57,19 @@ pub(crate) struct Rails {
 }
 
 impl Rails {
+    /// Ids one `DELETE /orders` may carry here: the exchange's limit, or, with the governor
+    /// on, the cancel bucket's burst when that is smaller (a batch must fit the bucket whole,
+    /// else it is refused as over capacity).
+    pub(crate) fn cancel_chunk(&self, exchange_limit: usize) -> usize {
+        let burst = match self.throttle {
+            Throttle::Off => usize::MAX,
+            Throttle::Refuse | Throttle::Wait(_) => {
+                usize::try_from(self.governor.burst(Bucket::Cancel)).unwrap_or(usize::MAX)
+            }
+        };
+        exchange_limit.min(burst).max(1)
+    }
+
     pub(crate) fn new(config: RailsConfig) -> Self {
         let governor = config
             .governor

@@ -38,12 +38,14 @@ pub(crate) struct Inner {
     pub(crate) retry: RetryPolicy,
     pub(crate) breaker: Breaker,
     pub(crate) server_time: bool,
-    /// Server clock minus local clock, seconds.
+    /// Server clock minus local clock, seconds; [`UNSYNCED`] until first learnt.
     pub(crate) clock_offset: AtomicI64,
     pub(crate) caches: Caches,
     pub(crate) auth: Auth,
     /// Rate-limit governor, read pacers, restriction windows, heartbeat guard.
     pub(crate) rails: super::rails::Rails,
+    /// Token → condition id, for the open-orders filter rule (`token_market`).
+    pub(crate) token_markets: super::token_market::TokenMarkets,
 }
 
 impl core::fmt::Debug for Client {
@@ -219,11 +221,51 @@ impl Client {
         if !self.inner.server_time {
             return local;
         }
-        local.saturating_add_signed(self.inner.clock_offset.load(Ordering::Relaxed))
+        match self.inner.clock_offset.load(Ordering::Relaxed) {
+            UNSYNCED => local,
+            offset => local.saturating_add_signed(offset),
+        }
+    }
+
+    /// With [`server_time(true)`](ClientBuilder::server_time), learns the clock offset before
+    /// the first signed request if [`Client::sync_clock`] was not called: the exchange accepts
+    /// an L2 signature for 30 s only, so a skewed local clock would fail every call. When
+    /// `GET /time` fails the local clock is used (offset 0) until `sync_clock` succeeds.
+    async fn ensure_clock(&self, level: Level) {
+        if level == Level::None
+            || !self.inner.server_time
+            || self.inner.clock_offset.load(Ordering::Relaxed) != UNSYNCED
+        {
+            return;
+        }
+        // One plain attempt (`send` would recurse into here).
+        let server = self
+            .send_once(&Req::get("/time"), None)
+            .await
+            .0
+            .ok()
+            .and_then(|body| {
+                core::str::from_utf8(&body)
+                    .ok()?
+                    .trim()
+                    .trim_matches('"')
+                    .parse::<i64>()
+                    .ok()
+            });
+        let offset = server.map_or(0, |s| {
+            s.saturating_sub(i64::try_from(unix_secs()).unwrap_or(0))
+        });
+        let _ = self.inner.clock_offset.compare_exchange(
+            UNSYNCED,
+            offset,
+            Ordering::Relaxed,
+            Ordering::Relaxed,
+        );
     }
 
     /// Sends `req` (retrying it when idempotent) and returns the 2xx body.
     pub(crate) async fn send(&self, req: &Req<'_>) -> Result<bytes::Bytes, Error> {
+        self.ensure_clock(req.auth).await;
         let mut attempt = 0u32;
         loop {
             let now = Instant::now();
@@ -349,6 +391,9 @@ pub(crate) fn decode<'de, T: serde::Deserialize<'de>>(
     serde_json::from_slice(body)
         .map_err(|e| Error::new(Kind::Decode).with_path(path).with_source(e))
 }
+
+/// `clock_offset` before the server's clock was read.
+pub(crate) const UNSYNCED: i64 = i64::MIN;
 
 pub(crate) fn unix_secs() -> u64 {
     SystemTime::now()

@@ -27,6 +27,13 @@ fn ok(v: &Value) -> Resp {
     json_response(StatusCode::OK, v.to_string())
 }
 
+/// `DELETE /orders` takes at most this many ids (Polymarket changelog, 2026-06-15).
+pub(crate) const MAX_CANCEL_IDS: usize = 1000;
+
+/// `GET /data/orders` refuses an `asset_id` filter without `market` (announced for
+/// 2026-12-14 with py-sdk polymarket-client v0.20.0).
+const ASSET_WITHOUT_MARKET: &str = "market is required when filtering open orders by asset_id";
+
 fn bad(msg: &str) -> Resp {
     error_response(StatusCode::BAD_REQUEST, msg)
 }
@@ -213,6 +220,10 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
             parts,
             body,
             |ex, key| match serde_json::from_slice::<Vec<String>>(body) {
+                Ok(ids) if ids.len() > MAX_CANCEL_IDS => bad(&format!(
+                    "Too many order IDs: at most {MAX_CANCEL_IDS} per request, got {}",
+                    ids.len()
+                )),
                 Ok(ids) => {
                     let cost = u32::try_from(ids.len()).unwrap_or(u32::MAX).max(1);
                     rails::metered(shared, &key.address, Bucket::Cancel, cost, || {
@@ -277,6 +288,9 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
             })
         }),
         "/data/orders" if get => l2(shared, parts, body, |ex, key| {
+            if q(&query, "asset_id").is_some() && q(&query, "market").is_none() {
+                return bad(ASSET_WITHOUT_MARKET);
+            }
             let items: Vec<Value> = ex
                 .open_orders(&key.address)
                 .into_iter()
