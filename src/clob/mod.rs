@@ -6,9 +6,11 @@
 //! are. Failures are one opaque [`Error`] with predicates.
 
 mod account;
+mod account_extras;
 mod auth;
 mod breaker;
 mod builder;
+mod builder_api;
 mod cache;
 #[cfg(not(feature = "hickory-dns"))]
 mod dns;
@@ -18,6 +20,7 @@ mod markets;
 mod orders;
 mod pagination;
 mod retry;
+mod rewards;
 mod trading;
 mod transport;
 pub mod types;
@@ -33,6 +36,7 @@ pub use orders::{OrderFilter, TradeFilter};
 pub use pagination::decode_page_simd;
 pub use pagination::{END_CURSOR, Page, START_CURSOR, SkippedRow, decode_page};
 pub use retry::RetryPolicy;
+pub use rewards::RewardsQuery;
 pub use transport::Client;
 
 // For the compat layer, which speaks the same transport.

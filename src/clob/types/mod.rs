@@ -3,13 +3,16 @@
 
 mod account;
 mod book;
+mod builder;
 pub(crate) mod lenient;
 mod market;
 mod order;
+mod rewards;
 
 pub(crate) use account::ApiKeyRaw;
 pub use account::{AssetKind, BalanceAllowance, HeartbeatResponse, Notification};
 pub use book::{Book, HistoryRange, Interval, LastTrade, Level, Levels, PricePoint};
+pub use builder::{BuilderApiKey, BuilderFeeRate, BuilderTrade};
 pub use market::{
     ClobMarket, ClobMarketToken, FeeCurve, Market, MarketByToken, RewardRate, Rewards,
     SimplifiedMarket, Token,
@@ -17,4 +20,8 @@ pub use market::{
 pub use order::{
     CancelResponse, MakerOrder, OpenOrder, OrderKind, OrderStatus, PostOrderResponse, Trade,
     TradeStatus, TraderSide,
+};
+pub use rewards::{
+    AssetEarning, CurrentReward, MarketReward, RewardConfig, RewardPercentages, RewardToken,
+    TotalEarning, UserEarning, UserMarketEarning,
 };
