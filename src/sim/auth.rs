@@ -310,6 +310,8 @@ pub(crate) fn parse_order(
         order_type,
         post_only,
         expiration,
+        builder: order.builder,
+        v1: is_v1_body,
     })
 }
 

@@ -148,6 +148,7 @@ mod engine;
 mod events;
 mod faults;
 mod market;
+mod programs;
 mod rest;
 mod rng;
 mod server;

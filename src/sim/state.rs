@@ -99,6 +99,10 @@ pub(crate) struct OrderRec {
     pub(crate) created_at: u64,
     pub(crate) status: Status,
     pub(crate) trades: Vec<String>,
+    /// Builder code the order was signed with (zero = none).
+    pub(crate) builder: alloy_primitives::B256,
+    /// Signed as a V1 order (a pre-migration order).
+    pub(crate) v1: bool,
 }
 
 /// A trade: one taker order against one or more makers.
@@ -157,6 +161,10 @@ pub(crate) struct NewOrder {
     pub(crate) order_type: OrderType,
     pub(crate) post_only: bool,
     pub(crate) expiration: u64,
+    /// Builder code the order was signed with (zero = none).
+    pub(crate) builder: alloy_primitives::B256,
+    /// Signed as a V1 order (a pre-migration order).
+    pub(crate) v1: bool,
 }
 
 /// The exchange's answer to an accepted order.
@@ -205,6 +213,8 @@ pub(crate) struct Exchange {
     keys: HashMap<String, ApiKeyRec>,
     keys_by_owner: HashMap<(String, u64), String>,
     heartbeats: HashMap<String, Heartbeat>,
+    /// Builder keys and fees, rewards (sim/programs.rs).
+    pub(crate) programs: super::programs::Programs,
     rng: Rng,
     pub(super) activity_rng: Rng,
     events: broadcast::Sender<Arc<Outbound>>,
@@ -235,6 +245,7 @@ impl Exchange {
             keys: HashMap::new(),
             keys_by_owner: HashMap::new(),
             heartbeats: HashMap::new(),
+            programs: super::programs::Programs::default(),
             events,
             msg_seq: 0,
             cancel_only: false,
@@ -283,6 +294,8 @@ impl Exchange {
                         created_at: now_s(),
                         status: Status::Live,
                         trades: Vec::new(),
+                        builder: alloy_primitives::B256::ZERO,
+                        v1: false,
                     },
                 );
             }
@@ -420,6 +433,12 @@ impl Exchange {
             self.keys.remove(&old);
         }
         self.keys.insert(rec.key.clone(), rec);
+    }
+
+    /// Removes an API key (a revoked builder key stops authenticating).
+    pub(crate) fn remove_api_key(&mut self, key: &str) {
+        self.keys.remove(key);
+        self.keys_by_owner.retain(|_, k| k != key);
     }
 
     // ----- orders -----
@@ -564,6 +583,8 @@ impl Exchange {
             created_at: now,
             status,
             trades: Vec::new(),
+            builder: o.builder,
+            v1: o.v1,
         };
         self.order_ids.insert(o.id.clone(), seq);
         if rests {
