@@ -21,6 +21,7 @@ mod orders;
 mod pagination;
 mod retry;
 mod rewards;
+pub mod rfq;
 mod trading;
 mod transport;
 pub mod types;
