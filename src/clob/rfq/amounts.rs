@@ -13,7 +13,7 @@ use super::types::{MatchType, RfqQuote};
 use crate::clob::error::Error;
 use crate::fixed::{Price, Size};
 use crate::order::{LimitOrder, MarketContext, OrderSigner, SignedOrder, TokenId};
-use crate::types::{OrderType, Side, TickSize};
+use crate::types::{OrderType, Side, SignatureType, TickSize};
 
 /// What a request or quote receives and gives.
 ///
@@ -100,6 +100,36 @@ impl RfqAmounts {
                 amount_out: shares,
             },
         })
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CreateBody<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    request_id: Option<&'a str>,
+    asset_in: &'a str,
+    asset_out: &'a str,
+    amount_in: String,
+    amount_out: String,
+    user_type: u8,
+}
+
+impl RfqAmounts {
+    /// The body of `POST /rfq/request` (`request_id` `None`) or `POST /rfq/quote`, in the
+    /// official clients' key order; `sig` is the sender's wallet kind (`userType`).
+    #[must_use]
+    pub fn to_json(&self, request_id: Option<&str>, sig: SignatureType) -> Vec<u8> {
+        let body = CreateBody {
+            request_id,
+            asset_in: &self.asset_in,
+            asset_out: &self.asset_out,
+            amount_in: self.amount_in.to_string(),
+            amount_out: self.amount_out.to_string(),
+            user_type: sig.as_u8(),
+        };
+        // Strings and integers only: serialization cannot fail.
+        serde_json::to_vec(&body).unwrap_or_default()
     }
 }
 
@@ -231,13 +261,10 @@ struct Body<'a> {
 }
 
 /// The body of `POST /rfq/request/accept` and `POST /rfq/quote/approve`: the ids, the
-/// owner's API key and the signed V1 order's fields, in the official clients' key order.
-pub(crate) fn order_body(
-    request_id: &str,
-    quote_id: &str,
-    owner: &str,
-    signed: &SignedOrder,
-) -> Vec<u8> {
+/// owner's API key (the `owner` of the order) and the signed V1 order's fields, in the
+/// official clients' key order.
+#[must_use]
+pub fn order_body(request_id: &str, quote_id: &str, owner: &str, signed: &SignedOrder) -> Vec<u8> {
     let o = signed.order();
     let body = Body {
         request_id,

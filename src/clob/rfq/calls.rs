@@ -97,18 +97,6 @@ fn quotes_spec(path: &'static str, f: &RfqFilter) -> PageSpec<RfqQuote> {
 const REQUESTER_QUOTES: &str = "/rfq/data/requester/quotes";
 const QUOTER_QUOTES: &str = "/rfq/data/quoter/quotes";
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct CreateBody<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    request_id: Option<&'a str>,
-    asset_in: &'a str,
-    asset_out: &'a str,
-    amount_in: String,
-    amount_out: String,
-    user_type: u8,
-}
-
 fn to_json<T: Serialize>(v: &T) -> Vec<u8> {
     // Strings and integers only: serialization cannot fail.
     serde_json::to_vec(v).unwrap_or_default()
@@ -129,14 +117,7 @@ impl Client {
     ) -> Result<RfqCreated, Error> {
         let tick = self.tick_size(token_id).await?;
         let a = RfqAmounts::new(token_id, side, price, size, tick)?;
-        let body = to_json(&CreateBody {
-            request_id,
-            asset_in: &a.asset_in,
-            asset_out: &a.asset_out,
-            amount_in: a.amount_in.to_string(),
-            amount_out: a.amount_out.to_string(),
-            user_type: sig.as_u8(),
-        });
+        let body = a.to_json(request_id, sig);
         self.json(&Req::post(path, body).auth(Level::L2)).await
     }
 

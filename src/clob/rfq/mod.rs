@@ -11,6 +11,6 @@ mod amounts;
 mod calls;
 mod types;
 
-pub use amounts::{RfqAmounts, RfqOrderTerms};
+pub use amounts::{RfqAmounts, RfqOrderTerms, order_body};
 pub use calls::RfqFilter;
 pub use types::{MatchType, RfqCreated, RfqQuote, RfqRequest, RfqState};
