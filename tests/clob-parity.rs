@@ -437,3 +437,150 @@ fn rfq_bodies_match_py_clob_client_v2() {
     }
     assert_eq!(checked, 11);
 }
+
+#[tokio::test]
+async fn rfq_round_trip_settles_as_a_trade_on_rest_and_the_user_channel() {
+    use polyclob::clob::rfq::{RfqFilter, RfqState};
+
+    let sim = start_empty().await;
+    let a = client(&sim, KEY_A).await; // requester
+    let b = client(&sim, KEY_B).await; // quoter
+    let (sa, sb) = (signer(KEY_A, B256::ZERO), signer(KEY_B, B256::ZERO));
+    let eoa = SignatureType::Eoa;
+
+    // A's user channel, subscribed before anything trades.
+    let creds = a.credentials().unwrap();
+    let mut wa = ws(&sim, "user").await;
+    send(
+        &mut wa,
+        &format!(
+            r#"{{"auth":{{"apiKey":"{}","secret":"{}","passphrase":"{}"}},"markets":[],"type":"user"}}"#,
+            creds.api_key(),
+            creds.secret(),
+            creds.passphrase()
+        ),
+    )
+    .await;
+    send(&mut wa, "PING").await;
+    assert_eq!(next_text(&mut wa, LONG).await.as_deref(), Some("PONG"));
+
+    // Off-grid prices never leave the client.
+    assert!(
+        a.rfq_create_request(YES, Side::Buy, Price::new(525_000).unwrap(), sz(100), eoa)
+            .await
+            .unwrap_err()
+            .is_argument()
+    );
+    let req = a
+        .rfq_create_request(YES, Side::Buy, px(52), sz(100), eoa)
+        .await
+        .unwrap();
+    assert!(!req.request_id.is_empty() && req.expiry > 0);
+    let only = RfqFilter {
+        ids: vec![req.request_id.clone()],
+        ..RfqFilter::default()
+    };
+    let (rows, _) = b.all_rfq_requests(&only).await.unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(
+        (
+            rows[0].side,
+            rows[0].size_in,
+            rows[0].size_out,
+            rows[0].price
+        ),
+        (Some(Side::Buy), sz(100), sz(52), px(52))
+    );
+
+    // Two quotes; the requester's best is the cheaper one.
+    let q1 = b
+        .rfq_create_quote(&req.request_id, YES, Side::Sell, px(51), sz(100), eoa)
+        .await
+        .unwrap();
+    let q2 = b
+        .rfq_create_quote(&req.request_id, YES, Side::Sell, px(50), sz(100), eoa)
+        .await
+        .unwrap();
+    // A quote on the wrong side is refused by the exchange.
+    assert_eq!(
+        b.rfq_create_quote(&req.request_id, YES, Side::Buy, px(50), sz(100), eoa)
+            .await
+            .unwrap_err()
+            .status(),
+        Some(400)
+    );
+    let best = a.rfq_best_quote(&req.request_id).await.unwrap();
+    assert_eq!(
+        (best.quote_id.as_str(), best.price),
+        (q2.quote_id.as_str(), px(50))
+    );
+    assert_eq!(
+        a.all_rfq_requester_quotes(&RfqFilter::default())
+            .await
+            .unwrap()
+            .0
+            .len(),
+        2
+    );
+    assert_eq!(
+        b.all_rfq_quoter_quotes(&RfqFilter::default())
+            .await
+            .unwrap()
+            .0
+            .len(),
+        2
+    );
+    assert!(
+        a.all_rfq_quoter_quotes(&RfqFilter::default())
+            .await
+            .unwrap()
+            .0
+            .is_empty()
+    );
+    b.rfq_cancel_quote(&q1.quote_id).await.unwrap();
+    let active = RfqFilter {
+        state: Some(RfqState::Active),
+        ..RfqFilter::default()
+    };
+    assert_eq!(b.all_rfq_quoter_quotes(&active).await.unwrap().0.len(), 1);
+
+    // Approving before the requester accepted is refused; so is accepting someone else's.
+    assert_eq!(
+        b.rfq_approve_order(&sb, &req.request_id, &q2.quote_id, 0)
+            .await
+            .unwrap_err()
+            .status(),
+        Some(400)
+    );
+    let later = now_s() + 3600;
+    a.rfq_accept_quote(&sa, &req.request_id, &q2.quote_id, later)
+        .await
+        .unwrap();
+    b.rfq_approve_order(&sb, &req.request_id, &q2.quote_id, later)
+        .await
+        .unwrap();
+
+    // One trade, 100 YES at 0.50, A the taker (buyer), B the maker.
+    let (ta, _) = a.all_trades(&TradeFilter::default()).await.unwrap();
+    assert_eq!(ta.len(), 1);
+    assert_eq!(
+        (ta[0].side, ta[0].size, ta[0].price),
+        (Some(Side::Buy), sz(100), px(50))
+    );
+    let (tb, _) = b.all_trades(&TradeFilter::default()).await.unwrap();
+    assert_eq!(tb.len(), 1);
+    assert_eq!(tb[0].id, ta[0].id);
+    let e = wait_event(&mut wa, "trade", LONG).await.unwrap();
+    assert_eq!(e["id"], ta[0].id.as_str());
+    assert_eq!(e["size"], "100");
+    assert_eq!(e["price"], "0.5");
+    // The request is no longer active, and cannot be accepted twice.
+    let (rows, _) = a.all_rfq_requests(&active).await.unwrap();
+    assert!(rows.is_empty());
+    assert!(
+        a.rfq_accept_quote(&sa, &req.request_id, &q2.quote_id, later)
+            .await
+            .is_err()
+    );
+    assert!(a.rfq_config().await.unwrap().is_object());
+}

@@ -150,6 +150,7 @@ mod faults;
 mod market;
 mod programs;
 mod rest;
+mod rfq;
 mod rng;
 mod server;
 mod state;

@@ -52,6 +52,8 @@ pub(crate) struct Programs {
     builder_keys: Vec<BuilderKey>,
     /// Builder code → (maker bps, taker bps).
     builder_fees: HashMap<B256, (u32, u32)>,
+    /// Requests and quotes (sim/rfq.rs).
+    pub(crate) rfq: super::rfq::Rfq,
 }
 
 impl Programs {
@@ -72,6 +74,9 @@ pub(crate) fn route(
     query: &[(String, String)],
     body: &[u8],
 ) -> Option<Resp> {
+    if let Some(r) = super::rfq::route(shared, parts, query, body) {
+        return Some(r);
+    }
     let path = parts.uri.path();
     let m = &parts.method;
     let get = m == Method::GET;

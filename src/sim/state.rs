@@ -643,6 +643,63 @@ impl Exchange {
         })
     }
 
+    /// Settles an off-book match (an accepted and approved RFQ quote): both orders are
+    /// recorded, fully matched at `price`, and one trade joins them, reported like any other
+    /// (`/data/trades`, the user channel). `taker` and `maker` trade token `ti` of market
+    /// `mi` on opposite sides. Returns the trade id.
+    pub(crate) fn settle_pair(
+        &mut self,
+        taker: NewOrder,
+        maker: NewOrder,
+        (mi, ti): (usize, usize),
+        price: u32,
+        shares: u64,
+    ) -> String {
+        let now = now_s();
+        let mut seqs = [0u64; 2];
+        for (i, o) in [maker, taker].into_iter().enumerate() {
+            let seq = self.next_seq;
+            self.next_seq += 1;
+            seqs[i] = seq;
+            self.order_ids.insert(o.id.clone(), seq);
+            self.orders.insert(
+                seq,
+                OrderRec {
+                    seq,
+                    id: o.id,
+                    owner: o.owner,
+                    user: o.user,
+                    maker_address: o.maker_address,
+                    market: mi,
+                    token: ti,
+                    side: o.side,
+                    price,
+                    original: shares,
+                    // The maker's fill is counted by `record_trade`.
+                    matched: if i == 0 { 0 } else { shares },
+                    order_type: OrderType::Gtc,
+                    expiration: o.expiration,
+                    created_at: now,
+                    status: Status::Matched,
+                    trades: Vec::new(),
+                    builder: o.builder,
+                    v1: o.v1,
+                },
+            );
+        }
+        let side = self.orders.get(&seqs[1]).map_or(Side::Buy, |o| o.side);
+        let fill = Fill {
+            maker_seq: seqs[0],
+            price,
+            size: shares,
+            maker_done: true,
+        };
+        let (id, _) = self.record_trade(seqs[1], mi, ti, side, &[fill], now);
+        self.markets[mi].last_trade[ti] = Some((price, side));
+        self.publish_trade_events(self.trades.len() - 1);
+        id
+    }
+
     /// Records a trade for `taker_seq` and updates the makers; returns (trade id, tx hash).
     fn record_trade(
         &mut self,

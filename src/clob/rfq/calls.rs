@@ -22,7 +22,6 @@ use crate::types::{ExchangeVersion, Side, SignatureType};
 /// assert_eq!(f.ids.len(), 1);
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct RfqFilter {
     /// Request or quote ids (sent as repeated parameters).
     pub ids: Vec<String>,
