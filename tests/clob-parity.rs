@@ -584,3 +584,57 @@ async fn rfq_round_trip_settles_as_a_trade_on_rest_and_the_user_channel() {
     );
     assert!(a.rfq_config().await.unwrap().is_object());
 }
+
+/// Odd bodies on the new simulator routes get a 4xx with the exchange's error shape, never a
+/// panic or a 5xx.
+#[tokio::test]
+async fn sim_program_routes_refuse_bad_input_with_typed_errors() {
+    let sim = start_empty().await;
+    let t = Trader::new(&sim, KEY_A).await;
+    let bodies = [
+        "",
+        "null",
+        "[]",
+        "{}",
+        r#"{"assetIn":"1001","assetOut":"1001","amountIn":"1","amountOut":"1"}"#,
+        r#"{"assetIn":"0","assetOut":"0","amountIn":"1","amountOut":"1"}"#,
+        r#"{"assetIn":"1001","assetOut":"0","amountIn":"0","amountOut":"1"}"#,
+        r#"{"assetIn":"1001","assetOut":"0","amountIn":"-5","amountOut":"1"}"#,
+        r#"{"assetIn":"1001","assetOut":"0","amountIn":"3000000","amountOut":"1000000"}"#,
+        r#"{"assetIn":"9999","assetOut":"0","amountIn":"1000000","amountOut":"500000"}"#,
+        r#"{"requestId":"nope","quoteId":"nope"}"#,
+        r#"{"requestId":7,"quoteId":[1]}"#,
+    ];
+    let routes = [
+        ("POST", "/rfq/request"),
+        ("POST", "/rfq/quote"),
+        ("DELETE", "/rfq/request"),
+        ("DELETE", "/rfq/quote"),
+        ("POST", "/rfq/request/accept"),
+        ("POST", "/rfq/quote/approve"),
+        ("DELETE", "/auth/builder-api-key"),
+    ];
+    for (method, path) in routes {
+        for body in bodies {
+            let (s, v, _) = t.l2(method, path, Some(body)).await;
+            assert!((400..500).contains(&s), "{method} {path} {body}: {s} {v}");
+            assert!(v["error"].is_string(), "{method} {path} {body}: {v}");
+        }
+    }
+    for path in [
+        "/rewards/user?date=2026-02-30x",
+        "/rewards/user/total",
+        "/rfq/data/best-quote",
+        "/rfq/data/best-quote?requestId=nope",
+        "/builder/trades?builder_code=0x00",
+        "/builder/trades",
+        "/data/pre-migration-orders?next_cursor=%%%",
+    ] {
+        let (s, v, _) = t.l2("GET", path, None).await;
+        assert!((400..500).contains(&s), "{path}: {s} {v}");
+    }
+    for path in ["/fees/builder-fees/xyz", "/rewards/markets/0xnope"] {
+        let (s, _) = get(&sim, path).await;
+        assert!((400..500).contains(&s), "{path}: {s}");
+    }
+}

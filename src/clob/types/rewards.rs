@@ -38,11 +38,14 @@ fn parse_amount(text: &str) -> Result<Size, crate::fixed::ParseError> {
     Size::parse(cut.as_bytes())
 }
 
+/// A map of amounts; an entry whose value is not an amount is dropped, not fatal.
 fn amount_map<'de, D: Deserializer<'de>>(d: D) -> Result<HashMap<String, Size>, D::Error> {
     #[derive(Deserialize)]
     struct A(#[serde(deserialize_with = "amount")] Size);
-    let m: HashMap<String, A> = HashMap::deserialize(d)?;
-    Ok(m.into_iter().map(|(k, A(v))| (k, v)).collect())
+    let m: HashMap<String, serde_json::Value> = HashMap::deserialize(d)?;
+    Ok(m.into_iter()
+        .filter_map(|(k, v)| serde_json::from_value::<A>(v).ok().map(|A(v)| (k, v)))
+        .collect())
 }
 
 /// `GET /rewards/user/percentages`: condition id → the percentage of the market's rewards the
