@@ -11,7 +11,8 @@
 //! * `/rewards/user*` pays each market's daily rate pro rata to the maker volume filled that
 //!   (UTC) day;
 //! * `/builder/trades` lists, per trade, every order signed with the builder code (taker or
-//!   maker), with the builder's fee from `/fees/builder-fees/{code}` applied.
+//!   maker), with the builder's fee from `/fees/builder-fees/{code}` applied; sizes and fees
+//!   are raw 6-decimal integers and the status `TRADE_STATUS_*`, as the exchange documents.
 
 use std::collections::HashMap;
 
@@ -464,6 +465,7 @@ fn builder_trades(shared: &Shared, query: &[(String, String)]) -> Resp {
             } else {
                 u32::try_from(u128::from(usdc) * 1_000_000 / u128::from(shares)).unwrap_or(0)
             };
+            let at = rfc3339(t.match_time);
             rows.push(json!({
                 "id": format!("{}-{}", t.id, o.id),
                 "tradeType": if is_taker { "TAKER" } else { "MAKER" },
@@ -472,10 +474,11 @@ fn builder_trades(shared: &Shared, query: &[(String, String)]) -> Resp {
                 "market": m.condition_id,
                 "assetId": m.tokens[t.token].token_id(),
                 "side": o.side.as_str(),
-                "size": events::size(shares),
-                "sizeUsdc": events::size(usdc),
+                // Raw 6-decimal integers, as the exchange documents this endpoint.
+                "size": shares.to_string(),
+                "sizeUsdc": usdc.to_string(),
                 "price": events::price(price),
-                "status": t.status,
+                "status": format!("TRADE_STATUS_{}", t.status),
                 "outcome": m.tokens[t.token].outcome(),
                 "outcomeIndex": t.token,
                 "owner": o.owner,
@@ -483,9 +486,10 @@ fn builder_trades(shared: &Shared, query: &[(String, String)]) -> Resp {
                 "transactionHash": t.tx_hash,
                 "matchTime": t.match_time.to_string(),
                 "bucketIndex": 0,
-                "fee": events::size(fee),
-                "feeUsdc": events::size(fee),
-                "err_msg": null,
+                "fee": fee.to_string(),
+                "feeUsdc": fee.to_string(),
+                "createdAt": at,
+                "updatedAt": at,
             }));
         }
     }

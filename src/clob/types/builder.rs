@@ -8,7 +8,6 @@ use serde::Deserialize;
 
 use super::TradeStatus;
 use super::lenient;
-use super::rewards::amount;
 use crate::fixed::{Price, Size};
 use crate::types::Side;
 
@@ -57,7 +56,24 @@ pub struct BuilderFeeRate {
     pub builder_taker_fee_rate_bps: u64,
 }
 
+/// A raw 6-decimal integer amount (`"100000000"` = 100), as `/builder/trades` sends sizes
+/// and fees (docs.polymarket.com/api-reference/trade/get-builder-trades).
+fn raw_units<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Size, D::Error> {
+    lenient::u64_lenient(d).map(Size::from_micros)
+}
+
+/// `TRADE_STATUS_CONFIRMED` (the documented form) or `CONFIRMED`.
+fn trade_status<'de, D: serde::Deserializer<'de>>(d: D) -> Result<TradeStatus, D::Error> {
+    let t = lenient::text(d)?;
+    Ok(TradeStatus::parse(
+        t.strip_prefix("TRADE_STATUS_").unwrap_or(&t),
+    ))
+}
+
 /// One row of `GET /builder/trades`: a trade attributed to a builder code.
+///
+/// Sizes and fees come as raw 6-decimal integers on this endpoint (`"size": "100000000"` is
+/// 100 shares), the price as a decimal, as docs.polymarket.com documents it.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -84,16 +100,16 @@ pub struct BuilderTrade {
     #[serde(default, deserialize_with = "lenient::side_opt")]
     pub side: Option<Side>,
     /// Shares.
-    #[serde(default, deserialize_with = "lenient::size")]
+    #[serde(default, deserialize_with = "raw_units")]
     pub size: Size,
     /// Notional in collateral.
-    #[serde(default, deserialize_with = "amount")]
+    #[serde(default, deserialize_with = "raw_units")]
     pub size_usdc: Size,
     /// Price.
     #[serde(default, deserialize_with = "lenient::price")]
     pub price: Price,
     /// Settlement status.
-    #[serde(default = "unknown_status")]
+    #[serde(default = "unknown_status", deserialize_with = "trade_status")]
     pub status: TradeStatus,
     /// Outcome name.
     #[serde(default, deserialize_with = "lenient::string")]
@@ -116,15 +132,21 @@ pub struct BuilderTrade {
     /// Bucket index.
     #[serde(default, deserialize_with = "lenient::u64_lenient")]
     pub bucket_index: u64,
-    /// Builder fee in shares or collateral, as the exchange charged it.
-    #[serde(default, deserialize_with = "amount")]
+    /// Fee, in the units the exchange charged it in.
+    #[serde(default, deserialize_with = "raw_units")]
     pub fee: Size,
-    /// Builder fee in collateral.
-    #[serde(default, deserialize_with = "amount")]
+    /// Fee in collateral.
+    #[serde(default, deserialize_with = "raw_units")]
     pub fee_usdc: Size,
     /// Error text, if any.
     #[serde(default, alias = "err_msg")]
     pub err_msg: Option<String>,
+    /// Creation time (RFC 3339), if sent.
+    #[serde(default)]
+    pub created_at: Option<String>,
+    /// Last update (RFC 3339), if sent.
+    #[serde(default)]
+    pub updated_at: Option<String>,
 }
 
 fn unknown_status() -> TradeStatus {
@@ -148,14 +170,20 @@ mod tests {
         )
         .unwrap();
         assert_eq!(f.builder_taker_fee_rate_bps, 25);
+        // The documented example row.
         let t: BuilderTrade = serde_json::from_str(
-            r#"{"id":"t1","side":"BUY","size":"10","sizeUsdc":"5.5","price":"0.55","status":"MATCHED","matchTime":"1767225600","fee":0.01}"#,
+            r#"{"id":"trade-123","tradeType":"TAKER","side":"BUY","size":"100000000","sizeUsdc":"50000000",
+                "price":"0.5","status":"TRADE_STATUS_CONFIRMED","outcomeIndex":0,"matchTime":"1767225600",
+                "fee":"300000","feeUsdc":"150000","createdAt":"2024-01-01T00:00:00Z"}"#,
         )
         .unwrap();
         assert_eq!(t.side, Some(Side::Buy));
-        assert_eq!(t.price, Price::new(550_000).unwrap());
-        assert_eq!(t.size_usdc, Size::from_micros(5_500_000));
-        assert_eq!(t.status, TradeStatus::Matched);
+        assert_eq!(t.price, Price::new(500_000).unwrap());
+        assert_eq!(t.size, Size::from_micros(100_000_000));
+        assert_eq!(t.size_usdc, Size::from_micros(50_000_000));
+        assert_eq!(t.fee_usdc, Size::from_micros(150_000));
+        assert_eq!(t.status, TradeStatus::Confirmed);
+        assert_eq!(t.created_at.as_deref(), Some("2024-01-01T00:00:00Z"));
         assert_eq!(t.match_time, 1_767_225_600);
         assert!(serde_json::from_str::<BuilderTrade>(r#"{"price":"1.5"}"#).is_err());
     }
