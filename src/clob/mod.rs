@@ -6,9 +6,11 @@
 //! are. Failures are one opaque [`Error`] with predicates.
 
 mod account;
+mod account_extras;
 mod auth;
 mod breaker;
 mod builder;
+mod builder_api;
 mod cache;
 #[cfg(not(feature = "hickory-dns"))]
 mod dns;
@@ -22,6 +24,8 @@ mod preflight;
 mod rails;
 mod ratelimit;
 mod retry;
+mod rewards;
+pub mod rfq;
 mod token_market;
 mod trading;
 mod transport;
@@ -41,6 +45,7 @@ pub use ratelimit::{
     Bucket, Governor, Limit, Pacer, PerWindow, RateLimitStatus, Throttle, Throttled, Tier,
 };
 pub use retry::RetryPolicy;
+pub use rewards::RewardsQuery;
 pub use transport::Client;
 
 // For the compat layer, which speaks the same transport.

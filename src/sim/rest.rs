@@ -23,7 +23,7 @@ pub(crate) const END_CURSOR: &str = "LTE=";
 /// Most orders one `POST /orders` may carry.
 const MAX_BATCH: usize = 15;
 
-fn ok(v: &Value) -> Resp {
+pub(super) fn ok(v: &Value) -> Resp {
     json_response(StatusCode::OK, v.to_string())
 }
 
@@ -114,7 +114,7 @@ fn decode_cursor(c: Option<&str>) -> Result<Option<usize>, Reject> {
 }
 
 /// A page `{"data","next_cursor","limit","count"}` of `items` starting at the cursor.
-fn page(items: Vec<Value>, cursor: Option<&str>, size: usize) -> Resp {
+pub(super) fn page(items: Vec<Value>, cursor: Option<&str>, size: usize) -> Resp {
     let start = match decode_cursor(cursor) {
         Ok(Some(s)) => s,
         Ok(None) => {
@@ -141,6 +141,9 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
     let get = m == Method::GET;
     let post = m == Method::POST;
     let delete = m == Method::DELETE;
+    if let Some(r) = super::programs::route(shared, parts, &query, body) {
+        return r;
+    }
     match path {
         "/" | "/ok" if get => json_response(StatusCode::OK, "\"OK\"".into()),
         "/time" if get => json_response(StatusCode::OK, now_s().to_string()),
@@ -578,7 +581,7 @@ fn l1_key(shared: &Shared, parts: &Parts, create: bool) -> Resp {
 }
 
 /// Runs `f` with the exchange locked once L2 authentication passed.
-fn l2(
+pub(super) fn l2(
     shared: &Shared,
     parts: &Parts,
     body: &[u8],

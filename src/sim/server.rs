@@ -478,6 +478,15 @@ impl SimHandle {
         self.shared.rails().stats()
     }
 
+    /// Sets the fees `GET /fees/builder-fees/{code}` reports for a builder code, and that
+    /// `/builder/trades` charges (basis points of the notional). Unknown codes have none.
+    pub fn set_builder_fee(&self, code: alloy_primitives::B256, maker_bps: u32, taker_bps: u32) {
+        self.shared
+            .ex()
+            .programs
+            .set_builder_fee(code, maker_bps, taker_bps);
+    }
+
     /// Changes a market's tick size and emits `tick_size_change` on the market channel.
     /// Returns false for an unknown condition id.
     pub fn set_tick_size(&self, condition_id: &str, tick: TickSize) -> bool {

@@ -99,6 +99,10 @@ pub(crate) struct OrderRec {
     pub(crate) created_at: u64,
     pub(crate) status: Status,
     pub(crate) trades: Vec<String>,
+    /// Builder code the order was signed with (zero = none).
+    pub(crate) builder: alloy_primitives::B256,
+    /// Signed as a V1 order (a pre-migration order).
+    pub(crate) v1: bool,
 }
 
 /// A trade: one taker order against one or more makers.
@@ -157,6 +161,10 @@ pub(crate) struct NewOrder {
     pub(crate) order_type: OrderType,
     pub(crate) post_only: bool,
     pub(crate) expiration: u64,
+    /// Builder code the order was signed with (zero = none).
+    pub(crate) builder: alloy_primitives::B256,
+    /// Signed as a V1 order (a pre-migration order).
+    pub(crate) v1: bool,
 }
 
 /// The exchange's answer to an accepted order.
@@ -205,6 +213,8 @@ pub(crate) struct Exchange {
     keys: HashMap<String, ApiKeyRec>,
     keys_by_owner: HashMap<(String, u64), String>,
     heartbeats: HashMap<String, Heartbeat>,
+    /// Builder keys and fees, rewards (sim/programs.rs).
+    pub(crate) programs: super::programs::Programs,
     rng: Rng,
     pub(super) activity_rng: Rng,
     events: broadcast::Sender<Arc<Outbound>>,
@@ -235,6 +245,7 @@ impl Exchange {
             keys: HashMap::new(),
             keys_by_owner: HashMap::new(),
             heartbeats: HashMap::new(),
+            programs: super::programs::Programs::default(),
             events,
             msg_seq: 0,
             cancel_only: false,
@@ -283,6 +294,8 @@ impl Exchange {
                         created_at: now_s(),
                         status: Status::Live,
                         trades: Vec::new(),
+                        builder: alloy_primitives::B256::ZERO,
+                        v1: false,
                     },
                 );
             }
@@ -420,6 +433,12 @@ impl Exchange {
             self.keys.remove(&old);
         }
         self.keys.insert(rec.key.clone(), rec);
+    }
+
+    /// Removes an API key (a revoked builder key stops authenticating).
+    pub(crate) fn remove_api_key(&mut self, key: &str) {
+        self.keys.remove(key);
+        self.keys_by_owner.retain(|_, k| k != key);
     }
 
     // ----- orders -----
@@ -564,6 +583,8 @@ impl Exchange {
             created_at: now,
             status,
             trades: Vec::new(),
+            builder: o.builder,
+            v1: o.v1,
         };
         self.order_ids.insert(o.id.clone(), seq);
         if rests {
@@ -620,6 +641,63 @@ impl Exchange {
             trade_ids,
             tx_hashes,
         })
+    }
+
+    /// Settles an off-book match (an accepted and approved RFQ quote): both orders are
+    /// recorded, fully matched at `price`, and one trade joins them, reported like any other
+    /// (`/data/trades`, the user channel). `taker` and `maker` trade token `ti` of market
+    /// `mi` on opposite sides. Returns the trade id.
+    pub(crate) fn settle_pair(
+        &mut self,
+        taker: NewOrder,
+        maker: NewOrder,
+        (mi, ti): (usize, usize),
+        price: u32,
+        shares: u64,
+    ) -> String {
+        let now = now_s();
+        let mut seqs = [0u64; 2];
+        for (i, o) in [maker, taker].into_iter().enumerate() {
+            let seq = self.next_seq;
+            self.next_seq += 1;
+            seqs[i] = seq;
+            self.order_ids.insert(o.id.clone(), seq);
+            self.orders.insert(
+                seq,
+                OrderRec {
+                    seq,
+                    id: o.id,
+                    owner: o.owner,
+                    user: o.user,
+                    maker_address: o.maker_address,
+                    market: mi,
+                    token: ti,
+                    side: o.side,
+                    price,
+                    original: shares,
+                    // The maker's fill is counted by `record_trade`.
+                    matched: if i == 0 { 0 } else { shares },
+                    order_type: OrderType::Gtc,
+                    expiration: o.expiration,
+                    created_at: now,
+                    status: Status::Matched,
+                    trades: Vec::new(),
+                    builder: o.builder,
+                    v1: o.v1,
+                },
+            );
+        }
+        let side = self.orders.get(&seqs[1]).map_or(Side::Buy, |o| o.side);
+        let fill = Fill {
+            maker_seq: seqs[0],
+            price,
+            size: shares,
+            maker_done: true,
+        };
+        let (id, _) = self.record_trade(seqs[1], mi, ti, side, &[fill], now);
+        self.markets[mi].last_trade[ti] = Some((price, side));
+        self.publish_trade_events(self.trades.len() - 1);
+        id
     }
 
     /// Records a trade for `taker_seq` and updates the makers; returns (trade id, tx hash).
