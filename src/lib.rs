@@ -21,6 +21,7 @@
 //! | [`order`] | order amounts per tick size, validation, the builder, the wire body |
 //! | [`ws`] | WebSocket streams that stay alive (sharding, keepalive, reconnect, lag reports) and frames decoded into borrowed views |
 //! | [`book`] | fixed-point L2 books and the manager that applies decoded frames to them |
+//! | `onchain` (feature `onchain`) | approvals, split/merge/redeem, neg-risk conversion and balances as EIP-1559 transactions (EOA, Safe, proxy) |
 //! | `sim` (feature `sim`, default) | an offline exchange on loopback (REST, WS, matching, faults) for testing bots |
 //!
 //! [Polymarket]: https://docs.polymarket.com
@@ -38,6 +39,8 @@ pub mod book;
 pub mod clob;
 mod compat;
 pub mod fixed;
+#[cfg(feature = "onchain")]
+pub mod onchain;
 pub mod order;
 pub mod sign;
 #[cfg(feature = "sim")]
