@@ -189,12 +189,12 @@ impl<'a> Reader<'a> {
         Ok(U256::from_be_bytes(*self.word(i)?))
     }
 
-    #[allow(dead_code)] // the simulator's chain
+    #[cfg_attr(not(feature = "sim"), allow(dead_code))] // the simulator's chain
     pub(crate) fn b256(&self, i: usize) -> Result<B256, AbiError> {
         Ok(B256::new(*self.word(i)?))
     }
 
-    #[allow(dead_code)] // the simulator's chain
+    #[cfg_attr(not(feature = "sim"), allow(dead_code))] // the simulator's chain
     pub(crate) fn address(&self, i: usize) -> Result<Address, AbiError> {
         let w = self.word(i)?;
         if w[..12].iter().any(|&b| b != 0) {
@@ -252,7 +252,7 @@ impl<'a> Reader<'a> {
     }
 
     /// An array of dynamic tuples at head slot `i`: one reader per element, positioned at it.
-    #[allow(dead_code)] // the simulator's chain
+    #[cfg_attr(not(feature = "sim"), allow(dead_code))] // the simulator's chain
     pub(crate) fn tuples(&self, i: usize) -> Result<Vec<Self>, AbiError> {
         let t = self.tail(i)?;
         let len = usize::try_from(t.small(0)?).map_err(|_| AbiError::new("length", 0))?;
@@ -307,7 +307,7 @@ pub fn decode_revert_reason(data: &[u8]) -> Option<String> {
 }
 
 /// `Error(string)` revert data for `reason` (the simulator's reverts).
-#[allow(dead_code)] // the simulator's chain
+#[cfg_attr(not(feature = "sim"), allow(dead_code))] // the simulator's chain
 pub(crate) fn encode_revert(reason: &str) -> Vec<u8> {
     encode_call(ERROR_STRING, &[Value::Bytes(reason.as_bytes())])
 }

@@ -123,11 +123,6 @@ impl Error {
         })
     }
 
-    #[allow(dead_code)] // the simulator's chain
-    pub(crate) const fn kind(&self) -> &Kind {
-        &self.inner.kind
-    }
-
     /// The call or transaction reverted.
     #[must_use]
     pub fn is_revert(&self) -> bool {

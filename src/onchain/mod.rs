@@ -40,3 +40,6 @@ pub use self::error::Error;
 pub use self::nonce::NonceManager;
 pub use self::rpc::{Receipt, Rpc};
 pub use self::tx::{EIP1559_TYPE, Eip1559Tx, SignedTx, TxDecodeError};
+
+#[cfg(feature = "sim")]
+pub(crate) use self::call::sel;

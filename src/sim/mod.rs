@@ -144,9 +144,13 @@
 
 mod activity;
 mod auth;
+#[cfg(feature = "onchain")]
+mod chain;
 mod engine;
 mod events;
 mod faults;
+#[cfg(feature = "onchain")]
+mod ledger;
 mod market;
 mod rest;
 mod rng;
