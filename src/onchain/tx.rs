@@ -93,8 +93,8 @@ impl Eip1559Tx {
             + self.max_priority_fee_per_gas.length()
             + self.max_fee_per_gas.length()
             + self.gas_limit.length()
-            + self.to.length()
-            + self.value.length()
+            + self.to.as_slice().length()
+            + u256_len(&self.value)
             + self.input.as_slice().length()
             + 1 // empty access list: 0xc0
     }
@@ -105,8 +105,8 @@ impl Eip1559Tx {
         self.max_priority_fee_per_gas.encode(out);
         self.max_fee_per_gas.encode(out);
         self.gas_limit.encode(out);
-        self.to.encode(out);
-        self.value.encode(out);
+        self.to.as_slice().encode(out);
+        encode_u256(&self.value, out);
         self.input.as_slice().encode(out);
         out.push(0xc0);
     }
@@ -145,7 +145,7 @@ impl Eip1559Tx {
     /// The most this transaction can cost the sender in fees: `gas_limit × max_fee_per_gas`.
     #[must_use]
     pub fn max_cost(&self) -> U256 {
-        U256::from(self.gas_limit) * U256::from(self.max_fee_per_gas) + self.value
+        (U256::from(self.gas_limit) * U256::from(self.max_fee_per_gas)).saturating_add(self.value)
     }
 }
 
@@ -163,7 +163,7 @@ impl SignedTx {
         let r = U256::from_be_bytes(sig.r());
         let s = U256::from_be_bytes(sig.s());
         let y = u8::from(sig.y_odd());
-        let payload_length = tx.fields_len() + y.length() + r.length() + s.length();
+        let payload_length = tx.fields_len() + y.length() + u256_len(&r) + u256_len(&s);
         let mut raw = Vec::with_capacity(1 + 9 + payload_length);
         raw.push(EIP1559_TYPE);
         Header {
@@ -173,8 +173,8 @@ impl SignedTx {
         .encode(&mut raw);
         tx.encode_fields(&mut raw);
         y.encode(&mut raw);
-        r.encode(&mut raw);
-        s.encode(&mut raw);
+        encode_u256(&r, &mut raw);
+        encode_u256(&s, &mut raw);
         let hash = keccak256(&raw);
         Self { tx, sig, raw, hash }
     }
@@ -242,17 +242,16 @@ impl SignedTx {
         let max_priority_fee_per_gas = u128::decode(&mut buf).map_err(rlp)?;
         let max_fee_per_gas = u128::decode(&mut buf).map_err(rlp)?;
         let gas_limit = u64::decode(&mut buf).map_err(rlp)?;
-        let to = Address::decode(&mut buf)
-            .map_err(|_| TxDecodeError("bad `to` (creation is not supported)"))?;
-        let value = U256::decode(&mut buf).map_err(rlp)?;
+        let to = decode_address(&mut buf)?;
+        let value = decode_u256(&mut buf)?;
         let input = Header::decode_bytes(&mut buf, false).map_err(rlp)?.to_vec();
         let access = Header::decode(&mut buf).map_err(rlp)?;
         if !access.list || access.payload_length != 0 {
             return Err(TxDecodeError("access lists are not supported"));
         }
         let y = u8::decode(&mut buf).map_err(rlp)?;
-        let r = U256::decode(&mut buf).map_err(rlp)?;
-        let s = U256::decode(&mut buf).map_err(rlp)?;
+        let r = decode_u256(&mut buf)?;
+        let s = decode_u256(&mut buf)?;
         if !buf.is_empty() {
             return Err(TxDecodeError("trailing bytes"));
         }
@@ -290,6 +289,41 @@ impl fmt::Debug for SignedTx {
             .field("tx", &self.tx)
             .finish_non_exhaustive()
     }
+}
+
+// RLP of addresses and 256-bit integers, written here so the feature does not switch on
+// alloy-primitives' `rlp` feature (which would rebuild alloy-primitives and everything above
+// it in every profile that enables `onchain`).
+
+/// The big-endian bytes of `v` without leading zeros (empty for zero): its RLP string.
+fn trimmed(v: &U256) -> ([u8; 32], usize) {
+    let b = v.to_be_bytes::<32>();
+    let start = b.iter().position(|&x| x != 0).unwrap_or(32);
+    (b, start)
+}
+
+fn u256_len(v: &U256) -> usize {
+    let (b, start) = trimmed(v);
+    b[start..].length()
+}
+
+fn encode_u256(v: &U256, out: &mut Vec<u8>) {
+    let (b, start) = trimmed(v);
+    b[start..].encode(out);
+}
+
+fn decode_u256(buf: &mut &[u8]) -> Result<U256, TxDecodeError> {
+    let b = Header::decode_bytes(buf, false).map_err(|_| TxDecodeError("malformed RLP integer"))?;
+    if b.len() > 32 || b.first() == Some(&0) {
+        return Err(TxDecodeError("non-canonical RLP integer"));
+    }
+    Ok(U256::from_be_slice(b))
+}
+
+fn decode_address(buf: &mut &[u8]) -> Result<Address, TxDecodeError> {
+    let b = Header::decode_bytes(buf, false).map_err(|_| TxDecodeError("malformed RLP `to`"))?;
+    Address::try_from(b)
+        .map_err(|_| TxDecodeError("`to` is not 20 bytes (creation is not supported)"))
 }
 
 /// Raw transaction bytes that are not a well-formed signed EIP-1559 transaction.
