@@ -430,7 +430,7 @@ pub(crate) fn serve(shared: &Shared, body: &[u8]) -> Response<Full<Bytes>> {
 }
 
 impl SimHandle {
-    /// The chain's JSON-RPC URL, `http://127.0.0.1:<port>/rpc` (with [`SimBuilder::onchain`]).
+    /// The chain's JSON-RPC URL, `http://127.0.0.1:<port>/rpc` (with [`SimBuilder::onchain`](super::SimBuilder::onchain)).
     #[must_use]
     pub fn rpc_url(&self) -> String {
         format!("http://{}/rpc", self.addr())
