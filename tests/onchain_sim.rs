@@ -237,7 +237,10 @@ async fn typed_errors() {
         .split(cond, Size::from_micros(1), false)
         .await
         .unwrap_err();
-    assert!(e.to_string().contains("chain 137"), "{e}");
+    assert!(
+        e.is_chain_mismatch() && e.to_string().contains("chain 137"),
+        "{e}"
+    );
 
     // Raw transactions: nonce too low, wrong chain id, and a replaced transaction.
     let rpc = Rpc::new(sim.rpc_url()).unwrap();
@@ -403,4 +406,69 @@ async fn approve_trade_resolve_redeem() {
     s.redeem(CONDITION.parse().unwrap(), false).await.unwrap();
     assert_eq!(s.collateral_balance(me).await.unwrap(), usd(110) - paid);
     assert_eq!(sim.outcome_balance(me, ids()[0]), U256::ZERO);
+}
+
+/// Garbage at the chain endpoint gets JSON-RPC errors, never a dead server.
+#[tokio::test]
+async fn chain_endpoint_survives_garbage() {
+    let sim = sim().await;
+    let http = reqwest::Client::new();
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let signer = Signer::from_hex(KEY0).unwrap();
+    let good = Eip1559Tx::new(137, 0, &Call::new(Address::repeat_byte(1), vec![1, 2, 3]))
+        .gas_limit(100_000)
+        .fees(100_000_000_000, 30_000_000_000)
+        .sign(&signer)
+        .unwrap()
+        .raw()
+        .to_vec();
+    let mut bodies: Vec<String> = vec![
+        "".into(),
+        "[]".into(),
+        "{".into(),
+        "[1,2,3]".into(),
+        r#"{"method":"eth_call","params":[{"to":"0x12","data":"0xzz"}]}"#.into(),
+        r#"{"method":"eth_call","params":"nope"}"#.into(),
+        r#"{"method":"eth_getTransactionReceipt","params":[42]}"#.into(),
+        r#"{"method":"eth_sendRawTransaction","params":["0x02"]}"#.into(),
+    ];
+    for _ in 0..300 {
+        let mut raw = good.clone();
+        let i = (next() as usize) % raw.len();
+        raw[i] ^= (next() as u8) | 1;
+        raw.truncate(raw.len() - (next() as usize % 4));
+        bodies.push(format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"eth_sendRawTransaction","params":["0x{}"]}}"#,
+            alloy_primitives::hex::encode(&raw)
+        ));
+        let data: Vec<u8> = (0..(next() % 300)).map(|_| next() as u8).collect();
+        bodies.push(format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"eth_call","params":[{{"to":"{}","data":"0x{}"}},"latest"]}}"#,
+            [
+                "0xC011a7E12a19f7B1f670d46F03B03f3342E82DFB",
+                "0x4D97DCd97eC945f40cF65F87097ACe5EA0476045"
+            ][(next() % 2) as usize],
+            alloy_primitives::hex::encode(&data)
+        ));
+    }
+    for body in bodies {
+        let resp = http
+            .post(sim.rpc_url())
+            .body(body.clone())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 200, "{body}");
+        let v: serde_json::Value = serde_json::from_slice(&resp.bytes().await.unwrap()).unwrap();
+        assert!(v.is_object() || v.is_array(), "{body}");
+    }
+    // Still serving.
+    let rpc = Rpc::new(sim.rpc_url()).unwrap();
+    assert_eq!(rpc.chain_id().await.unwrap(), 137);
 }

@@ -168,6 +168,19 @@ impl Error {
         matches!(self.inner.kind, Kind::FeeCap { .. })
     }
 
+    /// The node is on another chain than the settler was built for.
+    #[must_use]
+    pub fn is_chain_mismatch(&self) -> bool {
+        matches!(self.inner.kind, Kind::ChainMismatch { .. })
+    }
+
+    /// The request cannot be made with this configuration or these arguments (for example a
+    /// deposit wallet, which settles through Polymarket's relayer); nothing was sent.
+    #[must_use]
+    pub fn is_invalid_request(&self) -> bool {
+        matches!(self.inner.kind, Kind::Invalid(_))
+    }
+
     /// The node answered a JSON-RPC error not covered by the other predicates.
     #[must_use]
     pub fn is_rpc(&self) -> bool {

@@ -24,6 +24,9 @@ use crate::types::{Chain, Contracts, ExchangeVersion, Side, contracts};
 use super::engine::Fill;
 use super::market::MarketSpec;
 
+/// Wallet wrappers (Safe `execTransaction`, proxy `proxy(...)`) one call may nest.
+const MAX_WRAP_DEPTH: u8 = 4;
+
 /// A binary condition the chain knows: its two position ids and, once resolved, the payouts.
 #[derive(Debug, Clone)]
 struct Condition {
@@ -233,6 +236,15 @@ impl Ledger {
 
     /// Applies `call` sent by `from`; on `Err` the caller restores the balances.
     pub(crate) fn apply(&mut self, from: Address, call: &Call) -> Result<(), Revert> {
+        self.apply_at(from, call, 0)
+    }
+
+    /// `apply` inside `depth` wallet wrappers (Safe/proxy), bounded so crafted nesting cannot
+    /// exhaust the stack.
+    fn apply_at(&mut self, from: Address, call: &Call, depth: u8) -> Result<(), Revert> {
+        if depth > MAX_WRAP_DEPTH {
+            return revert("wallet calls nested too deeply");
+        }
         let (selector, r) = split_selector(call.data())?;
         let to = call.to();
         let c = self.contracts;
@@ -258,12 +270,12 @@ impl Ledger {
                 }
                 let inner =
                     Call::new(item.address(1)?, item.bytes(3)?.to_vec()).with_value(item.uint(2)?);
-                self.apply(proxy, &inner)?;
+                self.apply_at(proxy, &inner, depth + 1)?;
             }
             return Ok(());
         }
         if selector == sel::EXEC_TRANSACTION {
-            return self.exec_safe(to, &r);
+            return self.exec_safe(to, &r, depth);
         }
         if to == c.conditional_tokens && selector == sel::SET_APPROVAL_FOR_ALL {
             if r.bool(1)? {
@@ -279,7 +291,7 @@ impl Ledger {
         revert("simulator chain: unsupported call")
     }
 
-    fn exec_safe(&mut self, safe: Address, r: &Reader<'_>) -> Result<(), Revert> {
+    fn exec_safe(&mut self, safe: Address, r: &Reader<'_>, depth: u8) -> Result<(), Revert> {
         if r.small(3)? != 0 {
             return revert("Safe: only CALL is supported");
         }
@@ -305,7 +317,7 @@ impl Ledger {
         self.balances
             .safe_nonces
             .insert(safe, nonce + U256::from(1u8));
-        self.apply(safe, &inner)
+        self.apply_at(safe, &inner, depth + 1)
     }
 
     fn move_collateral(&mut self, from: Address, to: Address, amount: U256) -> Result<(), Revert> {
@@ -583,6 +595,24 @@ mod tests {
         assert_eq!(l.collateral_of(me), U256::from(100u8));
         assert_eq!(l.token_of(me, ids[0]), U256::ZERO);
         assert_eq!(l.token_of(me, ids[1]), U256::ZERO);
+    }
+
+    #[test]
+    fn nested_wallet_calls_are_bounded() {
+        let (mut l, _, _) = ledger();
+        let me = Address::repeat_byte(1);
+        let mut call = erc20::approve(l.contracts.collateral, me, U256::from(1u8));
+        for _ in 0..4 {
+            call = crate::onchain::wallet::proxy_calls(&[call]);
+        }
+        l.apply(me, &call).unwrap();
+        for _ in 0..200 {
+            call = crate::onchain::wallet::proxy_calls(&[call]);
+        }
+        assert_eq!(
+            l.apply(me, &call),
+            Err(Revert("wallet calls nested too deeply".into()))
+        );
     }
 
     #[test]
