@@ -431,7 +431,8 @@ fn root_exports_nothing_else() {
                 "mod types",
                 "mod book",
                 "mod ws",
-                "mod sim"
+                "mod sim",
+                "mod onchain"
             ]
             .contains(&m.as_str()),
             "unexpected public module {m}"

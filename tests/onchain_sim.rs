@@ -333,6 +333,39 @@ async fn concurrent_sends_never_reuse_a_nonce() {
     }
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_safe_sends_are_serialised() {
+    let sim = sim().await;
+    let eoa = Signer::from_hex(KEY0).unwrap().address();
+    let safe = derive_safe_wallet(eoa, Chain::Polygon);
+    let s = settler(&sim, KEY0, Wallet::Safe(safe));
+    fund(&sim, eoa, safe, usd(1));
+    let tasks: Vec<_> = (0..4u8)
+        .map(|i| {
+            let s = s.clone();
+            tokio::spawn(async move {
+                let spender = Address::repeat_byte(i + 1);
+                s.send(erc20::approve(
+                    s.contracts().collateral,
+                    spender,
+                    U256::from(i + 1),
+                ))
+                .await
+            })
+        })
+        .collect();
+    for t in tasks {
+        t.await.unwrap().unwrap();
+    }
+    for i in 0..4u8 {
+        let spender = Address::repeat_byte(i + 1);
+        assert_eq!(
+            s.collateral_allowance(safe, spender).await.unwrap(),
+            U256::from(i + 1)
+        );
+    }
+}
+
 #[tokio::test]
 async fn batched_reads_answer_in_order() {
     let sim = sim().await;

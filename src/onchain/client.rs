@@ -1,6 +1,7 @@
 //! [`Settler`]: reads, approvals, split/merge/redeem and neg-risk conversion for one account,
 //! sent as EIP-1559 transactions from the order path's [`Signer`] and [`Wallet`].
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use alloy_primitives::{Address, B256, U256};
@@ -125,6 +126,7 @@ impl SettlerBuilder {
             gas_headroom_percent: self.gas_headroom_percent,
             receipt_timeout: self.receipt_timeout,
             poll_interval: self.poll_interval,
+            safe_lock: Arc::default(),
         })
     }
 }
@@ -161,6 +163,9 @@ pub struct Settler {
     gas_headroom_percent: u64,
     receipt_timeout: Duration,
     poll_interval: Duration,
+    /// Serialises Safe executions: each signs the Safe's nonce, which only moves when the
+    /// previous one is mined.
+    safe_lock: Arc<tokio::sync::Mutex<()>>,
 }
 
 /// One approval the account needs, and whether it is in place.
@@ -516,7 +521,14 @@ impl Settler {
     /// Reverts (with the decoded reason, at estimation or in the receipt), fee caps,
     /// insufficient funds, nonce too low (after one automatic retry with a re-read nonce),
     /// replacement, and the receipt timeout.
+    ///
+    /// Sends through a Safe are serialised (on this settler and its clones): each signs the
+    /// Safe's current nonce, which moves only when the previous execution is mined.
     pub async fn send(&self, call: Call) -> Result<Receipt, Error> {
+        let _safe = match self.wallet {
+            Wallet::Safe(_) => Some(self.safe_lock.lock().await),
+            _ => None,
+        };
         let call = self.wrap(call).await?;
         let (hash, nonce) = self.submit(&call).await?;
         self.wait(hash, nonce).await
