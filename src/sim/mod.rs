@@ -86,6 +86,7 @@
 //! | `/ws/market` | `{"assets_ids":[…],"type":"market"}` → one frame with an array of `book` events; then `price_change` (with `price_changes`, `best_bid`, `best_ask`, `hash`), `last_trade_price`, a fresh `book` after each trade, `tick_size_change`; with `"custom_feature_enabled":true` also `best_bid_ask` when the top of book moves; `{"operation":"subscribe"/"unsubscribe"}` at any time |
 //! | `/ws/user` | `{"auth":{apiKey,secret,passphrase},"markets":[…],"type":"user"}` → `order` (`PLACEMENT`/`UPDATE`/`CANCELLATION`) and `trade` (`MATCHED` then `CONFIRMED`) events of that user, filtered by condition id (no list = all) |
 //! | both WS | text `PING` → text `PONG` |
+//! | chain (feature `onchain`, `SimBuilder::onchain`) | `POST /rpc`: JSON-RPC (`eth_call`, `eth_sendRawTransaction`, receipts, nonces, fees; batches) over in-memory pUSD and outcome-token balances; `SimHandle::fund_collateral`, `fund_native`, `resolve_market` |
 //!
 //! Faults: build a [`Faults`] (latency, jitter, `425`/`429`/`503` on a schedule or with a
 //! probability, WS disconnects and silence) and pass it to [`SimBuilder::faults`], or change it
@@ -132,7 +133,10 @@
 //! - A WS client that falls more than 8192 frames behind is disconnected (no silent loss: it
 //!   reconnects and re-snapshots).
 //! - Trades settle at once: each match yields a `MATCHED` then a `CONFIRMED` user `trade` event
-//!   with a deterministic fake transaction hash. Balances and allowances are not modelled.
+//!   with a deterministic fake transaction hash. Balances and allowances are not modelled,
+//!   except on the optional chain (`onchain`), where each fill moves pUSD and outcome tokens
+//!   through the exchange's allowances (a fill an account cannot cover is counted in
+//!   `SimHandle::settlement_failures`, not refused).
 //! - Proxy/Safe makers must be the CREATE2 wallets of `POLY_ADDRESS` (the proxy factory only
 //!   on Polygon). POLY_1271 signatures are checked (the owner's ERC-7739 signature must recover
 //!   to `POLY_ADDRESS`); who owns a deposit wallet is not modelled.
