@@ -132,6 +132,41 @@ async fn split_merge_redeem_move_balances() {
 }
 
 #[tokio::test]
+async fn neg_risk_adapter_redemption_and_conversion() {
+    let sim = sim().await;
+    let s = settler(&sim, KEY0, Wallet::Eoa);
+    let me = s.holder();
+    fund(&sim, me, me, usd(10));
+    s.ensure_approvals().await.unwrap();
+    let cond: B256 = CONDITION.parse().unwrap();
+    s.split(cond, Size::from_micros(10_000_000), false)
+        .await
+        .unwrap();
+    assert!(sim.resolve_market(CONDITION, 1));
+    s.redeem_neg_risk(
+        cond,
+        Size::from_micros(3_000_000),
+        Size::from_micros(7_000_000),
+    )
+    .await
+    .unwrap();
+    // 7 No pay 7; 3 Yes pay nothing; 7 Yes remain.
+    assert_eq!(s.collateral_balance(me).await.unwrap(), usd(7));
+    assert_eq!(
+        s.outcome_balances(me, &ids()).await.unwrap(),
+        vec![usd(7), usd(3)]
+    );
+    let e = s
+        .convert_neg_risk(cond, U256::from(1u8), Size::from_micros(1_000_000))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        e.revert_reason(),
+        Some("the simulator does not model neg-risk conversion")
+    );
+}
+
+#[tokio::test]
 async fn safe_and_proxy_wallets_settle_through_their_wrappers() {
     let sim = sim().await;
     let eoa = Signer::from_hex(KEY0).unwrap().address();

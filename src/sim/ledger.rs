@@ -6,9 +6,10 @@
 //! ConditionalTokens, the collateral adapters, the Neg Risk Adapter, the exchanges, the proxy
 //! factory), so a client configured for Polygon talks to it unchanged. Simplifications: a
 //! market's position ids are its configured token ids (not derived by the CTF's collection-id
-//! hashing); only the binary partition `[1, 2]` splits and merges; neg-risk conversion is not
-//! modelled; the simulator's own liquidity (the seeded books and simulated traders) is an
-//! unlimited counterparty whose side of a fill is minted or burned.
+//! hashing); only the binary partition `[1, 2]` splits and merges; the Neg Risk Adapter's
+//! redemption is modelled but its conversion is not; the simulator's own liquidity (the seeded
+//! books and simulated traders) is an unlimited counterparty whose side of a fill is minted or
+//! burned.
 
 use std::collections::{HashMap, HashSet};
 
@@ -285,10 +286,49 @@ impl Ledger {
             }
             return Ok(());
         }
+        if Some(to) == c.neg_risk_adapter {
+            match selector {
+                sel::NEG_RISK_REDEEM => return self.neg_risk_redeem(from, to, &r),
+                sel::CONVERT_POSITIONS => {
+                    return revert("the simulator does not model neg-risk conversion");
+                }
+                _ => {}
+            }
+        }
         if self.is_position_target(to) {
             return self.position_op(from, to, selector, &r);
         }
         revert("simulator chain: unsupported call")
+    }
+
+    /// The Neg Risk Adapter's `redeemPositions(conditionId, [yes, no])`: burns the amounts
+    /// (the adapter pulls them: it needs the ERC-1155 approval) and pays them by the payouts.
+    fn neg_risk_redeem(
+        &mut self,
+        from: Address,
+        adapter: Address,
+        r: &Reader<'_>,
+    ) -> Result<(), Revert> {
+        let Some(cond) = self.conditions.get(&r.b256(0)?).cloned() else {
+            return revert("condition not prepared or found");
+        };
+        let amounts = r.uints(1)?;
+        if amounts.len() != 2 {
+            return revert("LengthMismatch");
+        }
+        let Some(payouts) = cond.payouts else {
+            return revert("result for condition not received yet");
+        };
+        if !self.balances.operators.contains(&(from, adapter)) {
+            return revert("NotApprovedForAll");
+        }
+        let den = U256::from(payouts[0] + payouts[1]);
+        let mut pay = U256::ZERO;
+        for (i, amount) in amounts.iter().enumerate() {
+            self.burn_token(from, cond.tokens[i], *amount)?;
+            pay = pay.saturating_add(amount.saturating_mul(U256::from(payouts[i])) / den);
+        }
+        self.move_collateral(self.contracts.conditional_tokens, from, pay)
     }
 
     fn exec_safe(&mut self, safe: Address, r: &Reader<'_>, depth: u8) -> Result<(), Revert> {
@@ -595,6 +635,63 @@ mod tests {
         assert_eq!(l.collateral_of(me), U256::from(100u8));
         assert_eq!(l.token_of(me, ids[0]), U256::ZERO);
         assert_eq!(l.token_of(me, ids[1]), U256::ZERO);
+    }
+
+    #[test]
+    fn neg_risk_redeem_pays_by_the_payouts() {
+        let (mut l, cond, ids) = ledger();
+        let me = Address::repeat_byte(1);
+        let c = l.contracts;
+        let adapter = c.neg_risk_adapter.unwrap();
+        let target = c.positions_target(false);
+        l.mint_collateral(me, U256::from(10u8));
+        l.apply(me, &erc20::approve(c.collateral, target, U256::MAX))
+            .unwrap();
+        let split = ctf::split_position(
+            target,
+            c.collateral,
+            B256::ZERO,
+            cond,
+            &ctf::BINARY_PARTITION,
+            U256::from(10u8),
+        );
+        l.apply(me, &split).unwrap();
+        let redeem = crate::onchain::neg_risk::redeem_positions(
+            adapter,
+            cond,
+            &[U256::from(4u8), U256::from(10u8)],
+        );
+        assert_eq!(
+            l.apply(me, &redeem),
+            Err(Revert("result for condition not received yet".into()))
+        );
+        assert!(l.resolve(cond, 0));
+        assert_eq!(
+            l.apply(me, &redeem),
+            Err(Revert("NotApprovedForAll".into()))
+        );
+        l.apply(
+            me,
+            &erc1155::set_approval_for_all(c.conditional_tokens, adapter, true),
+        )
+        .unwrap();
+        l.apply(me, &redeem).unwrap();
+        // 4 Yes pay 4; 10 No pay nothing; 6 Yes stay.
+        assert_eq!(l.collateral_of(me), U256::from(4u8));
+        assert_eq!(l.token_of(me, ids[0]), U256::from(6u8));
+        assert_eq!(l.token_of(me, ids[1]), U256::ZERO);
+        let convert = crate::onchain::neg_risk::convert_positions(
+            adapter,
+            cond,
+            U256::from(1u8),
+            U256::from(1u8),
+        );
+        assert_eq!(
+            l.apply(me, &convert),
+            Err(Revert(
+                "the simulator does not model neg-risk conversion".into()
+            ))
+        );
     }
 
     #[test]
