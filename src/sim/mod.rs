@@ -90,6 +90,7 @@
 //! | `/rtds` ([`SimHandle::rtds_url`]) | the real-time data socket: `{"action":"subscribe","subscriptions":[{topic,type,filters}]}` → deterministic synthetic `crypto_prices` (Binance symbols), `crypto_prices_chainlink`, `crypto_prices_twap_*` and `equity_prices` updates every [`SimBuilder::rtds_interval`] (with the three-point `subscribe` history after a filtered subscribe), and `activity`/`orders_matched` for every fill of this simulator |
 //! | RTDS | text `PING` → text `PONG` |
 //! | market and user WS | text `PING` → text `PONG` (`INVALID OPERATION` before the initial subscribe); a second initial (`"type"`) message → `INVALID OPERATION` |
+//! | chain (feature `onchain`, `SimBuilder::onchain`) | `POST /rpc`: JSON-RPC (`eth_call`, `eth_sendRawTransaction`, receipts, nonces, fees; batches) over in-memory pUSD and outcome-token balances; `SimHandle::fund_collateral`, `fund_native`, `resolve_market` |
 //!
 //! Faults: build a [`Faults`] (latency, jitter, `425`/`429`/`503` on a schedule or with a
 //! probability, WS disconnects and silence) and pass it to [`SimBuilder::faults`], or change it
@@ -144,7 +145,10 @@
 //! - A WS client that falls more than 8192 frames behind is disconnected (no silent loss: it
 //!   reconnects and re-snapshots).
 //! - Trades settle at once: each match yields a `MATCHED` then a `CONFIRMED` user `trade` event
-//!   with a deterministic fake transaction hash. Balances and allowances are not modelled.
+//!   with a deterministic fake transaction hash. Balances and allowances are not modelled,
+//!   except on the optional chain (`onchain`), where each fill moves pUSD and outcome tokens
+//!   through the exchange's allowances (a fill an account cannot cover is counted in
+//!   `SimHandle::settlement_failures`, not refused).
 //! - Proxy/Safe makers must be the CREATE2 wallets of `POLY_ADDRESS` (the proxy factory only
 //!   on Polygon). POLY_1271 signatures are checked (the owner's ERC-7739 signature must recover
 //!   to `POLY_ADDRESS`); who owns a deposit wallet is not modelled.
@@ -156,11 +160,15 @@
 
 mod activity;
 mod auth;
+#[cfg(feature = "onchain")]
+mod chain;
 mod data_api;
 mod engine;
 mod events;
 mod faults;
 mod gamma;
+#[cfg(feature = "onchain")]
+mod ledger;
 mod market;
 mod programs;
 mod rails;

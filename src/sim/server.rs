@@ -119,6 +119,8 @@ pub struct SimBuilder {
     rtds_interval: Duration,
     rate_limits: Option<crate::clob::Tier>,
     rate_limit_warning_only: bool,
+    #[cfg(feature = "onchain")]
+    onchain: bool,
 }
 
 impl Default for SimBuilder {
@@ -137,6 +139,8 @@ impl Default for SimBuilder {
             rtds_interval: Duration::from_secs(1),
             rate_limits: None,
             rate_limit_warning_only: false,
+            #[cfg(feature = "onchain")]
+            onchain: false,
         }
     }
 }
@@ -244,6 +248,16 @@ impl SimBuilder {
         self
     }
 
+    /// Serves a minimal chain at `POST /rpc` ([`SimHandle::rpc_url`], feature `onchain`):
+    /// raw EIP-1559 transactions checked and applied to in-memory pUSD and outcome-token
+    /// balances, which fills then move; [`SimHandle::resolve_market`] resolves a market for
+    /// redemption. Default is off.
+    #[cfg(feature = "onchain")]
+    pub fn onchain(mut self, on: bool) -> Self {
+        self.onchain = on;
+        self
+    }
+
     /// Binds `127.0.0.1:port` and starts serving on the current tokio runtime.
     ///
     /// # Errors
@@ -260,6 +274,14 @@ impl SimBuilder {
             self.markets.unwrap_or_else(MarketSpec::defaults),
             events,
         );
+        #[cfg(feature = "onchain")]
+        let mut ex = ex;
+        #[cfg(feature = "onchain")]
+        if self.onchain {
+            let specs: Vec<MarketSpec> = ex.markets.iter().map(|m| m.spec.clone()).collect();
+            let house = super::state::SEED_ADDRESS.parse().unwrap_or_default();
+            ex.chain = Some(super::chain::SimChain::new(self.chain, &specs, house));
+        }
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
         let (kick, _) = watch::channel(0u64);
         let (activity, _) = watch::channel(self.activity);
@@ -316,7 +338,7 @@ impl std::fmt::Debug for ApiCredentials {
 /// A running simulator. Dropping it stops the server and closes every connection.
 #[derive(Debug)]
 pub struct SimHandle {
-    shared: Arc<Shared>,
+    pub(super) shared: Arc<Shared>,
     addr: SocketAddr,
     shutdown: watch::Sender<bool>,
     tasks: Vec<JoinHandle<()>>,
@@ -711,5 +733,9 @@ async fn handle(
             ));
         }
     };
+    #[cfg(feature = "onchain")]
+    if parts.uri.path() == "/rpc" && parts.method == hyper::Method::POST {
+        return Ok(super::chain::serve(&shared, &body));
+    }
     Ok(rest::route(&shared, &parts, &body))
 }

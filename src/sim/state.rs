@@ -203,6 +203,9 @@ pub(crate) struct Exchange {
     order_ids: HashMap<String, u64>,
     next_seq: u64,
     pub(crate) trades: Vec<TradeRec>,
+    /// The simulator chain, when enabled (`SimBuilder::onchain`): fills move its balances.
+    #[cfg(feature = "onchain")]
+    pub(crate) chain: Option<super::chain::SimChain>,
     /// Live order seqs per user (lowercase address): open-order queries and cancel-all
     /// cost the user's live orders, not the whole history.
     pub(super) live_by_user: HashMap<String, BTreeSet<u64>>,
@@ -239,6 +242,8 @@ impl Exchange {
             order_ids: HashMap::new(),
             next_seq: 1,
             trades: Vec::new(),
+            #[cfg(feature = "onchain")]
+            chain: None,
             live_by_user: HashMap::new(),
             trades_by_user: HashMap::new(),
             gtd_queue: BTreeSet::new(),
@@ -743,6 +748,8 @@ impl Exchange {
             status: "CONFIRMED",
             tx_hash: tx_hash.clone(),
         });
+        #[cfg(feature = "onchain")]
+        self.settle_on_chain(taker_seq, mi, ti, side, fills);
         let idx = self.trades.len() - 1;
         let mut users: Vec<String> = std::iter::once(taker_seq)
             .chain(fills.iter().map(|f| f.maker_seq))
