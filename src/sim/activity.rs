@@ -79,6 +79,25 @@ impl Exchange {
                 self.place_internal(mi, ti, side, limit, size, OrderType::Fak);
             }
         }
+        // A cancel or a take may have removed a side's last order: rest a new one at once, so
+        // that both sides are populated after every step (not only after a later rest).
+        self.replenish(mi, ti, tick, min);
+    }
+
+    /// Rests an order of `size` one tick outside the other side on each side of the book
+    /// that is empty.
+    fn replenish(&mut self, mi: usize, ti: usize, tick: u32, size: u64) {
+        let mid = 500_000 / tick * tick;
+        if self.markets[mi].books[ti].best_bid().is_none() {
+            let ask = self.markets[mi].books[ti].best_ask();
+            let price = ask.map_or(mid.saturating_sub(tick), |a| a.saturating_sub(tick));
+            self.place_internal(mi, ti, Side::Buy, price, size, OrderType::Gtc);
+        }
+        if self.markets[mi].books[ti].best_ask().is_none() {
+            let bid = self.markets[mi].books[ti].best_bid();
+            let price = bid.map_or(mid + tick, |b| b + tick);
+            self.place_internal(mi, ti, Side::Sell, price, size, OrderType::Gtc);
+        }
     }
 
     /// Places an order for the simulated liquidity owner, through the normal rules.
