@@ -103,7 +103,7 @@ pub struct ParseError {
 
 impl ParseError {
     #[inline]
-    const fn new(kind: ParseErrorKind, offset: usize) -> Self {
+    pub(crate) const fn new(kind: ParseErrorKind, offset: usize) -> Self {
         // Offsets past u32::MAX are clamped: no decimal that long is ever parsed successfully.
         let offset = if offset > u32::MAX as usize {
             u32::MAX
@@ -245,7 +245,7 @@ pub fn parse_micros(bytes: &[u8]) -> Result<u64, ParseError> {
 /// Writes `value / 10^decimals` in its shortest exact form into `buf`, returning the text.
 ///
 /// Trailing fractional zeros and a trailing `.` are trimmed: `480000` at 6 decimals is `"0.48"`.
-fn format_scaled(value: u128, decimals: usize, buf: &mut [u8; 48]) -> &str {
+pub(crate) fn format_scaled(value: u128, decimals: usize, buf: &mut [u8; 48]) -> &str {
     // u128 division is several times slower than u64's; prices and sizes always fit a u64.
     match u64::try_from(value) {
         Ok(v) => format_digits(v, decimals, buf),

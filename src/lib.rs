@@ -21,6 +21,9 @@
 //! | [`order`] | order amounts per tick size, validation, the builder, the wire body |
 //! | [`ws`] | WebSocket streams that stay alive (sharding, keepalive, reconnect, lag reports) and frames decoded into borrowed views |
 //! | [`book`] | fixed-point L2 books and the manager that applies decoded frames to them |
+//! | [`gamma`] | market discovery (Gamma): keyset-paged markets and events, tags, series, sports, search; a market's trading contexts |
+//! | [`data`] | the Data API v2: positions, trades, activity, portfolio value, holders, with cursor paging |
+//! | [`rtds`] | the real-time data socket: crypto and equity prices, comments, matched orders |
 //! | `sim` (feature `sim`, default) | an offline exchange on loopback (REST, WS, matching, faults) for testing bots |
 //!
 //! [Polymarket]: https://docs.polymarket.com
@@ -38,8 +41,11 @@
 pub mod book;
 pub mod clob;
 mod compat;
+pub mod data;
 pub mod fixed;
+pub mod gamma;
 pub mod order;
+pub mod rtds;
 pub mod sign;
 #[cfg(feature = "sim")]
 pub mod sim;

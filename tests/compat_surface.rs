@@ -431,7 +431,10 @@ fn root_exports_nothing_else() {
                 "mod types",
                 "mod book",
                 "mod ws",
-                "mod sim"
+                "mod sim",
+                "mod gamma",
+                "mod data",
+                "mod rtds"
             ]
             .contains(&m.as_str()),
             "unexpected public module {m}"

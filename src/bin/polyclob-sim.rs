@@ -214,6 +214,13 @@ fn main() -> ExitCode {
                     "# market channel: {0}/ws/market  user channel: {0}/ws/user",
                     sim.ws_url()
                 );
+                let _ = writeln!(
+                    out,
+                    "# gamma: {}  data api: {}",
+                    sim.gamma_url(),
+                    sim.data_api_url()
+                );
+                let _ = writeln!(out, "# real-time data socket (RTDS): {}", sim.rtds_url());
                 for m in sim.markets() {
                     let _ = writeln!(
                         out,

@@ -85,7 +85,10 @@
 //! | account (L2) | `GET /data/orders`, `/data/order/{id}`, `/data/trades` (cursor pages), `POST /v1/heartbeats` (chained ids; silence for the heartbeat timeout cancels all the user's orders) |
 //! | `/ws/market` | `{"assets_ids":[…],"type":"market"}` → one frame with an array of `book` events; then `price_change` (with `price_changes`, `best_bid`, `best_ask`, `hash`), `last_trade_price`, a fresh `book` after each trade, `tick_size_change`; with `"custom_feature_enabled":true` also `best_bid_ask` when the top of book moves; `{"operation":"subscribe"/"unsubscribe"}` at any time |
 //! | `/ws/user` | `{"auth":{apiKey,secret,passphrase},"markets":[…],"type":"user"}` → `order` (`PLACEMENT`/`UPDATE`/`CANCELLATION`) and `trade` (`MATCHED` then `CONFIRMED`) events of that user, filtered by condition id (no list = all) |
-//! | both WS | text `PING` → text `PONG` |
+//! | Gamma, at [`SimHandle::gamma_url`] | `GET /markets/keyset`, `/events/keyset` (keyset cursors: `after_cursor` in, `next_cursor` out, absent on the last page; ≤ 100 markets / 500 events a page, ≤ 100 `condition_ids`), `/markets/{id}`, `/markets/slug/{slug}`, `/events/{id}`, `/events/slug/{slug}`, `/public-search`, `/tags`, `/series`, `/sports`; the CLOB markets in Gamma's vocabulary |
+//! | Data API v2, at [`SimHandle::data_api_url`] | `GET /v2/positions`, `/v2/trades`, `/v2/activity`, `/v2/value`, `/v2/holders` in the `{data, pagination}` envelope with cursors; derived from the simulator's fills |
+//! | `/rtds` ([`SimHandle::rtds_url`]) | the real-time data socket: `{"action":"subscribe","subscriptions":[{topic,type,filters}]}` → deterministic synthetic `crypto_prices` (Binance symbols), `crypto_prices_chainlink`, `crypto_prices_twap_*` and `equity_prices` updates every [`SimBuilder::rtds_interval`] (with the three-point `subscribe` history after a filtered subscribe), and `activity`/`orders_matched` for every fill of this simulator |
+//! | all WS | text `PING` → text `PONG` |
 //!
 //! Faults: build a [`Faults`] (latency, jitter, `425`/`429`/`503` on a schedule or with a
 //! probability, WS disconnects and silence) and pass it to [`SimBuilder::faults`], or change it
@@ -144,12 +147,15 @@
 
 mod activity;
 mod auth;
+mod data_api;
 mod engine;
 mod events;
 mod faults;
+mod gamma;
 mod market;
 mod rest;
 mod rng;
+mod rtds;
 mod server;
 mod state;
 mod ws;

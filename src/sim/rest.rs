@@ -31,7 +31,7 @@ fn bad(msg: &str) -> Resp {
 }
 
 /// Decoded query string pairs (minimal percent-decoding; ids are digits and hex).
-fn parse_query(q: Option<&str>) -> Vec<(String, String)> {
+pub(crate) fn parse_query(q: Option<&str>) -> Vec<(String, String)> {
     q.unwrap_or("")
         .split('&')
         .filter(|s| !s.is_empty())
@@ -76,7 +76,7 @@ fn percent_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-fn q<'a>(query: &'a [(String, String)], key: &str) -> Option<&'a str> {
+pub(crate) fn q<'a>(query: &'a [(String, String)], key: &str) -> Option<&'a str> {
     query
         .iter()
         .find(|(k, _)| k == key)

@@ -26,6 +26,9 @@ use super::{rest, ws};
 /// Largest request body accepted (a batch of 15 orders is ~15 KiB).
 const MAX_BODY: usize = 1 << 20;
 
+/// Requests kept in the log; the older half is dropped when it fills.
+const MAX_LOGGED_REQUESTS: usize = 1 << 16;
+
 /// State shared by every connection.
 #[derive(Debug)]
 pub(crate) struct Shared {
@@ -40,6 +43,10 @@ pub(crate) struct Shared {
     pub(crate) shutdown: watch::Receiver<bool>,
     /// Interval of simulated market activity, `None` = off.
     activity: watch::Sender<Option<Duration>>,
+    /// `"METHOD /path"` of recent HTTP requests, oldest first (see [`SimHandle::requests`]).
+    requests: Mutex<Vec<String>>,
+    /// Interval of the RTDS synthetic price ticks.
+    pub(crate) rtds_interval: Duration,
 }
 
 impl Shared {
@@ -49,6 +56,17 @@ impl Shared {
         self.ex
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn log_request(&self, method: &hyper::Method, path: &str) {
+        let mut log = self
+            .requests
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if log.len() >= MAX_LOGGED_REQUESTS {
+            log.drain(..MAX_LOGGED_REQUESTS / 2);
+        }
+        log.push(format!("{method} {path}"));
     }
 
     pub(crate) fn faults(&self) -> MutexGuard<'_, FaultState> {
@@ -90,6 +108,7 @@ pub struct SimBuilder {
     port: u16,
     clob_version: u64,
     activity: Option<Duration>,
+    rtds_interval: Duration,
 }
 
 impl Default for SimBuilder {
@@ -105,6 +124,7 @@ impl Default for SimBuilder {
             port: 0,
             clob_version: 2,
             activity: None,
+            rtds_interval: Duration::from_secs(1),
         }
     }
 }
@@ -185,6 +205,14 @@ impl SimBuilder {
         self
     }
 
+    /// Interval of the synthetic crypto and equity prices on the RTDS endpoint
+    /// ([`SimHandle::rtds_url`]). Default is 1 s (the live feed ticks about once a second).
+    #[must_use]
+    pub fn rtds_interval(mut self, interval: Duration) -> Self {
+        self.rtds_interval = interval.max(Duration::from_millis(1));
+        self
+    }
+
     /// Binds `127.0.0.1:port` and starts serving on the current tokio runtime.
     ///
     /// # Errors
@@ -214,6 +242,8 @@ impl SimBuilder {
             kick,
             shutdown: shutdown_rx,
             activity,
+            requests: Mutex::new(Vec::new()),
+            rtds_interval: self.rtds_interval,
         });
         let accept = tokio::spawn(accept_loop(listener, Arc::clone(&shared)));
         let sweeper = tokio::spawn(sweep_loop(Arc::clone(&shared)));
@@ -282,10 +312,53 @@ impl SimHandle {
         format!("ws://{}/ws/market", self.addr)
     }
 
+    /// The real-time data socket URL, `ws://127.0.0.1:<port>/rtds`: synthetic crypto and
+    /// equity prices, and `orders_matched` activity for this simulator's fills.
+    #[must_use]
+    pub fn rtds_url(&self) -> String {
+        format!("ws://{}/rtds", self.addr)
+    }
+
     /// The user channel URL, `ws://127.0.0.1:<port>/ws/user`.
     #[must_use]
     pub fn user_ws_url(&self) -> String {
         format!("ws://{}/ws/user", self.addr)
+    }
+
+    /// The Gamma base URL, `http://127.0.0.1:<port>/gamma`: point a
+    /// [`gamma::Client`](crate::gamma::Client) here. Markets, tick sizes, neg-risk flags and
+    /// token ids agree with the CLOB routes.
+    #[must_use]
+    pub fn gamma_url(&self) -> String {
+        format!("http://{}{}", self.addr, super::gamma::PREFIX)
+    }
+
+    /// The Data API base URL, `http://127.0.0.1:<port>/data-api`: point a
+    /// [`data::Client`](crate::data::Client) here. Positions and trades are derived from the
+    /// simulator's fills.
+    #[must_use]
+    pub fn data_api_url(&self) -> String {
+        format!("http://{}{}", self.addr, super::data_api::PREFIX)
+    }
+
+    /// `"METHOD /path"` of the HTTP requests served so far (the most recent 65,536 at most),
+    /// oldest first, WS upgrades included: for tests that count round trips.
+    #[must_use]
+    pub fn requests(&self) -> Vec<String> {
+        self.shared
+            .requests
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Empties the request log.
+    pub fn clear_requests(&self) {
+        self.shared
+            .requests
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clear();
     }
 
     /// The markets being served (with their current tick sizes).
@@ -534,6 +607,7 @@ async fn handle(
     req: Request<Incoming>,
     shared: Arc<Shared>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
+    shared.log_request(req.method(), req.uri().path());
     let (delay, fault) = shared.faults().on_request(req.uri().path());
     if !delay.is_zero() {
         tokio::time::sleep(delay).await;
@@ -545,6 +619,11 @@ async fn handle(
         return Ok(ws::upgrade(req, shared));
     }
     let (parts, body) = req.into_parts();
+    if let Some(r) =
+        super::gamma::route(&shared, &parts).or_else(|| super::data_api::route(&shared, &parts))
+    {
+        return Ok(r);
+    }
     let body = match Limited::new(body, MAX_BODY).collect().await {
         Ok(b) => b.to_bytes(),
         Err(_) => {

@@ -42,9 +42,11 @@ enum Channel {
 
 /// Answers the upgrade with `101` and runs the channel on the upgraded connection.
 pub(crate) fn upgrade(req: Request<Incoming>, shared: Arc<Shared>) -> Response<Full<Bytes>> {
+    // `None`: the real-time data socket (its own module).
     let channel = match req.uri().path() {
-        "/ws/market" => Channel::Market,
-        "/ws/user" => Channel::User,
+        "/ws/market" => Some(Channel::Market),
+        "/ws/user" => Some(Channel::User),
+        "/rtds" => None,
         _ => return error_response(StatusCode::NOT_FOUND, "Not Found"),
     };
     let Some(key) = req
@@ -58,7 +60,10 @@ pub(crate) fn upgrade(req: Request<Incoming>, shared: Arc<Shared>) -> Response<F
         if let Ok(upgraded) = hyper::upgrade::on(req).await {
             let ws =
                 WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, None).await;
-            run(ws, channel, shared).await;
+            match channel {
+                Some(channel) => run(ws, channel, shared).await,
+                None => super::rtds::run(ws, shared).await,
+            }
         }
     });
     let mut r = Response::new(Full::new(Bytes::new()));
@@ -109,18 +114,18 @@ impl Subs {
 }
 
 /// Why the connection loop ended.
-enum End {
+pub(super) enum End {
     /// Close politely (client closed, shutdown, bad auth).
     Close(Option<CloseFrame>),
     /// Drop the socket without a close frame (fault injection, kick, lag).
     Drop,
 }
 
-struct Conn<S> {
-    tx: S,
-    shared: Arc<Shared>,
-    sent: u64,
-    silent_until: Option<Instant>,
+pub(super) struct Conn<S> {
+    pub(super) tx: S,
+    pub(super) shared: Arc<Shared>,
+    pub(super) sent: u64,
+    pub(super) silent_until: Option<Instant>,
 }
 
 impl<S> Conn<S>
@@ -128,7 +133,7 @@ where
     S: futures_util::Sink<Message> + Unpin,
 {
     /// Sends a text frame through the fault filter; `Err` means drop the connection now.
-    async fn send(&mut self, text: String) -> Result<(), End> {
+    pub(super) async fn send(&mut self, text: String) -> Result<(), End> {
         self.sent += 1;
         let action = self.shared.faults().on_ws_frame(self.sent);
         if self.silent_until.is_some_and(|t| Instant::now() < t) {

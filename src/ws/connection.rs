@@ -162,7 +162,8 @@ pub struct Reconnected {
     pub shard: usize,
     /// Epoch of the new connection.
     pub epoch: u64,
-    /// What the shard is subscribed to (asset ids, or condition ids on the user channel).
+    /// What the shard is subscribed to (asset ids; condition ids on the user channel; on
+    /// RTDS, each subscription object as sent, see [`crate::rtds::Subscription::to_json`]).
     pub ids: Vec<String>,
 }
 
@@ -184,6 +185,10 @@ pub(crate) enum ChannelKind {
     User {
         auth: UserAuth,
     },
+    /// The real-time data socket: the shard's ids are subscription objects, rendered by
+    /// [`crate::rtds::Subscription::write_json`]. Its server shows liveness by sending, not
+    /// necessarily by answering `PING` with `PONG`, so any inbound message answers a `PING`.
+    Rtds,
 }
 
 /// Connection settings shared by all shards of a stream.
@@ -458,6 +463,11 @@ impl Shard {
             ChannelKind::User { auth } => {
                 subscribe::user_initial(&mut self.buf, auth, self.ids.iter().map(String::as_str));
             }
+            ChannelKind::Rtds => crate::rtds::subscription::write_request(
+                &mut self.buf,
+                Op::Subscribe,
+                self.ids.iter().map(String::as_str),
+            ),
         }
     }
 
@@ -475,6 +485,11 @@ impl Shard {
             ChannelKind::User { .. } => {
                 subscribe::user_operation(&mut self.buf, ids.iter().map(String::as_str), op);
             }
+            ChannelKind::Rtds => crate::rtds::subscription::write_request(
+                &mut self.buf,
+                op,
+                ids.iter().map(String::as_str),
+            ),
         }
     }
 
@@ -617,9 +632,13 @@ impl Shard {
             Some(Ok(msg)) => msg,
         };
         st.0 = Instant::now();
+        let rtds = matches!(self.cfg.kind, ChannelKind::Rtds);
+        if rtds {
+            st.1 = None;
+        }
         let payload = match msg {
             Message::Text(t) => {
-                if t.as_str() == "PONG" {
+                if t.as_str() == "PONG" || (rtds && t.as_str().eq_ignore_ascii_case("pong")) {
                     st.1 = None;
                     return None;
                 }

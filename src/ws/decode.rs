@@ -48,6 +48,7 @@ use crate::types::{OrderType, Side, TickSize};
 mod book;
 mod events;
 mod lists;
+mod new_market;
 mod owned;
 
 pub use events::{
@@ -55,6 +56,7 @@ pub use events::{
     TickSizeChangeMsg, TradeMsg,
 };
 pub use lists::{Levels, MakerOrder, MakerOrders, PriceChange, PriceChanges, StrList};
+pub use new_market::{FeeSchedule, NewMarketFields};
 pub use owned::OwnedEvent;
 
 /// One price level: a price and the total size resting there.

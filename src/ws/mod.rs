@@ -7,6 +7,7 @@
 //! | [`decoded`] | [`DecodedStream`](decoded::DecodedStream): any stream's frames as owned decoded events |
 //! | [`market`] | [`MarketStream`](market::MarketStream): sharded market-channel connections |
 //! | [`user`] | [`UserStream`](user::UserStream): the authenticated user channel |
+//! | [`follow`] | [`FollowNewMarkets`](follow::FollowNewMarkets): subscribe the tokens of `new_market` events that pass a filter |
 //! | [`event`] | frames (borrowed and owned), status changes, the zero-copy [`Handler`](event::Handler) |
 //! | [`connection`] | one shard's lifecycle: keepalive, watchdog, reconnect, epochs, lag |
 //! | [`backoff`] | exponential backoff with jitter |
@@ -14,7 +15,7 @@
 //!
 //! [Polymarket WSS overview]: https://docs.polymarket.com/developers/CLOB/websocket/wss-overview
 
-mod json;
+pub(crate) mod json;
 
 pub mod backoff;
 pub mod books;
@@ -22,9 +23,10 @@ pub mod connection;
 pub mod decode;
 pub mod decoded;
 pub mod event;
+pub mod follow;
 pub mod market;
-mod options;
-mod shards;
+pub(crate) mod options;
+pub(crate) mod shards;
 pub mod subscribe;
 mod transport;
 pub mod user;

@@ -6,6 +6,7 @@ mod book;
 pub(crate) mod lenient;
 mod market;
 mod order;
+pub(crate) mod rounded;
 
 pub(crate) use account::ApiKeyRaw;
 pub use account::{AssetKind, BalanceAllowance, HeartbeatResponse, Notification};

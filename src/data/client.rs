@@ -1,0 +1,488 @@
+//! The Data API v2 [`Client`] on the crate's one HTTP transport: the `{data, pagination}`
+//! envelope and cursor paging (send `pagination.next_cursor` back as `cursor` until it is
+//! `null`), per docs.polymarket.com "Data API v2" and its v1→v2 migration page.
+
+use std::marker::PhantomData;
+use std::time::Duration;
+
+use futures_core::Stream;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+
+use super::types::{Activity, HolderGroup, Position, Trade, Value};
+use crate::clob::{self, Error, Req, RetryPolicy, SkippedRow};
+use crate::gamma::client::decode_each;
+use crate::types::Side;
+
+/// The production Data API host (v2 routes live under `/v2`).
+pub const DEFAULT_HOST: &str = "https://data-api.polymarket.com";
+
+/// Most distinct condition ids one v2 request may carry.
+pub const MAX_CONDITIONS: usize = 20;
+
+/// One cursor page of a v2 list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CursorPage<T> {
+    /// The rows that decoded.
+    pub data: Vec<T>,
+    /// `pagination.next_cursor`: send it back as `cursor`; `None` on the last page.
+    pub next_cursor: Option<String>,
+    /// `pagination.has_more` (exact, per the docs).
+    pub has_more: bool,
+    /// Rows dropped because they did not decode.
+    pub skipped: Vec<SkippedRow>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Pagination {
+    next_cursor: Option<String>,
+    #[serde(deserialize_with = "crate::clob::types::lenient::bool_lenient")]
+    has_more: bool,
+}
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow, default)]
+    data: Option<&'a RawValue>,
+    #[serde(default)]
+    pagination: Option<Pagination>,
+}
+
+/// Decodes a v2 page (`{"data": [...] | null, "pagination": {...}}`) or a bare v1 array, one
+/// row at a time: a bad row is reported in `skipped`, never fatal.
+///
+/// ```
+/// use polyclob::data::{Trade, decode_cursor_page};
+///
+/// let body = br#"{"data":[{"side":"BUY","size":1.5,"price":0.7},{"size":"x"}],
+///                 "pagination":{"limit":2,"offset":0,"has_more":true,"next_cursor":"eyJ"}}"#;
+/// let page = decode_cursor_page::<Trade>(body)?;
+/// assert_eq!(page.data.len(), 1);
+/// assert_eq!(page.skipped[0].index, 1);
+/// assert_eq!(page.next_cursor.as_deref(), Some("eyJ"));
+/// # Ok::<(), polyclob::clob::Error>(())
+/// ```
+///
+/// # Errors
+/// When `body` is neither an envelope nor an array.
+pub fn decode_cursor_page<T: DeserializeOwned>(body: &[u8]) -> Result<CursorPage<T>, Error> {
+    let (raw, pagination): (Option<&RawValue>, Pagination) =
+        match serde_json::from_slice::<Envelope<'_>>(body) {
+            Ok(e) => (e.data, e.pagination.unwrap_or_default()),
+            Err(_) => (
+                Some(
+                    serde_json::from_slice::<&RawValue>(body)
+                        .map_err(|e| Error::decode(format!("not a Data API response: {e}")))?,
+                ),
+                Pagination::default(),
+            ),
+        };
+    let rows: Vec<&RawValue> = match raw.map(RawValue::get) {
+        None | Some("null") => Vec::new(),
+        Some(text) => match serde_json::from_str::<Vec<&RawValue>>(text) {
+            Ok(rows) => rows,
+            // A single object (e.g. `/v2/value`) is a one-row list.
+            Err(_) if text.trim_start().starts_with('{') => raw.into_iter().collect(),
+            Err(e) => return Err(Error::decode(format!("`data` is not a list: {e}"))),
+        },
+    };
+    let (data, skipped) = decode_each(rows);
+    let next_cursor = pagination.next_cursor.filter(|c| !c.is_empty());
+    Ok(CursorPage {
+        data,
+        has_more: pagination.has_more,
+        next_cursor,
+        skipped,
+    })
+}
+
+/// A v2 list request: the route, its filters, and the row type it yields.
+///
+/// ```
+/// use polyclob::data::{Query, Position};
+///
+/// let q: Query<Position> = Query::positions("0x983e").status("OPEN").condition("0xd9").limit(50);
+/// assert_eq!(q.path(), "/v2/positions");
+/// ```
+#[derive(Debug)]
+#[must_use]
+pub struct Query<T> {
+    path: &'static str,
+    pairs: Vec<(&'static str, String)>,
+    conditions: Vec<String>,
+    _row: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for Query<T> {
+    fn clone(&self) -> Self {
+        Self {
+            path: self.path,
+            pairs: self.pairs.clone(),
+            conditions: self.conditions.clone(),
+            _row: PhantomData,
+        }
+    }
+}
+
+impl<T> Query<T> {
+    fn new(path: &'static str) -> Self {
+        Self {
+            path,
+            pairs: Vec::new(),
+            conditions: Vec::new(),
+            _row: PhantomData,
+        }
+    }
+
+    /// The route.
+    #[must_use]
+    pub fn path(&self) -> &'static str {
+        self.path
+    }
+
+    fn pair(mut self, key: &'static str, value: String) -> Self {
+        self.pairs.push((key, value));
+        self
+    }
+
+    /// Restricts to a market (repeatable, at most [`MAX_CONDITIONS`] distinct ids; the
+    /// server refuses more). Default is every market.
+    pub fn condition(mut self, condition_id: impl Into<String>) -> Self {
+        let c = condition_id.into();
+        if !self.conditions.contains(&c) {
+            self.conditions.push(c);
+        }
+        self
+    }
+
+    /// First-page size (the cursor carries it afterwards). Default is the endpoint's.
+    pub fn limit(self, limit: u32) -> Self {
+        self.pair("limit", limit.to_string())
+    }
+
+    fn request(&self, cursor: Option<&str>) -> Result<Req<'static>, Error> {
+        if self.conditions.len() > MAX_CONDITIONS {
+            return Err(Error::argument(format!(
+                "{} condition ids given; the Data API takes at most {MAX_CONDITIONS}",
+                self.conditions.len()
+            )));
+        }
+        let mut req = Req::get(self.path);
+        for (k, v) in &self.pairs {
+            req = req.query(k, v);
+        }
+        if !self.conditions.is_empty() {
+            req = req.query("condition", &self.conditions.join(","));
+        }
+        Ok(req.query_opt("cursor", cursor))
+    }
+}
+
+impl Query<Position> {
+    /// `GET /v2/positions` of `user` (every lifecycle stage unless [`status`](Self::status)).
+    pub fn positions(user: impl Into<String>) -> Self {
+        Self::new("/v2/positions").pair("user", user.into())
+    }
+
+    /// Lifecycle filter: `OPEN`, `REDEEMABLE`, `REDEEMABLE_LOST`, `MERGEABLE`, `CLOSED`.
+    /// Default is every stage.
+    pub fn status(self, status: impl Into<String>) -> Self {
+        self.pair("status", status.into())
+    }
+}
+
+impl Query<Trade> {
+    /// `GET /v2/trades`: the global feed; narrow it with [`user`](Self::user) or
+    /// [`condition`](Self::condition).
+    pub fn trades() -> Self {
+        Self::new("/v2/trades")
+    }
+
+    /// Trades of this wallet. Default is every wallet.
+    pub fn user(self, user: impl Into<String>) -> Self {
+        self.pair("user", user.into())
+    }
+
+    /// Only this side. Default is both.
+    pub fn side(self, side: Side) -> Self {
+        self.pair("side", side.as_str().to_owned())
+    }
+
+    /// `false` adds the maker rows of each fill. Default is the server's (`true`).
+    pub fn taker_only(self, yes: bool) -> Self {
+        self.pair("taker_only", yes.to_string())
+    }
+}
+
+impl Query<Activity> {
+    /// `GET /v2/activity` of `user`.
+    pub fn activity(user: impl Into<String>) -> Self {
+        Self::new("/v2/activity").pair("user", user.into())
+    }
+
+    /// Only this kind (`TRADE`, `SPLIT`, `MERGE`, `REDEEM`, …). Default is every kind.
+    pub fn kind(self, kind: impl Into<String>) -> Self {
+        self.pair("type", kind.into())
+    }
+}
+
+impl Query<HolderGroup> {
+    /// `GET /v2/holders` of a market (one group per outcome token).
+    pub fn holders(condition_id: impl Into<String>) -> Self {
+        Self::new("/v2/holders").condition(condition_id)
+    }
+}
+
+/// Builds a Data API [`Client`]. Setters are infallible and state their default.
+#[derive(Debug)]
+#[must_use]
+pub struct ClientBuilder {
+    inner: clob::ClientBuilder,
+}
+
+impl ClientBuilder {
+    /// A builder with every default.
+    pub fn new() -> Self {
+        Self {
+            inner: clob::Client::builder().host(DEFAULT_HOST),
+        }
+    }
+
+    /// The base URL (a trailing `/` is removed). Default is `https://data-api.polymarket.com`.
+    pub fn host(mut self, host: impl Into<String>) -> Self {
+        self.inner = self.inner.host(host);
+        self
+    }
+
+    /// Deadline of one attempt. Default is 10 s.
+    pub fn timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
+        self.inner = self.inner.timeout(timeout);
+        self
+    }
+
+    /// Retry policy (every Data API request is idempotent). Default is
+    /// [`RetryPolicy::default`].
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.inner = self.inner.retry(policy);
+        self
+    }
+
+    /// The `User-Agent` header. Default is `polyclob/<version>`.
+    pub fn user_agent(mut self, ua: impl Into<String>) -> Self {
+        self.inner = self.inner.user_agent(ua);
+        self
+    }
+
+    /// Builds the client.
+    ///
+    /// # Errors
+    /// As [`clob::ClientBuilder::build`].
+    pub fn build(self) -> Result<Client, Error> {
+        Ok(Client {
+            http: self.inner.build()?,
+        })
+    }
+}
+
+impl Default for ClientBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The Data API v2 client (no auth). Cheap to clone.
+///
+/// ```no_run
+/// # async fn f() -> Result<(), polyclob::clob::Error> {
+/// use polyclob::data::{Client, Query};
+///
+/// let data = Client::builder().build()?;
+/// let (open, _) = data.collect(Query::positions("0x983eedfbd75803602e4a6e6ea9aab6dc6b9c6748").status("OPEN")).await?;
+/// for p in open {
+///     println!("{} {:?} @ {:?}", p.title, p.size, p.avg_price);
+/// }
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Debug)]
+pub struct Client {
+    http: clob::Client,
+}
+
+impl Client {
+    /// A builder with every default (production host).
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::new()
+    }
+
+    /// The base URL requests go to.
+    #[must_use]
+    pub fn host(&self) -> &str {
+        self.http.host()
+    }
+
+    /// One page of `query` at `cursor` (`None` = the first page).
+    ///
+    /// # Errors
+    /// More than [`MAX_CONDITIONS`] condition ids ([`Error::is_argument`]); transport,
+    /// status, or a body that is not a v2 envelope.
+    pub async fn page<T: DeserializeOwned>(
+        &self,
+        query: &Query<T>,
+        cursor: Option<&str>,
+    ) -> Result<CursorPage<T>, Error> {
+        let req = query.request(cursor)?;
+        let body = self.http.send(&req).await?;
+        decode_cursor_page(&body).map_err(|e| e.with_path(query.path))
+    }
+
+    /// Every page of `query`, following `next_cursor` until it is `null`, re-sending the
+    /// same filters on every page (as the docs require for the feeds).
+    pub fn pages<T: DeserializeOwned + Send + 'static>(
+        &self,
+        query: Query<T>,
+    ) -> impl Stream<Item = Result<CursorPage<T>, Error>> + Send + 'static {
+        let client = self.clone();
+        futures_util::stream::try_unfold(Some(None::<String>), move |state| {
+            let client = client.clone();
+            let query = query.clone();
+            async move {
+                let Some(cursor) = state else {
+                    return Ok(None);
+                };
+                let page = client.page(&query, cursor.as_deref()).await?;
+                // A repeated cursor would loop forever: treat it as the end.
+                let next = match &page.next_cursor {
+                    Some(c) if cursor.as_deref() != Some(c.as_str()) => Some(Some(c.clone())),
+                    _ => None,
+                };
+                Ok(Some((page, next)))
+            }
+        })
+    }
+
+    /// Every row of every page of `query`, with the rows that did not decode.
+    ///
+    /// # Errors
+    /// The first request that fails.
+    pub async fn collect<T: DeserializeOwned + Send + 'static>(
+        &self,
+        query: Query<T>,
+    ) -> Result<(Vec<T>, Vec<SkippedRow>), Error> {
+        use futures_util::TryStreamExt as _;
+        let mut s = std::pin::pin!(self.pages(query));
+        let mut rows = Vec::new();
+        let mut skipped = Vec::new();
+        while let Some(p) = s.try_next().await? {
+            rows.extend(p.data);
+            skipped.extend(p.skipped);
+        }
+        Ok((rows, skipped))
+    }
+
+    /// Every open position of `user`.
+    ///
+    /// # Errors
+    /// As [`collect`](Self::collect).
+    pub async fn positions(&self, user: &str) -> Result<Vec<Position>, Error> {
+        Ok(self.collect(Query::positions(user).status("OPEN")).await?.0)
+    }
+
+    /// Every closed position of `user` (`status=CLOSED`; v1's `/closed-positions`).
+    ///
+    /// # Errors
+    /// As [`collect`](Self::collect).
+    pub async fn closed_positions(&self, user: &str) -> Result<Vec<Position>, Error> {
+        Ok(self
+            .collect(Query::positions(user).status("CLOSED"))
+            .await?
+            .0)
+    }
+
+    /// Every trade of `user`, maker rows included.
+    ///
+    /// # Errors
+    /// As [`collect`](Self::collect).
+    pub async fn trades(&self, user: &str) -> Result<Vec<Trade>, Error> {
+        Ok(self
+            .collect(Query::trades().user(user).taker_only(false))
+            .await?
+            .0)
+    }
+
+    /// Every activity row of `user`.
+    ///
+    /// # Errors
+    /// As [`collect`](Self::collect).
+    pub async fn activity(&self, user: &str) -> Result<Vec<Activity>, Error> {
+        Ok(self.collect(Query::activity(user)).await?.0)
+    }
+
+    /// The top holders of a market, one group per outcome token (pages merged by token).
+    ///
+    /// # Errors
+    /// As [`collect`](Self::collect).
+    pub async fn holders(&self, condition_id: &str) -> Result<Vec<HolderGroup>, Error> {
+        let (groups, _) = self.collect(Query::holders(condition_id)).await?;
+        let mut merged: Vec<HolderGroup> = Vec::new();
+        for g in groups {
+            match merged.iter_mut().find(|m| m.token_id == g.token_id) {
+                Some(m) => m.holders.extend(g.holders),
+                None => merged.push(g),
+            }
+        }
+        Ok(merged)
+    }
+
+    /// `GET /v2/value`: the portfolio value of `user`.
+    ///
+    /// # Errors
+    /// Transport, status or decode; an answer without a row.
+    pub async fn value(&self, user: &str) -> Result<Value, Error> {
+        let q: Query<Value> = Query::new("/v2/value").pair("user", user.to_owned());
+        let page = self.page(&q, None).await?;
+        page.data
+            .into_iter()
+            .next()
+            .ok_or_else(|| Error::decode("`/v2/value` answered without a row").with_path(q.path))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn envelopes_nulls_objects_and_v1_arrays() {
+        let p = decode_cursor_page::<Value>(br#"{"data":{"proxy_wallet":"0x1","value":12.5}}"#)
+            .unwrap();
+        assert_eq!(p.data[0].value, crate::fixed::Size::new(12_500_000));
+        assert_eq!((p.next_cursor, p.has_more), (None, false));
+        let p = decode_cursor_page::<Trade>(
+            br#"{"data":null,"pagination":{"has_more":false,"next_cursor":null}}"#,
+        )
+        .unwrap();
+        assert!(p.data.is_empty());
+        let p = decode_cursor_page::<Trade>(br#"[{"asset":"7","side":"SELL"}]"#).unwrap();
+        assert_eq!(p.data[0].token_id, "7");
+        assert!(decode_cursor_page::<Trade>(b"nope").is_err());
+        assert!(decode_cursor_page::<Trade>(br#"{"data":7}"#).is_err());
+    }
+
+    #[test]
+    fn too_many_conditions_is_an_argument_error() {
+        let mut q = Query::trades();
+        for i in 0..21 {
+            q = q.condition(format!("0x{i}"));
+        }
+        assert!(q.request(None).unwrap_err().is_argument());
+        let q = Query::trades()
+            .condition("0xa")
+            .condition("0xa")
+            .condition("0xb");
+        let r = q.request(Some("c1")).unwrap();
+        assert_eq!(r.query, "condition=0xa%2C0xb&cursor=c1");
+    }
+}

@@ -1,0 +1,256 @@
+//! Data API rows: positions, trades, activity, portfolio value and holders.
+//!
+//! v2 sends snake_case (`proxy_wallet`, `condition_id`); the v1 camelCase names are accepted
+//! too, so captures of either generation decode (docs.polymarket.com, "Migrate from Data API
+//! v1 to v2"). A missing or `null` number is "unavailable" (`None`), never zero. Server
+//! computed figures (averages, PnL) are rounded to 6 decimals.
+
+use serde::Deserialize;
+
+use super::amount::{Amount, amount_opt};
+use crate::clob::types::lenient;
+use crate::clob::types::rounded;
+use crate::fixed::{Price, Size};
+use crate::types::Side;
+
+/// `outcome_index` value meaning "the outcome could not be labelled" (Data API v2 docs).
+pub const UNLABELLED_OUTCOME: u32 = 999;
+
+/// A wallet's position in one outcome token (`GET /v2/positions`).
+///
+/// ```
+/// use polyclob::data::Position;
+///
+/// let p: Position = serde_json::from_str(r#"{"proxy_wallet":"0x98","token_id":"3197","status":"REDEEMABLE",
+///     "current_size":86780.64,"avg_price":0.5203,"realized_pnl":-1082.5533}"#)?;
+/// assert_eq!(p.size.unwrap().to_string(), "86780.64");
+/// assert_eq!(p.avg_price.unwrap().to_string(), "0.5203");
+/// assert!(p.realized_pnl.unwrap().is_negative());
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct Position {
+    /// The proxy wallet holding the position.
+    #[serde(alias = "proxyWallet", deserialize_with = "lenient::string")]
+    pub proxy_wallet: String,
+    /// The market's condition id.
+    #[serde(alias = "conditionId", deserialize_with = "lenient::string")]
+    pub condition_id: String,
+    /// The outcome token id (v1: `asset`).
+    #[serde(alias = "asset", deserialize_with = "lenient::string")]
+    pub token_id: String,
+    /// Outcome label.
+    #[serde(deserialize_with = "lenient::string")]
+    pub outcome: String,
+    /// Outcome index; [`UNLABELLED_OUTCOME`] when unknown to the server.
+    #[serde(alias = "outcomeIndex", deserialize_with = "rounded::u32_opt")]
+    pub outcome_index: Option<u32>,
+    /// Market title.
+    #[serde(deserialize_with = "lenient::string")]
+    pub title: String,
+    /// Market slug.
+    #[serde(deserialize_with = "lenient::string")]
+    pub slug: String,
+    /// Event slug.
+    #[serde(alias = "eventSlug", deserialize_with = "lenient::string")]
+    pub event_slug: String,
+    /// Lifecycle status (`OPEN`, `REDEEMABLE`, `REDEEMABLE_LOST`, `MERGEABLE`, `CLOSED`);
+    /// empty on v1 rows.
+    #[serde(deserialize_with = "lenient::string")]
+    pub status: String,
+    /// Shares held (v2 `current_size`, v1 `size`).
+    #[serde(alias = "current_size", deserialize_with = "rounded::size_opt")]
+    pub size: Option<Size>,
+    /// Average entry price.
+    #[serde(alias = "avgPrice", deserialize_with = "rounded::price_opt")]
+    pub avg_price: Option<Price>,
+    /// Current mark price.
+    #[serde(
+        alias = "curPrice",
+        alias = "current_price",
+        deserialize_with = "rounded::price_opt"
+    )]
+    pub cur_price: Option<Price>,
+    /// Entry cost in pUSD (v2 `entry_cost_usdc`, v1 `initialValue`).
+    #[serde(
+        alias = "entry_cost_usdc",
+        alias = "initialValue",
+        deserialize_with = "rounded::size_opt"
+    )]
+    pub entry_cost: Option<Size>,
+    /// Current value in pUSD.
+    #[serde(alias = "currentValue", deserialize_with = "rounded::size_opt")]
+    pub current_value: Option<Size>,
+    /// Total shares bought.
+    #[serde(alias = "totalBought", deserialize_with = "rounded::size_opt")]
+    pub total_bought: Option<Size>,
+    /// Realized PnL in pUSD.
+    #[serde(alias = "realizedPnl", deserialize_with = "amount_opt")]
+    pub realized_pnl: Option<Amount>,
+    /// Unrealized PnL in pUSD (v1 `cashPnl`).
+    #[serde(alias = "cashPnl", deserialize_with = "amount_opt")]
+    pub unrealized_pnl: Option<Amount>,
+    /// Unrealized PnL in percent (v1 `percentPnl`).
+    #[serde(alias = "percentPnl", deserialize_with = "amount_opt")]
+    pub percent_pnl: Option<Amount>,
+    /// Whether the position can be redeemed.
+    #[serde(deserialize_with = "lenient::bool_lenient")]
+    pub redeemable: bool,
+    /// Whether the position can be merged.
+    #[serde(deserialize_with = "lenient::bool_lenient")]
+    pub mergeable: bool,
+    /// Whether the market is neg-risk.
+    #[serde(alias = "negativeRisk", deserialize_with = "lenient::bool_lenient")]
+    pub negative_risk: bool,
+    /// Market end date.
+    #[serde(alias = "endDate", deserialize_with = "lenient::string")]
+    pub end_date: String,
+}
+
+/// One fill in the trade feed (`GET /v2/trades`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct Trade {
+    /// The trading proxy wallet.
+    #[serde(alias = "proxyWallet", deserialize_with = "lenient::string")]
+    pub proxy_wallet: String,
+    /// Buy or sell; `None` for an unknown value.
+    #[serde(deserialize_with = "lenient::side_opt")]
+    pub side: Option<Side>,
+    /// The outcome token id (v1: `asset`).
+    #[serde(alias = "asset", deserialize_with = "lenient::string")]
+    pub token_id: String,
+    /// The market's condition id.
+    #[serde(alias = "conditionId", deserialize_with = "lenient::string")]
+    pub condition_id: String,
+    /// Shares.
+    #[serde(deserialize_with = "rounded::size_opt")]
+    pub size: Option<Size>,
+    /// Price.
+    #[serde(deserialize_with = "rounded::price_opt")]
+    pub price: Option<Price>,
+    /// Unix seconds.
+    #[serde(deserialize_with = "lenient::u64_lenient")]
+    pub timestamp: u64,
+    /// Market title.
+    #[serde(deserialize_with = "lenient::string")]
+    pub title: String,
+    /// Market slug.
+    #[serde(deserialize_with = "lenient::string")]
+    pub slug: String,
+    /// Event slug.
+    #[serde(alias = "eventSlug", deserialize_with = "lenient::string")]
+    pub event_slug: String,
+    /// Outcome label.
+    #[serde(deserialize_with = "lenient::string")]
+    pub outcome: String,
+    /// Outcome index; [`UNLABELLED_OUTCOME`] when unknown to the server.
+    #[serde(alias = "outcomeIndex", deserialize_with = "rounded::u32_opt")]
+    pub outcome_index: Option<u32>,
+    /// Trader's display name.
+    #[serde(deserialize_with = "lenient::string")]
+    pub name: String,
+    /// Trader's pseudonym.
+    #[serde(deserialize_with = "lenient::string")]
+    pub pseudonym: String,
+    /// Settlement transaction hash.
+    #[serde(alias = "transactionHash", deserialize_with = "lenient::string")]
+    pub transaction_hash: String,
+}
+
+/// One on-chain activity row (`GET /v2/activity`): trades, splits, merges, redeems, rewards.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct Activity {
+    /// The proxy wallet.
+    #[serde(alias = "proxyWallet", deserialize_with = "lenient::string")]
+    pub proxy_wallet: String,
+    /// Unix seconds.
+    #[serde(deserialize_with = "lenient::u64_lenient")]
+    pub timestamp: u64,
+    /// Kind (`TRADE`, `SPLIT`, `MERGE`, `REDEEM`, `REWARD`, `CONVERSION`, …).
+    #[serde(rename = "type", deserialize_with = "lenient::string")]
+    pub kind: String,
+    /// The market's condition id.
+    #[serde(alias = "conditionId", deserialize_with = "lenient::string")]
+    pub condition_id: String,
+    /// The outcome token id (v1: `asset`).
+    #[serde(alias = "asset", deserialize_with = "lenient::string")]
+    pub token_id: String,
+    /// Buy or sell for trades.
+    #[serde(deserialize_with = "lenient::side_opt")]
+    pub side: Option<Side>,
+    /// Shares.
+    #[serde(deserialize_with = "rounded::size_opt")]
+    pub size: Option<Size>,
+    /// pUSD amount.
+    #[serde(alias = "usdcSize", deserialize_with = "rounded::size_opt")]
+    pub usdc_size: Option<Size>,
+    /// Price for trades.
+    #[serde(deserialize_with = "rounded::price_opt")]
+    pub price: Option<Price>,
+    /// Outcome label.
+    #[serde(deserialize_with = "lenient::string")]
+    pub outcome: String,
+    /// Outcome index.
+    #[serde(alias = "outcomeIndex", deserialize_with = "rounded::u32_opt")]
+    pub outcome_index: Option<u32>,
+    /// Market title.
+    #[serde(deserialize_with = "lenient::string")]
+    pub title: String,
+    /// Transaction hash.
+    #[serde(alias = "transactionHash", deserialize_with = "lenient::string")]
+    pub transaction_hash: String,
+}
+
+/// A wallet's portfolio value (`GET /v2/value`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct Value {
+    /// The wallet (v1: `user`).
+    #[serde(alias = "user", deserialize_with = "lenient::string")]
+    pub proxy_wallet: String,
+    /// Holdings marked to market plus unresolved combos at cost, in pUSD.
+    #[serde(deserialize_with = "rounded::size_opt")]
+    pub value: Option<Size>,
+}
+
+/// The top holders of one outcome token (`GET /v2/holders`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct HolderGroup {
+    /// The outcome token id (v1: `token`).
+    #[serde(alias = "token", deserialize_with = "lenient::string")]
+    pub token_id: String,
+    /// Holders, largest first (rows that fail to decode are dropped).
+    #[serde(deserialize_with = "rounded::vec_skip")]
+    pub holders: Vec<Holder>,
+}
+
+/// One holder of an outcome token.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct Holder {
+    /// The proxy wallet.
+    #[serde(alias = "proxyWallet", deserialize_with = "lenient::string")]
+    pub proxy_wallet: String,
+    /// Shares held.
+    #[serde(deserialize_with = "rounded::size_opt")]
+    pub amount: Option<Size>,
+    /// Outcome index.
+    #[serde(alias = "outcomeIndex", deserialize_with = "rounded::u32_opt")]
+    pub outcome_index: Option<u32>,
+    /// Display name.
+    #[serde(deserialize_with = "lenient::string")]
+    pub name: String,
+    /// Pseudonym.
+    #[serde(deserialize_with = "lenient::string")]
+    pub pseudonym: String,
+}

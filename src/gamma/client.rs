@@ -1,0 +1,463 @@
+//! The Gamma [`Client`]: market discovery on the crate's one HTTP transport (the CLOB
+//! client's tuned `reqwest` client, retries and breaker, no auth), with keyset paging.
+
+use std::time::Duration;
+
+use futures_core::Stream;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+
+use super::event::{Event, SearchResults, Series, Sport, Tag};
+use super::filter::{EventFilter, MAX_CONDITION_IDS, MarketFilter};
+use super::market::Market;
+use crate::clob::{self, Error, RetryPolicy, SkippedRow};
+use crate::clob::{Req, path_with};
+
+/// The production Gamma host.
+pub const DEFAULT_HOST: &str = "https://gamma-api.polymarket.com";
+
+/// One keyset page: the rows that decoded, the cursor of the next page (`None` on the last),
+/// and the rows that did not decode.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct KeysetPage<T> {
+    /// The rows that decoded.
+    pub data: Vec<T>,
+    /// The `next_cursor` to send as `after_cursor`; `None` (absent on the wire) on the last page.
+    pub next_cursor: Option<String>,
+    /// Rows dropped because they did not decode, with the reason.
+    pub skipped: Vec<SkippedRow>,
+}
+
+#[derive(Deserialize)]
+struct RawPage<'a> {
+    #[serde(borrow, default, alias = "markets", alias = "events", alias = "data")]
+    rows: Option<Vec<&'a RawValue>>,
+    #[serde(default)]
+    next_cursor: Option<String>,
+}
+
+/// Decodes a keyset page (`{"markets"|"events": […], "next_cursor": …}`) or a bare array
+/// (the legacy lists), one row at a time so that a bad row is reported, not fatal.
+///
+/// ```
+/// use polyclob::gamma::{Market, decode_keyset_page};
+///
+/// let body = br#"{"markets":[{"id":"1"},{"id":"2","outcomes":"[broken"}],"next_cursor":"abc"}"#;
+/// let page = decode_keyset_page::<Market>(body)?;
+/// assert_eq!(page.data.len(), 1);
+/// assert_eq!(page.skipped[0].index, 1);
+/// assert_eq!(page.next_cursor.as_deref(), Some("abc"));
+/// # Ok::<(), polyclob::clob::Error>(())
+/// ```
+///
+/// # Errors
+/// When `body` is neither a page object nor an array.
+pub fn decode_keyset_page<T: DeserializeOwned>(body: &[u8]) -> Result<KeysetPage<T>, Error> {
+    let (rows, next_cursor) = match serde_json::from_slice::<RawPage<'_>>(body) {
+        Ok(p) => (p.rows.unwrap_or_default(), p.next_cursor),
+        Err(_) => {
+            let rows: Vec<&RawValue> = serde_json::from_slice(body)
+                .map_err(|e| Error::decode(format!("not a Gamma page: {e}")))?;
+            (rows, None)
+        }
+    };
+    let (data, skipped) = decode_each(rows);
+    Ok(KeysetPage {
+        data,
+        next_cursor: next_cursor.filter(|c| !c.is_empty()),
+        skipped,
+    })
+}
+
+pub(crate) fn decode_each<T: DeserializeOwned>(rows: Vec<&RawValue>) -> (Vec<T>, Vec<SkippedRow>) {
+    let mut data = Vec::with_capacity(rows.len());
+    let mut skipped = Vec::new();
+    for (index, raw) in rows.into_iter().enumerate() {
+        match serde_json::from_str::<T>(raw.get()) {
+            Ok(t) => data.push(t),
+            Err(e) => skipped.push(SkippedRow {
+                index,
+                error: e.to_string(),
+            }),
+        }
+    }
+    (data, skipped)
+}
+
+/// Builds a Gamma [`Client`]. Setters are infallible and state their default.
+///
+/// ```
+/// let gamma = polyclob::gamma::Client::builder().host("http://127.0.0.1:1/gamma/").build()?;
+/// assert_eq!(gamma.host(), "http://127.0.0.1:1/gamma");
+/// # Ok::<(), polyclob::clob::Error>(())
+/// ```
+#[derive(Debug)]
+#[must_use]
+pub struct ClientBuilder {
+    inner: clob::ClientBuilder,
+}
+
+impl ClientBuilder {
+    /// A builder with every default.
+    pub fn new() -> Self {
+        Self {
+            inner: clob::Client::builder().host(DEFAULT_HOST),
+        }
+    }
+
+    /// The base URL (a trailing `/` is removed). Default is `https://gamma-api.polymarket.com`.
+    pub fn host(mut self, host: impl Into<String>) -> Self {
+        self.inner = self.inner.host(host);
+        self
+    }
+
+    /// Deadline of one attempt. Default is 10 s.
+    pub fn timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
+        self.inner = self.inner.timeout(timeout);
+        self
+    }
+
+    /// Retry policy (every Gamma request is idempotent). Default is [`RetryPolicy::default`].
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.inner = self.inner.retry(policy);
+        self
+    }
+
+    /// The `User-Agent` header. Default is `polyclob/<version>`.
+    pub fn user_agent(mut self, ua: impl Into<String>) -> Self {
+        self.inner = self.inner.user_agent(ua);
+        self
+    }
+
+    /// Builds the client.
+    ///
+    /// # Errors
+    /// As [`clob::ClientBuilder::build`].
+    pub fn build(self) -> Result<Client, Error> {
+        Ok(Client {
+            http: self.inner.build()?,
+        })
+    }
+}
+
+impl Default for ClientBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The Gamma API client (no auth): events, markets, tags, series, sports, public search.
+/// Cheap to clone.
+///
+/// ```no_run
+/// # async fn f() -> Result<(), polyclob::clob::Error> {
+/// use polyclob::gamma::{Client, MarketFilter};
+///
+/// let gamma = Client::builder().build()?;
+/// let (markets, skipped) = gamma.all_markets(MarketFilter::new().closed(false).limit(100)).await?;
+/// println!("{} open markets ({} rows skipped)", markets.len(), skipped.len());
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Debug)]
+pub struct Client {
+    http: clob::Client,
+}
+
+impl Client {
+    /// A builder with every default (production host).
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::new()
+    }
+
+    /// The base URL requests go to.
+    #[must_use]
+    pub fn host(&self) -> &str {
+        self.http.host()
+    }
+
+    async fn get<T: DeserializeOwned>(&self, req: &Req<'_>) -> Result<T, Error> {
+        self.http.json(req).await
+    }
+
+    /// One page of `GET /markets/keyset` after `cursor` (`None` = the first page). Only the
+    /// first [`MAX_CONDITION_IDS`](super::MAX_CONDITION_IDS) condition ids of the filter are
+    /// sent; [`all_markets`](Self::all_markets) handles any number.
+    ///
+    /// # Errors
+    /// Transport, status, or a body that is not a page.
+    pub async fn markets_page(
+        &self,
+        filter: &MarketFilter,
+        cursor: Option<&str>,
+    ) -> Result<KeysetPage<Market>, Error> {
+        let ids = &filter.condition_ids[..filter.condition_ids.len().min(MAX_CONDITION_IDS)];
+        self.market_chunk(filter, ids, cursor).await
+    }
+
+    async fn market_chunk(
+        &self,
+        filter: &MarketFilter,
+        ids: &[String],
+        cursor: Option<&str>,
+    ) -> Result<KeysetPage<Market>, Error> {
+        const PATH: &str = "/markets/keyset";
+        let mut req = Req::get(PATH);
+        for (k, v) in &filter.pairs {
+            req = req.query(k, v);
+        }
+        for id in ids {
+            req = req.query("condition_ids", id);
+        }
+        if let Some(l) = filter.limit_opt() {
+            req = req.query("limit", &l.to_string());
+        }
+        req = req.query_opt("after_cursor", cursor);
+        let body = self.http.send(&req).await?;
+        decode_keyset_page(&body).map_err(|e| e.with_path(PATH))
+    }
+
+    /// Every page of `GET /markets/keyset`, following `next_cursor` to the end. Condition
+    /// ids beyond [`MAX_CONDITION_IDS`](super::MAX_CONDITION_IDS) are walked chunk after
+    /// chunk.
+    pub fn markets(
+        &self,
+        filter: MarketFilter,
+    ) -> impl Stream<Item = Result<KeysetPage<Market>, Error>> + Send + 'static {
+        let client = self.clone();
+        let chunks: Vec<Vec<String>> = if filter.condition_ids.is_empty() {
+            vec![Vec::new()]
+        } else {
+            filter
+                .condition_ids
+                .chunks(MAX_CONDITION_IDS)
+                .map(<[String]>::to_vec)
+                .collect()
+        };
+        // State: (chunk index, cursor within the chunk); `None` when done.
+        futures_util::stream::try_unfold(Some((0usize, None::<String>)), move |state| {
+            let client = client.clone();
+            let filter = filter.clone();
+            let chunks = chunks.clone();
+            async move {
+                let Some((chunk, cursor)) = state else {
+                    return Ok(None);
+                };
+                let ids = chunks.get(chunk).map_or(&[][..], Vec::as_slice);
+                let page = client.market_chunk(&filter, ids, cursor.as_deref()).await?;
+                let next = next_state(chunk, chunks.len(), cursor.as_deref(), &page.next_cursor);
+                Ok(Some((page, next)))
+            }
+        })
+    }
+
+    /// Every market of every page, with the rows that did not decode.
+    ///
+    /// # Errors
+    /// The first request that fails.
+    pub async fn all_markets(
+        &self,
+        filter: MarketFilter,
+    ) -> Result<(Vec<Market>, Vec<SkippedRow>), Error> {
+        collect(self.markets(filter)).await
+    }
+
+    /// One page of `GET /events/keyset` after `cursor` (`None` = the first page).
+    ///
+    /// # Errors
+    /// Transport, status, or a body that is not a page.
+    pub async fn events_page(
+        &self,
+        filter: &EventFilter,
+        cursor: Option<&str>,
+    ) -> Result<KeysetPage<Event>, Error> {
+        const PATH: &str = "/events/keyset";
+        let mut req = Req::get(PATH);
+        for (k, v) in &filter.pairs {
+            req = req.query(k, v);
+        }
+        if let Some(l) = filter.limit_opt() {
+            req = req.query("limit", &l.to_string());
+        }
+        req = req.query_opt("after_cursor", cursor);
+        let body = self.http.send(&req).await?;
+        decode_keyset_page(&body).map_err(|e| e.with_path(PATH))
+    }
+
+    /// Every page of `GET /events/keyset`, following `next_cursor` to the end.
+    pub fn events(
+        &self,
+        filter: EventFilter,
+    ) -> impl Stream<Item = Result<KeysetPage<Event>, Error>> + Send + 'static {
+        let client = self.clone();
+        futures_util::stream::try_unfold(Some((0usize, None::<String>)), move |state| {
+            let client = client.clone();
+            let filter = filter.clone();
+            async move {
+                let Some((_, cursor)) = state else {
+                    return Ok(None);
+                };
+                let page = client.events_page(&filter, cursor.as_deref()).await?;
+                let next = next_state(0, 1, cursor.as_deref(), &page.next_cursor);
+                Ok(Some((page, next)))
+            }
+        })
+    }
+
+    /// Every event of every page, with the rows that did not decode.
+    ///
+    /// # Errors
+    /// The first request that fails.
+    pub async fn all_events(
+        &self,
+        filter: EventFilter,
+    ) -> Result<(Vec<Event>, Vec<SkippedRow>), Error> {
+        collect(self.events(filter)).await
+    }
+
+    /// `GET /markets/{id}`.
+    ///
+    /// # Errors
+    /// Transport, status (404 for an unknown id) or decode.
+    pub async fn market(&self, id: &str) -> Result<Market, Error> {
+        self.get(&Req::get(&path_with("/markets/", id))).await
+    }
+
+    /// `GET /markets/slug/{slug}`.
+    ///
+    /// # Errors
+    /// Transport, status (404 for an unknown slug) or decode.
+    pub async fn market_by_slug(&self, slug: &str) -> Result<Market, Error> {
+        self.get(&Req::get(&path_with("/markets/slug/", slug)))
+            .await
+    }
+
+    /// `GET /events/{id}`.
+    ///
+    /// # Errors
+    /// Transport, status (404 for an unknown id) or decode.
+    pub async fn event(&self, id: &str) -> Result<Event, Error> {
+        self.get(&Req::get(&path_with("/events/", id))).await
+    }
+
+    /// `GET /events/slug/{slug}`.
+    ///
+    /// # Errors
+    /// Transport, status (404 for an unknown slug) or decode.
+    pub async fn event_by_slug(&self, slug: &str) -> Result<Event, Error> {
+        self.get(&Req::get(&path_with("/events/slug/", slug))).await
+    }
+
+    /// `GET /tags` (up to `limit` tags), leniently.
+    ///
+    /// # Errors
+    /// Transport, status, or a body that is not a list.
+    pub async fn tags(&self, limit: u32) -> Result<(Vec<Tag>, Vec<SkippedRow>), Error> {
+        self.list(Req::get("/tags").query("limit", &limit.to_string()))
+            .await
+    }
+
+    /// `GET /series` (up to `limit` series from `offset`), leniently.
+    ///
+    /// # Errors
+    /// Transport, status, or a body that is not a list.
+    pub async fn series(
+        &self,
+        limit: u32,
+        offset: u32,
+    ) -> Result<(Vec<Series>, Vec<SkippedRow>), Error> {
+        self.list(
+            Req::get("/series")
+                .query("limit", &limit.to_string())
+                .query("offset", &offset.to_string()),
+        )
+        .await
+    }
+
+    /// `GET /sports`: sports metadata (tags, series, resolution sources), leniently.
+    ///
+    /// # Errors
+    /// Transport, status, or a body that is not a list.
+    pub async fn sports(&self) -> Result<(Vec<Sport>, Vec<SkippedRow>), Error> {
+        self.list(Req::get("/sports")).await
+    }
+
+    /// `GET /public-search?q=…`: events (with their markets), tags and profiles matching
+    /// `query`, `limit_per_type` of each (0 = Gamma's default).
+    ///
+    /// # Errors
+    /// Transport, status or a body that is not a search answer.
+    pub async fn search(&self, query: &str, limit_per_type: u32) -> Result<SearchResults, Error> {
+        let mut req = Req::get("/public-search").query("q", query);
+        if limit_per_type > 0 {
+            req = req.query("limit_per_type", &limit_per_type.to_string());
+        }
+        self.get(&req).await
+    }
+
+    async fn list<T: DeserializeOwned>(
+        &self,
+        req: Req<'_>,
+    ) -> Result<(Vec<T>, Vec<SkippedRow>), Error> {
+        let body = self.http.send(&req).await?;
+        let page = decode_keyset_page(&body).map_err(|e| e.with_path(req.path))?;
+        Ok((page.data, page.skipped))
+    }
+}
+
+/// Where a walk goes after a page: the next cursor of this chunk, else the next chunk, else
+/// the end. A server that hands back the cursor it was sent (agents #227) would loop forever,
+/// so a repeated cursor ends the chunk.
+fn next_state(
+    chunk: usize,
+    chunks: usize,
+    sent: Option<&str>,
+    next: &Option<String>,
+) -> Option<(usize, Option<String>)> {
+    match next {
+        Some(c) if sent != Some(c.as_str()) => Some((chunk, Some(c.clone()))),
+        _ if chunk + 1 < chunks => Some((chunk + 1, None)),
+        _ => None,
+    }
+}
+
+async fn collect<T>(
+    s: impl Stream<Item = Result<KeysetPage<T>, Error>>,
+) -> Result<(Vec<T>, Vec<SkippedRow>), Error> {
+    use futures_util::TryStreamExt as _;
+    let mut s = std::pin::pin!(s);
+    let mut rows = Vec::new();
+    let mut skipped = Vec::new();
+    while let Some(page) = s.try_next().await? {
+        rows.extend(page.data);
+        skipped.extend(page.skipped);
+    }
+    Ok((rows, skipped))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walk_states() {
+        let c = |s: &str| Some(s.to_owned());
+        assert_eq!(next_state(0, 1, None, &c("a")), Some((0, c("a"))));
+        assert_eq!(next_state(0, 1, Some("a"), &c("a")), None);
+        assert_eq!(next_state(0, 2, Some("a"), &None), Some((1, None)));
+        assert_eq!(next_state(1, 2, None, &None), None);
+    }
+
+    #[test]
+    fn pages_and_bare_lists() {
+        let p = decode_keyset_page::<Tag>(br#"[{"id":"1"},{"id":{"x":1}}]"#).unwrap();
+        assert_eq!((p.data.len(), p.skipped.len(), p.next_cursor), (1, 1, None));
+        let p =
+            decode_keyset_page::<Event>(br#"{"events":[{"id":"9"}],"next_cursor":""}"#).unwrap();
+        assert_eq!(p.data[0].id, "9");
+        assert_eq!(p.next_cursor, None, "an empty cursor is the end");
+        assert!(decode_keyset_page::<Event>(b"7").is_err());
+        assert!(decode_keyset_page::<Event>(b"{\"events\":").is_err());
+    }
+}

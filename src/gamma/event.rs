@@ -1,0 +1,303 @@
+//! Gamma events (a group of markets), tags, series, sports metadata and public-search
+//! results, decoded leniently like [`Market`].
+
+use serde::Deserialize;
+
+use super::market::Market;
+use crate::clob::types::lenient;
+use crate::clob::types::rounded;
+use crate::fixed::Size;
+
+/// A Gamma event: one question family (an election, a match, a price ladder) and its markets.
+///
+/// ```
+/// use polyclob::gamma::Event;
+///
+/// let e: Event = serde_json::from_str(r#"{"id":"30829","slug":"dem-nominee-2028","negRisk":true,
+///     "liquidity":43042905.16152,"markets":[{"id":"1","conditionId":"0xa"}],"tags":[{"id":"2","label":"Politics"}]}"#)?;
+/// assert!(e.neg_risk);
+/// assert_eq!(e.markets[0].condition_id, "0xa");
+/// assert_eq!(e.liquidity.unwrap().to_string(), "43042905.16152");
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Event {
+    /// Gamma's numeric id, as text.
+    #[serde(deserialize_with = "lenient::string")]
+    pub id: String,
+    /// Ticker.
+    #[serde(deserialize_with = "lenient::string")]
+    pub ticker: String,
+    /// URL slug.
+    #[serde(deserialize_with = "lenient::string")]
+    pub slug: String,
+    /// Title.
+    #[serde(deserialize_with = "lenient::string")]
+    pub title: String,
+    /// Description.
+    #[serde(deserialize_with = "lenient::string")]
+    pub description: String,
+    /// Category (legacy events).
+    #[serde(deserialize_with = "lenient::string")]
+    pub category: String,
+    /// Start date (ISO 8601).
+    #[serde(deserialize_with = "lenient::string")]
+    pub start_date: String,
+    /// End date (ISO 8601).
+    #[serde(deserialize_with = "lenient::string")]
+    pub end_date: String,
+    /// Whether the event is active.
+    #[serde(deserialize_with = "lenient::bool_lenient")]
+    pub active: bool,
+    /// Whether the event is closed.
+    #[serde(deserialize_with = "lenient::bool_lenient")]
+    pub closed: bool,
+    /// Whether the event is archived.
+    #[serde(deserialize_with = "lenient::bool_lenient")]
+    pub archived: bool,
+    /// Whether the event is featured.
+    #[serde(deserialize_with = "lenient::bool_lenient")]
+    pub featured: bool,
+    /// Whether the event's markets are neg-risk.
+    #[serde(deserialize_with = "lenient::bool_lenient")]
+    pub neg_risk: bool,
+    /// The neg-risk market id.
+    #[serde(rename = "negRiskMarketID", deserialize_with = "lenient::string")]
+    pub neg_risk_market_id: String,
+    /// Liquidity in pUSD.
+    #[serde(deserialize_with = "rounded::size_opt")]
+    pub liquidity: Option<Size>,
+    /// Lifetime volume in pUSD.
+    #[serde(deserialize_with = "rounded::size_opt")]
+    pub volume: Option<Size>,
+    /// Volume over the last 24 hours.
+    #[serde(deserialize_with = "rounded::size_opt")]
+    pub volume_24hr: Option<Size>,
+    /// Open interest in pUSD.
+    #[serde(deserialize_with = "rounded::size_opt")]
+    pub open_interest: Option<Size>,
+    /// Number of comments.
+    #[serde(deserialize_with = "lenient::u64_lenient")]
+    pub comment_count: u64,
+    /// The series slug, for recurring events.
+    #[serde(deserialize_with = "lenient::string")]
+    pub series_slug: String,
+    /// The event's markets (rows that fail to decode are dropped).
+    #[serde(deserialize_with = "rounded::vec_skip")]
+    pub markets: Vec<Market>,
+    /// Tags.
+    #[serde(deserialize_with = "rounded::vec_skip")]
+    pub tags: Vec<Tag>,
+    /// The series this event recurs in.
+    #[serde(deserialize_with = "rounded::vec_skip")]
+    pub series: Vec<Series>,
+}
+
+/// A Gamma tag (a topic used to filter markets and events).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Tag {
+    /// Numeric id, as text (what `tag_id` filters take).
+    #[serde(deserialize_with = "lenient::string")]
+    pub id: String,
+    /// Display label.
+    #[serde(deserialize_with = "lenient::string")]
+    pub label: String,
+    /// URL slug.
+    #[serde(deserialize_with = "lenient::string")]
+    pub slug: String,
+    /// Whether the site always shows it.
+    #[serde(deserialize_with = "lenient::bool_lenient")]
+    pub force_show: bool,
+    /// Creation time (ISO 8601).
+    #[serde(deserialize_with = "lenient::string")]
+    pub created_at: String,
+    /// Last update (ISO 8601).
+    #[serde(deserialize_with = "lenient::string")]
+    pub updated_at: String,
+}
+
+/// A Gamma series: recurring events (e.g. "BTC Up or Down 5m").
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Series {
+    /// Numeric id, as text.
+    #[serde(deserialize_with = "lenient::string")]
+    pub id: String,
+    /// Ticker.
+    #[serde(deserialize_with = "lenient::string")]
+    pub ticker: String,
+    /// URL slug.
+    #[serde(deserialize_with = "lenient::string")]
+    pub slug: String,
+    /// Title.
+    #[serde(deserialize_with = "lenient::string")]
+    pub title: String,
+    /// Kind (`"single"`, …).
+    #[serde(deserialize_with = "lenient::string")]
+    pub series_type: String,
+    /// Recurrence (`"5m"`, `"daily"`, …).
+    #[serde(deserialize_with = "lenient::string")]
+    pub recurrence: String,
+    /// Whether the series is active.
+    #[serde(deserialize_with = "lenient::bool_lenient")]
+    pub active: bool,
+    /// Whether the series is closed.
+    #[serde(deserialize_with = "lenient::bool_lenient")]
+    pub closed: bool,
+    /// Lifetime volume in pUSD.
+    #[serde(deserialize_with = "rounded::size_opt")]
+    pub volume: Option<Size>,
+    /// Liquidity in pUSD.
+    #[serde(deserialize_with = "rounded::size_opt")]
+    pub liquidity: Option<Size>,
+    /// The series' events, when the endpoint embeds them.
+    #[serde(deserialize_with = "rounded::vec_skip")]
+    pub events: Vec<Event>,
+}
+
+/// Sports metadata from Gamma's `GET /sports`: one row per sport.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct Sport {
+    /// Sport code (`"nba"`, `"epl"`, …).
+    #[serde(deserialize_with = "lenient::string")]
+    pub sport: String,
+    /// Image URL.
+    #[serde(deserialize_with = "lenient::string")]
+    pub image: String,
+    /// Resolution source URL.
+    #[serde(deserialize_with = "lenient::string")]
+    pub resolution: String,
+    /// Display ordering (`"home"`/`"away"`).
+    #[serde(deserialize_with = "lenient::string")]
+    pub ordering: String,
+    /// Comma-separated tag ids of the sport.
+    #[serde(deserialize_with = "lenient::string")]
+    pub tags: String,
+    /// The sport's series id.
+    #[serde(deserialize_with = "lenient::string")]
+    pub series: String,
+}
+
+impl Sport {
+    /// The tag ids of [`tags`](Self::tags), split.
+    pub fn tag_ids(&self) -> impl Iterator<Item = &str> {
+        self.tags
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+    }
+}
+
+/// A profile found by public search.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Profile {
+    /// Display name.
+    #[serde(deserialize_with = "lenient::string")]
+    pub name: String,
+    /// Generated pseudonym.
+    #[serde(deserialize_with = "lenient::string")]
+    pub pseudonym: String,
+    /// The proxy wallet the profile trades from.
+    #[serde(deserialize_with = "lenient::string")]
+    pub proxy_wallet: String,
+}
+
+/// Gamma's `GET /public-search` answer: matching events, tags and profiles.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SearchResults {
+    /// Matching events (with their markets).
+    pub events: Vec<Event>,
+    /// Matching tags.
+    pub tags: Vec<Tag>,
+    /// Matching profiles.
+    pub profiles: Vec<Profile>,
+    /// Whether another page exists (`pagination.hasMore`).
+    pub has_more: bool,
+    /// Total matches (`pagination.totalResults`).
+    pub total_results: u64,
+    /// Rows that did not decode, with the reason (`events[3]: …`).
+    pub skipped: Vec<String>,
+}
+
+impl<'de> Deserialize<'de> for SearchResults {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize, Default)]
+        #[serde(default, rename_all = "camelCase")]
+        struct Pagination {
+            #[serde(deserialize_with = "lenient::bool_lenient")]
+            has_more: bool,
+            #[serde(deserialize_with = "lenient::u64_lenient")]
+            total_results: u64,
+        }
+        #[derive(Deserialize, Default)]
+        #[serde(default)]
+        struct Raw {
+            events: Option<Vec<serde_json::Value>>,
+            tags: Option<Vec<serde_json::Value>>,
+            profiles: Option<Vec<serde_json::Value>>,
+            pagination: Option<Pagination>,
+        }
+        let raw = Raw::deserialize(d)?;
+        let mut skipped = Vec::new();
+        let events = rows(raw.events, "events", &mut skipped);
+        let tags = rows(raw.tags, "tags", &mut skipped);
+        let profiles = rows(raw.profiles, "profiles", &mut skipped);
+        let p = raw.pagination.unwrap_or_default();
+        Ok(Self {
+            events,
+            tags,
+            profiles,
+            has_more: p.has_more,
+            total_results: p.total_results,
+            skipped,
+        })
+    }
+}
+
+/// Decodes each row on its own; failures are reported in `skipped`.
+fn rows<T: serde::de::DeserializeOwned>(
+    raw: Option<Vec<serde_json::Value>>,
+    what: &str,
+    skipped: &mut Vec<String>,
+) -> Vec<T> {
+    let mut out = Vec::new();
+    for (i, v) in raw.unwrap_or_default().into_iter().enumerate() {
+        match serde_json::from_value(v) {
+            Ok(t) => out.push(t),
+            Err(e) => skipped.push(format!("{what}[{i}]: {e}")),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn search_reports_bad_rows() {
+        let r: SearchResults = serde_json::from_str(
+            r#"{"events":[{"id":"1","markets":[]},{"id":"2","negRisk":[1]}],
+                "tags":[{"id":3,"label":"x"}],"pagination":{"hasMore":true,"totalResults":"46940"}}"#,
+        )
+        .unwrap();
+        assert_eq!(r.events.len(), 1);
+        assert_eq!(r.skipped.len(), 1);
+        assert!(r.skipped[0].starts_with("events[1]"));
+        assert_eq!(r.tags[0].id, "3");
+        assert!(r.has_more);
+        assert_eq!(r.total_results, 46_940);
+        let s: Sport = serde_json::from_str(r#"{"sport":"nba","tags":"1, 745,"}"#).unwrap();
+        assert_eq!(s.tag_ids().collect::<Vec<_>>(), ["1", "745"]);
+    }
+}

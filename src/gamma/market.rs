@@ -1,0 +1,293 @@
+//! The Gamma market object, decoded leniently: numbers that arrive as strings, JSON arrays
+//! inside strings (`outcomes`, `clobTokenIds`, `outcomePrices`), and missing fields.
+//!
+//! Field names follow Gamma's market schema (docs.polymarket.com, Gamma "List markets").
+
+use serde::Deserialize;
+
+use super::event::{Event, Tag};
+use crate::clob::types::lenient;
+use crate::clob::types::rounded;
+use crate::data::Amount;
+use crate::data::amount::amount_opt;
+use crate::fixed::{Price, Size};
+use crate::types::TickSize;
+
+/// One Gamma market: identity, outcomes and their token ids, trading parameters, fees,
+/// status and activity figures.
+///
+/// Every field is optional on the wire; what is missing decodes to its default (`""`, `false`,
+/// an empty list, `None`). Analytics figures (volume, liquidity, prices) are rounded to the
+/// crate's 6 decimals; trading parameters (tick size, minimum size) are exact.
+///
+/// ```
+/// use polyclob::gamma::Market;
+///
+/// let m: Market = serde_json::from_str(r#"{
+///     "id": "1557558", "conditionId": "0x78",
+///     "outcomes": "[\"Up\", \"Down\"]", "outcomePrices": "[\"0.505\", \"0.495\"]",
+///     "clobTokenIds": "[\"1042\", \"7118\"]", "orderPriceMinTickSize": 0.01,
+///     "orderMinSize": 5, "negRisk": false, "liquidity": "20328.3747"
+/// }"#)?;
+/// assert_eq!(m.outcomes, ["Up", "Down"]);
+/// assert_eq!(m.clob_token_ids[1], "7118");
+/// assert_eq!(m.outcome_prices[0].to_string(), "0.505");
+/// assert_eq!(m.liquidity.unwrap().to_string(), "20328.3747");
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Market {
+    /// Gamma's numeric id, as text.
+    #[serde(deserialize_with = "lenient::string")]
+    pub id: String,
+    /// The question.
+    #[serde(deserialize_with = "lenient::string")]
+    pub question: String,
+    /// The CTF condition id (`0x…`): the CLOB's `market`.
+    #[serde(deserialize_with = "lenient::string")]
+    pub condition_id: String,
+    /// The CTF question id.
+    #[serde(rename = "questionID", deserialize_with = "lenient::string")]
+    pub question_id: String,
+    /// URL slug.
+    #[serde(deserialize_with = "lenient::string")]
+    pub slug: String,
+    /// Long description (resolution rules).
+    #[serde(deserialize_with = "lenient::string")]
+    pub description: String,
+    /// Category (legacy markets).
+    #[serde(deserialize_with = "lenient::string")]
+    pub category: String,
+    /// Title of the market inside its group (e.g. a strike or a team).
+    #[serde(deserialize_with = "lenient::string")]
+    pub group_item_title: String,
+    /// Outcome labels, in token order.
+    #[serde(deserialize_with = "rounded::text_list")]
+    pub outcomes: Vec<String>,
+    /// Indicative outcome prices, in token order.
+    #[serde(deserialize_with = "rounded::price_list")]
+    pub outcome_prices: Vec<Price>,
+    /// CLOB token ids (decimal), in outcome order (token-ID markets, Gamma `version` `"v1"`).
+    #[serde(deserialize_with = "rounded::text_list")]
+    pub clob_token_ids: Vec<String>,
+    /// Position ids (decimal), in outcome order (position-ID markets, Gamma `version` `"v2"`,
+    /// settled on ExchangeV3).
+    #[serde(deserialize_with = "rounded::text_list")]
+    pub position_ids: Vec<String>,
+    /// Gamma's market generation: `"v1"` (token ids) or `"v2"` (position ids); empty when absent.
+    #[serde(deserialize_with = "lenient::string")]
+    pub version: String,
+    /// Whether the market is active.
+    #[serde(deserialize_with = "lenient::bool_lenient")]
+    pub active: bool,
+    /// Whether the market is closed.
+    #[serde(deserialize_with = "lenient::bool_lenient")]
+    pub closed: bool,
+    /// Whether the market is archived.
+    #[serde(deserialize_with = "lenient::bool_lenient")]
+    pub archived: bool,
+    /// Whether the market is restricted in some regions.
+    #[serde(deserialize_with = "lenient::bool_lenient")]
+    pub restricted: bool,
+    /// Whether the CLOB accepts orders now.
+    #[serde(deserialize_with = "lenient::bool_lenient")]
+    pub accepting_orders: bool,
+    /// Whether the market trades on the CLOB.
+    #[serde(deserialize_with = "lenient::bool_lenient")]
+    pub enable_order_book: bool,
+    /// Whether orders settle on the neg-risk exchange.
+    #[serde(deserialize_with = "lenient::bool_lenient")]
+    pub neg_risk: bool,
+    /// The neg-risk market id, when neg-risk.
+    #[serde(rename = "negRiskMarketID", deserialize_with = "lenient::string")]
+    pub neg_risk_market_id: String,
+    /// Minimum tick size; `None` when absent or not a tick the CLOB knows.
+    #[serde(
+        rename = "orderPriceMinTickSize",
+        deserialize_with = "lenient::tick_opt"
+    )]
+    pub tick_size: Option<TickSize>,
+    /// Minimum order size in shares.
+    #[serde(rename = "orderMinSize", deserialize_with = "rounded::size_opt")]
+    pub min_order_size: Option<Size>,
+    /// Whether trading fees apply.
+    #[serde(deserialize_with = "lenient::bool_lenient")]
+    pub fees_enabled: bool,
+    /// The fee programme (`"crypto_fees"`, `"sports_fees_v2"`, …); empty when absent.
+    #[serde(deserialize_with = "lenient::string")]
+    pub fee_type: String,
+    /// The fee curve, when the market has fees.
+    #[serde(deserialize_with = "fee_schedule_opt")]
+    pub fee_schedule: Option<FeeSchedule>,
+    /// Maker base fee in basis points (legacy V1 field).
+    #[serde(deserialize_with = "rounded::u32_opt")]
+    pub maker_base_fee: Option<u32>,
+    /// Taker base fee in basis points (legacy V1 field).
+    #[serde(deserialize_with = "rounded::u32_opt")]
+    pub taker_base_fee: Option<u32>,
+    /// Best bid.
+    #[serde(deserialize_with = "rounded::price_opt")]
+    pub best_bid: Option<Price>,
+    /// Best ask.
+    #[serde(deserialize_with = "rounded::price_opt")]
+    pub best_ask: Option<Price>,
+    /// Last trade price.
+    #[serde(deserialize_with = "rounded::price_opt")]
+    pub last_trade_price: Option<Price>,
+    /// Liquidity in pUSD (Gamma's `liquidity`, a string).
+    #[serde(deserialize_with = "rounded::size_opt")]
+    pub liquidity: Option<Size>,
+    /// Liquidity in pUSD (Gamma's `liquidityNum`, a number).
+    #[serde(deserialize_with = "rounded::size_opt")]
+    pub liquidity_num: Option<Size>,
+    /// Lifetime volume in pUSD (Gamma's `volume`, a string).
+    #[serde(deserialize_with = "rounded::size_opt")]
+    pub volume: Option<Size>,
+    /// Lifetime volume in pUSD (Gamma's `volumeNum`, a number).
+    #[serde(deserialize_with = "rounded::size_opt")]
+    pub volume_num: Option<Size>,
+    /// Volume over the last 24 hours.
+    #[serde(deserialize_with = "rounded::size_opt")]
+    pub volume_24hr: Option<Size>,
+    /// End date (ISO 8601).
+    #[serde(deserialize_with = "lenient::string")]
+    pub end_date: String,
+    /// Start date (ISO 8601).
+    #[serde(deserialize_with = "lenient::string")]
+    pub start_date: String,
+    /// When a sports game starts (the CLOB delays matching from then on).
+    #[serde(deserialize_with = "lenient::string")]
+    pub game_start_time: String,
+    /// When the market closed.
+    #[serde(deserialize_with = "lenient::string")]
+    pub closed_time: String,
+    /// Matching delay in seconds once a game has started.
+    #[serde(deserialize_with = "lenient::u64_lenient")]
+    pub seconds_delay: u64,
+    /// Sports market type (`"moneyline"`, `"spreads"`, `"totals"`, …); empty otherwise.
+    #[serde(deserialize_with = "lenient::string")]
+    pub sports_market_type: String,
+    /// Handicap or total line of a sports market.
+    #[serde(deserialize_with = "amount_opt")]
+    pub line: Option<Amount>,
+    /// The events this market belongs to (rows that fail to decode are dropped).
+    #[serde(deserialize_with = "rounded::vec_skip")]
+    pub events: Vec<Event>,
+    /// Tags (rows that fail to decode are dropped).
+    #[serde(deserialize_with = "rounded::vec_skip")]
+    pub tags: Vec<Tag>,
+}
+
+/// A market's taker-fee curve: `fee rate = rate × (p·(1−p))^exponent`
+/// (protocol.md §3.5, from the exchange's fee documentation).
+///
+/// Fractions (`rate`, `rebate_rate`) are carried as [`Price`], the crate's exact `0..=1` type.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct FeeSchedule {
+    /// The peak rate `r`, a fraction of 1.
+    #[serde(deserialize_with = "rounded::price_opt")]
+    pub rate: Option<Price>,
+    /// The exponent `e`.
+    #[serde(deserialize_with = "rounded::size_opt")]
+    pub exponent: Option<Size>,
+    /// Whether only takers pay.
+    #[serde(deserialize_with = "lenient::bool_lenient")]
+    pub taker_only: bool,
+    /// Share of fees rebated to makers, a fraction of 1.
+    #[serde(deserialize_with = "rounded::price_opt")]
+    pub rebate_rate: Option<Price>,
+}
+
+fn fee_schedule_opt<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<FeeSchedule>, D::Error> {
+    // A malformed schedule must not cost the market row: it reads as "unknown".
+    let v: Option<serde_json::Value> = Option::deserialize(d)?;
+    Ok(v.and_then(|v| serde_json::from_value(v).ok()))
+}
+
+impl Market {
+    /// Whether this is a position-ID market (Gamma `version` `"v2"`, ExchangeV3).
+    #[must_use]
+    pub fn is_position_id(&self) -> bool {
+        self.version.eq_ignore_ascii_case("v2")
+    }
+
+    /// The ids orders are placed on, in outcome order: position ids on position-ID markets,
+    /// CLOB token ids otherwise.
+    #[must_use]
+    pub fn token_ids(&self) -> &[String] {
+        if self.is_position_id() && !self.position_ids.is_empty() {
+            &self.position_ids
+        } else {
+            &self.clob_token_ids
+        }
+    }
+
+    /// The index of `outcome` (ASCII case-insensitive) in [`outcomes`](Self::outcomes).
+    #[must_use]
+    pub fn outcome_index(&self, outcome: &str) -> Option<usize> {
+        self.outcomes
+            .iter()
+            .position(|o| o.eq_ignore_ascii_case(outcome))
+    }
+
+    /// Whether the market can take orders now: active, not closed or archived, on the order
+    /// book and accepting orders.
+    #[must_use]
+    pub fn is_tradable(&self) -> bool {
+        self.active
+            && !self.closed
+            && !self.archived
+            && self.enable_order_book
+            && self.accepting_orders
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_strings_numbers_and_gaps() {
+        let m: Market = serde_json::from_str(
+            r#"{"id":1,"conditionId":"0xc","questionID":"0xq","outcomes":["Yes","No"],
+                "clobTokenIds":"[\"1\", \"2\"]","orderPriceMinTickSize":"0.001","orderMinSize":"5",
+                "volume":"26458.188064999995","volumeNum":26458.188064999995,"line":-1.5,
+                "feeSchedule":{"exponent":1,"rate":0.03,"rebateRate":0.25,"takerOnly":true},
+                "makerBaseFee":1000,"acceptingOrders":"true","events":[{"id":"9"},7],
+                "unknownField":{"nested":[1,2]}}"#,
+        )
+        .unwrap();
+        assert_eq!(m.id, "1");
+        assert_eq!(m.tick_size, Some(TickSize::Thousandth));
+        assert_eq!(m.min_order_size, Size::new(5_000_000));
+        assert_eq!(m.volume, Size::new(26_458_188_065));
+        assert_eq!(m.volume, m.volume_num);
+        assert_eq!(m.line, Some(Amount::from_micros(-1_500_000)));
+        let fs = m.fee_schedule.clone().unwrap();
+        assert_eq!(fs.rate, Price::new(30_000));
+        assert_eq!(fs.rebate_rate, Price::new(250_000));
+        assert!(fs.taker_only);
+        assert_eq!(m.maker_base_fee, Some(1000));
+        assert!(m.accepting_orders);
+        assert_eq!(
+            m.events.len(),
+            1,
+            "a bad nested event is dropped, not fatal"
+        );
+        assert_eq!(m.token_ids(), ["1", "2"]);
+        assert_eq!(m.outcome_index("no"), Some(1));
+
+        let v2: Market =
+            serde_json::from_str(r#"{"version":"v2","positionIds":["7","8"],"clobTokenIds":null}"#)
+                .unwrap();
+        assert!(v2.is_position_id());
+        assert_eq!(v2.token_ids(), ["7", "8"]);
+        assert!(serde_json::from_str::<Market>(r#"{"outcomePrices":"[\"2\"]"}"#).is_err());
+    }
+}

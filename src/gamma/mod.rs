@@ -1,0 +1,29 @@
+//! Gamma: Polymarket's market-discovery API (`https://gamma-api.polymarket.com`, no auth).
+//!
+//! [`Client`] lists markets and events with **keyset pagination** (`/markets/keyset` ≤ 100
+//! rows a page, `/events/keyset` ≤ 500, `next_cursor` sent back as `after_cursor`, at most
+//! 100 `condition_ids` a request — larger sets are chunked), as a `Stream` of pages or
+//! collected, and reads tags, series, sports metadata and public search. Models are lenient:
+//! numbers as strings, JSON arrays inside strings, missing fields; one bad row is reported in
+//! `skipped`, never fatal.
+//!
+//! A Gamma [`Market`] yields its trading contexts ([`Market::trading`]): token ids, tick
+//! size, neg-risk, minimum size, fees and exchange generation, so an order on a market found
+//! here needs no CLOB metadata request.
+//!
+//! Facts: docs.polymarket.com, Gamma API reference ("List markets (keyset pagination)").
+
+pub(crate) mod client;
+mod context;
+mod event;
+mod filter;
+mod market;
+
+pub use self::client::{Client, ClientBuilder, DEFAULT_HOST, KeysetPage, decode_keyset_page};
+pub use self::context::{ContextError, Trading};
+pub use self::event::{Event, Profile, SearchResults, Series, Sport, Tag};
+pub use self::filter::{
+    EventFilter, MAX_CONDITION_IDS, MAX_EVENTS_PAGE, MAX_MARKETS_PAGE, MarketFilter,
+};
+pub use self::market::{FeeSchedule, Market};
+pub use crate::clob::{Error, SkippedRow};

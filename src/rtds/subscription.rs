@@ -1,0 +1,308 @@
+//! RTDS subscriptions and the `subscribe`/`unsubscribe` messages that carry them.
+//!
+//! Format ([Polymarket RTDS]): `{"action":"subscribe"|"unsubscribe","subscriptions":[{"topic",
+//! "type","filters"?,"gamma_auth"?:{"address"}}]}`. `filters` is a string: a comma-separated
+//! symbol list for `crypto_prices` (`"solusdt,btcusdt"`), a JSON object sent as an escaped
+//! string for the other topics (`"{\"symbol\":\"btc/usd\"}"`). Subscriptions can be added and
+//! removed on an open connection; the stream re-sends all of them after a reconnect.
+//!
+//! [Polymarket RTDS]: https://docs.polymarket.com/market-data/websocket/rtds
+
+use std::fmt;
+
+use crate::ws::subscribe::Op;
+
+/// One RTDS subscription: a topic, a message type (`*` for all) and an optional filter.
+///
+/// ```
+/// use polyclob::rtds::Subscription;
+///
+/// let s = Subscription::crypto_prices(["btcusdt", "ethusdt"]);
+/// assert_eq!(s.to_json(), r#"{"topic":"crypto_prices","type":"update","filters":"btcusdt,ethusdt"}"#);
+/// let s = Subscription::chainlink_prices(Some("btc/usd"));
+/// assert_eq!(s.to_json(), r#"{"topic":"crypto_prices_chainlink","type":"*","filters":"{\"symbol\":\"btc/usd\"}"}"#);
+/// ```
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Subscription {
+    topic: String,
+    kind: String,
+    filters: Option<String>,
+    gamma_address: Option<String>,
+}
+
+/// The averaging window of a Chainlink TWAP topic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TwapWindow {
+    /// `crypto_prices_twap_thirty`.
+    Thirty,
+    /// `crypto_prices_twap_sixty`.
+    Sixty,
+}
+
+/// What an `activity` subscription is narrowed to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ActivityFilter<'a> {
+    /// Every market.
+    All,
+    /// One event, by slug (`{"event_slug":…}`).
+    Event(&'a str),
+    /// One market, by slug (`{"market_slug":…}`).
+    Market(&'a str),
+}
+
+impl Subscription {
+    /// A subscription to `topic` and message type `kind` (`"*"` for every type), without a
+    /// filter.
+    ///
+    /// ```
+    /// use polyclob::rtds::Subscription;
+    /// let s = Subscription::new("comments", "*").filters(r#"{"parentEntityID":100,"parentEntityType":"Event"}"#);
+    /// assert_eq!(s.topic(), "comments");
+    /// ```
+    #[must_use]
+    pub fn new(topic: impl Into<String>, kind: impl Into<String>) -> Self {
+        Self {
+            topic: topic.into(),
+            kind: kind.into(),
+            filters: None,
+            gamma_address: None,
+        }
+    }
+
+    /// Sets the filter string (sent as a JSON string, escaped). Default is none.
+    #[must_use]
+    pub fn filters(mut self, filters: impl Into<String>) -> Self {
+        self.filters = Some(filters.into());
+        self
+    }
+
+    /// Sets `gamma_auth.address` (a wallet address; some user-specific streams need it).
+    /// Default is none.
+    #[must_use]
+    pub fn gamma_auth(mut self, address: impl Into<String>) -> Self {
+        self.gamma_address = Some(address.into());
+        self
+    }
+
+    /// Binance prices (`crypto_prices`, type `update`) for the given lowercase symbols
+    /// (`btcusdt`); an empty list means every symbol.
+    #[must_use]
+    pub fn crypto_prices<I, S>(symbols: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let list: Vec<String> = symbols.into_iter().map(|s| s.as_ref().to_owned()).collect();
+        let s = Self::new("crypto_prices", "update");
+        if list.is_empty() {
+            s
+        } else {
+            s.filters(list.join(","))
+        }
+    }
+
+    /// Chainlink prices (`crypto_prices_chainlink`, type `*`) for one symbol (`btc/usd`), or
+    /// every symbol with `None`.
+    #[must_use]
+    pub fn chainlink_prices(symbol: Option<&str>) -> Self {
+        Self::symbol_filter(Self::new("crypto_prices_chainlink", "*"), symbol)
+    }
+
+    /// Chainlink time-weighted averages over `window` for one symbol (`btc/usd`) or all.
+    #[must_use]
+    pub fn chainlink_twap(symbol: Option<&str>, window: TwapWindow) -> Self {
+        let topic = match window {
+            TwapWindow::Thirty => "crypto_prices_twap_thirty",
+            TwapWindow::Sixty => "crypto_prices_twap_sixty",
+        };
+        Self::symbol_filter(Self::new(topic, "*"), symbol)
+    }
+
+    /// Equity prices (`equity_prices`, type `update`) for one symbol (`AAPL`) or all.
+    #[must_use]
+    pub fn equity_prices(symbol: Option<&str>) -> Self {
+        Self::symbol_filter(Self::new("equity_prices", "update"), symbol)
+    }
+
+    /// Comments (`comments`) of type `kind` (`comment_created`, `reaction_created` …; `"*"`
+    /// for all). Narrow it with [`filters`](Self::filters)
+    /// (`{"parentEntityID":…,"parentEntityType":"Event"}`).
+    #[must_use]
+    pub fn comments(kind: &str) -> Self {
+        Self::new("comments", kind)
+    }
+
+    /// Matched orders (`activity`, type `orders_matched`). The `trades` type of the same
+    /// topic is switched off on the live feed (real-time-data-client issue #42).
+    ///
+    /// ```
+    /// use polyclob::rtds::{ActivityFilter, Subscription};
+    /// let s = Subscription::orders_matched(ActivityFilter::Market("will-it-rain"));
+    /// assert_eq!(s.to_json(), r#"{"topic":"activity","type":"orders_matched","filters":"{\"market_slug\":\"will-it-rain\"}"}"#);
+    /// ```
+    #[must_use]
+    pub fn orders_matched(filter: ActivityFilter<'_>) -> Self {
+        let s = Self::new("activity", "orders_matched");
+        let (key, slug) = match filter {
+            ActivityFilter::All => return s,
+            ActivityFilter::Event(slug) => ("event_slug", slug),
+            ActivityFilter::Market(slug) => ("market_slug", slug),
+        };
+        let mut f = String::from("{");
+        push_json_str(&mut f, key);
+        f.push(':');
+        push_json_str(&mut f, slug);
+        f.push('}');
+        s.filters(f)
+    }
+
+    fn symbol_filter(s: Self, symbol: Option<&str>) -> Self {
+        match symbol {
+            None => s,
+            Some(sym) => {
+                let mut f = String::from("{\"symbol\":");
+                push_json_str(&mut f, sym);
+                f.push('}');
+                s.filters(f)
+            }
+        }
+    }
+
+    /// The topic.
+    #[must_use]
+    pub fn topic(&self) -> &str {
+        &self.topic
+    }
+
+    /// The message type.
+    #[must_use]
+    pub fn kind(&self) -> &str {
+        &self.kind
+    }
+
+    /// The filter string, if any.
+    #[must_use]
+    pub fn filter(&self) -> Option<&str> {
+        self.filters.as_deref()
+    }
+
+    /// The subscription object as sent inside `subscriptions`.
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        let mut out = String::new();
+        self.write_json(&mut out);
+        out
+    }
+
+    /// Appends [`to_json`](Self::to_json) to `out`, reusing its buffer.
+    pub fn write_json(&self, out: &mut String) {
+        out.push_str("{\"topic\":");
+        push_json_str(out, &self.topic);
+        out.push_str(",\"type\":");
+        push_json_str(out, &self.kind);
+        if let Some(f) = &self.filters {
+            out.push_str(",\"filters\":");
+            push_json_str(out, f);
+        }
+        if let Some(a) = &self.gamma_address {
+            out.push_str(",\"gamma_auth\":{\"address\":");
+            push_json_str(out, a);
+            out.push('}');
+        }
+        out.push('}');
+    }
+}
+
+impl fmt::Debug for Subscription {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Subscription")
+            .field("topic", &self.topic)
+            .field("type", &self.kind)
+            .field("filters", &self.filters)
+            .field("gamma_address", &self.gamma_address)
+            .finish()
+    }
+}
+
+/// A whole request: `{"action":…,"subscriptions":[…]}` from subscription objects already
+/// rendered by [`Subscription::write_json`] (the stream keeps them in that form).
+pub(crate) fn write_request<'a>(out: &mut String, op: Op, subs: impl IntoIterator<Item = &'a str>) {
+    out.clear();
+    out.push_str("{\"action\":\"");
+    out.push_str(match op {
+        Op::Subscribe => "subscribe",
+        Op::Unsubscribe => "unsubscribe",
+    });
+    out.push_str("\",\"subscriptions\":[");
+    for (i, s) in subs.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(s);
+    }
+    out.push_str("]}");
+}
+
+/// Appends `s` as a JSON string literal.
+fn push_json_str(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                let v = c as usize;
+                out.push_str("\\u00");
+                out.push(char::from(HEX[v >> 4]));
+                out.push(char::from(HEX[v & 15]));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_match_the_documented_shapes() {
+        let subs = [
+            Subscription::crypto_prices(Vec::<&str>::new()),
+            Subscription::equity_prices(Some("AAPL")),
+            Subscription::chainlink_twap(None, TwapWindow::Thirty),
+            Subscription::comments("*").gamma_auth("0xab"),
+        ];
+        let json: Vec<String> = subs.iter().map(Subscription::to_json).collect();
+        let mut out = String::new();
+        write_request(&mut out, Op::Subscribe, json.iter().map(String::as_str));
+        assert_eq!(
+            out,
+            concat!(
+                r#"{"action":"subscribe","subscriptions":["#,
+                r#"{"topic":"crypto_prices","type":"update"},"#,
+                r#"{"topic":"equity_prices","type":"update","filters":"{\"symbol\":\"AAPL\"}"},"#,
+                r#"{"topic":"crypto_prices_twap_thirty","type":"*"},"#,
+                r#"{"topic":"comments","type":"*","gamma_auth":{"address":"0xab"}}]}"#
+            )
+        );
+        write_request(&mut out, Op::Unsubscribe, [json[0].as_str()]);
+        assert_eq!(
+            out,
+            r#"{"action":"unsubscribe","subscriptions":[{"topic":"crypto_prices","type":"update"}]}"#
+        );
+        // Every message is valid JSON whatever the user put in a filter.
+        let odd = Subscription::new("t\"\\", "\n").filters("\u{1}\"{}");
+        let v: serde_json::Value = serde_json::from_str(&odd.to_json()).unwrap();
+        assert_eq!(v["filters"], "\u{1}\"{}");
+        assert_eq!(v["topic"], "t\"\\");
+    }
+}

@@ -1,0 +1,293 @@
+//! Following new markets: read `new_market` events and subscribe the new tokens that pass a
+//! filter (tags, question text, sports market type).
+//!
+//! The market channel announces every new market to connections subscribed with
+//! `custom_feature_enabled` ([Polymarket market channel]; [`MarketStreamBuilder`]'s default).
+//! [`FollowNewMarkets`] wraps any frame [`Handler`] (a [`BookFeed`](super::books::BookFeed),
+//! your own): every frame goes to the inner handler unchanged, and a `new_market` event whose
+//! market passes the [`MarketFilter`] has its token ids subscribed through the stream's
+//! [`MarketHandle`]. The subscription then behaves like any other: the book of a new token
+//! starts from its snapshot, under the same gating rules.
+//!
+//! Frames without the text `new_market` cost one substring search and no allocation.
+//!
+//! [Polymarket market channel]: https://docs.polymarket.com/developers/CLOB/websocket/market-channel
+//! [`MarketStreamBuilder`]: super::market::MarketStreamBuilder
+
+use std::fmt;
+use std::sync::Arc;
+
+use super::decode::{Event as Decoded, JsonStr, MarketMsg, NewMarketFields, decode};
+use super::event::{Frame, Handler, Status};
+use super::market::MarketHandle;
+
+type Predicate = Arc<dyn Fn(&MarketMsg<'_>, &NewMarketFields<'_>) -> bool + Send + Sync>;
+
+/// Which new markets to follow. Each kind of criterion set (tags, question words, sports
+/// types, predicate) must match; within a kind, any value matches. No criterion: every
+/// market. Text comparisons ignore ASCII case.
+///
+/// ```
+/// use polyclob::ws::follow::MarketFilter;
+/// let f = MarketFilter::any().tag("crypto").tag("stocks").question_contains("above");
+/// # let _ = f;
+/// ```
+#[derive(Clone, Default)]
+pub struct MarketFilter {
+    tags: Vec<String>,
+    question: Vec<String>,
+    sports: Vec<String>,
+    predicate: Option<Predicate>,
+}
+
+impl fmt::Debug for MarketFilter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MarketFilter")
+            .field("tags", &self.tags)
+            .field("question", &self.question)
+            .field("sports", &self.sports)
+            .field("predicate", &self.predicate.is_some())
+            .finish()
+    }
+}
+
+/// Case-insensitive ASCII substring search, without allocating.
+fn contains_ignore_case(hay: &str, needle: &str) -> bool {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    n.is_empty() || h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
+}
+
+/// Compares a JSON string (maybe escaped) with `want`, ignoring ASCII case.
+fn text_eq(s: &JsonStr<'_>, want: &str) -> bool {
+    match s.as_str() {
+        Some(t) => t.eq_ignore_ascii_case(want),
+        None => s.to_unescaped().is_ok_and(|t| t.eq_ignore_ascii_case(want)),
+    }
+}
+
+impl MarketFilter {
+    /// Every new market.
+    #[must_use]
+    pub fn any() -> Self {
+        Self::default()
+    }
+
+    /// Follow markets carrying this tag (slug, e.g. `crypto`). May be repeated (any of).
+    #[must_use]
+    pub fn tag(mut self, tag: impl Into<String>) -> Self {
+        self.tags.push(tag.into());
+        self
+    }
+
+    /// Follow markets whose question contains this text. May be repeated (any of).
+    #[must_use]
+    pub fn question_contains(mut self, text: impl Into<String>) -> Self {
+        self.question.push(text.into());
+        self
+    }
+
+    /// Follow sports markets of this type (`moneyline`, `spreads`, `totals` …). May be
+    /// repeated (any of).
+    #[must_use]
+    pub fn sports_market_type(mut self, kind: impl Into<String>) -> Self {
+        self.sports.push(kind.into());
+        self
+    }
+
+    /// An extra condition on the decoded event and its 2026 fields.
+    #[must_use]
+    pub fn matching<F>(mut self, f: F) -> Self
+    where
+        F: Fn(&MarketMsg<'_>, &NewMarketFields<'_>) -> bool + Send + Sync + 'static,
+    {
+        self.predicate = Some(Arc::new(f));
+        self
+    }
+
+    /// Whether a `new_market` event passes.
+    #[must_use]
+    pub fn matches(&self, msg: &MarketMsg<'_>, fields: &NewMarketFields<'_>) -> bool {
+        let tags_ok = self.tags.is_empty()
+            || fields
+                .tags
+                .filter_map(Result::ok)
+                .any(|t| self.tags.iter().any(|w| text_eq(&t, w)));
+        let question_ok = self.question.is_empty()
+            || msg.question.is_some_and(|q| {
+                let text = q.to_unescaped().unwrap_or_default();
+                self.question.iter().any(|w| contains_ignore_case(&text, w))
+            });
+        let sports_ok = self.sports.is_empty()
+            || fields
+                .sports_market_type
+                .is_some_and(|s| self.sports.iter().any(|w| text_eq(&s, w)));
+        tags_ok
+            && question_ok
+            && sports_ok
+            && self.predicate.as_ref().is_none_or(|p| p(msg, fields))
+    }
+}
+
+/// A frame [`Handler`] that follows new markets; see the [module docs](self).
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// use polyclob::ws::event::{Frame, Handler};
+/// use polyclob::ws::follow::{FollowNewMarkets, MarketFilter};
+/// use polyclob::ws::market::MarketStream;
+///
+/// struct Print;
+/// impl Handler for Print {
+///     fn on_frame(&mut self, f: Frame<'_>) { let _ = f.as_bytes().len(); }
+/// }
+/// let mut stream = MarketStream::builder().assets(["7604"]).build()?;
+/// let mut follow = FollowNewMarkets::new(stream.handle(), MarketFilter::any().tag("crypto"), Print);
+/// stream.run(&mut follow).await;
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct FollowNewMarkets<H> {
+    handle: MarketHandle,
+    filter: MarketFilter,
+    inner: H,
+    followed: u64,
+    ids: Vec<String>,
+}
+
+impl<H> FollowNewMarkets<H> {
+    /// Follows the markets `filter` accepts on the stream behind `handle`, passing every
+    /// frame on to `inner`.
+    #[must_use]
+    pub fn new(handle: MarketHandle, filter: MarketFilter, inner: H) -> Self {
+        Self {
+            handle,
+            filter,
+            inner,
+            followed: 0,
+            ids: Vec::new(),
+        }
+    }
+
+    /// Reads one frame's text: subscribes the tokens of every accepted `new_market` event in
+    /// it and returns how many markets were followed. For the owned tier (call it on each
+    /// frame's text); the handler tier calls it for you.
+    pub fn observe(&mut self, frame: &str) -> usize {
+        if !frame.contains("new_market") {
+            return 0;
+        }
+        let mut n = 0;
+        for ev in decode(frame) {
+            let Ok(Decoded::NewMarket(m)) = ev else {
+                continue;
+            };
+            let Ok(fields) = m.fields() else { continue };
+            if !self.filter.matches(&m, &fields) {
+                continue;
+            }
+            // `clob_token_ids` when sent, else `assets_ids` (the older field).
+            let list = if fields.has_clob_token_ids {
+                fields.clob_token_ids
+            } else {
+                m.assets_ids
+            };
+            self.ids.clear();
+            self.ids.extend(
+                list.filter_map(Result::ok)
+                    .filter_map(|s| s.as_str())
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned),
+            );
+            if !self.ids.is_empty() && self.handle.subscribe(self.ids.drain(..)).is_ok() {
+                n += 1;
+            }
+        }
+        self.followed += n as u64;
+        n
+    }
+
+    /// Markets followed so far.
+    #[must_use]
+    pub fn followed(&self) -> u64 {
+        self.followed
+    }
+
+    /// The wrapped handler.
+    #[must_use]
+    pub fn inner(&self) -> &H {
+        &self.inner
+    }
+
+    /// The wrapped handler, mutably.
+    pub fn inner_mut(&mut self) -> &mut H {
+        &mut self.inner
+    }
+
+    /// Unwraps the handler.
+    pub fn into_inner(self) -> H {
+        self.inner
+    }
+}
+
+impl<H: Handler> Handler for FollowNewMarkets<H> {
+    fn on_frame(&mut self, frame: Frame<'_>) {
+        self.inner.on_frame(frame);
+        if let Some(text) = frame.as_str() {
+            self.observe(text);
+        }
+    }
+
+    fn on_status(&mut self, status: &Status) {
+        self.inner.on_status(status);
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn check(filter: &MarketFilter, json: &str) -> bool {
+        let Some(Ok(Decoded::NewMarket(m))) = decode(json).next() else {
+            panic!()
+        };
+        filter.matches(&m, &m.fields().unwrap())
+    }
+
+    #[test]
+    fn criteria_combine_and_within_or() {
+        let stocks = r#"{"event_type":"new_market","market":"0x1","question":"Will NVIDIA close ABOVE $240?","tags":["stocks","Tech"]}"#;
+        let nba = r#"{"event_type":"new_market","market":"0x2","question":"Lakers vs. Celtics","tags":["sports"],"sports_market_type":"moneyline"}"#;
+        assert!(check(&MarketFilter::any(), stocks));
+        assert!(check(
+            &MarketFilter::any().tag("crypto").tag("tech"),
+            stocks
+        ));
+        assert!(!check(&MarketFilter::any().tag("crypto"), stocks));
+        assert!(check(
+            &MarketFilter::any().question_contains("above"),
+            stocks
+        ));
+        assert!(!check(&MarketFilter::any().question_contains("above"), nba));
+        assert!(check(
+            &MarketFilter::any().sports_market_type("MONEYLINE"),
+            nba
+        ));
+        assert!(!check(
+            &MarketFilter::any().sports_market_type("moneyline"),
+            stocks
+        ));
+        assert!(!check(
+            &MarketFilter::any().tag("stocks").question_contains("below"),
+            stocks
+        ));
+        let f = MarketFilter::any().matching(|m, _| m.market == "0x2");
+        assert!(check(&f, nba) && !check(&f, stocks));
+    }
+
+    #[test]
+    fn substring_ignores_ascii_case() {
+        assert!(contains_ignore_case("Will it RAIN?", "rain"));
+        assert!(contains_ignore_case("x", ""));
+        assert!(!contains_ignore_case("ra", "rain"));
+    }
+}
