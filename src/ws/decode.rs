@@ -50,6 +50,7 @@ mod events;
 mod lists;
 mod new_market;
 mod owned;
+mod skip;
 
 pub use events::{
     BestBidAskMsg, BookMsg, LastTradePriceMsg, MarketMsg, OrderMsg, PriceChangeMsg,

@@ -10,9 +10,8 @@
 //! same result on the objects this reader accepts (tested below).
 
 use super::events::BookMsg;
-use super::lists::{
-    Levels, Span, book_levels, lit, next_member, plain_end_guess, skip_member, word8_padded,
-};
+use super::lists::{Levels, Span, book_levels, lit, plain_end_guess, word8_padded};
+use super::skip::{next_member, skip_member};
 use super::{Sink, opt_price, opt_tick, opt_u64};
 use crate::types::Side;
 use crate::ws::json::{HASH_LEN, ID_LEN, MARKET_LEN, Raw, RawKind, TIMESTAMP_LEN, skip_ws, sub};

@@ -1,9 +1,10 @@
 //! Lazy iterators over the arrays inside an event: book levels, price changes, maker orders
 //! and string lists. Each re-reads the frame bytes on demand and never allocates.
 
+use super::skip::{next_member, skip_any_member, skip_value};
 use super::{
-    Level, Sink, is_event_key, opt_price, opt_side, opt_size, opt_str, opt_text, opt_u64,
-    req_price, req_side, req_size, req_str,
+    Level, Sink, opt_price, opt_side, opt_size, opt_str, opt_text, opt_u64, req_price, req_side,
+    req_size, req_str,
 };
 use crate::fixed::{Price, Size};
 use crate::types::Side;
@@ -287,50 +288,6 @@ fn compact_levels(st: &mut ListState<'_>, mut emit: impl FnMut(Level)) {
         st.pos = end;
         p = end;
     }
-}
-
-/// A member no event reads ([`is_event_key`]), whose key's opening quote is at `p` — a field
-/// the exchange added, the REST book's `min_order_size`: the index after its value, checked
-/// exactly as the general reader checks it. `None` for a key some other event reads (the
-/// object is probably that event: the caller gives up before reading it to its end) and
-/// where the general reader reports an error. Out of line: the exchange's own layouts never
-/// come here.
-#[inline(never)]
-pub(super) fn skip_member(src: &str, p: usize) -> Option<usize> {
-    let mut c = Cursor::new(src, p);
-    if is_event_key(c.key().ok()?) {
-        return None;
-    }
-    c.skip(0).ok()?;
-    Some(c.pos)
-}
-
-/// [`skip_member`] for any key: the index after the member whose key's quote is at `p`.
-#[inline(never)]
-fn skip_any_member(src: &str, p: usize) -> Option<usize> {
-    let mut c = Cursor::new(src, p);
-    c.key().ok()?;
-    c.skip(0).ok()?;
-    Some(c.pos)
-}
-
-/// [`skip_member`] from the value at `p`: the index after it.
-#[inline(never)]
-fn skip_value(src: &str, p: usize) -> Option<usize> {
-    let mut c = Cursor::new(src, p);
-    c.skip(0).ok()?;
-    Some(c.pos)
-}
-
-/// From just after an object's member at `p`: the index of the next member (after the `,` and
-/// the whitespace around it), or `Err` with the index of the token that is not a `,`.
-#[inline(always)]
-pub(super) fn next_member(b: &[u8], p: usize) -> Result<usize, usize> {
-    let comma = skip_ws(b, p);
-    if b.get(comma) != Some(&b',') {
-        return Err(comma);
-    }
-    Ok(skip_ws(b, comma + 1))
 }
 
 #[inline]
