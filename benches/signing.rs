@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use criterion::Criterion;
 use criterion::measurement::Measurement;
+use polyclob::clob::{Bucket, Governor, Limit};
 use polyclob::fixed::{Price, Size};
 use polyclob::order::{
     LimitOrder, MarketContext, MarketOrder, Order, OrderSigner, market_price, write_cancel_body,
@@ -199,6 +200,27 @@ fn orders<M: Measurement<Value = Duration> + 'static>(c: &mut Criterion<M>) {
             hmac.sign(1_713_398_400, "POST", "/order", &body)
         })
     });
+    // The same pipeline behind the client's rate-limit governor (one GCRA compare-and-swap
+    // and a clock read). Limits no benchmark can exhaust (1e9 tokens/s), so every iteration
+    // takes the admitting path; `governor_try_acquire` is the governor alone.
+    let governor = Governor::with_limits(
+        Limit::new(1_000_000_000, 1_000_000),
+        Limit::new(1_000_000_000, 1_000_000),
+    );
+    g.bench_function("submit_limit_governed", |b| {
+        b.iter(|| {
+            governor.try_acquire(Bucket::Order, 1).unwrap();
+            body.clear();
+            let signed = prepared.limit_order(&market, black_box(&limit)).unwrap();
+            signed.write_json(OWNER, &mut body);
+            hmac.sign(1_713_398_400, "POST", "/order", &body)
+        })
+    });
+    g.bench_function("governor_try_acquire", |b| {
+        b.iter(|| governor.try_acquire(Bucket::Order, black_box(1)).unwrap())
+    });
+    // Its baseline: the clock read every acquisition starts with.
+    g.bench_function("baseline_instant_now", |b| b.iter(std::time::Instant::now));
     g.bench_function("submit_market", |b| {
         b.iter(|| {
             body.clear();

@@ -212,6 +212,10 @@ async fn pick_markets(client: &Client) -> Res<(Vec<String>, Vec<String>)> {
         })
         .take(BOOKS)
         .collect();
+    // Open-order queries by token need the token's market too (from 2026-12-14).
+    for (token, condition) in &picked {
+        client.set_token_market(token, condition);
+    }
     println!(
         "markets    {} on the first page in {} µs; streaming {} books",
         page.data.len(),

@@ -66,9 +66,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Ok(_) => return Err("an off-grid price was signed".into()),
     }
 
-    // Our open orders on this token.
+    // Our open orders on this token (the exchange wants the token's market with it).
     let filter = OrderFilter {
         asset_id: Some(token.clone()),
+        market: Some(sim.markets()[0].condition_id().to_owned()),
         ..OrderFilter::default()
     };
     let open = client.orders(&filter, None).await?;

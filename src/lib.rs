@@ -24,6 +24,7 @@
 //! | [`gamma`] | market discovery (Gamma): keyset-paged markets and events, tags, series, sports, search; a market's trading contexts |
 //! | [`data`] | the Data API v2: positions, trades, activity, portfolio value, holders, with cursor paging |
 //! | [`rtds`] | the real-time data socket: crypto and equity prices, comments, matched orders |
+//! | `onchain` (feature `onchain`) | approvals, split/merge/redeem, neg-risk conversion and balances as EIP-1559 transactions (EOA, Safe, proxy) |
 //! | `sim` (feature `sim`, default) | an offline exchange on loopback (REST, WS, matching, faults) for testing bots |
 //!
 //! [Polymarket]: https://docs.polymarket.com
@@ -44,6 +45,8 @@ mod compat;
 pub mod data;
 pub mod fixed;
 pub mod gamma;
+#[cfg(feature = "onchain")]
+pub mod onchain;
 pub mod order;
 pub mod rtds;
 pub mod sign;

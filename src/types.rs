@@ -504,6 +504,12 @@ pub struct Contracts {
     pub collateral: Address,
     /// The Gnosis conditional tokens (ERC-1155) contract holding outcome tokens.
     pub conditional_tokens: Address,
+    /// The pUSD collateral adapter for split/merge/redeem on standard markets (docs: "approve
+    /// the adapter once, then route split, merge, and redeem actions through it"); `None` where
+    /// positions are settled on ConditionalTokens directly (USDC.e, V1) or it is not known.
+    pub ctf_collateral_adapter: Option<Address>,
+    /// The pUSD collateral adapter for neg-risk markets.
+    pub neg_risk_collateral_adapter: Option<Address>,
 }
 
 impl Contracts {
@@ -515,6 +521,59 @@ impl Contracts {
             _ => self.exchange,
         }
     }
+
+    /// Where split, merge and redeem are sent for a market: the collateral adapter for the
+    /// market type when there is one, else the Neg Risk Adapter (neg-risk) or ConditionalTokens.
+    ///
+    /// ```
+    /// use polyclob::types::{Chain, ExchangeVersion, contracts};
+    ///
+    /// let v1 = contracts(Chain::Polygon, ExchangeVersion::V1);
+    /// assert_eq!(v1.positions_target(false), v1.conditional_tokens);
+    /// let v2 = contracts(Chain::Polygon, ExchangeVersion::V2);
+    /// assert_eq!(v2.positions_target(false), v2.ctf_collateral_adapter.unwrap());
+    /// ```
+    #[must_use]
+    pub const fn positions_target(&self, neg_risk: bool) -> Address {
+        match (
+            neg_risk,
+            self.ctf_collateral_adapter,
+            self.neg_risk_collateral_adapter,
+            self.neg_risk_adapter,
+        ) {
+            (false, Some(a), _, _) | (true, _, Some(a), _) | (true, _, None, Some(a)) => a,
+            _ => self.conditional_tokens,
+        }
+    }
+
+    /// Every contract that must be allowed to spend the account's collateral: the exchanges,
+    /// the Neg Risk Adapter, and the position target(s) (deduplicated, in that order).
+    #[must_use]
+    pub fn collateral_spenders(&self) -> Vec<Address> {
+        let mut out = Vec::with_capacity(5);
+        let candidates = [
+            Some(self.exchange),
+            self.neg_risk_exchange,
+            self.neg_risk_adapter,
+            Some(self.positions_target(false)),
+            Some(self.positions_target(true)),
+        ];
+        for a in candidates.into_iter().flatten() {
+            if !out.contains(&a) {
+                out.push(a);
+            }
+        }
+        out
+    }
+
+    /// Every contract that must be approved to move the account's outcome tokens
+    /// (`setApprovalForAll`): the spenders except ConditionalTokens itself.
+    #[must_use]
+    pub fn token_operators(&self) -> Vec<Address> {
+        let mut out = self.collateral_spenders();
+        out.retain(|a| *a != self.conditional_tokens);
+        out
+    }
 }
 
 const CTF_POLYGON: Address = address!("0x4D97DCd97eC945f40cF65F87097ACe5EA0476045");
@@ -523,6 +582,10 @@ const PUSD: Address = address!("0xC011a7E12a19f7B1f670d46F03B03f3342E82DFB");
 const NEG_RISK_ADAPTER: Address = address!("0xd91E80cF2E7be2e162c6513ceD06f1dD0dA35296");
 const EXCHANGE_V2: Address = address!("0xE111180000d2663C0091e4f400237545B87B996B");
 const NEG_RISK_EXCHANGE_V2: Address = address!("0xe2222d279d744050d28e00520010520000310F59");
+// pUSD collateral adapters (docs: Resources → Contracts, "Collateral Contracts"; the split,
+// merge and redeem pages route pUSD flows through them). Polygon only.
+const CTF_COLLATERAL_ADAPTER: Address = address!("0xAdA100Db00Ca00073811820692005400218FcE1f");
+const NEG_RISK_COLLATERAL_ADAPTER: Address = address!("0xadA2005600Dec949baf300f4C6120000bDB6eAab");
 
 const POLYGON_V1: Contracts = Contracts {
     exchange: address!("0x4bFb41d5B3570DeFd03C39a9A4D8dE6Bd8B8982E"),
@@ -530,6 +593,8 @@ const POLYGON_V1: Contracts = Contracts {
     neg_risk_adapter: Some(NEG_RISK_ADAPTER),
     collateral: address!("0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174"),
     conditional_tokens: CTF_POLYGON,
+    ctf_collateral_adapter: None,
+    neg_risk_collateral_adapter: None,
 };
 const POLYGON_V2: Contracts = Contracts {
     exchange: EXCHANGE_V2,
@@ -537,6 +602,8 @@ const POLYGON_V2: Contracts = Contracts {
     neg_risk_adapter: Some(NEG_RISK_ADAPTER),
     collateral: PUSD,
     conditional_tokens: CTF_POLYGON,
+    ctf_collateral_adapter: Some(CTF_COLLATERAL_ADAPTER),
+    neg_risk_collateral_adapter: Some(NEG_RISK_COLLATERAL_ADAPTER),
 };
 const POLYGON_V3: Contracts = Contracts {
     exchange: address!("0xe3333700cA9d93003F00f0F71f8515005F6c00Aa"),
@@ -544,6 +611,8 @@ const POLYGON_V3: Contracts = Contracts {
     neg_risk_adapter: None,
     collateral: PUSD,
     conditional_tokens: CTF_POLYGON,
+    ctf_collateral_adapter: None,
+    neg_risk_collateral_adapter: None,
 };
 // Amoy V1's neg-risk exchange differs between the SDKs (protocol.md §1.6 "Conflict"); this is
 // the address py-clob-client 0.34 signs against, which the V1 known-answer vectors reproduce.
@@ -553,6 +622,8 @@ const AMOY_V1: Contracts = Contracts {
     neg_risk_adapter: None,
     collateral: address!("0x9c4e1703476e875070ee25b56a58b008cfb8fa78"),
     conditional_tokens: CTF_AMOY,
+    ctf_collateral_adapter: None,
+    neg_risk_collateral_adapter: None,
 };
 const AMOY_V2: Contracts = Contracts {
     exchange: EXCHANGE_V2,
@@ -560,6 +631,8 @@ const AMOY_V2: Contracts = Contracts {
     neg_risk_adapter: None,
     collateral: PUSD,
     conditional_tokens: CTF_AMOY,
+    ctf_collateral_adapter: None,
+    neg_risk_collateral_adapter: None,
 };
 const AMOY_V3: Contracts = Contracts {
     exchange: address!("0x9fE6e61422AdB6F610d8597F9684b16912D50C3D"),
@@ -567,6 +640,8 @@ const AMOY_V3: Contracts = Contracts {
     neg_risk_adapter: None,
     collateral: PUSD,
     conditional_tokens: CTF_AMOY,
+    ctf_collateral_adapter: None,
+    neg_risk_collateral_adapter: None,
 };
 
 /// The contract table: addresses for a chain and exchange generation.

@@ -434,7 +434,8 @@ fn root_exports_nothing_else() {
                 "mod sim",
                 "mod gamma",
                 "mod data",
-                "mod rtds"
+                "mod rtds",
+                "mod onchain"
             ]
             .contains(&m.as_str()),
             "unexpected public module {m}"

@@ -130,3 +130,33 @@ async fn serves_markets_from_a_file() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--markets"));
 }
+
+#[tokio::test]
+async fn enforces_the_rate_limit_tier_it_is_given() {
+    let out = Command::new(env!("CARGO_BIN_EXE_polyclob-sim"))
+        .args(["--rate-limits", "mythril"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown tier"));
+    let (_child, url) = spawn(&["--rate-limits", "silver"]);
+    let c = polyclob::clob::Client::builder()
+        .host(url)
+        .signer(
+            polyclob::sign::Signer::from_hex(
+                "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80",
+            )
+            .unwrap(),
+        )
+        .build()
+        .unwrap();
+    let creds = c
+        .create_or_derive_api_key(polyclob::U256::ZERO)
+        .await
+        .unwrap();
+    c.set_credentials(creds);
+    assert_eq!(
+        c.sync_rate_limit_tier().await.unwrap(),
+        polyclob::clob::Tier::Silver
+    );
+}

@@ -387,7 +387,11 @@ async fn data_endpoints_paginate_and_filter() {
     }
     assert_eq!(seen.len(), 5);
     let (_, p, _) = a
-        .l2("GET", &format!("/data/orders?asset_id={NO}"), None)
+        .l2(
+            "GET",
+            &format!("/data/orders?asset_id={NO}&market={COND}"),
+            None,
+        )
         .await;
     assert_eq!(p["count"], 2);
     let (_, p, _) = a

@@ -394,16 +394,22 @@ async fn user_channel_rejects_bad_credentials() {
     }
 }
 
+/// An initial market subscribe that sends no frame (no assets).
+const SUBSCRIBE_NOTHING: &str = r#"{"assets_ids":[],"type":"market"}"#;
+
 #[tokio::test]
 async fn handle_can_drop_every_connection() {
     let sim = start_empty().await;
     let mut w = ws(&sim, "market").await;
+    // No PING before the initial subscribe (the exchange rejects it).
+    send(&mut w, SUBSCRIBE_NOTHING).await;
     send(&mut w, "PING").await;
     assert_eq!(next_text(&mut w, LONG).await.as_deref(), Some("PONG"));
     sim.disconnect_ws();
     assert_eq!(next_text(&mut w, LONG).await, None);
     // New connections work.
     let mut w = ws(&sim, "market").await;
+    send(&mut w, SUBSCRIBE_NOTHING).await;
     send(&mut w, "PING").await;
     assert_eq!(next_text(&mut w, LONG).await.as_deref(), Some("PONG"));
 }
@@ -417,6 +423,7 @@ async fn scheduled_disconnect_and_silence() {
         .await
         .unwrap();
     let mut w = ws(&sim, "market").await;
+    send(&mut w, SUBSCRIBE_NOTHING).await;
     for _ in 0..2 {
         send(&mut w, "PING").await;
         assert_eq!(next_text(&mut w, LONG).await.as_deref(), Some("PONG"));
@@ -433,6 +440,7 @@ async fn scheduled_disconnect_and_silence() {
         Duration::from_millis(400),
     ));
     let mut w = ws(&sim, "market").await;
+    send(&mut w, SUBSCRIBE_NOTHING).await;
     send(&mut w, "PING").await;
     assert_eq!(next_text(&mut w, LONG).await.as_deref(), Some("PONG"));
     send(&mut w, "PING").await; // frame 2: silence starts, dropped

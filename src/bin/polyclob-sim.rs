@@ -32,6 +32,9 @@ USAGE: polyclob-sim [FLAGS]
   --ws-silence-every N     go silent on a WS connection's N-th outbound frame...
   --ws-silence-ms N        ...for N ms (default 30000)
   --activity-ms N          simulated trading: one random action every N ms (default off)
+  --rate-limits TIER       enforce per-signer trading rate limits at TIER (standard, copper,
+                           bronze, silver, gold, platinum, diamond, elite; default off)
+  --rate-limit-warning     warning mode: over-limit requests pass with Poly-RateLimit-Warning
   --help                   this text
 ";
 
@@ -54,6 +57,8 @@ struct Args {
     ws_silence_every: Option<u64>,
     ws_silence_ms: u64,
     activity_ms: Option<u64>,
+    rate_limits: Option<polyclob::clob::Tier>,
+    rate_limit_warning: bool,
 }
 
 fn parse_args() -> Result<Option<Args>, String> {
@@ -76,6 +81,8 @@ fn parse_args() -> Result<Option<Args>, String> {
         ws_silence_every: None,
         ws_silence_ms: 30_000,
         activity_ms: None,
+        rate_limits: None,
+        rate_limit_warning: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -108,6 +115,14 @@ fn parse_args() -> Result<Option<Args>, String> {
             "--ws-silence-every" => a.ws_silence_every = Some(num(&flag, val()?)?),
             "--ws-silence-ms" => a.ws_silence_ms = num(&flag, val()?)?,
             "--activity-ms" => a.activity_ms = Some(num(&flag, val()?)?),
+            "--rate-limits" => {
+                let v = val()?;
+                a.rate_limits = Some(
+                    polyclob::clob::Tier::parse(&v)
+                        .ok_or_else(|| format!("--rate-limits: unknown tier {v:?}"))?,
+                );
+            }
+            "--rate-limit-warning" => a.rate_limit_warning = true,
             other => return Err(format!("unknown flag {other:?} (try --help)")),
         }
     }
@@ -198,6 +213,8 @@ fn main() -> ExitCode {
             .verify_signatures(args.verify)
             .heartbeat_timeout(Duration::from_secs(args.heartbeat))
             .page_size(args.page_size)
+            .rate_limits(args.rate_limits)
+            .rate_limit_warning_only(args.rate_limit_warning)
             .faults(faults)
             .activity(args.activity_ms.map(Duration::from_millis))
             .start()

@@ -31,6 +31,9 @@ pub enum BookState {
     AwaitingSnapshot,
     /// A snapshot was applied and deltas are applied on top of it.
     Live,
+    /// The last snapshot's hash did not verify (`book::integrity`): its levels are shown but
+    /// deltas are ignored and counted until the next snapshot.
+    Suspect,
 }
 
 /// How the top of the book looks. Crossed and locked books are reported, never repaired.
@@ -338,6 +341,11 @@ impl Book {
     /// ```
     pub fn await_snapshot(&mut self) {
         self.state = BookState::AwaitingSnapshot;
+    }
+
+    /// Marks the book [`BookState::Suspect`]: its last snapshot failed the hash check.
+    pub(crate) fn mark_suspect(&mut self) {
+        self.state = BookState::Suspect;
     }
 
     /// Records a trade print.

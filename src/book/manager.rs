@@ -7,6 +7,7 @@
 
 use std::time::Instant;
 
+use super::integrity::{BookMeta, HashStatus, Integrity};
 use super::intern::AssetIndex;
 use super::l2::{Book, LastTrade, ReportedBest};
 use crate::fixed::{Price, Size};
@@ -31,6 +32,12 @@ pub enum Outcome {
     Ignored,
     /// The element was malformed (or its book snapshot invalid); no book was changed.
     Rejected(DecodeError),
+    /// A `book` snapshot whose hash did not verify ([`HashStatus::Mismatch`]): its levels
+    /// were applied but the book is [`BookState::Suspect`](super::BookState::Suspect) (deltas
+    /// ignored) until a snapshot verifies or is applied without a check. The streams
+    /// ([`BookFeed`](crate::ws::books::BookFeed), [`BookStream`](crate::ws::books::BookStream))
+    /// ask for a fresh snapshot when they see it.
+    HashMismatch,
     /// The event does not concern books (user channel, market lifecycle, pong, unknown).
     NotBook,
 }
@@ -77,6 +84,9 @@ pub struct FrameSummary {
     pub ignored: u32,
     /// Elements rejected.
     pub errors: u32,
+    /// `book` snapshots whose hash did not verify ([`Outcome::HashMismatch`]); their levels
+    /// were applied but they are counted here, not in `applied`.
+    pub hash_mismatches: u32,
     /// The first error in the frame.
     pub first_error: Option<DecodeError>,
 }
@@ -173,6 +183,8 @@ pub struct BookManager {
     level_capacity: usize,
     /// The slots of the last two assets looked up, most recent first: see [`Self::slot`].
     recent: [usize; 2],
+    /// Book-hash verification (`book::integrity`).
+    integrity: Integrity,
 }
 
 impl Default for BookManager {
@@ -213,6 +225,7 @@ impl BookManager {
             },
             level_capacity: levels,
             recent: [0; 2],
+            integrity: Integrity::default(),
         }
     }
 
@@ -266,6 +279,7 @@ impl BookManager {
             match outcome {
                 Outcome::Applied => summary.applied += 1,
                 Outcome::Ignored => summary.ignored += 1,
+                Outcome::HashMismatch => summary.hash_mismatches += 1,
                 Outcome::Rejected(e) => {
                     summary.errors += 1;
                     summary.first_error.get_or_insert(e);
@@ -291,10 +305,14 @@ impl BookManager {
         match event {
             Event::Book(b) => {
                 let slot = self.slot(b.asset_id);
+                let status = self.integrity.check(slot, b.json, b.hash);
                 let Scratch { bids, asks, .. } = &mut self.scratch;
                 let book = &mut self.books[slot];
                 if let Err(e) = book.replace(bids, asks, b.timestamp_ms, now) {
                     return Outcome::Rejected(e);
+                }
+                if status.is_mismatch() {
+                    book.mark_suspect();
                 }
                 if let Some(t) = b.tick_size {
                     book.set_tick_from_snapshot(t);
@@ -310,7 +328,11 @@ impl BookManager {
                         });
                     }
                 }
-                Outcome::Applied
+                if status.is_mismatch() {
+                    Outcome::HashMismatch
+                } else {
+                    Outcome::Applied
+                }
             }
             Event::PriceChange(pc) => {
                 let mut applied = false;
@@ -408,6 +430,88 @@ impl BookManager {
     pub fn register(&mut self, asset_id: &str) -> &mut Book {
         let slot = self.slot(asset_id);
         &mut self.books[slot]
+    }
+
+    /// Registers what the hash of `asset_id`'s `book` snapshots covers but the frame does not
+    /// carry (minimum order size, neg-risk), so that its snapshots are verified
+    /// ([`book::integrity`](super::integrity)).
+    ///
+    /// ```
+    /// use polyclob::book::{BookManager, BookMeta, HashStatus};
+    /// use polyclob::fixed::Size;
+    /// let mut m = BookManager::new();
+    /// m.set_book_meta("7", BookMeta::new(Size::parse(b"5")?, false));
+    /// m.apply(r#"{"event_type":"book","asset_id":"7","market":"m","bids":[],"asks":[],
+    ///   "hash":"0000000000000000000000000000000000000000"}"#, std::time::Instant::now());
+    /// assert_eq!(m.hash_status("7"), Some(HashStatus::Mismatch));
+    /// # Ok::<(), polyclob::fixed::ParseError>(())
+    /// ```
+    pub fn set_book_meta(&mut self, asset_id: &str, meta: BookMeta) {
+        let slot = self.slot(asset_id);
+        self.integrity.set_meta(slot, meta);
+    }
+
+    /// The metadata registered for `asset_id`.
+    ///
+    /// ```
+    /// use polyclob::book::BookManager;
+    /// assert!(BookManager::new().book_meta("7").is_none());
+    /// ```
+    #[must_use]
+    pub fn book_meta(&self, asset_id: &str) -> Option<BookMeta> {
+        let slot = self.index.get(asset_id)?;
+        self.integrity.meta(slot as usize)
+    }
+
+    /// Turns book-hash verification on or off for every asset. Default is on; it only runs
+    /// for assets with [`BookMeta`] ([`Self::set_book_meta`]).
+    ///
+    /// ```
+    /// use polyclob::book::BookManager;
+    /// let mut m = BookManager::new();
+    /// m.set_verify_hashes(false);
+    /// assert!(!m.verifies_hashes());
+    /// ```
+    pub fn set_verify_hashes(&mut self, on: bool) {
+        self.integrity.enabled = on;
+    }
+
+    /// Whether book-hash verification is on.
+    ///
+    /// ```
+    /// use polyclob::book::BookManager;
+    /// assert!(BookManager::new().verifies_hashes());
+    /// ```
+    #[must_use]
+    pub fn verifies_hashes(&self) -> bool {
+        self.integrity.enabled
+    }
+
+    /// The result of checking the last `book` snapshot of `asset_id` (`None` before any).
+    ///
+    /// ```
+    /// use polyclob::book::BookManager;
+    /// assert!(BookManager::new().hash_status("7").is_none());
+    /// ```
+    #[must_use]
+    pub fn hash_status(&self, asset_id: &str) -> Option<HashStatus> {
+        let slot = self.index.get(asset_id)?;
+        self.integrity.last(slot as usize)
+    }
+
+    /// How many `book` snapshots of `asset_id` in a row failed the hash check (0 after one
+    /// that did not). The streams ask for a fresh snapshot only on the first of a run, so
+    /// wrong metadata cannot make them reconnect in a loop.
+    ///
+    /// ```
+    /// use polyclob::book::BookManager;
+    /// assert_eq!(BookManager::new().hash_mismatch_streak("7"), 0);
+    /// ```
+    #[must_use]
+    pub fn hash_mismatch_streak(&self, asset_id: &str) -> u32 {
+        self.index
+            .get(asset_id)
+            .map_or(0, |slot| self.integrity.streak(slot as usize))
     }
 
     /// The book of `asset_id`, if it was seen.

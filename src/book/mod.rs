@@ -4,6 +4,7 @@
 //! |---|---|
 //! | [`Book`] | one asset's bids and asks, best levels in O(1), depth, market-order walks |
 //! | [`BookManager`] | books keyed by interned asset id, applying decoded frames without allocating |
+//! | [`book_hash`] | the exchange's SHA-1 `book` hash, recomputed ([`integrity`] says what it covers and costs) |
 //!
 //! Semantics (Polymarket market channel): `book` replaces a book atomically (a bad level leaves
 //! the previous book intact); `price_change` sets a level's size (`0` removes it);
@@ -21,11 +22,13 @@
 //! assert_eq!(books.book("1").unwrap().top_state(), TopState::Locked);
 //! ```
 
+pub mod integrity;
 mod intern;
 mod l2;
 mod manager;
 mod side;
 
+pub use integrity::{BookHash, BookMeta, HashStatus, IntegrityError, book_hash};
 pub use l2::{Amount, Book, BookSnapshot, BookState, Fill, LastTrade, ReportedBest, TopState};
 pub use manager::{BookManager, FrameSummary, Outcome, Update};
 

@@ -50,6 +50,7 @@ pub struct ClientBuilder {
     dns_cache_ttl: Option<Duration>,
     user_agent: String,
     pub(crate) auth: super::auth::AuthConfig,
+    rails: super::rails::RailsConfig,
 }
 
 impl Default for ClientBuilder {
@@ -81,6 +82,7 @@ impl ClientBuilder {
             dns_cache_ttl: Some(Duration::from_secs(60)),
             user_agent: concat!("polyclob/", env!("CARGO_PKG_VERSION")).to_owned(),
             auth: super::auth::AuthConfig::default(),
+            rails: super::rails::RailsConfig::default(),
         }
     }
 
@@ -175,8 +177,10 @@ impl ClientBuilder {
         self
     }
 
-    /// Sign timestamps with the server's clock (offset learnt from `GET /time` by
-    /// [`Client::sync_clock`]). Default is `false`: the local clock.
+    /// Sign timestamps with the server's clock: the offset is learnt from `GET /time` by
+    /// [`Client::sync_clock`], or automatically before the first signed request. L2
+    /// signatures are valid for 30 s, so a local clock that is off by more fails every
+    /// authenticated call. Default is `false`: the local clock.
     pub fn server_time(mut self, enabled: bool) -> Self {
         self.server_time = enabled;
         self
@@ -213,6 +217,43 @@ impl ClientBuilder {
     /// [`Client::set_credentials`].
     pub fn credentials(mut self, creds: super::Credentials) -> Self {
         self.auth.creds = Some(creds);
+        self
+    }
+
+    /// What happens to an order or cancel the signer's rate-limit buckets would refuse:
+    /// wait for the tokens, refuse at once with [`Error::is_throttled`] and the wait, or send
+    /// anyway ([`Throttle::Off`]). Default is [`Throttle::Wait`] of up to 5 s.
+    ///
+    /// [`Throttle::Off`]: super::Throttle::Off
+    /// [`Throttle::Wait`]: super::Throttle::Wait
+    pub fn throttle(mut self, throttle: super::Throttle) -> Self {
+        self.rails.throttle = throttle;
+        self
+    }
+
+    /// The account's trading tier, when known in advance (it is also learnt from the
+    /// exchange's `Poly-RateLimit-Tier` header and [`Client::sync_rate_limit_tier`]). Default is
+    /// none: Standard, the tightest, is assumed until the exchange names one.
+    pub fn rate_limit_tier(mut self, tier: super::Tier) -> Self {
+        self.rails.tier = Some(tier);
+        self
+    }
+
+    /// Shares one [`Governor`](super::Governor) between clients that trade for the same signer
+    /// (the exchange meters per signer, not per connection). Default is a governor of this
+    /// client's own.
+    pub fn governor(mut self, governor: Arc<super::Governor>) -> Self {
+        self.rails.governor = Some(governor);
+        self
+    }
+
+    /// Pace every non-trading request to the exchange's per-IP limits (all CLOB requests
+    /// 9,000 per 10 s; `/book`, `/price`, `/midpoint` 1,500; `/books`, `/prices`, `/midpoints`,
+    /// `/data/orders`, `/data/trades` 500; `/tick-size` and balance-allowance 200; …), so a
+    /// burst waits on the client instead of being queued or refused at the edge. Default is
+    /// `false`.
+    pub fn read_pacing(mut self, enabled: bool) -> Self {
+        self.rails.read_pacing = enabled;
         self
     }
 
@@ -257,9 +298,11 @@ impl ClientBuilder {
                 retry: self.retry,
                 breaker: Breaker::new(self.breaker),
                 server_time: self.server_time,
-                clock_offset: std::sync::atomic::AtomicI64::new(0),
+                clock_offset: std::sync::atomic::AtomicI64::new(super::transport::UNSYNCED),
                 caches: Caches::new(self.cache_ttl),
                 auth: super::auth::Auth::new(self.auth),
+                rails: super::rails::Rails::new(self.rails),
+                token_markets: Default::default(),
             }),
         })
     }

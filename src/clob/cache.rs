@@ -1,8 +1,10 @@
-//! Per-token caches (tick size, neg-risk, fee rate) and the `/version` cache, with a TTL.
+//! Per-token caches (tick size, neg-risk, fee rate) and the `/version` cache, with a TTL,
+//! and the single-flight table that coalesces concurrent misses: a cold burst of orders on one
+//! token sends one `GET /tick-size`, one `/neg-risk` and one `/version`, not one per order.
 
 use std::collections::HashMap;
 use std::hash::Hash;
-use std::sync::RwLock;
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use crate::types::{ExchangeVersion, TickSize};
@@ -67,6 +69,80 @@ impl<K: Eq + Hash, V: Copy> TtlMap<K, V> {
     }
 }
 
+/// Which cache a flight fills.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Fill {
+    Tick,
+    NegRisk,
+    FeeRate,
+    Version,
+}
+
+type FlightKey = (Fill, String);
+
+/// In-flight lookups: the first caller of a key fetches, later callers wait for it and then
+/// read the cache it filled. If the first fails, the next waiter fetches in turn.
+#[derive(Debug, Default)]
+pub(crate) struct Flights {
+    map: Mutex<HashMap<FlightKey, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+/// Held while fetching one key; dropping it lets the next waiter in and, when none is left,
+/// forgets the key.
+#[derive(Debug)]
+pub(crate) struct Flight<'a> {
+    flights: &'a Flights,
+    key: Option<FlightKey>,
+    lock: Arc<tokio::sync::Mutex<()>>,
+    guard: Option<tokio::sync::OwnedMutexGuard<()>>,
+}
+
+impl Flights {
+    /// Waits for the key's flight, if one is under way, and becomes it.
+    pub(crate) async fn join(&self, fill: Fill, key: &str) -> Flight<'_> {
+        let lock = {
+            let mut map = self
+                .map
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            Arc::clone(map.entry((fill, key.to_owned())).or_default())
+        };
+        let guard = Arc::clone(&lock).lock_owned().await;
+        Flight {
+            flights: self,
+            key: Some((fill, key.to_owned())),
+            lock,
+            guard: Some(guard),
+        }
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.map
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .len()
+    }
+}
+
+impl Drop for Flight<'_> {
+    fn drop(&mut self) {
+        self.guard.take();
+        let mut map = self
+            .flights
+            .map
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        // The map holds one reference and this flight one; any more are waiters, which clone
+        // under the map lock, so the count is exact here.
+        if Arc::strong_count(&self.lock) <= 2 {
+            if let Some(k) = self.key.take() {
+                map.remove(&k);
+            }
+        }
+    }
+}
+
 /// Everything a client caches.
 #[derive(Debug)]
 pub(crate) struct Caches {
@@ -74,6 +150,7 @@ pub(crate) struct Caches {
     pub(crate) neg_risk: TtlMap<String, bool>,
     pub(crate) fee_bps: TtlMap<String, u32>,
     pub(crate) version: TtlMap<(), ExchangeVersion>,
+    pub(crate) flights: Flights,
 }
 
 impl Caches {
@@ -83,6 +160,7 @@ impl Caches {
             neg_risk: TtlMap::new(ttl),
             fee_bps: TtlMap::new(ttl),
             version: TtlMap::new(ttl),
+            flights: Flights::default(),
         }
     }
 }
@@ -101,5 +179,34 @@ mod tests {
         m.insert("a".to_owned(), 2, t);
         m.remove("a");
         assert_eq!(m.get("a", t), None);
+    }
+
+    #[tokio::test]
+    async fn concurrent_misses_share_one_flight() {
+        let caches = Arc::new(Caches::new(Duration::from_secs(60)));
+        let fetches = Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let mut tasks = Vec::new();
+        for _ in 0..50 {
+            let (c, f) = (Arc::clone(&caches), Arc::clone(&fetches));
+            tasks.push(tokio::spawn(async move {
+                if let Some(t) = c.tick.get("tok", Instant::now()) {
+                    return t;
+                }
+                let _flight = c.flights.join(Fill::Tick, "tok").await;
+                if let Some(t) = c.tick.get("tok", Instant::now()) {
+                    return t;
+                }
+                f.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                c.tick
+                    .insert("tok".to_owned(), TickSize::Hundredth, Instant::now());
+                TickSize::Hundredth
+            }));
+        }
+        for t in tasks {
+            assert_eq!(t.await.ok(), Some(TickSize::Hundredth));
+        }
+        assert_eq!(fetches.load(std::sync::atomic::Ordering::SeqCst), 1);
+        assert_eq!(caches.flights.len(), 0, "finished flights are forgotten");
     }
 }

@@ -26,6 +26,27 @@ struct Inner {
     retry_after: Option<Duration>,
     path: Option<Box<str>>,
     source: Option<BoxError>,
+    /// The machine-readable `code` of an error body (`post_only_mode`).
+    code: Option<Box<str>>,
+    /// Which client-side rail refused the request, if one did.
+    rail: Option<Rail>,
+    /// The `heartbeat_id` of an `Invalid Heartbeat ID` answer.
+    heartbeat_id: Option<Box<str>>,
+}
+
+/// The client-side rails that refuse a request before any I/O.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Rail {
+    /// The rate-limit governor: the bucket is short (or the cost exceeds its capacity).
+    Throttled { over_capacity: bool },
+    /// A post-only window the exchange announced is still open.
+    PostOnly,
+    /// A cancel-only window the exchange announced is still open.
+    CancelOnly,
+    /// Heartbeats failed or stopped: the exchange will cancel resting orders.
+    HeartbeatGuard,
+    /// The order's signer, funder or API key do not belong together.
+    Preflight,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +71,9 @@ pub(crate) enum Kind {
     CircuitOpen,
     /// Signing (L1, L2, order) failed.
     Sign,
+    /// A client-side rail (rate limit, trading restriction, heartbeat guard, pre-flight check)
+    /// refused the request without I/O.
+    Refused,
 }
 
 impl Error {
@@ -62,8 +86,19 @@ impl Error {
                 retry_after: None,
                 path: None,
                 source: None,
+                code: None,
+                rail: None,
+                heartbeat_id: None,
             }),
         }
+    }
+
+    /// A request refused locally by `rail`, with the wait after which it could go.
+    pub(crate) fn refused(rail: Rail, msg: impl Into<Box<str>>, wait: Option<Duration>) -> Self {
+        let mut e = Self::new(Kind::Refused).with_message(msg);
+        e.inner.rail = Some(rail);
+        e.inner.retry_after = wait;
+        e
     }
 
     pub(crate) fn with_message(mut self, msg: impl Into<Box<str>>) -> Self {
@@ -99,11 +134,16 @@ impl Error {
 
     /// A non-2xx answer. `body` is the raw response; its `{"error": …}` text (or the body
     /// itself, truncated) becomes the server message.
+    /// A `{"code": …, "retry_after_seconds": …}` body (post-only mode) supplies the code and,
+    /// when no `Retry-After` header did, the retry hint.
     pub(crate) fn from_status(status: u16, body: &[u8], retry_after: Option<Duration>) -> Self {
         let mut e = Self::new(Kind::Status);
+        let parts = server_message(body);
         e.inner.status = Some(status);
-        e.inner.retry_after = retry_after;
-        e.inner.message = server_message(body);
+        e.inner.retry_after = retry_after.or(parts.retry_after);
+        e.inner.message = parts.message;
+        e.inner.code = parts.code;
+        e.inner.heartbeat_id = parts.heartbeat_id;
         e
     }
 
@@ -138,14 +178,56 @@ impl Error {
         self.inner.kind == Kind::Status
     }
 
-    /// HTTP 429: slow down; [`retry_after`](Self::retry_after) says for how long when the
-    /// server said so.
+    /// HTTP 429 from the server: slow down; [`retry_after`](Self::retry_after) says for how
+    /// long when the server said so. (A refusal by the client's own governor is
+    /// [`is_throttled`](Self::is_throttled) instead: it never reached the server.)
     #[must_use]
     pub fn is_rate_limited(&self) -> bool {
         self.inner.status == Some(429)
     }
 
-    /// HTTP 425: the matching engine is restarting; retry after a short pause.
+    /// The client's rate-limit governor refused the request without sending it: the signer's
+    /// bucket is short. [`retry_after`](Self::retry_after) is when it could go (zero when
+    /// [`is_over_capacity`](Self::is_over_capacity)).
+    #[must_use]
+    pub fn is_throttled(&self) -> bool {
+        matches!(self.inner.rail, Some(Rail::Throttled { .. }))
+    }
+
+    /// The request costs more tokens than the bucket can ever hold at the account's tier (a
+    /// batch to split, or a cancel-all over too many orders); refused without sending.
+    #[must_use]
+    pub fn is_over_capacity(&self) -> bool {
+        self.inner.rail
+            == Some(Rail::Throttled {
+                over_capacity: true,
+            })
+    }
+
+    /// A client-side rail (governor, restriction window, heartbeat guard, pre-flight check)
+    /// refused the request: nothing was sent.
+    #[must_use]
+    pub fn is_refused_locally(&self) -> bool {
+        self.inner.kind == Kind::Refused
+    }
+
+    /// The heartbeat guard refused a new order: heartbeats failed or stopped, so the exchange
+    /// will cancel resting orders. It lifts after the next successful heartbeat.
+    #[must_use]
+    pub fn is_heartbeat_guard(&self) -> bool {
+        self.inner.rail == Some(Rail::HeartbeatGuard)
+    }
+
+    /// A pre-flight check found that the order's signer, funder (maker) and API credentials
+    /// do not belong together ("maker address not allowed", "signer has to be the API KEY
+    /// address" before the exchange says so). The message names both addresses.
+    #[must_use]
+    pub fn is_preflight(&self) -> bool {
+        self.inner.rail == Some(Rail::Preflight)
+    }
+
+    /// HTTP 425: the matching engine is restarting; retry after a short pause
+    /// ([`retry_after`](Self::retry_after) when the server named one).
     #[must_use]
     pub fn is_engine_restart(&self) -> bool {
         self.inner.status == Some(425)
@@ -157,17 +239,46 @@ impl Error {
         self.inner.status == Some(503)
     }
 
-    /// HTTP 503 with `post_only_mode`: only post-only orders are accepted right now.
+    /// Post-only mode: HTTP 503 with `{"code":"post_only_mode","retry_after_seconds":…}`
+    /// (the wait is [`retry_after`](Self::retry_after)), or a non-post-only order refused
+    /// locally while that window is open. Post-only orders are still accepted.
     #[must_use]
     pub fn is_post_only_mode(&self) -> bool {
-        self.is_unavailable() && self.message_contains(&["post_only", "post-only", "post only"])
+        self.inner.rail == Some(Rail::PostOnly)
+            || (self.is_unavailable()
+                && (self.inner.code.as_deref() == Some("post_only_mode")
+                    || self.message_contains(&["post_only", "post-only", "post only"])))
     }
 
-    /// HTTP 503 in cancel-only mode: new orders are refused, cancels still work.
+    /// Cancel-only mode (HTTP 503, or refused locally within a window the server announced
+    /// with a retry hint): new orders are refused, cancels still work.
     #[must_use]
     pub fn is_cancel_only(&self) -> bool {
-        self.is_unavailable()
-            && self.message_contains(&["cancel_only", "cancel-only", "cancel only"])
+        self.inner.rail == Some(Rail::CancelOnly)
+            || (self.is_unavailable()
+                && (self.inner.code.as_deref() == Some("cancel_only_mode")
+                    || self.message_contains(&["cancel_only", "cancel-only", "cancel only"])))
+    }
+
+    /// The account is in closed-only mode (`GET /auth/ban-status/closed-only`): it may only
+    /// reduce positions, so orders that open them are refused.
+    #[must_use]
+    pub fn is_closed_only(&self) -> bool {
+        self.is_status() && self.message_contains(&["closed_only", "closed-only", "closed only"])
+    }
+
+    /// The server's current heartbeat id, when it answered a heartbeat with
+    /// `{"error_msg":"Invalid Heartbeat ID","heartbeat_id":…}`: send the next heartbeat with it
+    /// to resynchronise the chain.
+    #[must_use]
+    pub fn heartbeat_id(&self) -> Option<&str> {
+        self.inner.heartbeat_id.as_deref()
+    }
+
+    /// The machine-readable `code` of the server's error body, when it sent one.
+    #[must_use]
+    pub fn code(&self) -> Option<&str> {
+        self.inner.code.as_deref()
     }
 
     /// The order was signed for another exchange generation (`order_version_mismatch`):
@@ -207,7 +318,8 @@ impl Error {
         self.inner.status
     }
 
-    /// The server's `Retry-After`, when it sent one.
+    /// When the request could be retried: the server's `Retry-After` (or the
+    /// `retry_after_seconds` of a post-only answer), or the wait a client-side rail computed.
     #[must_use]
     pub fn retry_after(&self) -> Option<Duration> {
         self.inner.retry_after
@@ -244,24 +356,72 @@ impl Error {
     }
 }
 
-/// Pulls the human-readable part out of an error body, bounded so a huge HTML page does not
-/// end up in an error.
-fn server_message(body: &[u8]) -> Option<Box<str>> {
+/// What an error body says.
+#[derive(Default)]
+struct Parts {
+    message: Option<Box<str>>,
+    code: Option<Box<str>>,
+    retry_after: Option<Duration>,
+    heartbeat_id: Option<Box<str>>,
+}
+
+/// Pulls the human-readable part, the `code` and a `retry_after_seconds` out of an error body,
+/// bounded so a huge HTML page does not end up in an error.
+fn server_message(body: &[u8]) -> Parts {
     const MAX: usize = 512;
+    // Separate fields, not aliases: a body may carry several of them (serde rejects an
+    // alias seen twice as a duplicate field).
     #[derive(serde::Deserialize)]
     struct ErrBody<'a> {
-        #[serde(borrow, alias = "errorMsg", alias = "message")]
+        #[serde(borrow, default)]
         error: Option<std::borrow::Cow<'a, str>>,
+        #[serde(borrow, default, rename = "errorMsg")]
+        error_msg_camel: Option<std::borrow::Cow<'a, str>>,
+        #[serde(borrow, default)]
+        error_msg: Option<std::borrow::Cow<'a, str>>,
+        #[serde(borrow, default)]
+        message: Option<std::borrow::Cow<'a, str>>,
+        #[serde(borrow, default)]
+        code: Option<std::borrow::Cow<'a, str>>,
+        #[serde(default)]
+        retry_after_seconds: Option<serde_json::Value>,
+        #[serde(borrow, default)]
+        heartbeat_id: Option<std::borrow::Cow<'a, str>>,
     }
-    if let Ok(ErrBody { error: Some(e) }) = serde_json::from_slice::<ErrBody<'_>>(body) {
-        return Some(truncate(&e, MAX).into());
+    if let Ok(mut b) = serde_json::from_slice::<ErrBody<'_>>(body) {
+        b.error = b
+            .error
+            .take()
+            .or(b.error_msg_camel.take())
+            .or(b.error_msg.take())
+            .or(b.message.take());
+        if b.error.is_some() || b.code.is_some() {
+            let secs = b.retry_after_seconds.as_ref().and_then(|v| match v {
+                serde_json::Value::Number(n) => n.as_f64(),
+                serde_json::Value::String(s) => s.trim().parse().ok(),
+                _ => None,
+            });
+            return Parts {
+                message: b
+                    .error
+                    .or_else(|| b.code.clone())
+                    .map(|e| truncate(&e, MAX).into()),
+                code: b.code.map(|c| truncate(&c, 64).into()),
+                retry_after: secs
+                    .filter(|s| s.is_finite() && (0.0..86_400.0).contains(s))
+                    .map(Duration::from_secs_f64),
+                heartbeat_id: b
+                    .heartbeat_id
+                    .filter(|h| !h.is_empty())
+                    .map(|h| truncate(&h, 128).into()),
+            };
+        }
     }
     let text = String::from_utf8_lossy(body);
     let text = text.trim();
-    if text.is_empty() {
-        None
-    } else {
-        Some(truncate(text, MAX).into())
+    Parts {
+        message: (!text.is_empty()).then(|| truncate(text, MAX).into()),
+        ..Parts::default()
     }
 }
 
@@ -292,6 +452,12 @@ impl fmt::Debug for Error {
         if let Some(r) = self.inner.retry_after {
             d.field("retry_after", &r);
         }
+        if let Some(c) = &self.inner.code {
+            d.field("code", c);
+        }
+        if let Some(r) = &self.inner.rail {
+            d.field("rail", r);
+        }
         if let Some(s) = &self.inner.source {
             d.field("source", s);
         }
@@ -312,6 +478,7 @@ impl fmt::Display for Error {
             Kind::Decode => "unexpected response body",
             Kind::CircuitOpen => "circuit breaker open: call refused",
             Kind::Sign => "signing failed",
+            Kind::Refused => "refused before sending",
         };
         f.write_str(what)?;
         if let Some(s) = self.inner.status {
@@ -363,6 +530,65 @@ mod tests {
         let e = Error::from_status(400, br#"{"error":"order_version_mismatch"}"#, None);
         assert!(e.is_order_version_mismatch() && !e.is_transient());
         assert_eq!(e.status(), Some(400));
+    }
+
+    #[test]
+    fn restriction_bodies() {
+        let e = Error::from_status(
+            503,
+            br#"{"code":"post_only_mode","retry_after_seconds":42}"#,
+            None,
+        );
+        assert!(e.is_post_only_mode() && !e.is_cancel_only() && e.is_transient());
+        assert_eq!(e.code(), Some("post_only_mode"));
+        assert_eq!(e.retry_after(), Some(Duration::from_secs(42)));
+        // A header wins over the body's hint.
+        let e = Error::from_status(
+            503,
+            br#"{"code":"post_only_mode","retry_after_seconds":"7.5","error":"post only"}"#,
+            Some(Duration::from_secs(3)),
+        );
+        assert_eq!(e.retry_after(), Some(Duration::from_secs(3)));
+        assert_eq!(e.message(), Some("post only"));
+        let e = Error::from_status(
+            503,
+            br#"{"error":"Trading is currently cancel-only. New orders are not accepted, but cancels are allowed."}"#,
+            None,
+        );
+        assert!(e.is_cancel_only() && !e.is_post_only_mode());
+        let e = Error::from_status(400, br#"{"error":"address is in closed-only mode"}"#, None);
+        assert!(e.is_closed_only());
+        let e = Error::from_status(
+            400,
+            br#"{"error_msg":"Invalid Heartbeat ID","heartbeat_id":"x"}"#,
+            None,
+        );
+        assert_eq!(e.message(), Some("Invalid Heartbeat ID"));
+        assert_eq!(e.heartbeat_id(), Some("x"));
+        let e = Error::from_status(400, br#"{"error":"a","error_msg":"b","message":"c"}"#, None);
+        assert_eq!(e.message(), Some("a"));
+        let e = Error::from_status(503, br#"{"retry_after_seconds":-1,"code":"x"}"#, None);
+        assert_eq!((e.retry_after(), e.message()), (None, Some("x")));
+    }
+
+    #[test]
+    fn local_refusals() {
+        let e = Error::refused(
+            Rail::Throttled {
+                over_capacity: false,
+            },
+            "short",
+            Some(Duration::from_millis(25)),
+        );
+        assert!(e.is_throttled() && e.is_refused_locally() && !e.is_over_capacity());
+        assert!(!e.is_rate_limited() && !e.is_transient());
+        assert_eq!(e.retry_after(), Some(Duration::from_millis(25)));
+        let e = Error::refused(Rail::PostOnly, "window", None);
+        assert!(e.is_post_only_mode() && !e.is_throttled());
+        let e = Error::refused(Rail::HeartbeatGuard, "hb", None);
+        assert!(e.is_heartbeat_guard() && e.to_string().contains("refused before sending"));
+        assert!(Error::refused(Rail::Preflight, "p", None).is_preflight());
+        assert!(Error::refused(Rail::CancelOnly, "c", None).is_cancel_only());
     }
 
     #[test]

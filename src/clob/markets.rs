@@ -6,6 +6,7 @@ use std::time::Instant;
 use futures_core::Stream;
 use serde::Deserialize;
 
+use super::cache::Fill;
 use super::error::Error;
 use super::pagination::{Page, PageSpec};
 use super::transport::{Client, Req, decode, path_with};
@@ -126,6 +127,10 @@ impl Client {
         if let Some(v) = self.inner.caches.version.get(&(), Instant::now()) {
             return Ok(v);
         }
+        let _flight = self.inner.caches.flights.join(Fill::Version, "").await;
+        if let Some(v) = self.inner.caches.version.get(&(), Instant::now()) {
+            return Ok(v);
+        }
         self.refresh_exchange_version().await
     }
 
@@ -239,6 +244,9 @@ impl Client {
         let m: ClobMarket = self.json(&Req::get(&path)).await?;
         let now = Instant::now();
         for t in &m.tokens {
+            self.inner
+                .token_markets
+                .insert(&t.token_id, &m.condition_id);
             if let Some(tick) = m.min_tick_size {
                 self.inner.caches.tick.insert(t.token_id.clone(), tick, now);
             }
@@ -250,14 +258,21 @@ impl Client {
         Ok(m)
     }
 
-    /// `GET /markets-by-token/{token_id}`.
+    /// `GET /markets-by-token/{token_id}`; also records the token → market pairs used to
+    /// complete open-order filters.
     ///
     /// # Errors
     ///
     /// Transport, status or decode.
     pub async fn market_by_token(&self, token_id: &str) -> Result<MarketByToken, Error> {
-        self.json(&Req::get(&path_with("/markets-by-token/", token_id)))
-            .await
+        let m: MarketByToken = self
+            .json(&Req::get(&path_with("/markets-by-token/", token_id)))
+            .await?;
+        let tm = &self.inner.token_markets;
+        tm.insert(token_id, &m.condition_id);
+        tm.insert(&m.primary_token_id, &m.condition_id);
+        tm.insert(&m.secondary_token_id, &m.condition_id);
+        Ok(m)
     }
 
     /// `GET /markets/live-activity/{condition_id}`: recent trade events, as JSON.
@@ -444,6 +459,10 @@ impl Client {
         if let Some(t) = self.inner.caches.tick.get(token_id, Instant::now()) {
             return Ok(t);
         }
+        let _flight = self.inner.caches.flights.join(Fill::Tick, token_id).await;
+        if let Some(t) = self.inner.caches.tick.get(token_id, Instant::now()) {
+            return Ok(t);
+        }
         #[derive(Deserialize)]
         struct T<'a> {
             #[serde(borrow, deserialize_with = "lenient::text")]
@@ -491,6 +510,15 @@ impl Client {
         if let Some(n) = self.inner.caches.neg_risk.get(token_id, Instant::now()) {
             return Ok(n);
         }
+        let _flight = self
+            .inner
+            .caches
+            .flights
+            .join(Fill::NegRisk, token_id)
+            .await;
+        if let Some(n) = self.inner.caches.neg_risk.get(token_id, Instant::now()) {
+            return Ok(n);
+        }
         #[derive(Deserialize)]
         struct N {
             #[serde(deserialize_with = "lenient::bool_lenient")]
@@ -520,6 +548,15 @@ impl Client {
     ///
     /// Transport, status or decode.
     pub async fn fee_rate_bps(&self, token_id: &str) -> Result<u32, Error> {
+        if let Some(f) = self.inner.caches.fee_bps.get(token_id, Instant::now()) {
+            return Ok(f);
+        }
+        let _flight = self
+            .inner
+            .caches
+            .flights
+            .join(Fill::FeeRate, token_id)
+            .await;
         if let Some(f) = self.inner.caches.fee_bps.get(token_id, Instant::now()) {
             return Ok(f);
         }

@@ -6,18 +6,27 @@
 //! are. Failures are one opaque [`Error`] with predicates.
 
 mod account;
+mod account_extras;
 mod auth;
 mod breaker;
 mod builder;
+mod builder_api;
 mod cache;
 #[cfg(not(feature = "hickory-dns"))]
 mod dns;
 mod error;
+mod guard;
 mod heartbeat;
 mod markets;
 mod orders;
 mod pagination;
+mod preflight;
+mod rails;
+mod ratelimit;
 mod retry;
+mod rewards;
+pub mod rfq;
+mod token_market;
 mod trading;
 mod transport;
 pub mod types;
@@ -28,11 +37,15 @@ pub use builder::{ClientBuilder, DEFAULT_HOST};
 pub use error::Error;
 pub use heartbeat::{HeartbeatHandle, HeartbeatStatus};
 pub use markets::MarketList;
-pub use orders::{OrderFilter, TradeFilter};
+pub use orders::{MAX_CANCEL_IDS, OrderFilter, TradeFilter};
 #[cfg(feature = "simd-json")]
 pub use pagination::decode_page_simd;
 pub use pagination::{END_CURSOR, Page, START_CURSOR, SkippedRow, decode_page};
+pub use ratelimit::{
+    Bucket, Governor, Limit, Pacer, PerWindow, RateLimitStatus, Throttle, Throttled, Tier,
+};
 pub use retry::RetryPolicy;
+pub use rewards::RewardsQuery;
 pub use transport::Client;
 
 // For the compat layer, which speaks the same transport.

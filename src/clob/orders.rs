@@ -78,6 +78,11 @@ fn trade_spec(f: &TradeFilter) -> PageSpec<Trade> {
     }
 }
 
+/// The most ids one `DELETE /orders` may carry (Polymarket changelog, 2026-06-15: "The maximum
+/// number of order IDs per cancel request is now 1000"; the API reference page still says
+/// 3000, the changelog is newer).
+pub const MAX_CANCEL_IDS: usize = 1000;
+
 fn json_body<T: serde::Serialize + ?Sized>(v: &T) -> Vec<u8> {
     // Plain strings and maps of strings always serialize.
     serde_json::to_vec(v).unwrap_or_default()
@@ -96,35 +101,48 @@ impl Client {
 
     /// One page of `GET /data/orders`.
     ///
+    /// An `asset_id` filter needs `market` too (from 2026-12-14): a missing one is filled in
+    /// from the token's recorded market ([`Client::set_token_market`]).
+    ///
     /// # Errors
     ///
-    /// Missing credentials, transport, status, or a body that is not a page.
+    /// An argument error naming `market` when `asset_id` is set, `market` is not, and the
+    /// token's market is unknown; missing credentials, transport, status, or a body that is
+    /// not a page.
     pub async fn orders(
         &self,
         filter: &OrderFilter,
         cursor: Option<&str>,
     ) -> Result<Page<OpenOrder>, Error> {
-        self.page(&order_spec(filter), cursor).await
+        let filter = self.complete_order_filter(filter)?;
+        self.page(&order_spec(&filter), cursor).await
     }
 
-    /// Every page of `GET /data/orders`, each request signed afresh.
+    /// Every page of `GET /data/orders`, each request signed afresh. The filter is completed
+    /// as in [`Client::orders`]; when it cannot be, the stream yields that one error.
     pub fn orders_stream(
         &self,
         filter: &OrderFilter,
     ) -> impl Stream<Item = Result<Page<OpenOrder>, Error>> + Send + 'static {
-        self.page_stream(order_spec(filter))
+        use futures_util::future::Either;
+        match self.complete_order_filter(filter) {
+            Ok(f) => Either::Left(self.page_stream(order_spec(&f))),
+            Err(e) => Either::Right(futures_util::stream::once(std::future::ready(Err(e)))),
+        }
     }
 
-    /// All open orders matching `filter`, plus rows that did not decode.
+    /// All open orders matching `filter`, plus rows that did not decode. The filter is
+    /// completed as in [`Client::orders`].
     ///
     /// # Errors
     ///
-    /// The first page error.
+    /// The filter error of [`Client::orders`], or the first page error.
     pub async fn all_orders(
         &self,
         filter: &OrderFilter,
     ) -> Result<(Vec<OpenOrder>, Vec<SkippedRow>), Error> {
-        self.collect_all(order_spec(filter)).await
+        let filter = self.complete_order_filter(filter)?;
+        self.collect_all(order_spec(&filter)).await
     }
 
     /// One page of `GET /data/trades`.
@@ -175,14 +193,67 @@ impl Client {
             .await
     }
 
-    /// `DELETE /orders`.
+    /// `DELETE /orders`. The exchange takes at most [`MAX_CANCEL_IDS`] ids per request
+    /// (Polymarket changelog, 2026-06-15), and with the rate-limit governor on a request must
+    /// also fit the cancel bucket's burst (120 at the Standard tier): a longer list is
+    /// de-duplicated and sent in chunks of the smaller size, one after the other, and the
+    /// answers merged.
     ///
     /// # Errors
     ///
-    /// Missing credentials, transport, status or decode.
+    /// Missing credentials, transport, status or decode of the first request. When a later
+    /// chunk fails, the call still returns what was cancelled: that chunk's ids land in
+    /// `not_canceled` as "outcome unknown: …" and the ids after it as "not sent: …".
     pub async fn cancel_orders(&self, order_ids: &[&str]) -> Result<CancelResponse, Error> {
+        let chunk = self.inner.rails.cancel_chunk(MAX_CANCEL_IDS);
+        if order_ids.len() > chunk {
+            return self.cancel_orders_chunked(order_ids, chunk).await;
+        }
         self.json(&Req::delete("/orders", Some(json_body(order_ids))).auth(Level::L2))
             .await
+    }
+
+    async fn cancel_orders_chunked(
+        &self,
+        order_ids: &[&str],
+        chunk: usize,
+    ) -> Result<CancelResponse, Error> {
+        let mut seen = std::collections::HashSet::with_capacity(order_ids.len());
+        let ids: Vec<&str> = order_ids
+            .iter()
+            .copied()
+            .filter(|id| seen.insert(*id))
+            .collect();
+        let mut canceled = Vec::new();
+        let mut not_canceled = HashMap::new();
+        let mut chunks = ids.chunks(chunk).enumerate();
+        while let Some((k, chunk)) = chunks.next() {
+            let req = Req::delete("/orders", Some(json_body(chunk))).auth(Level::L2);
+            match self.json::<CancelResponse>(&req).await {
+                Ok(r) => {
+                    canceled.extend(r.canceled.unwrap_or_default());
+                    not_canceled.extend(r.not_canceled.unwrap_or_default());
+                }
+                Err(e) if k == 0 => return Err(e),
+                Err(e) => {
+                    for id in chunk {
+                        not_canceled.insert((*id).to_owned(), format!("outcome unknown: {e}"));
+                    }
+                    for (_, rest) in chunks.by_ref() {
+                        for id in rest {
+                            not_canceled.insert(
+                                (*id).to_owned(),
+                                format!("not sent: an earlier chunk failed: {e}"),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        Ok(CancelResponse {
+            canceled: Some(canceled),
+            not_canceled: Some(not_canceled),
+        })
     }
 
     /// `DELETE /cancel-all`.

@@ -6,7 +6,9 @@ use std::time::Duration;
 use super::error::Error;
 
 /// How idempotent requests are retried: exponential backoff with full jitter, honouring the
-/// server's `Retry-After`.
+/// server's `Retry-After` as a minimum and spreading retries past it with jitter (so many
+/// requests refused together do not come back as one synchronised wave). A `Retry-After`
+/// longer than [`max`](Self::max) is not waited for: the error is returned with it.
 ///
 /// Non-idempotent requests (`POST /order`, `POST /orders`, API-key creation) are never
 /// retried: the exchange may already have acted on them.
@@ -49,7 +51,12 @@ impl RetryPolicy {
             return None;
         }
         if let Some(ra) = err.retry_after() {
-            return Some(ra.min(self.max));
+            // Retrying before Retry-After only draws another refusal.
+            if ra > self.max {
+                return None;
+            }
+            let spread = (ra / 4).max(self.base);
+            return Some((ra + extra(spread)).min(self.max.max(ra)));
         }
         let ceiling = self
             .base
@@ -62,6 +69,22 @@ impl RetryPolicy {
 /// Full jitter: uniform in `[ceiling/2, ceiling]` so retries of many clients spread out but
 /// never collapse to zero.
 fn jitter(ceiling: Duration) -> Duration {
+    let nanos = u64::try_from(ceiling.as_nanos()).unwrap_or(u64::MAX);
+    let half = nanos / 2;
+    Duration::from_nanos(half + if half == 0 { 0 } else { random() % (half + 1) })
+}
+
+/// Uniform in `[0, spread]`: what is added to a `Retry-After`.
+fn extra(spread: Duration) -> Duration {
+    let nanos = u64::try_from(spread.as_nanos()).unwrap_or(u64::MAX);
+    Duration::from_nanos(if nanos == 0 {
+        0
+    } else {
+        random() % (nanos + 1)
+    })
+}
+
+fn random() -> u64 {
     static STATE: AtomicU64 = AtomicU64::new(0x9E37_79B9_7F4A_7C15);
     // splitmix64 over a shared counter: cheap, lock-free, good enough to decorrelate clients.
     let mut z = STATE.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed)
@@ -71,10 +94,7 @@ fn jitter(ceiling: Duration) -> Duration {
             .map_or(0, |d| u64::from(d.subsec_nanos()));
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^= z >> 31;
-    let nanos = u64::try_from(ceiling.as_nanos()).unwrap_or(u64::MAX);
-    let half = nanos / 2;
-    Duration::from_nanos(half + if half == 0 { 0 } else { z % (half + 1) })
+    z ^ (z >> 31)
 }
 
 /// Parses `Retry-After` in its delta-seconds form (the form APIs use). HTTP dates are ignored.
@@ -108,12 +128,35 @@ mod tests {
     }
 
     #[test]
-    fn retry_after_wins_but_is_capped() {
+    fn retry_after_is_a_minimum_spread_by_jitter() {
         let p = RetryPolicy::default();
         let e = Error::from_status(429, b"", Some(Duration::from_millis(300)));
-        assert_eq!(p.delay(0, &e), Some(Duration::from_millis(300)));
+        // 300 ms plus up to max(300/4, 50) ms.
+        let waits: Vec<Duration> = (0..200).map(|_| p.delay(0, &e).unwrap()).collect();
+        assert!(
+            waits
+                .iter()
+                .all(|d| *d >= Duration::from_millis(300) && *d <= Duration::from_millis(375)),
+            "{waits:?}"
+        );
+        let distinct: std::collections::HashSet<_> = waits.iter().collect();
+        assert!(
+            distinct.len() > 100,
+            "retries must not come back as one wave"
+        );
+        let e = Error::from_status(429, b"", Some(Duration::from_secs(1)));
+        let p2 = RetryPolicy {
+            max: Duration::from_secs(1),
+            ..p
+        };
+        assert_eq!(
+            p2.delay(0, &e),
+            Some(Duration::from_secs(1)),
+            "capped at max"
+        );
+        // Longer than the policy waits: not retried, the caller sees the hint.
         let e = Error::from_status(429, b"", Some(Duration::from_secs(60)));
-        assert_eq!(p.delay(0, &e), Some(p.max));
+        assert_eq!(p.delay(0, &e), None);
     }
 
     #[test]

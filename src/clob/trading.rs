@@ -105,18 +105,21 @@ impl Client {
     }
 
     /// Builds, signs and posts a limit order for `token_id`, using cached market parameters
-    /// (fetched when missing). On `order_version_mismatch` it re-reads `/version`, rebuilds,
-    /// re-signs and posts once more.
+    /// (fetched when missing; concurrent misses share one request). On
+    /// `order_version_mismatch` it re-reads `/version`, rebuilds, re-signs and posts once more.
     ///
     /// # Errors
     ///
-    /// Validation ([`Error::is_argument`]), lookups, or the post.
+    /// The [pre-flight checks](Self::preflight) ([`Error::is_preflight`]), validation
+    /// ([`Error::is_argument`]), lookups, or the post (including the client-side rails:
+    /// [`Error::is_throttled`], [`Error::is_heartbeat_guard`], [`Error::is_post_only_mode`]).
     pub async fn place_limit_order(
         &self,
         signer: &OrderSigner,
         token_id: &str,
         req: &LimitOrder,
     ) -> Result<PostOrderResponse, Error> {
+        self.preflight(signer)?;
         let ctx = self.market_context(token_id).await?;
         let signed = signer.limit_order(&ctx, req).map_err(Error::order)?;
         match self.post_checked(&signed).await {
@@ -140,6 +143,7 @@ impl Client {
         token_id: &str,
         req: &MarketOrder,
     ) -> Result<PostOrderResponse, Error> {
+        self.preflight(signer)?;
         let ctx = self.market_context(token_id).await?;
         let signed = signer.market_order(&ctx, req).map_err(Error::order)?;
         match self.post_checked(&signed).await {

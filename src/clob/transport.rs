@@ -38,10 +38,14 @@ pub(crate) struct Inner {
     pub(crate) retry: RetryPolicy,
     pub(crate) breaker: Breaker,
     pub(crate) server_time: bool,
-    /// Server clock minus local clock, seconds.
+    /// Server clock minus local clock, seconds; [`UNSYNCED`] until first learnt.
     pub(crate) clock_offset: AtomicI64,
     pub(crate) caches: Caches,
     pub(crate) auth: Auth,
+    /// Rate-limit governor, read pacers, restriction windows, heartbeat guard.
+    pub(crate) rails: super::rails::Rails,
+    /// Token → condition id, for the open-orders filter rule (`token_market`).
+    pub(crate) token_markets: super::token_market::TokenMarkets,
 }
 
 impl core::fmt::Debug for Client {
@@ -217,18 +221,63 @@ impl Client {
         if !self.inner.server_time {
             return local;
         }
-        local.saturating_add_signed(self.inner.clock_offset.load(Ordering::Relaxed))
+        match self.inner.clock_offset.load(Ordering::Relaxed) {
+            UNSYNCED => local,
+            offset => local.saturating_add_signed(offset),
+        }
+    }
+
+    /// With [`server_time(true)`](ClientBuilder::server_time), learns the clock offset before
+    /// the first signed request if [`Client::sync_clock`] was not called: the exchange accepts
+    /// an L2 signature for 30 s only, so a skewed local clock would fail every call. When
+    /// `GET /time` fails the local clock is used (offset 0) until `sync_clock` succeeds.
+    async fn ensure_clock(&self, level: Level) {
+        if level == Level::None
+            || !self.inner.server_time
+            || self.inner.clock_offset.load(Ordering::Relaxed) != UNSYNCED
+        {
+            return;
+        }
+        // One plain attempt (`send` would recurse into here).
+        let server = self
+            .send_once(&Req::get("/time"), None)
+            .await
+            .0
+            .ok()
+            .and_then(|body| {
+                core::str::from_utf8(&body)
+                    .ok()?
+                    .trim()
+                    .trim_matches('"')
+                    .parse::<i64>()
+                    .ok()
+            });
+        let offset = server.map_or(0, |s| {
+            s.saturating_sub(i64::try_from(unix_secs()).unwrap_or(0))
+        });
+        let _ = self.inner.clock_offset.compare_exchange(
+            UNSYNCED,
+            offset,
+            Ordering::Relaxed,
+            Ordering::Relaxed,
+        );
     }
 
     /// Sends `req` (retrying it when idempotent) and returns the 2xx body.
     pub(crate) async fn send(&self, req: &Req<'_>) -> Result<bytes::Bytes, Error> {
+        self.ensure_clock(req.auth).await;
         let mut attempt = 0u32;
         loop {
             let now = Instant::now();
             if !self.inner.breaker.admit(now) {
                 return Err(Error::new(Kind::CircuitOpen).with_path(req.path));
             }
-            let result = self.send_once(req).await;
+            // Per attempt: every retry is metered by the exchange too.
+            let bucket = self.inner.rails.before(req).await?;
+            let (result, limits) = self.send_once(req, bucket).await;
+            self.inner
+                .rails
+                .after(bucket, limits.as_ref(), &result, req.path);
             let failed = matches!(&result, Err(e) if e.is_transient());
             self.inner.breaker.record(!failed, Instant::now());
             match result {
@@ -251,7 +300,26 @@ impl Client {
         }
     }
 
-    async fn send_once(&self, req: &Req<'_>) -> Result<bytes::Bytes, Error> {
+    /// One attempt; with a `bucket` (a metered trading request) also the rate-limit headers.
+    async fn send_once(
+        &self,
+        req: &Req<'_>,
+        bucket: Option<super::ratelimit::Bucket>,
+    ) -> (
+        Result<bytes::Bytes, Error>,
+        Option<super::ratelimit::RateLimitStatus>,
+    ) {
+        let mut limits = None;
+        let result = self.attempt(req, bucket, &mut limits).await;
+        (result, limits)
+    }
+
+    async fn attempt(
+        &self,
+        req: &Req<'_>,
+        bucket: Option<super::ratelimit::Bucket>,
+        limits: &mut Option<super::ratelimit::RateLimitStatus>,
+    ) -> Result<bytes::Bytes, Error> {
         let mut url =
             String::with_capacity(self.inner.host.len() + req.path.len() + req.query.len() + 1);
         url.push_str(&self.inner.host);
@@ -286,6 +354,10 @@ impl Client {
             .await
             .map_err(|e| Error::from_reqwest(e).with_path(req.path))?;
         let status = resp.status().as_u16();
+        if bucket.is_some() {
+            *limits =
+                super::ratelimit::RateLimitStatus::from_headers(resp.headers(), status, bucket);
+        }
         let retry_after = resp
             .headers()
             .get(RETRY_AFTER)
@@ -319,6 +391,9 @@ pub(crate) fn decode<'de, T: serde::Deserialize<'de>>(
     serde_json::from_slice(body)
         .map_err(|e| Error::new(Kind::Decode).with_path(path).with_source(e))
 }
+
+/// `clock_offset` before the server's clock was read.
+pub(crate) const UNSYNCED: i64 = i64::MIN;
 
 pub(crate) fn unix_secs() -> u64 {
     SystemTime::now()

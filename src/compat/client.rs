@@ -410,12 +410,54 @@ impl ClobClient {
             .await
     }
 
-    /// `DELETE /orders` (L2).
+    /// `DELETE /orders` (L2). More than [`MAX_CANCEL_IDS`](crate::clob::MAX_CANCEL_IDS)
+    /// ids (the exchange's limit since 2026-06-15) are de-duplicated and sent in chunks, the
+    /// answers merged into one `{"canceled":[…],"not_canceled":{…}}`; a later chunk that
+    /// fails is reported per id in `not_canceled`, as the native client does.
     pub async fn cancel_orders(&self, order_ids: &[String]) -> ClientResult<Value> {
         self.need_l2()?;
-        let body = serde_json::to_vec(order_ids)?;
-        self.value(Req::delete("/orders", Some(body)).auth(Level::L2))
-            .await
+        if order_ids.len() <= crate::clob::MAX_CANCEL_IDS {
+            let body = serde_json::to_vec(order_ids)?;
+            return self
+                .value(Req::delete("/orders", Some(body)).auth(Level::L2))
+                .await;
+        }
+        let mut seen = std::collections::HashSet::with_capacity(order_ids.len());
+        let ids: Vec<&String> = order_ids.iter().filter(|id| seen.insert(*id)).collect();
+        let mut canceled = Vec::new();
+        let mut not_canceled = serde_json::Map::new();
+        let mut chunks = ids.chunks(crate::clob::MAX_CANCEL_IDS).enumerate();
+        while let Some((k, chunk)) = chunks.next() {
+            let body = serde_json::to_vec(chunk)?;
+            match self
+                .value(Req::delete("/orders", Some(body)).auth(Level::L2))
+                .await
+            {
+                Ok(mut v) => {
+                    if let Some(Value::Array(a)) = v.get_mut("canceled").map(Value::take) {
+                        canceled.extend(a);
+                    }
+                    if let Some(Value::Object(o)) = v.get_mut("not_canceled").map(Value::take) {
+                        not_canceled.extend(o);
+                    }
+                }
+                Err(e) if k == 0 => return Err(e),
+                Err(e) => {
+                    for id in chunk {
+                        not_canceled.insert((*id).clone(), format!("outcome unknown: {e}").into());
+                    }
+                    for (_, rest) in chunks.by_ref() {
+                        for id in rest {
+                            not_canceled.insert(
+                                (*id).clone(),
+                                format!("not sent: an earlier chunk failed: {e}").into(),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        Ok(serde_json::json!({ "canceled": canceled, "not_canceled": not_canceled }))
     }
 
     /// `DELETE /cancel-all` (L2).

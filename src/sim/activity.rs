@@ -121,6 +121,8 @@ impl Exchange {
             order_type,
             post_only: false,
             expiration: 0,
+            builder: alloy_primitives::B256::ZERO,
+            v1: false,
         });
     }
 }

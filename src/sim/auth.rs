@@ -148,6 +148,27 @@ pub(crate) fn parse_order(
     key: &ApiKeyRec,
     v: &Value,
 ) -> Result<NewOrder, String> {
+    parse_order_as(shared, ex, key, v, false)
+}
+
+/// As [`parse_order`] for the V1 order of an RFQ accept or approve, which the official
+/// clients sign as V1 whatever the exchange version.
+pub(crate) fn parse_rfq_order(
+    shared: &Shared,
+    ex: &Exchange,
+    key: &ApiKeyRec,
+    v: &Value,
+) -> Result<NewOrder, String> {
+    parse_order_as(shared, ex, key, v, true)
+}
+
+fn parse_order_as(
+    shared: &Shared,
+    ex: &Exchange,
+    key: &ApiKeyRec,
+    v: &Value,
+    rfq: bool,
+) -> Result<NewOrder, String> {
     let o = v
         .get("order")
         .filter(|o| o.is_object())
@@ -167,7 +188,11 @@ pub(crate) fn parse_order(
     // A V1 body (nonce/feeRateBps/taker, no timestamp) against a V2 exchange, or the reverse.
     let is_v1_body =
         o.get("timestamp").is_none() && (o.get("nonce").is_some() || o.get("feeRateBps").is_some());
-    if is_v1_body != (shared.clob_version == 1) {
+    if if rfq {
+        !is_v1_body
+    } else {
+        is_v1_body != (shared.clob_version == 1)
+    } {
         return Err("order_version_mismatch".into());
     }
 
@@ -310,6 +335,8 @@ pub(crate) fn parse_order(
         order_type,
         post_only,
         expiration,
+        builder: order.builder,
+        v1: is_v1_body,
     })
 }
 

@@ -28,8 +28,9 @@ fn levels(it: impl Iterator<Item = (u32, u64)>) -> Value {
     )
 }
 
-/// The book hash: keccak-256 of the compact level list, first 20 bytes as hex. Changes
-/// whenever any level changes, which is what clients compare.
+/// The `hash` of `price_change` entries: keccak-256 of the compact level list, first 20 bytes
+/// as hex. Changes whenever any level changes; deltas cannot be hash-gated, so only `book`
+/// snapshots carry the exchange's verifiable hash ([`book`]).
 pub(crate) fn book_hash(ex: &Exchange, mi: usize, ti: usize) -> String {
     let b = &ex.markets[mi].books[ti];
     let text = format!(
@@ -41,29 +42,50 @@ pub(crate) fn book_hash(ex: &Exchange, mi: usize, ti: usize) -> String {
     alloy_primitives::hex::encode(&h.as_slice()[..20])
 }
 
-/// The REST `/book` object (levels worst-first).
+/// The REST `/book` object (levels worst-first), its `hash` by the exchange's formula
+/// (`book::integrity`): SHA-1 of the compact JSON of market, asset_id, timestamp, `hash:""`,
+/// bids, asks, min_order_size, tick_size, neg_risk, last_trade_price, in that order.
 pub(crate) fn book(ex: &Exchange, mi: usize, ti: usize, ts_ms: u64) -> Value {
     let m = &ex.markets[mi];
     let b = &m.books[ti];
+    let bids = levels(b.bids_worst_first());
+    let asks = levels(b.asks_worst_first());
+    let market = Value::from(m.spec.condition_id.as_str());
+    let asset_id = Value::from(m.spec.tokens[ti].token_id());
+    let timestamp = Value::from(ts_ms.to_string());
+    let min_order_size = Value::from(size(m.spec.min_order_size.as_micros()));
+    let tick_size = Value::from(m.spec.tick.as_str());
+    let last_trade_price =
+        Value::from(m.last_trade[ti].map_or_else(|| "0.5".to_owned(), |(p, _)| price(p)));
+    // Hand-ordered: serde_json's maps sort their keys. `Value`'s Display is compact JSON.
+    let input = format!(
+        "{{\"market\":{market},\"asset_id\":{asset_id},\"timestamp\":{timestamp},\"hash\":\"\",\"bids\":{bids},\"asks\":{asks},\"min_order_size\":{min_order_size},\"tick_size\":{tick_size},\"neg_risk\":{},\"last_trade_price\":{last_trade_price}}}",
+        m.spec.neg_risk
+    );
+    let hash =
+        alloy_primitives::hex::encode(<sha1::Sha1 as sha1::Digest>::digest(input.as_bytes()));
     json!({
-        "market": m.spec.condition_id,
-        "asset_id": m.spec.tokens[ti].token_id(),
-        "timestamp": ts_ms.to_string(),
-        "hash": format!("0x{}", book_hash(ex, mi, ti)),
-        "bids": levels(b.bids_worst_first()),
-        "asks": levels(b.asks_worst_first()),
-        "min_order_size": size(m.spec.min_order_size.as_micros()),
-        "tick_size": m.spec.tick.as_str(),
+        "market": market,
+        "asset_id": asset_id,
+        "timestamp": timestamp,
+        "hash": hash,
+        "bids": bids,
+        "asks": asks,
+        "min_order_size": min_order_size,
+        "tick_size": tick_size,
         "neg_risk": m.spec.neg_risk,
-        "last_trade_price": m.last_trade[ti].map_or_else(|| "0.5".to_owned(), |(p, _)| price(p)),
+        "last_trade_price": last_trade_price,
     })
 }
 
-/// The WS `book` event: the REST object plus `event_type`.
+/// The WS `book` event: the REST object plus `event_type`, without `min_order_size` and
+/// `neg_risk`, which the exchange's WS frame does not carry (its hash still covers them).
 pub(crate) fn ws_book(ex: &Exchange, mi: usize, ti: usize, ts_ms: u64) -> Value {
     let mut v = book(ex, mi, ti, ts_ms);
     if let Some(o) = v.as_object_mut() {
         o.insert("event_type".into(), json!("book"));
+        o.remove("min_order_size");
+        o.remove("neg_risk");
     }
     v
 }

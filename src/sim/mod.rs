@@ -81,14 +81,16 @@
 //! | markets | `GET /markets`, `/simplified-markets`, `/sampling-markets`, `/sampling-simplified-markets` (cursor pages `MA==` … `LTE=`), `/markets/{condition_id}`, `/clob-markets/{condition_id}`, `/markets-by-token/{token_id}` |
 //! | prices | `GET /book` (levels worst-first), `POST /books`, `GET /price`, `POST /prices`, `GET /midpoint`, `POST /midpoints`, `GET /spread`, `POST /spreads`, `/tick-size`, `/neg-risk`, `/fee-rate`, `/last-trade-price`, `/last-trades-prices` |
 //! | keys (L1) | `POST /auth/api-key`, `GET /auth/derive-api-key` (deterministic per address, nonce and seed); `GET /auth/api-keys` (L2) |
-//! | trading (L2) | `POST /order`, `POST /orders` (≤ 15), `DELETE /order`, `/orders`, `/cancel-all`, `/cancel-market-orders` |
-//! | account (L2) | `GET /data/orders`, `/data/order/{id}`, `/data/trades` (cursor pages), `POST /v1/heartbeats` (chained ids; silence for the heartbeat timeout cancels all the user's orders) |
-//! | `/ws/market` | `{"assets_ids":[…],"type":"market"}` → one frame with an array of `book` events; then `price_change` (with `price_changes`, `best_bid`, `best_ask`, `hash`), `last_trade_price`, a fresh `book` after each trade, `tick_size_change`; with `"custom_feature_enabled":true` also `best_bid_ask` when the top of book moves; `{"operation":"subscribe"/"unsubscribe"}` at any time |
+//! | trading (L2) | `POST /order`, `POST /orders` (≤ 15), `DELETE /order`, `/orders` (≤ 1000 ids), `/cancel-all`, `/cancel-market-orders` |
+//! | account (L2) | `GET /data/orders` (`asset_id` needs `market`), `/data/order/{id}`, `/data/trades` (cursor pages), `POST /v1/heartbeats` (chained ids; silence for the heartbeat timeout cancels all the user's orders) |
+//! | `/ws/market` | `{"assets_ids":[…],"type":"market"}` → one frame with an array of `book` events (hash by the exchange's formula, see [`book::integrity`](crate::book::integrity); no `min_order_size`/`neg_risk`, as on the exchange); then `price_change` (with `price_changes`, `best_bid`, `best_ask`, `hash`), `last_trade_price`, a fresh `book` after each trade, `tick_size_change`; with `"custom_feature_enabled":true` also `best_bid_ask` when the top of book moves; `{"operation":"subscribe"/"unsubscribe"}` at any time |
 //! | `/ws/user` | `{"auth":{apiKey,secret,passphrase},"markets":[…],"type":"user"}` → `order` (`PLACEMENT`/`UPDATE`/`CANCELLATION`) and `trade` (`MATCHED` then `CONFIRMED`) events of that user, filtered by condition id (no list = all) |
 //! | Gamma, at [`SimHandle::gamma_url`] | `GET /markets/keyset`, `/events/keyset` (keyset cursors: `after_cursor` in, `next_cursor` out, absent on the last page; ≤ 100 markets / 500 events a page, ≤ 100 `condition_ids`), `/markets/{id}`, `/markets/slug/{slug}`, `/events/{id}`, `/events/slug/{slug}`, `/public-search`, `/tags`, `/series`, `/sports`; the CLOB markets in Gamma's vocabulary |
 //! | Data API v2, at [`SimHandle::data_api_url`] | `GET /v2/positions`, `/v2/trades`, `/v2/activity`, `/v2/value`, `/v2/holders` in the `{data, pagination}` envelope with cursors; derived from the simulator's fills |
 //! | `/rtds` ([`SimHandle::rtds_url`]) | the real-time data socket: `{"action":"subscribe","subscriptions":[{topic,type,filters}]}` → deterministic synthetic `crypto_prices` (Binance symbols), `crypto_prices_chainlink`, `crypto_prices_twap_*` and `equity_prices` updates every [`SimBuilder::rtds_interval`] (with the three-point `subscribe` history after a filtered subscribe), and `activity`/`orders_matched` for every fill of this simulator |
-//! | all WS | text `PING` → text `PONG` |
+//! | RTDS | text `PING` → text `PONG` |
+//! | market and user WS | text `PING` → text `PONG` (`INVALID OPERATION` before the initial subscribe); a second initial (`"type"`) message → `INVALID OPERATION` |
+//! | chain (feature `onchain`, `SimBuilder::onchain`) | `POST /rpc`: JSON-RPC (`eth_call`, `eth_sendRawTransaction`, receipts, nonces, fees; batches) over in-memory pUSD and outcome-token balances; `SimHandle::fund_collateral`, `fund_native`, `resolve_market` |
 //!
 //! Faults: build a [`Faults`] (latency, jitter, `425`/`429`/`503` on a schedule or with a
 //! probability, WS disconnects and silence) and pass it to [`SimBuilder::faults`], or change it
@@ -117,6 +119,14 @@
 //! # Ok(()) }
 //! ```
 //!
+//! Trading rails: [`SimBuilder::rate_limits`] enforces the exchange's per-signer order and
+//! cancel token buckets (429 + `Retry-After`, `Poly-RateLimit-*` headers, per-signer tiers with
+//! [`SimHandle::set_rate_limit_tier`], `GET /v1/user/rate-limit-tier`);
+//! [`SimHandle::set_post_only`] opens a post-only window; [`SimHandle::set_closed_only`] marks
+//! an account closed-only (`GET /auth/ban-status/closed-only`). An `Invalid Heartbeat ID`
+//! answer carries the chain's current id, and silence past the heartbeat timeout cancels all
+//! the user's orders.
+//!
 //! Market activity: [`SimBuilder::activity`] (or [`SimHandle::set_activity`]) makes seeded
 //! simulated traders rest, cancel and take orders on a timer, so books move and trades print
 //! without a second client; [`SimHandle::step_activity`] does the same synchronously for
@@ -135,7 +145,10 @@
 //! - A WS client that falls more than 8192 frames behind is disconnected (no silent loss: it
 //!   reconnects and re-snapshots).
 //! - Trades settle at once: each match yields a `MATCHED` then a `CONFIRMED` user `trade` event
-//!   with a deterministic fake transaction hash. Balances and allowances are not modelled.
+//!   with a deterministic fake transaction hash. Balances and allowances are not modelled,
+//!   except on the optional chain (`onchain`), where each fill moves pUSD and outcome tokens
+//!   through the exchange's allowances (a fill an account cannot cover is counted in
+//!   `SimHandle::settlement_failures`, not refused).
 //! - Proxy/Safe makers must be the CREATE2 wallets of `POLY_ADDRESS` (the proxy factory only
 //!   on Polygon). POLY_1271 signatures are checked (the owner's ERC-7739 signature must recover
 //!   to `POLY_ADDRESS`); who owns a deposit wallet is not modelled.
@@ -147,13 +160,20 @@
 
 mod activity;
 mod auth;
+#[cfg(feature = "onchain")]
+mod chain;
 mod data_api;
 mod engine;
 mod events;
 mod faults;
 mod gamma;
+#[cfg(feature = "onchain")]
+mod ledger;
 mod market;
+mod programs;
+mod rails;
 mod rest;
+mod rfq;
 mod rng;
 mod rtds;
 mod server;
@@ -162,4 +182,5 @@ mod ws;
 
 pub use self::faults::{Faults, HttpFault, HttpRule, Trigger};
 pub use self::market::{MarketSpec, TokenSpec, parse_markets};
+pub use self::rails::RailStats;
 pub use self::server::{ApiCredentials, SimBuilder, SimHandle, Simulator};

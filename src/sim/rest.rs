@@ -11,7 +11,8 @@ use crate::types::Side;
 
 use super::server::{Reject, Shared, error_response, json_response};
 use super::state::{Canceled, Exchange, Placed, now_s};
-use super::{auth, events};
+use super::{auth, events, rails};
+use crate::clob::Bucket;
 
 type Resp = Response<Full<Bytes>>;
 
@@ -22,9 +23,16 @@ pub(crate) const END_CURSOR: &str = "LTE=";
 /// Most orders one `POST /orders` may carry.
 const MAX_BATCH: usize = 15;
 
-fn ok(v: &Value) -> Resp {
+pub(super) fn ok(v: &Value) -> Resp {
     json_response(StatusCode::OK, v.to_string())
 }
+
+/// `DELETE /orders` takes at most this many ids (Polymarket changelog, 2026-06-15).
+pub(crate) const MAX_CANCEL_IDS: usize = 1000;
+
+/// `GET /data/orders` refuses an `asset_id` filter without `market` (announced for
+/// 2026-12-14 with py-sdk polymarket-client v0.20.0).
+const ASSET_WITHOUT_MARKET: &str = "market is required when filtering open orders by asset_id";
 
 fn bad(msg: &str) -> Resp {
     error_response(StatusCode::BAD_REQUEST, msg)
@@ -106,7 +114,7 @@ fn decode_cursor(c: Option<&str>) -> Result<Option<usize>, Reject> {
 }
 
 /// A page `{"data","next_cursor","limit","count"}` of `items` starting at the cursor.
-fn page(items: Vec<Value>, cursor: Option<&str>, size: usize) -> Resp {
+pub(super) fn page(items: Vec<Value>, cursor: Option<&str>, size: usize) -> Resp {
     let start = match decode_cursor(cursor) {
         Ok(Some(s)) => s,
         Ok(None) => {
@@ -133,6 +141,9 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
     let get = m == Method::GET;
     let post = m == Method::POST;
     let delete = m == Method::DELETE;
+    if let Some(r) = super::programs::route(shared, parts, &query, body) {
+        return r;
+    }
     match path {
         "/" | "/ok" if get => json_response(StatusCode::OK, "\"OK\"".into()),
         "/time" if get => json_response(StatusCode::OK, now_s().to_string()),
@@ -183,31 +194,61 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
             ok(&json!({"apiKeys": ex.keys_of(&key.address)}))
         }),
         "/order" if post => l2(shared, parts, body, |ex, key| {
-            post_order(shared, ex, key, body)
+            rails::metered(shared, &key.address, Bucket::Order, 1, || {
+                post_order(shared, ex, key, body)
+            })
         }),
         "/orders" if post => l2(shared, parts, body, |ex, key| {
-            post_orders(shared, ex, key, body)
+            let cost = match serde_json::from_slice::<Value>(body) {
+                Ok(Value::Array(items)) => u32::try_from(items.len()).unwrap_or(u32::MAX).max(1),
+                _ => 1,
+            };
+            rails::metered(shared, &key.address, Bucket::Order, cost, || {
+                post_orders(shared, ex, key, body)
+            })
         }),
         "/order" if delete => l2(shared, parts, body, |ex, key| {
-            let id = serde_json::from_slice::<Value>(body)
-                .ok()
-                .and_then(|v| v.get("orderID").and_then(Value::as_str).map(str::to_owned));
-            match id {
-                Some(id) => cancel_resp(ex.cancel(&key.address, &[id])),
-                None => bad("Invalid order payload: expected {\"orderID\": \"0x…\"}"),
-            }
+            rails::metered(shared, &key.address, Bucket::Cancel, 1, || {
+                let id = serde_json::from_slice::<Value>(body)
+                    .ok()
+                    .and_then(|v| v.get("orderID").and_then(Value::as_str).map(str::to_owned));
+                match id {
+                    Some(id) => cancel_resp(ex.cancel(&key.address, &[id])),
+                    None => bad("Invalid order payload: expected {\"orderID\": \"0x…\"}"),
+                }
+            })
         }),
         "/orders" if delete => l2(
             shared,
             parts,
             body,
             |ex, key| match serde_json::from_slice::<Vec<String>>(body) {
-                Ok(ids) => cancel_resp(ex.cancel(&key.address, &ids)),
+                Ok(ids) if ids.len() > MAX_CANCEL_IDS => bad(&format!(
+                    "Too many order IDs: at most {MAX_CANCEL_IDS} per request, got {}",
+                    ids.len()
+                )),
+                Ok(ids) => {
+                    let cost = u32::try_from(ids.len()).unwrap_or(u32::MAX).max(1);
+                    rails::metered(shared, &key.address, Bucket::Cancel, cost, || {
+                        cancel_resp(ex.cancel(&key.address, &ids))
+                    })
+                }
                 Err(_) => bad("Invalid order payload: expected an array of order ids"),
             },
         ),
         "/cancel-all" if delete => l2(shared, parts, body, |ex, key| {
-            cancel_resp(ex.cancel_where(&key.address, None, None))
+            // 1 + the number cancelled.
+            let open = ex.open_orders(&key.address).len();
+            let cost = u32::try_from(open).unwrap_or(u32::MAX).saturating_add(1);
+            rails::metered(shared, &key.address, Bucket::Cancel, cost, || {
+                cancel_resp(ex.cancel_where(&key.address, None, None))
+            })
+        }),
+        "/v1/user/rate-limit-tier" if get => l2(shared, parts, body, |_, key| {
+            ok(&json!({"tier": shared.rails().tier_of(&key.address).as_str()}))
+        }),
+        "/auth/ban-status/closed-only" if get => l2(shared, parts, body, |_, key| {
+            ok(&json!({"closed_only": shared.rails().is_closed_only(&key.address)}))
         }),
         "/cancel-market-orders" if delete => l2(shared, parts, body, |ex, key| {
             // `{}` (or no body) has no filter: every market. Anything but an object is refused.
@@ -227,12 +268,32 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
             let mi = market.map(|c| ex.market_by_condition(c));
             let ti = asset.map(|a| ex.token(a));
             // An unknown market or token matches nothing.
-            if matches!(mi, Some(None)) || matches!(ti, Some(None)) {
-                return cancel_resp(Canceled::default());
-            }
-            cancel_resp(ex.cancel_where(&key.address, mi.flatten(), ti.flatten()))
+            let none = matches!(mi, Some(None)) || matches!(ti, Some(None));
+            let (mi, ti) = (mi.flatten(), ti.flatten());
+            // 1 + the number cancelled.
+            let matching = if none {
+                0
+            } else {
+                ex.open_orders(&key.address)
+                    .iter()
+                    .filter(|o| mi.is_none_or(|m| o.market == m))
+                    .filter(|o| ti.is_none_or(|(m, t)| o.market == m && o.token == t))
+                    .count()
+            };
+            let cost = u32::try_from(matching)
+                .unwrap_or(u32::MAX)
+                .saturating_add(1);
+            rails::metered(shared, &key.address, Bucket::Cancel, cost, || {
+                if none {
+                    return cancel_resp(Canceled::default());
+                }
+                cancel_resp(ex.cancel_where(&key.address, mi, ti))
+            })
         }),
         "/data/orders" if get => l2(shared, parts, body, |ex, key| {
+            if q(&query, "asset_id").is_some() && q(&query, "market").is_none() {
+                return bad(ASSET_WITHOUT_MARKET);
+            }
             let items: Vec<Value> = ex
                 .open_orders(&key.address)
                 .into_iter()
@@ -284,7 +345,17 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
             let id = v.get("heartbeat_id").and_then(Value::as_str);
             match ex.heartbeat(&key.address, id) {
                 Ok(next) => ok(&json!({"heartbeat_id": next, "error": null})),
-                Err(e) => bad(&e),
+                // The exchange's answer names the id the chain expects, so a client can
+                // resynchronise (docs: order heartbeats).
+                Err(e) => json_response(
+                    StatusCode::BAD_REQUEST,
+                    json!({
+                        "error": e,
+                        "error_msg": e,
+                        "heartbeat_id": ex.heartbeat_id(&key.address),
+                    })
+                    .to_string(),
+                ),
             }
         }),
         _ => {
@@ -510,7 +581,7 @@ fn l1_key(shared: &Shared, parts: &Parts, create: bool) -> Resp {
 }
 
 /// Runs `f` with the exchange locked once L2 authentication passed.
-fn l2(
+pub(super) fn l2(
     shared: &Shared,
     parts: &Parts,
     body: &[u8],
@@ -552,6 +623,13 @@ fn place_one(
     v: &Value,
 ) -> Result<Placed, (StatusCode, String)> {
     let order = auth::parse_order(shared, ex, key, v).map_err(|e| (StatusCode::BAD_REQUEST, e))?;
+    place_parsed(ex, order)
+}
+
+fn place_parsed(
+    ex: &mut Exchange,
+    order: super::state::NewOrder,
+) -> Result<Placed, (StatusCode, String)> {
     ex.place(order).map_err(|e| {
         let status = if ex.cancel_only {
             StatusCode::SERVICE_UNAVAILABLE
@@ -572,7 +650,19 @@ fn post_order(
         Ok(v @ Value::Object(_)) => v,
         _ => return bad("Invalid order payload"),
     };
-    match place_one(shared, ex, key, &v) {
+    let order = match auth::parse_order(shared, ex, key, &v) {
+        Ok(o) => o,
+        Err(e) => return bad(&e),
+    };
+    if let Some(r) = rails::order_gate(
+        shared,
+        &key.address,
+        order.post_only,
+        order.side == Side::Buy,
+    ) {
+        return r;
+    }
+    match place_parsed(ex, order) {
         Ok(p) => ok(&placed_json(&p)),
         Err((status, e)) => error_response(status, &e),
     }
@@ -599,6 +689,17 @@ fn post_orders(
             StatusCode::SERVICE_UNAVAILABLE,
             "Trading is currently cancel-only. New orders are not accepted, but cancels are allowed.",
         );
+    }
+    let all_post_only = items
+        .iter()
+        .all(|v| v.get("postOnly").and_then(Value::as_bool) == Some(true));
+    let any_buy = items.iter().any(|v| {
+        v.get("order")
+            .and_then(|o| o.get("side"))
+            .is_some_and(|s| s.as_str() == Some("BUY") || s.as_u64() == Some(0))
+    });
+    if let Some(r) = rails::order_gate(shared, &key.address, all_post_only, any_buy) {
+        return r;
     }
     let out: Vec<Value> = items
         .iter()

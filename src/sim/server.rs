@@ -47,6 +47,8 @@ pub(crate) struct Shared {
     requests: Mutex<Vec<String>>,
     /// Interval of the RTDS synthetic price ticks.
     pub(crate) rtds_interval: Duration,
+    /// Rate limits, post-only windows, closed-only accounts. Locked after `ex`, never before.
+    rails: Mutex<super::rails::Rails>,
 }
 
 impl Shared {
@@ -67,6 +69,12 @@ impl Shared {
             log.drain(..MAX_LOGGED_REQUESTS / 2);
         }
         log.push(format!("{method} {path}"));
+    }
+
+    pub(crate) fn rails(&self) -> MutexGuard<'_, super::rails::Rails> {
+        self.rails
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     pub(crate) fn faults(&self) -> MutexGuard<'_, FaultState> {
@@ -109,6 +117,10 @@ pub struct SimBuilder {
     clob_version: u64,
     activity: Option<Duration>,
     rtds_interval: Duration,
+    rate_limits: Option<crate::clob::Tier>,
+    rate_limit_warning_only: bool,
+    #[cfg(feature = "onchain")]
+    onchain: bool,
 }
 
 impl Default for SimBuilder {
@@ -125,6 +137,10 @@ impl Default for SimBuilder {
             clob_version: 2,
             activity: None,
             rtds_interval: Duration::from_secs(1),
+            rate_limits: None,
+            rate_limit_warning_only: false,
+            #[cfg(feature = "onchain")]
+            onchain: false,
         }
     }
 }
@@ -213,6 +229,35 @@ impl SimBuilder {
         self
     }
 
+    /// Enforces the exchange's per-signer trading rate limits, every signer at `tier` unless
+    /// given its own with [`SimHandle::set_rate_limit_tier`]: order and cancel token buckets,
+    /// `Poly-RateLimit-Remaining`/`-Reset`/`-Tier` headers on trading answers, `429` with
+    /// `Retry-After` when a bucket is short, batches all or nothing. Default is `None`: no
+    /// trading limits (as before the exchange enforced them).
+    #[must_use]
+    pub fn rate_limits(mut self, tier: Option<crate::clob::Tier>) -> Self {
+        self.rate_limits = tier;
+        self
+    }
+
+    /// The exchange's warning mode: requests over the limit are admitted with
+    /// `Poly-RateLimit-Warning: true` instead of a `429`. Default is `false`.
+    #[must_use]
+    pub fn rate_limit_warning_only(mut self, on: bool) -> Self {
+        self.rate_limit_warning_only = on;
+        self
+    }
+
+    /// Serves a minimal chain at `POST /rpc` ([`SimHandle::rpc_url`], feature `onchain`):
+    /// raw EIP-1559 transactions checked and applied to in-memory pUSD and outcome-token
+    /// balances, which fills then move; [`SimHandle::resolve_market`] resolves a market for
+    /// redemption. Default is off.
+    #[cfg(feature = "onchain")]
+    pub fn onchain(mut self, on: bool) -> Self {
+        self.onchain = on;
+        self
+    }
+
     /// Binds `127.0.0.1:port` and starts serving on the current tokio runtime.
     ///
     /// # Errors
@@ -229,6 +274,14 @@ impl SimBuilder {
             self.markets.unwrap_or_else(MarketSpec::defaults),
             events,
         );
+        #[cfg(feature = "onchain")]
+        let mut ex = ex;
+        #[cfg(feature = "onchain")]
+        if self.onchain {
+            let specs: Vec<MarketSpec> = ex.markets.iter().map(|m| m.spec.clone()).collect();
+            let house = super::state::SEED_ADDRESS.parse().unwrap_or_default();
+            ex.chain = Some(super::chain::SimChain::new(self.chain, &specs, house));
+        }
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
         let (kick, _) = watch::channel(0u64);
         let (activity, _) = watch::channel(self.activity);
@@ -244,6 +297,10 @@ impl SimBuilder {
             activity,
             requests: Mutex::new(Vec::new()),
             rtds_interval: self.rtds_interval,
+            rails: Mutex::new(super::rails::Rails::new(
+                self.rate_limits,
+                self.rate_limit_warning_only,
+            )),
         });
         let accept = tokio::spawn(accept_loop(listener, Arc::clone(&shared)));
         let sweeper = tokio::spawn(sweep_loop(Arc::clone(&shared)));
@@ -281,7 +338,7 @@ impl std::fmt::Debug for ApiCredentials {
 /// A running simulator. Dropping it stops the server and closes every connection.
 #[derive(Debug)]
 pub struct SimHandle {
-    shared: Arc<Shared>,
+    pub(super) shared: Arc<Shared>,
     addr: SocketAddr,
     shutdown: watch::Sender<bool>,
     tasks: Vec<JoinHandle<()>>,
@@ -407,6 +464,49 @@ impl SimHandle {
     /// cancels keep working.
     pub fn set_cancel_only(&self, on: bool) {
         self.shared.ex().cancel_only = on;
+    }
+
+    /// Gives one signer (its address) its own rate-limit tier; with trading limits off this
+    /// turns them on for that signer alone.
+    pub fn set_rate_limit_tier(&self, address: &str, tier: crate::clob::Tier) {
+        self.shared
+            .rails()
+            .set_tier(normalize_address(address), tier);
+    }
+
+    /// Turns the trading rate limits on for every signer at `tier` (`None`: only signers given
+    /// a tier of their own are limited).
+    pub fn set_rate_limits(&self, tier: Option<crate::clob::Tier>) {
+        self.shared.rails().set_default_tier(tier);
+    }
+
+    /// Opens a post-only window for `duration` (`None` closes it): orders that are not
+    /// post-only get `503` `{"code":"post_only_mode","retry_after_seconds":…}`.
+    pub fn set_post_only(&self, duration: Option<Duration>) {
+        self.shared.rails().set_post_only(duration);
+    }
+
+    /// Puts an address in (or out of) closed-only mode, as `GET /auth/ban-status/closed-only`
+    /// then reports; its new orders are refused with the exchange's closed-only error.
+    pub fn set_closed_only(&self, address: &str, on: bool) {
+        self.shared
+            .rails()
+            .set_closed_only(normalize_address(address), on);
+    }
+
+    /// What the trading rails did so far (admitted, rate-limited, warned, post-only refusals).
+    #[must_use]
+    pub fn rail_stats(&self) -> super::rails::RailStats {
+        self.shared.rails().stats()
+    }
+
+    /// Sets the fees `GET /fees/builder-fees/{code}` reports for a builder code, and that
+    /// `/builder/trades` charges (basis points of the notional). Unknown codes have none.
+    pub fn set_builder_fee(&self, code: alloy_primitives::B256, maker_bps: u32, taker_bps: u32) {
+        self.shared
+            .ex()
+            .programs
+            .set_builder_fee(code, maker_bps, taker_bps);
     }
 
     /// Changes a market's tick size and emits `tick_size_change` on the market channel.
@@ -633,5 +733,9 @@ async fn handle(
             ));
         }
     };
+    #[cfg(feature = "onchain")]
+    if parts.uri.path() == "/rpc" && parts.method == hyper::Method::POST {
+        return Ok(super::chain::serve(&shared, &body));
+    }
     Ok(rest::route(&shared, &parts, &body))
 }

@@ -99,6 +99,10 @@ pub(crate) struct OrderRec {
     pub(crate) created_at: u64,
     pub(crate) status: Status,
     pub(crate) trades: Vec<String>,
+    /// Builder code the order was signed with (zero = none).
+    pub(crate) builder: alloy_primitives::B256,
+    /// Signed as a V1 order (a pre-migration order).
+    pub(crate) v1: bool,
 }
 
 /// A trade: one taker order against one or more makers.
@@ -157,6 +161,10 @@ pub(crate) struct NewOrder {
     pub(crate) order_type: OrderType,
     pub(crate) post_only: bool,
     pub(crate) expiration: u64,
+    /// Builder code the order was signed with (zero = none).
+    pub(crate) builder: alloy_primitives::B256,
+    /// Signed as a V1 order (a pre-migration order).
+    pub(crate) v1: bool,
 }
 
 /// The exchange's answer to an accepted order.
@@ -195,6 +203,9 @@ pub(crate) struct Exchange {
     order_ids: HashMap<String, u64>,
     next_seq: u64,
     pub(crate) trades: Vec<TradeRec>,
+    /// The simulator chain, when enabled (`SimBuilder::onchain`): fills move its balances.
+    #[cfg(feature = "onchain")]
+    pub(crate) chain: Option<super::chain::SimChain>,
     /// Live order seqs per user (lowercase address): open-order queries and cancel-all
     /// cost the user's live orders, not the whole history.
     pub(super) live_by_user: HashMap<String, BTreeSet<u64>>,
@@ -205,6 +216,8 @@ pub(crate) struct Exchange {
     keys: HashMap<String, ApiKeyRec>,
     keys_by_owner: HashMap<(String, u64), String>,
     heartbeats: HashMap<String, Heartbeat>,
+    /// Builder keys and fees, rewards (sim/programs.rs).
+    pub(crate) programs: super::programs::Programs,
     rng: Rng,
     pub(super) activity_rng: Rng,
     events: broadcast::Sender<Arc<Outbound>>,
@@ -229,12 +242,15 @@ impl Exchange {
             order_ids: HashMap::new(),
             next_seq: 1,
             trades: Vec::new(),
+            #[cfg(feature = "onchain")]
+            chain: None,
             live_by_user: HashMap::new(),
             trades_by_user: HashMap::new(),
             gtd_queue: BTreeSet::new(),
             keys: HashMap::new(),
             keys_by_owner: HashMap::new(),
             heartbeats: HashMap::new(),
+            programs: super::programs::Programs::default(),
             events,
             msg_seq: 0,
             cancel_only: false,
@@ -283,6 +299,8 @@ impl Exchange {
                         created_at: now_s(),
                         status: Status::Live,
                         trades: Vec::new(),
+                        builder: alloy_primitives::B256::ZERO,
+                        v1: false,
                     },
                 );
             }
@@ -420,6 +438,12 @@ impl Exchange {
             self.keys.remove(&old);
         }
         self.keys.insert(rec.key.clone(), rec);
+    }
+
+    /// Removes an API key (a revoked builder key stops authenticating).
+    pub(crate) fn remove_api_key(&mut self, key: &str) {
+        self.keys.remove(key);
+        self.keys_by_owner.retain(|_, k| k != key);
     }
 
     // ----- orders -----
@@ -564,6 +588,8 @@ impl Exchange {
             created_at: now,
             status,
             trades: Vec::new(),
+            builder: o.builder,
+            v1: o.v1,
         };
         self.order_ids.insert(o.id.clone(), seq);
         if rests {
@@ -622,6 +648,63 @@ impl Exchange {
         })
     }
 
+    /// Settles an off-book match (an accepted and approved RFQ quote): both orders are
+    /// recorded, fully matched at `price`, and one trade joins them, reported like any other
+    /// (`/data/trades`, the user channel). `taker` and `maker` trade token `ti` of market
+    /// `mi` on opposite sides. Returns the trade id.
+    pub(crate) fn settle_pair(
+        &mut self,
+        taker: NewOrder,
+        maker: NewOrder,
+        (mi, ti): (usize, usize),
+        price: u32,
+        shares: u64,
+    ) -> String {
+        let now = now_s();
+        let mut seqs = [0u64; 2];
+        for (i, o) in [maker, taker].into_iter().enumerate() {
+            let seq = self.next_seq;
+            self.next_seq += 1;
+            seqs[i] = seq;
+            self.order_ids.insert(o.id.clone(), seq);
+            self.orders.insert(
+                seq,
+                OrderRec {
+                    seq,
+                    id: o.id,
+                    owner: o.owner,
+                    user: o.user,
+                    maker_address: o.maker_address,
+                    market: mi,
+                    token: ti,
+                    side: o.side,
+                    price,
+                    original: shares,
+                    // The maker's fill is counted by `record_trade`.
+                    matched: if i == 0 { 0 } else { shares },
+                    order_type: OrderType::Gtc,
+                    expiration: o.expiration,
+                    created_at: now,
+                    status: Status::Matched,
+                    trades: Vec::new(),
+                    builder: o.builder,
+                    v1: o.v1,
+                },
+            );
+        }
+        let side = self.orders.get(&seqs[1]).map_or(Side::Buy, |o| o.side);
+        let fill = Fill {
+            maker_seq: seqs[0],
+            price,
+            size: shares,
+            maker_done: true,
+        };
+        let (id, _) = self.record_trade(seqs[1], mi, ti, side, &[fill], now);
+        self.markets[mi].last_trade[ti] = Some((price, side));
+        self.publish_trade_events(self.trades.len() - 1);
+        id
+    }
+
     /// Records a trade for `taker_seq` and updates the makers; returns (trade id, tx hash).
     fn record_trade(
         &mut self,
@@ -665,6 +748,8 @@ impl Exchange {
             status: "CONFIRMED",
             tx_hash: tx_hash.clone(),
         });
+        #[cfg(feature = "onchain")]
+        self.settle_on_chain(taker_seq, mi, ti, side, fills);
         let idx = self.trades.len() - 1;
         let mut users: Vec<String> = std::iter::once(taker_seq)
             .chain(fills.iter().map(|f| f.maker_seq))
@@ -767,9 +852,14 @@ impl Exchange {
                     },
                 );
             }
-            (_, Some(given)) => return Err(format!("Invalid heartbeat id: {given}")),
+            (_, Some(_)) => return Err("Invalid Heartbeat ID".to_owned()),
         }
         Ok(next)
+    }
+
+    /// The id the user's heartbeat chain expects next, if one is running.
+    pub(crate) fn heartbeat_id(&self, user: &str) -> Option<&str> {
+        self.heartbeats.get(user).map(|h| h.id.as_str())
     }
 
     /// Expires GTD orders and cancels the orders of users whose heartbeats stopped.

@@ -1,6 +1,12 @@
 //! The WS channels (protocol.md §5): `/ws/market` (books and deltas per asset) and `/ws/user`
 //! (the authenticated user's orders and trades, filtered by condition id). Text `PING` gets
 //! text `PONG`; subscriptions can change at any time; faults can drop or silence a connection.
+//!
+//! Subscription rules of the exchange (NT PR #3717, NT `websocket/client.rs`; see
+//! exchange-2026.md §d.7): the initial message (the one with `"type"`) is accepted once per
+//! connection, a second one is answered with the text `INVALID OPERATION` and ignored (later
+//! changes use `"operation":"subscribe"|"unsubscribe"`); a `PING` before any subscription
+//! message is answered with `INVALID OPERATION` instead of `PONG`.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -96,6 +102,10 @@ struct Subs {
     markets: HashSet<String>,
     /// User channel: subscribed without a market list, i.e. to every market.
     all_markets: bool,
+    /// The initial (`"type"`) message was received on this connection.
+    initial: bool,
+    /// Some subscription object (initial or not) was received: `PING` is answered.
+    spoke: bool,
 }
 
 impl Subs {
@@ -212,6 +222,9 @@ fn strings(v: Option<&Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The exchange's answer to a second initial subscribe or an early `PING`.
+const INVALID_OPERATION: &str = "INVALID OPERATION";
+
 async fn on_text<S>(
     conn: &mut Conn<S>,
     subs: &mut Subs,
@@ -222,12 +235,24 @@ where
     S: futures_util::Sink<Message> + Unpin,
 {
     if text.trim() == "PING" {
-        return conn.send("PONG".to_owned()).await;
+        let reply = if subs.spoke {
+            "PONG"
+        } else {
+            INVALID_OPERATION
+        };
+        return conn.send(reply.to_owned()).await;
     }
     let Ok(v) = serde_json::from_str::<Value>(text) else {
         // Unparseable control text is ignored, like the exchange's feed does.
         return Ok(());
     };
+    subs.spoke |= v.is_object();
+    if v.get("type").is_some() {
+        if subs.initial {
+            return conn.send(INVALID_OPERATION.to_owned()).await;
+        }
+        subs.initial = true;
+    }
     let op = v
         .get("operation")
         .and_then(Value::as_str)

@@ -13,6 +13,13 @@
 //! book silently wrong. A `tick_size_change` does the same (inside the manager) and is
 //! reported to the optional tick-size hook, e.g. to refresh an order client's tick cache.
 //!
+//! Book hashes: a `book` snapshot whose hash does not verify (see
+//! [`book::integrity`](crate::book::integrity); needs the asset's
+//! [`BookMeta`](crate::book::BookMeta) in the manager) is reported as
+//! [`Outcome::HashMismatch`], leaves its book [`Suspect`](crate::book::BookState::Suspect),
+//! and makes the stream reconnect the shard that sent it, for fresh snapshots (once per run of
+//! mismatches).
+//!
 //! Optional REST resync: a [`ResyncSender`] (from [`BookFeed::resync_sender`] or
 //! [`BookStream::resync_sender`]) lets any task — typically an
 //! [`on_reconnect`](super::market::MarketStreamBuilder::on_reconnect) hook that fetches
@@ -100,7 +107,7 @@ fn apply_snapshot(books: &mut BookManager, mut s: Snapshot) -> ResyncOutcome {
     let newer_or_equal = match (s.timestamp_ms, book.timestamp_ms()) {
         (Some(snap), Some(have)) => snap >= have,
         (Some(_), None) => true,
-        (None, _) => book.state() == BookState::AwaitingSnapshot,
+        (None, _) => book.state() != BookState::Live,
     };
     if !newer_or_equal {
         return ResyncOutcome::Stale;
@@ -108,6 +115,23 @@ fn apply_snapshot(books: &mut BookManager, mut s: Snapshot) -> ResyncOutcome {
     match book.replace(&mut s.bids, &mut s.asks, s.timestamp_ms, Instant::now()) {
         Ok(()) => ResyncOutcome::Applied,
         Err(e) => ResyncOutcome::Rejected(e),
+    }
+}
+
+/// After a `book` snapshot failed its hash check ([`Outcome::HashMismatch`]), asks the shard
+/// that sent it for fresh snapshots by reconnecting it (the books it carries are gated when
+/// the connection ends). Only on the first mismatch of a run: a second one in a row is
+/// reported but not chased, so wrong [`BookMeta`](crate::book::BookMeta) cannot cause a
+/// reconnect loop.
+fn resync_on_mismatch(update: &Update<'_, '_>, handle: &MarketHandle, shard: usize) {
+    if update.outcome != Outcome::HashMismatch {
+        return;
+    }
+    if let Ok(Decoded::Book(b)) = &update.event {
+        if update.manager.hash_mismatch_streak(b.asset_id) == 1 {
+            // A closed stream has nothing left to resync.
+            let _ = handle.reconnect(Some(shard));
+        }
     }
 }
 
@@ -254,12 +278,15 @@ impl<H: BookHandler> Handler for BookFeed<H> {
             books,
             handler,
             on_tick,
+            handle,
             ..
         } = self;
+        let shard = frame.shard();
         books.apply_with(text, Instant::now(), |u| {
             if let (Some(hook), Ok(Decoded::TickSizeChange(t))) = (on_tick.as_mut(), &u.event) {
                 hook(t.asset_id, t.new_tick_size);
             }
+            resync_on_mismatch(&u, handle, shard);
             handler.on_update(&frame, u);
         });
     }
@@ -413,10 +440,12 @@ impl BookStream {
                     books,
                     pending,
                     on_tick,
+                    handle,
                     ..
                 } = self;
                 books.apply_with(text, Instant::now(), |u| match &u.event {
                     Ok(e) => {
+                        resync_on_mismatch(&u, handle, shard);
                         if let (Some(hook), Decoded::TickSizeChange(t)) = (on_tick.as_mut(), e) {
                             hook(t.asset_id, t.new_tick_size);
                         }

@@ -15,6 +15,7 @@
 //!
 //! [Polymarket WSS overview]: https://docs.polymarket.com/developers/CLOB/websocket/wss-overview
 
+// `pub(crate)`: the book-hash check (`book::integrity`) scans with the same helpers.
 pub(crate) mod json;
 
 pub mod backoff;

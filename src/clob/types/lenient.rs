@@ -211,6 +211,12 @@ pub(crate) fn side_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Side>, 
 /// Declares a string enum that keeps unknown names in `Unknown(String)`.
 macro_rules! lenient_enum {
     ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $var:ident = $text:literal),+ $(,)? }) => {
+        $crate::clob::types::lenient::lenient_enum!(
+            $(#[$m])* $name prefix "" { $($(#[$vm])* $var = $text),+ }
+        );
+    };
+    // `prefix`: an optional wire prefix dropped before matching (`TRADE_STATUS_CONFIRMED`).
+    ($(#[$m:meta])* $name:ident prefix $prefix:literal { $($(#[$vm:meta])* $var:ident = $text:literal),+ $(,)? }) => {
         $(#[$m])*
         #[derive(Clone, Debug, PartialEq, Eq, Hash)]
         #[non_exhaustive]
@@ -233,7 +239,12 @@ macro_rules! lenient_enum {
             /// Parses a wire name (ASCII case-insensitive); unknown names become `Unknown`.
             #[must_use]
             pub fn parse(s: &str) -> Self {
-                $(if s.eq_ignore_ascii_case($text) { return Self::$var; })+
+                let p: &str = $prefix;
+                let bare = match s.get(..p.len()) {
+                    Some(head) if !p.is_empty() && head.eq_ignore_ascii_case(p) => &s[p.len()..],
+                    _ => s,
+                };
+                $(if bare.eq_ignore_ascii_case($text) { return Self::$var; })+
                 Self::Unknown(s.to_owned())
             }
         }

@@ -3,14 +3,17 @@
 
 mod account;
 mod book;
+mod builder;
 pub(crate) mod lenient;
 mod market;
 mod order;
+mod rewards;
 pub(crate) mod rounded;
 
 pub(crate) use account::ApiKeyRaw;
 pub use account::{AssetKind, BalanceAllowance, HeartbeatResponse, Notification};
 pub use book::{Book, HistoryRange, Interval, LastTrade, Level, Levels, PricePoint};
+pub use builder::{BuilderApiKey, BuilderFeeRate, BuilderTrade};
 pub use market::{
     ClobMarket, ClobMarketToken, FeeCurve, Market, MarketByToken, RewardRate, Rewards,
     SimplifiedMarket, Token,
@@ -18,4 +21,8 @@ pub use market::{
 pub use order::{
     CancelResponse, MakerOrder, OpenOrder, OrderKind, OrderStatus, PostOrderResponse, Trade,
     TradeStatus, TraderSide,
+};
+pub use rewards::{
+    AssetEarning, CurrentReward, MarketReward, RewardConfig, RewardPercentages, RewardToken,
+    TotalEarning, UserEarning, UserMarketEarning,
 };

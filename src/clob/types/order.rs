@@ -29,10 +29,13 @@ lenient_enum!(
 );
 
 lenient_enum!(
-    /// Settlement status of a trade.
-    TradeStatus {
+    /// Settlement status of a trade. The `TRADE_STATUS_` prefix some responses carry
+    /// (`TRADE_STATUS_CONFIRMED`) is accepted.
+    TradeStatus prefix "TRADE_STATUS_" {
         /// Matched off-chain.
         Matched = "MATCHED",
+        /// Matched, settlement transaction not broadcast yet (async execution).
+        MatchedNotBroadcasted = "MATCHED_NOT_BROADCASTED",
         /// Mined.
         Mined = "MINED",
         /// Confirmed on chain.

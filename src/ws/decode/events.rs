@@ -221,7 +221,8 @@ pub struct OrderMsg<'a> {
     pub outcome: Option<JsonStr<'a>>,
     /// API key of the order owner, when sent.
     pub owner: Option<&'a str>,
-    /// Status (`LIVE`, `MATCHED`, `CANCELED_<reason>`, …), when sent.
+    /// Status (`LIVE`, `MATCHED`, `DELAYED`, `UNMATCHED`, `CANCELED`, `CANCELED_<reason>`,
+    /// …), when sent; kept as text so that new names pass through.
     pub status: Option<JsonStr<'a>>,
     /// Order type, when sent.
     pub order_type: Option<OrderType>,
@@ -229,6 +230,8 @@ pub struct OrderMsg<'a> {
     pub maker_address: Option<&'a str>,
     /// Expiration (seconds), when sent and numeric.
     pub expiration: Option<u64>,
+    /// Creation time as sent (numeric), when present.
+    pub created_at: Option<u64>,
     /// Trade ids associated with the order (empty when `null` or absent).
     pub associate_trades: StrList<'a>,
     /// Timestamp as sent (numeric), when present.
@@ -484,6 +487,7 @@ pub(crate) fn build<'a>(
                 order_type: opt_order_type(src, &f.order_type, "order_type")?,
                 maker_address: opt_str(src, &f.maker_address, "maker_address")?,
                 expiration: opt_u64(src, &f.expiration),
+                created_at: opt_u64(src, &f.created_at),
                 associate_trades: StrList::new(
                     src,
                     f.associate_trades.flatten(),

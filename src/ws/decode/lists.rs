@@ -1024,11 +1024,14 @@ pub struct MakerOrder<'a> {
     pub side: Option<Side>,
     /// Fee rate in basis points, when sent.
     pub fee_rate_bps: Option<u64>,
+    /// Index of the maker's outcome in the market's outcome list, when sent (string or
+    /// number).
+    pub outcome_index: Option<u64>,
 }
 
 fn parse_maker<'a>(c: &mut Cursor<'a>) -> Item<MakerOrder<'a>> {
     let src = c.src;
-    let mut f: [Raw; 9] = [Raw::default(); 9];
+    let mut f: [Raw; 10] = [Raw::default(); 10];
     let at = c.pos;
     if let Err(e) = object(c, "maker_orders", |k, c| {
         let slot = match k {
@@ -1041,6 +1044,7 @@ fn parse_maker<'a>(c: &mut Cursor<'a>) -> Item<MakerOrder<'a>> {
             b"maker_address" => 6,
             b"side" => 7,
             b"fee_rate_bps" => 8,
+            b"outcome_index" => 9,
             _ => return c.skip(0),
         };
         f[slot] = c.raw()?;
@@ -1064,6 +1068,7 @@ fn parse_maker<'a>(c: &mut Cursor<'a>) -> Item<MakerOrder<'a>> {
             maker_address: opt_str(src, &f[6], "maker_address")?,
             side: opt_side(src, &f[7], "side")?,
             fee_rate_bps: opt_u64(src, &f[8]),
+            outcome_index: opt_u64(src, &f[9]),
         })
     })())
 }

@@ -1,0 +1,676 @@
+//! Book-hash verification: is a `book` snapshot the one the exchange hashed?
+//!
+//! The `hash` of a market-channel `book` message is the lowercase hex SHA-1 of the compact JSON
+//!
+//! ```text
+//! {"market":…,"asset_id":…,"timestamp":…,"hash":"","bids":[{"price":…,"size":…},…],
+//!  "asks":[…],"min_order_size":…,"tick_size":…,"neg_risk":…,"last_trade_price":…}
+//! ```
+//!
+//! in that key order, every value exactly as received (`"0.920"` stays `"0.920"`), each level
+//! re-written as `{"price","size"}` ([Polymarket's Python client] `generate_orderbook_summary_hash`,
+//! the Go server's struct order). `min_order_size` and `neg_risk` are not in the WS frame: they
+//! come from the market's metadata ([`BookMeta`], e.g. from REST `GET /book` or
+//! `GET /markets/{condition_id}`). A field the frame lacks is hashed as `""`, the Go zero value.
+//!
+//! Where it runs and what it costs: inside [`BookManager`](super::BookManager)'s apply, on the
+//! consumer's task, only on `book` events, only for assets whose [`BookMeta`] was registered
+//! with [`BookManager::set_book_meta`](super::BookManager::set_book_meta), and only while
+//! [`BookManager::set_verify_hashes`](super::BookManager::set_verify_hashes) is on (the
+//! default). Without `BookMeta` nothing is hashed, so verification is a per-feed opt-in. The
+//! hash input is written into a scratch buffer the manager owns and reuses (no allocation once
+//! it has grown to the largest snapshot; `tests/feed_hash_alloc.rs`), then SHA-1'd. Measured
+//! (BENCHMARKS.md, "Book hash"): applying the captured 65-level snapshot costs about 1.7× as
+//! much with the check as without (1.8× for 64 + 64 levels), mostly SHA-1 — far above 10% of
+//! a snapshot's apply, hence opt-in. Deltas (`price_change`), the bulk of the stream, carry no
+//! verifiable book hash and are never hashed.
+//!
+//! ```
+//! use polyclob::book::{BookMeta, book_hash};
+//! use polyclob::fixed::Size;
+//!
+//! let frame = r#"{"event_type":"book","market":"0xm","asset_id":"1","timestamp":"5",
+//!   "hash":"","bids":[{"price":"0.4","size":"10"}],"asks":[],"tick_size":"0.01",
+//!   "last_trade_price":"0.5"}"#;
+//! let meta = BookMeta::new(Size::parse(b"5")?, false);
+//! let mut scratch = Vec::new();
+//! let hash = book_hash(frame, meta, &mut scratch)?;
+//! assert_eq!(
+//!     std::str::from_utf8(&scratch).unwrap(),
+//!     r#"{"market":"0xm","asset_id":"1","timestamp":"5","hash":"","bids":[{"price":"0.4","size":"10"}],"asks":[],"min_order_size":"5","tick_size":"0.01","neg_risk":false,"last_trade_price":"0.5"}"#
+//! );
+//! assert_eq!(hash.to_string().len(), 40);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! [Polymarket's Python client]: https://github.com/Polymarket/py-clob-client/blob/main/py_clob_client/utilities.py
+
+use std::fmt;
+
+use sha1::{Digest, Sha1};
+
+use crate::fixed::Size;
+use crate::ws::json::{chunk, find_special, skip_ws};
+
+/// What a `book` frame does not carry but its hash covers: the market's minimum order size
+/// and whether it is a neg-risk market.
+///
+/// ```
+/// use polyclob::book::BookMeta;
+/// use polyclob::fixed::Size;
+/// let meta = BookMeta::new(Size::parse(b"5")?, true);
+/// assert!(meta.neg_risk());
+/// assert_eq!(meta.min_order_size().to_string(), "5");
+/// # Ok::<(), polyclob::fixed::ParseError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BookMeta {
+    min_order_size: Size,
+    neg_risk: bool,
+}
+
+impl BookMeta {
+    /// Metadata from the market's minimum order size and neg-risk flag.
+    #[must_use]
+    pub const fn new(min_order_size: Size, neg_risk: bool) -> Self {
+        Self {
+            min_order_size,
+            neg_risk,
+        }
+    }
+
+    /// The minimum order size, hashed in its shortest decimal form (`5`, `0.5`).
+    pub const fn min_order_size(&self) -> Size {
+        self.min_order_size
+    }
+
+    /// Whether the market is neg-risk.
+    #[must_use]
+    pub const fn neg_risk(&self) -> bool {
+        self.neg_risk
+    }
+}
+
+/// A SHA-1 book hash (20 bytes), shown as 40 lowercase hex digits.
+///
+/// ```
+/// use polyclob::book::BookHash;
+/// let h = BookHash::from_bytes([0xab; 20]);
+/// assert!(h.matches("ABABABABABABABABABABABABABABABABABABABAB"));
+/// assert!(h.matches("0xabababababababababababababababababababab"));
+/// assert!(!h.matches("ab"));
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BookHash([u8; 20]);
+
+impl BookHash {
+    /// The hash from its bytes.
+    #[must_use]
+    pub const fn from_bytes(bytes: [u8; 20]) -> Self {
+        Self(bytes)
+    }
+
+    /// The 20 bytes.
+    #[must_use]
+    pub const fn as_bytes(&self) -> &[u8; 20] {
+        &self.0
+    }
+
+    /// The 40 lowercase hex digits, on the stack.
+    #[must_use]
+    pub fn to_hex(&self) -> [u8; 40] {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut out = [0u8; 40];
+        for (i, b) in self.0.iter().enumerate() {
+            out[2 * i] = HEX[usize::from(b >> 4)];
+            out[2 * i + 1] = HEX[usize::from(b & 15)];
+        }
+        out
+    }
+
+    /// Whether `text` (40 hex digits, any case, optional `0x`) is this hash.
+    #[must_use]
+    pub fn matches(&self, text: &str) -> bool {
+        let t = text.strip_prefix("0x").unwrap_or(text).as_bytes();
+        t.len() == 40 && t.eq_ignore_ascii_case(&self.to_hex())
+    }
+}
+
+impl fmt::Display for BookHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let hex = self.to_hex();
+        // Hex digits are ASCII.
+        f.write_str(std::str::from_utf8(&hex).map_err(|_| fmt::Error)?)
+    }
+}
+
+impl fmt::Debug for BookHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "BookHash({self})")
+    }
+}
+
+/// The result of checking one `book` snapshot.
+///
+/// ```
+/// use polyclob::book::HashStatus;
+/// assert!(HashStatus::Mismatch.is_mismatch());
+/// assert!(!HashStatus::Unchecked.is_mismatch());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum HashStatus {
+    /// The snapshot's hash was recomputed and matches.
+    Verified,
+    /// The recomputed hash differs from the one sent: the snapshot (or the metadata) is wrong.
+    Mismatch,
+    /// Not checked: verification is off, the asset has no [`BookMeta`], or the frame carries
+    /// no (or an empty) hash.
+    Unchecked,
+}
+
+impl HashStatus {
+    /// Whether the hash was checked and did not match.
+    #[must_use]
+    pub const fn is_mismatch(self) -> bool {
+        matches!(self, Self::Mismatch)
+    }
+}
+
+/// A `book` element the hash input could not be written from (it is not a JSON object of the
+/// expected shape). `at` is the byte offset in the element.
+///
+/// ```
+/// use polyclob::book::{BookMeta, book_hash};
+/// let e = book_hash("[1]", BookMeta::new(Default::default(), false), &mut Vec::new()).unwrap_err();
+/// assert_eq!(e.at(), 0);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct IntegrityError {
+    what: &'static str,
+    at: usize,
+}
+
+impl IntegrityError {
+    /// What was wrong.
+    #[must_use]
+    pub const fn what(&self) -> &'static str {
+        self.what
+    }
+
+    /// Byte offset in the element.
+    #[must_use]
+    pub const fn at(&self) -> usize {
+        self.at
+    }
+}
+
+impl fmt::Display for IntegrityError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "book hash input: {} at byte {}", self.what, self.at)
+    }
+}
+
+impl std::error::Error for IntegrityError {}
+
+const fn bad(what: &'static str, at: usize) -> IntegrityError {
+    IntegrityError { what, at }
+}
+
+/// Writes the hash input of the `book` element `json` into `out` (cleared first) and returns
+/// its SHA-1. `out` is the caller's reusable scratch: no allocation once it is large enough.
+///
+/// # Errors
+/// [`IntegrityError`] when `json` is not an object whose `bids`/`asks` are arrays of objects.
+pub fn book_hash(
+    json: &str,
+    meta: BookMeta,
+    out: &mut Vec<u8>,
+) -> Result<BookHash, IntegrityError> {
+    write_hash_input(json, meta, out)?;
+    Ok(BookHash(Sha1::digest(out.as_slice()).into()))
+}
+
+/// The raw JSON tokens of the members the hash covers (byte ranges of the element).
+#[derive(Clone, Copy, Default)]
+struct Members {
+    market: Option<(usize, usize)>,
+    asset_id: Option<(usize, usize)>,
+    timestamp: Option<(usize, usize)>,
+    bids: Option<(usize, usize)>,
+    asks: Option<(usize, usize)>,
+    /// `bids`/`asks` are in the exchange's compact form (hashed as sent).
+    compact: [bool; 2],
+    tick_size: Option<(usize, usize)>,
+    last_trade_price: Option<(usize, usize)>,
+}
+
+/// Writes the hash input of the `book` element `json` into `out` (cleared first).
+///
+/// # Errors
+/// [`IntegrityError`] when `json` is not an object whose `bids`/`asks` are arrays of objects.
+pub fn write_hash_input(
+    json: &str,
+    meta: BookMeta,
+    out: &mut Vec<u8>,
+) -> Result<(), IntegrityError> {
+    let b = json.as_bytes();
+    let m = members(b)?;
+    out.clear();
+    out.extend_from_slice(b"{\"market\":");
+    scalar(b, m.market, out);
+    out.extend_from_slice(b",\"asset_id\":");
+    scalar(b, m.asset_id, out);
+    out.extend_from_slice(b",\"timestamp\":");
+    scalar(b, m.timestamp, out);
+    out.extend_from_slice(b",\"hash\":\"\",\"bids\":");
+    levels(b, m.bids, m.compact[0], out)?;
+    out.extend_from_slice(b",\"asks\":");
+    levels(b, m.asks, m.compact[1], out)?;
+    out.extend_from_slice(b",\"min_order_size\":\"");
+    let mut buf = [0u8; 48];
+    out.extend_from_slice(meta.min_order_size.write_str(&mut buf).as_bytes());
+    out.extend_from_slice(b"\",\"tick_size\":");
+    scalar(b, m.tick_size, out);
+    out.extend_from_slice(b",\"neg_risk\":");
+    out.extend_from_slice(if meta.neg_risk { b"true" } else { b"false" });
+    out.extend_from_slice(b",\"last_trade_price\":");
+    scalar(b, m.last_trade_price, out);
+    out.push(b'}');
+    Ok(())
+}
+
+/// A scalar member as sent (a string keeps its quotes and escapes), `""` when absent, `null`
+/// or a container (the server's struct holds strings: such a frame cannot verify anyway).
+fn scalar(b: &[u8], span: Option<(usize, usize)>, out: &mut Vec<u8>) {
+    match span.and_then(|(s, e)| b.get(s..e)) {
+        Some(raw) if raw.first() == Some(&b'"') => out.extend_from_slice(raw),
+        Some(raw) if raw == b"null" || matches!(raw.first(), Some(b'{' | b'[')) => {
+            out.extend_from_slice(b"\"\"");
+        }
+        // A bare number or literal is hashed as the string the server's struct holds.
+        Some(raw) => {
+            out.push(b'"');
+            out.extend_from_slice(raw);
+            out.push(b'"');
+        }
+        None => out.extend_from_slice(b"\"\""),
+    }
+}
+
+/// A level array re-written as `[{"price":…,"size":…},…]`, values as sent; `[]` when absent.
+fn levels(
+    b: &[u8],
+    span: Option<(usize, usize)>,
+    compact: bool,
+    out: &mut Vec<u8>,
+) -> Result<(), IntegrityError> {
+    let Some((start, end)) = span else {
+        out.extend_from_slice(b"[]");
+        return Ok(());
+    };
+    if b.get(start) != Some(&b'[') {
+        // `null` levels: the server's empty slice.
+        out.extend_from_slice(b"[]");
+        return Ok(());
+    }
+    if compact {
+        // The exchange's own compact levels: the input is the array as sent.
+        out.extend_from_slice(&b[start..end]);
+        return Ok(());
+    }
+    out.push(b'[');
+    let mut p = ws(b, start + 1);
+    let mut first = true;
+    while p < end && b.get(p) != Some(&b']') {
+        if b.get(p) != Some(&b'{') {
+            return Err(bad("a level is not an object", p));
+        }
+        if let Some(next) = compact_level(b, p) {
+            if !first {
+                out.push(b',');
+            }
+            first = false;
+            out.extend_from_slice(&b[p..next]);
+            p = ws(b, next);
+            if b.get(p) == Some(&b',') {
+                p = ws(b, p + 1);
+            }
+            continue;
+        }
+        let (mut price, mut size) = (None, None);
+        p = object(b, p, |key, v, _| match key {
+            b"price" => price = Some(v),
+            b"size" => size = Some(v),
+            _ => {}
+        })?;
+        if !first {
+            out.push(b',');
+        }
+        first = false;
+        out.extend_from_slice(b"{\"price\":");
+        scalar(b, price, out);
+        out.extend_from_slice(b",\"size\":");
+        scalar(b, size, out);
+        out.push(b'}');
+        p = ws(b, p);
+        if b.get(p) == Some(&b',') {
+            p = ws(b, p + 1);
+        }
+    }
+    out.push(b']');
+    Ok(())
+}
+
+/// The members of the top-level object.
+fn members(b: &[u8]) -> Result<Members, IntegrityError> {
+    let mut m = Members::default();
+    let start = ws(b, 0);
+    if b.get(start) != Some(&b'{') {
+        return Err(bad("not an object", start));
+    }
+    object(b, start, |key, v, compact| {
+        let slot = match key {
+            b"market" => &mut m.market,
+            b"asset_id" => &mut m.asset_id,
+            b"timestamp" => &mut m.timestamp,
+            b"bids" => {
+                m.compact[0] = compact;
+                &mut m.bids
+            }
+            b"asks" => {
+                m.compact[1] = compact;
+                &mut m.asks
+            }
+            b"tick_size" => &mut m.tick_size,
+            b"last_trade_price" => &mut m.last_trade_price,
+            _ => return,
+        };
+        *slot = Some(v);
+    })?;
+    Ok(m)
+}
+
+/// Walks the object whose `{` is at `p`, calling `each(key, value_span, compact_levels)` per
+/// member (the key without quotes, as written; whether the value is an array of compact
+/// levels); returns the index after its `}`.
+fn object(
+    b: &[u8],
+    p: usize,
+    mut each: impl FnMut(&[u8], (usize, usize), bool),
+) -> Result<usize, IntegrityError> {
+    let mut p = ws(b, p + 1);
+    if b.get(p) == Some(&b'}') {
+        return Ok(p + 1);
+    }
+    loop {
+        if b.get(p) != Some(&b'"') {
+            return Err(bad("expected a key", p));
+        }
+        let key_end = string_end(b, p)?;
+        let key = &b[p + 1..key_end - 1];
+        p = ws(b, key_end);
+        if b.get(p) != Some(&b':') {
+            return Err(bad("expected ':'", p));
+        }
+        let v = ws(b, p + 1);
+        let compact_end = if b.get(v) == Some(&b'[') {
+            compact_array_end(b, v)
+        } else {
+            None
+        };
+        let v_end = match compact_end {
+            Some(e) => e,
+            None => value_end(b, v)?,
+        };
+        each(key, (v, v_end), compact_end.is_some());
+        p = ws(b, v_end);
+        match b.get(p) {
+            Some(b',') => p = ws(b, p + 1),
+            Some(b'}') => return Ok(p + 1),
+            _ => return Err(bad("expected ',' or '}'", p)),
+        }
+    }
+}
+
+/// The index after the value starting at `p`.
+fn value_end(b: &[u8], p: usize) -> Result<usize, IntegrityError> {
+    match b.get(p) {
+        Some(b'"') => string_end(b, p),
+        Some(b'{' | b'[') => {
+            // Nested containers: match brackets, skipping strings.
+            let mut depth = 0usize;
+            let mut q = p;
+            while let Some(&c) = b.get(q) {
+                match c {
+                    b'"' => {
+                        q = string_end(b, q)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Ok(q + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                q += 1;
+            }
+            Err(bad("unterminated container", p))
+        }
+        Some(_) => {
+            let mut q = p;
+            while let Some(&c) = b.get(q) {
+                if matches!(c, b',' | b'}' | b']') || c.is_ascii_whitespace() {
+                    break;
+                }
+                q += 1;
+            }
+            if q == p {
+                Err(bad("expected a value", p))
+            } else {
+                Ok(q)
+            }
+        }
+        None => Err(bad("expected a value", p)),
+    }
+}
+
+/// The index after the closing quote of the string whose opening quote is at `p` (plain runs
+/// skipped a word at a time by the decoder's scanner).
+fn string_end(b: &[u8], p: usize) -> Result<usize, IntegrityError> {
+    let mut q = p + 1;
+    loop {
+        q = find_special(b, q);
+        match b.get(q) {
+            Some(b'"') => return Ok(q + 1),
+            Some(b'\\') => q += 2,
+            // A control byte: not JSON, but the element's end is still found.
+            Some(_) => q += 1,
+            None => return Err(bad("unterminated string", p)),
+        }
+    }
+}
+
+fn ws(b: &[u8], p: usize) -> usize {
+    skip_ws(b, p)
+}
+
+/// The index after the `]` of the array at `p` when it is `[]` or only levels in the
+/// exchange's compact form separated by bare commas (what the exchange sends).
+#[inline]
+fn compact_array_end(b: &[u8], p: usize) -> Option<usize> {
+    let mut q = p + 1;
+    if b.get(q) == Some(&b']') {
+        return Some(q + 1);
+    }
+    loop {
+        q = compact_level(b, q)?;
+        match b.get(q) {
+            Some(b',') => q += 1,
+            Some(b']') => return Some(q + 1),
+            _ => return None,
+        }
+    }
+}
+
+/// A level in the exchange's own compact form, `{"price":"…","size":"…"}` with plain strings,
+/// starting at `p`: the index after its `}`. Such a level is hashed verbatim.
+#[inline]
+fn compact_level(b: &[u8], p: usize) -> Option<usize> {
+    // Fixed-size compares: inline loads, not a `memcmp` call per key.
+    const PRICE: &[u8; 10] = b"{\"price\":\"";
+    const SIZE: &[u8; 10] = b"\",\"size\":\"";
+    if chunk::<10>(b, p)? != PRICE {
+        return None;
+    }
+    let q = find_special(b, p + PRICE.len());
+    if chunk::<10>(b, q)? != SIZE {
+        return None;
+    }
+    let r = find_special(b, q + SIZE.len());
+    (chunk::<2>(b, r)? == b"\"}").then_some(r + 2)
+}
+
+/// Verification state kept by a [`BookManager`](super::BookManager): per-slot metadata and
+/// last status, and the reused scratch buffer.
+#[derive(Debug)]
+pub(crate) struct Integrity {
+    pub(crate) enabled: bool,
+    metas: Vec<Option<BookMeta>>,
+    last: Vec<HashStatus>,
+    /// Consecutive mismatching snapshots per slot.
+    streak: Vec<u32>,
+    scratch: Vec<u8>,
+}
+
+impl Default for Integrity {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            metas: Vec::new(),
+            last: Vec::new(),
+            streak: Vec::new(),
+            // Room for a deep snapshot before the first growth.
+            scratch: Vec::with_capacity(4096),
+        }
+    }
+}
+
+impl Integrity {
+    pub(crate) fn set_meta(&mut self, slot: usize, meta: BookMeta) {
+        if self.metas.len() <= slot {
+            self.metas.resize(slot + 1, None);
+        }
+        self.metas[slot] = Some(meta);
+    }
+
+    pub(crate) fn meta(&self, slot: usize) -> Option<BookMeta> {
+        self.metas.get(slot).copied().flatten()
+    }
+
+    pub(crate) fn last(&self, slot: usize) -> Option<HashStatus> {
+        self.last.get(slot).copied()
+    }
+
+    /// Checks the `book` element `json` of the asset in `slot` against `sent`.
+    pub(crate) fn check(&mut self, slot: usize, json: &str, sent: Option<&str>) -> HashStatus {
+        let status = match (self.enabled, self.meta(slot), sent) {
+            (true, Some(meta), Some(sent)) if !sent.is_empty() => {
+                match book_hash(json, meta, &mut self.scratch) {
+                    Ok(h) if h.matches(sent) => HashStatus::Verified,
+                    // An element the decoder accepted but this reader cannot walk is not the
+                    // snapshot the exchange hashed either.
+                    Ok(_) | Err(_) => HashStatus::Mismatch,
+                }
+            }
+            _ => HashStatus::Unchecked,
+        };
+        if self.last.len() <= slot {
+            // Grows once per new asset (registration already allocates for the book).
+            self.last.resize(slot + 1, HashStatus::Unchecked);
+            self.streak.resize(slot + 1, 0);
+        }
+        self.last[slot] = status;
+        self.streak[slot] = if status.is_mismatch() {
+            self.streak[slot].saturating_add(1)
+        } else {
+            0
+        };
+        status
+    }
+
+    pub(crate) fn streak(&self, slot: usize) -> u32 {
+        self.streak.get(slot).copied().unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta() -> BookMeta {
+        BookMeta::new(Size::parse(b"5").unwrap(), false)
+    }
+
+    #[test]
+    fn compacts_whatever_the_layout() {
+        let pretty = r#"{ "asks" : [ ], "event_type":"book",
+            "bids": [ { "size" : "1.50", "price" : ".48" } , {"price":"0.47","size":"2"} ],
+            "market" : "m", "asset_id": "a", "timestamp": 17, "extra": {"x":[1,"]"]} }"#;
+        let mut out = Vec::new();
+        write_hash_input(pretty, meta(), &mut out).unwrap();
+        assert_eq!(
+            std::str::from_utf8(&out).unwrap(),
+            r#"{"market":"m","asset_id":"a","timestamp":"17","hash":"","bids":[{"price":".48","size":"1.50"},{"price":"0.47","size":"2"}],"asks":[],"min_order_size":"5","tick_size":"","neg_risk":false,"last_trade_price":""}"#
+        );
+    }
+
+    #[test]
+    fn broken_elements_are_errors_not_panics() {
+        for bad in [
+            "",
+            "{",
+            r#"{"bids":[1]}"#,
+            r#"{"bids":[{"price":"1"}"#,
+            r#"{"a" 1}"#,
+            r#"{"a":"x"#,
+            r#"{"a":}"#,
+            "\"",
+        ] {
+            assert!(
+                write_hash_input(bad, meta(), &mut Vec::new()).is_err(),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn sha1_known_answer() {
+        // SHA-1("abc"), FIPS 180-1 appendix A.
+        let h = BookHash(Sha1::digest(b"abc").into());
+        assert_eq!(h.to_string(), "a9993e364706816aba3e25717850c26c9cd0d89d");
+    }
+
+    #[test]
+    fn unchecked_without_meta_hash_or_switch() {
+        let frame = r#"{"market":"m","asset_id":"a","bids":[],"asks":[]}"#;
+        let mut i = Integrity::default();
+        assert_eq!(i.check(0, frame, Some("00")), HashStatus::Unchecked);
+        i.set_meta(0, meta());
+        assert_eq!(i.check(0, frame, None), HashStatus::Unchecked);
+        assert_eq!(i.check(0, frame, Some("")), HashStatus::Unchecked);
+        assert_eq!(i.check(0, frame, Some("00")), HashStatus::Mismatch);
+        assert_eq!(i.check(0, frame, Some("00")), HashStatus::Mismatch);
+        assert_eq!(i.streak(0), 2);
+        let mut scratch = Vec::new();
+        let good = book_hash(frame, meta(), &mut scratch).unwrap().to_string();
+        assert_eq!(i.check(0, frame, Some(&good)), HashStatus::Verified);
+        assert_eq!(i.streak(0), 0);
+        i.enabled = false;
+        assert_eq!(i.check(0, frame, Some("00")), HashStatus::Unchecked);
+        assert_eq!(i.last(0), Some(HashStatus::Unchecked));
+    }
+}

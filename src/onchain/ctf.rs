@@ -1,0 +1,149 @@
+//! ConditionalTokens position calls: split, merge, redeem, and the resolution reads.
+//!
+//! Polymarket's docs (Trading → CTF → Split/Merge/Redeem) give the parameters: the collateral
+//! token, `parentCollectionId` always 32 zero bytes, the market's condition id, the partition
+//! `[1, 2]` for a binary market (Yes = index set 1, No = 2) and the amount in 10⁻⁶ units. Since
+//! the pUSD migration the docs route these calls through a *collateral adapter* with the same
+//! ABI (approve the adapter, call its split/merge/redeem); the legacy USDC.e flow calls
+//! ConditionalTokens directly. Either way the calldata is the same, only the target differs:
+//! [`Contracts::positions_target`](crate::types::Contracts::positions_target) picks it.
+
+use alloy_primitives::{Address, B256, U256};
+
+use super::abi::{Value, encode_call};
+use super::call::{Call, sel};
+
+/// The binary partition: Yes (index set `0b01`) and No (`0b10`).
+pub const BINARY_PARTITION: [U256; 2] = [
+    U256::from_limbs([1, 0, 0, 0]),
+    U256::from_limbs([2, 0, 0, 0]),
+];
+
+/// `splitPosition(collateral, parent, condition, partition, amount)` on `target`: `amount`
+/// collateral becomes `amount` of each outcome in `partition`.
+///
+/// ```
+/// use alloy_primitives::{Address, B256, U256};
+/// use polyclob::onchain::ctf;
+///
+/// let call = ctf::split_position(
+///     Address::repeat_byte(0xad), Address::repeat_byte(0xc0), B256::ZERO,
+///     B256::repeat_byte(7), &ctf::BINARY_PARTITION, U256::from(1_000_000u64),
+/// );
+/// assert_eq!(call.to(), Address::repeat_byte(0xad));
+/// assert_eq!(call.data().len(), 4 + 32 * 8);
+/// ```
+#[must_use]
+pub fn split_position(
+    target: Address,
+    collateral: Address,
+    parent_collection: B256,
+    condition_id: B256,
+    partition: &[U256],
+    amount: U256,
+) -> Call {
+    position_call(
+        sel::SPLIT_POSITION,
+        target,
+        collateral,
+        parent_collection,
+        condition_id,
+        partition,
+        Some(amount),
+    )
+}
+
+/// `mergePositions(collateral, parent, condition, partition, amount)` on `target`: `amount` of
+/// each outcome in `partition` becomes `amount` collateral.
+#[must_use]
+pub fn merge_positions(
+    target: Address,
+    collateral: Address,
+    parent_collection: B256,
+    condition_id: B256,
+    partition: &[U256],
+    amount: U256,
+) -> Call {
+    position_call(
+        sel::MERGE_POSITIONS,
+        target,
+        collateral,
+        parent_collection,
+        condition_id,
+        partition,
+        Some(amount),
+    )
+}
+
+/// `redeemPositions(collateral, parent, condition, indexSets)` on `target`: after resolution,
+/// the caller's whole balance of each listed outcome pays out by the payout vector.
+#[must_use]
+pub fn redeem_positions(
+    target: Address,
+    collateral: Address,
+    parent_collection: B256,
+    condition_id: B256,
+    index_sets: &[U256],
+) -> Call {
+    position_call(
+        sel::REDEEM_POSITIONS,
+        target,
+        collateral,
+        parent_collection,
+        condition_id,
+        index_sets,
+        None,
+    )
+}
+
+fn position_call(
+    selector: [u8; 4],
+    target: Address,
+    collateral: Address,
+    parent: B256,
+    condition: B256,
+    sets: &[U256],
+    amount: Option<U256>,
+) -> Call {
+    let mut args = vec![
+        Value::address(collateral),
+        Value::b256(parent),
+        Value::b256(condition),
+        Value::uints(sets),
+    ];
+    if let Some(a) = amount {
+        args.push(Value::uint(a));
+    }
+    Call::new(target, encode_call(selector, &args))
+}
+
+/// `payoutNumerators(condition, index)` on ConditionalTokens (a read): outcome `index`'s share of
+/// the payout; all zero until the condition resolves.
+#[must_use]
+pub fn payout_numerators(ctf: Address, condition_id: B256, index: u64) -> Call {
+    Call::new(
+        ctf,
+        encode_call(
+            sel::PAYOUT_NUMERATORS,
+            &[Value::b256(condition_id), Value::small(index)],
+        ),
+    )
+}
+
+/// `payoutDenominator(condition)` on ConditionalTokens (a read): non-zero once resolved.
+#[must_use]
+pub fn payout_denominator(ctf: Address, condition_id: B256) -> Call {
+    Call::new(
+        ctf,
+        encode_call(sel::PAYOUT_DENOMINATOR, &[Value::b256(condition_id)]),
+    )
+}
+
+/// `getOutcomeSlotCount(condition)` on ConditionalTokens (a read): 0 for an unprepared condition.
+#[must_use]
+pub fn outcome_slot_count(ctf: Address, condition_id: B256) -> Call {
+    Call::new(
+        ctf,
+        encode_call(sel::GET_OUTCOME_SLOT_COUNT, &[Value::b256(condition_id)]),
+    )
+}

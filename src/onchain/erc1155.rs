@@ -1,0 +1,59 @@
+//! ERC-1155 calls on ConditionalTokens, which holds the outcome tokens.
+
+use alloy_primitives::{Address, U256};
+
+use super::abi::{Value, encode_call};
+use super::call::{Call, sel};
+
+/// `setApprovalForAll(operator, approved)` on `tokens` (the ConditionalTokens contract): lets
+/// `operator` (an exchange or adapter) move every outcome token of the caller.
+///
+/// ```
+/// use alloy_primitives::Address;
+/// let call = polyclob::onchain::erc1155::set_approval_for_all(Address::repeat_byte(1), Address::repeat_byte(2), true);
+/// assert_eq!(call.data()[67], 1);
+/// ```
+#[must_use]
+pub fn set_approval_for_all(tokens: Address, operator: Address, approved: bool) -> Call {
+    Call::new(
+        tokens,
+        encode_call(
+            sel::SET_APPROVAL_FOR_ALL,
+            &[Value::address(operator), Value::bool(approved)],
+        ),
+    )
+}
+
+/// `isApprovedForAll(owner, operator)` on `tokens` (a read).
+#[must_use]
+pub fn is_approved_for_all(tokens: Address, owner: Address, operator: Address) -> Call {
+    Call::new(
+        tokens,
+        encode_call(
+            sel::IS_APPROVED_FOR_ALL,
+            &[Value::address(owner), Value::address(operator)],
+        ),
+    )
+}
+
+/// `balanceOf(owner, id)` on `tokens`: the owner's balance of one outcome token (a read).
+#[must_use]
+pub fn balance_of(tokens: Address, owner: Address, id: U256) -> Call {
+    Call::new(
+        tokens,
+        encode_call(
+            sel::BALANCE_OF_1155,
+            &[Value::address(owner), Value::uint(id)],
+        ),
+    )
+}
+
+/// `balanceOfBatch(owners, ids)` on `tokens`: `owners[i]`'s balance of `ids[i]` (a read).
+#[must_use]
+pub fn balance_of_batch(tokens: Address, owners: &[Address], ids: &[U256]) -> Call {
+    let owners = Value::Array(owners.iter().map(|a| Value::address(*a)).collect());
+    Call::new(
+        tokens,
+        encode_call(sel::BALANCE_OF_BATCH, &[owners, Value::uints(ids)]),
+    )
+}

@@ -1,0 +1,55 @@
+//! ERC-20 calls on the collateral token (pUSD, or USDC.e on the legacy exchange).
+
+use alloy_primitives::{Address, U256};
+
+use super::abi::{Value, encode_call};
+use super::call::{Call, sel};
+
+/// `approve(spender, amount)` on `token`: lets `spender` move up to `amount` of the caller's
+/// tokens. Polymarket's approvals use `U256::MAX`.
+///
+/// ```
+/// use alloy_primitives::{Address, U256};
+/// let call = polyclob::onchain::erc20::approve(Address::repeat_byte(1), Address::repeat_byte(2), U256::MAX);
+/// assert_eq!(&call.data()[36..], &[0xff; 32]);
+/// ```
+#[must_use]
+pub fn approve(token: Address, spender: Address, amount: U256) -> Call {
+    Call::new(
+        token,
+        encode_call(
+            sel::APPROVE,
+            &[Value::address(spender), Value::uint(amount)],
+        ),
+    )
+}
+
+/// `transfer(to, amount)` on `token`.
+#[must_use]
+pub fn transfer(token: Address, to: Address, amount: U256) -> Call {
+    Call::new(
+        token,
+        encode_call(sel::TRANSFER, &[Value::address(to), Value::uint(amount)]),
+    )
+}
+
+/// `balanceOf(owner)` on `token` (a read: send it with `eth_call`).
+#[must_use]
+pub fn balance_of(token: Address, owner: Address) -> Call {
+    Call::new(
+        token,
+        encode_call(sel::BALANCE_OF, &[Value::address(owner)]),
+    )
+}
+
+/// `allowance(owner, spender)` on `token` (a read).
+#[must_use]
+pub fn allowance(token: Address, owner: Address, spender: Address) -> Call {
+    Call::new(
+        token,
+        encode_call(
+            sel::ALLOWANCE,
+            &[Value::address(owner), Value::address(spender)],
+        ),
+    )
+}
