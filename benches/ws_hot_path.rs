@@ -250,8 +250,8 @@ fn inputs() -> Vec<(String, String, Kind, Vec<String>)> {
             vec![],
         ),
         (
-            "book_16x16_new_fields",
-            new_fields(&book16),
+            "book_16x16_new_field",
+            new_field(&book16),
             Kind::Book,
             vec![],
         ),
@@ -268,8 +268,14 @@ fn inputs() -> Vec<(String, String, Kind, Vec<String>)> {
             warm.clone(),
         ),
         (
-            "price_change_x2_new_fields",
-            new_fields(&pc2).replace(
+            "price_change_x2_new_field",
+            new_field(&pc2),
+            Kind::PriceChange,
+            warm.clone(),
+        ),
+        (
+            "price_change_x2_entry_field",
+            pc2.replace(
                 r#""best_ask":"0.55"}"#,
                 r#""best_ask":"0.55","fee_rate_bps":"0"}"#,
             ),
@@ -395,10 +401,12 @@ fn rest_keys(book: &str) -> String {
     )
 }
 
-/// New fields of every JSON type in front of the known ones.
-fn new_fields(obj: &str) -> String {
+/// A new field (an object holding an array) in front of the known ones: the first member is
+/// where the fast readers have learnt least. Every JSON type in every position is covered by
+/// the decoder's tests.
+fn new_field(obj: &str) -> String {
     format!(
-        r#"{{"fees":{{"taker_bps":"0","tiers":[1,2.5,{{"x":null}}]}},"tags":["a","b\"c"],"line":-12.5e3,"live":true,"note":null,{}"#,
+        r#"{{"fees":{{"taker_bps":"0","tiers":[1,2.5]}},{}"#,
         &obj[1..]
     )
 }

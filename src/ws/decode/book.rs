@@ -143,21 +143,63 @@ struct Captures {
     asks: Option<Span>,
 }
 
-/// The `book` object whose `{` is at `start`, when it has only the keys of a snapshot, plain
-/// string values and `"event_type":"book"`: the message and the index after its `}`. Levels go
-/// to `sink` as they are read; on `None` the caller resets the sink. Out of line: inlined into
-/// the element reader, it made the general reader of the other events slower.
+impl Captures {
+    /// Only keys a `price_change` has too were read (`market`, `timestamp`).
+    fn only_common(&self) -> bool {
+        !self.is_book
+            && [
+                self.asset_id,
+                self.hash,
+                self.tick_size,
+                self.last_trade_price,
+            ]
+            .iter()
+            .all(|r| r.kind == RawKind::Missing)
+            && self.bids.is_none()
+            && self.asks.is_none()
+    }
+}
+
+/// What [`book_object`] read.
+#[derive(Debug)]
+pub(crate) enum BookRead<'a> {
+    /// The `book` and the index after its `}`.
+    Book(BookMsg<'a>, usize),
+    /// Not a book but a `price_change` (its `price_changes` or `event_type` is at `at`), with
+    /// what was read before: for [`price_change_from`](super::lists::price_change_from).
+    PriceChange {
+        at: usize,
+        market: Raw,
+        timestamp: Raw,
+    },
+}
+
+/// The `book` object whose `{` is at `start`, when it has only the keys of a snapshot (others
+/// skipped), plain string values and `"event_type":"book"`: the message and the index after
+/// its `}`. Levels go to `sink` as they are read; on `None` the caller resets the sink. A
+/// `price_change` met before any key of a book's own is handed over ([`BookRead`]). Out of
+/// line: inlined into the element reader, it made the general reader of the other events
+/// slower.
 #[inline(never)]
 pub(crate) fn book_object<'a, S: Sink>(
     src: &'a str,
     start: usize,
     sink: &mut S,
-) -> Option<(BookMsg<'a>, usize)> {
+) -> Option<BookRead<'a>> {
     let b = src.as_bytes();
     let mut caps = Captures::default();
     let mut p = skip_ws(b, start + 1);
     let end = loop {
         let Some((k, after)) = key(b, p) else {
+            // A `price_change` with a field before its own keys: handed to its reader here,
+            // with what was read, instead of being read again from the start.
+            if caps.only_common() && lit(b, p, b"\"price_changes\":").is_some() {
+                return Some(BookRead::PriceChange {
+                    at: p,
+                    market: caps.market,
+                    timestamp: caps.timestamp,
+                });
+            }
             // A key a snapshot does not have: skipped in place, so a feed that adds a field
             // (or the REST book's `min_order_size`/`neg_risk`) is not decoded twice.
             let next = skip_member(src, p)?;
@@ -184,10 +226,20 @@ pub(crate) fn book_object<'a, S: Sink>(
                 *slot = Some(span);
                 next
             }
-            Key::EventType => {
-                caps.is_book = true;
-                lit(b, v, b"\"book\"")?
-            }
+            Key::EventType => match lit(b, v, b"\"book\"") {
+                Some(next) => {
+                    caps.is_book = true;
+                    next
+                }
+                None if caps.only_common() && lit(b, v, b"\"price_change\"").is_some() => {
+                    return Some(BookRead::PriceChange {
+                        at: p,
+                        market: caps.market,
+                        timestamp: caps.timestamp,
+                    });
+                }
+                None => return None,
+            },
             Key::AssetId => keep(&mut caps.asset_id, string::<ID_LEN>(b, v)?),
             Key::Market => keep(&mut caps.market, string::<MARKET_LEN>(b, v)?),
             Key::Timestamp => keep(&mut caps.timestamp, string::<TIMESTAMP_LEN>(b, v)?),
@@ -232,7 +284,7 @@ pub(crate) fn book_object<'a, S: Sink>(
         last_trade_price,
         json,
     };
-    Some((msg, end + 1))
+    Some(BookRead::Book(msg, end + 1))
 }
 
 #[cfg(test)]
@@ -504,7 +556,10 @@ mod tests {
         for _ in 0..20_000 {
             let (frame, valid) = snapshot(&mut rng);
             let mut fast_sink = Recorder::default();
-            let fast = book_object(&frame, 0, &mut fast_sink);
+            let fast = match book_object(&frame, 0, &mut fast_sink) {
+                Some(BookRead::Book(msg, end)) => Some((msg, end)),
+                _ => None,
+            };
             if valid {
                 assert!(fast.is_some(), "gave up on {frame}");
             }
