@@ -374,52 +374,30 @@ impl<'a> Events<'a> {
             None => return Err(err(DecodeErrorKind::Eof, "", c.pos)),
         }
         if let Some(pc) = lists::compact_price_change(c.src, start, sink) {
-            return price_change_event(c, start, single, &pc);
+            // What `events::build` makes of these captures (the test of
+            // `compact_price_change` checks the decoded event), without the general capture
+            // struct and the event-name dispatch.
+            c.pos = pc.end;
+            ends_frame(c, single)?;
+            return Ok(Event::PriceChange(PriceChangeMsg {
+                market: pc.market.text(c.src),
+                timestamp_ms: opt_u64(c.src, &pc.timestamp),
+                changes: PriceChanges::new(c.src, Some(pc.items)),
+                json: sub(c.src, start, pc.end).unwrap_or(""),
+            }));
         }
         // The compact reader may have delivered entries before it gave up.
         sink.begin();
-        match book::book_object(c.src, start, sink) {
-            Some(book::BookRead::Book(book, end)) => {
-                // What the general reader below makes of this object (tested in `book`).
-                c.pos = end;
-                ends_frame(c, single)?;
-                return Ok(Event::Book(book));
-            }
-            Some(book::BookRead::PriceChange {
-                at,
-                market,
-                timestamp,
-            }) => {
-                if let Some(pc) = lists::price_change_from(c.src, at, market, timestamp, sink) {
-                    return price_change_event(c, start, single, &pc);
-                }
-            }
-            None => {}
+        if let Some((book, end)) = book::book_object(c.src, start, sink) {
+            // What the general reader below makes of this object (tested in `book`).
+            c.pos = end;
+            ends_frame(c, single)?;
+            return Ok(Event::Book(book));
         }
         // So may the book reader.
         sink.begin();
         general(c, sink, start, single)
     }
-}
-
-/// The `price_change` the fast readers read, as [`events::build`] makes it of the same
-/// captures (tested in `lists` against the general reader), without the general capture
-/// struct and the event-name dispatch.
-#[inline(always)]
-fn price_change_event<'a>(
-    c: &mut Cursor<'a>,
-    start: usize,
-    single: bool,
-    pc: &lists::CompactPriceChange,
-) -> Result<Event<'a>, DecodeError> {
-    c.pos = pc.end;
-    ends_frame(c, single)?;
-    Ok(Event::PriceChange(PriceChangeMsg {
-        market: pc.market.text(c.src),
-        timestamp_ms: opt_u64(c.src, &pc.timestamp),
-        changes: PriceChanges::new(c.src, Some(pc.items)),
-        json: sub(c.src, start, pc.end).unwrap_or(""),
-    }))
 }
 
 /// A `single` object must end the frame: text after it is a syntax error.

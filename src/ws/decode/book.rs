@@ -2,9 +2,10 @@
 //! recognised from one 16-byte read each, values are captured where they lie, and the
 //! [`BookMsg`] is built straight from those captures.
 //!
-//! Any key order and any whitespace between tokens are accepted, and keys a snapshot does not
-//! have are skipped in place, so a feed that adds a field costs the bytes of that field, not a
-//! second decode. Anything else — a known key whose value is not a plain string, an
+//! Any key order and any whitespace between tokens are accepted, and keys that no event reads
+//! are skipped in place once a key has shown the object is no `price_change` (the exchange's
+//! books: from `asset_id`, the second key, on), so a feed that adds a field costs the bytes of
+//! that field, not a second decode. Anything else — a known key whose value is not a plain string, an
 //! `event_type` other than `book`, a field that does not convert, broken JSON — returns
 //! `None`, and the general reader decodes (or reports) the element from its start, with the
 //! same result on the objects this reader accepts (tested below).
@@ -144,61 +145,42 @@ struct Captures {
 }
 
 impl Captures {
-    /// Only keys a `price_change` has too were read (`market`, `timestamp`).
-    fn only_common(&self) -> bool {
-        !self.is_book
-            && [
+    /// A key was read that a `price_change` does not have.
+    fn not_a_price_change(&self) -> bool {
+        self.is_book
+            || self.bids.is_some()
+            || self.asks.is_some()
+            || [
                 self.asset_id,
                 self.hash,
                 self.tick_size,
                 self.last_trade_price,
             ]
             .iter()
-            .all(|r| r.kind == RawKind::Missing)
-            && self.bids.is_none()
-            && self.asks.is_none()
+            .any(|r| r.kind != RawKind::Missing)
     }
 }
 
-/// What [`book_object`] read.
-#[derive(Debug)]
-pub(crate) enum BookRead<'a> {
-    /// The `book` and the index after its `}`.
-    Book(BookMsg<'a>, usize),
-    /// Not a book but a `price_change` (its `price_changes` or `event_type` is at `at`), with
-    /// what was read before: for [`price_change_from`](super::lists::price_change_from).
-    PriceChange {
-        at: usize,
-        market: Raw,
-        timestamp: Raw,
-    },
-}
-
 /// The `book` object whose `{` is at `start`, when it has only the keys of a snapshot (others
-/// skipped), plain string values and `"event_type":"book"`: the message and the index after
-/// its `}`. Levels go to `sink` as they are read; on `None` the caller resets the sink. A
-/// `price_change` met before any key of a book's own is handed over ([`BookRead`]). Out of
-/// line: inlined into the element reader, it made the general reader of the other events
-/// slower.
+/// that no event reads are skipped), plain string values and `"event_type":"book"`: the
+/// message and the index after its `}`. Levels go to `sink` as they are read; on `None` the
+/// caller resets the sink. Out of line: inlined into the element reader, it made the general
+/// reader of the other events slower.
 #[inline(never)]
 pub(crate) fn book_object<'a, S: Sink>(
     src: &'a str,
     start: usize,
     sink: &mut S,
-) -> Option<BookRead<'a>> {
+) -> Option<(BookMsg<'a>, usize)> {
     let b = src.as_bytes();
     let mut caps = Captures::default();
     let mut p = skip_ws(b, start + 1);
     let end = loop {
         let Some((k, after)) = key(b, p) else {
-            // A `price_change` with a field before its own keys: handed to its reader here,
-            // with what was read, instead of being read again from the start.
-            if caps.only_common() && lit(b, p, b"\"price_changes\":").is_some() {
-                return Some(BookRead::PriceChange {
-                    at: p,
-                    market: caps.market,
-                    timestamp: caps.timestamp,
-                });
+            // Before a key that no `price_change` has, the object may well be one (its reader
+            // gave up on a field it did not expect): leave it to the general reader at once.
+            if !caps.not_a_price_change() {
+                return None;
             }
             // A key a snapshot does not have: skipped in place, so a feed that adds a field
             // (or the REST book's `min_order_size`/`neg_risk`) is not decoded twice.
@@ -226,20 +208,10 @@ pub(crate) fn book_object<'a, S: Sink>(
                 *slot = Some(span);
                 next
             }
-            Key::EventType => match lit(b, v, b"\"book\"") {
-                Some(next) => {
-                    caps.is_book = true;
-                    next
-                }
-                None if caps.only_common() && lit(b, v, b"\"price_change\"").is_some() => {
-                    return Some(BookRead::PriceChange {
-                        at: p,
-                        market: caps.market,
-                        timestamp: caps.timestamp,
-                    });
-                }
-                None => return None,
-            },
+            Key::EventType => {
+                caps.is_book = true;
+                lit(b, v, b"\"book\"")?
+            }
             Key::AssetId => keep(&mut caps.asset_id, string::<ID_LEN>(b, v)?),
             Key::Market => keep(&mut caps.market, string::<MARKET_LEN>(b, v)?),
             Key::Timestamp => keep(&mut caps.timestamp, string::<TIMESTAMP_LEN>(b, v)?),
@@ -284,7 +256,7 @@ pub(crate) fn book_object<'a, S: Sink>(
         last_trade_price,
         json,
     };
-    Some(BookRead::Book(msg, end + 1))
+    Some((msg, end + 1))
 }
 
 #[cfg(test)]
@@ -462,11 +434,17 @@ mod tests {
                 object(l, &members)
             }
             14 | 15 => {
-                // Fields a snapshot does not have, of every JSON type, anywhere: still a
-                // valid book, which the reader must take without giving up.
+                // Fields a snapshot does not have, of every JSON type, anywhere after the
+                // first key a `price_change` does not have: still a valid book, which the
+                // reader must take without giving up. (Before that key it leaves the object
+                // to the general reader, which may be a `price_change`'s.)
+                let first = members
+                    .iter()
+                    .position(|(k, _)| k != "market" && k != "timestamp")
+                    .unwrap();
                 for _ in 0..=rng.below(3) {
                     let (k, v) = NEW_FIELDS[rng.below(NEW_FIELDS.len() as u64) as usize];
-                    let at = rng.below(members.len() as u64 + 1) as usize;
+                    let at = first + 1 + rng.below((members.len() - first) as u64) as usize;
                     members.insert(at, (k.into(), v.into()));
                 }
                 object(l, &members)
@@ -556,10 +534,7 @@ mod tests {
         for _ in 0..20_000 {
             let (frame, valid) = snapshot(&mut rng);
             let mut fast_sink = Recorder::default();
-            let fast = match book_object(&frame, 0, &mut fast_sink) {
-                Some(BookRead::Book(msg, end)) => Some((msg, end)),
-                _ => None,
-            };
+            let fast = book_object(&frame, 0, &mut fast_sink);
             if valid {
                 assert!(fast.is_some(), "gave up on {frame}");
             }

@@ -1,7 +1,7 @@
 //! Lazy iterators over the arrays inside an event: book levels, price changes, maker orders
 //! and string lists. Each re-reads the frame bytes on demand and never allocates.
 
-use super::skip::{next_member, skip_any_member, skip_value};
+use super::skip::{next_member, skip_value};
 use super::{
     Level, Sink, opt_price, opt_side, opt_size, opt_str, opt_text, opt_u64, req_price, req_side,
     req_size, req_str,
@@ -660,72 +660,27 @@ fn change_members(src: &str, mut p: usize, mut f: ChangeFields) -> Option<(Chang
 /// no whitespace, decimals of at most eight bytes, no escapes — read as straight-line code: the
 /// key literals compared a word at a time, the id and hash ends checked at their predicted
 /// lengths (else scanned; [`find_special_guess`]), each decimal parsed from the one word that
-/// holds it. Returns the entry and the index after its `}`.
-///
-/// From the first member that differs (a field the exchange added, another order, a value
-/// these readers do not take), [`change_members`] reads the rest by key, keeping what was read
-/// before it: a new field costs its own bytes, not a second read of the entry. `None` when
-/// that gives up too; [`fast_change`] and the general reader then take the entry (all accept
-/// the exchange's shape with the same result: tested below).
+/// holds it. Returns the entry and the index after its
+/// `}`; anything else returns `None`, and [`fast_change`] / the general reader take the entry
+/// (they accept this shape too, with the same result: tested below).
 #[inline(always)]
 fn compact_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
     let b = src.as_bytes();
     let price = |m: u64| Price::new(u32::try_from(m).ok()?);
-    let str_raw = |at: usize, end: usize| Raw::new(at, end - at, RawKind::Str);
-    let mut f = ChangeFields::default();
     let id_at = lit(b, p, b"{\"asset_id\":\"")?;
     let id_end = plain_end_guess::<ID_LEN>(b, id_at)?;
-    f.asset_id = str_raw(id_at, id_end);
-    let Some(at) = lit(b, id_end, b"\",\"price\":\"") else {
-        return change_rest(src, id_end + 1, f);
+    let (px, e) = quoted_decimal(b, lit(b, id_end, b"\",\"price\":\"")?)?;
+    let (size, e) = quoted_decimal(b, lit(b, e, b"\",\"size\":\"")?)?;
+    let e = lit(b, e, b"\",\"side\":\"")?;
+    let (side, e) = match lit(b, e, b"BUY\"") {
+        Some(e) => (Side::Buy, e),
+        None => (Side::Sell, lit(b, e, b"SELL\"")?),
     };
-    let Some((px, e)) = quoted_decimal(b, at) else {
-        return change_rest(src, id_end + 1, f);
-    };
-    f.price = str_raw(at, e);
-    let Some(at) = lit(b, e, b"\",\"size\":\"") else {
-        return change_rest(src, e + 1, f);
-    };
-    let Some((size, e2)) = quoted_decimal(b, at) else {
-        return change_rest(src, e + 1, f);
-    };
-    f.size = str_raw(at, e2);
-    let e = e2;
-    let Some(after_side) = lit(b, e, b"\",\"side\":\"") else {
-        return change_rest(src, e + 1, f);
-    };
-    let (side, e3) = match lit(b, after_side, b"BUY\"") {
-        Some(e3) => (Side::Buy, e3),
-        None => match lit(b, after_side, b"SELL\"") {
-            Some(e3) => (Side::Sell, e3),
-            None => return change_rest(src, e + 1, f),
-        },
-    };
-    f.side = str_raw(after_side, e3 - 1);
-    let e = e3;
-    let Some(hash_at) = lit(b, e, b",\"hash\":\"") else {
-        return change_rest(src, e, f);
-    };
+    let hash_at = lit(b, e, b",\"hash\":\"")?;
     let hash_end = plain_end_guess::<HASH_LEN>(b, hash_at)?;
-    f.hash = str_raw(hash_at, hash_end);
-    let Some(at) = lit(b, hash_end, b"\",\"best_bid\":\"") else {
-        return change_rest(src, hash_end + 1, f);
-    };
-    let Some((bid, e)) = quoted_decimal(b, at) else {
-        return change_rest(src, hash_end + 1, f);
-    };
-    f.best_bid = str_raw(at, e);
-    let Some(at) = lit(b, e, b"\",\"best_ask\":\"") else {
-        return change_rest(src, e + 1, f);
-    };
-    let Some((ask, e2)) = quoted_decimal(b, at) else {
-        return change_rest(src, e + 1, f);
-    };
-    f.best_ask = str_raw(at, e2);
-    let e = e2;
-    let Some(end) = lit(b, e, b"\"}") else {
-        return change_rest(src, e + 1, f);
-    };
+    let (bid, e) = quoted_decimal(b, lit(b, hash_end, b"\",\"best_bid\":\"")?)?;
+    let (ask, e) = quoted_decimal(b, lit(b, e, b"\",\"best_ask\":\"")?)?;
+    let end = lit(b, e, b"\"}")?;
     let change = PriceChange {
         asset_id: sub(src, id_at, id_end)?,
         price: price(px)?,
@@ -734,54 +689,6 @@ fn compact_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
         hash: Some(sub(src, hash_at, hash_end)?),
         best_bid: Some(price(bid)?),
         best_ask: Some(price(ask)?),
-    };
-    Some((change, end))
-}
-
-/// The rest of an entry by key, from just after the value that ends at `at`, with what
-/// [`compact_change`] read before it in `prefix`. Out of line: the exchange's layout never
-/// comes here.
-#[cold]
-#[inline(never)]
-fn change_rest(src: &str, at: usize, prefix: ChangeFields) -> Option<(PriceChange<'_>, usize)> {
-    let b = src.as_bytes();
-    let (rest, end) = match next_member(b, at) {
-        Ok(q) => change_members(src, q, ChangeFields::default())?,
-        Err(q) if b.get(q) == Some(&b'}') => (ChangeFields::default(), q + 1),
-        Err(_) => return None,
-    };
-    // A member read again after `at` wins, as in the general reader. The prefix's values
-    // were plain strings and short decimals: read again with the same one-word reader; the
-    // rest's go through the general conversion.
-    let from_prefix = |r: &Raw, p: &Raw| r.kind == RawKind::Missing && p.kind != RawKind::Missing;
-    let micros = |r: &Raw| quoted_decimal(b, r.at as usize).map(|(v, _)| v);
-    let price = |r: &Raw, p: &Raw, field| -> Option<Option<Price>> {
-        if from_prefix(r, p) {
-            return Some(Some(Price::new(u32::try_from(micros(p)?).ok()?)?));
-        }
-        opt_price(src, r, field).ok()
-    };
-    let text = |r: &Raw, p: &Raw, field| -> Option<Option<&str>> {
-        opt_str(src, if from_prefix(r, p) { p } else { r }, field).ok()
-    };
-    let size = if from_prefix(&rest.size, &prefix.size) {
-        Some(Size::from_micros(micros(&prefix.size)?))
-    } else {
-        opt_size(src, &rest.size, "size").ok()?
-    };
-    let side = if from_prefix(&rest.side, &prefix.side) {
-        &prefix.side
-    } else {
-        &rest.side
-    };
-    let change = PriceChange {
-        asset_id: text(&rest.asset_id, &prefix.asset_id, "asset_id")??,
-        price: price(&rest.price, &prefix.price, "price")??,
-        size,
-        side: req_side(src, side, "side").ok()?,
-        hash: text(&rest.hash, &prefix.hash, "hash")?,
-        best_bid: price(&rest.best_bid, &prefix.best_bid, "best_bid")?,
-        best_ask: price(&rest.best_ask, &prefix.best_ask, "best_ask")?,
     };
     Some((change, end))
 }
@@ -796,17 +703,12 @@ pub(crate) struct CompactPriceChange {
     pub(crate) end: usize,
 }
 
-/// A whole `price_change` message as the exchange sends it (all 49 in the real capture
-/// `ws_market_price_change_crossing_burst.json` have this layout):
+/// A whole `price_change` message exactly as the exchange sends it (all 49 in the real
+/// capture `ws_market_price_change_crossing_burst.json` have this layout):
 /// `{"market":"…","price_changes":[<entries>],"timestamp":"…","event_type":"price_change"}`,
-/// no whitespace, read as a chain of literals. Entries go to `sink` as they are read
-/// ([`compact_change`], with its fallbacks for an entry of another shape).
-///
-/// From the first member that differs (keys in another order, a field the exchange added),
-/// [`price_change_members`] reads the rest by key. `None` when the object is not a
-/// `price_change` this way can read — the caller then resets the sink and the general reader
-/// decodes the element, with the same result on what this reader accepts (tested below
-/// against serde_json and the general reader).
+/// no whitespace, every entry in [`compact_change`]'s layout. Entries go to `sink` as they are
+/// read. `None` on any other text — the caller then resets the sink and the general reader
+/// decodes the element, with the same result on this layout (tested below against serde_json).
 #[inline]
 pub(crate) fn compact_price_change<S: Sink>(
     src: &str,
@@ -814,208 +716,37 @@ pub(crate) fn compact_price_change<S: Sink>(
     sink: &mut S,
 ) -> Option<CompactPriceChange> {
     let b = src.as_bytes();
-    let str_raw = |at: usize, end: usize| Raw::new(at, end - at, RawKind::Str);
-    let mut m = MessageCaps::default();
-    let Some(market_at) = lit(b, p, b"{\"market\":\"") else {
-        // Another first member: by key from the start. Other events end the attempt at
-        // their first key of their own.
-        if b.get(p) != Some(&b'{') {
-            return None;
-        }
-        return price_change_members(src, skip_ws(b, p + 1), m, sink);
-    };
+    let market_at = lit(b, p, b"{\"market\":\"")?;
     let market_end = plain_end_guess::<MARKET_LEN>(b, market_at)?;
-    m.market = str_raw(market_at, market_end);
-    let Some(items) = lit(b, market_end, b"\",\"price_changes\":[") else {
-        return after_value(src, market_end + 1, m, sink);
-    };
-    m.items = Some(items);
-    let q = change_items(src, items, sink)?;
-    let Some(ts_at) = lit(b, q, b",\"timestamp\":\"") else {
-        return after_value(src, q, m, sink);
-    };
+    let items = lit(b, market_end, b"\",\"price_changes\":[")?;
+    let mut q = items;
+    if b.get(q) == Some(&b']') {
+        q += 1;
+    } else {
+        loop {
+            let (change, end) = compact_change(src, q)?;
+            if S::CAPTURE {
+                sink.change(Ok(change));
+            }
+            q = end + 1;
+            match b.get(end) {
+                Some(b',') => {}
+                Some(b']') => break,
+                _ => return None,
+            }
+        }
+    }
+    let ts_at = lit(b, q, b",\"timestamp\":\"")?;
     let ts_end = plain_end_guess::<TIMESTAMP_LEN>(b, ts_at)?;
-    m.timestamp = str_raw(ts_at, ts_end);
-    let Some(end) =
-        lit(b, ts_end, b"\",\"event_type\":\"").and_then(|at| lit(b, at, b"price_change\"}"))
-    else {
-        return after_value(src, ts_end + 1, m, sink);
-    };
+    let type_at = lit(b, ts_end, b"\",\"event_type\":\"")?;
+    let end = lit(b, type_at, b"price_change\"}")?;
+    let str_raw = |at: usize, end: usize| Raw::new(at, end - at, RawKind::Str);
     Some(CompactPriceChange {
-        market: m.market,
-        timestamp: m.timestamp,
+        market: str_raw(market_at, market_end),
+        timestamp: str_raw(ts_at, ts_end),
         items,
         end,
     })
-}
-
-/// The members of a `price_change` message read so far.
-#[derive(Clone, Copy, Default)]
-struct MessageCaps {
-    market: Raw,
-    timestamp: Raw,
-    /// Where the `price_changes` items start.
-    items: Option<usize>,
-    /// `"event_type":"price_change"` was read.
-    is_price_change: bool,
-}
-
-/// The entries of a `price_changes` array whose items start at `q` (after the `[`), to `sink`;
-/// the index after the `]`. Each entry through [`parse_change`] (exact layout, then by key,
-/// then the general reader); `None` on an entry any of them reports as bad, which the
-/// general reader then reports in its own way.
-#[inline(always)]
-fn change_items<S: Sink>(src: &str, q: usize, sink: &mut S) -> Option<usize> {
-    let b = src.as_bytes();
-    let mut q = skip_ws(b, q);
-    if b.get(q) == Some(&b']') {
-        return Some(q + 1);
-    }
-    loop {
-        let (change, end) = match compact_change(src, q) {
-            Some(read) => read,
-            None => {
-                let mut c = Cursor::new(src, q);
-                let change = parse_change(&mut c).ok()?.ok()?;
-                (change, c.pos)
-            }
-        };
-        if S::CAPTURE {
-            sink.change(Ok(change));
-        }
-        match b.get(end) {
-            Some(b',') => q = skip_ws(b, end + 1),
-            Some(b']') => return Some(end + 1),
-            _ => match next_member(b, end) {
-                Ok(next) => q = next,
-                Err(at) if b.get(at) == Some(&b']') => return Some(at + 1),
-                Err(_) => return None,
-            },
-        }
-    }
-}
-
-/// A `price_change` the `book` reader handed over: the rest of the message from the member
-/// whose key's quote is at `p` (`price_changes`, or `event_type`), with the `market` and
-/// `timestamp` read before it.
-#[inline(never)]
-pub(crate) fn price_change_from<S: Sink>(
-    src: &str,
-    p: usize,
-    market: Raw,
-    timestamp: Raw,
-    sink: &mut S,
-) -> Option<CompactPriceChange> {
-    let m = MessageCaps {
-        market,
-        timestamp,
-        ..MessageCaps::default()
-    };
-    price_change_members(src, p, m, sink)
-}
-
-/// [`price_change_members`] from just after the value that ends at `at`.
-#[inline(never)]
-fn after_value<S: Sink>(
-    src: &str,
-    at: usize,
-    m: MessageCaps,
-    sink: &mut S,
-) -> Option<CompactPriceChange> {
-    let b = src.as_bytes();
-    match next_member(b, at) {
-        Ok(p) => price_change_members(src, p, m, sink),
-        Err(q) if b.get(q) == Some(&b'}') => m.finish(q + 1),
-        Err(_) => None,
-    }
-}
-
-/// The rest of a `price_change` message by key, from the key whose quote is at `p`, into `m`
-/// (what was read before it). Members no event reads are skipped in place; a key of another
-/// event ends the attempt.
-#[inline(never)]
-fn price_change_members<S: Sink>(
-    src: &str,
-    mut p: usize,
-    mut m: MessageCaps,
-    sink: &mut S,
-) -> Option<CompactPriceChange> {
-    let b = src.as_bytes();
-    let string = |v: usize| -> Option<(Raw, usize)> {
-        if b.get(v) != Some(&b'"') {
-            return None;
-        }
-        let end = plain_end(b, v + 1)?;
-        Some((Raw::new(v + 1, end - v - 1, RawKind::Str), end + 1))
-    };
-    loop {
-        // A key with escapes is none of the four: `skip_member` reads it.
-        let (key, v) = match b.get(p) {
-            Some(b'"') => match plain_end(b, p + 1) {
-                Some(key_end) => {
-                    let colon = skip_ws(b, key_end + 1);
-                    if b.get(colon) != Some(&b':') {
-                        return None;
-                    }
-                    (b.get(p + 1..key_end)?, skip_ws(b, colon + 1))
-                }
-                None => (&b""[..], p),
-            },
-            _ => return None,
-        };
-        let next = match key {
-            b"market" => {
-                let (raw, next) = string(v)?;
-                m.market = raw;
-                next
-            }
-            b"timestamp" => {
-                let (raw, next) = string(v)?;
-                m.timestamp = raw;
-                next
-            }
-            b"event_type" => {
-                m.is_price_change = true;
-                lit(b, v, b"\"price_change\"")?
-            }
-            b"price_changes" => {
-                // A second array would hand the sink its entries twice.
-                if b.get(v) != Some(&b'[') || m.items.is_some() {
-                    return None;
-                }
-                m.items = Some(v + 1);
-                change_items(src, v + 1, sink)?
-            }
-            // Every other event has one of these (market events an `asset_id`, user events
-            // an `id` and a `type`, books their levels): the object is not a `price_change`,
-            // and reading it to its end would be wasted.
-            b"asset_id" | b"id" | b"type" | b"bids" | b"asks" => return None,
-            // Anything else, `fee_rate_bps` included, is a field this message gained — once
-            // the object has shown it is a `price_change`. Before that it may be a book with a
-            // new field first: the book reader (which hands a `price_change` back here when it
-            // meets `price_changes`) reads it, and the field is not skipped twice.
-            _ if m.is_price_change || m.items.is_some() => skip_any_member(src, p)?,
-            _ => return None,
-        };
-        match next_member(b, next) {
-            Ok(q) => p = q,
-            Err(q) if b.get(q) == Some(&b'}') => return m.finish(q + 1),
-            Err(_) => return None,
-        }
-    }
-}
-
-impl MessageCaps {
-    /// The message, when it is one: `event_type` read, a plain `market`, the entries read.
-    fn finish(self, end: usize) -> Option<CompactPriceChange> {
-        let ok = self.is_price_change && self.market.kind == RawKind::Str;
-        ok.then_some(CompactPriceChange {
-            market: self.market,
-            timestamp: self.timestamp,
-            items: self.items?,
-            end,
-        })
-    }
 }
 
 /// The entries of a `price_change` message, read lazily from the frame.
@@ -1375,114 +1106,6 @@ pub(super) mod tests {
     /// accepts, the header spans, the end, and every entry it delivered equal what serde_json
     /// reads; it accepts every unmutated message; and the full decoder (which tries it first)
     /// yields the same entries through the lazy iterator.
-    /// The fast readers' own dispatch: this reader, then the `book` reader's handoff.
-    fn fast_read(frame: &str, sink: &mut Recorder) -> Option<CompactPriceChange> {
-        use crate::ws::decode::book::{BookRead, book_object};
-        if let Some(pc) = compact_price_change(frame, 0, sink) {
-            return Some(pc);
-        }
-        sink.0.clear();
-        match book_object(frame, 0, sink) {
-            Some(BookRead::PriceChange {
-                at,
-                market,
-                timestamp,
-            }) => price_change_from(frame, at, market, timestamp, sink),
-            _ => None,
-        }
-    }
-
-    /// The feed changing shape: members in any order and fields no event reads (every JSON
-    /// type, in the message and in its entries; in an entry also keys other events read). The
-    /// fast readers take every such message themselves — a fallback would read it twice —
-    /// with the general reader's result: the same event, the same entries to the sink, the
-    /// same end.
-    #[test]
-    fn price_change_reader_takes_new_fields_and_any_order() {
-        use crate::ws::decode::{Event, decode, general};
-        const NEW: [(&str, &str); 7] = [
-            ("fee_rate_bps", r#""0""#),
-            ("tags", r#"["a",{"b":[1,null]}]"#),
-            ("line", "-1.5e3"),
-            ("live", "true"),
-            ("note", "null"),
-            ("fees", r#"{"x":"y\"z"}"#),
-            ("\\u006eew", "{}"),
-        ];
-        let mut next = crate::book::lcg(91);
-        // A message's new fields: not `fee_rate_bps`, a key of another event, which may come
-        // before the message shows what it is (checked on its own below).
-        let shape = |members: &mut Vec<(String, String)>,
-                     next: &mut dyn FnMut(u64) -> u64,
-                     new: &[(&str, &str)]| {
-            if next(3) == 0 {
-                for _ in 0..=next(2) {
-                    let (k, v) = new[next(new.len() as u64) as usize];
-                    let at = next(members.len() as u64 + 1) as usize;
-                    members.insert(at, (k.into(), v.into()));
-                }
-            }
-            if next(3) == 0 {
-                for i in (1..members.len()).rev() {
-                    members.swap(i, next(i as u64 + 1) as usize);
-                }
-            }
-            let body: Vec<String> = members
-                .iter()
-                .map(|(k, v)| format!(r#""{k}":{v}"#))
-                .collect();
-            format!("{{{}}}", body.join(","))
-        };
-        for round in 0..4_000 {
-            let entries: Vec<String> = (0..next(4))
-                .map(|i| {
-                    let mut m: Vec<(String, String)> = vec![
-                        ("asset_id".into(), format!(r#""7132104567925{round}{i}""#)),
-                        ("price".into(), format!(r#""0.{}""#, 10 + next(89))),
-                        (
-                            "size".into(),
-                            format!(r#""{}.{}""#, next(100_000), next(100)),
-                        ),
-                        (
-                            "side".into(),
-                            ["\"BUY\"", "\"SELL\""][next(2) as usize].into(),
-                        ),
-                        ("hash".into(), format!(r#""{:040x}""#, next(u64::MAX))),
-                        ("best_bid".into(), format!(r#""0.4{}""#, next(10))),
-                        ("best_ask".into(), format!(r#""0.5{}""#, next(10))),
-                    ];
-                    shape(&mut m, &mut next, &NEW)
-                })
-                .collect();
-            let mut m: Vec<(String, String)> = vec![
-                ("market".into(), format!(r#""0x{:064x}""#, next(u64::MAX))),
-                ("price_changes".into(), format!("[{}]", entries.join(","))),
-                (
-                    "timestamp".into(),
-                    format!(r#""{}""#, 1_790_658_674_035u64 + next(1000)),
-                ),
-                ("event_type".into(), r#""price_change""#.into()),
-            ];
-            let mut frame = shape(&mut m, &mut next, &NEW[1..]);
-            if round % 10 == 0 {
-                frame.insert_str(frame.len() - 1, r#","fee_rate_bps":"0""#);
-            }
-
-            let mut fast_sink = Recorder::default();
-            let got = fast_read(&frame, &mut fast_sink);
-            let got = got.unwrap_or_else(|| panic!("gave up on {frame}"));
-            assert_eq!(got.end, frame.len(), "{frame}");
-            let mut slow_sink = Recorder::default();
-            let mut c = Cursor::new(&frame, 1);
-            let slow = general(&mut c, &mut slow_sink, 0, false);
-            let Some(fast @ Ok(Event::PriceChange(_))) = decode(&frame).next() else {
-                panic!("{frame}")
-            };
-            assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{frame}");
-            assert_eq!(fast_sink.0, slow_sink.0, "{frame}");
-        }
-    }
-
     #[test]
     fn compact_price_change_agrees_with_serde_json() {
         use crate::ws::decode::{Event, decode};

@@ -35,13 +35,6 @@ pub(super) fn skip_member(src: &str, p: usize) -> Option<usize> {
     skip_value(src, v)
 }
 
-/// [`skip_member`] for any key: the index after the member whose key's quote is at `p`.
-#[inline(never)]
-pub(super) fn skip_any_member(src: &str, p: usize) -> Option<usize> {
-    let (_, v) = key_at(src, p)?;
-    skip_value(src, v)
-}
-
 /// The key whose quote is at `p` (as the general reader compares it: the bytes between the
 /// quotes) and the index of its value.
 #[inline(always)]
@@ -269,7 +262,6 @@ mod tests {
         assert_eq!(after(1), Some(21));
         assert_eq!(after(22), Some(38));
         assert_eq!(after(39), None, "`price` is a key of other events");
-        assert_eq!(skip_any_member(src, 39), Some(52));
         assert_eq!(after(53), Some(69), "an escaped key");
         assert_eq!(next_member(src.as_bytes(), 69), Ok(70));
         assert_eq!(next_member(src.as_bytes(), 75), Err(75));
