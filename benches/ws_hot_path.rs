@@ -238,10 +238,64 @@ fn inputs() -> Vec<(String, String, Kind, Vec<String>)> {
     let frame = ws_frames::last_trade(&mut rng, &asset);
     out.push(("last_trade_price".into(), frame, Kind::Trade, vec![]));
 
+    // The feed changing shape (issue 21, "no cliff"): each at most 1.2x its exact layout.
+    let book16 = ws_frames::book(&mut Lcg(16), &asset, 16);
+    let pc2 = ws_frames::price_change(&mut Lcg(2), &asset, 2);
+    for (name, frame, kind, warm) in [
+        ("book_16x16_exact", book16.clone(), Kind::Book, vec![]),
+        (
+            "book_16x16_rest_keys",
+            rest_keys(&book16),
+            Kind::Book,
+            vec![],
+        ),
+        (
+            "book_16x16_new_field",
+            new_field(&book16),
+            Kind::Book,
+            vec![],
+        ),
+        (
+            "book_16x16_reordered",
+            reordered(&book16),
+            Kind::Book,
+            vec![],
+        ),
+        (
+            "price_change_x2_exact",
+            pc2.clone(),
+            Kind::PriceChange,
+            warm.clone(),
+        ),
+        (
+            "price_change_x2_new_field",
+            new_field(&pc2),
+            Kind::PriceChange,
+            warm.clone(),
+        ),
+        (
+            "price_change_x2_entry_field",
+            pc2.replace(
+                r#""best_ask":"0.55"}"#,
+                r#""best_ask":"0.55","fee_rate_bps":"0"}"#,
+            ),
+            Kind::PriceChange,
+            warm.clone(),
+        ),
+        (
+            "price_change_x2_reordered",
+            reordered(&pc2),
+            Kind::PriceChange,
+            warm.clone(),
+        ),
+    ] {
+        out.push((name.into(), frame, kind, warm));
+    }
+
     if let Some(dir) = nautilus_dir() {
-        let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+        // The captures are pretty-printed; the exchange sends compact JSON.
+        let read = |f: &str| compact(&std::fs::read_to_string(dir.join(f)).unwrap());
         let book = read("market_book.json");
-        assert_eq!(book.len(), 801);
         out.push((
             "nautilus_inline/market_book".into(),
             book.clone(),
@@ -279,6 +333,82 @@ fn inputs() -> Vec<(String, String, Kind, Vec<String>)> {
         ));
     }
     out
+}
+
+/// `json` without the whitespace between tokens, key order kept.
+fn compact(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    let (mut in_str, mut escaped) = (false, false);
+    for ch in json.chars() {
+        if in_str {
+            out.push(ch);
+            match (escaped, ch) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_str = false,
+                _ => {}
+            }
+        } else if !ch.is_whitespace() {
+            in_str = ch == '"';
+            out.push(ch);
+        }
+    }
+    out
+}
+
+/// The top-level members of a compact object, in order.
+fn members(obj: &str) -> Vec<&str> {
+    let inner = &obj[1..obj.len() - 1];
+    let (mut depth, mut in_str, mut escaped, mut start) = (0i32, false, false, 0);
+    let mut out = Vec::new();
+    for (i, b) in inner.bytes().enumerate() {
+        if in_str {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_str = true,
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth -= 1,
+            b',' if depth == 0 => {
+                out.push(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&inner[start..]);
+    out
+}
+
+/// The same members in reverse order.
+fn reordered(obj: &str) -> String {
+    let mut m = members(obj);
+    m.reverse();
+    format!("{{{}}}", m.join(","))
+}
+
+/// The REST book's two extra keys, as a feed that added them would send them.
+fn rest_keys(book: &str) -> String {
+    format!(
+        r#"{},"min_order_size":"5","neg_risk":false}}"#,
+        &book[..book.len() - 1]
+    )
+}
+
+/// A new field (an object holding an array) in front of the known ones: the first member is
+/// where the fast readers have learnt least. Every JSON type in every position is covered by
+/// the decoder's tests.
+fn new_field(obj: &str) -> String {
+    format!(
+        r#"{{"fees":{{"taker_bps":"0","tiers":[1,2.5]}},{}"#,
+        &obj[1..]
+    )
 }
 
 fn benches(c: &mut Criterion) {

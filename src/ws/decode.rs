@@ -50,6 +50,7 @@ mod events;
 mod lists;
 mod new_market;
 mod owned;
+mod skip;
 
 pub use events::{
     BestBidAskMsg, BookMsg, LastTradePriceMsg, MarketMsg, OrderMsg, PriceChangeMsg,
@@ -411,7 +412,7 @@ fn ends_frame(c: &mut Cursor<'_>, single: bool) -> Result<(), DecodeError> {
 /// The general reader of one object, any keys in any order, from just after its `{` at
 /// `start` (see [`Events::element`] for the error order and `single`).
 #[inline(always)]
-fn general<'a, S: Sink>(
+pub(crate) fn general<'a, S: Sink>(
     c: &mut Cursor<'a>,
     sink: &mut S,
     start: usize,
@@ -489,6 +490,64 @@ fn general<'a, S: Sink>(
         return Err(e);
     }
     events::build(c.src, start, json, &f)
+}
+
+/// Whether [`general`] reads `key` (some event uses it). The fast readers skip members whose
+/// key is not one of these — a field the exchange added — in place; a key of another event
+/// makes them give up at once, so that an event of another type is not read to its end twice.
+/// Kept in step with `general` by a test that reads both lists from this file.
+pub(crate) fn is_event_key(key: &[u8]) -> bool {
+    matches!(
+        key,
+        b"event_type"
+            | b"type"
+            | b"asset_id"
+            | b"market"
+            | b"timestamp"
+            | b"hash"
+            | b"price"
+            | b"size"
+            | b"side"
+            | b"fee_rate_bps"
+            | b"best_bid"
+            | b"best_ask"
+            | b"spread"
+            | b"old_tick_size"
+            | b"new_tick_size"
+            | b"tick_size"
+            | b"last_trade_price"
+            | b"transaction_hash"
+            | b"id"
+            | b"question"
+            | b"slug"
+            | b"description"
+            | b"winning_asset_id"
+            | b"winning_outcome"
+            | b"status"
+            | b"outcome"
+            | b"owner"
+            | b"order_owner"
+            | b"trade_owner"
+            | b"original_size"
+            | b"size_matched"
+            | b"taker_order_id"
+            | b"trader_side"
+            | b"matchtime"
+            | b"match_time"
+            | b"last_update"
+            | b"order_type"
+            | b"maker_address"
+            | b"expiration"
+            | b"created_at"
+            | b"bids"
+            | b"asks"
+            | b"price_changes"
+            | b"maker_orders"
+            | b"assets_ids"
+            | b"outcomes"
+            | b"associate_trades"
+            | b"event_message"
+    )
 }
 
 impl<'a> Iterator for Events<'a> {
@@ -743,5 +802,43 @@ fn opt_u64(src: &str, r: &Raw) -> Option<u64> {
 impl fmt::Display for Level {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} @ {}", self.size, self.price)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The `b"…"` keys in `text`, in order of first appearance.
+    fn keys(text: &str) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for part in text.split("b\"").skip(1) {
+            if let Some(key) = part.split('"').next() {
+                if !out.contains(&key) {
+                    out.push(key);
+                }
+            }
+        }
+        out
+    }
+
+    /// `is_event_key` names exactly the keys `general` reads: a key added to one and not the
+    /// other would make the fast readers skip a field some event needs, or give up on one
+    /// that no event reads.
+    #[test]
+    fn event_keys_are_the_general_readers_keys() {
+        let src = include_str!("decode.rs");
+        let general = &src[src.find("fn general<").unwrap()..];
+        let general = &general[..general.find("/// Whether [`general`] reads").unwrap()];
+        let listed = &src[src.find("pub(crate) fn is_event_key").unwrap()..];
+        let listed = &listed[..listed.find("\n}").unwrap()];
+        let mut want = keys(general);
+        let mut got = keys(listed);
+        want.sort_unstable();
+        got.sort_unstable();
+        assert!(want.len() > 40, "{want:?}");
+        assert_eq!(got, want);
+        for k in want {
+            assert!(super::is_event_key(k.as_bytes()), "{k}");
+        }
+        assert!(!super::is_event_key(b"min_order_size"));
     }
 }

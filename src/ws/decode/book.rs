@@ -2,14 +2,17 @@
 //! recognised from one 16-byte read each, values are captured where they lie, and the
 //! [`BookMsg`] is built straight from those captures.
 //!
-//! Any key order and any whitespace between tokens are accepted (the exchange's compact
-//! frames, pretty-printed captures). Anything else — another key, a value that is not a plain
-//! string, an `event_type` other than `book`, a field that does not convert, broken JSON —
-//! returns `None`, and the general reader decodes (or reports) the element from its start, with
-//! the same result on the objects this reader accepts (tested below).
+//! Any key order and any whitespace between tokens are accepted, and keys that no event reads
+//! are skipped in place once a key has shown the object is no `price_change` (the exchange's
+//! books: from `asset_id`, the second key, on), so a feed that adds a field costs the bytes of
+//! that field, not a second decode. Anything else — a known key whose value is not a plain string, an
+//! `event_type` other than `book`, a field that does not convert, broken JSON — returns
+//! `None`, and the general reader decodes (or reports) the element from its start, with the
+//! same result on the objects this reader accepts (tested below).
 
 use super::events::BookMsg;
-use super::lists::{Levels, Separator, Span, book_levels, lit, plain_end_guess, word8_padded};
+use super::lists::{Levels, Span, book_levels, lit, plain_end_guess, word8_padded};
+use super::skip::{next_member, skip_member};
 use super::{Sink, opt_price, opt_tick, opt_u64};
 use crate::types::Side;
 use crate::ws::json::{HASH_LEN, ID_LEN, MARKET_LEN, Raw, RawKind, TIMESTAMP_LEN, skip_ws, sub};
@@ -141,10 +144,28 @@ struct Captures {
     asks: Option<Span>,
 }
 
-/// The `book` object whose `{` is at `start`, when it has only the keys of a snapshot, plain
-/// string values and `"event_type":"book"`: the message and the index after its `}`. Levels go
-/// to `sink` as they are read; on `None` the caller resets the sink. Out of line: inlined into
-/// the element reader, it made the general reader of the other events slower.
+impl Captures {
+    /// A key was read that a `price_change` does not have.
+    fn not_a_price_change(&self) -> bool {
+        self.is_book
+            || self.bids.is_some()
+            || self.asks.is_some()
+            || [
+                self.asset_id,
+                self.hash,
+                self.tick_size,
+                self.last_trade_price,
+            ]
+            .iter()
+            .any(|r| r.kind != RawKind::Missing)
+    }
+}
+
+/// The `book` object whose `{` is at `start`, when it has only the keys of a snapshot (others
+/// that no event reads are skipped), plain string values and `"event_type":"book"`: the
+/// message and the index after its `}`. Levels go to `sink` as they are read; on `None` the
+/// caller resets the sink. Out of line: inlined into the element reader, it made the general
+/// reader of the other events slower.
 #[inline(never)]
 pub(crate) fn book_object<'a, S: Sink>(
     src: &'a str,
@@ -153,12 +174,24 @@ pub(crate) fn book_object<'a, S: Sink>(
 ) -> Option<(BookMsg<'a>, usize)> {
     let b = src.as_bytes();
     let mut caps = Captures::default();
-    let mut sep = Separator::default();
-    // One for the levels of both arrays: their layout is the same.
-    let mut level_sep = Separator::default();
     let mut p = skip_ws(b, start + 1);
     let end = loop {
-        let (k, after) = key(b, p)?;
+        let Some((k, after)) = key(b, p) else {
+            // Before a key that no `price_change` has, the object may well be one (its reader
+            // gave up on a field it did not expect): leave it to the general reader at once.
+            if !caps.not_a_price_change() {
+                return None;
+            }
+            // A key a snapshot does not have: skipped in place, so a feed that adds a field
+            // (or the REST book's `min_order_size`/`neg_risk`) is not decoded twice.
+            let next = skip_member(src, p)?;
+            match next_member(b, next) {
+                Ok(q) => p = q,
+                Err(q) if b.get(q) == Some(&b'}') => break q,
+                Err(_) => return None,
+            }
+            continue;
+        };
         let colon = skip_ws(b, after);
         if b.get(colon) != Some(&b':') {
             return None;
@@ -171,7 +204,7 @@ pub(crate) fn book_object<'a, S: Sink>(
                 } else {
                     (Side::Sell, &mut caps.asks)
                 };
-                let (span, next) = book_levels(src, v, side, sink, &mut level_sep).ok()?;
+                let (span, next) = book_levels(src, v, side, sink).ok()?;
                 *slot = Some(span);
                 next
             }
@@ -186,7 +219,7 @@ pub(crate) fn book_object<'a, S: Sink>(
             Key::TickSize => keep(&mut caps.tick_size, string::<0>(b, v)?),
             Key::LastTradePrice => keep(&mut caps.last_trade_price, string::<0>(b, v)?),
         };
-        match sep.next(b, next) {
+        match next_member(b, next) {
             Ok(q) => p = skip_ws(b, q),
             Err(q) if b.get(q) == Some(&b'}') => break q,
             Err(_) => return None,
@@ -331,6 +364,19 @@ mod tests {
         format!("[{}{}{}]", l.open, items.join(l.comma), l.close)
     }
 
+    /// Members a feed may add: the REST book's keys and new fields of every JSON type.
+    const NEW_FIELDS: [(&str, &str); 9] = [
+        ("min_order_size", "\"5\""),
+        ("neg_risk", "false"),
+        ("fees", r#"{"taker_bps":"0","tiers":[1,2.5,{"x":null}]}"#),
+        ("tags", r#"["a","b\"c",[]]"#),
+        ("line", "-12.5e3"),
+        ("live", "true"),
+        ("note", "null"),
+        ("n", "0"),
+        ("\\u006eew", "{}"),
+    ];
+
     /// A snapshot with every key a `book` may have, in a random order and layout, with
     /// optional keys left out at random. `None` marks the members a valid book needs.
     fn snapshot(rng: &mut Rng) -> (String, bool) {
@@ -340,8 +386,7 @@ mod tests {
             ("market".to_string(), format!("\"0x{}\"", rng.digits(64, 0))),
             ("asset_id".to_string(), format!("\"{}\"", rng.digits(70, 8))),
             ("bids".to_string(), levels(rng, l, ll)),
-            // Now and then the two arrays differ in layout: a separator learned from the
-            // bids must not be trusted for the asks.
+            // Now and then the two arrays differ in layout.
             ("asks".to_string(), {
                 let (l, ll) = if rng.below(4) == 0 {
                     (
@@ -376,17 +421,32 @@ mod tests {
             members.swap(i, rng.below(i as u64 + 1) as usize);
         }
         let mut valid = true;
-        let frame = match rng.below(14) {
+        let frame = match rng.below(16) {
             0 => {
                 let (k, v) = [
-                    ("extra", "\"1\""),
                     ("price", "\"0.5\""),
                     ("type", "\"TRADE\""),
                     ("price_changes", "[]"),
-                ][rng.below(4) as usize];
+                ][rng.below(3) as usize];
                 let at = rng.below(members.len() as u64 + 1) as usize;
                 members.insert(at, (k.into(), v.into()));
                 valid = false;
+                object(l, &members)
+            }
+            14 | 15 => {
+                // Fields a snapshot does not have, of every JSON type, anywhere after the
+                // first key a `price_change` does not have: still a valid book, which the
+                // reader must take without giving up. (Before that key it leaves the object
+                // to the general reader, which may be a `price_change`'s.)
+                let first = members
+                    .iter()
+                    .position(|(k, _)| k != "market" && k != "timestamp")
+                    .unwrap();
+                for _ in 0..=rng.below(3) {
+                    let (k, v) = NEW_FIELDS[rng.below(NEW_FIELDS.len() as u64) as usize];
+                    let at = first + 1 + rng.below((members.len() - first) as u64) as usize;
+                    members.insert(at, (k.into(), v.into()));
+                }
                 object(l, &members)
             }
             1 => {
@@ -463,9 +523,10 @@ mod tests {
     /// Whenever the `book` reader accepts an object, the general reader decodes it to the same
     /// event (every field, the level spans, the JSON text), hands the sink the same levels and
     /// ends at the same byte; it accepts every valid snapshot with plain string values, in
-    /// every layout. Objects are random: key order, optional keys, layouts, bad levels, and
-    /// mutations (unknown, escaped, duplicate or missing keys, other value types, other event
-    /// types, inserted bytes, truncation, text after the object).
+    /// every layout, with fields it does not know anywhere (so a feed that adds one is never
+    /// decoded twice). Objects are random: key order, optional keys, layouts, bad levels,
+    /// new fields of every type, and mutations (escaped, duplicate or missing keys, other
+    /// value types, other event types, inserted bytes, truncation, text after the object).
     #[test]
     fn book_object_agrees_with_the_general_reader() {
         let mut rng = Rng::new(3);

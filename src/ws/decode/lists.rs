@@ -1,6 +1,7 @@
 //! Lazy iterators over the arrays inside an event: book levels, price changes, maker orders
 //! and string lists. Each re-reads the frame bytes on demand and never allocates.
 
+use super::skip::{next_member, skip_value};
 use super::{
     Level, Sink, opt_price, opt_side, opt_size, opt_str, opt_text, opt_u64, req_price, req_side,
     req_size, req_str,
@@ -194,9 +195,8 @@ fn value_len(w: u64, after: Option<&u8>) -> Option<usize> {
     quote_in_word(w).or_else(|| (after == Some(&b'"')).then_some(8))
 }
 
-/// Bytes the straight-line level readers look at from a level's start: enough for the longest
-/// level they accept (10 + 7 + 10 + 8 + 2 bytes for [`compact_level`], 11 + 7 + 12 + 8 + 2 for
-/// [`spaced_level`]) plus the word read past each value.
+/// Bytes [`compact_level`] looks at from a level's start: enough for the longest level it
+/// accepts (10 + 7 + 10 + 8 + 2 bytes) plus the word read past each value.
 const WIN: usize = 48;
 
 /// `rest` (the frame's last bytes, fewer than `N`) followed by zero bytes: neither digits nor
@@ -228,38 +228,13 @@ const fn lit_word<const N: usize>(l: &[u8; N]) -> u64 {
     u64::from_le_bytes(w)
 }
 
-/// A level in one of two fixed layouts, read as straight-line word operations: the literals
-/// are compared a word at a time, each value's closing quote is found inside one word, and the
-/// value is parsed from that same word. Values are at most eight bytes.
-/// - `SPACED = false`: exactly as the exchange writes it,
-///   `{"price":"<decimal>","size":"<decimal>"}`, no whitespace ([`compact_level`]);
-/// - `SPACED = true`: the layout of pretty-printers that put one space after `:` and `,`
-///   (Python's `json.dumps` default, and the nautilus captures),
-///   `{"price": "<decimal>", "size": "<decimal>"}` ([`spaced_level`]).
-///
-/// Anything else returns `None` and the general path decodes (or reports) the level.
+/// A level exactly as the exchange writes it, `{"price":"<decimal>","size":"<decimal>"}`, no
+/// whitespace, read as straight-line word operations: the literals are compared a word at a
+/// time, each value's closing quote is found inside one word, and the value is parsed from that
+/// same word. Values are at most eight bytes. Anything else returns `None` and [`fast_level`] /
+/// the general path decode (or report) the level.
 #[inline(always)]
-fn word_level<const SPACED: bool>(b: &[u8], p: usize) -> Option<(Level, usize)> {
-    // After `{"price"`: `:"` or `: "`. Between the values: `","size"` or `", "size`, then
-    // `:"` or `": "`. Each short literal is compared under its mask.
-    let (colon, colon_mask, mid, mid_end, mid_end_mask) = if SPACED {
-        (
-            lit_word(b": \""),
-            0xFF_FFFF,
-            lit_word(b"\", \"size"),
-            lit_word(b"\": \""),
-            0xFFFF_FFFF,
-        )
-    } else {
-        (
-            lit_word(b":\""),
-            0xFFFF,
-            lit_word(b"\",\"size\""),
-            lit_word(b":\""),
-            0xFFFF,
-        )
-    };
-    let (price_at, size_gap) = if SPACED { (11, 12) } else { (10, 10) };
+fn compact_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
     let pad;
     let win = match chunk::<WIN>(b, p) {
         Some(bytes) => bytes,
@@ -268,17 +243,17 @@ fn word_level<const SPACED: bool>(b: &[u8], p: usize) -> Option<(Level, usize)> 
             &pad
         }
     };
-    if le::<8>(win, 0) != lit_word(b"{\"price\"") || le::<4>(win, 8) & colon_mask != colon {
+    if le::<8>(win, 0) != lit_word(b"{\"price\"") || le::<2>(win, 8) != lit_word(b":\"") {
         return None;
     }
-    let w = le::<8>(win, price_at);
+    let w = le::<8>(win, 10);
     let len = quote_in_word(w)?;
     let price = price_word_decimal(w, len)?;
-    let e1 = price_at + len;
-    if le::<8>(win, e1) != mid || le::<4>(win, e1 + 8) & mid_end_mask != mid_end {
+    let e1 = 10 + len;
+    if le::<8>(win, e1) != lit_word(b"\",\"size\"") || le::<2>(win, e1 + 8) != lit_word(b":\"") {
         return None;
     }
-    let s2 = e1 + size_gap;
+    let s2 = e1 + 10;
     let w = le::<8>(win, s2);
     let len = value_len(w, win.get(s2 + 8))?;
     let size = word_decimal(w, len)?;
@@ -289,36 +264,13 @@ fn word_level<const SPACED: bool>(b: &[u8], p: usize) -> Option<(Level, usize)> 
     Some((micros_level(price, size)?, p + e2 + 2))
 }
 
-/// [`word_level`] in the exchange's layout.
-#[inline(always)]
-fn compact_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
-    word_level::<false>(b, p)
-}
-
-/// [`word_level`] in the one-space layout.
-#[inline(always)]
-fn spaced_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
-    word_level::<true>(b, p)
-}
-
 /// Consumes the leading run of levels the fast readers accept ([`compact_level`], then
 /// [`fast_level`]), handing each to `emit`. Stops before the first item they do not accept
-/// (or at the `]`), leaving the state where the general loop takes over. An array whose first
-/// level has the layout of [`spaced_level`] (the byte after `{"price":` is a space) goes to
-/// [`spaced_levels`] first.
+/// (or at the `]`), leaving the state where the general loop takes over.
 #[inline]
-fn compact_levels(st: &mut ListState<'_>, sep: &mut Separator, mut emit: impl FnMut(Level)) {
+fn compact_levels(st: &mut ListState<'_>, mut emit: impl FnMut(Level)) {
     let b = st.src.as_bytes();
     let mut p = st.pos;
-    if st.first {
-        // The whitespace before the first level is skipped here once for every reader.
-        p = sep.lead(b, p);
-        st.pos = p;
-        if b.get(p + 9) == Some(&b' ') {
-            spaced_levels(st, sep, &mut emit);
-            p = st.pos;
-        }
-    }
     loop {
         p = skip_ws(b, p);
         if !st.first {
@@ -336,105 +288,6 @@ fn compact_levels(st: &mut ListState<'_>, sep: &mut Separator, mut emit: impl Fn
         st.pos = end;
         p = end;
     }
-}
-
-/// [`compact_levels`] for arrays in [`spaced_level`]'s layout. Out of line: tried inside the
-/// compact loop (the exchange's layout), the spaced reader made compact books 3–5% slower;
-/// here they pay one byte check per array (about 1% on `book_64x64`, BENCHMARKS.md).
-#[inline(never)]
-fn spaced_levels(st: &mut ListState<'_>, sep: &mut Separator, mut emit: impl FnMut(Level)) {
-    let b = st.src.as_bytes();
-    let mut p = st.pos;
-    loop {
-        if st.first {
-            p = skip_ws(b, p);
-        } else {
-            match sep.next(b, p) {
-                Ok(next) => p = next,
-                Err(at) => {
-                    // Skipped once here, not again by each reader after this one.
-                    st.pos = at;
-                    return;
-                }
-            }
-        }
-        let Some((level, end)) = spaced_level(b, p) else {
-            return;
-        };
-        emit(level);
-        st.first = false;
-        st.pos = end;
-        p = end;
-    }
-}
-
-/// The separator between the members of a pretty-printed array or object. A pretty-printer
-/// writes the same one (comma, newline, indentation) between every two members: the first is
-/// read token by token, later ones are matched whole by one masked 16-byte compare.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Separator {
-    /// The separator's bytes, then zeros.
-    bytes: u128,
-    /// The mask of its bytes. Before one is learned, `bytes` is 1 under a zero mask: nothing
-    /// matches, without a test of whether one was learned.
-    mask: u128,
-    len: usize,
-}
-
-impl Default for Separator {
-    fn default() -> Self {
-        Self {
-            bytes: 1,
-            mask: 0,
-            len: 0,
-        }
-    }
-}
-
-impl Separator {
-    /// The index of the first member at or after `p`, the start of a list. A pretty-printer
-    /// indents it as it indents the members after a `,`: with a separator learned from an
-    /// earlier list of the same object, that whitespace is matched whole.
-    #[inline(always)]
-    pub(super) fn lead(&self, b: &[u8], p: usize) -> usize {
-        let Self { bytes, mask, len } = *self;
-        if bytes as u8 == b',' && word16(b, p).is_some_and(|w| w & (mask >> 8) == bytes >> 8) {
-            return skip_ws(b, p + len - 1);
-        }
-        skip_ws(b, p)
-    }
-
-    /// From just after a member at `p`: the index of the next member (after the `,` and the
-    /// whitespace around it), or `Err` with the index of the token that is not a `,`.
-    #[inline(always)]
-    pub(super) fn next(&mut self, b: &[u8], p: usize) -> Result<usize, usize> {
-        if word16(b, p).is_some_and(|w| w & self.mask == self.bytes) {
-            return Ok(p + self.len);
-        }
-        let comma = skip_ws(b, p);
-        if b.get(comma) != Some(&b',') {
-            return Err(comma);
-        }
-        let next = skip_ws(b, comma + 1);
-        let len = next - p;
-        if self.len == 0 && len < 16 {
-            let mask = (1u128 << (8 * len)) - 1;
-            if let Some(w) = word16(b, p) {
-                *self = Self {
-                    bytes: w & mask,
-                    mask,
-                    len,
-                };
-            }
-        }
-        Ok(next)
-    }
-}
-
-/// Sixteen bytes at `at` as a little-endian `u128`, when that many remain.
-#[inline(always)]
-fn word16(b: &[u8], at: usize) -> Option<u128> {
-    chunk::<16>(b, at).map(|c| u128::from_le_bytes(*c))
 }
 
 #[inline]
@@ -485,7 +338,7 @@ pub(crate) fn walk_levels<S: Sink>(
         if !S::CAPTURE {
             return None;
         }
-        compact_levels(st, &mut Separator::default(), |level| {
+        compact_levels(st, |level| {
             sink.level(side, Ok(level));
         });
         Some(rest_levels(st, side, sink))
@@ -524,12 +377,11 @@ pub(super) fn book_levels<S: Sink>(
     v: usize,
     side: Side,
     sink: &mut S,
-    sep: &mut Separator,
 ) -> Result<(Span, usize), DecodeError> {
     let b = src.as_bytes();
     if S::CAPTURE && b.get(v) == Some(&b'[') {
         let mut st = ListState::new(src, Some(v + 1));
-        compact_levels(&mut st, sep, |level| sink.level(side, Ok(level)));
+        compact_levels(&mut st, |level| sink.level(side, Ok(level)));
         let p = skip_ws(b, st.pos);
         if b.get(p) == Some(&b']') {
             return Ok((Some(v + 1), p + 1));
@@ -715,7 +567,7 @@ fn parse_change<'a>(c: &mut Cursor<'a>) -> Item<PriceChange<'a>> {
         c.pos = end;
         return Ok(Ok(change));
     }
-    let mut f = match fast_change(src.as_bytes(), at) {
+    let mut f = match fast_change(src, at) {
         Some((f, end)) => {
             c.pos = end;
             f
@@ -749,45 +601,56 @@ impl ChangeFields {
     }
 }
 
-/// The common shape of a `price_change` entry — an object whose values are all plain strings
-/// (no escapes) — read without the general object machinery: keys are matched straight from
-/// the frame and values captured by one word-at-a-time scan each; other keys are skipped.
-/// Returns the captures and the index after the object, or `None` when anything deviates,
-/// and the general reader then starts over.
+/// A `price_change` entry whose known values are plain strings (no escapes), read without the
+/// general object machinery: keys are matched straight from the frame, values captured by one
+/// word-at-a-time scan each, other members skipped in place ([`skip_value`]). Returns the
+/// captures and the index after the object, or `None` when anything deviates, and the general
+/// reader then starts over.
 #[inline]
-fn fast_change(b: &[u8], p: usize) -> Option<(ChangeFields, usize)> {
-    let mut f = ChangeFields::default();
-    let mut p = skip_ws(b, p);
+fn fast_change(src: &str, p: usize) -> Option<(ChangeFields, usize)> {
+    let b = src.as_bytes();
+    let p = skip_ws(b, p);
     if b.get(p) != Some(&b'{') {
         return None;
     }
-    p = skip_ws(b, p + 1);
+    let p = skip_ws(b, p + 1);
     if b.get(p) == Some(&b'}') {
-        return Some((f, p + 1));
+        return Some((ChangeFields::default(), p + 1));
     }
+    change_members(src, p, ChangeFields::default())
+}
+
+/// The members of an entry from the key whose quote is at `p` to the object's `}`, into `f`
+/// (which may hold the members read before `p`); the captures and the index after the `}`.
+#[inline]
+fn change_members(src: &str, mut p: usize, mut f: ChangeFields) -> Option<(ChangeFields, usize)> {
+    let b = src.as_bytes();
     loop {
         if b.get(p) != Some(&b'"') {
             return None;
         }
         let key_end = plain_end(b, p + 1)?;
         let key = b.get(p + 1..key_end)?;
-        p = skip_ws(b, key_end + 1);
-        if b.get(p) != Some(&b':') {
+        let colon = skip_ws(b, key_end + 1);
+        if b.get(colon) != Some(&b':') {
             return None;
         }
-        p = skip_ws(b, p + 1);
-        if b.get(p) != Some(&b'"') {
-            return None;
-        }
-        let end = plain_end(b, p + 1)?;
-        if let Some(r) = f.slot(key) {
-            *r = Raw::new(p + 1, end - p - 1, RawKind::Str);
-        }
-        p = skip_ws(b, end + 1);
-        match b.get(p) {
-            Some(b',') => p = skip_ws(b, p + 1),
-            Some(b'}') => return Some((f, p + 1)),
-            _ => return None,
+        let v = skip_ws(b, colon + 1);
+        let next = match f.slot(key) {
+            Some(r) => {
+                if b.get(v) != Some(&b'"') {
+                    return None;
+                }
+                let end = plain_end(b, v + 1)?;
+                *r = Raw::new(v + 1, end - v - 1, RawKind::Str);
+                end + 1
+            }
+            None => skip_value(src, v)?,
+        };
+        match next_member(b, next) {
+            Ok(q) => p = q,
+            Err(q) if b.get(q) == Some(&b'}') => return Some((f, q + 1)),
+            Err(_) => return None,
         }
     }
 }
@@ -1119,7 +982,7 @@ pub(super) mod tests {
                 Ok(Ok(f)) => Some((f, c.pos)),
                 _ => None,
             };
-            match fast_change(frame.as_bytes(), 0) {
+            match fast_change(&frame, 0) {
                 Some(got) => assert_eq!(Some(got), general, "{frame}"),
                 None => {
                     let plain = chosen.iter().all(|p| {
@@ -1289,7 +1152,12 @@ pub(super) mod tests {
             let v: serde_json::Value = serde_json::from_str(&frame[..got.end]).unwrap();
             assert_eq!(got.end, frame.len());
             assert_eq!(got.market.text(&frame), v["market"].as_str().unwrap());
-            assert_eq!(got.timestamp.text(&frame), v["timestamp"].as_str().unwrap());
+            // A renamed `timestamp` is an unknown member now read past: there is none.
+            let ts_text = v.get("timestamp").map(|t| t.as_str().unwrap());
+            assert_eq!(
+                (got.timestamp.kind == RawKind::Str).then(|| got.timestamp.text(&frame)),
+                ts_text
+            );
             assert_eq!(v["event_type"], "price_change");
             let want = v["price_changes"].as_array().unwrap();
             assert_eq!(rec.0.len(), want.len());
@@ -1301,11 +1169,11 @@ pub(super) mod tests {
                 assert!(line.contains(&format!("side: {side},")), "{line} vs {w}");
                 let price = Price::parse(w["price"].as_str().unwrap().as_bytes()).unwrap();
                 assert!(line.contains(&format!("price: {price:?}")), "{line} vs {w}");
-                let size = Size::parse(w["size"].as_str().unwrap().as_bytes()).unwrap();
-                assert!(
-                    line.contains(&format!("size: Some({size:?})")),
-                    "{line} vs {w}"
-                );
+                // A renamed `size` is an unknown member now read past: the entry has none.
+                let size = w
+                    .get("size")
+                    .map(|s| Size::parse(s.as_str().unwrap().as_bytes()).unwrap());
+                assert!(line.contains(&format!("size: {size:?},")), "{line} vs {w}");
             }
             // The decoder's lazy iterator reads the same entries.
             let Some(Ok(Event::PriceChange(pc))) = decode(&frame).next() else {
@@ -1315,8 +1183,7 @@ pub(super) mod tests {
             assert_eq!(lazy, rec.0);
             assert_eq!(pc.json, frame);
             assert_eq!(pc.market, v["market"].as_str().unwrap());
-            let ts: u64 = v["timestamp"].as_str().unwrap().parse().unwrap();
-            assert_eq!(pc.timestamp_ms, Some(ts));
+            assert_eq!(pc.timestamp_ms, ts_text.map(|t| t.parse().unwrap()));
         }
         assert!(accepted > 1_500, "only {accepted} accepted");
     }
@@ -1380,7 +1247,6 @@ pub(super) mod tests {
             let short = p.len() <= 7 && s.len() <= 8;
             for (name, got, own) in [
                 ("compact", compact_level(b, 0), Some(0)),
-                ("spaced", spaced_level(b, 0), Some(1)),
                 ("fast", fast_level(b, 0), None),
             ] {
                 match got {

@@ -1,0 +1,269 @@
+//! Reading past members the fast readers do not need: a field the exchange added to a
+//! message, the REST book's extra keys.
+//!
+//! A skipped value is checked exactly as the general reader checks it ([`Cursor::skip`]), so
+//! that the fast readers accept the same frames. Compact values — what the exchange sends —
+//! are walked by [`compact_value_end`], a loop with the nesting kept as a bit stack and string
+//! ends found by the word-at-a-time scan; anything else (whitespace, nesting deeper than 64)
+//! goes to the general reader's skip.
+
+use super::is_event_key;
+use crate::ws::json::{Cursor, find_special, skip_ws};
+
+/// From just after an object's member at `p`: the index of the next member (after the `,` and
+/// the whitespace around it), or `Err` with the index of the token that is not a `,`.
+#[inline(always)]
+pub(super) fn next_member(b: &[u8], p: usize) -> Result<usize, usize> {
+    let comma = skip_ws(b, p);
+    if b.get(comma) != Some(&b',') {
+        return Err(comma);
+    }
+    Ok(skip_ws(b, comma + 1))
+}
+
+/// A member no event reads ([`is_event_key`]), whose key's opening quote is at `p` — a field
+/// the exchange added, the REST book's `min_order_size`: the index after its value. `None`
+/// for a key some other event reads (the object is probably that event: the caller gives up
+/// before reading it to its end) and where the general reader reports an error. Out of line:
+/// the exchange's own layouts never come here.
+#[inline(never)]
+pub(super) fn skip_member(src: &str, p: usize) -> Option<usize> {
+    let (key, v) = key_at(src, p)?;
+    if is_event_key(key) {
+        return None;
+    }
+    skip_value(src, v)
+}
+
+/// The key whose quote is at `p` (as the general reader compares it: the bytes between the
+/// quotes) and the index of its value.
+#[inline(always)]
+fn key_at(src: &str, p: usize) -> Option<(&[u8], usize)> {
+    let b = src.as_bytes();
+    if let Some(v) = compact_key_end(b, p) {
+        return Some((b.get(p + 1..v - 2)?, v));
+    }
+    let mut c = Cursor::new(src, p);
+    let key = c.key().ok()?;
+    Some((key, c.pos))
+}
+
+/// The index after the value at `p`, checked as the general reader checks it.
+#[inline]
+pub(super) fn skip_value(src: &str, p: usize) -> Option<usize> {
+    if let Some(end) = compact_value_end(src.as_bytes(), p) {
+        return Some(end);
+    }
+    let mut c = Cursor::new(src, p);
+    c.skip(0).ok()?;
+    Some(c.pos)
+}
+
+/// The index after the string whose quote is at `p`, read as the general reader reads it: an
+/// escape's backslash and the byte after it are passed over, a control byte is an error.
+#[inline(always)]
+fn string_end(b: &[u8], p: usize) -> Option<usize> {
+    let mut i = find_special(b, p + 1);
+    loop {
+        match *b.get(i)? {
+            b'"' => return Some(i + 1),
+            b'\\' => i = find_special(b, i + 2),
+            _ => return None,
+        }
+    }
+}
+
+/// The index after `"key":` whose quote is at `p`, for a key followed directly by the colon.
+#[inline(always)]
+fn compact_key_end(b: &[u8], p: usize) -> Option<usize> {
+    if b.get(p) != Some(&b'"') {
+        return None;
+    }
+    let end = string_end(b, p)?;
+    (b.get(end) == Some(&b':')).then_some(end + 1)
+}
+
+/// The index after the JSON value at `p` when it is compact (no whitespace) and nested at most
+/// 64 deep; `None` otherwise, and also for broken JSON (the general skip
+/// then decides, and reports). Whenever this returns an index, [`Cursor::skip`] accepts the
+/// value and ends at the same index (tested below).
+pub(super) fn compact_value_end(b: &[u8], mut p: usize) -> Option<usize> {
+    // Bit i: the container at depth i + 1 is an object (1) or an array (0).
+    let mut objects: u64 = 0;
+    let mut depth = 0u32;
+    loop {
+        // A value starts at `p`.
+        match *b.get(p)? {
+            b'"' => p = string_end(b, p)?,
+            open @ (b'{' | b'[') => {
+                let close = if open == b'{' { b'}' } else { b']' };
+                if b.get(p + 1) == Some(&close) {
+                    p += 2;
+                } else {
+                    if depth == 64 {
+                        return None;
+                    }
+                    depth += 1;
+                    objects = objects << 1 | u64::from(open == b'{');
+                    p += 1;
+                    if open == b'{' {
+                        p = compact_key_end(b, p)?;
+                    }
+                    continue;
+                }
+            }
+            b't' => p = word(b, p, b"true")?,
+            b'f' => p = word(b, p, b"false")?,
+            b'n' => p = word(b, p, b"null")?,
+            // The general reader's number: a run of these bytes.
+            b'-' | b'0'..=b'9' => {
+                p += 1;
+                while matches!(
+                    b.get(p),
+                    Some(b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+                ) {
+                    p += 1;
+                }
+            }
+            _ => return None,
+        }
+        // After a value: close what ends here, then the next member or item.
+        loop {
+            if depth == 0 {
+                return Some(p);
+            }
+            let in_object = objects & 1 == 1;
+            match *b.get(p)? {
+                b',' => {
+                    p += 1;
+                    if in_object {
+                        p = compact_key_end(b, p)?;
+                    }
+                    break;
+                }
+                b'}' if in_object => {}
+                b']' if !in_object => {}
+                _ => return None,
+            }
+            p += 1;
+            objects >>= 1;
+            depth -= 1;
+        }
+    }
+}
+
+/// The index after the literal `w` at `p`.
+#[inline(always)]
+fn word(b: &[u8], p: usize, w: &[u8]) -> Option<usize> {
+    (b.get(p..p + w.len())? == w).then_some(p + w.len())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// A random JSON value: every type, nesting, plain and escaped strings, now and then
+    /// whitespace.
+    fn value(next: &mut dyn FnMut(u64) -> u64, depth: u32, out: &mut String) {
+        let ws = |next: &mut dyn FnMut(u64) -> u64| if next(12) == 0 { " " } else { "" };
+        match if depth > 5 { next(5) } else { next(7) } {
+            0 => out.push_str(["true", "false", "null"][next(3) as usize]),
+            1 => {
+                out.push_str(["0", "-1.5e3", "12", "0.001", "-", "1.2.3", "7E+2"][next(7) as usize])
+            }
+            2 | 3 => {
+                out.push('"');
+                out.push_str(["", "abc", "0x1f", "b\\\"c", "\\u0041", "é"][next(6) as usize]);
+                out.push('"');
+            }
+            4 => out.push_str(["{}", "[]", "{ }", "[ ]"][next(4) as usize]),
+            5 => {
+                out.push('{');
+                for i in 0..=next(3) {
+                    if i > 0 {
+                        out.push(',');
+                        out.push_str(ws(next));
+                    }
+                    out.push_str(
+                        ["\"k\"", "\"\"", "\"a\\\"b\"", "\"long_key_name\""][next(4) as usize],
+                    );
+                    out.push(':');
+                    out.push_str(ws(next));
+                    value(next, depth + 1, out);
+                }
+                out.push('}');
+            }
+            _ => {
+                out.push('[');
+                for i in 0..=next(3) {
+                    if i > 0 {
+                        out.push(',');
+                        out.push_str(ws(next));
+                    }
+                    value(next, depth + 1, out);
+                }
+                out.push(']');
+            }
+        }
+    }
+
+    /// Wherever the compact walk gives an end, the general skip accepts the value and ends
+    /// there; on values with no whitespace it always gives one. Values are
+    /// random, then now and then cut, or with a byte inserted or replaced.
+    #[test]
+    fn compact_walk_agrees_with_the_general_skip() {
+        let mut next = crate::book::lcg(64);
+        let mut walked = 0;
+        for _ in 0..50_000 {
+            let mut v = String::new();
+            value(&mut next, 0, &mut v);
+            let plain = !v.contains(' ');
+            let mut at = next(v.len() as u64) as usize;
+            while !v.is_char_boundary(at) {
+                at -= 1;
+            }
+            let mut frame = match next(6) {
+                0 => v[..at].to_string(),
+                1 => {
+                    let bad = ["\"", ",", "}", "]", ":", "{", "[", "x", "\u{1}"][next(9) as usize];
+                    format!("{}{bad}{}", &v[..at], &v[at..])
+                }
+                _ => v.clone(),
+            };
+            frame.push_str(",\"tail\":1}");
+            let fast = compact_value_end(frame.as_bytes(), 0);
+            let mut c = Cursor::new(&frame, 0);
+            let general = c.skip(0).ok().map(|()| c.pos);
+            if let Some(end) = fast {
+                walked += 1;
+                assert_eq!(Some(end), general, "{frame}");
+            } else if frame.starts_with(&v) && plain {
+                panic!("gave up on {frame}");
+            }
+            assert_eq!(skip_value(&frame, 0), general, "{frame}");
+        }
+        assert!(walked > 20_000, "walked only {walked}");
+    }
+
+    #[test]
+    fn deep_nesting_goes_to_the_general_skip() {
+        let deep = "[".repeat(100) + &"]".repeat(100);
+        assert_eq!(compact_value_end(deep.as_bytes(), 0), None);
+        assert_eq!(skip_value(&deep, 0), Some(200));
+        let shallow = "[".repeat(64) + &"]".repeat(64);
+        assert_eq!(compact_value_end(shallow.as_bytes(), 0), Some(128));
+    }
+
+    #[test]
+    fn members_by_key() {
+        let src = r#"{"min_order_size":"5","neg_risk":false,"price":"0.5","a\"b":{"c":[1]},"z":1}"#;
+        let after = |p: usize| skip_member(src, p);
+        assert_eq!(after(1), Some(21));
+        assert_eq!(after(22), Some(38));
+        assert_eq!(after(39), None, "`price` is a key of other events");
+        assert_eq!(after(53), Some(69), "an escaped key");
+        assert_eq!(next_member(src.as_bytes(), 69), Ok(70));
+        assert_eq!(next_member(src.as_bytes(), 75), Err(75));
+    }
+}
