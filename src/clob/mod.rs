@@ -17,6 +17,7 @@ mod dns;
 mod error;
 mod guard;
 mod heartbeat;
+pub(crate) mod host_builder;
 mod markets;
 mod orders;
 mod pagination;

@@ -3,7 +3,6 @@
 //! `null`), per docs.polymarket.com "Data API v2" and its v1→v2 migration page.
 
 use std::marker::PhantomData;
-use std::time::Duration;
 
 use futures_core::Stream;
 use serde::Deserialize;
@@ -11,7 +10,7 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
 use super::types::{Activity, HolderGroup, Position, Trade, Value};
-use crate::clob::{self, Error, Req, RetryPolicy, SkippedRow};
+use crate::clob::{self, Error, Req, SkippedRow};
 use crate::gamma::client::decode_each;
 use crate::types::Side;
 
@@ -236,62 +235,7 @@ impl Query<HolderGroup> {
     }
 }
 
-/// Builds a Data API [`Client`]. Setters are infallible and state their default.
-#[derive(Debug)]
-#[must_use]
-pub struct ClientBuilder {
-    inner: clob::ClientBuilder,
-}
-
-impl ClientBuilder {
-    /// A builder with every default.
-    pub fn new() -> Self {
-        Self {
-            inner: clob::Client::builder().host(DEFAULT_HOST),
-        }
-    }
-
-    /// The base URL (a trailing `/` is removed). Default is `https://data-api.polymarket.com`.
-    pub fn host(mut self, host: impl Into<String>) -> Self {
-        self.inner = self.inner.host(host);
-        self
-    }
-
-    /// Deadline of one attempt. Default is 10 s.
-    pub fn timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
-        self.inner = self.inner.timeout(timeout);
-        self
-    }
-
-    /// Retry policy (every Data API request is idempotent). Default is
-    /// [`RetryPolicy::default`].
-    pub fn retry(mut self, policy: RetryPolicy) -> Self {
-        self.inner = self.inner.retry(policy);
-        self
-    }
-
-    /// The `User-Agent` header. Default is `polyclob/<version>`.
-    pub fn user_agent(mut self, ua: impl Into<String>) -> Self {
-        self.inner = self.inner.user_agent(ua);
-        self
-    }
-
-    /// Builds the client.
-    ///
-    /// # Errors
-    /// As [`clob::ClientBuilder::build`].
-    pub fn build(self) -> Result<Client, Error> {
-        Ok(Client {
-            http: self.inner.build()?,
-        })
-    }
-}
-
-impl Default for ClientBuilder {
-    fn default() -> Self {
-        Self::new()
-    }
-}
+crate::clob::host_builder::host_client_builder!("Data API", "https://data-api.polymarket.com");
 
 /// The Data API v2 client (no auth). Cheap to clone.
 ///

@@ -1,8 +1,6 @@
 //! The Gamma [`Client`]: market discovery on the crate's one HTTP transport (the CLOB
 //! client's tuned `reqwest` client, retries and breaker, no auth), with keyset paging.
 
-use std::time::Duration;
-
 use futures_core::Stream;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -11,7 +9,7 @@ use serde_json::value::RawValue;
 use super::event::{Event, SearchResults, Series, Sport, Tag};
 use super::filter::{EventFilter, MAX_CONDITION_IDS, MarketFilter};
 use super::market::Market;
-use crate::clob::{self, Error, RetryPolicy, SkippedRow};
+use crate::clob::{self, Error, SkippedRow};
 use crate::clob::{Req, path_with};
 
 /// The production Gamma host.
@@ -86,67 +84,7 @@ pub(crate) fn decode_each<T: DeserializeOwned>(rows: Vec<&RawValue>) -> (Vec<T>,
     (data, skipped)
 }
 
-/// Builds a Gamma [`Client`]. Setters are infallible and state their default.
-///
-/// ```
-/// let gamma = polyclob::gamma::Client::builder().host("http://127.0.0.1:1/gamma/").build()?;
-/// assert_eq!(gamma.host(), "http://127.0.0.1:1/gamma");
-/// # Ok::<(), polyclob::clob::Error>(())
-/// ```
-#[derive(Debug)]
-#[must_use]
-pub struct ClientBuilder {
-    inner: clob::ClientBuilder,
-}
-
-impl ClientBuilder {
-    /// A builder with every default.
-    pub fn new() -> Self {
-        Self {
-            inner: clob::Client::builder().host(DEFAULT_HOST),
-        }
-    }
-
-    /// The base URL (a trailing `/` is removed). Default is `https://gamma-api.polymarket.com`.
-    pub fn host(mut self, host: impl Into<String>) -> Self {
-        self.inner = self.inner.host(host);
-        self
-    }
-
-    /// Deadline of one attempt. Default is 10 s.
-    pub fn timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
-        self.inner = self.inner.timeout(timeout);
-        self
-    }
-
-    /// Retry policy (every Gamma request is idempotent). Default is [`RetryPolicy::default`].
-    pub fn retry(mut self, policy: RetryPolicy) -> Self {
-        self.inner = self.inner.retry(policy);
-        self
-    }
-
-    /// The `User-Agent` header. Default is `polyclob/<version>`.
-    pub fn user_agent(mut self, ua: impl Into<String>) -> Self {
-        self.inner = self.inner.user_agent(ua);
-        self
-    }
-
-    /// Builds the client.
-    ///
-    /// # Errors
-    /// As [`clob::ClientBuilder::build`].
-    pub fn build(self) -> Result<Client, Error> {
-        Ok(Client {
-            http: self.inner.build()?,
-        })
-    }
-}
-
-impl Default for ClientBuilder {
-    fn default() -> Self {
-        Self::new()
-    }
-}
+crate::clob::host_builder::host_client_builder!("Gamma", "https://gamma-api.polymarket.com");
 
 /// The Gamma API client (no auth): events, markets, tags, series, sports, public search.
 /// Cheap to clone.
@@ -167,6 +105,12 @@ pub struct Client {
 
 impl Client {
     /// A builder with every default (production host).
+    ///
+    /// ```
+    /// let gamma = polyclob::gamma::Client::builder().host("http://127.0.0.1:1/gamma/").build()?;
+    /// assert_eq!(gamma.host(), "http://127.0.0.1:1/gamma");
+    /// # Ok::<(), polyclob::clob::Error>(())
+    /// ```
     pub fn builder() -> ClientBuilder {
         ClientBuilder::new()
     }
