@@ -1,0 +1,1 @@
+//! Shared pieces of the peer benchmarks (loopback servers, production-shaped inputs, timing).
