@@ -150,6 +150,9 @@ pub(crate) struct Caches {
     pub(crate) neg_risk: TtlMap<String, bool>,
     pub(crate) fee_bps: TtlMap<String, u32>,
     pub(crate) version: TtlMap<(), ExchangeVersion>,
+    /// Tokens known to be position IDs (Gamma `version` `"v2"` markets), signed for
+    /// ExchangeV3 whatever `/version` says. A token never changes kind, so no TTL.
+    pub(crate) positions: RwLock<std::collections::HashSet<String>>,
     pub(crate) flights: Flights,
 }
 
@@ -160,6 +163,7 @@ impl Caches {
             neg_risk: TtlMap::new(ttl),
             fee_bps: TtlMap::new(ttl),
             version: TtlMap::new(ttl),
+            positions: RwLock::default(),
             flights: Flights::default(),
         }
     }

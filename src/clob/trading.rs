@@ -33,7 +33,8 @@ impl Client {
     }
 
     /// The market context for `token_id` with no I/O: the caller's tick size and neg-risk flag,
-    /// and the cached exchange version (V2, today's exchange, when nothing is cached yet).
+    /// and the cached exchange version (V2, today's exchange, when nothing is cached yet), or
+    /// ExchangeV3 for a token known to be a position ID ([`set_position_token`](Self::set_position_token)).
     ///
     /// # Errors
     ///
@@ -57,6 +58,12 @@ impl Client {
         tick: TickSize,
         neg_risk: bool,
     ) -> Result<MarketContext, Error> {
+        // Position-ID markets settle on ExchangeV3 whatever `/version` says about token orders.
+        let version = if self.is_position_token(token_id) {
+            ExchangeVersion::V3
+        } else {
+            version
+        };
         let token = TokenId::parse(token_id.as_bytes()).map_err(|e| {
             Error::argument(format!(
                 "Incorrect tokenId format: {token_id:?} ({})",
@@ -67,7 +74,9 @@ impl Client {
     }
 
     /// The market context for `token_id`: tick size, neg-risk and exchange version from the
-    /// caches, fetched (and cached) only when missing.
+    /// caches, fetched (and cached) only when missing. A token known to be a position ID
+    /// ([`set_position_token`](Self::set_position_token), or learnt from a Gamma market by
+    /// [`remember_trading`](Self::remember_trading)) is signed for ExchangeV3.
     ///
     /// # Errors
     ///
@@ -75,8 +84,40 @@ impl Client {
     pub async fn market_context(&self, token_id: &str) -> Result<MarketContext, Error> {
         let tick = self.tick_size(token_id).await?;
         let neg_risk = self.neg_risk(token_id).await?;
-        let version = self.exchange_version().await?;
+        let version = if self.is_position_token(token_id) {
+            ExchangeVersion::V3
+        } else {
+            self.exchange_version().await?
+        };
         self.context_for(token_id, version, tick, neg_risk)
+    }
+
+    /// Records that `token_id` is a position ID (a Gamma market with `version` `"v2"`), so
+    /// orders on it are signed for ExchangeV3 (domain version `"3"`) rather than the token-ID
+    /// exchange `/version` names. [`remember_trading`](Self::remember_trading) does this for the
+    /// markets it is given.
+    pub fn set_position_token(&self, token_id: &str) {
+        if token_id.is_empty() {
+            return;
+        }
+        self.inner
+            .caches
+            .positions
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(token_id.to_owned());
+    }
+
+    /// Whether `token_id` is known to be a position ID (see
+    /// [`set_position_token`](Self::set_position_token)).
+    #[must_use]
+    pub fn is_position_token(&self, token_id: &str) -> bool {
+        self.inner
+            .caches
+            .positions
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .contains(token_id)
     }
 
     /// `POST /order` (L2) with the order's own type and flags. Not retried.
@@ -161,7 +202,12 @@ impl Client {
         &self,
         ctx: &MarketContext,
     ) -> Result<MarketContext, Error> {
-        let version = self.refresh_exchange_version().await?;
+        // `/version` names the token-ID exchange; a position-ID order stays on ExchangeV3.
+        let version = if ctx.version() == ExchangeVersion::V3 {
+            ExchangeVersion::V3
+        } else {
+            self.refresh_exchange_version().await?
+        };
         MarketContext::new(
             ctx.chain(),
             version,
