@@ -133,4 +133,25 @@ async fn market_lookups_teach_the_client_and_the_simulator_enforces_the_rule() {
         assert_eq!(orders.len(), 1, "{orders:?}");
         assert_eq!(orders[0].asset_id, token);
     }
+
+    // The drop-in client: its callers never set `market`, so it looks the market up once.
+    let compat = polyclob::ClobClient::with_l2_headers(
+        &sim.http_url(),
+        KEY_A,
+        137,
+        polyclob::ApiCreds {
+            api_key: t.creds.key.clone(),
+            secret: t.creds.secret.clone(),
+            passphrase: t.creds.passphrase.clone(),
+        },
+    );
+    for token in [yes, no] {
+        let params = polyclob::OpenOrderParams {
+            asset_id: Some(token.to_owned()),
+            ..Default::default()
+        };
+        let orders = compat.get_orders(Some(&params), None).await.unwrap();
+        assert_eq!(orders.len(), 1, "{orders:?}");
+        assert_eq!(orders[0].asset_id, token);
+    }
 }

@@ -488,14 +488,16 @@ impl ClobClient {
     }
 
     /// All open orders from `next_cursor` (default: the first page) to the last page. Rows
-    /// that do not decode are skipped.
+    /// that do not decode are skipped. An `asset_id` filter without `market` gets the token's
+    /// market, which the exchange requires since 2026-12-14 (learnt by earlier calls, or one
+    /// `GET /markets-by-token` lookup).
     pub async fn get_orders(
         &self,
         params: Option<&OpenOrderParams>,
         next_cursor: Option<&str>,
     ) -> ClientResult<Vec<OpenOrder>> {
         let (c, _) = self.need_l2()?;
-        let query = params
+        let mut query: Vec<(&'static str, String)> = params
             .map(|p| {
                 p.to_query_params()
                     .into_iter()
@@ -503,6 +505,26 @@ impl ClobClient {
                     .collect()
             })
             .unwrap_or_default();
+        // Since 2026-12-14 the exchange refuses an `asset_id` filter without `market`, which
+        // polymarket-rs-client callers never set: fill it from what the client has learnt, or
+        // from one `GET /markets-by-token` lookup (cached for the next call).
+        if let Some(asset) = params
+            .and_then(|p| p.market.is_none().then_some(p.asset_id.as_ref()))
+            .flatten()
+        {
+            let market = match c.cached_token_market(asset) {
+                Some(m) => m,
+                None => {
+                    c.market_by_token(asset)
+                        .await
+                        .with_context(|| {
+                            format!("looking up the market of asset_id {asset} for /data/orders")
+                        })?
+                        .condition_id
+                }
+            };
+            query.push(("market", market));
+        }
         let spec = PageSpec::<OpenOrder> {
             path: "/data/orders",
             query,
