@@ -1,16 +1,5 @@
 //! Fixed-point prices, sizes and notionals, parsed straight from decimal bytes.
 //!
-//! Polymarket quotes every price and size as a decimal *string* (`"0.48"`, `".48"`,
-//! `"219.217767"`) and settles in 6-decimal integer units (pUSD and outcome shares both have
-//! 6 decimals). These types hold exactly those integers, so no binary floating point ever
-//! touches a value that reaches a book or a signature.
-//!
-//! | type | unit | width | range |
-//! |---|---|---|---|
-//! | [`Price`] | 10⁻⁶ pUSD per share | `u32` | `0 ..= 1` |
-//! | [`Size`] | 10⁻⁶ share or pUSD | `u64` | `0 ..= 18_446_744_073_709.551615` |
-//! | [`Notional`] | 10⁻¹² pUSD (the exact product) | `u128` | `0 ..= Size::MAX × 1` |
-//!
 //! ```
 //! use polyclob::fixed::{Price, Size};
 //!
@@ -21,6 +10,17 @@
 //! assert_eq!(price.to_string(), "0.48");
 //! # Ok::<(), polyclob::fixed::ParseError>(())
 //! ```
+//!
+//! Polymarket quotes every price and size as a decimal *string* (`"0.48"`, `".48"`,
+//! `"219.217767"`) and settles in 6-decimal integer units (pUSD and outcome shares both have
+//! 6 decimals). These types hold exactly those integers, so no binary floating point ever
+//! touches a value that reaches a book or a signature.
+//!
+//! | type | unit | width | range |
+//! |---|---|---|---|
+//! | [`Price`] | 10⁻⁶ pUSD per share | `u32` | `0 ..= 1` |
+//! | [`Size`] | 10⁻⁶ share or pUSD | `u64` | `0 ..= 18_446_744_073_709.551615` |
+//! | [`Notional`] | 10⁻¹² pUSD (the exact product) | `u128` | `0 ..= Size::MAX × 1` |
 
 use core::fmt;
 use core::str::FromStr;

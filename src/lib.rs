@@ -10,6 +10,137 @@
 //!   exactly that crate's names, so `polymarket-rs-client = { package = "polyclob", … }`
 //!   keeps existing code compiling.
 //!
+//! ## A tour, from a market to a settled position
+//!
+//! Each step is a worked example that runs against the offline exchange in [`sim`] (feature
+//! `sim`, on by default), as this crate's tests do. For Polymarket itself, leave out the
+//! `.host(..)` / `.url(..)` calls: every client defaults to Polymarket's hosts. The
+//! `discover_and_trade` and `settle` examples run the whole path in one program.
+//!
+//! ### 1. Discover a market ([`gamma`])
+//!
+//! Gamma lists markets and events; a Gamma market already carries what an order needs (token
+//! ids, tick size, neg-risk flag, exchange), so trading it needs no CLOB metadata request.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let sim = polyclob::sim::Simulator::builder().start().await?;
+//! use polyclob::gamma::{self, MarketFilter};
+//! use polyclob::types::{Chain, ExchangeVersion};
+//!
+//! let gamma = gamma::Client::builder().host(sim.gamma_url()).build()?;
+//! let (markets, _skipped) = gamma.all_markets(MarketFilter::new().active(true)).await?;
+//! let market = markets.iter().find(|m| m.is_tradable()).ok_or("nothing to trade")?;
+//! let trading = market.trading(Chain::Polygon, ExchangeVersion::V2)?;
+//! let yes = trading.contexts[0]; // an order::MarketContext per outcome token
+//! println!("{}: token {}, tick {:?}", market.question, yes.token_id().as_str(), yes.tick());
+//! # Ok(()) }
+//! ```
+//!
+//! ### 2. Watch its book ([`clob`], [`ws`], [`book`])
+//!
+//! REST answers one-off questions; the market channel keeps a fixed-point [`book::Book`] per
+//! token current, reconnecting and resnapshotting on its own.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let sim = polyclob::sim::Simulator::builder().start().await?;
+//! # let token = sim.markets()[0].tokens()[0].token_id().to_owned();
+//! use futures_util::StreamExt;
+//! use polyclob::clob::ClientBuilder;
+//! use polyclob::ws::{books::BookStream, market::MarketStream};
+//! use std::time::Duration;
+//!
+//! let client = ClientBuilder::new().host(sim.http_url()).build()?;
+//! println!("midpoint {}", client.midpoint(&token).await?);
+//!
+//! let stream = MarketStream::builder().url(sim.market_ws_url()).assets([token.clone()]).build()?;
+//! let mut books = BookStream::new(stream);
+//! while books.books().book(&token).is_none() {
+//!     tokio::time::timeout(Duration::from_secs(5), books.next()).await?.ok_or("closed")?;
+//! }
+//! let book = books.books().book(&token).ok_or("no book")?;
+//! println!("best bid {:?}, best ask {:?}", book.best_bid(), book.best_ask());
+//! # Ok(()) }
+//! ```
+//!
+//! ### 3. Trade ([`sign`], [`order`], [`clob`])
+//!
+//! A [`sign::Signer`] holds the key; the client turns it into API credentials (L1) and signs
+//! every trading request with them (L2); an [`order::OrderSigner`] builds and signs CLOB V2
+//! orders for a wallet (EOA here; proxy, Safe and POLY_1271 through [`sign::wallet`]).
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let sim = polyclob::sim::Simulator::builder().seed(5).start().await?;
+//! # let token = sim.markets()[0].tokens()[0].token_id().to_owned();
+//! use polyclob::U256;
+//! use polyclob::clob::ClientBuilder;
+//! use polyclob::order::{LimitOrder, OrderSigner};
+//! use polyclob::sign::{Signer, wallet::Wallet};
+//! use polyclob::types::{Chain, Side};
+//!
+//! // Hardhat account #0: a public test key. Load yours from the environment.
+//! let signer = Signer::from_hex("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")?;
+//! let client = ClientBuilder::new().host(sim.http_url()).signer(signer.clone()).build()?;
+//! client.set_credentials(client.create_or_derive_api_key(U256::ZERO).await?);
+//!
+//! let orders = OrderSigner::new(signer, Chain::Polygon, Wallet::Eoa)?;
+//! let market = client.market_context(&token).await?; // cached after the first call
+//! let bid = LimitOrder::new(Side::Buy, "0.10".parse()?, "10".parse()?).post_only(true);
+//! let placed = client.post_order(&orders.limit_order(&market, &bid)?).await?;
+//! client.cancel(&placed.order_id).await?;
+//! # Ok(()) }
+//! ```
+//!
+//! ### 4. Read positions back ([`data`])
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let sim = polyclob::sim::Simulator::builder().start().await?;
+//! use polyclob::data::{self, Query};
+//!
+//! let me = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
+//! let data = data::Client::builder().host(sim.data_api_url()).build()?;
+//! for p in data.positions(me).await? {
+//!     println!("{} {:?} shares at {:?}", p.outcome, p.size, p.avg_price);
+//! }
+//! let (trades, _skipped) = data.collect(Query::trades().user(me)).await?; // every page
+//! println!("{} trades", trades.len());
+//! # Ok(()) }
+//! ```
+//!
+//! ### 5. Settle on chain (`onchain`, feature `onchain`)
+//!
+//! Approvals, split/merge/redeem and balances as EIP-1559 transactions signed by the same
+//! [`sign::Signer`]; with `sim` too, the simulator serves a chain its fills move.
+//!
+//! ```
+//! # #[cfg(all(feature = "onchain", feature = "sim"))]
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let sim = polyclob::sim::Simulator::builder().onchain(true).start().await?;
+//! # let signer = polyclob::sign::Signer::from_hex("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")?;
+//! # sim.fund_native(signer.address(), polyclob::U256::from(10u64).pow(polyclob::U256::from(18u8)));
+//! use polyclob::onchain::Settler;
+//! use std::time::Duration;
+//!
+//! let settler = Settler::builder(sim.rpc_url(), signer)
+//!     .poll_interval(Duration::from_millis(5))
+//!     .build()?;
+//! let sent = settler.ensure_approvals().await?; // only the approvals that are missing
+//! let pusd = settler.collateral_balance(settler.holder()).await?;
+//! println!("{} approvals sent, {pusd} pUSD micro-units", sent.len());
+//! // Later: settler.redeem(condition_id, neg_risk).await? once the market resolves.
+//! # Ok(()) }
+//! # #[cfg(not(all(feature = "onchain", feature = "sim")))]
+//! # fn main() {}
+//! ```
+//!
 //! ## Modules
 //!
 //! | module | what it holds |
@@ -34,6 +165,8 @@
 // `ws::x86` (the decoder's SSE2 string-end scan), `ws::json`'s bounds-checked chunk reads,
 // and `sign::fork` (the nonce pool's wipe-on-fork mapping and atfork handler).
 #![deny(unsafe_code)]
+// docs.rs (`--cfg docsrs`): label each item with the features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 // The library never prints: output belongs to the application.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 // Library code never unwraps; `expect` only on a locally proven invariant, with its reason.

@@ -1,6 +1,19 @@
 //! Core protocol types: sides, order types, tick sizes, signature types, chains, and the
 //! contract table per exchange generation.
 //!
+//! ```
+//! use polyclob::types::{Chain, ExchangeVersion, Side, TickSize, contracts};
+//!
+//! let tick: TickSize = "0.001".parse()?;
+//! assert_eq!(tick.as_micros(), 1_000); // prices are micro-units of pUSD
+//! assert_eq!(Side::Buy.as_str(), "BUY");
+//!
+//! // Where orders for each exchange generation are signed and settled.
+//! let v2 = contracts(Chain::Polygon, ExchangeVersion::V2);
+//! println!("exchange {}, neg-risk exchange {:?}", v2.exchange, v2.neg_risk_exchange);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! These are the native types. The polymarket-rs-client names at the crate root (`Side::BUY`,
 //! `OrderType::GTC`, …) keep their frozen 0.1.1 shapes and convert into these.
 

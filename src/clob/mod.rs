@@ -1,5 +1,28 @@
 //! The native CLOB REST client.
 //!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let sim = polyclob::sim::Simulator::builder().start().await?;
+//! use polyclob::clob::{ClientBuilder, MarketList};
+//! use polyclob::types::Side;
+//!
+//! // One client per process (a cheap `Clone`); the default host is https://clob.polymarket.com.
+//! let client = ClientBuilder::new().host(sim.http_url()).build()?;
+//! let page = client.markets(MarketList::All, None).await?; // rows it cannot read go to `skipped`
+//! let token = page.data[0].tokens[0].token_id.to_string();
+//!
+//! let book = client.book(&token).await?; // levels as the exchange sends them: worst first
+//! println!("{} bids, best {:?}", book.bids.levels.len(), book.bids.levels.last().map(|l| l.price));
+//! println!("mid {}, best bid {}", client.midpoint(&token).await?, client.price(&token, Side::Buy).await?);
+//!
+//! // Failures are one error type, queried by predicates.
+//! if let Err(e) = client.book("12345").await {
+//!     println!("{e}: status {:?}, retry after {:?}", e.status(), e.retry_after());
+//! }
+//! # Ok(()) }
+//! ```
+//!
 //! [`Client`] is built by [`ClientBuilder`] over one tuned `reqwest` client (rustls, HTTP/2
 //! with keep-alive pings, pooled connections, `TCP_NODELAY`, gzip). Idempotent requests are
 //! retried with jittered exponential backoff that honours `Retry-After`; order posts never

@@ -1,6 +1,22 @@
 //! The Data API v2 (`https://data-api.polymarket.com/v2`, no auth): positions (every
 //! lifecycle stage, closed included), trades, activity, portfolio value and holders.
 //!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let sim = polyclob::sim::Simulator::builder().start().await?;
+//! use polyclob::data::{Client, Query};
+//!
+//! let me = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
+//! let data = Client::builder().host(sim.data_api_url()).build()?; // default: Polymarket's host
+//! for p in data.positions(me).await? {
+//!     println!("{}: {:?} shares at {:?}, now worth {:?}", p.outcome, p.size, p.avg_price, p.current_value);
+//! }
+//! let (trades, skipped) = data.collect(Query::trades().user(me)).await?; // follows every cursor
+//! println!("{} trades ({} rows unreadable)", trades.len(), skipped.len());
+//! # Ok(()) }
+//! ```
+//!
 //! Every v2 response wraps its payload in `data`; list routes add `pagination`, walked by
 //! sending `next_cursor` back as `cursor` until it is `null` ([`Client::pages`],
 //! [`Client::collect`]). Fields are snake_case; v1's camelCase captures decode too. Sizes

@@ -1,5 +1,24 @@
 //! Gamma: Polymarket's market-discovery API (`https://gamma-api.polymarket.com`, no auth).
 //!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let sim = polyclob::sim::Simulator::builder().start().await?;
+//! use polyclob::gamma::{Client, MarketFilter};
+//! use polyclob::types::{Chain, ExchangeVersion};
+//!
+//! let gamma = Client::builder().host(sim.gamma_url()).build()?; // default: Polymarket's host
+//! let (markets, skipped) = gamma.all_markets(MarketFilter::new().active(true).closed(false)).await?;
+//! println!("{} markets, {} rows unreadable", markets.len(), skipped.len());
+//!
+//! let market = markets.iter().find(|m| m.is_tradable()).ok_or("nothing to trade")?;
+//! let trading = market.trading(Chain::Polygon, ExchangeVersion::V2)?;
+//! for (outcome, ctx) in trading.outcomes.iter().zip(&trading.contexts) {
+//!     println!("{outcome}: token {} tick {:?}", ctx.token_id().as_str(), ctx.tick());
+//! }
+//! # Ok(()) }
+//! ```
+//!
 //! [`Client`] lists markets and events with **keyset pagination** (`/markets/keyset` ≤ 100
 //! rows a page, `/events/keyset` ≤ 500, `next_cursor` sent back as `after_cursor`, at most
 //! 100 `condition_ids` a request — larger sets are chunked), as a `Stream` of pages or

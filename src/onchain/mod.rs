@@ -3,6 +3,34 @@
 //! [`Signer`](crate::sign::Signer) and sent from an EOA, a Gnosis Safe or a Polymarket proxy
 //! wallet.
 //!
+//! ```
+//! # #[cfg(feature = "sim")]
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let sim = polyclob::sim::Simulator::builder().onchain(true).start().await?;
+//! use polyclob::U256;
+//! use polyclob::onchain::Settler;
+//! use polyclob::sign::Signer;
+//! use std::time::Duration;
+//!
+//! // Hardhat account #0 (a public test key), funded on the simulator's chain.
+//! let signer = Signer::from_hex("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")?;
+//! sim.fund_native(signer.address(), U256::from(10u64).pow(U256::from(18u8)));
+//! sim.fund_collateral(signer.address(), U256::from(100_000_000u64)); // 100 pUSD
+//!
+//! let settler = Settler::builder(sim.rpc_url(), signer) // your Polygon node's URL
+//!     .poll_interval(Duration::from_millis(5))
+//!     .build()?;
+//! let sent = settler.ensure_approvals().await?; // exactly the missing approvals
+//! assert!(settler.approvals().await?.iter().all(|a| a.granted));
+//! let pusd = settler.collateral_balance(settler.holder()).await?;
+//! assert_eq!(pusd, U256::from(100_000_000u64));
+//! println!("{} approval transactions", sent.len());
+//! # Ok(()) }
+//! # #[cfg(not(feature = "sim"))]
+//! # fn main() {}
+//! ```
+//!
 //! | item | what |
 //! |---|---|
 //! | [`Settler`] | one account's reads (balances, allowances, approvals, resolution) and writes, with nonces, fee caps and receipt waiting |

@@ -1,6 +1,32 @@
 //! Orders: exact amount math per tick size, validation, salts and timestamps, the prepared
 //! builder, and the wire bodies (protocol.md §3).
 //!
+//! ```
+//! use polyclob::order::{LimitOrder, MarketContext, OrderSigner};
+//! use polyclob::sign::{Signer, wallet::Wallet};
+//! use polyclob::types::{Chain, ExchangeVersion, Side, TickSize};
+//!
+//! // Once per account: who signs and who funds (Hardhat account #0, a public test key).
+//! let signer = Signer::from_hex("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")?;
+//! let orders = OrderSigner::new(signer, Chain::Polygon, Wallet::Eoa)?;
+//! // Once per market: token, tick size, neg-risk flag, exchange (no network call).
+//! let token = "71321045679252212594626385532706912750332728571942532289631379312455583992563".parse()?;
+//! let market = MarketContext::new(Chain::Polygon, ExchangeVersion::V2, token, TickSize::Hundredth, false)?;
+//!
+//! // Per order: exact amounts, the EIP-712 hash, the signature, then the body into a reused buffer.
+//! let bid = LimitOrder::new(Side::Buy, "0.48".parse()?, "10".parse()?);
+//! let signed = orders.limit_order(&market, &bid)?;
+//! let mut body = Vec::with_capacity(1024);
+//! signed.write_json("your-api-key", &mut body);
+//! let text = std::str::from_utf8(&body)?;
+//! assert!(text.contains(r#""makerAmount":"4800000","takerAmount":"10000000""#));
+//!
+//! // A price off the 0.01 grid is refused before anything is signed.
+//! let off_grid = LimitOrder::new(Side::Buy, "0.485".parse()?, "10".parse()?);
+//! assert!(orders.limit_order(&market, &off_grid).is_err());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! The path from a decision to bytes on the wire:
 //! [`MarketContext`] (once per market) + [`OrderSigner`] (once per account) →
 //! [`OrderSigner::limit_order`] / [`OrderSigner::market_order`] → [`SignedOrder`] (stack) →

@@ -1,5 +1,34 @@
 //! Polymarket WebSocket channels ([Polymarket WSS overview]).
 //!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let sim = polyclob::sim::Simulator::builder().start().await?;
+//! # let token = sim.markets()[0].tokens()[0].token_id().to_owned();
+//! use futures_util::StreamExt;
+//! use polyclob::ws::books::{BookEvent, BookStream};
+//! use polyclob::ws::event::Status;
+//! use polyclob::ws::market::MarketStream;
+//! use std::time::Duration;
+//!
+//! // Connects lazily, subscribes, pings, reconnects with backoff, resubscribes.
+//! let stream = MarketStream::builder()
+//!     .url(sim.market_ws_url()) // default: Polymarket's market channel
+//!     .assets([token.clone()])
+//!     .build()?;
+//! let mut books = BookStream::new(stream); // keeps a BookManager current
+//! while books.books().book(&token).is_none() {
+//!     match tokio::time::timeout(Duration::from_secs(5), books.next()).await?.ok_or("closed")? {
+//!         BookEvent::Status(Status::Connected { .. }) => println!("connected"),
+//!         BookEvent::Invalid { error, .. } => println!("skipped a bad element: {error}"),
+//!         _ => {}
+//!     }
+//! }
+//! let book = books.books().book(&token).ok_or("no book")?;
+//! println!("bid {:?} ask {:?} mid {:?}", book.best_bid(), book.best_ask(), book.mid());
+//! # Ok(()) }
+//! ```
+//!
 //! | module | what it holds |
 //! |---|---|
 //! | [`decode`] | borrowed, allocation-free views of market- and user-channel frames |
