@@ -395,3 +395,27 @@ fn cycle_finder_finds_cycles() {
     assert!(cycle_between(&g, "a", "d").is_none());
     assert_eq!(path(&g, "a", "d").map(|p| p.len()), Some(4));
 }
+
+/// The paths users had before the move still name the same items for the 0.2 series.
+#[test]
+#[allow(deprecated)]
+fn moved_paths_still_resolve() {
+    use polyclob::ws::decode as old;
+
+    let frame = r#"{"event_type":"tick_size_change","asset_id":"1","market":"0x1","old_tick_size":"0.01","new_tick_size":"0.001","timestamp":"1"}"#;
+    let via_old: Vec<polyclob::decode::Event<'_>> =
+        old::decode(frame).map(Result::unwrap).collect();
+    let via_new: Vec<_> = polyclob::decode::decode(frame)
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(format!("{via_old:?}"), format!("{via_new:?}"));
+    assert!(matches!(
+        via_new[..],
+        [polyclob::decode::Event::TickSizeChange(_)]
+    ));
+
+    let id: polyclob::order::TokenId = "42".parse().unwrap();
+    let same: polyclob::types::TokenId = id;
+    assert_eq!(same.to_string(), "42");
+    let _: fn(polyclob::order::Order) -> polyclob::types::Order = |o| o;
+}
