@@ -45,6 +45,8 @@ pub mod clob;
 mod compat;
 pub mod data;
 pub mod decode;
+#[cfg(test)]
+mod error_chains;
 pub mod fixed;
 pub mod gamma;
 #[cfg(feature = "onchain")]
