@@ -27,8 +27,8 @@ use std::time::Instant;
 
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, measurement::WallTime};
 use polyclob::book::BookManager;
+use polyclob::decode::{Event, decode};
 use polyclob::fixed::{Price, Size};
-use polyclob::ws::decode::{Event, decode};
 use serde::Deserialize;
 use ws_frames::Lcg;
 

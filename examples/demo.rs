@@ -308,7 +308,7 @@ fn print_book(books: &BookManager, token: &str) {
         println!("  {short:<12} (no snapshot yet)");
         return;
     };
-    let lvl = |l: Option<polyclob::ws::decode::Level>| {
+    let lvl = |l: Option<polyclob::decode::Level>| {
         l.map_or("-".to_owned(), |l| format!("{} x {}", l.price, l.size))
     };
     let spread = b

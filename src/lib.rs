@@ -147,10 +147,11 @@
 //! |---|---|
 //! | [`fixed`] | [`Price`](fixed::Price), [`Size`](fixed::Size), [`Notional`](fixed::Notional): exact 6-decimal newtypes |
 //! | [`clob`] | the native REST [`Client`](clob::Client): tuned transport, typed errors, endpoints, pagination, caches |
-//! | [`types`] | sides, order types, tick sizes, signature types, chains, the contract table |
+//! | [`types`] | sides, order types, tick sizes, signature types, chains, the contract table, the exchange's order struct and token ids |
 //! | [`sign`] | keys, EIP-712, ECDSA backends, L1 ClobAuth, L2 HMAC, wallets |
 //! | [`order`] | order amounts per tick size, validation, the builder, the wire body |
-//! | [`ws`] | WebSocket streams that stay alive (sharding, keepalive, reconnect, lag reports) and frames decoded into borrowed views |
+//! | [`decode`] | WebSocket frames decoded into borrowed, allocation-free views (bytes in, events out) |
+//! | [`ws`] | WebSocket streams that stay alive (sharding, keepalive, reconnect, lag reports) |
 //! | [`book`] | fixed-point L2 books and the manager that applies decoded frames to them |
 //! | [`gamma`] | market discovery (Gamma): keyset-paged markets and events, tags, series, sports, search; a market's trading contexts |
 //! | [`data`] | the Data API v2: positions, trades, activity, portfolio value, holders, with cursor paging |
@@ -162,7 +163,7 @@
 
 // `unsafe` is denied everywhere except `sign::x86` (SIMD loads/stores and the calls after
 // run-time CPU detection for the Keccak and SHA-256 kernels; BENCHMARKS.md, Signing),
-// `ws::x86` (the decoder's SSE2 string-end scan), `ws::json`'s bounds-checked chunk reads,
+// `decode::x86` (the decoder's SSE2 string-end scan), `decode::json`'s bounds-checked chunk reads,
 // and `sign::fork` (the nonce pool's wipe-on-fork mapping and atfork handler).
 #![deny(unsafe_code)]
 // docs.rs (`--cfg docsrs`): label each item with the features it needs.
@@ -176,6 +177,9 @@ pub mod book;
 pub mod clob;
 mod compat;
 pub mod data;
+pub mod decode;
+#[cfg(test)]
+mod error_chains;
 pub mod fixed;
 pub mod gamma;
 #[cfg(feature = "onchain")]
@@ -185,6 +189,8 @@ pub mod rtds;
 pub mod sign;
 #[cfg(feature = "sim")]
 pub mod sim;
+#[cfg(test)]
+mod testutil;
 mod tls;
 pub mod types;
 pub mod ws;

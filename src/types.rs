@@ -1,5 +1,10 @@
-//! Core protocol types: sides, order types, tick sizes, signature types, chains, and the
-//! contract table per exchange generation.
+//! Core protocol types: sides, order types, tick sizes, signature types, chains, the
+//! contract table per exchange generation, and the exchange's order struct ([`Order`], what
+//! EIP-712 hashes) with its [`TokenId`].
+//!
+//! `Order` and `TokenId` live here, below both [`sign`](crate::sign) (which hashes them) and
+//! [`order`](crate::order) (which builds them and re-exports both), so neither of those two
+//! modules imports the other's types in a loop.
 //!
 //! ```
 //! use polyclob::types::{Chain, ExchangeVersion, Side, TickSize, contracts};
@@ -23,6 +28,12 @@ use core::str::FromStr;
 use alloy_primitives::{Address, address};
 
 use crate::fixed::Price;
+
+mod order;
+mod token_id;
+
+pub use self::order::Order;
+pub use self::token_id::{TokenId, TokenIdError};
 
 /// A value that is not one of the protocol's names or numbers for a type.
 ///

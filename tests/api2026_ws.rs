@@ -13,8 +13,8 @@ mod support;
 use std::time::Duration;
 
 use futures_util::StreamExt;
+use polyclob::decode::{Event, decode};
 use polyclob::types::{OrderType, Side};
-use polyclob::ws::decode::{Event, decode};
 use polyclob::ws::event::Event as StreamEvent;
 use polyclob::ws::market::MarketStream;
 use support::*;

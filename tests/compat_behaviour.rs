@@ -219,7 +219,7 @@ async fn no_panics_only_errors() {
     assert_eq!(c.get_address(), None);
     assert_eq!(
         c.create_api_key(None).await.unwrap_err().to_string(),
-        "Invalid private key"
+        "Invalid private key: expected 64 hex digits"
     );
     // No signer / no creds.
     let c = ClobClient::new(&m.url());

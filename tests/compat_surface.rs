@@ -434,6 +434,7 @@ fn root_exports_nothing_else() {
                 "mod sim",
                 "mod gamma",
                 "mod data",
+                "mod decode",
                 "mod rtds",
                 "mod onchain"
             ]

@@ -11,9 +11,9 @@ mod ws_frames;
 use std::time::{Duration, Instant};
 
 use polyclob::book::{Amount, BookManager};
+use polyclob::decode::{Event, decode};
 use polyclob::fixed::Size;
 use polyclob::types::Side;
-use polyclob::ws::decode::{Event, decode};
 use ws_frames::Lcg;
 
 #[global_allocator]

@@ -135,7 +135,7 @@ impl RtdsHandler for Sum {
         self.messages += 1;
         self.total = self.total.wrapping_add(consume(msg));
     }
-    fn on_invalid(&mut self, _: polyclob::ws::decode::DecodeError, _: &Frame<'_>) {
+    fn on_invalid(&mut self, _: polyclob::decode::DecodeError, _: &Frame<'_>) {
         self.invalid += 1;
     }
 }

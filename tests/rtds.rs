@@ -510,7 +510,7 @@ async fn zero_copy_handler_tier_sees_decoded_messages() {
                 _ => {}
             }
         }
-        fn on_invalid(&mut self, _: polyclob::ws::decode::DecodeError, _: &Frame<'_>) {
+        fn on_invalid(&mut self, _: polyclob::decode::DecodeError, _: &Frame<'_>) {
             self.invalid += 1;
         }
     }

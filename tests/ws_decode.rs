@@ -8,9 +8,9 @@ mod fixtures;
 use std::time::{Duration, Instant};
 
 use polyclob::book::{Amount, BookManager, BookState, Outcome, TopState};
+use polyclob::decode::{DecodeErrorKind, Event, decode, decode_bytes};
 use polyclob::fixed::{Price, Size};
 use polyclob::types::{OrderType, Side, TickSize};
-use polyclob::ws::decode::{DecodeErrorKind, Event, decode, decode_bytes};
 
 fn data(name: &str) -> String {
     let path = format!("{}/tests/data/ws/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -121,7 +121,7 @@ fn level_layouts_mixed_in_one_array() {
         let Some(Ok(Event::Book(b))) = decode(&frame).next() else {
             panic!("{frame}")
         };
-        let lazy = |levels: polyclob::ws::decode::Levels<'_>| -> Result<Vec<(Price, Size)>, _> {
+        let lazy = |levels: polyclob::decode::Levels<'_>| -> Result<Vec<(Price, Size)>, _> {
             let mut out: Vec<(Price, Size)> = Vec::new();
             for l in levels {
                 let l = l?;
@@ -129,7 +129,7 @@ fn level_layouts_mixed_in_one_array() {
                     out.push((l.price, l.size));
                 }
             }
-            Ok::<_, polyclob::ws::decode::DecodeError>(out)
+            Ok::<_, polyclob::decode::DecodeError>(out)
         };
         let mut m = BookManager::new();
         let summary = m.apply(&frame, Instant::now());

@@ -9,7 +9,7 @@ mod ws_server;
 
 use std::time::Duration;
 
-use polyclob::ws::decode::{Event, decode_bytes};
+use polyclob::decode::{Event, decode_bytes};
 use polyclob::ws::event::{Frame, Handler};
 use polyclob::ws::follow::{FollowNewMarkets, MarketFilter};
 use polyclob::ws::market::MarketStream;

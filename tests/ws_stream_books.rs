@@ -365,8 +365,8 @@ async fn zero_copy_feed_hands_borrowed_events_and_updated_books() {
 
 #[tokio::test]
 async fn rest_resync_snapshots_apply_unless_older_than_the_book() {
+    use polyclob::decode::Level;
     use polyclob::ws::books::{ResyncOutcome, Snapshot};
-    use polyclob::ws::decode::Level;
 
     let server = WsServer::start().await;
     server.on_subscribe(fixture_frames());
@@ -464,8 +464,8 @@ async fn rest_resync_snapshots_apply_unless_older_than_the_book() {
 
 #[tokio::test]
 async fn book_feed_applies_resync_snapshots_before_the_next_delivery() {
+    use polyclob::decode::Level;
     use polyclob::ws::books::{ResyncOutcome, Snapshot};
-    use polyclob::ws::decode::Level;
 
     #[derive(Default)]
     struct Resyncs(Vec<(String, ResyncOutcome, BookState)>);

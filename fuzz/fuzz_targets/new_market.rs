@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use polyclob::ws::decode::{Event, decode_bytes};
+use polyclob::decode::{Event, decode_bytes};
 use polyclob::ws::follow::MarketFilter;
 
 fuzz_target!(|data: &[u8]| {

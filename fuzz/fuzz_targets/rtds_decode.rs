@@ -4,9 +4,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use polyclob::decode::JsonStr;
 use polyclob::rtds::RefPrice;
 use polyclob::rtds::decode::{Payload, decode_bytes};
-use polyclob::ws::decode::JsonStr;
 
 fn text(s: Option<JsonStr<'_>>) {
     if let Some(s) = s {

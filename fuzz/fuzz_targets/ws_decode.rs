@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use polyclob::ws::decode::{Event, JsonStr, decode_bytes};
+use polyclob::decode::{Event, JsonStr, decode_bytes};
 
 fn text(s: Option<JsonStr<'_>>) {
     if let Some(s) = s {

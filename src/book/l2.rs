@@ -11,9 +11,9 @@
 
 use std::time::{Duration, Instant};
 
+use crate::decode::{DecodeError, DecodeErrorKind, Level};
 use crate::fixed::{Notional, Price, Size};
 use crate::types::{RoundConfig, Side, TickSize};
-use crate::ws::decode::{DecodeError, DecodeErrorKind, Level};
 
 use super::side::{self, SideLevels};
 
@@ -224,7 +224,7 @@ impl Book {
     /// ```
     /// use polyclob::book::{Book, BookState};
     /// use polyclob::fixed::{Price, Size};
-    /// use polyclob::ws::decode::Level;
+    /// use polyclob::decode::Level;
     /// use std::time::Instant;
     ///
     /// let l = |p: &str, s: &str| Level { price: p.parse().unwrap(), size: s.parse().unwrap() };
@@ -236,7 +236,7 @@ impl Book {
     /// let mut dup = vec![l("0.3", "1"), l("0.3", "2")];
     /// assert!(book.replace(&mut dup, &mut asks, None, Instant::now()).is_err());
     /// assert_eq!(book.best_bid().unwrap().size.to_string(), "2"); // unchanged
-    /// # Ok::<(), polyclob::ws::decode::DecodeError>(())
+    /// # Ok::<(), polyclob::decode::DecodeError>(())
     /// ```
     ///
     /// # Errors
@@ -316,7 +316,7 @@ impl Book {
     /// book.set_tick_size(TickSize::Thousandth, None, Instant::now());
     /// assert_eq!((book.state(), book.epoch()), (BookState::AwaitingSnapshot, 1));
     /// assert_eq!(book.round_config().unwrap().price, 3);
-    /// # Ok::<(), polyclob::ws::decode::DecodeError>(())
+    /// # Ok::<(), polyclob::decode::DecodeError>(())
     /// ```
     pub fn set_tick_size(&mut self, tick: TickSize, timestamp_ms: Option<u64>, now: Instant) {
         self.set_tick_from_snapshot(tick);
@@ -337,7 +337,7 @@ impl Book {
     /// book.replace(&mut vec![], &mut vec![], None, Instant::now())?;
     /// book.await_snapshot();
     /// assert_eq!(book.state(), BookState::AwaitingSnapshot);
-    /// # Ok::<(), polyclob::ws::decode::DecodeError>(())
+    /// # Ok::<(), polyclob::decode::DecodeError>(())
     /// ```
     pub fn await_snapshot(&mut self) {
         self.state = BookState::AwaitingSnapshot;
@@ -892,7 +892,7 @@ mod tests {
     /// on short random sides with repeated prices and zero sizes, both directions.
     #[test]
     fn ready_is_storage_order_without_empty_levels() {
-        let mut next = crate::book::lcg(11);
+        let mut next = crate::testutil::lcg(11);
         let mut both = [0u32; 2];
         for _ in 0..20_000 {
             let len = next(6) as usize;

@@ -10,9 +10,9 @@ use std::time::Instant;
 use super::integrity::{BookMeta, HashStatus, Integrity};
 use super::intern::AssetIndex;
 use super::l2::{Book, LastTrade, ReportedBest};
+use crate::decode::{DecodeError, Event, Level, PriceChange, Sink, decode};
 use crate::fixed::{Price, Size};
 use crate::types::Side;
-use crate::ws::decode::{DecodeError, Event, Level, PriceChange, Sink, decode};
 
 /// What applying one event did.
 ///
@@ -47,7 +47,7 @@ pub enum Outcome {
 ///
 /// ```
 /// use polyclob::book::BookManager;
-/// use polyclob::ws::decode::Event;
+/// use polyclob::decode::Event;
 /// let mut m = BookManager::new();
 /// m.apply_with(r#"{"event_type":"book","asset_id":"1","market":"m","bids":[],"asks":[]}"#,
 ///     std::time::Instant::now(), |u| {

@@ -31,15 +31,3 @@ mod side;
 pub use integrity::{BookHash, BookMeta, HashStatus, IntegrityError, book_hash};
 pub use l2::{Amount, Book, BookSnapshot, BookState, Fill, LastTrade, ReportedBest, TopState};
 pub use manager::{BookManager, FrameSummary, Outcome, Update};
-
-/// A 64-bit linear congruential generator for the unit tests' random inputs (book sides,
-/// snapshot checks, the decoder's generated messages): `next(n)` is below `n`.
-#[cfg(test)]
-pub(crate) fn lcg(mut seed: u64) -> impl FnMut(u64) -> u64 {
-    move |n| {
-        seed = seed
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (seed >> 33) % n
-    }
-}

@@ -16,8 +16,8 @@
 use core::iter::Rev;
 use core::slice;
 
+use crate::decode::Level;
 use crate::fixed::{Price, Size};
-use crate::ws::decode::Level;
 
 /// Levels below the top that [`SideLevels::find`] walks, one by one, before bisecting the rest.
 const WALK: usize = 32;
@@ -280,7 +280,7 @@ mod tests {
     /// length and best level.
     #[test]
     fn set_matches_a_map() {
-        let mut next = crate::book::lcg(7);
+        let mut next = crate::testutil::lcg(7);
         for descending in [false, true] {
             for grid in [0, grid(1_000), grid(10_000)] {
                 let mut side = SideLevels::new(descending, 40);

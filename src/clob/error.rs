@@ -490,9 +490,8 @@ impl fmt::Display for Error {
         if let Some(m) = &self.inner.message {
             write!(f, ": {m}")?;
         }
-        if let Some(s) = &self.inner.source {
-            write!(f, ": {s}")?;
-        }
+        // The underlying error is `source()`, not printed here: reporters that walk the chain
+        // (`{:#}` of anyhow, eyre, tracing) would show it twice.
         Ok(())
     }
 }

@@ -15,9 +15,8 @@ use crate::types::{ExchangeVersion, TickSize};
 
 impl Error {
     pub(crate) fn order(e: OrderError) -> Self {
-        Self::new(Kind::Argument)
-            .with_message(e.to_string())
-            .with_source(e)
+        // The reason is the source's text; a message too would print it twice.
+        Self::new(Kind::Argument).with_source(e)
     }
 }
 

@@ -12,7 +12,7 @@ use super::types::{
     OrderBookSummary, PriceResponse, Side, SpreadResponse, TradeParams,
 };
 use crate::clob::{Client, Credentials, Error, Level, PageSpec, Req, decode_page, path_with};
-use crate::sign::Signer;
+use crate::sign::{SignError, Signer};
 use crate::types::{Chain, ExchangeVersion, contracts};
 
 /// The polymarket-rs-client 0.1.1 client: same constructors, same 50 methods, fixed
@@ -32,7 +32,8 @@ pub struct ClobClient {
     pub(crate) client: Option<Client>,
     setup_error: Option<String>,
     pub(crate) signer: Option<Signer>,
-    key_error: bool,
+    /// Why the key given to `with_l1_headers` was refused (a `SignError` holds no key bytes).
+    key_error: Option<SignError>,
     pub(crate) chain_id: Option<u64>,
     pub(crate) creds: Option<ApiCreds>,
 }
@@ -65,8 +66,20 @@ fn build(
     }
     match b.build() {
         Ok(c) => (Some(c), None),
-        Err(e) => (None, Some(e.to_string())),
+        Err(e) => (None, Some(chain_text(&e))),
     }
+}
+
+/// An error and its causes on one line (`a: b: c`), each layer once.
+fn chain_text(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut next = e.source();
+    while let Some(cause) = next {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        next = cause.source();
+    }
+    text
 }
 
 fn to_creds(c: &ApiCreds) -> Credentials {
@@ -86,11 +99,14 @@ impl ClobClient {
     }
 
     /// A client with a private key (hex, with or without `0x`) for L1 calls and order signing.
-    /// A bad key does not panic: every call that needs it returns `Err("Invalid private key")`.
+    /// A bad key does not panic: every call that needs it returns `Err("Invalid private key: …")`
+    /// with the reason (wrong length, non-hex digit, not a valid key), never the key itself.
     #[must_use]
     pub fn with_l1_headers(host: &str, key: &str, chain_id: u64) -> Self {
-        let signer = Signer::from_hex(key).ok();
-        let key_error = signer.is_none();
+        let (signer, key_error) = match Signer::from_hex(key) {
+            Ok(s) => (Some(s), None),
+            Err(e) => (None, Some(e)),
+        };
         let (client, setup_error) = build(host, Some(chain_id), signer.clone());
         Self {
             client,
@@ -158,14 +174,20 @@ impl ClobClient {
 
     pub(crate) fn http(&self) -> ClientResult<&Client> {
         self.client.as_ref().ok_or_else(|| match &self.setup_error {
-            Some(e) => anyhow!("client setup failed: {e}"),
+            // Already reads "client setup failed: …" with its causes.
+            Some(e) => anyhow!("{e}"),
             None => anyhow!("builder error: no host configured (ClobClient::default())"),
         })
     }
 
     pub(crate) fn need_signer(&self) -> ClientResult<&Signer> {
-        if self.key_error {
-            return Err(anyhow!("Invalid private key"));
+        if let Some(e) = self.key_error {
+            // 0.1.1 panicked with "Invalid private key"; the text still starts so, then says
+            // why (length, non-hex digit, not a valid secp256k1 scalar).
+            return Err(match e {
+                SignError::InvalidPrivateKey(why) => anyhow!("Invalid private key: {why}"),
+                other => anyhow!("Invalid private key: {other}"),
+            });
         }
         self.signer
             .as_ref()

@@ -59,7 +59,8 @@ impl std::fmt::Display for ContextError {
                     "outcome {index} is out of range: the market has {len} tokens"
                 )
             }
-            Self::Order(e) => write!(f, "order parameters refused: {e}"),
+            // The cause is `source()`, not repeated here.
+            Self::Order(_) => f.write_str("order parameters refused"),
         }
     }
 }

@@ -248,8 +248,11 @@ impl fmt::Display for Error {
             Kind::ChainMismatch { expected, node } => {
                 write!(f, "node is on chain {node}, expected {expected}")
             }
+            // Transparent: this layer adds no words, so it shows the cause's and `source()`
+            // skips to the cause's own source.
             Kind::Abi(e) => fmt::Display::fmt(e, f),
-            Kind::Sign(e) => write!(f, "signing failed: {e}"),
+            // The cause is `source()`, not repeated here.
+            Kind::Sign(_) => f.write_str("signing failed"),
             Kind::Tx(e) => fmt::Display::fmt(e, f),
             Kind::Invalid(what) => write!(f, "invalid on-chain request: {what}"),
         }
@@ -268,9 +271,9 @@ impl fmt::Debug for Error {
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &self.inner.kind {
-            Kind::Abi(e) => Some(e),
+            Kind::Abi(e) => std::error::Error::source(e),
             Kind::Sign(e) => Some(e),
-            Kind::Tx(e) => Some(e),
+            Kind::Tx(e) => std::error::Error::source(e),
             _ => self
                 .inner
                 .source

@@ -325,6 +325,12 @@ mod tests {
     fn signer() -> Signer {
         Signer::from_hex(KEY).unwrap()
     }
+
+    #[test]
+    fn signed_order_is_a_small_stack_value() {
+        // A signed order stays a stack value well under a page.
+        assert!(core::mem::size_of::<crate::order::SignedOrder>() < 1024);
+    }
     fn p(s: &str) -> Price {
         s.parse().unwrap()
     }

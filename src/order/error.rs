@@ -181,7 +181,8 @@ impl fmt::Display for OrderError {
                 write!(f, "a batch holds 1 to 15 orders, got {len}")
             }
             Self::Entropy => f.write_str("the OS entropy source failed"),
-            Self::Sign(e) => write!(f, "signing failed: {e}"),
+            // The cause is `source()`; printing it here too would repeat it in `{:#}`.
+            Self::Sign(_) => f.write_str("signing failed"),
         }
     }
 }

@@ -38,8 +38,6 @@ mod builder;
 mod error;
 mod market;
 mod signed;
-mod token;
-mod unsigned;
 mod wire;
 
 pub use self::amounts::{Amounts, limit_amounts, market_amounts, market_order_price, market_price};
@@ -48,10 +46,11 @@ pub use self::builder::{MAX_SALT, OrderSigner, random_salt};
 pub use self::error::OrderError;
 pub use self::market::MarketContext;
 pub use self::signed::SignedOrder;
-pub use self::token::{TokenId, TokenIdError};
-pub use self::unsigned::Order;
 pub use self::wire::{
     MAX_BATCH, write_batch_body, write_cancel_body, write_cancel_body_str,
     write_cancel_market_body, write_cancel_orders_body,
 };
 pub use crate::sign::wallet::OrderSignature;
+// The struct EIP-712 hashes and its token id live in `types`, which `sign` and `order` both
+// import; they are re-exported here, where order-building code looks for them.
+pub use crate::types::{Order, TokenId, TokenIdError};

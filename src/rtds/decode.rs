@@ -28,15 +28,15 @@
 //! let Payload::Price(p) = msg.payload else { panic!("a price") };
 //! assert_eq!((p.symbol, p.price.to_string()), ("solusdt", "189.55".to_owned()));
 //! assert_eq!(p.timestamp_ms, Some(1753314064213));
-//! # Ok::<(), polyclob::ws::decode::DecodeError>(())
+//! # Ok::<(), polyclob::decode::DecodeError>(())
 //! ```
 //!
 //! [Polymarket RTDS]: https://docs.polymarket.com/market-data/websocket/rtds
 
+use crate::decode::json::{Cursor, Raw, RawKind, digits_u64, err, sub};
+use crate::decode::{DecodeError, DecodeErrorKind, JsonStr, opt_str, opt_text, req_str};
 use crate::fixed::{ParseError, ParseErrorKind, Price, Size};
 use crate::types::Side;
-use crate::ws::decode::{DecodeError, DecodeErrorKind, JsonStr, opt_str, opt_text, req_str};
-use crate::ws::json::{Cursor, Raw, RawKind, digits_u64, err, sub};
 
 use super::ref_price::RefPrice;
 
@@ -175,7 +175,7 @@ pub struct PricePoint {
 /// let Payload::PriceHistory(h) = decode(frame)?.payload else { panic!() };
 /// let values: Vec<String> = h.points.map(|p| p.map(|p| p.value.to_string())).collect::<Result<_, _>>()?;
 /// assert_eq!(values, ["307.91499", "307.9"]);
-/// # Ok::<(), polyclob::ws::decode::DecodeError>(())
+/// # Ok::<(), polyclob::decode::DecodeError>(())
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct PricePoints<'a> {

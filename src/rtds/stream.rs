@@ -22,9 +22,9 @@ use std::time::Duration;
 use futures_util::Stream;
 use tokio::sync::mpsc;
 
+use crate::decode::{DecodeError, DecodeErrorKind};
 use crate::ws::Closed;
 use crate::ws::connection::ChannelKind;
-use crate::ws::decode::{DecodeError, DecodeErrorKind};
 use crate::ws::event::{Event, Frame, Handler, OwnedFrame, Status};
 use crate::ws::options::{BuildError, Options, common_setters};
 use crate::ws::shards::{Dispatcher, Shards, StreamCore};

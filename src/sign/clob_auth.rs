@@ -95,7 +95,7 @@ impl L1Headers {
         );
         let mut timestamp = [0u8; 20];
         let start = 20 - super::eip712::write_u64_decimal(timestamp_secs, &mut timestamp).len();
-        let id = crate::order::TokenId::from_u256(nonce);
+        let id = crate::types::TokenId::from_u256(nonce);
         let mut nonce_buf = [0u8; 78];
         let n = id.as_str().len();
         nonce_buf[..n].copy_from_slice(id.as_str().as_bytes());

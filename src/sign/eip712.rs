@@ -9,7 +9,7 @@ use alloy_primitives::{Address, B256, U256, b256};
 use super::keccak::{eip712_hash, keccak256};
 
 use super::{SignError, Signature};
-use crate::order::Order;
+use crate::types::Order;
 use crate::types::{Chain, ExchangeVersion};
 
 /// `Order` type string of the V1 exchange (12 fields).

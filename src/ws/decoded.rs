@@ -2,7 +2,7 @@
 //!
 //! For the user channel (orders and trades) and for market consumers that keep events past
 //! the frame. The zero-copy tier is a [`Handler`](super::event::Handler) calling
-//! [`decode`](super::decode::decode) on the borrowed frame.
+//! [`decode`](crate::decode::decode) on the borrowed frame.
 
 use std::collections::VecDeque;
 use std::pin::Pin;
@@ -10,8 +10,8 @@ use std::task::{Context, Poll};
 
 use futures_util::Stream;
 
-use super::decode::{DecodeError, Event as Decoded, OwnedEvent, decode_bytes};
 use super::event::{Event, Status};
+use crate::decode::{DecodeError, Event as Decoded, OwnedEvent, decode_bytes};
 
 /// An item of a [`DecodedStream`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,7 +42,7 @@ pub enum DecodedEvent {
 /// ```no_run
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 /// use futures_util::StreamExt;
-/// use polyclob::ws::decode::Event;
+/// use polyclob::decode::Event;
 /// use polyclob::ws::decoded::{DecodedEvent, DecodedStream};
 /// use polyclob::ws::{subscribe::UserAuth, user::UserStream};
 ///

@@ -17,9 +17,9 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::decode::{Event as Decoded, JsonStr, MarketMsg, NewMarketFields, decode};
 use super::event::{Frame, Handler, Status};
 use super::market::MarketHandle;
+use crate::decode::{Event as Decoded, JsonStr, MarketMsg, NewMarketFields, decode};
 
 type Predicate = Arc<dyn Fn(&MarketMsg<'_>, &NewMarketFields<'_>) -> bool + Send + Sync>;
 

@@ -31,7 +31,6 @@
 //!
 //! | module | what it holds |
 //! |---|---|
-//! | [`decode`] | borrowed, allocation-free views of market- and user-channel frames |
 //! | [`books`] | streams feeding a [`BookManager`](crate::book::BookManager): zero-copy [`BookFeed`](books::BookFeed), owned [`BookStream`](books::BookStream) |
 //! | [`decoded`] | [`DecodedStream`](decoded::DecodedStream): any stream's frames as owned decoded events |
 //! | [`market`] | [`MarketStream`](market::MarketStream): sharded market-channel connections |
@@ -42,15 +41,22 @@
 //! | [`backoff`] | exponential backoff with jitter |
 //! | [`subscribe`] | subscription message formats, user credentials |
 //!
+//! Frames are decoded by the top-level [`decode`](crate::decode) module (bytes in, borrowed
+//! events out) and applied to books by [`book`](crate::book); this module holds the connections and the
+//! streams that join the three.
+//!
 //! [Polymarket WSS overview]: https://docs.polymarket.com/developers/CLOB/websocket/wss-overview
-
-// `pub(crate)`: the book-hash check (`book::integrity`) scans with the same helpers.
-pub(crate) mod json;
 
 pub mod backoff;
 pub mod books;
 pub mod connection;
-pub mod decode;
+/// Moved to [`polyclob::decode`](crate::decode); this path re-exports it for the 0.2 series
+/// and will be removed after it.
+#[deprecated(since = "0.2.0", note = "moved to `polyclob::decode`")]
+pub mod decode {
+    #[doc(no_inline)]
+    pub use crate::decode::*;
+}
 pub mod decoded;
 pub mod event;
 pub mod follow;
@@ -60,13 +66,6 @@ pub(crate) mod shards;
 pub mod subscribe;
 mod transport;
 pub mod user;
-// The decoder's SSE2 string-end scan, compiled by rustc >= 1.89 only (`polyclob_simd`, see
-// build.rs). The `unsafe` of `ws` is here (the SSE2 intrinsic calls and 16-byte loads) and in
-// `json::chunk` (a fixed-size read after its bounds check).
-#[cfg(polyclob_simd)]
-#[allow(unsafe_code)]
-#[clippy::msrv = "1.89"]
-mod x86;
 
 pub use options::BuildError;
 pub use shards::Closed;

@@ -44,7 +44,7 @@ impl DecodeErrorKind {
     /// A short, static description.
     ///
     /// ```
-    /// use polyclob::ws::decode::DecodeErrorKind;
+    /// use polyclob::decode::DecodeErrorKind;
     /// assert_eq!(DecodeErrorKind::MissingField.as_str(), "missing field");
     /// ```
     #[must_use]
@@ -68,7 +68,7 @@ impl DecodeErrorKind {
     /// decoded. Other errors affect one element only.
     ///
     /// ```
-    /// use polyclob::ws::decode::DecodeErrorKind;
+    /// use polyclob::decode::DecodeErrorKind;
     /// assert!(DecodeErrorKind::Syntax.is_structural());
     /// assert!(!DecodeErrorKind::MissingField.is_structural());
     /// ```
@@ -84,7 +84,7 @@ impl DecodeErrorKind {
 /// in the frame.
 ///
 /// ```
-/// use polyclob::ws::decode::{decode, DecodeErrorKind};
+/// use polyclob::decode::{decode, DecodeErrorKind};
 ///
 /// let frame = r#"{"event_type":"last_trade_price","asset_id":"1","market":"0x","price":"1.5"}"#;
 /// let err = decode(frame).next().unwrap().unwrap_err();
@@ -117,7 +117,7 @@ impl DecodeError {
     /// What was wrong.
     ///
     /// ```
-    /// use polyclob::ws::decode::{decode, DecodeErrorKind};
+    /// use polyclob::decode::{decode, DecodeErrorKind};
     /// let err = decode("{").next().unwrap().unwrap_err();
     /// assert_eq!(err.kind(), DecodeErrorKind::Eof);
     /// ```
@@ -129,7 +129,7 @@ impl DecodeError {
     /// The JSON field concerned, or `""` when the error is about the structure.
     ///
     /// ```
-    /// use polyclob::ws::decode::decode;
+    /// use polyclob::decode::decode;
     /// let err = decode(r#"{"event_type":"book"}"#).next().unwrap().unwrap_err();
     /// assert_eq!(err.field(), "asset_id");
     /// ```
@@ -141,7 +141,7 @@ impl DecodeError {
     /// Byte offset in the frame where the problem was found.
     ///
     /// ```
-    /// use polyclob::ws::decode::decode;
+    /// use polyclob::decode::decode;
     /// let err = decode("[1]").next().unwrap().unwrap_err();
     /// assert_eq!(err.offset(), 1);
     /// ```
@@ -176,14 +176,14 @@ impl std::error::Error for DecodeError {}
 /// [`to_unescaped`](Self::to_unescaped) decodes them (copying only then).
 ///
 /// ```
-/// use polyclob::ws::decode::JsonStr;
+/// use polyclob::decode::JsonStr;
 ///
 /// let plain = JsonStr::from_raw("Yes");
 /// assert_eq!(plain.as_str(), Some("Yes"));
 /// let quoted = JsonStr::from_raw(r#"say \"hi\" \u00e9"#);
 /// assert_eq!(quoted.as_str(), None);
 /// assert_eq!(quoted.to_unescaped()?, "say \"hi\" é");
-/// # Ok::<(), polyclob::ws::decode::DecodeError>(())
+/// # Ok::<(), polyclob::decode::DecodeError>(())
 /// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct JsonStr<'a> {
@@ -196,7 +196,7 @@ impl<'a> JsonStr<'a> {
     /// Wraps the raw (still escaped) contents of a JSON string, without the quotes.
     ///
     /// ```
-    /// use polyclob::ws::decode::JsonStr;
+    /// use polyclob::decode::JsonStr;
     /// assert!(JsonStr::from_raw(r"a\nb").is_escaped());
     /// ```
     #[must_use]
@@ -223,7 +223,7 @@ impl<'a> JsonStr<'a> {
     /// The contents exactly as they appear between the quotes.
     ///
     /// ```
-    /// use polyclob::ws::decode::JsonStr;
+    /// use polyclob::decode::JsonStr;
     /// assert_eq!(JsonStr::from_raw(r"a\tb").raw(), r"a\tb");
     /// ```
     #[must_use]
@@ -234,7 +234,7 @@ impl<'a> JsonStr<'a> {
     /// Whether the contents contain at least one escape sequence.
     ///
     /// ```
-    /// use polyclob::ws::decode::JsonStr;
+    /// use polyclob::decode::JsonStr;
     /// assert!(!JsonStr::from_raw("plain").is_escaped());
     /// ```
     #[must_use]
@@ -245,7 +245,7 @@ impl<'a> JsonStr<'a> {
     /// The text, when it needs no unescaping.
     ///
     /// ```
-    /// use polyclob::ws::decode::JsonStr;
+    /// use polyclob::decode::JsonStr;
     /// assert_eq!(JsonStr::from_raw("LIVE").as_str(), Some("LIVE"));
     /// ```
     #[must_use]
@@ -256,9 +256,9 @@ impl<'a> JsonStr<'a> {
     /// The decoded text: borrowed when there are no escapes, owned otherwise.
     ///
     /// ```
-    /// use polyclob::ws::decode::JsonStr;
+    /// use polyclob::decode::JsonStr;
     /// assert_eq!(JsonStr::from_raw(r"it\u2019s").to_unescaped()?, "it’s");
-    /// # Ok::<(), polyclob::ws::decode::DecodeError>(())
+    /// # Ok::<(), polyclob::decode::DecodeError>(())
     /// ```
     ///
     /// # Errors
@@ -275,11 +275,11 @@ impl<'a> JsonStr<'a> {
     /// Appends the decoded text to `out`, reusing its capacity.
     ///
     /// ```
-    /// use polyclob::ws::decode::JsonStr;
+    /// use polyclob::decode::JsonStr;
     /// let mut out = String::new();
     /// JsonStr::from_raw(r"a\/b").unescape_into(&mut out)?;
     /// assert_eq!(out, "a/b");
-    /// # Ok::<(), polyclob::ws::decode::DecodeError>(())
+    /// # Ok::<(), polyclob::decode::DecodeError>(())
     /// ```
     ///
     /// # Errors
@@ -391,7 +391,7 @@ pub(crate) enum RawKind {
 
 /// A field value captured by the first pass: where its text (string contents or literal) is in
 /// the frame, and its JSON type. Offsets are `u32` to keep the per-element capture small;
-/// [`decode`](super::decode::decode) rejects frames of 4 GiB or more.
+/// [`decode`](super::decode) rejects frames of 4 GiB or more.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Raw {
     pub(crate) at: u32,
@@ -679,7 +679,7 @@ const HI: u64 = 0x8080_8080_8080_8080;
 #[inline]
 pub(crate) fn find_special(b: &[u8], mut i: usize) -> usize {
     #[cfg(polyclob_simd)]
-    match crate::ws::x86::special16(b, i) {
+    match crate::decode::x86::special16(b, i) {
         Ok(j) => return j,
         Err(j) => i = j,
     }
@@ -724,7 +724,7 @@ pub(crate) const TIMESTAMP_LEN: usize = 13;
 #[inline(always)]
 pub(crate) fn find_special_guess<const N: usize>(b: &[u8], i: usize) -> usize {
     #[cfg(polyclob_simd)]
-    if N > 0 && crate::ws::x86::special_at::<N>(b, i) == Some(true) {
+    if N > 0 && crate::decode::x86::special_at::<N>(b, i) == Some(true) {
         return i + N;
     }
     find_special(b, i)
@@ -1081,7 +1081,7 @@ mod tests {
                     && !buf[lead..scan].iter().any(|c| matches!(c, b' ' | b'!'))
                 {
                     assert_eq!(
-                        crate::ws::x86::special_at::<N>(&buf, lead),
+                        crate::decode::x86::special_at::<N>(&buf, lead),
                         Some(true),
                         "N={N} {buf:?} from {lead}"
                     );

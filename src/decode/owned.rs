@@ -9,14 +9,14 @@ use super::{DecodeError, Event, decode};
 /// decodes the same bytes again.
 ///
 /// ```
-/// use polyclob::ws::decode::{decode, Event};
+/// use polyclob::decode::{decode, Event};
 ///
 /// let frame = String::from(r#"[{"event_type":"best_bid_ask","asset_id":"a","best_bid":"0.4"}]"#);
 /// let owned: Vec<_> = decode(&frame).map(|e| e.map(|e| e.to_owned_event())).collect::<Result<_, _>>()?;
 /// drop(frame);
 /// let Event::BestBidAsk(q) = owned[0].event()? else { panic!() };
 /// assert_eq!(q.best_bid.unwrap().to_string(), "0.4");
-/// # Ok::<(), polyclob::ws::decode::DecodeError>(())
+/// # Ok::<(), polyclob::decode::DecodeError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct OwnedEvent {
@@ -36,10 +36,10 @@ impl OwnedEvent {
     /// The borrowed view of this event.
     ///
     /// ```
-    /// use polyclob::ws::decode::{decode, Event};
+    /// use polyclob::decode::{decode, Event};
     /// let owned = decode("NO NEW ASSETS").next().unwrap()?.to_owned_event();
     /// assert!(matches!(owned.event()?, Event::NoNewAssets));
-    /// # Ok::<(), polyclob::ws::decode::DecodeError>(())
+    /// # Ok::<(), polyclob::decode::DecodeError>(())
     /// ```
     ///
     /// # Errors
@@ -58,10 +58,10 @@ impl OwnedEvent {
     /// The element's JSON text (`"PONG"` / `"NO NEW ASSETS"` for the control frames).
     ///
     /// ```
-    /// use polyclob::ws::decode::decode;
+    /// use polyclob::decode::decode;
     /// let owned = decode(r#"{"event_type":"zzz"}"#).next().unwrap()?.to_owned_event();
     /// assert_eq!(owned.json(), r#"{"event_type":"zzz"}"#);
-    /// # Ok::<(), polyclob::ws::decode::DecodeError>(())
+    /// # Ok::<(), polyclob::decode::DecodeError>(())
     /// ```
     #[must_use]
     pub fn json(&self) -> &str {

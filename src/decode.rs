@@ -20,7 +20,7 @@
 //! ends the frame, because nothing after it can be located reliably.
 //!
 //! ```
-//! use polyclob::ws::decode::{decode, Event};
+//! use polyclob::decode::{decode, Event};
 //!
 //! let frame = r#"[{"asset_id":"42","market":"0x1","bids":[{"price":".48","size":"30"}],
 //!                 "asks":[],"timestamp":"1700000000000","event_type":"book"},
@@ -32,25 +32,35 @@
 //! assert_eq!(best.price.to_string(), "0.48");
 //! assert!(matches!(events.next(), Some(Ok(Event::Unknown { event_type: "settlement_preview", .. }))));
 //! assert!(events.next().is_none());
-//! # Ok::<(), polyclob::ws::decode::DecodeError>(())
+//! # Ok::<(), polyclob::decode::DecodeError>(())
 //! ```
 
 use core::fmt;
 
-use super::json::{
+use self::json::{
     Cursor, HASH_LEN, ID_LEN, MARKET_LEN, Raw, RawKind, TIMESTAMP_LEN, digits_u64, err,
     span_decimal, sub,
 };
-pub use super::json::{DecodeError, DecodeErrorKind, JsonStr};
+pub use self::json::{DecodeError, DecodeErrorKind, JsonStr};
 use crate::fixed::{Price, Size};
 use crate::types::{OrderType, Side, TickSize};
 
 mod book;
 mod events;
+// `pub(crate)`: the book-hash check (`book::integrity`) and the RTDS decoder scan with the
+// same helpers.
+pub(crate) mod json;
 mod lists;
 mod new_market;
 mod owned;
 mod skip;
+// The SSE2 string-end scan, compiled by rustc >= 1.89 only (`polyclob_simd`, see build.rs).
+// The `unsafe` of the decoder is here (the SSE2 intrinsic calls and 16-byte loads) and in
+// `json::chunk` (a fixed-size read after its bounds check).
+#[cfg(polyclob_simd)]
+#[allow(unsafe_code)]
+#[clippy::msrv = "1.89"]
+mod x86;
 
 pub use events::{
     BestBidAskMsg, BookMsg, LastTradePriceMsg, MarketMsg, OrderMsg, PriceChangeMsg,
@@ -64,7 +74,7 @@ pub use owned::OwnedEvent;
 ///
 /// ```
 /// use polyclob::fixed::{Price, Size};
-/// use polyclob::ws::decode::Level;
+/// use polyclob::decode::Level;
 ///
 /// let level = Level { price: Price::parse(b"0.48")?, size: Size::parse(b"30")? };
 /// assert_eq!(level.price.as_micros(), 480_000);
@@ -81,7 +91,7 @@ pub struct Level {
 /// One decoded WebSocket event, borrowing from the frame.
 ///
 /// ```
-/// use polyclob::ws::decode::{decode, Event};
+/// use polyclob::decode::{decode, Event};
 /// assert!(matches!(decode("PONG").next(), Some(Ok(Event::Pong))));
 /// ```
 #[derive(Clone, Debug)]
@@ -122,11 +132,11 @@ impl<'a> Event<'a> {
     /// The JSON text of this element (empty for `Pong` / `NoNewAssets`).
     ///
     /// ```
-    /// use polyclob::ws::decode::decode;
+    /// use polyclob::decode::decode;
     /// let frame = r#"[{"event_type":"x"} , {"event_type":"y"}]"#;
     /// let second = decode(frame).nth(1).unwrap()?;
     /// assert_eq!(second.json(), r#"{"event_type":"y"}"#);
-    /// # Ok::<(), polyclob::ws::decode::DecodeError>(())
+    /// # Ok::<(), polyclob::decode::DecodeError>(())
     /// ```
     #[must_use]
     pub fn json(&self) -> &'a str {
@@ -147,11 +157,11 @@ impl<'a> Event<'a> {
     /// The wire name of the event (`"book"`, `"price_change"`, …; `"PONG"` for a pong).
     ///
     /// ```
-    /// use polyclob::ws::decode::decode;
+    /// use polyclob::decode::decode;
     /// let e = decode(r#"{"type":"TRADE","event_type":"trade"}"#).next().unwrap();
     /// assert!(e.is_err()); // a trade needs its fields …
     /// assert_eq!(decode("NO NEW ASSETS").next().unwrap()?.name(), "NO NEW ASSETS");
-    /// # Ok::<(), polyclob::ws::decode::DecodeError>(())
+    /// # Ok::<(), polyclob::decode::DecodeError>(())
     /// ```
     #[must_use]
     pub fn name(&self) -> &'a str {
@@ -174,13 +184,13 @@ impl<'a> Event<'a> {
     /// Copies the element into an [`OwnedEvent`] that can outlive the frame.
     ///
     /// ```
-    /// use polyclob::ws::decode::{decode, Event};
+    /// use polyclob::decode::{decode, Event};
     /// let owned = {
     ///     let frame = String::from("PONG");
     ///     decode(&frame).next().unwrap()?.to_owned_event()
     /// };
     /// assert!(matches!(owned.event()?, Event::Pong));
-    /// # Ok::<(), polyclob::ws::decode::DecodeError>(())
+    /// # Ok::<(), polyclob::decode::DecodeError>(())
     /// ```
     #[must_use]
     pub fn to_owned_event(&self) -> OwnedEvent {
@@ -194,14 +204,14 @@ impl<'a> Event<'a> {
 /// [module docs](self) for the error policy.
 ///
 /// ```
-/// use polyclob::ws::decode::{decode, Event};
+/// use polyclob::decode::{decode, Event};
 ///
 /// let frame = r#"{"event_type":"last_trade_price","asset_id":"7","market":"0x2",
 ///                "price":"0.456","side":"BUY","size":"219.217767","fee_rate_bps":"0",
 ///                "timestamp":"1750428146322"}"#;
 /// let Some(Ok(Event::LastTradePrice(t))) = decode(frame).next() else { panic!() };
 /// assert_eq!(t.size.map(|s| s.as_micros()), Some(219_217_767));
-/// # Ok::<(), polyclob::ws::decode::DecodeError>(())
+/// # Ok::<(), polyclob::decode::DecodeError>(())
 /// ```
 #[must_use]
 pub fn decode(frame: &str) -> Events<'_> {
@@ -211,7 +221,7 @@ pub fn decode(frame: &str) -> Events<'_> {
 /// Decodes a frame given as bytes, checking that it is UTF-8 first.
 ///
 /// ```
-/// use polyclob::ws::decode::{decode_bytes, DecodeErrorKind};
+/// use polyclob::decode::{decode_bytes, DecodeErrorKind};
 /// assert_eq!(decode_bytes(b"\xff").unwrap_err().kind(), DecodeErrorKind::Utf8);
 /// assert!(decode_bytes(b"PONG").is_ok());
 /// ```
@@ -238,7 +248,7 @@ enum Mode {
 /// The events of one frame, decoded one element at a time. Created by [`decode`].
 ///
 /// ```
-/// use polyclob::ws::decode::decode;
+/// use polyclob::decode::decode;
 /// assert_eq!(decode("[]").count(), 0);
 /// ```
 #[derive(Clone, Debug)]

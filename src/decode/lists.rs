@@ -6,13 +6,13 @@ use super::{
     Level, Sink, opt_price, opt_side, opt_size, opt_str, opt_text, opt_u64, req_price, req_side,
     req_size, req_str,
 };
-use crate::fixed::{Price, Size};
-use crate::types::Side;
-use crate::ws::json::{
+use crate::decode::json::{
     Cursor, DecodeError, DecodeErrorKind, HASH_LEN, ID_LEN, JsonStr, MARKET_LEN, Raw, RawKind,
     TIMESTAMP_LEN, chunk, err, find_special_guess, price_word_decimal, quote_in_word, skip_ws, sub,
     word_decimal, word8,
 };
+use crate::fixed::{Price, Size};
+use crate::types::Side;
 
 /// Where an array's items start (just after its `[`), or `None` when the field held `null`.
 pub(crate) type Span = Option<usize>;
@@ -448,7 +448,7 @@ fn walk<'a>(
 /// level yields an `Err` and iteration continues with the next one.
 ///
 /// ```
-/// use polyclob::ws::decode::{decode, Event};
+/// use polyclob::decode::{decode, Event};
 ///
 /// let frame = r#"{"event_type":"book","asset_id":"1","market":"0x",
 ///   "bids":[{"price":"0.1","size":"5"},{"price":"x","size":"1"},{"price":"0.2","size":"7"}],
@@ -491,14 +491,14 @@ impl Iterator for Levels<'_> {
 ///
 /// ```
 /// use polyclob::types::Side;
-/// use polyclob::ws::decode::{decode, Event};
+/// use polyclob::decode::{decode, Event};
 ///
 /// let frame = r#"{"event_type":"price_change","market":"m","timestamp":"1",
 ///   "price_changes":[{"asset_id":"a","price":"0.10","side":"BUY","hash":"abc"}]}"#;
 /// let Some(Ok(Event::PriceChange(pc))) = decode(frame).next() else { panic!() };
 /// let change = pc.changes.clone().next().unwrap()?;
 /// assert_eq!((change.asset_id, change.side, change.size), ("a", Side::Buy, None));
-/// # Ok::<(), polyclob::ws::decode::DecodeError>(())
+/// # Ok::<(), polyclob::decode::DecodeError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PriceChange<'a> {
@@ -752,7 +752,7 @@ pub(crate) fn compact_price_change<S: Sink>(
 /// The entries of a `price_change` message, read lazily from the frame.
 ///
 /// ```
-/// use polyclob::ws::decode::{decode, Event};
+/// use polyclob::decode::{decode, Event};
 /// let frame = r#"{"event_type":"price_change","market":"m","price_changes":[]}"#;
 /// let Some(Ok(Event::PriceChange(pc))) = decode(frame).next() else { panic!() };
 /// assert_eq!(pc.changes.count(), 0);
@@ -782,14 +782,14 @@ impl<'a> Iterator for PriceChanges<'a> {
 /// One maker leg of a user-channel `trade`.
 ///
 /// ```
-/// use polyclob::ws::decode::{decode, Event};
+/// use polyclob::decode::{decode, Event};
 /// let frame = r#"{"event_type":"trade","id":"t","asset_id":"a","side":"BUY","size":"10",
 ///   "price":"0.57","maker_orders":[{"asset_id":"a","matched_amount":"10","order_id":"0xff",
 ///   "outcome":"YES","owner":"k","price":"0.57"}]}"#;
 /// let Some(Ok(Event::Trade(t))) = decode(frame).next() else { panic!() };
 /// let leg = t.maker_orders.clone().next().unwrap()?;
 /// assert_eq!((leg.order_id, leg.matched_amount.to_string()), ("0xff", "10".to_string()));
-/// # Ok::<(), polyclob::ws::decode::DecodeError>(())
+/// # Ok::<(), polyclob::decode::DecodeError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MakerOrder<'a> {
@@ -863,7 +863,7 @@ fn parse_maker<'a>(c: &mut Cursor<'a>) -> Item<MakerOrder<'a>> {
 /// The maker legs of a `trade`, read lazily from the frame.
 ///
 /// ```
-/// use polyclob::ws::decode::{decode, Event};
+/// use polyclob::decode::{decode, Event};
 /// let frame = r#"{"type":"TRADE","id":"t","asset_id":"a","side":"SELL","size":"1","price":"0.5"}"#;
 /// let Some(Ok(Event::Trade(t))) = decode(frame).next() else { panic!() };
 /// assert_eq!(t.maker_orders.count(), 0);
@@ -893,7 +893,7 @@ impl<'a> Iterator for MakerOrders<'a> {
 /// A JSON array of strings (`assets_ids`, `outcomes`, `associate_trades`), read lazily.
 ///
 /// ```
-/// use polyclob::ws::decode::{decode, Event};
+/// use polyclob::decode::{decode, Event};
 /// let frame = r#"{"event_type":"new_market","market":"0x1","assets_ids":["7","8"],
 ///   "outcomes":["Yes","No"]}"#;
 /// let Some(Ok(Event::NewMarket(m))) = decode(frame).next() else { panic!() };
@@ -1085,7 +1085,7 @@ pub(super) mod tests {
 
     /// Records what a reader hands to the sink.
     #[derive(Default)]
-    pub(in crate::ws::decode) struct Recorder(pub(in crate::ws::decode) Vec<String>);
+    pub(in crate::decode) struct Recorder(pub(in crate::decode) Vec<String>);
 
     impl Sink for Recorder {
         const CAPTURE: bool = true;
@@ -1108,8 +1108,8 @@ pub(super) mod tests {
     /// yields the same entries through the lazy iterator.
     #[test]
     fn compact_price_change_agrees_with_serde_json() {
-        use crate::ws::decode::{Event, decode};
-        let mut next = crate::book::lcg(77);
+        use crate::decode::{Event, decode};
+        let mut next = crate::testutil::lcg(77);
         let mut accepted = 0;
         for _ in 0..5_000 {
             let n = next(5);

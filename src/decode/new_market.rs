@@ -16,9 +16,9 @@ use super::{
     DecodeError, DecodeErrorKind, JsonStr, MarketMsg, Raw, RawKind, digits_u64, err, opt_str,
     opt_text,
 };
+use crate::decode::json::Cursor;
 use crate::fixed::Price;
 use crate::types::TickSize;
-use crate::ws::json::Cursor;
 
 /// A market's taker-fee schedule as `new_market` carries it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -37,7 +37,7 @@ pub struct FeeSchedule {
 /// The 2026 fields of a `new_market` event (all optional on the wire).
 ///
 /// ```
-/// use polyclob::ws::decode::{decode, Event};
+/// use polyclob::decode::{decode, Event};
 /// let frame = r#"{"event_type":"new_market","id":"1","market":"0x31","assets_ids":["7","8"],
 ///   "tags":["stocks"],"condition_id":"0x31","clob_token_ids":["7","8"],"sports_market_type":"",
 ///   "line":"","game_start_time":"","order_price_min_tick_size":"0.01","fees_enabled":true,
@@ -48,7 +48,7 @@ pub struct FeeSchedule {
 /// assert_eq!(f.fee_schedule.unwrap().rate.unwrap().to_string(), "0.07");
 /// assert_eq!(f.sports_market_type, None);
 /// assert_eq!(f.tags.filter_map(Result::ok).map(|t| t.raw()).collect::<Vec<_>>(), ["stocks"]);
-/// # Ok::<(), polyclob::ws::decode::DecodeError>(())
+/// # Ok::<(), polyclob::decode::DecodeError>(())
 /// ```
 #[derive(Clone, Copy, Debug)]
 #[non_exhaustive]
@@ -289,7 +289,7 @@ fn boolean(src: &str, r: &Raw, field: &'static str) -> Result<Option<bool>, Deco
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use crate::ws::decode::{DecodeErrorKind, Event, decode};
+    use crate::decode::{DecodeErrorKind, Event, decode};
 
     fn fields_of(json: &str) -> Result<(), DecodeErrorKind> {
         let Some(Ok(Event::NewMarket(m))) = decode(json).next() else {

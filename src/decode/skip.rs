@@ -8,7 +8,7 @@
 //! goes to the general reader's skip.
 
 use super::is_event_key;
-use crate::ws::json::{Cursor, find_special, skip_ws};
+use crate::decode::json::{Cursor, find_special, skip_ws};
 
 /// From just after an object's member at `p`: the index of the next member (after the `,` and
 /// the whitespace around it), or `Err` with the index of the token that is not a `,`.
@@ -213,7 +213,7 @@ mod tests {
     /// random, then now and then cut, or with a byte inserted or replaced.
     #[test]
     fn compact_walk_agrees_with_the_general_skip() {
-        let mut next = crate::book::lcg(64);
+        let mut next = crate::testutil::lcg(64);
         let mut walked = 0;
         for _ in 0..50_000 {
             let mut v = String::new();

@@ -10,7 +10,7 @@
 //! the feature even though the build enables it: the `unsafe` blocks (the load, the masks and
 //! the vector or) rely only on that baseline feature and on in-bounds 16-byte slices.
 //! Compiled with rustc ≥ 1.89 (`polyclob_simd`, set by `build.rs`) like the signing kernels.
-//! Tested against a byte loop in `crate::ws::json`'s tests.
+//! Tested against a byte loop in `crate::decode::json`'s tests.
 
 use core::arch::x86_64::{
     __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,

@@ -14,8 +14,10 @@ use super::events::BookMsg;
 use super::lists::{Levels, Span, book_levels, lit, plain_end_guess, word8_padded};
 use super::skip::{next_member, skip_member};
 use super::{Sink, opt_price, opt_tick, opt_u64};
+use crate::decode::json::{
+    HASH_LEN, ID_LEN, MARKET_LEN, Raw, RawKind, TIMESTAMP_LEN, skip_ws, sub,
+};
 use crate::types::Side;
-use crate::ws::json::{HASH_LEN, ID_LEN, MARKET_LEN, Raw, RawKind, TIMESTAMP_LEN, skip_ws, sub};
 
 /// The keys of a `book` object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -263,16 +265,16 @@ pub(crate) fn book_object<'a, S: Sink>(
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::ws::decode::general;
-    use crate::ws::decode::lists::tests::Recorder;
-    use crate::ws::json::Cursor;
+    use crate::decode::general;
+    use crate::decode::json::Cursor;
+    use crate::decode::lists::tests::Recorder;
 
-    /// [`crate::book::lcg`] with a helper for digit strings.
+    /// [`crate::testutil::lcg`] with a helper for digit strings.
     struct Rng(Box<dyn FnMut(u64) -> u64>);
 
     impl Rng {
         fn new(seed: u64) -> Self {
-            Self(Box::new(crate::book::lcg(seed)))
+            Self(Box::new(crate::testutil::lcg(seed)))
         }
         fn below(&mut self, n: u64) -> u64 {
             (self.0)(n)
@@ -543,7 +545,7 @@ mod tests {
             let mut slow_sink = Recorder::default();
             let mut c = Cursor::new(&frame, 1);
             let slow = general(&mut c, &mut slow_sink, 0, false);
-            let fast = Ok::<_, crate::ws::json::DecodeError>(crate::ws::decode::Event::Book(msg));
+            let fast = Ok::<_, crate::decode::json::DecodeError>(crate::decode::Event::Book(msg));
             assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{frame}");
             assert_eq!(end, c.pos, "{frame}");
             assert_eq!(fast_sink.0, slow_sink.0, "{frame}");

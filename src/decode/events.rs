@@ -5,14 +5,14 @@ use super::{
     Event, Fields, opt_order_type, opt_price, opt_side, opt_size, opt_str, opt_text, opt_tick,
     opt_u64, req_price, req_side, req_size, req_str,
 };
+use crate::decode::json::{DecodeError, DecodeErrorKind, JsonStr, Raw, RawKind, err};
 use crate::fixed::{Price, Size};
 use crate::types::{OrderType, Side, TickSize};
-use crate::ws::json::{DecodeError, DecodeErrorKind, JsonStr, Raw, RawKind, err};
 
 /// A `book` message: a full snapshot of one asset's order book.
 ///
 /// ```
-/// use polyclob::ws::decode::{decode, Event};
+/// use polyclob::decode::{decode, Event};
 /// let frame = r#"{"event_type":"book","asset_id":"9","market":"0xab","timestamp":"123",
 ///   "hash":"0x0","bids":[{"price":".48","size":"30"}],"asks":[{"price":".52","size":"25"}]}"#;
 /// let Some(Ok(Event::Book(b))) = decode(frame).next() else { panic!() };
@@ -44,7 +44,7 @@ pub struct BookMsg<'a> {
 /// A `price_change` message: new level sizes, possibly for both tokens of a market.
 ///
 /// ```
-/// use polyclob::ws::decode::{decode, Event};
+/// use polyclob::decode::{decode, Event};
 /// let frame = r#"{"event_type":"price_change","market":"m","timestamp":"5","price_changes":[
 ///   {"asset_id":"a","price":"0.5","size":"200","side":"BUY"},
 ///   {"asset_id":"b","price":"0.5","size":"0","side":"SELL"}]}"#;
@@ -67,7 +67,7 @@ pub struct PriceChangeMsg<'a> {
 ///
 /// ```
 /// use polyclob::types::TickSize;
-/// use polyclob::ws::decode::{decode, Event};
+/// use polyclob::decode::{decode, Event};
 /// let frame = r#"{"event_type":"tick_size_change","asset_id":"a","market":"m",
 ///   "old_tick_size":"0.01","new_tick_size":"0.001","timestamp":"1"}"#;
 /// let Some(Ok(Event::TickSizeChange(t))) = decode(frame).next() else { panic!() };
@@ -92,7 +92,7 @@ pub struct TickSizeChangeMsg<'a> {
 /// A `last_trade_price` message.
 ///
 /// ```
-/// use polyclob::ws::decode::{decode, Event};
+/// use polyclob::decode::{decode, Event};
 /// let frame = r#"{"event_type":"last_trade_price","asset_id":"a","price":"0.63","side":"",
 ///   "size":""}"#;
 /// let Some(Ok(Event::LastTradePrice(t))) = decode(frame).next() else { panic!() };
@@ -123,7 +123,7 @@ pub struct LastTradePriceMsg<'a> {
 /// A `best_bid_ask` message (custom feature).
 ///
 /// ```
-/// use polyclob::ws::decode::{decode, Event};
+/// use polyclob::decode::{decode, Event};
 /// let frame = r#"{"event_type":"best_bid_ask","market":"m","asset_id":"a","best_bid":"0.73",
 ///   "best_ask":"0.77","spread":"0.04","timestamp":"1766789469958"}"#;
 /// let Some(Ok(Event::BestBidAsk(q))) = decode(frame).next() else { panic!() };
@@ -150,13 +150,13 @@ pub struct BestBidAskMsg<'a> {
 /// A `new_market` or `market_resolved` message (custom feature).
 ///
 /// ```
-/// use polyclob::ws::decode::{decode, Event};
+/// use polyclob::decode::{decode, Event};
 /// let frame = r#"{"event_type":"market_resolved","market":"0x1","question":"Will \"X\" win?",
 ///   "assets_ids":["7","8"],"outcomes":["Yes","No"],"winning_asset_id":"7","winning_outcome":"Yes"}"#;
 /// let Some(Ok(Event::MarketResolved(m))) = decode(frame).next() else { panic!() };
 /// assert_eq!(m.question.unwrap().to_unescaped()?, r#"Will "X" win?"#);
 /// assert_eq!(m.winning_asset_id, Some("7"));
-/// # Ok::<(), polyclob::ws::decode::DecodeError>(())
+/// # Ok::<(), polyclob::decode::DecodeError>(())
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct MarketMsg<'a> {
@@ -189,7 +189,7 @@ pub struct MarketMsg<'a> {
 /// A user-channel `order` event (placement, update or cancellation).
 ///
 /// ```
-/// use polyclob::ws::decode::{decode, Event};
+/// use polyclob::decode::{decode, Event};
 /// let frame = r#"{"id":"0x78","asset_id":"256","side":"BUY","original_size":"12",
 ///   "size_matched":"","price":"0.6","outcome":"","type":"CANCELLATION",
 ///   "status":"CANCELED_order couldn't be fully filled.","timestamp":"1777824065000",
@@ -244,7 +244,7 @@ impl<'a> OrderMsg<'a> {
     /// Whether the status is a cancellation (`CANCELED` or `CANCELED_<reason>`).
     ///
     /// ```
-    /// use polyclob::ws::decode::{decode, Event};
+    /// use polyclob::decode::{decode, Event};
     /// let f = r#"{"event_type":"order","id":"1","asset_id":"2","side":"SELL","price":"0.5","status":"LIVE"}"#;
     /// let Some(Ok(Event::Order(o))) = decode(f).next() else { panic!() };
     /// assert!(!o.is_canceled());
@@ -258,7 +258,7 @@ impl<'a> OrderMsg<'a> {
     /// The reason suffix of a `CANCELED_<reason>` status.
     ///
     /// ```
-    /// use polyclob::ws::decode::{decode, Event};
+    /// use polyclob::decode::{decode, Event};
     /// let f = r#"{"event_type":"order","id":"1","asset_id":"2","side":"SELL","price":"0.5","status":"CANCELED"}"#;
     /// let Some(Ok(Event::Order(o))) = decode(f).next() else { panic!() };
     /// assert!(o.is_canceled() && o.cancel_reason().is_none());
@@ -274,7 +274,7 @@ impl<'a> OrderMsg<'a> {
 /// A user-channel `trade` event.
 ///
 /// ```
-/// use polyclob::ws::decode::{decode, Event};
+/// use polyclob::decode::{decode, Event};
 /// let f = r#"{"event_type":"trade","type":"TRADE","id":"28c4","asset_id":"5211","side":"BUY",
 ///   "size":"10","price":"0.57","status":"MATCHED","matchtime":"1672290701","maker_orders":[]}"#;
 /// let Some(Ok(Event::Trade(t))) = decode(f).next() else { panic!() };
