@@ -511,6 +511,68 @@ impl Ledger {
         }
     }
 
+    /// Settles a fill between two orders on the two tokens of one binary market, both on
+    /// `side`: buying mints the full set (each buyer pays its price, the sum escrowed at
+    /// ConditionalTokens) and selling merges it (the escrow pays each seller its price).
+    /// `legs` are `(address, token)` of the taker and the maker; `f.price` is the maker's.
+    /// A failed settlement leaves the balances as they were and is counted.
+    pub(crate) fn settle_crossed(
+        &mut self,
+        side: Side,
+        legs: [(Address, U256); 2],
+        f: &Fill,
+        neg_risk: bool,
+    ) {
+        let exchange = self.contracts.exchange_for(neg_risk);
+        let size = U256::from(f.size);
+        let maker_cost = U256::from(u128::from(f.price) * u128::from(f.size) / 1_000_000);
+        let costs = [size.saturating_sub(maker_cost), maker_cost];
+        let snapshot = self.balances.clone();
+        if self
+            .settle_crossed_legs(exchange, side, legs, costs, size)
+            .is_err()
+        {
+            self.balances = snapshot;
+            self.settlement_failures += 1;
+        }
+    }
+
+    fn settle_crossed_legs(
+        &mut self,
+        exchange: Address,
+        side: Side,
+        legs: [(Address, U256); 2],
+        costs: [U256; 2],
+        size: U256,
+    ) -> Result<(), Revert> {
+        let ctf = self.contracts.conditional_tokens;
+        for ((who, token), cost) in legs.into_iter().zip(costs) {
+            match side {
+                Side::Buy => {
+                    if who == self.house {
+                        self.mint_collateral(ctf, cost);
+                    } else {
+                        self.pull_collateral(who, exchange, ctf, cost)?;
+                    }
+                    self.mint_token(who, token, size);
+                }
+                Side::Sell => {
+                    if who != self.house {
+                        if !self.balances.operators.contains(&(who, exchange)) {
+                            return revert("ERC1155: exchange not approved");
+                        }
+                        self.burn_token(who, token, size)?;
+                    }
+                    self.burn_collateral(ctf, cost);
+                    if who != self.house {
+                        self.mint_collateral(who, cost);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn settle_one(
         &mut self,
         exchange: Address,

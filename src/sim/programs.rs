@@ -446,7 +446,11 @@ fn builder_trades(shared: &Shared, query: &[(String, String)]) -> Resp {
         // (order, shares, notional micro-units, is taker)
         let mut legs: Vec<(&OrderRec, u64, u64, bool)> = Vec::new();
         if let Some(o) = taker.filter(|o| o.builder == code) {
-            let notional = t.fills.iter().map(|f| notional(f.size, f.price)).sum();
+            let notional = t
+                .fills
+                .iter()
+                .map(|f| notional(f.size, ex.taker_view_price(t, f)))
+                .sum();
             legs.push((o, t.fills.iter().map(|f| f.size).sum(), notional, true));
         }
         for f in &t.fills {
