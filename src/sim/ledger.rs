@@ -811,4 +811,46 @@ mod tests {
         assert_eq!(l.token_of(me, ids[0]), U256::ZERO);
         assert_eq!(l.collateral_of(me), U256::from(5_000_000u64));
     }
+
+    #[test]
+    fn crossed_fills_mint_and_merge_the_full_set() {
+        let (mut l, _, ids) = ledger();
+        let (a, b) = (Address::repeat_byte(1), Address::repeat_byte(2));
+        let ex = l.contracts.exchange;
+        let ctf = l.contracts.conditional_tokens;
+        for who in [a, b] {
+            l.mint_collateral(who, U256::from(10_000_000u64));
+            l.apply(who, &erc20::approve(l.contracts.collateral, ex, U256::MAX))
+                .unwrap();
+        }
+        let escrow = l.collateral_of(ctf);
+        // B (maker) buys 10 NO at 0.40, A (taker) 10 YES at 0.60: a mint.
+        let fill = Fill {
+            maker_seq: 1,
+            price: 400_000,
+            size: 10_000_000,
+            maker_done: true,
+        };
+        l.settle_crossed(Side::Buy, [(a, ids[0]), (b, ids[1])], &fill, false);
+        assert_eq!(l.settlement_failures, 0);
+        assert_eq!(l.collateral_of(a), U256::from(4_000_000u64));
+        assert_eq!(l.collateral_of(b), U256::from(6_000_000u64));
+        assert_eq!(l.token_of(a, ids[0]), U256::from(10_000_000u64));
+        assert_eq!(l.token_of(b, ids[1]), U256::from(10_000_000u64));
+        assert_eq!(l.collateral_of(ctf), escrow + U256::from(10_000_000u64));
+        // Merging needs both ERC-1155 approvals; a refused merge changes nothing.
+        l.apply(a, &erc1155::set_approval_for_all(ctf, ex, true))
+            .unwrap();
+        l.settle_crossed(Side::Sell, [(a, ids[0]), (b, ids[1])], &fill, false);
+        assert_eq!(l.settlement_failures, 1);
+        assert_eq!(l.token_of(a, ids[0]), U256::from(10_000_000u64));
+        l.apply(b, &erc1155::set_approval_for_all(ctf, ex, true))
+            .unwrap();
+        l.settle_crossed(Side::Sell, [(a, ids[0]), (b, ids[1])], &fill, false);
+        assert_eq!(l.settlement_failures, 1);
+        assert_eq!(l.collateral_of(a), U256::from(10_000_000u64));
+        assert_eq!(l.collateral_of(b), U256::from(10_000_000u64));
+        assert_eq!(l.token_of(b, ids[1]), U256::ZERO);
+        assert_eq!(l.collateral_of(ctf), escrow);
+    }
 }
