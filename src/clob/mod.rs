@@ -27,6 +27,7 @@ mod ratelimit;
 mod retry;
 mod rewards;
 pub mod rfq;
+pub mod session_signers;
 mod token_market;
 mod trading;
 mod transport;
