@@ -207,13 +207,14 @@ async fn authorize_list_and_revoke_against_the_simulator() {
     let mut f = r.clone();
     f.nonce = U256::ZERO; // the intruder's own next nonce: only the wallet binding refuses it
     let forged = f.sign(&intruder, Chain::Polygon).unwrap();
-    let (st, _) = post_json(
+    let (st, v) = post_json(
         &sim,
         forged.path,
         std::str::from_utf8(&forged.body).unwrap(),
     )
     .await;
     assert_eq!(st, 400);
+    assert!(v.to_string().contains("owner"), "{v}");
     let signed = r.sign(&owner, Chain::Polygon).unwrap();
     let (st, v) = post_json(
         &sim,
