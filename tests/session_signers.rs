@@ -143,6 +143,7 @@ async fn authorize_list_and_revoke_against_the_simulator() {
     use support::*;
 
     let sim = start_empty().await;
+    let relayer = sim.http_url();
     let owner = Signer::from_hex(KEY_A).unwrap();
     let c = Client::builder()
         .host(sim.http_url())
@@ -151,77 +152,99 @@ async fn authorize_list_and_revoke_against_the_simulator() {
         .unwrap();
     let creds = c.create_api_key(U256::ZERO).await.unwrap();
     c.set_credentials(creds);
+    let builder = c.create_builder_api_key().await.unwrap();
     let l = c.session_signers().await.unwrap();
     assert!(l.signers.is_empty() && l.skipped.is_empty());
+    assert_eq!(
+        c.relayer_wallet_nonce(&relayer, &builder, owner.address())
+            .await
+            .unwrap(),
+        U256::ZERO
+    );
 
     let wallet = Address::repeat_byte(0x11);
     let session = Address::repeat_byte(0x22);
-    let params = format!(
-        "/v1/account/transactions/params?address={:#x}&type=WALLET",
-        owner.address()
+    let until = now_s() + 3600;
+    let r = c
+        .authorize_session_signer(
+            &relayer,
+            &builder,
+            wallet,
+            session,
+            vec![SessionScope::Clob],
+            until,
+            "authorize-1",
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.status, "REGISTERED");
+    assert!(!r.failed() && !r.transaction_id.is_empty());
+    let l = c.session_signers().await.unwrap();
+    assert_eq!(l.wallet, Some(wallet));
+    assert_eq!(l.signers.len(), 1);
+    assert_eq!(
+        (
+            l.signers[0].address,
+            &l.signers[0].scopes,
+            l.signers[0].valid_until
+        ),
+        (session, &vec![SessionScope::Clob], until)
     );
-    let (st, v) = get(&sim, &params).await;
-    assert_eq!((st, s(&v["nonce"])), (200, "0"));
 
-    let mut b = batch(
-        wallet,
-        session,
-        SessionSignerAction::Authorize {
-            scopes: vec![SessionScope::Clob],
-            valid_until: now_s() + 3600,
-        },
-    );
+    // The relayer wants the builder key's headers.
+    let mut b = batch(wallet, session, SessionSignerAction::Revoke);
+    b.nonce = U256::from(1u8);
     b.deadline = now_s() + 600;
     let signed = b.sign(&owner, Chain::Polygon).unwrap();
-    let (st, v) = post_json(
-        &sim,
-        signed.path,
-        std::str::from_utf8(&signed.body).unwrap(),
-    )
-    .await;
-    assert_eq!(st, 200, "{v}");
-    assert_eq!(s(&v["status"]), "REGISTERED");
-    // The same batch again: its nonce is spent.
     let (st, _) = post_json(
         &sim,
         signed.path,
         std::str::from_utf8(&signed.body).unwrap(),
     )
     .await;
-    assert_eq!(st, 400);
-
-    let l = c.session_signers().await.unwrap();
-    assert_eq!(l.wallet, Some(wallet));
-    assert_eq!(l.signers.len(), 1);
-    assert_eq!(
-        (l.signers[0].address, &l.signers[0].scopes),
-        (session, &vec![SessionScope::Clob])
-    );
-
-    // Someone else's signature over the batch is refused; the owner's revocation removes it.
-    let (_, v) = get(&sim, &params).await;
-    let mut r = batch(wallet, session, SessionSignerAction::Revoke);
-    r.nonce = s(&v["nonce"]).parse().unwrap();
-    r.deadline = now_s() + 600;
+    assert_eq!(st, 401);
+    // A spent nonce is refused.
+    let mut stale = b.clone();
+    stale.nonce = U256::ZERO;
+    let e = c
+        .relay_session_signer_batch(
+            &relayer,
+            &builder,
+            &stale.sign(&owner, Chain::Polygon).unwrap(),
+            "stale",
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(e.status(), Some(400));
+    // Someone else's signature for the wallet, at that key's own next nonce, is refused.
+    let mut forged = b.clone();
+    forged.nonce = U256::ZERO;
     let intruder = Signer::from_hex(KEY_B).unwrap();
-    let mut f = r.clone();
-    f.nonce = U256::ZERO; // the intruder's own next nonce: only the wallet binding refuses it
-    let forged = f.sign(&intruder, Chain::Polygon).unwrap();
-    let (st, v) = post_json(
-        &sim,
-        forged.path,
-        std::str::from_utf8(&forged.body).unwrap(),
-    )
-    .await;
-    assert_eq!(st, 400);
-    assert!(v.to_string().contains("owner"), "{v}");
-    let signed = r.sign(&owner, Chain::Polygon).unwrap();
-    let (st, v) = post_json(
-        &sim,
-        signed.path,
-        std::str::from_utf8(&signed.body).unwrap(),
-    )
-    .await;
-    assert_eq!(st, 200, "{v}");
+    let e = c
+        .relay_session_signer_batch(
+            &relayer,
+            &builder,
+            &forged.sign(&intruder, Chain::Polygon).unwrap(),
+            "forged",
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(e.status(), Some(400));
+    assert!(format!("{e:?}").contains("owner"), "{e:?}");
+    assert_eq!(c.session_signers().await.unwrap().signers.len(), 1);
+
+    let r = c
+        .revoke_session_signer(&relayer, &builder, wallet, session, "revoke-1")
+        .await
+        .unwrap();
+    assert_eq!((r.status.as_str(), r.fenced), ("CONFIRMED", Some(true)));
     assert!(c.session_signers().await.unwrap().signers.is_empty());
+    // A revoked builder key no longer reaches the relayer.
+    c.set_credentials(builder.clone());
+    c.revoke_builder_api_key().await.unwrap();
+    let e = c
+        .relayer_wallet_nonce(&relayer, &builder, owner.address())
+        .await
+        .unwrap_err();
+    assert_eq!(e.status(), Some(401));
 }

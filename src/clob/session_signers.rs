@@ -13,16 +13,22 @@
 //!   (`scripts/make_session_signer_vectors.py`). The relayer's nonce comes from
 //!   `GET /v1/account/transactions/params?address=<owner>&type=WALLET`; the request carries
 //!   the builder key's `POLY_BUILDER_*` HMAC headers and an `Idempotency-Key`.
+//!   [`Client::authorize_session_signer`] and [`Client::revoke_session_signer`] do all of it
+//!   against a relayer host; [`Client::relay_session_signer_batch`] posts a batch signed
+//!   elsewhere. They return once the relayer accepts the batch; the signer shows in (or
+//!   leaves) [`Client::session_signers`] when the transaction confirms.
 
 use std::fmt;
 
 use alloy_primitives::{Address, B256, U256};
+use reqwest::header::{CONTENT_TYPE, HeaderValue};
 use serde::Deserialize;
 
-use super::auth::Level;
+use super::auth::{Credentials, Level};
 use super::error::Error;
 use super::pagination::SkippedRow;
 use super::transport::{Client, Req};
+use crate::sign::hmac::HmacKey;
 use crate::sign::keccak::keccak256;
 use crate::sign::{Signature, Signer};
 use crate::types::Chain;
@@ -180,6 +186,260 @@ impl Client {
             .send(&Req::get(SESSION_SIGNERS_PATH).auth(Level::L2))
             .await?;
         decode_session_signers(&body)
+    }
+}
+
+/// Polymarket's relayer, which submits deposit-wallet batches.
+pub const DEFAULT_RELAYER_HOST: &str = "https://relayer-v2.polymarket.com";
+
+/// How long a batch the client signs stays valid, seconds (as the official client).
+const BATCH_LIFETIME: u64 = 600;
+
+/// The relayer's answer to an authorization or revocation.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct SessionSignerReceipt {
+    /// `SUBMITTED`, `REGISTRY_PENDING`, `REGISTERED` (authorizations); `PENDING`, `FENCED`,
+    /// `SWEPT`, `CHAIN_SUBMITTED`, `CONFIRMED` (revocations); `FAILED`, `SUPERSEDED`,
+    /// `REPAIR_REQUIRED` are terminal failures.
+    #[serde(default)]
+    pub status: String,
+    /// The relayer transaction (`GET /v1/account/transactions/{id}` on the relayer).
+    #[serde(default)]
+    pub transaction_id: String,
+    /// The chain transaction, once known.
+    #[serde(default)]
+    pub transaction_hash: Option<String>,
+    /// Revocations: whether the signer is already fenced off from trading.
+    #[serde(default)]
+    pub fenced: Option<bool>,
+}
+
+impl SessionSignerReceipt {
+    /// Whether the relayer reported a terminal failure.
+    #[must_use]
+    pub fn failed(&self) -> bool {
+        matches!(
+            self.status.as_str(),
+            "FAILED" | "SUPERSEDED" | "REPAIR_REQUIRED"
+        )
+    }
+}
+
+#[derive(Deserialize)]
+struct ExecuteParams {
+    nonce: String,
+}
+
+fn header_value(v: &str) -> Result<HeaderValue, Error> {
+    HeaderValue::from_str(v).map_err(|_| Error::argument("a header value is not visible ASCII"))
+}
+
+impl Client {
+    /// One request to the relayer at `host` with the builder key's `POLY_BUILDER_*` headers.
+    async fn relayer(
+        &self,
+        host: &str,
+        builder: &Credentials,
+        method: reqwest::Method,
+        path: &str,
+        query: &[(&str, String)],
+        body: Option<(&[u8], &str)>,
+    ) -> Result<bytes::Bytes, Error> {
+        let key = HmacKey::from_base64url(builder.secret()).map_err(Error::sign)?;
+        let ts = self.timestamp();
+        let sig = key.sign(ts, method.as_str(), path, body.map_or(&[][..], |b| b.0));
+        let mut url = format!("{}{path}", host.trim_end_matches('/'));
+        for (i, (k, v)) in query.iter().enumerate() {
+            url.push(if i == 0 { '?' } else { '&' });
+            super::transport::encode_into(&mut url, k);
+            url.push('=');
+            super::transport::encode_into(&mut url, v);
+        }
+        let mut rb = self
+            .inner
+            .http
+            .request(method, url)
+            .header("POLY_BUILDER_API_KEY", header_value(builder.api_key())?)
+            .header("POLY_BUILDER_SIGNATURE", header_value(sig.as_str())?)
+            .header("POLY_BUILDER_TIMESTAMP", ts.to_string())
+            .header("POLY_BUILDER_PASSPHRASE", {
+                let mut v = header_value(builder.passphrase())?;
+                v.set_sensitive(true);
+                v
+            });
+        if let Some(t) = self.inner.timeout {
+            rb = rb.timeout(t);
+        }
+        if let Some((bytes, idempotency_key)) = body {
+            rb = rb
+                .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
+                .header("Idempotency-Key", header_value(idempotency_key)?)
+                .body(bytes.to_vec());
+        }
+        let resp = rb.send().await.map_err(Error::from_reqwest)?;
+        let status = resp.status().as_u16();
+        let bytes = resp.bytes().await.map_err(Error::from_reqwest)?;
+        if !(200..300).contains(&status) {
+            return Err(Error::from_status(status, &bytes, None));
+        }
+        Ok(bytes)
+    }
+
+    /// The owner's next deposit-wallet nonce from the relayer at `host`
+    /// (`GET /v1/account/transactions/params?address=<owner>&type=WALLET`).
+    ///
+    /// # Errors
+    ///
+    /// Transport, status, or an answer without a decimal `nonce`.
+    pub async fn relayer_wallet_nonce(
+        &self,
+        host: &str,
+        builder: &Credentials,
+        owner: Address,
+    ) -> Result<U256, Error> {
+        let q = [
+            ("address", owner.to_checksum(None)),
+            ("type", "WALLET".to_owned()),
+        ];
+        let body = self
+            .relayer(
+                host,
+                builder,
+                reqwest::Method::GET,
+                EXECUTE_PARAMS_PATH,
+                &q,
+                None,
+            )
+            .await?;
+        let p: ExecuteParams = super::transport::decode(&body, EXECUTE_PARAMS_PATH)?;
+        p.nonce
+            .parse::<U256>()
+            .map_err(|_| Error::decode("the relayer's nonce is not a decimal integer"))
+    }
+
+    /// Posts a signed batch to the relayer at `host` with `idempotency_key` (reuse it to retry
+    /// the same batch safely). Not retried here.
+    ///
+    /// # Errors
+    ///
+    /// Transport, status, or an answer that is not a receipt.
+    pub async fn relay_session_signer_batch(
+        &self,
+        host: &str,
+        builder: &Credentials,
+        signed: &SignedSessionSignerBatch,
+        idempotency_key: &str,
+    ) -> Result<SessionSignerReceipt, Error> {
+        if idempotency_key.trim().is_empty() {
+            return Err(Error::argument("the idempotency key must not be empty"));
+        }
+        let body = self
+            .relayer(
+                host,
+                builder,
+                reqwest::Method::POST,
+                signed.path,
+                &[],
+                Some((&signed.body, idempotency_key.trim())),
+            )
+            .await?;
+        super::transport::decode(&body, signed.path)
+    }
+
+    async fn session_signer_action(
+        &self,
+        host: &str,
+        builder: &Credentials,
+        wallet: Address,
+        session_signer: Address,
+        action: SessionSignerAction,
+        idempotency_key: &str,
+    ) -> Result<SessionSignerReceipt, Error> {
+        let owner = self
+            .inner
+            .auth
+            .signer()
+            .ok_or_else(|| {
+                Error::auth("session signers are managed with the owner's key: none was given")
+            })?
+            .clone();
+        let nonce = self
+            .relayer_wallet_nonce(host, builder, owner.address())
+            .await?;
+        let batch = SessionSignerBatch::new(
+            wallet,
+            session_signer,
+            action,
+            nonce,
+            self.timestamp() + BATCH_LIFETIME,
+        );
+        let signed = batch.sign(&owner, self.chain())?;
+        self.relay_session_signer_batch(host, builder, &signed, idempotency_key)
+            .await
+    }
+
+    /// Authorizes `session_signer` to trade for deposit `wallet` on `scopes` until
+    /// `valid_until` (Unix seconds): fetches the owner's nonce from the relayer at `host`
+    /// ([`DEFAULT_RELAYER_HOST`] in production), signs the batch with this client's key (the
+    /// wallet's owner) and posts it with the builder key's headers. Authorizing requires a
+    /// builder API key (docs.polymarket.com/trading/session-keys).
+    ///
+    /// # Errors
+    ///
+    /// No private key ([`Error::is_auth`]); a refused batch ([`Error::is_argument`]);
+    /// transport, status or decode.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn authorize_session_signer(
+        &self,
+        host: &str,
+        builder: &Credentials,
+        wallet: Address,
+        session_signer: Address,
+        scopes: Vec<SessionScope>,
+        valid_until: u64,
+        idempotency_key: &str,
+    ) -> Result<SessionSignerReceipt, Error> {
+        let action = SessionSignerAction::Authorize {
+            scopes,
+            valid_until,
+        };
+        self.session_signer_action(
+            host,
+            builder,
+            wallet,
+            session_signer,
+            action,
+            idempotency_key,
+        )
+        .await
+    }
+
+    /// Revokes `session_signer` of deposit `wallet` through the relayer at `host`, as
+    /// [`authorize_session_signer`](Self::authorize_session_signer).
+    ///
+    /// # Errors
+    ///
+    /// As [`authorize_session_signer`](Self::authorize_session_signer).
+    pub async fn revoke_session_signer(
+        &self,
+        host: &str,
+        builder: &Credentials,
+        wallet: Address,
+        session_signer: Address,
+        idempotency_key: &str,
+    ) -> Result<SessionSignerReceipt, Error> {
+        let action = SessionSignerAction::Revoke;
+        self.session_signer_action(
+            host,
+            builder,
+            wallet,
+            session_signer,
+            action,
+            idempotency_key,
+        )
+        .await
     }
 }
 

@@ -52,11 +52,48 @@ use crate::clob::session_signers::{
     REVOCATIONS_PATH as REVOCATIONS, SessionScope, SessionSignerAction, SessionSignerBatch,
 };
 
+/// The relayer's builder-key check: `POLY_BUILDER_*` headers naming a live builder key, its
+/// passphrase, and (when the simulator verifies signatures) the HMAC of the request.
+fn builder_auth(shared: &Shared, ex: &Exchange, parts: &Parts, body: &[u8]) -> Result<(), Resp> {
+    let h = |k: &str| parts.headers.get(k).and_then(|v| v.to_str().ok());
+    let refuse = || error_response(StatusCode::UNAUTHORIZED, "invalid builder credentials");
+    let name = h("poly_builder_api_key").ok_or_else(refuse)?;
+    let live = ex
+        .programs
+        .builder_keys
+        .iter()
+        .any(|k| k.key == name && k.revoked_at.is_none());
+    let key = ex.api_key(name).filter(|_| live).ok_or_else(refuse)?;
+    if h("poly_builder_passphrase") != Some(key.passphrase.as_str()) {
+        return Err(refuse());
+    }
+    let ts = h("poly_builder_timestamp")
+        .and_then(|t| t.parse::<u64>().ok())
+        .ok_or_else(refuse)?;
+    let sig = h("poly_builder_signature").ok_or_else(refuse)?;
+    if shared.verify {
+        let mac = crate::sign::hmac::HmacKey::from_base64url(&key.secret).map_err(|_| refuse())?;
+        if mac
+            .sign(ts, parts.method.as_str(), parts.uri.path(), body)
+            .as_str()
+            != sig
+        {
+            return Err(refuse());
+        }
+    }
+    Ok(())
+}
+
 /// The relayer's session-signer routes: the body is checked like the deposit wallet checks
 /// the batch (owner signature over the `Batch` digest, the owner's next nonce, a deadline
-/// still ahead), then the signer is added or removed at once (the simulator's relayer
-/// confirms in the same breath). Builder-key headers are not checked.
-fn session_signer_batch(shared: &Shared, authorize: bool, body: &[u8]) -> Resp {
+/// still ahead, a wallet no other owner signed for), then the signer is added or removed at
+/// once (the simulator's relayer confirms in the same breath). The request must carry a live
+/// builder key's `POLY_BUILDER_*` headers.
+fn session_signer_batch(shared: &Shared, parts: &Parts, authorize: bool, body: &[u8]) -> Resp {
+    let checked = builder_auth(shared, &shared.ex(), parts, body);
+    if let Err(r) = checked {
+        return r;
+    }
     let bad = |m: &str| error_response(StatusCode::BAD_REQUEST, m);
     let Ok(v) = serde_json::from_slice::<Value>(body) else {
         return bad("Invalid payload: expected a JSON object");
@@ -245,12 +282,15 @@ pub(crate) fn route(
                 ));
             };
             let ex = shared.ex();
+            if let Err(r) = builder_auth(shared, &ex, parts, body) {
+                return Some(r);
+            }
             let key = format!("{owner:#x}");
             let nonce = ex.programs.session_signers.get(&key).map_or(0, |r| r.nonce);
             ok(&json!({"address": owner.to_checksum(None), "nonce": nonce.to_string()}))
         }
         AUTHORIZATIONS | REVOCATIONS if m == Method::POST => {
-            session_signer_batch(shared, path == AUTHORIZATIONS, body)
+            session_signer_batch(shared, parts, path == AUTHORIZATIONS, body)
         }
         "/builder/trades" if get => builder_trades(shared, query),
         "/data/pre-migration-orders" if get => l2(shared, parts, body, |ex, key| {
