@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 
 use super::events;
 use super::rest::{l2, ok, page, q};
-use super::server::{Shared, error_response};
+use super::server::{Reject, Shared, error_response};
 use super::state::{ApiKeyRec, Exchange, OrderRec, Status};
 use crate::types::{ExchangeVersion, contracts};
 
@@ -54,9 +54,9 @@ use crate::clob::session_signers::{
 
 /// The relayer's builder-key check: `POLY_BUILDER_*` headers naming a live builder key, its
 /// passphrase, and (when the simulator verifies signatures) the HMAC of the request.
-fn builder_auth(shared: &Shared, ex: &Exchange, parts: &Parts, body: &[u8]) -> Result<(), Resp> {
+fn builder_auth(shared: &Shared, ex: &Exchange, parts: &Parts, body: &[u8]) -> Result<(), Reject> {
     let h = |k: &str| parts.headers.get(k).and_then(|v| v.to_str().ok());
-    let refuse = || error_response(StatusCode::UNAUTHORIZED, "invalid builder credentials");
+    let refuse = || Reject::new(StatusCode::UNAUTHORIZED, "invalid builder credentials");
     let name = h("poly_builder_api_key").ok_or_else(refuse)?;
     let live = ex
         .programs
@@ -92,7 +92,7 @@ fn builder_auth(shared: &Shared, ex: &Exchange, parts: &Parts, body: &[u8]) -> R
 fn session_signer_batch(shared: &Shared, parts: &Parts, authorize: bool, body: &[u8]) -> Resp {
     let checked = builder_auth(shared, &shared.ex(), parts, body);
     if let Err(r) = checked {
-        return r;
+        return r.into_response();
     }
     let bad = |m: &str| error_response(StatusCode::BAD_REQUEST, m);
     let Ok(v) = serde_json::from_slice::<Value>(body) else {
@@ -283,7 +283,7 @@ pub(crate) fn route(
             };
             let ex = shared.ex();
             if let Err(r) = builder_auth(shared, &ex, parts, body) {
-                return Some(r);
+                return Some(r.into_response());
             }
             let key = format!("{owner:#x}");
             let nonce = ex.programs.session_signers.get(&key).map_or(0, |r| r.nonce);
