@@ -239,6 +239,33 @@ async fn authorize_list_and_revoke_against_the_simulator() {
         .unwrap();
     assert_eq!((r.status.as_str(), r.fenced), ("CONFIRMED", Some(true)));
     assert!(c.session_signers().await.unwrap().signers.is_empty());
+    // Odd bodies get a 400 with the exchange's error shape, never a panic or a 5xx.
+    let good = b.sign(&owner, Chain::Polygon).unwrap();
+    for (i, body) in [
+        "",
+        "null",
+        "[]",
+        "{}",
+        r#"{"walletAddress":"0x11","sessionSignerAddress":7,"nonce":"x","deadline":"1"}"#,
+        r#"{"walletAddress":"0x1111111111111111111111111111111111111111","sessionSignerAddress":"0x2222222222222222222222222222222222222222","nonce":"1","deadline":"99999999999","signature":"0x00"}"#,
+        r#"{"walletAddress":"0x1111111111111111111111111111111111111111","sessionSignerAddress":"0x2222222222222222222222222222222222222222","nonce":"1","deadline":"99999999999","scopes":["ALL","CLOB"],"validUntil":"5","signature":"0x9d65fdce4302f26212d96e86b4e3485dca5a06c959574863bb0759ad5a4fc3e663b347767cc98bc5b80e90540cd959d056e70b95419d12eea08132021892df911c"}"#,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for path in ["/v1/session-signers/authorizations", "/v1/session-signers/revocations"] {
+            let mut odd = good.clone();
+            odd.path = path;
+            odd.body = body.as_bytes().to_vec();
+            let e = c
+                .relay_session_signer_batch(&relayer, &builder, &odd, &format!("odd-{i}"))
+                .await
+                .unwrap_err();
+            assert_eq!(e.status(), Some(400), "{path} {body}: {e:?}");
+        }
+    }
+    assert!(c.session_signers().await.unwrap().signers.is_empty());
+
     // A revoked builder key no longer reaches the relayer.
     c.set_credentials(builder.clone());
     c.revoke_builder_api_key().await.unwrap();
