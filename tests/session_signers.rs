@@ -1,6 +1,7 @@
 //! Session signers (issue 18): the owner-signed deposit-wallet batch against known answers
 //! from Polymarket's official Python client (`scripts/make_session_signer_vectors.py`), the
-//! lenient list decoder, and the whole authorize → list → revoke cycle against the simulator.
+//! lenient list decoder, and the whole authorize → list → revoke cycle against the simulator;
+//! also the geoblock check (a public call outside the CLOB host).
 #![allow(clippy::unwrap_used)]
 
 use alloy_primitives::{Address, U256};
@@ -274,4 +275,23 @@ async fn authorize_list_and_revoke_against_the_simulator() {
         .await
         .unwrap_err();
     assert_eq!(e.status(), Some(401));
+}
+
+#[cfg(feature = "sim")]
+#[tokio::test]
+async fn geoblock_check_reads_the_simulator() {
+    let sim = support::start_empty().await;
+    let c = polyclob::clob::Client::builder()
+        .host(sim.http_url())
+        .build()
+        .unwrap();
+    let g = c.check_geoblock(&sim.http_url()).await.unwrap();
+    assert!(!g.blocked);
+    assert_eq!(g.ip, "127.0.0.1");
+    // A host without the endpoint is a status error, not a silent "not blocked".
+    let e = c
+        .check_geoblock(&format!("{}/nowhere", sim.http_url()))
+        .await
+        .unwrap_err();
+    assert_eq!(e.status(), Some(404));
 }

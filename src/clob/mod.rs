@@ -33,6 +33,7 @@ mod trading;
 mod transport;
 pub mod types;
 
+pub use account_extras::{DEFAULT_GEOBLOCK_HOST, Geoblock};
 pub use auth::Credentials;
 pub use breaker::{BreakerConfig, BreakerState};
 pub use builder::{ClientBuilder, DEFAULT_HOST};

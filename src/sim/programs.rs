@@ -257,6 +257,13 @@ pub(crate) fn route(
             ok(&Value::Array(rows))
         }),
         "/auth/builder-api-key" if m == Method::DELETE => l2(shared, parts, body, revoke_key),
+        // polymarket.com's geoblock check: the simulator refuses no one.
+        "/api/geoblock" if get => ok(&json!({
+            "blocked": false,
+            "ip": "127.0.0.1",
+            "country": "",
+            "region": "",
+        })),
         "/v1/user/session-signers" if get => l2(shared, parts, body, |ex, key| {
             let now = super::state::now_s();
             let rec = ex.programs.session_signers.get(&key.address);
