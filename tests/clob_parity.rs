@@ -585,6 +585,167 @@ async fn rfq_round_trip_settles_as_a_trade_on_rest_and_the_user_channel() {
     assert!(a.rfq_config().await.unwrap().is_object());
 }
 
+/// A quote on the complement token settles too: both buying mints the full set, both
+/// selling merges it. The requester's order carries the complement of the quoted price; the
+/// trade shows on REST for both sides (the maker leg on its own token) and on the user channel.
+#[tokio::test]
+async fn rfq_mint_and_merge_quotes_settle_as_trades() {
+    use polyclob::clob::rfq::{MatchType, RfqFilter};
+
+    let sim = start_empty().await;
+    let a = client(&sim, KEY_A).await; // requester
+    let b = client(&sim, KEY_B).await; // quoter
+    let (sa, sb) = (signer(KEY_A, B256::ZERO), signer(KEY_B, B256::ZERO));
+    let eoa = SignatureType::Eoa;
+    let later = now_s() + 3600;
+    assert!(a.clob_market(COND).await.unwrap().rfq_enabled);
+
+    let creds = a.credentials().unwrap();
+    let mut wa = ws(&sim, "user").await;
+    send(
+        &mut wa,
+        &format!(
+            r#"{{"auth":{{"apiKey":"{}","secret":"{}","passphrase":"{}"}},"markets":[],"type":"user"}}"#,
+            creds.api_key(),
+            creds.secret(),
+            creds.passphrase()
+        ),
+    )
+    .await;
+    send(&mut wa, "PING").await;
+    assert_eq!(next_text(&mut wa, LONG).await.as_deref(), Some("PONG"));
+
+    // Mint: A buys 100 YES, B buys 100 NO at 0.47, so A pays 0.53.
+    let req = a
+        .rfq_create_request(YES, Side::Buy, px(52), sz(100), eoa)
+        .await
+        .unwrap();
+    // On the complement token a quote must take the request's side.
+    assert_eq!(
+        b.rfq_create_quote(&req.request_id, NO, Side::Sell, px(47), sz(100), eoa)
+            .await
+            .unwrap_err()
+            .status(),
+        Some(400)
+    );
+    let q = b
+        .rfq_create_quote(&req.request_id, NO, Side::Buy, px(47), sz(100), eoa)
+        .await
+        .unwrap();
+    let (rows, _) = a
+        .all_rfq_requester_quotes(&RfqFilter::default())
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(
+        (
+            &rows[0].match_type,
+            rows[0].token.as_str(),
+            rows[0].complement.as_str()
+        ),
+        (&MatchType::Mint, NO, YES)
+    );
+    a.rfq_accept_quote(&sa, &req.request_id, &q.quote_id, later)
+        .await
+        .unwrap();
+    b.rfq_approve_order(&sb, &req.request_id, &q.quote_id, later)
+        .await
+        .unwrap();
+    let (ta, _) = a.all_trades(&TradeFilter::default()).await.unwrap();
+    assert_eq!(ta.len(), 1);
+    let t = &ta[0];
+    assert_eq!(
+        (t.asset_id.as_str(), t.side, t.size, t.price),
+        (YES, Some(Side::Buy), sz(100), px(53))
+    );
+    assert_eq!(t.maker_orders.len(), 1);
+    let m = &t.maker_orders[0];
+    assert_eq!(
+        (m.asset_id.as_str(), m.side, m.matched_amount, m.price),
+        (NO, Some(Side::Buy), sz(100), px(47))
+    );
+    let (tb, _) = b.all_trades(&TradeFilter::default()).await.unwrap();
+    assert_eq!(tb.len(), 1);
+    assert_eq!(tb[0].id, t.id);
+    let e = wait_event(&mut wa, "trade", LONG).await.unwrap();
+    assert_eq!(
+        (&e["id"], &e["asset_id"], &e["price"]),
+        (
+            &serde_json::json!(t.id),
+            &serde_json::json!(YES),
+            &serde_json::json!("0.53")
+        )
+    );
+    assert_eq!(e["maker_orders"][0]["asset_id"], NO);
+
+    // Merge: A sells 40 YES, B sells 40 NO at 0.55, so A receives 0.45.
+    let req = a
+        .rfq_create_request(YES, Side::Sell, px(40), sz(40), eoa)
+        .await
+        .unwrap();
+    let q = b
+        .rfq_create_quote(&req.request_id, NO, Side::Sell, px(55), sz(40), eoa)
+        .await
+        .unwrap();
+    let got = b
+        .all_rfq_quoter_quotes(&RfqFilter {
+            ids: vec![q.quote_id.clone()],
+            ..RfqFilter::default()
+        })
+        .await
+        .unwrap()
+        .0;
+    assert_eq!(got[0].match_type, MatchType::Merge);
+    a.rfq_accept_quote(&sa, &req.request_id, &q.quote_id, later)
+        .await
+        .unwrap();
+    b.rfq_approve_order(&sb, &req.request_id, &q.quote_id, later)
+        .await
+        .unwrap();
+    let (ta, _) = a.all_trades(&TradeFilter::default()).await.unwrap();
+    assert_eq!(ta.len(), 2);
+    let t = ta.iter().find(|t| t.side == Some(Side::Sell)).unwrap();
+    assert_eq!(
+        (t.asset_id.as_str(), t.size, t.price),
+        (YES, sz(40), px(45))
+    );
+    assert_eq!(
+        (
+            t.maker_orders[0].asset_id.as_str(),
+            t.maker_orders[0].side,
+            t.maker_orders[0].price
+        ),
+        (NO, Some(Side::Sell), px(55))
+    );
+    // The mint's MATCHED and CONFIRMED events come first; the merge's follow.
+    let mut seen = Vec::new();
+    while let Some(e) = wait_event(&mut wa, "trade", LONG).await {
+        seen.push(e["id"].as_str().unwrap_or_default().to_owned());
+        if seen.last() == Some(&t.id) {
+            break;
+        }
+    }
+    assert_eq!(seen.last(), Some(&t.id), "{seen:?}");
+}
+
+/// `rfqe` on `/clob-markets` follows the market's RFQ switch, and a market without RFQ
+/// refuses requests.
+#[tokio::test]
+async fn rfq_disabled_market_says_so_and_refuses_requests() {
+    let sim = Simulator::builder()
+        .markets(vec![empty_market().rfq(false)])
+        .start()
+        .await
+        .unwrap();
+    let a = client(&sim, KEY_A).await;
+    assert!(!a.clob_market(COND).await.unwrap().rfq_enabled);
+    let e = a
+        .rfq_create_request(YES, Side::Buy, px(52), sz(100), SignatureType::Eoa)
+        .await
+        .unwrap_err();
+    assert_eq!(e.status(), Some(400));
+}
+
 /// Odd bodies on the new simulator routes get a 4xx with the exchange's error shape, never a
 /// panic or a 5xx.
 #[tokio::test]

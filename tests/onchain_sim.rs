@@ -540,3 +540,85 @@ async fn chain_endpoint_survives_garbage() {
     let rpc = Rpc::new(sim.rpc_url()).unwrap();
     assert_eq!(rpc.chain_id().await.unwrap(), 137);
 }
+
+/// An RFQ mint and then a merge between two wallets move the chain balances like a split and
+/// a merge of the full set: each side pays (or receives) its own price.
+#[tokio::test]
+async fn rfq_mint_and_merge_settle_on_chain() {
+    let sim = sim().await;
+    let mut parties = Vec::new();
+    for key in [KEY0, KEY1] {
+        let signer = Signer::from_hex(key).unwrap();
+        let s = settler(&sim, key, Wallet::Eoa);
+        let me = s.holder();
+        fund(&sim, me, me, usd(100));
+        s.ensure_approvals().await.unwrap();
+        let client = ClientBuilder::new()
+            .host(sim.http_url())
+            .signer(signer.clone())
+            .build()
+            .unwrap();
+        let creds = client.create_api_key(U256::ZERO).await.unwrap();
+        client.set_credentials(creds);
+        let orders = OrderSigner::new(signer, Chain::Polygon, Wallet::Eoa).unwrap();
+        parties.push((client, orders, s, me));
+    }
+    let (a, sa, seta, me_a) = &parties[0];
+    let (b, sb, setb, me_b) = &parties[1];
+    let eoa = polyclob::types::SignatureType::Eoa;
+    let px = |c: u32| Price::new(c * 10_000).unwrap();
+    let ten = Size::from_micros(10_000_000);
+    let later = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        + 3600;
+
+    // Mint: A buys 10 YES at 0.60, B buys 10 NO at 0.40.
+    let req = a
+        .rfq_create_request(YES, Side::Buy, px(60), ten, eoa)
+        .await
+        .unwrap();
+    let q = b
+        .rfq_create_quote(&req.request_id, NO, Side::Buy, px(40), ten, eoa)
+        .await
+        .unwrap();
+    a.rfq_accept_quote(sa, &req.request_id, &q.quote_id, later)
+        .await
+        .unwrap();
+    b.rfq_approve_order(sb, &req.request_id, &q.quote_id, later)
+        .await
+        .unwrap();
+    assert_eq!(sim.settlement_failures(), 0);
+    assert_eq!(sim.outcome_balance(*me_a, ids()[0]), usd(10));
+    assert_eq!(sim.outcome_balance(*me_b, ids()[1]), usd(10));
+    assert_eq!(seta.collateral_balance(*me_a).await.unwrap(), usd(94));
+    assert_eq!(setb.collateral_balance(*me_b).await.unwrap(), usd(96));
+
+    // Merge: A sells its 10 YES, B its 10 NO at 0.55, so A receives 0.45.
+    let req = a
+        .rfq_create_request(YES, Side::Sell, px(50), ten, eoa)
+        .await
+        .unwrap();
+    let q = b
+        .rfq_create_quote(&req.request_id, NO, Side::Sell, px(55), ten, eoa)
+        .await
+        .unwrap();
+    a.rfq_accept_quote(sa, &req.request_id, &q.quote_id, later)
+        .await
+        .unwrap();
+    b.rfq_approve_order(sb, &req.request_id, &q.quote_id, later)
+        .await
+        .unwrap();
+    assert_eq!(sim.settlement_failures(), 0);
+    assert_eq!(sim.outcome_balance(*me_a, ids()[0]), U256::ZERO);
+    assert_eq!(sim.outcome_balance(*me_b, ids()[1]), U256::ZERO);
+    assert_eq!(
+        seta.collateral_balance(*me_a).await.unwrap(),
+        U256::from(98_500_000u64)
+    );
+    assert_eq!(
+        setb.collateral_balance(*me_b).await.unwrap(),
+        U256::from(101_500_000u64)
+    );
+}

@@ -1,14 +1,39 @@
 //! Account extras of CLOB V2: the orders an account had resting before the V2 cutover
-//! (`GET /data/pre-migration-orders`), and a token's fee curve (`fee_exponent`, read from
-//! `GET /clob-markets/{condition_id}`'s `fd` field, as the official clients do).
+//! (`GET /data/pre-migration-orders`), a token's fee curve (`fee_exponent`, read from
+//! `GET /clob-markets/{condition_id}`'s `fd` field, as the official clients do), and the
+//! geoblock check (`GET https://polymarket.com/api/geoblock`, outside the CLOB host).
 
 use futures_core::Stream;
+use serde::Deserialize;
 
 use super::auth::Level;
 use super::error::Error;
 use super::pagination::{Page, PageSpec, SkippedRow, decode_page};
-use super::transport::Client;
+use super::transport::{Client, decode};
 use super::types::{FeeCurve, OpenOrder};
+
+/// Polymarket's web host, which answers the geoblock check.
+pub const DEFAULT_GEOBLOCK_HOST: &str = "https://polymarket.com";
+
+const GEOBLOCK_PATH: &str = "/api/geoblock";
+
+/// `GET /api/geoblock`: whether orders from the caller's IP address are refused.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[non_exhaustive]
+pub struct Geoblock {
+    /// Whether orders from this address are refused.
+    #[serde(default)]
+    pub blocked: bool,
+    /// The address the check saw.
+    #[serde(default)]
+    pub ip: String,
+    /// ISO 3166-1 alpha-2 country code.
+    #[serde(default)]
+    pub country: String,
+    /// Region or state code.
+    #[serde(default)]
+    pub region: String,
+}
 
 fn pre_migration_spec() -> PageSpec<OpenOrder> {
     PageSpec {
@@ -61,5 +86,27 @@ impl Client {
     pub async fn fee_curve(&self, token_id: &str) -> Result<Option<FeeCurve>, Error> {
         let m = self.market_by_token(token_id).await?;
         Ok(self.clob_market(&m.condition_id).await?.fee)
+    }
+
+    /// `GET {host}/api/geoblock` (public; `host` is [`DEFAULT_GEOBLOCK_HOST`] in production):
+    /// whether Polymarket refuses orders from this client's IP address, and where it places
+    /// it. Missing fields read as empty (and `blocked` as false).
+    ///
+    /// # Errors
+    ///
+    /// Transport, status, or a body that is not an object.
+    pub async fn check_geoblock(&self, host: &str) -> Result<Geoblock, Error> {
+        let url = format!("{}{GEOBLOCK_PATH}", host.trim_end_matches('/'));
+        let mut rb = self.inner.http.get(url);
+        if let Some(t) = self.inner.timeout {
+            rb = rb.timeout(t);
+        }
+        let resp = rb.send().await.map_err(Error::from_reqwest)?;
+        let status = resp.status().as_u16();
+        let body = resp.bytes().await.map_err(Error::from_reqwest)?;
+        if !(200..300).contains(&status) {
+            return Err(Error::from_status(status, &body, None));
+        }
+        decode(&body, GEOBLOCK_PATH)
     }
 }

@@ -50,11 +50,13 @@ mod ratelimit;
 mod retry;
 mod rewards;
 pub mod rfq;
+pub mod session_signers;
 mod token_market;
 mod trading;
 mod transport;
 pub mod types;
 
+pub use account_extras::{DEFAULT_GEOBLOCK_HOST, Geoblock};
 pub use auth::Credentials;
 pub use breaker::{BreakerConfig, BreakerState};
 pub use builder::{ClientBuilder, DEFAULT_HOST};

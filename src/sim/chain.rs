@@ -331,6 +331,35 @@ impl SimChain {
         );
     }
 
+    /// Settles one fill whose maker traded the complement of the taker's token on the same
+    /// side: `tokens` are the taker's and the maker's.
+    pub(crate) fn settle_crossed(
+        &mut self,
+        taker: &str,
+        side: Side,
+        maker: &str,
+        f: &Fill,
+        tokens: [&str; 2],
+        neg_risk: bool,
+    ) {
+        let parsed = (
+            taker.parse::<Address>(),
+            maker.parse::<Address>(),
+            tokens[0].parse::<U256>(),
+            tokens[1].parse::<U256>(),
+        );
+        let (Ok(taker), Ok(maker), Ok(taker_token), Ok(maker_token)) = parsed else {
+            self.ledger.settlement_failures += 1;
+            return;
+        };
+        self.ledger.settle_crossed(
+            side,
+            [(taker, taker_token), (maker, maker_token)],
+            f,
+            neg_risk,
+        );
+    }
+
     /// Settles a trade's fills on the ledger (called by the exchange after each match).
     pub(crate) fn settle_fills(
         &mut self,
@@ -400,19 +429,31 @@ impl super::state::Exchange {
             .get(&taker_seq)
             .map(|o| o.maker_address.clone())
             .unwrap_or_default();
-        let makers: Vec<(String, Fill)> = fills
-            .iter()
-            .filter_map(|f| {
-                self.orders
-                    .get(&f.maker_seq)
-                    .map(|o| (o.maker_address.clone(), *f))
-            })
-            .collect();
+        // Makers on the taker's token trade against it; a maker on the other token (an RFQ
+        // mint or merge) meets it through a split or a merge of the full set.
+        let mut makers: Vec<(String, Fill)> = Vec::new();
+        let mut crossed: Vec<(String, Fill, usize)> = Vec::new();
+        for f in fills {
+            if let Some(o) = self.orders.get(&f.maker_seq) {
+                if o.token == ti {
+                    makers.push((o.maker_address.clone(), *f));
+                } else {
+                    crossed.push((o.maker_address.clone(), *f, o.token));
+                }
+            }
+        }
         let spec = &self.markets[mi].spec;
         let token = spec.tokens[ti].token_id().to_owned();
         let neg_risk = spec.neg_risk;
+        let other: Vec<String> = crossed
+            .iter()
+            .map(|(_, _, t)| spec.tokens[*t].token_id().to_owned())
+            .collect();
         if let Some(chain) = self.chain.as_mut() {
             chain.settle_fills(&taker, side, &makers, &token, neg_risk);
+            for ((maker, f, _), maker_token) in crossed.iter().zip(&other) {
+                chain.settle_crossed(&taker, side, maker, f, [&token, maker_token], neg_risk);
+            }
         }
     }
 }

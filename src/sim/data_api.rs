@@ -218,7 +218,7 @@ fn fills(ex: &Exchange) -> Vec<FillRow> {
         let notional: u128 = t
             .fills
             .iter()
-            .map(|f| u128::from(f.size) * u128::from(f.price))
+            .map(|f| u128::from(f.size) * u128::from(ex.taker_view_price(t, f)))
             .sum();
         let avg = notional
             .checked_div(u128::from(t.size))
@@ -239,13 +239,17 @@ fn fills(ex: &Exchange) -> Vec<FillRow> {
         });
         for f in &t.fills {
             let (wallet, signer) = who(f.maker_seq);
+            // A maker on the other token (an RFQ mint or merge) shares the taker's side.
+            let (side, token) = ex
+                .order_by_seq(f.maker_seq)
+                .map_or((t.side.opposite(), t.token), |o| (o.side, o.token));
             out.push(FillRow {
                 wallet,
                 signer,
                 taker: false,
-                side: t.side.opposite(),
+                side,
                 market: t.market,
-                token: t.token,
+                token,
                 size: f.size,
                 price: u64::from(f.price),
                 time: t.match_time,

@@ -417,6 +417,6 @@ pub(crate) fn clob_market(ex: &Exchange, mi: usize) -> Value {
         "fd": {"r": 0, "e": 0, "to": false},
         "mbf": 0,
         "tbf": 0,
-        "rfqe": false,
+        "rfqe": s.rfq,
     })
 }

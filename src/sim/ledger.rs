@@ -511,6 +511,68 @@ impl Ledger {
         }
     }
 
+    /// Settles a fill between two orders on the two tokens of one binary market, both on
+    /// `side`: buying mints the full set (each buyer pays its price, the sum escrowed at
+    /// ConditionalTokens) and selling merges it (the escrow pays each seller its price).
+    /// `legs` are `(address, token)` of the taker and the maker; `f.price` is the maker's.
+    /// A failed settlement leaves the balances as they were and is counted.
+    pub(crate) fn settle_crossed(
+        &mut self,
+        side: Side,
+        legs: [(Address, U256); 2],
+        f: &Fill,
+        neg_risk: bool,
+    ) {
+        let exchange = self.contracts.exchange_for(neg_risk);
+        let size = U256::from(f.size);
+        let maker_cost = U256::from(u128::from(f.price) * u128::from(f.size) / 1_000_000);
+        let costs = [size.saturating_sub(maker_cost), maker_cost];
+        let snapshot = self.balances.clone();
+        if self
+            .settle_crossed_legs(exchange, side, legs, costs, size)
+            .is_err()
+        {
+            self.balances = snapshot;
+            self.settlement_failures += 1;
+        }
+    }
+
+    fn settle_crossed_legs(
+        &mut self,
+        exchange: Address,
+        side: Side,
+        legs: [(Address, U256); 2],
+        costs: [U256; 2],
+        size: U256,
+    ) -> Result<(), Revert> {
+        let ctf = self.contracts.conditional_tokens;
+        for ((who, token), cost) in legs.into_iter().zip(costs) {
+            match side {
+                Side::Buy => {
+                    if who == self.house {
+                        self.mint_collateral(ctf, cost);
+                    } else {
+                        self.pull_collateral(who, exchange, ctf, cost)?;
+                    }
+                    self.mint_token(who, token, size);
+                }
+                Side::Sell => {
+                    if who != self.house {
+                        if !self.balances.operators.contains(&(who, exchange)) {
+                            return revert("ERC1155: exchange not approved");
+                        }
+                        self.burn_token(who, token, size)?;
+                    }
+                    self.burn_collateral(ctf, cost);
+                    if who != self.house {
+                        self.mint_collateral(who, cost);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn settle_one(
         &mut self,
         exchange: Address,
@@ -748,5 +810,47 @@ mod tests {
         l.settle_fills(me, Side::Sell, &[(house, fill)], ids[0], false);
         assert_eq!(l.token_of(me, ids[0]), U256::ZERO);
         assert_eq!(l.collateral_of(me), U256::from(5_000_000u64));
+    }
+
+    #[test]
+    fn crossed_fills_mint_and_merge_the_full_set() {
+        let (mut l, _, ids) = ledger();
+        let (a, b) = (Address::repeat_byte(1), Address::repeat_byte(2));
+        let ex = l.contracts.exchange;
+        let ctf = l.contracts.conditional_tokens;
+        for who in [a, b] {
+            l.mint_collateral(who, U256::from(10_000_000u64));
+            l.apply(who, &erc20::approve(l.contracts.collateral, ex, U256::MAX))
+                .unwrap();
+        }
+        let escrow = l.collateral_of(ctf);
+        // B (maker) buys 10 NO at 0.40, A (taker) 10 YES at 0.60: a mint.
+        let fill = Fill {
+            maker_seq: 1,
+            price: 400_000,
+            size: 10_000_000,
+            maker_done: true,
+        };
+        l.settle_crossed(Side::Buy, [(a, ids[0]), (b, ids[1])], &fill, false);
+        assert_eq!(l.settlement_failures, 0);
+        assert_eq!(l.collateral_of(a), U256::from(4_000_000u64));
+        assert_eq!(l.collateral_of(b), U256::from(6_000_000u64));
+        assert_eq!(l.token_of(a, ids[0]), U256::from(10_000_000u64));
+        assert_eq!(l.token_of(b, ids[1]), U256::from(10_000_000u64));
+        assert_eq!(l.collateral_of(ctf), escrow + U256::from(10_000_000u64));
+        // Merging needs both ERC-1155 approvals; a refused merge changes nothing.
+        l.apply(a, &erc1155::set_approval_for_all(ctf, ex, true))
+            .unwrap();
+        l.settle_crossed(Side::Sell, [(a, ids[0]), (b, ids[1])], &fill, false);
+        assert_eq!(l.settlement_failures, 1);
+        assert_eq!(l.token_of(a, ids[0]), U256::from(10_000_000u64));
+        l.apply(b, &erc1155::set_approval_for_all(ctf, ex, true))
+            .unwrap();
+        l.settle_crossed(Side::Sell, [(a, ids[0]), (b, ids[1])], &fill, false);
+        assert_eq!(l.settlement_failures, 1);
+        assert_eq!(l.collateral_of(a), U256::from(10_000_000u64));
+        assert_eq!(l.collateral_of(b), U256::from(10_000_000u64));
+        assert_eq!(l.token_of(b, ids[1]), U256::ZERO);
+        assert_eq!(l.collateral_of(ctf), escrow);
     }
 }

@@ -70,6 +70,7 @@ pub struct MarketSpec {
     pub(crate) position_ids: bool,
     pub(crate) mid: Price,
     pub(crate) seed_levels: u32,
+    pub(crate) rfq: bool,
 }
 
 impl MarketSpec {
@@ -98,6 +99,7 @@ impl MarketSpec {
             position_ids: false,
             mid: Price::new(500_000).unwrap_or(Price::ZERO),
             seed_levels: 5,
+            rfq: true,
         }
     }
 
@@ -144,6 +146,21 @@ impl MarketSpec {
     pub fn seed_levels(mut self, levels: u32) -> Self {
         self.seed_levels = levels;
         self
+    }
+
+    /// Enables or disables request-for-quote trading on the market: `/clob-markets` reports
+    /// it as `rfqe`, and RFQ requests and quotes for a disabled market are refused. Default is
+    /// true.
+    #[must_use]
+    pub fn rfq(mut self, enabled: bool) -> Self {
+        self.rfq = enabled;
+        self
+    }
+
+    /// Whether RFQ trading is enabled on the market.
+    #[must_use]
+    pub fn is_rfq_enabled(&self) -> bool {
+        self.rfq
     }
 
     /// The condition id.
@@ -265,6 +282,7 @@ fn parse_market(m: &serde_json::Value) -> Result<MarketSpec, String> {
         position_ids: m.get("version").and_then(|v| v.as_str()) == Some("v2"),
         mid,
         seed_levels: 5,
+        rfq: m.get("rfqe").and_then(|v| v.as_bool()).unwrap_or(true),
     })
 }
 

@@ -16,14 +16,14 @@
 
 use std::collections::HashMap;
 
-use alloy_primitives::B256;
+use alloy_primitives::{Address, B256, U256};
 use hyper::http::request::Parts;
 use hyper::{Method, Response, StatusCode};
 use serde_json::{Value, json};
 
 use super::events;
 use super::rest::{l2, ok, page, q};
-use super::server::{Shared, error_response};
+use super::server::{Reject, Shared, error_response};
 use super::state::{ApiKeyRec, Exchange, OrderRec, Status};
 use crate::types::{ExchangeVersion, contracts};
 
@@ -47,6 +47,151 @@ struct BuilderKey {
     revoked_at: Option<u64>,
 }
 
+use crate::clob::session_signers::{
+    AUTHORIZATIONS_PATH as AUTHORIZATIONS, EXECUTE_PARAMS_PATH as EXECUTE_PARAMS,
+    REVOCATIONS_PATH as REVOCATIONS, SessionScope, SessionSignerAction, SessionSignerBatch,
+};
+
+/// The relayer's builder-key check: `POLY_BUILDER_*` headers naming a live builder key, its
+/// passphrase, and (when the simulator verifies signatures) the HMAC of the request.
+fn builder_auth(shared: &Shared, ex: &Exchange, parts: &Parts, body: &[u8]) -> Result<(), Reject> {
+    let h = |k: &str| parts.headers.get(k).and_then(|v| v.to_str().ok());
+    let refuse = || Reject::new(StatusCode::UNAUTHORIZED, "invalid builder credentials");
+    let name = h("poly_builder_api_key").ok_or_else(refuse)?;
+    let live = ex
+        .programs
+        .builder_keys
+        .iter()
+        .any(|k| k.key == name && k.revoked_at.is_none());
+    let key = ex.api_key(name).filter(|_| live).ok_or_else(refuse)?;
+    if h("poly_builder_passphrase") != Some(key.passphrase.as_str()) {
+        return Err(refuse());
+    }
+    let ts = h("poly_builder_timestamp")
+        .and_then(|t| t.parse::<u64>().ok())
+        .ok_or_else(refuse)?;
+    let sig = h("poly_builder_signature").ok_or_else(refuse)?;
+    if shared.verify {
+        let mac = crate::sign::hmac::HmacKey::from_base64url(&key.secret).map_err(|_| refuse())?;
+        if mac
+            .sign(ts, parts.method.as_str(), parts.uri.path(), body)
+            .as_str()
+            != sig
+        {
+            return Err(refuse());
+        }
+    }
+    Ok(())
+}
+
+/// The relayer's session-signer routes: the body is checked like the deposit wallet checks
+/// the batch (owner signature over the `Batch` digest, the owner's next nonce, a deadline
+/// still ahead, a wallet no other owner signed for), then the signer is added or removed at
+/// once (the simulator's relayer confirms in the same breath). The request must carry a live
+/// builder key's `POLY_BUILDER_*` headers.
+fn session_signer_batch(shared: &Shared, parts: &Parts, authorize: bool, body: &[u8]) -> Resp {
+    let checked = builder_auth(shared, &shared.ex(), parts, body);
+    if let Err(r) = checked {
+        return r.into_response();
+    }
+    let bad = |m: &str| error_response(StatusCode::BAD_REQUEST, m);
+    let Ok(v) = serde_json::from_slice::<Value>(body) else {
+        return bad("Invalid payload: expected a JSON object");
+    };
+    let text = |k: &str| v.get(k).and_then(Value::as_str);
+    let addr = |k: &str| text(k).and_then(|s| s.parse::<Address>().ok());
+    let num = |k: &str| text(k).and_then(|s| s.parse::<u64>().ok());
+    let (Some(wallet), Some(signer), Some(nonce), Some(deadline)) = (
+        addr("walletAddress"),
+        addr("sessionSignerAddress"),
+        num("nonce"),
+        num("deadline"),
+    ) else {
+        return bad(
+            "Invalid payload: walletAddress, sessionSignerAddress, nonce and deadline are required",
+        );
+    };
+    let Some(sig) = text("signature").and_then(|s| crate::sign::Signature::parse_hex(s).ok())
+    else {
+        return bad("Invalid payload: signature must be 65 bytes of hex");
+    };
+    let action = if authorize {
+        let scopes: Vec<SessionScope> = v
+            .get("scopes")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(SessionScope::parse)
+                    .collect()
+            })
+            .unwrap_or_default();
+        if scopes.is_empty() || (scopes.len() > 1 && scopes.contains(&SessionScope::All)) {
+            return bad("scopes must name ALL alone or other scopes");
+        }
+        let Some(valid_until) = num("validUntil") else {
+            return bad("Invalid payload: validUntil is required");
+        };
+        SessionSignerAction::Authorize {
+            scopes,
+            valid_until,
+        }
+    } else {
+        SessionSignerAction::Revoke
+    };
+    let batch = SessionSignerBatch {
+        wallet,
+        session_signer: signer,
+        action: action.clone(),
+        nonce: U256::from(nonce),
+        deadline,
+    };
+    let digest = batch.digest(shared.chain);
+    let Ok(owner) = crate::sign::eip712::recover_address(&digest.0, &sig) else {
+        return bad("invalid signature");
+    };
+    let mut ex = shared.ex();
+    let me = format!("{owner:#x}");
+    // A wallet belongs to the owner that first signed for it.
+    if ex
+        .programs
+        .session_signers
+        .iter()
+        .any(|(o, r)| *o != me && r.wallet == Some(wallet))
+    {
+        return bad("the signature is not the deposit wallet owner's");
+    }
+    let rec = ex.programs.session_signers.entry(me).or_default();
+    if rec.wallet.is_some_and(|w| w != wallet) {
+        return bad("the signature is not the deposit wallet owner's");
+    }
+    if nonce != rec.nonce {
+        return bad(&format!("invalid nonce: expected {}", rec.nonce));
+    }
+    if deadline <= super::state::now_s() {
+        return bad("the batch deadline has passed");
+    }
+    rec.wallet = Some(wallet);
+    rec.nonce += 1;
+    rec.signers.retain(|(a, _, _)| *a != signer);
+    let id = format!(
+        "tx-session-{}-{}",
+        rec.nonce,
+        if authorize { "auth" } else { "revoke" }
+    );
+    match action {
+        SessionSignerAction::Authorize {
+            scopes,
+            valid_until,
+        } => {
+            let names = scopes.iter().map(|s| s.as_str().to_owned()).collect();
+            rec.signers.push((signer, names, valid_until));
+            ok(&json!({"status": "REGISTERED", "transactionId": id, "transactionHash": null}))
+        }
+        _ => ok(&json!({"status": "CONFIRMED", "fenced": true, "transactionId": id})),
+    }
+}
+
 /// Program state kept with the exchange.
 #[derive(Debug, Default)]
 pub(crate) struct Programs {
@@ -55,6 +200,18 @@ pub(crate) struct Programs {
     builder_fees: HashMap<B256, (u32, u32)>,
     /// Requests and quotes (sim/rfq.rs).
     pub(crate) rfq: super::rfq::Rfq,
+    /// Deposit-wallet owner (lowercase) → its wallet and session signers.
+    session_signers: HashMap<String, OwnerSigners>,
+}
+
+/// A deposit wallet's session signers and the owner's next batch nonce, as the relayer
+/// keeps them.
+#[derive(Debug, Default)]
+struct OwnerSigners {
+    wallet: Option<Address>,
+    nonce: u64,
+    /// Signer → (scopes, valid until).
+    signers: Vec<(Address, Vec<String>, u64)>,
 }
 
 impl Programs {
@@ -100,6 +257,48 @@ pub(crate) fn route(
             ok(&Value::Array(rows))
         }),
         "/auth/builder-api-key" if m == Method::DELETE => l2(shared, parts, body, revoke_key),
+        // polymarket.com's geoblock check: the simulator refuses no one.
+        "/api/geoblock" if get => ok(&json!({
+            "blocked": false,
+            "ip": "127.0.0.1",
+            "country": "",
+            "region": "",
+        })),
+        "/v1/user/session-signers" if get => l2(shared, parts, body, |ex, key| {
+            let now = super::state::now_s();
+            let rec = ex.programs.session_signers.get(&key.address);
+            let wallet = rec
+                .and_then(|r| r.wallet)
+                .map_or_else(|| key.address.clone(), |w| w.to_checksum(None));
+            let signers: Vec<Value> = rec
+                .map(|r| r.signers.as_slice())
+                .unwrap_or_default()
+                .iter()
+                .filter(|(_, _, until)| *until > now)
+                .map(|(a, scopes, until)| {
+                    json!({"address": a.to_checksum(None), "scopes": scopes, "valid_until": until})
+                })
+                .collect();
+            ok(&json!({"wallet": wallet, "signers": signers}))
+        }),
+        EXECUTE_PARAMS if get => {
+            let Some(owner) = q(query, "address").and_then(|a| a.parse::<Address>().ok()) else {
+                return Some(error_response(
+                    StatusCode::BAD_REQUEST,
+                    "address is required",
+                ));
+            };
+            let ex = shared.ex();
+            if let Err(r) = builder_auth(shared, &ex, parts, body) {
+                return Some(r.into_response());
+            }
+            let key = format!("{owner:#x}");
+            let nonce = ex.programs.session_signers.get(&key).map_or(0, |r| r.nonce);
+            ok(&json!({"address": owner.to_checksum(None), "nonce": nonce.to_string()}))
+        }
+        AUTHORIZATIONS | REVOCATIONS if m == Method::POST => {
+            session_signer_batch(shared, parts, path == AUTHORIZATIONS, body)
+        }
         "/builder/trades" if get => builder_trades(shared, query),
         "/data/pre-migration-orders" if get => l2(shared, parts, body, |ex, key| {
             let items: Vec<Value> = ex
@@ -446,7 +645,11 @@ fn builder_trades(shared: &Shared, query: &[(String, String)]) -> Resp {
         // (order, shares, notional micro-units, is taker)
         let mut legs: Vec<(&OrderRec, u64, u64, bool)> = Vec::new();
         if let Some(o) = taker.filter(|o| o.builder == code) {
-            let notional = t.fills.iter().map(|f| notional(f.size, f.price)).sum();
+            let notional = t
+                .fills
+                .iter()
+                .map(|f| notional(f.size, ex.taker_view_price(t, f)))
+                .sum();
             legs.push((o, t.fills.iter().map(|f| f.size).sum(), notional, true));
         }
         for f in &t.fills {

@@ -2,9 +2,10 @@
 //! quote settles as one trade between the two signed V1 orders, reported in `/data/trades`
 //! and on the user channel like any book trade.
 //!
-//! The simulator settles complementary matches (the quoter takes the other side of the
-//! requested token). Mint and merge quotes (the complement token) are refused with a clear
-//! error rather than settled half right.
+//! Every match type the exchange knows settles: complementary (the quoter takes the other
+//! side of the requested token), mint (both sides buy: the quoter buys the complement token,
+//! and the two payments fund a split of the full set) and merge (both sides sell: the two
+//! tokens merge back into collateral shared at the two prices).
 
 use hyper::http::request::Parts;
 use hyper::{Method, Response, StatusCode};
@@ -56,12 +57,34 @@ struct RequestRec {
     phase: Phase,
 }
 
+/// How a quote meets its request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Match {
+    /// Same token, opposite sides.
+    Complementary,
+    /// Complement token, both buy.
+    Mint,
+    /// Complement token, both sell.
+    Merge,
+}
+
+impl Match {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Complementary => "COMPLEMENTARY",
+            Self::Mint => "MINT",
+            Self::Merge => "MERGE",
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 struct QuoteRec {
     id: String,
     request_id: String,
     user: String,
     terms: Terms,
+    kind: Match,
     phase: Phase,
     /// The requester's signed order, once accepted.
     accepted: Option<NewOrder>,
@@ -120,6 +143,12 @@ fn terms(ex: &Exchange, v: &Value) -> Result<Terms, Reject> {
     let (mi, ti) = ex
         .token(token)
         .ok_or_else(|| Reject::bad(format!("market not found for token id {token}")))?;
+    if !ex.markets[mi].spec.rfq {
+        return Err(Reject::bad(format!(
+            "RFQ is not enabled for market {}",
+            ex.markets[mi].spec.condition_id
+        )));
+    }
     let t = Terms {
         mi,
         ti,
@@ -183,7 +212,7 @@ fn quote_json(ex: &Exchange, qr: &QuoteRec) -> Value {
     let mut m = row(ex, &qr.terms, &qr.user);
     m.insert("quoteId".into(), json!(qr.id));
     m.insert("requestId".into(), json!(qr.request_id));
-    m.insert("matchType".into(), json!("COMPLEMENTARY"));
+    m.insert("matchType".into(), json!(qr.kind.as_str()));
     m.insert(
         "state".into(),
         json!(if qr.phase == Phase::Active {
@@ -307,7 +336,10 @@ pub(crate) fn route(
             approve(shared, ex, key, body)
         }),
         "/rfq/config" if get => l2(shared, parts, body, |_, _| {
-            ok(&json!({"requestTtlSeconds": REQUEST_TTL, "matchTypes": ["COMPLEMENTARY"]}))
+            ok(&json!({
+                "requestTtlSeconds": REQUEST_TTL,
+                "matchTypes": ["COMPLEMENTARY", "MINT", "MERGE"]
+            }))
         }),
         _ => return None,
     })
@@ -366,12 +398,20 @@ fn create_quote(ex: &mut Exchange, key: &ApiKeyRec, body: &[u8]) -> Resp {
     if r.user == key.address {
         return bad("cannot quote your own request");
     }
-    if (t.mi, t.ti) != (r.terms.mi, r.terms.ti) {
-        return bad("the simulator settles complementary quotes only: quote the requested token");
+    if t.mi != r.terms.mi {
+        return bad("a quote must trade the request's market");
     }
-    if t.side == r.terms.side {
-        return bad("a complementary quote takes the other side of the request");
-    }
+    let kind = match (t.ti == r.terms.ti, t.side == r.terms.side, t.side) {
+        (true, false, _) => Match::Complementary,
+        (false, true, Side::Buy) => Match::Mint,
+        (false, true, Side::Sell) => Match::Merge,
+        (true, true, _) => {
+            return bad("a quote on the requested token takes the other side of the request");
+        }
+        (false, false, _) => {
+            return bad("a quote on the complement token takes the same side as the request");
+        }
+    };
     if t.shares != r.terms.shares {
         return bad(&format!(
             "quote size {} differs from the requested {}",
@@ -385,6 +425,7 @@ fn create_quote(ex: &mut Exchange, key: &ApiKeyRec, body: &[u8]) -> Resp {
         request_id: rid.clone(),
         user: key.address.clone(),
         terms: t,
+        kind,
         phase: Phase::Active,
         accepted: None,
     });
@@ -482,6 +523,24 @@ fn find_quote(ex: &Exchange, v: &Value) -> Result<(usize, usize), Reject> {
     Ok((ri, qi))
 }
 
+/// What the requester signs to meet `qr`: the quoted token on the other side at the quoted
+/// price (complementary), or the complement token on the same side at `1 − price` (mint,
+/// merge), for the same shares.
+fn requester_terms(qr: &QuoteRec) -> Terms {
+    match qr.kind {
+        Match::Complementary => Terms {
+            side: qr.terms.side.opposite(),
+            ..qr.terms.clone()
+        },
+        Match::Mint | Match::Merge => Terms {
+            ti: 1 - qr.terms.ti,
+            // Exact: the quote's price is on the tick grid, so shares × price is whole.
+            usdc: qr.terms.shares - qr.terms.usdc,
+            ..qr.terms.clone()
+        },
+    }
+}
+
 fn accept(shared: &Shared, ex: &mut Exchange, key: &ApiKeyRec, body: &[u8]) -> Resp {
     let v = match body_json(body) {
         Ok(v) => v,
@@ -499,11 +558,7 @@ fn accept(shared: &Shared, ex: &mut Exchange, key: &ApiKeyRec, body: &[u8]) -> R
     if r.phase != Phase::Active || qr.phase != Phase::Active {
         return bad("the request or the quote is no longer active");
     }
-    // The requester trades the quoted token on the other side of the quote, at its price.
-    let want = Terms {
-        side: qr.terms.side.opposite(),
-        ..qr.terms.clone()
-    };
+    let want = requester_terms(qr);
     let o = match signed_order(shared, ex, key, &v, &want) {
         Ok(o) => o,
         Err(r) => return r.into_response(),
@@ -536,12 +591,20 @@ fn approve(shared: &Shared, ex: &mut Exchange, key: &ApiKeyRec, body: &[u8]) -> 
         Ok(o) => o,
         Err(r) => return r.into_response(),
     };
+    let theirs = requester_terms(&ex.programs.rfq.quotes[qi]);
     let rfq = &mut ex.programs.rfq;
     let Some(taker) = rfq.quotes[qi].accepted.take() else {
         return bad("the quote has not been accepted");
     };
     rfq.quotes[qi].phase = Phase::Filled;
     rfq.requests[ri].phase = Phase::Filled;
-    let trade = ex.settle_pair(taker, o, (want.mi, want.ti), want.price(), want.shares);
+    let trade = ex.settle_pair(
+        taker,
+        o,
+        want.mi,
+        (theirs.ti, theirs.price()),
+        (want.ti, want.price()),
+        want.shares,
+    );
     ok(&json!({"tradeIds": [trade]}))
 }

@@ -249,7 +249,7 @@ fn activity(ex: &Exchange, from: usize) -> Vec<(String, String)> {
                 "title": m.spec.question,
                 "outcome": token.outcome(),
                 "outcomeIndex": t.token,
-                "price": serde_json::from_str::<Value>(&events::price(f.price)).unwrap_or(Value::Null),
+                "price": serde_json::from_str::<Value>(&events::price(ex.taker_view_price(t, f))).unwrap_or(Value::Null),
                 "size": serde_json::from_str::<Value>(&events::size(f.size)).unwrap_or(Value::Null),
                 "side": match t.side { Side::Buy => "BUY", Side::Sell => "SELL" },
                 "timestamp": t.match_time,

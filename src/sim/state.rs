@@ -649,20 +649,27 @@ impl Exchange {
     }
 
     /// Settles an off-book match (an accepted and approved RFQ quote): both orders are
-    /// recorded, fully matched at `price`, and one trade joins them, reported like any other
-    /// (`/data/trades`, the user channel). `taker` and `maker` trade token `ti` of market
-    /// `mi` on opposite sides. Returns the trade id.
+    /// recorded, fully matched for `shares`, and one trade joins them, reported like any other
+    /// (`/data/trades`, the user channel). Each side is `(token index, price)` in market `mi`.
+    /// On one token the two orders take opposite sides (a complementary match); on the two
+    /// tokens of the market they take the same side, a mint when both buy and a merge when
+    /// both sell, and the prices sum to one. Returns the trade id.
     pub(crate) fn settle_pair(
         &mut self,
         taker: NewOrder,
         maker: NewOrder,
-        (mi, ti): (usize, usize),
-        price: u32,
+        mi: usize,
+        (taker_ti, taker_price): (usize, u32),
+        (maker_ti, maker_price): (usize, u32),
         shares: u64,
     ) -> String {
         let now = now_s();
         let mut seqs = [0u64; 2];
-        for (i, o) in [maker, taker].into_iter().enumerate() {
+        let legs = [
+            (maker, maker_ti, maker_price),
+            (taker, taker_ti, taker_price),
+        ];
+        for (i, (o, ti, price)) in legs.into_iter().enumerate() {
             let seq = self.next_seq;
             self.next_seq += 1;
             seqs[i] = seq;
@@ -693,16 +700,34 @@ impl Exchange {
             );
         }
         let side = self.orders.get(&seqs[1]).map_or(Side::Buy, |o| o.side);
+        let maker_side = self.orders.get(&seqs[0]).map_or(Side::Buy, |o| o.side);
         let fill = Fill {
             maker_seq: seqs[0],
-            price,
+            price: maker_price,
             size: shares,
             maker_done: true,
         };
-        let (id, _) = self.record_trade(seqs[1], mi, ti, side, &[fill], now);
-        self.markets[mi].last_trade[ti] = Some((price, side));
+        let (id, _) = self.record_trade(seqs[1], mi, taker_ti, side, &[fill], now);
+        // The trade reads from the taker's side: its token at its price.
+        if let Some(t) = self.trades.last_mut() {
+            t.price = taker_price;
+        }
+        self.markets[mi].last_trade[taker_ti] = Some((taker_price, side));
+        if maker_ti != taker_ti {
+            self.markets[mi].last_trade[maker_ti] = Some((maker_price, maker_side));
+        }
         self.publish_trade_events(self.trades.len() - 1);
         id
+    }
+
+    /// The price of maker fill `f` of trade `t` seen from the taker's token: the fill's own
+    /// price when the maker traded the same token, its complement when the two sides met
+    /// across the market's two tokens (an RFQ mint or merge).
+    pub(crate) fn taker_view_price(&self, t: &TradeRec, f: &Fill) -> u32 {
+        match self.order_by_seq(f.maker_seq) {
+            Some(o) if o.token != t.token => Price::SCALE.saturating_sub(f.price),
+            _ => f.price,
+        }
     }
 
     /// Records a trade for `taker_seq` and updates the makers; returns (trade id, tx hash).
