@@ -91,8 +91,9 @@ async fn governed_burst_of_500_orders_and_500_cancels_draws_no_429() {
         assert_eq!(r.canceled.as_deref(), Some(&[id.clone()][..]));
         worst = worst.max(*latency);
     }
-    // Cancels have their own bucket: none waited behind the throttled orders.
-    assert!(worst < Duration::from_secs(2), "slowest cancel {worst:?}");
+    // Cancels have their own bucket: none waited behind the throttled orders (which wait up
+    // to 8 s). The margin leaves room for a loaded machine's request latency.
+    assert!(worst < Duration::from_secs(4), "slowest cancel {worst:?}");
     assert!(orders_done > Duration::from_secs(6), "{orders_done:?}");
     assert_eq!(stats.admitted as usize, placed.len() * 2);
     let (open, _) = c.all_orders(&OrderFilter::default()).await.unwrap();
@@ -284,6 +285,7 @@ async fn warning_mode_is_surfaced() {
     let c = client(&sim, KEY_A, Throttle::Off).await;
     let orders = Arc::new(resting_bids(&c, KEY_A, 100, false));
     let mut tasks = Vec::new();
+    let t0 = Instant::now();
     for i in 0..orders.len() {
         let (c, orders) = (c.clone(), Arc::clone(&orders));
         tasks.push(tokio::spawn(async move { c.post_order(&orders[i]).await }));
@@ -291,8 +293,16 @@ async fn warning_mode_is_surfaced() {
     for t in tasks {
         t.await.unwrap().unwrap();
     }
+    let elapsed = t0.elapsed().as_secs_f64();
     let stats = sim.rail_stats();
     assert_eq!(stats.rate_limited, 0);
-    assert!(stats.warned >= 20, "{stats:?}");
+    // 100 orders against a burst of 60 refilling at 40/s: at least the excess over what the
+    // bucket could have refilled while they were in flight is over the limit (40 when the
+    // burst takes well under a second; fewer on a slow machine).
+    let over = 100 - 60 - (40.0 * elapsed).ceil() as i64;
+    assert!(
+        stats.warned as i64 >= over.min(20),
+        "{stats:?} in {elapsed:.2} s"
+    );
     assert_eq!(c.governor().warnings(), stats.warned);
 }
