@@ -35,6 +35,8 @@ pub mod types;
 pub use auth::Credentials;
 pub use breaker::{BreakerConfig, BreakerState};
 pub use builder::{ClientBuilder, DEFAULT_HOST};
+/// The body buffer of [`Client::markets_borrowed`] and [`Client::markets_raw`].
+pub use bytes::Bytes;
 pub use error::Error;
 pub use heartbeat::{HeartbeatHandle, HeartbeatStatus};
 pub use markets::MarketList;

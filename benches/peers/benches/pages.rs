@@ -29,7 +29,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use polyclob::clob::{Client, MarketList, decode_page, types::Market};
+use polyclob::clob::{Client, MarketList};
 
 /// Counts every allocation in the process (the server thread makes none per request).
 struct Counting;
@@ -443,8 +443,8 @@ fn main() {
         Stats::new("floor: reqwest GET, bytes only", "get(/markets).send().bytes()"),
         Stats::new("polyclob", "markets(MarketList::All, None)"),
         Stats::new(
-            "polyclob zero-copy",
-            "markets_raw + decode_page::<Market<'_>>",
+            "polyclob, borrowed rows",
+            "markets_borrowed(MarketList::All, None, &mut body)",
         ),
         Stats::new("polyfill-rs 0.4.3", "get_markets(None)"),
         Stats::new("official SDK 0.9.0", "markets(None)"),
@@ -455,6 +455,10 @@ fn main() {
             "get(/simplified-markets).send().bytes()",
         ),
         Stats::new("polyclob", "simplified_markets(MarketList::Simplified, None)"),
+        Stats::new(
+            "polyclob, borrowed rows",
+            "simplified_markets_borrowed(MarketList::Simplified, None, &mut body)",
+        ),
         Stats::new("polyfill-rs 0.4.3", "get_simplified_markets(None)"),
         Stats::new("official SDK 0.9.0", "simplified_markets(None)"),
     ];
@@ -479,8 +483,11 @@ fn main() {
             );
             assert!(p.skipped.is_empty());
             let n = timed!(m[2], {
-                let b = ours.markets_raw(MarketList::All, None).await.unwrap();
-                let p = decode_page::<Market<'_>>(&b).unwrap();
+                let mut body = polyclob::clob::Bytes::new();
+                let p = ours
+                    .markets_borrowed(MarketList::All, None, &mut body)
+                    .await
+                    .unwrap();
                 check(
                     p.data.len(),
                     &p.data[0].condition_id,
@@ -532,7 +539,24 @@ fn main() {
                 e,
             );
             drop(p);
-            let p = timed!(s[2], pf.get_simplified_markets(None).await.unwrap());
+            let n = timed!(s[2], {
+                let mut body = polyclob::clob::Bytes::new();
+                let p = ours
+                    .simplified_markets_borrowed(MarketList::Simplified, None, &mut body)
+                    .await
+                    .unwrap();
+                check(
+                    p.data.len(),
+                    &p.data[0].condition_id,
+                    &p.data[ROWS - 1].condition_id,
+                    &p.data[ROWS - 1].tokens[1].token_id,
+                    &p.next_cursor,
+                    e,
+                );
+                p.data.len()
+            });
+            assert_eq!(n, ROWS);
+            let p = timed!(s[3], pf.get_simplified_markets(None).await.unwrap());
             check(
                 p.data.len(),
                 &p.data[0].condition_id,
@@ -542,7 +566,7 @@ fn main() {
                 e,
             );
             drop(p);
-            let p = timed!(s[3], sdk.simplified_markets(None).await.unwrap());
+            let p = timed!(s[4], sdk.simplified_markets(None).await.unwrap());
             check(
                 p.data.len(),
                 &p.data[0].condition_id.unwrap().to_string(),
