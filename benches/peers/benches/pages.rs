@@ -20,7 +20,12 @@
 //! ```
 //!
 //! `PAGES_ITERS` sets the calls per row (default 300).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, missing_docs)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    missing_docs
+)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::{Read, Write};
@@ -208,7 +213,11 @@ fn markets_page(rows: &[Row]) -> Vec<u8> {
         tokens(&mut w, row);
         w.push_str(r#","tags":["Crypto","Bitcoin","All"]}"#);
     }
-    write!(w, r#"],"next_cursor":"{NEXT}","limit":{ROWS},"count":{ROWS}}}"#).unwrap();
+    write!(
+        w,
+        r#"],"next_cursor":"{NEXT}","limit":{ROWS},"count":{ROWS}}}"#
+    )
+    .unwrap();
     w.into_bytes()
 }
 
@@ -227,7 +236,11 @@ fn simplified_page(rows: &[Row]) -> Vec<u8> {
         tokens(&mut w, row);
         w.push_str(r#","active":true,"closed":false,"archived":false,"accepting_orders":true}"#);
     }
-    write!(w, r#"],"next_cursor":"{NEXT}","limit":{ROWS},"count":{ROWS}}}"#).unwrap();
+    write!(
+        w,
+        r#"],"next_cursor":"{NEXT}","limit":{ROWS},"count":{ROWS}}}"#
+    )
+    .unwrap();
     w.into_bytes()
 }
 
@@ -424,7 +437,10 @@ fn main() {
     assert_eq!(v["data"].as_array().unwrap().len(), ROWS);
     let v: serde_json::Value = serde_json::from_slice(&simplified).unwrap();
     assert_eq!(v["data"].as_array().unwrap().len(), ROWS);
-    let host = serve(Arc::new(response(&markets)), Arc::new(response(&simplified)));
+    let host = serve(
+        Arc::new(response(&markets)),
+        Arc::new(response(&simplified)),
+    );
 
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -440,7 +456,10 @@ fn main() {
     .unwrap();
 
     let mut m = [
-        Stats::new("floor: reqwest GET, bytes only", "get(/markets).send().bytes()"),
+        Stats::new(
+            "floor: reqwest GET, bytes only",
+            "get(/markets).send().bytes()",
+        ),
         Stats::new("polyclob", "markets(MarketList::All, None)"),
         Stats::new(
             "polyclob, borrowed rows",
@@ -454,7 +473,10 @@ fn main() {
             "floor: reqwest GET, bytes only",
             "get(/simplified-markets).send().bytes()",
         ),
-        Stats::new("polyclob", "simplified_markets(MarketList::Simplified, None)"),
+        Stats::new(
+            "polyclob",
+            "simplified_markets(MarketList::Simplified, None)",
+        ),
         Stats::new(
             "polyclob, borrowed rows",
             "simplified_markets_borrowed(MarketList::Simplified, None, &mut body)",
@@ -470,7 +492,17 @@ fn main() {
     for i in 0..warm + iters {
         rt.block_on(async {
             // /markets
-            let b = timed!(m[0], floor.get(&murl).send().await.unwrap().bytes().await.unwrap());
+            let b = timed!(
+                m[0],
+                floor
+                    .get(&murl)
+                    .send()
+                    .await
+                    .unwrap()
+                    .bytes()
+                    .await
+                    .unwrap()
+            );
             assert_eq!(b.len(), mlen);
             let p = timed!(m[1], ours.markets(MarketList::All, None).await.unwrap());
             check(
@@ -522,7 +554,17 @@ fn main() {
             drop(p);
 
             // /simplified-markets
-            let b = timed!(s[0], floor.get(&surl).send().await.unwrap().bytes().await.unwrap());
+            let b = timed!(
+                s[0],
+                floor
+                    .get(&surl)
+                    .send()
+                    .await
+                    .unwrap()
+                    .bytes()
+                    .await
+                    .unwrap()
+            );
             assert_eq!(b.len(), slen);
             let p = timed!(
                 s[1],
