@@ -341,6 +341,25 @@ async fn markets_paginate_until_end_cursor() {
     assert_eq!(first.data[0].tokens[0].token_id, TOKEN);
     assert_eq!(first.data[0].minimum_tick_size, Some(TickSize::Hundredth));
 
+    // The zero-copy call decodes the same rows, borrowing the unescaped text from `body`.
+    let mut body = bytes::Bytes::new();
+    let borrowed = c
+        .markets_borrowed(MarketList::All, None, &mut body)
+        .await
+        .unwrap();
+    assert_eq!(borrowed.data, first.data);
+    let token = &borrowed.data[0].tokens[0].token_id;
+    assert!(matches!(token, std::borrow::Cow::Borrowed(_)));
+    drop(borrowed);
+    assert!(!body.is_empty());
+    let mut body = bytes::Bytes::new();
+    let simple = c
+        .simplified_markets_borrowed(MarketList::All, None, &mut body)
+        .await
+        .unwrap();
+    assert_eq!(simple.data.len(), 2);
+    assert_eq!(simple.data[1].condition_id, first.data[1].condition_id);
+
     let pages: Vec<_> = c
         .markets_stream(MarketList::All)
         .try_collect()
@@ -356,7 +375,7 @@ async fn markets_paginate_until_end_cursor() {
         .iter()
         .map(|r| r.query_param("next_cursor").unwrap())
         .collect();
-    assert_eq!(cursors, ["MA==", "MA==", "Mg==", "NA=="]);
+    assert_eq!(cursors, ["MA==", "MA==", "MA==", "MA==", "Mg==", "NA=="]);
 }
 
 #[tokio::test]

@@ -204,6 +204,17 @@ impl Book {
         }
     }
 
+    /// An empty book that allocates no levels until its first snapshot or level, then
+    /// reserves `levels` per side (what [`BookManager`](super::BookManager) creates: a
+    /// subscribed asset that never trades costs no level storage).
+    pub(crate) fn deferred(asset_id: &str, levels: usize) -> Self {
+        Self {
+            bids: SideLevels::deferred(false, levels),
+            asks: SideLevels::deferred(true, levels),
+            ..Self::with_capacity(asset_id, 0)
+        }
+    }
+
     /// The asset (token) id.
     ///
     /// ```

@@ -2,8 +2,10 @@
 //!
 //! [`BookManager::apply`] decodes a frame and applies every event in a single pass: `book`
 //! levels and `price_change` entries are parsed once, into scratch buffers the manager owns,
-//! while the decoder walks them. After warm-up (every asset seen once, every buffer grown to
-//! its largest size) applying a frame performs no heap allocation.
+//! while the decoder walks them. After warm-up (every asset's book snapshot seen once, every
+//! buffer grown to its largest size) applying a frame performs no heap allocation. A book
+//! reserves its level storage at its first snapshot (or first level), not when its asset is
+//! registered, so subscribed assets that never get a book cost no level storage.
 
 use std::time::Instant;
 
@@ -194,7 +196,8 @@ impl Default for BookManager {
 }
 
 impl BookManager {
-    /// An empty manager. New books reserve room for 32 levels per side.
+    /// An empty manager. New books reserve room for 32 levels per side at their first
+    /// snapshot.
     ///
     /// ```
     /// use polyclob::book::BookManager;
@@ -205,8 +208,8 @@ impl BookManager {
         Self::with_level_capacity(32)
     }
 
-    /// An empty manager whose new books reserve `levels` levels per side, so that books up to
-    /// that depth never reallocate.
+    /// An empty manager whose new books reserve `levels` levels per side at their first
+    /// snapshot, so that books up to that depth never reallocate.
     ///
     /// ```
     /// use polyclob::book::BookManager;
@@ -412,7 +415,7 @@ impl BookManager {
         let (slot, new) = self.index.get_or_insert(asset_id, next);
         if new {
             self.books
-                .push(Book::with_capacity(asset_id, self.level_capacity));
+                .push(Book::deferred(asset_id, self.level_capacity));
         }
         let slot = slot as usize;
         self.recent = [slot, a];

@@ -34,6 +34,9 @@ pub(super) struct SideLevels {
     live: usize,
     /// XOR mask that turns a price into an ascending key: 0 for bids, all ones for asks.
     flip: u32,
+    /// Levels to reserve at the first store when `levels` has no allocation yet (fits in the
+    /// padding after `flip`, so it costs no memory).
+    reserve: u32,
 }
 
 impl SideLevels {
@@ -43,12 +46,31 @@ impl SideLevels {
             levels: Vec::with_capacity(capacity),
             live: 0,
             flip: if descending { u32::MAX } else { 0 },
+            reserve: 0,
+        }
+    }
+
+    /// An empty side that allocates nothing until its first level, then reserves room for
+    /// `capacity` levels (or more, for a larger first snapshot).
+    pub(super) fn deferred(descending: bool, capacity: usize) -> Self {
+        Self {
+            reserve: u32::try_from(capacity).unwrap_or(u32::MAX),
+            ..Self::new(descending, 0)
+        }
+    }
+
+    /// Makes room for `n` levels, with the deferred reservation on the first store.
+    #[inline]
+    fn room(&mut self, n: usize) {
+        if self.levels.capacity() == 0 && n > 0 {
+            self.levels.reserve_exact(n.max(self.reserve as usize));
         }
     }
 
     /// Replaces every level with `sorted`, which is in storage order and has no zero sizes.
     pub(super) fn replace(&mut self, sorted: &[Level]) {
         self.levels.clear();
+        self.room(sorted.len());
         self.levels.extend_from_slice(sorted);
         self.live = sorted.len();
     }
@@ -101,6 +123,7 @@ impl SideLevels {
                         Ok(j) | Err(j) => j,
                     };
                 }
+                self.room(1);
                 self.levels.insert(i, Level { price, size });
                 self.live += 1;
             }

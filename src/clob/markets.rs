@@ -205,6 +205,53 @@ impl Client {
         self.page_stream(simplified_spec(list))
     }
 
+    /// One page of a full-object market list, decoded straight from the response bytes: the
+    /// body is stored in `body` and every text field borrows from it (an allocation only for
+    /// text with escapes). The fastest way to read a page; [`Client::markets`] detaches the
+    /// rows instead (one allocation per text field).
+    ///
+    /// ```no_run
+    /// # async fn f(client: polyclob::clob::Client) -> Result<(), polyclob::clob::Error> {
+    /// use polyclob::clob::MarketList;
+    /// let mut body = polyclob::clob::Bytes::new();
+    /// let page = client.markets_borrowed(MarketList::All, None, &mut body).await?;
+    /// for m in &page.data {
+    ///     println!("{} {}", m.condition_id, m.question);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Transport, status, or a body that is not a page.
+    pub async fn markets_borrowed<'b>(
+        &self,
+        list: MarketList,
+        cursor: Option<&str>,
+        body: &'b mut bytes::Bytes,
+    ) -> Result<Page<Market<'b>>, Error> {
+        *body = self.markets_raw(list, cursor).await?;
+        let body: &'b bytes::Bytes = body;
+        super::pagination::decode_page(body).map_err(|e| e.with_path(list.path()))
+    }
+
+    /// One page of a simplified market list, decoded straight from the response bytes (see
+    /// [`Client::markets_borrowed`]).
+    ///
+    /// # Errors
+    ///
+    /// Transport, status, or a body that is not a page.
+    pub async fn simplified_markets_borrowed<'b>(
+        &self,
+        list: MarketList,
+        cursor: Option<&str>,
+        body: &'b mut bytes::Bytes,
+    ) -> Result<Page<SimplifiedMarket<'b>>, Error> {
+        *body = self.markets_raw(list, cursor).await?;
+        let body: &'b bytes::Bytes = body;
+        super::pagination::decode_page(body).map_err(|e| e.with_path(list.path()))
+    }
+
     /// The raw bytes of one market-list page, for zero-copy decoding with
     /// [`decode_page`](super::decode_page)`::<Market<'_>>`.
     ///

@@ -60,6 +60,8 @@ pub use account_extras::{DEFAULT_GEOBLOCK_HOST, Geoblock};
 pub use auth::Credentials;
 pub use breaker::{BreakerConfig, BreakerState};
 pub use builder::{ClientBuilder, DEFAULT_HOST};
+/// The body buffer of [`Client::markets_borrowed`] and [`Client::markets_raw`].
+pub use bytes::Bytes;
 pub use error::Error;
 pub use heartbeat::{HeartbeatHandle, HeartbeatStatus};
 pub use markets::MarketList;

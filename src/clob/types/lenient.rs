@@ -83,30 +83,73 @@ fn with_float_text<R>(f: f64, g: impl FnOnce(&[u8]) -> R) -> Option<R> {
     Some(g(&buf[..n]))
 }
 
-/// Decimal text of a number-ish scalar, handed to `g`; `None` for `""`/`null`.
-fn numeric<R, E: de::Error>(
-    s: Scalar<'_>,
-    what: &str,
-    g: impl FnOnce(&[u8]) -> Result<R, E>,
-) -> Result<Option<R>, E> {
+/// `f` in units of 10⁻⁶ when it is the double nearest to a decimal with at most 6 places (what
+/// its shortest text would parse to), without formatting it. `None`: not exact, negative or
+/// too large; the caller then goes through the text.
+fn exact_micros(f: f64) -> Option<u64> {
+    // Below 2^53 / 10^6 distinct multiples of 10⁻⁶ are many ulps apart, so "n / 10^6 rounds to
+    // f" identifies the one decimal the shortest text of f spells.
+    if !(0.0..=9.0e9).contains(&f) {
+        return None;
+    }
+    let m = (f * 1e6).round();
+    #[allow(
+        clippy::float_cmp,
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss
+    )]
+    (m / 1e6 == f).then_some(m as u64)
+}
+
+/// A number-ish scalar in units of 10⁻⁶ (`None` for `""`/`null`), with the errors of
+/// [`parse_micros`](crate::fixed::parse_micros) on the decimal text. JSON numbers are read
+/// without going through text where that is exact.
+fn micros<E: de::Error>(s: Scalar<'_>, what: &str) -> Result<Option<u64>, E> {
+    let err = |e: crate::fixed::ParseError| E::custom(format_args!("{what}: {e}"));
+    let text = |b: &[u8]| crate::fixed::parse_micros(b).map(Some).map_err(err);
     match s {
         Scalar::Null => Ok(None),
         Scalar::Str(t) if t.trim().is_empty() => Ok(None),
-        Scalar::Str(t) => g(t.trim().as_bytes()).map(Some),
-        Scalar::U64(n) => g(n.to_string().as_bytes()).map(Some),
-        Scalar::I64(n) => g(n.to_string().as_bytes()).map(Some),
-        Scalar::F64(f) => with_float_text(f, g)
-            .unwrap_or_else(|| Err(E::custom(format_args!("bad {what}"))))
-            .map(Some),
+        Scalar::Str(t) => text(t.trim().as_bytes()),
+        Scalar::U64(n) => match n.checked_mul(crate::fixed::SCALE) {
+            Some(m) => Ok(Some(m)),
+            None => with_int_text(n, text),
+        },
+        Scalar::I64(n) => with_int_text(n, text),
+        Scalar::F64(f) => match exact_micros(f) {
+            Some(m) => Ok(Some(m)),
+            None => with_float_text(f, text)
+                .unwrap_or_else(|| Err(E::custom(format_args!("bad {what}")))),
+        },
         Scalar::Bool(_) | Scalar::Other => Err(E::custom(format_args!("expected a {what}"))),
     }
 }
 
+/// Decimal text of an integer, on the stack.
+fn with_int_text<R>(n: impl fmt::Display, g: impl FnOnce(&[u8]) -> R) -> R {
+    let mut buf = [0u8; 24];
+    let mut cur = std::io::Cursor::new(&mut buf[..]);
+    // 24 bytes hold any i64/u64.
+    let _ = write!(cur, "{n}");
+    let n = usize::try_from(cur.position()).unwrap_or(0);
+    g(&buf[..n])
+}
+
 /// `Option<Price>`: `"0.52"`, `0.52`, `""`, `null`.
 pub(crate) fn price_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Price>, D::Error> {
-    numeric(scalar(d)?, "price", |b| {
-        Price::parse(b).map_err(|e| de::Error::custom(format_args!("price: {e}")))
-    })
+    match micros::<D::Error>(scalar(d)?, "price")? {
+        None => Ok(None),
+        Some(m) => u32::try_from(m)
+            .ok()
+            .and_then(Price::new)
+            .map(Some)
+            .ok_or_else(|| {
+                de::Error::custom(format_args!(
+                    "price: {}",
+                    crate::fixed::ParseError::new(crate::fixed::ParseErrorKind::OutOfRange, 0)
+                ))
+            }),
+    }
 }
 
 /// `Price`, where missing/empty means zero.
@@ -116,9 +159,7 @@ pub(crate) fn price<'de, D: Deserializer<'de>>(d: D) -> Result<Price, D::Error> 
 
 /// `Option<Size>`: `"12.5"`, `12.5`, `""`, `null`.
 pub(crate) fn size_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Size>, D::Error> {
-    numeric(scalar(d)?, "size", |b| {
-        Size::parse(b).map_err(|e| de::Error::custom(format_args!("size: {e}")))
-    })
+    micros::<D::Error>(scalar(d)?, "size").map(|m| m.map(Size::from_micros))
 }
 
 /// `Size`, where missing/empty means zero.
@@ -128,7 +169,17 @@ pub(crate) fn size<'de, D: Deserializer<'de>>(d: D) -> Result<Size, D::Error> {
 
 /// `Option<TickSize>` from `0.01` or `"0.01"`; an unknown tick is `None`, not an error.
 pub(crate) fn tick_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<TickSize>, D::Error> {
-    numeric::<_, D::Error>(scalar(d)?, "tick size", |b| Ok(TickSize::parse(b))).map(Option::flatten)
+    let s = scalar(d)?;
+    if matches!(s, Scalar::Bool(_) | Scalar::Other) {
+        return Err(de::Error::custom("expected a tick size"));
+    }
+    // Text that is not a tick is "unknown", not an error.
+    Ok(micros::<D::Error>(s, "tick size")
+        .ok()
+        .flatten()
+        .and_then(|m| u32::try_from(m).ok())
+        .and_then(Price::new)
+        .and_then(TickSize::from_price))
 }
 
 /// `u64` from a number or a decimal string; `""`/`null` → 0; a fractional value is truncated.
@@ -307,6 +358,40 @@ mod tests {
         assert!(serde_json::from_str::<Row<'_>>(r#"{"p":"abc"}"#).is_err());
         assert!(serde_json::from_str::<Row<'_>>(r#"{"p":"1.5"}"#).is_err());
         assert!(serde_json::from_str::<Row<'_>>(r#"{"n":[1]}"#).is_err());
+    }
+
+    /// The float fast path reads every JSON number exactly as its shortest text would parse.
+    #[test]
+    fn float_fast_path_agrees_with_the_text() {
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        for i in 0..200_000u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let places = (i % 9) as i32;
+            let int = x % 10_u64.pow(1 + (i % 10));
+            let f = int as f64 / 10f64.powi(places);
+            let text = with_float_text(f, |b| crate::fixed::parse_micros(b).ok()).unwrap();
+            let fast = exact_micros(f);
+            if fast.is_some() {
+                assert_eq!(fast, text, "{f}");
+            }
+            if places <= 6 && f < 1.0e8 {
+                assert!(fast.is_some(), "{f} should be exact");
+            }
+        }
+        for f in [-0.5, 1.0e20, f64::NAN, f64::INFINITY, 0.1234567] {
+            assert_eq!(exact_micros(f), None, "{f}");
+        }
+        assert!(serde_json::from_str::<Row<'_>>(r#"{"p":1.5}"#).is_err());
+        assert!(serde_json::from_str::<Row<'_>>(r#"{"p":0.1234567}"#).is_err());
+        assert!(serde_json::from_str::<Row<'_>>(r#"{"s":-3}"#).is_err());
+        assert!(serde_json::from_str::<Row<'_>>(r#"{"t":true}"#).is_err());
+        let r: Row<'_> = serde_json::from_str(r#"{"p":1,"s":18446744073709,"t":0.0025}"#).unwrap();
+        assert_eq!(r.p, Price::new(1_000_000));
+        assert_eq!(r.s, Size::from_micros(18_446_744_073_709_000_000));
+        assert_eq!(r.t, Some(TickSize::TwentyFiveTenThousandths));
+        assert!(serde_json::from_str::<Row<'_>>(r#"{"s":18446744073710}"#).is_err());
     }
 
     #[allow(unreachable_pub)]

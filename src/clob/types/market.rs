@@ -15,6 +15,18 @@ fn cow_owned(c: Cow<'_, str>) -> Cow<'static, str> {
     Cow::Owned(c.into_owned())
 }
 
+/// Like [`cow_owned`], but the outcomes nearly every binary market has are shared statics,
+/// so detaching a page does not allocate for them.
+fn outcome_owned(c: Cow<'_, str>) -> Cow<'static, str> {
+    match &*c {
+        "Yes" => Cow::Borrowed("Yes"),
+        "No" => Cow::Borrowed("No"),
+        "Up" => Cow::Borrowed("Up"),
+        "Down" => Cow::Borrowed("Down"),
+        _ => cow_owned(c),
+    }
+}
+
 /// One outcome token of a market.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct Token<'a> {
@@ -38,7 +50,7 @@ impl Token<'_> {
     pub fn into_owned(self) -> Token<'static> {
         Token {
             token_id: cow_owned(self.token_id),
-            outcome: cow_owned(self.outcome),
+            outcome: outcome_owned(self.outcome),
             price: self.price,
             winner: self.winner,
         }
