@@ -474,10 +474,10 @@ fn replay_file(path: &Path) -> Result<(), Failure> {
         u64::try_from(last_t - first_t.unwrap_or(last_t)).unwrap_or(u64::MAX),
     );
     println!(
-        "replayed   {frames} frames and {statuses} status changes ({:.1} s of traffic) in {} ms: \
+        "replayed   {frames} frames and {statuses} status changes ({:.1} s of traffic) in {:.1} ms: \
          all {checked} recorded snapshots match the rebuilt books",
         span.as_secs_f64(),
-        started.elapsed().as_millis()
+        started.elapsed().as_secs_f64() * 1e3
     );
     Ok(())
 }
