@@ -399,6 +399,13 @@ impl Stats {
     }
 }
 
+/// Whether an order refusal says a post-only order would have crossed the book. Matched on
+/// the message, loosely: the exchange's wording is not specified.
+fn crosses(error_msg: &str) -> bool {
+    let m = error_msg.to_ascii_lowercase();
+    (m.contains("post-only") || m.contains("post only")) && m.contains("cross")
+}
+
 /// Micro-shares as a signed decimal.
 fn signed(micros: i64) -> String {
     let sign = if micros < 0 { "-" } else { "+" };
@@ -523,7 +530,7 @@ impl Maker<'_> {
                         price,
                         remaining: self.params.size,
                     });
-                } else if answer.error_msg.contains("Post-only") {
+                } else if crosses(&answer.error_msg) {
                     // The book moved between our read and the exchange: not a failure.
                     self.stats.refused_post_only += 1;
                 } else {
