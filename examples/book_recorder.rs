@@ -43,11 +43,11 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use polyclob::book::{BookManager, BookSnapshot, BookState, LastTrade, Update};
+use polyclob::decode::Level;
 use polyclob::fixed::{Price, Size};
 use polyclob::sim::Simulator;
 use polyclob::types::{Side, TickSize};
 use polyclob::ws::books::{BookFeed, BookHandler};
-use polyclob::ws::decode::Level;
 use polyclob::ws::event::{Frame, Handler, Status};
 use polyclob::ws::market::{MarketHandle, MarketStream};
 
