@@ -548,6 +548,6 @@ mod tests {
             i64::from(best.price.as_micros()),
             i64::from(feed.final_best_bid.0) * 10_000
         );
-        assert_eq!(best.size.as_micros() as u64, feed.final_best_bid.1);
+        assert_eq!(best.size.as_micros(), feed.final_best_bid.1);
     }
 }
