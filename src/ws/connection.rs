@@ -12,12 +12,12 @@
 //! - **Epochs**: the shard increments its epoch (shared with the consumer) the moment a
 //!   connection ends, so frames of that connection still queued are discarded rather than
 //!   mixed with the next connection's snapshots.
-//! - **Lag**: frames go to a bounded queue with `try_send`; when it is full and the
-//!   consumer frees no slot within [`LAG_GRACE`], the shard reports [`Status::Lagged`] and
-//!   reconnects (a fresh connection brings fresh snapshots), so a slow consumer never loses
-//!   data silently. A burst (one socket read can hold thousands of frames) is not a lag: the
-//!   shard yields once the consumer has [`YIELD_AT`] frames (or half the queue) waiting, so on a single-threaded
-//!   runtime the consumer runs between batches instead of after the whole burst.
+//! - **Lag**: frames go to a bounded queue with `try_send`; when it is full and the consumer
+//!   frees no slot within 50 ms, the shard reports [`Status::Lagged`] and reconnects (a fresh
+//!   connection brings fresh snapshots), so a slow consumer never loses data silently. A
+//!   burst (one socket read can hold thousands of frames) is not a lag: the shard yields once
+//!   64 frames (or half the queue) are waiting, so on a single-threaded runtime the consumer
+//!   runs between batches instead of after the whole burst.
 //!
 //! [Polymarket WSS overview]: https://docs.polymarket.com/developers/CLOB/websocket/wss-overview
 
