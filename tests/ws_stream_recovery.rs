@@ -462,3 +462,56 @@ async fn unreachable_wss_port_is_reported_not_hung() {
         .expect("error");
     assert_eq!(err, ConnectError::Io(std::io::ErrorKind::ConnectionRefused));
 }
+
+/// A burst much larger than the queue is not a lag while the consumer keeps reading: the
+/// shard lets the consumer run between batches (one socket read can hold thousands of
+/// frames, and on a single-threaded runtime the consumer cannot run while the shard does).
+async fn burst_is_delivered_in_order(busy_poll: bool) {
+    let server = WsServer::start().await;
+    server.on_subscribe(fixture_frames());
+    let mut stream = fast(&server.url())
+        .queue_capacity(256)
+        .busy_poll(busy_poll)
+        .build()
+        .expect("build");
+    until(&mut stream, 2 * SEC, |e| is_connected(e, false)).await;
+    let total = 5000usize;
+    server.act(
+        0,
+        Action::Flood {
+            template: r#"{"seq":{n}}"#.into(),
+            count: total,
+        },
+    );
+    let fixture = fixture_frames();
+    let next_seq = std::cell::Cell::new(0usize);
+    let events = until(&mut stream, 5 * SEC, |e| {
+        if let Event::Frame(f) = e {
+            let text = f.as_str().expect("utf8");
+            if !fixture.iter().any(|x| x == text) {
+                let v: serde_json::Value = serde_json::from_str(text).expect("json");
+                let n = next_seq.get();
+                assert_eq!(v["seq"].as_u64(), Some(n as u64), "in order, none lost");
+                next_seq.set(n + 1);
+            }
+        }
+        next_seq.get() == total
+    })
+    .await;
+    assert_eq!(next_seq.get(), total, "every frame of the burst arrived");
+    assert!(
+        statuses(&events).is_empty(),
+        "no lag, no reconnect: {:?}",
+        statuses(&events)
+    );
+}
+
+#[tokio::test]
+async fn a_burst_larger_than_the_queue_is_not_a_lag() {
+    burst_is_delivered_in_order(false).await;
+}
+
+#[tokio::test]
+async fn busy_poll_delivers_the_same_frames() {
+    burst_is_delivered_in_order(true).await;
+}

@@ -83,7 +83,7 @@ impl RtdsStreamBuilder {
     /// [`BuildError`] for an invalid URL or setting, or when called outside a runtime.
     pub fn build(self) -> Result<RtdsStream, BuildError> {
         let runtime = tokio::runtime::Handle::try_current().map_err(|_| BuildError::NoRuntime)?;
-        let (cfg, capacity) = self.opts.into_config(ChannelKind::Rtds)?;
+        let (cfg, capacity, busy_poll) = self.opts.into_config(ChannelKind::Rtds)?;
         let (tx, rx) = mpsc::channel(capacity);
         // One connection carries every subscription.
         let shards = Arc::new(Shards::new(
@@ -99,7 +99,7 @@ impl RtdsStreamBuilder {
         Ok(RtdsStream {
             core: StreamCore {
                 shards,
-                dispatcher: Dispatcher::new(rx),
+                dispatcher: Dispatcher::new(rx, busy_poll),
             },
         })
     }

@@ -12,9 +12,12 @@
 //! - **Epochs**: the shard increments its epoch (shared with the consumer) the moment a
 //!   connection ends, so frames of that connection still queued are discarded rather than
 //!   mixed with the next connection's snapshots.
-//! - **Lag**: frames go to a bounded queue with `try_send`; when it is full, the shard
-//!   reports [`Status::Lagged`] and reconnects (a fresh connection brings fresh snapshots),
-//!   so a slow consumer never loses data silently.
+//! - **Lag**: frames go to a bounded queue with `try_send`; when it is full and the consumer
+//!   frees no slot within 50 ms, the shard reports [`Status::Lagged`] and reconnects (a fresh
+//!   connection brings fresh snapshots), so a slow consumer never loses data silently. A
+//!   burst (one socket read can hold thousands of frames) is not a lag: the shard yields once
+//!   64 frames (or half the queue) are waiting, so on a single-threaded runtime the consumer
+//!   runs between batches instead of after the whole burst.
 //!
 //! [Polymarket WSS overview]: https://docs.polymarket.com/developers/CLOB/websocket/wss-overview
 
@@ -35,6 +38,22 @@ use super::backoff::Backoff;
 use super::event::{Payload, Status};
 use super::subscribe::{self, Op, UserAuth};
 use super::transport::{self, Endpoint, Ws};
+
+/// How long a full queue may stay full before the consumer counts as lagging.
+pub(crate) const LAG_GRACE: Duration = Duration::from_millis(50);
+
+/// Queued frames at which a shard lets the consumer run before reading more.
+pub(crate) const YIELD_AT: usize = 64;
+
+/// What one read result asks of the session loop.
+enum Step {
+    /// Keep reading.
+    Next,
+    /// The queue is full: wait for room (up to [`LAG_GRACE`]) to hand this over.
+    Full(Inbound),
+    /// The session ends.
+    End(End),
+}
 
 /// Why a connection attempt failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -603,8 +622,21 @@ impl Shard {
                     let mut budget = 64u32;
                     while let Some(msg) = next.take() {
                         let mut st = (last_in, pong_due, healthy);
-                        if let Some(end) = self.on_message(msg, epoch, &mut st) {
-                            return end;
+                        match self.on_message(msg, epoch, &mut st) {
+                            Step::Next => {}
+                            Step::End(end) => return end,
+                            Step::Full(item) => {
+                                match tokio::time::timeout(LAG_GRACE, self.tx.reserve()).await {
+                                    Ok(Ok(permit)) => permit.send(item),
+                                    Ok(Err(_)) => return End::shutdown(),
+                                    Err(_) => {
+                                        return End {
+                                            lagged: 1,
+                                            ..End::new(Disconnect::Lagged, true)
+                                        };
+                                    }
+                                }
+                            }
                         }
                         (last_in, pong_due, healthy) = st;
                         budget -= 1;
@@ -612,23 +644,26 @@ impl Shard {
                             next = ws.next().now_or_never();
                         }
                     }
+                    let max = self.tx.max_capacity();
+                    if max - self.tx.capacity() >= YIELD_AT.min(max / 2).max(1) {
+                        tokio::task::yield_now().await;
+                    }
                 }
             }
         }
     }
 
-    /// Handle one read result; `Some` ends the session. `st` is
-    /// `(last_inbound, pong_due, healthy)`.
+    /// Handle one read result. `st` is `(last_inbound, pong_due, healthy)`.
     fn on_message(
         &self,
         msg: Option<Result<Message, tungstenite::Error>>,
         epoch: u64,
         st: &mut (Instant, Option<Instant>, bool),
-    ) -> Option<End> {
+    ) -> Step {
         let healthy = st.2;
         let msg = match msg {
-            None => return Some(End::new(Disconnect::Eof, healthy)),
-            Some(Err(e)) => return Some(End::new(Disconnect::from_ws(&e), healthy)),
+            None => return Step::End(End::new(Disconnect::Eof, healthy)),
+            Some(Err(e)) => return Step::End(End::new(Disconnect::from_ws(&e), healthy)),
             Some(Ok(msg)) => msg,
         };
         st.0 = Instant::now();
@@ -640,16 +675,16 @@ impl Shard {
             Message::Text(t) => {
                 if t.as_str() == "PONG" || (rtds && t.as_str().eq_ignore_ascii_case("pong")) {
                     st.1 = None;
-                    return None;
+                    return Step::Next;
                 }
                 Payload::Text(t)
             }
             Message::Binary(b) => Payload::Binary(b),
             Message::Close(frame) => {
                 let code = frame.map(|f| u16::from(f.code));
-                return Some(End::new(Disconnect::Closed { code }, healthy));
+                return Step::End(End::new(Disconnect::Closed { code }, healthy));
             }
-            Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => return None,
+            Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => return Step::Next,
         };
         st.2 = true;
         match self.tx.try_send(Inbound::Frame {
@@ -657,12 +692,9 @@ impl Shard {
             epoch,
             payload,
         }) {
-            Ok(()) => None,
-            Err(mpsc::error::TrySendError::Full(_)) => Some(End {
-                lagged: 1,
-                ..End::new(Disconnect::Lagged, true)
-            }),
-            Err(mpsc::error::TrySendError::Closed(_)) => Some(End::shutdown()),
+            Ok(()) => Step::Next,
+            Err(mpsc::error::TrySendError::Full(item)) => Step::Full(item),
+            Err(mpsc::error::TrySendError::Closed(_)) => Step::End(End::shutdown()),
         }
     }
 

@@ -105,7 +105,7 @@ impl MarketStreamBuilder {
             custom_feature_enabled: self.custom_feature_enabled,
             initial_dump: self.initial_dump,
         };
-        let (cfg, capacity) = self.opts.into_config(kind)?;
+        let (cfg, capacity, busy_poll) = self.opts.into_config(kind)?;
         let (tx, rx) = mpsc::channel(capacity);
         let shards = Arc::new(Shards::new(
             Arc::new(cfg),
@@ -120,7 +120,7 @@ impl MarketStreamBuilder {
         Ok(MarketStream {
             core: StreamCore {
                 shards,
-                dispatcher: Dispatcher::new(rx),
+                dispatcher: Dispatcher::new(rx, busy_poll),
             },
         })
     }

@@ -247,6 +247,8 @@ pub(crate) struct Dispatcher {
     epochs: Vec<Arc<AtomicU64>>,
     /// Frames discarded per shard since its last status report.
     stale: Vec<u64>,
+    /// Spin (yielding to the runtime) rather than park while the queue is empty.
+    busy_poll: bool,
 }
 
 impl std::fmt::Debug for Dispatcher {
@@ -258,11 +260,12 @@ impl std::fmt::Debug for Dispatcher {
 }
 
 impl Dispatcher {
-    pub(crate) fn new(rx: mpsc::Receiver<Inbound>) -> Self {
+    pub(crate) fn new(rx: mpsc::Receiver<Inbound>, busy_poll: bool) -> Self {
         Self {
             rx,
             epochs: Vec::new(),
             stale: Vec::new(),
+            busy_poll,
         }
     }
 
@@ -319,14 +322,36 @@ impl Dispatcher {
                     }
                 }
                 Poll::Ready(None) => return Poll::Ready(None),
-                Poll::Pending => return Poll::Pending,
+                Poll::Pending => {
+                    if self.busy_poll {
+                        // Ask to be polled again at once instead of sleeping until a shard
+                        // wakes us.
+                        cx.waker().wake_by_ref();
+                    }
+                    return Poll::Pending;
+                }
+            }
+        }
+    }
+
+    async fn recv(&mut self) -> Option<Inbound> {
+        if !self.busy_poll {
+            return self.rx.recv().await;
+        }
+        loop {
+            match self.rx.try_recv() {
+                Ok(msg) => return Some(msg),
+                Err(mpsc::error::TryRecvError::Disconnected) => return None,
+                // The runtime checks its sockets (without blocking) before resuming us, so a
+                // frame that arrived meanwhile is read by its shard first.
+                Err(mpsc::error::TryRecvError::Empty) => tokio::task::yield_now().await,
             }
         }
     }
 
     async fn next_delivery(&mut self) -> Option<Delivery> {
         loop {
-            let msg = self.rx.recv().await?;
+            let msg = self.recv().await?;
             if let Some(d) = self.accept(msg) {
                 return Some(d);
             }

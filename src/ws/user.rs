@@ -67,7 +67,7 @@ impl UserStreamBuilder {
     /// [`BuildError`] for an invalid URL or setting, or when called outside a runtime.
     pub fn build(self) -> Result<UserStream, BuildError> {
         let runtime = tokio::runtime::Handle::try_current().map_err(|_| BuildError::NoRuntime)?;
-        let (cfg, capacity) = self
+        let (cfg, capacity, busy_poll) = self
             .opts
             .into_config(ChannelKind::User { auth: self.auth })?;
         let (tx, rx) = mpsc::channel(capacity);
@@ -84,7 +84,7 @@ impl UserStreamBuilder {
         Ok(UserStream {
             core: StreamCore {
                 shards,
-                dispatcher: Dispatcher::new(rx),
+                dispatcher: Dispatcher::new(rx, busy_poll),
             },
         })
     }

@@ -1,0 +1,489 @@
+//! Socket to book, same run, against the peers.
+//!
+//! A loopback WebSocket server (its own thread, blocking tungstenite) replays production-shaped
+//! market-channel frames (compact JSON in the exchange's key order: `book` snapshots of 20
+//! levels a side, `price_change` with 77-digit asset ids, `last_trade_price`) at 1,000 msg/s,
+//! 50,000 msg/s and flat out, stamping each frame just before its write. Every client runs on
+//! ONE current-thread Tokio runtime (one core) and records the time when its handler sees the
+//! frame applied (the frame's exchange timestamp says which frame it was):
+//!
+//! - `polyclob BookFeed`: `MarketStream` + the zero-copy `BookFeed` handler;
+//! - `polyclob BookFeed busy_poll`: the same with `.busy_poll(true)` (the thread never sleeps);
+//! - `polyclob BookStream`: the owned `BookStream` (`Stream` of events, books readable between);
+//! - `polyfill-rs 0.4.3`: its `WebSocketStream` + `OrderBookManager` (snapshots and deltas);
+//! - `official SDK 0.9.0`: `polymarket_client_sdk_v2`'s WS client, decode only (it keeps no book).
+//!
+//! Each book-keeping row checks the final best bid of one asset against the generator's
+//! model, and every row must handle every frame, so a broken row cannot look fast.
+//! Allocations are counted on the client's thread (the server's thread is not counted).
+//!
+//! Run: `cargo bench --manifest-path benches/peers/Cargo.toml --bench ws_end_to_end`
+//! (`-- quick` for a shorter run).
+
+use std::pin::pin;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use polyclob_peer_benches::{
+    ALLOCATIONS, ASSETS, CountingAlloc, Feed, Rate, Recorder, Row, Server, count_allocations_here,
+    load_average,
+};
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc;
+
+/// What a row reports besides latencies.
+struct Outcome {
+    rec: Recorder,
+    /// Allocations on the client thread after the warm-up frames, per handled frame.
+    allocs: u64,
+    /// `Ok` when the final book matches the feed (or, for decode-only, nothing is missing).
+    check: Result<(), String>,
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+/// How long a row may take before it is declared broken.
+fn budget(feed: &Feed, rate: Rate) -> Duration {
+    let n = feed.frames.len() as u64;
+    match rate {
+        Rate::PerSecond(r) => {
+            Duration::from_millis(n * 1000 / u64::from(r)) + Duration::from_secs(5)
+        }
+        Rate::FlatOut => Duration::from_secs(30),
+    }
+}
+
+fn expect_bid(feed: &Feed, price_micros: i64, size_micros: u64) -> Result<(), String> {
+    let (p, s) = feed.final_best_bid;
+    if price_micros == i64::from(p) * 10_000 && size_micros == s {
+        Ok(())
+    } else {
+        Err(format!(
+            "final best bid {price_micros}/{size_micros}, expected {}/{s}",
+            i64::from(p) * 10_000
+        ))
+    }
+}
+
+fn all_handled(rec: &Recorder) -> Result<(), String> {
+    if rec.count == rec.recv_ns.len() {
+        Ok(())
+    } else {
+        Err(format!(
+            "handled {} of {} frames",
+            rec.count,
+            rec.recv_ns.len()
+        ))
+    }
+}
+
+/// Counts allocations once the warm-up frames are handled.
+struct AllocWindow {
+    start: Option<u64>,
+}
+
+impl AllocWindow {
+    fn new() -> Self {
+        Self { start: None }
+    }
+    fn tick(&mut self, rec: &Recorder, warmup: usize) {
+        if self.start.is_none() && rec.count >= warmup {
+            self.start = Some(ALLOCATIONS.load(Ordering::Relaxed));
+        }
+    }
+    fn per_frame(&self, rec: &Recorder, warmup: usize) -> u64 {
+        let used = ALLOCATIONS.load(Ordering::Relaxed) - self.start.unwrap_or(0);
+        let n = rec.count.saturating_sub(warmup).max(1) as u64;
+        (used + n / 2) / n
+    }
+}
+
+mod polyclob_rows {
+    use super::*;
+    use polyclob::book::Update;
+    use polyclob::ws::books::{BookEvent, BookFeed, BookHandler, BookStream};
+    use polyclob::ws::decode::Event as Decoded;
+    use polyclob::ws::event::Frame;
+    use polyclob::ws::market::MarketStream;
+
+    fn timestamp(e: &Decoded<'_>) -> Option<u64> {
+        match e {
+            Decoded::Book(b) => b.timestamp_ms,
+            Decoded::PriceChange(p) => p.timestamp_ms,
+            Decoded::LastTradePrice(t) => t.timestamp_ms,
+            _ => None,
+        }
+    }
+
+    struct Handler {
+        rec: Recorder,
+        window: AllocWindow,
+        warmup: usize,
+        done: bool,
+        sink: i64,
+    }
+
+    impl BookHandler for Handler {
+        fn on_update(&mut self, _frame: &Frame<'_>, u: Update<'_, '_>) {
+            let Ok(e) = &u.event else { return };
+            let Some(ts) = timestamp(e) else { return };
+            // What a strategy does first: read the book it keeps.
+            if let Some(l) = u.manager.book(ASSETS[0]).and_then(|b| b.best_bid()) {
+                self.sink ^= i64::from(l.price.as_micros());
+            }
+            self.done |= self.rec.record(ts);
+            self.window.tick(&self.rec, self.warmup);
+        }
+    }
+
+    fn stream(url: &str, busy_poll: bool) -> MarketStream {
+        MarketStream::builder()
+            .url(url)
+            .assets(ASSETS)
+            .busy_poll(busy_poll)
+            .build()
+            .expect("market stream")
+    }
+
+    fn check(feed: &Feed, books: &polyclob::book::BookManager) -> Result<(), String> {
+        let l = books
+            .book(ASSETS[0])
+            .and_then(|b| b.best_bid())
+            .ok_or("no best bid")?;
+        expect_bid(feed, i64::from(l.price.as_micros()), l.size.as_micros())
+    }
+
+    pub fn book_feed(feed: &Arc<Feed>, rate: Rate, base: Instant) -> (Server, Outcome) {
+        book_feed_with(feed, rate, base, false)
+    }
+
+    pub fn book_feed_busy(feed: &Arc<Feed>, rate: Rate, base: Instant) -> (Server, Outcome) {
+        book_feed_with(feed, rate, base, true)
+    }
+
+    fn book_feed_with(
+        feed: &Arc<Feed>,
+        rate: Rate,
+        base: Instant,
+        busy_poll: bool,
+    ) -> (Server, Outcome) {
+        let server = Server::start(feed, rate, base);
+        let rt = runtime();
+        let out = rt.block_on(async {
+            let mut stream = stream(&server.url, busy_poll);
+            let handler = Handler {
+                rec: Recorder::new(base, feed.frames.len()),
+                window: AllocWindow::new(),
+                warmup: feed.warmup,
+                done: false,
+                sink: 0,
+            };
+            let mut bf = BookFeed::new(stream.handle(), handler);
+            let until = tokio::time::Instant::now() + budget(feed, rate);
+            count_allocations_here(true);
+            while !bf.handler_mut().done {
+                match tokio::time::timeout_at(until, stream.dispatch(&mut bf)).await {
+                    Ok(true) => {}
+                    _ => break,
+                }
+            }
+            count_allocations_here(false);
+            stream.handle().shutdown();
+            let (books, h) = bf.into_parts();
+            std::hint::black_box(h.sink);
+            let check = check(feed, &books).and(all_handled(&h.rec));
+            Outcome {
+                allocs: h.window.per_frame(&h.rec, feed.warmup),
+                rec: h.rec,
+                check,
+            }
+        });
+        (server, out)
+    }
+
+    pub fn book_stream(feed: &Arc<Feed>, rate: Rate, base: Instant) -> (Server, Outcome) {
+        let server = Server::start(feed, rate, base);
+        let rt = runtime();
+        let out = rt.block_on(async {
+            let mut books = BookStream::new(stream(&server.url, false));
+            let mut rec = Recorder::new(base, feed.frames.len());
+            let mut window = AllocWindow::new();
+            let mut sink = 0i64;
+            let until = tokio::time::Instant::now() + budget(feed, rate);
+            count_allocations_here(true);
+            loop {
+                let ev = match tokio::time::timeout_at(until, books.next()).await {
+                    Ok(Some(ev)) => ev,
+                    _ => break,
+                };
+                let BookEvent::Market { event, .. } = ev else {
+                    continue;
+                };
+                let Some(ts) = event.event().ok().as_ref().and_then(timestamp) else {
+                    continue;
+                };
+                if let Some(l) = books.books().book(ASSETS[0]).and_then(|b| b.best_bid()) {
+                    sink ^= i64::from(l.price.as_micros());
+                }
+                let last = rec.record(ts);
+                window.tick(&rec, feed.warmup);
+                if last {
+                    break;
+                }
+            }
+            count_allocations_here(false);
+            books.handle().shutdown();
+            std::hint::black_box(sink);
+            let check = check(feed, books.books()).and(all_handled(&rec));
+            Outcome {
+                allocs: window.per_frame(&rec, feed.warmup),
+                rec,
+                check,
+            }
+        });
+        (server, out)
+    }
+}
+
+mod polyfill_row {
+    use super::*;
+    use polyfill_rs::types::{OrderDelta, StreamMessage};
+    use polyfill_rs::{OrderBookManager, WebSocketStream};
+
+    pub fn run(feed: &Arc<Feed>, rate: Rate, base: Instant) -> (Server, Outcome) {
+        let server = Server::start(feed, rate, base);
+        let rt = runtime();
+        let out = rt.block_on(async {
+            let books = OrderBookManager::new(100);
+            for a in ASSETS {
+                let _ = books.get_or_create_book(a);
+            }
+            let mut ws = WebSocketStream::new(&server.url);
+            ws.subscribe_market_channel(ASSETS.iter().map(|s| (*s).to_owned()).collect())
+                .await
+                .expect("polyfill-rs subscribe");
+            let mut rec = Recorder::new(base, feed.frames.len());
+            let mut window = AllocWindow::new();
+            let mut errors = 0u64;
+            let mut sink = 0u64;
+            let until = tokio::time::Instant::now() + budget(feed, rate);
+            count_allocations_here(true);
+            loop {
+                let msg = match tokio::time::timeout_at(until, ws.next()).await {
+                    Ok(Some(Ok(m))) => m,
+                    Ok(Some(Err(_))) => {
+                        errors += 1;
+                        continue;
+                    }
+                    _ => break,
+                };
+                let ts = match msg {
+                    StreamMessage::Book(b) => {
+                        errors += u64::from(books.apply_book_update(&b).is_err());
+                        b.timestamp
+                    }
+                    StreamMessage::PriceChange(p) => {
+                        for c in p.price_changes {
+                            let delta = OrderDelta {
+                                token_id: c.asset_id,
+                                timestamp: chrono::Utc::now(),
+                                side: c.side,
+                                price: c.price,
+                                size: c.size.unwrap_or_default(),
+                                sequence: p.timestamp,
+                            };
+                            errors += u64::from(books.apply_delta(delta).is_err());
+                        }
+                        p.timestamp
+                    }
+                    StreamMessage::LastTradePrice(t) => t.timestamp,
+                    _ => continue,
+                };
+                if let Ok(Some(l)) = books.with_book_mut(ASSETS[0], |b| Ok(b.best_bid())) {
+                    sink ^= u64::from(l.price.is_zero());
+                }
+                let last = rec.record(ts);
+                window.tick(&rec, feed.warmup);
+                if last {
+                    break;
+                }
+            }
+            count_allocations_here(false);
+            std::hint::black_box(sink);
+            let check = books
+                .with_book_mut(ASSETS[0], |b| Ok(b.best_bid()))
+                .ok()
+                .flatten()
+                .ok_or_else(|| "no best bid".to_owned())
+                .and_then(|l| {
+                    let p = (l.price * rust_decimal::Decimal::from(1_000_000)).trunc();
+                    let s = (l.size * rust_decimal::Decimal::from(1_000_000)).trunc();
+                    expect_bid(
+                        feed,
+                        p.to_string().parse().unwrap_or(-1),
+                        s.to_string().parse().unwrap_or(0),
+                    )
+                })
+                .and(all_handled(&rec))
+                .and(if errors == 0 {
+                    Ok(())
+                } else {
+                    Err(format!("{errors} apply errors"))
+                });
+            Outcome {
+                allocs: window.per_frame(&rec, feed.warmup),
+                rec,
+                check,
+            }
+        });
+        (server, out)
+    }
+}
+
+mod sdk_row {
+    use super::*;
+    use polymarket_client_sdk_v2::clob::ws::Client;
+    use polymarket_client_sdk_v2::types::U256;
+    use polymarket_client_sdk_v2::ws::config::Config;
+
+    pub fn run(feed: &Arc<Feed>, rate: Rate, base: Instant) -> (Server, Outcome) {
+        let server = Server::start(feed, rate, base);
+        let rt = runtime();
+        let out = rt.block_on(async {
+            let client = Client::new(&server.url, Config::default()).expect("sdk client");
+            let ids: Vec<U256> = ASSETS.iter().map(|s| s.parse().expect("u256")).collect();
+            // The SDK has one stream per message kind; a book keeper needs all three.
+            let books = client
+                .subscribe_orderbook(ids.clone())
+                .expect("subscribe")
+                .map(|r| r.map(|b| b.timestamp));
+            let prices = client
+                .subscribe_prices(ids.clone())
+                .expect("subscribe")
+                .map(|r| r.map(|p| p.timestamp));
+            let trades = client
+                .subscribe_last_trade_price(ids)
+                .expect("subscribe")
+                .map(|r| r.map(|t| t.timestamp));
+            let mut all = pin!(futures_util::stream::select(
+                futures_util::stream::select(books, prices),
+                trades
+            ));
+            let mut rec = Recorder::new(base, feed.frames.len());
+            let mut window = AllocWindow::new();
+            let mut errors = 0u64;
+            let until = tokio::time::Instant::now() + budget(feed, rate);
+            count_allocations_here(true);
+            loop {
+                let ts = match tokio::time::timeout_at(until, all.next()).await {
+                    Ok(Some(Ok(ts))) => ts,
+                    Ok(Some(Err(_))) => {
+                        errors += 1;
+                        continue;
+                    }
+                    _ => break,
+                };
+                let last = rec.record(u64::try_from(ts).unwrap_or(0));
+                window.tick(&rec, feed.warmup);
+                if last {
+                    break;
+                }
+            }
+            count_allocations_here(false);
+            // The SDK fans decoded messages out through a bounded broadcast queue and drops
+            // what a receiver has not taken in time: a loss is its behaviour, reported as such
+            // (latency covers the frames it delivered), not a failure of this bench.
+            let lost = rec.recv_ns.len() - rec.count;
+            let check = (if lost == 0 {
+                Ok(())
+            } else {
+                Err(format!("LOST {lost} of {} frames", rec.recv_ns.len()))
+            })
+            .and(if errors == 0 {
+                Ok(())
+            } else {
+                Err(format!("{errors} stream errors"))
+            });
+            Outcome {
+                allocs: window.per_frame(&rec, feed.warmup),
+                rec,
+                check,
+            }
+        });
+        (server, out)
+    }
+}
+
+type RowFn = fn(&Arc<Feed>, Rate, Instant) -> (Server, Outcome);
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "quick");
+    let only: Option<String> = std::env::var("ROWS").ok();
+    let rows: [(&str, RowFn); 5] = [
+        ("polyclob BookFeed", polyclob_rows::book_feed),
+        ("polyclob BookFeed busy_poll", polyclob_rows::book_feed_busy),
+        ("polyclob BookStream", polyclob_rows::book_stream),
+        ("polyfill-rs 0.4.3 stream + book", polyfill_row::run),
+        ("official SDK 0.9.0 (decode only)", sdk_row::run),
+    ];
+    let rates = [
+        (Rate::PerSecond(1_000), if quick { 1_000 } else { 5_000 }),
+        (
+            Rate::PerSecond(50_000),
+            if quick { 20_000 } else { 100_000 },
+        ),
+        (Rate::FlatOut, if quick { 50_000 } else { 200_000 }),
+    ];
+    println!(
+        "ws_end_to_end: load average before {} ({} CPUs)",
+        load_average(),
+        std::thread::available_parallelism().map_or(0, |n| n.get())
+    );
+    println!(
+        "{:<34} {:>10} {:>9} {:>9} {:>9} {:>11} {:>8}  check",
+        "row", "rate", "p50 µs", "p99 µs", "p99.9 µs", "msg/s", "alloc/msg"
+    );
+    let mut failed = false;
+    for (rate, n) in rates {
+        let feed = Arc::new(Feed::new(n));
+        for (name, run) in rows {
+            if only.as_deref().is_some_and(|o| !name.contains(o)) {
+                continue;
+            }
+            let base = Instant::now();
+            let (server, out) = run(&feed, rate, base);
+            let row = Row::new(&server.sent_ns, &out.rec, feed.warmup);
+            server.finish();
+            let check = match &out.check {
+                Ok(()) => "ok".to_owned(),
+                Err(e) if e.starts_with("LOST") => e.clone(),
+                Err(e) => {
+                    failed = true;
+                    format!("FAILED: {e}")
+                }
+            };
+            println!(
+                "{:<34} {:>10} {:>9.1} {:>9.1} {:>9.1} {:>11.0} {:>8}  {check}",
+                name,
+                rate.label(),
+                row.pct_us(50.0),
+                row.pct_us(99.0),
+                row.pct_us(99.9),
+                row.msg_per_s,
+                out.allocs,
+            );
+        }
+    }
+    println!("load average after {}", load_average());
+    if failed {
+        std::process::exit(1);
+    }
+}
