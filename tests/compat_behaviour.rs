@@ -123,6 +123,14 @@ async fn get_orders_and_trades_page_to_the_end() {
             order("c")
         ))],
     );
+    // An asset_id filter needs the market since 2026-12-14: looked up once, then cached.
+    m.on(
+        "GET",
+        "/markets-by-token/1",
+        vec![Reply::json(
+            r#"{"condition_id":"0xc0","primary_token_id":"1","secondary_token_id":"2"}"#,
+        )],
+    );
     let p = OpenOrderParams {
         id: None,
         asset_id: Some("1".into()),
@@ -140,6 +148,12 @@ async fn get_orders_and_trades_page_to_the_end() {
         reqs.iter()
             .all(|r| r.auth == Some(Ok(())) && r.query.starts_with("asset_id=1&"))
     );
+    assert!(
+        reqs.iter()
+            .all(|r| r.query_param("market").as_deref() == Some("0xc0"))
+    );
+    c.get_orders(Some(&p), None).await.unwrap();
+    assert_eq!(m.requests_to("/markets-by-token/1").len(), 1, "cached");
 
     m.on(
         "GET",
