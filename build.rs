@@ -1,5 +1,5 @@
 //! Emits `polyclob_simd` when the compiler has stable AVX-512 intrinsics (Rust 1.89) and the
-//! target is x86_64, so the x86 kernels in `src/sign/x86/` (AVX-512 Keccak, SHA-NI SHA-256)
+//! target is x86_64, so the x86 kernels in `src/sign/x86/` (SHA-NI SHA-256) and `src/ws/x86.rs`
 //! are compiled only there; older compilers (the MSRV is 1.85) build the portable paths alone.
 
 use std::env;

@@ -283,6 +283,20 @@ fn inputs() -> Vec<(String, String, Kind, Vec<String>)> {
             warm.clone(),
         ),
         (
+            // A field inside every entry, between two the reader expects.
+            "price_change_x2_entry_field_mid",
+            pc2.replace(r#","size":""#, r#","fee_rate_bps":"0","size":""#),
+            Kind::PriceChange,
+            warm.clone(),
+        ),
+        (
+            // A field after the last member of the message.
+            "price_change_x2_field_last",
+            format!(r#"{},"neg_risk":false}}"#, &pc2[..pc2.len() - 1]),
+            Kind::PriceChange,
+            warm.clone(),
+        ),
+        (
             "price_change_x2_reordered",
             reordered(&pc2),
             Kind::PriceChange,

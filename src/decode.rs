@@ -383,10 +383,15 @@ impl<'a> Events<'a> {
             }
             None => return Err(err(DecodeErrorKind::Eof, "", c.pos)),
         }
-        if let Some(pc) = lists::compact_price_change(c.src, start, sink) {
-            // What `events::build` makes of these captures (the test of
-            // `compact_price_change` checks the decoded event), without the general capture
-            // struct and the event-name dispatch.
+        let pc = match lists::compact_price_change(c.src, start, sink) {
+            Ok(pc) => Some(pc),
+            // Continued where the layout reader stopped, keeping what it read and delivered.
+            Err(resume) => lists::keyed_price_change(c.src, sink, resume),
+        };
+        if let Some(pc) = pc {
+            // What `events::build` makes of these captures (the tests of
+            // `compact_price_change` and `keyed_price_change` check the decoded event),
+            // without the general capture struct and the event-name dispatch.
             c.pos = pc.end;
             ends_frame(c, single)?;
             return Ok(Event::PriceChange(PriceChangeMsg {
@@ -396,7 +401,7 @@ impl<'a> Events<'a> {
                 json: sub(c.src, start, pc.end).unwrap_or(""),
             }));
         }
-        // The compact reader may have delivered entries before it gave up.
+        // The price_change readers may have delivered entries before they gave up.
         sink.begin();
         if let Some((book, end)) = book::book_object(c.src, start, sink) {
             // What the general reader below makes of this object (tested in `book`).
@@ -428,6 +433,8 @@ pub(crate) fn general<'a, S: Sink>(
     start: usize,
     single: bool,
 ) -> Result<Event<'a>, DecodeError> {
+    #[cfg(test)]
+    tests::GENERAL_READS.with(|n| n.set(n.get() + 1));
     let mut f = Fields::default();
     if !c.close_if(b'}') {
         loop {
@@ -816,7 +823,187 @@ impl fmt::Display for Level {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
+    use core::cell::Cell;
+
+    thread_local! {
+        /// Objects the general reader started (test builds only).
+        pub(super) static GENERAL_READS: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// A random JSON value of every type, compact, for a field the exchange might add.
+    fn value(next: &mut dyn FnMut(u64) -> u64, depth: u32) -> String {
+        match if depth > 2 { next(4) } else { next(6) } {
+            0 => ["true", "false", "null"][next(3) as usize].to_string(),
+            1 => ["0", "-1.5e3", "12", "0.001", "7E+2"][next(5) as usize].to_string(),
+            2 => ["\"\"", "\"5\"", "\"a \\\"quoted\\\" word\"", "\"0xabc\""][next(4) as usize]
+                .to_string(),
+            3 => format!("\"{}\"", "x".repeat(next(40) as usize)),
+            4 => {
+                let items: Vec<String> = (0..next(4)).map(|_| value(next, depth + 1)).collect();
+                format!("[{}]", items.join(","))
+            }
+            _ => {
+                let members: Vec<String> = (0..next(4))
+                    .map(|i| format!("\"k{i}\":{}", value(next, depth + 1)))
+                    .collect();
+                format!("{{{}}}", members.join(","))
+            }
+        }
+    }
+
+    /// Splits a compact object's text into its members (no nesting-aware JSON needed: the
+    /// generated members are joined with `,"` only at the top level).
+    fn members(obj: &str) -> Vec<String> {
+        let v: serde_json::Value = serde_json::from_str(obj).unwrap();
+        let map = v.as_object().unwrap();
+        // serde_json's map keeps insertion order only with `preserve_order`; rebuild the
+        // members from the text instead, in order.
+        let mut out = Vec::new();
+        let mut depth = 0i32;
+        let mut in_str = false;
+        let mut esc = false;
+        let mut start = 1;
+        for (i, ch) in obj.char_indices() {
+            if in_str {
+                match ch {
+                    _ if esc => esc = false,
+                    '\\' => esc = true,
+                    '"' => in_str = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match ch {
+                '"' => in_str = true,
+                '{' | '[' => depth += 1,
+                '}' | ']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        out.push(obj[start..i].to_string());
+                    }
+                }
+                ',' if depth == 1 => {
+                    out.push(obj[start..i].to_string());
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        assert_eq!(out.len(), map.len(), "{obj}");
+        out
+    }
+
+    /// No decoding cliff (issue 21): a `price_change` whose shape changed — a member no event
+    /// reads, of any JSON type, at any position of the message or of every entry; members in
+    /// another order — decodes to exactly what the general reader makes of it, without the
+    /// general reader (`GENERAL_READS` stays 0) and without reading the entries twice: at most
+    /// one entry (the one on which the layout reader stopped) is started a second time, none
+    /// when the field was appended to the entries. A fallback that decodes the message again
+    /// fails here.
+    #[test]
+    fn price_change_with_a_new_shape_is_read_once() {
+        use super::lists::ENTRY_READS;
+        use super::lists::tests::Recorder;
+        use super::{Cursor, Events, general};
+
+        let mut next = crate::book::lcg(21);
+        let mut read_once = 0;
+        for round in 0..4_000 {
+            let n = 1 + next(4) as usize;
+            let mut entries: Vec<Vec<String>> = (0..n)
+                .map(|i| {
+                    members(&format!(
+                        r#"{{"asset_id":"71321045679252212594626385532706912750332728571942532289631379312455583992{i:02}","price":"0.{}","size":"{}.{}","side":"{}","hash":"{:040x}","best_bid":"0.4{}","best_ask":"0.5{}"}}"#,
+                        10 + next(89),
+                        next(100_000),
+                        next(100),
+                        if next(2) == 0 { "BUY" } else { "SELL" },
+                        next(u64::MAX),
+                        next(10),
+                        next(10),
+                    ))
+                })
+                .collect();
+            let mut top: Vec<String> = members(&format!(
+                r#"{{"market":"0x{:064x}","price_changes":[],"timestamp":"{}","event_type":"price_change"}}"#,
+                next(u64::MAX),
+                1_790_658_674_035u64 + next(1000),
+            ));
+            // What changed: 0 a member in the message, 1 a member in every entry (the same
+            // place in each), 2 both, 3 the message's members reordered, 4 the entries'.
+            let what = round % 5;
+            let mut at_entry_end = false;
+            if what == 0 || what == 2 {
+                let name = ["fees", "min_order_size", "neg_risk", "x"][next(4) as usize];
+                let at = next(top.len() as u64 + 1) as usize;
+                top.insert(at, format!("\"{name}\":{}", value(&mut next, 0)));
+            }
+            if what == 1 || what == 2 {
+                let name = ["fee_rate_bps", "neg_risk", "tx", "k"][next(4) as usize];
+                let at = next(8) as usize;
+                at_entry_end = at == 7;
+                let v = value(&mut next, 0);
+                for e in &mut entries {
+                    e.insert(at, format!("\"{name}\":{v}"));
+                }
+            }
+            if what == 3 {
+                for i in (1..top.len()).rev() {
+                    top.swap(i, next(i as u64 + 1) as usize);
+                }
+            }
+            if what == 4 {
+                let perm: Vec<usize> = {
+                    let mut p: Vec<usize> = (0..7).collect();
+                    for i in (1..7).rev() {
+                        p.swap(i, next(i as u64 + 1) as usize);
+                    }
+                    p
+                };
+                for e in &mut entries {
+                    *e = perm.iter().map(|&i| e[i].clone()).collect();
+                }
+            }
+            let list: Vec<String> = entries
+                .iter()
+                .map(|e| format!("{{{}}}", e.join(",")))
+                .collect();
+            let top: Vec<String> = top
+                .into_iter()
+                .map(|m| {
+                    if m.starts_with("\"price_changes\"") {
+                        format!("\"price_changes\":[{}]", list.join(","))
+                    } else {
+                        m
+                    }
+                })
+                .collect();
+            let frame = format!("{{{}}}", top.join(","));
+
+            let mut want_rec = Recorder::default();
+            let want = general(&mut Cursor::new(&frame, 1), &mut want_rec, 0, true);
+            let want = format!("{want:?}");
+            assert!(want.starts_with("Ok(PriceChange("), "{want}");
+
+            GENERAL_READS.with(|c| c.set(0));
+            ENTRY_READS.with(|c| c.set(0));
+            let mut rec = Recorder::default();
+            let got = Events::new(&frame).next_with(&mut rec).unwrap();
+            assert_eq!(format!("{got:?}"), want, "{frame}");
+            assert_eq!(rec.0, want_rec.0, "{frame}");
+            assert_eq!(GENERAL_READS.with(Cell::get), 0, "read again: {frame}");
+            let reads = ENTRY_READS.with(Cell::get);
+            assert!(reads <= n + 1, "{reads} entry reads for {n}: {frame}");
+            if what == 0 || what == 3 || at_entry_end {
+                assert_eq!(reads, n, "{frame}");
+            }
+            read_once += usize::from(reads == n);
+        }
+        assert!(read_once > 1_500, "{read_once}");
+    }
+
     /// The `b"…"` keys in `text`, in order of first appearance.
     fn keys(text: &str) -> Vec<&str> {
         let mut out: Vec<&str> = Vec::new();

@@ -1,6 +1,6 @@
-//! The crate's hashing kernels (AVX-512 Keccak, SHA-NI HMAC where the CPU has them) agree with
-//! the reference crates on any input: Keccak-256 with alloy's, the fused EIP-712 hash with
-//! two alloy hashes, the L2 HMAC with one built from `sha2`.
+//! The crate's hashing (alloy's Keccak, the SHA-NI HMAC kernel where the CPU has it) agrees
+//! with the reference crates on any input: Keccak-256 with alloy's, the EIP-712 hash with two
+//! alloy hashes, the L2 HMAC with one built from `sha2`.
 #![no_main]
 
 use alloy_primitives::B256;

@@ -38,13 +38,13 @@ enum Key {
 /// length. (A 16-byte name leaves its quote to a separate check.) The low four bytes are the
 /// dispatch.
 #[derive(Clone, Copy)]
-struct Pattern {
-    bytes: u128,
-    mask: u128,
-    len: usize,
+pub(super) struct Pattern {
+    pub(super) bytes: u128,
+    pub(super) mask: u128,
+    pub(super) len: usize,
 }
 
-const fn pattern(name: &[u8]) -> Pattern {
+pub(super) const fn pattern(name: &[u8]) -> Pattern {
     let mut bytes = [0u8; 16];
     let mut i = 0;
     while i < name.len() && i < 16 {

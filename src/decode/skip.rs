@@ -38,7 +38,7 @@ pub(super) fn skip_member(src: &str, p: usize) -> Option<usize> {
 /// The key whose quote is at `p` (as the general reader compares it: the bytes between the
 /// quotes) and the index of its value.
 #[inline(always)]
-fn key_at(src: &str, p: usize) -> Option<(&[u8], usize)> {
+pub(super) fn key_at(src: &str, p: usize) -> Option<(&[u8], usize)> {
     let b = src.as_bytes();
     if let Some(v) = compact_key_end(b, p) {
         return Some((b.get(p + 1..v - 2)?, v));

@@ -28,7 +28,7 @@
 //! | [`ecdsa`] | the `k256` and libsecp256k1 backends |
 //! | [`clob_auth`] | L1 ClobAuth signature and headers |
 //! | [`hmac`] | L2 HMAC from a pre-keyed state |
-//! | [`keccak`] | Keccak-256 with an AVX-512 permutation where the CPU has one |
+//! | [`keccak`] | Keccak-256 (alloy, `asm-keccak`) and the EIP-712 signing hash |
 //! | `presign` | precomputed-nonce ECDSA pool (feature `presign`): microsecond signatures |
 //! | [`wallet`] | proxy/Safe CREATE2 derivation, POLY_1271 (ERC-7739) signatures |
 
