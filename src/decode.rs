@@ -908,7 +908,7 @@ mod tests {
         use super::lists::tests::Recorder;
         use super::{Cursor, Events, general};
 
-        let mut next = crate::book::lcg(21);
+        let mut next = crate::testutil::lcg(21);
         let mut read_once = 0;
         for round in 0..4_000 {
             let n = 1 + next(4) as usize;

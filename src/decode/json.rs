@@ -994,7 +994,7 @@ mod tests {
         ] {
             assert!(Cursor::new(bad, 0).skip(0).is_err(), "{bad}");
         }
-        let deep = "[".repeat(200) + &"]".repeat(200);
+        let deep = "[".repeat(200) + "]".repeat(200).as_str();
         let e = Cursor::new(&deep, 0).skip(0).unwrap_err();
         assert_eq!(e.kind(), DecodeErrorKind::TooDeep);
     }

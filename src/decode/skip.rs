@@ -248,10 +248,10 @@ mod tests {
 
     #[test]
     fn deep_nesting_goes_to_the_general_skip() {
-        let deep = "[".repeat(100) + &"]".repeat(100);
+        let deep = "[".repeat(100) + "]".repeat(100).as_str();
         assert_eq!(compact_value_end(deep.as_bytes(), 0), None);
         assert_eq!(skip_value(&deep, 0), Some(200));
-        let shallow = "[".repeat(64) + &"]".repeat(64);
+        let shallow = "[".repeat(64) + "]".repeat(64).as_str();
         assert_eq!(compact_value_end(shallow.as_bytes(), 0), Some(128));
     }
 
