@@ -1,0 +1,92 @@
+//! The transport floor under `ws_end_to_end`: loopback TCP with no WebSocket, no runtime and no
+//! decoding. A server thread writes a 64-byte message every 1 ms stamped with the time just
+//! before its write; the client reads it with a blocking read (the thread sleeps, as every
+//! client's reactor does) or spins on a non-blocking read, and records arrival − stamp. No
+//! client can beat this on the same machine; rows of `ws_end_to_end` read against it.
+//!
+//!     cargo bench --manifest-path benches/peers/Cargo.toml --bench transport_floor
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::time::{Duration, Instant};
+
+fn run(spin: bool, n: usize, gap: Duration) -> Vec<u64> {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap();
+    let base = Instant::now();
+    let srv = std::thread::spawn(move || {
+        let (mut s, _) = l.accept().unwrap();
+        s.set_nodelay(true).unwrap();
+        let mut next = Instant::now() + Duration::from_millis(50);
+        for _ in 0..n {
+            while Instant::now() < next {
+                let left = next - Instant::now();
+                if left > Duration::from_micros(200) {
+                    std::thread::sleep(left - Duration::from_micros(100));
+                }
+            }
+            let mut msg = [0u8; 64];
+            let t = base.elapsed().as_nanos() as u64;
+            msg[..8].copy_from_slice(&t.to_le_bytes());
+            s.write_all(&msg).unwrap();
+            next += gap;
+        }
+    });
+    let mut c = TcpStream::connect(addr).unwrap();
+    c.set_nodelay(true).unwrap();
+    if spin {
+        c.set_nonblocking(true).unwrap();
+    }
+    let mut out = Vec::with_capacity(n);
+    let mut buf = [0u8; 64];
+    let mut have = 0;
+    while out.len() < n {
+        match c.read(&mut buf[have..]) {
+            Ok(0) => break,
+            Ok(k) => {
+                have += k;
+                if have == 64 {
+                    let now = base.elapsed().as_nanos() as u64;
+                    let t = u64::from_le_bytes(buf[..8].try_into().unwrap());
+                    out.push(now - t);
+                    have = 0;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => std::hint::spin_loop(),
+            Err(e) => panic!("{e}"),
+        }
+    }
+    srv.join().unwrap();
+    out
+}
+
+fn pct(v: &mut Vec<u64>, p: f64) -> f64 {
+    v.sort_unstable();
+    v[((v.len() as f64 - 1.0) * p) as usize] as f64 / 1000.0
+}
+
+fn main() {
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "transport_floor: load average {}",
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    for (name, spin) in [("blocking read", false), ("spinning read", true)] {
+        let mut v = run(spin, 5000, Duration::from_millis(1));
+        println!(
+            "{name:14} 1000 msg/s: p50 {:.1} µs  p99 {:.1} µs  p99.9 {:.1} µs",
+            pct(&mut v, 0.5),
+            pct(&mut v, 0.99),
+            pct(&mut v, 0.999)
+        );
+    }
+    // tick_to_trade's pace: one message after 30 ms of idle, what each of its two legs meets.
+    let mut v = run(false, 400, Duration::from_millis(30));
+    println!(
+        "blocking read  one per 30 ms: p50 {:.1} µs  p99 {:.1} µs",
+        pct(&mut v, 0.5),
+        pct(&mut v, 0.99)
+    );
+}
