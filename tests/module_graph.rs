@@ -355,6 +355,19 @@ fn sign_and_order_form_no_cycle() {
     }
 }
 
+/// RTDS runs on the market channel's connection machinery: `rtds` uses `ws`, never the reverse.
+#[test]
+fn the_transport_does_not_import_rtds() {
+    let graph = module_graph(&src_dir());
+    assert!(
+        graph["rtds"].contains("ws"),
+        "expected edge rtds -> ws: {graph:#?}"
+    );
+    if let Some(c) = cycle_between(&graph, "ws", "rtds") {
+        panic!("ws and rtds import each other: {c}\ngraph: {graph:#?}");
+    }
+}
+
 #[test]
 fn reader_counts_code_not_comments() {
     let code = code_only(

@@ -10,8 +10,6 @@
 
 use std::fmt;
 
-use crate::ws::subscribe::Op;
-
 /// One RTDS subscription: a topic, a message type (`*` for all) and an optional filter.
 ///
 /// ```
@@ -226,25 +224,6 @@ impl fmt::Debug for Subscription {
     }
 }
 
-/// A whole request: `{"action":…,"subscriptions":[…]}` from subscription objects already
-/// rendered by [`Subscription::write_json`] (the stream keeps them in that form).
-pub(crate) fn write_request<'a>(out: &mut String, op: Op, subs: impl IntoIterator<Item = &'a str>) {
-    out.clear();
-    out.push_str("{\"action\":\"");
-    out.push_str(match op {
-        Op::Subscribe => "subscribe",
-        Op::Unsubscribe => "unsubscribe",
-    });
-    out.push_str("\",\"subscriptions\":[");
-    for (i, s) in subs.into_iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(s);
-    }
-    out.push_str("]}");
-}
-
 /// Appends `s` as a JSON string literal.
 fn push_json_str(out: &mut String, s: &str) {
     out.push('"');
@@ -272,6 +251,7 @@ fn push_json_str(out: &mut String, s: &str) {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::ws::subscribe::{Op, rtds_request as write_request};
 
     #[test]
     fn messages_match_the_documented_shapes() {

@@ -482,7 +482,7 @@ impl Shard {
             ChannelKind::User { auth } => {
                 subscribe::user_initial(&mut self.buf, auth, self.ids.iter().map(String::as_str));
             }
-            ChannelKind::Rtds => crate::rtds::subscription::write_request(
+            ChannelKind::Rtds => subscribe::rtds_request(
                 &mut self.buf,
                 Op::Subscribe,
                 self.ids.iter().map(String::as_str),
@@ -504,11 +504,9 @@ impl Shard {
             ChannelKind::User { .. } => {
                 subscribe::user_operation(&mut self.buf, ids.iter().map(String::as_str), op);
             }
-            ChannelKind::Rtds => crate::rtds::subscription::write_request(
-                &mut self.buf,
-                op,
-                ids.iter().map(String::as_str),
-            ),
+            ChannelKind::Rtds => {
+                subscribe::rtds_request(&mut self.buf, op, ids.iter().map(String::as_str))
+            }
         }
     }
 

@@ -195,6 +195,24 @@ pub(crate) fn user_operation<'a>(
     out.push_str("\"}");
 }
 
+/// The RTDS socket's whole request, `{"action":…,"subscriptions":[…]}`, from subscription
+/// objects already rendered by `rtds::Subscription::write_json` (the RTDS stream keeps them in
+/// that form). It lives here, with the other channels' writers, so the transport does not
+/// import the `rtds` module that builds on it.
+pub(crate) fn rtds_request<'a>(out: &mut String, op: Op, subs: impl IntoIterator<Item = &'a str>) {
+    out.clear();
+    out.push_str("{\"action\":\"");
+    out.push_str(op.as_str());
+    out.push_str("\",\"subscriptions\":[");
+    for (i, s) in subs.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(s);
+    }
+    out.push_str("]}");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
