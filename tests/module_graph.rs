@@ -357,7 +357,7 @@ fn sign_and_order_form_no_cycle() {
 
 /// RTDS runs on the market channel's connection machinery: `rtds` uses `ws`, never the reverse.
 #[test]
-fn the_transport_does_not_import_rtds() {
+fn transport_rtds_data_and_gamma_form_no_cycle() {
     let graph = module_graph(&src_dir());
     assert!(
         graph["rtds"].contains("ws"),
@@ -365,6 +365,10 @@ fn the_transport_does_not_import_rtds() {
     );
     if let Some(c) = cycle_between(&graph, "ws", "rtds") {
         panic!("ws and rtds import each other: {c}\ngraph: {graph:#?}");
+    }
+    // Discovery and positions: Gamma reads the Data API's `Amount`, never the reverse.
+    if let Some(c) = cycle_between(&graph, "data", "gamma") {
+        panic!("data and gamma import each other: {c}\ngraph: {graph:#?}");
     }
 }
 

@@ -43,7 +43,7 @@ mod heartbeat;
 pub(crate) mod host_builder;
 mod markets;
 mod orders;
-mod pagination;
+pub(crate) mod pagination;
 mod preflight;
 mod rails;
 mod ratelimit;

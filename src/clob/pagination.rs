@@ -189,9 +189,17 @@ pub(crate) fn decode_rows<'a, T: Deserialize<'a>>(
     }
     let raws: Vec<&'a RawValue> =
         serde_json::from_slice(body).map_err(|e| Error::new(Kind::Decode).with_source(e))?;
-    let mut data = Vec::with_capacity(raws.len());
+    Ok(decode_each(raws))
+}
+
+/// Decodes rows one by one: rows that fail are skipped and reported by index (the Gamma and
+/// Data API pages use it too).
+pub(crate) fn decode_each<'a, T: Deserialize<'a>>(
+    rows: Vec<&'a RawValue>,
+) -> (Vec<T>, Vec<SkippedRow>) {
+    let mut data = Vec::with_capacity(rows.len());
     let mut skipped = Vec::new();
-    for (index, raw) in raws.into_iter().enumerate() {
+    for (index, raw) in rows.into_iter().enumerate() {
         match serde_json::from_str::<T>(raw.get()) {
             Ok(row) => data.push(row),
             Err(e) => skipped.push(SkippedRow {
@@ -200,7 +208,7 @@ pub(crate) fn decode_rows<'a, T: Deserialize<'a>>(
             }),
         }
     }
-    Ok((data, skipped))
+    (data, skipped)
 }
 
 /// What a paged request needs: path, fixed query pairs, auth, and how to decode a page.

@@ -10,8 +10,8 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
 use super::types::{Activity, HolderGroup, Position, Trade, Value};
+use crate::clob::pagination::decode_each;
 use crate::clob::{self, Error, Req, SkippedRow};
-use crate::gamma::client::decode_each;
 use crate::types::Side;
 
 /// The production Data API host (v2 routes live under `/v2`).

@@ -9,6 +9,7 @@ use serde_json::value::RawValue;
 use super::event::{Event, SearchResults, Series, Sport, Tag};
 use super::filter::{EventFilter, MAX_CONDITION_IDS, MarketFilter};
 use super::market::Market;
+use crate::clob::pagination::decode_each;
 use crate::clob::{self, Error, SkippedRow};
 use crate::clob::{Req, path_with};
 
@@ -67,21 +68,6 @@ pub fn decode_keyset_page<T: DeserializeOwned>(body: &[u8]) -> Result<KeysetPage
         next_cursor: next_cursor.filter(|c| !c.is_empty()),
         skipped,
     })
-}
-
-pub(crate) fn decode_each<T: DeserializeOwned>(rows: Vec<&RawValue>) -> (Vec<T>, Vec<SkippedRow>) {
-    let mut data = Vec::with_capacity(rows.len());
-    let mut skipped = Vec::new();
-    for (index, raw) in rows.into_iter().enumerate() {
-        match serde_json::from_str::<T>(raw.get()) {
-            Ok(t) => data.push(t),
-            Err(e) => skipped.push(SkippedRow {
-                index,
-                error: e.to_string(),
-            }),
-        }
-    }
-    (data, skipped)
 }
 
 crate::clob::host_builder::host_client_builder!("Gamma", "https://gamma-api.polymarket.com");
