@@ -125,17 +125,7 @@ pub fn decode_page<'a, T: Deserialize<'a>>(body: &'a [u8]) -> Result<Page<T>, Er
     }
     let s: Split<'a> =
         serde_json::from_slice(body).map_err(|e| Error::new(Kind::Decode).with_source(e))?;
-    let mut data = Vec::with_capacity(s.data.len());
-    let mut skipped = Vec::new();
-    for (index, raw) in s.data.into_iter().enumerate() {
-        match serde_json::from_str::<T>(raw.get()) {
-            Ok(row) => data.push(row),
-            Err(e) => skipped.push(SkippedRow {
-                index,
-                error: e.to_string(),
-            }),
-        }
-    }
+    let (data, skipped) = decode_each(s.data);
     Ok(Page {
         data,
         next_cursor: s.next_cursor.into_owned(),

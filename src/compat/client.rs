@@ -531,8 +531,8 @@ impl ClobClient {
         // polymarket-rs-client callers never set: fill it from what the client has learnt, or
         // from one `GET /markets-by-token` lookup (cached for the next call).
         if let Some(asset) = params
-            .and_then(|p| p.market.is_none().then_some(p.asset_id.as_ref()))
-            .flatten()
+            .filter(|p| p.market.is_none())
+            .and_then(|p| p.asset_id.as_ref())
         {
             let market = match c.cached_token_market(asset) {
                 Some(m) => m,
