@@ -42,52 +42,145 @@ pub(crate) fn book_hash(ex: &Exchange, mi: usize, ti: usize) -> String {
     alloy_primitives::hex::encode(&h.as_slice()[..20])
 }
 
+/// A compact JSON object whose members keep the order they are written in, as the
+/// exchange's frames do (`serde_json`'s maps sort their keys, which no exchange frame does).
+struct Obj(String);
+
+impl Obj {
+    fn new() -> Self {
+        Self(String::from("{"))
+    }
+
+    fn key(&mut self, k: &str) {
+        if self.0.len() > 1 {
+            self.0.push(',');
+        }
+        self.0.push('"');
+        self.0.push_str(k);
+        self.0.push_str("\":");
+    }
+
+    /// A string member, escaped as JSON requires.
+    fn str(mut self, k: &str, v: &str) -> Self {
+        self.key(k);
+        if v.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+            self.0.push('"');
+            self.0.push_str(v);
+            self.0.push('"');
+        } else {
+            self.0.push_str(&Value::from(v).to_string());
+        }
+        self
+    }
+
+    /// A member whose value is already JSON text.
+    fn raw(mut self, k: &str, json: &str) -> Self {
+        self.key(k);
+        self.0.push_str(json);
+        self
+    }
+
+    fn end(mut self) -> String {
+        self.0.push('}');
+        self.0
+    }
+}
+
+/// A side's levels as compact JSON, `[{"price":…,"size":…},…]`.
+fn levels_json(it: impl Iterator<Item = (u32, u64)>) -> String {
+    let mut out = String::from("[");
+    for (k, (p, s)) in it.enumerate() {
+        if k > 0 {
+            out.push(',');
+        }
+        out.push_str(
+            &Obj::new()
+                .str("price", &price(p))
+                .str("size", &size(s))
+                .end(),
+        );
+    }
+    out.push(']');
+    out
+}
+
+/// What the REST and WS books share: the members in the exchange's order, and the hash.
+struct BookParts {
+    market: String,
+    asset_id: String,
+    timestamp: String,
+    bids: String,
+    asks: String,
+    min_order_size: String,
+    tick_size: &'static str,
+    neg_risk: bool,
+    last_trade_price: String,
+    hash: String,
+}
+
+fn book_parts(ex: &Exchange, mi: usize, ti: usize, ts_ms: u64) -> BookParts {
+    let m = &ex.markets[mi];
+    let b = &m.books[ti];
+    let mut parts = BookParts {
+        market: m.spec.condition_id.clone(),
+        asset_id: m.spec.tokens[ti].token_id().to_owned(),
+        timestamp: ts_ms.to_string(),
+        bids: levels_json(b.bids_worst_first()),
+        asks: levels_json(b.asks_worst_first()),
+        min_order_size: size(m.spec.min_order_size.as_micros()),
+        tick_size: m.spec.tick.as_str(),
+        neg_risk: m.spec.neg_risk,
+        last_trade_price: m.last_trade[ti].map_or_else(|| "0.5".to_owned(), |(p, _)| price(p)),
+        hash: String::new(),
+    };
+    let input = parts.rest_object("");
+    parts.hash =
+        alloy_primitives::hex::encode(<sha1::Sha1 as sha1::Digest>::digest(input.as_bytes()));
+    parts
+}
+
+impl BookParts {
+    /// The REST object with `hash` set to `hash` (`""` for the hash's own input).
+    fn rest_object(&self, hash: &str) -> String {
+        Obj::new()
+            .str("market", &self.market)
+            .str("asset_id", &self.asset_id)
+            .str("timestamp", &self.timestamp)
+            .str("hash", hash)
+            .raw("bids", &self.bids)
+            .raw("asks", &self.asks)
+            .str("min_order_size", &self.min_order_size)
+            .str("tick_size", self.tick_size)
+            .raw("neg_risk", if self.neg_risk { "true" } else { "false" })
+            .str("last_trade_price", &self.last_trade_price)
+            .end()
+    }
+}
+
 /// The REST `/book` object (levels worst-first), its `hash` by the exchange's formula
 /// (`book::integrity`): SHA-1 of the compact JSON of market, asset_id, timestamp, `hash:""`,
 /// bids, asks, min_order_size, tick_size, neg_risk, last_trade_price, in that order.
 pub(crate) fn book(ex: &Exchange, mi: usize, ti: usize, ts_ms: u64) -> Value {
-    let m = &ex.markets[mi];
-    let b = &m.books[ti];
-    let bids = levels(b.bids_worst_first());
-    let asks = levels(b.asks_worst_first());
-    let market = Value::from(m.spec.condition_id.as_str());
-    let asset_id = Value::from(m.spec.tokens[ti].token_id());
-    let timestamp = Value::from(ts_ms.to_string());
-    let min_order_size = Value::from(size(m.spec.min_order_size.as_micros()));
-    let tick_size = Value::from(m.spec.tick.as_str());
-    let last_trade_price =
-        Value::from(m.last_trade[ti].map_or_else(|| "0.5".to_owned(), |(p, _)| price(p)));
-    // Hand-ordered: serde_json's maps sort their keys. `Value`'s Display is compact JSON.
-    let input = format!(
-        "{{\"market\":{market},\"asset_id\":{asset_id},\"timestamp\":{timestamp},\"hash\":\"\",\"bids\":{bids},\"asks\":{asks},\"min_order_size\":{min_order_size},\"tick_size\":{tick_size},\"neg_risk\":{},\"last_trade_price\":{last_trade_price}}}",
-        m.spec.neg_risk
-    );
-    let hash =
-        alloy_primitives::hex::encode(<sha1::Sha1 as sha1::Digest>::digest(input.as_bytes()));
-    json!({
-        "market": market,
-        "asset_id": asset_id,
-        "timestamp": timestamp,
-        "hash": hash,
-        "bids": bids,
-        "asks": asks,
-        "min_order_size": min_order_size,
-        "tick_size": tick_size,
-        "neg_risk": m.spec.neg_risk,
-        "last_trade_price": last_trade_price,
-    })
+    let parts = book_parts(ex, mi, ti, ts_ms);
+    serde_json::from_str(&parts.rest_object(&parts.hash)).unwrap_or(Value::Null)
 }
 
-/// The WS `book` event: the REST object plus `event_type`, without `min_order_size` and
-/// `neg_risk`, which the exchange's WS frame does not carry (its hash still covers them).
-pub(crate) fn ws_book(ex: &Exchange, mi: usize, ti: usize, ts_ms: u64) -> Value {
-    let mut v = book(ex, mi, ti, ts_ms);
-    if let Some(o) = v.as_object_mut() {
-        o.insert("event_type".into(), json!("book"));
-        o.remove("min_order_size");
-        o.remove("neg_risk");
-    }
-    v
+/// The WS `book` event in the exchange's member order: the REST object plus `event_type`,
+/// without `min_order_size` and `neg_risk`, which the exchange's WS frame does not carry (its
+/// hash still covers them).
+pub(crate) fn ws_book(ex: &Exchange, mi: usize, ti: usize, ts_ms: u64) -> String {
+    let p = book_parts(ex, mi, ti, ts_ms);
+    Obj::new()
+        .str("market", &p.market)
+        .str("asset_id", &p.asset_id)
+        .str("timestamp", &p.timestamp)
+        .str("hash", &p.hash)
+        .raw("bids", &p.bids)
+        .raw("asks", &p.asks)
+        .str("tick_size", p.tick_size)
+        .str("event_type", "book")
+        .str("last_trade_price", &p.last_trade_price)
+        .end()
 }
 
 fn best(ex: &Exchange, mi: usize, ti: usize) -> (String, String) {
@@ -98,7 +191,8 @@ fn best(ex: &Exchange, mi: usize, ti: usize) -> (String, String) {
     )
 }
 
-/// `price_change` (the post-2025-09-15 format with a `price_changes` array).
+/// `price_change` (the post-2025-09-15 format with a `price_changes` array), members in the
+/// exchange's order.
 pub(crate) fn price_change(
     ex: &Exchange,
     mi: usize,
@@ -109,27 +203,29 @@ pub(crate) fn price_change(
     let m = &ex.markets[mi];
     let hash = book_hash(ex, mi, ti);
     let (bb, ba) = best(ex, mi, ti);
-    let list: Vec<Value> = changes
-        .iter()
-        .map(|c| {
-            json!({
-                "asset_id": m.spec.tokens[ti].token_id(),
-                "price": price(c.price),
-                "size": size(c.size),
-                "side": c.side.as_str(),
-                "hash": hash,
-                "best_bid": bb,
-                "best_ask": ba,
-            })
-        })
-        .collect();
-    json!({
-        "market": m.spec.condition_id,
-        "price_changes": list,
-        "timestamp": ts_ms.to_string(),
-        "event_type": "price_change",
-    })
-    .to_string()
+    let mut list = String::from("[");
+    for (k, c) in changes.iter().enumerate() {
+        if k > 0 {
+            list.push(',');
+        }
+        let entry = Obj::new()
+            .str("asset_id", m.spec.tokens[ti].token_id())
+            .str("price", &price(c.price))
+            .str("size", &size(c.size))
+            .str("side", c.side.as_str())
+            .str("hash", &hash)
+            .str("best_bid", &bb)
+            .str("best_ask", &ba)
+            .end();
+        list.push_str(&entry);
+    }
+    list.push(']');
+    Obj::new()
+        .str("market", &m.spec.condition_id)
+        .raw("price_changes", &list)
+        .str("timestamp", &ts_ms.to_string())
+        .str("event_type", "price_change")
+        .end()
 }
 
 /// `best_bid_ask` (a `custom_feature_enabled` event).
@@ -141,16 +237,15 @@ pub(crate) fn best_bid_ask(ex: &Exchange, mi: usize, ti: usize, ts_ms: u64) -> S
         (Some(bid), Some(ask)) => price(ask.saturating_sub(bid)),
         _ => "0".to_owned(),
     };
-    json!({
-        "event_type": "best_bid_ask",
-        "market": m.spec.condition_id,
-        "asset_id": m.spec.tokens[ti].token_id(),
-        "best_bid": bb,
-        "best_ask": ba,
-        "spread": spread,
-        "timestamp": ts_ms.to_string(),
-    })
-    .to_string()
+    Obj::new()
+        .str("event_type", "best_bid_ask")
+        .str("market", &m.spec.condition_id)
+        .str("asset_id", m.spec.tokens[ti].token_id())
+        .str("best_bid", &bb)
+        .str("best_ask", &ba)
+        .str("spread", &spread)
+        .str("timestamp", &ts_ms.to_string())
+        .end()
 }
 
 /// `last_trade_price`.
@@ -164,17 +259,16 @@ pub(crate) fn last_trade_price(
     ts_ms: u64,
 ) -> String {
     let m = &ex.markets[mi];
-    json!({
-        "asset_id": m.spec.tokens[ti].token_id(),
-        "event_type": "last_trade_price",
-        "fee_rate_bps": "0",
-        "market": m.spec.condition_id,
-        "price": price(p),
-        "side": side.as_str(),
-        "size": size(sz),
-        "timestamp": ts_ms.to_string(),
-    })
-    .to_string()
+    Obj::new()
+        .str("asset_id", m.spec.tokens[ti].token_id())
+        .str("event_type", "last_trade_price")
+        .str("fee_rate_bps", "0")
+        .str("market", &m.spec.condition_id)
+        .str("price", &price(p))
+        .str("side", side.as_str())
+        .str("size", &size(sz))
+        .str("timestamp", &ts_ms.to_string())
+        .end()
 }
 
 /// `tick_size_change`.
@@ -187,15 +281,14 @@ pub(crate) fn tick_size_change(
     ts_ms: u64,
 ) -> String {
     let m = &ex.markets[mi];
-    json!({
-        "event_type": "tick_size_change",
-        "asset_id": m.spec.tokens[ti].token_id(),
-        "market": m.spec.condition_id,
-        "old_tick_size": old.as_str(),
-        "new_tick_size": new.as_str(),
-        "timestamp": ts_ms.to_string(),
-    })
-    .to_string()
+    Obj::new()
+        .str("event_type", "tick_size_change")
+        .str("asset_id", m.spec.tokens[ti].token_id())
+        .str("market", &m.spec.condition_id)
+        .str("old_tick_size", old.as_str())
+        .str("new_tick_size", new.as_str())
+        .str("timestamp", &ts_ms.to_string())
+        .end()
 }
 
 /// User-channel `order` event (`PLACEMENT`, `UPDATE`, `CANCELLATION`).

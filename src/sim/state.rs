@@ -619,7 +619,7 @@ impl Exchange {
                     events::last_trade_price(self, mi, ti, last.price, o.side, filled, ts_ms);
                 self.publish_market(mi, ti, text);
                 // The exchange also sends a fresh `book` when a trade changes the book.
-                let text = events::ws_book(self, mi, ti, ts_ms).to_string();
+                let text = events::ws_book(self, mi, ti, ts_ms);
                 self.publish_market(mi, ti, text);
             }
         }

@@ -285,7 +285,7 @@ where
                         subs.assets.insert(a, seq);
                     }
                 }
-                (dump && !books.is_empty()).then(|| Value::Array(books).to_string())
+                (dump && !books.is_empty()).then(|| format!("[{}]", books.join(",")))
             };
             match frame {
                 Some(f) => conn.send(f).await,
