@@ -247,6 +247,8 @@ struct Timed<'a> {
 impl Handler for Timed<'_> {
     fn on_frame(&mut self, frame: Frame<'_>) {
         let t = Instant::now();
+        // From the connection's task taking the frame off the socket to this handler.
+        self.stages.handover.push(t - frame.received_at());
         self.feed.on_frame(frame); // decode in place + apply to the books
         self.stages.frame_to_book.push(t.elapsed());
     }
@@ -422,6 +424,7 @@ async fn place_observe_cancel(
 
 #[derive(Default)]
 struct Stages {
+    handover: Vec<Duration>,
     frame_to_book: Vec<Duration>,
     build: Vec<Duration>,
     sign: Vec<Duration>,
@@ -432,6 +435,7 @@ struct Stages {
 impl Stages {
     fn print(&mut self) {
         println!("latency (µs)              n        p50  p99 (=max when n<100)");
+        row("socket → handler", &mut self.handover);
         row("frame → book update", &mut self.frame_to_book);
         row("build (order args)", &mut self.build);
         row("build → signed", &mut self.sign);

@@ -261,6 +261,8 @@ pub(crate) enum Inbound {
         shard: usize,
         epoch: u64,
         payload: Payload,
+        /// When the connection's task took the message from the transport.
+        received: std::time::Instant,
     },
     Status(Status),
 }
@@ -689,6 +691,7 @@ impl Shard {
             shard: self.id,
             epoch,
             payload,
+            received: st.0.into_std(),
         }) {
             Ok(()) => Step::Next,
             Err(mpsc::error::TrySendError::Full(item)) => Step::Full(item),

@@ -1,7 +1,7 @@
 //! What a stream delivers: frames (borrowed or owned) and connection status changes.
 
 use std::fmt;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
@@ -20,6 +20,7 @@ pub struct Frame<'a> {
     pub(crate) bytes: &'a [u8],
     /// Set for text frames, whose UTF-8 the transport has already validated.
     pub(crate) text: Option<&'a str>,
+    pub(crate) received: Instant,
 }
 
 impl<'a> Frame<'a> {
@@ -53,17 +54,50 @@ impl<'a> Frame<'a> {
     pub fn epoch(&self) -> u64 {
         self.epoch
     }
+
+    /// When the connection's task took this message from the socket's WebSocket reader,
+    /// before the hand-over to the consumer. `received_at().elapsed()` at the top of a
+    /// handler is the time the frame spent between the connection and the handler (the
+    /// queue hop and, if the consumer slept, its wake-up); the socket read and the
+    /// WebSocket framing came before it.
+    ///
+    /// ```
+    /// use polyclob::ws::event::{Frame, Handler, Status};
+    /// struct Lag(Vec<std::time::Duration>);
+    /// impl Handler for Lag {
+    ///     fn on_frame(&mut self, frame: Frame<'_>) {
+    ///         self.0.push(frame.received_at().elapsed());
+    ///     }
+    ///     fn on_status(&mut self, _: &Status) {}
+    /// }
+    /// ```
+    #[must_use]
+    pub fn received_at(&self) -> Instant {
+        self.received
+    }
 }
 
 /// An owned data frame, as yielded by the `Stream` implementations.
 ///
 /// Holds the transport's reference-counted buffer: creating it copies nothing.
-#[derive(Clone, PartialEq, Eq)]
+///
+/// Two frames are equal when their shard, epoch and payload are: the receive time is not
+/// compared.
+#[derive(Clone)]
 pub struct OwnedFrame {
     pub(crate) shard: usize,
     pub(crate) epoch: u64,
     pub(crate) payload: Payload,
+    pub(crate) received: Instant,
 }
+
+impl PartialEq for OwnedFrame {
+    fn eq(&self, other: &Self) -> bool {
+        (self.shard, self.epoch, &self.payload) == (other.shard, other.epoch, &other.payload)
+    }
+}
+
+impl Eq for OwnedFrame {}
 
 /// A message body as the transport produced it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,6 +131,7 @@ impl OwnedFrame {
             epoch: self.epoch,
             bytes: self.payload.as_bytes(),
             text: self.payload.text(),
+            received: self.received,
         }
     }
 
@@ -131,6 +166,13 @@ impl OwnedFrame {
     #[must_use]
     pub fn epoch(&self) -> u64 {
         self.epoch
+    }
+
+    /// When the connection's task took this message from the transport (see
+    /// [`Frame::received_at`]).
+    #[must_use]
+    pub fn received_at(&self) -> Instant {
+        self.received
     }
 }
 

@@ -285,6 +285,7 @@ impl Dispatcher {
                 shard,
                 epoch,
                 payload,
+                received,
             } => {
                 let current = self.epochs.get(shard).map(|e| e.load(Ordering::Acquire));
                 if current == Some(epoch) {
@@ -292,6 +293,7 @@ impl Dispatcher {
                         shard,
                         epoch,
                         payload,
+                        received,
                     }))
                 } else {
                     if let Some(n) = self.stale.get_mut(shard) {
