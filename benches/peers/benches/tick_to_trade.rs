@@ -10,7 +10,8 @@
 //! by default), so every sample starts from an idle client. One current-thread runtime per
 //! row.
 //!
-//! Rows: polyclob with RFC 6979 nonces; polyclob with the precomputed nonce pool
+//! Rows: the floor (the same two legs from a blocking thread that reads the frame and writes a
+//! prepared request: no runtime, no decoding, no signing); polyclob with RFC 6979 nonces; polyclob with the precomputed nonce pool
 //! (`Signer::with_nonce_pool`, feature `presign`, refilled by its own thread); the same with
 //! the market stream's `busy_poll(true)` (the client's thread never sleeps); polyfill-rs
 //! 0.4.3 (`WebSocketStream` + `OrderBookManager`, `create_order` + `post_order`, tick size and
@@ -419,6 +420,88 @@ mod polyclob_row {
     }
 }
 
+/// The floor of this flow on this machine: the same two legs with no runtime, no decoding and
+/// no signing. A blocking thread reads the WebSocket frame, finds the new best bid by a text
+/// search, puts it into a request prepared in advance (a fixed, well-formed signature) and
+/// writes it with one `write` on a kept-alive socket. No client can do the legs faster here.
+mod floor_row {
+    use super::*;
+    use std::net::TcpStream;
+
+    /// The order body with the maker amount (USDC micro-units for 10 shares) filled in.
+    fn body(maker: u64) -> String {
+        format!(
+            r#"{{"order":{{"salt":1,"maker":"0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266","signer":"0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266","tokenId":"{}","makerAmount":"{maker}","takerAmount":"10000000","side":"BUY","signatureType":0,"timestamp":"1790000000000","metadata":"0x0000000000000000000000000000000000000000000000000000000000000000","builder":"0x0000000000000000000000000000000000000000000000000000000000000000","signature":"0x{}"}},"owner":"{API_KEY}","orderType":"GTC"}}"#,
+            ASSETS[0],
+            "ab".repeat(65)
+        )
+    }
+
+    pub fn run() -> (Vec<(Instant, Instant)>, Vec<String>) {
+        let ex = Exchange::start(WARMUP + ORDERS);
+        let ws_url = ex.ws_url.clone();
+        let http_addr = ex.http_url.trim_start_matches("http://").to_owned();
+        let client = std::thread::spawn(move || {
+            let addr = ws_url
+                .trim_start_matches("ws://")
+                .split('/')
+                .next()
+                .expect("addr")
+                .to_owned();
+            let tcp = TcpStream::connect(&addr).expect("connect");
+            tcp.set_nodelay(true).expect("nodelay");
+            let (mut ws, _) = tungstenite::client(ws_url.as_str(), tcp).expect("handshake");
+            ws.send(Message::text(r#"{"assets_ids":[],"type":"market"}"#))
+                .expect("subscribe");
+            let mut http = TcpStream::connect(&http_addr).expect("connect");
+            http.set_nodelay(true).expect("nodelay");
+            let mut reply = vec![0u8; 4096];
+            let mut posted = 0;
+            while posted < WARMUP + ORDERS {
+                let Ok(Message::Text(t)) = ws.read() else {
+                    continue;
+                };
+                let t = t.as_str();
+                if !t.contains(r#""event_type":"price_change""#) {
+                    continue;
+                }
+                // The last entry's reported best bid: "best_bid":"0.NN".
+                let Some(at) = t.rfind(r#""best_bid":"0."#) else {
+                    continue;
+                };
+                let cents: u64 = t[at + 14..at + 16].parse().unwrap_or(0);
+                let b = body(cents * 100_000);
+                let req = format!(
+                    "POST /order HTTP/1.1\r\nhost: {http_addr}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{b}",
+                    b.len()
+                );
+                http.write_all(req.as_bytes()).expect("post");
+                // The reply: headers, then the body its content-length announces.
+                let mut have = 0;
+                loop {
+                    let n = http.read(&mut reply[have..]).expect("reply");
+                    assert!(n > 0, "server closed");
+                    have += n;
+                    let text = String::from_utf8_lossy(&reply[..have]);
+                    if let Some(end) = text.find("\r\n\r\n") {
+                        let len: usize = text[..end]
+                            .lines()
+                            .find_map(|l| l.strip_prefix("content-length: "))
+                            .and_then(|v| v.trim().parse().ok())
+                            .unwrap_or(0);
+                        if have >= end + 4 + len {
+                            break;
+                        }
+                    }
+                }
+                posted += 1;
+            }
+        });
+        let _ = client.join();
+        ex.finish()
+    }
+}
+
 mod polyfill_row {
     use super::*;
     use polyfill_rs::types::{
@@ -522,7 +605,8 @@ fn main() {
         "row", "p50 µs", "p99 µs", "max µs"
     );
     type RowFn = Box<dyn Fn() -> (Vec<(Instant, Instant)>, Vec<String>)>;
-    let rows: [(&str, RowFn); 4] = [
+    let rows: [(&str, RowFn); 5] = [
+        ("floor: bare TCP legs", Box::new(floor_row::run)),
         (
             "polyclob (RFC 6979)",
             Box::new(|| polyclob_row::run(false, false)),
@@ -539,7 +623,12 @@ fn main() {
     ];
     let mut failed = false;
     let mut p50s = Vec::new();
+    // `ROW=<substring>` runs only the rows whose name contains it (for profiling one flow).
+    let only = std::env::var("ROW").ok();
     for (name, run) in &rows {
+        if only.as_deref().is_some_and(|o| !name.contains(o)) {
+            continue;
+        }
         let (samples, bad) = run();
         let mut lat: Vec<u64> = samples
             .iter()
@@ -568,12 +657,19 @@ fn main() {
             lat.last().map_or(f64::NAN, |&x| x as f64 / 1000.0),
         );
     }
-    if let [rfc, pool, busy, pf] = p50s[..] {
+    if let [floor, rfc, pool, busy, pf] = p50s[..] {
         println!(
             "p50 ratio polyfill-rs / polyclob: RFC 6979 {:.2}x, nonce pool {:.2}x, nonce pool + busy_poll {:.2}x",
             pf / rfc,
             pf / pool,
             pf / busy
+        );
+        println!(
+            "p50 above the floor ({floor:.1} µs): polyclob RFC 6979 {:.1}, nonce pool {:.1}, + busy_poll {:.1}, polyfill-rs {:.1} µs",
+            rfc - floor,
+            pool - floor,
+            busy - floor,
+            pf - floor
         );
     }
     println!("load average after {}", load_average());

@@ -9,7 +9,7 @@ use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
-fn run(spin: bool, n: usize, gap: Duration) -> Vec<u64> {
+fn run(spin: bool, n: usize, gap: Duration, sender_sleeps: bool) -> Vec<u64> {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = l.local_addr().unwrap();
     let base = Instant::now();
@@ -18,7 +18,10 @@ fn run(spin: bool, n: usize, gap: Duration) -> Vec<u64> {
         s.set_nodelay(true).unwrap();
         let mut next = Instant::now() + Duration::from_millis(50);
         for _ in 0..n {
-            while Instant::now() < next {
+            if sender_sleeps {
+                std::thread::sleep(gap);
+            }
+            while !sender_sleeps && Instant::now() < next {
                 let left = next - Instant::now();
                 if left > Duration::from_micros(200) {
                     std::thread::sleep(left - Duration::from_micros(100));
@@ -74,7 +77,7 @@ fn main() {
             .join(" ")
     );
     for (name, spin) in [("blocking read", false), ("spinning read", true)] {
-        let mut v = run(spin, 5000, Duration::from_millis(1));
+        let mut v = run(spin, 5000, Duration::from_millis(1), false);
         println!(
             "{name:14} 1000 msg/s: p50 {:.1} µs  p99 {:.1} µs  p99.9 {:.1} µs",
             pct(&mut v, 0.5),
@@ -83,10 +86,19 @@ fn main() {
         );
     }
     // tick_to_trade's pace: one message after 30 ms of idle, what each of its two legs meets.
-    let mut v = run(false, 400, Duration::from_millis(30));
-    println!(
-        "blocking read  one per 30 ms: p50 {:.1} µs  p99 {:.1} µs",
-        pct(&mut v, 0.5),
-        pct(&mut v, 0.99)
-    );
+    // "sender sleeps": the sender sleeps the whole gap and writes as soon as it wakes (as
+    // tick_to_trade's servers do); otherwise it spins the last 100 µs before its write.
+    for (name, spin, sleeps) in [
+        ("blocking read ", false, false),
+        ("spinning read ", true, false),
+        ("blocking read , sender sleeps", false, true),
+        ("spinning read , sender sleeps", true, true),
+    ] {
+        let mut v = run(spin, 400, Duration::from_millis(30), sleeps);
+        println!(
+            "{name} one per 30 ms: p50 {:.1} µs  p99 {:.1} µs",
+            pct(&mut v, 0.5),
+            pct(&mut v, 0.99)
+        );
+    }
 }
