@@ -76,6 +76,39 @@ async fn subscribes_with_documented_payload_and_delivers_replay_in_order() {
 }
 
 #[tokio::test]
+async fn a_small_read_buffer_still_delivers_large_messages_whole() {
+    // Messages from far below to far above the 1 KiB read size (the floor of the setting):
+    // the large ones take many socket reads and must arrive byte-exact, in order.
+    let server = WsServer::start().await;
+    let sizes = [90usize, 1_023, 1_024, 1_025, 5_000, 300_000, 64];
+    let frames_sent: Vec<String> = sizes
+        .iter()
+        .enumerate()
+        .map(|(k, &n)| {
+            let head = format!(r#"{{"event_type":"x","k":{k},"pad":""#);
+            let pad = n.saturating_sub(head.len() + 2);
+            format!(
+                "{head}{}\"}}",
+                "abcdefgh".repeat(pad / 8 + 1)[..pad].to_owned()
+            )
+        })
+        .collect();
+    server.on_subscribe(frames_sent.clone());
+    let mut stream = fast(&server.url())
+        .assets([A])
+        .read_buffer_size(10)
+        .build()
+        .expect("build");
+    let count = std::cell::Cell::new(0);
+    let seen = until(&mut stream, 2 * SEC, |e| {
+        count.set(count.get() + usize::from(matches!(e, Event::Frame(_))));
+        count.get() == frames_sent.len()
+    })
+    .await;
+    assert_eq!(frames(&seen), frames_sent);
+}
+
+#[tokio::test]
 async fn builder_options_change_the_payload() {
     let server = WsServer::start().await;
     let _stream = fast(&server.url())

@@ -221,6 +221,7 @@ pub(crate) struct Config {
     pub(crate) backoff_initial: Duration,
     pub(crate) backoff_max: Duration,
     pub(crate) max_message_size: usize,
+    pub(crate) read_buffer_size: usize,
     pub(crate) on_reconnect: Option<ReconnectHook>,
     pub(crate) kind: ChannelKind,
 }
@@ -379,6 +380,7 @@ impl Shard {
             }
             let epoch = self.epoch.load(Ordering::Acquire);
             let ws_config = WebSocketConfig::default()
+                .read_buffer_size(self.cfg.read_buffer_size)
                 .max_message_size(Some(self.cfg.max_message_size))
                 .max_frame_size(Some(self.cfg.max_message_size));
             let connected = transport::connect(
