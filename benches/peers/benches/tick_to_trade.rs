@@ -18,6 +18,11 @@
 //! neg-risk passed in: its `create_order` still asks `GET /tick-size`, which the server
 //! answers, and that round trip is part of its flow).
 //!
+//! Two scenarios, every row in each: the socket idle between triggers (every sample starts
+//! from a sleeping client), and a steady feed between triggers (price changes of the three
+//! other assets about every millisecond, as a client subscribed to a few active markets sees;
+//! the strategy joins the watched asset's bid only when it moves).
+//!
 //! Run: `cargo bench --manifest-path benches/peers/Cargo.toml --bench tick_to_trade`
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -89,6 +94,24 @@ fn trigger(k: usize) -> (String, u32) {
         T0_MS + 1 + k as u64
     );
     (frame, cents)
+}
+
+/// Between triggers, send the other assets' price changes at about 1,000 a second (a client
+/// subscribed to a few active markets) instead of leaving the socket idle: set per scenario.
+static STEADY_FEED: AtomicBool = AtomicBool::new(false);
+
+/// Background frame `k`: a size change at 0.3x on the bid side of one of the three other
+/// assets (their best bid stays 0.39, the watched asset's book is untouched).
+fn background(k: usize) -> String {
+    let a = 1 + k % 3;
+    format!(
+        r#"{{"market":"{}","price_changes":[{{"asset_id":"{}","price":"0.3{}","size":"{}.5","side":"BUY","hash":"0c7a3f5e2b9d4c1a8e6f0b3d5a7c9e1f2b4d6a8c","best_bid":"0.39","best_ask":"0.51"}}],"timestamp":"{}","event_type":"price_change"}}"#,
+        MARKETS[a / 2],
+        ASSETS[a],
+        k % 9,
+        100 + k % 50,
+        T0_MS + 1_000_000 + k as u64
+    )
 }
 
 /// What the HTTP side saw of one order.
@@ -202,7 +225,19 @@ fn serve_ws(
                 return;
             }
         }
-        std::thread::sleep(GAP);
+        if STEADY_FEED.load(Ordering::Relaxed) {
+            let until = Instant::now() + GAP;
+            let mut j = 0;
+            while Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(1));
+                if ws.send(Message::text(background(k * 64 + j))).is_err() {
+                    return;
+                }
+                j += 1;
+            }
+        } else {
+            std::thread::sleep(GAP);
+        }
     }
     let _ = ws
         .get_mut()
@@ -323,20 +358,25 @@ mod polyclob_row {
     use polyclob::ws::event::Frame;
     use polyclob::ws::market::MarketStream;
 
-    /// The strategy: on every price change of the watched asset, join the best bid.
+    /// The strategy: when the watched asset's best bid moves, join it.
     #[derive(Default)]
     struct JoinBid {
         order_at: Option<Price>,
+        last: Option<Price>,
     }
 
     impl BookHandler for JoinBid {
         fn on_update(&mut self, _frame: &Frame<'_>, u: Update<'_, '_>) {
             if let Ok(Decoded::PriceChange(_)) = &u.event {
-                self.order_at = u
+                let bid = u
                     .manager
                     .book(ASSETS[0])
                     .and_then(|b| b.best_bid())
                     .map(|l| l.price);
+                if bid != self.last {
+                    self.last = bid;
+                    self.order_at = bid;
+                }
             }
         }
     }
@@ -450,7 +490,11 @@ mod floor_row {
                 .to_owned();
             let tcp = TcpStream::connect(&addr).expect("connect");
             tcp.set_nodelay(true).expect("nodelay");
-            let (mut ws, _) = tungstenite::client(ws_url.as_str(), tcp).expect("handshake");
+            // A 4 KiB read (tungstenite zero-fills its free buffer before each read).
+            let config = tungstenite::protocol::WebSocketConfig::default().read_buffer_size(4096);
+            let (mut ws, _) =
+                tungstenite::client::client_with_config(ws_url.as_str(), tcp, Some(config))
+                    .expect("handshake");
             ws.send(Message::text(r#"{"assets_ids":[],"type":"market"}"#))
                 .expect("subscribe");
             let mut http = TcpStream::connect(&http_addr).expect("connect");
@@ -462,7 +506,7 @@ mod floor_row {
                     continue;
                 };
                 let t = t.as_str();
-                if !t.contains(r#""event_type":"price_change""#) {
+                if !t.contains(r#""event_type":"price_change""#) || !t.contains(ASSETS[0]) {
                     continue;
                 }
                 // The last entry's reported best bid: "best_bid":"0.NN".
@@ -543,6 +587,7 @@ mod polyfill_row {
             // polyfill-rs drops a delta whose sequence is not above the book's last one, and
             // one frame may carry several changes for the same book: number them ourselves.
             let mut sequence = 0u64;
+            let mut last = None;
             while posted < WARMUP + ORDERS {
                 let msg = match tokio::time::timeout(Duration::from_secs(10), ws.next()).await {
                     Ok(Some(Ok(m))) => m,
@@ -569,6 +614,11 @@ mod polyfill_row {
                         else {
                             continue;
                         };
+                        // Join the best bid when it moves (not on other assets' changes).
+                        if last == Some(best.price) {
+                            continue;
+                        }
+                        last = Some(best.price);
                         let args =
                             OrderArgs::new(ASSETS[0], best.price, Decimal::from(10), Side::BUY);
                         let order = client
@@ -622,55 +672,73 @@ fn main() {
         ("polyfill-rs 0.4.3", Box::new(polyfill_row::run)),
     ];
     let mut failed = false;
-    let mut p50s = Vec::new();
-    // `ROW=<substring>` runs only the rows whose name contains it (for profiling one flow).
+    // `ROW=<substring>` runs only the rows whose name contains it (for profiling one flow);
+    // `SCENARIO=idle` or `SCENARIO=feed` only one scenario.
     let only = std::env::var("ROW").ok();
-    for (name, run) in &rows {
-        if only.as_deref().is_some_and(|o| !name.contains(o)) {
+    let scenario = std::env::var("SCENARIO").ok();
+    for (label, key, steady) in [
+        ("idle socket between triggers", "idle", false),
+        (
+            "steady feed between triggers (other assets, ~1,000 msg/s)",
+            "feed",
+            true,
+        ),
+    ] {
+        if scenario.as_deref().is_some_and(|s| s != key) {
             continue;
         }
-        let (samples, bad) = run();
-        let mut lat: Vec<u64> = samples
-            .iter()
-            .skip(WARMUP)
-            .map(|(s, a)| u64::try_from(a.saturating_duration_since(*s).as_nanos()).unwrap_or(0))
-            .collect();
-        lat.sort_unstable();
-        let check = if bad.is_empty() && samples.len() == WARMUP + ORDERS {
-            "ok".to_owned()
-        } else {
-            failed = true;
-            format!(
-                "FAILED: {} of {} orders, {} bad: {:?}",
-                samples.len(),
-                WARMUP + ORDERS,
-                bad.len(),
-                bad.first().map(|b| &b[..b.len().min(300)])
-            )
-        };
-        p50s.push(pct(&lat, 50.0));
-        println!(
-            "{:<40} {:>9.1} {:>9.1} {:>9.1}  {check}",
-            name,
-            pct(&lat, 50.0),
-            pct(&lat, 99.0),
-            lat.last().map_or(f64::NAN, |&x| x as f64 / 1000.0),
-        );
-    }
-    if let [floor, rfc, pool, busy, pf] = p50s[..] {
-        println!(
-            "p50 ratio polyfill-rs / polyclob: RFC 6979 {:.2}x, nonce pool {:.2}x, nonce pool + busy_poll {:.2}x",
-            pf / rfc,
-            pf / pool,
-            pf / busy
-        );
-        println!(
-            "p50 above the floor ({floor:.1} µs): polyclob RFC 6979 {:.1}, nonce pool {:.1}, + busy_poll {:.1}, polyfill-rs {:.1} µs",
-            rfc - floor,
-            pool - floor,
-            busy - floor,
-            pf - floor
-        );
+        STEADY_FEED.store(steady, Ordering::Relaxed);
+        println!("-- {label}");
+        let mut p50s = Vec::new();
+        for (name, run) in &rows {
+            if only.as_deref().is_some_and(|o| !name.contains(o)) {
+                continue;
+            }
+            let (samples, bad) = run();
+            let mut lat: Vec<u64> = samples
+                .iter()
+                .skip(WARMUP)
+                .map(|(s, a)| {
+                    u64::try_from(a.saturating_duration_since(*s).as_nanos()).unwrap_or(0)
+                })
+                .collect();
+            lat.sort_unstable();
+            let check = if bad.is_empty() && samples.len() == WARMUP + ORDERS {
+                "ok".to_owned()
+            } else {
+                failed = true;
+                format!(
+                    "FAILED: {} of {} orders, {} bad: {:?}",
+                    samples.len(),
+                    WARMUP + ORDERS,
+                    bad.len(),
+                    bad.first().map(|b| &b[..b.len().min(300)])
+                )
+            };
+            p50s.push(pct(&lat, 50.0));
+            println!(
+                "{:<40} {:>9.1} {:>9.1} {:>9.1}  {check}",
+                name,
+                pct(&lat, 50.0),
+                pct(&lat, 99.0),
+                lat.last().map_or(f64::NAN, |&x| x as f64 / 1000.0),
+            );
+        }
+        if let [floor, rfc, pool, busy, pf] = p50s[..] {
+            println!(
+                "p50 ratio polyfill-rs / polyclob: RFC 6979 {:.2}x, nonce pool {:.2}x, nonce pool + busy_poll {:.2}x",
+                pf / rfc,
+                pf / pool,
+                pf / busy
+            );
+            println!(
+                "p50 above the floor ({floor:.1} µs): polyclob RFC 6979 {:.1}, nonce pool {:.1}, + busy_poll {:.1}, polyfill-rs {:.1} µs",
+                rfc - floor,
+                pool - floor,
+                busy - floor,
+                pf - floor
+            );
+        }
     }
     println!("load average after {}", load_average());
     if failed {
