@@ -306,6 +306,7 @@ struct Counters {
 }
 
 impl Counters {
+    #[inline]
     fn record(&self, result: &Result<Duration, Throttled>) {
         match result {
             Ok(wait) => {
@@ -314,12 +315,15 @@ impl Counters {
                     self.record_delay(*wait);
                 }
             }
-            Err(t) => {
-                self.refused.fetch_add(1, Ordering::Relaxed);
-                if t.over_capacity {
-                    self.over_capacity.fetch_add(1, Ordering::Relaxed);
-                }
-            }
+            Err(t) => self.record_refusal(t.over_capacity),
+        }
+    }
+
+    #[cold]
+    fn record_refusal(&self, over_capacity: bool) {
+        self.refused.fetch_add(1, Ordering::Relaxed);
+        if over_capacity {
+            self.over_capacity.fetch_add(1, Ordering::Relaxed);
         }
     }
 
@@ -769,6 +773,9 @@ impl Governor {
         self.acquire_at(bucket, cost, Instant::now(), max_wait)
     }
 
+    // Always inlined, so `try_acquire`'s zero `max_wait` folds away as it did before the
+    // counters made this function too big for the inliner's own choice.
+    #[inline(always)]
     pub(crate) fn acquire_at(
         &self,
         bucket: Bucket,
