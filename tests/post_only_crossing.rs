@@ -170,10 +170,7 @@ async fn the_exchanges_exact_bodies_are_typed() {
     assert_eq!(e.message(), Some(CROSSING));
     assert_no_restriction(&e);
 
-    let rs: Vec<PostOrderResponse> = c
-        .post_orders(&[o.clone(), o.clone(), o.clone(), o])
-        .await
-        .unwrap();
+    let rs: Vec<PostOrderResponse> = c.post_orders(&[o, o, o, o]).await.unwrap();
     let crossing: Vec<bool> = rs
         .iter()
         .map(PostOrderResponse::is_post_only_crossing)
