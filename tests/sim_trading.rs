@@ -131,7 +131,10 @@ async fn post_only_fok_fak() {
     po.post_only = true;
     let (s, e, _) = b.post(&po).await;
     assert_eq!(s, 400);
-    assert!(e["error"].as_str().unwrap().contains("Post-only"), "{e}");
+    assert_eq!(
+        e["error"], "invalid post-only order: order crosses book",
+        "{e}"
+    );
     let mut po = limit(YES, Side::Buy, 55 * C, 5 * S, 3);
     po.post_only = true;
     assert_eq!(b.post(&po).await.1["status"], "live");
@@ -177,7 +180,12 @@ async fn post_only_fok_fak() {
     let mut bad = limit(YES, Side::Sell, 60 * C, 5 * S, 8);
     bad.order_type = "FOK";
     bad.post_only = true;
-    assert_eq!(b.post(&bad).await.0, 400);
+    let (s, e, _) = b.post(&bad).await;
+    assert_eq!(s, 400);
+    assert_eq!(
+        e["error"],
+        "invalid post-only order: only GTC and GTD order types are allowed"
+    );
 }
 
 #[tokio::test]

@@ -260,6 +260,40 @@ impl Error {
                     || self.message_contains(&["cancel_only", "cancel-only", "cancel only"])))
     }
 
+    /// A post-only order the exchange refused because it would have matched on arrival: HTTP
+    /// 400 `{"error":"invalid post-only order: order crosses book"}` (the exchange's
+    /// `INVALID_POST_ONLY_ORDER`, docs.polymarket.com/resources/error-codes). Nothing was
+    /// placed; re-price behind the touch and post again. A batch reports the same refusal per
+    /// order in its `200` answer: see [`PostOrderResponse::is_post_only_crossing`].
+    ///
+    /// Not [`is_post_only_mode`](Self::is_post_only_mode) (the exchange accepting only
+    /// post-only orders), nor the refusal of a post-only flag on a FOK or FAK order.
+    ///
+    /// [`PostOrderResponse::is_post_only_crossing`]: super::types::PostOrderResponse::is_post_only_crossing
+    ///
+    /// ```
+    /// # async fn f(client: &polyclob::clob::Client, order: &polyclob::order::SignedOrder) {
+    /// match client.post_order(order).await {
+    ///     Err(e) if e.is_post_only_crossing() => { /* the book moved: quote one tick back */ }
+    ///     other => drop(other),
+    /// }
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn is_post_only_crossing(&self) -> bool {
+        self.inner.kind == Kind::Status
+            && (self
+                .inner
+                .code
+                .as_deref()
+                .is_some_and(|c| c.eq_ignore_ascii_case(POST_ONLY_CROSSING_CODE))
+                || self
+                    .inner
+                    .message
+                    .as_deref()
+                    .is_some_and(is_post_only_crossing_text))
+    }
+
     /// The account is in closed-only mode (`GET /auth/ban-status/closed-only`): it may only
     /// reduce positions, so orders that open them are refused.
     #[must_use]
@@ -354,6 +388,41 @@ impl Error {
             needles.iter().any(|n| lower.contains(n))
         })
     }
+}
+
+/// The exchange's name for a post-only order that would cross (its error table's
+/// `INVALID_POST_ONLY_ORDER`; `INVALID_POST_ONLY_ORDER_TYPE` is another refusal).
+const POST_ONLY_CROSSING_CODE: &str = "INVALID_POST_ONLY_ORDER";
+
+/// Whether an error text is the exchange's post-only crossing refusal: `invalid post-only
+/// order: order crosses book`, recognised case-insensitively and with the wordings that keep
+/// both halves (a post-only marker and a crossing one), or the bare code name.
+pub(crate) fn is_post_only_crossing_text(msg: &str) -> bool {
+    let m = msg.to_ascii_lowercase();
+    let post_only = ["post-only", "post_only", "post only"]
+        .iter()
+        .any(|n| m.contains(n));
+    let crosses = [
+        "crosses book",
+        "crosses the book",
+        "cross the book",
+        "would cross",
+    ]
+    .iter()
+    .any(|n| m.contains(n));
+    if post_only && crosses {
+        return true;
+    }
+    // The code as a whole word: `INVALID_POST_ONLY_ORDER_TYPE` (FOK/FAK with post-only) is not it.
+    let code = POST_ONLY_CROSSING_CODE.to_ascii_lowercase();
+    m.match_indices(&code).any(|(at, _)| {
+        let before = m[..at].bytes().next_back();
+        let after = m[at + code.len()..].bytes().next();
+        ![before, after]
+            .into_iter()
+            .flatten()
+            .any(|b| b == b'_' || b.is_ascii_alphanumeric())
+    })
 }
 
 /// What an error body says.
@@ -588,6 +657,59 @@ mod tests {
         assert!(e.is_heartbeat_guard() && e.to_string().contains("refused before sending"));
         assert!(Error::refused(Rail::Preflight, "p", None).is_preflight());
         assert!(Error::refused(Rail::CancelOnly, "c", None).is_cancel_only());
+    }
+
+    #[test]
+    fn post_only_crossing_is_its_own_predicate() {
+        // The exchange's exact answer to a crossing post-only order.
+        let e = Error::from_status(
+            400,
+            br#"{"error":"invalid post-only order: order crosses book"}"#,
+            None,
+        );
+        assert!(e.is_post_only_crossing() && e.status() == Some(400));
+        assert!(!e.is_post_only_mode() && !e.is_cancel_only() && !e.is_closed_only());
+        assert!(!e.is_transient() && !e.is_refused_locally() && !e.is_unavailable());
+        assert_eq!(
+            e.message(),
+            Some("invalid post-only order: order crosses book")
+        );
+        // Other wordings that keep both halves, and the bare code name.
+        for body in [
+            &br#"{"error":"INVALID POST-ONLY ORDER: ORDER CROSSES BOOK"}"#[..],
+            br#"{"errorMsg":"order 0xab is invalid. Post-only order crosses the book"}"#,
+            br#"{"error":"post only order would cross"}"#,
+            br#"{"error":"INVALID_POST_ONLY_ORDER"}"#,
+            br#"{"code":"INVALID_POST_ONLY_ORDER","error":"rejected"}"#,
+        ] {
+            let e = Error::from_status(400, body, None);
+            assert!(e.is_post_only_crossing(), "{e:?}");
+        }
+        // The restriction answers are not it, and it is none of them.
+        for (status, body) in [
+            (
+                503,
+                &br#"{"error":"post-only mode: only post-only orders and cancels are allowed","code":"post_only_mode","retry_after_seconds":79}"#[..],
+            ),
+            (503, br#"{"error":"Trading is currently cancel-only. New orders are not accepted, but cancels are allowed."}"#),
+            (400, br#"{"error":"'0xab' address in closed only mode"}"#),
+            // Post-only on a FOK/FAK order, by message and by code name.
+            (400, br#"{"error":"invalid post-only order: only GTC and GTD order types are allowed"}"#),
+            (400, br#"{"error":"INVALID_POST_ONLY_ORDER_TYPE"}"#),
+            // A taker order's own crossing message names no post-only flag.
+            (400, br#"{"error":"order 0xab crosses the book"}"#),
+            (400, b"invalid post-only"),
+        ] {
+            let e = Error::from_status(status, body, None);
+            assert!(!e.is_post_only_crossing(), "{e:?}");
+        }
+        assert!(Error::from_status(503, br#"{"code":"post_only_mode"}"#, None).is_post_only_mode());
+        // Only an answer from the exchange: a local refusal or a decode error is not.
+        assert!(
+            !Error::refused(Rail::PostOnly, "post-only order crosses book", None)
+                .is_post_only_crossing()
+        );
+        assert!(!Error::decode("post-only order crosses book").is_post_only_crossing());
     }
 
     #[test]

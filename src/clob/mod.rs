@@ -70,7 +70,8 @@ pub use orders::{MAX_CANCEL_IDS, OrderFilter, TradeFilter};
 pub use pagination::decode_page_simd;
 pub use pagination::{END_CURSOR, Page, START_CURSOR, SkippedRow, decode_page};
 pub use ratelimit::{
-    Bucket, Governor, Limit, Pacer, PerWindow, RateLimitStatus, Throttle, Throttled, Tier,
+    Bucket, BucketStats, Governor, Limit, Pacer, PerWindow, RateLimitStatus, Throttle, Throttled,
+    Tier,
 };
 pub use retry::RetryPolicy;
 pub use rewards::RewardsQuery;

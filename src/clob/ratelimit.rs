@@ -232,6 +232,125 @@ impl fmt::Display for Throttled {
 
 impl std::error::Error for Throttled {}
 
+/// What the governor did with one bucket's requests since it was made: a snapshot of its
+/// counters, from [`Governor::stats`].
+///
+/// Each counter is exact; they are read one after another, so a snapshot taken while other
+/// threads acquire may be a few requests apart between fields. With
+/// [`Throttle::Off`] the client does not consult the governor, so only the server's reports
+/// ([`corrections`](Self::corrections), [`rate_limited`](Self::rate_limited)) are counted.
+///
+/// ```
+/// use std::time::Duration;
+/// use polyclob::clob::{Bucket, Governor, Limit};
+///
+/// let g = Governor::with_limits(Limit::new(1, 2), Limit::new(2, 4));
+/// for _ in 0..3 {
+///     // The third must wait (up to a second) for a token; it reserves it now.
+///     g.reserve(Bucket::Order, 1, Duration::from_secs(2)).unwrap();
+/// }
+/// g.try_acquire(Bucket::Order, 5).unwrap_err(); // more than the burst: never admitted
+/// let s = g.stats(Bucket::Order);
+/// assert_eq!((s.admitted, s.delayed, s.refused, s.over_capacity), (3, 1, 1, 1));
+/// assert!(s.max_delay > Duration::ZERO && s.max_delay <= Duration::from_secs(1));
+/// assert_eq!(s.total_delay, s.max_delay);
+/// assert_eq!(g.stats(Bucket::Cancel), Default::default());
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BucketStats {
+    /// Requests admitted, at once or after a wait.
+    pub admitted: u64,
+    /// Of those, the ones that had to wait for their tokens ([`Throttle::Wait`],
+    /// [`Governor::reserve`]).
+    pub delayed: u64,
+    /// Requests refused: the tokens would not come within the allowed wait, or the cost
+    /// exceeds the bucket's capacity.
+    pub refused: u64,
+    /// Of those, the ones refused as over capacity.
+    pub over_capacity: u64,
+    /// The waits of the delayed requests, summed.
+    pub total_delay: Duration,
+    /// The longest of those waits.
+    pub max_delay: Duration,
+    /// Server reports (`Poly-RateLimit-Remaining`) that found at least one token fewer than
+    /// the local bucket held, and lowered it.
+    pub corrections: u64,
+    /// HTTP 429 answers to this bucket's requests (each holds the bucket for `Retry-After`).
+    pub rate_limited: u64,
+}
+
+impl BucketStats {
+    /// The mean wait of the delayed requests (zero when none waited).
+    #[must_use]
+    pub fn mean_delay(&self) -> Duration {
+        if self.delayed == 0 {
+            return Duration::ZERO;
+        }
+        let ns = self.total_delay.as_nanos() / u128::from(self.delayed);
+        Duration::from_nanos(u64::try_from(ns).unwrap_or(u64::MAX))
+    }
+}
+
+/// The counters behind [`BucketStats`]: plain relaxed atomics, one add per admitted request
+/// and the rest only on the slow paths (a wait, a refusal, a server report).
+#[derive(Debug, Default)]
+struct Counters {
+    admitted: AtomicU64,
+    delayed: AtomicU64,
+    refused: AtomicU64,
+    over_capacity: AtomicU64,
+    delay_ns: AtomicU64,
+    max_delay_ns: AtomicU64,
+    corrections: AtomicU64,
+    rate_limited: AtomicU64,
+}
+
+impl Counters {
+    #[inline]
+    fn record(&self, result: &Result<Duration, Throttled>) {
+        match result {
+            Ok(wait) => {
+                self.admitted.fetch_add(1, Ordering::Relaxed);
+                if !wait.is_zero() {
+                    self.record_delay(*wait);
+                }
+            }
+            Err(t) => self.record_refusal(t.over_capacity),
+        }
+    }
+
+    #[cold]
+    fn record_refusal(&self, over_capacity: bool) {
+        self.refused.fetch_add(1, Ordering::Relaxed);
+        if over_capacity {
+            self.over_capacity.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    #[cold]
+    fn record_delay(&self, wait: Duration) {
+        let ns = u64::try_from(wait.as_nanos()).unwrap_or(u64::MAX);
+        self.delayed.fetch_add(1, Ordering::Relaxed);
+        self.delay_ns.fetch_add(ns, Ordering::Relaxed);
+        self.max_delay_ns.fetch_max(ns, Ordering::Relaxed);
+    }
+
+    fn snapshot(&self) -> BucketStats {
+        let n = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        BucketStats {
+            admitted: n(&self.admitted),
+            delayed: n(&self.delayed),
+            refused: n(&self.refused),
+            over_capacity: n(&self.over_capacity),
+            total_delay: Duration::from_nanos(n(&self.delay_ns)),
+            max_delay: Duration::from_nanos(n(&self.max_delay_ns)),
+            corrections: n(&self.corrections),
+            rate_limited: n(&self.rate_limited),
+        }
+    }
+}
+
 /// One lock-free GCRA bucket. Times are nanoseconds since the governor's origin.
 ///
 /// `tat` is the theoretical arrival time: the bucket is full when `tat <= now`, and holds
@@ -369,10 +488,15 @@ impl Gcra {
     }
 
     /// Lowers the balance to at most `remaining` tokens (a server report); never raises it.
-    pub(crate) fn cap_remaining(&self, remaining: u64, now: u64) {
+    /// Returns whether it lowered it by a whole token or more (less is the server's rounding
+    /// and the refill during the round trip, not a disagreement).
+    pub(crate) fn cap_remaining(&self, remaining: u64, now: u64) -> bool {
         let (interval, burst) = unpack(self.params.load(Ordering::Relaxed));
         let floor = now + burst.saturating_sub(remaining.min(burst)) * interval;
-        self.tat.fetch_max(floor, Ordering::AcqRel);
+        self.tat
+            .fetch_max(floor, Ordering::AcqRel)
+            .saturating_add(interval)
+            <= floor
     }
 
     /// Nothing is admitted before `until`, and then one token at a time (after a 429 whose
@@ -522,6 +646,8 @@ pub struct Governor {
     confirmed: AtomicBool,
     warnings: AtomicU64,
     last: Mutex<[Option<RateLimitStatus>; 2]>,
+    /// Per bucket, indexed by `Bucket as usize`.
+    counters: [Counters; 2],
 }
 
 impl Default for Governor {
@@ -579,6 +705,7 @@ impl Governor {
             confirmed: AtomicBool::new(false),
             warnings: AtomicU64::new(0),
             last: Mutex::new([None, None]),
+            counters: [Counters::default(), Counters::default()],
         }
     }
 
@@ -647,6 +774,9 @@ impl Governor {
         self.acquire_at(bucket, cost, Instant::now(), max_wait)
     }
 
+    // Always inlined, so `try_acquire`'s zero `max_wait` folds away as it did before the
+    // counters made this function too big for the inliner's own choice.
+    #[inline(always)]
     pub(crate) fn acquire_at(
         &self,
         bucket: Bucket,
@@ -656,7 +786,7 @@ impl Governor {
     ) -> Result<Duration, Throttled> {
         let cell = self.cell(bucket);
         let t = self.ns(now);
-        match cell.take(bucket, cost, t, max_wait) {
+        let r = match cell.take(bucket, cost, t, max_wait) {
             // Standard is only a guess until confirmed: a higher tier may take the batch. It
             // empties the bucket (charging its whole cost would invent a debt of seconds when
             // no answer ever names the tier); the tier the answer names re-prices what is owed.
@@ -665,7 +795,19 @@ impl Governor {
                 Ok(Duration::ZERO)
             }
             r => r,
-        }
+        };
+        // The wait `take` computed is the delay: no second clock read.
+        self.counters[bucket as usize].record(&r);
+        r
+    }
+
+    /// What the governor did with `bucket`'s requests so far: admitted, delayed (and for how
+    /// long), refused, and the server's corrections and 429s. Lock-free; see [`BucketStats`].
+    ///
+    /// From a client: `client.governor().stats(Bucket::Order)`.
+    #[must_use]
+    pub fn stats(&self, bucket: Bucket) -> BucketStats {
+        self.counters[bucket as usize].snapshot()
     }
 
     /// Whole tokens in `bucket` now.
@@ -713,11 +855,15 @@ impl Governor {
         }
         if let Some(bucket) = status.bucket {
             let cell = self.cell(bucket);
+            let counters = &self.counters[bucket as usize];
             let t = self.ns(now);
             if let Some(r) = status.remaining {
-                cell.cap_remaining(u64::from(r), t);
+                if cell.cap_remaining(u64::from(r), t) {
+                    counters.corrections.fetch_add(1, Ordering::Relaxed);
+                }
             }
             if status.status == 429 {
+                counters.rate_limited.fetch_add(1, Ordering::Relaxed);
                 let ra = status.retry_after.unwrap_or(Duration::from_secs(1));
                 cell.hold_until(t.saturating_add(u64::try_from(ra.as_nanos()).unwrap_or(0)));
             }
@@ -1041,6 +1187,58 @@ mod tests {
         assert_eq!(e.wait, Duration::from_secs(1));
         assert_eq!(g.cancel.available(0), 120, "the other bucket is untouched");
         assert_eq!(g.last_status(Bucket::Order).map(|s| s.status), Some(429));
+        // The lowering report was a correction, the higher one not; the 429 was seen.
+        let s = g.stats(Bucket::Order);
+        assert_eq!((s.corrections, s.rate_limited), (1, 1));
+        assert_eq!((s.admitted, s.refused), (0, 1));
+        assert_eq!(g.stats(Bucket::Cancel), BucketStats::default());
+    }
+
+    #[test]
+    fn stats_count_admissions_delays_and_refusals() {
+        // 10 tokens/s (one every 100 ms), burst 3.
+        let g = Governor::with_limits(Limit::new(10, 3), Limit::new(20, 6));
+        let t0 = g.origin;
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        for _ in 0..3 {
+            assert_eq!(
+                g.acquire_at(Bucket::Order, 1, t0, Duration::ZERO),
+                Ok(Duration::ZERO)
+            );
+        }
+        assert_eq!(
+            g.stats(Bucket::Order).delayed,
+            0,
+            "a full burst waits for nothing"
+        );
+        // Two more reserved at once: 100 ms and 200 ms away.
+        let max = Duration::from_secs(1);
+        let w1 = g.acquire_at(Bucket::Order, 1, t0, max).unwrap();
+        let w2 = g.acquire_at(Bucket::Order, 1, t0, max).unwrap();
+        assert_eq!((w1.as_millis(), w2.as_millis()), (100, 200));
+        // Refused: short within no wait, and over capacity.
+        assert!(
+            g.acquire_at(Bucket::Order, 1, at(10), Duration::ZERO)
+                .is_err()
+        );
+        assert!(
+            g.acquire_at(Bucket::Order, 4, at(10), max)
+                .unwrap_err()
+                .over_capacity
+        );
+        // 50 ms later the next token is 250 ms away.
+        let w3 = g.acquire_at(Bucket::Order, 1, at(50), max).unwrap();
+        assert_eq!(w3.as_millis(), 250);
+        let s = g.stats(Bucket::Order);
+        assert_eq!(
+            (s.admitted, s.delayed, s.refused, s.over_capacity),
+            (6, 3, 2, 1)
+        );
+        assert_eq!(s.total_delay, w1 + w2 + w3);
+        assert_eq!(s.max_delay, w3);
+        assert_eq!(s.mean_delay().as_millis(), 183);
+        assert_eq!(g.stats(Bucket::Cancel), BucketStats::default());
+        assert_eq!(BucketStats::default().mean_delay(), Duration::ZERO);
     }
 
     #[test]

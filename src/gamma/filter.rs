@@ -10,6 +10,63 @@ pub const MAX_EVENTS_PAGE: u32 = 500;
 /// Most `condition_ids` one Gamma request may carry; larger sets are split into chunks.
 pub const MAX_CONDITION_IDS: usize = 100;
 
+/// The methods both filters share, written inside their `impl` (rustdoc lists them in
+/// place): the page size clamped to `$max`, and `pair`, which the setters push through.
+macro_rules! filter_common {
+    ($max:ident) => {
+        #[doc = concat!("Page size, at most [`", stringify!($max), "`] (larger values are clamped). Default is")]
+        /// Gamma's own default.
+        pub fn limit(mut self, limit: u32) -> Self {
+            self.limit = Some(limit.clamp(1, $max));
+            self
+        }
+
+        /// The page size that will be sent, if any.
+        #[must_use]
+        pub fn page_limit(&self) -> u32 {
+            self.limit.unwrap_or(0)
+        }
+
+        pub(crate) fn limit_opt(&self) -> Option<u32> {
+            self.limit
+        }
+
+        fn pair(mut self, key: &'static str, value: String) -> Self {
+            self.pairs.push((key, value));
+            self
+        }
+    };
+}
+
+/// By-value setters that each append one `key=value` query pair, written inside an `impl`
+/// block that has a `pair(self, &'static str, String) -> Self` (so the methods stay in one
+/// `impl` and in source order, as rustdoc shows them). Each entry is its doc comment, then
+/// `name(arg: kind) => "key";` where `kind` is `bool` (`true`/`false`), `size` (a pUSD
+/// amount, as its decimal) or `text` (anything `Into<String>`, sent as is).
+macro_rules! query_setters {
+    ($( $(#[$attr:meta])* $name:ident($arg:ident: $kind:ident) => $key:literal; )*) => {
+        $( query_setters!(@one $(#[$attr])* $name $arg $kind $key); )*
+    };
+    (@one $(#[$attr:meta])* $name:ident $arg:ident bool $key:literal) => {
+        $(#[$attr])*
+        pub fn $name(self, $arg: bool) -> Self {
+            self.pair($key, $arg.to_string())
+        }
+    };
+    (@one $(#[$attr:meta])* $name:ident $arg:ident size $key:literal) => {
+        $(#[$attr])*
+        pub fn $name(self, $arg: Size) -> Self {
+            self.pair($key, $arg.to_string())
+        }
+    };
+    (@one $(#[$attr:meta])* $name:ident $arg:ident text $key:literal) => {
+        $(#[$attr])*
+        pub fn $name(self, $arg: impl Into<String>) -> Self {
+            self.pair($key, $arg.into())
+        }
+    };
+}
+
 /// Filters for [`Client::markets`](super::Client::markets) and friends.
 ///
 /// ```
@@ -38,111 +95,62 @@ impl MarketFilter {
         Self::default()
     }
 
-    /// Page size, at most [`MAX_MARKETS_PAGE`] (larger values are clamped). Default is
-    /// Gamma's own default.
-    pub fn limit(mut self, limit: u32) -> Self {
-        self.limit = Some(limit.clamp(1, MAX_MARKETS_PAGE));
-        self
-    }
+    filter_common!(MAX_MARKETS_PAGE);
 
-    /// The page size that will be sent, if any.
-    #[must_use]
-    pub fn page_limit(&self) -> u32 {
-        self.limit.unwrap_or(0)
-    }
+    query_setters! {
+        /// Closed (`true`) or open (`false`) markets. Default is unset (Gamma lists open markets).
+        closed(closed: bool) => "closed";
 
-    pub(crate) fn limit_opt(&self) -> Option<u32> {
-        self.limit
-    }
+        /// Active (`true`) or inactive markets. Default is unset.
+        active(active: bool) => "active";
 
-    /// Closed (`true`) or open (`false`) markets. Default is unset (Gamma lists open markets).
-    pub fn closed(self, closed: bool) -> Self {
-        self.pair("closed", closed.to_string())
-    }
+        /// Archived (`true`) or unarchived markets. Default is unset.
+        archived(archived: bool) => "archived";
 
-    /// Active (`true`) or inactive markets. Default is unset.
-    pub fn active(self, active: bool) -> Self {
-        self.pair("active", active.to_string())
-    }
+        /// Markets with this tag id; may be repeated. Default is every tag.
+        tag_id(id: text) => "tag_id";
 
-    /// Archived (`true`) or unarchived markets. Default is unset.
-    pub fn archived(self, archived: bool) -> Self {
-        self.pair("archived", archived.to_string())
-    }
+        /// Also match related tags of `tag_id`. Default is unset.
+        related_tags(yes: bool) => "related_tags";
 
-    /// Markets with this tag id; may be repeated. Default is every tag.
-    pub fn tag_id(self, id: impl Into<String>) -> Self {
-        self.pair("tag_id", id.into())
-    }
+        /// Minimum liquidity in pUSD. Default is none.
+        liquidity_min(min: size) => "liquidity_num_min";
 
-    /// Also match related tags of `tag_id`. Default is unset.
-    pub fn related_tags(self, yes: bool) -> Self {
-        self.pair("related_tags", yes.to_string())
-    }
+        /// Maximum liquidity in pUSD. Default is none.
+        liquidity_max(max: size) => "liquidity_num_max";
 
-    /// Minimum liquidity in pUSD. Default is none.
-    pub fn liquidity_min(self, min: Size) -> Self {
-        self.pair("liquidity_num_min", min.to_string())
-    }
+        /// Minimum lifetime volume in pUSD. Default is none.
+        volume_min(min: size) => "volume_num_min";
 
-    /// Maximum liquidity in pUSD. Default is none.
-    pub fn liquidity_max(self, max: Size) -> Self {
-        self.pair("liquidity_num_max", max.to_string())
-    }
+        /// Maximum lifetime volume in pUSD. Default is none.
+        volume_max(max: size) => "volume_num_max";
 
-    /// Minimum lifetime volume in pUSD. Default is none.
-    pub fn volume_min(self, min: Size) -> Self {
-        self.pair("volume_num_min", min.to_string())
-    }
+        /// Earliest start date (ISO 8601). Default is none.
+        start_date_min(date: text) => "start_date_min";
 
-    /// Maximum lifetime volume in pUSD. Default is none.
-    pub fn volume_max(self, max: Size) -> Self {
-        self.pair("volume_num_max", max.to_string())
-    }
+        /// Latest start date (ISO 8601). Default is none.
+        start_date_max(date: text) => "start_date_max";
 
-    /// Earliest start date (ISO 8601). Default is none.
-    pub fn start_date_min(self, date: impl Into<String>) -> Self {
-        self.pair("start_date_min", date.into())
-    }
+        /// Earliest end date (ISO 8601). Default is none.
+        end_date_min(date: text) => "end_date_min";
 
-    /// Latest start date (ISO 8601). Default is none.
-    pub fn start_date_max(self, date: impl Into<String>) -> Self {
-        self.pair("start_date_max", date.into())
-    }
+        /// Latest end date (ISO 8601). Default is none.
+        end_date_max(date: text) => "end_date_max";
 
-    /// Earliest end date (ISO 8601). Default is none.
-    pub fn end_date_min(self, date: impl Into<String>) -> Self {
-        self.pair("end_date_min", date.into())
-    }
+        /// Markets with this slug; may be repeated. Default is any.
+        slug(slug: text) => "slug";
 
-    /// Latest end date (ISO 8601). Default is none.
-    pub fn end_date_max(self, date: impl Into<String>) -> Self {
-        self.pair("end_date_max", date.into())
-    }
+        /// Markets holding this CLOB token id; may be repeated. Default is any.
+        clob_token_id(id: text) => "clob_token_ids";
 
-    /// Markets with this slug; may be repeated. Default is any.
-    pub fn slug(self, slug: impl Into<String>) -> Self {
-        self.pair("slug", slug.into())
-    }
+        /// Sports markets of this type (`"moneyline"`, …); may be repeated. Default is any.
+        sports_market_type(kind: text) => "sports_market_types";
 
-    /// Markets holding this CLOB token id; may be repeated. Default is any.
-    pub fn clob_token_id(self, id: impl Into<String>) -> Self {
-        self.pair("clob_token_ids", id.into())
-    }
+        /// Sort by this field (e.g. `"volume24hr"`). Default is Gamma's order.
+        order(field: text) => "order";
 
-    /// Sports markets of this type (`"moneyline"`, …); may be repeated. Default is any.
-    pub fn sports_market_type(self, kind: impl Into<String>) -> Self {
-        self.pair("sports_market_types", kind.into())
-    }
-
-    /// Sort by this field (e.g. `"volume24hr"`). Default is Gamma's order.
-    pub fn order(self, field: impl Into<String>) -> Self {
-        self.pair("order", field.into())
-    }
-
-    /// Sort ascending (`true`) or descending. Default is Gamma's.
-    pub fn ascending(self, yes: bool) -> Self {
-        self.pair("ascending", yes.to_string())
+        /// Sort ascending (`true`) or descending. Default is Gamma's.
+        ascending(yes: bool) => "ascending";
     }
 
     /// Markets with these condition ids. Any number: requests carry at most
@@ -153,11 +161,6 @@ impl MarketFilter {
         S: Into<String>,
     {
         self.condition_ids.extend(ids.into_iter().map(Into::into));
-        self
-    }
-
-    fn pair(mut self, key: &'static str, value: String) -> Self {
-        self.pairs.push((key, value));
         self
     }
 }
@@ -183,95 +186,92 @@ impl EventFilter {
         Self::default()
     }
 
-    /// Page size, at most [`MAX_EVENTS_PAGE`] (larger values are clamped). Default is
-    /// Gamma's own default.
-    pub fn limit(mut self, limit: u32) -> Self {
-        self.limit = Some(limit.clamp(1, MAX_EVENTS_PAGE));
-        self
-    }
+    filter_common!(MAX_EVENTS_PAGE);
 
-    /// The page size that will be sent, if any.
-    #[must_use]
-    pub fn page_limit(&self) -> u32 {
-        self.limit.unwrap_or(0)
-    }
+    query_setters! {
+        /// Closed (`true`) or open (`false`) events. Default is unset.
+        closed(closed: bool) => "closed";
 
-    pub(crate) fn limit_opt(&self) -> Option<u32> {
-        self.limit
-    }
+        /// Active (`true`) or inactive events. Default is unset.
+        active(active: bool) => "active";
 
-    /// Closed (`true`) or open (`false`) events. Default is unset.
-    pub fn closed(self, closed: bool) -> Self {
-        self.pair("closed", closed.to_string())
-    }
+        /// Featured events only. Default is unset.
+        featured(yes: bool) => "featured";
 
-    /// Active (`true`) or inactive events. Default is unset.
-    pub fn active(self, active: bool) -> Self {
-        self.pair("active", active.to_string())
-    }
+        /// Events with this tag id; may be repeated. Default is every tag.
+        tag_id(id: text) => "tag_id";
 
-    /// Featured events only. Default is unset.
-    pub fn featured(self, yes: bool) -> Self {
-        self.pair("featured", yes.to_string())
-    }
+        /// Events with this tag slug. Default is every tag.
+        tag_slug(slug: text) => "tag_slug";
 
-    /// Events with this tag id; may be repeated. Default is every tag.
-    pub fn tag_id(self, id: impl Into<String>) -> Self {
-        self.pair("tag_id", id.into())
-    }
+        /// Minimum liquidity in pUSD. Default is none.
+        liquidity_min(min: size) => "liquidity_min";
 
-    /// Events with this tag slug. Default is every tag.
-    pub fn tag_slug(self, slug: impl Into<String>) -> Self {
-        self.pair("tag_slug", slug.into())
-    }
+        /// Maximum liquidity in pUSD. Default is none.
+        liquidity_max(max: size) => "liquidity_max";
 
-    /// Minimum liquidity in pUSD. Default is none.
-    pub fn liquidity_min(self, min: Size) -> Self {
-        self.pair("liquidity_min", min.to_string())
-    }
+        /// Minimum volume in pUSD. Default is none.
+        volume_min(min: size) => "volume_min";
 
-    /// Maximum liquidity in pUSD. Default is none.
-    pub fn liquidity_max(self, max: Size) -> Self {
-        self.pair("liquidity_max", max.to_string())
-    }
+        /// Maximum volume in pUSD. Default is none.
+        volume_max(max: size) => "volume_max";
 
-    /// Minimum volume in pUSD. Default is none.
-    pub fn volume_min(self, min: Size) -> Self {
-        self.pair("volume_min", min.to_string())
-    }
+        /// Earliest end date (ISO 8601). Default is none.
+        end_date_min(date: text) => "end_date_min";
 
-    /// Maximum volume in pUSD. Default is none.
-    pub fn volume_max(self, max: Size) -> Self {
-        self.pair("volume_max", max.to_string())
-    }
+        /// Latest end date (ISO 8601). Default is none.
+        end_date_max(date: text) => "end_date_max";
 
-    /// Earliest end date (ISO 8601). Default is none.
-    pub fn end_date_min(self, date: impl Into<String>) -> Self {
-        self.pair("end_date_min", date.into())
-    }
+        /// Events with this slug; may be repeated. Default is any.
+        slug(slug: text) => "slug";
 
-    /// Latest end date (ISO 8601). Default is none.
-    pub fn end_date_max(self, date: impl Into<String>) -> Self {
-        self.pair("end_date_max", date.into())
-    }
+        /// Sort by this field. Default is Gamma's order.
+        order(field: text) => "order";
 
-    /// Events with this slug; may be repeated. Default is any.
-    pub fn slug(self, slug: impl Into<String>) -> Self {
-        self.pair("slug", slug.into())
+        /// Sort ascending (`true`) or descending. Default is Gamma's.
+        ascending(yes: bool) => "ascending";
     }
+}
 
-    /// Sort by this field. Default is Gamma's order.
-    pub fn order(self, field: impl Into<String>) -> Self {
-        self.pair("order", field.into())
-    }
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-    /// Sort ascending (`true`) or descending. Default is Gamma's.
-    pub fn ascending(self, yes: bool) -> Self {
-        self.pair("ascending", yes.to_string())
-    }
-
-    fn pair(mut self, key: &'static str, value: String) -> Self {
-        self.pairs.push((key, value));
-        self
+    #[test]
+    fn setters_push_their_pairs_in_order() {
+        let f = MarketFilter::new()
+            .closed(true)
+            .tag_id("235")
+            .tag_id(String::from("2"))
+            .liquidity_min(Size::from_micros(1_500_000))
+            .sports_market_type("moneyline")
+            .ascending(false)
+            .limit(0);
+        let pairs: Vec<(&str, &str)> = f.pairs.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        assert_eq!(
+            pairs,
+            [
+                ("closed", "true"),
+                ("tag_id", "235"),
+                ("tag_id", "2"),
+                ("liquidity_num_min", "1.5"),
+                ("sports_market_types", "moneyline"),
+                ("ascending", "false"),
+            ]
+        );
+        assert_eq!(f.page_limit(), 1);
+        let e = EventFilter::new()
+            .volume_max(Size::from_micros(2_000_000))
+            .tag_slug("politics")
+            .featured(true);
+        assert_eq!(
+            e.pairs,
+            [
+                ("volume_max", "2".to_owned()),
+                ("tag_slug", "politics".to_owned()),
+                ("featured", "true".to_owned()),
+            ]
+        );
+        assert_eq!((e.page_limit(), e.limit(9_999).page_limit()), (0, 500));
     }
 }

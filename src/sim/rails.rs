@@ -206,7 +206,7 @@ impl Rails {
         json_response(
             StatusCode::SERVICE_UNAVAILABLE,
             serde_json::json!({
-                "error": "Trading is currently post-only: only post-only orders are accepted",
+                "error": "post-only mode: only post-only orders and cancels are allowed",
                 "code": "post_only_mode",
                 "retry_after_seconds": secs,
             })

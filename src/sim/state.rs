@@ -516,11 +516,12 @@ impl Exchange {
                 Size::from_micros(min_size)
             ));
         }
+        // The exchange's own wording for both post-only refusals (its error table's
+        // INVALID_POST_ONLY_ORDER_TYPE and INVALID_POST_ONLY_ORDER), which names no order.
         if o.post_only && immediate {
-            return Err(format!(
-                "order {} is invalid. Post-only is only allowed for GTC and GTD orders",
-                o.id
-            ));
+            return Err(
+                "invalid post-only order: only GTC and GTD order types are allowed".to_owned(),
+            );
         }
         let now = now_s();
         if o.order_type == OrderType::Gtd && o.expiration <= now + 60 {
@@ -531,10 +532,7 @@ impl Exchange {
         }
         let book = &self.markets[mi].books[ti];
         if o.post_only && book.crosses(o.side, limit) {
-            return Err(format!(
-                "order {} is invalid. Post-only order crosses the book",
-                o.id
-            ));
+            return Err("invalid post-only order: order crosses book".to_owned());
         }
         match o.order_type {
             OrderType::Fok if book.available(o.side, limit) < shares => {

@@ -258,6 +258,28 @@ pub struct PostOrderResponse {
     pub trade_ids: Option<Vec<String>>,
 }
 
+impl PostOrderResponse {
+    /// The exchange refused this post-only order because it would have matched on arrival
+    /// (`errorMsg` `invalid post-only order: order crosses book`): how a `POST /orders` batch
+    /// reports it per order inside its `200` answer, whatever the `success` flag says. A
+    /// single `POST /order` answers `400` instead, seen as
+    /// [`Error::is_post_only_crossing`](crate::clob::Error::is_post_only_crossing).
+    ///
+    /// ```
+    /// use polyclob::clob::types::PostOrderResponse;
+    ///
+    /// let batch: Vec<PostOrderResponse> = serde_json::from_str(
+    ///     r#"[{"errorMsg":"invalid post-only order: order crosses book","orderID":"","takingAmount":"","makingAmount":"","status":"","success":true}]"#,
+    /// )?;
+    /// assert!(batch[0].is_post_only_crossing());
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
+    #[must_use]
+    pub fn is_post_only_crossing(&self) -> bool {
+        crate::clob::error::is_post_only_crossing_text(&self.error_msg)
+    }
+}
+
 /// Response of every cancel endpoint.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[non_exhaustive]
