@@ -396,14 +396,15 @@ impl Stats {
                 .rate_limit_status(Bucket::Order)
                 .and_then(|s| s.remaining),
         );
+        for (name, bucket) in [("orders", Bucket::Order), ("cancels", Bucket::Cancel)] {
+            let st = g.stats(bucket);
+            println!(
+                "           {name}: {} admitted, {} delayed (longest {:?}, {:?} in all), {} \
+                 refused, {} HTTP 429",
+                st.admitted, st.delayed, st.max_delay, st.total_delay, st.refused, st.rate_limited
+            );
+        }
     }
-}
-
-/// Whether an order refusal says a post-only order would have crossed the book. Matched on
-/// the message, loosely: the exchange's wording is not specified.
-fn crosses(error_msg: &str) -> bool {
-    let m = error_msg.to_ascii_lowercase();
-    (m.contains("post-only") || m.contains("post only")) && m.contains("cross")
 }
 
 /// Micro-shares as a signed decimal.
@@ -530,7 +531,7 @@ impl Maker<'_> {
                         price,
                         remaining: self.params.size,
                     });
-                } else if crosses(&answer.error_msg) {
+                } else if answer.is_post_only_crossing() {
                     // The book moved between our read and the exchange: not a failure.
                     self.stats.refused_post_only += 1;
                 } else {
