@@ -15,7 +15,7 @@ use super::error::Error;
 use super::pagination::{Page, decode_page};
 use super::types::{RewardRate, Rewards, SimplifiedMarket, Token, lenient};
 use crate::decode::DecodeError;
-use crate::decode::json::{Cursor, ID_LEN, JsonStr, MARKET_LEN};
+use crate::decode::json::{Cursor, ID_LEN, JsonStr, MARKET_LEN, chunk, word8};
 use crate::fixed::{Price, Size};
 
 /// Deeper nesting inside a skipped member goes to the general decoder.
@@ -60,19 +60,28 @@ pub fn decode_simplified_page(body: &[u8]) -> Result<Page<SimplifiedMarket<'_>>,
 }
 
 fn page<'a>(c: &mut Cursor<'a>) -> R<Page<SimplifiedMarket<'a>>> {
+    const NAMES: [&[u8]; 4] = [
+        b"\"data\":",
+        b"\"next_cursor\":",
+        b"\"limit\":",
+        b"\"count\":",
+    ];
     c.eat(b'{')?;
     let mut data = None;
     let mut next_cursor = None;
     let (mut limit, mut count) = (None, None);
+    let mut guess = 0;
     if !c.close_if(b'}') {
         loop {
-            match key(c)? {
-                b"data" => once(&mut data, rows(c)?)?,
-                b"next_cursor" => once(&mut next_cursor, text::<0>(c)?)?,
-                b"limit" => once(&mut limit, uint(c)?)?,
-                b"count" => once(&mut count, uint(c)?)?,
+            let f = field(c, &NAMES, guess)?;
+            match f {
+                0 => once(&mut data, rows(c)?)?,
+                1 => once(&mut next_cursor, text::<0>(c)?)?,
+                2 => once(&mut limit, uint(c)?)?,
+                3 => once(&mut count, uint(c)?)?,
                 _ => skip(c, 0)?,
             }
+            guess = f + 1;
             if !c.next_or_close(b'}')? {
                 break;
             }
@@ -101,15 +110,52 @@ fn once<T>(slot: &mut Option<T>, v: T) -> R<()> {
     Ok(())
 }
 
-/// An object key and its `:`; the cursor is left at the value. Keys with escapes stop the
-/// reader (serde compares them unescaped).
+/// [`field`]'s answer for a key the reader does not know (up to eight names a struct).
+const OTHER: usize = 8;
+
+/// Which of `names` the member at the cursor is — its index, or [`OTHER`] for any other key — with the cursor left at the value. `guess` (the member the exchange sends next) is
+/// tried first as one compare of the compact `"name":`; otherwise the key is read and looked
+/// up, so any order reads the same.
 #[inline(always)]
-fn key<'a>(c: &mut Cursor<'a>) -> R<&'a [u8]> {
-    let k = c.key()?;
-    if k.contains(&b'\\') {
-        return Err(Bail);
+fn field(c: &mut Cursor<'_>, names: &[&[u8]], guess: usize) -> R<usize> {
+    if let Some(pat) = names.get(guess)
+        && at(c.src.as_bytes(), c.pos, pat)
+    {
+        c.pos += pat.len();
+        return Ok(guess);
     }
-    Ok(k)
+    let k = c.key()?;
+    // `names` are spelled `"name":`.
+    match names.iter().position(|n| n.get(1..n.len() - 2) == Some(k)) {
+        Some(i) => Ok(i),
+        // An escaped key may spell a known name; serde would compare it unescaped.
+        None if k.contains(&b'\\') => Err(Bail),
+        None => Ok(OTHER),
+    }
+}
+
+/// Whether `b[p..]` starts with `pat`: a few word compares, no call.
+#[inline(always)]
+fn at(b: &[u8], p: usize, pat: &[u8]) -> bool {
+    let l = pat.len();
+    let Some(m) = b.get(p..p + l) else {
+        return false;
+    };
+    if l < 4 {
+        return m == pat;
+    }
+    if l < 8 {
+        return chunk::<4>(m, 0) == chunk::<4>(pat, 0)
+            && chunk::<4>(m, l - 4) == chunk::<4>(pat, l - 4);
+    }
+    let mut i = 0;
+    while i + 8 < l {
+        if word8(m, i) != word8(pat, i) {
+            return false;
+        }
+        i += 8;
+    }
+    word8(m, l - 8) == word8(pat, l - 8)
 }
 
 fn rows<'a>(c: &mut Cursor<'a>) -> R<Vec<SimplifiedMarket<'a>>> {
@@ -127,55 +173,56 @@ fn rows<'a>(c: &mut Cursor<'a>) -> R<Vec<SimplifiedMarket<'a>>> {
 }
 
 fn market<'a>(c: &mut Cursor<'a>) -> R<SimplifiedMarket<'a>> {
+    // The exchange's order.
+    const NAMES: [&[u8]; 7] = [
+        b"\"condition_id\":",
+        b"\"rewards\":",
+        b"\"tokens\":",
+        b"\"active\":",
+        b"\"closed\":",
+        b"\"archived\":",
+        b"\"accepting_orders\":",
+    ];
     c.eat(b'{')?;
     let mut m = SimplifiedMarket::default();
     let mut seen = 0u8;
+    let mut guess = 0;
     if c.close_if(b'}') {
         return Ok(m);
     }
     loop {
-        let bit = match key(c)? {
-            b"condition_id" => {
-                m.condition_id = text::<MARKET_LEN>(c)?;
-                1
-            }
-            b"rewards" => {
-                m.rewards = rewards(c)?;
-                2
-            }
-            b"tokens" => {
-                m.tokens = tokens(c)?;
-                4
-            }
-            b"active" => {
-                m.active = flag(c)?;
-                8
-            }
-            b"closed" => {
-                m.closed = flag(c)?;
-                16
-            }
-            b"archived" => {
-                m.archived = flag(c)?;
-                32
-            }
-            b"accepting_orders" => {
-                m.accepting_orders = flag(c)?;
-                64
-            }
-            _ => {
-                skip(c, 0)?;
-                0
-            }
-        };
-        if seen & bit != 0 {
-            return Err(Bail);
+        let f = field(c, &NAMES, guess)?;
+        match f {
+            0 => m.condition_id = text::<MARKET_LEN>(c)?,
+            1 => m.rewards = rewards(c)?,
+            2 => m.tokens = tokens(c)?,
+            3 => m.active = flag(c)?,
+            4 => m.closed = flag(c)?,
+            5 => m.archived = flag(c)?,
+            6 => m.accepting_orders = flag(c)?,
+            _ => skip(c, 0)?,
         }
-        seen |= bit;
+        mark(&mut seen, f)?;
+        guess = f + 1;
         if !c.next_or_close(b'}')? {
             return Ok(m);
         }
     }
+}
+
+/// Records that field `f` was read, or stops on a second one (serde's "duplicate field");
+/// other keys ([`OTHER`]) may repeat.
+#[inline(always)]
+fn mark(seen: &mut u8, f: usize) -> R<()> {
+    if f >= OTHER {
+        return Ok(());
+    }
+    let bit = 1u8 << f;
+    if *seen & bit != 0 {
+        return Err(Bail);
+    }
+    *seen |= bit;
+    Ok(())
 }
 
 fn tokens<'a>(c: &mut Cursor<'a>) -> R<Vec<Token<'a>>> {
@@ -194,6 +241,12 @@ fn tokens<'a>(c: &mut Cursor<'a>) -> R<Vec<Token<'a>>> {
 }
 
 fn token<'a>(c: &mut Cursor<'a>) -> R<Token<'a>> {
+    const NAMES: [&[u8]; 4] = [
+        b"\"token_id\":",
+        b"\"outcome\":",
+        b"\"price\":",
+        b"\"winner\":",
+    ];
     c.eat(b'{')?;
     let mut t = Token {
         token_id: Cow::Borrowed(""),
@@ -202,36 +255,21 @@ fn token<'a>(c: &mut Cursor<'a>) -> R<Token<'a>> {
         winner: false,
     };
     let mut seen = 0u8;
+    let mut guess = 0;
     if c.close_if(b'}') {
         return Ok(t);
     }
     loop {
-        let bit = match key(c)? {
-            b"token_id" => {
-                t.token_id = text::<ID_LEN>(c)?;
-                1
-            }
-            b"outcome" => {
-                t.outcome = text::<0>(c)?;
-                2
-            }
-            b"price" => {
-                t.price = price_opt(c)?;
-                4
-            }
-            b"winner" => {
-                t.winner = flag(c)?;
-                8
-            }
-            _ => {
-                skip(c, 0)?;
-                0
-            }
-        };
-        if seen & bit != 0 {
-            return Err(Bail);
+        let f = field(c, &NAMES, guess)?;
+        match f {
+            0 => t.token_id = text::<ID_LEN>(c)?,
+            1 => t.outcome = text::<0>(c)?,
+            2 => t.price = price_opt(c)?,
+            3 => t.winner = flag(c)?,
+            _ => skip(c, 0)?,
         }
-        seen |= bit;
+        mark(&mut seen, f)?;
+        guess = f + 1;
         if !c.next_or_close(b'}')? {
             return Ok(t);
         }
@@ -239,38 +277,27 @@ fn token<'a>(c: &mut Cursor<'a>) -> R<Token<'a>> {
 }
 
 fn rewards<'a>(c: &mut Cursor<'a>) -> R<Option<Rewards<'a>>> {
+    const NAMES: [&[u8]; 3] = [b"\"rates\":", b"\"min_size\":", b"\"max_spread\":"];
     if null(c) {
         return Ok(None);
     }
     c.eat(b'{')?;
     let mut r = Rewards::default();
     let mut seen = 0u8;
+    let mut guess = 0;
     if c.close_if(b'}') {
         return Ok(Some(r));
     }
     loop {
-        let bit = match key(c)? {
-            b"rates" => {
-                r.rates = rates(c)?;
-                1
-            }
-            b"min_size" => {
-                r.min_size = size(c)?;
-                2
-            }
-            b"max_spread" => {
-                r.max_spread = size(c)?;
-                4
-            }
-            _ => {
-                skip(c, 0)?;
-                0
-            }
-        };
-        if seen & bit != 0 {
-            return Err(Bail);
+        let f = field(c, &NAMES, guess)?;
+        match f {
+            0 => r.rates = rates(c)?,
+            1 => r.min_size = size(c)?,
+            2 => r.max_spread = size(c)?,
+            _ => skip(c, 0)?,
         }
-        seen |= bit;
+        mark(&mut seen, f)?;
+        guess = f + 1;
         if !c.next_or_close(b'}')? {
             return Ok(Some(r));
         }
@@ -295,34 +322,26 @@ fn rates<'a>(c: &mut Cursor<'a>) -> R<Vec<RewardRate<'a>>> {
 }
 
 fn rate<'a>(c: &mut Cursor<'a>) -> R<RewardRate<'a>> {
+    const NAMES: [&[u8]; 2] = [b"\"asset_address\":", b"\"rewards_daily_rate\":"];
     c.eat(b'{')?;
     let mut r = RewardRate {
         asset_address: Cow::Borrowed(""),
         rewards_daily_rate: Size::ZERO,
     };
     let mut seen = 0u8;
+    let mut guess = 0;
     if c.close_if(b'}') {
         return Ok(r);
     }
     loop {
-        let bit = match key(c)? {
-            b"asset_address" => {
-                r.asset_address = text::<42>(c)?;
-                1
-            }
-            b"rewards_daily_rate" => {
-                r.rewards_daily_rate = size(c)?;
-                2
-            }
-            _ => {
-                skip(c, 0)?;
-                0
-            }
-        };
-        if seen & bit != 0 {
-            return Err(Bail);
+        let f = field(c, &NAMES, guess)?;
+        match f {
+            0 => r.asset_address = text::<42>(c)?,
+            1 => r.rewards_daily_rate = size(c)?,
+            _ => skip(c, 0)?,
         }
-        seen |= bit;
+        mark(&mut seen, f)?;
+        guess = f + 1;
         if !c.next_or_close(b'}')? {
             return Ok(r);
         }
@@ -409,6 +428,7 @@ fn size(c: &mut Cursor<'_>) -> R<Size> {
 /// the result agrees with theirs.
 #[inline(always)]
 fn plain_decimal(c: &mut Cursor<'_>, places: usize) -> Option<u64> {
+    c.peek();
     let b = c.src.as_bytes();
     let start = c.pos;
     let mut i = start;
@@ -613,6 +633,9 @@ mod tests {
         agree(r#"{"data":[]}"#);
         agree("{}");
         agree(" { \"data\" : [ {  } ] , \"count\" : 1 } \n");
+        // Pretty-printed, keys sorted (another order at every level).
+        let v: serde_json::Value = serde_json::from_str(&body(&[ROW, ROW])).unwrap();
+        agree(&serde_json::to_string_pretty(&v).unwrap());
     }
 
     #[test]
@@ -658,6 +681,8 @@ mod tests {
             r#"{"condition_id":"0x1","rewards":7}"#,
             r#"["0x1"]"#,
             r#"{"condition_id":{"a":1}}"#,
+            // serde reads the key unescaped: `condition_id`, twice.
+            r#"{"condition_id":"0x1","condition\u005fid":"0x2"}"#,
         ];
         for row in bad_rows {
             let b = body(&[ROW, row, ROW]);
@@ -707,6 +732,12 @@ mod tests {
         let p = direct(b.as_bytes()).unwrap();
         assert!(matches!(p.data[0].condition_id, Cow::Borrowed("0xabc")));
         assert!(matches!(p.data[0].tokens[0].token_id, Cow::Borrowed("123")));
+        let b = body(&[r#"{"condition\u005fid":"0x1"}"#]);
+        assert!(direct(b.as_bytes()).is_none());
+        assert_eq!(
+            decode_simplified_page(b.as_bytes()).unwrap().data[0].condition_id,
+            "0x1"
+        );
         let b = body(&[r#"{"condition_id":"0x\"1\""}"#]);
         let p = direct(b.as_bytes()).unwrap();
         assert_eq!(p.data[0].condition_id, "0x\"1\"");
