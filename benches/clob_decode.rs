@@ -307,10 +307,73 @@ fn latency() {
     });
 }
 
+/// `CLOB_DECODE_LOOP=row:n` decodes with one row's call `n` times and exits, for instruction
+/// counts (`valgrind --tool=callgrind`; subtract a run with `n` = 0 for the page generation).
+fn counted_loop(spec: &str, page: &[u8], simplified: &[u8]) {
+    let (row, n) = spec.split_once(':').expect("CLOB_DECODE_LOOP=row:n");
+    let n: usize = n.parse().expect("n");
+    let mut rows = 0;
+    #[cfg(feature = "simd-json")]
+    let mut scratch = Vec::new();
+    for _ in 0..n {
+        rows += match row {
+            "markets/baseline_serde_json_owned" => {
+                serde_json::from_slice::<BaselinePage>(black_box(page))
+                    .unwrap()
+                    .data
+                    .len()
+            }
+            "markets/polyclob_borrowed" => decode_page::<Market<'_>>(black_box(page))
+                .unwrap()
+                .data
+                .len(),
+            #[cfg(feature = "simd-json")]
+            "markets/polyclob_simd_borrowed" => {
+                polyclob::clob::decode_page_simd::<Market<'_>>(black_box(page), &mut scratch)
+                    .unwrap()
+                    .data
+                    .len()
+            }
+            "markets/polyclob_owned" => decode_page::<Market<'_>>(black_box(page))
+                .unwrap()
+                .map(Market::into_owned)
+                .data
+                .len(),
+            "simplified/baseline_serde_json_owned" => {
+                serde_json::from_slice::<BaselineSimplifiedPage>(black_box(simplified))
+                    .unwrap()
+                    .data
+                    .len()
+            }
+            "simplified/polyclob_borrowed" => decode_simplified_page(black_box(simplified))
+                .unwrap()
+                .data
+                .len(),
+            "simplified/polyclob_generic_decode_page_borrowed" => {
+                decode_page::<SimplifiedMarket<'_>>(black_box(simplified))
+                    .unwrap()
+                    .data
+                    .len()
+            }
+            "simplified/polyclob_owned" => decode_simplified_page(black_box(simplified))
+                .unwrap()
+                .map(SimplifiedMarket::into_owned)
+                .data
+                .len(),
+            other => panic!("no row {other}"),
+        };
+    }
+    println!("{row}: {n} pages, {rows} rows");
+}
+
 fn main() {
     let rows = pages::rows();
     let page = pages::markets_page(&rows);
     let simplified = pages::simplified_page(&rows);
+    if let Ok(spec) = std::env::var("CLOB_DECODE_LOOP") {
+        counted_loop(&spec, &page, &simplified);
+        return;
+    }
     let mut c = Criterion::default().configure_from_args();
     decode(&mut c, &page);
     decode_simplified(&mut c, &simplified);
