@@ -312,6 +312,23 @@ fn latency() {
 fn counted_loop(spec: &str, page: &[u8], simplified: &[u8]) {
     let (row, n) = spec.split_once(':').expect("CLOB_DECODE_LOOP=row:n");
     let n: usize = n.parse().expect("n");
+    // No cliff: the same page with every object's keys sorted (serde_json's `Value` order), and
+    // with a member of a new shape added to every row; both read as the original does.
+    let v: serde_json::Value = serde_json::from_slice(simplified).unwrap();
+    let sorted = serde_json::to_vec(&v).unwrap();
+    let added = String::from_utf8(simplified.to_vec())
+        .unwrap()
+        .replace(
+            r#","active":"#,
+            r#","new_member":{"ids":[1,2],"note":"x"},"active":"#,
+        )
+        .into_bytes();
+    assert_ne!(sorted, simplified);
+    assert_ne!(added, simplified);
+    let want = decode_simplified_page(simplified).unwrap();
+    assert_eq!(decode_simplified_page(&sorted).unwrap(), want);
+    assert_eq!(decode_simplified_page(&added).unwrap(), want);
+    let variants = (sorted, added);
     let mut rows = 0;
     #[cfg(feature = "simd-json")]
     let mut scratch = Vec::new();
@@ -351,6 +368,18 @@ fn counted_loop(spec: &str, page: &[u8], simplified: &[u8]) {
                 .len(),
             "simplified/polyclob_generic_decode_page_borrowed" => {
                 decode_page::<SimplifiedMarket<'_>>(black_box(simplified))
+                    .unwrap()
+                    .data
+                    .len()
+            }
+            "simplified/polyclob_borrowed_sorted_keys" => {
+                decode_simplified_page(black_box(&variants.0))
+                    .unwrap()
+                    .data
+                    .len()
+            }
+            "simplified/polyclob_borrowed_new_member" => {
+                decode_simplified_page(black_box(&variants.1))
                     .unwrap()
                     .data
                     .len()

@@ -81,7 +81,9 @@ fn page<'a>(c: &mut Cursor<'a>) -> R<Page<SimplifiedMarket<'a>>> {
                 3 => once(&mut count, uint(c)?)?,
                 _ => skip(c, 0)?,
             }
-            guess = f + 1;
+            if f != OTHER {
+                guess = f + 1;
+            }
             if !c.next_or_close(b'}')? {
                 break;
             }
@@ -113,9 +115,11 @@ fn once<T>(slot: &mut Option<T>, v: T) -> R<()> {
 /// [`field`]'s answer for a key the reader does not know (up to eight names a struct).
 const OTHER: usize = 8;
 
-/// Which of `names` the member at the cursor is — its index, or [`OTHER`] for any other key — with the cursor left at the value. `guess` (the member the exchange sends next) is
-/// tried first as one compare of the compact `"name":`; otherwise the key is read and looked
-/// up, so any order reads the same.
+/// Which of `names` the member at the cursor is — its index, or [`OTHER`] for any other key —
+/// with the cursor left at the value. `guess` (the member the exchange sends next) is tried
+/// first as one compare of the compact `"name":`; otherwise the key is read and looked up, so
+/// any order reads the same. After an [`OTHER`] callers keep their guess, so a member the
+/// exchange adds costs its own read only.
 #[inline(always)]
 fn field(c: &mut Cursor<'_>, names: &[&[u8]], guess: usize) -> R<usize> {
     if let Some(pat) = names.get(guess)
@@ -203,7 +207,9 @@ fn market<'a>(c: &mut Cursor<'a>) -> R<SimplifiedMarket<'a>> {
             _ => skip(c, 0)?,
         }
         mark(&mut seen, f)?;
-        guess = f + 1;
+        if f != OTHER {
+            guess = f + 1;
+        }
         if !c.next_or_close(b'}')? {
             return Ok(m);
         }
@@ -269,7 +275,9 @@ fn token<'a>(c: &mut Cursor<'a>) -> R<Token<'a>> {
             _ => skip(c, 0)?,
         }
         mark(&mut seen, f)?;
-        guess = f + 1;
+        if f != OTHER {
+            guess = f + 1;
+        }
         if !c.next_or_close(b'}')? {
             return Ok(t);
         }
@@ -297,7 +305,9 @@ fn rewards<'a>(c: &mut Cursor<'a>) -> R<Option<Rewards<'a>>> {
             _ => skip(c, 0)?,
         }
         mark(&mut seen, f)?;
-        guess = f + 1;
+        if f != OTHER {
+            guess = f + 1;
+        }
         if !c.next_or_close(b'}')? {
             return Ok(Some(r));
         }
@@ -341,7 +351,9 @@ fn rate<'a>(c: &mut Cursor<'a>) -> R<RewardRate<'a>> {
             _ => skip(c, 0)?,
         }
         mark(&mut seen, f)?;
-        guess = f + 1;
+        if f != OTHER {
+            guess = f + 1;
+        }
         if !c.next_or_close(b'}')? {
             return Ok(r);
         }
