@@ -1,9 +1,10 @@
 //! REST decoding and request latency.
 //!
-//! 1. A realistic ~0.5 MB `GET /markets` page (generated here: 66-char condition ids,
-//!    77-digit token ids, long descriptions with escapes, rewards, tags) decoded by
-//!    polyclob's page decoder (borrowed, fixed-point, lenient) against the usual approach,
-//!    serde_json into owned `String`/`f64` structs, on the same bytes in the same run.
+//! 1. The `GET /markets` and `GET /simplified-markets` pages of `benches/support/pages.rs`
+//!    (500 rows each, compact, the exchange's key order; the same pages the peer bench
+//!    serves) decoded by polyclob's page decoder (borrowed and owned rows, fixed-point,
+//!    lenient) against the usual approach, serde_json into owned `String`/`f64` structs, on
+//!    the same bytes in the same run.
 //! 2. Request latency p50/p99 of `GET /midpoint` against a loopback server: polyclob's
 //!    client against a default `reqwest::Client` + serde_json baseline.
 #![allow(
@@ -15,105 +16,16 @@
 
 #[path = "../tests/support/mock_clob.rs"]
 mod mock_clob;
+#[path = "support/pages.rs"]
+mod pages;
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput};
-use polyclob::clob::decode_page;
-use polyclob::clob::types::Market;
+use polyclob::clob::types::{Market, SimplifiedMarket};
+use polyclob::clob::{decode_page, decode_simplified_page};
 use serde::Deserialize;
-
-/// Deterministic xorshift so the page is the same every run.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn digits(&mut self, n: usize) -> String {
-        let mut s = String::with_capacity(n);
-        s.push(char::from(b'1' + (self.next() % 9) as u8));
-        while s.len() < n {
-            s.push(char::from(b'0' + (self.next() % 10) as u8));
-        }
-        s
-    }
-    fn hex(&mut self, n: usize) -> String {
-        let mut s = String::from("0x");
-        while s.len() < n + 2 {
-            s.push_str(&format!("{:016x}", self.next()));
-        }
-        s.truncate(n + 2);
-        s
-    }
-    fn words(&mut self, n: usize) -> String {
-        const W: [&str; 16] = [
-            "market",
-            "resolve",
-            "Yes",
-            "if",
-            "the",
-            "official",
-            "price",
-            "of",
-            "Bitcoin",
-            "exceeds",
-            "\"threshold\"",
-            "by",
-            "December",
-            "31,",
-            "2026",
-            "otherwise",
-        ];
-        let mut s = String::new();
-        for i in 0..n {
-            if i > 0 {
-                s.push(if self.next() % 23 == 0 { '\n' } else { ' ' });
-            }
-            s.push_str(W[(self.next() % 16) as usize]);
-        }
-        s
-    }
-}
-
-/// One page shaped like production: ~0.5 MB.
-fn markets_page() -> Vec<u8> {
-    let mut r = Rng(0x1234_5678_9abc_def1);
-    let mut rows = Vec::new();
-    let mut size = 0;
-    while size < 500_000 {
-        let price = (r.next() % 99 + 1) as f64 / 100.0;
-        let m = serde_json::json!({
-            "enable_order_book": true, "active": true, "closed": false, "archived": false, "accepting_orders": true,
-            "accepting_order_timestamp": "2026-03-01T12:00:00Z", "minimum_order_size": 5, "minimum_tick_size": 0.01,
-            "condition_id": r.hex(64), "question_id": r.hex(64), "question": r.words(14), "description": r.words(120),
-            "market_slug": "will-bitcoin-exceed-the-threshold-by-december-31-2026", "end_date_iso": "2026-12-31T00:00:00Z",
-            "game_start_time": null, "seconds_delay": 0, "fpmm": r.hex(40), "maker_base_fee": 0, "taker_base_fee": 0,
-            "notifications_enabled": true, "neg_risk": r.next() % 3 == 0, "neg_risk_market_id": r.hex(64), "neg_risk_request_id": r.hex(64),
-            "icon": "https://polymarket-upload.s3.us-east-2.amazonaws.com/bitcoin-icon.png",
-            "image": "https://polymarket-upload.s3.us-east-2.amazonaws.com/bitcoin-image.png",
-            "rewards": {"rates": [{"asset_address": r.hex(40), "rewards_daily_rate": 25}], "min_size": 50, "max_spread": 3.5},
-            "is_50_50_outcome": false,
-            "tokens": [
-                {"token_id": r.digits(77), "outcome": "Yes", "price": price, "winner": false},
-                {"token_id": r.digits(77), "outcome": "No", "price": ((1.0 - price) * 100.0).round() / 100.0, "winner": false}
-            ],
-            "tags": ["Crypto", "Bitcoin", "All"]
-        });
-        let s = m.to_string();
-        size += s.len() + 1;
-        rows.push(s);
-    }
-    format!(
-        r#"{{"limit":{n},"count":{n},"next_cursor":"MTAwMA==","data":[{}]}}"#,
-        rows.join(","),
-        n = rows.len()
-    )
-    .into_bytes()
-}
 
 /// The usual typed decode: owned strings, f64 numbers.
 #[derive(Deserialize)]
@@ -182,6 +94,99 @@ struct BaselineMarket {
     is_50_50_outcome: bool,
     tokens: Vec<BaselineToken>,
     tags: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct BaselineSimplifiedPage {
+    data: Vec<BaselineSimplified>,
+    next_cursor: String,
+    #[allow(dead_code)]
+    limit: u64,
+    #[allow(dead_code)]
+    count: u64,
+}
+
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct BaselineSimplified {
+    condition_id: String,
+    rewards: BaselineRewards,
+    tokens: Vec<BaselineToken>,
+    active: bool,
+    closed: bool,
+    archived: bool,
+    accepting_orders: bool,
+}
+
+fn decode_simplified(c: &mut Criterion, page: &[u8]) {
+    let ours = decode_simplified_page(page).unwrap();
+    assert_eq!(ours, decode_page::<SimplifiedMarket<'_>>(page).unwrap());
+    let base: BaselineSimplifiedPage = serde_json::from_slice(page).unwrap();
+    assert!(ours.skipped.is_empty());
+    assert_eq!(ours.data.len(), base.data.len());
+    assert_eq!(ours.next_cursor, base.next_cursor);
+    for (a, b) in ours.data.iter().zip(&base.data) {
+        assert_eq!(a.condition_id, b.condition_id);
+        assert_eq!(a.tokens.len(), b.tokens.len());
+        for (x, y) in a.tokens.iter().zip(&b.tokens) {
+            assert_eq!(x.token_id, y.token_id);
+            assert_eq!(x.outcome, y.outcome);
+            assert_eq!(
+                x.price.map(|p| p.as_micros()),
+                Some((y.price * 1e6).round() as u32)
+            );
+        }
+        let rates = b.rewards.rates.as_deref().unwrap_or_default();
+        let r = a.rewards.as_ref().unwrap();
+        assert_eq!(r.rates.len(), rates.len());
+        assert_eq!(
+            r.max_spread.as_micros(),
+            (b.rewards.max_spread * 1e6).round() as u64
+        );
+        assert_eq!(
+            (a.active, a.accepting_orders),
+            (b.active, b.accepting_orders)
+        );
+    }
+    let rows = ours.data.len();
+    println!(
+        "simplified-markets page: {} bytes, {rows} markets",
+        page.len()
+    );
+
+    let mut g = c.benchmark_group("simplified_page_decode");
+    g.throughput(Throughput::Bytes(page.len() as u64));
+    g.bench_function("baseline_serde_json_owned", |b| {
+        b.iter(|| {
+            let p: BaselineSimplifiedPage = serde_json::from_slice(black_box(page)).unwrap();
+            assert_eq!(p.data.len(), rows);
+            p
+        })
+    });
+    g.bench_function("polyclob_borrowed", |b| {
+        b.iter(|| {
+            let p = decode_simplified_page(black_box(page)).unwrap();
+            assert_eq!(p.data.len(), rows);
+            p
+        })
+    });
+    g.bench_function("polyclob_generic_decode_page_borrowed", |b| {
+        b.iter(|| {
+            let p = decode_page::<SimplifiedMarket<'_>>(black_box(page)).unwrap();
+            assert_eq!(p.data.len(), rows);
+            p
+        })
+    });
+    g.bench_function("polyclob_owned", |b| {
+        b.iter(|| {
+            let p = decode_simplified_page(black_box(page))
+                .unwrap()
+                .map(SimplifiedMarket::into_owned);
+            assert_eq!(p.data.len(), rows);
+            p
+        })
+    });
+    g.finish();
 }
 
 fn decode(c: &mut Criterion, page: &[u8]) {
@@ -302,10 +307,105 @@ fn latency() {
     });
 }
 
+/// `CLOB_DECODE_LOOP=row:n` decodes with one row's call `n` times and exits, for instruction
+/// counts (`valgrind --tool=callgrind`; subtract a run with `n` = 0 for the page generation).
+fn counted_loop(spec: &str, page: &[u8], simplified: &[u8]) {
+    let (row, n) = spec.split_once(':').expect("CLOB_DECODE_LOOP=row:n");
+    let n: usize = n.parse().expect("n");
+    // No cliff: the same page with every object's keys sorted (serde_json's `Value` order), and
+    // with a member of a new shape added to every row; both read as the original does.
+    let v: serde_json::Value = serde_json::from_slice(simplified).unwrap();
+    let sorted = serde_json::to_vec(&v).unwrap();
+    let added = String::from_utf8(simplified.to_vec())
+        .unwrap()
+        .replace(
+            r#","active":"#,
+            r#","new_member":{"ids":[1,2],"note":"x"},"active":"#,
+        )
+        .into_bytes();
+    assert_ne!(sorted, simplified);
+    assert_ne!(added, simplified);
+    let want = decode_simplified_page(simplified).unwrap();
+    assert_eq!(decode_simplified_page(&sorted).unwrap(), want);
+    assert_eq!(decode_simplified_page(&added).unwrap(), want);
+    let variants = (sorted, added);
+    let mut rows = 0;
+    #[cfg(feature = "simd-json")]
+    let mut scratch = Vec::new();
+    for _ in 0..n {
+        rows += match row {
+            "markets/baseline_serde_json_owned" => {
+                serde_json::from_slice::<BaselinePage>(black_box(page))
+                    .unwrap()
+                    .data
+                    .len()
+            }
+            "markets/polyclob_borrowed" => decode_page::<Market<'_>>(black_box(page))
+                .unwrap()
+                .data
+                .len(),
+            #[cfg(feature = "simd-json")]
+            "markets/polyclob_simd_borrowed" => {
+                polyclob::clob::decode_page_simd::<Market<'_>>(black_box(page), &mut scratch)
+                    .unwrap()
+                    .data
+                    .len()
+            }
+            "markets/polyclob_owned" => decode_page::<Market<'_>>(black_box(page))
+                .unwrap()
+                .map(Market::into_owned)
+                .data
+                .len(),
+            "simplified/baseline_serde_json_owned" => {
+                serde_json::from_slice::<BaselineSimplifiedPage>(black_box(simplified))
+                    .unwrap()
+                    .data
+                    .len()
+            }
+            "simplified/polyclob_borrowed" => decode_simplified_page(black_box(simplified))
+                .unwrap()
+                .data
+                .len(),
+            "simplified/polyclob_generic_decode_page_borrowed" => {
+                decode_page::<SimplifiedMarket<'_>>(black_box(simplified))
+                    .unwrap()
+                    .data
+                    .len()
+            }
+            "simplified/polyclob_borrowed_sorted_keys" => {
+                decode_simplified_page(black_box(&variants.0))
+                    .unwrap()
+                    .data
+                    .len()
+            }
+            "simplified/polyclob_borrowed_new_member" => {
+                decode_simplified_page(black_box(&variants.1))
+                    .unwrap()
+                    .data
+                    .len()
+            }
+            "simplified/polyclob_owned" => decode_simplified_page(black_box(simplified))
+                .unwrap()
+                .map(SimplifiedMarket::into_owned)
+                .data
+                .len(),
+            other => panic!("no row {other}"),
+        };
+    }
+    println!("{row}: {n} pages, {rows} rows");
+}
+
 fn main() {
-    let page = markets_page();
+    let rows = pages::rows();
+    let page = pages::markets_page(&rows);
+    let simplified = pages::simplified_page(&rows);
+    if let Ok(spec) = std::env::var("CLOB_DECODE_LOOP") {
+        counted_loop(&spec, &page, &simplified);
+        return;
+    }
     let mut c = Criterion::default().configure_from_args();
     decode(&mut c, &page);
+    decode_simplified(&mut c, &simplified);
     c.final_summary();
     latency();
 }

@@ -84,15 +84,7 @@ fn decode_markets_owned(b: &[u8]) -> Result<Page<Market<'static>>, Error> {
 }
 
 fn decode_simplified_owned(b: &[u8]) -> Result<Page<SimplifiedMarket<'static>>, Error> {
-    #[cfg(feature = "simd-json")]
-    {
-        let mut scratch = Vec::new();
-        super::pagination::decode_page_simd::<SimplifiedMarket<'_>>(b, &mut scratch)
-            .map(|p| p.map(SimplifiedMarket::into_owned))
-    }
-    #[cfg(not(feature = "simd-json"))]
-    super::pagination::decode_page::<SimplifiedMarket<'_>>(b)
-        .map(|p| p.map(SimplifiedMarket::into_owned))
+    super::decode_simplified_page(b).map(|p| p.map(SimplifiedMarket::into_owned))
 }
 
 impl Client {
@@ -249,7 +241,7 @@ impl Client {
     ) -> Result<Page<SimplifiedMarket<'b>>, Error> {
         *body = self.markets_raw(list, cursor).await?;
         let body: &'b bytes::Bytes = body;
-        super::pagination::decode_page(body).map_err(|e| e.with_path(list.path()))
+        super::decode_simplified_page(body).map_err(|e| e.with_path(list.path()))
     }
 
     /// The raw bytes of one market-list page, for zero-copy decoding with

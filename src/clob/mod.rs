@@ -51,6 +51,7 @@ mod retry;
 mod rewards;
 pub mod rfq;
 pub mod session_signers;
+mod simplified;
 mod token_market;
 mod trading;
 mod transport;
@@ -75,6 +76,7 @@ pub use ratelimit::{
 };
 pub use retry::RetryPolicy;
 pub use rewards::RewardsQuery;
+pub use simplified::decode_simplified_page;
 pub use transport::Client;
 
 // For the compat layer, which speaks the same transport.
