@@ -19,9 +19,9 @@ use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde_json::Value;
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio_tungstenite::WebSocketStream;
-use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::Role;
 use tokio_tungstenite::tungstenite::protocol::frame::CloseFrame;
@@ -142,8 +142,16 @@ impl<S> Conn<S>
 where
     S: futures_util::Sink<Message> + Unpin,
 {
-    /// Sends a text frame through the fault filter; `Err` means drop the connection now.
-    pub(super) async fn send(&mut self, text: String) -> Result<(), End> {
+    /// Sends a text frame through the fault filter and flushes it; `Err` means drop the
+    /// connection now.
+    pub(super) async fn send(&mut self, text: impl Into<Utf8Bytes>) -> Result<(), End> {
+        self.feed(text.into()).await?;
+        self.flush().await
+    }
+
+    /// Queues a text frame through the fault filter without flushing it (a batch is flushed
+    /// once, see [`Conn::flush`]); `Err` means drop the connection now.
+    pub(super) async fn feed(&mut self, text: Utf8Bytes) -> Result<(), End> {
         self.sent += 1;
         let action = self.shared.faults().on_ws_frame(self.sent);
         if self.silent_until.is_some_and(|t| Instant::now() < t) {
@@ -152,7 +160,7 @@ where
         match action {
             WsAction::Send => self
                 .tx
-                .send(Message::Text(text.into()))
+                .feed(Message::Text(text))
                 .await
                 .map_err(|_| End::Drop),
             WsAction::SilenceUntil(t) => {
@@ -162,6 +170,54 @@ where
             WsAction::Disconnect => Err(End::Drop),
         }
     }
+
+    /// Writes the queued frames to the socket.
+    pub(super) async fn flush(&mut self) -> Result<(), End> {
+        self.tx.flush().await.map_err(|_| End::Drop)
+    }
+}
+
+/// At most this many queued events are handled per wake-up before the frames are flushed
+/// (and the other branches of the connection loop get a turn).
+const BATCH: usize = 256;
+
+/// Queues one fan-out event if this connection wants it; `Ok(true)`: a frame was queued.
+async fn offer<S>(conn: &mut Conn<S>, subs: &Subs, m: &Outbound) -> Result<bool, End>
+where
+    S: futures_util::Sink<Message> + Unpin,
+{
+    if !subs.wants(m) {
+        return Ok(false);
+    }
+    let text = match m {
+        Outbound::Market { text, .. } | Outbound::User { text, .. } => text.clone(),
+    };
+    conn.feed(text).await.map(|()| true)
+}
+
+/// Handles a fan-out event and whatever else is already queued (up to [`BATCH`]), then
+/// flushes once: at high rates a connection wakes and writes once per burst, not once per
+/// frame.
+async fn on_events<S>(
+    conn: &mut Conn<S>,
+    subs: &Subs,
+    first: Arc<Outbound>,
+    events: &mut tokio::sync::broadcast::Receiver<Arc<Outbound>>,
+) -> Result<(), End>
+where
+    S: futures_util::Sink<Message> + Unpin,
+{
+    let mut queued = offer(conn, subs, &first).await?;
+    for _ in 1..BATCH {
+        match events.try_recv() {
+            Ok(m) => queued |= offer(conn, subs, &m).await?,
+            Err(TryRecvError::Empty) => break,
+            // A consumer this far behind has lost frames: drop it so it re-snapshots.
+            Err(TryRecvError::Lagged(_)) => return Err(End::Drop),
+            Err(TryRecvError::Closed) => return Err(End::Close(None)),
+        }
+    }
+    if queued { conn.flush().await } else { Ok(()) }
 }
 
 async fn run<T>(ws: WebSocketStream<T>, channel: Channel, shared: Arc<Shared>)
@@ -188,13 +244,7 @@ where
                 Some(Ok(_)) => Ok(()),
             },
             ev = events.recv() => match ev {
-                Ok(m) if subs.wants(&m) => {
-                    let text = match &*m {
-                        Outbound::Market { text, .. } | Outbound::User { text, .. } => text.clone(),
-                    };
-                    conn.send(text).await
-                }
-                Ok(_) => Ok(()),
+                Ok(m) => on_events(&mut conn, &subs, m, &mut events).await,
                 // A consumer this far behind has lost frames: drop it so it re-snapshots.
                 Err(RecvError::Lagged(_)) => Err(End::Drop),
                 Err(RecvError::Closed) => Err(End::Close(None)),
@@ -240,7 +290,7 @@ where
         } else {
             INVALID_OPERATION
         };
-        return conn.send(reply.to_owned()).await;
+        return conn.send(reply).await;
     }
     let Ok(v) = serde_json::from_str::<Value>(text) else {
         // Unparseable control text is ignored, like the exchange's feed does.
@@ -249,7 +299,7 @@ where
     subs.spoke |= v.is_object();
     if v.get("type").is_some() {
         if subs.initial {
-            return conn.send(INVALID_OPERATION.to_owned()).await;
+            return conn.send(INVALID_OPERATION).await;
         }
         subs.initial = true;
     }
