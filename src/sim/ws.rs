@@ -220,11 +220,47 @@ where
     if queued { conn.flush().await } else { Ok(()) }
 }
 
+/// Aborts the task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Forwards the client's text frames to the connection loop until the client closes, the
+/// socket fails, or the loop is gone. Protocol pings are answered by tungstenite; binary
+/// frames are ignored.
+async fn read_texts<T>(
+    mut rx: futures_util::stream::SplitStream<WebSocketStream<T>>,
+    texts: tokio::sync::mpsc::Sender<Utf8Bytes>,
+) where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    while let Some(Ok(msg)) = rx.next().await {
+        match msg {
+            Message::Text(t) => {
+                if texts.send(t).await.is_err() {
+                    return;
+                }
+            }
+            Message::Close(_) => return,
+            _ => {}
+        }
+    }
+}
+
 async fn run<T>(ws: WebSocketStream<T>, channel: Channel, shared: Arc<Shared>)
 where
-    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    let (tx, mut rx) = ws.split();
+    let (tx, rx) = ws.split();
+    // The socket's read half has a task of its own: polling it in the loop below would
+    // attempt a read (and clear tungstenite's read buffer) after every fan-out event, the
+    // feed's largest cost at thousands of frames a second. Dropping `reader` stops it.
+    let (texts, mut inbox) = tokio::sync::mpsc::channel(64);
+    let reader = AbortOnDrop(tokio::spawn(read_texts(rx, texts)));
     let mut events = shared.ex().subscribe();
     let mut kick = shared.kick.subscribe();
     let mut shutdown = shared.shutdown.clone();
@@ -237,11 +273,9 @@ where
     };
     let end = loop {
         let step: Result<(), End> = tokio::select! {
-            msg = rx.next() => match msg {
-                Some(Ok(Message::Text(t))) => on_text(&mut conn, &mut subs, channel, t.as_str()).await,
-                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => Err(End::Close(None)),
-                // Protocol pings are answered by tungstenite; binary frames are ignored.
-                Some(Ok(_)) => Ok(()),
+            msg = inbox.recv() => match msg {
+                Some(t) => on_text(&mut conn, &mut subs, channel, t.as_str()).await,
+                None => Err(End::Close(None)),
             },
             ev = events.recv() => match ev {
                 Ok(m) => on_events(&mut conn, &subs, m, &mut events).await,
@@ -256,6 +290,7 @@ where
             break e;
         }
     };
+    drop(reader);
     if let End::Close(frame) = end {
         let _ = conn.tx.send(Message::Close(frame)).await;
     }
