@@ -45,6 +45,13 @@ pub(crate) const LAG_GRACE: Duration = Duration::from_millis(50);
 /// Queued frames at which a shard lets the consumer run before reading more.
 pub(crate) const YIELD_AT: usize = 64;
 
+/// Bytes asked of the socket per read. tungstenite zero-fills its whole read window before
+/// every read, including the one that finds the socket empty after each burst, so its
+/// 128 KiB default cost more than decoding the frame when frames come one at a time (a
+/// quarter of the client's CPU over 25 connections at 10,000 msg/s, BENCHMARKS.md "Memory
+/// at scale"). A larger frame (a 200-book snapshot) still arrives whole, in more reads.
+const READ_CHUNK: usize = 16 * 1024;
+
 /// What one read result asks of the session loop.
 enum Step {
     /// Keep reading.
@@ -377,6 +384,7 @@ impl Shard {
             }
             let epoch = self.epoch.load(Ordering::Acquire);
             let ws_config = WebSocketConfig::default()
+                .read_buffer_size(READ_CHUNK)
                 .max_message_size(Some(self.cfg.max_message_size))
                 .max_frame_size(Some(self.cfg.max_message_size));
             let connected = transport::connect(
