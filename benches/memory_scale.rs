@@ -31,8 +31,8 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt as _;
 use polyclob::book::BookManager;
-use polyclob::sim::{MarketSpec, Simulator};
 use polyclob::book::BookState;
+use polyclob::sim::{MarketSpec, Simulator};
 use polyclob::ws::books::{BookEvent, BookFeed, BookStream};
 use polyclob::ws::market::MarketStream;
 use ws_frames::Lcg;
@@ -93,10 +93,11 @@ fn thread_cpu() -> Duration {
     Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 
-/// Client CPU per market message at [`RATE`] (BENCHMARKS.md, "Memory at scale"), µs, by row
-/// (`BookStream` on a current-thread runtime, `BookFeed` on the same, `BookStream` on a
-/// two-worker runtime); the run fails when a row costs more than twice its figure.
-const SHARD_US: [f64; 3] = [f64::INFINITY, f64::INFINITY, f64::INFINITY];
+/// Client CPU per market frame at [`RATE`], µs, by row (`BookStream` on a current-thread
+/// runtime, `BookFeed` on the same, `BookStream` on a two-worker runtime): the median of three
+/// runs on 2026-11-24 under load 5.4–6.6 (BENCHMARKS.md, "Memory at scale"); the run fails
+/// when a row costs more than twice its figure.
+const SHARD_US: [f64; 3] = [8.2, 8.1, 12.8];
 
 /// Market messages a second the simulator is paced to, over all 25 connections.
 const RATE: f64 = 10_000.0;
@@ -105,12 +106,20 @@ const RATE: f64 = 10_000.0;
 /// accounting in nanoseconds, `/proc/self/task/*/schedstat`).
 fn threads_cpu(prefix: &str) -> Duration {
     let mut ns = 0u64;
-    for task in std::fs::read_dir("/proc/self/task").into_iter().flatten().flatten() {
+    for task in std::fs::read_dir("/proc/self/task")
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
         let p = task.path();
         let named = std::fs::read_to_string(p.join("comm")).is_ok_and(|c| c.starts_with(prefix));
         if named {
             let stat = std::fs::read_to_string(p.join("schedstat")).unwrap_or_default();
-            ns += stat.split_whitespace().next().and_then(|v| v.parse().ok()).unwrap_or(0);
+            ns += stat
+                .split_whitespace()
+                .next()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
         }
     }
     Duration::from_nanos(ns)
@@ -153,7 +162,11 @@ struct Window {
 struct Count(Window);
 
 impl polyclob::ws::books::BookHandler for Count {
-    fn on_update(&mut self, _frame: &polyclob::ws::event::Frame<'_>, _u: polyclob::book::Update<'_, '_>) {
+    fn on_update(
+        &mut self,
+        _frame: &polyclob::ws::event::Frame<'_>,
+        _u: polyclob::book::Update<'_, '_>,
+    ) {
         self.0.messages += 1;
     }
 
@@ -177,7 +190,9 @@ fn run_client(
             .thread_name("client-rt")
             .enable_all()
             .build(),
-        _ => tokio::runtime::Builder::new_current_thread().enable_all().build(),
+        _ => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build(),
     }
     .unwrap();
     // This thread (it polls the consumer) plus the runtime's workers, if any.
@@ -195,7 +210,12 @@ fn run_client(
                 .count()
         };
         let check = |books: &BookManager| {
-            assert_eq!(live(books), assets.len(), "{}: every asset has its live book", client.label());
+            assert_eq!(
+                live(books),
+                assets.len(),
+                "{}: every asset has its live book",
+                client.label()
+            );
         };
         if client == Client::FeedCurrent {
             let mut stream = stream;
@@ -206,7 +226,11 @@ fn run_client(
             while live(feed.books()) < assets.len() {
                 let t = (tokio::time::Instant::now() + Duration::from_millis(100)).min(limit);
                 while let Ok(true) = tokio::time::timeout_at(t, stream.dispatch(&mut feed)).await {}
-                assert!(tokio::time::Instant::now() < limit, "{}: books never all live", client.label());
+                assert!(
+                    tokio::time::Instant::now() < limit,
+                    "{}: books never all live",
+                    client.label()
+                );
             }
             let warm = tokio::time::Instant::now() + Duration::from_secs(2);
             while let Ok(true) = tokio::time::timeout_at(warm, stream.dispatch(&mut feed)).await {}
@@ -218,14 +242,25 @@ fn run_client(
             let (books, count) = feed.into_parts();
             let published = sim.market_frames_published() - p0;
             check(&books);
-            (Window { published, ..count.0 }, wall, used)
+            (
+                Window {
+                    published,
+                    ..count.0
+                },
+                wall,
+                used,
+            )
         } else {
             let mut books = BookStream::new(stream);
             let limit = tokio::time::Instant::now() + Duration::from_secs(60);
             while live(books.books()) < assets.len() {
                 let t = (tokio::time::Instant::now() + Duration::from_millis(100)).min(limit);
                 while let Ok(Some(_)) = tokio::time::timeout_at(t, books.next()).await {}
-                assert!(tokio::time::Instant::now() < limit, "{}: books never all live", client.label());
+                assert!(
+                    tokio::time::Instant::now() < limit,
+                    "{}: books never all live",
+                    client.label()
+                );
             }
             let warm = tokio::time::Instant::now() + Duration::from_secs(2);
             while let Ok(Some(_)) = tokio::time::timeout_at(warm, books.next()).await {}
@@ -302,9 +337,13 @@ fn shards() {
     );
     println!("|---|---|---|---|---|---|---|");
     let mut failed = Vec::new();
-    for (row, client) in [Client::StreamCurrent, Client::FeedCurrent, Client::StreamMulti]
-        .into_iter()
-        .enumerate()
+    for (row, client) in [
+        Client::StreamCurrent,
+        Client::FeedCurrent,
+        Client::StreamMulti,
+    ]
+    .into_iter()
+    .enumerate()
     {
         let (w, wall, cpu) = run_client(client, &url, &assets, &sim);
         let secs = wall.as_secs_f64();

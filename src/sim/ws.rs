@@ -21,11 +21,11 @@ use hyper_util::rt::TokioIo;
 use serde_json::Value;
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio_tungstenite::WebSocketStream;
-use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::Role;
 use tokio_tungstenite::tungstenite::protocol::frame::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 
 use super::events;
 use super::faults::WsAction;
@@ -239,14 +239,13 @@ async fn read_texts<T>(
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     while let Some(Ok(msg)) = rx.next().await {
-        match msg {
-            Message::Text(t) => {
-                if texts.send(t).await.is_err() {
-                    return;
-                }
-            }
-            Message::Close(_) => return,
-            _ => {}
+        let more = match msg {
+            Message::Text(t) => texts.send(t).await.is_ok(),
+            Message::Close(_) => false,
+            _ => true,
+        };
+        if !more {
+            return;
         }
     }
 }
