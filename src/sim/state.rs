@@ -224,8 +224,6 @@ pub(crate) struct Exchange {
     pub(super) activity_rng: Rng,
     events: broadcast::Sender<Arc<Outbound>>,
     msg_seq: u64,
-    /// Market-channel frames published for every subscriber (not the custom-feature ones).
-    market_frames: u64,
     pub(crate) cancel_only: bool,
 }
 
@@ -257,7 +255,6 @@ impl Exchange {
             programs: super::programs::Programs::default(),
             events,
             msg_seq: 0,
-            market_frames: 0,
             cancel_only: false,
         };
         let mut book_rng = Rng::new(ex.cfg.seed, 0);
@@ -363,11 +360,6 @@ impl Exchange {
     /// The sequence number of the last published market frame (for snapshot/delta consistency).
     pub(crate) fn msg_seq(&self) -> u64 {
         self.msg_seq
-    }
-
-    /// Market-channel frames published so far, custom-feature frames not counted.
-    pub(crate) fn market_frames(&self) -> u64 {
-        self.market_frames
     }
 
     // ----- API keys -----
@@ -945,7 +937,6 @@ impl Exchange {
 
     fn publish_market_frame(&mut self, mi: usize, ti: usize, text: String, custom: bool) {
         self.msg_seq += 1;
-        self.market_frames += u64::from(!custom);
         let assets = vec![self.markets[mi].spec.tokens[ti].token_id().to_owned()];
         self.publish(Outbound::Market {
             seq: self.msg_seq,
