@@ -95,9 +95,9 @@ fn thread_cpu() -> Duration {
 
 /// Client CPU per market frame at [`RATE`], µs, by row (`BookStream` on a current-thread
 /// runtime, `BookFeed` on the same, `BookStream` on a two-worker runtime): the median of three
-/// runs on 2026-11-24 under load 5.4–6.6 (BENCHMARKS.md, "Memory at scale"); the run fails
+/// runs on 2026-11-24 under load 7.6–8.3 (BENCHMARKS.md, "Memory at scale"); the run fails
 /// when a row costs more than twice its figure.
-const SHARD_US: [f64; 3] = [8.2, 8.1, 12.8];
+const SHARD_US: [f64; 3] = [7.5, 6.7, 11.5];
 
 /// Market messages a second the simulator is paced to, over all 25 connections.
 const RATE: f64 = 10_000.0;
