@@ -94,8 +94,8 @@ fn thread_cpu() -> Duration {
 }
 
 /// Client CPU per market frame at [`RATE`], µs, by row (`BookStream` on a current-thread
-/// runtime, `BookFeed` on the same, `BookStream` on a two-worker runtime): the median of three
-/// runs on 2026-11-24 under load 7.6–8.3 (BENCHMARKS.md, "Memory at scale"); the run fails
+/// runtime, `BookFeed` on the same, `BookStream` on a two-worker runtime): about the median of
+/// five runs on 2026-11-24 under load 3.9–8.3 (BENCHMARKS.md, "Memory at scale"); the run fails
 /// when a row costs more than twice its figure.
 const SHARD_US: [f64; 3] = [7.5, 6.7, 11.5];
 
