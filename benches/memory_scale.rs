@@ -6,9 +6,12 @@
 //! bench asserts the apply cost (CI builds benches but does not run them).
 //!
 //! `cargo bench --bench memory_scale -- shards` instead streams 5,000 assets over 25
-//! connections (200 each, the exchange's cap) from the simulator into a `BookStream` and prints
-//! the client's CPU per message and per 10,000 messages a second, at the rate the simulator
-//! reaches (not bounded: the rate depends on the machine).
+//! connections (200 each, the exchange's cap) from the simulator, paced to 10,000 market frames
+//! a second in total, into three clients in turn: `BookStream` and the zero-copy `BookFeed` on
+//! a current-thread runtime, `BookStream` on a two-worker runtime. It prints each client's CPU
+//! (its threads only, not the simulator's) per frame and per 10,000 frames a second, and fails
+//! when a row costs more than twice its recorded figure, falls below 9,000 frames a second,
+//! sees a disconnect or a lag in the window, or ends without every asset's book live.
 //!
 //! ```text
 //! cargo bench --bench memory_scale
@@ -28,8 +31,9 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt as _;
 use polyclob::book::BookManager;
+use polyclob::book::BookState;
 use polyclob::sim::{MarketSpec, Simulator};
-use polyclob::ws::books::{BookEvent, BookStream};
+use polyclob::ws::books::{BookEvent, BookFeed, BookStream};
 use polyclob::ws::market::MarketStream;
 use ws_frames::Lcg;
 
@@ -89,10 +93,202 @@ fn thread_cpu() -> Duration {
     Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 
-/// 5,000 assets (2,500 binary markets) over 25 connections from the simulator, which runs on
-/// its own threads and is driven at about `steps_per_ms` activity steps a millisecond. The
-/// client (shard tasks, book upkeep, the consumer) runs on this thread's current-thread
-/// runtime, so this thread's CPU time is the client's.
+/// Client CPU per market frame at [`RATE`], µs, by row (`BookStream` on a current-thread
+/// runtime, `BookFeed` on the same, `BookStream` on a two-worker runtime): about the median of
+/// five runs on 2026-11-24 under load 3.9–8.3 (BENCHMARKS.md, "Memory at scale"); the run fails
+/// when a row costs more than twice its figure.
+const SHARD_US: [f64; 3] = [7.5, 6.7, 11.5];
+
+/// Market messages a second the simulator is paced to, over all 25 connections.
+const RATE: f64 = 10_000.0;
+
+/// CPU time of the threads of this process whose name starts with `prefix` (scheduler
+/// accounting in nanoseconds, `/proc/self/task/*/schedstat`).
+fn threads_cpu(prefix: &str) -> Duration {
+    let mut ns = 0u64;
+    for task in std::fs::read_dir("/proc/self/task")
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let p = task.path();
+        let named = std::fs::read_to_string(p.join("comm")).is_ok_and(|c| c.starts_with(prefix));
+        if named {
+            let stat = std::fs::read_to_string(p.join("schedstat")).unwrap_or_default();
+            ns += stat
+                .split_whitespace()
+                .next()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
+        }
+    }
+    Duration::from_nanos(ns)
+}
+
+/// One row: which consumer, on which runtime.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Client {
+    /// `BookStream` (owned events) on a current-thread runtime.
+    StreamCurrent,
+    /// `BookFeed` (borrowed frames, a handler) on a current-thread runtime.
+    FeedCurrent,
+    /// `BookStream` on a multi-thread runtime with two workers (this machine's cores).
+    StreamMulti,
+}
+
+impl Client {
+    fn label(self) -> &'static str {
+        match self {
+            Self::StreamCurrent => "BookStream, current-thread runtime",
+            Self::FeedCurrent => "BookFeed (zero-copy), current-thread runtime",
+            Self::StreamMulti => "BookStream, multi-thread runtime (2 workers)",
+        }
+    }
+}
+
+/// What a measured window saw.
+#[derive(Default)]
+struct Window {
+    /// Market messages delivered to the consumer.
+    messages: u64,
+    /// Status changes (disconnects, lags, reconnects) delivered.
+    statuses: u64,
+    /// Market messages the simulator published.
+    published: u64,
+}
+
+/// Counts what a `BookFeed` delivers.
+#[derive(Default)]
+struct Count(Window);
+
+impl polyclob::ws::books::BookHandler for Count {
+    fn on_update(
+        &mut self,
+        _frame: &polyclob::ws::event::Frame<'_>,
+        _u: polyclob::book::Update<'_, '_>,
+    ) {
+        self.0.messages += 1;
+    }
+
+    fn on_status(&mut self, _status: &polyclob::ws::event::Status, _books: &BookManager) {
+        self.0.statuses += 1;
+    }
+}
+
+/// Runs `client` against the simulator at `url` (driven by another thread at [`RATE`]):
+/// every snapshot in, 2 s at the rate to warm up, then a 5 s window. Returns the window, its
+/// wall time and the client's CPU time in it, after checking that every asset has a live book.
+fn run_client(
+    client: Client,
+    url: &str,
+    assets: &[String],
+    sim: &polyclob::sim::SimHandle,
+) -> (Window, Duration, Duration) {
+    let rt = match client {
+        Client::StreamMulti => tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("client-rt")
+            .enable_all()
+            .build(),
+        _ => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build(),
+    }
+    .unwrap();
+    // This thread (it polls the consumer) plus the runtime's workers, if any.
+    let cpu = || thread_cpu() + threads_cpu("client-rt");
+    rt.block_on(async {
+        let stream = MarketStream::builder()
+            .url(url)
+            .assets(assets.iter().cloned())
+            .build()
+            .unwrap();
+        let live = |books: &BookManager| {
+            assets
+                .iter()
+                .filter(|a| books.book(a).is_some_and(|b| b.state() == BookState::Live))
+                .count()
+        };
+        let check = |books: &BookManager| {
+            assert_eq!(
+                live(books),
+                assets.len(),
+                "{}: every asset has its live book",
+                client.label()
+            );
+        };
+        if client == Client::FeedCurrent {
+            let mut stream = stream;
+            let mut feed = BookFeed::new(stream.handle(), Count::default());
+            // Warm-up: every connection up and every book live (the connections are
+            // staggered), then 2 s at the rate.
+            let limit = tokio::time::Instant::now() + Duration::from_secs(60);
+            while live(feed.books()) < assets.len() {
+                let t = (tokio::time::Instant::now() + Duration::from_millis(100)).min(limit);
+                while let Ok(true) = tokio::time::timeout_at(t, stream.dispatch(&mut feed)).await {}
+                assert!(
+                    tokio::time::Instant::now() < limit,
+                    "{}: books never all live",
+                    client.label()
+                );
+            }
+            let warm = tokio::time::Instant::now() + Duration::from_secs(2);
+            while let Ok(true) = tokio::time::timeout_at(warm, stream.dispatch(&mut feed)).await {}
+            feed.handler_mut().0 = Window::default();
+            let (c0, t0, p0) = (cpu(), Instant::now(), sim.market_frames_published());
+            let end = tokio::time::Instant::from_std(t0 + Duration::from_secs(5));
+            while let Ok(true) = tokio::time::timeout_at(end, stream.dispatch(&mut feed)).await {}
+            let (used, wall) = (cpu() - c0, t0.elapsed());
+            let (books, count) = feed.into_parts();
+            let published = sim.market_frames_published() - p0;
+            check(&books);
+            (
+                Window {
+                    published,
+                    ..count.0
+                },
+                wall,
+                used,
+            )
+        } else {
+            let mut books = BookStream::new(stream);
+            let limit = tokio::time::Instant::now() + Duration::from_secs(60);
+            while live(books.books()) < assets.len() {
+                let t = (tokio::time::Instant::now() + Duration::from_millis(100)).min(limit);
+                while let Ok(Some(_)) = tokio::time::timeout_at(t, books.next()).await {}
+                assert!(
+                    tokio::time::Instant::now() < limit,
+                    "{}: books never all live",
+                    client.label()
+                );
+            }
+            let warm = tokio::time::Instant::now() + Duration::from_secs(2);
+            while let Ok(Some(_)) = tokio::time::timeout_at(warm, books.next()).await {}
+            let mut w = Window::default();
+            let (c0, t0, p0) = (cpu(), Instant::now(), sim.market_frames_published());
+            let end = tokio::time::Instant::from_std(t0 + Duration::from_secs(5));
+            while let Ok(Some(e)) = tokio::time::timeout_at(end, books.next()).await {
+                match e {
+                    BookEvent::Market { .. } => w.messages += 1,
+                    BookEvent::Status(st) => {
+                        w.statuses += 1;
+                        eprintln!("status: {st:?}");
+                    }
+                    _ => {}
+                }
+            }
+            let (used, wall) = (cpu() - c0, t0.elapsed());
+            w.published = sim.market_frames_published() - p0;
+            check(books.books());
+            (w, wall, used)
+        }
+    })
+}
+
+/// 5,000 assets (2,500 binary markets) over 25 connections (200 each, the exchange's cap)
+/// from the simulator, which runs on its own runtime; a driver thread steps its activity so
+/// that it publishes [`RATE`] market messages a second. Each row's client runs on a runtime
+/// of its own; only its threads' CPU time is counted.
 fn shards() {
     const MARKETS: u64 = 2_500;
     let specs: Vec<MarketSpec> = (0..MARKETS)
@@ -105,65 +301,83 @@ fn shards() {
     let (tx, rx) = std::sync::mpsc::channel();
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let stop2 = stop.clone();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let sim = rt
-            .block_on(Simulator::builder().seed(9).markets(specs).start())
-            .unwrap();
-        tx.send(sim.market_ws_url()).unwrap();
-        // Drive the activity: `SHARDS_STEPS` steps (default 10) about every millisecond. More
-        // steps overrun the simulator's broadcast on the 2-core development machine (shards
-        // lag and resubscribe), so the rate reached is printed, not assumed.
-        let steps = std::env::var("SHARDS_STEPS")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(10);
-        while !stop2.load(std::sync::atomic::Ordering::Relaxed) {
-            sim.step_activity(steps);
-            std::thread::sleep(Duration::from_millis(1));
-        }
-    });
-    let url = rx.recv().unwrap();
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        let stream = MarketStream::builder()
-            .url(url)
-            .assets(assets.iter().cloned())
-            .build()
-            .unwrap();
-        let mut books = BookStream::new(stream);
-        // Warm-up: every snapshot in, buffers grown.
-        let warm = tokio::time::Instant::now() + Duration::from_secs(3);
-        while let Ok(Some(_)) = tokio::time::timeout_at(warm, books.next()).await {}
-        let (c0, t0) = (thread_cpu(), Instant::now());
-        let end = tokio::time::Instant::from_std(t0 + Duration::from_secs(5));
-        let mut n = 0u64;
-        while let Ok(Some(e)) = tokio::time::timeout_at(end, books.next()).await {
-            if matches!(e, BookEvent::Market { .. }) {
-                n += 1;
+    let driver = std::thread::Builder::new()
+        .name("sim-driver".into())
+        .spawn(move || {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .thread_name("sim-rt")
+                .enable_all()
+                .build()
+                .unwrap();
+            let sim = std::sync::Arc::new(
+                rt.block_on(Simulator::builder().seed(9).markets(specs).start())
+                    .unwrap(),
+            );
+            tx.send(sim.clone()).unwrap();
+            // Paced on what the simulator published: every millisecond, step until the
+            // count is where `RATE` puts it (a step publishes 0–3 messages).
+            let (t0, f0) = (Instant::now(), sim.market_frames_published());
+            while !stop2.load(std::sync::atomic::Ordering::Relaxed) {
+                let due = f0 + (t0.elapsed().as_secs_f64() * RATE) as u64;
+                for _ in 0..1_000 {
+                    if sim.market_frames_published() >= due {
+                        break;
+                    }
+                    sim.step_activity(1);
+                }
+                std::thread::sleep(Duration::from_millis(1));
             }
-        }
-        let (cpu, wall) = (thread_cpu() - c0, t0.elapsed());
-        let rate = n as f64 / wall.as_secs_f64();
-        let load = cpu.as_secs_f64() / wall.as_secs_f64();
+        })
+        .unwrap();
+    let sim = rx.recv().unwrap();
+    let url = sim.market_ws_url();
+    println!(
+        "| client | frames/s sent | events/s delivered | status changes | client CPU, % of a core | µs a frame | % of a core per 10,000 frames/s |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    let mut failed = Vec::new();
+    for (row, client) in [
+        Client::StreamCurrent,
+        Client::FeedCurrent,
+        Client::StreamMulti,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (w, wall, cpu) = run_client(client, &url, &assets, &sim);
+        let secs = wall.as_secs_f64();
+        // Each asset is on one connection: every frame the simulator published reached the
+        // client once (no status change in the window, so none was lost to a reconnect).
+        let rate = w.published as f64 / secs;
+        let us = cpu.as_secs_f64() * 1e6 / w.published.max(1) as f64;
         println!(
-            "5,000 assets / 25 connections: {rate:.0} msg/s received, client CPU {:.1}% of a core \
-             = {:.1}% of a core per 10,000 msg/s ({:.2} µs CPU a message); books: {}",
-            100.0 * load,
-            100.0 * load * 10_000.0 / rate,
-            cpu.as_secs_f64() * 1e6 / n as f64,
-            books.books().len(),
+            "| {} | {rate:.0} | {:.0} | {} | {:.1}% | {us:.2} | {:.1}% |",
+            client.label(),
+            w.messages as f64 / secs,
+            w.statuses,
+            100.0 * cpu.as_secs_f64() / secs,
+            us * 1e-6 * 1e4 * 100.0,
         );
-        assert_eq!(books.books().len(), 5_000, "every asset has its book");
-    });
+        if rate < 0.9 * RATE || w.statuses > 0 {
+            failed.push(format!(
+                "{}: {rate:.0} frames/s, {} status changes",
+                client.label(),
+                w.statuses
+            ));
+        }
+        if us > 2.0 * SHARD_US[row] {
+            failed.push(format!(
+                "{}: {us:.2} µs a frame, more than twice {}",
+                client.label(),
+                SHARD_US[row]
+            ));
+        }
+    }
+    drop(sim);
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    driver.join().unwrap();
+    assert!(failed.is_empty(), "{}", failed.join("; "));
 }
 
 fn main() {

@@ -188,6 +188,14 @@ impl Book {
         self.asks.iter().rev().map(|(p, l)| (*p, l.total))
     }
 
+    /// The sequence numbers of every resting order, bids then asks (not in seq order).
+    pub(crate) fn resting_seqs(&self) -> impl Iterator<Item = u64> + '_ {
+        self.bids
+            .values()
+            .chain(self.asks.values())
+            .flat_map(|l| l.queue.iter().map(|(seq, _)| *seq))
+    }
+
     /// Every resting (seq, side) pair, for bulk operations.
     #[cfg(test)]
     fn resting(&self) -> Vec<(u64, u64)> {

@@ -460,6 +460,16 @@ impl SimHandle {
         }
     }
 
+    /// How many market-channel frames (deltas, trades, books after trades, tick changes,
+    /// `best_bid_ask`; not the snapshots sent on subscribe) the simulator has published since
+    /// it started: with each asset subscribed on one connection, what its clients receive
+    /// (less the `best_bid_ask` frames where `custom_feature_enabled` is off). Lets a load
+    /// test pace [`step_activity`](Self::step_activity) to a frame rate.
+    #[must_use]
+    pub fn market_frames_published(&self) -> u64 {
+        self.shared.ex().msg_seq()
+    }
+
     /// Switches cancel-only mode: new orders get `503` with the exchange's cancel-only error,
     /// cancels keep working.
     pub fn set_cancel_only(&self, on: bool) {

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use tokio::sync::broadcast;
+use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use crate::fixed::{Price, Size};
 use crate::types::{OrderType, Side, TickSize};
@@ -32,7 +33,8 @@ pub(crate) fn now_s() -> u64 {
     now_ms() / 1000
 }
 
-/// A frame for the WS fan-out, rendered once and filtered per connection.
+/// A frame for the WS fan-out, rendered once and filtered per connection. The text is
+/// shared bytes: every connection that wants the frame sends the same buffer (no copy).
 #[derive(Debug)]
 pub(crate) enum Outbound {
     /// Market channel: delivered to connections subscribed to any of `assets` (`custom`
@@ -41,14 +43,14 @@ pub(crate) enum Outbound {
         seq: u64,
         assets: Vec<String>,
         custom: bool,
-        text: String,
+        text: Utf8Bytes,
     },
     /// User channel: delivered to connections authenticated as `user` (lowercase address)
     /// and subscribed to `market` (or to every market).
     User {
         user: String,
         market: String,
-        text: String,
+        text: Utf8Bytes,
     },
 }
 
@@ -938,7 +940,7 @@ impl Exchange {
             seq: self.msg_seq,
             assets,
             custom,
-            text,
+            text: text.into(),
         });
     }
 
@@ -979,7 +981,11 @@ impl Exchange {
             o.user.clone(),
             self.markets[o.market].spec.condition_id.clone(),
         );
-        self.publish(Outbound::User { user, market, text });
+        self.publish(Outbound::User {
+            user,
+            market,
+            text: text.into(),
+        });
     }
 
     fn publish_trade_events(&mut self, trade_idx: usize) {
@@ -998,9 +1004,9 @@ impl Exchange {
         users.sort_unstable();
         users.dedup();
         let market = self.markets[t.market].spec.condition_id.clone();
-        let texts = [
-            events::user_trade(self, t, "MATCHED"),
-            events::user_trade(self, t, "CONFIRMED"),
+        let texts: [Utf8Bytes; 2] = [
+            events::user_trade(self, t, "MATCHED").into(),
+            events::user_trade(self, t, "CONFIRMED").into(),
         ];
         for text in texts {
             for user in &users {

@@ -19,13 +19,13 @@ use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde_json::Value;
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio_tungstenite::WebSocketStream;
-use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::Role;
 use tokio_tungstenite::tungstenite::protocol::frame::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 
 use super::events;
 use super::faults::WsAction;
@@ -142,8 +142,16 @@ impl<S> Conn<S>
 where
     S: futures_util::Sink<Message> + Unpin,
 {
-    /// Sends a text frame through the fault filter; `Err` means drop the connection now.
-    pub(super) async fn send(&mut self, text: String) -> Result<(), End> {
+    /// Sends a text frame through the fault filter and flushes it; `Err` means drop the
+    /// connection now.
+    pub(super) async fn send(&mut self, text: impl Into<Utf8Bytes>) -> Result<(), End> {
+        self.feed(text.into()).await?;
+        self.flush().await
+    }
+
+    /// Queues a text frame through the fault filter without flushing it (a batch is flushed
+    /// once, see [`Conn::flush`]); `Err` means drop the connection now.
+    pub(super) async fn feed(&mut self, text: Utf8Bytes) -> Result<(), End> {
         self.sent += 1;
         let action = self.shared.faults().on_ws_frame(self.sent);
         if self.silent_until.is_some_and(|t| Instant::now() < t) {
@@ -152,7 +160,7 @@ where
         match action {
             WsAction::Send => self
                 .tx
-                .send(Message::Text(text.into()))
+                .feed(Message::Text(text))
                 .await
                 .map_err(|_| End::Drop),
             WsAction::SilenceUntil(t) => {
@@ -162,13 +170,96 @@ where
             WsAction::Disconnect => Err(End::Drop),
         }
     }
+
+    /// Writes the queued frames to the socket.
+    pub(super) async fn flush(&mut self) -> Result<(), End> {
+        self.tx.flush().await.map_err(|_| End::Drop)
+    }
+}
+
+/// At most this many queued events are handled per wake-up before the frames are flushed
+/// (and the other branches of the connection loop get a turn).
+const BATCH: usize = 256;
+
+/// Queues one fan-out event if this connection wants it; `Ok(true)`: a frame was queued.
+async fn offer<S>(conn: &mut Conn<S>, subs: &Subs, m: &Outbound) -> Result<bool, End>
+where
+    S: futures_util::Sink<Message> + Unpin,
+{
+    if !subs.wants(m) {
+        return Ok(false);
+    }
+    let text = match m {
+        Outbound::Market { text, .. } | Outbound::User { text, .. } => text.clone(),
+    };
+    conn.feed(text).await.map(|()| true)
+}
+
+/// Handles a fan-out event and whatever else is already queued (up to [`BATCH`]), then
+/// flushes once: at high rates a connection wakes and writes once per burst, not once per
+/// frame.
+async fn on_events<S>(
+    conn: &mut Conn<S>,
+    subs: &Subs,
+    first: Arc<Outbound>,
+    events: &mut tokio::sync::broadcast::Receiver<Arc<Outbound>>,
+) -> Result<(), End>
+where
+    S: futures_util::Sink<Message> + Unpin,
+{
+    let mut queued = offer(conn, subs, &first).await?;
+    for _ in 1..BATCH {
+        match events.try_recv() {
+            Ok(m) => queued |= offer(conn, subs, &m).await?,
+            Err(TryRecvError::Empty) => break,
+            // A consumer this far behind has lost frames: drop it so it re-snapshots.
+            Err(TryRecvError::Lagged(_)) => return Err(End::Drop),
+            Err(TryRecvError::Closed) => return Err(End::Close(None)),
+        }
+    }
+    if queued { conn.flush().await } else { Ok(()) }
+}
+
+/// Aborts the task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Forwards the client's text frames to the connection loop until the client closes, the
+/// socket fails, or the loop is gone. Protocol pings are answered by tungstenite; binary
+/// frames are ignored.
+async fn read_texts<T>(
+    mut rx: futures_util::stream::SplitStream<WebSocketStream<T>>,
+    texts: tokio::sync::mpsc::Sender<Utf8Bytes>,
+) where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    while let Some(Ok(msg)) = rx.next().await {
+        let more = match msg {
+            Message::Text(t) => texts.send(t).await.is_ok(),
+            Message::Close(_) => false,
+            _ => true,
+        };
+        if !more {
+            return;
+        }
+    }
 }
 
 async fn run<T>(ws: WebSocketStream<T>, channel: Channel, shared: Arc<Shared>)
 where
-    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    let (tx, mut rx) = ws.split();
+    let (tx, rx) = ws.split();
+    // The socket's read half has a task of its own: polling it in the loop below would
+    // attempt a read (and clear tungstenite's read buffer) after every fan-out event, the
+    // feed's largest cost at thousands of frames a second. Dropping `reader` stops it.
+    let (texts, mut inbox) = tokio::sync::mpsc::channel(64);
+    let reader = AbortOnDrop(tokio::spawn(read_texts(rx, texts)));
     let mut events = shared.ex().subscribe();
     let mut kick = shared.kick.subscribe();
     let mut shutdown = shared.shutdown.clone();
@@ -181,20 +272,12 @@ where
     };
     let end = loop {
         let step: Result<(), End> = tokio::select! {
-            msg = rx.next() => match msg {
-                Some(Ok(Message::Text(t))) => on_text(&mut conn, &mut subs, channel, t.as_str()).await,
-                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => Err(End::Close(None)),
-                // Protocol pings are answered by tungstenite; binary frames are ignored.
-                Some(Ok(_)) => Ok(()),
+            msg = inbox.recv() => match msg {
+                Some(t) => on_text(&mut conn, &mut subs, channel, t.as_str()).await,
+                None => Err(End::Close(None)),
             },
             ev = events.recv() => match ev {
-                Ok(m) if subs.wants(&m) => {
-                    let text = match &*m {
-                        Outbound::Market { text, .. } | Outbound::User { text, .. } => text.clone(),
-                    };
-                    conn.send(text).await
-                }
-                Ok(_) => Ok(()),
+                Ok(m) => on_events(&mut conn, &subs, m, &mut events).await,
                 // A consumer this far behind has lost frames: drop it so it re-snapshots.
                 Err(RecvError::Lagged(_)) => Err(End::Drop),
                 Err(RecvError::Closed) => Err(End::Close(None)),
@@ -206,6 +289,7 @@ where
             break e;
         }
     };
+    drop(reader);
     if let End::Close(frame) = end {
         let _ = conn.tx.send(Message::Close(frame)).await;
     }
@@ -240,7 +324,7 @@ where
         } else {
             INVALID_OPERATION
         };
-        return conn.send(reply.to_owned()).await;
+        return conn.send(reply).await;
     }
     let Ok(v) = serde_json::from_str::<Value>(text) else {
         // Unparseable control text is ignored, like the exchange's feed does.
@@ -249,7 +333,7 @@ where
     subs.spoke |= v.is_object();
     if v.get("type").is_some() {
         if subs.initial {
-            return conn.send(INVALID_OPERATION.to_owned()).await;
+            return conn.send(INVALID_OPERATION).await;
         }
         subs.initial = true;
     }
