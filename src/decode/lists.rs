@@ -2,7 +2,7 @@
 //! and string lists. Each re-reads the frame bytes on demand and never allocates.
 
 use super::book::{Pattern, pattern};
-use super::skip::{key_at, next_member, skip_value};
+use super::skip::{key_at, lit_or_past, next_member, not_event_key, past_unknown, skip_value};
 use super::{
     Level, Sink, is_event_key, opt_price, opt_side, opt_size, opt_str, opt_text, opt_u64,
     req_price, req_side, req_size, req_str,
@@ -682,22 +682,51 @@ fn change_members(src: &str, mut p: usize, mut f: ChangeFields) -> Option<(Chang
 /// (they accept this shape too, with the same result: tested below).
 #[inline(always)]
 fn compact_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
+    layout_change::<false>(src, p)
+}
+
+/// [`compact_change`] that also skips, in place, members no entry has wherever they stand
+/// between the layout's members (a field the exchange added to every entry): for the entries
+/// after one on which [`compact_change`] stopped. Out of line, so that the exchange's layout
+/// does not carry the skipping's calls.
+#[inline(never)]
+fn skipping_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
+    layout_change::<true>(src, p)
+}
+
+/// [`compact_change`] (`SKIP` = false) and [`skipping_change`].
+#[inline(always)]
+fn layout_change<const SKIP: bool>(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
     count_entry_read();
     let b = src.as_bytes();
+    // The next member's literal (see `lit_or_past` for `pre`).
+    macro_rules! at {
+        ($e:expr, $l:expr, $pre:expr) => {
+            if SKIP {
+                lit_or_past(src, $e, $l, $pre, not_entry_key)
+            } else {
+                lit(b, $e, $l)
+            }
+        };
+    }
     let price = |m: u64| Price::new(u32::try_from(m).ok()?);
-    let id_at = lit(b, p, b"{\"asset_id\":\"")?;
+    let id_at = at!(p, b"{\"asset_id\":\"", 1)?;
     let id_end = plain_end_guess::<ID_LEN>(b, id_at)?;
-    let (px, e) = quoted_decimal(b, lit(b, id_end, b"\",\"price\":\"")?)?;
-    let (size, e) = quoted_decimal(b, lit(b, e, b"\",\"size\":\"")?)?;
-    let e = lit(b, e, b"\",\"side\":\"")?;
+    let px_at = at!(id_end, b"\",\"price\":\"", 2)?;
+    let (px, e) = quoted_decimal(b, px_at)?;
+    let size_at = at!(e, b"\",\"size\":\"", 2)?;
+    let (size, e) = quoted_decimal(b, size_at)?;
+    let e = at!(e, b"\",\"side\":\"", 2)?;
     let (side, e) = match lit(b, e, b"BUY\"") {
         Some(e) => (Side::Buy, e),
         None => (Side::Sell, lit(b, e, b"SELL\"")?),
     };
-    let hash_at = lit(b, e, b",\"hash\":\"")?;
+    let hash_at = at!(e, b",\"hash\":\"", 1)?;
     let hash_end = plain_end_guess::<HASH_LEN>(b, hash_at)?;
-    let (bid, e) = quoted_decimal(b, lit(b, hash_end, b"\",\"best_bid\":\"")?)?;
-    let (ask, e) = quoted_decimal(b, lit(b, e, b"\",\"best_ask\":\"")?)?;
+    let bid_at = at!(hash_end, b"\",\"best_bid\":\"", 2)?;
+    let (bid, e) = quoted_decimal(b, bid_at)?;
+    let ask_at = at!(e, b"\",\"best_ask\":\"", 2)?;
+    let (ask, e) = quoted_decimal(b, ask_at)?;
     let end = match lit(b, e, b"\"}") {
         Some(end) => end,
         None => entry_tail(src, e)?,
@@ -715,10 +744,10 @@ fn compact_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
 }
 
 /// Members after the last one of [`compact_change`]'s layout (the closing quote of `best_ask`
-/// is at `e`): a field the exchange appended to every entry. Each is skipped in place when its
-/// key is not an entry's key, so the entry is read once; the index after the entry's `}`.
-/// `None` for anything else (a repeated key: the keyed reader decides). Out of line: the
-/// exchange's layout never comes here.
+/// is at `e`): a field the exchange appended to every entry, skipped in place when its key is
+/// not an entry's key, so the entry is read once; the index after the entry's `}`. `None` for
+/// anything else (a repeated key: the keyed reader decides). Out of line: the exchange's
+/// layout never comes here.
 #[cold]
 #[inline(never)]
 fn entry_tail(src: &str, e: usize) -> Option<usize> {
@@ -726,20 +755,22 @@ fn entry_tail(src: &str, e: usize) -> Option<usize> {
     if b.get(e) != Some(&b'"') {
         return None;
     }
-    let mut next = e + 1;
-    loop {
-        match next_member(b, next) {
-            Ok(p) => {
-                let (key, v) = key_at(src, p)?;
-                if ChangeFields::default().slot(key).is_some() {
-                    return None;
-                }
-                next = skip_value(src, v)?;
-            }
-            Err(q) if b.get(q) == Some(&b'}') => return Some(q + 1),
-            Err(_) => return None,
-        }
-    }
+    let q = past_unknown(src, e + 1, false, not_entry_key)?;
+    (b.get(q) == Some(&b'}')).then_some(q + 1)
+}
+
+/// Members after a message's last expected one, from `after` (just after a value): the index
+/// after the object's `}` when no event reads any of them. Out of line.
+#[cold]
+#[inline(never)]
+fn object_tail(src: &str, after: usize) -> Option<usize> {
+    let q = past_unknown(src, after, false, not_event_key)?;
+    (src.as_bytes().get(q) == Some(&b'}')).then_some(q + 1)
+}
+
+/// A key no `price_change` entry has ([`ChangeFields::slot`]): the layout reader skips it.
+fn not_entry_key(key: &[u8]) -> bool {
+    ChangeFields::default().slot(key).is_none()
 }
 
 /// What [`compact_price_change`] read: `market` and `timestamp` as the general reader captures
@@ -822,7 +853,16 @@ fn compact_members<S: Sink>(
     let Some(end) = lit(b, type_at, b"price_change\"}") else {
         caps.is_pc = true;
         let after = lit(b, type_at, b"price_change\"").ok_or_else(Resume::fail)?;
-        return Err(Resume::at(caps, At::After(after)));
+        // Members after the last one: skipped when no event reads them.
+        return match object_tail(src, after) {
+            Some(end) => Ok(CompactPriceChange {
+                market: caps.market,
+                timestamp: caps.timestamp,
+                items,
+                end,
+            }),
+            None => Err(Resume::at(caps, At::After(after))),
+        };
     };
     Ok(CompactPriceChange {
         market: caps.market,
@@ -892,7 +932,7 @@ fn plain_string<const N: usize>(b: &[u8], p: usize) -> Option<(Raw, usize)> {
 /// The `price_change` message whose `{` is at `start`, continued from where
 /// [`compact_price_change`] stopped: members in any order, whitespace between tokens,
 /// members no event reads skipped in place, entries in any layout (each in
-/// [`compact_change`]'s until one is not, then through [`keyed_change`]). Nothing is read
+/// [`compact_change`]'s until one is not, then through [`keyed_entry`]). Nothing is read
 /// twice except the part of the one entry on which the layout reader stopped. `None` —
 /// another event's key, a value that is not a plain string, no `"event_type":"price_change"`,
 /// an entry the keyed reader does not take — leaves the element to the general reader from its
@@ -978,7 +1018,7 @@ fn keyed_rest<S: Sink>(
         At::Fail => return None,
         At::Key(p) => members(src, p, &mut caps, sink)?,
         At::After(q) => q,
-        At::Entry(q) => entries_at(src, q, true, sink)?,
+        At::Entry(q) => entries_at(src, q, Mode::Probe, sink)?,
         At::Entries(q) => entries_after(src, q, sink)?,
     };
     let end = loop {
@@ -1094,26 +1134,53 @@ fn members<S: Sink>(src: &str, p: usize, caps: &mut PcCaps, sink: &mut S) -> Opt
             if b.get(p) == Some(&b']') {
                 p + 1
             } else {
-                entries_at(src, p, false, sink)?
+                entries_at(src, p, Mode::Layout, sink)?
             }
         }
     })
 }
 
+/// How [`entries_at`] reads the next entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// The exchange's layout ([`compact_change`]), else as `Probe`.
+    Layout,
+    /// [`keyed_entry`], which also tells whether the entry had the layout's members in the
+    /// layout's order (with others in between): then `Skipping` for the rest, else `Keyed`.
+    Probe,
+    /// [`skipping_change`], else [`keyed_entry`] for this entry and the rest.
+    Skipping,
+    /// [`keyed_entry`].
+    Keyed,
+}
+
 /// The entries of `price_changes` from the one at `p` to the index after the `]`, each to
-/// `sink`. Each entry is tried in the exchange's layout ([`compact_change`]) until one is not
-/// in it (or from the start when `keyed`); that one and the rest go through [`keyed_change`]
-/// (a feed that changed shape changed it for every entry).
-fn entries_at<S: Sink>(src: &str, mut p: usize, mut keyed: bool, sink: &mut S) -> Option<usize> {
+/// `sink`, read as `mode` says; a feed that changed shape changed it for every entry, so the
+/// reader the first entry needed reads the rest. Each entry is read once, bar the one on which
+/// the layout reader stopped.
+fn entries_at<S: Sink>(src: &str, mut p: usize, mut mode: Mode, sink: &mut S) -> Option<usize> {
     let b = src.as_bytes();
     loop {
-        let (change, end) = if keyed {
-            keyed_change(src, p)?
-        } else if let Some(x) = compact_change(src, p) {
-            x
-        } else {
-            keyed = true;
-            keyed_change(src, p)?
+        let (change, end) = loop {
+            match mode {
+                Mode::Layout => match compact_change(src, p) {
+                    Some(x) => break x,
+                    None => mode = Mode::Probe,
+                },
+                Mode::Probe => {
+                    let (change, end, layout) = keyed_entry(src, p)?;
+                    mode = if layout { Mode::Skipping } else { Mode::Keyed };
+                    break (change, end);
+                }
+                Mode::Skipping => match skipping_change(src, p) {
+                    Some(x) => break x,
+                    None => mode = Mode::Keyed,
+                },
+                Mode::Keyed => {
+                    let (change, end, _) = keyed_entry(src, p)?;
+                    break (change, end);
+                }
+            }
         };
         if S::CAPTURE {
             sink.change(Ok(change));
@@ -1130,18 +1197,181 @@ fn entries_at<S: Sink>(src: &str, mut p: usize, mut keyed: bool, sink: &mut S) -
 fn entries_after<S: Sink>(src: &str, end: usize, sink: &mut S) -> Option<usize> {
     let b = src.as_bytes();
     match next_member(b, end) {
-        Ok(p) => entries_at(src, p, false, sink),
+        Ok(p) => entries_at(src, p, Mode::Layout, sink),
         Err(q) if b.get(q) == Some(&b']') => Some(q + 1),
         Err(_) => None,
     }
 }
 
-/// Any entry the keyed member reader takes ([`fast_change`]) that converts without error: the
-/// entry and the index after its `}`.
+/// The keys of a `price_change` entry, in the exchange's order (the index is the member's
+/// place in [`compact_change`]'s layout).
+const ENTRY_KEYS: [Pattern; 7] = [
+    pattern(b"asset_id"),
+    pattern(b"price"),
+    pattern(b"size"),
+    pattern(b"side"),
+    pattern(b"hash"),
+    pattern(b"best_bid"),
+    pattern(b"best_ask"),
+];
+
+/// The entry key whose quote is at `p`, compared a word at a time: its place in
+/// [`ENTRY_KEYS`] and the index after its colon. `None` for any other key or spelling.
+#[inline(always)]
+fn entry_key(b: &[u8], p: usize) -> Option<(usize, usize)> {
+    const P_ASSE: u32 = ENTRY_KEYS[0].bytes as u32;
+    const P_PRIC: u32 = ENTRY_KEYS[1].bytes as u32;
+    const P_SIZE: u32 = ENTRY_KEYS[2].bytes as u32;
+    const P_SIDE: u32 = ENTRY_KEYS[3].bytes as u32;
+    const P_HASH: u32 = ENTRY_KEYS[4].bytes as u32;
+    const P_BEST: u32 = ENTRY_KEYS[5].bytes as u32;
+    if b.get(p) != Some(&b'"') {
+        return None;
+    }
+    // Zero padding past the frame's end matches no key; every entry key is at most 8 bytes,
+    // so its closing quote is within the first 9 bytes after the opening one.
+    let lo = word8_padded(b, p + 1)?;
+    let w = u128::from(lo) | u128::from(*b.get(p + 9).unwrap_or(&0)) << 64;
+    let i = match lo as u32 {
+        P_ASSE => 0,
+        P_PRIC => 1,
+        P_SIZE => 2,
+        P_SIDE => 3,
+        P_HASH => 4,
+        P_BEST => 5 + usize::from(w & ENTRY_KEYS[6].mask == ENTRY_KEYS[6].bytes),
+        _ => return None,
+    };
+    let pat = ENTRY_KEYS[i];
+    if w & pat.mask != pat.bytes {
+        return None;
+    }
+    let colon = skip_ws(b, p + pat.len + 2);
+    (b.get(colon) == Some(&b':')).then_some((i, colon + 1))
+}
+
+/// A `price_change` entry with its members in any order, members no entry has anywhere
+/// (skipped in place, any JSON type), whitespace between tokens: keys matched a word at a
+/// time ([`entry_key`]) and values converted where they lie, each decimal parsed from the one
+/// word that holds it as the layout reader parses it (longer ones through the `fixed`
+/// parsers). Returns the entry, the index after its `}`, and whether the entry's members were
+/// the layout's seven in the layout's order (others between them allowed: then
+/// [`skipping_change`] takes the next entries). `None` where a value is not a plain string, a
+/// required member is missing, a value does not convert or the JSON is broken: the general
+/// reader decides.
 #[inline(never)]
-fn keyed_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
-    let (f, end) = fast_change(src, p)?;
-    Some((f.change(src).ok()?, end))
+fn keyed_entry(src: &str, p: usize) -> Option<(PriceChange<'_>, usize, bool)> {
+    count_entry_read();
+    let b = src.as_bytes();
+    let p = skip_ws(b, p);
+    if b.get(p) != Some(&b'{') {
+        return None;
+    }
+    let mut p = skip_ws(b, p + 1);
+    let mut asset_id = None;
+    let mut price = None;
+    let mut size = None;
+    let mut side = None;
+    let mut hash = None;
+    let mut best_bid = None;
+    let mut best_ask = None;
+    // The place the next member has in the layout, while the entry follows it.
+    let mut order = 0;
+    let mut layout = true;
+    loop {
+        let next = match entry_key(b, p) {
+            Some((i, v)) => {
+                layout &= i == order;
+                order = i + 1;
+                let v = skip_ws(b, v);
+                match i {
+                    0 => {
+                        let (raw, next) = plain_string::<ID_LEN>(b, v)?;
+                        asset_id = Some(raw.text(src));
+                        next
+                    }
+                    4 => {
+                        let (raw, next) = plain_string::<HASH_LEN>(b, v)?;
+                        hash = Some(raw.text(src));
+                        next
+                    }
+                    3 => {
+                        if let Some(next) = lit(b, v, b"\"BUY\"") {
+                            side = Some(Side::Buy);
+                            next
+                        } else if let Some(next) = lit(b, v, b"\"SELL\"") {
+                            side = Some(Side::Sell);
+                            next
+                        } else {
+                            let (raw, next) = plain_string::<0>(b, v)?;
+                            side = Some(req_side(src, &raw, "side").ok()?);
+                            next
+                        }
+                    }
+                    2 => {
+                        let (m, next) = entry_decimal(src, v)?;
+                        size = Some(m.map_or_else(
+                            |r| opt_size(src, &r, "size").ok()?,
+                            |m| Some(Size::from_micros(m)),
+                        )?);
+                        next
+                    }
+                    _ => {
+                        let (field, slot) = match i {
+                            1 => ("price", &mut price),
+                            5 => ("best_bid", &mut best_bid),
+                            _ => ("best_ask", &mut best_ask),
+                        };
+                        let (m, next) = entry_decimal(src, v)?;
+                        let px = match m {
+                            Ok(m) => Price::new(u32::try_from(m).ok()?),
+                            Err(r) => opt_price(src, &r, field).ok()?,
+                        };
+                        *slot = Some(px?);
+                        next
+                    }
+                }
+            }
+            None => {
+                let (key, v) = key_at(src, p)?;
+                if !not_entry_key(key) {
+                    return None;
+                }
+                layout &= order < 7;
+                skip_value(src, skip_ws(b, v))?
+            }
+        };
+        match next_member(b, next) {
+            Ok(q) => p = q,
+            Err(q) if b.get(q) == Some(&b'}') => {
+                let change = PriceChange {
+                    asset_id: asset_id?,
+                    price: price?,
+                    size,
+                    side: side?,
+                    hash,
+                    best_bid,
+                    best_ask,
+                };
+                return Some((change, q + 1, layout && order == 7));
+            }
+            Err(_) => return None,
+        }
+    }
+}
+
+/// A decimal value whose quote is at `v`, in 10⁻⁶ units when it fits one word (as the layout
+/// reader reads it), else its capture for the `fixed` parsers; and the index after it.
+#[inline(always)]
+fn entry_decimal(src: &str, v: usize) -> Option<(Result<u64, Raw>, usize)> {
+    let b = src.as_bytes();
+    if b.get(v) != Some(&b'"') {
+        return None;
+    }
+    if let Some((m, end)) = quoted_decimal(b, v + 1) {
+        return Some((Ok(m), end + 1));
+    }
+    let (raw, next) = plain_string::<0>(b, v)?;
+    Some((Err(raw), next))
 }
 
 /// The entries of a `price_change` message, read lazily from the frame.

@@ -8,6 +8,7 @@
 //! goes to the general reader's skip.
 
 use super::is_event_key;
+use super::lists::lit;
 use crate::decode::json::{Cursor, find_special, skip_ws};
 
 /// From just after an object's member at `p`: the index of the next member (after the `,` and
@@ -33,6 +34,89 @@ pub(super) fn skip_member(src: &str, p: usize) -> Option<usize> {
         return None;
     }
     skip_value(src, v)
+}
+
+/// The literal `l` at `e`, where a layout reader expects it: the bytes from just after one
+/// member's value (`e`) into the next member's value — the value's closing quote if it has
+/// one, the `,`, the next `"key":` and the first byte of its value; `pre` is the number of
+/// bytes in front of the key's quote (a literal for an object's first member starts with the
+/// `{`, or, with `pre` = 0, at the key). When the literal is not there because members whose
+/// keys `unknown` accepts stand in between (a field the exchange added, at any position), they
+/// are skipped in place and the literal's key is looked for after them. The index after the
+/// literal, or `None` (another key, other whitespace, broken JSON: the caller's slower reader
+/// decides). The exchange's layouts take the first branch only.
+#[inline(always)]
+pub(super) fn lit_or_past<const N: usize>(
+    src: &str,
+    e: usize,
+    l: &[u8; N],
+    pre: usize,
+    unknown: fn(&[u8]) -> bool,
+) -> Option<usize> {
+    match lit(src.as_bytes(), e, l) {
+        Some(end) => Some(end),
+        None => past_then(src, e, l, pre, unknown),
+    }
+}
+
+/// [`lit_or_past`] once the literal was not at `e`: out of line.
+#[cold]
+#[inline(never)]
+fn past_then(
+    src: &str,
+    e: usize,
+    l: &[u8],
+    pre: usize,
+    unknown: fn(&[u8]) -> bool,
+) -> Option<usize> {
+    let b = src.as_bytes();
+    let first = pre == 0 || l.get(pre - 1) != Some(&b',');
+    let head = l.get(..if first { pre } else { pre - 1 })?;
+    let after = e + head.len();
+    if b.get(e..after)? != head {
+        return None;
+    }
+    let p = past_unknown(src, after, first, unknown)?;
+    let key = l.get(pre..)?;
+    (b.get(p..p + key.len())? == key).then_some(p + key.len())
+}
+
+/// From just after a member's value at `after` (or, when `first`, just inside the object's
+/// `{`): past every member whose key `unknown` accepts, each value checked as the general
+/// reader checks it, to the quote of the first other key or to the object's `}`; its index.
+/// `None` on broken JSON.
+#[inline(never)]
+pub(super) fn past_unknown(
+    src: &str,
+    mut after: usize,
+    first: bool,
+    unknown: fn(&[u8]) -> bool,
+) -> Option<usize> {
+    let b = src.as_bytes();
+    let mut p = if first {
+        skip_ws(b, after)
+    } else {
+        match next_member(b, after) {
+            Ok(p) => p,
+            Err(q) => return (b.get(q) == Some(&b'}')).then_some(q),
+        }
+    };
+    loop {
+        let (key, v) = key_at(src, p)?;
+        if !unknown(key) {
+            return Some(p);
+        }
+        after = skip_value(src, skip_ws(b, v))?;
+        match next_member(b, after) {
+            Ok(q) => p = q,
+            Err(q) => return (b.get(q) == Some(&b'}')).then_some(q),
+        }
+    }
+}
+
+/// A key no event reads: [`past_unknown`]'s test for a message's own members.
+pub(super) fn not_event_key(key: &[u8]) -> bool {
+    !is_event_key(key)
 }
 
 /// The key whose quote is at `p` (as the general reader compares it: the bytes between the
