@@ -699,33 +699,33 @@ fn skipping_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
 fn layout_change<const SKIP: bool>(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
     count_entry_read();
     let b = src.as_bytes();
-    // The next member's literal (see `lit_or_past` for `pre`).
+    // The next member's literal: `whole`, which is `head` then `key` (see `lit_or_past`).
     macro_rules! at {
-        ($e:expr, $l:expr, $pre:expr) => {
+        ($e:expr, $whole:expr, $head:expr, $key:expr) => {
             if SKIP {
-                lit_or_past(src, $e, $l, $pre, not_entry_key)
+                lit_or_past(src, $e, $head, $key, not_entry_key)
             } else {
-                lit(b, $e, $l)
+                lit(b, $e, $whole)
             }
         };
     }
     let price = |m: u64| Price::new(u32::try_from(m).ok()?);
-    let id_at = at!(p, b"{\"asset_id\":\"", 1)?;
+    let id_at = at!(p, b"{\"asset_id\":\"", b"{", b"\"asset_id\":\"")?;
     let id_end = plain_end_guess::<ID_LEN>(b, id_at)?;
-    let px_at = at!(id_end, b"\",\"price\":\"", 2)?;
+    let px_at = at!(id_end, b"\",\"price\":\"", b"\",", b"\"price\":\"")?;
     let (px, e) = quoted_decimal(b, px_at)?;
-    let size_at = at!(e, b"\",\"size\":\"", 2)?;
+    let size_at = at!(e, b"\",\"size\":\"", b"\",", b"\"size\":\"")?;
     let (size, e) = quoted_decimal(b, size_at)?;
-    let e = at!(e, b"\",\"side\":\"", 2)?;
+    let e = at!(e, b"\",\"side\":\"", b"\",", b"\"side\":\"")?;
     let (side, e) = match lit(b, e, b"BUY\"") {
         Some(e) => (Side::Buy, e),
         None => (Side::Sell, lit(b, e, b"SELL\"")?),
     };
-    let hash_at = at!(e, b",\"hash\":\"", 1)?;
+    let hash_at = at!(e, b",\"hash\":\"", b",", b"\"hash\":\"")?;
     let hash_end = plain_end_guess::<HASH_LEN>(b, hash_at)?;
-    let bid_at = at!(hash_end, b"\",\"best_bid\":\"", 2)?;
+    let bid_at = at!(hash_end, b"\",\"best_bid\":\"", b"\",", b"\"best_bid\":\"")?;
     let (bid, e) = quoted_decimal(b, bid_at)?;
-    let ask_at = at!(e, b"\",\"best_ask\":\"", 2)?;
+    let ask_at = at!(e, b"\",\"best_ask\":\"", b"\",", b"\"best_ask\":\"")?;
     let (ask, e) = quoted_decimal(b, ask_at)?;
     let end = match lit(b, e, b"\"}") {
         Some(end) => end,
@@ -755,7 +755,7 @@ fn entry_tail(src: &str, e: usize) -> Option<usize> {
     if b.get(e) != Some(&b'"') {
         return None;
     }
-    let q = past_unknown(src, e + 1, false, not_entry_key)?;
+    let q = past_unknown(src, e + 1, not_entry_key)?;
     (b.get(q) == Some(&b'}')).then_some(q + 1)
 }
 
@@ -764,13 +764,13 @@ fn entry_tail(src: &str, e: usize) -> Option<usize> {
 #[cold]
 #[inline(never)]
 fn object_tail(src: &str, after: usize) -> Option<usize> {
-    let q = past_unknown(src, after, false, not_event_key)?;
+    let q = past_unknown(src, after, not_event_key)?;
     (src.as_bytes().get(q) == Some(&b'}')).then_some(q + 1)
 }
 
 /// A key no `price_change` entry has ([`ChangeFields::slot`]): the layout reader skips it.
 fn not_entry_key(key: &[u8]) -> bool {
-    ChangeFields::default().slot(key).is_none()
+    entry_slot(key).is_none()
 }
 
 /// What [`compact_price_change`] read: `market` and `timestamp` as the general reader captures
@@ -1203,50 +1203,65 @@ fn entries_after<S: Sink>(src: &str, end: usize, sink: &mut S) -> Option<usize> 
     }
 }
 
-/// The keys of a `price_change` entry, in the exchange's order (the index is the member's
-/// place in [`compact_change`]'s layout).
-const ENTRY_KEYS: [Pattern; 7] = [
-    pattern(b"asset_id"),
-    pattern(b"price"),
-    pattern(b"size"),
-    pattern(b"side"),
-    pattern(b"hash"),
-    pattern(b"best_bid"),
-    pattern(b"best_ask"),
-];
-
-/// The entry key whose quote is at `p`, compared a word at a time: its place in
-/// [`ENTRY_KEYS`] and the index after its colon. `None` for any other key or spelling.
-#[inline(always)]
-fn entry_key(b: &[u8], p: usize) -> Option<(usize, usize)> {
-    const P_ASSE: u32 = ENTRY_KEYS[0].bytes as u32;
-    const P_PRIC: u32 = ENTRY_KEYS[1].bytes as u32;
-    const P_SIZE: u32 = ENTRY_KEYS[2].bytes as u32;
-    const P_SIDE: u32 = ENTRY_KEYS[3].bytes as u32;
-    const P_HASH: u32 = ENTRY_KEYS[4].bytes as u32;
-    const P_BEST: u32 = ENTRY_KEYS[5].bytes as u32;
-    if b.get(p) != Some(&b'"') {
-        return None;
+/// The first `N` (≤ 8) bytes of `l` as the little-endian word [`word8`] reads.
+const fn word_of<const N: usize>(l: &[u8; N]) -> u64 {
+    let mut w = 0u64;
+    let mut i = 0;
+    while i < N && i < 8 {
+        w |= (l[i] as u64) << (8 * i);
+        i += 1;
     }
-    // Zero padding past the frame's end matches no key; every entry key is at most 8 bytes,
-    // so its closing quote is within the first 9 bytes after the opening one.
-    let lo = word8_padded(b, p + 1)?;
-    let w = u128::from(lo) | u128::from(*b.get(p + 9).unwrap_or(&0)) << 64;
-    let i = match lo as u32 {
-        P_ASSE => 0,
-        P_PRIC => 1,
-        P_SIZE => 2,
-        P_SIDE => 3,
-        P_HASH => 4,
-        P_BEST => 5 + usize::from(w & ENTRY_KEYS[6].mask == ENTRY_KEYS[6].bytes),
+    w
+}
+
+/// The entry member whose key's quote is at `p`, written as the exchange writes it (no
+/// whitespace): its place in [`compact_change`]'s layout (0 `asset_id` … 6 `best_ask`) and
+/// the index of its value's opening quote, from one or two word compares that take the key,
+/// its closing quote, the colon and the value's quote together. `None` for anything else.
+#[inline(always)]
+fn entry_member(b: &[u8], p: usize) -> Option<(usize, usize)> {
+    const M7: u64 = (1 << 56) - 1;
+    const M3: u64 = (1 << 24) - 1;
+    const PRICE: u64 = word_of(b"price\":\"");
+    const SIZE: u64 = word_of(b"size\":\"");
+    const SIDE: u64 = word_of(b"side\":\"");
+    const HASH: u64 = word_of(b"hash\":\"");
+    const ASSET_ID: u64 = word_of(b"asset_id");
+    const BEST_BID: u64 = word_of(b"best_bid");
+    const BEST_ASK: u64 = word_of(b"best_ask");
+    const COLON: u64 = word_of(b"\":\"");
+    let lo = word8(b, p + 1)?;
+    if lo == PRICE {
+        return Some((1, p + 8));
+    }
+    match lo & M7 {
+        SIZE => return Some((2, p + 7)),
+        SIDE => return Some((3, p + 7)),
+        HASH => return Some((4, p + 7)),
+        _ => {}
+    }
+    let i = match lo {
+        ASSET_ID => 0,
+        BEST_BID => 5,
+        BEST_ASK => 6,
         _ => return None,
     };
-    let pat = ENTRY_KEYS[i];
-    if w & pat.mask != pat.bytes {
-        return None;
-    }
-    let colon = skip_ws(b, p + pat.len + 2);
-    (b.get(colon) == Some(&b':')).then_some((i, colon + 1))
+    (word8_padded(b, p + 9)? & M3 == COLON).then_some((i, p + 11))
+}
+
+/// The place in [`compact_change`]'s layout of an entry key read by [`key_at`], or `None`
+/// when entries do not have it.
+fn entry_slot(key: &[u8]) -> Option<usize> {
+    Some(match key {
+        b"asset_id" => 0,
+        b"price" => 1,
+        b"size" => 2,
+        b"side" => 3,
+        b"hash" => 4,
+        b"best_bid" => 5,
+        b"best_ask" => 6,
+        _ => return None,
+    })
 }
 
 /// A `price_change` entry with its members in any order, members no entry has anywhere
@@ -1278,11 +1293,18 @@ fn keyed_entry(src: &str, p: usize) -> Option<(PriceChange<'_>, usize, bool)> {
     let mut order = 0;
     let mut layout = true;
     loop {
-        let next = match entry_key(b, p) {
-            Some((i, v)) => {
+        let (slot, v) = match entry_member(b, p) {
+            Some((i, v)) => (Some(i), v),
+            None => {
+                // Whitespace, an escape, near the frame's end, or a member entries do not have.
+                let (key, v) = key_at(src, p)?;
+                (entry_slot(key), skip_ws(b, v))
+            }
+        };
+        let next = match slot {
+            Some(i) => {
                 layout &= i == order;
                 order = i + 1;
-                let v = skip_ws(b, v);
                 match i {
                     0 => {
                         let (raw, next) = plain_string::<ID_LEN>(b, v)?;
@@ -1332,12 +1354,9 @@ fn keyed_entry(src: &str, p: usize) -> Option<(PriceChange<'_>, usize, bool)> {
                 }
             }
             None => {
-                let (key, v) = key_at(src, p)?;
-                if !not_entry_key(key) {
-                    return None;
-                }
+                // Skipped in place.
                 layout &= order < 7;
-                skip_value(src, skip_ws(b, v))?
+                skip_value(src, v)?
             }
         };
         match next_member(b, next) {

@@ -36,81 +36,86 @@ pub(super) fn skip_member(src: &str, p: usize) -> Option<usize> {
     skip_value(src, v)
 }
 
-/// The literal `l` at `e`, where a layout reader expects it: the bytes from just after one
-/// member's value (`e`) into the next member's value — the value's closing quote if it has
-/// one, the `,`, the next `"key":` and the first byte of its value; `pre` is the number of
-/// bytes in front of the key's quote (a literal for an object's first member starts with the
-/// `{`, or, with `pre` = 0, at the key). When the literal is not there because members whose
-/// keys `unknown` accepts stand in between (a field the exchange added, at any position), they
-/// are skipped in place and the literal's key is looked for after them. The index after the
-/// literal, or `None` (another key, other whitespace, broken JSON: the caller's slower reader
-/// decides). The exchange's layouts take the first branch only.
+/// The literal `head` + `key` at `e`, where a layout reader expects it: `head` is what ends
+/// one member and separates it from the next (the value's closing quote if it has one, the
+/// `,`; for an object's first member the `{`, or nothing), `key` the next member's `"key":`
+/// and the first byte of its value. When the literal is not there because members whose keys
+/// `unknown` accepts stand in between (a field the exchange added, at any position), they are
+/// skipped in place and `key` is looked for after them. The index after `key`, or `None`
+/// (another key, other whitespace, broken JSON: the caller's slower reader decides). The
+/// exchange's layouts take the first branch only; the literals are fixed-size arrays, so each
+/// compare is a few word compares.
 #[inline(always)]
-pub(super) fn lit_or_past<const N: usize>(
+pub(super) fn lit_or_past<const H: usize, const K: usize>(
     src: &str,
     e: usize,
-    l: &[u8; N],
-    pre: usize,
-    unknown: fn(&[u8]) -> bool,
+    head: &[u8; H],
+    key: &[u8; K],
+    unknown: impl Fn(&[u8]) -> bool,
 ) -> Option<usize> {
-    match lit(src.as_bytes(), e, l) {
+    let b = src.as_bytes();
+    match lit(b, e, head).and_then(|k| lit(b, k, key)) {
         Some(end) => Some(end),
-        None => past_then(src, e, l, pre, unknown),
+        None => past_then(src, e, head, key, unknown),
     }
 }
 
 /// [`lit_or_past`] once the literal was not at `e`: out of line.
 #[cold]
 #[inline(never)]
-fn past_then(
+fn past_then<const H: usize, const K: usize>(
     src: &str,
     e: usize,
-    l: &[u8],
-    pre: usize,
-    unknown: fn(&[u8]) -> bool,
+    head: &[u8; H],
+    key: &[u8; K],
+    unknown: impl Fn(&[u8]) -> bool,
 ) -> Option<usize> {
     let b = src.as_bytes();
-    let first = pre == 0 || l.get(pre - 1) != Some(&b',');
-    let head = l.get(..if first { pre } else { pre - 1 })?;
-    let after = e + head.len();
-    if b.get(e..after)? != head {
+    // `head` without its `,`, which the skipping finds itself.
+    let first = head.last() != Some(&b',');
+    let kept = if first { H } else { H - 1 };
+    if b.get(e..e + kept)? != head.get(..kept)? {
         return None;
     }
-    let p = past_unknown(src, after, first, unknown)?;
-    let key = l.get(pre..)?;
-    (b.get(p..p + key.len())? == key).then_some(p + key.len())
+    let mut after = e + kept;
+    let mut p = if first {
+        skip_ws(b, after)
+    } else {
+        next_member(b, after).ok()?
+    };
+    loop {
+        if let Some(end) = lit(b, p, key) {
+            return Some(end);
+        }
+        let (k, v) = key_at(src, p)?;
+        if !unknown(k) {
+            return None;
+        }
+        after = skip_value(src, skip_ws(b, v))?;
+        p = next_member(b, after).ok()?;
+    }
 }
 
-/// From just after a member's value at `after` (or, when `first`, just inside the object's
-/// `{`): past every member whose key `unknown` accepts, each value checked as the general
-/// reader checks it, to the quote of the first other key or to the object's `}`; its index.
-/// `None` on broken JSON.
+/// From just after a member's value at `after`: past every member whose key `unknown`
+/// accepts, each value checked as the general reader checks it, to the quote of the first
+/// other key or to the object's `}`; its index. `None` on broken JSON.
 #[inline(never)]
 pub(super) fn past_unknown(
     src: &str,
     mut after: usize,
-    first: bool,
-    unknown: fn(&[u8]) -> bool,
+    unknown: impl Fn(&[u8]) -> bool,
 ) -> Option<usize> {
     let b = src.as_bytes();
-    let mut p = if first {
-        skip_ws(b, after)
-    } else {
-        match next_member(b, after) {
+    loop {
+        let p = match next_member(b, after) {
             Ok(p) => p,
             Err(q) => return (b.get(q) == Some(&b'}')).then_some(q),
-        }
-    };
-    loop {
+        };
         let (key, v) = key_at(src, p)?;
         if !unknown(key) {
             return Some(p);
         }
         after = skip_value(src, skip_ws(b, v))?;
-        match next_member(b, after) {
-            Ok(q) => p = q,
-            Err(q) => return (b.get(q) == Some(&b'}')).then_some(q),
-        }
     }
 }
 
@@ -135,7 +140,14 @@ pub(super) fn key_at(src: &str, p: usize) -> Option<(&[u8], usize)> {
 /// The index after the value at `p`, checked as the general reader checks it.
 #[inline]
 pub(super) fn skip_value(src: &str, p: usize) -> Option<usize> {
-    if let Some(end) = compact_value_end(src.as_bytes(), p) {
+    let b = src.as_bytes();
+    // A string, the commonest value, without the nesting walk.
+    if b.get(p) == Some(&b'"') {
+        if let Some(end) = string_end(b, p) {
+            return Some(end);
+        }
+    }
+    if let Some(end) = compact_value_end(b, p) {
         return Some(end);
     }
     let mut c = Cursor::new(src, p);
