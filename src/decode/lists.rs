@@ -550,7 +550,7 @@ impl ChangeFields {
 
 /// Any `price_change` entry object (the reference [`fast_change`] is tested against).
 fn general_change(c: &mut Cursor<'_>) -> Item<ChangeFields> {
-    count_entry_read();
+    count_entry_read(c.pos);
     let mut f = ChangeFields::default();
     let walked = object(c, "price_changes", |k, c| {
         match f.slot(k) {
@@ -605,16 +605,19 @@ impl ChangeFields {
 
 #[cfg(test)]
 thread_local! {
-    /// Entry reads started (test builds only): the no-cliff test checks that a message whose
-    /// shape changed is not read twice.
-    pub(super) static ENTRY_READS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+    /// Where each entry read started (test builds only): the no-cliff test checks that a
+    /// message whose shape changed is not read twice.
+    pub(super) static ENTRY_READS: core::cell::RefCell<Vec<usize>> =
+        const { core::cell::RefCell::new(Vec::new()) };
 }
 
-/// Counts an entry read in test builds; nothing otherwise.
+/// Records the start of an entry read at `p` in test builds; nothing otherwise.
 #[inline(always)]
-fn count_entry_read() {
+fn count_entry_read(p: usize) {
     #[cfg(test)]
-    ENTRY_READS.with(|c| c.set(c.get() + 1));
+    ENTRY_READS.with(|r| r.borrow_mut().push(p));
+    #[cfg(not(test))]
+    let _ = p;
 }
 
 /// A `price_change` entry whose known values are plain strings (no escapes), read without the
@@ -624,7 +627,7 @@ fn count_entry_read() {
 /// reader then starts over.
 #[inline]
 fn fast_change(src: &str, p: usize) -> Option<(ChangeFields, usize)> {
-    count_entry_read();
+    count_entry_read(p);
     let b = src.as_bytes();
     let p = skip_ws(b, p);
     if b.get(p) != Some(&b'{') {
@@ -697,7 +700,7 @@ fn skipping_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
 /// [`compact_change`] (`SKIP` = false) and [`skipping_change`].
 #[inline(always)]
 fn layout_change<const SKIP: bool>(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
-    count_entry_read();
+    count_entry_read(p);
     let b = src.as_bytes();
     // The next member's literal: `whole`, which is `head` then `key` (see `lit_or_past`).
     macro_rules! at {
@@ -1018,7 +1021,7 @@ fn keyed_rest<S: Sink>(
         At::Fail => return None,
         At::Key(p) => members(src, p, &mut caps, sink)?,
         At::After(q) => q,
-        At::Entry(q) => entries_at(src, q, Mode::Probe, sink)?,
+        At::Entry(q) => entries_at(src, q, Mode::Skipping, sink)?,
         At::Entries(q) => entries_after(src, q, sink)?,
     };
     let end = loop {
@@ -1143,21 +1146,19 @@ fn members<S: Sink>(src: &str, p: usize, caps: &mut PcCaps, sink: &mut S) -> Opt
 /// How [`entries_at`] reads the next entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
-    /// The exchange's layout ([`compact_change`]), else as `Probe`.
+    /// The exchange's layout ([`compact_change`]), else as `Skipping`.
     Layout,
-    /// [`keyed_entry`], which also tells whether the entry had the layout's members in the
-    /// layout's order (with others in between): then `Skipping` for the rest, else `Keyed`.
-    Probe,
-    /// [`skipping_change`], else [`keyed_entry`] for this entry and the rest.
+    /// The layout with members entries do not have skipped wherever they stand
+    /// ([`skipping_change`]), else as `Keyed`.
     Skipping,
-    /// [`keyed_entry`].
+    /// Members in any order ([`keyed_entry`]).
     Keyed,
 }
 
 /// The entries of `price_changes` from the one at `p` to the index after the `]`, each to
-/// `sink`, read as `mode` says; a feed that changed shape changed it for every entry, so the
-/// reader the first entry needed reads the rest. Each entry is read once, bar the one on which
-/// the layout reader stopped.
+/// `sink`, read as `mode` says. A feed that changed shape changed it for every entry, so the
+/// reader the first entry needed reads the rest: each entry is read once, bar the one on which
+/// the faster readers stopped.
 fn entries_at<S: Sink>(src: &str, mut p: usize, mut mode: Mode, sink: &mut S) -> Option<usize> {
     let b = src.as_bytes();
     loop {
@@ -1165,21 +1166,13 @@ fn entries_at<S: Sink>(src: &str, mut p: usize, mut mode: Mode, sink: &mut S) ->
             match mode {
                 Mode::Layout => match compact_change(src, p) {
                     Some(x) => break x,
-                    None => mode = Mode::Probe,
+                    None => mode = Mode::Skipping,
                 },
-                Mode::Probe => {
-                    let (change, end, layout) = keyed_entry(src, p)?;
-                    mode = if layout { Mode::Skipping } else { Mode::Keyed };
-                    break (change, end);
-                }
                 Mode::Skipping => match skipping_change(src, p) {
                     Some(x) => break x,
                     None => mode = Mode::Keyed,
                 },
-                Mode::Keyed => {
-                    let (change, end, _) = keyed_entry(src, p)?;
-                    break (change, end);
-                }
+                Mode::Keyed => break keyed_entry(src, p)?,
             }
         };
         if S::CAPTURE {
@@ -1266,16 +1259,14 @@ fn entry_slot(key: &[u8]) -> Option<usize> {
 
 /// A `price_change` entry with its members in any order, members no entry has anywhere
 /// (skipped in place, any JSON type), whitespace between tokens: keys matched a word at a
-/// time ([`entry_key`]) and values converted where they lie, each decimal parsed from the one
+/// time ([`entry_member`]) and values converted where they lie, each decimal parsed from the one
 /// word that holds it as the layout reader parses it (longer ones through the `fixed`
-/// parsers). Returns the entry, the index after its `}`, and whether the entry's members were
-/// the layout's seven in the layout's order (others between them allowed: then
-/// [`skipping_change`] takes the next entries). `None` where a value is not a plain string, a
+/// parsers). Returns the entry and the index after its `}`. `None` where a value is not a plain string, a
 /// required member is missing, a value does not convert or the JSON is broken: the general
 /// reader decides.
 #[inline(never)]
-fn keyed_entry(src: &str, p: usize) -> Option<(PriceChange<'_>, usize, bool)> {
-    count_entry_read();
+fn keyed_entry(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
+    count_entry_read(p);
     let b = src.as_bytes();
     let p = skip_ws(b, p);
     if b.get(p) != Some(&b'{') {
@@ -1289,9 +1280,6 @@ fn keyed_entry(src: &str, p: usize) -> Option<(PriceChange<'_>, usize, bool)> {
     let mut hash = None;
     let mut best_bid = None;
     let mut best_ask = None;
-    // The place the next member has in the layout, while the entry follows it.
-    let mut order = 0;
-    let mut layout = true;
     loop {
         let (slot, v) = match entry_member(b, p) {
             Some((i, v)) => (Some(i), v),
@@ -1302,60 +1290,55 @@ fn keyed_entry(src: &str, p: usize) -> Option<(PriceChange<'_>, usize, bool)> {
             }
         };
         let next = match slot {
-            Some(i) => {
-                layout &= i == order;
-                order = i + 1;
-                match i {
-                    0 => {
-                        let (raw, next) = plain_string::<ID_LEN>(b, v)?;
-                        asset_id = Some(raw.text(src));
+            Some(i) => match i {
+                0 => {
+                    let (raw, next) = plain_string::<ID_LEN>(b, v)?;
+                    asset_id = Some(raw.text(src));
+                    next
+                }
+                4 => {
+                    let (raw, next) = plain_string::<HASH_LEN>(b, v)?;
+                    hash = Some(raw.text(src));
+                    next
+                }
+                3 => {
+                    if let Some(next) = lit(b, v, b"\"BUY\"") {
+                        side = Some(Side::Buy);
                         next
-                    }
-                    4 => {
-                        let (raw, next) = plain_string::<HASH_LEN>(b, v)?;
-                        hash = Some(raw.text(src));
+                    } else if let Some(next) = lit(b, v, b"\"SELL\"") {
+                        side = Some(Side::Sell);
                         next
-                    }
-                    3 => {
-                        if let Some(next) = lit(b, v, b"\"BUY\"") {
-                            side = Some(Side::Buy);
-                            next
-                        } else if let Some(next) = lit(b, v, b"\"SELL\"") {
-                            side = Some(Side::Sell);
-                            next
-                        } else {
-                            let (raw, next) = plain_string::<0>(b, v)?;
-                            side = Some(req_side(src, &raw, "side").ok()?);
-                            next
-                        }
-                    }
-                    2 => {
-                        let (m, next) = entry_decimal(src, v)?;
-                        size = Some(m.map_or_else(
-                            |r| opt_size(src, &r, "size").ok()?,
-                            |m| Some(Size::from_micros(m)),
-                        )?);
-                        next
-                    }
-                    _ => {
-                        let (field, slot) = match i {
-                            1 => ("price", &mut price),
-                            5 => ("best_bid", &mut best_bid),
-                            _ => ("best_ask", &mut best_ask),
-                        };
-                        let (m, next) = entry_decimal(src, v)?;
-                        let px = match m {
-                            Ok(m) => Price::new(u32::try_from(m).ok()?),
-                            Err(r) => opt_price(src, &r, field).ok()?,
-                        };
-                        *slot = Some(px?);
+                    } else {
+                        let (raw, next) = plain_string::<0>(b, v)?;
+                        side = Some(req_side(src, &raw, "side").ok()?);
                         next
                     }
                 }
-            }
+                2 => {
+                    let (m, next) = entry_decimal(src, v)?;
+                    size = Some(m.map_or_else(
+                        |r| opt_size(src, &r, "size").ok()?,
+                        |m| Some(Size::from_micros(m)),
+                    )?);
+                    next
+                }
+                _ => {
+                    let (field, slot) = match i {
+                        1 => ("price", &mut price),
+                        5 => ("best_bid", &mut best_bid),
+                        _ => ("best_ask", &mut best_ask),
+                    };
+                    let (m, next) = entry_decimal(src, v)?;
+                    let px = match m {
+                        Ok(m) => Price::new(u32::try_from(m).ok()?),
+                        Err(r) => opt_price(src, &r, field).ok()?,
+                    };
+                    *slot = Some(px?);
+                    next
+                }
+            },
             None => {
                 // Skipped in place.
-                layout &= order < 7;
                 skip_value(src, v)?
             }
         };
@@ -1371,7 +1354,7 @@ fn keyed_entry(src: &str, p: usize) -> Option<(PriceChange<'_>, usize, bool)> {
                     best_bid,
                     best_ask,
                 };
-                return Some((change, q + 1, layout && order == 7));
+                return Some((change, q + 1));
             }
             Err(_) => return None,
         }
@@ -1725,6 +1708,176 @@ pub(super) mod tests {
             }
         }
         assert!(accepted > 3_000, "only {accepted} accepted");
+    }
+
+    /// The keyed entry reader and the skipping layout reader against the general reader, on
+    /// random entries: the seven members in a random order or the exchange's, some left out,
+    /// values of every spelling (short and long decimals, escapes, `null`, numbers), members
+    /// entries do not have at random places holding every JSON type (nested, escaped strings),
+    /// now and then whitespace. Whenever a reader accepts, it returns exactly what the general
+    /// reader makes of the entry and ends where it ends; the keyed reader accepts every
+    /// compact entry whose values are plain strings that convert, the skipping reader every such
+    /// entry with the seven members in the exchange's order.
+    #[test]
+    fn keyed_and_skipping_entry_readers_agree_with_the_general_reader() {
+        fn pick(next: &mut impl FnMut(u64) -> u64, xs: &[&'static str]) -> &'static str {
+            xs[next(xs.len() as u64) as usize]
+        }
+        let mut next = crate::testutil::lcg(2121);
+        let unknown_values = [
+            "0",
+            "-1.5e3",
+            "true",
+            "false",
+            "null",
+            "\"\"",
+            "\"a \\\"b\\\" c\"",
+            "\"\\u0041\\\\\"",
+            "{}",
+            "[]",
+            r#"{"taker_bps":"0","tiers":[1,2.5]}"#,
+            r#"[true,{"k":[null,"x\"]"]},-0.5]"#,
+            r#"{"price":"0.5","size":"1"}"#,
+        ];
+        let unknown_keys = ["fee_rate_bps", "neg_risk", "x", "a\\\"b", "prices"];
+        let (mut keyed_took, mut skipping_took) = (0, 0);
+        for _ in 0..40_000 {
+            let price = pick(
+                &mut next,
+                &["0.51", "0.5", "1", "0", "0.123456", "0.1234567", "1.5", ""],
+            );
+            let decimal = [
+                "150.0",
+                "0",
+                "12345678",
+                "123456789.5",
+                "9.99",
+                "1e3",
+                "\\u0030",
+            ];
+            let mut members: Vec<(usize, String)> = vec![
+                (
+                    0,
+                    format!(
+                        r#""asset_id":"{}""#,
+                        pick(
+                            &mut next,
+                            &[
+                                "7132104567925221259462638553270691275033272857194253228963137931245558399256",
+                                "7",
+                                "a\\\"b"
+                            ]
+                        )
+                    ),
+                ),
+                (1, format!(r#""price":"{price}""#)),
+                (2, format!(r#""size":"{}""#, pick(&mut next, &decimal))),
+                (
+                    3,
+                    format!(
+                        r#""side":"{}""#,
+                        pick(&mut next, &["BUY", "SELL", "BUY", "buy"])
+                    ),
+                ),
+                (
+                    4,
+                    format!(
+                        r#""hash":"{}""#,
+                        pick(
+                            &mut next,
+                            &["0x5e7c2b1f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d", ""]
+                        )
+                    ),
+                ),
+                (
+                    5,
+                    format!(
+                        r#""best_bid":"{}""#,
+                        pick(&mut next, &["0.45", "0.4", "0.1234567"])
+                    ),
+                ),
+                (
+                    6,
+                    format!(
+                        r#""best_ask":"{}""#,
+                        pick(&mut next, &["0.55", "1", "0.55"])
+                    ),
+                ),
+            ];
+            if next(8) == 0 {
+                members[2].1 = r#""size":null"#.to_string();
+            }
+            let reorder = next(3) == 0;
+            if reorder {
+                for i in (1..members.len()).rev() {
+                    members.swap(i, next(i as u64 + 1) as usize);
+                }
+            }
+            for _ in 0..next(3) {
+                let at = next(members.len() as u64) as usize;
+                members.remove(at);
+            }
+            let order: Vec<usize> = members.iter().map(|m| m.0).collect();
+            let mut texts: Vec<String> = members.into_iter().map(|m| m.1).collect();
+            // The values of the members the entry has: plain strings.
+            let known_plain = texts
+                .iter()
+                .all(|t| !t.contains('\\') && !t.contains("null"));
+            for _ in 0..next(3) {
+                let at = next(texts.len() as u64 + 1) as usize;
+                let member = format!(
+                    r#""{}":{}"#,
+                    pick(&mut next, &unknown_keys),
+                    pick(&mut next, &unknown_values)
+                );
+                texts.insert(at, member);
+            }
+            let spaced = next(10) == 0;
+            let sep = if spaced { ", " } else { "," };
+            let mut frame = format!("{{{}}}", texts.join(sep));
+            if spaced {
+                frame = frame.replacen("\":", "\" : ", 1);
+            }
+            frame.push_str(r#",{"asset_id":"1"}]"#);
+
+            let mut c = Cursor::new(&frame, 0);
+            let general = match general_change(&mut c) {
+                Ok(Ok(f)) => f.change(&frame).ok().map(|ch| (ch, c.pos)),
+                _ => None,
+            };
+            let plain = !spaced && known_plain;
+            match keyed_entry(&frame, 0) {
+                Some(got) => {
+                    keyed_took += 1;
+                    assert_eq!(Some(got), general, "keyed: {frame}");
+                }
+                None => assert!(
+                    general.is_none() || !plain,
+                    "keyed reader gave up on {frame}"
+                ),
+            }
+            match skipping_change(&frame, 0) {
+                Some(got) => {
+                    skipping_took += 1;
+                    assert_eq!(Some(got), general, "skipping: {frame}");
+                }
+                None => {
+                    // Decimals of at most eight bytes, as the layout reader takes them.
+                    let short = !["123456789.5", "0.1234567\"", "1e3", "\"\","]
+                        .iter()
+                        .any(|x| frame.contains(x));
+                    assert!(
+                        general.is_none() || !plain || !short || order != [0, 1, 2, 3, 4, 5, 6],
+                        "skipping reader gave up on {frame}"
+                    );
+                }
+            }
+        }
+        assert!(keyed_took > 3_000, "keyed reader took only {keyed_took}");
+        assert!(
+            skipping_took > 600,
+            "skipping reader took only {skipping_took}"
+        );
     }
 
     /// Records what a reader hands to the sink.
