@@ -758,8 +758,20 @@ fn entry_tail(src: &str, e: usize) -> Option<usize> {
     if b.get(e) != Some(&b'"') {
         return None;
     }
-    let q = past_unknown(src, e + 1, not_entry_key)?;
-    (b.get(q) == Some(&b'}')).then_some(q + 1)
+    let mut next = e + 1;
+    loop {
+        match next_member(b, next) {
+            Ok(p) => {
+                let (key, v) = key_at(src, p)?;
+                if entry_slot(key).is_some() {
+                    return None;
+                }
+                next = skip_value(src, v)?;
+            }
+            Err(q) if b.get(q) == Some(&b'}') => return Some(q + 1),
+            Err(_) => return None,
+        }
+    }
 }
 
 /// Members after a message's last expected one, from `after` (just after a value): the index
