@@ -946,9 +946,9 @@ fn plain_string<const N: usize>(b: &[u8], p: usize) -> Option<(Raw, usize)> {
 
 /// The `price_change` message whose `{` is at `start`, continued from where
 /// [`compact_price_change`] stopped: members in any order, whitespace between tokens,
-/// members no event reads skipped in place, entries in any layout (each in
-/// [`compact_change`]'s until one is not, then through [`keyed_entry`]). Nothing is read
-/// twice except the part of the one entry on which the layout reader stopped. `None` —
+/// members no event reads skipped in place, entries in any layout (see [`entries_at`]: the
+/// exchange's, the same with unknown members between, any order). Nothing is read twice
+/// except the one entry on which the faster entry readers stopped. `None` —
 /// another event's key, a value that is not a plain string, no `"event_type":"price_change"`,
 /// an entry the keyed reader does not take — leaves the element to the general reader from its
 /// start (the caller resets the sink). The same result as the general reader on every text
