@@ -3,8 +3,7 @@
 //! [`BookMsg`] is built straight from those captures.
 //!
 //! Any key order and any whitespace between tokens are accepted, and keys that no event reads
-//! are skipped in place once a key has shown the object is no `price_change` (the exchange's
-//! books: from `asset_id`, the second key, on), so a feed that adds a field costs the bytes of
+//! are skipped in place wherever they stand, so a feed that adds a field costs the bytes of
 //! that field, not a second decode. Anything else — a known key whose value is not a plain string, an
 //! `event_type` other than `book`, a field that does not convert, broken JSON — returns
 //! `None`, and the general reader decodes (or reports) the element from its start, with the
@@ -146,23 +145,6 @@ struct Captures {
     asks: Option<Span>,
 }
 
-impl Captures {
-    /// A key was read that a `price_change` does not have.
-    fn not_a_price_change(&self) -> bool {
-        self.is_book
-            || self.bids.is_some()
-            || self.asks.is_some()
-            || [
-                self.asset_id,
-                self.hash,
-                self.tick_size,
-                self.last_trade_price,
-            ]
-            .iter()
-            .any(|r| r.kind != RawKind::Missing)
-    }
-}
-
 /// The `book` object whose `{` is at `start`, when it has only the keys of a snapshot (others
 /// that no event reads are skipped), plain string values and `"event_type":"book"`: the
 /// message and the index after its `}`. Levels go to `sink` as they are read; on `None` the
@@ -179,13 +161,10 @@ pub(crate) fn book_object<'a, S: Sink>(
     let mut p = skip_ws(b, start + 1);
     let end = loop {
         let Some((k, after)) = key(b, p) else {
-            // Before a key that no `price_change` has, the object may well be one (its reader
-            // gave up on a field it did not expect): leave it to the general reader at once.
-            if !caps.not_a_price_change() {
-                return None;
-            }
-            // A key a snapshot does not have: skipped in place, so a feed that adds a field
-            // (or the REST book's `min_order_size`/`neg_risk`) is not decoded twice.
+            // A key a snapshot does not have: skipped in place when no event reads it, so a
+            // feed that adds a field anywhere, first included (or the REST book's
+            // `min_order_size`/`neg_risk`), is not decoded twice. Another event's key (a
+            // `price_change`'s `price_changes`) ends the reader here.
             let next = skip_member(src, p)?;
             match next_member(b, next) {
                 Ok(q) => p = q,

@@ -2,7 +2,7 @@
 //! and string lists. Each re-reads the frame bytes on demand and never allocates.
 
 use super::book::{Pattern, pattern};
-use super::skip::{key_at, next_member, skip_value};
+use super::skip::{key_at, lit_or_past, next_member, not_event_key, past_unknown, skip_value};
 use super::{
     Level, Sink, is_event_key, opt_price, opt_side, opt_size, opt_str, opt_text, opt_u64,
     req_price, req_side, req_size, req_str,
@@ -550,7 +550,7 @@ impl ChangeFields {
 
 /// Any `price_change` entry object (the reference [`fast_change`] is tested against).
 fn general_change(c: &mut Cursor<'_>) -> Item<ChangeFields> {
-    count_entry_read();
+    count_entry_read(c.pos);
     let mut f = ChangeFields::default();
     let walked = object(c, "price_changes", |k, c| {
         match f.slot(k) {
@@ -605,16 +605,19 @@ impl ChangeFields {
 
 #[cfg(test)]
 thread_local! {
-    /// Entry reads started (test builds only): the no-cliff test checks that a message whose
-    /// shape changed is not read twice.
-    pub(super) static ENTRY_READS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+    /// Where each entry read started (test builds only): the no-cliff test checks that a
+    /// message whose shape changed is not read twice.
+    pub(super) static ENTRY_READS: core::cell::RefCell<Vec<usize>> =
+        const { core::cell::RefCell::new(Vec::new()) };
 }
 
-/// Counts an entry read in test builds; nothing otherwise.
+/// Records the start of an entry read at `p` in test builds; nothing otherwise.
 #[inline(always)]
-fn count_entry_read() {
+fn count_entry_read(p: usize) {
     #[cfg(test)]
-    ENTRY_READS.with(|c| c.set(c.get() + 1));
+    ENTRY_READS.with(|r| r.borrow_mut().push(p));
+    #[cfg(not(test))]
+    let _ = p;
 }
 
 /// A `price_change` entry whose known values are plain strings (no escapes), read without the
@@ -624,7 +627,7 @@ fn count_entry_read() {
 /// reader then starts over.
 #[inline]
 fn fast_change(src: &str, p: usize) -> Option<(ChangeFields, usize)> {
-    count_entry_read();
+    count_entry_read(p);
     let b = src.as_bytes();
     let p = skip_ws(b, p);
     if b.get(p) != Some(&b'{') {
@@ -682,22 +685,51 @@ fn change_members(src: &str, mut p: usize, mut f: ChangeFields) -> Option<(Chang
 /// (they accept this shape too, with the same result: tested below).
 #[inline(always)]
 fn compact_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
-    count_entry_read();
+    layout_change::<false>(src, p)
+}
+
+/// [`compact_change`] that also skips, in place, members no entry has wherever they stand
+/// between the layout's members (a field the exchange added to every entry): for the entries
+/// after one on which [`compact_change`] stopped. Out of line, so that the exchange's layout
+/// does not carry the skipping's calls.
+#[inline(never)]
+fn skipping_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
+    layout_change::<true>(src, p)
+}
+
+/// [`compact_change`] (`SKIP` = false) and [`skipping_change`].
+#[inline(always)]
+fn layout_change<const SKIP: bool>(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
+    count_entry_read(p);
     let b = src.as_bytes();
+    // The next member's literal: `whole`, which is `head` then `key` (see `lit_or_past`).
+    macro_rules! at {
+        ($e:expr, $whole:expr, $head:expr, $key:expr) => {
+            if SKIP {
+                lit_or_past(src, $e, $head, $key, not_entry_key)
+            } else {
+                lit(b, $e, $whole)
+            }
+        };
+    }
     let price = |m: u64| Price::new(u32::try_from(m).ok()?);
-    let id_at = lit(b, p, b"{\"asset_id\":\"")?;
+    let id_at = at!(p, b"{\"asset_id\":\"", b"{", b"\"asset_id\":\"")?;
     let id_end = plain_end_guess::<ID_LEN>(b, id_at)?;
-    let (px, e) = quoted_decimal(b, lit(b, id_end, b"\",\"price\":\"")?)?;
-    let (size, e) = quoted_decimal(b, lit(b, e, b"\",\"size\":\"")?)?;
-    let e = lit(b, e, b"\",\"side\":\"")?;
+    let px_at = at!(id_end, b"\",\"price\":\"", b"\",", b"\"price\":\"")?;
+    let (px, e) = quoted_decimal(b, px_at)?;
+    let size_at = at!(e, b"\",\"size\":\"", b"\",", b"\"size\":\"")?;
+    let (size, e) = quoted_decimal(b, size_at)?;
+    let e = at!(e, b"\",\"side\":\"", b"\",", b"\"side\":\"")?;
     let (side, e) = match lit(b, e, b"BUY\"") {
         Some(e) => (Side::Buy, e),
         None => (Side::Sell, lit(b, e, b"SELL\"")?),
     };
-    let hash_at = lit(b, e, b",\"hash\":\"")?;
+    let hash_at = at!(e, b",\"hash\":\"", b",", b"\"hash\":\"")?;
     let hash_end = plain_end_guess::<HASH_LEN>(b, hash_at)?;
-    let (bid, e) = quoted_decimal(b, lit(b, hash_end, b"\",\"best_bid\":\"")?)?;
-    let (ask, e) = quoted_decimal(b, lit(b, e, b"\",\"best_ask\":\"")?)?;
+    let bid_at = at!(hash_end, b"\",\"best_bid\":\"", b"\",", b"\"best_bid\":\"")?;
+    let (bid, e) = quoted_decimal(b, bid_at)?;
+    let ask_at = at!(e, b"\",\"best_ask\":\"", b"\",", b"\"best_ask\":\"")?;
+    let (ask, e) = quoted_decimal(b, ask_at)?;
     let end = match lit(b, e, b"\"}") {
         Some(end) => end,
         None => entry_tail(src, e)?,
@@ -715,10 +747,10 @@ fn compact_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
 }
 
 /// Members after the last one of [`compact_change`]'s layout (the closing quote of `best_ask`
-/// is at `e`): a field the exchange appended to every entry. Each is skipped in place when its
-/// key is not an entry's key, so the entry is read once; the index after the entry's `}`.
-/// `None` for anything else (a repeated key: the keyed reader decides). Out of line: the
-/// exchange's layout never comes here.
+/// is at `e`): a field the exchange appended to every entry, skipped in place when its key is
+/// not an entry's key, so the entry is read once; the index after the entry's `}`. `None` for
+/// anything else (a repeated key: the keyed reader decides). Out of line: the exchange's
+/// layout never comes here.
 #[cold]
 #[inline(never)]
 fn entry_tail(src: &str, e: usize) -> Option<usize> {
@@ -731,7 +763,7 @@ fn entry_tail(src: &str, e: usize) -> Option<usize> {
         match next_member(b, next) {
             Ok(p) => {
                 let (key, v) = key_at(src, p)?;
-                if ChangeFields::default().slot(key).is_some() {
+                if entry_slot(key).is_some() {
                     return None;
                 }
                 next = skip_value(src, v)?;
@@ -740,6 +772,20 @@ fn entry_tail(src: &str, e: usize) -> Option<usize> {
             Err(_) => return None,
         }
     }
+}
+
+/// Members after a message's last expected one, from `after` (just after a value): the index
+/// after the object's `}` when no event reads any of them. Out of line.
+#[cold]
+#[inline(never)]
+fn object_tail(src: &str, after: usize) -> Option<usize> {
+    let q = past_unknown(src, after, not_event_key)?;
+    (src.as_bytes().get(q) == Some(&b'}')).then_some(q + 1)
+}
+
+/// A key no `price_change` entry has ([`ChangeFields::slot`]): the layout reader skips it.
+fn not_entry_key(key: &[u8]) -> bool {
+    entry_slot(key).is_none()
 }
 
 /// What [`compact_price_change`] read: `market` and `timestamp` as the general reader captures
@@ -822,7 +868,16 @@ fn compact_members<S: Sink>(
     let Some(end) = lit(b, type_at, b"price_change\"}") else {
         caps.is_pc = true;
         let after = lit(b, type_at, b"price_change\"").ok_or_else(Resume::fail)?;
-        return Err(Resume::at(caps, At::After(after)));
+        // Members after the last one: skipped when no event reads them.
+        return match object_tail(src, after) {
+            Some(end) => Ok(CompactPriceChange {
+                market: caps.market,
+                timestamp: caps.timestamp,
+                items,
+                end,
+            }),
+            None => Err(Resume::at(caps, At::After(after))),
+        };
     };
     Ok(CompactPriceChange {
         market: caps.market,
@@ -891,9 +946,9 @@ fn plain_string<const N: usize>(b: &[u8], p: usize) -> Option<(Raw, usize)> {
 
 /// The `price_change` message whose `{` is at `start`, continued from where
 /// [`compact_price_change`] stopped: members in any order, whitespace between tokens,
-/// members no event reads skipped in place, entries in any layout (each in
-/// [`compact_change`]'s until one is not, then through [`keyed_change`]). Nothing is read
-/// twice except the part of the one entry on which the layout reader stopped. `None` —
+/// members no event reads skipped in place, entries in any layout (see [`entries_at`]: the
+/// exchange's, the same with unknown members between, any order). Nothing is read twice
+/// except the one entry on which the faster entry readers stopped. `None` —
 /// another event's key, a value that is not a plain string, no `"event_type":"price_change"`,
 /// an entry the keyed reader does not take — leaves the element to the general reader from its
 /// start (the caller resets the sink). The same result as the general reader on every text
@@ -978,7 +1033,7 @@ fn keyed_rest<S: Sink>(
         At::Fail => return None,
         At::Key(p) => members(src, p, &mut caps, sink)?,
         At::After(q) => q,
-        At::Entry(q) => entries_at(src, q, true, sink)?,
+        At::Entry(q) => entries_at(src, q, Mode::Skipping, sink)?,
         At::Entries(q) => entries_after(src, q, sink)?,
     };
     let end = loop {
@@ -1094,26 +1149,43 @@ fn members<S: Sink>(src: &str, p: usize, caps: &mut PcCaps, sink: &mut S) -> Opt
             if b.get(p) == Some(&b']') {
                 p + 1
             } else {
-                entries_at(src, p, false, sink)?
+                entries_at(src, p, Mode::Layout, sink)?
             }
         }
     })
 }
 
+/// How [`entries_at`] reads the next entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// The exchange's layout ([`compact_change`]), else as `Skipping`.
+    Layout,
+    /// The layout with members entries do not have skipped wherever they stand
+    /// ([`skipping_change`]), else as `Keyed`.
+    Skipping,
+    /// Members in any order ([`keyed_entry`]).
+    Keyed,
+}
+
 /// The entries of `price_changes` from the one at `p` to the index after the `]`, each to
-/// `sink`. Each entry is tried in the exchange's layout ([`compact_change`]) until one is not
-/// in it (or from the start when `keyed`); that one and the rest go through [`keyed_change`]
-/// (a feed that changed shape changed it for every entry).
-fn entries_at<S: Sink>(src: &str, mut p: usize, mut keyed: bool, sink: &mut S) -> Option<usize> {
+/// `sink`, read as `mode` says. A feed that changed shape changed it for every entry, so the
+/// reader the first entry needed reads the rest: each entry is read once, bar the one on which
+/// the faster readers stopped.
+fn entries_at<S: Sink>(src: &str, mut p: usize, mut mode: Mode, sink: &mut S) -> Option<usize> {
     let b = src.as_bytes();
     loop {
-        let (change, end) = if keyed {
-            keyed_change(src, p)?
-        } else if let Some(x) = compact_change(src, p) {
-            x
-        } else {
-            keyed = true;
-            keyed_change(src, p)?
+        let (change, end) = loop {
+            match mode {
+                Mode::Layout => match compact_change(src, p) {
+                    Some(x) => break x,
+                    None => mode = Mode::Skipping,
+                },
+                Mode::Skipping => match skipping_change(src, p) {
+                    Some(x) => break x,
+                    None => mode = Mode::Keyed,
+                },
+                Mode::Keyed => break keyed_entry(src, p)?,
+            }
         };
         if S::CAPTURE {
             sink.change(Ok(change));
@@ -1130,18 +1202,190 @@ fn entries_at<S: Sink>(src: &str, mut p: usize, mut keyed: bool, sink: &mut S) -
 fn entries_after<S: Sink>(src: &str, end: usize, sink: &mut S) -> Option<usize> {
     let b = src.as_bytes();
     match next_member(b, end) {
-        Ok(p) => entries_at(src, p, false, sink),
+        Ok(p) => entries_at(src, p, Mode::Layout, sink),
         Err(q) if b.get(q) == Some(&b']') => Some(q + 1),
         Err(_) => None,
     }
 }
 
-/// Any entry the keyed member reader takes ([`fast_change`]) that converts without error: the
-/// entry and the index after its `}`.
+/// The first `N` (≤ 8) bytes of `l` as the little-endian word [`word8`] reads.
+const fn word_of<const N: usize>(l: &[u8; N]) -> u64 {
+    let mut w = 0u64;
+    let mut i = 0;
+    while i < N && i < 8 {
+        w |= (l[i] as u64) << (8 * i);
+        i += 1;
+    }
+    w
+}
+
+/// The entry member whose key's quote is at `p`, written as the exchange writes it (no
+/// whitespace): its place in [`compact_change`]'s layout (0 `asset_id` … 6 `best_ask`) and
+/// the index of its value's opening quote, from one or two word compares that take the key,
+/// its closing quote, the colon and the value's quote together. `None` for anything else.
+#[inline(always)]
+fn entry_member(b: &[u8], p: usize) -> Option<(usize, usize)> {
+    const M7: u64 = (1 << 56) - 1;
+    const M3: u64 = (1 << 24) - 1;
+    const PRICE: u64 = word_of(b"price\":\"");
+    const SIZE: u64 = word_of(b"size\":\"");
+    const SIDE: u64 = word_of(b"side\":\"");
+    const HASH: u64 = word_of(b"hash\":\"");
+    const ASSET_ID: u64 = word_of(b"asset_id");
+    const BEST_BID: u64 = word_of(b"best_bid");
+    const BEST_ASK: u64 = word_of(b"best_ask");
+    const COLON: u64 = word_of(b"\":\"");
+    let lo = word8(b, p + 1)?;
+    if lo == PRICE {
+        return Some((1, p + 8));
+    }
+    match lo & M7 {
+        SIZE => return Some((2, p + 7)),
+        SIDE => return Some((3, p + 7)),
+        HASH => return Some((4, p + 7)),
+        _ => {}
+    }
+    let i = match lo {
+        ASSET_ID => 0,
+        BEST_BID => 5,
+        BEST_ASK => 6,
+        _ => return None,
+    };
+    (word8_padded(b, p + 9)? & M3 == COLON).then_some((i, p + 11))
+}
+
+/// The place in [`compact_change`]'s layout of an entry key read by [`key_at`], or `None`
+/// when entries do not have it.
+fn entry_slot(key: &[u8]) -> Option<usize> {
+    Some(match key {
+        b"asset_id" => 0,
+        b"price" => 1,
+        b"size" => 2,
+        b"side" => 3,
+        b"hash" => 4,
+        b"best_bid" => 5,
+        b"best_ask" => 6,
+        _ => return None,
+    })
+}
+
+/// A `price_change` entry with its members in any order, members no entry has anywhere
+/// (skipped in place, any JSON type), whitespace between tokens: keys matched a word at a
+/// time ([`entry_member`]) and values converted where they lie, each decimal parsed from the one
+/// word that holds it as the layout reader parses it (longer ones through the `fixed`
+/// parsers). Returns the entry and the index after its `}`. `None` where a value is not a plain string, a
+/// required member is missing, a value does not convert or the JSON is broken: the general
+/// reader decides.
 #[inline(never)]
-fn keyed_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
-    let (f, end) = fast_change(src, p)?;
-    Some((f.change(src).ok()?, end))
+fn keyed_entry(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
+    count_entry_read(p);
+    let b = src.as_bytes();
+    let p = skip_ws(b, p);
+    if b.get(p) != Some(&b'{') {
+        return None;
+    }
+    let mut p = skip_ws(b, p + 1);
+    let mut asset_id = None;
+    let mut price = None;
+    let mut size = None;
+    let mut side = None;
+    let mut hash = None;
+    let mut best_bid = None;
+    let mut best_ask = None;
+    loop {
+        let (slot, v) = match entry_member(b, p) {
+            Some((i, v)) => (Some(i), v),
+            None => {
+                // Whitespace, an escape, near the frame's end, or a member entries do not have.
+                let (key, v) = key_at(src, p)?;
+                (entry_slot(key), skip_ws(b, v))
+            }
+        };
+        let next = match slot {
+            Some(i) => match i {
+                0 => {
+                    let (raw, next) = plain_string::<ID_LEN>(b, v)?;
+                    asset_id = Some(raw.text(src));
+                    next
+                }
+                4 => {
+                    let (raw, next) = plain_string::<HASH_LEN>(b, v)?;
+                    hash = Some(raw.text(src));
+                    next
+                }
+                3 => {
+                    if let Some(next) = lit(b, v, b"\"BUY\"") {
+                        side = Some(Side::Buy);
+                        next
+                    } else if let Some(next) = lit(b, v, b"\"SELL\"") {
+                        side = Some(Side::Sell);
+                        next
+                    } else {
+                        let (raw, next) = plain_string::<0>(b, v)?;
+                        side = Some(req_side(src, &raw, "side").ok()?);
+                        next
+                    }
+                }
+                2 => {
+                    let (m, next) = entry_decimal(src, v)?;
+                    size = Some(m.map_or_else(
+                        |r| opt_size(src, &r, "size").ok()?,
+                        |m| Some(Size::from_micros(m)),
+                    )?);
+                    next
+                }
+                _ => {
+                    let (field, slot) = match i {
+                        1 => ("price", &mut price),
+                        5 => ("best_bid", &mut best_bid),
+                        _ => ("best_ask", &mut best_ask),
+                    };
+                    let (m, next) = entry_decimal(src, v)?;
+                    let px = match m {
+                        Ok(m) => Price::new(u32::try_from(m).ok()?),
+                        Err(r) => opt_price(src, &r, field).ok()?,
+                    };
+                    *slot = Some(px?);
+                    next
+                }
+            },
+            None => {
+                // Skipped in place.
+                skip_value(src, v)?
+            }
+        };
+        match next_member(b, next) {
+            Ok(q) => p = q,
+            Err(q) if b.get(q) == Some(&b'}') => {
+                let change = PriceChange {
+                    asset_id: asset_id?,
+                    price: price?,
+                    size,
+                    side: side?,
+                    hash,
+                    best_bid,
+                    best_ask,
+                };
+                return Some((change, q + 1));
+            }
+            Err(_) => return None,
+        }
+    }
+}
+
+/// A decimal value whose quote is at `v`, in 10⁻⁶ units when it fits one word (as the layout
+/// reader reads it), else its capture for the `fixed` parsers; and the index after it.
+#[inline(always)]
+fn entry_decimal(src: &str, v: usize) -> Option<(Result<u64, Raw>, usize)> {
+    let b = src.as_bytes();
+    if b.get(v) != Some(&b'"') {
+        return None;
+    }
+    if let Some((m, end)) = quoted_decimal(b, v + 1) {
+        return Some((Ok(m), end + 1));
+    }
+    let (raw, next) = plain_string::<0>(b, v)?;
+    Some((Err(raw), next))
 }
 
 /// The entries of a `price_change` message, read lazily from the frame.
@@ -1476,6 +1720,176 @@ pub(super) mod tests {
             }
         }
         assert!(accepted > 3_000, "only {accepted} accepted");
+    }
+
+    /// The keyed entry reader and the skipping layout reader against the general reader, on
+    /// random entries: the seven members in a random order or the exchange's, some left out,
+    /// values of every spelling (short and long decimals, escapes, `null`, numbers), members
+    /// entries do not have at random places holding every JSON type (nested, escaped strings),
+    /// now and then whitespace. Whenever a reader accepts, it returns exactly what the general
+    /// reader makes of the entry and ends where it ends; the keyed reader accepts every
+    /// compact entry whose values are plain strings that convert, the skipping reader every such
+    /// entry with the seven members in the exchange's order.
+    #[test]
+    fn keyed_and_skipping_entry_readers_agree_with_the_general_reader() {
+        fn pick(next: &mut impl FnMut(u64) -> u64, xs: &[&'static str]) -> &'static str {
+            xs[next(xs.len() as u64) as usize]
+        }
+        let mut next = crate::testutil::lcg(2121);
+        let unknown_values = [
+            "0",
+            "-1.5e3",
+            "true",
+            "false",
+            "null",
+            "\"\"",
+            "\"a \\\"b\\\" c\"",
+            "\"\\u0041\\\\\"",
+            "{}",
+            "[]",
+            r#"{"taker_bps":"0","tiers":[1,2.5]}"#,
+            r#"[true,{"k":[null,"x\"]"]},-0.5]"#,
+            r#"{"price":"0.5","size":"1"}"#,
+        ];
+        let unknown_keys = ["fee_rate_bps", "neg_risk", "x", "a\\\"b", "prices"];
+        let (mut keyed_took, mut skipping_took) = (0, 0);
+        for _ in 0..40_000 {
+            let price = pick(
+                &mut next,
+                &["0.51", "0.5", "1", "0", "0.123456", "0.1234567", "1.5", ""],
+            );
+            let decimal = [
+                "150.0",
+                "0",
+                "12345678",
+                "123456789.5",
+                "9.99",
+                "1e3",
+                "\\u0030",
+            ];
+            let mut members: Vec<(usize, String)> = vec![
+                (
+                    0,
+                    format!(
+                        r#""asset_id":"{}""#,
+                        pick(
+                            &mut next,
+                            &[
+                                "7132104567925221259462638553270691275033272857194253228963137931245558399256",
+                                "7",
+                                "a\\\"b"
+                            ]
+                        )
+                    ),
+                ),
+                (1, format!(r#""price":"{price}""#)),
+                (2, format!(r#""size":"{}""#, pick(&mut next, &decimal))),
+                (
+                    3,
+                    format!(
+                        r#""side":"{}""#,
+                        pick(&mut next, &["BUY", "SELL", "BUY", "buy"])
+                    ),
+                ),
+                (
+                    4,
+                    format!(
+                        r#""hash":"{}""#,
+                        pick(
+                            &mut next,
+                            &["0x5e7c2b1f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d", ""]
+                        )
+                    ),
+                ),
+                (
+                    5,
+                    format!(
+                        r#""best_bid":"{}""#,
+                        pick(&mut next, &["0.45", "0.4", "0.1234567"])
+                    ),
+                ),
+                (
+                    6,
+                    format!(
+                        r#""best_ask":"{}""#,
+                        pick(&mut next, &["0.55", "1", "0.55"])
+                    ),
+                ),
+            ];
+            if next(8) == 0 {
+                members[2].1 = r#""size":null"#.to_string();
+            }
+            let reorder = next(3) == 0;
+            if reorder {
+                for i in (1..members.len()).rev() {
+                    members.swap(i, next(i as u64 + 1) as usize);
+                }
+            }
+            for _ in 0..next(3) {
+                let at = next(members.len() as u64) as usize;
+                members.remove(at);
+            }
+            let order: Vec<usize> = members.iter().map(|m| m.0).collect();
+            let mut texts: Vec<String> = members.into_iter().map(|m| m.1).collect();
+            // The values of the members the entry has: plain strings.
+            let known_plain = texts
+                .iter()
+                .all(|t| !t.contains('\\') && !t.contains("null"));
+            for _ in 0..next(3) {
+                let at = next(texts.len() as u64 + 1) as usize;
+                let member = format!(
+                    r#""{}":{}"#,
+                    pick(&mut next, &unknown_keys),
+                    pick(&mut next, &unknown_values)
+                );
+                texts.insert(at, member);
+            }
+            let spaced = next(10) == 0;
+            let sep = if spaced { ", " } else { "," };
+            let mut frame = format!("{{{}}}", texts.join(sep));
+            if spaced {
+                frame = frame.replacen("\":", "\" : ", 1);
+            }
+            frame.push_str(r#",{"asset_id":"1"}]"#);
+
+            let mut c = Cursor::new(&frame, 0);
+            let general = match general_change(&mut c) {
+                Ok(Ok(f)) => f.change(&frame).ok().map(|ch| (ch, c.pos)),
+                _ => None,
+            };
+            let plain = !spaced && known_plain;
+            match keyed_entry(&frame, 0) {
+                Some(got) => {
+                    keyed_took += 1;
+                    assert_eq!(Some(got), general, "keyed: {frame}");
+                }
+                None => assert!(
+                    general.is_none() || !plain,
+                    "keyed reader gave up on {frame}"
+                ),
+            }
+            match skipping_change(&frame, 0) {
+                Some(got) => {
+                    skipping_took += 1;
+                    assert_eq!(Some(got), general, "skipping: {frame}");
+                }
+                None => {
+                    // Decimals of at most eight bytes, as the layout reader takes them.
+                    let short = !["123456789.5", "0.1234567\"", "1e3", "\"\","]
+                        .iter()
+                        .any(|x| frame.contains(x));
+                    assert!(
+                        general.is_none() || !plain || !short || order != [0, 1, 2, 3, 4, 5, 6],
+                        "skipping reader gave up on {frame}"
+                    );
+                }
+            }
+        }
+        assert!(keyed_took > 3_000, "keyed reader took only {keyed_took}");
+        assert!(
+            skipping_took > 600,
+            "skipping reader took only {skipping_took}"
+        );
     }
 
     /// Records what a reader hands to the sink.

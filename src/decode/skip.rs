@@ -8,6 +8,7 @@
 //! goes to the general reader's skip.
 
 use super::is_event_key;
+use super::lists::lit;
 use crate::decode::json::{Cursor, find_special, skip_ws};
 
 /// From just after an object's member at `p`: the index of the next member (after the `,` and
@@ -35,6 +36,94 @@ pub(super) fn skip_member(src: &str, p: usize) -> Option<usize> {
     skip_value(src, v)
 }
 
+/// The literal `head` + `key` at `e`, where a layout reader expects it: `head` is what ends
+/// one member and separates it from the next (the value's closing quote if it has one, the
+/// `,`; for an object's first member the `{`, or nothing), `key` the next member's `"key":`
+/// and the first byte of its value. When the literal is not there because members whose keys
+/// `unknown` accepts stand in between (a field the exchange added, at any position), they are
+/// skipped in place and `key` is looked for after them. The index after `key`, or `None`
+/// (another key, other whitespace, broken JSON: the caller's slower reader decides). The
+/// exchange's layouts take the first branch only; the literals are fixed-size arrays, so each
+/// compare is a few word compares.
+#[inline(always)]
+pub(super) fn lit_or_past<const H: usize, const K: usize>(
+    src: &str,
+    e: usize,
+    head: &[u8; H],
+    key: &[u8; K],
+    unknown: impl Fn(&[u8]) -> bool,
+) -> Option<usize> {
+    let b = src.as_bytes();
+    match lit(b, e, head).and_then(|k| lit(b, k, key)) {
+        Some(end) => Some(end),
+        None => past_then(src, e, head, key, unknown),
+    }
+}
+
+/// [`lit_or_past`] once the literal was not at `e`: out of line.
+#[cold]
+#[inline(never)]
+fn past_then<const H: usize, const K: usize>(
+    src: &str,
+    e: usize,
+    head: &[u8; H],
+    key: &[u8; K],
+    unknown: impl Fn(&[u8]) -> bool,
+) -> Option<usize> {
+    let b = src.as_bytes();
+    // `head` without its `,`, which the skipping finds itself.
+    let first = head.last() != Some(&b',');
+    let kept = if first { H } else { H - 1 };
+    if b.get(e..e + kept)? != head.get(..kept)? {
+        return None;
+    }
+    let mut after = e + kept;
+    let mut p = if first {
+        skip_ws(b, after)
+    } else {
+        next_member(b, after).ok()?
+    };
+    loop {
+        if let Some(end) = lit(b, p, key) {
+            return Some(end);
+        }
+        let (k, v) = key_at(src, p)?;
+        if !unknown(k) {
+            return None;
+        }
+        after = skip_value(src, skip_ws(b, v))?;
+        p = next_member(b, after).ok()?;
+    }
+}
+
+/// From just after a member's value at `after`: past every member whose key `unknown`
+/// accepts, each value checked as the general reader checks it, to the quote of the first
+/// other key or to the object's `}`; its index. `None` on broken JSON.
+#[inline(never)]
+pub(super) fn past_unknown(
+    src: &str,
+    mut after: usize,
+    unknown: impl Fn(&[u8]) -> bool,
+) -> Option<usize> {
+    let b = src.as_bytes();
+    loop {
+        let p = match next_member(b, after) {
+            Ok(p) => p,
+            Err(q) => return (b.get(q) == Some(&b'}')).then_some(q),
+        };
+        let (key, v) = key_at(src, p)?;
+        if !unknown(key) {
+            return Some(p);
+        }
+        after = skip_value(src, skip_ws(b, v))?;
+    }
+}
+
+/// A key no event reads: [`past_unknown`]'s test for a message's own members.
+pub(super) fn not_event_key(key: &[u8]) -> bool {
+    !is_event_key(key)
+}
+
 /// The key whose quote is at `p` (as the general reader compares it: the bytes between the
 /// quotes) and the index of its value.
 #[inline(always)]
@@ -51,7 +140,14 @@ pub(super) fn key_at(src: &str, p: usize) -> Option<(&[u8], usize)> {
 /// The index after the value at `p`, checked as the general reader checks it.
 #[inline]
 pub(super) fn skip_value(src: &str, p: usize) -> Option<usize> {
-    if let Some(end) = compact_value_end(src.as_bytes(), p) {
+    let b = src.as_bytes();
+    // A string, the commonest value, without the nesting walk.
+    if b.get(p) == Some(&b'"') {
+        if let Some(end) = string_end(b, p) {
+            return Some(end);
+        }
+    }
+    if let Some(end) = compact_value_end(b, p) {
         return Some(end);
     }
     let mut c = Cursor::new(src, p);
