@@ -161,6 +161,11 @@ async fn ungoverned_bursts_meet_the_exchange_429_and_headers_are_read() {
     }
     assert!(limited >= 30, "{limited}");
     assert_eq!(sim.rail_stats().rate_limited, limited);
+    // The governor, though off, saw every answer: the 429s, and the exchange's lower counts.
+    let gs = c.governor().stats(Bucket::Order);
+    assert_eq!((gs.admitted, gs.delayed, gs.refused), (0, 0, 0), "{gs:?}");
+    assert_eq!(gs.rate_limited, limited, "{gs:?}");
+    assert!(gs.corrections >= 1, "{gs:?}");
     let st = c.rate_limit_status(Bucket::Order).unwrap();
     assert_eq!(st.tier, Some(Tier::Standard));
     assert!(st.remaining.is_some() && st.reset.is_some());
