@@ -262,6 +262,32 @@ async fn deltas_keep_a_client_book_equal_to_the_rest_book() {
     assert_eq!(books_seen, trades_seen, "one book per trade");
     let (_, rest) = get(&sim, &format!("/book?token_id={yes}")).await;
     assert_eq!(local, LocalBook::from_snapshot(&rest));
+    // The REST book too keeps the exchange's member order.
+    let text = reqwest::get(format!("{}/book?token_id={yes}", sim.http_url()))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let mut at = 0;
+    for k in [
+        "market",
+        "asset_id",
+        "timestamp",
+        "hash",
+        "bids",
+        "asks",
+        "min_order_size",
+        "tick_size",
+        "neg_risk",
+        "last_trade_price",
+    ] {
+        let key = format!("\"{k}\":");
+        at += text[at..]
+            .find(&key)
+            .unwrap_or_else(|| panic!("`{k}` missing or out of order in {text}"))
+            + key.len();
+    }
 }
 
 #[tokio::test]

@@ -160,9 +160,10 @@ impl BookParts {
 /// The REST `/book` object (levels worst-first), its `hash` by the exchange's formula
 /// (`book::integrity`): SHA-1 of the compact JSON of market, asset_id, timestamp, `hash:""`,
 /// bids, asks, min_order_size, tick_size, neg_risk, last_trade_price, in that order.
-pub(crate) fn book(ex: &Exchange, mi: usize, ti: usize, ts_ms: u64) -> Value {
+/// Compact JSON text, members in the exchange's order.
+pub(crate) fn book(ex: &Exchange, mi: usize, ti: usize, ts_ms: u64) -> String {
     let parts = book_parts(ex, mi, ti, ts_ms);
-    serde_json::from_str(&parts.rest_object(&parts.hash)).unwrap_or(Value::Null)
+    parts.rest_object(&parts.hash)
 }
 
 /// The WS `book` event in the exchange's member order: the REST object plus `event_type`,

@@ -153,7 +153,10 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
             markets(shared, &query, true)
         }
         "/book" if get => with_token(shared, &query, |ex, mi, ti| {
-            ok(&events::book(ex, mi, ti, super::state::now_ms()))
+            json_response(
+                StatusCode::OK,
+                events::book(ex, mi, ti, super::state::now_ms()),
+            )
         }),
         "/books" if post => books(shared, body),
         "/price" if get => price(shared, &query),
@@ -502,13 +505,13 @@ fn books(shared: &Shared, body: &[u8]) -> Resp {
     };
     let ex = shared.ex();
     let ts = super::state::now_ms();
-    let out: Vec<Value> = items
+    let out: Vec<String> = items
         .iter()
         .filter_map(|i| i.get("token_id").and_then(Value::as_str))
         .filter_map(|t| ex.token(t))
         .map(|(mi, ti)| events::book(&ex, mi, ti, ts))
         .collect();
-    ok(&Value::Array(out))
+    json_response(StatusCode::OK, format!("[{}]", out.join(",")))
 }
 
 /// `{token_id: f(..)}` over a `[{"token_id": …}]` body; unknown tokens are skipped.
