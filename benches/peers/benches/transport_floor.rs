@@ -2,20 +2,48 @@
 //! decoding. A server thread writes a 64-byte message every 1 ms stamped with the time just
 //! before its write; the client reads it with a blocking read (the thread sleeps, as every
 //! client's reactor does) or spins on a non-blocking read, and records arrival − stamp. No
-//! client can beat this on the same machine; rows of `ws_end_to_end` read against it.
+//! client can beat this on the same machine; rows of `ws_end_to_end` read against it. A Unix
+//! socket pair, read the same two ways, shows how much of that floor is the TCP/IP stack.
 //!
 //!     cargo bench --manifest-path benches/peers/Cargo.toml --bench transport_floor
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::os::unix::net::UnixStream;
 use std::time::{Duration, Instant};
 
-fn run(spin: bool, n: usize, gap: Duration, sender_sleeps: bool) -> Vec<u64> {
+/// Loopback TCP with `TCP_NODELAY`, as every client here uses.
+fn tcp_pair() -> (TcpStream, TcpStream) {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = l.local_addr().unwrap();
+    let c = TcpStream::connect(l.local_addr().unwrap()).unwrap();
+    let (s, _) = l.accept().unwrap();
+    s.set_nodelay(true).unwrap();
+    c.set_nodelay(true).unwrap();
+    (s, c)
+}
+
+fn run(spin: bool, n: usize, gap: Duration, sender_sleeps: bool) -> Vec<u64> {
+    let (s, c) = tcp_pair();
+    c.set_nonblocking(spin).unwrap();
+    stamp_and_read(s, c, n, gap, sender_sleeps)
+}
+
+/// The same over a Unix socket pair: the machine's floor for a wake-up between two threads
+/// without the TCP/IP stack (no exchange feed comes this way; it shows what TCP costs here).
+fn run_unix(spin: bool, n: usize) -> Vec<u64> {
+    let (s, c) = UnixStream::pair().unwrap();
+    c.set_nonblocking(spin).unwrap();
+    stamp_and_read(s, c, n, Duration::from_millis(1), false)
+}
+
+fn stamp_and_read<S: Read + Write + Send + 'static>(
+    mut s: S,
+    mut c: S,
+    n: usize,
+    gap: Duration,
+    sender_sleeps: bool,
+) -> Vec<u64> {
     let base = Instant::now();
     let srv = std::thread::spawn(move || {
-        let (mut s, _) = l.accept().unwrap();
-        s.set_nodelay(true).unwrap();
         let mut next = Instant::now() + Duration::from_millis(50);
         for _ in 0..n {
             if sender_sleeps {
@@ -33,12 +61,8 @@ fn run(spin: bool, n: usize, gap: Duration, sender_sleeps: bool) -> Vec<u64> {
             s.write_all(&msg).unwrap();
             next += gap;
         }
+        s
     });
-    let mut c = TcpStream::connect(addr).unwrap();
-    c.set_nodelay(true).unwrap();
-    if spin {
-        c.set_nonblocking(true).unwrap();
-    }
     let mut out = Vec::with_capacity(n);
     let mut buf = [0u8; 64];
     let mut have = 0;
@@ -80,6 +104,15 @@ fn main() {
         let mut v = run(spin, 5000, Duration::from_millis(1), false);
         println!(
             "{name:14} 1000 msg/s: p50 {:.1} µs  p99 {:.1} µs  p99.9 {:.1} µs",
+            pct(&mut v, 0.5),
+            pct(&mut v, 0.99),
+            pct(&mut v, 0.999)
+        );
+    }
+    for (name, spin) in [("blocking read", false), ("spinning read", true)] {
+        let mut v = run_unix(spin, 5000);
+        println!(
+            "{name:14} 1000 msg/s, Unix socket: p50 {:.1} µs  p99 {:.1} µs  p99.9 {:.1} µs",
             pct(&mut v, 0.5),
             pct(&mut v, 0.99),
             pct(&mut v, 0.999)

@@ -269,6 +269,8 @@ pub struct Server {
     pub sent_ns: Arc<Vec<AtomicU64>>,
     /// The time origin shared with the client.
     pub base: Instant,
+    /// Nanoseconds each paced frame went out after its scheduled time (0 flat out).
+    pub late_ns: Arc<Vec<AtomicU64>>,
     done: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
@@ -287,16 +289,38 @@ impl Server {
         );
         let sent_ns: Arc<Vec<AtomicU64>> =
             Arc::new((0..feed.frames.len()).map(|_| AtomicU64::new(0)).collect());
+        let late_ns: Arc<Vec<AtomicU64>> =
+            Arc::new((0..feed.frames.len()).map(|_| AtomicU64::new(0)).collect());
         let done = Arc::new(AtomicBool::new(false));
-        let (feed, sent, stop) = (Arc::clone(feed), Arc::clone(&sent_ns), Arc::clone(&done));
-        let thread = std::thread::spawn(move || serve(&listener, &feed, rate, base, &sent, &stop));
+        let (feed, sent, late, stop) = (
+            Arc::clone(feed),
+            Arc::clone(&sent_ns),
+            Arc::clone(&late_ns),
+            Arc::clone(&done),
+        );
+        let thread = std::thread::spawn(move || {
+            serve(&listener, &feed, rate, base, (&sent, &late), &stop);
+        });
         Self {
             url,
             sent_ns,
             base,
+            late_ns,
             done,
             thread: Some(thread),
         }
+    }
+
+    /// Percentile `p` (0..=100) of how late the paced frames went out, microseconds.
+    #[must_use]
+    pub fn late_pct_us(&self, p: f64) -> f64 {
+        let mut v: Vec<u64> = self.late_ns.iter().map(|a| a.load(Ordering::Acquire)).collect();
+        if v.is_empty() {
+            return f64::NAN;
+        }
+        v.sort_unstable();
+        let k = ((p / 100.0) * (v.len() - 1) as f64).round() as usize;
+        v[k.min(v.len() - 1)] as f64 / 1000.0
     }
 
     /// Stop serving (the connection is closed once the feed is sent) and join the thread.
@@ -313,7 +337,7 @@ fn serve(
     feed: &Feed,
     rate: Rate,
     base: Instant,
-    sent: &[AtomicU64],
+    (sent, late): (&[AtomicU64], &[AtomicU64]),
     done: &AtomicBool,
 ) {
     let Ok((tcp, _)) = listener.accept() else {
@@ -356,7 +380,14 @@ fn serve(
                 }
             }
         }
-        let ns = u64::try_from(base.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        let now = Instant::now();
+        if interval.is_some() && i >= feed.warmup {
+            let at = start
+                + interval.unwrap_or_default() * u32::try_from(i - feed.warmup).unwrap_or(0);
+            let behind = u64::try_from(now.saturating_duration_since(at).as_nanos());
+            late[i].store(behind.unwrap_or(u64::MAX), Ordering::Relaxed);
+        }
+        let ns = u64::try_from((now - base).as_nanos()).unwrap_or(u64::MAX);
         sent[i].store(ns.max(1), Ordering::Release);
         if ws.send(Message::Text(frame.clone())).is_err() {
             return;
