@@ -515,9 +515,9 @@ fn main() {
         let mut best_peer_p99 = f64::INFINITY;
         for (k, (name, _)) in chosen.iter().enumerate() {
             let (runs, allocs, checks) = &stats[k];
-            let (lo, hi) = runs
-                .iter()
-                .fold((f64::INFINITY, 0f64), |(l, h), r| (l.min(r[1]), h.max(r[1])));
+            let (lo, hi) = runs.iter().fold((f64::INFINITY, 0f64), |(l, h), r| {
+                (l.min(r[1]), h.max(r[1]))
+            });
             if !name.starts_with("polyclob") {
                 best_peer_p99 = best_peer_p99.min(median(runs, 1));
             }

@@ -314,7 +314,11 @@ impl Server {
     /// Percentile `p` (0..=100) of how late the paced frames went out, microseconds.
     #[must_use]
     pub fn late_pct_us(&self, p: f64) -> f64 {
-        let mut v: Vec<u64> = self.late_ns.iter().map(|a| a.load(Ordering::Acquire)).collect();
+        let mut v: Vec<u64> = self
+            .late_ns
+            .iter()
+            .map(|a| a.load(Ordering::Acquire))
+            .collect();
         if v.is_empty() {
             return f64::NAN;
         }
@@ -382,8 +386,8 @@ fn serve(
         }
         let now = Instant::now();
         if interval.is_some() && i >= feed.warmup {
-            let at = start
-                + interval.unwrap_or_default() * u32::try_from(i - feed.warmup).unwrap_or(0);
+            let at =
+                start + interval.unwrap_or_default() * u32::try_from(i - feed.warmup).unwrap_or(0);
             let behind = u64::try_from(now.saturating_duration_since(at).as_nanos());
             late[i].store(behind.unwrap_or(u64::MAX), Ordering::Relaxed);
         }
