@@ -37,7 +37,12 @@ impl Exchange {
             Side::Buy => bid.is_none(),
             Side::Sell => ask.is_none(),
         };
-        if roll < 50 || empty_side {
+        // The house rests about as often as it cancels or takes, so its orders pile up near the
+        // top: past twice the seeded depth a rest becomes a cancel, which keeps a simulator
+        // under activity for hours at a steady size.
+        let cap = 8 * self.markets[mi].spec.seed_levels as usize + 32;
+        let crowded = self.markets[mi].books[ti].resting_seqs().nth(cap).is_some();
+        if (roll < 50 && !crowded) || empty_side {
             // Rest within two ticks of the top, never crossing.
             let k = self.activity_rng.below(3) as u32;
             let price = match (side, bid, ask) {
@@ -52,7 +57,7 @@ impl Exchange {
                 (_, None, None) => 500_000 / tick * tick,
             };
             self.place_internal(mi, ti, side, price, size, OrderType::Gtc);
-        } else if roll < 75 {
+        } else if roll < 75 || (crowded && roll < 50) {
             // The liquidity owner's live orders on this book, in seq order. Read from the
             // book (a few orders), not from the owner's live set (every book's orders: a
             // scan of it per step was most of the simulator's time with thousands of books).
@@ -140,5 +145,104 @@ impl Exchange {
             builder: alloy_primitives::B256::ZERO,
             v1: false,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::super::market::MarketSpec;
+    use super::super::state::{Exchange, NewOrder, StateConfig};
+    use super::super::trades::TradeLog;
+    use crate::types::{OrderType, Side};
+
+    fn exchange(house_cap: usize) -> Exchange {
+        let (tx, _) = tokio::sync::broadcast::channel(16);
+        let mut ex = Exchange::new(
+            StateConfig {
+                seed: 7,
+                heartbeat_timeout: Duration::from_secs(10),
+            },
+            MarketSpec::defaults(),
+            tx,
+        );
+        ex.trades = TradeLog::with_house_cap(house_cap);
+        ex
+    }
+
+    fn resting(ex: &Exchange) -> usize {
+        ex.markets
+            .iter()
+            .flat_map(|m| m.books.iter())
+            .map(|b| b.resting_seqs().count())
+            .sum()
+    }
+
+    /// A simulator left under activity stays the same size: the house's resting orders, its
+    /// finished orders and its own trades do not pile up, while a client's trade and the house
+    /// order it traded with are kept.
+    #[test]
+    fn activity_runs_at_a_steady_size_and_keeps_client_trades() {
+        let mut ex = exchange(500);
+        for _ in 0..5_000 {
+            ex.random_activity();
+        }
+        // A client buys from the house's best ask.
+        let token = ex.markets[0].spec.tokens[0].token_id().to_owned();
+        let ask = ex.markets[0].books[0].best_ask().expect("an ask");
+        let placed = ex
+            .place(NewOrder {
+                id: "0xc1".to_owned(),
+                owner: "client-key".to_owned(),
+                user: "0x00000000000000000000000000000000000c1e47".to_owned(),
+                maker_address: "0x00000000000000000000000000000000000c1e47".to_owned(),
+                token_id: token,
+                side: Side::Buy,
+                maker_amount: u64::from(ask) * 5,
+                taker_amount: 5_000_000,
+                order_type: OrderType::Fak,
+                post_only: false,
+                expiration: 0,
+                builder: alloy_primitives::B256::ZERO,
+                v1: false,
+            })
+            .expect("the client's order");
+        let client_trade = placed.trade_ids[0].clone();
+        let maker = ex
+            .trades
+            .since(0)
+            .find(|t| t.id == client_trade)
+            .map(|t| t.fills[0].maker_seq)
+            .expect("the client's trade");
+        let mut sizes = Vec::new();
+        for _ in 0..4 {
+            for _ in 0..10_000 {
+                ex.random_activity();
+            }
+            sizes.push((ex.orders.len(), ex.trades.len(), resting(&ex)));
+        }
+        let (orders, trades, rest) = sizes[3];
+        assert!(trades <= 501, "trades kept: {sizes:?}");
+        // Without retiring, every step leaves about 0.75 orders behind (30,000 here).
+        assert!(orders < 3_000, "orders kept: {sizes:?}");
+        assert!(
+            orders <= sizes[0].0 + 300,
+            "orders still growing: {sizes:?}"
+        );
+        let cap = ex
+            .markets
+            .iter()
+            .map(|m| 2 * (8 * m.spec.seed_levels as usize + 33))
+            .sum::<usize>();
+        assert!(rest <= cap, "resting: {sizes:?}");
+        assert!(ex.trades.since(0).any(|t| t.id == client_trade));
+        assert!(ex.order("0xc1").is_some());
+        assert!(
+            ex.order_by_seq(maker).is_some(),
+            "the client's maker is kept"
+        );
+        let client = "0x00000000000000000000000000000000000c1e47";
+        assert_eq!(ex.user_trades(client).len(), 1);
     }
 }

@@ -139,12 +139,7 @@ fn mid(ex: &Exchange, mi: usize, ti: usize) -> u32 {
 
 /// Traded notional of a market in micro-pUSD (size × price of every fill).
 fn volume(ex: &Exchange, mi: usize) -> u64 {
-    ex.trades
-        .iter()
-        .filter(|t| t.market == mi)
-        .flat_map(|t| t.fills.iter())
-        .map(|f| f.size.saturating_mul(u64::from(f.price)) / 1_000_000)
-        .fold(0u64, u64::saturating_add)
+    ex.markets[mi].traded_notional
 }
 
 /// Resting notional of both books in micro-pUSD.

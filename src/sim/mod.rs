@@ -185,6 +185,7 @@ mod rng;
 mod rtds;
 mod server;
 mod state;
+mod trades;
 mod ws;
 
 pub use self::faults::{Faults, HttpFault, HttpRule, Trigger};

@@ -236,7 +236,7 @@ fn message(topic: &str, kind: &str, payload: Value) -> String {
 /// The `orders_matched` messages for the fills of trades `from..`, as `(market slug, text)`.
 fn activity(ex: &Exchange, from: usize) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for t in ex.trades.iter().skip(from) {
+    for t in ex.trades.since(from) {
         let m = &ex.markets[t.market];
         let token = &m.spec.tokens[t.token];
         let taker = ex.order_by_seq(t.taker_seq).map_or("", |o| o.user.as_str());
@@ -274,7 +274,7 @@ where
     let (tx, mut rx) = ws.split();
     let (mut events, mut seen) = {
         let ex = shared.ex();
-        (ex.subscribe(), ex.trades.len())
+        (ex.subscribe(), ex.trades.end())
     };
     let seed = shared.ex().cfg.seed;
     let interval = shared.rtds_interval;
@@ -317,8 +317,8 @@ where
                 Ok(_) | Err(RecvError::Lagged(_)) => {
                     let out = {
                         let ex = shared.ex();
-                        let out = if ex.trades.len() > seen { activity(&ex, seen) } else { Vec::new() };
-                        seen = ex.trades.len();
+                        let out = if ex.trades.end() > seen { activity(&ex, seen) } else { Vec::new() };
+                        seen = ex.trades.end();
                         out
                     };
                     let wanted: Vec<String> = out

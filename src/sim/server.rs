@@ -214,7 +214,10 @@ impl SimBuilder {
 
     /// Simulated third-party trading: every `interval`, one seeded random action on a random
     /// token (rest an order near the top, cancel one, or take liquidity), so streams move and
-    /// trades happen without a second client. Default is off.
+    /// trades happen without a second client. Default is off. The simulator keeps a steady
+    /// size under activity however long it runs: the house's resting orders are capped per
+    /// book, and of the trades between its own orders only the last 100,000 are kept (with the
+    /// finished orders they name); every trade a client took part in is kept.
     #[must_use]
     pub fn activity(mut self, interval: Option<Duration>) -> Self {
         self.activity = interval;

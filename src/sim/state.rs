@@ -62,6 +62,8 @@ pub(crate) struct MarketState {
     pub(crate) last_trade: [Option<(u32, Side)>; 2],
     /// Best bid/ask last announced by `best_bid_ask`, per token.
     last_bba: [(Option<u32>, Option<u32>); 2],
+    /// Notional of every fill ever, micro-pUSD (size × price).
+    pub(crate) traded_notional: u64,
 }
 
 /// Lifecycle of an order.
@@ -101,6 +103,10 @@ pub(crate) struct OrderRec {
     pub(crate) created_at: u64,
     pub(crate) status: Status,
     pub(crate) trades: Vec<String>,
+    /// Index of the latest trade the order took part in.
+    pub(crate) last_trade: Option<usize>,
+    /// Took part in a trade with a client: kept for as long as that trade is.
+    pub(crate) pinned: bool,
     /// Builder code the order was signed with (zero = none).
     pub(crate) builder: alloy_primitives::B256,
     /// Signed as a V1 order (a pre-migration order).
@@ -204,7 +210,7 @@ pub(crate) struct Exchange {
     pub(super) orders: HashMap<u64, OrderRec>,
     order_ids: HashMap<String, u64>,
     next_seq: u64,
-    pub(crate) trades: Vec<TradeRec>,
+    pub(crate) trades: super::trades::TradeLog,
     /// The simulator chain, when enabled (`SimBuilder::onchain`): fills move its balances.
     #[cfg(feature = "onchain")]
     pub(crate) chain: Option<super::chain::SimChain>,
@@ -243,7 +249,7 @@ impl Exchange {
             orders: HashMap::new(),
             order_ids: HashMap::new(),
             next_seq: 1,
-            trades: Vec::new(),
+            trades: super::trades::TradeLog::default(),
             #[cfg(feature = "onchain")]
             chain: None,
             live_by_user: HashMap::new(),
@@ -270,6 +276,7 @@ impl Exchange {
                 books: [Book::default(), Book::default()],
                 last_trade: [None, None],
                 last_bba: [(None, None); 2],
+                traded_notional: 0,
             });
             for (ti, is_bid, price, size) in seeds {
                 let seq = ex.next_seq;
@@ -301,6 +308,8 @@ impl Exchange {
                         created_at: now_s(),
                         status: Status::Live,
                         trades: Vec::new(),
+                        last_trade: None,
+                        pinned: false,
                         builder: alloy_primitives::B256::ZERO,
                         v1: false,
                     },
@@ -588,6 +597,8 @@ impl Exchange {
             created_at: now,
             status,
             trades: Vec::new(),
+            last_trade: None,
+            pinned: false,
             builder: o.builder,
             v1: o.v1,
         };
@@ -628,7 +639,7 @@ impl Exchange {
         }
         if let Some(trade_idx) = self
             .trades
-            .len()
+            .end()
             .checked_sub(1)
             .filter(|_| !fills.is_empty())
         {
@@ -694,6 +705,8 @@ impl Exchange {
                     created_at: now,
                     status: Status::Matched,
                     trades: Vec::new(),
+                    last_trade: None,
+                    pinned: false,
                     builder: o.builder,
                     v1: o.v1,
                 },
@@ -716,7 +729,7 @@ impl Exchange {
         if maker_ti != taker_ti {
             self.markets[mi].last_trade[maker_ti] = Some((maker_price, maker_side));
         }
-        self.publish_trade_events(self.trades.len() - 1);
+        self.publish_trade_events(self.trades.end() - 1);
         id
     }
 
@@ -742,6 +755,14 @@ impl Exchange {
     ) -> (String, String) {
         let id = self.rng.uuid();
         let tx_hash = format!("0x{}", alloy_primitives::hex::encode(self.rng.bytes32()));
+        let idx = self.trades.end();
+        let seqs = || std::iter::once(taker_seq).chain(fills.iter().map(|f| f.maker_seq));
+        let mut users: Vec<String> = seqs()
+            .filter_map(|s| self.orders.get(&s).map(|o| o.user.clone()))
+            .collect();
+        users.sort_unstable();
+        users.dedup();
+        let house_only = users.iter().all(|u| u == SEED_ADDRESS);
         for f in fills {
             if let Some(m) = self.orders.get_mut(&f.maker_seq) {
                 m.matched += f.size;
@@ -758,32 +779,51 @@ impl Exchange {
         if let Some(t) = self.orders.get_mut(&taker_seq) {
             t.trades.push(id.clone());
         }
+        for s in seqs() {
+            if let Some(o) = self.orders.get_mut(&s) {
+                o.last_trade = Some(idx);
+                o.pinned |= !house_only;
+            }
+        }
         let size = fills.iter().map(|f| f.size).sum();
         let price = fills.last().map_or(0, |f| f.price);
-        self.trades.push(TradeRec {
-            id: id.clone(),
-            taker_seq,
-            market: mi,
-            token: ti,
-            side,
-            size,
-            price,
-            fills: fills.to_vec(),
-            match_time: now,
-            status: "CONFIRMED",
-            tx_hash: tx_hash.clone(),
-        });
+        self.markets[mi].traded_notional = fills
+            .iter()
+            .map(|f| f.size.saturating_mul(u64::from(f.price)) / 1_000_000)
+            .fold(self.markets[mi].traded_notional, u64::saturating_add);
+        let (_, evicted) = self.trades.push(
+            TradeRec {
+                id: id.clone(),
+                taker_seq,
+                market: mi,
+                token: ti,
+                side,
+                size,
+                price,
+                fills: fills.to_vec(),
+                match_time: now,
+                status: "CONFIRMED",
+                tx_hash: tx_hash.clone(),
+            },
+            house_only,
+        );
         #[cfg(feature = "onchain")]
         self.settle_on_chain(taker_seq, mi, ti, side, fills);
-        let idx = self.trades.len() - 1;
-        let mut users: Vec<String> = std::iter::once(taker_seq)
-            .chain(fills.iter().map(|f| f.maker_seq))
-            .filter_map(|s| self.orders.get(&s).map(|o| o.user.clone()))
-            .collect();
-        users.sort_unstable();
-        users.dedup();
-        for u in users {
-            self.trades_by_user.entry(u).or_default().push(idx);
+        if !house_only {
+            for u in users {
+                self.trades_by_user.entry(u).or_default().push(idx);
+            }
+        }
+        if let Some((old, t)) = evicted {
+            for s in std::iter::once(t.taker_seq).chain(t.fills.iter().map(|f| f.maker_seq)) {
+                if self
+                    .orders
+                    .get(&s)
+                    .is_some_and(|o| o.status != Status::Live && o.last_trade <= Some(old))
+                {
+                    self.retire(s);
+                }
+            }
         }
         (id, tx_hash)
     }
@@ -854,7 +894,29 @@ impl Exchange {
         self.markets[mi].books[ti].remove(side, price, seq, &mut changes);
         self.publish_price_changes(mi, ti, &changes, now_ms());
         self.publish_order_event(seq, "CANCELLATION");
+        // A house order no kept trade names is forgotten.
+        if self
+            .orders
+            .get(&seq)
+            .is_some_and(|o| o.last_trade.is_none_or(|i| self.trades.get(i).is_none()))
+        {
+            self.retire(seq);
+        }
         Some(id)
+    }
+
+    /// Forgets a finished order of the simulated liquidity owner that no kept trade names
+    /// (clients' orders, and house orders that traded with a client, are kept).
+    fn retire(&mut self, seq: u64) {
+        if let Some(o) = self.orders.get(&seq)
+            && o.user == SEED_ADDRESS
+            && !o.pinned
+            && o.status != Status::Live
+        {
+            let id = o.id.clone();
+            self.orders.remove(&seq);
+            self.order_ids.remove(&id);
+        }
     }
 
     // ----- heartbeats and timers -----
