@@ -19,7 +19,7 @@
 //!
 //! Run: `cargo bench --manifest-path benches/peers/Cargo.toml --bench ws_end_to_end`
 //! (`-- quick` for a shorter run; `ROUNDS=n` rounds a row, default 3, interleaved; `ROWS=` a
-//! name filter; `DIAG=1` the server's lateness per round).
+//! name filter; `RATE=` a rate filter (`1000`, `50000`, `flat`); `DIAG=1` the server's lateness per round).
 
 use std::pin::pin;
 use std::sync::Arc;
@@ -461,7 +461,16 @@ fn main() {
         "row", "rate", "p50 µs", "p99 µs [range]", "p99.9 µs", "msg/s", "alloc/msg"
     );
     let mut failed = false;
+    // The client under test runs on this thread (each row's current-thread runtime).
+    polyclob_peer_benches::pin_to_cpu(1);
+    let only_rate: Option<String> = std::env::var("RATE").ok();
     for (rate, n) in rates {
+        if only_rate
+            .as_deref()
+            .is_some_and(|r| !rate.label().starts_with(r))
+        {
+            continue;
+        }
         let feed = Arc::new(Feed::new(n));
         let chosen: Vec<(&str, RowFn)> = rows
             .iter()
