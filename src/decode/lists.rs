@@ -1036,6 +1036,12 @@ fn keyed_rest<S: Sink>(
         At::Entry(q) => entries_at(src, q, Mode::Skipping, sink)?,
         At::Entries(q) => entries_after(src, q, sink)?,
     };
+    if let (At::Entry(_) | At::Entries(_), Some(items)) = (at, caps.items) {
+        // The entries changed shape, the message may not have: its layout's last members.
+        if let Some(pc) = layout_tail(src, after, caps.market, items) {
+            return Some(pc);
+        }
+    }
     let end = loop {
         match next_member(b, after) {
             Ok(p) => after = members(src, p, &mut caps, sink)?,
@@ -1059,6 +1065,23 @@ fn keyed_rest<S: Sink>(
         }),
         _ => None,
     }
+}
+
+/// The members after `price_changes` in the exchange's layout, from just after the array at
+/// `q`, `market` and the items read before: the message, or `None` (the keyed loop reads
+/// them instead).
+#[inline(always)]
+fn layout_tail(src: &str, q: usize, market: Raw, items: usize) -> Option<CompactPriceChange> {
+    let b = src.as_bytes();
+    let ts_at = lit(b, q, b",\"timestamp\":\"")?;
+    let ts_end = plain_end_guess::<TIMESTAMP_LEN>(b, ts_at)?;
+    let end = lit(b, ts_end, b"\",\"event_type\":\"price_change\"}")?;
+    (market.kind == RawKind::Str).then_some(CompactPriceChange {
+        market,
+        timestamp: Raw::new(ts_at, ts_end - ts_at, RawKind::Str),
+        items,
+        end,
+    })
 }
 
 /// The keys of a `price_change` message.

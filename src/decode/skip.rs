@@ -54,9 +54,43 @@ pub(super) fn lit_or_past<const H: usize, const K: usize>(
     unknown: impl Fn(&[u8]) -> bool,
 ) -> Option<usize> {
     let b = src.as_bytes();
-    match lit(b, e, head).and_then(|k| lit(b, k, key)) {
-        Some(end) => Some(end),
+    match lit(b, e, head) {
+        Some(k) => match lit(b, k, key) {
+            Some(end) => Some(end),
+            None => past_after(src, k, key, unknown),
+        },
         None => past_then(src, e, head, key, unknown),
+    }
+}
+
+/// [`lit_or_past`] once `head` was there (ending at `k`) but `key` was not after it: out of
+/// line. `head` ends with the object's `{` or the `,` before the next member, so a member
+/// starts at `k`.
+#[cold]
+#[inline(never)]
+fn past_after<const K: usize>(
+    src: &str,
+    k: usize,
+    key: &[u8; K],
+    unknown: impl Fn(&[u8]) -> bool,
+) -> Option<usize> {
+    let b = src.as_bytes();
+    let mut p = skip_ws(b, k);
+    if p != k {
+        if let Some(end) = lit(b, p, key) {
+            return Some(end);
+        }
+    }
+    loop {
+        let (name, v) = key_at(src, p)?;
+        if !unknown(name) {
+            return None;
+        }
+        let after = skip_value(src, skip_ws(b, v))?;
+        p = next_member(b, after).ok()?;
+        if let Some(end) = lit(b, p, key) {
+            return Some(end);
+        }
     }
 }
 
