@@ -887,6 +887,37 @@ fn compact_members<S: Sink>(
     })
 }
 
+/// [`compact_price_change`] from the entry at `q` on which [`compact_change`] stopped: this entry
+/// and the rest through [`skipping_change`] (a feed that added a member to its entries added
+/// it to every one), then the message's layout tail. Where that does not do, `Err` says where
+/// the keyed reader continues: at an entry it reads keyed, after the entries, or after the
+/// array. Out of line: the exchange's layout never comes here.
+#[inline(never)]
+fn skipping_entries<S: Sink>(
+    src: &str,
+    mut q: usize,
+    caps: PcCaps,
+    sink: &mut S,
+) -> Result<CompactPriceChange, Resume> {
+    let b = src.as_bytes();
+    loop {
+        let Some((change, end)) = skipping_change(src, q) else {
+            return Err(Resume::at(caps, At::Entry(q)));
+        };
+        if S::CAPTURE {
+            sink.change(Ok(change));
+        }
+        q = end + 1;
+        match b.get(end) {
+            Some(b',') => {}
+            Some(b']') => break,
+            _ => return Err(Resume::at(caps, At::Entries(end))),
+        }
+    }
+    let items = caps.items.ok_or_else(Resume::fail)?;
+    layout_tail(src, q, caps.market, items).ok_or(Resume::at(caps, At::After(q)))
+}
+
 /// What a `price_change` reader has captured so far.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct PcCaps {
@@ -907,8 +938,9 @@ enum At {
     Key(usize),
     /// Just after a member's value.
     After(usize),
-    /// At the `{` of an entry that is not in the exchange's layout (those before it were
-    /// delivered).
+    /// At the `{` of an entry that [`compact_change`] does not read (those before it were
+    /// delivered); from [`skipping_entries`], one that [`skipping_change`] does not read
+    /// either.
     Entry(usize),
     /// Just after an entry, before the token that follows it.
     Entries(usize),
@@ -978,6 +1010,10 @@ pub(crate) fn keyed_price_change<S: Sink>(
             }
             keyed_rest(src, sink, resume.caps, resume.at)
         }
+        At::Entry(q) => match skipping_entries(src, q, resume.caps, sink) {
+            Ok(pc) => Some(pc),
+            Err(r) => keyed_rest(src, sink, r.caps, r.at),
+        },
         _ => keyed_rest(src, sink, resume.caps, resume.at),
     }
 }
@@ -1033,7 +1069,7 @@ fn keyed_rest<S: Sink>(
         At::Fail => return None,
         At::Key(p) => members(src, p, &mut caps, sink)?,
         At::After(q) => q,
-        At::Entry(q) => entries_at(src, q, Mode::Skipping, sink)?,
+        At::Entry(q) => entries_at(src, q, Mode::Keyed, sink)?,
         At::Entries(q) => entries_after(src, q, sink)?,
     };
     if let (At::Entry(_) | At::Entries(_), Some(items)) = (at, caps.items) {
