@@ -2,7 +2,9 @@
 //! and string lists. Each re-reads the frame bytes on demand and never allocates.
 
 use super::book::{Pattern, pattern};
-use super::skip::{key_at, lit_or_past, next_member, not_event_key, past_unknown, skip_value};
+use super::skip::{
+    key_at, lit_or_past, next_member, not_event_key, past_unknown, skip_value, skip_value_call,
+};
 use super::{
     Level, Sink, is_event_key, opt_price, opt_side, opt_size, opt_str, opt_text, opt_u64,
     req_price, req_side, req_size, req_str,
@@ -1035,7 +1037,7 @@ fn front(src: &str, mut p: usize) -> Option<usize> {
     loop {
         match front_key(src, p)? {
             None => return Some(p),
-            Some(v) => match next_member(b, skip_value(src, skip_ws(b, v))?) {
+            Some(v) => match next_member(b, skip_value_call(src, skip_ws(b, v))?) {
                 Ok(q) => p = q,
                 Err(_) => return None,
             },
@@ -1180,7 +1182,7 @@ fn members<S: Sink>(src: &str, p: usize, caps: &mut PcCaps, sink: &mut S) -> Opt
         if is_event_key(key) {
             return None;
         }
-        return skip_value(src, skip_ws(b, v));
+        return skip_value_call(src, skip_ws(b, v));
     };
     let v = skip_ws(b, v);
     Some(match key {
@@ -1315,6 +1317,7 @@ fn entry_member(b: &[u8], p: usize) -> Option<(usize, usize)> {
 
 /// The place in [`compact_change`]'s layout of an entry key read by [`key_at`], or `None`
 /// when entries do not have it.
+#[inline(always)]
 fn entry_slot(key: &[u8]) -> Option<usize> {
     Some(match key {
         b"asset_id" => 0,

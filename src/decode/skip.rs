@@ -171,16 +171,30 @@ pub(super) fn key_at(src: &str, p: usize) -> Option<(&[u8], usize)> {
     Some((key, c.pos))
 }
 
-/// The index after the value at `p`, checked as the general reader checks it.
-#[inline]
+/// The index after the value at `p`, checked as the general reader checks it. A string, the
+/// commonest value, is read where the caller is; anything else out of line.
+#[inline(always)]
 pub(super) fn skip_value(src: &str, p: usize) -> Option<usize> {
     let b = src.as_bytes();
-    // A string, the commonest value, without the nesting walk.
     if b.get(p) == Some(&b'"') {
         if let Some(end) = string_end(b, p) {
             return Some(end);
         }
     }
+    skip_other(src, p)
+}
+
+/// [`skip_value`] as a call: for the keyed message reader, whose loop stays smaller without
+/// it.
+#[inline(never)]
+pub(super) fn skip_value_call(src: &str, p: usize) -> Option<usize> {
+    skip_value(src, p)
+}
+
+/// [`skip_value`] for a value that is not a plain string.
+#[inline(never)]
+fn skip_other(src: &str, p: usize) -> Option<usize> {
+    let b = src.as_bytes();
     if let Some(end) = compact_value_end(b, p) {
         return Some(end);
     }
