@@ -399,6 +399,46 @@ mod tests {
         assert_eq!(compact_value_end(shallow.as_bytes(), 0), Some(128));
     }
 
+    /// `lit_or_past` finds the next key after any run of unknown members of every JSON type
+    /// (with or without a space after their commas), and gives up at a known key, at broken
+    /// JSON and at the object's end.
+    #[test]
+    fn lit_or_past_reads_past_unknown_members() {
+        let unknown = |k: &[u8]| k != b"size" && k != b"price";
+        let members = [
+            r#""fee_rate_bps":"0""#,
+            r#""n":-1.5e3"#,
+            r#""t":true"#,
+            r#""z":null"#,
+            r#""e":"a\"b\\""#,
+            r#""o":{"taker_bps":"0","tiers":[1,2.5]}"#,
+            r#""a":[{"k":[null,"x\"]"]},{}]"#,
+            r#""a\"b":"""#,
+            r#""price":"3""#,
+            r#""bad":"#,
+            r#""bad":tru"#,
+        ];
+        let mut next = crate::testutil::lcg(5);
+        for _ in 0..5_000 {
+            let picked: Vec<&str> = (0..next(4)).map(|_| members[next(11) as usize]).collect();
+            let sep = if next(4) == 0 { ", " } else { "," };
+            let mut src = String::from(r#"{"price":"1""#);
+            for m in &picked {
+                src.push_str(sep);
+                src.push_str(m);
+            }
+            let tail = [r#","size":"2"}"#, "}"][usize::from(next(8) == 0)];
+            src.push_str(tail);
+            let e = r#"{"price":"1"#.len();
+            let got = lit_or_past(&src, e, b"\",", b"\"size\":\"", unknown);
+            let readable = picked
+                .iter()
+                .all(|m| !m.starts_with("\"price\"") && !m.starts_with("\"bad\""));
+            let want = (readable && tail != "}").then(|| src.find("\"size\":\"").unwrap() + 8);
+            assert_eq!(got, want, "{src}");
+        }
+    }
+
     #[test]
     fn members_by_key() {
         let src = r#"{"min_order_size":"5","neg_risk":false,"price":"0.5","a\"b":{"c":[1]},"z":1}"#;
