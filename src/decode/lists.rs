@@ -2,7 +2,9 @@
 //! and string lists. Each re-reads the frame bytes on demand and never allocates.
 
 use super::book::{Pattern, pattern};
-use super::skip::{key_at, lit_or_past, next_member, not_event_key, past_unknown, skip_value};
+use super::skip::{
+    key_at, lit_or_past, next_member, not_event_key, past_unknown, skip_value, skip_value_call,
+};
 use super::{
     Level, Sink, is_event_key, opt_price, opt_side, opt_size, opt_str, opt_text, opt_u64,
     req_price, req_side, req_size, req_str,
@@ -887,6 +889,37 @@ fn compact_members<S: Sink>(
     })
 }
 
+/// [`compact_price_change`] from the entry at `q` on which [`compact_change`] stopped: this entry
+/// and the rest through [`skipping_change`] (a feed that added a member to its entries added
+/// it to every one), then the message's layout tail. Where that does not do, `Err` says where
+/// the keyed reader continues: at an entry it reads keyed, after the entries, or after the
+/// array. Out of line: the exchange's layout never comes here.
+#[inline(never)]
+fn skipping_entries<S: Sink>(
+    src: &str,
+    mut q: usize,
+    caps: PcCaps,
+    sink: &mut S,
+) -> Result<CompactPriceChange, Resume> {
+    let b = src.as_bytes();
+    loop {
+        let Some((change, end)) = skipping_change(src, q) else {
+            return Err(Resume::at(caps, At::Entry(q)));
+        };
+        if S::CAPTURE {
+            sink.change(Ok(change));
+        }
+        q = end + 1;
+        match b.get(end) {
+            Some(b',') => {}
+            Some(b']') => break,
+            _ => return Err(Resume::at(caps, At::Entries(end))),
+        }
+    }
+    let items = caps.items.ok_or_else(Resume::fail)?;
+    layout_tail(src, q, caps.market, items).ok_or(Resume::at(caps, At::After(q)))
+}
+
 /// What a `price_change` reader has captured so far.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct PcCaps {
@@ -907,8 +940,9 @@ enum At {
     Key(usize),
     /// Just after a member's value.
     After(usize),
-    /// At the `{` of an entry that is not in the exchange's layout (those before it were
-    /// delivered).
+    /// At the `{` of an entry that [`compact_change`] does not read (those before it were
+    /// delivered); from [`skipping_entries`], one that [`skipping_change`] does not read
+    /// either.
     Entry(usize),
     /// Just after an entry, before the token that follows it.
     Entries(usize),
@@ -978,6 +1012,10 @@ pub(crate) fn keyed_price_change<S: Sink>(
             }
             keyed_rest(src, sink, resume.caps, resume.at)
         }
+        At::Entry(q) => match skipping_entries(src, q, resume.caps, sink) {
+            Ok(pc) => Some(pc),
+            Err(r) => keyed_rest(src, sink, r.caps, r.at),
+        },
         _ => keyed_rest(src, sink, resume.caps, resume.at),
     }
 }
@@ -999,7 +1037,7 @@ fn front(src: &str, mut p: usize) -> Option<usize> {
     loop {
         match front_key(src, p)? {
             None => return Some(p),
-            Some(v) => match next_member(b, skip_value(src, skip_ws(b, v))?) {
+            Some(v) => match next_member(b, skip_value_call(src, skip_ws(b, v))?) {
                 Ok(q) => p = q,
                 Err(_) => return None,
             },
@@ -1033,9 +1071,15 @@ fn keyed_rest<S: Sink>(
         At::Fail => return None,
         At::Key(p) => members(src, p, &mut caps, sink)?,
         At::After(q) => q,
-        At::Entry(q) => entries_at(src, q, Mode::Skipping, sink)?,
+        At::Entry(q) => entries_at(src, q, Mode::Keyed, sink)?,
         At::Entries(q) => entries_after(src, q, sink)?,
     };
+    if let (At::Entry(_) | At::Entries(_), Some(items)) = (at, caps.items) {
+        // The entries changed shape, the message may not have: its layout's last members.
+        if let Some(pc) = layout_tail(src, after, caps.market, items) {
+            return Some(pc);
+        }
+    }
     let end = loop {
         match next_member(b, after) {
             Ok(p) => after = members(src, p, &mut caps, sink)?,
@@ -1059,6 +1103,23 @@ fn keyed_rest<S: Sink>(
         }),
         _ => None,
     }
+}
+
+/// The members after `price_changes` in the exchange's layout, from just after the array at
+/// `q`, `market` and the items read before: the message, or `None` (the keyed loop reads
+/// them instead).
+#[inline(always)]
+fn layout_tail(src: &str, q: usize, market: Raw, items: usize) -> Option<CompactPriceChange> {
+    let b = src.as_bytes();
+    let ts_at = lit(b, q, b",\"timestamp\":\"")?;
+    let ts_end = plain_end_guess::<TIMESTAMP_LEN>(b, ts_at)?;
+    let end = lit(b, ts_end, b"\",\"event_type\":\"price_change\"}")?;
+    (market.kind == RawKind::Str).then_some(CompactPriceChange {
+        market,
+        timestamp: Raw::new(ts_at, ts_end - ts_at, RawKind::Str),
+        items,
+        end,
+    })
 }
 
 /// The keys of a `price_change` message.
@@ -1121,7 +1182,7 @@ fn members<S: Sink>(src: &str, p: usize, caps: &mut PcCaps, sink: &mut S) -> Opt
         if is_event_key(key) {
             return None;
         }
-        return skip_value(src, skip_ws(b, v));
+        return skip_value_call(src, skip_ws(b, v));
     };
     let v = skip_ws(b, v);
     Some(match key {
@@ -1256,6 +1317,7 @@ fn entry_member(b: &[u8], p: usize) -> Option<(usize, usize)> {
 
 /// The place in [`compact_change`]'s layout of an entry key read by [`key_at`], or `None`
 /// when entries do not have it.
+#[inline(always)]
 fn entry_slot(key: &[u8]) -> Option<usize> {
     Some(match key {
         b"asset_id" => 0,

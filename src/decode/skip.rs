@@ -54,9 +54,43 @@ pub(super) fn lit_or_past<const H: usize, const K: usize>(
     unknown: impl Fn(&[u8]) -> bool,
 ) -> Option<usize> {
     let b = src.as_bytes();
-    match lit(b, e, head).and_then(|k| lit(b, k, key)) {
-        Some(end) => Some(end),
+    match lit(b, e, head) {
+        Some(k) => match lit(b, k, key) {
+            Some(end) => Some(end),
+            None => past_after(src, k, key, unknown),
+        },
         None => past_then(src, e, head, key, unknown),
+    }
+}
+
+/// [`lit_or_past`] once `head` was there (ending at `k`) but `key` was not after it: out of
+/// line. `head` ends with the object's `{` or the `,` before the next member, so a member
+/// starts at `k`.
+#[cold]
+#[inline(never)]
+fn past_after<const K: usize>(
+    src: &str,
+    k: usize,
+    key: &[u8; K],
+    unknown: impl Fn(&[u8]) -> bool,
+) -> Option<usize> {
+    let b = src.as_bytes();
+    let mut p = skip_ws(b, k);
+    if p != k {
+        if let Some(end) = lit(b, p, key) {
+            return Some(end);
+        }
+    }
+    loop {
+        let (name, v) = key_at(src, p)?;
+        if !unknown(name) {
+            return None;
+        }
+        let after = skip_value(src, skip_ws(b, v))?;
+        p = next_member(b, after).ok()?;
+        if let Some(end) = lit(b, p, key) {
+            return Some(end);
+        }
     }
 }
 
@@ -137,16 +171,30 @@ pub(super) fn key_at(src: &str, p: usize) -> Option<(&[u8], usize)> {
     Some((key, c.pos))
 }
 
-/// The index after the value at `p`, checked as the general reader checks it.
-#[inline]
+/// The index after the value at `p`, checked as the general reader checks it. A string, the
+/// commonest value, is read where the caller is; anything else out of line.
+#[inline(always)]
 pub(super) fn skip_value(src: &str, p: usize) -> Option<usize> {
     let b = src.as_bytes();
-    // A string, the commonest value, without the nesting walk.
     if b.get(p) == Some(&b'"') {
         if let Some(end) = string_end(b, p) {
             return Some(end);
         }
     }
+    skip_other(src, p)
+}
+
+/// [`skip_value`] as a call: for the keyed message reader, whose loop stays smaller without
+/// it.
+#[inline(never)]
+pub(super) fn skip_value_call(src: &str, p: usize) -> Option<usize> {
+    skip_value(src, p)
+}
+
+/// [`skip_value`] for a value that is not a plain string.
+#[inline(never)]
+fn skip_other(src: &str, p: usize) -> Option<usize> {
+    let b = src.as_bytes();
     if let Some(end) = compact_value_end(b, p) {
         return Some(end);
     }
@@ -349,6 +397,46 @@ mod tests {
         assert_eq!(skip_value(&deep, 0), Some(200));
         let shallow = "[".repeat(64) + "]".repeat(64).as_str();
         assert_eq!(compact_value_end(shallow.as_bytes(), 0), Some(128));
+    }
+
+    /// `lit_or_past` finds the next key after any run of unknown members of every JSON type
+    /// (with or without a space after their commas), and gives up at a known key, at broken
+    /// JSON and at the object's end.
+    #[test]
+    fn lit_or_past_reads_past_unknown_members() {
+        let unknown = |k: &[u8]| k != b"size" && k != b"price";
+        let members = [
+            r#""fee_rate_bps":"0""#,
+            r#""n":-1.5e3"#,
+            r#""t":true"#,
+            r#""z":null"#,
+            r#""e":"a\"b\\""#,
+            r#""o":{"taker_bps":"0","tiers":[1,2.5]}"#,
+            r#""a":[{"k":[null,"x\"]"]},{}]"#,
+            r#""a\"b":"""#,
+            r#""price":"3""#,
+            r#""bad":"#,
+            r#""bad":tru"#,
+        ];
+        let mut next = crate::testutil::lcg(5);
+        for _ in 0..5_000 {
+            let picked: Vec<&str> = (0..next(4)).map(|_| members[next(11) as usize]).collect();
+            let sep = if next(4) == 0 { ", " } else { "," };
+            let mut src = String::from(r#"{"price":"1""#);
+            for m in &picked {
+                src.push_str(sep);
+                src.push_str(m);
+            }
+            let tail = [r#","size":"2"}"#, "}"][usize::from(next(8) == 0)];
+            src.push_str(tail);
+            let e = r#"{"price":"1"#.len();
+            let got = lit_or_past(&src, e, b"\",", b"\"size\":\"", unknown);
+            let readable = picked
+                .iter()
+                .all(|m| !m.starts_with("\"price\"") && !m.starts_with("\"bad\""));
+            let want = (readable && tail != "}").then(|| src.find("\"size\":\"").unwrap() + 8);
+            assert_eq!(got, want, "{src}");
+        }
     }
 
     #[test]
