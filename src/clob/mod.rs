@@ -41,6 +41,7 @@ mod error;
 mod guard;
 mod heartbeat;
 pub(crate) mod host_builder;
+mod lane;
 mod markets;
 mod orders;
 pub(crate) mod pagination;
@@ -65,6 +66,8 @@ pub use builder::{ClientBuilder, DEFAULT_HOST};
 pub use bytes::Bytes;
 pub use error::Error;
 pub use heartbeat::{HeartbeatHandle, HeartbeatStatus};
+#[doc(hidden)]
+pub use lane::fuzz_read_response;
 pub use markets::MarketList;
 pub use orders::{MAX_CANCEL_IDS, OrderFilter, TradeFilter};
 #[cfg(feature = "simd-json")]
