@@ -68,8 +68,9 @@ pub(crate) struct Req<'a> {
     pub(crate) path: &'a str,
     /// Already-encoded query string without `?`, possibly empty.
     pub(crate) query: String,
-    /// The exact body bytes; signed and sent as they are.
-    pub(crate) body: Option<Vec<u8>>,
+    /// The exact body bytes; signed and sent as they are (`Bytes`: handing them to reqwest
+    /// per attempt is a reference count, not a copy).
+    pub(crate) body: Option<bytes::Bytes>,
     pub(crate) auth: Level,
     /// Safe to send twice. Only idempotent requests are retried.
     pub(crate) idempotent: bool,
@@ -92,7 +93,7 @@ impl<'a> Req<'a> {
             method: Method::POST,
             path,
             query: String::new(),
-            body: Some(body),
+            body: Some(body.into()),
             auth: Level::None,
             idempotent: false,
         }
@@ -104,7 +105,7 @@ impl<'a> Req<'a> {
             method: Method::DELETE,
             path,
             query: String::new(),
-            body,
+            body: body.map(Into::into),
             auth: Level::None,
             idempotent: true,
         }
