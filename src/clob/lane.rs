@@ -337,6 +337,12 @@ impl Client {
         let body = req.body.as_deref();
         // The request, signed for this attempt.
         let w = &mut slot.wbuf;
+        // Grown here, never by a reallocation that would free header bytes unzeroized.
+        let need = 1024 + lane.base.len() + lane.user_agent.len() + body.map_or(0, <[u8]>::len);
+        if w.capacity() < need {
+            zeroize::Zeroize::zeroize(w);
+            *w = Vec::with_capacity(need.next_power_of_two());
+        }
         w.clear();
         w.extend_from_slice(req.method.as_str().as_bytes());
         w.push(b' ');

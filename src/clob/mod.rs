@@ -26,7 +26,9 @@
 //! [`Client`] is built by [`ClientBuilder`] over one tuned `reqwest` client (rustls, HTTP/2
 //! with keep-alive pings, pooled connections, `TCP_NODELAY`, gzip). Idempotent requests are
 //! retried with jittered exponential backoff that honours `Retry-After`; order posts never
-//! are. Failures are one opaque [`Error`] with predicates.
+//! are. Failures are one opaque [`Error`] with predicates. With
+//! [`ClientBuilder::order_lane`] orders, cancels and heartbeats go on kept-alive HTTP/1.1
+//! connections of the client's own instead.
 
 mod account;
 mod account_extras;
