@@ -270,10 +270,10 @@ impl ClientBuilder {
     /// while idle is noticed before the write and replaced. [`Client::prewarm`] opens one
     /// lane connection.
     ///
-    /// Default is `false`: the lane bypasses the HTTP/2 connection the rest of the client
-    /// multiplexes on (one more TCP+TLS connection per lane connection to the exchange) and
-    /// speaks to the host directly; on a loopback exchange it took 50–80 µs off each order's
-    /// post (see BENCHMARKS.md, "Tick to trade").
+    /// Default is `false`: the lane does not share the HTTP/2 connection the rest of the client
+    /// multiplexes on (up to four more TCP+TLS connections to the exchange, each carrying one
+    /// request at a time) and has no gzip. On a loopback exchange it took an order's post from
+    /// 116–155 µs to 41–45 µs (BENCHMARKS.md, "Tick to trade").
     pub fn order_lane(mut self, enabled: bool) -> Self {
         self.order_lane = enabled;
         self
