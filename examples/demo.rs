@@ -87,6 +87,8 @@ async fn offline() -> Res<()> {
     let client = ClientBuilder::new()
         .host(sim.http_url())
         .signer(signer.clone())
+        // Orders and cancels on kept-alive HTTP/1.1 connections of their own.
+        .order_lane(true)
         .build()?;
     let (tokens, conditions) = pick_markets(&client).await?;
     let mut stages = Stages::default();

@@ -111,6 +111,8 @@ async fn run(length: Duration) -> Res<()> {
         // Orders and cancels the account's buckets would refuse wait up to 1 s on the client.
         .throttle(Throttle::Wait(Duration::from_secs(1)))
         .rate_limit_tier(Tier::Standard)
+        // Orders and cancels on kept-alive HTTP/1.1 connections of their own.
+        .order_lane(true)
         .build()?;
     let creds = client.create_or_derive_api_key(U256::ZERO).await?;
     client.set_credentials(creds.clone());

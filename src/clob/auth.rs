@@ -155,6 +155,66 @@ impl Auth {
             .unwrap_or_else(std::sync::PoisonError::into_inner) = keyed;
     }
 
+    /// As [`headers`](Self::headers), written as `name: value\r\n` lines into `out` (the
+    /// order lane's request buffer): for L2 with no allocation.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn write_headers(
+        &self,
+        level: Level,
+        chain_id: u64,
+        ts: u64,
+        method: &str,
+        path: &str,
+        body: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Result<(), Error> {
+        fn line(out: &mut Vec<u8>, name: &str, value: &[u8]) -> Result<(), Error> {
+            // What `HeaderValue::from_str` accepts: no control characters (no CR/LF smuggling).
+            if value.iter().any(|&b| (b < 0x20 && b != b'\t') || b == 0x7f) {
+                return Err(Error::argument(
+                    "a credential contains characters not allowed in an HTTP header",
+                ));
+            }
+            out.extend_from_slice(name.as_bytes());
+            out.extend_from_slice(b": ");
+            out.extend_from_slice(value);
+            out.extend_from_slice(b"\r\n");
+            Ok(())
+        }
+        if level != Level::L2 {
+            for (name, value) in self.headers(level, chain_id, ts, method, path, body)? {
+                line(out, name, value.as_bytes())?;
+            }
+            return Ok(());
+        }
+        let signer = self
+            .signer
+            .as_ref()
+            .ok_or_else(|| Error::auth("this call needs a private key (L2): none was given"))?;
+        let keyed = self
+            .creds()
+            .ok_or_else(|| Error::auth("this call needs API credentials (L2): none were given"))?;
+        let key = keyed.key.as_ref().map_err(|e| Error::sign(*e))?;
+        let sig = key.sign(ts, method, path, body);
+        let address = signer.address().to_checksum_buffer(None);
+        let mut digits = [0u8; 20];
+        let mut i = digits.len();
+        let mut t = ts;
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (t % 10) as u8;
+            t /= 10;
+            if t == 0 {
+                break;
+            }
+        }
+        line(out, "poly_address", address.as_str().as_bytes())?;
+        line(out, "poly_signature", sig.as_str().as_bytes())?;
+        line(out, "poly_timestamp", &digits[i..])?;
+        line(out, "poly_api_key", keyed.creds.api_key().as_bytes())?;
+        line(out, "poly_passphrase", keyed.creds.passphrase().as_bytes())
+    }
+
     /// The headers for one attempt of a request, signed over exactly `body`.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn headers(

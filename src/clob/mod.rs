@@ -26,7 +26,9 @@
 //! [`Client`] is built by [`ClientBuilder`] over one tuned `reqwest` client (rustls, HTTP/2
 //! with keep-alive pings, pooled connections, `TCP_NODELAY`, gzip). Idempotent requests are
 //! retried with jittered exponential backoff that honours `Retry-After`; order posts never
-//! are. Failures are one opaque [`Error`] with predicates.
+//! are. Failures are one opaque [`Error`] with predicates. With
+//! [`ClientBuilder::order_lane`] orders, cancels and heartbeats go on kept-alive HTTP/1.1
+//! connections of the client's own instead.
 
 mod account;
 mod account_extras;
@@ -41,6 +43,7 @@ mod error;
 mod guard;
 mod heartbeat;
 pub(crate) mod host_builder;
+mod lane;
 mod markets;
 mod orders;
 pub(crate) mod pagination;
@@ -65,6 +68,8 @@ pub use builder::{ClientBuilder, DEFAULT_HOST};
 pub use bytes::Bytes;
 pub use error::Error;
 pub use heartbeat::{HeartbeatHandle, HeartbeatStatus};
+#[doc(hidden)]
+pub use lane::fuzz_read_response;
 pub use markets::MarketList;
 pub use orders::{MAX_CANCEL_IDS, OrderFilter, TradeFilter};
 #[cfg(feature = "simd-json")]

@@ -46,6 +46,8 @@ pub(crate) struct Inner {
     pub(crate) rails: super::rails::Rails,
     /// Token → condition id, for the open-orders filter rule (`token_market`).
     pub(crate) token_markets: super::token_market::TokenMarkets,
+    /// The order lane, when switched on ([`ClientBuilder::order_lane`]).
+    pub(crate) lane: Option<super::lane::Lane>,
 }
 
 impl core::fmt::Debug for Client {
@@ -66,8 +68,9 @@ pub(crate) struct Req<'a> {
     pub(crate) path: &'a str,
     /// Already-encoded query string without `?`, possibly empty.
     pub(crate) query: String,
-    /// The exact body bytes; signed and sent as they are.
-    pub(crate) body: Option<Vec<u8>>,
+    /// The exact body bytes; signed and sent as they are (`Bytes`: handing them to reqwest
+    /// per attempt is a reference count, not a copy).
+    pub(crate) body: Option<bytes::Bytes>,
     pub(crate) auth: Level,
     /// Safe to send twice. Only idempotent requests are retried.
     pub(crate) idempotent: bool,
@@ -90,7 +93,7 @@ impl<'a> Req<'a> {
             method: Method::POST,
             path,
             query: String::new(),
-            body: Some(body),
+            body: Some(body.into()),
             auth: Level::None,
             idempotent: false,
         }
@@ -102,7 +105,7 @@ impl<'a> Req<'a> {
             method: Method::DELETE,
             path,
             query: String::new(),
-            body,
+            body: body.map(Into::into),
             auth: Level::None,
             idempotent: true,
         }
@@ -189,13 +192,27 @@ impl Client {
     }
 
     /// Opens the pooled connection (DNS, TCP, TLS, HTTP/2) ahead of the first real request
-    /// with a `GET /time`, so the first order does not pay for the handshake.
+    /// with a `GET /time`, so the first order does not pay for the handshake; with the
+    /// [order lane](ClientBuilder::order_lane) on, first one lane connection too.
     ///
     /// # Errors
     ///
     /// When the server cannot be reached.
     pub async fn prewarm(&self) -> Result<(), Error> {
+        if let Some(lane) = &self.inner.lane {
+            lane.prewarm().await?;
+        }
         self.server_time().await.map(drop)
+    }
+
+    /// Open [order lane](ClientBuilder::order_lane) connections (0 when the lane is off).
+    #[doc(hidden)]
+    #[must_use]
+    pub fn order_lane_connections(&self) -> usize {
+        self.inner
+            .lane
+            .as_ref()
+            .map_or(0, super::lane::Lane::open_connections)
     }
 
     /// Reads `GET /time` and stores the server-minus-local clock offset used when the client
@@ -320,6 +337,12 @@ impl Client {
         bucket: Option<super::ratelimit::Bucket>,
         limits: &mut Option<super::ratelimit::RateLimitStatus>,
     ) -> Result<bytes::Bytes, Error> {
+        if let Some(lane) = &self.inner.lane
+            && super::lane::carries(req)
+            && let Some(r) = self.lane_attempt(lane, req, bucket, limits).await
+        {
+            return r;
+        }
         let mut url =
             String::with_capacity(self.inner.host.len() + req.path.len() + req.query.len() + 1);
         url.push_str(&self.inner.host);

@@ -381,7 +381,7 @@ mod polyclob_row {
         }
     }
 
-    pub fn run(presign: bool, busy_poll: bool) -> (Vec<(Instant, Instant)>, Vec<String>) {
+    pub fn run(presign: bool, busy_poll: bool, lane: bool) -> (Vec<(Instant, Instant)>, Vec<String>) {
         let ex = Exchange::start(WARMUP + ORDERS);
         let rt = runtime();
         let marks = rt.block_on(async {
@@ -394,6 +394,7 @@ mod polyclob_row {
             let client = ClientBuilder::new()
                 .host(&ex.http_url)
                 .signer(signer.clone())
+                .order_lane(lane)
                 .build()
                 .expect("client");
             client.set_credentials(Credentials::new(API_KEY, SECRET, PASSPHRASE));
@@ -655,19 +656,27 @@ fn main() {
         "row", "p50 µs", "p99 µs", "max µs"
     );
     type RowFn = Box<dyn Fn() -> (Vec<(Instant, Instant)>, Vec<String>)>;
-    let rows: [(&str, RowFn); 5] = [
+    let rows: [(&str, RowFn); 7] = [
         ("floor: bare TCP legs", Box::new(floor_row::run)),
         (
             "polyclob (RFC 6979)",
-            Box::new(|| polyclob_row::run(false, false)),
+            Box::new(|| polyclob_row::run(false, false, false)),
         ),
         (
             "polyclob (nonce pool)",
-            Box::new(|| polyclob_row::run(true, false)),
+            Box::new(|| polyclob_row::run(true, false, false)),
+        ),
+        (
+            "polyclob (nonce pool, order lane)",
+            Box::new(|| polyclob_row::run(true, false, true)),
         ),
         (
             "polyclob (nonce pool, busy_poll)",
-            Box::new(|| polyclob_row::run(true, true)),
+            Box::new(|| polyclob_row::run(true, true, false)),
+        ),
+        (
+            "polyclob (nonce pool, lane, busy_poll)",
+            Box::new(|| polyclob_row::run(true, true, true)),
         ),
         ("polyfill-rs 0.4.3", Box::new(polyfill_row::run)),
     ];
@@ -724,18 +733,22 @@ fn main() {
                 lat.last().map_or(f64::NAN, |&x| x as f64 / 1000.0),
             );
         }
-        if let [floor, rfc, pool, busy, pf] = p50s[..] {
+        if let [floor, rfc, pool, pool_lane, busy, busy_lane, pf] = p50s[..] {
             println!(
-                "p50 ratio polyfill-rs / polyclob: RFC 6979 {:.2}x, nonce pool {:.2}x, nonce pool + busy_poll {:.2}x",
+                "p50 ratio polyfill-rs / polyclob: RFC 6979 {:.2}x, nonce pool {:.2}x, + lane {:.2}x, + busy_poll {:.2}x, + lane + busy_poll {:.2}x",
                 pf / rfc,
                 pf / pool,
-                pf / busy
+                pf / pool_lane,
+                pf / busy,
+                pf / busy_lane
             );
             println!(
-                "p50 above the floor ({floor:.1} µs): polyclob RFC 6979 {:.1}, nonce pool {:.1}, + busy_poll {:.1}, polyfill-rs {:.1} µs",
+                "p50 above the floor ({floor:.1} µs): polyclob RFC 6979 {:.1}, nonce pool {:.1}, + lane {:.1}, + busy_poll {:.1}, + lane + busy_poll {:.1}, polyfill-rs {:.1} µs",
                 rfc - floor,
                 pool - floor,
+                pool_lane - floor,
                 busy - floor,
+                busy_lane - floor,
                 pf - floor
             );
         }
