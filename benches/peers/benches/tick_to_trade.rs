@@ -381,7 +381,11 @@ mod polyclob_row {
         }
     }
 
-    pub fn run(presign: bool, busy_poll: bool, lane: bool) -> (Vec<(Instant, Instant)>, Vec<String>) {
+    pub fn run(
+        presign: bool,
+        busy_poll: bool,
+        lane: bool,
+    ) -> (Vec<(Instant, Instant)>, Vec<String>) {
         let ex = Exchange::start(WARMUP + ORDERS);
         let rt = runtime();
         let marks = rt.block_on(async {

@@ -461,8 +461,6 @@ fn main() {
         "row", "rate", "p50 µs", "p99 µs [range]", "p99.9 µs", "msg/s", "alloc/msg"
     );
     let mut failed = false;
-    // The client under test runs on this thread (each row's current-thread runtime).
-    polyclob_peer_benches::pin_to_cpu(1);
     let only_rate: Option<String> = std::env::var("RATE").ok();
     for (rate, n) in rates {
         if only_rate

@@ -261,25 +261,6 @@ impl Rate {
     }
 }
 
-/// Pins the calling thread to CPU `cpu` when the machine has more than one. The loopback
-/// servers run on CPU 0 and the client under test on CPU 1, as a server on another machine
-/// would be: otherwise the scheduler's wake-affine placement can put a client woken by the
-/// server's write on the server's busy CPU, where it waits milliseconds for a slice — a stall
-/// no client would meet with the exchange across a network.
-pub fn pin_to_cpu(cpu: usize) {
-    let cpus = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    if cpus < 2 || std::env::var_os("NO_PIN").is_some() {
-        return;
-    }
-    // SAFETY: `set` is a plain bit set owned by this frame; `sched_setaffinity(0, …)` reads it
-    // for the calling thread and keeps no pointer.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu % cpus, &mut set);
-        let _ = libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-    }
-}
-
 /// A loopback WebSocket server for one client connection on its own thread.
 pub struct Server {
     /// `ws://127.0.0.1:PORT/ws/market`.
@@ -318,7 +299,6 @@ impl Server {
             Arc::clone(&done),
         );
         let thread = std::thread::spawn(move || {
-            pin_to_cpu(0);
             serve(&listener, &feed, rate, base, (&sent, &late), &stop);
         });
         Self {
