@@ -198,19 +198,13 @@ impl Auth {
         let sig = key.sign(ts, method, path, body);
         let address = signer.address().to_checksum_buffer(None);
         let mut digits = [0u8; 20];
-        let mut i = digits.len();
-        let mut t = ts;
-        loop {
-            i -= 1;
-            digits[i] = b'0' + (t % 10) as u8;
-            t /= 10;
-            if t == 0 {
-                break;
-            }
-        }
         line(out, "poly_address", address.as_str().as_bytes())?;
         line(out, "poly_signature", sig.as_str().as_bytes())?;
-        line(out, "poly_timestamp", &digits[i..])?;
+        line(
+            out,
+            "poly_timestamp",
+            crate::sign::eip712::write_u64_decimal(ts, &mut digits),
+        )?;
         line(out, "poly_api_key", keyed.creds.api_key().as_bytes())?;
         line(out, "poly_passphrase", keyed.creds.passphrase().as_bytes())
     }

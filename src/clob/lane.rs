@@ -32,6 +32,7 @@ use super::error::{Error, Kind};
 use super::ratelimit::{Bucket, RateLimitStatus};
 use super::retry::parse_retry_after;
 use super::transport::{Client, Req};
+use crate::sign::eip712::write_u64_decimal;
 
 /// Lane connections per client (opened when first needed; [`Client::prewarm`] opens one).
 pub(crate) const LANE_CONNECTIONS: usize = 4;
@@ -365,7 +366,7 @@ impl Client {
         if let Some(b) = body {
             w.extend_from_slice(b"content-type: application/json\r\ncontent-length: ");
             let mut digits = [0u8; 20];
-            w.extend_from_slice(decimal(b.len(), &mut digits));
+            w.extend_from_slice(write_u64_decimal(b.len() as u64, &mut digits));
             w.extend_from_slice(b"\r\n\r\n");
             w.extend_from_slice(b);
         } else {
@@ -441,19 +442,6 @@ impl Client {
                         .with_path(req.path));
                 }
             }
-        }
-    }
-}
-
-/// ASCII decimal of `n` in `buf`.
-fn decimal(mut n: usize, buf: &mut [u8; 20]) -> &[u8] {
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            return &buf[i..];
         }
     }
 }

@@ -74,24 +74,7 @@ fn past_after<const K: usize>(
     key: &[u8; K],
     unknown: impl Fn(&[u8]) -> bool,
 ) -> Option<usize> {
-    let b = src.as_bytes();
-    let mut p = skip_ws(b, k);
-    if p != k {
-        if let Some(end) = lit(b, p, key) {
-            return Some(end);
-        }
-    }
-    loop {
-        let (name, v) = key_at(src, p)?;
-        if !unknown(name) {
-            return None;
-        }
-        let after = skip_value(src, skip_ws(b, v))?;
-        p = next_member(b, after).ok()?;
-        if let Some(end) = lit(b, p, key) {
-            return Some(end);
-        }
-    }
+    to_key(src, skip_ws(src.as_bytes(), k), key, unknown)
 }
 
 /// [`lit_or_past`] once the literal was not at `e`: out of line.
@@ -111,12 +94,25 @@ fn past_then<const H: usize, const K: usize>(
     if b.get(e..e + kept)? != head.get(..kept)? {
         return None;
     }
-    let mut after = e + kept;
-    let mut p = if first {
+    let after = e + kept;
+    let p = if first {
         skip_ws(b, after)
     } else {
         next_member(b, after).ok()?
     };
+    to_key(src, p, key, unknown)
+}
+
+/// From the member at `p`: past every member whose key `unknown` accepts to `key`; the index
+/// after `key`. `None` at any other key or on broken JSON.
+#[inline(always)]
+fn to_key<const K: usize>(
+    src: &str,
+    mut p: usize,
+    key: &[u8; K],
+    unknown: impl Fn(&[u8]) -> bool,
+) -> Option<usize> {
+    let b = src.as_bytes();
     loop {
         if let Some(end) = lit(b, p, key) {
             return Some(end);
@@ -125,8 +121,7 @@ fn past_then<const H: usize, const K: usize>(
         if !unknown(k) {
             return None;
         }
-        after = skip_value(src, skip_ws(b, v))?;
-        p = next_member(b, after).ok()?;
+        p = next_member(b, skip_value(src, skip_ws(b, v))?).ok()?;
     }
 }
 
