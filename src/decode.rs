@@ -53,6 +53,7 @@ pub(crate) mod json;
 mod lists;
 mod new_market;
 mod owned;
+mod shape;
 mod skip;
 // The SSE2 string-end scan, compiled by rustc >= 1.89 only (`polyclob_simd`, see build.rs).
 // The `unsafe` of the decoder is here (the SSE2 intrinsic calls and 16-byte loads) and in
@@ -383,10 +384,17 @@ impl<'a> Events<'a> {
             }
             None => return Err(err(DecodeErrorKind::Eof, "", c.pos)),
         }
-        let pc = match lists::compact_price_change(c.src, start, sink) {
-            Ok(pc) => Some(pc),
-            // Continued where the layout reader stopped, keeping what it read and delivered.
-            Err(resume) => lists::keyed_price_change(c.src, sink, resume),
+        let layout = shape::learned();
+        let pc = if layout != 0 {
+            // The feed has been sending another order: that first.
+            shape::price_change(c.src, start, layout, sink)
+        } else {
+            match lists::compact_price_change(c.src, start, sink) {
+                Ok(pc) => Some(pc),
+                // Continued where the layout reader stopped, keeping what it read and
+                // delivered; the order it met is tried first from the next message on.
+                Err(resume) => lists::keyed_price_change(c.src, sink, resume),
+            }
         };
         if let Some(pc) = pc {
             // What `events::build` makes of these captures (the tests of
@@ -833,7 +841,7 @@ mod tests {
     }
 
     /// A random JSON value of every type, compact, for a field the exchange might add.
-    fn value(next: &mut dyn FnMut(u64) -> u64, depth: u32) -> String {
+    pub(super) fn value(next: &mut dyn FnMut(u64) -> u64, depth: u32) -> String {
         match if depth > 2 { next(4) } else { next(6) } {
             0 => ["true", "false", "null"][next(3) as usize].to_string(),
             1 => ["0", "-1.5e3", "12", "0.001", "7E+2"][next(5) as usize].to_string(),
@@ -855,7 +863,7 @@ mod tests {
 
     /// Splits a compact object's text into its members (no nesting-aware JSON needed: the
     /// generated members are joined with `,"` only at the top level).
-    fn members(obj: &str) -> Vec<String> {
+    pub(super) fn members(obj: &str) -> Vec<String> {
         let v: serde_json::Value = serde_json::from_str(obj).unwrap();
         let map = v.as_object().unwrap();
         // serde_json's map keeps insertion order only with `preserve_order`; rebuild the

@@ -140,7 +140,7 @@ impl Sink for Scratch {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn change(&mut self, change: Result<PriceChange<'_>, DecodeError>) {
         match change {
             Ok(c) => self.changes.push(ChangeRec {

@@ -2,6 +2,7 @@
 //! and string lists. Each re-reads the frame bytes on demand and never allocates.
 
 use super::book::{Pattern, pattern};
+use super::shape;
 use super::skip::{
     key_at, lit_or_past, next_member, not_event_key, past_unknown, skip_value, skip_value_call,
 };
@@ -686,7 +687,7 @@ fn change_members(src: &str, mut p: usize, mut f: ChangeFields) -> Option<(Chang
 /// `}`; anything else returns `None`, and [`fast_change`] / the general reader take the entry
 /// (they accept this shape too, with the same result: tested below).
 #[inline(always)]
-fn compact_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
+pub(super) fn compact_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
     layout_change::<false>(src, p)
 }
 
@@ -808,7 +809,7 @@ pub(crate) struct CompactPriceChange {
 /// it stopped and what it had read, and [`keyed_price_change`] continues from there (the
 /// entries already delivered stay delivered); the result is the general reader's on every
 /// text either accepts (tested below).
-#[inline]
+#[inline(always)]
 pub(crate) fn compact_price_change<S: Sink>(
     src: &str,
     p: usize,
@@ -923,17 +924,19 @@ fn skipping_entries<S: Sink>(
 /// What a `price_change` reader has captured so far.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct PcCaps {
-    market: Raw,
-    timestamp: Raw,
+    pub(super) market: Raw,
+    pub(super) timestamp: Raw,
     /// Where the `price_changes` items start.
-    items: Option<usize>,
+    pub(super) items: Option<usize>,
     /// `"event_type":"price_change"` was read.
-    is_pc: bool,
+    pub(super) is_pc: bool,
+    /// The members read so far as [`shape`] codes (0: none recorded; see [`shape::push`]).
+    pub(super) seq: u64,
 }
 
 /// Where [`compact_price_change`] stopped.
 #[derive(Clone, Copy, Debug)]
-enum At {
+pub(super) enum At {
     /// Nothing to continue: the general reader decodes the element.
     Fail,
     /// At the quote of a member's key (or the object's `}`).
@@ -957,12 +960,12 @@ pub(crate) struct Resume {
 
 impl Resume {
     /// Nothing to continue.
-    fn fail() -> Self {
+    pub(super) fn fail() -> Self {
         Self::at(PcCaps::default(), At::Fail)
     }
 
     #[inline(always)]
-    const fn at(caps: PcCaps, at: At) -> Self {
+    pub(super) const fn at(caps: PcCaps, at: At) -> Self {
         Self { caps, at }
     }
 }
@@ -994,51 +997,91 @@ pub(crate) fn keyed_price_change<S: Sink>(
     resume: Resume,
 ) -> Option<CompactPriceChange> {
     let b = src.as_bytes();
+    let mut caps = resume.caps;
+    if caps.seq == 0 {
+        caps.seq = layout_prefix(&caps);
+    }
     match resume.at {
         At::Fail => None,
         At::Key(first) => {
             // Members in front of the layout's first key (a field the exchange added at the
             // front) are skipped, then the layout reader takes the rest.
-            let p = front(src, first)?;
+            let p = front(src, first, &mut caps.seq)?;
             if p != first && b.get(p..p + 10) == Some(b"\"market\":\"") {
-                return resync(src, p, sink);
+                return resync(src, p, caps.seq, sink);
             }
-            keyed_rest(src, sink, resume.caps, At::Key(p))
+            keyed_rest(src, sink, caps, At::Key(p))
         }
         At::After(q) => {
             // The exchange's other events (a book has `market` first too) give up here.
             if let Ok(p) = next_member(b, q) {
                 front_key(src, p)?;
             }
-            keyed_rest(src, sink, resume.caps, resume.at)
+            keyed_rest(src, sink, caps, resume.at)
         }
         At::Entry(q) => match skipping_entries(src, q, resume.caps, sink) {
             Ok(pc) => Some(pc),
-            Err(r) => keyed_rest(src, sink, r.caps, r.at),
+            Err(r) => keyed_rest(src, sink, unrecorded(r.caps), r.at),
         },
-        _ => keyed_rest(src, sink, resume.caps, resume.at),
+        _ => keyed_rest(src, sink, unrecorded(caps), resume.at),
     }
 }
 
-/// The layout reader again from the `market` key at `p`, after members in front of it.
+/// The codes ([`shape`]) of the members [`compact_members`] read before it stopped, which
+/// are the layout's first ones.
+fn layout_prefix(caps: &PcCaps) -> u64 {
+    let mut seq = 0;
+    if caps.market.kind == RawKind::Str {
+        seq = shape::push(seq, shape::MARKET);
+    }
+    if caps.items.is_some() {
+        seq = shape::push(seq, shape::PRICE_CHANGES);
+    }
+    if caps.timestamp.kind == RawKind::Str {
+        seq = shape::push(seq, shape::TIMESTAMP);
+    }
+    if caps.is_pc {
+        seq = shape::push(seq, shape::EVENT_TYPE);
+    }
+    seq
+}
+
+/// `caps` with its member order marked unknown: the entries changed shape, not the order.
+fn unrecorded(mut caps: PcCaps) -> PcCaps {
+    caps.seq = shape::UNKNOWN;
+    caps
+}
+
+/// The layout reader again from the `market` key at `p`, after members in front of it
+/// (`seq`: their codes).
 #[inline(never)]
-fn resync<S: Sink>(src: &str, p: usize, sink: &mut S) -> Option<CompactPriceChange> {
+fn resync<S: Sink>(src: &str, p: usize, seq: u64, sink: &mut S) -> Option<CompactPriceChange> {
     match compact_members(src, p, sink) {
-        Ok(pc) => Some(pc),
-        Err(r) => keyed_price_change(src, sink, r),
+        Ok(pc) => {
+            shape::learn(shape::finished(shape::concat(seq, shape::EXACT)));
+            Some(pc)
+        }
+        Err(mut r) => {
+            r.caps.seq = shape::concat(seq, layout_prefix(&r.caps));
+            keyed_price_change(src, sink, r)
+        }
     }
 }
 
 /// The first member from the key at `p` on whose key a `price_change` has; members no event
-/// reads are skipped. `None` at another event's key, at the object's end, or on broken JSON.
+/// reads are skipped (and recorded in `seq`). `None` at another event's key, at the object's
+/// end, or on broken JSON.
 #[inline(always)]
-fn front(src: &str, mut p: usize) -> Option<usize> {
+fn front(src: &str, mut p: usize, seq: &mut u64) -> Option<usize> {
     let b = src.as_bytes();
     loop {
         match front_key(src, p)? {
             None => return Some(p),
             Some(v) => match next_member(b, skip_value_call(src, skip_ws(b, v))?) {
-                Ok(q) => p = q,
+                Ok(q) => {
+                    *seq = shape::push(*seq, shape::OTHER);
+                    p = q;
+                }
                 Err(_) => return None,
             },
         }
@@ -1095,12 +1138,16 @@ fn keyed_rest<S: Sink>(
             },
             items: Some(items),
             timestamp,
-        } => Some(CompactPriceChange {
-            market: caps.market,
-            timestamp,
-            items,
-            end,
-        }),
+            seq,
+        } => {
+            shape::learn(shape::finished(seq));
+            Some(CompactPriceChange {
+                market: caps.market,
+                timestamp,
+                items,
+                end,
+            })
+        }
         _ => None,
     }
 }
@@ -1114,7 +1161,12 @@ fn layout_tail(src: &str, q: usize, market: Raw, items: usize) -> Option<Compact
     let ts_at = lit(b, q, b",\"timestamp\":\"")?;
     let ts_end = plain_end_guess::<TIMESTAMP_LEN>(b, ts_at)?;
     let end = lit(b, ts_end, b"\",\"event_type\":\"price_change\"}")?;
-    (market.kind == RawKind::Str).then_some(CompactPriceChange {
+    if market.kind != RawKind::Str {
+        return None;
+    }
+    // The message is in the exchange's order.
+    shape::learn(shape::EXACT);
+    Some(CompactPriceChange {
         market,
         timestamp: Raw::new(ts_at, ts_end - ts_at, RawKind::Str),
         items,
@@ -1182,6 +1234,7 @@ fn members<S: Sink>(src: &str, p: usize, caps: &mut PcCaps, sink: &mut S) -> Opt
         if is_event_key(key) {
             return None;
         }
+        caps.seq = shape::push(caps.seq, shape::OTHER);
         return skip_value_call(src, skip_ws(b, v));
     };
     let v = skip_ws(b, v);
@@ -1190,15 +1243,18 @@ fn members<S: Sink>(src: &str, p: usize, caps: &mut PcCaps, sink: &mut S) -> Opt
         PcKey::Market => {
             let (raw, next) = plain_string::<MARKET_LEN>(b, v)?;
             caps.market = raw;
+            caps.seq = shape::push(caps.seq, shape::MARKET);
             next
         }
         PcKey::Timestamp => {
             let (raw, next) = plain_string::<TIMESTAMP_LEN>(b, v)?;
             caps.timestamp = raw;
+            caps.seq = shape::push(caps.seq, shape::TIMESTAMP);
             next
         }
         PcKey::EventType => {
             caps.is_pc = true;
+            caps.seq = shape::push(caps.seq, shape::EVENT_TYPE);
             lit(b, v, b"\"price_change\"")?
         }
         PcKey::PriceChanges => {
@@ -1206,6 +1262,7 @@ fn members<S: Sink>(src: &str, p: usize, caps: &mut PcCaps, sink: &mut S) -> Opt
                 return None;
             }
             caps.items = Some(v + 1);
+            caps.seq = shape::push(caps.seq, shape::PRICE_CHANGES);
             let p = skip_ws(b, v + 1);
             if b.get(p) == Some(&b']') {
                 p + 1
@@ -1218,7 +1275,7 @@ fn members<S: Sink>(src: &str, p: usize, caps: &mut PcCaps, sink: &mut S) -> Opt
 
 /// How [`entries_at`] reads the next entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Mode {
+pub(super) enum Mode {
     /// The exchange's layout ([`compact_change`]), else as `Skipping`.
     Layout,
     /// The layout with members entries do not have skipped wherever they stand
@@ -1232,7 +1289,12 @@ enum Mode {
 /// `sink`, read as `mode` says. A feed that changed shape changed it for every entry, so the
 /// reader the first entry needed reads the rest: each entry is read once, bar the one on which
 /// the faster readers stopped.
-fn entries_at<S: Sink>(src: &str, mut p: usize, mut mode: Mode, sink: &mut S) -> Option<usize> {
+pub(super) fn entries_at<S: Sink>(
+    src: &str,
+    mut p: usize,
+    mut mode: Mode,
+    sink: &mut S,
+) -> Option<usize> {
     let b = src.as_bytes();
     loop {
         let (change, end) = loop {
