@@ -2,7 +2,7 @@
 //! client's transport pointed elsewhere, with the setters that make sense there.
 
 /// Defines `ClientBuilder` for a `Client { http: clob::Client }` of another host: `host`,
-/// `timeout`, `retry`, `user_agent`, `build`, `Default`. `$name` is the service's name in the
+/// `timeout`, `retry`, `user_agent`, `proxy`, `no_proxy`, `build`, `Default`. `$name` is the service's name in the
 /// docs, `$host` its default URL (the module's `DEFAULT_HOST`, repeated for the docs).
 macro_rules! host_client_builder {
     ($name:literal, $host:literal) => {
@@ -42,6 +42,20 @@ macro_rules! host_client_builder {
             /// The `User-Agent` header. Default is `polyclob/<version>`.
             pub fn user_agent(mut self, ua: impl Into<String>) -> Self {
                 self.inner = self.inner.user_agent(ua);
+                self
+            }
+
+            /// Every request through `proxy` (loopback hosts too). Default is the proxy
+            /// environment variables ([`crate::proxy`]).
+            pub fn proxy(mut self, proxy: crate::Proxy) -> Self {
+                self.inner = self.inner.proxy(proxy);
+                self
+            }
+
+            /// Never a proxy, whatever the environment says. Default is the proxy
+            /// environment variables ([`crate::proxy`]).
+            pub fn no_proxy(mut self) -> Self {
+                self.inner = self.inner.no_proxy();
                 self
             }
 
