@@ -65,22 +65,17 @@ impl Rpc {
     /// When the TLS configuration or the HTTP client cannot be built.
     ///
     /// The proxy environment variables are honoured (`HTTPS_PROXY`, `HTTP_PROXY`,
-    /// `ALL_PROXY`, `NO_PROXY`; [`crate::proxy`]); [`with_proxy`](Self::with_proxy) chooses.
+    /// `ALL_PROXY`, `NO_PROXY`; [`crate::proxy`]).
     pub fn new(url: impl Into<String>) -> Result<Self, Error> {
         Self::build(url.into(), &crate::proxy::Setting::Env)
     }
 
-    /// As [`new`](Self::new), through `proxy` (`Some`), or always direct (`None`), whatever
-    /// the environment says.
-    ///
-    /// # Errors
-    /// When the TLS configuration or the HTTP client cannot be built.
-    pub fn with_proxy(url: impl Into<String>, proxy: Option<crate::Proxy>) -> Result<Self, Error> {
-        let setting = match proxy {
-            Some(p) => crate::proxy::Setting::Fixed(Arc::new(p)),
-            None => crate::proxy::Setting::Direct,
-        };
-        Self::build(url.into(), &setting)
+    /// As [`new`](Self::new), with the builder's proxy choice.
+    pub(crate) fn with_proxy(
+        url: impl Into<String>,
+        proxy: &crate::proxy::Setting,
+    ) -> Result<Self, Error> {
+        Self::build(url.into(), proxy)
     }
 
     fn build(url: String, proxy: &crate::proxy::Setting) -> Result<Self, Error> {

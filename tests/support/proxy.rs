@@ -56,7 +56,21 @@ impl TestProxy {
         auth: Option<(&str, &str)>,
         behave: Behave,
     ) -> Self {
-        let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        Self::start_on(l, kind, upstream, auth, behave)
+    }
+
+    /// As [`start`](Self::start), on a listener bound beforehand (its address can go into
+    /// the environment before any runtime thread exists).
+    pub fn start_on(
+        l: std::net::TcpListener,
+        kind: Kind,
+        upstream: SocketAddr,
+        auth: Option<(&str, &str)>,
+        behave: Behave,
+    ) -> Self {
+        l.set_nonblocking(true).unwrap();
+        let l = TcpListener::from_std(l).unwrap();
         let addr = l.local_addr().unwrap();
         let counts = Arc::new(Counts::default());
         let c = Arc::clone(&counts);
