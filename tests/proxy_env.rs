@@ -51,16 +51,14 @@ fn environment_proxies() {
 
 async fn run(listener: std::net::TcpListener) {
     let cond = "0x00000000000000000000000000000000000000000000000000000000000000c1";
-    let sim = Simulator::builder()
-        .markets(vec![MarketSpec::binary(
-            cond,
-            "Proxy test",
-            ["1001", "1002"],
-        )])
-        .onchain(true)
-        .start()
-        .await
-        .unwrap();
+    let sim = Simulator::builder().markets(vec![MarketSpec::binary(
+        cond,
+        "Proxy test",
+        ["1001", "1002"],
+    )]);
+    #[cfg(feature = "onchain")]
+    let sim = sim.onchain(true);
+    let sim = sim.start().await.unwrap();
     let up: SocketAddr = sim
         .http_url()
         .trim_start_matches("http://")
@@ -153,7 +151,7 @@ async fn run(listener: std::net::TcpListener) {
     let quick = polyclob::clob::RetryPolicy::none();
     let bypass = Client::builder()
         .host(format!("http://bypass.invalid:{}", up.port()))
-        .retry(quick.clone())
+        .retry(quick)
         .build()
         .unwrap();
     assert!(bypass.server_time().await.is_err(), "direct: no such host");
