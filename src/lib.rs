@@ -185,7 +185,7 @@ pub mod gamma;
 #[cfg(feature = "onchain")]
 pub mod onchain;
 pub mod order;
-pub mod proxy;
+mod proxy;
 pub mod rtds;
 pub mod sign;
 #[cfg(feature = "sim")]
@@ -207,7 +207,6 @@ pub use compat::{
     OpenOrder, OpenOrderParams, OrderArgs, OrderBookSummary, OrderSummary, OrderType, PostOrder,
     PriceResponse, Side, SpreadResponse, TickSizeResponse, TradeParams,
 };
-pub use proxy::Proxy;
 pub use serde_json::Value;
 
 // Compiles and runs the README's code blocks as doctests, so the README cannot drift.

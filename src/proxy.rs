@@ -1,47 +1,6 @@
-//! Outbound proxies: one [`Proxy`] (HTTP `CONNECT`, HTTPS, SOCKS5 or SOCKS5 with remote DNS)
-//! for every connection a client opens, or the proxy environment variables.
-//!
-//! Every transport of the crate follows the same choice:
-//!
-//! - the pooled HTTP client (CLOB REST, Gamma, Data API, and the on-chain JSON-RPC client)
-//!   hands it to reqwest;
-//! - the order lane ([`ClientBuilder::order_lane`](crate::clob::ClientBuilder::order_lane)) and
-//!   the WebSocket streams (market, user, RTDS) open a tunnel themselves: an HTTP `CONNECT`
-//!   or a SOCKS5 handshake on the TCP stream before TLS, inside the connect timeout. A proxy
-//!   that refuses is a connect failure ([`ProxyFailure`]), retried with backoff by the
-//!   streams.
-//!
-//! The choice is made by the builders' `proxy(Proxy)` and `no_proxy()` setters; the default
-//! honours the environment the way reqwest (and so `polymarket-rs-client` 0.1.1) does, read
-//! once when the client or stream is built:
-//!
-//! | target                    | variables (first set wins)                               |
-//! |---------------------------|----------------------------------------------------------|
-//! | `https://`, `wss://`      | `HTTPS_PROXY`, `https_proxy`, `ALL_PROXY`, `all_proxy`    |
-//! | `http://`, `ws://`        | `HTTP_PROXY`, `http_proxy`, `ALL_PROXY`, `all_proxy`      |
-//!
-//! `NO_PROXY` (or `no_proxy`) lists hosts that go direct: `*` (every host), a domain (which
-//! also matches its subdomains; a leading dot is ignored), an IP address, or a CIDR block
-//! (`10.0.0.0/8`). From the environment, loopback targets (`localhost`, `*.localhost`,
-//! `127.0.0.0/8`, `::1`) always go direct; an explicit [`Proxy`] applies to them too. As in
-//! reqwest, `HTTP_PROXY` is ignored when `REQUEST_METHOD` is set (a CGI process, where it
-//! could come from a request header), and a value that is not a proxy URL is ignored. When
-//! no variable is set the clients are built exactly as with `no_proxy()`: nothing is looked
-//! up per request.
-//!
-//! ```
-//! use polyclob::Proxy;
-//!
-//! let proxy: Proxy = "socks5h://bot:s3cret@10.0.0.7:1080".parse()?;
-//! assert_eq!(proxy.host(), "10.0.0.7");
-//! assert_eq!(proxy.port(), 1080);
-//! // Credentials never appear in Debug output.
-//! assert!(!format!("{proxy:?}").contains("s3cret"));
-//!
-//! let client = polyclob::clob::Client::builder().proxy(proxy).build()?;
-//! # let _ = client;
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
+//! Outbound proxies ([`Proxy`], re-exported as `polyclob::clob::Proxy`): the URL type, the
+//! route every transport follows, and the `CONNECT` / SOCKS5 handshakes of the order lane and
+//! the WebSocket streams.
 
 use std::fmt;
 use std::io;
@@ -74,6 +33,53 @@ pub enum ProxyKind {
 /// are zeroized on drop and never shown by `Debug` or any error.
 ///
 /// Default ports: 80 (`http`), 443 (`https`), 1080 (SOCKS).
+///
+/// # Where it applies
+///
+/// Outbound proxies: one [`Proxy`] (HTTP `CONNECT`, HTTPS, SOCKS5 or SOCKS5 with remote DNS)
+/// for every connection a client opens, or the proxy environment variables.
+///
+/// Every transport of the crate follows the same choice:
+///
+/// - the pooled HTTP client (CLOB REST, Gamma, Data API, and the on-chain JSON-RPC client)
+///   hands it to reqwest;
+/// - the order lane ([`ClientBuilder::order_lane`](crate::clob::ClientBuilder::order_lane)) and
+///   the WebSocket streams (market, user, RTDS) open a tunnel themselves: an HTTP `CONNECT`
+///   or a SOCKS5 handshake on the TCP stream before TLS, inside the connect timeout. A proxy
+///   that refuses is a connect failure ([`ProxyFailure`]), retried with backoff by the
+///   streams.
+///
+/// The choice is made by the builders' `proxy(Proxy)` and `no_proxy()` setters; the default
+/// honours the environment the way reqwest (and so `polymarket-rs-client` 0.1.1) does, read
+/// once when the client or stream is built:
+///
+/// | target                    | variables (first set wins)                               |
+/// |---------------------------|----------------------------------------------------------|
+/// | `https://`, `wss://`      | `HTTPS_PROXY`, `https_proxy`, `ALL_PROXY`, `all_proxy`    |
+/// | `http://`, `ws://`        | `HTTP_PROXY`, `http_proxy`, `ALL_PROXY`, `all_proxy`      |
+///
+/// `NO_PROXY` (or `no_proxy`) lists hosts that go direct: `*` (every host), a domain (which
+/// also matches its subdomains; a leading dot is ignored), an IP address, or a CIDR block
+/// (`10.0.0.0/8`). From the environment, loopback targets (`localhost`, `*.localhost`,
+/// `127.0.0.0/8`, `::1`) always go direct; an explicit [`Proxy`] applies to them too. As in
+/// reqwest, `HTTP_PROXY` is ignored when `REQUEST_METHOD` is set (a CGI process, where it
+/// could come from a request header), and a value that is not a proxy URL is ignored. When
+/// no variable is set the clients are built exactly as with `no_proxy()`: nothing is looked
+/// up per request.
+///
+/// ```
+/// use polyclob::clob::Proxy;
+///
+/// let proxy: Proxy = "socks5h://bot:s3cret@10.0.0.7:1080".parse()?;
+/// assert_eq!(proxy.host(), "10.0.0.7");
+/// assert_eq!(proxy.port(), 1080);
+/// // Credentials never appear in Debug output.
+/// assert!(!format!("{proxy:?}").contains("s3cret"));
+///
+/// let client = polyclob::clob::Client::builder().proxy(proxy).build()?;
+/// # let _ = client;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone)]
 pub struct Proxy {
     kind: ProxyKind,

@@ -15,9 +15,9 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use polyclob::Proxy;
+use polyclob::clob::Proxy;
+use polyclob::clob::ProxyFailure;
 use polyclob::clob::{Client, Throttle};
-use polyclob::proxy::ProxyFailure;
 use polyclob::rtds::{RtdsEvent, RtdsStream, Subscription};
 use polyclob::sim::SimHandle;
 use polyclob::ws::connection::{ConnectError, Disconnect};

@@ -286,14 +286,14 @@ impl ClientBuilder {
     /// `https://` proxy the lane is not used and orders go by the pooled client), and
     /// streams built with [`MarketStreamBuilder::proxy_from`](crate::ws::market::MarketStreamBuilder::proxy_from).
     /// It also applies to loopback hosts. Default is the proxy environment variables
-    /// ([`crate::proxy`] lists them and the `NO_PROXY` rules).
-    pub fn proxy(mut self, proxy: crate::Proxy) -> Self {
+    /// ([`Proxy`](crate::clob::Proxy#where-it-applies) lists them and the `NO_PROXY` rules).
+    pub fn proxy(mut self, proxy: crate::clob::Proxy) -> Self {
         self.proxy = crate::proxy::Setting::Fixed(Arc::new(proxy));
         self
     }
 
     /// Never use a proxy, whatever the environment says. Default is the proxy environment
-    /// variables (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`; [`crate::proxy`]),
+    /// variables (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`; [`Proxy`](crate::clob::Proxy#where-it-applies)),
     /// as reqwest and `polymarket-rs-client` 0.1.1 do; with none set this is the same.
     pub fn no_proxy(mut self) -> Self {
         self.proxy = crate::proxy::Setting::Direct;

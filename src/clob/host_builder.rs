@@ -46,14 +46,14 @@ macro_rules! host_client_builder {
             }
 
             /// Every request through `proxy` (loopback hosts too). Default is the proxy
-            /// environment variables ([`crate::proxy`]).
-            pub fn proxy(mut self, proxy: crate::Proxy) -> Self {
+            /// environment variables ([`Proxy`](crate::clob::Proxy#where-it-applies)).
+            pub fn proxy(mut self, proxy: crate::clob::Proxy) -> Self {
                 self.inner = self.inner.proxy(proxy);
                 self
             }
 
             /// Never a proxy, whatever the environment says. Default is the proxy
-            /// environment variables ([`crate::proxy`]).
+            /// environment variables ([`Proxy`](crate::clob::Proxy#where-it-applies)).
             pub fn no_proxy(mut self) -> Self {
                 self.inner = self.inner.no_proxy();
                 self

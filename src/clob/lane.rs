@@ -67,7 +67,7 @@ pub(crate) struct Lane {
     /// The host name (IPv6 without brackets) and port, for a proxy tunnel.
     target: (String, u16),
     /// The proxy the lane tunnels through, if any (`http://` or SOCKS5).
-    proxy: Option<Arc<crate::Proxy>>,
+    proxy: Option<Arc<crate::clob::Proxy>>,
     /// The `Host` header.
     host: String,
     /// A path prefix of the base URL (usually empty).

@@ -60,6 +60,7 @@ mod trading;
 mod transport;
 pub mod types;
 
+pub use crate::proxy::{Proxy, ProxyError, ProxyFailure, ProxyKind};
 pub use account_extras::{DEFAULT_GEOBLOCK_HOST, Geoblock};
 pub use auth::Credentials;
 pub use breaker::{BreakerConfig, BreakerState};

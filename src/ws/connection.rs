@@ -73,7 +73,7 @@ pub enum ConnectError {
     Timeout,
     /// The proxy did not open a tunnel to the endpoint (the step that failed; never the
     /// proxy's credentials).
-    Proxy(crate::proxy::ProxyFailure),
+    Proxy(crate::clob::ProxyFailure),
 }
 
 impl ConnectError {
@@ -218,7 +218,7 @@ pub(crate) enum ChannelKind {
 pub(crate) struct Config {
     pub(crate) endpoint: Endpoint,
     /// The proxy this endpoint is reached through, if any (resolved at build).
-    pub(crate) proxy: Option<Arc<crate::Proxy>>,
+    pub(crate) proxy: Option<Arc<crate::clob::Proxy>>,
     pub(crate) tls: Option<Arc<rustls::ClientConfig>>,
     pub(crate) ping_interval: Duration,
     pub(crate) pong_timeout: Duration,

@@ -183,15 +183,15 @@ macro_rules! common_setters {
         /// proxy that refuses is a connect failure
         /// ([`ConnectError::Proxy`](crate::ws::connection::ConnectError::Proxy)), retried with
         /// backoff; `https://` proxies are not supported here. Applies to loopback hosts too.
-        /// Default is the proxy environment variables ([`crate::proxy`]).
+        /// Default is the proxy environment variables ([`Proxy`](crate::clob::Proxy#where-it-applies)).
         #[must_use]
-        pub fn proxy(mut self, proxy: crate::Proxy) -> Self {
+        pub fn proxy(mut self, proxy: crate::clob::Proxy) -> Self {
             self.opts.proxy = crate::proxy::Setting::Fixed(std::sync::Arc::new(proxy));
             self
         }
 
         /// Connects directly, whatever the proxy environment variables say. Default is the
-        /// proxy environment variables ([`crate::proxy`]).
+        /// proxy environment variables ([`Proxy`](crate::clob::Proxy#where-it-applies)).
         #[must_use]
         pub fn no_proxy(mut self) -> Self {
             self.opts.proxy = crate::proxy::Setting::Direct;
