@@ -127,6 +127,17 @@ async fn socks5h_carries_everything_to_an_unresolvable_host() {
     let before = px.tunnels();
     assert!(before >= 3, "REST, lane and Gamma tunnels: {before}");
 
+    // Builders and clients never show the credentials.
+    let shown = format!(
+        "{:?} {:?} {c:?} {proxy:?}",
+        MarketStream::builder().proxy(proxy.clone()),
+        RtdsStream::builder().proxy(proxy.clone()),
+    );
+    assert!(
+        shown.contains("<redacted>") && !shown.contains("hunter2"),
+        "{shown}"
+    );
+
     // A market stream with the client's proxy choice.
     let mut market = MarketStream::builder()
         .url(format!("ws://sim.invalid:{}/ws/market", port(&sim)))
@@ -343,6 +354,60 @@ async fn refusals_are_clear_connect_errors_without_credentials() {
             ws_failure(p, &sim).await,
             ConnectError::Proxy(ProxyFailure::Closed)
         );
+    }
+
+    // An endless CONNECT answer, and a SOCKS5 reply cut short.
+    let px = TestProxy::start(Kind::Http, up, None, Behave::Oversized).await;
+    let p = Proxy::parse(&px.url("http", None)).unwrap();
+    assert_eq!(
+        ws_failure(p.clone(), &sim).await,
+        ConnectError::Proxy(ProxyFailure::Oversized)
+    );
+    assert!(lane_error(p, &sim).await.contains("8 KiB"));
+    let px = TestProxy::start(Kind::Socks5, up, None, Behave::Oversized).await;
+    let p = Proxy::parse(&px.url("socks5h", None)).unwrap();
+    assert_eq!(
+        ws_failure(p, &sim).await,
+        ConnectError::Proxy(ProxyFailure::Closed)
+    );
+
+    // A proxy that never answers: the connect timeout covers the handshake.
+    for kind in [Kind::Http, Kind::Socks5] {
+        let scheme = if kind == Kind::Http {
+            "http"
+        } else {
+            "socks5h"
+        };
+        let px = TestProxy::start(kind, up, None, Behave::Hang).await;
+        let p = Proxy::parse(&px.url(scheme, None)).unwrap();
+        let mut market = MarketStream::builder()
+            .url(sim.market_ws_url())
+            .proxy(p.clone())
+            .connect_timeout(Duration::from_millis(200))
+            .assets([YES])
+            .build()
+            .unwrap();
+        let reason = tokio::time::timeout(Duration::from_secs(5), async {
+            loop {
+                if let Event::Status(Status::Disconnected { reason, .. }) =
+                    market.next().await.unwrap()
+                {
+                    break reason;
+                }
+            }
+        })
+        .await
+        .unwrap();
+        assert_eq!(reason, Disconnect::Connect(ConnectError::Timeout));
+        let c = Client::builder()
+            .host(sim.http_url())
+            .proxy(p)
+            .order_lane(true)
+            .connect_timeout(Duration::from_millis(200))
+            .build()
+            .unwrap();
+        let e = c.prewarm().await.expect_err("timeout");
+        assert!(e.to_string().contains("timed out"), "{e}");
     }
 
     // Nobody listening at the proxy's address.

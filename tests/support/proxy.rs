@@ -23,6 +23,11 @@ pub enum Behave {
     Garbage,
     /// Close right after reading the client's first bytes.
     Close,
+    /// Never answer (the client's connect timeout must end it).
+    Hang,
+    /// HTTP: a status line and 9 KiB of headers that never end. SOCKS5: the CONNECT reply
+    /// cut after five bytes, then close.
+    Oversized,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,6 +132,13 @@ impl TestProxy {
     }
 }
 
+/// Holds the connection open, reading and dropping whatever comes, until the client leaves.
+async fn hang(mut s: TcpStream) -> std::io::Result<()> {
+    let mut buf = [0u8; 1024];
+    while s.read(&mut buf).await? > 0 {}
+    Ok(())
+}
+
 async fn pipe(mut client: TcpStream, mut up: TcpStream, counts: Arc<Counts>) {
     let (mut cr, mut cw) = client.split();
     let (mut ur, mut uw) = up.split();
@@ -202,6 +214,15 @@ async fn http(
         }
         Behave::Garbage => return s.write_all(b"SSH-2.0-OpenSSH_9.6\r\n\r\n").await,
         Behave::Close => return Ok(()),
+        Behave::Hang => return hang(s).await,
+        Behave::Oversized => {
+            s.write_all(b"HTTP/1.1 200 OK\r\n").await?;
+            for _ in 0..9 {
+                s.write_all(format!("X-Pad: {}\r\n", "a".repeat(1014)).as_bytes())
+                    .await?;
+            }
+            return hang(s).await;
+        }
     }
     let head = String::from_utf8_lossy(&buf[..end]).into_owned();
     let mut lines = head.split("\r\n");
@@ -252,9 +273,10 @@ async fn socks(
     let mut methods = vec![0u8; usize::from(head[1])];
     s.read_exact(&mut methods).await?;
     match behave {
-        Behave::Serve | Behave::Status(_) => {}
+        Behave::Serve | Behave::Status(_) | Behave::Oversized => {}
         Behave::Garbage => return s.write_all(b"HTTP/1.1 200 OK\r\n\r\n").await,
         Behave::Close => return Ok(()),
+        Behave::Hang => return hang(s).await,
     }
     let want = if auth.is_some() { 2 } else { 0 };
     if head[0] != 5 || !methods.contains(&want) {
@@ -300,6 +322,9 @@ async fn socks(
     };
     let mut port = [0u8; 2];
     s.read_exact(&mut port).await?;
+    if let Behave::Oversized = behave {
+        return s.write_all(&[5, 0, 0, 1, 127]).await;
+    }
     if let Behave::Status(code) = behave {
         // SOCKS reply code instead of an HTTP status.
         return s.write_all(&[5, code as u8, 0, 1, 0, 0, 0, 0, 0, 0]).await;
