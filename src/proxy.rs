@@ -378,11 +378,21 @@ impl Route {
 }
 
 /// The proxies the environment names.
-#[derive(Debug)]
 pub(crate) struct EnvProxies {
     http: Option<(Arc<Proxy>, reqwest::Url)>,
     https: Option<(Arc<Proxy>, reqwest::Url)>,
     no_proxy: NoProxy,
+}
+
+impl fmt::Debug for EnvProxies {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The `Url`s hold the credentials: only the `Proxy`s (redacted) are shown.
+        f.debug_struct("EnvProxies")
+            .field("http", &self.http.as_ref().map(|(p, _)| p))
+            .field("https", &self.https.as_ref().map(|(p, _)| p))
+            .field("no_proxy", &self.no_proxy)
+            .finish()
+    }
 }
 
 impl EnvProxies {
@@ -948,6 +958,13 @@ mod tests {
             ),
         ]);
         let pick = |tls, host| e.for_target(tls, host).map(|(p, _)| p.port());
+        let e2 = env(&[("HTTPS_PROXY", "http://u:hunter2@s:1")]);
+        let e2 = Arc::new(e2);
+        let shown = format!("{e2:?} {:?}", Route::Env(Arc::clone(&e2)));
+        assert!(
+            !shown.contains("hunter2") && shown.contains("redacted"),
+            "{shown}"
+        );
         assert_eq!(pick(true, "clob.polymarket.com"), Some(1));
         assert_eq!(pick(false, "clob.polymarket.com"), Some(2));
         assert_eq!(pick(true, "internal.example"), None);

@@ -421,9 +421,27 @@ async fn refusals_are_clear_connect_errors_without_credentials() {
         "{e:?}"
     );
 
-    // An https:// proxy is refused by the WebSocket transport with a clear reason.
-    let e = ws_failure(Proxy::parse(&format!("https://{dead}")).unwrap(), &sim).await;
-    assert_eq!(e, ConnectError::Proxy(ProxyFailure::Unsupported));
+    // An https:// proxy is refused by the WebSocket builder with a clear reason, and the
+    // order lane steps aside (orders go by the pooled client, which speaks to it).
+    let e = MarketStream::builder()
+        .url(sim.market_ws_url())
+        .proxy(Proxy::parse(&format!("https://{dead}")).unwrap())
+        .build()
+        .expect_err("https proxy");
+    assert!(e.to_string().contains("https:// proxies"), "{e}");
+    let c = Client::builder()
+        .host(sim.http_url())
+        .proxy(Proxy::parse(&format!("https://{dead}")).unwrap())
+        .order_lane(true)
+        .build()
+        .unwrap();
+    assert_eq!(c.order_lane_connections(), 0);
+    assert!(c.prewarm().await.is_err(), "nothing listens at the proxy");
+    assert_eq!(
+        c.order_lane_connections(),
+        0,
+        "no lane with an https:// proxy"
+    );
 }
 
 /// REST through a proxy that refuses with 407: a clear error without the credentials.

@@ -140,6 +140,14 @@ impl Options {
             .proxy
             .resolve()
             .for_target(endpoint.is_tls(), endpoint.host());
+        if proxy
+            .as_ref()
+            .is_some_and(|p| p.kind() == crate::clob::ProxyKind::Https)
+        {
+            return Err(BuildError::Invalid(
+                "proxy: https:// proxies are not supported by WebSocket streams (use http:// or socks5://)",
+            ));
+        }
         let cfg = Config {
             proxy,
             endpoint,
@@ -182,7 +190,7 @@ macro_rules! common_setters {
         /// handshake (`socks5://`, `socks5h://`) before TLS, within the connect timeout. A
         /// proxy that refuses is a connect failure
         /// ([`ConnectError::Proxy`](crate::ws::connection::ConnectError::Proxy)), retried with
-        /// backoff; `https://` proxies are not supported here. Applies to loopback hosts too.
+        /// backoff; `https://` proxies are not supported here (`build` says so). Applies to loopback hosts too.
         /// Default is the proxy environment variables ([`Proxy`](crate::clob::Proxy#where-it-applies)).
         #[must_use]
         pub fn proxy(mut self, proxy: crate::clob::Proxy) -> Self {
