@@ -18,9 +18,9 @@ pub enum ProxyKind {
     /// `http://`: an HTTP proxy, tunnelled through with `CONNECT` (the pooled HTTP client
     /// sends plain `http://` requests to it in absolute form instead).
     Http,
-    /// `https://`: an HTTP proxy reached over TLS. The pooled HTTP client supports it; the
-    /// order lane is not used with it (orders go by the pooled client), and WebSocket
-    /// streams refuse to connect through it ([`ProxyFailure::Unsupported`]).
+    /// `https://`: an HTTP proxy reached over TLS. The pooled HTTP client (reqwest) speaks
+    /// to it; the order lane is not used with it (orders go by the pooled client), and the
+    /// WebSocket stream builders refuse it.
     Https,
     /// `socks5://`: SOCKS5, the target's name resolved locally.
     Socks5,
@@ -36,22 +36,22 @@ pub enum ProxyKind {
 ///
 /// # Where it applies
 ///
-/// Outbound proxies: one [`Proxy`] (HTTP `CONNECT`, HTTPS, SOCKS5 or SOCKS5 with remote DNS)
-/// for every connection a client opens, or the proxy environment variables.
+/// One [`Proxy`] (HTTP `CONNECT`, HTTPS, SOCKS5 or SOCKS5 with remote DNS) for every
+/// connection a client opens, or the proxy environment variables. Every transport follows
+/// the same choice:
 ///
-/// Every transport of the crate follows the same choice:
-///
-/// - the pooled HTTP client (CLOB REST, Gamma, Data API, and the on-chain JSON-RPC client)
-///   hands it to reqwest;
+/// - the pooled HTTP client (CLOB REST, Gamma, Data API, on-chain JSON-RPC) hands it to
+///   reqwest;
 /// - the order lane ([`ClientBuilder::order_lane`](crate::clob::ClientBuilder::order_lane)) and
-///   the WebSocket streams (market, user, RTDS) open a tunnel themselves: an HTTP `CONNECT`
+///   the WebSocket streams (market, user, RTDS) open the tunnel themselves: an HTTP `CONNECT`
 ///   or a SOCKS5 handshake on the TCP stream before TLS, inside the connect timeout. A proxy
 ///   that refuses is a connect failure ([`ProxyFailure`]), retried with backoff by the
-///   streams.
+///   streams. An `https://` proxy is for the pooled client only: the lane is not used with
+///   it, and stream builders refuse it.
 ///
-/// The choice is made by the builders' `proxy(Proxy)` and `no_proxy()` setters; the default
-/// honours the environment the way reqwest (and so `polymarket-rs-client` 0.1.1) does, read
-/// once when the client or stream is built:
+/// The builders' `proxy(Proxy)` and `no_proxy()` choose; the default honours the environment
+/// the way reqwest (and so `polymarket-rs-client` 0.1.1) does, read once when the client or
+/// stream is built:
 ///
 /// | target                    | variables (first set wins)                               |
 /// |---------------------------|----------------------------------------------------------|
@@ -60,12 +60,12 @@ pub enum ProxyKind {
 ///
 /// `NO_PROXY` (or `no_proxy`) lists hosts that go direct: `*` (every host), a domain (which
 /// also matches its subdomains; a leading dot is ignored), an IP address, or a CIDR block
-/// (`10.0.0.0/8`). From the environment, loopback targets (`localhost`, `*.localhost`,
-/// `127.0.0.0/8`, `::1`) always go direct; an explicit [`Proxy`] applies to them too. As in
-/// reqwest, `HTTP_PROXY` is ignored when `REQUEST_METHOD` is set (a CGI process, where it
-/// could come from a request header), and a value that is not a proxy URL is ignored. When
-/// no variable is set the clients are built exactly as with `no_proxy()`: nothing is looked
-/// up per request.
+/// (`10.0.0.0/8`); a port in an entry is ignored. From the environment, loopback targets
+/// (`localhost`, `*.localhost`, `127.0.0.0/8`, `::1`) always go direct; an explicit `Proxy`
+/// applies to them too. As in reqwest, `HTTP_PROXY` is ignored when `REQUEST_METHOD` is set
+/// (a CGI process, where it could come from a request header), and a value that is not a
+/// proxy URL is ignored. When no variable is set the clients are built exactly as with
+/// `no_proxy()`: nothing is looked up per request.
 ///
 /// ```
 /// use polyclob::clob::Proxy;
@@ -168,8 +168,8 @@ impl Proxy {
             let pass = percent_decode(parsed.password().unwrap_or(""))?;
             Some(Auth { user, pass })
         };
-        // `parsed` holds the credentials too; `Url` cannot be zeroized in place, so its
-        // buffer is overwritten through a copy-free path: we own it, take it and wipe it.
+        // `parsed` holds the credentials too: `Url` cannot be wiped in place, its `String`
+        // (taken without a copy) can.
         let mut s: String = parsed.into();
         s.zeroize();
         Ok(Self {
@@ -449,7 +449,11 @@ pub(crate) struct NoProxy {
 impl NoProxy {
     pub(crate) fn parse(list: &str) -> Self {
         let mut n = Self::default();
-        for entry in list.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+        for entry in list
+            .split(',')
+            .map(|e| strip_port(e.trim()))
+            .filter(|e| !e.is_empty())
+        {
             if entry == "*" {
                 n.all = true;
                 continue;
@@ -487,6 +491,24 @@ impl NoProxy {
                 && host[host.len() - d.len()..].eq_ignore_ascii_case(d)
                 && (host.len() == d.len() || host.as_bytes()[host.len() - d.len() - 1] == b'.')
         })
+    }
+}
+
+/// `host:port` → `host`, `[v6]:port` → `v6` (a `NO_PROXY` entry matches the host on any
+/// port).
+fn strip_port(e: &str) -> &str {
+    if let Some(rest) = e.strip_prefix('[') {
+        if let Some((ip, _)) = rest.split_once(']') {
+            return ip;
+        }
+    }
+    match e.rsplit_once(':') {
+        Some((h, p))
+            if !h.contains(':') && !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            h
+        }
+        _ => e,
     }
 }
 
@@ -954,7 +976,7 @@ mod tests {
             ("HTTP_PROXY", "socks5://h:2"),
             (
                 "NO_PROXY",
-                "internal.example, .corp, 10.0.0.0/8, 192.168.1.5",
+                "internal.example, .corp, 10.0.0.0/8, 192.168.1.5, ported.example:8443, [fd00::1]:80, fe80::/10",
             ),
         ]);
         let pick = |tls, host| e.for_target(tls, host).map(|(p, _)| p.port());
@@ -976,6 +998,10 @@ mod tests {
         assert_eq!(pick(true, "11.0.0.1"), Some(1));
         assert_eq!(pick(true, "192.168.1.5"), None);
         assert_eq!(pick(true, "192.168.1.6"), Some(1));
+        assert_eq!(pick(true, "ported.example"), None);
+        assert_eq!(pick(true, "fd00::1"), None);
+        assert_eq!(pick(true, "[fe80::5]"), None);
+        assert_eq!(pick(true, "fd00::2"), Some(1));
         // Loopback never goes through the environment's proxy.
         for lo in [
             "localhost",
