@@ -898,6 +898,31 @@ pub(crate) fn socks_reply_rest(head: [u8; 5]) -> Result<usize, ProxyFailure> {
     }
 }
 
+/// Feeds `data` to the tunnel reply parsers: every prefix to the `CONNECT` answer parser
+/// (as the reader would see it grow), and the first bytes to the SOCKS5 checks. Returns the
+/// parsed `CONNECT` status and head length, if whole. Never panics; for the fuzz target.
+#[doc(hidden)]
+pub fn fuzz_proxy_replies(data: &[u8]) -> Option<(u16, usize)> {
+    let mut whole = None;
+    for end in 0..=data.len().min(MAX_CONNECT_HEAD) {
+        match parse_connect_response(&data[..end]) {
+            Ok(Some(r)) => {
+                whole = Some(r);
+                break;
+            }
+            Ok(None) => {}
+            Err(_) => break,
+        }
+    }
+    if let [a, b, ..] = *data {
+        let _ = check_method_reply([a, b], a & 1 == 1);
+    }
+    if let [a, b, c, d, e, ..] = *data {
+        let _ = socks_reply_rest([a, b, c, d, e]);
+    }
+    whole
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -1127,6 +1152,13 @@ mod tests {
                 prop_assert_eq!(parse_connect_response(&full.as_bytes()[..cut]), Ok(None));
             }
             prop_assert_eq!(parse_connect_response(full.as_bytes()), Ok(Some((status, full.len()))));
+        }
+
+        #[test]
+        fn fuzz_entry_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+            if let Some((status, head)) = fuzz_proxy_replies(&bytes) {
+                prop_assert!((100..1000).contains(&status) && head <= bytes.len());
+            }
         }
 
         #[test]

@@ -60,6 +60,8 @@ mod trading;
 mod transport;
 pub mod types;
 
+#[doc(hidden)]
+pub use crate::proxy::fuzz_proxy_replies;
 pub use crate::proxy::{Proxy, ProxyError, ProxyFailure, ProxyKind};
 pub use account_extras::{DEFAULT_GEOBLOCK_HOST, Geoblock};
 pub use auth::Credentials;
