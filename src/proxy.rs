@@ -698,7 +698,8 @@ async fn http_connect(
     s.write_all(req.as_bytes()).await.map_err(|e| io_fail(&e))?;
     // Read the answer head. The proxy sends nothing after it until we speak (TLS and the
     // WebSocket upgrade are client-first), so bytes past the head are a broken proxy.
-    let mut buf = [0u8; MAX_CONNECT_HEAD];
+    // On the heap: an array here would sit in every stream task's future.
+    let mut buf = vec![0u8; MAX_CONNECT_HEAD];
     let mut filled = 0;
     loop {
         let n = s.read(&mut buf[filled..]).await.map_err(|e| io_fail(&e))?;
@@ -863,8 +864,8 @@ async fn socks5(
     let mut head = [0u8; 5];
     read_exact(s, &mut head).await?;
     let rest = socks_reply_rest(head)?;
-    let mut tail = [0u8; 256 + 2];
-    read_exact(s, &mut tail[..rest]).await?;
+    let mut tail = vec![0u8; rest];
+    read_exact(s, &mut tail).await?;
     Ok(())
 }
 
