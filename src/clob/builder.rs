@@ -283,8 +283,9 @@ impl ClientBuilder {
 
     /// Sends every connection of the client through `proxy`: REST (and the Gamma and Data
     /// clients built on it), the order lane (a `CONNECT` or SOCKS5 tunnel of its own; with an
-    /// `https://` proxy the lane is not used and orders go by the pooled client), and
-    /// streams built with [`MarketStreamBuilder::proxy_from`](crate::ws::market::MarketStreamBuilder::proxy_from).
+    /// `https://` proxy the lane is not used and orders go by the pooled client), and the
+    /// streams built with `proxy_from(&client)`
+    /// ([`MarketStreamBuilder::proxy_from`](crate::ws::market::MarketStreamBuilder::proxy_from)).
     /// It also applies to loopback hosts. Default is the proxy environment variables
     /// ([`Proxy`](crate::clob::Proxy#where-it-applies) lists them and the `NO_PROXY` rules).
     pub fn proxy(mut self, proxy: crate::clob::Proxy) -> Self {
@@ -293,8 +294,9 @@ impl ClientBuilder {
     }
 
     /// Never use a proxy, whatever the environment says. Default is the proxy environment
-    /// variables (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`; [`Proxy`](crate::clob::Proxy#where-it-applies)),
-    /// as reqwest and `polymarket-rs-client` 0.1.1 do; with none set this is the same.
+    /// variables (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`;
+    /// [`Proxy`](crate::clob::Proxy#where-it-applies)), as reqwest and `polymarket-rs-client`
+    /// 0.1.1 do; with none set this is the same.
     pub fn no_proxy(mut self) -> Self {
         self.proxy = crate::proxy::Setting::Direct;
         self

@@ -2,8 +2,9 @@
 //! client's transport pointed elsewhere, with the setters that make sense there.
 
 /// Defines `ClientBuilder` for a `Client { http: clob::Client }` of another host: `host`,
-/// `timeout`, `retry`, `user_agent`, `proxy`, `no_proxy`, `build`, `Default`. `$name` is the service's name in the
-/// docs, `$host` its default URL (the module's `DEFAULT_HOST`, repeated for the docs).
+/// `timeout`, `retry`, `user_agent`, `proxy`, `no_proxy`, `build`, `Default`. `$name` is the
+/// service's name in the docs, `$host` its default URL (the module's `DEFAULT_HOST`, repeated
+/// for the docs).
 macro_rules! host_client_builder {
     ($name:literal, $host:literal) => {
         #[doc = concat!("Builds a ", $name, " [`Client`]. Setters are infallible and state their default.")]

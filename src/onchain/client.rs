@@ -99,7 +99,8 @@ impl SettlerBuilder {
     }
 
     /// JSON-RPC through `proxy` (loopback nodes too). Default is the proxy environment
-    /// variables ([`Proxy`](crate::clob::Proxy#where-it-applies)). Ignored with [`http_client`](Self::http_client).
+    /// variables ([`Proxy`](crate::clob::Proxy#where-it-applies)). Ignored with
+    /// [`http_client`](Self::http_client).
     pub fn proxy(mut self, proxy: crate::clob::Proxy) -> Self {
         self.proxy = crate::proxy::Setting::Fixed(std::sync::Arc::new(proxy));
         self

@@ -190,8 +190,9 @@ macro_rules! common_setters {
         /// handshake (`socks5://`, `socks5h://`) before TLS, within the connect timeout. A
         /// proxy that refuses is a connect failure
         /// ([`ConnectError::Proxy`](crate::ws::connection::ConnectError::Proxy)), retried with
-        /// backoff; `https://` proxies are not supported here (`build` says so). Applies to loopback hosts too.
-        /// Default is the proxy environment variables ([`Proxy`](crate::clob::Proxy#where-it-applies)).
+        /// backoff; `https://` proxies are not supported here (`build` says so). Applies to
+        /// loopback hosts too. Default is the proxy environment variables
+        /// ([`Proxy`](crate::clob::Proxy#where-it-applies)).
         #[must_use]
         pub fn proxy(mut self, proxy: crate::clob::Proxy) -> Self {
             self.opts.proxy = crate::proxy::Setting::Fixed(std::sync::Arc::new(proxy));
