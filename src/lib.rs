@@ -185,6 +185,7 @@ pub mod gamma;
 #[cfg(feature = "onchain")]
 pub mod onchain;
 pub mod order;
+mod proxy;
 pub mod rtds;
 pub mod sign;
 #[cfg(feature = "sim")]

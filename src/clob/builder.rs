@@ -50,6 +50,7 @@ pub struct ClientBuilder {
     dns_cache_ttl: Option<Duration>,
     user_agent: String,
     order_lane: bool,
+    pub(crate) proxy: crate::proxy::Setting,
     pub(crate) auth: super::auth::AuthConfig,
     rails: super::rails::RailsConfig,
 }
@@ -83,6 +84,7 @@ impl ClientBuilder {
             dns_cache_ttl: Some(Duration::from_secs(60)),
             user_agent: concat!("polyclob/", env!("CARGO_PKG_VERSION")).to_owned(),
             order_lane: false,
+            proxy: crate::proxy::Setting::Env,
             auth: super::auth::AuthConfig::default(),
             rails: super::rails::RailsConfig::default(),
         }
@@ -279,6 +281,27 @@ impl ClientBuilder {
         self
     }
 
+    /// Sends every connection of the client through `proxy`: REST (and the Gamma and Data
+    /// clients built on it), the order lane (a `CONNECT` or SOCKS5 tunnel of its own; with an
+    /// `https://` proxy the lane is not used and orders go by the pooled client), and the
+    /// streams built with `proxy_from(&client)`
+    /// ([`MarketStreamBuilder::proxy_from`](crate::ws::market::MarketStreamBuilder::proxy_from)).
+    /// It also applies to loopback hosts. Default is the proxy environment variables
+    /// ([`Proxy`](crate::clob::Proxy#where-it-applies) lists them and the `NO_PROXY` rules).
+    pub fn proxy(mut self, proxy: crate::clob::Proxy) -> Self {
+        self.proxy = crate::proxy::Setting::Fixed(Arc::new(proxy));
+        self
+    }
+
+    /// Never use a proxy, whatever the environment says. Default is the proxy environment
+    /// variables (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`;
+    /// [`Proxy`](crate::clob::Proxy#where-it-applies)), as reqwest and `polymarket-rs-client`
+    /// 0.1.1 do; with none set this is the same.
+    pub fn no_proxy(mut self) -> Self {
+        self.proxy = crate::proxy::Setting::Direct;
+        self
+    }
+
     /// Builds the client.
     ///
     /// # Errors
@@ -287,8 +310,10 @@ impl ClientBuilder {
     /// cannot be built.
     pub fn build(self) -> Result<Client, Error> {
         let tls = tls_config(self.http2_prior_knowledge)?;
+        // The environment is read once, here; every transport follows the same route.
+        let route = self.proxy.resolve();
         let lane = if self.order_lane {
-            super::lane::Lane::new(&self.host, &self.user_agent, self.connect_timeout)?
+            super::lane::Lane::new(&self.host, &self.user_agent, self.connect_timeout, &route)?
         } else {
             None
         };
@@ -303,8 +328,10 @@ impl ClientBuilder {
             .http2_keep_alive_interval(self.http2_keep_alive_interval)
             .http2_keep_alive_timeout(self.http2_keep_alive_timeout)
             .http2_keep_alive_while_idle(true)
-            .http2_adaptive_window(true)
-            .no_proxy();
+            .http2_adaptive_window(true);
+        http = route
+            .apply(http)
+            .map_err(|e| Error::new(Kind::Builder).with_source(e))?;
         #[cfg(not(feature = "hickory-dns"))]
         if let Some(ttl) = self.dns_cache_ttl {
             http = http.dns_resolver(super::dns::CachingResolver::new(ttl));
@@ -331,8 +358,16 @@ impl ClientBuilder {
                 rails: super::rails::Rails::new(self.rails),
                 token_markets: Default::default(),
                 lane,
+                proxy: self.proxy,
             }),
         })
+    }
+}
+
+impl Client {
+    /// The builder's proxy choice (streams built with `proxy_from` reuse it).
+    pub(crate) fn proxy_setting(&self) -> &crate::proxy::Setting {
+        &self.inner.proxy
     }
 }
 

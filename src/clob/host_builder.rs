@@ -2,8 +2,9 @@
 //! client's transport pointed elsewhere, with the setters that make sense there.
 
 /// Defines `ClientBuilder` for a `Client { http: clob::Client }` of another host: `host`,
-/// `timeout`, `retry`, `user_agent`, `build`, `Default`. `$name` is the service's name in the
-/// docs, `$host` its default URL (the module's `DEFAULT_HOST`, repeated for the docs).
+/// `timeout`, `retry`, `user_agent`, `proxy`, `no_proxy`, `build`, `Default`. `$name` is the
+/// service's name in the docs, `$host` its default URL (the module's `DEFAULT_HOST`, repeated
+/// for the docs).
 macro_rules! host_client_builder {
     ($name:literal, $host:literal) => {
         #[doc = concat!("Builds a ", $name, " [`Client`]. Setters are infallible and state their default.")]
@@ -42,6 +43,20 @@ macro_rules! host_client_builder {
             /// The `User-Agent` header. Default is `polyclob/<version>`.
             pub fn user_agent(mut self, ua: impl Into<String>) -> Self {
                 self.inner = self.inner.user_agent(ua);
+                self
+            }
+
+            /// Every request through `proxy` (loopback hosts too). Default is the proxy
+            /// environment variables ([`Proxy`](crate::clob::Proxy#where-it-applies)).
+            pub fn proxy(mut self, proxy: crate::clob::Proxy) -> Self {
+                self.inner = self.inner.proxy(proxy);
+                self
+            }
+
+            /// Never a proxy, whatever the environment says. Default is the proxy
+            /// environment variables ([`Proxy`](crate::clob::Proxy#where-it-applies)).
+            pub fn no_proxy(mut self) -> Self {
+                self.inner = self.inner.no_proxy();
                 self
             }
 

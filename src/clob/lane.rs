@@ -64,6 +64,10 @@ pub(crate) fn carries(req: &Req<'_>) -> bool {
 pub(crate) struct Lane {
     /// `host:port` to connect to.
     addr: String,
+    /// The host name (IPv6 without brackets) and port, for a proxy tunnel.
+    target: (String, u16),
+    /// The proxy the lane tunnels through, if any (`http://` or SOCKS5).
+    proxy: Option<Arc<crate::clob::Proxy>>,
     /// The `Host` header.
     host: String,
     /// A path prefix of the base URL (usually empty).
@@ -82,6 +86,7 @@ impl core::fmt::Debug for Lane {
         f.debug_struct("Lane")
             .field("addr", &self.addr)
             .field("tls", &self.tls.is_some())
+            .field("proxy", &self.proxy)
             .finish_non_exhaustive()
     }
 }
@@ -166,11 +171,14 @@ impl Io {
 }
 
 impl Lane {
-    /// A lane to `base_url` (`http://` or `https://`); `None` for any other scheme.
+    /// A lane to `base_url` (`http://` or `https://`); `None` for any other scheme, and
+    /// when the route sends the host through an `https://` proxy (the pooled client carries
+    /// the orders then).
     pub(crate) fn new(
         base_url: &str,
         user_agent: &str,
         connect_timeout: Option<Duration>,
+        route: &crate::proxy::Route,
     ) -> Result<Option<Self>, Error> {
         let bad = |m: &'static str| Error::new(Kind::Builder).with_message(m);
         let url = reqwest::Url::parse(base_url).map_err(|_| bad("order lane: bad host URL"))?;
@@ -203,8 +211,18 @@ impl Lane {
             None
         };
         let base = url.path().trim_end_matches('/').to_owned();
+        let bare = name.trim_start_matches('[').trim_end_matches(']');
+        let proxy = route.for_target(https, bare);
+        if proxy
+            .as_ref()
+            .is_some_and(|p| p.kind() == crate::proxy::ProxyKind::Https)
+        {
+            return Ok(None);
+        }
         Ok(Some(Self {
             addr: format!("{name}:{port}"),
+            target: (bare.to_owned(), port),
+            proxy,
             host,
             base,
             user_agent: user_agent.to_owned(),
@@ -234,7 +252,13 @@ impl Lane {
 
     async fn connect(&self) -> Result<Io, Error> {
         let open = async {
-            let tcp = TcpStream::connect(self.addr.as_str()).await?;
+            let tcp = match &self.proxy {
+                None => TcpStream::connect(self.addr.as_str()).await?,
+                // The tunnel's failure is its own error (it names the proxy step).
+                Some(p) => crate::proxy::tunnel(p, &self.target.0, self.target.1)
+                    .await
+                    .map_err(io::Error::other)?,
+            };
             tcp.set_nodelay(true)?;
             match &self.tls {
                 None => Ok(Io::Plain(tcp)),

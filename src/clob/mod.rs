@@ -60,6 +60,9 @@ mod trading;
 mod transport;
 pub mod types;
 
+#[doc(hidden)]
+pub use crate::proxy::fuzz_proxy_replies;
+pub use crate::proxy::{Proxy, ProxyError, ProxyFailure, ProxyKind};
 pub use account_extras::{DEFAULT_GEOBLOCK_HOST, Geoblock};
 pub use auth::Credentials;
 pub use breaker::{BreakerConfig, BreakerState};

@@ -48,6 +48,8 @@ pub(crate) struct Inner {
     pub(crate) token_markets: super::token_market::TokenMarkets,
     /// The order lane, when switched on ([`ClientBuilder::order_lane`]).
     pub(crate) lane: Option<super::lane::Lane>,
+    /// The builder's proxy choice, for streams built with `proxy_from` ([`Proxy`](crate::clob::Proxy#where-it-applies)).
+    pub(crate) proxy: crate::proxy::Setting,
 }
 
 impl core::fmt::Debug for Client {

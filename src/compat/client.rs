@@ -88,6 +88,11 @@ fn to_creds(c: &ApiCreds) -> Credentials {
 
 impl ClobClient {
     /// A client for public endpoints only.
+    ///
+    /// Like 0.1.1 (reqwest's `Client::new()`), every client of this type honours the proxy
+    /// environment variables (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`, lower
+    /// case too), read when it is created; unlike it, a loopback host always goes direct
+    /// ([`Proxy`](crate::clob::Proxy#where-it-applies)).
     #[must_use]
     pub fn new(host: &str) -> Self {
         let (client, setup_error) = build(host, None, None);

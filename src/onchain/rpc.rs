@@ -63,13 +63,31 @@ impl Rpc {
     ///
     /// # Errors
     /// When the TLS configuration or the HTTP client cannot be built.
+    ///
+    /// The proxy environment variables are honoured (`HTTPS_PROXY`, `HTTP_PROXY`,
+    /// `ALL_PROXY`, `NO_PROXY`; [`Proxy`](crate::clob::Proxy#where-it-applies)).
     pub fn new(url: impl Into<String>) -> Result<Self, Error> {
+        Self::build(url.into(), &crate::proxy::Setting::Env)
+    }
+
+    /// As [`new`](Self::new), with the builder's proxy choice.
+    pub(crate) fn with_proxy(
+        url: impl Into<String>,
+        proxy: &crate::proxy::Setting,
+    ) -> Result<Self, Error> {
+        Self::build(url.into(), proxy)
+    }
+
+    fn build(url: String, proxy: &crate::proxy::Setting) -> Result<Self, Error> {
         let tls = crate::tls::client_config(&[b"h2", b"http/1.1"])
             .map_err(|e| Error::invalid("TLS configuration").with_source(e))?;
         let http = reqwest::Client::builder()
             .tls_backend_preconfigured(tls)
-            .timeout(REQUEST_TIMEOUT)
-            .no_proxy()
+            .timeout(REQUEST_TIMEOUT);
+        let http = proxy
+            .resolve()
+            .apply(http)
+            .map_err(|e| Error::invalid("proxy").with_source(e))?
             .build()
             .map_err(Error::http)?;
         Ok(Self::with_client(http, url))

@@ -71,6 +71,9 @@ pub enum ConnectError {
     Handshake,
     /// Connect + TLS + handshake did not finish within `connect_timeout`.
     Timeout,
+    /// The proxy did not open a tunnel to the endpoint (the step that failed; never the
+    /// proxy's credentials).
+    Proxy(crate::clob::ProxyFailure),
 }
 
 impl ConnectError {
@@ -96,6 +99,7 @@ impl fmt::Display for ConnectError {
             }
             ConnectError::Handshake => f.write_str("WebSocket handshake failed"),
             ConnectError::Timeout => f.write_str("connect timed out"),
+            ConnectError::Proxy(p) => fmt::Display::fmt(p, f),
         }
     }
 }
@@ -213,6 +217,8 @@ pub(crate) enum ChannelKind {
 /// Connection settings shared by all shards of a stream.
 pub(crate) struct Config {
     pub(crate) endpoint: Endpoint,
+    /// The proxy this endpoint is reached through, if any (resolved at build).
+    pub(crate) proxy: Option<Arc<crate::clob::Proxy>>,
     pub(crate) tls: Option<Arc<rustls::ClientConfig>>,
     pub(crate) ping_interval: Duration,
     pub(crate) pong_timeout: Duration,
@@ -230,6 +236,7 @@ impl fmt::Debug for Config {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Config")
             .field("url", &self.endpoint.url)
+            .field("proxy", &self.proxy)
             .field("ping_interval", &self.ping_interval)
             .field("pong_timeout", &self.pong_timeout)
             .field("silence_timeout", &self.silence_timeout)
@@ -385,6 +392,7 @@ impl Shard {
                 .max_frame_size(Some(self.cfg.max_message_size));
             let connected = transport::connect(
                 &self.cfg.endpoint,
+                self.cfg.proxy.as_deref(),
                 self.cfg.tls.as_ref(),
                 ws_config,
                 self.cfg.connect_timeout,

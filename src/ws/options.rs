@@ -49,6 +49,7 @@ pub(crate) struct Options {
     pub(crate) max_message_size: usize,
     pub(crate) read_buffer_size: usize,
     pub(crate) on_reconnect: Option<ReconnectHook>,
+    pub(crate) proxy: crate::proxy::Setting,
 }
 
 impl std::fmt::Debug for Options {
@@ -66,6 +67,7 @@ impl std::fmt::Debug for Options {
             .field("max_message_size", &self.max_message_size)
             .field("read_buffer_size", &self.read_buffer_size)
             .field("on_reconnect", &self.on_reconnect.is_some())
+            .field("proxy", &self.proxy)
             .finish_non_exhaustive()
     }
 }
@@ -90,6 +92,7 @@ impl Options {
             max_message_size: 16 << 20,
             read_buffer_size: DEFAULT_READ_BUFFER,
             on_reconnect: None,
+            proxy: crate::proxy::Setting::Env,
         }
     }
 
@@ -132,7 +135,21 @@ impl Options {
             }
             None => None,
         };
+        // The environment is read once, here, for this endpoint.
+        let proxy = self
+            .proxy
+            .resolve()
+            .for_target(endpoint.is_tls(), endpoint.host());
+        if proxy
+            .as_ref()
+            .is_some_and(|p| p.kind() == crate::clob::ProxyKind::Https)
+        {
+            return Err(BuildError::Invalid(
+                "proxy: https:// proxies are not supported by WebSocket streams (use http:// or socks5://)",
+            ));
+        }
         let cfg = Config {
+            proxy,
             endpoint,
             tls,
             ping_interval: self.ping_interval,
@@ -166,6 +183,36 @@ macro_rules! common_setters {
         #[must_use]
         pub fn tls_config(mut self, config: std::sync::Arc<rustls::ClientConfig>) -> Self {
             self.opts.tls = Some(config);
+            self
+        }
+
+        /// Connects through `proxy`: an HTTP `CONNECT` tunnel (`http://`) or a SOCKS5
+        /// handshake (`socks5://`, `socks5h://`) before TLS, within the connect timeout. A
+        /// proxy that refuses is a connect failure
+        /// ([`ConnectError::Proxy`](crate::ws::connection::ConnectError::Proxy)), retried with
+        /// backoff; `https://` proxies are not supported here (`build` says so). Applies to
+        /// loopback hosts too. Default is the proxy environment variables
+        /// ([`Proxy`](crate::clob::Proxy#where-it-applies)).
+        #[must_use]
+        pub fn proxy(mut self, proxy: crate::clob::Proxy) -> Self {
+            self.opts.proxy = crate::proxy::Setting::Fixed(std::sync::Arc::new(proxy));
+            self
+        }
+
+        /// Connects directly, whatever the proxy environment variables say. Default is the
+        /// proxy environment variables ([`Proxy`](crate::clob::Proxy#where-it-applies)).
+        #[must_use]
+        pub fn no_proxy(mut self) -> Self {
+            self.opts.proxy = crate::proxy::Setting::Direct;
+            self
+        }
+
+        /// Uses the same proxy choice as `client` (its
+        /// [`proxy`](crate::clob::ClientBuilder::proxy),
+        /// [`no_proxy`](crate::clob::ClientBuilder::no_proxy) or the environment default).
+        #[must_use]
+        pub fn proxy_from(mut self, client: &crate::clob::Client) -> Self {
+            self.opts.proxy = client.proxy_setting().clone();
             self
         }
 

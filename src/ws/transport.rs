@@ -106,6 +106,11 @@ impl Endpoint {
     pub(crate) fn is_tls(&self) -> bool {
         self.tls
     }
+
+    /// The host (IPv6 without brackets).
+    pub(crate) fn host(&self) -> &str {
+        &self.host
+    }
 }
 
 /// The default TLS configuration: the crate's one rustls stack ([`crate::tls`]), shared with
@@ -116,18 +121,24 @@ pub(crate) fn default_tls() -> Result<Arc<rustls::ClientConfig>, ConnectError> {
         .map_err(|_| ConnectError::Tls)
 }
 
-/// Connect, optionally wrap in TLS, and perform the WebSocket handshake, all within
-/// `timeout`.
+/// Connect (directly or through a proxy tunnel), optionally wrap in TLS, and perform the
+/// WebSocket handshake, all within `timeout`.
 pub(crate) async fn connect(
     ep: &Endpoint,
+    proxy: Option<&crate::clob::Proxy>,
     tls: Option<&Arc<rustls::ClientConfig>>,
     ws_config: WebSocketConfig,
     timeout: Duration,
 ) -> Result<Ws, ConnectError> {
     let fut = async {
-        let tcp = TcpStream::connect((ep.host.as_str(), ep.port))
-            .await
-            .map_err(|e| ConnectError::Io(e.kind()))?;
+        let tcp = match proxy {
+            None => TcpStream::connect((ep.host.as_str(), ep.port))
+                .await
+                .map_err(|e| ConnectError::Io(e.kind()))?,
+            Some(p) => crate::proxy::tunnel(p, &ep.host, ep.port)
+                .await
+                .map_err(ConnectError::Proxy)?,
+        };
         // Latency over throughput: frames are small and each one matters.
         let _ = tcp.set_nodelay(true);
         let stream = if ep.tls {
