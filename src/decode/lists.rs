@@ -4,7 +4,8 @@
 use super::book::{Pattern, pattern};
 use super::shape;
 use super::skip::{
-    key_at, lit_or_past, next_member, not_event_key, past_unknown, skip_value, skip_value_call,
+    key_at, lit_or_past, next_member, not_event_key, past, past_unknown, skip_scalars, skip_value,
+    skip_value_call,
 };
 use super::{
     Level, Sink, is_event_key, opt_price, opt_side, opt_size, opt_str, opt_text, opt_u64,
@@ -678,75 +679,229 @@ fn change_members(src: &str, mut p: usize, mut f: ChangeFields) -> Option<(Chang
     }
 }
 
-/// A `price_change` entry exactly as the exchange writes it —
+/// A `price_change` entry as the exchange writes it —
 /// `{"asset_id":"…","price":"…","size":"…","side":"BUY|SELL","hash":"…","best_bid":"…","best_ask":"…"}`,
 /// no whitespace, decimals of at most eight bytes, no escapes — read as straight-line code: the
 /// key literals compared a word at a time, the id and hash ends checked at their predicted
 /// lengths (else scanned; [`find_special_guess`]), each decimal parsed from the one word that
-/// holds it. Returns the entry and the index after its
-/// `}`; anything else returns `None`, and [`fast_change`] / the general reader take the entry
-/// (they accept this shape too, with the same result: tested below).
+/// holds it. Members no entry has, wherever they stand between the layout's members (a field
+/// the exchange added to its entries, any JSON type), are skipped in place, out of line
+/// ([`lit_or_past`], [`entry_tail`]), so such an entry is still read once. Returns the entry
+/// and the index after its `}`; anything else returns `None`, and [`keyed_entry`] / the
+/// general reader take the entry (they accept this shape too, with the same result: tested
+/// below).
 #[inline(always)]
 pub(super) fn compact_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
-    layout_change::<false>(src, p)
-}
-
-/// [`compact_change`] that also skips, in place, members no entry has wherever they stand
-/// between the layout's members (a field the exchange added to every entry): for the entries
-/// after one on which [`compact_change`] stopped. Out of line, so that the exchange's layout
-/// does not carry the skipping's calls.
-#[inline(never)]
-fn skipping_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
-    layout_change::<true>(src, p)
-}
-
-/// [`compact_change`] (`SKIP` = false) and [`skipping_change`].
-#[inline(always)]
-fn layout_change<const SKIP: bool>(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
     count_entry_read(p);
+    match layout::<HOT>(src, p, Partial::default()) {
+        Ok(x) => Some(x),
+        Err(part) => resume(src, part),
+    }
+}
+
+/// [`layout`] straight on: every literal where the layout puts it, else it stops.
+const HOT: usize = usize::MAX;
+/// [`layout`] skipping, in place, members no entry has wherever they stand.
+const SKIPPING: usize = usize::MAX - 1;
+
+/// What [`layout`] had read of an entry when it stopped: `k` is the member (0 `asset_id` … 6
+/// `best_ask`) whose literal was not at `e`, or `u8::MAX` when the entry is not one the
+/// layout readers take; the members before `k` as read. Indices as `u32` (a frame of 4 GiB or
+/// more gives up here), so that [`Resume`], which carries it, stays small.
+#[derive(Clone, Copy, Debug)]
+struct Partial {
+    k: u8,
+    sell: bool,
+    e: u32,
+    id_at: u32,
+    id_end: u32,
+    hash_at: u32,
+    hash_end: u32,
+    px: u64,
+    size: u64,
+    bid: u64,
+}
+
+impl Default for Partial {
+    fn default() -> Self {
+        Self {
+            k: u8::MAX,
+            sell: false,
+            e: 0,
+            id_at: 0,
+            id_end: 0,
+            hash_at: 0,
+            hash_end: 0,
+            px: 0,
+            size: 0,
+            bid: 0,
+        }
+    }
+}
+
+impl Partial {
+    /// Stopped at member `k`, at `e`, with the indices and values read before it.
+    #[allow(clippy::too_many_arguments)]
+    fn at(
+        k: u8,
+        e: usize,
+        [id_at, id_end, hash_at, hash_end]: [usize; 4],
+        [px, size, bid]: [u64; 3],
+        sell: bool,
+    ) -> Self {
+        let small = |i: usize| u32::try_from(i).ok();
+        let (Some(e), Some(id_at), Some(id_end), Some(hash_at), Some(hash_end)) = (
+            small(e),
+            small(id_at),
+            small(id_end),
+            small(hash_at),
+            small(hash_end),
+        ) else {
+            return Self::default();
+        };
+        Self {
+            k,
+            sell,
+            e,
+            id_at,
+            id_end,
+            hash_at,
+            hash_end,
+            px,
+            size,
+            bid,
+        }
+    }
+}
+
+/// [`compact_change`] once [`layout`] stopped at member `part.k`: the members read before are
+/// kept, members no entry has before member `k` are skipped in place ([`past`]), and the rest
+/// of the entry is read as the layout reader reads it, skipping where needed (a field the
+/// exchange added to its entries, anywhere in them). Out of line and cold: the exchange's
+/// layout never comes here, and the straight-line path carries no call (it returns the stop).
+#[cold]
+#[inline(never)]
+fn resume(src: &str, part: Partial) -> Option<(PriceChange<'_>, usize)> {
+    match part.k {
+        0 => layout::<0>(src, part.e as usize, part),
+        1 => layout::<1>(src, part.e as usize, part),
+        2 => layout::<2>(src, part.e as usize, part),
+        3 => layout::<3>(src, part.e as usize, part),
+        4 => layout::<4>(src, part.e as usize, part),
+        5 => layout::<5>(src, part.e as usize, part),
+        6 => layout::<6>(src, part.e as usize, part),
+        _ => return None,
+    }
+    .ok()
+}
+
+/// The layout reader of [`compact_change`] (`FROM` = [`HOT`]: every member read here, the
+/// literals compared whole; `Err` where one is not where the layout puts it, with what was
+/// read) and of [`resume`] (`FROM` = the member whose literal was missing: the members before
+/// it come from `part`, unknown members are skipped).
+#[inline(always)]
+fn layout<const FROM: usize>(
+    src: &str,
+    p: usize,
+    part: Partial,
+) -> Result<(PriceChange<'_>, usize), Partial> {
     let b = src.as_bytes();
-    // The next member's literal: `whole`, which is `head` then `key` (see `lit_or_past`).
-    macro_rules! at {
-        ($e:expr, $whole:expr, $head:expr, $key:expr) => {
-            if SKIP {
-                lit_or_past(src, $e, $head, $key, not_entry_key)
-            } else {
-                lit(b, $e, $whole)
+    // Locals, not `part`'s fields, so that the straight-line path keeps them in registers.
+    let (mut id_at, mut id_end) = (part.id_at as usize, part.id_end as usize);
+    let (mut hash_at, mut hash_end) = (part.hash_at as usize, part.hash_end as usize);
+    let (mut px, mut size, mut bid, mut sell) = (part.px, part.size, part.bid, part.sell);
+    let mut e = p;
+    // Member `k` is read here (not taken from `part`).
+    let read = |k: usize| FROM >= SKIPPING || k >= FROM;
+    let fail = Partial::default();
+    macro_rules! some {
+        ($x:expr) => {
+            match $x {
+                Some(x) => x,
+                None => return Err(fail),
             }
         };
     }
-    let price = |m: u64| Price::new(u32::try_from(m).ok()?);
-    let id_at = at!(p, b"{\"asset_id\":\"", b"{", b"\"asset_id\":\"")?;
-    let id_end = plain_end_guess::<ID_LEN>(b, id_at)?;
-    let px_at = at!(id_end, b"\",\"price\":\"", b"\",", b"\"price\":\"")?;
-    let (px, e) = quoted_decimal(b, px_at)?;
-    let size_at = at!(e, b"\",\"size\":\"", b"\",", b"\"size\":\"")?;
-    let (size, e) = quoted_decimal(b, size_at)?;
-    let e = at!(e, b"\",\"side\":\"", b"\",", b"\"side\":\"")?;
-    let (side, e) = match lit(b, e, b"BUY\"") {
-        Some(e) => (Side::Buy, e),
-        None => (Side::Sell, lit(b, e, b"SELL\"")?),
-    };
-    let hash_at = at!(e, b",\"hash\":\"", b",", b"\"hash\":\"")?;
-    let hash_end = plain_end_guess::<HASH_LEN>(b, hash_at)?;
-    let bid_at = at!(hash_end, b"\",\"best_bid\":\"", b"\",", b"\"best_bid\":\"")?;
-    let (bid, e) = quoted_decimal(b, bid_at)?;
-    let ask_at = at!(e, b"\",\"best_ask\":\"", b"\",", b"\"best_ask\":\"")?;
-    let (ask, e) = quoted_decimal(b, ask_at)?;
+    // The literal of member `k` at `e`: `whole`, which is `head` then `key` (see
+    // `lit_or_past`); where it is not, the straight-line path stops there.
+    macro_rules! at {
+        ($k:literal, $whole:expr, $head:expr, $key:expr) => {
+            if FROM == HOT {
+                match lit(b, e, $whole) {
+                    Some(x) => x,
+                    None => {
+                        return Err(Partial::at(
+                            $k,
+                            e,
+                            [id_at, id_end, hash_at, hash_end],
+                            [px, size, bid],
+                            sell,
+                        ));
+                    }
+                }
+            } else if FROM == $k {
+                let skipped = skip_scalars(b, e, ($head, $key), &not_entry_key);
+                some!(skipped.or_else(|| past(src, e, $head, $key, not_entry_key)))
+            } else {
+                some!(lit_or_past(src, e, ($whole, $head, $key), not_entry_key))
+            }
+        };
+    }
+    if read(0) {
+        id_at = at!(0, b"{\"asset_id\":\"", b"{", b"\"asset_id\":\"");
+        id_end = some!(plain_end_guess::<ID_LEN>(b, id_at));
+        e = id_end;
+    }
+    if read(1) {
+        let px_at = at!(1, b"\",\"price\":\"", b"\",", b"\"price\":\"");
+        (px, e) = some!(quoted_decimal(b, px_at));
+    }
+    if read(2) {
+        let size_at = at!(2, b"\",\"size\":\"", b"\",", b"\"size\":\"");
+        (size, e) = some!(quoted_decimal(b, size_at));
+    }
+    if read(3) {
+        let side_at = at!(3, b"\",\"side\":\"", b"\",", b"\"side\":\"");
+        (sell, e) = match lit(b, side_at, b"BUY\"") {
+            Some(e) => (false, e),
+            None => (true, some!(lit(b, side_at, b"SELL\""))),
+        };
+    }
+    if read(4) {
+        hash_at = at!(4, b",\"hash\":\"", b",", b"\"hash\":\"");
+        hash_end = some!(plain_end_guess::<HASH_LEN>(b, hash_at));
+        e = hash_end;
+    }
+    if read(5) {
+        let bid_at = at!(5, b"\",\"best_bid\":\"", b"\",", b"\"best_bid\":\"");
+        (bid, e) = some!(quoted_decimal(b, bid_at));
+    }
+    let ask_at = at!(6, b"\",\"best_ask\":\"", b"\",", b"\"best_ask\":\"");
+    let (ask, e) = some!(quoted_decimal(b, ask_at));
     let end = match lit(b, e, b"\"}") {
         Some(end) => end,
-        None => entry_tail(src, e)?,
+        None => some!(entry_tail(src, e)),
     };
+    let price = |m: u64| Price::new(u32::try_from(m).ok()?);
     let change = PriceChange {
-        asset_id: sub(src, id_at, id_end)?,
-        price: price(px)?,
+        asset_id: some!(sub(src, id_at, id_end)),
+        price: some!(price(px)),
         size: Some(Size::from_micros(size)),
-        side,
-        hash: Some(sub(src, hash_at, hash_end)?),
-        best_bid: Some(price(bid)?),
-        best_ask: Some(price(ask)?),
+        side: if sell { Side::Sell } else { Side::Buy },
+        hash: Some(some!(sub(src, hash_at, hash_end))),
+        best_bid: Some(some!(price(bid))),
+        best_ask: Some(some!(price(ask))),
     };
-    Some((change, end))
+    Ok((change, end))
+}
+
+/// [`compact_change`] for an entry of a feed that added members to its entries: every
+/// literal compared whole, and where one is missing the members no entry has are skipped in
+/// place ([`lit_or_past`]).
+#[inline(always)]
+fn skipping_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
+    count_entry_read(p);
+    layout::<SKIPPING>(src, p, Partial::default()).ok()
 }
 
 /// Members after the last one of [`compact_change`]'s layout (the closing quote of `best_ask`
@@ -846,8 +1001,14 @@ fn compact_members<S: Sink>(
         q += 1;
     } else {
         loop {
-            let Some((change, end)) = compact_change(src, q) else {
-                return Err(Resume::at(caps, At::Entry(q)));
+            count_entry_read(q);
+            let (change, end) = match layout::<HOT>(src, q, Partial::default()) {
+                Ok(x) => x,
+                // Out of the loop, so that the exchange's layout carries no call.
+                Err(part) => {
+                    caps.stop = part;
+                    return Err(Resume::at(caps, At::Entry(q)));
+                }
             };
             if S::CAPTURE {
                 sink.change(Ok(change));
@@ -890,21 +1051,24 @@ fn compact_members<S: Sink>(
     })
 }
 
-/// [`compact_price_change`] from the entry at `q` on which [`compact_change`] stopped: this entry
-/// and the rest through [`skipping_change`] (a feed that added a member to its entries added
-/// it to every one), then the message's layout tail. Where that does not do, `Err` says where
-/// the keyed reader continues: at an entry it reads keyed, after the entries, or after the
-/// array. Out of line: the exchange's layout never comes here.
+/// [`compact_price_change`] from the entry at `q` on which the layout reader stopped, with what
+/// it had read of it (`caps.stop`): that entry is finished from there ([`resume`]: members no
+/// entry has are skipped in place), the rest are read by [`skipping_change`] (a feed that added
+/// a member to its entries added it to every one), then the message's layout tail. Where that
+/// does not do, `Err` says where the keyed reader continues: at an entry it reads keyed, after
+/// the entries, or after the array. Out of line: the exchange's layout never comes here.
 #[inline(never)]
 fn skipping_entries<S: Sink>(
     src: &str,
     mut q: usize,
-    caps: PcCaps,
+    mut caps: PcCaps,
     sink: &mut S,
 ) -> Result<CompactPriceChange, Resume> {
     let b = src.as_bytes();
+    let stop = core::mem::take(&mut caps.stop);
+    let mut read = resume(src, stop);
     loop {
-        let Some((change, end)) = skipping_change(src, q) else {
+        let Some((change, end)) = read else {
             return Err(Resume::at(caps, At::Entry(q)));
         };
         if S::CAPTURE {
@@ -916,6 +1080,7 @@ fn skipping_entries<S: Sink>(
             Some(b']') => break,
             _ => return Err(Resume::at(caps, At::Entries(end))),
         }
+        read = skipping_change(src, q);
     }
     let items = caps.items.ok_or_else(Resume::fail)?;
     layout_tail(src, q, caps.market, items).ok_or(Resume::at(caps, At::After(q)))
@@ -932,6 +1097,8 @@ pub(crate) struct PcCaps {
     pub(super) is_pc: bool,
     /// The members read so far as [`shape`] codes (0: none recorded; see [`shape::push`]).
     pub(super) seq: u64,
+    /// What the layout reader had read of the entry on which it stopped ([`At::Entry`]).
+    stop: Partial,
 }
 
 /// Where [`compact_price_change`] stopped.
@@ -998,9 +1165,6 @@ pub(crate) fn keyed_price_change<S: Sink>(
 ) -> Option<CompactPriceChange> {
     let b = src.as_bytes();
     let mut caps = resume.caps;
-    if caps.seq == 0 {
-        caps.seq = layout_prefix(&caps);
-    }
     match resume.at {
         At::Fail => None,
         At::Key(first) => {
@@ -1016,6 +1180,10 @@ pub(crate) fn keyed_price_change<S: Sink>(
             // The exchange's other events (a book has `market` first too) give up here.
             if let Ok(p) = next_member(b, q) {
                 front_key(src, p)?;
+            }
+            if caps.seq == 0 {
+                // The layout reader's members (the learned order's reader records its own).
+                caps.seq = layout_prefix(&caps);
             }
             keyed_rest(src, sink, caps, resume.at)
         }
@@ -1139,6 +1307,7 @@ fn keyed_rest<S: Sink>(
             items: Some(items),
             timestamp,
             seq,
+            ..
         } => {
             shape::learn(shape::finished(seq));
             Some(CompactPriceChange {
@@ -1276,11 +1445,9 @@ fn members<S: Sink>(src: &str, p: usize, caps: &mut PcCaps, sink: &mut S) -> Opt
 /// How [`entries_at`] reads the next entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Mode {
-    /// The exchange's layout ([`compact_change`]), else as `Skipping`.
+    /// The exchange's layout, members entries do not have skipped wherever they stand
+    /// ([`compact_change`]), else as `Keyed`.
     Layout,
-    /// The layout with members entries do not have skipped wherever they stand
-    /// ([`skipping_change`]), else as `Keyed`.
-    Skipping,
     /// Members in any order ([`keyed_entry`]).
     Keyed,
 }
@@ -1300,10 +1467,6 @@ pub(super) fn entries_at<S: Sink>(
         let (change, end) = loop {
             match mode {
                 Mode::Layout => match compact_change(src, p) {
-                    Some(x) => break x,
-                    None => mode = Mode::Skipping,
-                },
-                Mode::Skipping => match skipping_change(src, p) {
                     Some(x) => break x,
                     None => mode = Mode::Keyed,
                 },
@@ -1992,6 +2155,13 @@ pub(super) mod tests {
                     "keyed reader gave up on {frame}"
                 ),
             }
+            // The layout reader, which hands the entry to `resume` where a literal is missing,
+            // takes what the skipping reader takes, with the same result.
+            assert_eq!(
+                compact_change(&frame, 0),
+                skipping_change(&frame, 0),
+                "layout: {frame}"
+            );
             match skipping_change(&frame, 0) {
                 Some(got) => {
                     skipping_took += 1;

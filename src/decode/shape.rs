@@ -171,14 +171,15 @@ fn ordered_price_change<S: Sink>(
 }
 
 /// The entries from the first one at `q` to the index after the `]`, each to `sink`: in the
-/// exchange's layout as [`compact_price_change`] reads them, from the first other one on as
-/// [`entries_at`] reads entries of a changed shape.
+/// exchange's layout (members entries do not have skipped in place) as
+/// [`compact_price_change`] reads them, from the first one that is not on keyed
+/// ([`entries_at`]).
 #[inline(always)]
 fn entries<S: Sink>(src: &str, mut q: usize, sink: &mut S) -> Option<usize> {
     let b = src.as_bytes();
     loop {
         let Some((change, end)) = compact_change(src, q) else {
-            return entries_at(src, q, Mode::Skipping, sink);
+            return entries_at(src, q, Mode::Keyed, sink);
         };
         if S::CAPTURE {
             sink.change(Ok(change));

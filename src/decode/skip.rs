@@ -36,17 +36,93 @@ pub(super) fn skip_member(src: &str, p: usize) -> Option<usize> {
     skip_value(src, v)
 }
 
-/// The literal `head` + `key` at `e`, where a layout reader expects it: `head` is what ends
-/// one member and separates it from the next (the value's closing quote if it has one, the
-/// `,`; for an object's first member the `{`, or nothing), `key` the next member's `"key":`
-/// and the first byte of its value. When the literal is not there because members whose keys
-/// `unknown` accepts stand in between (a field the exchange added, at any position), they are
-/// skipped in place and `key` is looked for after them. The index after `key`, or `None`
-/// (another key, other whitespace, broken JSON: the caller's slower reader decides). The
-/// exchange's layouts take the first branch only; the literals are fixed-size arrays, so each
-/// compare is a few word compares.
+/// The literal `whole` at `e`, where a layout reader expects it: `whole` is `head` then `key`,
+/// where `head` is what ends one member and separates it from the next (the value's closing
+/// quote if it has one, the `,`; for an object's first member the `{`, or nothing) and `key`
+/// the next member's `"key":` and the first byte of its value. When the literal is not there
+/// because members whose keys `unknown` accepts stand in between (a field the exchange added,
+/// at any position), they are skipped in place, out of line ([`past`]), and `key` is looked
+/// for after them. The index after `key`, or `None` (another key, other whitespace, broken
+/// JSON: the caller's slower reader decides). The exchange's layouts take the first compare
+/// only; the literals are fixed-size arrays, so it is a few word compares.
 #[inline(always)]
-pub(super) fn lit_or_past<const H: usize, const K: usize>(
+pub(super) fn lit_or_past<const W: usize, const H: usize, const K: usize>(
+    src: &str,
+    e: usize,
+    (whole, head, key): (&[u8; W], &[u8; H], &[u8; K]),
+    unknown: impl Fn(&[u8]) -> bool,
+) -> Option<usize> {
+    let b = src.as_bytes();
+    if let Some(end) = lit(b, e, whole) {
+        return Some(end);
+    }
+    skip_scalars(b, e, (head, key), &unknown).or_else(|| past(src, e, head, key, unknown))
+}
+
+/// `head` at `e`, then compact members with scalar values whose keys `unknown` accepts (a
+/// field the exchange added, at any position), then `key`: the index after `key`, read where
+/// the caller is, without a call ([`scalar_member_end`]). `None` for anything else — nested
+/// values, whitespace, escapes, another key — and [`past`] decides (it reads those too).
+#[inline(always)]
+pub(super) fn skip_scalars<const H: usize, const K: usize>(
+    b: &[u8],
+    e: usize,
+    (head, key): (&[u8; H], &[u8; K]),
+    unknown: &impl Fn(&[u8]) -> bool,
+) -> Option<usize> {
+    let mut p = lit(b, e, head)?;
+    loop {
+        if let Some(end) = lit(b, p, key) {
+            return Some(end);
+        }
+        let end = scalar_member_end(b, p, unknown)?;
+        if b.get(end) != Some(&b',') {
+            return None;
+        }
+        p = end + 1;
+    }
+}
+
+/// The index after the compact member `"key":value` whose quote is at `p`, when `unknown`
+/// accepts its key, neither key nor value has an escape, and the value is a string, a number,
+/// `true`, `false` or `null` — checked as the general reader checks them; `None` otherwise.
+#[inline(always)]
+fn scalar_member_end(b: &[u8], p: usize, unknown: &impl Fn(&[u8]) -> bool) -> Option<usize> {
+    if b.get(p) != Some(&b'"') {
+        return None;
+    }
+    let q = find_special(b, p + 1);
+    if b.get(q) != Some(&b'"') || b.get(q + 1) != Some(&b':') || !unknown(b.get(p + 1..q)?) {
+        return None;
+    }
+    let v = q + 2;
+    match *b.get(v)? {
+        b'"' => {
+            let end = find_special(b, v + 1);
+            (b.get(end) == Some(&b'"')).then_some(end + 1)
+        }
+        b'-' | b'0'..=b'9' => {
+            let mut i = v + 1;
+            while matches!(
+                b.get(i),
+                Some(b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+            ) {
+                i += 1;
+            }
+            Some(i)
+        }
+        b't' => lit(b, v, b"true"),
+        b'f' => lit(b, v, b"false"),
+        b'n' => lit(b, v, b"null"),
+        _ => None,
+    }
+}
+
+/// [`lit_or_past`] once its literal was not at `e`: out of line, so that the layout readers'
+/// straight-line code carries one call per member and nothing else.
+#[cold]
+#[inline(never)]
+pub(super) fn past<const H: usize, const K: usize>(
     src: &str,
     e: usize,
     head: &[u8; H],
@@ -55,31 +131,15 @@ pub(super) fn lit_or_past<const H: usize, const K: usize>(
 ) -> Option<usize> {
     let b = src.as_bytes();
     match lit(b, e, head) {
-        Some(k) => match lit(b, k, key) {
-            Some(end) => Some(end),
-            None => past_after(src, k, key, unknown),
-        },
+        // `head` ends with the object's `{` or the `,` before the next member, so a member
+        // starts at `k`.
+        Some(k) => to_key(src, skip_ws(b, k), key, unknown),
         None => past_then(src, e, head, key, unknown),
     }
 }
 
-/// [`lit_or_past`] once `head` was there (ending at `k`) but `key` was not after it: out of
-/// line. `head` ends with the object's `{` or the `,` before the next member, so a member
-/// starts at `k`.
-#[cold]
-#[inline(never)]
-fn past_after<const K: usize>(
-    src: &str,
-    k: usize,
-    key: &[u8; K],
-    unknown: impl Fn(&[u8]) -> bool,
-) -> Option<usize> {
-    to_key(src, skip_ws(src.as_bytes(), k), key, unknown)
-}
-
-/// [`lit_or_past`] once the literal was not at `e`: out of line.
-#[cold]
-#[inline(never)]
+/// [`past`] once `head` was not at `e` either (whitespace, or members between).
+#[inline(always)]
 fn past_then<const H: usize, const K: usize>(
     src: &str,
     e: usize,
@@ -425,7 +485,8 @@ mod tests {
             let tail = [r#","size":"2"}"#, "}"][usize::from(next(8) == 0)];
             src.push_str(tail);
             let e = r#"{"price":"1"#.len();
-            let got = lit_or_past(&src, e, b"\",", b"\"size\":\"", unknown);
+            let literals = (b"\",\"size\":\"", b"\",", b"\"size\":\"");
+            let got = lit_or_past(&src, e, literals, unknown);
             let readable = picked
                 .iter()
                 .all(|m| !m.starts_with("\"price\"") && !m.starts_with("\"bad\""));
