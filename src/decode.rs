@@ -861,6 +861,21 @@ mod tests {
         }
     }
 
+    /// A `price_change` entry in the exchange's layout with random values; `i` ends its asset
+    /// id.
+    pub(super) fn exchange_entry(next: &mut dyn FnMut(u64) -> u64, i: usize) -> String {
+        format!(
+            r#"{{"asset_id":"71321045679252212594626385532706912750332728571942532289631379312455583992{i:02}","price":"0.{}","size":"{}.{}","side":"{}","hash":"{:040x}","best_bid":"0.4{}","best_ask":"0.5{}"}}"#,
+            10 + next(89),
+            next(100_000),
+            next(100),
+            if next(2) == 0 { "BUY" } else { "SELL" },
+            next(u64::MAX),
+            next(10),
+            next(10),
+        )
+    }
+
     /// Splits a compact object's text into its members (no nesting-aware JSON needed: the
     /// generated members are joined with `,"` only at the top level).
     pub(super) fn members(obj: &str) -> Vec<String> {
@@ -922,18 +937,7 @@ mod tests {
         for round in 0..4_000 {
             let n = 1 + next(4) as usize;
             let mut entries: Vec<Vec<String>> = (0..n)
-                .map(|i| {
-                    members(&format!(
-                        r#"{{"asset_id":"71321045679252212594626385532706912750332728571942532289631379312455583992{i:02}","price":"0.{}","size":"{}.{}","side":"{}","hash":"{:040x}","best_bid":"0.4{}","best_ask":"0.5{}"}}"#,
-                        10 + next(89),
-                        next(100_000),
-                        next(100),
-                        if next(2) == 0 { "BUY" } else { "SELL" },
-                        next(u64::MAX),
-                        next(10),
-                        next(10),
-                    ))
-                })
+                .map(|i| members(&exchange_entry(&mut next, i)))
                 .collect();
             let mut top: Vec<String> = members(&format!(
                 r#"{{"market":"0x{:064x}","price_changes":[],"timestamp":"{}","event_type":"price_change"}}"#,

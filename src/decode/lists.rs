@@ -2216,19 +2216,8 @@ pub(super) mod tests {
         let mut accepted = 0;
         for _ in 0..5_000 {
             let n = next(5);
-            let entries: Vec<String> = (0..n)
-                .map(|i| {
-                    format!(
-                        r#"{{"asset_id":"7132104567925221259462638553270691275033272857194253228963137931245558399256{i}","price":"0.{}","size":"{}.{}","side":"{}","hash":"{:040x}","best_bid":"0.4{}","best_ask":"0.5{}"}}"#,
-                        10 + next(89),
-                        next(100_000),
-                        next(100),
-                        if next(2) == 0 { "BUY" } else { "SELL" },
-                        next(u64::MAX),
-                        next(10),
-                        next(10),
-                    )
-                })
+            let entries: Vec<String> = (0..n as usize)
+                .map(|i| crate::decode::tests::exchange_entry(&mut next, i))
                 .collect();
             let exact = format!(
                 r#"{{"market":"0x{:064x}","price_changes":[{}],"timestamp":"{}","event_type":"price_change"}}"#,

@@ -248,26 +248,13 @@ fn member<S: Sink>(
 mod tests {
     use super::super::lists::ENTRY_READS;
     use super::super::lists::tests::Recorder;
-    use super::super::tests::{GENERAL_READS, members, value};
+    use super::super::tests::{GENERAL_READS, exchange_entry, members, value};
     use super::super::{Cursor, Events, general};
     use super::*;
 
     /// A `price_change` in the exchange's layout with `n` entries of fresh values.
     fn exchange_message(next: &mut dyn FnMut(u64) -> u64, n: usize) -> String {
-        let entries: Vec<String> = (0..n)
-            .map(|i| {
-                format!(
-                    r#"{{"asset_id":"71321045679252212594626385532706912750332728571942532289631379312455583992{i:02}","price":"0.{}","size":"{}.{}","side":"{}","hash":"{:040x}","best_bid":"0.4{}","best_ask":"0.5{}"}}"#,
-                    10 + next(89),
-                    next(100_000),
-                    next(100),
-                    if next(2) == 0 { "BUY" } else { "SELL" },
-                    next(u64::MAX),
-                    next(10),
-                    next(10),
-                )
-            })
-            .collect();
+        let entries: Vec<String> = (0..n).map(|i| exchange_entry(next, i)).collect();
         format!(
             r#"{{"market":"0x{:064x}","price_changes":[{}],"timestamp":"{}","event_type":"price_change"}}"#,
             next(u64::MAX),
