@@ -23,7 +23,7 @@ use polyclob::sim::SimHandle;
 use polyclob::ws::connection::{ConnectError, Disconnect};
 use polyclob::ws::event::{Event, Status};
 use polyclob::ws::market::MarketStream;
-use proxy_support::{Behave, Kind, TestProxy};
+use proxy_support::{Behave, Kind, TestProxy, first_frame};
 use rails::{KEY_A, YES, client_with, resting_bids, sim};
 
 const SECRET: &str = "pa:ss w0rd-hunter2";
@@ -39,18 +39,17 @@ fn port(sim: &SimHandle) -> u16 {
     sim_addr(sim).port()
 }
 
+/// A proxy of `kind` to `upstream` that wants the user `bot` and [`SECRET`].
+async fn authed(kind: Kind, upstream: SocketAddr) -> TestProxy {
+    TestProxy::start(kind, upstream, Some(("bot", SECRET)), Behave::Serve).await
+}
+
 /// REST (absolute form) and the order lane (`CONNECT`) through an HTTP proxy with
 /// credentials; the order is accepted and the proxy carried the bytes.
 #[tokio::test]
 async fn rest_and_lane_through_http_proxy_with_auth() {
     let sim = sim(None).await;
-    let px = TestProxy::start(
-        Kind::Http,
-        sim_addr(&sim),
-        Some(("bot", SECRET)),
-        Behave::Serve,
-    )
-    .await;
+    let px = authed(Kind::Http, sim_addr(&sim)).await;
     let proxy = Proxy::parse(&px.url("http", None))
         .unwrap()
         .basic_auth("bot", SECRET);
@@ -86,13 +85,7 @@ async fn rest_and_lane_through_http_proxy_with_auth() {
 #[tokio::test]
 async fn socks5h_carries_everything_to_an_unresolvable_host() {
     let sim = sim(None).await;
-    let px = TestProxy::start(
-        Kind::Socks5,
-        sim_addr(&sim),
-        Some(("bot", SECRET)),
-        Behave::Serve,
-    )
-    .await;
+    let px = authed(Kind::Socks5, sim_addr(&sim)).await;
     let proxy = Proxy::parse(&px.url("socks5h", None))
         .unwrap()
         .basic_auth("bot", SECRET);
@@ -145,17 +138,7 @@ async fn socks5h_carries_everything_to_an_unresolvable_host() {
         .assets([YES])
         .build()
         .unwrap();
-    let frame = tokio::time::timeout(Duration::from_secs(5), async {
-        loop {
-            match market.next().await.unwrap() {
-                Event::Frame(f) => break f,
-                Event::Status(Status::Disconnected { reason, .. }) => panic!("{reason:?}"),
-                _ => {}
-            }
-        }
-    })
-    .await
-    .expect("a market frame through the proxy");
+    let frame = first_frame(&mut market).await;
     assert!(
         frame.as_str().unwrap().contains(YES),
         "{:?}",
@@ -290,7 +273,7 @@ async fn refusals_are_clear_connect_errors_without_credentials() {
     };
 
     // HTTP proxy: wrong credentials -> 407.
-    let px = TestProxy::start(Kind::Http, up, Some(("bot", SECRET)), Behave::Serve).await;
+    let px = authed(Kind::Http, up).await;
     let e = ws_failure(wrong(&px, "http"), &sim).await;
     assert_eq!(e, ConnectError::Proxy(ProxyFailure::Status(407)));
     assert!(e.to_string().contains("407"), "{e}");
@@ -314,7 +297,7 @@ async fn refusals_are_clear_connect_errors_without_credentials() {
     }
 
     // SOCKS5: wrong password, and no credentials where they are required.
-    let px = TestProxy::start(Kind::Socks5, up, Some(("bot", SECRET)), Behave::Serve).await;
+    let px = authed(Kind::Socks5, up).await;
     let e = ws_failure(wrong(&px, "socks5h"), &sim).await;
     assert_eq!(e, ConnectError::Proxy(ProxyFailure::SocksAuth));
     assert!(
@@ -448,13 +431,7 @@ async fn refusals_are_clear_connect_errors_without_credentials() {
 #[tokio::test]
 async fn rest_error_through_refusing_proxy_hides_credentials() {
     let sim = sim(None).await;
-    let px = TestProxy::start(
-        Kind::Http,
-        sim_addr(&sim),
-        Some(("bot", SECRET)),
-        Behave::Serve,
-    )
-    .await;
+    let px = authed(Kind::Http, sim_addr(&sim)).await;
     let p = Proxy::parse(&px.url("http", Some(("bot", "wrong-hunter2")))).unwrap();
     assert!(!format!("{p:?}").contains("hunter2"));
     let c = Client::builder()
@@ -468,13 +445,7 @@ async fn rest_error_through_refusing_proxy_hides_credentials() {
     assert!(text.contains("407"), "{text}");
     assert!(!text.contains("hunter2"), "{text}");
     // Through SOCKS5 (reqwest's own SOCKS client) the failure is a connect error.
-    let px = TestProxy::start(
-        Kind::Socks5,
-        sim_addr(&sim),
-        Some(("bot", SECRET)),
-        Behave::Serve,
-    )
-    .await;
+    let px = authed(Kind::Socks5, sim_addr(&sim)).await;
     let p = Proxy::parse(&px.url("socks5h", Some(("bot", "wrong-hunter2")))).unwrap();
     let c = Client::builder()
         .host(sim.http_url())

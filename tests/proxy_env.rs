@@ -19,7 +19,7 @@ use polyclob::clob::Client;
 use polyclob::sim::{MarketSpec, Simulator};
 use polyclob::ws::event::{Event, Status};
 use polyclob::ws::market::MarketStream;
-use proxy_support::{Behave, Kind, TestProxy};
+use proxy_support::{Behave, Kind, TestProxy, first_frame};
 
 #[test]
 fn environment_proxies() {
@@ -99,17 +99,7 @@ async fn run(listener: std::net::TcpListener) {
         .assets(["1001"])
         .build()
         .unwrap();
-    tokio::time::timeout(Duration::from_secs(5), async {
-        loop {
-            match market.next().await.unwrap() {
-                Event::Frame(_) => break,
-                Event::Status(Status::Disconnected { reason, .. }) => panic!("{reason:?}"),
-                _ => {}
-            }
-        }
-    })
-    .await
-    .expect("a frame through the environment's proxy");
+    first_frame(&mut market).await;
     assert!(px.tunnels() > tunnels);
 
     // On-chain JSON-RPC.

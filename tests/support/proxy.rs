@@ -12,6 +12,26 @@ use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
+/// The first frame `market` delivers within 5 s; a disconnect (a proxy that failed) panics
+/// with its reason.
+pub async fn first_frame(
+    market: &mut polyclob::ws::market::MarketStream,
+) -> polyclob::ws::event::OwnedFrame {
+    use futures_util::StreamExt;
+    use polyclob::ws::event::{Event, Status};
+    tokio::time::timeout(std::time::Duration::from_secs(5), async {
+        loop {
+            match market.next().await.unwrap() {
+                Event::Frame(f) => break f,
+                Event::Status(Status::Disconnected { reason, .. }) => panic!("{reason:?}"),
+                _ => {}
+            }
+        }
+    })
+    .await
+    .expect("a market frame through the proxy")
+}
+
 /// What the proxy does with a client.
 #[derive(Clone, Debug)]
 pub enum Behave {
