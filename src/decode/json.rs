@@ -707,6 +707,17 @@ pub(crate) fn find_special(b: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// [`find_special`] for a string that is probably short (a key, a small value): its first
+/// 16 bytes checked where the caller is, the rest by the call.
+#[inline(always)]
+pub(crate) fn find_special_short(b: &[u8], i: usize) -> usize {
+    #[cfg(polyclob_simd)]
+    if let Some(j) = crate::decode::x86::special_in16(b, i) {
+        return j;
+    }
+    find_special(b, i)
+}
+
 /// The lengths production frames have (every one in the real captures, bar a few test
 /// values): `0x` and 64 hex digits for a market, a 77-digit token id, a 40-byte book hash and
 /// a 13-digit millisecond timestamp. Predictions only: other lengths read the same, a little

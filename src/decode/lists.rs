@@ -974,13 +974,31 @@ pub(crate) fn compact_price_change<S: Sink>(
     if b.get(p) != Some(&b'{') {
         return Err(Resume::fail());
     }
-    compact_members(src, p + 1, sink)
+    compact_members::<S, HOT>(src, p + 1, sink)
+}
+
+/// [`compact_price_change`] for a feed whose entries have members no entry has (a field the
+/// exchange added to its entries): every entry read by [`skipping_change`], which skips them
+/// in place, so that no entry is started twice. [`shape`] goes here once such a message was
+/// seen; an entry in the exchange's layout reads as fast here (its literals are compared
+/// whole first).
+#[inline(never)]
+pub(crate) fn skipping_price_change<S: Sink>(
+    src: &str,
+    p: usize,
+    sink: &mut S,
+) -> Result<CompactPriceChange, Resume> {
+    let b = src.as_bytes();
+    if b.get(p) != Some(&b'{') {
+        return Err(Resume::fail());
+    }
+    compact_members::<S, SKIPPING>(src, p + 1, sink)
 }
 
 /// [`compact_price_change`] from the quote of the first key at `p` (also where the keyed
 /// reader has skipped members in front of the layout's first key).
 #[inline(always)]
-fn compact_members<S: Sink>(
+fn compact_members<S: Sink, const MODE: usize>(
     src: &str,
     p: usize,
     sink: &mut S,
@@ -1002,7 +1020,7 @@ fn compact_members<S: Sink>(
     } else {
         loop {
             count_entry_read(q);
-            let (change, end) = match layout::<HOT>(src, q, Partial::default()) {
+            let (change, end) = match layout::<MODE>(src, q, Partial::default()) {
                 Ok(x) => x,
                 // Out of the loop, so that the exchange's layout carries no call.
                 Err(part) => {
@@ -1188,7 +1206,11 @@ pub(crate) fn keyed_price_change<S: Sink>(
             keyed_rest(src, sink, caps, resume.at)
         }
         At::Entry(q) => match skipping_entries(src, q, resume.caps, sink) {
-            Ok(pc) => Some(pc),
+            Ok(pc) => {
+                // The next messages' entries are read skipping from the first.
+                shape::learn(shape::SKIPPING_ENTRIES);
+                Some(pc)
+            }
             Err(r) => keyed_rest(src, sink, unrecorded(r.caps), r.at),
         },
         _ => keyed_rest(src, sink, unrecorded(caps), resume.at),
@@ -1224,7 +1246,7 @@ fn unrecorded(mut caps: PcCaps) -> PcCaps {
 /// (`seq`: their codes).
 #[inline(never)]
 fn resync<S: Sink>(src: &str, p: usize, seq: u64, sink: &mut S) -> Option<CompactPriceChange> {
-    match compact_members(src, p, sink) {
+    match compact_members::<S, HOT>(src, p, sink) {
         Ok(pc) => {
             shape::learn(shape::finished(shape::concat(seq, shape::EXACT)));
             Some(pc)

@@ -9,6 +9,11 @@
 //! literal of the member expected next, its value, and a member no event reads skipped in
 //! place — no key lookup, nothing read twice.
 //!
+//! A member added inside the entries is the same story one level down: the layout reader
+//! stops at it and finishes the entry skipping it in place, which costs the stop and the
+//! hand-over on every message; so such a message is remembered too ([`SKIPPING_ENTRIES`]), and
+//! the next ones are read by the skipping entry reader from their first entry.
+//!
 //! The order is kept per thread (a feed is read on one thread; a `price_change` has one shape
 //! at a time). It only ever decides what is tried first: every member's key and value is
 //! checked as the other readers check them, so a message in any other shape — a `book`, a
@@ -23,7 +28,7 @@ use super::is_event_key;
 use super::json::{MARKET_LEN, Raw, RawKind, TIMESTAMP_LEN, skip_ws};
 use super::lists::{
     At, CompactPriceChange, Mode, PcCaps, Resume, compact_change, compact_price_change, entries_at,
-    keyed_price_change, lit, plain_end_guess,
+    keyed_price_change, lit, plain_end_guess, skipping_price_change,
 };
 use super::skip::{key_at, skip_value};
 
@@ -40,6 +45,9 @@ pub(super) const EVENT_TYPE: u64 = 4;
 pub(super) const OTHER: u64 = 5;
 /// The exchange's layout: `market`, `price_changes`, `timestamp`, `event_type`.
 pub(super) const EXACT: u64 = MARKET | PRICE_CHANGES << 4 | TIMESTAMP << 8 | EVENT_TYPE << 12;
+/// Not an order: the exchange's member order, with members no entry has in the entries
+/// ([`skipping_price_change`] reads them).
+pub(crate) const SKIPPING_ENTRIES: u64 = 0xF;
 /// An order that could not be recorded (more than 16 members, or a reader that did not see
 /// them all).
 pub(super) const UNKNOWN: u64 = u64::MAX;
@@ -103,6 +111,12 @@ pub(crate) fn price_change<S: Sink>(
     layout: u64,
     sink: &mut S,
 ) -> Option<CompactPriceChange> {
+    if layout == SKIPPING_ENTRIES {
+        return match skipping_price_change(src, start, sink) {
+            Ok(pc) => Some(pc),
+            Err(r) => keyed_price_change(src, sink, r),
+        };
+    }
     match ordered_price_change(src, start, layout, sink) {
         Ok(pc) => Some(pc),
         Err(None) => match compact_price_change(src, start, sink) {
@@ -357,6 +371,63 @@ mod tests {
             learned_some += usize::from(either != 0);
         }
         assert!(learned_some > 2_000, "{learned_some}");
+    }
+
+    /// A feed that added a member inside its entries (any place, any JSON type, new values in
+    /// every message): from its first message on, the thread reads every entry skipping
+    /// ([`SKIPPING_ENTRIES`]) — each entry started once, no general reader, the general
+    /// reader's result — and a `book`, or a message back in the exchange's layout, in between
+    /// still decodes as the general reader decodes it.
+    #[test]
+    fn entries_with_a_new_member_are_read_skipping() {
+        let mut next = crate::testutil::lcg(35);
+        let book = r#"{"event_type":"book","asset_id":"7","market":"0x1","bids":[{"price":"0.4","size":"1"}],"asks":[],"timestamp":"1","hash":"h"}"#;
+        let mut skipping = 0;
+        for round in 0..1_500 {
+            let at = next(8) as usize;
+            let name = ["fee_rate_bps", "tx", "k"][next(3) as usize];
+            let mut message = |next: &mut dyn FnMut(u64) -> u64, add: bool| {
+                let n = 1 + next(3) as usize;
+                let entries: Vec<String> = (0..n)
+                    .map(|i| {
+                        let mut m = members(&exchange_entry(next, i));
+                        if add {
+                            m.insert(at, format!("\"{name}\":{}", value(next, 0)));
+                        }
+                        format!("{{{}}}", m.join(","))
+                    })
+                    .collect();
+                let frame = format!(
+                    r#"{{"market":"0x{:064x}","price_changes":[{}],"timestamp":"{}","event_type":"price_change"}}"#,
+                    next(u64::MAX),
+                    entries.join(","),
+                    1_790_658_674_035u64 + next(1000),
+                );
+                (frame, n)
+            };
+            for k in 0..4 {
+                let add = k != 2 || round % 2 == 0;
+                let (frame, n) = message(&mut next, add);
+                if k == 3 {
+                    let (general_reads, _) = check(book);
+                    assert_eq!(general_reads, 0);
+                }
+                let before = learned();
+                let (general_reads, mut reads) = check(&frame);
+                assert_eq!(general_reads, 0, "{frame}");
+                if k > 0 && before == SKIPPING_ENTRIES {
+                    // Read skipping from the first entry: each started once.
+                    assert_eq!(reads.len(), n, "{frame}");
+                    reads.dedup();
+                    assert_eq!(reads.len(), n, "{frame}");
+                    assert_eq!(learned(), SKIPPING_ENTRIES, "{frame}");
+                    skipping += 1;
+                }
+            }
+            // The next round starts from the exchange's layout.
+            learn(EXACT);
+        }
+        assert!(skipping > 3_000, "{skipping}");
     }
 
     #[test]

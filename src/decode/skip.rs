@@ -9,7 +9,7 @@
 
 use super::is_event_key;
 use super::lists::lit;
-use crate::decode::json::{Cursor, find_special, skip_ws};
+use crate::decode::json::{Cursor, find_special, find_special_short, skip_ws};
 
 /// From just after an object's member at `p`: the index of the next member (after the `,` and
 /// the whitespace around it), or `Err` with the index of the token that is not a `,`.
@@ -61,7 +61,8 @@ pub(super) fn lit_or_past<const W: usize, const H: usize, const K: usize>(
 
 /// `head` at `e`, then compact members with scalar values whose keys `unknown` accepts (a
 /// field the exchange added, at any position), then `key`: the index after `key`, read where
-/// the caller is, without a call ([`scalar_member_end`]). `None` for anything else — nested
+/// the caller is, without a call ([`scalar_member_end`]). For a caller that found `head` then
+/// `key` not at `e`, so a member stands after `head`. `None` for anything else — nested
 /// values, whitespace, escapes, another key — and [`past`] decides (it reads those too).
 #[inline(always)]
 pub(super) fn skip_scalars<const H: usize, const K: usize>(
@@ -72,14 +73,14 @@ pub(super) fn skip_scalars<const H: usize, const K: usize>(
 ) -> Option<usize> {
     let mut p = lit(b, e, head)?;
     loop {
-        if let Some(end) = lit(b, p, key) {
-            return Some(end);
-        }
         let end = scalar_member_end(b, p, unknown)?;
         if b.get(end) != Some(&b',') {
             return None;
         }
         p = end + 1;
+        if let Some(end) = lit(b, p, key) {
+            return Some(end);
+        }
     }
 }
 
@@ -91,14 +92,14 @@ fn scalar_member_end(b: &[u8], p: usize, unknown: &impl Fn(&[u8]) -> bool) -> Op
     if b.get(p) != Some(&b'"') {
         return None;
     }
-    let q = find_special(b, p + 1);
+    let q = find_special_short(b, p + 1);
     if b.get(q) != Some(&b'"') || b.get(q + 1) != Some(&b':') || !unknown(b.get(p + 1..q)?) {
         return None;
     }
     let v = q + 2;
     match *b.get(v)? {
         b'"' => {
-            let end = find_special(b, v + 1);
+            let end = find_special_short(b, v + 1);
             (b.get(end) == Some(&b'"')).then_some(end + 1)
         }
         b'-' | b'0'..=b'9' => {

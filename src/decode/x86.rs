@@ -94,6 +94,14 @@ pub(crate) fn special_at<const N: usize>(b: &[u8], start: usize) -> Option<bool>
     Some(stray == 0)
 }
 
+/// The index of the first `"`, `\` or byte below 0x20 among the 16 bytes at `i`, when 16
+/// remain and one of them is special: one step of [`special16`], for short strings.
+#[inline(always)]
+pub(crate) fn special_in16(b: &[u8], i: usize) -> Option<usize> {
+    let mask = special_mask(load(b.get(i..i.wrapping_add(16))?));
+    (mask != 0).then(|| i + mask.trailing_zeros() as usize)
+}
+
 /// The first index at or after `i` holding `"`, `\` or a byte below 0x20, scanning while 16
 /// bytes remain: `Ok(index)` on a hit, `Err(index)` where fewer than 16 bytes are left.
 #[inline(always)]
