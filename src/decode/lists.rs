@@ -1242,6 +1242,76 @@ fn unrecorded(mut caps: PcCaps) -> PcCaps {
     caps
 }
 
+/// A message with members no event reads in front of the exchange's layout (a field the
+/// exchange added at the front; the order [`shape::LEADING`]), whose `{` is at `start`: those
+/// members skipped in place (compact, each value checked as the general reader checks it),
+/// the layout reader from `market` on. A message that does not start that way goes to
+/// [`unled`] (nothing read, nothing delivered).
+#[inline(always)]
+pub(crate) fn leading_price_change<S: Sink>(
+    src: &str,
+    start: usize,
+    sink: &mut S,
+) -> Option<CompactPriceChange> {
+    let b = src.as_bytes();
+    if b.get(start) != Some(&b'{') {
+        return unled(src, start, sink);
+    }
+    let mut p = start + 1;
+    let mut skipped = 0;
+    while lit(b, p, b"\"market\":\"").is_none() {
+        let Some((key, v)) = key_at(src, p) else {
+            return unled(src, start, sink);
+        };
+        if is_event_key(key) {
+            return unled(src, start, sink);
+        }
+        match skip_value(src, v) {
+            Some(end) if b.get(end) == Some(&b',') => p = end + 1,
+            _ => return unled(src, start, sink),
+        }
+        skipped += 1;
+    }
+    if skipped == 0 {
+        return unled(src, start, sink);
+    }
+    match compact_members::<S, HOT>(src, p, sink) {
+        Ok(pc) => Some(pc),
+        Err(r) => led_keyed(src, skipped, r, sink),
+    }
+}
+
+/// [`leading_price_change`] for a message without members in front of the layout: read as
+/// the other messages are, and the thread back on the exchange's layout when it is that.
+#[cold]
+#[inline(never)]
+fn unled<S: Sink>(src: &str, start: usize, sink: &mut S) -> Option<CompactPriceChange> {
+    match compact_price_change(src, start, sink) {
+        Ok(pc) => {
+            shape::learn(shape::EXACT);
+            Some(pc)
+        }
+        Err(r) => keyed_price_change(src, sink, r),
+    }
+}
+
+/// [`leading_price_change`] once the layout reader stopped after `skipped` members in front:
+/// the keyed reader continues, with the order read so far.
+#[cold]
+#[inline(never)]
+fn led_keyed<S: Sink>(
+    src: &str,
+    skipped: u32,
+    mut r: Resume,
+    sink: &mut S,
+) -> Option<CompactPriceChange> {
+    if r.caps.seq != shape::UNKNOWN {
+        let others = (0..skipped).fold(0, |seq, _| shape::push(seq, shape::OTHER));
+        r.caps.seq = shape::concat(others, layout_prefix(&r.caps));
+    }
+    keyed_price_change(src, sink, r)
+}
+
 /// The layout reader again from the `market` key at `p`, after members in front of it
 /// (`seq`: their codes).
 #[inline(never)]

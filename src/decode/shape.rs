@@ -28,7 +28,7 @@ use super::is_event_key;
 use super::json::{MARKET_LEN, Raw, RawKind, TIMESTAMP_LEN, skip_ws};
 use super::lists::{
     At, CompactPriceChange, Mode, PcCaps, Resume, compact_change, compact_price_change, entries_at,
-    keyed_price_change, lit, plain_end_guess, skipping_price_change,
+    keyed_price_change, leading_price_change, lit, plain_end_guess, skipping_price_change,
 };
 use super::skip::{key_at, skip_value};
 
@@ -48,6 +48,10 @@ pub(super) const EXACT: u64 = MARKET | PRICE_CHANGES << 4 | TIMESTAMP << 8 | EVE
 /// Not an order: the exchange's member order, with members no entry has in the entries
 /// ([`skipping_price_change`] reads them).
 pub(crate) const SKIPPING_ENTRIES: u64 = 0xF;
+/// Not a code: members no event reads, then the exchange's layout (and maybe more such
+/// members after it): [`leading_price_change`] skips the first ones and the layout reader
+/// reads the rest.
+pub(crate) const LEADING: u64 = 0xE;
 /// An order that could not be recorded (more than 16 members, or a reader that did not see
 /// them all).
 pub(super) const UNKNOWN: u64 = u64::MAX;
@@ -92,12 +96,32 @@ pub(crate) fn learned() -> u64 {
     LEARNED.with(Cell::get)
 }
 
-/// Keeps the order of a message a reader read whole (`seq`, 0: not recorded).
+/// Keeps the order of a message a reader read whole (`seq`, 0: not recorded); an order the
+/// layout reader reads, maybe after skipping members in front, as such.
 #[inline]
 pub(crate) fn learn(seq: u64) {
     if seq != 0 {
-        LEARNED.with(|l| l.set(if seq == EXACT { 0 } else { seq }));
+        LEARNED.with(|l| l.set(layout_reads(seq).unwrap_or(seq)));
     }
+}
+
+/// The exchange's order, maybe after members no event reads, maybe followed by some (which
+/// the layout reader skips): 0 when nothing is in front, [`LEADING`] otherwise; `None` for
+/// other orders.
+fn layout_reads(seq: u64) -> Option<u64> {
+    if seq == SKIPPING_ENTRIES {
+        return None;
+    }
+    let mut s = seq;
+    let mut lead = false;
+    while s & 15 == OTHER {
+        s >>= 4;
+        lead = true;
+    }
+    while s != 0 && s >> (4 * (count(s) - 1)) == OTHER {
+        s &= (1 << (4 * (count(s) - 1))) - 1;
+    }
+    (s == EXACT).then_some(if lead { LEADING } else { 0 })
 }
 
 /// The `price_change` message whose `{` is at `start`, read in the learned order `layout`
@@ -111,6 +135,9 @@ pub(crate) fn price_change<S: Sink>(
     layout: u64,
     sink: &mut S,
 ) -> Option<CompactPriceChange> {
+    if layout == LEADING {
+        return leading_price_change(src, start, sink);
+    }
     if layout == SKIPPING_ENTRIES {
         return match skipping_price_change(src, start, sink) {
             Ok(pc) => Some(pc),
@@ -343,13 +370,21 @@ mod tests {
                 frames.push((format!("{{{}}}", text.join(sep)), n));
             }
             // Members appended to the exchange's layout are read by the layout reader itself
-            // (nothing learned).
+            // (nothing learned); members in front of it are skipped before it (`LEADING`).
             let mut known = expect;
+            let mut lead = false;
+            while known & 15 == OTHER {
+                known >>= 4;
+                lead = true;
+            }
             while known >> (4 * (count(known) - 1)) == OTHER {
                 known &= (1 << (4 * (count(known) - 1))) - 1;
             }
-            // (Or by the learned order, when one that read them was learned before.)
-            let either = if known == EXACT { 0 } else { expect };
+            let kept = match (known == EXACT, lead) {
+                (true, false) => 0,
+                (true, true) => LEADING,
+                _ => expect,
+            };
             for (k, (frame, n)) in frames.iter().enumerate() {
                 if k == 2 {
                     // Another event between two messages of the shape.
@@ -366,9 +401,9 @@ mod tests {
                 distinct.dedup();
                 assert_eq!((reads.len(), distinct.len()), (*n, *n), "{frame}");
                 let now = learned();
-                assert!(now == expect || now == either, "{now:x} for {frame}");
+                assert_eq!(now, kept, "{now:x} for {frame}");
             }
-            learned_some += usize::from(either != 0);
+            learned_some += usize::from(kept != 0);
         }
         assert!(learned_some > 2_000, "{learned_some}");
     }
@@ -434,6 +469,12 @@ mod tests {
     fn codes_push_and_concat() {
         assert_eq!(push(push(0, MARKET), OTHER), 0x51);
         assert_eq!(concat(0x5, EXACT), 0x0004_3215);
+        assert_eq!(layout_reads(EXACT), Some(0));
+        assert_eq!(layout_reads(0x0055_4321), Some(0));
+        assert_eq!(layout_reads(0x0004_3215), Some(LEADING));
+        assert_eq!(layout_reads(0x0554_3215), Some(LEADING));
+        assert_eq!(layout_reads(0x0004_3251), None);
+        assert_eq!(layout_reads(SKIPPING_ENTRIES), None);
         let full = (0..16).fold(0, |s, _| push(s, OTHER));
         assert_eq!(count(full), 16);
         assert_eq!(push(full, MARKET), UNKNOWN);
