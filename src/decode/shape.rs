@@ -421,7 +421,7 @@ mod tests {
         for round in 0..1_500 {
             let at = next(8) as usize;
             let name = ["fee_rate_bps", "tx", "k"][next(3) as usize];
-            let mut message = |next: &mut dyn FnMut(u64) -> u64, add: bool| {
+            let message = |next: &mut dyn FnMut(u64) -> u64, add: bool| {
                 let n = 1 + next(3) as usize;
                 let entries: Vec<String> = (0..n)
                     .map(|i| {
