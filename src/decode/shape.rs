@@ -9,6 +9,11 @@
 //! literal of the member expected next, its value, and a member no event reads skipped in
 //! place — no key lookup, nothing read twice.
 //!
+//! Two shapes are kept as modes of the layout reader rather than as orders: members in front
+//! of the exchange's layout ([`LEADING`]: skipped in place, then the layout reader; members
+//! after it the layout reader skips itself, so an order that is the exchange's with only such
+//! members around it is never kept as an order), and the next one.
+//!
 //! A member added inside the entries is the same story one level down: the layout reader
 //! stops at it and finishes the entry skipping it in place, which costs the stop and the
 //! hand-over on every message; so such a message is remembered too ([`SKIPPING_ENTRIES`]), and
