@@ -283,69 +283,140 @@ fn compact_key_end(b: &[u8], p: usize) -> Option<usize> {
     (b.get(end) == Some(&b':')).then_some(end + 1)
 }
 
+/// Byte classes for [`compact_value_end`]: a byte that continues a number (the general
+/// reader's run of `0-9 - + . e E`), and one that starts a value of that run (`0-9 -`).
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = b'0';
+    while c <= b'9' {
+        t[c as usize] = NUM | NUM_START;
+        c += 1;
+    }
+    t[b'-' as usize] = NUM | NUM_START;
+    t[b'+' as usize] = NUM;
+    t[b'.' as usize] = NUM;
+    t[b'e' as usize] = NUM;
+    t[b'E' as usize] = NUM;
+    t
+};
+const NUM: u8 = 1;
+const NUM_START: u8 = 2;
+
+/// The walk's failure index: past every frame, so the next read fails ([`compact_value_end`]
+/// checks it where it would not read again). The walk's helpers return it rather than
+/// `None`, so a failure costs no test beside the next read's bounds check.
+const BAD: usize = usize::MAX;
+
+/// The index after the string whose quote is at `p`, or [`BAD`]: a short plain string in one
+/// 16-byte step, anything else (escapes, long strings, the frame's last 16 bytes) scanned out
+/// of line.
+#[inline(always)]
+fn walk_string(b: &[u8], p: usize) -> usize {
+    #[cfg(polyclob_simd)]
+    if let Some(q) = crate::decode::x86::quote_in16(b, p + 1) {
+        return q + 1;
+    }
+    walk_string_scan(b, p)
+}
+
+/// [`walk_string`] for what one step does not settle.
+#[cfg_attr(polyclob_simd, cold, inline(never))]
+#[cfg_attr(not(polyclob_simd), inline(always))]
+fn walk_string_scan(b: &[u8], p: usize) -> usize {
+    string_end(b, p).unwrap_or(BAD)
+}
+
+/// The index after `"key":` whose quote, already checked, is at `p`, or [`BAD`].
+#[inline(always)]
+fn walk_key(b: &[u8], p: usize) -> usize {
+    let e = walk_string(b, p);
+    if b.get(e) == Some(&b':') { e + 1 } else { BAD }
+}
+
 /// The index after the JSON value at `p` when it is compact (no whitespace) and nested at most
 /// 64 deep; `None` otherwise, and also for broken JSON (the general skip
 /// then decides, and reports). Whenever this returns an index, [`Cursor::skip`] accepts the
 /// value and ends at the same index (tested below).
+///
+/// One loop over the tokens: a value (strings in one SSE2 step where they are short, numbers
+/// through a byte-class table, containers pushed on a bit stack), then what follows it (`,`
+/// and the next key, or closing brackets). Positions past the frame mean failure
+/// ([`BAD`]), caught by the next read's bounds check.
 pub(super) fn compact_value_end(b: &[u8], mut p: usize) -> Option<usize> {
     // Bit i: the container at depth i + 1 is an object (1) or an array (0).
     let mut objects: u64 = 0;
     let mut depth = 0u32;
     loop {
         // A value starts at `p`.
-        match *b.get(p)? {
-            b'"' => p = string_end(b, p)?,
-            open @ (b'{' | b'[') => {
-                let close = if open == b'{' { b'}' } else { b']' };
-                if b.get(p + 1) == Some(&close) {
-                    p += 2;
-                } else {
-                    if depth == 64 {
-                        return None;
-                    }
-                    depth += 1;
-                    objects = objects << 1 | u64::from(open == b'{');
-                    p += 1;
-                    if open == b'{' {
-                        p = compact_key_end(b, p)?;
-                    }
-                    continue;
+        let c = *b.get(p)?;
+        if c == b'"' {
+            p = walk_string(b, p);
+        } else if CLASS[c as usize] & NUM_START != 0 {
+            p += 1;
+            while let Some(&d) = b.get(p) {
+                if CLASS[d as usize] & NUM == 0 {
+                    break;
                 }
-            }
-            b't' => p = word(b, p, b"true")?,
-            b'f' => p = word(b, p, b"false")?,
-            b'n' => p = word(b, p, b"null")?,
-            // The general reader's number: a run of these bytes.
-            b'-' | b'0'..=b'9' => {
                 p += 1;
-                while matches!(
-                    b.get(p),
-                    Some(b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
-                ) {
-                    p += 1;
-                }
             }
-            _ => return None,
+        } else if c | 0x20 == b'{' {
+            // `{` or `[` (`[` + 0x20).
+            if depth == 64 {
+                return None;
+            }
+            depth += 1;
+            p += 1;
+            if c == b'[' {
+                // An empty array is seen at its `]`, below.
+                objects <<= 1;
+                continue;
+            }
+            objects = objects << 1 | 1;
+            if b.get(p) == Some(&b'"') {
+                p = walk_key(b, p);
+                continue;
+            }
+            if b.get(p) != Some(&b'}') {
+                return None;
+            }
+            p += 1;
+            objects >>= 1;
+            depth -= 1;
+        } else if c == b']' && depth > 0 && b.get(p - 1) == Some(&b'[') {
+            // The `]` of an empty array, whose `[` was taken for a container's opening.
+            p += 1;
+            objects >>= 1;
+            depth -= 1;
+        } else if c == b't' {
+            p = word(b, p, b"true")?;
+        } else if c == b'f' {
+            p = word(b, p, b"false")?;
+        } else if c == b'n' {
+            p = word(b, p, b"null")?;
+        } else {
+            return None;
         }
         // After a value: close what ends here, then the next member or item.
         loop {
             if depth == 0 {
-                return Some(p);
+                return (p <= b.len()).then_some(p);
             }
-            let in_object = objects & 1 == 1;
-            match *b.get(p)? {
-                b',' => {
-                    p += 1;
-                    if in_object {
-                        p = compact_key_end(b, p)?;
-                    }
-                    break;
-                }
-                b'}' if in_object => {}
-                b']' if !in_object => {}
-                _ => return None,
-            }
+            let c = *b.get(p)?;
             p += 1;
+            if c == b',' {
+                if objects & 1 == 1 {
+                    p = if b.get(p) == Some(&b'"') {
+                        walk_key(b, p)
+                    } else {
+                        BAD
+                    };
+                }
+                break;
+            }
+            // The container's closing bracket: `}` is `]` + 0x20.
+            if c != b']' | ((objects as u8 & 1) << 5) {
+                return None;
+            }
             objects >>= 1;
             depth -= 1;
         }

@@ -102,6 +102,18 @@ pub(crate) fn special_in16(b: &[u8], i: usize) -> Option<usize> {
     (mask != 0).then(|| i + mask.trailing_zeros() as usize)
 }
 
+/// The index of the first `"`, `\` or byte below 0x20 among the 16 bytes at `i`, when 16
+/// remain and that byte is a `"`: a short string's closing quote, found in one step with no
+/// escape or control byte before it. `None` otherwise (the caller then scans).
+#[inline(always)]
+pub(crate) fn quote_in16(b: &[u8], i: usize) -> Option<usize> {
+    let chunk = crate::decode::json::chunk::<16>(b, i)?;
+    let mask = special_mask(load(chunk));
+    // With no special byte, `k` is 32 and `chunk[0]` is no quote: no separate test of `mask`.
+    let k = mask.trailing_zeros() as usize;
+    (chunk[k & 15] == b'"').then_some(i + k)
+}
+
 /// The first index at or after `i` holding `"`, `\` or a byte below 0x20, scanning while 16
 /// bytes remain: `Ok(index)` on a hit, `Err(index)` where fewer than 16 bytes are left.
 #[inline(always)]
