@@ -302,19 +302,20 @@ static CLASS: [u8; 256] = {
 const NUM: u8 = 1;
 const NUM_START: u8 = 2;
 
-/// The walk's failure index: past every frame, so the next read fails ([`compact_value_end`]
-/// checks it where it would not read again). The walk's helpers return it rather than
-/// `None`, so a failure costs no test beside the next read's bounds check.
-const BAD: usize = usize::MAX;
+/// The walk's failure index: past every frame (a slice holds at most `isize::MAX` bytes), so
+/// that the next read fails, and one step on from it does not overflow. The walk's helpers
+/// return it rather than `None`, so a failure costs no test beside that read's bounds check
+/// ([`compact_value_end`] checks it where it reads no more).
+const BAD: usize = isize::MAX as usize;
 
-/// The index after the string whose quote is at `p`, or [`BAD`]: a short plain string in one
-/// 16-byte step, anything else (escapes, long strings, the frame's last 16 bytes) scanned out
-/// of line.
+/// The index after the string whose quote is at `p` and the byte there (0 at the frame's
+/// end), or ([`BAD`], 0): a short plain string in one 16-byte step, anything else (escapes,
+/// long strings, the frame's last 16 bytes) scanned out of line.
 #[inline(always)]
-fn walk_string(b: &[u8], p: usize) -> usize {
+fn walk_string(b: &[u8], p: usize) -> (usize, u8) {
     #[cfg(polyclob_simd)]
-    if let Some(q) = crate::decode::x86::quote_in16(b, p + 1) {
-        return q + 1;
+    if let Some(next) = crate::decode::x86::string_in16(b, p + 1) {
+        return next;
     }
     walk_string_scan(b, p)
 }
@@ -322,15 +323,58 @@ fn walk_string(b: &[u8], p: usize) -> usize {
 /// [`walk_string`] for what one step does not settle.
 #[cfg_attr(polyclob_simd, cold, inline(never))]
 #[cfg_attr(not(polyclob_simd), inline(always))]
-fn walk_string_scan(b: &[u8], p: usize) -> usize {
-    string_end(b, p).unwrap_or(BAD)
+fn walk_string_scan(b: &[u8], p: usize) -> (usize, u8) {
+    match string_end(b, p) {
+        Some(e) => (e, b.get(e).copied().unwrap_or(0)),
+        None => (BAD, 0),
+    }
 }
 
-/// The index after `"key":` whose quote, already checked, is at `p`, or [`BAD`].
+/// The index of the value after `"key":`, whose quote (checked by the caller) is at `p`, and
+/// the value's first byte (0 at the frame's end), or ([`BAD`], 0).
 #[inline(always)]
-fn walk_key(b: &[u8], p: usize) -> usize {
-    let e = walk_string(b, p);
-    if b.get(e) == Some(&b':') { e + 1 } else { BAD }
+fn walk_key(b: &[u8], p: usize) -> (usize, u8) {
+    #[cfg(polyclob_simd)]
+    if let Some(value) = crate::decode::x86::key_in16(b, p + 1) {
+        return value;
+    }
+    walk_key_scan(b, p)
+}
+
+/// [`walk_key`] for what one step does not settle.
+#[cfg_attr(polyclob_simd, cold, inline(never))]
+#[cfg_attr(not(polyclob_simd), inline(always))]
+fn walk_key_scan(b: &[u8], p: usize) -> (usize, u8) {
+    match compact_key_end(b, p) {
+        Some(v) => (v, b.get(v).copied().unwrap_or(0)),
+        None => (BAD, 0),
+    }
+}
+
+/// The index after the scalar value (string, number, `true`, `false`, `null`) that starts
+/// with `c` at `p`, or [`BAD`].
+#[inline(always)]
+fn walk_scalar(b: &[u8], mut p: usize, c: u8) -> usize {
+    if c == b'"' {
+        return walk_string(b, p).0;
+    }
+    if CLASS[c as usize] & NUM_START != 0 {
+        p += 1;
+        while let Some(&d) = b.get(p) {
+            if CLASS[d as usize] & NUM == 0 {
+                break;
+            }
+            p += 1;
+        }
+        return p;
+    }
+    match c {
+        b't' => word(b, p, b"true"),
+        b'f' => word(b, p, b"false"),
+        b'n' => word(b, p, b"null"),
+        _ => None,
+    }
+    .unwrap_or(BAD)
 }
 
 /// The index after the JSON value at `p` when it is compact (no whitespace) and nested at most
@@ -338,87 +382,86 @@ fn walk_key(b: &[u8], p: usize) -> usize {
 /// then decides, and reports). Whenever this returns an index, [`Cursor::skip`] accepts the
 /// value and ends at the same index (tested below).
 ///
-/// One loop over the tokens: a value (strings in one SSE2 step where they are short, numbers
-/// through a byte-class table, containers pushed on a bit stack), then what follows it (`,`
-/// and the next key, or closing brackets). Positions past the frame mean failure
-/// ([`BAD`]), caught by the next read's bounds check.
+/// One loop over the tokens, each byte read once: a value (short strings and keys in one SSE2
+/// step, which also yields the byte after them; numbers through a byte-class table;
+/// containers pushed on a bit stack), then what follows it (a `,` and the next member or item,
+/// or closing brackets). Nothing here may panic: a panic path in this function, called from
+/// the layout readers, changed their code (+30 instructions a `price_change` message).
 pub(super) fn compact_value_end(b: &[u8], mut p: usize) -> Option<usize> {
+    let mut c = *b.get(p)?;
+    // `{` or `[` (`[` + 0x20): the walk below; anything else is a scalar.
+    if c | 0x20 != b'{' {
+        let end = walk_scalar(b, p, c);
+        return (end <= b.len()).then_some(end);
+    }
     // Bit i: the container at depth i + 1 is an object (1) or an array (0).
     let mut objects: u64 = 0;
     let mut depth = 0u32;
     loop {
-        // A value starts at `p`.
-        let c = *b.get(p)?;
+        // A value starts at `p` with `c`; `d` becomes the byte after it, at its end `p`.
+        let mut d;
         if c == b'"' {
-            p = walk_string(b, p);
-        } else if CLASS[c as usize] & NUM_START != 0 {
-            p += 1;
-            while let Some(&d) = b.get(p) {
-                if CLASS[d as usize] & NUM == 0 {
-                    break;
-                }
-                p += 1;
-            }
+            (p, d) = walk_string(b, p);
         } else if c | 0x20 == b'{' {
-            // `{` or `[` (`[` + 0x20).
             if depth == 64 {
                 return None;
             }
             depth += 1;
             p += 1;
-            if c == b'[' {
-                // An empty array is seen at its `]`, below.
+            let open = c;
+            c = *b.get(p)?;
+            if open == b'{' {
+                objects = objects << 1 | 1;
+                if c == b'"' {
+                    (p, c) = walk_key(b, p);
+                    continue;
+                }
+                if c != b'}' {
+                    return None;
+                }
+            } else {
                 objects <<= 1;
-                continue;
+                if c != b']' {
+                    continue;
+                }
             }
-            objects = objects << 1 | 1;
-            if b.get(p) == Some(&b'"') {
-                p = walk_key(b, p);
-                continue;
+            // An empty container, closed below.
+            d = c;
+        } else if CLASS[c as usize] & NUM_START != 0 {
+            loop {
+                p += 1;
+                d = *b.get(p)?;
+                if CLASS[d as usize] & NUM == 0 {
+                    break;
+                }
             }
-            if b.get(p) != Some(&b'}') {
-                return None;
-            }
-            p += 1;
-            objects >>= 1;
-            depth -= 1;
-        } else if c == b']' && depth > 0 && b.get(p - 1) == Some(&b'[') {
-            // The `]` of an empty array, whose `[` was taken for a container's opening.
-            p += 1;
-            objects >>= 1;
-            depth -= 1;
-        } else if c == b't' {
-            p = word(b, p, b"true")?;
-        } else if c == b'f' {
-            p = word(b, p, b"false")?;
-        } else if c == b'n' {
-            p = word(b, p, b"null")?;
         } else {
-            return None;
+            p = walk_scalar(b, p, c);
+            d = *b.get(p)?;
         }
         // After a value: close what ends here, then the next member or item.
         loop {
-            if depth == 0 {
-                return (p <= b.len()).then_some(p);
-            }
-            let c = *b.get(p)?;
             p += 1;
-            if c == b',' {
-                if objects & 1 == 1 {
-                    p = if b.get(p) == Some(&b'"') {
-                        walk_key(b, p)
-                    } else {
-                        BAD
-                    };
+            if d == b',' {
+                if objects & 1 == 0 {
+                    c = *b.get(p)?;
+                } else if b.get(p) == Some(&b'"') {
+                    (p, c) = walk_key(b, p);
+                } else {
+                    return None;
                 }
                 break;
             }
             // The container's closing bracket: `}` is `]` + 0x20.
-            if c != b']' | ((objects as u8 & 1) << 5) {
+            if d != b']' | ((objects as u8 & 1) << 5) {
                 return None;
             }
             objects >>= 1;
             depth -= 1;
+            if depth == 0 {
+                return Some(p);
+            }
+            d = *b.get(p)?;
         }
     }
 }
@@ -496,9 +539,14 @@ mod tests {
             }
             let mut frame = match next(6) {
                 0 => v[..at].to_string(),
-                1 => {
+                1 | 2 => {
                     let bad = ["\"", ",", "}", "]", ":", "{", "[", "x", "\u{1}"][next(9) as usize];
-                    format!("{}{bad}{}", &v[..at], &v[at..])
+                    // Inserted at `at`, or in place of the (ASCII) byte there.
+                    let rest = match v.get(at..at + 1) {
+                        Some(one) if one.is_ascii() && next(2) == 0 => at + 1,
+                        _ => at,
+                    };
+                    format!("{}{bad}{}", &v[..at], &v[rest..])
                 }
                 _ => v.clone(),
             };
@@ -517,6 +565,92 @@ mod tests {
         assert!(walked > 20_000, "walked only {walked}");
     }
 
+    /// The general skip's answer for `frame` from 0.
+    fn general(frame: &str) -> Option<usize> {
+        let mut c = Cursor::new(frame, 0);
+        c.skip(0).ok().map(|()| c.pos)
+    }
+
+    /// Strings of every length around the one-step reads' limits (a key's quote among the
+    /// first 14 bytes, a value's among the first 15, 16 bytes left in the frame), plain, with
+    /// an escape or with a control byte at each position, as keys and as values, with frames
+    /// that end anywhere after them: the walk agrees with the general skip, and reads every
+    /// well-formed one.
+    #[test]
+    fn walk_reads_strings_of_every_length_as_the_general_skip() {
+        let mut checked = 0;
+        for len in 0..40 {
+            for flaw in 0..=2 * len {
+                // `flaw` 0: plain; odd: an escaped quote at `flaw / 2`; even: a control byte
+                // at `flaw / 2 - 1`.
+                let mut text: String = (0..len).map(|i| (b'a' + (i % 26) as u8) as char).collect();
+                if flaw % 2 == 1 {
+                    text.insert_str(flaw / 2, "\\\"");
+                } else if flaw > 0 {
+                    text.replace_range(flaw / 2 - 1..flaw / 2, "\u{1}");
+                }
+                let ok = flaw % 2 == 1 || flaw == 0;
+                for shape in [
+                    format!("\"{text}\""),
+                    format!("{{\"{text}\":1}}"),
+                    format!("{{\"k\":\"{text}\",\"{text}\":[]}}"),
+                    format!("[\"{text}\",-2.5e3,\"{text}\"]"),
+                    format!("[[{{\"{text}\":{{}}}}],\"{text}\"]"),
+                ] {
+                    for tail in ["", "}", ",\"market\":\"0x1\"}", &",\"pad\":0".repeat(3)] {
+                        let frame = format!("{shape}{tail}");
+                        let fast = compact_value_end(frame.as_bytes(), 0);
+                        assert_eq!(fast, general(&frame), "{frame:?}");
+                        assert_eq!(fast.is_some(), ok, "{frame:?}");
+                        assert_eq!(skip_value(&frame, 0), general(&frame), "{frame:?}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 30_000);
+    }
+
+    /// Values cut at every byte, and values that end exactly at the frame's end (a number's
+    /// run reaches the end; a literal or string is the last thing in it).
+    #[test]
+    fn walk_agrees_on_every_cut_and_at_the_frame_end() {
+        let whole = r#"{"taker_bps":"0","tiers":[1,2.5,-3e+2,true,false,null,{},[],[[]],{"a":[{}]}],"a\"b":"x\\y"}"#;
+        for cut in 0..=whole.len() {
+            let frame = &whole[..cut];
+            let fast = compact_value_end(frame.as_bytes(), 0);
+            assert_eq!(fast, general(frame), "{frame:?}");
+            assert_eq!(fast.is_some(), cut == whole.len(), "{frame:?}");
+        }
+        for (frame, end) in [
+            ("12", Some(2)),
+            ("-0.5e-7", Some(7)),
+            ("true", Some(4)),
+            ("nul", None),
+            ("\"\"", Some(2)),
+            ("[12", None),
+            ("[12]", Some(4)),
+            ("[]", Some(2)),
+            ("{}", Some(2)),
+            ("[1,]", None),
+            ("{\"a\":1,}", None),
+            ("{\"a\"}", None),
+            ("{\"a\"1}", None),
+            ("{\"a\",1}", None),
+            ("{\"a\"x\"b\"}", None),
+            ("[\"a\":1]", None),
+            ("{\"a\":}", None),
+            ("[,1]", None),
+            ("[1}", None),
+            ("{\"a\":1]", None),
+            ("]", None),
+            ("", None),
+        ] {
+            assert_eq!(compact_value_end(frame.as_bytes(), 0), end, "{frame:?}");
+            assert_eq!(general(frame), end, "{frame:?}");
+        }
+    }
+
     #[test]
     fn deep_nesting_goes_to_the_general_skip() {
         let deep = "[".repeat(100) + "]".repeat(100).as_str();
@@ -524,6 +658,21 @@ mod tests {
         assert_eq!(skip_value(&deep, 0), Some(200));
         let shallow = "[".repeat(64) + "]".repeat(64).as_str();
         assert_eq!(compact_value_end(shallow.as_bytes(), 0), Some(128));
+        // Objects and arrays mixed, 64 deep (the bit stack full) and 65.
+        for levels in [63, 64, 65] {
+            let open: String = (0..levels)
+                .map(|i| if i % 3 == 0 { "[" } else { "{\"k\":" })
+                .collect();
+            let close: String = (0..levels)
+                .rev()
+                .map(|i| if i % 3 == 0 { "]" } else { "}" })
+                .collect();
+            let frame = format!("{open}1{close},");
+            let end = frame.len() - 1;
+            let want = (levels <= 64).then_some(end);
+            assert_eq!(compact_value_end(frame.as_bytes(), 0), want, "{levels}");
+            assert_eq!(skip_value(&frame, 0), Some(end));
+        }
     }
 
     /// `lit_or_past` finds the next key after any run of unknown members of every JSON type

@@ -12,6 +12,7 @@
 //! Compiled with rustc ≥ 1.89 (`polyclob_simd`, set by `build.rs`) like the signing kernels.
 //! Tested against a byte loop in `crate::decode::json`'s tests.
 
+use crate::decode::json::chunk;
 use core::arch::x86_64::{
     __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
     _mm_set1_epi8,
@@ -102,16 +103,26 @@ pub(crate) fn special_in16(b: &[u8], i: usize) -> Option<usize> {
     (mask != 0).then(|| i + mask.trailing_zeros() as usize)
 }
 
-/// The index of the first `"`, `\` or byte below 0x20 among the 16 bytes at `i`, when 16
-/// remain and that byte is a `"`: a short string's closing quote, found in one step with no
-/// escape or control byte before it. `None` otherwise (the caller then scans).
+/// A short string whose content starts at `i`, read in one step: when 16 bytes remain from `i`
+/// and the first `"`, `\` or byte below 0x20 among them is a `"` at `i + k`, `k ≤ 14`, the
+/// index after that quote and the byte there (the next token's first). `None` otherwise: the
+/// caller scans.
 #[inline(always)]
-pub(crate) fn quote_in16(b: &[u8], i: usize) -> Option<usize> {
-    let chunk = crate::decode::json::chunk::<16>(b, i)?;
-    let mask = special_mask(load(chunk));
-    // With no special byte, `k` is 32 and `chunk[0]` is no quote: no separate test of `mask`.
-    let k = mask.trailing_zeros() as usize;
-    (chunk[k & 15] == b'"').then_some(i + k)
+pub(crate) fn string_in16(b: &[u8], i: usize) -> Option<(usize, u8)> {
+    let chunk = chunk::<16>(b, i)?;
+    // Bit 14 set: `k ≤ 14`, so `k + 1` indexes the chunk. Without a special byte below 14,
+    // `chunk[14]` is none, so no quote.
+    let k = (special_mask(load(chunk)) | 1 << 14).trailing_zeros() as usize;
+    (chunk[k] == b'"').then(|| (i + k + 1, chunk[k + 1]))
+}
+
+/// [`string_in16`] for an object's key: when its closing quote is at `i + k`, `k ≤ 13`, and a
+/// `:` follows it, the index of the value after the `:` and the value's first byte.
+#[inline(always)]
+pub(crate) fn key_in16(b: &[u8], i: usize) -> Option<(usize, u8)> {
+    let chunk = chunk::<16>(b, i)?;
+    let k = (special_mask(load(chunk)) | 1 << 13).trailing_zeros() as usize;
+    (chunk[k] == b'"' && chunk[k + 1] == b':').then(|| (i + k + 2, chunk[k + 2]))
 }
 
 /// The first index at or after `i` holding `"`, `\` or a byte below 0x20, scanning while 16
