@@ -309,25 +309,62 @@ const NUM_START: u8 = 2;
 const BAD: usize = isize::MAX as usize;
 
 /// The index after the string whose quote is at `p` and the byte there (0 at the frame's
-/// end), or ([`BAD`], 0): a short plain string in one 16-byte step, anything else (escapes,
-/// long strings, the frame's last 16 bytes) scanned out of line.
+/// end), or ([`BAD`], 0): a short plain string in one 16-byte step, else scanned on from
+/// where that step stopped ([`walk_string_rest`]).
 #[inline(always)]
 fn walk_string(b: &[u8], p: usize) -> (usize, u8) {
     #[cfg(polyclob_simd)]
-    if let Some(next) = crate::decode::x86::string_in16(b, p + 1) {
-        return next;
+    {
+        use crate::decode::x86::{Step, string_step};
+        match string_step(b, p + 1) {
+            Step::Done(end, next) => (end, next),
+            Step::Special(i) => walk_string_rest(b, i, false),
+            Step::Scan(i) => walk_string_rest(b, i, true),
+        }
     }
-    walk_string_scan(b, p)
+    #[cfg(not(polyclob_simd))]
+    walk_string_rest(b, p + 1, true)
 }
 
-/// [`walk_string`] for what one step does not settle.
-#[cfg_attr(polyclob_simd, cold, inline(never))]
-#[cfg_attr(not(polyclob_simd), inline(always))]
-fn walk_string_scan(b: &[u8], p: usize) -> (usize, u8) {
-    match string_end(b, p) {
-        Some(e) => (e, b.get(e).copied().unwrap_or(0)),
-        None => (BAD, 0),
+/// The rest of a string from `i` — its first special byte, or (`scan`) where to look for it:
+/// as [`walk_string`]. The 16-byte scan is inline; in a frame's last 16 bytes one step reads
+/// them all; only frames shorter than 16 bytes take the word loop, out of line (inline, its
+/// constants would be loaded on every walk).
+#[inline(always)]
+fn walk_string_rest(b: &[u8], mut i: usize, mut scan: bool) -> (usize, u8) {
+    loop {
+        if scan {
+            #[cfg(polyclob_simd)]
+            {
+                use crate::decode::x86::{special_tail16, special16};
+                i = match special16(b, i) {
+                    Ok(j) => j,
+                    Err(j) => special_tail16(b, j).unwrap_or_else(|| scan_short(b, j)),
+                };
+            }
+            #[cfg(not(polyclob_simd))]
+            {
+                i = find_special(b, i);
+            }
+        }
+        match b.get(i) {
+            Some(b'"') => return (i + 1, b.get(i + 1).copied().unwrap_or(0)),
+            Some(b'\\') => {
+                // The escaped byte is passed over, whatever it is (as the general reader).
+                i += 2;
+                scan = true;
+            }
+            _ => return (BAD, 0),
+        }
     }
+}
+
+/// [`find_special`] in a frame shorter than 16 bytes.
+#[cfg(polyclob_simd)]
+#[cold]
+#[inline(never)]
+fn scan_short(b: &[u8], i: usize) -> usize {
+    find_special(b, i)
 }
 
 /// The index of the value after `"key":`, whose quote (checked by the caller) is at `p`, and
@@ -338,16 +375,11 @@ fn walk_key(b: &[u8], p: usize) -> (usize, u8) {
     if let Some(value) = crate::decode::x86::key_in16(b, p + 1) {
         return value;
     }
-    walk_key_scan(b, p)
-}
-
-/// [`walk_key`] for what one step does not settle.
-#[cfg_attr(polyclob_simd, cold, inline(never))]
-#[cfg_attr(not(polyclob_simd), inline(always))]
-fn walk_key_scan(b: &[u8], p: usize) -> (usize, u8) {
-    match compact_key_end(b, p) {
-        Some(v) => (v, b.get(v).copied().unwrap_or(0)),
-        None => (BAD, 0),
+    let (end, next) = walk_string(b, p);
+    if next == b':' {
+        (end + 1, b.get(end + 1).copied().unwrap_or(0))
+    } else {
+        (BAD, 0)
     }
 }
 
@@ -387,7 +419,24 @@ fn walk_scalar(b: &[u8], mut p: usize, c: u8) -> usize {
 /// containers pushed on a bit stack), then what follows it (a `,` and the next member or item,
 /// or closing brackets). Nothing here may panic: a panic path in this function, called from
 /// the layout readers, changed their code (+30 instructions a `price_change` message).
-pub(super) fn compact_value_end(b: &[u8], mut p: usize) -> Option<usize> {
+pub(super) fn compact_value_end(b: &[u8], p: usize) -> Option<usize> {
+    // Below, the frame holds 16 bytes at least: its bounds checks need not test that.
+    if b.len() < 16 {
+        return short_walk(b, p);
+    }
+    walk(b, p)
+}
+
+/// [`compact_value_end`] in a frame shorter than 16 bytes.
+#[cold]
+#[inline(never)]
+fn short_walk(b: &[u8], p: usize) -> Option<usize> {
+    walk(b, p)
+}
+
+/// [`compact_value_end`]'s loop.
+#[inline(always)]
+fn walk(b: &[u8], mut p: usize) -> Option<usize> {
     let mut c = *b.get(p)?;
     // `{` or `[` (`[` + 0x20): the walk below; anything else is a scalar.
     if c | 0x20 != b'{' {
