@@ -310,42 +310,35 @@ const BAD: usize = isize::MAX as usize;
 
 /// The index after the string whose quote is at `p` and the byte there (0 at the frame's
 /// end), or ([`BAD`], 0): a short plain string in one 16-byte step, else scanned on from
-/// where that step stopped ([`walk_string_rest`]).
+/// where that step stopped ([`walk_string_rest`]). `SHORT`: the frame holds fewer than 16
+/// bytes, and the word-at-a-time scan reads it all.
 #[inline(always)]
-fn walk_string(b: &[u8], p: usize) -> (usize, u8) {
+fn walk_string<const SHORT: bool>(b: &[u8], p: usize) -> (usize, u8) {
     #[cfg(polyclob_simd)]
-    {
+    if !SHORT {
         use crate::decode::x86::{Step, string_step};
-        match string_step(b, p + 1) {
+        return match string_step(b, p + 1) {
             Step::Done(end, next) => (end, next),
-            Step::Special(i) => walk_string_rest(b, i, false),
-            Step::Scan(i) => walk_string_rest(b, i, true),
-        }
+            Step::Special(i) => walk_string_rest::<SHORT>(b, i, false),
+            Step::Scan(i) => walk_string_rest::<SHORT>(b, i, true),
+        };
     }
-    #[cfg(not(polyclob_simd))]
-    walk_string_rest(b, p + 1, true)
+    walk_string_rest::<SHORT>(b, p + 1, true)
 }
 
 /// The rest of a string from `i` — its first special byte, or (`scan`) where to look for it:
-/// as [`walk_string`]. The 16-byte scan is inline; in a frame's last 16 bytes one step reads
-/// them all; only frames shorter than 16 bytes take the word loop, out of line (inline, its
-/// constants would be loaded on every walk).
+/// as [`walk_string`]. The 16-byte scan is inline, and in a frame's last 16 bytes one step
+/// reads them all: the word loop ([`find_special`]) is for frames shorter than 16 bytes only
+/// (inline in the long walk, its constants would be loaded on every walk).
 #[inline(always)]
-fn walk_string_rest(b: &[u8], mut i: usize, mut scan: bool) -> (usize, u8) {
+fn walk_string_rest<const SHORT: bool>(b: &[u8], mut i: usize, mut scan: bool) -> (usize, u8) {
     loop {
         if scan {
-            #[cfg(polyclob_simd)]
-            {
-                use crate::decode::x86::{special_tail16, special16};
-                i = match special16(b, i) {
-                    Ok(j) => j,
-                    Err(j) => special_tail16(b, j).unwrap_or_else(|| scan_short(b, j)),
-                };
-            }
-            #[cfg(not(polyclob_simd))]
-            {
-                i = find_special(b, i);
-            }
+            i = if SHORT {
+                find_special(b, i)
+            } else {
+                scan_long(b, i)
+            };
         }
         match b.get(i) {
             Some(b'"') => return (i + 1, b.get(i + 1).copied().unwrap_or(0)),
@@ -359,7 +352,23 @@ fn walk_string_rest(b: &[u8], mut i: usize, mut scan: bool) -> (usize, u8) {
     }
 }
 
-/// [`find_special`] in a frame shorter than 16 bytes.
+/// [`find_special`] in a frame of 16 bytes or more, in 16-byte steps only.
+#[inline(always)]
+fn scan_long(b: &[u8], i: usize) -> usize {
+    #[cfg(polyclob_simd)]
+    {
+        use crate::decode::x86::{special_tail16, special16};
+        match special16(b, i) {
+            Ok(j) => j,
+            // `None` only in frames under 16 bytes, which `walk::<true>` reads.
+            Err(j) => special_tail16(b, j).unwrap_or_else(|| scan_short(b, j)),
+        }
+    }
+    #[cfg(not(polyclob_simd))]
+    find_special(b, i)
+}
+
+/// [`find_special`], out of line.
 #[cfg(polyclob_simd)]
 #[cold]
 #[inline(never)]
@@ -370,12 +379,14 @@ fn scan_short(b: &[u8], i: usize) -> usize {
 /// The index of the value after `"key":`, whose quote (checked by the caller) is at `p`, and
 /// the value's first byte (0 at the frame's end), or ([`BAD`], 0).
 #[inline(always)]
-fn walk_key(b: &[u8], p: usize) -> (usize, u8) {
+fn walk_key<const SHORT: bool>(b: &[u8], p: usize) -> (usize, u8) {
     #[cfg(polyclob_simd)]
-    if let Some(value) = crate::decode::x86::key_in16(b, p + 1) {
-        return value;
+    if !SHORT {
+        if let Some(value) = crate::decode::x86::key_in16(b, p + 1) {
+            return value;
+        }
     }
-    let (end, next) = walk_string(b, p);
+    let (end, next) = walk_string::<SHORT>(b, p);
     if next == b':' {
         (end + 1, b.get(end + 1).copied().unwrap_or(0))
     } else {
@@ -386,9 +397,9 @@ fn walk_key(b: &[u8], p: usize) -> (usize, u8) {
 /// The index after the scalar value (string, number, `true`, `false`, `null`) that starts
 /// with `c` at `p`, or [`BAD`].
 #[inline(always)]
-fn walk_scalar(b: &[u8], mut p: usize, c: u8) -> usize {
+fn walk_scalar<const SHORT: bool>(b: &[u8], mut p: usize, c: u8) -> usize {
     if c == b'"' {
-        return walk_string(b, p).0;
+        return walk_string::<SHORT>(b, p).0;
     }
     if CLASS[c as usize] & NUM_START != 0 {
         p += 1;
@@ -424,23 +435,23 @@ pub(super) fn compact_value_end(b: &[u8], p: usize) -> Option<usize> {
     if b.len() < 16 {
         return short_walk(b, p);
     }
-    walk(b, p)
+    walk::<false>(b, p)
 }
 
 /// [`compact_value_end`] in a frame shorter than 16 bytes.
 #[cold]
 #[inline(never)]
 fn short_walk(b: &[u8], p: usize) -> Option<usize> {
-    walk(b, p)
+    walk::<true>(b, p)
 }
 
-/// [`compact_value_end`]'s loop.
+/// [`compact_value_end`]'s loop; `SHORT`: the frame holds fewer than 16 bytes.
 #[inline(always)]
-fn walk(b: &[u8], mut p: usize) -> Option<usize> {
+fn walk<const SHORT: bool>(b: &[u8], mut p: usize) -> Option<usize> {
     let mut c = *b.get(p)?;
     // `{` or `[` (`[` + 0x20): the walk below; anything else is a scalar.
     if c | 0x20 != b'{' {
-        let end = walk_scalar(b, p, c);
+        let end = walk_scalar::<SHORT>(b, p, c);
         return (end <= b.len()).then_some(end);
     }
     // Bit i: the container at depth i + 1 is an object (1) or an array (0).
@@ -450,7 +461,7 @@ fn walk(b: &[u8], mut p: usize) -> Option<usize> {
         // A value starts at `p` with `c`; `d` becomes the byte after it, at its end `p`.
         let mut d;
         if c == b'"' {
-            (p, d) = walk_string(b, p);
+            (p, d) = walk_string::<SHORT>(b, p);
         } else if c | 0x20 == b'{' {
             if depth == 64 {
                 return None;
@@ -462,7 +473,7 @@ fn walk(b: &[u8], mut p: usize) -> Option<usize> {
             if open == b'{' {
                 objects = objects << 1 | 1;
                 if c == b'"' {
-                    (p, c) = walk_key(b, p);
+                    (p, c) = walk_key::<SHORT>(b, p);
                     continue;
                 }
                 if c != b'}' {
@@ -485,7 +496,7 @@ fn walk(b: &[u8], mut p: usize) -> Option<usize> {
                 }
             }
         } else {
-            p = walk_scalar(b, p, c);
+            p = walk_scalar::<SHORT>(b, p, c);
             d = *b.get(p)?;
         }
         // After a value: close what ends here, then the next member or item.
@@ -495,7 +506,7 @@ fn walk(b: &[u8], mut p: usize) -> Option<usize> {
                 if objects & 1 == 0 {
                     c = *b.get(p)?;
                 } else if b.get(p) == Some(&b'"') {
-                    (p, c) = walk_key(b, p);
+                    (p, c) = walk_key::<SHORT>(b, p);
                 } else {
                     return None;
                 }
