@@ -3,9 +3,10 @@
 //!
 //! A skipped value is checked exactly as the general reader checks it ([`Cursor::skip`]), so
 //! that the fast readers accept the same frames. Compact values — what the exchange sends —
-//! are walked by [`compact_value_end`], a loop with the nesting kept as a bit stack and string
-//! ends found by the word-at-a-time scan; anything else (whitespace, nesting deeper than 64)
-//! goes to the general reader's skip.
+//! are walked by [`compact_value_end`], one loop over the tokens that reads each byte once:
+//! the nesting kept as a bit stack, a short string or key (with its colon) read in one SSE2
+//! step, numbers through a byte-class table; anything else (whitespace, nesting deeper than
+//! 64) goes to the general reader's skip.
 
 use super::is_event_key;
 use super::lists::lit;

@@ -1,5 +1,6 @@
 //! The SSE2 scan for the WebSocket decoder's byte-level reader: a plain string's end, 16 bytes
-//! per step where the portable code takes 8 (SWAR).
+//! per step where the portable code takes 8 (SWAR); and the one-step reads of a short string
+//! or key for the skipping walk (`crate::decode::skip`).
 //!
 //! (A 16-byte whitespace-run skip was tried beside it and removed: on pretty-printed frames,
 //! whose indentation runs are 8–16 bytes, it cost 6–9% more time than the word loop.)
@@ -10,7 +11,8 @@
 //! the feature even though the build enables it: the `unsafe` blocks (the load, the masks and
 //! the vector or) rely only on that baseline feature and on in-bounds 16-byte slices.
 //! Compiled with rustc ≥ 1.89 (`polyclob_simd`, set by `build.rs`) like the signing kernels.
-//! Tested against a byte loop in `crate::decode::json`'s tests.
+//! Tested against a byte loop in `crate::decode::json`'s tests; the walk's steps against the
+//! general reader's skip in `crate::decode::skip`'s.
 
 use crate::decode::json::chunk;
 use core::arch::x86_64::{
