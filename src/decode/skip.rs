@@ -361,19 +361,22 @@ fn scan_long(b: &[u8], i: usize) -> usize {
         use crate::decode::x86::{special_tail16, special16};
         match special16(b, i) {
             Ok(j) => j,
-            // `None` only in frames under 16 bytes, which `walk::<true>` reads.
-            Err(j) => special_tail16(b, j).unwrap_or_else(|| scan_short(b, j)),
+            // `None` only in frames under 16 bytes, which `walk::<true>` reads: a byte loop,
+            // which needs no constants and no call (a call in the walk's loop would have it
+            // keep more of its state in callee-saved registers).
+            Err(j) => special_tail16(b, j).unwrap_or_else(|| {
+                let mut k = j;
+                while let Some(&c) = b.get(k) {
+                    if c == b'"' || c == b'\\' || c < 0x20 {
+                        break;
+                    }
+                    k += 1;
+                }
+                k
+            }),
         }
     }
     #[cfg(not(polyclob_simd))]
-    find_special(b, i)
-}
-
-/// [`find_special`], out of line.
-#[cfg(polyclob_simd)]
-#[cold]
-#[inline(never)]
-fn scan_short(b: &[u8], i: usize) -> usize {
     find_special(b, i)
 }
 
