@@ -679,7 +679,10 @@ mod tests {
     /// run reaches the end; a literal or string is the last thing in it).
     #[test]
     fn walk_agrees_on_every_cut_and_at_the_frame_end() {
-        let whole = r#"{"taker_bps":"0","tiers":[1,2.5,-3e+2,true,false,null,{},[],[[]],{"a":[{}]}],"a\"b":"x\\y"}"#;
+        let whole = concat!(
+            r#"{"taker_bps":"0","tiers":[1,2.5,-3e+2,true,false,null,{},[],[[]],{"a":[{}]}],"#,
+            r#""a\"b":"x\\y"}"#
+        );
         for cut in 0..=whole.len() {
             let frame = &whole[..cut];
             let fast = compact_value_end(frame.as_bytes(), 0);

@@ -110,7 +110,7 @@ pub(crate) enum Step {
     /// The string ends within the step: the index after its closing quote, and the byte there
     /// (the next token's first).
     Done(usize, u8),
-    /// The index of the first `"`, `\\` or byte below 0x20, which the caller reads.
+    /// The index of the first `"`, `\` or byte below 0x20, which the caller reads.
     Special(usize),
     /// None of those before this index, from which the caller scans (`i` itself when fewer
     /// than 16 bytes remain).
@@ -138,8 +138,9 @@ pub(crate) fn string_step(b: &[u8], i: usize) -> Step {
     }
 }
 
-/// [`string_step`]'s short case for an object's key: when its closing quote is at `i + k`, `k ≤ 13`, and a
-/// `:` follows it, the index of the value after the `:` and the value's first byte.
+/// [`string_step`]'s short case for an object's key: when its closing quote is at `i + k`,
+/// `k ≤ 13`, and a `:` follows it, the index of the value after the `:` and the value's first
+/// byte.
 #[inline(always)]
 pub(crate) fn key_in16(b: &[u8], i: usize) -> Option<(usize, u8)> {
     let chunk = chunk::<16>(b, i)?;
