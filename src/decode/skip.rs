@@ -3,9 +3,10 @@
 //!
 //! A skipped value is checked exactly as the general reader checks it ([`Cursor::skip`]), so
 //! that the fast readers accept the same frames. Compact values — what the exchange sends —
-//! are walked by [`compact_value_end`], a loop with the nesting kept as a bit stack and string
-//! ends found by the word-at-a-time scan; anything else (whitespace, nesting deeper than 64)
-//! goes to the general reader's skip.
+//! are walked by [`compact_value_end`], one loop over the tokens that reads each byte once:
+//! the nesting kept as a bit stack, a short string or key (with its colon) read in one SSE2
+//! step, numbers through a byte-class table; anything else (whitespace, nesting deeper than
+//! 64) goes to the general reader's skip.
 
 use super::is_event_key;
 use super::lists::lit;
@@ -283,71 +284,248 @@ fn compact_key_end(b: &[u8], p: usize) -> Option<usize> {
     (b.get(end) == Some(&b':')).then_some(end + 1)
 }
 
+/// Byte classes for [`compact_value_end`]: a byte that continues a number (the general
+/// reader's run of `0-9 - + . e E`), and one that starts a value of that run (`0-9 -`).
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = b'0';
+    while c <= b'9' {
+        t[c as usize] = NUM | NUM_START;
+        c += 1;
+    }
+    t[b'-' as usize] = NUM | NUM_START;
+    t[b'+' as usize] = NUM;
+    t[b'.' as usize] = NUM;
+    t[b'e' as usize] = NUM;
+    t[b'E' as usize] = NUM;
+    t
+};
+const NUM: u8 = 1;
+const NUM_START: u8 = 2;
+
+/// The walk's failure index: past every frame (a slice holds at most `isize::MAX` bytes), so
+/// that the next read fails, and one step on from it does not overflow. The walk's helpers
+/// return it rather than `None`, so a failure costs no test beside that read's bounds check
+/// ([`compact_value_end`] checks it where it reads no more).
+const BAD: usize = isize::MAX as usize;
+
+/// The index after the string whose quote is at `p` and the byte there (0 at the frame's
+/// end), or ([`BAD`], 0): a short plain string in one 16-byte step, else scanned on from
+/// where that step stopped ([`walk_string_rest`]). `SHORT`: the frame holds fewer than 16
+/// bytes, and the word-at-a-time scan reads it all.
+#[inline(always)]
+fn walk_string<const SHORT: bool>(b: &[u8], p: usize) -> (usize, u8) {
+    #[cfg(polyclob_simd)]
+    if !SHORT {
+        use crate::decode::x86::{Step, string_step};
+        return match string_step(b, p + 1) {
+            Step::Done(end, next) => (end, next),
+            Step::Special(i) => walk_string_rest::<SHORT>(b, i, false),
+            Step::Scan(i) => walk_string_rest::<SHORT>(b, i, true),
+        };
+    }
+    walk_string_rest::<SHORT>(b, p + 1, true)
+}
+
+/// The rest of a string from `i` — its first special byte, or (`scan`) where to look for it:
+/// as [`walk_string`]. The 16-byte scan is inline, and in a frame's last 16 bytes one step
+/// reads them all: the word loop ([`find_special`]) is for frames shorter than 16 bytes only
+/// (inline in the long walk, its constants would be loaded on every walk).
+#[inline(always)]
+fn walk_string_rest<const SHORT: bool>(b: &[u8], mut i: usize, mut scan: bool) -> (usize, u8) {
+    loop {
+        if scan {
+            i = if SHORT {
+                find_special(b, i)
+            } else {
+                scan_long(b, i)
+            };
+        }
+        match b.get(i) {
+            Some(b'"') => return (i + 1, b.get(i + 1).copied().unwrap_or(0)),
+            Some(b'\\') => {
+                // The escaped byte is passed over, whatever it is (as the general reader).
+                i += 2;
+                scan = true;
+            }
+            _ => return (BAD, 0),
+        }
+    }
+}
+
+/// [`find_special`] in a frame of 16 bytes or more, in 16-byte steps only.
+#[inline(always)]
+fn scan_long(b: &[u8], i: usize) -> usize {
+    #[cfg(polyclob_simd)]
+    {
+        use crate::decode::x86::{special_tail16, special16};
+        match special16(b, i) {
+            Ok(j) => j,
+            // `None` only in frames under 16 bytes, which `walk::<true>` reads: a byte loop,
+            // which needs no constants and no call (a call in the walk's loop would have it
+            // keep more of its state in callee-saved registers).
+            Err(j) => special_tail16(b, j).unwrap_or_else(|| {
+                let mut k = j;
+                while let Some(&c) = b.get(k) {
+                    if c == b'"' || c == b'\\' || c < 0x20 {
+                        break;
+                    }
+                    k += 1;
+                }
+                k
+            }),
+        }
+    }
+    #[cfg(not(polyclob_simd))]
+    find_special(b, i)
+}
+
+/// The index of the value after `"key":`, whose quote (checked by the caller) is at `p`, and
+/// the value's first byte (0 at the frame's end), or ([`BAD`], 0).
+#[inline(always)]
+fn walk_key<const SHORT: bool>(b: &[u8], p: usize) -> (usize, u8) {
+    #[cfg(polyclob_simd)]
+    if !SHORT {
+        if let Some(value) = crate::decode::x86::key_in16(b, p + 1) {
+            return value;
+        }
+    }
+    let (end, next) = walk_string::<SHORT>(b, p);
+    if next == b':' {
+        (end + 1, b.get(end + 1).copied().unwrap_or(0))
+    } else {
+        (BAD, 0)
+    }
+}
+
+/// The index after the scalar value (string, number, `true`, `false`, `null`) that starts
+/// with `c` at `p`, or [`BAD`].
+#[inline(always)]
+fn walk_scalar<const SHORT: bool>(b: &[u8], mut p: usize, c: u8) -> usize {
+    if c == b'"' {
+        return walk_string::<SHORT>(b, p).0;
+    }
+    if CLASS[c as usize] & NUM_START != 0 {
+        p += 1;
+        while let Some(&d) = b.get(p) {
+            if CLASS[d as usize] & NUM == 0 {
+                break;
+            }
+            p += 1;
+        }
+        return p;
+    }
+    match c {
+        b't' => word(b, p, b"true"),
+        b'f' => word(b, p, b"false"),
+        b'n' => word(b, p, b"null"),
+        _ => None,
+    }
+    .unwrap_or(BAD)
+}
+
 /// The index after the JSON value at `p` when it is compact (no whitespace) and nested at most
 /// 64 deep; `None` otherwise, and also for broken JSON (the general skip
 /// then decides, and reports). Whenever this returns an index, [`Cursor::skip`] accepts the
 /// value and ends at the same index (tested below).
-pub(super) fn compact_value_end(b: &[u8], mut p: usize) -> Option<usize> {
+///
+/// One loop over the tokens, each byte read once: a value (short strings and keys in one SSE2
+/// step, which also yields the byte after them; numbers through a byte-class table;
+/// containers pushed on a bit stack), then what follows it (a `,` and the next member or item,
+/// or closing brackets). Nothing here may panic: a panic path in this function, called from
+/// the layout readers, changed their code (+30 instructions a `price_change` message).
+pub(super) fn compact_value_end(b: &[u8], p: usize) -> Option<usize> {
+    // Below, the frame holds 16 bytes at least: its bounds checks need not test that.
+    if b.len() < 16 {
+        return short_walk(b, p);
+    }
+    walk::<false>(b, p)
+}
+
+/// [`compact_value_end`] in a frame shorter than 16 bytes.
+#[cold]
+#[inline(never)]
+fn short_walk(b: &[u8], p: usize) -> Option<usize> {
+    walk::<true>(b, p)
+}
+
+/// [`compact_value_end`]'s loop; `SHORT`: the frame holds fewer than 16 bytes.
+#[inline(always)]
+fn walk<const SHORT: bool>(b: &[u8], mut p: usize) -> Option<usize> {
+    let mut c = *b.get(p)?;
+    // `{` or `[` (`[` + 0x20): the walk below; anything else is a scalar.
+    if c | 0x20 != b'{' {
+        let end = walk_scalar::<SHORT>(b, p, c);
+        return (end <= b.len()).then_some(end);
+    }
     // Bit i: the container at depth i + 1 is an object (1) or an array (0).
     let mut objects: u64 = 0;
     let mut depth = 0u32;
     loop {
-        // A value starts at `p`.
-        match *b.get(p)? {
-            b'"' => p = string_end(b, p)?,
-            open @ (b'{' | b'[') => {
-                let close = if open == b'{' { b'}' } else { b']' };
-                if b.get(p + 1) == Some(&close) {
-                    p += 2;
-                } else {
-                    if depth == 64 {
-                        return None;
-                    }
-                    depth += 1;
-                    objects = objects << 1 | u64::from(open == b'{');
-                    p += 1;
-                    if open == b'{' {
-                        p = compact_key_end(b, p)?;
-                    }
+        // A value starts at `p` with `c`; `d` becomes the byte after it, at its end `p`.
+        let mut d;
+        if c == b'"' {
+            (p, d) = walk_string::<SHORT>(b, p);
+        } else if c | 0x20 == b'{' {
+            if depth == 64 {
+                return None;
+            }
+            depth += 1;
+            p += 1;
+            let open = c;
+            c = *b.get(p)?;
+            if open == b'{' {
+                objects = objects << 1 | 1;
+                if c == b'"' {
+                    (p, c) = walk_key::<SHORT>(b, p);
+                    continue;
+                }
+                if c != b'}' {
+                    return None;
+                }
+            } else {
+                objects <<= 1;
+                if c != b']' {
                     continue;
                 }
             }
-            b't' => p = word(b, p, b"true")?,
-            b'f' => p = word(b, p, b"false")?,
-            b'n' => p = word(b, p, b"null")?,
-            // The general reader's number: a run of these bytes.
-            b'-' | b'0'..=b'9' => {
+            // An empty container, closed below.
+            d = c;
+        } else if CLASS[c as usize] & NUM_START != 0 {
+            loop {
                 p += 1;
-                while matches!(
-                    b.get(p),
-                    Some(b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
-                ) {
-                    p += 1;
+                d = *b.get(p)?;
+                if CLASS[d as usize] & NUM == 0 {
+                    break;
                 }
             }
-            _ => return None,
+        } else {
+            p = walk_scalar::<SHORT>(b, p, c);
+            d = *b.get(p)?;
         }
         // After a value: close what ends here, then the next member or item.
         loop {
+            p += 1;
+            if d == b',' {
+                if objects & 1 == 0 {
+                    c = *b.get(p)?;
+                } else if b.get(p) == Some(&b'"') {
+                    (p, c) = walk_key::<SHORT>(b, p);
+                } else {
+                    return None;
+                }
+                break;
+            }
+            // The container's closing bracket: `}` is `]` + 0x20.
+            if d != b']' | ((objects as u8 & 1) << 5) {
+                return None;
+            }
+            objects >>= 1;
+            depth -= 1;
             if depth == 0 {
                 return Some(p);
             }
-            let in_object = objects & 1 == 1;
-            match *b.get(p)? {
-                b',' => {
-                    p += 1;
-                    if in_object {
-                        p = compact_key_end(b, p)?;
-                    }
-                    break;
-                }
-                b'}' if in_object => {}
-                b']' if !in_object => {}
-                _ => return None,
-            }
-            p += 1;
-            objects >>= 1;
-            depth -= 1;
+            d = *b.get(p)?;
         }
     }
 }
@@ -425,9 +603,14 @@ mod tests {
             }
             let mut frame = match next(6) {
                 0 => v[..at].to_string(),
-                1 => {
+                1 | 2 => {
                     let bad = ["\"", ",", "}", "]", ":", "{", "[", "x", "\u{1}"][next(9) as usize];
-                    format!("{}{bad}{}", &v[..at], &v[at..])
+                    // Inserted at `at`, or in place of the (ASCII) byte there.
+                    let rest = match v.get(at..at + 1) {
+                        Some(one) if one.is_ascii() && next(2) == 0 => at + 1,
+                        _ => at,
+                    };
+                    format!("{}{bad}{}", &v[..at], &v[rest..])
                 }
                 _ => v.clone(),
             };
@@ -446,6 +629,95 @@ mod tests {
         assert!(walked > 20_000, "walked only {walked}");
     }
 
+    /// The general skip's answer for `frame` from 0.
+    fn general(frame: &str) -> Option<usize> {
+        let mut c = Cursor::new(frame, 0);
+        c.skip(0).ok().map(|()| c.pos)
+    }
+
+    /// Strings of every length around the one-step reads' limits (a key's quote among the
+    /// first 14 bytes, a value's among the first 15, 16 bytes left in the frame), plain, with
+    /// an escape or with a control byte at each position, as keys and as values, with frames
+    /// that end anywhere after them: the walk agrees with the general skip, and reads every
+    /// well-formed one.
+    #[test]
+    fn walk_reads_strings_of_every_length_as_the_general_skip() {
+        let mut checked = 0;
+        for len in 0..40 {
+            for flaw in 0..=2 * len {
+                // `flaw` 0: plain; odd: an escaped quote at `flaw / 2`; even: a control byte
+                // at `flaw / 2 - 1`.
+                let mut text: String = (0..len).map(|i| (b'a' + (i % 26) as u8) as char).collect();
+                if flaw % 2 == 1 {
+                    text.insert_str(flaw / 2, "\\\"");
+                } else if flaw > 0 {
+                    text.replace_range(flaw / 2 - 1..flaw / 2, "\u{1}");
+                }
+                let ok = flaw % 2 == 1 || flaw == 0;
+                for shape in [
+                    format!("\"{text}\""),
+                    format!("{{\"{text}\":1}}"),
+                    format!("{{\"k\":\"{text}\",\"{text}\":[]}}"),
+                    format!("[\"{text}\",-2.5e3,\"{text}\"]"),
+                    format!("[[{{\"{text}\":{{}}}}],\"{text}\"]"),
+                ] {
+                    for tail in ["", "}", ",\"market\":\"0x1\"}", &",\"pad\":0".repeat(3)] {
+                        let frame = format!("{shape}{tail}");
+                        let fast = compact_value_end(frame.as_bytes(), 0);
+                        assert_eq!(fast, general(&frame), "{frame:?}");
+                        assert_eq!(fast.is_some(), ok, "{frame:?}");
+                        assert_eq!(skip_value(&frame, 0), general(&frame), "{frame:?}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 30_000);
+    }
+
+    /// Values cut at every byte, and values that end exactly at the frame's end (a number's
+    /// run reaches the end; a literal or string is the last thing in it).
+    #[test]
+    fn walk_agrees_on_every_cut_and_at_the_frame_end() {
+        let whole = concat!(
+            r#"{"taker_bps":"0","tiers":[1,2.5,-3e+2,true,false,null,{},[],[[]],{"a":[{}]}],"#,
+            r#""a\"b":"x\\y"}"#
+        );
+        for cut in 0..=whole.len() {
+            let frame = &whole[..cut];
+            let fast = compact_value_end(frame.as_bytes(), 0);
+            assert_eq!(fast, general(frame), "{frame:?}");
+            assert_eq!(fast.is_some(), cut == whole.len(), "{frame:?}");
+        }
+        for (frame, end) in [
+            ("12", Some(2)),
+            ("-0.5e-7", Some(7)),
+            ("true", Some(4)),
+            ("nul", None),
+            ("\"\"", Some(2)),
+            ("[12", None),
+            ("[12]", Some(4)),
+            ("[]", Some(2)),
+            ("{}", Some(2)),
+            ("[1,]", None),
+            ("{\"a\":1,}", None),
+            ("{\"a\"}", None),
+            ("{\"a\"1}", None),
+            ("{\"a\",1}", None),
+            ("{\"a\"x\"b\"}", None),
+            ("[\"a\":1]", None),
+            ("{\"a\":}", None),
+            ("[,1]", None),
+            ("[1}", None),
+            ("{\"a\":1]", None),
+            ("]", None),
+            ("", None),
+        ] {
+            assert_eq!(compact_value_end(frame.as_bytes(), 0), end, "{frame:?}");
+            assert_eq!(general(frame), end, "{frame:?}");
+        }
+    }
+
     #[test]
     fn deep_nesting_goes_to_the_general_skip() {
         let deep = "[".repeat(100) + "]".repeat(100).as_str();
@@ -453,6 +725,21 @@ mod tests {
         assert_eq!(skip_value(&deep, 0), Some(200));
         let shallow = "[".repeat(64) + "]".repeat(64).as_str();
         assert_eq!(compact_value_end(shallow.as_bytes(), 0), Some(128));
+        // Objects and arrays mixed, 64 deep (the bit stack full) and 65.
+        for levels in [63, 64, 65] {
+            let open: String = (0..levels)
+                .map(|i| if i % 3 == 0 { "[" } else { "{\"k\":" })
+                .collect();
+            let close: String = (0..levels)
+                .rev()
+                .map(|i| if i % 3 == 0 { "]" } else { "}" })
+                .collect();
+            let frame = format!("{open}1{close},");
+            let end = frame.len() - 1;
+            let want = (levels <= 64).then_some(end);
+            assert_eq!(compact_value_end(frame.as_bytes(), 0), want, "{levels}");
+            assert_eq!(skip_value(&frame, 0), Some(end));
+        }
     }
 
     /// `lit_or_past` finds the next key after any run of unknown members of every JSON type

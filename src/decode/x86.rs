@@ -1,5 +1,6 @@
 //! The SSE2 scan for the WebSocket decoder's byte-level reader: a plain string's end, 16 bytes
-//! per step where the portable code takes 8 (SWAR).
+//! per step where the portable code takes 8 (SWAR); and the one-step reads of a short string
+//! or key for the skipping walk (`crate::decode::skip`).
 //!
 //! (A 16-byte whitespace-run skip was tried beside it and removed: on pretty-printed frames,
 //! whose indentation runs are 8–16 bytes, it cost 6–9% more time than the word loop.)
@@ -10,8 +11,10 @@
 //! the feature even though the build enables it: the `unsafe` blocks (the load, the masks and
 //! the vector or) rely only on that baseline feature and on in-bounds 16-byte slices.
 //! Compiled with rustc ≥ 1.89 (`polyclob_simd`, set by `build.rs`) like the signing kernels.
-//! Tested against a byte loop in `crate::decode::json`'s tests.
+//! Tested against a byte loop in `crate::decode::json`'s tests; the walk's steps against the
+//! general reader's skip in `crate::decode::skip`'s.
 
+use crate::decode::json::chunk;
 use core::arch::x86_64::{
     __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
     _mm_set1_epi8,
@@ -100,6 +103,67 @@ pub(crate) fn special_at<const N: usize>(b: &[u8], start: usize) -> Option<bool>
 pub(crate) fn special_in16(b: &[u8], i: usize) -> Option<usize> {
     let mask = special_mask(load(b.get(i..i.wrapping_add(16))?));
     (mask != 0).then(|| i + mask.trailing_zeros() as usize)
+}
+
+/// What one 16-byte step learns of a string whose content starts at `i` ([`string_step`]).
+pub(crate) enum Step {
+    /// The string ends within the step: the index after its closing quote, and the byte there
+    /// (the next token's first).
+    Done(usize, u8),
+    /// The index of the first `"`, `\` or byte below 0x20, which the caller reads.
+    Special(usize),
+    /// None of those before this index, from which the caller scans (`i` itself when fewer
+    /// than 16 bytes remain).
+    Scan(usize),
+}
+
+/// A short string whose content starts at `i`, read in one step: when 16 bytes remain from `i`
+/// and the first `"`, `\` or byte below 0x20 among them is a `"` at `i + k`, `k ≤ 14`, the
+/// index after that quote and the byte there; else where the step stopped ([`Step`]).
+#[inline(always)]
+pub(crate) fn string_step(b: &[u8], i: usize) -> Step {
+    let Some(chunk) = chunk::<16>(b, i) else {
+        return Step::Scan(i);
+    };
+    let mask = special_mask(load(chunk));
+    // Bit 14 set: `k ≤ 14`, so `k + 1` indexes the chunk. Without a special byte below 14,
+    // `chunk[14]` is none, so no quote.
+    let k = (mask | 1 << 14).trailing_zeros() as usize;
+    if chunk[k] == b'"' {
+        Step::Done(i + k + 1, chunk[k + 1])
+    } else if mask == 0 {
+        Step::Scan(i + 16)
+    } else {
+        Step::Special(i + mask.trailing_zeros() as usize)
+    }
+}
+
+/// [`string_step`]'s short case for an object's key: when its closing quote is at `i + k`,
+/// `k ≤ 13`, and a `:` follows it, the index of the value after the `:` and the value's first
+/// byte.
+#[inline(always)]
+pub(crate) fn key_in16(b: &[u8], i: usize) -> Option<(usize, u8)> {
+    let chunk = chunk::<16>(b, i)?;
+    let k = (special_mask(load(chunk)) | 1 << 13).trailing_zeros() as usize;
+    // The quote and the colon as one 2-byte compare.
+    let pair = u16::from_le_bytes([chunk[k], chunk[k + 1]]);
+    (pair == u16::from_le_bytes(*b"\":")).then(|| (i + k + 2, chunk[k + 2]))
+}
+
+/// The first index at or after `i` holding `"`, `\` or a byte below 0x20 (or the frame's
+/// length), for `i` with fewer than 16 bytes left: the frame's last 16 bytes in one step,
+/// those before `i` masked off. `None` for a frame shorter than 16 bytes.
+#[inline(always)]
+pub(crate) fn special_tail16(b: &[u8], i: usize) -> Option<usize> {
+    let start = b.len().checked_sub(16)?;
+    // At most 16 bytes to drop (`i` is at most one past the end), so the shift is in range.
+    let before = i.checked_sub(start)?.min(16);
+    let mask = special_mask(load(chunk::<16>(b, start)?)) >> before;
+    Some(if mask == 0 {
+        b.len()
+    } else {
+        i + mask.trailing_zeros() as usize
+    })
 }
 
 /// The first index at or after `i` holding `"`, `\` or a byte below 0x20, scanning while 16
