@@ -435,29 +435,31 @@ fn walk_scalar<const SHORT: bool>(b: &[u8], mut p: usize, c: u8) -> usize {
 /// or closing brackets). Nothing here may panic: a panic path in this function, called from
 /// the layout readers, changed their code (+30 instructions a `price_change` message).
 pub(super) fn compact_value_end(b: &[u8], p: usize) -> Option<usize> {
+    let c = *b.get(p)?;
+    // `{` or `[` (`[` + 0x20): the walk below; anything else is a scalar, read here (correct
+    // in any frame; in one under 16 bytes its string scan is a byte loop).
+    if c | 0x20 != b'{' {
+        let end = walk_scalar::<false>(b, p, c);
+        return (end <= b.len()).then_some(end);
+    }
     // Below, the frame holds 16 bytes at least: its bounds checks need not test that.
     if b.len() < 16 {
-        return short_walk(b, p);
+        return short_walk(b, p, c);
     }
-    walk::<false>(b, p)
+    walk::<false>(b, p, c)
 }
 
 /// [`compact_value_end`] in a frame shorter than 16 bytes.
 #[cold]
 #[inline(never)]
-fn short_walk(b: &[u8], p: usize) -> Option<usize> {
-    walk::<true>(b, p)
+fn short_walk(b: &[u8], p: usize, c: u8) -> Option<usize> {
+    walk::<true>(b, p, c)
 }
 
-/// [`compact_value_end`]'s loop; `SHORT`: the frame holds fewer than 16 bytes.
+/// [`compact_value_end`]'s loop, from the outermost container's opening `c` at `p`; `SHORT`:
+/// the frame holds fewer than 16 bytes.
 #[inline(always)]
-fn walk<const SHORT: bool>(b: &[u8], mut p: usize) -> Option<usize> {
-    let mut c = *b.get(p)?;
-    // `{` or `[` (`[` + 0x20): the walk below; anything else is a scalar.
-    if c | 0x20 != b'{' {
-        let end = walk_scalar::<SHORT>(b, p, c);
-        return (end <= b.len()).then_some(end);
-    }
+fn walk<const SHORT: bool>(b: &[u8], mut p: usize, mut c: u8) -> Option<usize> {
     // Bit i: the container at depth i + 1 is an object (1) or an array (0).
     let mut objects: u64 = 0;
     let mut depth = 0u32;
