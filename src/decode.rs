@@ -861,6 +861,20 @@ mod tests {
         }
     }
 
+    /// A `price_change` message in the exchange's layout around `entries` (each an entry's
+    /// text), with a random market and timestamp.
+    pub(super) fn exchange_message_of(
+        next: &mut dyn FnMut(u64) -> u64,
+        entries: &[String],
+    ) -> String {
+        format!(
+            r#"{{"market":"0x{:064x}","price_changes":[{}],"timestamp":"{}","event_type":"price_change"}}"#,
+            next(u64::MAX),
+            entries.join(","),
+            1_790_658_674_035u64 + next(1000),
+        )
+    }
+
     /// A `price_change` entry in the exchange's layout with random values; `i` ends its asset
     /// id.
     pub(super) fn exchange_entry(next: &mut dyn FnMut(u64) -> u64, i: usize) -> String {
@@ -939,11 +953,7 @@ mod tests {
             let mut entries: Vec<Vec<String>> = (0..n)
                 .map(|i| members(&exchange_entry(&mut next, i)))
                 .collect();
-            let mut top: Vec<String> = members(&format!(
-                r#"{{"market":"0x{:064x}","price_changes":[],"timestamp":"{}","event_type":"price_change"}}"#,
-                next(u64::MAX),
-                1_790_658_674_035u64 + next(1000),
-            ));
+            let mut top: Vec<String> = members(&exchange_message_of(&mut next, &[]));
             // What changed: 0 a member in the message, 1 a member in every entry (the same
             // place in each), 2 both, 3 the message's members reordered, 4 the entries'.
             let what = round % 5;

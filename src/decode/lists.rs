@@ -970,11 +970,7 @@ pub(crate) fn compact_price_change<S: Sink>(
     p: usize,
     sink: &mut S,
 ) -> Result<CompactPriceChange, Resume> {
-    let b = src.as_bytes();
-    if b.get(p) != Some(&b'{') {
-        return Err(Resume::fail());
-    }
-    compact_members::<S, HOT>(src, p + 1, sink)
+    layout_object::<S, HOT>(src, p, sink)
 }
 
 /// [`compact_price_change`] for a feed whose entries have members no entry has (a field the
@@ -988,11 +984,20 @@ pub(crate) fn skipping_price_change<S: Sink>(
     p: usize,
     sink: &mut S,
 ) -> Result<CompactPriceChange, Resume> {
-    let b = src.as_bytes();
-    if b.get(p) != Some(&b'{') {
+    layout_object::<S, SKIPPING>(src, p, sink)
+}
+
+/// The message whose `{` is at `p`, its entries read by [`layout`] in `MODE`.
+#[inline(always)]
+fn layout_object<S: Sink, const MODE: usize>(
+    src: &str,
+    p: usize,
+    sink: &mut S,
+) -> Result<CompactPriceChange, Resume> {
+    if src.as_bytes().get(p) != Some(&b'{') {
         return Err(Resume::fail());
     }
-    compact_members::<S, SKIPPING>(src, p + 1, sink)
+    compact_members::<S, MODE>(src, p + 1, sink)
 }
 
 /// [`compact_price_change`] from the quote of the first key at `p` (also where the keyed
@@ -2311,12 +2316,7 @@ pub(super) mod tests {
             let entries: Vec<String> = (0..n as usize)
                 .map(|i| crate::decode::tests::exchange_entry(&mut next, i))
                 .collect();
-            let exact = format!(
-                r#"{{"market":"0x{:064x}","price_changes":[{}],"timestamp":"{}","event_type":"price_change"}}"#,
-                next(u64::MAX),
-                entries.join(","),
-                1_790_658_674_035u64 + next(1000),
-            );
+            let exact = crate::decode::tests::exchange_message_of(&mut next, &entries);
             let frame = match next(10) {
                 0 => exact.replacen("\"timestamp\"", "\"ts\"", 1),
                 1 => exact.replacen(',', ", ", 1),

@@ -294,19 +294,14 @@ fn member<S: Sink>(
 mod tests {
     use super::super::lists::ENTRY_READS;
     use super::super::lists::tests::Recorder;
-    use super::super::tests::{GENERAL_READS, exchange_entry, members, value};
+    use super::super::tests::{GENERAL_READS, exchange_entry, exchange_message_of, members, value};
     use super::super::{Cursor, Events, general};
     use super::*;
 
     /// A `price_change` in the exchange's layout with `n` entries of fresh values.
     fn exchange_message(next: &mut dyn FnMut(u64) -> u64, n: usize) -> String {
         let entries: Vec<String> = (0..n).map(|i| exchange_entry(next, i)).collect();
-        format!(
-            r#"{{"market":"0x{:064x}","price_changes":[{}],"timestamp":"{}","event_type":"price_change"}}"#,
-            next(u64::MAX),
-            entries.join(","),
-            1_790_658_674_035u64 + next(1000),
-        )
+        exchange_message_of(next, &entries)
     }
 
     /// Decodes `frame` as the decoder does and as the general reader does: they must agree.
@@ -437,13 +432,7 @@ mod tests {
                         format!("{{{}}}", m.join(","))
                     })
                     .collect();
-                let frame = format!(
-                    r#"{{"market":"0x{:064x}","price_changes":[{}],"timestamp":"{}","event_type":"price_change"}}"#,
-                    next(u64::MAX),
-                    entries.join(","),
-                    1_790_658_674_035u64 + next(1000),
-                );
-                (frame, n)
+                (exchange_message_of(next, &entries), n)
             };
             for k in 0..4 {
                 let add = k != 2 || round % 2 == 0;
