@@ -693,7 +693,7 @@ fn change_members(src: &str, mut p: usize, mut f: ChangeFields) -> Option<(Chang
 #[inline(always)]
 pub(super) fn compact_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
     count_entry_read(p);
-    match layout::<HOT>(src, p, Partial::default()) {
+    match layout::<HOT>(src, p, Partial::default(), &mut false) {
         Ok(x) => Some(x),
         Err(part) => resume(src, part),
     }
@@ -783,13 +783,13 @@ impl Partial {
 #[inline(never)]
 fn resume(src: &str, part: Partial) -> Option<(PriceChange<'_>, usize)> {
     match part.k {
-        0 => layout::<0>(src, part.e as usize, part),
-        1 => layout::<1>(src, part.e as usize, part),
-        2 => layout::<2>(src, part.e as usize, part),
-        3 => layout::<3>(src, part.e as usize, part),
-        4 => layout::<4>(src, part.e as usize, part),
-        5 => layout::<5>(src, part.e as usize, part),
-        6 => layout::<6>(src, part.e as usize, part),
+        0 => layout::<0>(src, part.e as usize, part, &mut false),
+        1 => layout::<1>(src, part.e as usize, part, &mut false),
+        2 => layout::<2>(src, part.e as usize, part, &mut false),
+        3 => layout::<3>(src, part.e as usize, part, &mut false),
+        4 => layout::<4>(src, part.e as usize, part, &mut false),
+        5 => layout::<5>(src, part.e as usize, part, &mut false),
+        6 => layout::<6>(src, part.e as usize, part, &mut false),
         _ => return None,
     }
     .ok()
@@ -800,11 +800,12 @@ fn resume(src: &str, part: Partial) -> Option<(PriceChange<'_>, usize)> {
 /// read) and of [`resume`] (`FROM` = the member whose literal was missing: the members before
 /// it come from `part`, unknown members are skipped).
 #[inline(always)]
-fn layout<const FROM: usize>(
-    src: &str,
+fn layout<'a, const FROM: usize>(
+    src: &'a str,
     p: usize,
     part: Partial,
-) -> Result<(PriceChange<'_>, usize), Partial> {
+    skipped: &mut bool,
+) -> Result<(PriceChange<'a>, usize), Partial> {
     let b = src.as_bytes();
     // Locals, not `part`'s fields, so that the straight-line path keeps them in registers.
     let (mut id_at, mut id_end) = (part.id_at as usize, part.id_end as usize);
@@ -843,7 +844,13 @@ fn layout<const FROM: usize>(
                 let skipped = skip_scalars(b, e, ($head, $key), &not_entry_key);
                 some!(skipped.or_else(|| past(src, e, $head, $key, not_entry_key)))
             } else {
-                some!(lit_or_past(src, e, ($whole, $head, $key), not_entry_key))
+                match lit(b, e, $whole) {
+                    Some(x) => x,
+                    None => {
+                        *skipped = true;
+                        some!(lit_or_past(src, e, ($whole, $head, $key), not_entry_key))
+                    }
+                }
             }
         };
     }
@@ -880,6 +887,7 @@ fn layout<const FROM: usize>(
     let (ask, e) = some!(quoted_decimal(b, ask_at));
     let end = match lit(b, e, b"\"}") {
         Some(end) => end,
+        // (Members after the last one: the exchange's layout reader skips them too.)
         None => some!(entry_tail(src, e)),
     };
     let price = |m: u64| Price::new(u32::try_from(m).ok()?);
@@ -901,7 +909,7 @@ fn layout<const FROM: usize>(
 #[inline(always)]
 fn skipping_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
     count_entry_read(p);
-    layout::<SKIPPING>(src, p, Partial::default()).ok()
+    layout::<SKIPPING>(src, p, Partial::default(), &mut false).ok()
 }
 
 /// Members after the last one of [`compact_change`]'s layout (the closing quote of `best_ask`
@@ -970,21 +978,27 @@ pub(crate) fn compact_price_change<S: Sink>(
     p: usize,
     sink: &mut S,
 ) -> Result<CompactPriceChange, Resume> {
-    layout_object::<S, HOT>(src, p, sink)
+    layout_object::<S, HOT>(src, p, sink, &mut false)
 }
 
 /// [`compact_price_change`] for a feed whose entries have members no entry has (a field the
 /// exchange added to its entries): every entry read by [`skipping_change`], which skips them
 /// in place, so that no entry is started twice. [`shape`] goes here once such a message was
-/// seen; an entry in the exchange's layout reads as fast here (its literals are compared
-/// whole first).
+/// seen, until a message whose entries have no such member (read here as well: the literals
+/// are compared whole first) sends the thread back to the exchange's layout.
 #[inline(never)]
 pub(crate) fn skipping_price_change<S: Sink>(
     src: &str,
     p: usize,
     sink: &mut S,
 ) -> Result<CompactPriceChange, Resume> {
-    layout_object::<S, SKIPPING>(src, p, sink)
+    let mut skipped = false;
+    let read = layout_object::<S, SKIPPING>(src, p, sink, &mut skipped);
+    if read.is_ok() && !skipped {
+        // The entries are back in the exchange's layout.
+        shape::learn(shape::EXACT);
+    }
+    read
 }
 
 /// The message whose `{` is at `p`, its entries read by [`layout`] in `MODE`.
@@ -993,20 +1007,23 @@ fn layout_object<S: Sink, const MODE: usize>(
     src: &str,
     p: usize,
     sink: &mut S,
+    skipped: &mut bool,
 ) -> Result<CompactPriceChange, Resume> {
     if src.as_bytes().get(p) != Some(&b'{') {
         return Err(Resume::fail());
     }
-    compact_members::<S, MODE>(src, p + 1, sink)
+    compact_members::<S, MODE>(src, p + 1, sink, skipped)
 }
 
 /// [`compact_price_change`] from the quote of the first key at `p` (also where the keyed
-/// reader has skipped members in front of the layout's first key).
+/// reader has skipped members in front of the layout's first key); `skipped` is set when an
+/// entry had members no entry has between the layout's (`MODE` [`SKIPPING`]).
 #[inline(always)]
 fn compact_members<S: Sink, const MODE: usize>(
     src: &str,
     p: usize,
     sink: &mut S,
+    skipped: &mut bool,
 ) -> Result<CompactPriceChange, Resume> {
     let b = src.as_bytes();
     let mut caps = PcCaps::default();
@@ -1025,7 +1042,7 @@ fn compact_members<S: Sink, const MODE: usize>(
     } else {
         loop {
             count_entry_read(q);
-            let (change, end) = match layout::<MODE>(src, q, Partial::default()) {
+            let (change, end) = match layout::<MODE>(src, q, Partial::default(), skipped) {
                 Ok(x) => x,
                 // Out of the loop, so that the exchange's layout carries no call.
                 Err(part) => {
@@ -1280,7 +1297,7 @@ pub(crate) fn leading_price_change<S: Sink>(
     if skipped == 0 {
         return unled(src, start, sink);
     }
-    match compact_members::<S, HOT>(src, p, sink) {
+    match compact_members::<S, HOT>(src, p, sink, &mut false) {
         Ok(pc) => Some(pc),
         Err(r) => led_keyed(src, skipped, r, sink),
     }
@@ -1321,7 +1338,7 @@ fn led_keyed<S: Sink>(
 /// (`seq`: their codes).
 #[inline(never)]
 fn resync<S: Sink>(src: &str, p: usize, seq: u64, sink: &mut S) -> Option<CompactPriceChange> {
-    match compact_members::<S, HOT>(src, p, sink) {
+    match compact_members::<S, HOT>(src, p, sink, &mut false) {
         Ok(pc) => {
             shape::learn(shape::finished(shape::concat(seq, shape::EXACT)));
             Some(pc)

@@ -411,8 +411,8 @@ mod tests {
     /// A feed that added a member inside its entries (any place, any JSON type, new values in
     /// every message): from its first message on, the thread reads every entry skipping
     /// ([`SKIPPING_ENTRIES`]) — each entry started once, no general reader, the general
-    /// reader's result — and a `book`, or a message back in the exchange's layout, in between
-    /// still decodes as the general reader decodes it.
+    /// reader's result; a `book` in between changes nothing, and a message back in the
+    /// exchange's layout decodes as the general reader decodes it and ends the mode.
     #[test]
     fn entries_with_a_new_member_are_read_skipping() {
         let mut next = crate::testutil::lcg(35);
@@ -449,14 +449,19 @@ mod tests {
                     assert_eq!(reads.len(), n, "{frame}");
                     reads.dedup();
                     assert_eq!(reads.len(), n, "{frame}");
-                    assert_eq!(learned(), SKIPPING_ENTRIES, "{frame}");
+                    // Kept while members stand between the layout's; a message whose entries
+                    // are in the exchange's layout (or only have members after it, which the
+                    // layout reader skips itself) goes back to the layout reader.
+                    let inside = add && at < 7;
+                    let kept = if inside { SKIPPING_ENTRIES } else { 0 };
+                    assert_eq!(learned(), kept, "{frame}");
                     skipping += 1;
                 }
             }
             // The next round starts from the exchange's layout.
             learn(EXACT);
         }
-        assert!(skipping > 3_000, "{skipping}");
+        assert!(skipping > 2_500, "{skipping}");
     }
 
     #[test]
