@@ -37,27 +37,23 @@ pub(super) fn skip_member(src: &str, p: usize) -> Option<usize> {
     skip_value(src, v)
 }
 
-/// The literal `whole` at `e`, where a layout reader expects it: `whole` is `head` then `key`,
-/// where `head` is what ends one member and separates it from the next (the value's closing
-/// quote if it has one, the `,`; for an object's first member the `{`, or nothing) and `key`
-/// the next member's `"key":` and the first byte of its value. When the literal is not there
-/// because members whose keys `unknown` accepts stand in between (a field the exchange added,
-/// at any position), they are skipped in place, out of line ([`past`]), and `key` is looked
-/// for after them. The index after `key`, or `None` (another key, other whitespace, broken
-/// JSON: the caller's slower reader decides). The exchange's layouts take the first compare
-/// only; the literals are fixed-size arrays, so it is a few word compares.
+/// Where a layout reader found its literal `head` then `key` not at `e`: `head` is what ends
+/// one member and separates it from the next (the value's closing quote if it has one, the
+/// `,`; for an object's first member the `{`, or nothing), `key` the next member's `"key":`
+/// and the first byte of its value. Members whose keys `unknown` accepts (a field the exchange
+/// added, at any position) are skipped in place — scalars where the caller is
+/// ([`skip_scalars`]), anything else out of line ([`past`]) — and `key` is looked for after
+/// them. The index after `key`, or `None` (another key, other whitespace, broken JSON: the
+/// caller's slower reader decides).
 #[inline(always)]
-pub(super) fn lit_or_past<const W: usize, const H: usize, const K: usize>(
+pub(super) fn past_to_key<const H: usize, const K: usize>(
     src: &str,
     e: usize,
-    (whole, head, key): (&[u8; W], &[u8; H], &[u8; K]),
+    (head, key): (&[u8; H], &[u8; K]),
     unknown: impl Fn(&[u8]) -> bool,
 ) -> Option<usize> {
-    let b = src.as_bytes();
-    if let Some(end) = lit(b, e, whole) {
-        return Some(end);
-    }
-    skip_scalars(b, e, (head, key), &unknown).or_else(|| past(src, e, head, key, unknown))
+    skip_scalars(src.as_bytes(), e, (head, key), &unknown)
+        .or_else(|| past(src, e, head, key, unknown))
 }
 
 /// `head` at `e`, then compact members with scalar values whose keys `unknown` accepts (a
@@ -120,7 +116,7 @@ fn scalar_member_end(b: &[u8], p: usize, unknown: &impl Fn(&[u8]) -> bool) -> Op
     }
 }
 
-/// [`lit_or_past`] once its literal was not at `e`: out of line, so that the layout readers'
+/// [`past_to_key`] once no scalar members led to `key`: out of line, so that the layout readers'
 /// straight-line code carries one call per member and nothing else.
 #[cold]
 #[inline(never)]
@@ -744,11 +740,11 @@ mod tests {
         }
     }
 
-    /// `lit_or_past` finds the next key after any run of unknown members of every JSON type
+    /// `past_to_key` finds the next key after any run of unknown members of every JSON type
     /// (with or without a space after their commas), and gives up at a known key, at broken
     /// JSON and at the object's end.
     #[test]
-    fn lit_or_past_reads_past_unknown_members() {
+    fn past_to_key_reads_past_unknown_members() {
         let unknown = |k: &[u8]| k != b"size" && k != b"price";
         let members = [
             r#""fee_rate_bps":"0""#,
@@ -775,8 +771,7 @@ mod tests {
             let tail = [r#","size":"2"}"#, "}"][usize::from(next(8) == 0)];
             src.push_str(tail);
             let e = r#"{"price":"1"#.len();
-            let literals = (b"\",\"size\":\"", b"\",", b"\"size\":\"");
-            let got = lit_or_past(&src, e, literals, unknown);
+            let got = past_to_key(&src, e, (b"\",", b"\"size\":\""), unknown);
             let readable = picked
                 .iter()
                 .all(|m| !m.starts_with("\"price\"") && !m.starts_with("\"bad\""));
