@@ -977,8 +977,10 @@ pub(crate) fn compact_price_change<S: Sink>(
 /// exchange added to its entries): every entry read by [`skipping_change`], which skips them
 /// in place, so that no entry is started twice. [`shape`] goes here once such a message was
 /// seen, until a message whose entries have no such member (read here as well: the literals
-/// are compared whole first) sends the thread back to the exchange's layout.
-#[inline(never)]
+/// are compared whole first) sends the thread back to the exchange's layout. Inlined into
+/// [`shape::price_change`]: as a call of its own it returned its large result through memory,
+/// and the mid-entry row read 1.35x the exact layout's time instead of 1.18x.
+#[inline(always)]
 pub(crate) fn skipping_price_change<S: Sink>(
     src: &str,
     p: usize,
