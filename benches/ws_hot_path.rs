@@ -290,6 +290,28 @@ fn inputs() -> Vec<(String, String, Kind, Vec<String>)> {
             warm.clone(),
         ),
         (
+            // A field between two members of the message.
+            "price_change_x2_field_between",
+            pc2.replacen(
+                r#"","price_changes":["#,
+                r#"","neg_risk":false,"price_changes":["#,
+                1,
+            ),
+            Kind::PriceChange,
+            warm.clone(),
+        ),
+        (
+            // A new object between two members of the message.
+            "price_change_x2_object_between",
+            pc2.replacen(
+                r#"","price_changes":["#,
+                r#"","fees":{"taker_bps":"0","tiers":[1,2.5]},"price_changes":["#,
+                1,
+            ),
+            Kind::PriceChange,
+            warm.clone(),
+        ),
+        (
             // A field after the last member of the message.
             "price_change_x2_field_last",
             format!(r#"{},"neg_risk":false}}"#, &pc2[..pc2.len() - 1]),

@@ -970,7 +970,7 @@ pub(crate) fn compact_price_change<S: Sink>(
     p: usize,
     sink: &mut S,
 ) -> Result<CompactPriceChange, Resume> {
-    layout_object::<S, HOT>(src, p, sink, &mut false)
+    layout_object::<S, HOT, false>(src, p, sink, &mut false)
 }
 
 /// [`compact_price_change`] for a feed whose entries have members no entry has (a field the
@@ -987,7 +987,7 @@ pub(crate) fn skipping_price_change<S: Sink>(
     sink: &mut S,
 ) -> Result<CompactPriceChange, Resume> {
     let mut skipped = false;
-    let read = layout_object::<S, SKIPPING>(src, p, sink, &mut skipped);
+    let read = layout_object::<S, SKIPPING, false>(src, p, sink, &mut skipped);
     if read.is_ok() && !skipped {
         // The entries are back in the exchange's layout.
         shape::learn(shape::EXACT);
@@ -995,9 +995,57 @@ pub(crate) fn skipping_price_change<S: Sink>(
     read
 }
 
-/// The message whose `{` is at `p`, its entries read by [`layout`] in `MODE`.
+/// [`compact_price_change`] for a feed that puts members no event reads between the message's
+/// own (the order [`shape::SEAMS`]): the layout reader skips them in place where it finds
+/// them ([`seam`]). A message without such members (read here as well) sends the thread back to
+/// the exchange's layout.
 #[inline(always)]
-fn layout_object<S: Sink, const MODE: usize>(
+pub(crate) fn seams_price_change<S: Sink>(
+    src: &str,
+    p: usize,
+    sink: &mut S,
+) -> Result<CompactPriceChange, Resume> {
+    let mut skipped = false;
+    let read = layout_object::<S, HOT, true>(src, p, sink, &mut skipped);
+    if read.is_ok() && !skipped {
+        shape::learn(shape::EXACT);
+    }
+    read
+}
+
+/// Where the layout reader found its literal `head` then `key` not at `e` between two of the
+/// message's members: members no event reads ([`skip_member`], each value checked as the
+/// general reader checks it) skipped, then `key`; the index after it. `None` for anything
+/// else (the keyed reader decides). Out of line: only [`seams_price_change`] comes here.
+#[inline(never)]
+fn seam<const H: usize, const K: usize>(
+    src: &str,
+    e: usize,
+    head: &[u8; H],
+    key: &[u8; K],
+) -> Option<usize> {
+    let b = src.as_bytes();
+    let mut p = lit(b, e, head)?;
+    loop {
+        let (k, v) = key_at(src, p)?;
+        if is_event_key(k) {
+            return None;
+        }
+        let end = skip_value(src, v)?;
+        if b.get(end) != Some(&b',') {
+            return None;
+        }
+        p = end + 1;
+        if let Some(after) = lit(b, p, key) {
+            return Some(after);
+        }
+    }
+}
+
+/// The message whose `{` is at `p`, its entries read by [`layout`] in `MODE`; `SEAMS`: members
+/// between the message's own are skipped ([`seams_price_change`]).
+#[inline(always)]
+fn layout_object<S: Sink, const MODE: usize, const SEAMS: bool>(
     src: &str,
     p: usize,
     sink: &mut S,
@@ -1006,14 +1054,14 @@ fn layout_object<S: Sink, const MODE: usize>(
     if src.as_bytes().get(p) != Some(&b'{') {
         return Err(Resume::fail());
     }
-    compact_members::<S, MODE>(src, p + 1, sink, skipped)
+    compact_members::<S, MODE, SEAMS>(src, p + 1, sink, skipped)
 }
 
 /// [`compact_price_change`] from the quote of the first key at `p` (also where the keyed
 /// reader has skipped members in front of the layout's first key); `skipped` is set when an
 /// entry had members no entry has between the layout's (`MODE` [`SKIPPING`]).
 #[inline(always)]
-fn compact_members<S: Sink, const MODE: usize>(
+fn compact_members<S: Sink, const MODE: usize, const SEAMS: bool>(
     src: &str,
     p: usize,
     sink: &mut S,
@@ -1026,8 +1074,16 @@ fn compact_members<S: Sink, const MODE: usize>(
     };
     let market_end = plain_end_guess::<MARKET_LEN>(b, market_at).ok_or_else(Resume::fail)?;
     caps.market = Raw::new(market_at, market_end - market_at, RawKind::Str);
-    let Some(items) = lit(b, market_end, b"\",\"price_changes\":[") else {
-        return Err(Resume::at(caps, At::After(market_end + 1)));
+    let items = match lit(b, market_end, b"\",\"price_changes\":[") {
+        Some(at) => at,
+        None if SEAMS => {
+            *skipped = true;
+            match seam(src, market_end, b"\",", b"\"price_changes\":[") {
+                Some(at) => at,
+                None => return Err(Resume::at(caps, At::After(market_end + 1))),
+            }
+        }
+        None => return Err(Resume::at(caps, At::After(market_end + 1))),
     };
     caps.items = Some(items);
     let mut q = items;
@@ -1055,13 +1111,29 @@ fn compact_members<S: Sink, const MODE: usize>(
             }
         }
     }
-    let Some(ts_at) = lit(b, q, b",\"timestamp\":\"") else {
-        return Err(Resume::at(caps, At::After(q)));
+    let ts_at = match lit(b, q, b",\"timestamp\":\"") {
+        Some(at) => at,
+        None if SEAMS => {
+            *skipped = true;
+            match seam(src, q, b",", b"\"timestamp\":\"") {
+                Some(at) => at,
+                None => return Err(Resume::at(caps, At::After(q))),
+            }
+        }
+        None => return Err(Resume::at(caps, At::After(q))),
     };
     let ts_end = plain_end_guess::<TIMESTAMP_LEN>(b, ts_at).ok_or_else(Resume::fail)?;
     caps.timestamp = Raw::new(ts_at, ts_end - ts_at, RawKind::Str);
-    let Some(type_at) = lit(b, ts_end, b"\",\"event_type\":\"") else {
-        return Err(Resume::at(caps, At::After(ts_end + 1)));
+    let type_at = match lit(b, ts_end, b"\",\"event_type\":\"") {
+        Some(at) => at,
+        None if SEAMS => {
+            *skipped = true;
+            match seam(src, ts_end, b"\",", b"\"event_type\":\"") {
+                Some(at) => at,
+                None => return Err(Resume::at(caps, At::After(ts_end + 1))),
+            }
+        }
+        None => return Err(Resume::at(caps, At::After(ts_end + 1))),
     };
     let Some(end) = lit(b, type_at, b"price_change\"}") else {
         caps.is_pc = true;
@@ -1293,7 +1365,7 @@ pub(crate) fn leading_price_change<S: Sink>(
     if skipped == 0 {
         return unled(src, start, sink);
     }
-    match compact_members::<S, HOT>(src, p, sink, &mut false) {
+    match compact_members::<S, HOT, false>(src, p, sink, &mut false) {
         Ok(pc) => Some(pc),
         Err(r) => led_keyed(src, skipped, r, sink),
     }
@@ -1334,7 +1406,7 @@ fn led_keyed<S: Sink>(
 /// (`seq`: their codes).
 #[inline(never)]
 fn resync<S: Sink>(src: &str, p: usize, seq: u64, sink: &mut S) -> Option<CompactPriceChange> {
-    match compact_members::<S, HOT>(src, p, sink, &mut false) {
+    match compact_members::<S, HOT, false>(src, p, sink, &mut false) {
         Ok(pc) => {
             shape::learn(shape::finished(shape::concat(seq, shape::EXACT)));
             Some(pc)

@@ -9,10 +9,11 @@
 //! literal of the member expected next, its value, and a member no event reads skipped in
 //! place — no key lookup, nothing read twice.
 //!
-//! Two shapes are kept as modes of the layout reader rather than as orders: members in front
+//! Three shapes are kept as modes of the layout reader rather than as orders: members in front
 //! of the exchange's layout ([`LEADING`]: skipped in place, then the layout reader; members
 //! after it the layout reader skips itself, so an order that is the exchange's with only such
-//! members around it is never kept as an order), and the next one.
+//! members around it is never kept as an order), members between its own ([`SEAMS`]: the
+//! layout reader skips them where it finds them), and the next one.
 //!
 //! A member added inside the entries is the same story one level down: the layout reader
 //! stops at it and finishes the entry skipping it in place, which costs the stop and the
@@ -33,7 +34,8 @@ use super::is_event_key;
 use super::json::{MARKET_LEN, Raw, RawKind, TIMESTAMP_LEN, skip_ws};
 use super::lists::{
     At, CompactPriceChange, Mode, PcCaps, Resume, compact_change, compact_price_change, entries_at,
-    keyed_price_change, leading_price_change, lit, plain_end_guess, skipping_price_change,
+    keyed_price_change, leading_price_change, lit, plain_end_guess, seams_price_change,
+    skipping_price_change,
 };
 use super::skip::{key_at, skip_value};
 
@@ -57,6 +59,9 @@ pub(crate) const SKIPPING_ENTRIES: u64 = 0xF;
 /// members after it): [`leading_price_change`] skips the first ones and the layout reader
 /// reads the rest.
 pub(crate) const LEADING: u64 = 0xE;
+/// Not a code: the exchange's layout with members no event reads between its members (and
+/// maybe after them): [`seams_price_change`] skips them where the layout reader finds them.
+pub(crate) const SEAMS: u64 = 0xD;
 /// An order that could not be recorded (more than 16 members, or a reader that did not see
 /// them all).
 pub(super) const UNKNOWN: u64 = u64::MAX;
@@ -126,7 +131,25 @@ fn layout_reads(seq: u64) -> Option<u64> {
     while s != 0 && s >> (4 * (count(s) - 1)) == OTHER {
         s &= (1 << (4 * (count(s) - 1))) - 1;
     }
-    (s == EXACT).then_some(if lead { LEADING } else { 0 })
+    // The exchange's members, in its order, with others between them.
+    let (mut own, mut n, mut between) = (0, 0, false);
+    while s != 0 {
+        let code = s & 15;
+        s >>= 4;
+        if code == OTHER {
+            between = true;
+        } else {
+            own |= code << (4 * n);
+            n += 1;
+        }
+    }
+    match (own == EXACT, lead, between) {
+        (true, false, false) => Some(0),
+        (true, true, false) => Some(LEADING),
+        (true, false, true) => Some(SEAMS),
+        // Members in front and between: the learned order.
+        _ => None,
+    }
 }
 
 /// The `price_change` message whose `{` is at `start`, read in the learned order `layout`
@@ -142,6 +165,12 @@ pub(crate) fn price_change<S: Sink>(
 ) -> Option<CompactPriceChange> {
     if layout == LEADING {
         return leading_price_change(src, start, sink);
+    }
+    if layout == SEAMS {
+        return match seams_price_change(src, start, sink) {
+            Ok(pc) => Some(pc),
+            Err(r) => keyed_price_change(src, sink, r),
+        };
     }
     if layout == SKIPPING_ENTRIES {
         return match skipping_price_change(src, start, sink) {
@@ -370,7 +399,8 @@ mod tests {
                 frames.push((format!("{{{}}}", text.join(sep)), n));
             }
             // Members appended to the exchange's layout are read by the layout reader itself
-            // (nothing learned); members in front of it are skipped before it (`LEADING`).
+            // (nothing learned); members in front of it are skipped before it (`LEADING`),
+            // members between its own where it finds them (`SEAMS`); both: the order.
             let mut known = expect;
             let mut lead = false;
             while known & 15 == OTHER {
@@ -380,9 +410,15 @@ mod tests {
             while known >> (4 * (count(known) - 1)) == OTHER {
                 known &= (1 << (4 * (count(known) - 1))) - 1;
             }
-            let kept = match (known == EXACT, lead) {
-                (true, false) => 0,
-                (true, true) => LEADING,
+            let own: Vec<u64> = (0..count(known))
+                .map(|i| known >> (4 * i) & 15)
+                .filter(|&c| c != OTHER)
+                .collect();
+            let between = own.len() < count(known) as usize;
+            let kept = match (own == codes, lead, between) {
+                (true, false, false) => 0,
+                (true, true, false) => LEADING,
+                (true, false, true) => SEAMS,
                 _ => expect,
             };
             for (k, (frame, n)) in frames.iter().enumerate() {
@@ -472,7 +508,10 @@ mod tests {
         assert_eq!(layout_reads(0x0055_4321), Some(0));
         assert_eq!(layout_reads(0x0004_3215), Some(LEADING));
         assert_eq!(layout_reads(0x0554_3215), Some(LEADING));
-        assert_eq!(layout_reads(0x0004_3251), None);
+        assert_eq!(layout_reads(0x0004_3251), Some(SEAMS));
+        assert_eq!(layout_reads(0x0545_3251), Some(SEAMS));
+        assert_eq!(layout_reads(0x0043_2515), None);
+        assert_eq!(layout_reads(0x0003_4251), None);
         assert_eq!(layout_reads(SKIPPING_ENTRIES), None);
         let full = (0..16).fold(0, |s, _| push(s, OTHER));
         assert_eq!(count(full), 16);
