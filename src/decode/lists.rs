@@ -612,6 +612,8 @@ thread_local! {
     /// message whose shape changed is not read twice.
     pub(super) static ENTRY_READS: core::cell::RefCell<Vec<usize>> =
         const { core::cell::RefCell::new(Vec::new()) };
+    /// How many times [`seam`] read past members between the message's own.
+    pub(super) static SEAM_SKIPS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
 }
 
 /// Records the start of an entry read at `p` in test builds; nothing otherwise.
@@ -1037,6 +1039,8 @@ fn seam<const H: usize, const K: usize>(
         }
         p = end + 1;
         if let Some(after) = lit(b, p, key) {
+            #[cfg(test)]
+            SEAM_SKIPS.with(|n| n.set(n.get() + 1));
             return Some(after);
         }
     }

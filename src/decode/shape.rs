@@ -321,8 +321,8 @@ fn member<S: Sink>(
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use super::super::lists::ENTRY_READS;
     use super::super::lists::tests::Recorder;
+    use super::super::lists::{ENTRY_READS, SEAM_SKIPS};
     use super::super::tests::{GENERAL_READS, exchange_entry, exchange_message_of, members, value};
     use super::super::{Cursor, Events, general};
     use super::*;
@@ -498,6 +498,49 @@ mod tests {
             learn(EXACT);
         }
         assert!(skipping > 2_500, "{skipping}");
+    }
+
+    /// Members between the message's own (any JSON type, at any of the three places, new
+    /// values in every message): from the second message on the layout reader skips them
+    /// ([`SEAMS`]) — no general reader, each entry read once, the general reader's result — a
+    /// message that also has one in front goes to the keyed reader and is read right, and a
+    /// message back in the exchange's layout ends the mode.
+    #[test]
+    fn members_between_the_messages_own_are_skipped_by_the_layout_reader() {
+        let mut next = crate::testutil::lcg(36);
+        for round in 0..600 {
+            let at = 1 + next(3) as usize;
+            let name = ["fees", "neg_risk", "k"][next(3) as usize];
+            learn(EXACT);
+            for k in 0..4 {
+                let n = next(4) as usize;
+                let mut top = members(&exchange_message(&mut next, n));
+                if k < 3 {
+                    top.insert(at, format!("\"{name}\":{}", value(&mut next, 0)));
+                }
+                if k == 2 && round % 2 == 0 {
+                    top.insert(0, format!("\"x\":{}", value(&mut next, 0)));
+                }
+                let frame = format!("{{{}}}", top.join(","));
+                let seams = SEAM_SKIPS.with(Cell::get);
+                let (general_reads, reads) = check(&frame);
+                assert_eq!(general_reads, 0, "{frame}");
+                if k == 1 || (k == 2 && round % 2 == 1) {
+                    // Read by the layout reader in the mode (one seam skipped), each entry once.
+                    assert_eq!(SEAM_SKIPS.with(Cell::get), seams + 1, "{frame}");
+                    let mut distinct = reads.clone();
+                    distinct.sort_unstable();
+                    distinct.dedup();
+                    assert_eq!((reads.len(), distinct.len()), (n, n), "{frame}");
+                }
+                let want = match k {
+                    3 => 0,
+                    2 if round % 2 == 0 => learned(),
+                    _ => SEAMS,
+                };
+                assert_eq!(learned(), want, "{frame}");
+            }
+        }
     }
 
     #[test]
