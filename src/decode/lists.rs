@@ -988,13 +988,7 @@ pub(crate) fn skipping_price_change<S: Sink>(
     p: usize,
     sink: &mut S,
 ) -> Result<CompactPriceChange, Resume> {
-    let mut skipped = false;
-    let read = layout_object::<S, SKIPPING, false>(src, p, sink, &mut skipped);
-    if read.is_ok() && !skipped {
-        // The entries are back in the exchange's layout.
-        shape::learn(shape::EXACT);
-    }
-    read
+    skipping_mode::<S, SKIPPING, false>(src, p, sink)
 }
 
 /// [`compact_price_change`] for a feed that puts members no event reads between the message's
@@ -1007,8 +1001,19 @@ pub(crate) fn seams_price_change<S: Sink>(
     p: usize,
     sink: &mut S,
 ) -> Result<CompactPriceChange, Resume> {
+    skipping_mode::<S, HOT, true>(src, p, sink)
+}
+
+/// The message at `p` read by the layout reader in a mode that skips members (`MODE`,
+/// `SEAMS`); a message that needed no skip sends the thread back to the exchange's layout.
+#[inline(always)]
+fn skipping_mode<S: Sink, const MODE: usize, const SEAMS: bool>(
+    src: &str,
+    p: usize,
+    sink: &mut S,
+) -> Result<CompactPriceChange, Resume> {
     let mut skipped = false;
-    let read = layout_object::<S, HOT, true>(src, p, sink, &mut skipped);
+    let read = layout_object::<S, MODE, SEAMS>(src, p, sink, &mut skipped);
     if read.is_ok() && !skipped {
         shape::learn(shape::EXACT);
     }
@@ -1016,9 +1021,10 @@ pub(crate) fn seams_price_change<S: Sink>(
 }
 
 /// Where the layout reader found its literal `head` then `key` not at `e` between two of the
-/// message's members: members no event reads ([`skip_member`], each value checked as the
-/// general reader checks it) skipped, then `key`; the index after it. `None` for anything
-/// else (the keyed reader decides). Out of line: only [`seams_price_change`] comes here.
+/// message's members: compact members no event reads skipped, each value checked as the
+/// general reader checks it, then `key`; the index after it. `None` for anything else (the
+/// keyed reader decides). Out of line: only [`seams_price_change`] comes here. Not [`past`],
+/// which also reads whitespace: 72 instructions more a message.
 #[inline(never)]
 fn seam<const H: usize, const K: usize>(
     src: &str,
