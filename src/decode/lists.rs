@@ -5,6 +5,7 @@ use super::book::{Pattern, pattern};
 use super::shape;
 use super::skip::{
     key_at, next_member, not_event_key, past_to_key, past_unknown, skip_value, skip_value_call,
+    unknown_member,
 };
 use super::{
     Level, Sink, is_event_key, opt_price, opt_side, opt_size, opt_str, opt_text, opt_u64,
@@ -972,7 +973,7 @@ pub(crate) fn compact_price_change<S: Sink>(
     p: usize,
     sink: &mut S,
 ) -> Result<CompactPriceChange, Resume> {
-    layout_object::<S, HOT, false>(src, p, sink, &mut false)
+    layout_object::<S, HOT, true>(src, p, sink, &mut false)
 }
 
 /// [`compact_price_change`] for a feed whose entries have members no entry has (a field the
@@ -988,72 +989,50 @@ pub(crate) fn skipping_price_change<S: Sink>(
     p: usize,
     sink: &mut S,
 ) -> Result<CompactPriceChange, Resume> {
-    skipping_mode::<S, SKIPPING, false>(src, p, sink)
-}
-
-/// [`compact_price_change`] for a feed that puts members no event reads between the message's
-/// own (the order [`shape::SEAMS`]): the layout reader skips them in place where it finds
-/// them ([`seam`]). A message without such members (read here as well) sends the thread back to
-/// the exchange's layout.
-#[inline(always)]
-pub(crate) fn seams_price_change<S: Sink>(
-    src: &str,
-    p: usize,
-    sink: &mut S,
-) -> Result<CompactPriceChange, Resume> {
-    skipping_mode::<S, HOT, true>(src, p, sink)
-}
-
-/// The message at `p` read by the layout reader in a mode that skips members (`MODE`,
-/// `SEAMS`); a message that needed no skip sends the thread back to the exchange's layout.
-#[inline(always)]
-fn skipping_mode<S: Sink, const MODE: usize, const SEAMS: bool>(
-    src: &str,
-    p: usize,
-    sink: &mut S,
-) -> Result<CompactPriceChange, Resume> {
     let mut skipped = false;
-    let read = layout_object::<S, MODE, SEAMS>(src, p, sink, &mut skipped);
+    let read = layout_object::<S, SKIPPING, false>(src, p, sink, &mut skipped);
     if read.is_ok() && !skipped {
         shape::learn(shape::EXACT);
     }
     read
 }
 
-/// Where the layout reader found its literal `head` then `key` not at `e` between two of the
-/// message's members: compact members no event reads skipped, each value checked as the
-/// general reader checks it, then `key`; the index after it. `None` for anything else (the
-/// keyed reader decides). Out of line: only [`seams_price_change`] comes here. Not [`past`],
-/// which also reads whitespace: 72 instructions more a message.
+/// Where the layout reader found its literal `head` then `key` not at `e`, in front of the
+/// message's members or between two of them, once the thread has met such members
+/// ([`shape::seams`]): compact members no event reads skipped ([`unknown_member`]: each value
+/// checked as the general reader checks it), then `key`; the index after it and how many
+/// members it skipped (at most 255: more go to the keyed reader). `None` for
+/// anything else (the keyed reader decides). Out of line: the exchange's layout never comes
+/// here. Not [`past`], which also reads whitespace: 72 instructions more a message.
 #[inline(never)]
 fn seam<const H: usize, const K: usize>(
     src: &str,
     e: usize,
     head: &[u8; H],
     key: &[u8; K],
-) -> Option<usize> {
+) -> Option<(usize, u8)> {
     let b = src.as_bytes();
     let mut p = lit(b, e, head)?;
+    let mut skipped = 0u8;
     loop {
-        let (k, v) = key_at(src, p)?;
-        if is_event_key(k) {
-            return None;
-        }
-        let end = skip_value(src, v)?;
+        let end = unknown_member(b, p)?;
         if b.get(end) != Some(&b',') {
             return None;
         }
+        skipped = skipped.checked_add(1)?;
         p = end + 1;
         if let Some(after) = lit(b, p, key) {
             #[cfg(test)]
             SEAM_SKIPS.with(|n| n.set(n.get() + 1));
-            return Some(after);
+            return Some((after, skipped));
         }
     }
 }
 
 /// The message whose `{` is at `p`, its entries read by [`layout`] in `MODE`; `SEAMS`: members
-/// between the message's own are skipped ([`seams_price_change`]).
+/// in front of the message's own or between them skipped once the thread has met them
+/// ([`seam`]; not in the skipping-entries mode, whose code it made slower: such a message goes
+/// to the keyed reader).
 #[inline(always)]
 fn layout_object<S: Sink, const MODE: usize, const SEAMS: bool>(
     src: &str,
@@ -1079,37 +1058,43 @@ fn compact_members<S: Sink, const MODE: usize, const SEAMS: bool>(
 ) -> Result<CompactPriceChange, Resume> {
     let b = src.as_bytes();
     let mut caps = PcCaps::default();
-    // The literal `whole` (`head` then `key`) at `e`, between two of the message's members:
-    // the index after it. Where it is not, the keyed reader continues from `after`; in the
-    // `SEAMS` mode, members no event reads are skipped first ([`seam`]). A `match`, not
-    // `lit(..).or_else`: the closure cost the exchange's path 16 instructions even with the
-    // mode compiled out.
-    macro_rules! between {
-        ($e:expr, $whole:expr, $head:expr, $key:expr, $after:expr) => {
+    // The literal `whole` (`head` then `key`) at `e`, in front of the message's members or
+    // between two of them: the index after it. Where it is not, members no event reads are
+    // skipped first once the thread has met them ([`seam`]), and otherwise the keyed reader
+    // continues from `stop`. A `match`, not `lit(..).or_else`: the closure cost the exchange's
+    // path 16 instructions.
+    macro_rules! seam {
+        ($i:expr, $e:expr, $whole:expr, $head:expr, $key:expr, $stop:expr) => {
             match lit(b, $e, $whole) {
                 Some(at) => at,
-                None if SEAMS => {
-                    *skipped = true;
-                    match seam(src, $e, $head, $key) {
-                        Some(at) => at,
-                        None => return Err(Resume::at(caps, At::After($after))),
+                None if SEAMS && shape::seams() => match seam(src, $e, $head, $key) {
+                    Some((at, skipped)) => {
+                        caps.others[$i] = skipped;
+                        at
                     }
-                }
-                None => return Err(Resume::at(caps, At::After($after))),
+                    None => return Err(Resume::at(caps, $stop)),
+                },
+                None => return Err(Resume::at(caps, $stop)),
             }
         };
     }
-    let Some(market_at) = lit(b, p, b"\"market\":\"") else {
-        return Err(Resume::at(caps, At::Key(skip_ws(b, p))));
-    };
+    let market_at = seam!(
+        0,
+        p,
+        b"\"market\":\"",
+        b"",
+        b"\"market\":\"",
+        At::Key(skip_ws(b, p))
+    );
     let market_end = plain_end_guess::<MARKET_LEN>(b, market_at).ok_or_else(Resume::fail)?;
     caps.market = Raw::new(market_at, market_end - market_at, RawKind::Str);
-    let items = between!(
+    let items = seam!(
+        1,
         market_end,
         b"\",\"price_changes\":[",
         b"\",",
         b"\"price_changes\":[",
-        market_end + 1
+        At::After(market_end + 1)
     );
     caps.items = Some(items);
     let mut q = items;
@@ -1137,15 +1122,23 @@ fn compact_members<S: Sink, const MODE: usize, const SEAMS: bool>(
             }
         }
     }
-    let ts_at = between!(q, b",\"timestamp\":\"", b",", b"\"timestamp\":\"", q);
+    let ts_at = seam!(
+        2,
+        q,
+        b",\"timestamp\":\"",
+        b",",
+        b"\"timestamp\":\"",
+        At::After(q)
+    );
     let ts_end = plain_end_guess::<TIMESTAMP_LEN>(b, ts_at).ok_or_else(Resume::fail)?;
     caps.timestamp = Raw::new(ts_at, ts_end - ts_at, RawKind::Str);
-    let type_at = between!(
+    let type_at = seam!(
+        3,
         ts_end,
         b"\",\"event_type\":\"",
         b"\",",
         b"\"event_type\":\"",
-        ts_end + 1
+        At::After(ts_end + 1)
     );
     let Some(end) = lit(b, type_at, b"price_change\"}") else {
         caps.is_pc = true;
@@ -1215,6 +1208,10 @@ pub(crate) struct PcCaps {
     pub(super) is_pc: bool,
     /// The members read so far as [`shape`] codes (0: none recorded; see [`shape::push`]).
     pub(super) seq: u64,
+    /// How many members no event reads the layout reader skipped ([`seam`]) in front of
+    /// `market` (byte 0), of `price_changes` (1), of `timestamp` (2) and of `event_type` (3),
+    /// for the order it read ([`layout_prefix`]).
+    others: [u8; 4],
     /// What the layout reader had read of the entry on which it stopped ([`At::Entry`]).
     stop: Partial,
 }
@@ -1320,18 +1317,18 @@ pub(crate) fn keyed_price_change<S: Sink>(
 /// The codes ([`shape`]) of the members [`compact_members`] read before it stopped, which
 /// are the layout's first ones.
 fn layout_prefix(caps: &PcCaps) -> u64 {
+    let read = [
+        (caps.market.kind == RawKind::Str, shape::MARKET),
+        (caps.items.is_some(), shape::PRICE_CHANGES),
+        (caps.timestamp.kind == RawKind::Str, shape::TIMESTAMP),
+        (caps.is_pc, shape::EVENT_TYPE),
+    ];
     let mut seq = 0;
-    if caps.market.kind == RawKind::Str {
-        seq = shape::push(seq, shape::MARKET);
-    }
-    if caps.items.is_some() {
-        seq = shape::push(seq, shape::PRICE_CHANGES);
-    }
-    if caps.timestamp.kind == RawKind::Str {
-        seq = shape::push(seq, shape::TIMESTAMP);
-    }
-    if caps.is_pc {
-        seq = shape::push(seq, shape::EVENT_TYPE);
+    for (&(was_read, code), &others) in read.iter().zip(&caps.others) {
+        if was_read {
+            seq = (0..others).fold(seq, |seq, _| shape::push(seq, shape::OTHER));
+            seq = shape::push(seq, code);
+        }
     }
     seq
 }
@@ -1342,83 +1339,11 @@ fn unrecorded(mut caps: PcCaps) -> PcCaps {
     caps
 }
 
-/// A message with members no event reads in front of the exchange's layout (a field the
-/// exchange added at the front; the order [`shape::LEADING`]), whose `{` is at `start`: those
-/// members skipped in place (compact, each value checked as the general reader checks it),
-/// the layout reader from `market` on. A message that does not start that way goes to
-/// [`unled`] (nothing read, nothing delivered).
-#[inline(always)]
-pub(crate) fn leading_price_change<S: Sink>(
-    src: &str,
-    start: usize,
-    sink: &mut S,
-) -> Option<CompactPriceChange> {
-    let b = src.as_bytes();
-    if b.get(start) != Some(&b'{') {
-        return unled(src, start, sink);
-    }
-    // Not [`front`]: its key classification and calls cost 70 instructions a message more
-    // (new first field 1.18x -> 1.21x), and here the order is known.
-    let mut p = start + 1;
-    let mut skipped = 0;
-    while lit(b, p, b"\"market\":\"").is_none() {
-        let Some((key, v)) = key_at(src, p) else {
-            return unled(src, start, sink);
-        };
-        if is_event_key(key) {
-            return unled(src, start, sink);
-        }
-        match skip_value(src, v) {
-            Some(end) if b.get(end) == Some(&b',') => p = end + 1,
-            _ => return unled(src, start, sink),
-        }
-        skipped += 1;
-    }
-    if skipped == 0 {
-        return unled(src, start, sink);
-    }
-    match compact_members::<S, HOT, false>(src, p, sink, &mut false) {
-        Ok(pc) => Some(pc),
-        Err(r) => led_keyed(src, skipped, r, sink),
-    }
-}
-
-/// [`leading_price_change`] for a message without members in front of the layout: read as
-/// the other messages are, and the thread back on the exchange's layout when it is that.
-#[cold]
-#[inline(never)]
-fn unled<S: Sink>(src: &str, start: usize, sink: &mut S) -> Option<CompactPriceChange> {
-    match compact_price_change(src, start, sink) {
-        Ok(pc) => {
-            shape::learn(shape::EXACT);
-            Some(pc)
-        }
-        Err(r) => keyed_price_change(src, sink, r),
-    }
-}
-
-/// [`leading_price_change`] once the layout reader stopped after `skipped` members in front:
-/// the keyed reader continues, with the order read so far.
-#[cold]
-#[inline(never)]
-fn led_keyed<S: Sink>(
-    src: &str,
-    skipped: u32,
-    mut r: Resume,
-    sink: &mut S,
-) -> Option<CompactPriceChange> {
-    if r.caps.seq != shape::UNKNOWN {
-        let others = (0..skipped).fold(0, |seq, _| shape::push(seq, shape::OTHER));
-        r.caps.seq = shape::concat(others, layout_prefix(&r.caps));
-    }
-    keyed_price_change(src, sink, r)
-}
-
 /// The layout reader again from the `market` key at `p`, after members in front of it
 /// (`seq`: their codes).
 #[inline(never)]
 fn resync<S: Sink>(src: &str, p: usize, seq: u64, sink: &mut S) -> Option<CompactPriceChange> {
-    match compact_members::<S, HOT, false>(src, p, sink, &mut false) {
+    match compact_members::<S, HOT, true>(src, p, sink, &mut false) {
         Ok(pc) => {
             shape::learn(shape::finished(shape::concat(seq, shape::EXACT)));
             Some(pc)

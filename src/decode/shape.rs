@@ -9,11 +9,12 @@
 //! literal of the member expected next, its value, and a member no event reads skipped in
 //! place — no key lookup, nothing read twice.
 //!
-//! Three shapes are kept as modes of the layout reader rather than as orders: members in front
-//! of the exchange's layout ([`LEADING`]: skipped in place, then the layout reader; members
-//! after it the layout reader skips itself, so an order that is the exchange's with only such
-//! members around it is never kept as an order), members between its own ([`SEAMS`]: the
-//! layout reader skips them where it finds them), and the next one.
+//! The exchange's order with members no event reads around or between its own is not kept as
+//! an order: the layout reader skips such members where it finds them. Members after the
+//! layout it always skips; members in front of it or between its members once the thread has
+//! met them ([`seams`], a flag beside the order, which the layout reader reads only where its
+//! next literal is not there), so that a `book` — whose `market` comes first as a
+//! `price_change`'s does — costs nothing more on a feed that never sent them.
 //!
 //! A member added inside the entries is the same story one level down: the layout reader
 //! stops at it and finishes the entry skipping it in place, which costs the stop and the
@@ -34,8 +35,7 @@ use super::is_event_key;
 use super::json::{MARKET_LEN, Raw, RawKind, TIMESTAMP_LEN, skip_ws};
 use super::lists::{
     At, CompactPriceChange, Mode, PcCaps, Resume, compact_change, compact_price_change, entries_at,
-    keyed_price_change, leading_price_change, lit, plain_end_guess, seams_price_change,
-    skipping_price_change,
+    keyed_price_change, lit, plain_end_guess, skipping_price_change,
 };
 use super::skip::{key_at, skip_value};
 
@@ -55,13 +55,6 @@ pub(super) const EXACT: u64 = MARKET | PRICE_CHANGES << 4 | TIMESTAMP << 8 | EVE
 /// Not an order: the exchange's member order, with members no entry has in the entries
 /// ([`skipping_price_change`] reads them).
 pub(crate) const SKIPPING_ENTRIES: u64 = 0xF;
-/// Not a code: members no event reads, then the exchange's layout (and maybe more such
-/// members after it): [`leading_price_change`] skips the first ones and the layout reader
-/// reads the rest.
-pub(crate) const LEADING: u64 = 0xE;
-/// Not a code: the exchange's layout with members no event reads between its members (and
-/// maybe after them): [`seams_price_change`] skips them where the layout reader finds them.
-pub(crate) const SEAMS: u64 = 0xD;
 /// An order that could not be recorded (more than 16 members, or a reader that did not see
 /// them all).
 pub(super) const UNKNOWN: u64 = u64::MAX;
@@ -69,6 +62,9 @@ pub(super) const UNKNOWN: u64 = u64::MAX;
 thread_local! {
     /// The order learned on this thread; 0: the exchange's layout.
     static LEARNED: Cell<u64> = const { Cell::new(0) };
+    /// Whether this thread's `price_change` messages have had members no event reads in front
+    /// of the exchange's or between them ([`seams`]).
+    static SEAMS: Cell<bool> = const { Cell::new(false) };
 }
 
 /// How many codes `seq` holds.
@@ -106,19 +102,45 @@ pub(crate) fn learned() -> u64 {
     LEARNED.with(Cell::get)
 }
 
-/// Keeps the order of a message a reader read whole (`seq`, 0: not recorded); an order the
-/// layout reader reads, maybe after skipping members in front, as such.
+/// Whether the layout reader skips members no event reads in front of the exchange's members
+/// and between them: set once this thread has read such a message, and kept (what it costs a
+/// message without them, a `book`'s first key after `market`, is one key's read). Read only
+/// where the layout reader's literal is not there, so the exchange's layout costs nothing.
+#[inline(always)]
+pub(crate) fn seams() -> bool {
+    SEAMS.with(Cell::get)
+}
+
+/// The thread back to its start: the exchange's layout, no seams (for tests).
+#[cfg(test)]
+pub(super) fn forget() {
+    LEARNED.with(|l| l.set(0));
+    SEAMS.with(|s| s.set(false));
+}
+
+/// Keeps the order of a message a reader read whole (`seq`, 0: not recorded); the
+/// exchange's order with members no event reads around or between its own as the exchange's
+/// (the layout reader skips them: [`seams`]).
 #[inline]
 pub(crate) fn learn(seq: u64) {
     if seq != 0 {
-        LEARNED.with(|l| l.set(layout_reads(seq).unwrap_or(seq)));
+        let kept = match layout_reads(seq) {
+            Some(seams) => {
+                if seams {
+                    SEAMS.with(|s| s.set(true));
+                }
+                0
+            }
+            None => seq,
+        };
+        LEARNED.with(|l| l.set(kept));
     }
 }
 
-/// The exchange's order, maybe after members no event reads, maybe followed by some (which
-/// the layout reader skips): 0 when nothing is in front, [`LEADING`] otherwise; `None` for
-/// other orders.
-fn layout_reads(seq: u64) -> Option<u64> {
+/// For the exchange's order with members no event reads in front of its members, between
+/// them or after them: whether any stand in front or between (the layout reader skips those
+/// once [`seams`] is set; those after, always); `None` for other orders.
+fn layout_reads(seq: u64) -> Option<bool> {
     if seq == SKIPPING_ENTRIES {
         return None;
     }
@@ -143,13 +165,7 @@ fn layout_reads(seq: u64) -> Option<u64> {
             n += 1;
         }
     }
-    match (own == EXACT, lead, between) {
-        (true, false, false) => Some(0),
-        (true, true, false) => Some(LEADING),
-        (true, false, true) => Some(SEAMS),
-        // Members in front and between: the learned order.
-        _ => None,
-    }
+    (own == EXACT).then_some(lead || between)
 }
 
 /// The `price_change` message whose `{` is at `start`, read in the learned order `layout`
@@ -163,15 +179,6 @@ pub(crate) fn price_change<S: Sink>(
     layout: u64,
     sink: &mut S,
 ) -> Option<CompactPriceChange> {
-    if layout == LEADING {
-        return leading_price_change(src, start, sink);
-    }
-    if layout == SEAMS {
-        return match seams_price_change(src, start, sink) {
-            Ok(pc) => Some(pc),
-            Err(r) => keyed_price_change(src, sink, r),
-        };
-    }
     if layout == SKIPPING_ENTRIES {
         return match skipping_price_change(src, start, sink) {
             Ok(pc) => Some(pc),
@@ -398,9 +405,9 @@ mod tests {
                 let text: Vec<String> = top.into_iter().map(|m| m.0).collect();
                 frames.push((format!("{{{}}}", text.join(sep)), n));
             }
-            // Members appended to the exchange's layout are read by the layout reader itself
-            // (nothing learned); members in front of it are skipped before it (`LEADING`),
-            // members between its own where it finds them (`SEAMS`); both: the order.
+            // The exchange's order with members no event reads around it or between its
+            // members is read by the layout reader itself (nothing learned; members in front
+            // or between once `seams` is set); any other order is kept.
             let mut known = expect;
             let mut lead = false;
             while known & 15 == OTHER {
@@ -415,12 +422,11 @@ mod tests {
                 .filter(|&c| c != OTHER)
                 .collect();
             let between = own.len() < count(known) as usize;
-            let kept = match (own == codes, lead, between) {
-                (true, false, false) => 0,
-                (true, true, false) => LEADING,
-                (true, false, true) => SEAMS,
-                _ => expect,
-            };
+            let kept = if own == codes { 0 } else { expect };
+            let seamed = own == codes && (lead || between);
+            if round % 2 == 0 {
+                forget();
+            }
             for (k, (frame, n)) in frames.iter().enumerate() {
                 if k == 2 {
                     // Another event between two messages of the shape.
@@ -438,6 +444,9 @@ mod tests {
                 assert_eq!((reads.len(), distinct.len()), (*n, *n), "{frame}");
                 let now = learned();
                 assert_eq!(now, kept, "{now:x} for {frame}");
+                if seamed {
+                    assert!(seams(), "{frame}");
+                }
             }
             learned_some += usize::from(kept != 0);
         }
@@ -500,64 +509,68 @@ mod tests {
         assert!(skipping > 2_500, "{skipping}");
     }
 
-    /// Members between the message's own (any JSON type, at any of the three places, new
-    /// values in every message): from the second message on the layout reader skips them
-    /// ([`SEAMS`]) — no general reader, each entry read once, the general reader's result — a
-    /// message that also has one in front goes to the keyed reader and is read right, and a
-    /// message back in the exchange's layout ends the mode.
+    /// Members no event reads in front of the message's own and between them (any JSON type,
+    /// in front, at any of the three seams, or both; new values in every message): the first
+    /// such message sets [`seams`] and from the next on the layout reader skips them where it
+    /// finds them — no general reader, each entry read once, the general reader's result,
+    /// nothing kept as an order. A message in the exchange's layout reads as before.
     #[test]
-    fn members_between_the_messages_own_are_skipped_by_the_layout_reader() {
+    fn members_in_front_and_between_are_skipped_by_the_layout_reader() {
         let mut next = crate::testutil::lcg(36);
+        let mut skipped = 0;
         for round in 0..600 {
             let at = 1 + next(3) as usize;
             let name = ["fees", "neg_risk", "k"][next(3) as usize];
-            learn(EXACT);
+            forget();
             for k in 0..4 {
                 let n = next(4) as usize;
                 let mut top = members(&exchange_message(&mut next, n));
-                if k < 3 {
+                let mut seams_here = 0;
+                // Between two members (not in the first message one round in three: a
+                // member in front alone sets the flag too), in front now and then.
+                if k < 3 && !(k == 0 && round % 3 == 0) {
                     top.insert(at, format!("\"{name}\":{}", value(&mut next, 0)));
+                    seams_here += 1;
                 }
-                if k == 2 && round % 2 == 0 {
+                if (k == 2 && round % 2 == 0) || (k == 0 && round % 3 == 0) {
                     top.insert(0, format!("\"x\":{}", value(&mut next, 0)));
+                    seams_here += 1;
                 }
                 let frame = format!("{{{}}}", top.join(","));
-                let seams = SEAM_SKIPS.with(Cell::get);
+                let before = SEAM_SKIPS.with(Cell::get);
                 let (general_reads, reads) = check(&frame);
+                let skips = SEAM_SKIPS.with(Cell::get) - before;
                 assert_eq!(general_reads, 0, "{frame}");
-                if k == 1 || (k == 2 && round % 2 == 1) {
-                    // Read by the layout reader in the mode (one seam skipped), each entry once.
-                    assert_eq!(SEAM_SKIPS.with(Cell::get), seams + 1, "{frame}");
+                if k == 0 {
+                    // The first: the keyed reader, which sets the flag.
+                    assert_eq!(skips, 0, "{frame}");
+                } else {
+                    assert_eq!(skips, seams_here, "{frame}");
                     let mut distinct = reads.clone();
                     distinct.sort_unstable();
                     distinct.dedup();
                     assert_eq!((reads.len(), distinct.len()), (n, n), "{frame}");
+                    skipped += skips;
                 }
-                // With one in front as well, the order read is kept as a learned order.
-                let mut order = vec![MARKET, PRICE_CHANGES, TIMESTAMP, EVENT_TYPE];
-                order.insert(at, OTHER);
-                order.insert(0, OTHER);
-                let want = match k {
-                    3 => 0,
-                    2 if round % 2 == 0 => order.iter().rev().fold(0, |seq, c| seq << 4 | c),
-                    _ => SEAMS,
-                };
-                assert_eq!(learned(), want, "{frame}");
+                assert_eq!(learned(), 0, "{frame}");
+                assert!(seams(), "{frame}");
             }
         }
+        assert!(skipped > 1_200, "{skipped}");
     }
 
     #[test]
     fn codes_push_and_concat() {
         assert_eq!(push(push(0, MARKET), OTHER), 0x51);
         assert_eq!(concat(0x5, EXACT), 0x0004_3215);
-        assert_eq!(layout_reads(EXACT), Some(0));
-        assert_eq!(layout_reads(0x0055_4321), Some(0));
-        assert_eq!(layout_reads(0x0004_3215), Some(LEADING));
-        assert_eq!(layout_reads(0x0554_3215), Some(LEADING));
-        assert_eq!(layout_reads(0x0004_3251), Some(SEAMS));
-        assert_eq!(layout_reads(0x0545_3251), Some(SEAMS));
-        assert_eq!(layout_reads(0x0043_2515), None);
+        assert_eq!(layout_reads(EXACT), Some(false));
+        assert_eq!(layout_reads(0x0055_4321), Some(false));
+        assert_eq!(layout_reads(0x0004_3215), Some(true));
+        assert_eq!(layout_reads(0x0554_3215), Some(true));
+        assert_eq!(layout_reads(0x0004_3251), Some(true));
+        assert_eq!(layout_reads(0x0545_3251), Some(true));
+        assert_eq!(layout_reads(0x0043_2515), Some(true));
+        assert_eq!(layout_reads(0x0045_3521), Some(true));
         assert_eq!(layout_reads(0x0003_4251), None);
         assert_eq!(layout_reads(SKIPPING_ENTRIES), None);
         let full = (0..16).fold(0, |s, _| push(s, OTHER));
