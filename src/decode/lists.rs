@@ -1010,7 +1010,7 @@ fn seam<const H: usize, const K: usize>(
     e: usize,
     head: &[u8; H],
     key: &[u8; K],
-) -> Option<(usize, u8)> {
+) -> Option<(core::num::NonZeroUsize, u8)> {
     let b = src.as_bytes();
     let mut p = lit(b, e, head)?;
     let mut skipped = 0u8;
@@ -1024,7 +1024,7 @@ fn seam<const H: usize, const K: usize>(
         if let Some(after) = lit(b, p, key) {
             #[cfg(test)]
             SEAM_SKIPS.with(|n| n.set(n.get() + 1));
-            return Some((after, skipped));
+            return Some((core::num::NonZeroUsize::new(after)?, skipped));
         }
     }
 }
@@ -1070,7 +1070,7 @@ fn compact_members<S: Sink, const MODE: usize, const SEAMS: bool>(
                 None if SEAMS && shape::seams() => match seam(src, $e, $head, $key) {
                     Some((at, skipped)) => {
                         caps.others[$i] = skipped;
-                        at
+                        at.get()
                     }
                     None => return Err(Resume::at(caps, $stop)),
                 },
