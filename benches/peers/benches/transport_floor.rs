@@ -1,14 +1,18 @@
 //! The transport floor under `ws_end_to_end`: loopback TCP with no WebSocket, no runtime and no
 //! decoding. A server thread writes a 64-byte message every 1 ms stamped with the time just
-//! before its write; the client reads it with a blocking read (the thread sleeps, as every
-//! client's reactor does) or spins on a non-blocking read, and records arrival − stamp. No
-//! client can beat this on the same machine; rows of `ws_end_to_end` read against it. A Unix
-//! socket pair, read the same two ways, shows how much of that floor is the TCP/IP stack.
+//! before its write, and notes the time its write returned (on loopback the kernel has then
+//! queued the bytes on the client's socket); the client reads it with a blocking read (the
+//! thread sleeps, as every client's reactor does) or spins on a non-blocking read, and records
+//! arrival − stamp, and arrival − return ("in socket", 0 when the read won the race). No client
+//! can beat this on the same machine; rows of `ws_end_to_end` read against it. A Unix socket
+//! pair, read the same two ways, shows how much of that floor is the TCP/IP stack.
 //!
 //!     cargo bench --manifest-path benches/peers/Cargo.toml --bench transport_floor
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::os::unix::net::UnixStream;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// Loopback TCP with `TCP_NODELAY`, as every client here uses.
@@ -21,7 +25,7 @@ fn tcp_pair() -> (TcpStream, TcpStream) {
     (s, c)
 }
 
-fn run(spin: bool, n: usize, gap: Duration, sender_sleeps: bool) -> Vec<u64> {
+fn run(spin: bool, n: usize, gap: Duration, sender_sleeps: bool) -> Latencies {
     let (s, c) = tcp_pair();
     c.set_nonblocking(spin).unwrap();
     stamp_and_read(s, c, n, gap, sender_sleeps)
@@ -29,10 +33,16 @@ fn run(spin: bool, n: usize, gap: Duration, sender_sleeps: bool) -> Vec<u64> {
 
 /// The same over a Unix socket pair: the machine's floor for a wake-up between two threads
 /// without the TCP/IP stack (no exchange feed comes this way; it shows what TCP costs here).
-fn run_unix(spin: bool, n: usize) -> Vec<u64> {
+fn run_unix(spin: bool, n: usize) -> Latencies {
     let (s, c) = UnixStream::pair().unwrap();
     c.set_nonblocking(spin).unwrap();
     stamp_and_read(s, c, n, Duration::from_millis(1), false)
+}
+
+/// Nanoseconds from the stamp before the write, and from the write's return, to the read.
+struct Latencies {
+    from_write: Vec<u64>,
+    in_socket: Vec<u64>,
 }
 
 fn stamp_and_read<S: Read + Write + Send + 'static>(
@@ -41,11 +51,13 @@ fn stamp_and_read<S: Read + Write + Send + 'static>(
     n: usize,
     gap: Duration,
     sender_sleeps: bool,
-) -> Vec<u64> {
+) -> Latencies {
     let base = Instant::now();
+    let written: Arc<Vec<AtomicU64>> = Arc::new((0..n).map(|_| AtomicU64::new(0)).collect());
+    let returned = Arc::clone(&written);
     let srv = std::thread::spawn(move || {
         let mut next = Instant::now() + Duration::from_millis(50);
-        for _ in 0..n {
+        for i in 0..n {
             if sender_sleeps {
                 std::thread::sleep(gap);
             }
@@ -58,12 +70,15 @@ fn stamp_and_read<S: Read + Write + Send + 'static>(
             let mut msg = [0u8; 64];
             let t = base.elapsed().as_nanos() as u64;
             msg[..8].copy_from_slice(&t.to_le_bytes());
+            msg[8..16].copy_from_slice(&(i as u64).to_le_bytes());
             s.write_all(&msg).unwrap();
+            returned[i].store(base.elapsed().as_nanos() as u64, Ordering::Release);
             next += gap;
         }
         s
     });
     let mut out = Vec::with_capacity(n);
+    let mut arrived = Vec::with_capacity(n);
     let mut buf = [0u8; 64];
     let mut have = 0;
     while out.len() < n {
@@ -75,6 +90,7 @@ fn stamp_and_read<S: Read + Write + Send + 'static>(
                     let now = base.elapsed().as_nanos() as u64;
                     let t = u64::from_le_bytes(buf[..8].try_into().unwrap());
                     out.push(now - t);
+                    arrived.push((u64::from_le_bytes(buf[8..16].try_into().unwrap()), now));
                     have = 0;
                 }
             }
@@ -83,7 +99,14 @@ fn stamp_and_read<S: Read + Write + Send + 'static>(
         }
     }
     srv.join().unwrap();
-    out
+    let in_socket = arrived
+        .iter()
+        .map(|&(i, now)| now.saturating_sub(written[i as usize].load(Ordering::Acquire)))
+        .collect();
+    Latencies {
+        from_write: out,
+        in_socket,
+    }
 }
 
 fn pct(v: &mut Vec<u64>, p: f64) -> f64 {
@@ -103,19 +126,23 @@ fn main() {
     for (name, spin) in [("blocking read", false), ("spinning read", true)] {
         let mut v = run(spin, 5000, Duration::from_millis(1), false);
         println!(
-            "{name:14} 1000 msg/s: p50 {:.1} µs  p99 {:.1} µs  p99.9 {:.1} µs",
-            pct(&mut v, 0.5),
-            pct(&mut v, 0.99),
-            pct(&mut v, 0.999)
+            "{name:14} 1000 msg/s: p50 {:.1} µs  p99 {:.1} µs  p99.9 {:.1} µs; in socket p50 {:.1} µs  p99 {:.1} µs",
+            pct(&mut v.from_write, 0.5),
+            pct(&mut v.from_write, 0.99),
+            pct(&mut v.from_write, 0.999),
+            pct(&mut v.in_socket, 0.5),
+            pct(&mut v.in_socket, 0.99)
         );
     }
     for (name, spin) in [("blocking read", false), ("spinning read", true)] {
         let mut v = run_unix(spin, 5000);
         println!(
-            "{name:14} 1000 msg/s, Unix socket: p50 {:.1} µs  p99 {:.1} µs  p99.9 {:.1} µs",
-            pct(&mut v, 0.5),
-            pct(&mut v, 0.99),
-            pct(&mut v, 0.999)
+            "{name:14} 1000 msg/s, Unix socket: p50 {:.1} µs  p99 {:.1} µs  p99.9 {:.1} µs; in socket p50 {:.1} µs  p99 {:.1} µs",
+            pct(&mut v.from_write, 0.5),
+            pct(&mut v.from_write, 0.99),
+            pct(&mut v.from_write, 0.999),
+            pct(&mut v.in_socket, 0.5),
+            pct(&mut v.in_socket, 0.99)
         );
     }
     // tick_to_trade's pace: one message after 30 ms of idle, what each of its two legs meets.
@@ -127,7 +154,7 @@ fn main() {
         ("blocking read , sender sleeps", false, true),
         ("spinning read , sender sleeps", true, true),
     ] {
-        let mut v = run(spin, 400, Duration::from_millis(30), sleeps);
+        let mut v = run(spin, 400, Duration::from_millis(30), sleeps).from_write;
         println!(
             "{name} one per 30 ms: p50 {:.1} µs  p99 {:.1} µs",
             pct(&mut v, 0.5),

@@ -456,9 +456,18 @@ fn main() {
         load_average(),
         std::thread::available_parallelism().map_or(0, |n| n.get())
     );
+    // Two clocks: from just before the server's write (the kernel's send path included), and
+    // from its return, when loopback has queued the frame on the client's socket.
     println!(
-        "{:<34} {:>10} {:>9} {:>21} {:>9} {:>11} {:>8}  check",
-        "row", "rate", "p50 µs", "p99 µs [range]", "p99.9 µs", "msg/s", "alloc/msg"
+        "{:<34} {:>10} {:>9} {:>21} {:>9} {:>11} {:>8} {:>21}  check",
+        "row",
+        "rate",
+        "p50 µs",
+        "p99 µs [range]",
+        "p99.9 µs",
+        "msg/s",
+        "alloc/msg",
+        "in socket p50/p99 µs"
     );
     let mut failed = false;
     let only_rate: Option<String> = std::env::var("RATE").ok();
@@ -475,14 +484,16 @@ fn main() {
             .copied()
             .filter(|(name, _)| only.as_deref().is_none_or(|o| name.contains(o)))
             .collect();
-        // Per row: (p50, p99, p99.9, msg/s) of each round, the most allocations, the checks.
-        let mut stats: Vec<(Vec<[f64; 4]>, u64, Vec<String>)> =
+        // Per row: (p50, p99, p99.9, msg/s, in-socket p50, in-socket p99) of each round, the
+        // most allocations, the checks.
+        let mut stats: Vec<(Vec<[f64; 6]>, u64, Vec<String>)> =
             vec![(Vec::new(), 0, Vec::new()); chosen.len()];
         for _ in 0..rounds {
             for (k, (name, run)) in chosen.iter().enumerate() {
                 let base = Instant::now();
                 let (server, out) = run(&feed, rate, base);
                 let row = Row::new(&server.sent_ns, &out.rec, feed.warmup);
+                let in_socket = Row::new(&server.written_ns, &out.rec, feed.warmup);
                 if diag {
                     println!(
                         "  diag {name} {}: server late p99 {:.1} µs, max {:.1} µs; p99 {:.1} µs",
@@ -507,6 +518,8 @@ fn main() {
                     row.pct_us(99.0),
                     row.pct_us(99.9),
                     row.msg_per_s,
+                    in_socket.pct_us(50.0),
+                    in_socket.pct_us(99.0),
                 ]);
                 st.1 = st.1.max(out.allocs);
                 if !st.2.contains(&check) {
@@ -514,7 +527,7 @@ fn main() {
                 }
             }
         }
-        let median = |v: &[[f64; 4]], i: usize| {
+        let median = |v: &[[f64; 6]], i: usize| {
             let mut x: Vec<f64> = v.iter().map(|r| r[i]).collect();
             x.sort_by(f64::total_cmp);
             x[x.len() / 2]
@@ -529,7 +542,7 @@ fn main() {
                 best_peer_p99 = best_peer_p99.min(median(runs, 1));
             }
             println!(
-                "{:<34} {:>10} {:>9.1} {:>9.1} [{:>.1}–{:>.1}] {:>9.1} {:>11.0} {:>8}  {}",
+                "{:<34} {:>10} {:>9.1} {:>9.1} [{:>.1}–{:>.1}] {:>9.1} {:>11.0} {:>8} {:>12.1} / {:<6.1}  {}",
                 name,
                 rate.label(),
                 median(runs, 0),
@@ -539,6 +552,8 @@ fn main() {
                 median(runs, 2),
                 median(runs, 3),
                 allocs,
+                median(runs, 4),
+                median(runs, 5),
                 checks.join(", "),
             );
         }

@@ -267,6 +267,9 @@ pub struct Server {
     pub url: String,
     /// Nanoseconds since `base` just before each frame's write (0 = not sent).
     pub sent_ns: Arc<Vec<AtomicU64>>,
+    /// Nanoseconds since `base` just after each frame's write returned: on loopback the
+    /// kernel has by then queued the bytes on the client's socket (0 = not sent).
+    pub written_ns: Arc<Vec<AtomicU64>>,
     /// The time origin shared with the client.
     pub base: Instant,
     /// Nanoseconds each paced frame went out after its scheduled time (0 flat out).
@@ -287,23 +290,27 @@ impl Server {
             "ws://{}/ws/market",
             listener.local_addr().expect("local addr")
         );
-        let sent_ns: Arc<Vec<AtomicU64>> =
-            Arc::new((0..feed.frames.len()).map(|_| AtomicU64::new(0)).collect());
+        let stamps = || -> Arc<Vec<AtomicU64>> {
+            Arc::new((0..feed.frames.len()).map(|_| AtomicU64::new(0)).collect())
+        };
+        let (sent_ns, written_ns) = (stamps(), stamps());
         let late_ns: Arc<Vec<AtomicU64>> =
             Arc::new((0..feed.frames.len()).map(|_| AtomicU64::new(0)).collect());
         let done = Arc::new(AtomicBool::new(false));
-        let (feed, sent, late, stop) = (
+        let (feed, sent, written, late, stop) = (
             Arc::clone(feed),
             Arc::clone(&sent_ns),
+            Arc::clone(&written_ns),
             Arc::clone(&late_ns),
             Arc::clone(&done),
         );
         let thread = std::thread::spawn(move || {
-            serve(&listener, &feed, rate, base, (&sent, &late), &stop);
+            serve(&listener, &feed, rate, base, [&sent, &written, &late], &stop);
         });
         Self {
             url,
             sent_ns,
+            written_ns,
             base,
             late_ns,
             done,
@@ -341,7 +348,7 @@ fn serve(
     feed: &Feed,
     rate: Rate,
     base: Instant,
-    (sent, late): (&[AtomicU64], &[AtomicU64]),
+    [sent, written, late]: [&[AtomicU64]; 3],
     done: &AtomicBool,
 ) {
     let Ok((tcp, _)) = listener.accept() else {
@@ -396,6 +403,8 @@ fn serve(
         if ws.send(Message::Text(frame.clone())).is_err() {
             return;
         }
+        let ns = u64::try_from(base.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        written[i].store(ns.max(1), Ordering::Release);
     }
     // Keep the connection open (answering PING) until the client is done.
     let _ = ws
@@ -482,7 +491,8 @@ pub struct Row {
 }
 
 impl Row {
-    /// Pair send and receive stamps, skipping warm-up frames.
+    /// Pair send and receive stamps, skipping warm-up frames (a frame the handler saw before
+    /// the stamp, as a spinning client can before the server's write returns, counts as 0).
     #[must_use]
     pub fn new(sent: &[AtomicU64], rec: &Recorder, warmup: usize) -> Self {
         let mut lat_ns: Vec<u64> = sent
