@@ -628,6 +628,10 @@ impl Shard {
                 msg = ws.next() => {
                     // Drain what is already buffered before going back through the
                     // select (bounded, so commands and timers are never starved).
+                    let max = self.tx.max_capacity();
+                    // The consumer waits on an empty queue: hand it this frame before reading
+                    // on (the read that finds the socket empty is a syscall it need not wait for).
+                    let mut idle = self.tx.capacity() == max;
                     let mut next = Some(msg);
                     let mut budget = 64u32;
                     while let Some(msg) = next.take() {
@@ -651,10 +655,13 @@ impl Shard {
                         (last_in, pong_due, healthy) = st;
                         budget -= 1;
                         if budget > 0 {
+                            if idle && self.tx.capacity() < max {
+                                idle = false;
+                                tokio::task::yield_now().await;
+                            }
                             next = ws.next().now_or_never();
                         }
                     }
-                    let max = self.tx.max_capacity();
                     if max - self.tx.capacity() >= YIELD_AT.min(max / 2).max(1) {
                         tokio::task::yield_now().await;
                     }
