@@ -305,7 +305,14 @@ impl Server {
             Arc::clone(&done),
         );
         let thread = std::thread::spawn(move || {
-            serve(&listener, &feed, rate, base, [&sent, &written, &late], &stop);
+            serve(
+                &listener,
+                &feed,
+                rate,
+                base,
+                [&sent, &written, &late],
+                &stop,
+            );
         });
         Self {
             url,
