@@ -613,7 +613,7 @@ thread_local! {
     /// message whose shape changed is not read twice.
     pub(super) static ENTRY_READS: core::cell::RefCell<Vec<usize>> =
         const { core::cell::RefCell::new(Vec::new()) };
-    /// How many times [`seam`] read past members between the message's own.
+    /// How many times [`seam`] read past members in front of the message's own or between them.
     pub(super) static SEAM_SKIPS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
 }
 

@@ -90,43 +90,32 @@ fn scalar_member_end(b: &[u8], p: usize, unknown: &impl Fn(&[u8]) -> bool) -> Op
     if b.get(p) != Some(&b'"') {
         return None;
     }
+    // The special bytes of the 32 bytes after the quote: the key's end and a short string
+    // value's from one mask, one load's latency in all (0: scanned instead).
     #[cfg(polyclob_simd)]
-    if let Some(m) = crate::decode::x86::special_mask32(b, p + 1).filter(|&m| m != 0) {
-        // The key's closing quote and, for a string value, its end, from one mask.
-        let q = p + 1 + m.trailing_zeros() as usize;
-        if b.get(q) != Some(&b'"') || b.get(q + 1) != Some(&b':') || !unknown(b.get(p + 1..q)?) {
-            return None;
-        }
-        let v = q + 2;
-        if b.get(v) == Some(&b'"') {
-            // Bit 0: the value's first byte after its quote.
-            let rest = m >> (v + 1 - (p + 1));
+    let m = crate::decode::x86::special_bits::<32>(b, p + 1).unwrap_or(0);
+    #[cfg(not(polyclob_simd))]
+    let m = 0u64;
+    let q = if m != 0 {
+        p + 1 + m.trailing_zeros() as usize
+    } else {
+        find_special_short(b, p + 1)
+    };
+    if b.get(q) != Some(&b'"') || b.get(q + 1) != Some(&b':') || !unknown(b.get(p + 1..q)?) {
+        return None;
+    }
+    let v = q + 2;
+    match *b.get(v)? {
+        b'"' => {
+            // Bit 0: the value's first byte after its quote (none when the key was scanned).
+            let rest = if v - p < 64 { m >> (v - p) } else { 0 };
             let end = if rest == 0 {
                 find_special_short(b, v + 1)
             } else {
                 v + 1 + rest.trailing_zeros() as usize
             };
-            return (b.get(end) == Some(&b'"')).then_some(end + 1);
+            (b.get(end) == Some(&b'"')).then_some(end + 1)
         }
-        return scalar_value_end(b, v);
-    }
-    let q = find_special_short(b, p + 1);
-    if b.get(q) != Some(&b'"') || b.get(q + 1) != Some(&b':') || !unknown(b.get(p + 1..q)?) {
-        return None;
-    }
-    let v = q + 2;
-    if b.get(v) == Some(&b'"') {
-        let end = find_special_short(b, v + 1);
-        return (b.get(end) == Some(&b'"')).then_some(end + 1);
-    }
-    scalar_value_end(b, v)
-}
-
-/// The index after the number, `true`, `false` or `null` at `v` (the general reader's checks),
-/// `None` for anything else.
-#[inline(always)]
-fn scalar_value_end(b: &[u8], v: usize) -> Option<usize> {
-    match *b.get(v)? {
         b'-' | b'0'..=b'9' => {
             let mut i = v + 1;
             while matches!(
@@ -359,15 +348,12 @@ impl Window {
         #[cfg(polyclob_simd)]
         if let Some(last) = b.len().checked_sub(64) {
             let base = p.min(last);
-            if let Some(bits) = crate::decode::x86::special_window(b, base) {
+            if let Some(bits) = crate::decode::x86::special_bits::<64>(b, base) {
                 return Window { base, bits };
             }
         }
         let _ = (b, p);
-        Window {
-            base: usize::MAX,
-            bits: 0,
-        }
+        NO_WINDOW
     }
 
     /// The first special byte at or after `i`, when the window shows it.

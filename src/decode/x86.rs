@@ -181,22 +181,16 @@ pub(crate) fn special16(b: &[u8], mut i: usize) -> Result<usize, usize> {
     Err(i)
 }
 
-/// The special bytes (see [`special16`]) of the 64 bytes at `base` as bits (bit `k`: byte
-/// `base + k`); `None` when fewer than 64 bytes remain. The four loads' addresses are known
-/// from `base` alone, so they run in parallel.
+/// The special bytes (see [`special16`]) of the `N` bytes at `i` (`N` a multiple of 16, at
+/// most 64) as bits, bit `k` for byte `i + k`; `None` when fewer than `N` bytes remain. Every
+/// load's address is known from `i` alone, so they run in parallel: strings that end among
+/// them end at a count each, one load's latency in all.
 #[inline(always)]
-pub(crate) fn special_window(b: &[u8], base: usize) -> Option<u64> {
-    let s = chunk::<64>(b, base)?;
-    let m = |at: usize| u64::from(special_mask(load(&s[at..at + 16])));
-    Some(m(0) | m(16) << 16 | m(32) << 32 | m(48) << 48)
-}
-
-/// The special bytes (see [`special16`]) of the 32 bytes at `i` as bits (bit `k`: byte
-/// `i + k`); `None` when fewer than 32 bytes remain. Both loads' addresses are known from `i`
-/// alone: a key and a short value after it end at a count each, one load's latency in all.
-#[inline(always)]
-pub(crate) fn special_mask32(b: &[u8], i: usize) -> Option<u64> {
-    let s = chunk::<32>(b, i)?;
-    let m = |at: usize| u64::from(special_mask(load(&s[at..at + 16])));
-    Some(m(0) | m(16) << 16)
+pub(crate) fn special_bits<const N: usize>(b: &[u8], i: usize) -> Option<u64> {
+    let s = chunk::<N>(b, i)?;
+    let mut bits = 0;
+    for at in (0..N).step_by(16) {
+        bits |= u64::from(special_mask(load(&s[at..at + 16]))) << at;
+    }
+    Some(bits)
 }
