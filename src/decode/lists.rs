@@ -4,8 +4,8 @@
 use super::book::{Pattern, pattern};
 use super::shape;
 use super::skip::{
-    key_at, next_member, not_event_key, past_to_key, past_unknown, skip_value, skip_value_call,
-    unknown_member,
+    key_at, next_member, not_event_key, past_to_key, past_unknown, scalars_to_close, skip_value,
+    skip_value_call, unknown_member,
 };
 use super::{
     Level, Sink, is_event_key, opt_price, opt_side, opt_size, opt_str, opt_text, opt_u64,
@@ -918,6 +918,11 @@ fn entry_tail(src: &str, e: usize) -> Option<usize> {
     let b = src.as_bytes();
     if b.get(e) != Some(&b'"') {
         return None;
+    }
+    if b.get(e + 1) == Some(&b',') {
+        if let Some(end) = scalars_to_close(b, e + 2, &not_entry_key) {
+            return Some(end);
+        }
     }
     let mut next = e + 1;
     loop {

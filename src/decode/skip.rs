@@ -82,6 +82,25 @@ pub(super) fn skip_scalars<const H: usize, const K: usize>(
     }
 }
 
+/// Compact members with scalar values whose keys `unknown` accepts, the first one's quote at
+/// `p`, up to their object's `}`: the index after it (a field appended to an entry, read
+/// without a call). `None` for anything else, which the caller's general reader decides.
+#[inline(always)]
+pub(super) fn scalars_to_close(
+    b: &[u8],
+    mut p: usize,
+    unknown: &impl Fn(&[u8]) -> bool,
+) -> Option<usize> {
+    loop {
+        let end = scalar_member_end(b, p, unknown)?;
+        match b.get(end) {
+            Some(b'}') => return Some(end + 1),
+            Some(b',') => p = end + 1,
+            _ => return None,
+        }
+    }
+}
+
 /// The index after the compact member `"key":value` whose quote is at `p`, when `unknown`
 /// accepts its key, neither key nor value has an escape, and the value is a string, a number,
 /// `true`, `false` or `null` — checked as the general reader checks them; `None` otherwise.
