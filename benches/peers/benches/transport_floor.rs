@@ -109,6 +109,20 @@ fn stamp_and_read<S: Read + Write + Send + 'static>(
     }
 }
 
+impl Latencies {
+    /// Percentiles of both clocks, microseconds.
+    fn summary(mut self) -> String {
+        format!(
+            "p50 {:.1} µs  p99 {:.1} µs  p99.9 {:.1} µs; in socket p50 {:.1} µs  p99 {:.1} µs",
+            pct(&mut self.from_write, 0.5),
+            pct(&mut self.from_write, 0.99),
+            pct(&mut self.from_write, 0.999),
+            pct(&mut self.in_socket, 0.5),
+            pct(&mut self.in_socket, 0.99)
+        )
+    }
+}
+
 fn pct(v: &mut Vec<u64>, p: f64) -> f64 {
     v.sort_unstable();
     v[((v.len() as f64 - 1.0) * p) as usize] as f64 / 1000.0
@@ -124,26 +138,12 @@ fn main() {
             .join(" ")
     );
     for (name, spin) in [("blocking read", false), ("spinning read", true)] {
-        let mut v = run(spin, 5000, Duration::from_millis(1), false);
-        println!(
-            "{name:14} 1000 msg/s: p50 {:.1} µs  p99 {:.1} µs  p99.9 {:.1} µs; in socket p50 {:.1} µs  p99 {:.1} µs",
-            pct(&mut v.from_write, 0.5),
-            pct(&mut v.from_write, 0.99),
-            pct(&mut v.from_write, 0.999),
-            pct(&mut v.in_socket, 0.5),
-            pct(&mut v.in_socket, 0.99)
-        );
+        let v = run(spin, 5000, Duration::from_millis(1), false);
+        println!("{name:14} 1000 msg/s: {}", v.summary());
     }
     for (name, spin) in [("blocking read", false), ("spinning read", true)] {
-        let mut v = run_unix(spin, 5000);
-        println!(
-            "{name:14} 1000 msg/s, Unix socket: p50 {:.1} µs  p99 {:.1} µs  p99.9 {:.1} µs; in socket p50 {:.1} µs  p99 {:.1} µs",
-            pct(&mut v.from_write, 0.5),
-            pct(&mut v.from_write, 0.99),
-            pct(&mut v.from_write, 0.999),
-            pct(&mut v.in_socket, 0.5),
-            pct(&mut v.in_socket, 0.99)
-        );
+        let v = run_unix(spin, 5000);
+        println!("{name:14} 1000 msg/s, Unix socket: {}", v.summary());
     }
     // tick_to_trade's pace: one message after 30 ms of idle, what each of its two legs meets.
     // "sender sleeps": the sender sleeps the whole gap and writes as soon as it wakes (as
