@@ -3,9 +3,10 @@
 //! A loopback WebSocket server (its own thread, blocking tungstenite) replays production-shaped
 //! market-channel frames (compact JSON in the exchange's key order: `book` snapshots of 20
 //! levels a side, `price_change` with 77-digit asset ids, `last_trade_price`) at 1,000 msg/s,
-//! 50,000 msg/s and flat out, stamping each frame just before its write. Every client runs on
-//! ONE current-thread Tokio runtime (one core) and records the time when its handler sees the
-//! frame applied (the frame's exchange timestamp says which frame it was):
+//! 50,000 msg/s and flat out, stamping each frame just before its write and again when the write
+//! returns (on loopback the frame is then in the client's socket: the "in socket" columns).
+//! Every client runs on ONE current-thread Tokio runtime (one core) and records the time when
+//! its handler sees the frame applied (the frame's exchange timestamp says which frame it was):
 //!
 //! - `polyclob BookFeed`: `MarketStream` + the zero-copy `BookFeed` handler;
 //! - `polyclob BookFeed busy_poll`: the same with `.busy_poll(true)` (the thread never sleeps);
