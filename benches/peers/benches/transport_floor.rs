@@ -123,7 +123,7 @@ impl Latencies {
     }
 }
 
-fn pct(v: &mut Vec<u64>, p: f64) -> f64 {
+fn pct(v: &mut [u64], p: f64) -> f64 {
     v.sort_unstable();
     v[((v.len() as f64 - 1.0) * p) as usize] as f64 / 1000.0
 }
