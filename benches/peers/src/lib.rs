@@ -293,9 +293,7 @@ impl Server {
         let stamps = || -> Arc<Vec<AtomicU64>> {
             Arc::new((0..feed.frames.len()).map(|_| AtomicU64::new(0)).collect())
         };
-        let (sent_ns, written_ns) = (stamps(), stamps());
-        let late_ns: Arc<Vec<AtomicU64>> =
-            Arc::new((0..feed.frames.len()).map(|_| AtomicU64::new(0)).collect());
+        let (sent_ns, written_ns, late_ns) = (stamps(), stamps(), stamps());
         let done = Arc::new(AtomicBool::new(false));
         let (feed, sent, written, late, stop) = (
             Arc::clone(feed),
