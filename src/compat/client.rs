@@ -11,7 +11,8 @@ use super::types::{
     ApiCreds, BalanceAllowanceParams, BookParams, MidpointResponse, OpenOrder, OpenOrderParams,
     OrderBookSummary, PriceResponse, Side, SpreadResponse, TradeParams,
 };
-use crate::clob::{Client, Credentials, Error, Level, PageSpec, Req, decode_page, path_with};
+use crate::clob::{Client, Credentials, Error, Level, PageSpec, Req, decode_page};
+use crate::http::path_with;
 use crate::sign::{SignError, Signer};
 use crate::types::{Chain, ExchangeVersion, contracts};
 

@@ -34,4 +34,5 @@ pub use self::client::{
     Client, ClientBuilder, CursorPage, DEFAULT_HOST, MAX_CONDITIONS, Query, decode_cursor_page,
 };
 pub use self::types::{Activity, Holder, HolderGroup, Position, Trade, UNLABELLED_OUTCOME, Value};
-pub use crate::clob::{Error, SkippedRow};
+pub use crate::clob::SkippedRow;
+pub use crate::http::Error;
