@@ -247,8 +247,8 @@ impl ClientBuilder {
         self
     }
 
-    /// Sends every connection of the client through `proxy`: REST (and the Gamma and Data
-    /// clients built on it), the order lane (a `CONNECT` or SOCKS5 tunnel of its own; with an
+    /// Sends every connection of the client through `proxy`: REST (relayer and geoblock
+    /// calls included), the order lane (a `CONNECT` or SOCKS5 tunnel of its own; with an
     /// `https://` proxy the lane is not used and orders go by the pooled client), and the
     /// streams built with `proxy_from(&client)`
     /// ([`MarketStreamBuilder::proxy_from`](crate::ws::market::MarketStreamBuilder::proxy_from)).

@@ -329,6 +329,86 @@ impl Client {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::http::{BreakerConfig, Settings, proxy::Route};
+    use std::cell::Cell;
+
+    fn client(retries: u32, threshold: u32) -> Client {
+        let mut s = Settings::new("http://127.0.0.1:1");
+        s.retry = RetryPolicy {
+            max_retries: retries,
+            base: Duration::from_millis(1),
+            max: Duration::from_millis(2),
+        };
+        s.breaker = BreakerConfig {
+            threshold,
+            cooldown: Duration::from_secs(60),
+        };
+        s.build(&Route::Direct).expect("a client with no I/O")
+    }
+
+    #[tokio::test]
+    async fn retry_loop_retries_idempotent_transient_failures_only() {
+        let c = client(2, 0);
+        let calls = &Cell::new(0);
+        let unavailable = || async move {
+            calls.set(calls.get() + 1);
+            Ok(Err(Error::from_status(503, b"", None)))
+        };
+        let e = c.retrying(&Req::get("/x"), unavailable).await.unwrap_err();
+        assert_eq!((e.status(), calls.get()), (Some(503), 3));
+        calls.set(0);
+        let e = c
+            .retrying(&Req::post("/x", Vec::new()), unavailable)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            (e.status(), calls.get()),
+            (Some(503), 1),
+            "a post is sent once"
+        );
+        calls.set(0);
+        let bad = || async move {
+            calls.set(calls.get() + 1);
+            Ok(Err(Error::from_status(400, b"", None)))
+        };
+        c.retrying(&Req::get("/x"), bad).await.unwrap_err();
+        assert_eq!(calls.get(), 1, "a 400 is not retried");
+    }
+
+    #[tokio::test]
+    async fn refusals_skip_the_breaker_and_failures_open_it() {
+        let c = client(0, 2);
+        let calls = &Cell::new(0);
+        let refused = || async move {
+            calls.set(calls.get() + 1);
+            Err(Error::argument("refused before sending"))
+        };
+        let failing = || async { Ok(Err(Error::new(Kind::Connect))) };
+        assert!(
+            c.retrying(&Req::get("/x"), failing)
+                .await
+                .unwrap_err()
+                .is_connect()
+        );
+        // A refusal between two failures neither counts as one nor resets the count.
+        assert!(
+            c.retrying(&Req::get("/x"), refused)
+                .await
+                .unwrap_err()
+                .is_argument()
+        );
+        assert_eq!((calls.get(), c.breaker_state()), (1, BreakerState::Closed));
+        assert!(
+            c.retrying(&Req::get("/x"), failing)
+                .await
+                .unwrap_err()
+                .is_connect()
+        );
+        assert_eq!(c.breaker_state(), BreakerState::Open);
+        let e = c.retrying(&Req::get("/y"), refused).await.unwrap_err();
+        assert!(e.is_circuit_open() && e.path() == Some("/y"));
+        assert_eq!(calls.get(), 1, "an open breaker sends nothing");
+    }
 
     #[test]
     fn query_encoding() {
