@@ -255,7 +255,7 @@ impl Lane {
             let tcp = match &self.proxy {
                 None => TcpStream::connect(self.addr.as_str()).await?,
                 // The tunnel's failure is its own error (it names the proxy step).
-                Some(p) => crate::http::proxy::tunnel(p, &self.target.0, self.target.1)
+                Some(p) => crate::http::tunnel(p, &self.target.0, self.target.1)
                     .await
                     .map_err(io::Error::other)?,
             };

@@ -17,14 +17,17 @@ pub(crate) mod proxy;
 mod retry;
 mod settings;
 pub(crate) mod tls;
+mod tunnel;
 
 pub use breaker::{BreakerConfig, BreakerState};
 pub(crate) use client::{Client, Req, decode, encode_into, path_with};
 pub use error::Error;
 pub(crate) use error::{Kind, Rail};
-#[doc(hidden)]
-pub use proxy::fuzz_proxy_replies;
-pub use proxy::{Proxy, ProxyError, ProxyFailure, ProxyKind};
+pub use proxy::{Proxy, ProxyError, ProxyKind};
 pub use retry::RetryPolicy;
 pub(crate) use retry::parse_retry_after;
 pub(crate) use settings::Settings;
+pub use tunnel::ProxyFailure;
+#[doc(hidden)]
+pub use tunnel::fuzz_proxy_replies;
+pub(crate) use tunnel::tunnel;

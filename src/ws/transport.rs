@@ -135,7 +135,7 @@ pub(crate) async fn connect(
             None => TcpStream::connect((ep.host.as_str(), ep.port))
                 .await
                 .map_err(|e| ConnectError::Io(e.kind()))?,
-            Some(p) => crate::http::proxy::tunnel(p, &ep.host, ep.port)
+            Some(p) => crate::http::tunnel(p, &ep.host, ep.port)
                 .await
                 .map_err(ConnectError::Proxy)?,
         };
