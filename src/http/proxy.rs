@@ -38,13 +38,13 @@ pub enum ProxyKind {
 /// connection a client opens, or the proxy environment variables. Every transport follows
 /// the same choice:
 ///
-/// - the pooled HTTP client (CLOB REST, Gamma, Data API, on-chain JSON-RPC) hands it to
-///   reqwest;
+/// - the pooled HTTP client (CLOB REST, Gamma, Data API, the relayer, on-chain JSON-RPC)
+///   hands it to reqwest;
 /// - the order lane ([`ClientBuilder::order_lane`](crate::clob::ClientBuilder::order_lane)) and
 ///   the WebSocket streams (market, user, RTDS) open the tunnel themselves: an HTTP `CONNECT`
 ///   or a SOCKS5 handshake on the TCP stream before TLS, inside the connect timeout. A proxy
-///   that refuses is a connect failure ([`ProxyFailure`]), retried with backoff by the
-///   streams. An `https://` proxy is for the pooled client only: the lane is not used with
+///   that refuses is a connect failure ([`ProxyFailure`](crate::clob::ProxyFailure)), retried
+///   with backoff by the streams. An `https://` proxy is for the pooled client only: the lane is not used with
 ///   it, and stream builders refuse it.
 ///
 /// The builders' `proxy(Proxy)` and `no_proxy()` choose; the default honours the environment
