@@ -187,10 +187,12 @@ mod http;
 #[cfg(feature = "onchain")]
 pub mod onchain;
 pub mod order;
+pub mod polybolt;
 pub mod rtds;
 pub mod sign;
 #[cfg(feature = "sim")]
 pub mod sim;
+pub mod sports;
 #[cfg(test)]
 mod testutil;
 pub mod types;

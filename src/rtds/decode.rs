@@ -189,6 +189,19 @@ pub struct PricePoints<'a> {
     first: bool,
 }
 
+impl<'a> PricePoints<'a> {
+    /// The points of the array whose `[` is at `open` in `src` (PolyBolt snapshots share this
+    /// reader; `e18` as in [`PriceSource`]).
+    pub(crate) fn new(src: &'a str, open: usize, e18: bool) -> Self {
+        Self {
+            src,
+            e18,
+            pos: Some(open + 1),
+            first: true,
+        }
+    }
+}
+
 impl<'a> Iterator for PricePoints<'a> {
     type Item = Result<PricePoint, DecodeError>;
 
@@ -396,7 +409,7 @@ pub fn decode_bytes(frame: &[u8]) -> Result<Message<'_>, DecodeError> {
 
 /// Walks the object at the cursor (which must be at its `{`), calling `f` with the cursor
 /// just after each key's `:`; `f` must consume the value.
-fn walk_object<'a>(
+pub(crate) fn walk_object<'a>(
     c: &mut Cursor<'a>,
     field: &'static str,
     mut f: impl FnMut(&mut Cursor<'a>, &'a [u8]) -> Result<(), DecodeError>,
@@ -650,14 +663,14 @@ fn token<'a>(src: &'a str, r: &Raw, field: &'static str) -> Result<Option<&'a st
 
 /// An unsigned integer sent as a string or a number; anything else is `None` (informational
 /// fields).
-fn opt_u64(src: &str, r: &Raw) -> Option<u64> {
+pub(crate) fn opt_u64(src: &str, r: &Raw) -> Option<u64> {
     if !matches!(r.kind, RawKind::Str | RawKind::Num) || r.len == 0 || r.len > 19 {
         return None;
     }
     digits_u64(src.as_bytes(), r.at(), r.len as usize)
 }
 
-fn opt_bool(src: &str, r: &Raw) -> Option<bool> {
+pub(crate) fn opt_bool(src: &str, r: &Raw) -> Option<bool> {
     match (r.kind, src.as_bytes().get(r.at())) {
         (RawKind::Other, Some(b't')) => Some(true),
         (RawKind::Other, Some(b'f')) => Some(false),
@@ -690,7 +703,7 @@ fn number_text<'a>(
 }
 
 /// A reference price: decimal text, or with `e18` an all-digit string read as raw 10⁻¹⁸ units.
-fn opt_ref_price(
+pub(crate) fn opt_ref_price(
     src: &str,
     r: &Raw,
     field: &'static str,

@@ -2,7 +2,7 @@
 //! comments and matched-order activity ([Polymarket RTDS]).
 //!
 //! **The price topics are deprecated.** Since 2026-09-23 Polymarket serves reference prices on
-//! PolyBolt (`polyclob::polybolt`) and has announced the removal of the RTDS price topics
+//! PolyBolt ([`crate::polybolt`]) and has announced the removal of the RTDS price topics
 //! (`crypto_prices`, `crypto_prices_chainlink`, `crypto_prices_twap_*`, `equity_prices`) about a
 //! month later ([migration guide]). Mapping: `crypto_prices` and `crypto_prices_chainlink` →
 //! `price.crypto` (`btcusd`, now Pyth by default); `crypto_prices_twap_sixty` →
@@ -56,7 +56,7 @@ pub mod ref_price;
 pub mod stream;
 pub mod subscription;
 
-pub use ref_price::RefPrice;
+pub use ref_price::{Bps, RefPrice};
 pub use stream::{
     OwnedMessage, RTDS_PING_INTERVAL, RTDS_URL, RtdsEvent, RtdsHandle, RtdsHandler, RtdsStream,
     RtdsStreamBuilder,
