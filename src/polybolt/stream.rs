@@ -401,7 +401,7 @@ impl PolyBoltStream {
         while self.dispatch(handler).await {}
     }
 
-    fn to_events(&mut self, ev: Event) -> PolyBoltEvent {
+    fn translate(&mut self, ev: Event) -> PolyBoltEvent {
         match ev {
             Event::Frame(frame) => match decode_bytes(frame.as_bytes()) {
                 Ok(msg) => {
@@ -448,7 +448,7 @@ impl Stream for PolyBoltStream {
             return Poll::Ready(None);
         }
         match Pin::new(&mut this.core).poll_next(cx) {
-            Poll::Ready(Some(ev)) => Poll::Ready(Some(this.to_events(ev))),
+            Poll::Ready(Some(ev)) => Poll::Ready(Some(this.translate(ev))),
             Poll::Ready(None) => Poll::Ready(None),
             Poll::Pending => Poll::Pending,
         }

@@ -190,7 +190,7 @@ impl SportsStream {
         self.core.shards.shutdown();
     }
 
-    fn to_event(&mut self, ev: Event) -> SportsEvent {
+    fn translate(&mut self, ev: Event) -> SportsEvent {
         match ev {
             Event::Frame(frame) => {
                 let ok = core::str::from_utf8(frame.as_bytes()).map_or_else(
@@ -219,7 +219,7 @@ impl Stream for SportsStream {
             return Poll::Ready(Some(ev));
         }
         match Pin::new(&mut this.core).poll_next(cx) {
-            Poll::Ready(Some(ev)) => Poll::Ready(Some(this.to_event(ev))),
+            Poll::Ready(Some(ev)) => Poll::Ready(Some(this.translate(ev))),
             Poll::Ready(None) => Poll::Ready(None),
             Poll::Pending => Poll::Pending,
         }
