@@ -7,7 +7,7 @@
 //! the transport; the stream also sends `{"op":"ping"}` every `ping_interval`, and any inbound
 //! message proves liveness. Close codes ([PolyBolt WebSocket]): 4001 (authentication) and
 //! 4008 (policy) stop the stream with [`Status::Stopped`] and a [`Break`] whose recovery is
-//! [`Recovery::Stop`](crate::ws::continuity::Recovery::Stop) — no reconnect loop; 4003
+//! [`Recovery::Stop`] — no reconnect loop; 4003
 //! (draining) reconnects once after a uniformly random delay of at most 10 s (or the backoff
 //! maximum, if lower); 4002 (slow consumer) and any other end reconnect with backoff and
 //! resubscribe, which brings new snapshots.
