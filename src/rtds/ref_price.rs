@@ -268,7 +268,7 @@ impl RefPrice {
     /// let now = RefPrice::parse(b"64032")?;
     /// let bps = now.bps_from(open).unwrap();
     /// assert_eq!(bps.to_string(), "5");
-    /// assert_eq!(open.bps_from(now).unwrap().as_micro_bps(), -4_997_656);
+    /// assert_eq!(open.bps_from(now).unwrap().as_micro_bps(), -4_997_501);
     /// assert!(now.bps_from(RefPrice::ZERO).is_none());
     /// # Ok::<(), polyclob::fixed::ParseError>(())
     /// ```
