@@ -388,3 +388,24 @@ async fn silence_is_a_break_and_reconnects() {
     ));
     assert_eq!(s.connections(), 2);
 }
+
+#[tokio::test]
+async fn rejected_credentials_are_surfaced_and_nothing_is_subscribed() {
+    let s = WsServer::start().await;
+    s.reply_to(
+        r#""op":"auth""#,
+        vec![r#"{"op":"error","code":"auth_invalid","rid":"auth"}"#.to_owned()],
+    );
+    let mut stream = builder(&s).build().unwrap();
+    let evs = until(&mut stream, 5 * SEC, |e| {
+        matches!(e, PolyBoltEvent::Message(m)
+            if matches!(m.message(), Ok(Message::Ack(a)) if a.code == Some("auth_invalid")))
+    })
+    .await;
+    assert!(breaks(&evs).is_empty());
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // One auth frame, no subscription on an unauthenticated connection, no retry loop.
+    let msgs = s.conn(0).received;
+    assert_eq!(msgs.len(), 1, "{msgs:?}");
+    assert_eq!(s.connections(), 1);
+}

@@ -12,6 +12,11 @@
 //! maximum, if lower); 4002 (slow consumer) and any other end reconnect with backoff and
 //! resubscribe, which brings new snapshots.
 //!
+//! Credentials the server refuses without closing (`{"op":"error","code":"auth_invalid"}`,
+//! `auth_unavailable`) are delivered as an [`Ack`](super::decode::Ack) and nothing is
+//! subscribed on that connection; the stream sends no second `auth` (fix the credentials, then
+//! [`reconnect`](PolyBoltHandle::reconnect) or build a new stream).
+//!
 //! Continuity ([`crate::ws::continuity`]): the stream checks `seq` per channel within each
 //! connection and reads `dropped`; every break is one [`Break`]. A channel is
 //! [trusted](PolyBoltStream::is_trusted) from its snapshot until the next break.
