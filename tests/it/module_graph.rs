@@ -1,10 +1,14 @@
-//! The top-level modules' import graph, read from `src/`: the transport (`ws`), the decoder
-//! (`decode`) and the books (`book`) form no cycle, and neither do `sign` and `order`.
+//! The layering of the top-level modules, read from `src/`: the decoder (`decode`) sits below
+//! the transport (`ws`) and the books (`book`), and the books below the transport; `types`
+//! below `sign`, and `sign` below `order`; `ws` below `rtds`; the Data API (`data`) below Gamma.
+//! "Below" means it never reaches the module above, directly or through others, so the pairs
+//! form no cycle.
 //!
-//! An edge `a -> b` is any path in `a`'s code (not its comments or strings) that names the
-//! top-level module `b`: `crate::b::…`, `crate::{b::…}`, or `super::…` climbing to the crate
-//! root. Unit tests inside a module count too: a test helper imported the wrong way is still
-//! an import the wrong way.
+//! An edge `a -> b` is a `crate::b` (or `$crate::b`) in code under `src/a`, comments (`//` to
+//! the end of the line) left out; unit tests count too. Cross-module paths in `src/` are
+//! written from `crate::`, one top-level module per path (a `crate::{…}` group fails the check),
+//! so a line scan sees them all (a `super::` that climbs to the crate root is not followed). The simulator, which may use only the public API, is a crate of its
+//! own: that boundary needs no check here.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -12,213 +16,41 @@ use std::path::{Path, PathBuf};
 
 type Graph = BTreeMap<String, BTreeSet<String>>;
 
-/// The source with comments, string and char literals blanked (replaced by spaces), so only
-/// code is searched. Newlines are kept.
-fn code_only(src: &str) -> String {
-    let b = src.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    let blank = |out: &mut Vec<u8>, s: &[u8]| {
-        out.extend(s.iter().map(|&c| if c == b'\n' { b'\n' } else { b' ' }));
-    };
-    while i < b.len() {
-        let rest = &b[i..];
-        if rest.starts_with(b"//") {
-            let end = rest.iter().position(|&c| c == b'\n').unwrap_or(rest.len());
-            blank(&mut out, &rest[..end]);
-            i += end;
-        } else if rest.starts_with(b"/*") {
-            // Block comments nest in Rust.
-            let (mut depth, mut j) = (0usize, 0usize);
-            while j < rest.len() {
-                if rest[j..].starts_with(b"/*") {
-                    depth += 1;
-                    j += 2;
-                } else if rest[j..].starts_with(b"*/") {
-                    depth -= 1;
-                    j += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    j += 1;
-                }
-            }
-            blank(&mut out, &rest[..j]);
-            i += j;
-        } else if let Some(len) = raw_string_len(rest, i > 0 && is_ident(b[i - 1])) {
-            blank(&mut out, &rest[..len]);
-            i += len;
-        } else if rest[0] == b'"' {
-            let mut j = 1;
-            while j < rest.len() && rest[j] != b'"' {
-                j += if rest[j] == b'\\' { 2 } else { 1 };
-            }
-            let len = (j + 1).min(rest.len());
-            blank(&mut out, &rest[..len]);
-            i += len;
-        } else if rest[0] == b'\'' {
-            // A char literal ('x', '\n', '\u{..}', '"') or a lifetime ('a).
-            let len = if rest.get(1) == Some(&b'\\') {
-                rest.iter().skip(2).position(|&c| c == b'\'').map(|p| p + 3)
-            } else {
-                // The UTF-8 length of the character after the quote, from its first byte.
-                let n = match rest.get(1) {
-                    Some(&c) if c >= 0xF0 => 4,
-                    Some(&c) if c >= 0xE0 => 3,
-                    Some(&c) if c >= 0x80 => 2,
-                    _ => 1,
-                };
-                (rest.get(1 + n) == Some(&b'\'')).then_some(n + 2)
-            };
-            match len {
-                Some(len) => {
-                    blank(&mut out, &rest[..len]);
-                    i += len;
-                }
-                None => {
-                    out.push(b'\'');
-                    i += 1;
-                }
-            }
-        } else {
-            out.push(rest[0]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).expect("only ASCII bytes were replaced")
-}
+/// Module `a` never reaches module `b`.
+const BELOW: [(&str, &str); 8] = [
+    ("decode", "ws"),
+    ("decode", "book"),
+    ("book", "ws"),
+    ("types", "sign"),
+    ("types", "order"),
+    ("sign", "order"),
+    ("ws", "rtds"),
+    ("data", "gamma"),
+];
 
-/// The length of a raw (byte) string literal starting here: `r"…"`, `r#"…"#`, `br"…"`.
-fn raw_string_len(rest: &[u8], after_ident: bool) -> Option<usize> {
-    if after_ident {
-        return None;
-    }
-    let mut j = usize::from(rest.starts_with(b"br"));
-    if rest.get(j) != Some(&b'r') {
-        return None;
-    }
-    j += 1;
-    let hashes = rest[j..].iter().take_while(|&&c| c == b'#').count();
-    j += hashes;
-    if rest.get(j) != Some(&b'"') {
-        return None;
-    }
-    let mut close = vec![b'"'];
-    close.extend(std::iter::repeat_n(b'#', hashes));
-    let body = &rest[j + 1..];
-    let end = body
-        .windows(close.len())
-        .position(|w| w == close.as_slice())?;
-    Some(j + 1 + end + close.len())
-}
-
-fn is_ident(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_'
-}
-
-fn ident_at(s: &[u8], i: usize) -> &str {
-    let end = s[i..]
-        .iter()
-        .position(|&c| !is_ident(c))
-        .map_or(s.len(), |p| i + p);
-    std::str::from_utf8(&s[i..end]).expect("ASCII identifier")
-}
-
-fn skip_ws(s: &[u8], mut i: usize) -> usize {
-    while i < s.len() && s[i].is_ascii_whitespace() {
-        i += 1;
-    }
-    i
-}
-
-/// The first segments of the paths in a `{…}` group starting at `open`.
-fn group_heads(s: &[u8], open: usize) -> Vec<String> {
-    let mut heads = Vec::new();
-    let (mut depth, mut i, mut expect_head) = (0usize, open, true);
-    while i < s.len() {
-        match s[i] {
-            b'{' => {
-                depth += 1;
-                expect_head = depth == 1;
-            }
-            b'}' => {
-                depth -= 1;
-                if depth == 0 {
-                    break;
-                }
-            }
-            b',' if depth == 1 => expect_head = true,
-            c if expect_head && depth == 1 && is_ident(c) => {
-                heads.push(ident_at(s, i).to_owned());
-                expect_head = false;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    heads
-}
-
-/// The crate-root names one file's code refers to. `file_depth` is how many modules deep the
-/// file itself is (`src/a.rs` and `src/a/mod.rs`: 1, `src/a/b.rs`: 2).
-fn root_names(code: &str, file_depth: usize) -> BTreeSet<String> {
-    let s = code.as_bytes();
+/// The top-level modules a piece of `src/` code names through `crate::`.
+fn crate_paths(code: &str) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
-    // Inline `mod x { … }` blocks deepen `super::`; their brace depths are stacked here.
-    let (mut braces, mut inline_mods) = (0usize, Vec::<usize>::new());
-    let mut i = 0;
-    while i < s.len() {
-        let boundary = i == 0 || !(is_ident(s[i - 1]) || s[i - 1] == b':');
-        match s[i] {
-            b'{' => braces += 1,
-            b'}' => {
-                braces -= 1;
-                if inline_mods.last() == Some(&braces) {
-                    inline_mods.pop();
-                }
+    for line in code.lines() {
+        let line = line.split("//").next().unwrap_or("");
+        for (at, _) in line.match_indices("crate::") {
+            let before = line[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                continue; // `my_crate::` is another path
             }
-            _ => {}
-        }
-        if boundary && s[i..].starts_with(b"mod ") {
-            let j = skip_ws(s, i + 4);
-            let k = skip_ws(s, j + ident_at(s, j).len());
-            if s.get(k) == Some(&b'{') {
-                inline_mods.push(braces);
+            let rest = &line[at + "crate::".len()..];
+            let end = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            // A group (`crate::{a::X, b::Y}`) would hide its edges from this scan.
+            assert!(
+                !rest.starts_with('{'),
+                "write one `crate::` path per top-level module so the layering check sees it: {line}"
+            );
+            if end > 0 {
+                names.insert(rest[..end].to_owned());
             }
         }
-        let crate_kw = [&b"$crate::"[..], b"crate::"]
-            .into_iter()
-            .find(|kw| (boundary || kw[0] == b'$') && s[i..].starts_with(kw))
-            .map(<[u8]>::len);
-        if let Some(crate_kw) = crate_kw {
-            let j = skip_ws(s, i + crate_kw);
-            if s.get(j) == Some(&b'{') {
-                names.extend(group_heads(s, j));
-            } else if j < s.len() && is_ident(s[j]) {
-                names.insert(ident_at(s, j).to_owned());
-            }
-            i = j;
-            continue;
-        }
-        if boundary && s[i..].starts_with(b"super::") {
-            let mut ups = 0;
-            let mut j = i;
-            while s[j..].starts_with(b"super::") {
-                ups += 1;
-                j = skip_ws(s, j + 7);
-            }
-            if ups == file_depth + inline_mods.len() {
-                if s.get(j) == Some(&b'{') {
-                    names.extend(group_heads(s, j));
-                } else if j < s.len() && is_ident(s[j]) {
-                    names.insert(ident_at(s, j).to_owned());
-                }
-            }
-            i = j;
-            continue;
-        }
-        i += 1;
     }
     names
 }
@@ -234,183 +66,156 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The graph of the library's top-level modules, from `src/`.
+/// Top-level module -> the other top-level modules its code names.
 fn module_graph(src: &Path) -> Graph {
     let mut files = Vec::new();
     rust_files(src, &mut files);
-    // Top-level modules: `src/x.rs` or `src/x/mod.rs`, the crate roots and binaries excluded.
-    let mut modules = BTreeSet::new();
-    for f in &files {
+    let mut graph = Graph::new();
+    for f in files {
         let rel = f.strip_prefix(src).expect("under src/");
-        let parts: Vec<_> = rel
-            .iter()
-            .map(|p| p.to_string_lossy().into_owned())
-            .collect();
-        match parts.as_slice() {
-            [file] if file != "lib.rs" && file != "main.rs" => {
-                modules.insert(file.trim_end_matches(".rs").to_owned());
-            }
-            [dir, file] if file == "mod.rs" && dir != "bin" => {
-                modules.insert(dir.clone());
-            }
-            _ => {}
-        }
-    }
-    let mut graph: Graph = modules
-        .iter()
-        .map(|m| (m.clone(), BTreeSet::new()))
-        .collect();
-    for f in &files {
-        let rel = f.strip_prefix(src).expect("under src/");
-        let parts: Vec<_> = rel
-            .iter()
-            .map(|p| p.to_string_lossy().into_owned())
-            .collect();
-        let top = parts[0].trim_end_matches(".rs");
-        if !modules.contains(top) {
+        let top = rel.iter().next().expect("a path").to_string_lossy();
+        let top = top.trim_end_matches(".rs");
+        if top == "lib" || top == "main" || top == "bin" {
             continue;
         }
-        let depth = parts.len() - usize::from(parts.last().is_some_and(|p| p == "mod.rs"));
-        let code = code_only(&fs::read_to_string(f).expect("read a source file"));
-        for name in root_names(&code, depth) {
-            if name != top && modules.contains(&name) {
-                graph.get_mut(top).expect("a module").insert(name);
-            }
-        }
+        let names = crate_paths(&fs::read_to_string(&f).expect("read a source file"));
+        let edges = graph.entry(top.to_owned()).or_default();
+        edges.extend(names.into_iter().filter(|n| n != top));
     }
     graph
 }
 
-/// A path `from -> … -> to` in the graph, if there is one.
+/// A path of edges from `from` to `to`, if there is one.
 fn path(graph: &Graph, from: &str, to: &str) -> Option<Vec<String>> {
     let mut seen = BTreeSet::from([from.to_owned()]);
-    let mut stack = vec![vec![from.to_owned()]];
-    while let Some(p) = stack.pop() {
-        for next in &graph[p.last().expect("non-empty")] {
-            let mut q = p.clone();
-            q.push(next.clone());
+    let mut queue = vec![vec![from.to_owned()]];
+    while let Some(p) = queue.pop() {
+        for next in graph
+            .get(p.last().expect("non-empty"))
+            .into_iter()
+            .flatten()
+        {
+            let mut longer = p.clone();
+            longer.push(next.clone());
             if next == to {
-                return Some(q);
+                return Some(longer);
             }
             if seen.insert(next.clone()) {
-                stack.push(q);
+                queue.push(longer);
             }
         }
     }
     None
 }
 
-/// Every cycle through `a` and `b` shows as a path each way.
-fn cycle_between(graph: &Graph, a: &str, b: &str) -> Option<String> {
-    let there = path(graph, a, b)?;
-    let back = path(graph, b, a)?;
-    Some(format!("{} then {}", there.join(" -> "), back.join(" -> ")))
-}
-
 fn src_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
 
-#[test]
-fn transport_decoder_and_books_form_no_cycle() {
+/// The `BELOW` pairs that mention one of `modules` and are broken in `graph`.
+fn broken(graph: &Graph, modules: &[&str]) -> Vec<String> {
+    let mut up = Vec::new();
+    for (low, high) in BELOW {
+        if modules.contains(&low) || modules.contains(&high) {
+            if let Some(p) = path(graph, low, high) {
+                up.push(format!("{low} reaches {high}: {}", p.join(" -> ")));
+            }
+        }
+    }
+    up
+}
+
+/// Checks the expected edges exist (an empty graph must not pass) and the `BELOW` pairs that
+/// mention one of `modules`.
+fn check(modules: &[&str], expected: &[(&str, &str)]) {
     let graph = module_graph(&src_dir());
-    // The reader must see the edges the architecture has, or an empty graph would pass.
-    for (from, to) in [("book", "decode"), ("ws", "decode"), ("ws", "book")] {
+    for (from, to) in expected {
         assert!(
-            graph[from].contains(to),
+            graph.get(*from).is_some_and(|e| e.contains(*to)),
             "expected edge {from} -> {to}: {graph:#?}"
         );
     }
-    let mut cycles = Vec::new();
-    for (a, b) in [("ws", "decode"), ("ws", "book"), ("decode", "book")] {
-        cycles.extend(cycle_between(&graph, a, b));
-    }
-    // The decoder sits below both: it knows bytes, so it reaches neither of them at all.
-    for up in ["ws", "book"] {
-        if let Some(p) = path(&graph, "decode", up) {
-            cycles.push(format!("decode reaches {up}: {}", p.join(" -> ")));
-        }
-    }
-    assert!(
-        cycles.is_empty(),
-        "module cycles: {cycles:#?}\ngraph: {graph:#?}"
+    let up = broken(&graph, modules);
+    assert!(up.is_empty(), "layering broken: {up:#?}\ngraph: {graph:#?}");
+}
+
+#[test]
+fn transport_decoder_and_books_form_no_cycle() {
+    check(
+        &["ws", "decode", "book"],
+        &[("book", "decode"), ("ws", "decode"), ("ws", "book")],
     );
 }
 
 #[test]
 fn sign_and_order_form_no_cycle() {
-    let graph = module_graph(&src_dir());
-    for (from, to) in [("order", "sign"), ("sign", "types"), ("order", "types")] {
-        assert!(
-            graph[from].contains(to),
-            "expected edge {from} -> {to}: {graph:#?}"
-        );
-    }
-    if let Some(c) = cycle_between(&graph, "sign", "order") {
-        panic!("sign and order import each other: {c}\ngraph: {graph:#?}");
-    }
-    // What both share sits below both.
-    for up in ["sign", "order"] {
-        assert!(path(&graph, "types", up).is_none(), "types reaches {up}");
-    }
+    check(
+        &["sign", "order"],
+        &[("order", "sign"), ("sign", "types"), ("order", "types")],
+    );
 }
 
-/// RTDS runs on the market channel's connection machinery: `rtds` uses `ws`, never the reverse.
+/// RTDS runs on the market channel's connection machinery: `rtds` uses `ws`, never the
+/// reverse. Discovery and positions: Gamma reads the Data API's `Amount`, never the reverse.
 #[test]
 fn transport_rtds_data_and_gamma_form_no_cycle() {
-    let graph = module_graph(&src_dir());
-    assert!(
-        graph["rtds"].contains("ws"),
-        "expected edge rtds -> ws: {graph:#?}"
-    );
-    if let Some(c) = cycle_between(&graph, "ws", "rtds") {
-        panic!("ws and rtds import each other: {c}\ngraph: {graph:#?}");
-    }
-    // Discovery and positions: Gamma reads the Data API's `Amount`, never the reverse.
-    if let Some(c) = cycle_between(&graph, "data", "gamma") {
-        panic!("data and gamma import each other: {c}\ngraph: {graph:#?}");
-    }
+    check(&["rtds", "gamma"], &[("rtds", "ws"), ("gamma", "data")]);
 }
 
 #[test]
 fn reader_counts_code_not_comments() {
-    let code = code_only(
-        "// crate::ws::x in a comment\n/* crate::book /* nested */ crate::clob */\n\
-         use crate::{fixed::Price, types::{Side, TickSize}};\n\
-         const S: &str = \"crate::gamma\"; const R: &str = r#\"crate::data\"#;\n\
-         fn f<'a>(c: char) -> bool { c == '\"' || c == '{' }\n\
-         fn g() { let _ = crate::order::Order::default(); }\n\
-         mod tests { use super::super::sign::Signer; use super::x; }\n\
-         fn h() { super::rtds::go(); $crate::sim::run(); }\n",
-    );
-    // In `src/a.rs` (depth 1), `super::rtds` is the crate's `rtds`; in the inline `mod tests`,
-    // two `super`s reach the root and one does not.
+    let code = "// crate::ws::x in a comment\n\
+         /// [`Book`](crate::book::Book)\n\
+         use crate::fixed::Price; use crate::types::{Side, TickSize};\n\
+         fn g() { let _ = crate::order::Order::default(); } // crate::clob\n\
+         macro_rules! m { () => { $crate::sign::Signer::zero() } }\n\
+         use other_crate::gamma; use polyclob_crate::data;\n";
     let set = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
-    let names = root_names(&code, 1);
-    assert_eq!(
-        names,
-        set(&["fixed", "types", "order", "sign", "rtds", "sim"])
-    );
-    // In `src/a/b.rs` (depth 2) neither reaches the root.
-    assert_eq!(
-        root_names(&code, 2),
-        set(&["fixed", "types", "order", "sim"])
-    );
-    // One level up from `src/a.rs` is the crate root.
-    let names = root_names(&code_only("use super::book::Book;"), 1);
-    assert!(names.contains("book"));
+    assert_eq!(crate_paths(code), set(&["fixed", "types", "order", "sign"]));
 }
 
 #[test]
-fn cycle_finder_finds_cycles() {
+fn path_finder_follows_edges() {
     let mut g = Graph::new();
     for (a, b) in [("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")] {
         g.entry(a.into()).or_default().insert(b.into());
         g.entry(b.into()).or_default();
     }
-    assert!(cycle_between(&g, "a", "c").is_some());
-    assert!(cycle_between(&g, "a", "d").is_none());
     assert_eq!(path(&g, "a", "d").map(|p| p.len()), Some(4));
+    assert!(path(&g, "c", "b").is_some());
+    assert!(path(&g, "d", "a").is_none());
+}
+
+/// A source tree where the decoder imports the transport, through a file in a subdirectory
+/// and with the legal edges beside it: the check reports it.
+#[test]
+fn a_broken_layer_is_reported() {
+    let src = std::env::temp_dir().join(format!("polyclob-module-graph-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&src);
+    fs::create_dir_all(src.join("decode")).unwrap();
+    fs::create_dir_all(src.join("ws")).unwrap();
+    fs::write(
+        src.join("lib.rs"),
+        "pub mod decode; pub mod ws; pub mod book;\n",
+    )
+    .unwrap();
+    fs::write(src.join("book.rs"), "use crate::decode::Event;\n").unwrap();
+    fs::write(
+        src.join("ws/mod.rs"),
+        "use crate::book::Book; // crate::rtds\n",
+    )
+    .unwrap();
+    fs::write(src.join("decode/events.rs"), "fn f() { crate::ws::x(); }\n").unwrap();
+    let graph = module_graph(&src);
+    fs::remove_dir_all(&src).unwrap();
+    assert_eq!(
+        broken(&graph, &["decode"]),
+        [
+            "decode reaches ws: decode -> ws",
+            "decode reaches book: decode -> ws -> book"
+        ]
+    );
+    assert!(broken(&graph, &["rtds"]).is_empty(), "{graph:#?}");
 }
 
 /// The paths users had before the move still name the same items for the 0.2 series.
