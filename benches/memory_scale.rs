@@ -2,7 +2,7 @@
 //! its resident memory, and the cost of applying a `price_change` when consecutive messages
 //! hit random books (the working set, ~16 MB of books plus the frames, no longer fits in the
 //! caches) against the same messages confined to 8 books (hot in L1/L2), same run, same
-//! frame shapes. The heap figures per book are bounded in `tests/memory_at_scale.rs`; this
+//! frame shapes. The heap figures per book are bounded in `tests/alloc/memory_at_scale.rs`; this
 //! bench asserts the apply cost (CI builds benches but does not run them).
 //!
 //! `cargo bench --bench memory_scale -- shards` instead streams 5,000 assets over 25

@@ -1,0 +1,7 @@
+mod auth;
+mod http2;
+mod lane;
+mod orders;
+mod parity;
+mod session_signers;
+mod transport;
