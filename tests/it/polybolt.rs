@@ -2,8 +2,7 @@
 //! and gaps as breaks, each close code's policy, abrupt close, garbage, invalid UTF-8,
 //! refused connects, server pings, and the local limits.
 
-#[path = "support/ws_server.rs"]
-mod ws_server;
+use crate::support::ws_server;
 
 use std::time::Duration;
 

@@ -2,8 +2,7 @@
 //! answered with `pong`, typed `sport_result`s, garbage skipped, and every break (abrupt
 //! close, silence, refused connect) reported as one `Break` and followed by a reconnect.
 
-#[path = "support/ws_server.rs"]
-mod ws_server;
+use crate::support::ws_server;
 
 use std::time::Duration;
 

@@ -3,10 +3,8 @@
 //! zero-copy handler tier, sequence tracking included.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
-#[path = "support/ws_server.rs"]
-mod ws_server;
+use crate::support::counting_alloc;
+use crate::support::ws_server;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,9 +15,6 @@ use polyclob::ws::continuity::Break;
 use polyclob::ws::event::Frame;
 use polyclob::ws::subscribe::UserAuth;
 use ws_server::{Action, WsServer};
-
-#[global_allocator]
-static ALLOC: counting_alloc::Counting = counting_alloc::Counting;
 
 fn replay() -> Vec<String> {
     let mut out = vec![
