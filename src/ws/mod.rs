@@ -35,6 +35,7 @@
 //! | [`decoded`] | [`DecodedStream`](decoded::DecodedStream): any stream's frames as owned decoded events |
 //! | [`market`] | [`MarketStream`](market::MarketStream): sharded market-channel connections |
 //! | [`user`] | [`UserStream`](user::UserStream): the authenticated user channel |
+//! | [`user_events`] | [`UserEvents`](user_events::UserEvents): the user channel as flat orders and trades, status repeats removed |
 //! | [`follow`] | [`FollowNewMarkets`](follow::FollowNewMarkets): subscribe the tokens of `new_market` events that pass a filter |
 //! | [`event`] | frames (borrowed and owned), status changes, the zero-copy [`Handler`](event::Handler) |
 //! | [`connection`] | one shard's lifecycle: keepalive, watchdog, reconnect, epochs, lag |
@@ -68,6 +69,7 @@ pub(crate) mod shards;
 pub mod subscribe;
 mod transport;
 pub mod user;
+pub mod user_events;
 
 pub use options::BuildError;
 pub use shards::Closed;
