@@ -5,7 +5,6 @@
 //!
 //! This binary changes the process environment, so it holds exactly one test, and sets the
 //! variables before any runtime thread exists.
-#![cfg(feature = "sim")]
 #![allow(clippy::unwrap_used, clippy::expect_used, unsafe_code)]
 
 #[path = "support/proxy.rs"]
@@ -16,9 +15,9 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use polyclob::clob::Client;
-use polyclob::sim::{MarketSpec, Simulator};
 use polyclob::ws::event::{Event, Status};
 use polyclob::ws::market::MarketStream;
+use polyclob_sim::{MarketSpec, Simulator};
 use proxy_support::{Behave, Kind, TestProxy, first_frame};
 
 #[test]

@@ -1,12 +1,11 @@
 //! Public REST endpoints of the simulator: shapes, ordering, pagination, errors, HTTP/2.
-#![cfg(feature = "sim")]
 #![allow(clippy::unwrap_used)]
 
 #[path = "sim_support/mod.rs"]
 mod support;
 
 use polyclob::fixed::Price;
-use polyclob::sim::Simulator;
+use polyclob_sim::Simulator;
 use serde_json::Value;
 use support::*;
 

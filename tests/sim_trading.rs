@@ -1,5 +1,4 @@
 //! Matching, order types, cancels, open orders, trades and heartbeats through the REST API.
-#![cfg(feature = "sim")]
 #![allow(clippy::unwrap_used)]
 
 #[path = "sim_support/mod.rs"]
@@ -7,8 +6,8 @@ mod support;
 
 use std::time::Duration;
 
-use polyclob::sim::Simulator;
 use polyclob::types::Side;
+use polyclob_sim::Simulator;
 use serde_json::Value;
 use support::*;
 
@@ -16,7 +15,7 @@ const S: u64 = 1_000_000; // one share / one pUSD in micro-units
 const C: u64 = 10_000; // one cent
 
 async fn book(
-    sim: &polyclob::sim::SimHandle,
+    sim: &polyclob_sim::SimHandle,
     token: &str,
 ) -> (Vec<(String, String)>, Vec<(String, String)>) {
     let (_, b) = get(sim, &format!("/book?token_id={token}")).await;
