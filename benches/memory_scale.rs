@@ -32,9 +32,9 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt as _;
 use polyclob::book::BookManager;
 use polyclob::book::BookState;
-use polyclob::sim::{MarketSpec, Simulator};
 use polyclob::ws::books::{BookEvent, BookFeed, BookStream};
 use polyclob::ws::market::MarketStream;
+use polyclob_sim::{MarketSpec, Simulator};
 use ws_frames::Lcg;
 
 const BOOKS: u64 = 10_000;
@@ -182,7 +182,7 @@ fn run_client(
     client: Client,
     url: &str,
     assets: &[String],
-    sim: &polyclob::sim::SimHandle,
+    sim: &polyclob_sim::SimHandle,
 ) -> (Window, Duration, Duration) {
     let rt = match client {
         Client::StreamMulti => tokio::runtime::Builder::new_multi_thread()

@@ -1,7 +1,6 @@
 //! Allocations per `post_order` on the order lane against the reqwest path, on one
 //! current-thread runtime (so the connection's work is counted too): the lane's request side
 //! reuses its buffers, so what is left is the order body, the `Req` and response decoding.
-#![cfg(feature = "sim")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support::counting_alloc;

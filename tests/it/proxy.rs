@@ -3,7 +3,6 @@
 //! simulator; refusals (407, SOCKS auth failure, reply codes, garbage, early close) are clear
 //! errors that never show the credentials. The environment variables are tested in `env`, in a child
 //! process of their own, since they change the process environment.
-#![cfg(feature = "sim")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod env;
@@ -19,10 +18,10 @@ use polyclob::clob::Proxy;
 use polyclob::clob::ProxyFailure;
 use polyclob::clob::{Client, Throttle};
 use polyclob::rtds::{RtdsEvent, RtdsStream, Subscription};
-use polyclob::sim::SimHandle;
 use polyclob::ws::connection::{ConnectError, Disconnect};
 use polyclob::ws::event::{Event, Status};
 use polyclob::ws::market::MarketStream;
+use polyclob_sim::SimHandle;
 use proxy_support::{Behave, Kind, TestProxy, first_frame};
 use rails::{KEY_A, YES, client_with, resting_bids, sim};
 

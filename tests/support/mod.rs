@@ -6,9 +6,7 @@ pub(crate) mod counting_alloc;
 pub(crate) mod fixtures;
 pub(crate) mod mock_clob;
 pub(crate) mod proxy;
-#[cfg(feature = "sim")]
 pub(crate) mod rails;
-#[cfg(feature = "sim")]
 pub(crate) mod sim;
 pub(crate) mod ws_frames;
 pub(crate) mod ws_server;

@@ -7,8 +7,8 @@ use polyclob::clob::{Client, ClientBuilder, Throttle};
 use polyclob::order::{LimitOrder, OrderSigner, SignedOrder};
 use polyclob::sign::Signer;
 use polyclob::sign::wallet::Wallet;
-use polyclob::sim::{MarketSpec, SimHandle, Simulator};
 use polyclob::types::{Chain, Side, TickSize};
+use polyclob_sim::{MarketSpec, SimHandle, Simulator};
 
 /// Hardhat accounts #0 and #1: public test keys, never funded.
 pub const KEY_A: &str = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";

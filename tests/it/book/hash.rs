@@ -222,7 +222,7 @@ async fn wrong_metadata_is_reported_without_a_reconnect_loop() {
 
 #[tokio::test]
 async fn simulator_snapshots_verify() {
-    use polyclob::sim::{MarketSpec, Simulator};
+    use polyclob_sim::{MarketSpec, Simulator};
     let sim = Simulator::builder()
         .markets(MarketSpec::defaults())
         .start()

@@ -2,7 +2,6 @@
 //! path against the simulator, and its own HTTP/1.1 handling against a scripted loopback
 //! server (keep-alive, closed connections, unknown outcomes, chunked and byte-at-a-time
 //! responses, malformed answers, timeouts, concurrency).
-#![cfg(feature = "sim")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support::rails;

@@ -1,7 +1,6 @@
 //! Issue 18 through the native client against the simulator: builder keys, fees and
 //! attributed trades; rewards (percentages, earnings by day and in total, reward markets);
 //! pre-migration orders; paging and odd rows.
-#![cfg(feature = "sim")]
 #![allow(clippy::unwrap_used)]
 
 use crate::support::sim as support;
@@ -14,8 +13,8 @@ use polyclob::fixed::{Price, Size};
 use polyclob::order::{LimitOrder, OrderSigner};
 use polyclob::sign::Signer;
 use polyclob::sign::wallet::Wallet;
-use polyclob::sim::{SimHandle, Simulator};
 use polyclob::types::{Chain, Side, SignatureType, TickSize};
+use polyclob_sim::{SimHandle, Simulator};
 use support::*;
 
 const CODE: B256 = B256::new([0xb1; 32]);

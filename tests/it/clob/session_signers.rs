@@ -12,7 +12,6 @@ use polyclob::sign::Signer;
 use polyclob::types::Chain;
 use serde_json::Value;
 
-#[cfg(feature = "sim")]
 use crate::support::sim as support;
 
 fn s(v: &Value) -> &str {
@@ -139,7 +138,6 @@ fn the_list_decodes_leniently() {
     }
 }
 
-#[cfg(feature = "sim")]
 #[tokio::test]
 async fn authorize_list_and_revoke_against_the_simulator() {
     use polyclob::clob::Client;
@@ -279,7 +277,6 @@ async fn authorize_list_and_revoke_against_the_simulator() {
     assert_eq!(e.status(), Some(401));
 }
 
-#[cfg(feature = "sim")]
 #[tokio::test]
 async fn geoblock_check_reads_the_simulator() {
     let sim = support::start_empty().await;

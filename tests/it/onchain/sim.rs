@@ -1,7 +1,7 @@
 //! `polyclob::onchain::Settler` against the simulator's loopback chain: approvals, split,
 //! merge, redeem, Safe and proxy wallets, typed errors, concurrent nonces, and the loop
 //! approve → trade → resolve → redeem with fills moving the chain balances.
-#![cfg(all(feature = "onchain", feature = "sim"))]
+#![cfg(feature = "onchain")]
 
 use std::time::Duration;
 
@@ -12,8 +12,8 @@ use polyclob::onchain::{Call, Eip1559Tx, Rpc, Settler, erc20};
 use polyclob::order::{LimitOrder, OrderSigner};
 use polyclob::sign::Signer;
 use polyclob::sign::wallet::{Wallet, derive_proxy_wallet, derive_safe_wallet};
-use polyclob::sim::{SimHandle, Simulator};
 use polyclob::types::{Chain, OrderType, Side};
+use polyclob_sim::{SimHandle, Simulator};
 
 /// Hardhat/Anvil accounts #0 and #1: public test keys.
 const KEY0: &str = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";

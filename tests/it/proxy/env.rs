@@ -7,7 +7,6 @@
 //! it, and the harness runs the suite's tests in parallel: so it runs its body in a child
 //! process of the test binary that runs only this test, and sets the variables there before
 //! any runtime thread exists.
-#![cfg(feature = "sim")]
 #![allow(clippy::unwrap_used, clippy::expect_used, unsafe_code)]
 
 use crate::support::proxy as proxy_support;
@@ -17,9 +16,9 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use polyclob::clob::Client;
-use polyclob::sim::{MarketSpec, Simulator};
 use polyclob::ws::event::{Event, Status};
 use polyclob::ws::market::MarketStream;
+use polyclob_sim::{MarketSpec, Simulator};
 use proxy_support::{Behave, Kind, TestProxy, first_frame};
 
 /// Set in the child process that runs the body.

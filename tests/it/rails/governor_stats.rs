@@ -2,7 +2,6 @@
 //! shows the delays (and the client really waited them), a run it never throttles shows none,
 //! and an ungoverned burst that meets the exchange's 429s counts them and the corrections the
 //! exchange's `Poly-RateLimit-Remaining` made.
-#![cfg(feature = "sim")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support::rails;

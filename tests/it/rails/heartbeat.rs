@@ -1,6 +1,5 @@
 //! The heartbeat guard: new orders are refused locally from a failed heartbeat (or a stopped
 //! task) until a heartbeat succeeds again; `Invalid Heartbeat ID` answers resynchronise.
-#![cfg(feature = "sim")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support::mock_clob;

@@ -1,7 +1,6 @@
 //! Per-signer trading rate limits end to end: the client's governor against the simulator's
 //! independent token buckets (Standard tier), header reading, tier learning, over-capacity
 //! batches, and coalesced metadata lookups on a cold burst.
-#![cfg(feature = "sim")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support::mock_clob;
@@ -278,7 +277,7 @@ async fn a_cold_burst_sends_one_request_per_metadata_kind() {
 /// `Poly-RateLimit-Warning: true`, which the client surfaces.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn warning_mode_is_surfaced() {
-    let sim = polyclob::sim::Simulator::builder()
+    let sim = polyclob_sim::Simulator::builder()
         .markets(vec![market()])
         .rate_limits(Some(Tier::Standard))
         .rate_limit_warning_only(true)

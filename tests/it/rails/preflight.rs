@@ -1,7 +1,6 @@
 //! Pre-flight checks: the order's signer must be the API key's address, and the funder the
 //! wallet its signature type implies; mismatches are refused before signing, naming both
 //! addresses, and nothing is sent.
-#![cfg(feature = "sim")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support::rails;

@@ -1,6 +1,5 @@
 //! Trading restrictions, typed: post-only windows (and the local refusal of non-post-only
 //! orders until they end), cancel-only mode, closed-only accounts and engine restarts.
-#![cfg(feature = "sim")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support::mock_clob;

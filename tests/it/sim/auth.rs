@@ -1,5 +1,4 @@
 //! L1, L2 and order-signature verification by the simulator, with the exchange's error shapes.
-#![cfg(feature = "sim")]
 #![allow(clippy::unwrap_used)]
 
 use crate::support::sim as support;
@@ -12,7 +11,7 @@ use serde_json::Value;
 use support::*;
 
 async fn l1(
-    sim: &polyclob::sim::SimHandle,
+    sim: &polyclob_sim::SimHandle,
     method: reqwest::Method,
     path: &str,
     headers: Vec<(&str, String)>,
@@ -328,7 +327,7 @@ async fn maker_signer_owner_consistency() {
 
 #[tokio::test]
 async fn verification_can_be_switched_off() {
-    let sim = polyclob::sim::Simulator::builder()
+    let sim = polyclob_sim::Simulator::builder()
         .verify_signatures(false)
         .start()
         .await

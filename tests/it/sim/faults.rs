@@ -1,12 +1,11 @@
 //! HTTP fault injection: latency, 425/429/503 on schedules and probabilities, determinism.
-#![cfg(feature = "sim")]
 #![allow(clippy::unwrap_used)]
 
 use crate::support::sim as support;
 
 use std::time::{Duration, Instant};
 
-use polyclob::sim::{Faults, HttpFault, HttpRule, Simulator, Trigger};
+use polyclob_sim::{Faults, HttpFault, HttpRule, Simulator, Trigger};
 use support::*;
 
 async fn status_and_retry_after(url: &str) -> (u16, Option<String>, serde_json::Value) {

@@ -1,7 +1,6 @@
 //! Gamma and the Data API v2 against the simulator: keyset and cursor pages are re-requested
 //! correctly to the end, condition-id sets are chunked, a market found through Gamma is traded
 //! with no CLOB metadata request, and a fill shows up in Data API positions and trades.
-#![cfg(feature = "sim")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use polyclob::U256;
@@ -12,8 +11,8 @@ use polyclob::gamma::{self, EventFilter, Market, MarketFilter};
 use polyclob::order::{LimitOrder, OrderSigner};
 use polyclob::sign::Signer;
 use polyclob::sign::wallet::Wallet;
-use polyclob::sim::{MarketSpec, SimHandle, Simulator};
 use polyclob::types::{Chain, ExchangeVersion, Side};
+use polyclob_sim::{MarketSpec, SimHandle, Simulator};
 
 /// Hardhat account #0: a public test key.
 const KEY: &str = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";

@@ -1,5 +1,4 @@
 mod auth;
-mod binary;
 mod faults;
 mod gamma_data;
 mod order_builder;

@@ -1,7 +1,6 @@
 //! End to end with the crate's own order builder: `OrderSigner` output, posted as-is, is
 //! accepted by the simulator on every fixture market and wallet kind, and a market order priced
 //! from the simulator's book with `market_price` fills.
-#![cfg(feature = "sim")]
 #![allow(clippy::unwrap_used)]
 
 use crate::support::sim as support;
@@ -14,7 +13,7 @@ use polyclob::types::{Chain, ExchangeVersion, OrderType, Side};
 use serde_json::Value;
 use support::*;
 
-fn context(m: &polyclob::sim::MarketSpec, token: usize) -> MarketContext {
+fn context(m: &polyclob_sim::MarketSpec, token: usize) -> MarketContext {
     let version = if m.is_position_ids() {
         ExchangeVersion::V3
     } else {

@@ -1,11 +1,10 @@
 //! Public REST endpoints of the simulator: shapes, ordering, pagination, errors, HTTP/2.
-#![cfg(feature = "sim")]
 #![allow(clippy::unwrap_used)]
 
 use crate::support::sim as support;
 
 use polyclob::fixed::Price;
-use polyclob::sim::Simulator;
+use polyclob_sim::Simulator;
 use serde_json::Value;
 use support::*;
 

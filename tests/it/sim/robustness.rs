@@ -1,6 +1,5 @@
 //! Bad input never panics the simulator: mutated order bodies, odd numbers, garbage on every
 //! route and WS channel all get an answer (an `{"error"}` body or a normal response).
-#![cfg(feature = "sim")]
 #![allow(clippy::unwrap_used)]
 
 use crate::support::sim as support;

@@ -2,7 +2,6 @@
 //! synthetic prices (the same series on every connection), the history dump after a
 //! filtered subscribe, `orders_matched` for the simulator's own fills, and recovery from
 //! injected WS faults.
-#![cfg(feature = "sim")]
 #![allow(clippy::unwrap_used)]
 
 use crate::support::sim as support;
@@ -13,9 +12,9 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use polyclob::rtds::decode::{Payload, PriceSource};
 use polyclob::rtds::{ActivityFilter, RefPrice, RtdsEvent, RtdsStream, Subscription};
-use polyclob::sim::{Faults, Simulator, Trigger};
 use polyclob::types::Side;
 use polyclob::ws::event::Status;
+use polyclob_sim::{Faults, Simulator, Trigger};
 use support::{COND, KEY_A, KEY_B, Trader, YES, empty_market, limit};
 use tokio::time::Instant;
 

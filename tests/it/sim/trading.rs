@@ -1,13 +1,12 @@
 //! Matching, order types, cancels, open orders, trades and heartbeats through the REST API.
-#![cfg(feature = "sim")]
 #![allow(clippy::unwrap_used)]
 
 use crate::support::sim as support;
 
 use std::time::Duration;
 
-use polyclob::sim::Simulator;
 use polyclob::types::Side;
+use polyclob_sim::Simulator;
 use serde_json::Value;
 use support::*;
 
@@ -15,7 +14,7 @@ const S: u64 = 1_000_000; // one share / one pUSD in micro-units
 const C: u64 = 10_000; // one cent
 
 async fn book(
-    sim: &polyclob::sim::SimHandle,
+    sim: &polyclob_sim::SimHandle,
     token: &str,
 ) -> (Vec<(String, String)>, Vec<(String, String)>) {
     let (_, b) = get(sim, &format!("/book?token_id={token}")).await;

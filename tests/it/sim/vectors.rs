@@ -1,14 +1,13 @@
 //! Known-answer check: order bodies and L1/L2 headers produced by Polymarket's own SDKs
 //! (`../shared/fixtures/vectors/vectors.json`) are accepted by the simulator byte for byte,
 //! and the order id it returns is the vector's EIP-712 digest. Skips without the fixtures.
-#![cfg(feature = "sim")]
 #![allow(clippy::unwrap_used)]
 
 use crate::support::fixtures;
 
 use polyclob::fixed::{Price, Size};
-use polyclob::sim::{ApiCredentials, MarketSpec, Simulator};
 use polyclob::types::{Chain, TickSize};
+use polyclob_sim::{ApiCredentials, MarketSpec, Simulator};
 use serde_json::Value;
 
 fn vectors() -> Option<Value> {

@@ -1,6 +1,5 @@
 //! The WS market and user channels: wire format, snapshot + delta consistency, keepalive,
 //! dynamic subscriptions, user events and WS faults.
-#![cfg(feature = "sim")]
 #![allow(clippy::unwrap_used)]
 
 use crate::support::sim as support;
@@ -9,8 +8,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use polyclob::fixed::{Price, Size};
-use polyclob::sim::{Faults, Simulator, Trigger};
 use polyclob::types::{Side, TickSize};
+use polyclob_sim::{Faults, Simulator, Trigger};
 use serde_json::Value;
 use support::*;
 
@@ -688,7 +687,7 @@ async fn simulated_activity_streams_consistently() {
 
 #[tokio::test]
 async fn stepped_activity_is_deterministic() {
-    let books = |sim: &polyclob::sim::SimHandle| {
+    let books = |sim: &polyclob_sim::SimHandle| {
         let sim_url = sim.http_url();
         async move {
             let mut out = Vec::new();
@@ -754,7 +753,7 @@ impl polyclob::ws::event::Handler for FrameCount {
 /// lost to a lag), with no disconnect.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn paced_activity_reaches_every_shard() {
-    use polyclob::sim::MarketSpec;
+    use polyclob_sim::MarketSpec;
     let ids: Vec<String> = (0..400u64).map(|i| format!("{}", 7_000_000 + i)).collect();
     let specs: Vec<MarketSpec> = ids
         .chunks(2)

@@ -2,7 +2,6 @@
 //! subscription rules (one initial subscribe per connection, then the dynamic-subscription
 //! message; no `PING` before the first subscribe), which the simulator now enforces and the
 //! client meets.
-#![cfg(feature = "sim")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support::fixtures;

@@ -1,6 +1,5 @@
 //! `DELETE /orders` takes at most 1,000 ids (Polymarket changelog, 2026-06-15): the client
 //! chunks longer lists, the simulator refuses them.
-#![cfg(feature = "sim")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support::mock_clob;
@@ -213,7 +212,7 @@ async fn the_drop_in_client_chunks_too() {
 /// capacity, none answered 429 by a simulator enforcing the same tier.
 #[tokio::test]
 async fn governed_cancels_go_in_chunks_that_fit_the_bucket() {
-    let sim = polyclob::sim::Simulator::builder()
+    let sim = polyclob_sim::Simulator::builder()
         .seed(8)
         .rate_limits(Some(Tier::Standard))
         .start()

@@ -1,7 +1,6 @@
 //! Filtering open orders by `asset_id` requires `market` too (announced for 2026-12-14 with
 //! Polymarket's py-sdk polymarket-client v0.20.0): the client fills `market` from what it
 //! knows or refuses before any I/O naming the field; the simulator enforces the rule.
-#![cfg(feature = "sim")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support::mock_clob;

@@ -2,7 +2,6 @@
 //! exchange does (`400` `invalid post-only order: order crosses book`, and per order inside a
 //! batch's `200`), and a loopback mock replays the exchange's exact bodies. The restriction
 //! predicates (post-only mode, cancel-only, closed-only) never fire on it, nor it on them.
-#![cfg(feature = "sim")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support::mock_clob;

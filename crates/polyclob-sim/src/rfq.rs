@@ -16,7 +16,7 @@ use super::events;
 use super::rest::{l2, ok, page, q};
 use super::server::{Reject, Shared, error_response};
 use super::state::{ApiKeyRec, Exchange, NewOrder, now_s};
-use crate::types::Side;
+use polyclob::types::Side;
 
 type Resp = Response<http_body_util::Full<bytes::Bytes>>;
 

@@ -1,5 +1,4 @@
 //! The standalone `polyclob-sim` binary: prints its address, serves, honours its flags.
-#![cfg(feature = "sim")]
 #![allow(clippy::unwrap_used)]
 
 use std::io::{BufRead, BufReader};

@@ -25,7 +25,7 @@ use super::events;
 use super::rest::{l2, ok, page, q};
 use super::server::{Reject, Shared, error_response};
 use super::state::{ApiKeyRec, Exchange, OrderRec, Status};
-use crate::types::{ExchangeVersion, contracts};
+use polyclob::types::{ExchangeVersion, contracts};
 
 type Resp = Response<http_body_util::Full<bytes::Bytes>>;
 
@@ -47,7 +47,7 @@ struct BuilderKey {
     revoked_at: Option<u64>,
 }
 
-use crate::clob::session_signers::{
+use polyclob::clob::session_signers::{
     AUTHORIZATIONS_PATH as AUTHORIZATIONS, EXECUTE_PARAMS_PATH as EXECUTE_PARAMS,
     REVOCATIONS_PATH as REVOCATIONS, SessionScope, SessionSignerAction, SessionSignerBatch,
 };
@@ -72,7 +72,8 @@ fn builder_auth(shared: &Shared, ex: &Exchange, parts: &Parts, body: &[u8]) -> R
         .ok_or_else(refuse)?;
     let sig = h("poly_builder_signature").ok_or_else(refuse)?;
     if shared.verify {
-        let mac = crate::sign::hmac::HmacKey::from_base64url(&key.secret).map_err(|_| refuse())?;
+        let mac =
+            polyclob::sign::hmac::HmacKey::from_base64url(&key.secret).map_err(|_| refuse())?;
         if mac
             .sign(ts, parts.method.as_str(), parts.uri.path(), body)
             .as_str()
@@ -111,7 +112,7 @@ fn session_signer_batch(shared: &Shared, parts: &Parts, authorize: bool, body: &
             "Invalid payload: walletAddress, sessionSignerAddress, nonce and deadline are required",
         );
     };
-    let Some(sig) = text("signature").and_then(|s| crate::sign::Signature::parse_hex(s).ok())
+    let Some(sig) = text("signature").and_then(|s| polyclob::sign::Signature::parse_hex(s).ok())
     else {
         return bad("Invalid payload: signature must be 65 bytes of hex");
     };
@@ -139,15 +140,10 @@ fn session_signer_batch(shared: &Shared, parts: &Parts, authorize: bool, body: &
     } else {
         SessionSignerAction::Revoke
     };
-    let batch = SessionSignerBatch {
-        wallet,
-        session_signer: signer,
-        action: action.clone(),
-        nonce: U256::from(nonce),
-        deadline,
-    };
+    let batch =
+        SessionSignerBatch::new(wallet, signer, action.clone(), U256::from(nonce), deadline);
     let digest = batch.digest(shared.chain);
-    let Ok(owner) = crate::sign::eip712::recover_address(&digest.0, &sig) else {
+    let Ok(owner) = polyclob::sign::eip712::recover_address(&digest.0, &sig) else {
         return bad("invalid signature");
     };
     let mut ex = shared.ex();

@@ -9,16 +9,16 @@ use hyper::http::request::Parts;
 use hyper::{HeaderMap, StatusCode};
 use serde_json::Value;
 
-use crate::order::{Order, TokenId};
-use crate::sign::Signature;
-use crate::sign::clob_auth::clob_auth_digest;
-use crate::sign::eip712::{
+use polyclob::order::{Order, TokenId};
+use polyclob::sign::Signature;
+use polyclob::sign::clob_auth::clob_auth_digest;
+use polyclob::sign::eip712::{
     ORDER_V2_TYPE, compute_exchange_domain, order_struct_hash, recover_address, signing_hash,
     typed_data_sign_struct_hash,
 };
-use crate::sign::hmac::HmacKey;
-use crate::sign::wallet::{derive_proxy_wallet, derive_safe_wallet};
-use crate::types::{ExchangeVersion, OrderType, Side, SignatureType, contracts};
+use polyclob::sign::hmac::HmacKey;
+use polyclob::sign::wallet::{derive_proxy_wallet, derive_safe_wallet};
+use polyclob::types::{ExchangeVersion, OrderType, Side, SignatureType, contracts};
 
 use super::server::{Reject, Shared};
 use super::state::{ApiKeyRec, Exchange, NewOrder};

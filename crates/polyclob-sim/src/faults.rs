@@ -108,7 +108,7 @@ impl HttpRule {
 ///
 /// ```
 /// use std::time::Duration;
-/// use polyclob::sim::{Faults, HttpFault, HttpRule, Trigger};
+/// use polyclob_sim::{Faults, HttpFault, HttpRule, Trigger};
 ///
 /// let faults = Faults::none()
 ///     .latency(Duration::from_millis(5))

@@ -1,9 +1,9 @@
 //! polyclob against polymarket-rs-client 0.1.1 (the crate it replaces), on the same work.
 //!
 //! ```text
-//! cargo run --release --features peer --example side_by_side_benchmark
-//! cargo run --release --features peer --example side_by_side_benchmark -- --iterations 500 --markets 1000
-//! cargo run --release --features peer --example side_by_side_benchmark -- --live   # read-only, real exchange
+//! cargo run --release --manifest-path examples/side_by_side/Cargo.toml
+//! cargo run --release --manifest-path examples/side_by_side/Cargo.toml -- --iterations 500 --markets 1000
+//! cargo run --release --manifest-path examples/side_by_side/Cargo.toml -- --live   # read-only, real exchange
 //! ```
 //!
 //! Two jobs, each done by both crates on one thread (a current-thread tokio runtime), with
@@ -12,7 +12,7 @@
 //! its own thread, is not counted):
 //!
 //! 1. **Fetching markets**: the first page of `GET /markets`, decoded. By default from the
-//!    embedded simulator (`polyclob::sim`) on loopback, seeded with `--markets` markets, all
+//!    embedded simulator (`polyclob_sim`) on loopback, seeded with `--markets` markets, all
 //!    on that one page; with `--live` from `https://clob.polymarket.com` (read-only).
 //! 2. **Creating and signing a limit order** (BUY 21.04 @ 0.56, tick 0.01, not neg-risk).
 //!    The peer's `create_order` always makes a `GET /tick-size` round trip (here to the
@@ -23,7 +23,7 @@
 //! signature, recovered from its EIP-712 hash (V1 or V2 domain) to the key's address. The
 //! key is Hardhat's account #0, a public test key.
 
-#[path = "../tests/support/counting_alloc.rs"]
+#[path = "../../../tests/support/counting_alloc.rs"]
 mod counting_alloc;
 
 use std::cell::RefCell;
@@ -38,8 +38,8 @@ use polyclob::order::{LimitOrder, MarketContext, Order, OrderSigner, TokenId};
 use polyclob::sign::eip712::{exchange_domain, order_hash, recover_address};
 use polyclob::sign::wallet::Wallet;
 use polyclob::sign::{Signature, Signer};
-use polyclob::sim::{MarketSpec, Simulator};
 use polyclob::types::{Chain, ExchangeVersion, Side, SignatureType, TickSize};
+use polyclob_sim::{MarketSpec, Simulator};
 use rust_decimal::Decimal;
 
 #[global_allocator]

@@ -7,12 +7,12 @@ use hyper::http::request::Parts;
 use hyper::{Method, Response, StatusCode};
 use serde_json::{Value, json};
 
-use crate::types::Side;
+use polyclob::types::Side;
 
 use super::server::{Reject, Shared, error_response, json_response};
 use super::state::{Canceled, Exchange, Placed, now_s};
 use super::{auth, events, rails};
-use crate::clob::Bucket;
+use polyclob::clob::Bucket;
 
 type Resp = Response<Full<Bytes>>;
 

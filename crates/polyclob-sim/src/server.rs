@@ -16,7 +16,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{broadcast, watch};
 use tokio::task::JoinHandle;
 
-use crate::types::{Chain, TickSize};
+use polyclob::types::{Chain, TickSize};
 
 use super::faults::{FaultState, Faults, HttpFault};
 use super::market::MarketSpec;
@@ -88,7 +88,7 @@ impl Shared {
 ///
 /// ```no_run
 /// # async fn demo() -> std::io::Result<()> {
-/// let sim = polyclob::sim::Simulator::builder().seed(7).start().await?;
+/// let sim = polyclob_sim::Simulator::builder().seed(7).start().await?;
 /// println!("REST at {}, WS at {}/ws/market", sim.http_url(), sim.ws_url());
 /// # Ok(()) }
 /// ```
@@ -117,7 +117,7 @@ pub struct SimBuilder {
     clob_version: u64,
     activity: Option<Duration>,
     rtds_interval: Duration,
-    rate_limits: Option<crate::clob::Tier>,
+    rate_limits: Option<polyclob::clob::Tier>,
     rate_limit_warning_only: bool,
     #[cfg(feature = "onchain")]
     onchain: bool,
@@ -238,7 +238,7 @@ impl SimBuilder {
     /// `Retry-After` when a bucket is short, batches all or nothing. Default is `None`: no
     /// trading limits (as before the exchange enforced them).
     #[must_use]
-    pub fn rate_limits(mut self, tier: Option<crate::clob::Tier>) -> Self {
+    pub fn rate_limits(mut self, tier: Option<polyclob::clob::Tier>) -> Self {
         self.rate_limits = tier;
         self
     }
@@ -386,7 +386,7 @@ impl SimHandle {
     }
 
     /// The Gamma base URL, `http://127.0.0.1:<port>/gamma`: point a
-    /// [`gamma::Client`](crate::gamma::Client) here. Markets, tick sizes, neg-risk flags and
+    /// [`gamma::Client`](polyclob::gamma::Client) here. Markets, tick sizes, neg-risk flags and
     /// token ids agree with the CLOB routes.
     #[must_use]
     pub fn gamma_url(&self) -> String {
@@ -394,7 +394,7 @@ impl SimHandle {
     }
 
     /// The Data API base URL, `http://127.0.0.1:<port>/data-api`: point a
-    /// [`data::Client`](crate::data::Client) here. Positions and trades are derived from the
+    /// [`data::Client`](polyclob::data::Client) here. Positions and trades are derived from the
     /// simulator's fills.
     #[must_use]
     pub fn data_api_url(&self) -> String {
@@ -481,7 +481,7 @@ impl SimHandle {
 
     /// Gives one signer (its address) its own rate-limit tier; with trading limits off this
     /// turns them on for that signer alone.
-    pub fn set_rate_limit_tier(&self, address: &str, tier: crate::clob::Tier) {
+    pub fn set_rate_limit_tier(&self, address: &str, tier: polyclob::clob::Tier) {
         self.shared
             .rails()
             .set_tier(normalize_address(address), tier);
@@ -489,7 +489,7 @@ impl SimHandle {
 
     /// Turns the trading rate limits on for every signer at `tier` (`None`: only signers given
     /// a tier of their own are limited).
-    pub fn set_rate_limits(&self, tier: Option<crate::clob::Tier>) {
+    pub fn set_rate_limits(&self, tier: Option<polyclob::clob::Tier>) {
         self.shared.rails().set_default_tier(tier);
     }
 

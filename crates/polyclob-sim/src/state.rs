@@ -9,8 +9,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio::sync::broadcast;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
-use crate::fixed::{Price, Size};
-use crate::types::{OrderType, Side, TickSize};
+use polyclob::fixed::{Price, Size};
+use polyclob::types::{OrderType, Side, TickSize};
 
 use super::engine::{Book, Fill, LevelChange};
 use super::market::{MarketSpec, seed_orders};

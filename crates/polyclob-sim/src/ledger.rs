@@ -15,12 +15,13 @@ use std::collections::{HashMap, HashSet};
 
 use alloy_primitives::{Address, B256, U256};
 
-use crate::onchain::abi::{Reader, Value, encode_args, split_selector};
-use crate::onchain::{Call, sel};
-use crate::sign::Signature;
-use crate::sign::eip712::recover_address;
-use crate::sign::wallet::{PROXY_FACTORY, derive_proxy_wallet, derive_safe_wallet};
-use crate::types::{Chain, Contracts, ExchangeVersion, Side, contracts};
+use polyclob::onchain::Call;
+use polyclob::onchain::abi::{Reader, Value, encode_args, split_selector};
+use polyclob::onchain::selector as sel;
+use polyclob::sign::Signature;
+use polyclob::sign::eip712::recover_address;
+use polyclob::sign::wallet::{PROXY_FACTORY, derive_proxy_wallet, derive_safe_wallet};
+use polyclob::types::{Chain, Contracts, ExchangeVersion, Side, contracts};
 
 use super::engine::Fill;
 use super::market::MarketSpec;
@@ -54,8 +55,8 @@ fn revert<T>(reason: &str) -> Result<T, Revert> {
     Err(Revert(reason.to_owned()))
 }
 
-impl From<crate::onchain::AbiError> for Revert {
-    fn from(e: crate::onchain::AbiError) -> Self {
+impl From<polyclob::onchain::AbiError> for Revert {
+    fn from(e: polyclob::onchain::AbiError) -> Self {
         Self(format!("bad calldata: {e}"))
     }
 }
@@ -347,7 +348,7 @@ impl Ledger {
             .try_into()
             .map_err(|_| Revert("GS020: signatures too short".into()))?;
         let sig = Signature::from_bytes(sig_bytes).map_err(|_| Revert("GS026: bad v".into()))?;
-        let hash = crate::onchain::wallet::safe_tx_hash(self.chain_id(), safe, &inner, nonce);
+        let hash = polyclob::onchain::wallet::safe_tx_hash(self.chain_id(), safe, &inner, nonce);
         let owner =
             recover_address(&hash.0, &sig).map_err(|_| Revert("GS026: bad signature".into()))?;
         // A Polymarket Safe is the CREATE2 Safe of its single owner.
@@ -619,8 +620,8 @@ impl Ledger {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::onchain::{ctf, erc20, erc1155};
-    use crate::sim::MarketSpec;
+    use crate::MarketSpec;
+    use polyclob::onchain::{ctf, erc20, erc1155};
 
     fn ledger() -> (Ledger, B256, [U256; 2]) {
         let markets = MarketSpec::defaults();
@@ -718,7 +719,7 @@ mod tests {
             U256::from(10u8),
         );
         l.apply(me, &split).unwrap();
-        let redeem = crate::onchain::neg_risk::redeem_positions(
+        let redeem = polyclob::onchain::neg_risk::redeem_positions(
             adapter,
             cond,
             &[U256::from(4u8), U256::from(10u8)],
@@ -742,7 +743,7 @@ mod tests {
         assert_eq!(l.collateral_of(me), U256::from(4u8));
         assert_eq!(l.token_of(me, ids[0]), U256::from(6u8));
         assert_eq!(l.token_of(me, ids[1]), U256::ZERO);
-        let convert = crate::onchain::neg_risk::convert_positions(
+        let convert = polyclob::onchain::neg_risk::convert_positions(
             adapter,
             cond,
             U256::from(1u8),
@@ -762,11 +763,11 @@ mod tests {
         let me = Address::repeat_byte(1);
         let mut call = erc20::approve(l.contracts.collateral, me, U256::from(1u8));
         for _ in 0..4 {
-            call = crate::onchain::wallet::proxy_calls(&[call]);
+            call = polyclob::onchain::wallet::proxy_calls(&[call]);
         }
         l.apply(me, &call).unwrap();
         for _ in 0..200 {
-            call = crate::onchain::wallet::proxy_calls(&[call]);
+            call = polyclob::onchain::wallet::proxy_calls(&[call]);
         }
         assert_eq!(
             l.apply(me, &call),

@@ -6,8 +6,8 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use polyclob::sim::{Faults, HttpFault, HttpRule, MarketSpec, Simulator, Trigger, parse_markets};
 use polyclob::types::Chain;
+use polyclob_sim::{Faults, HttpFault, HttpRule, MarketSpec, Simulator, Trigger, parse_markets};
 
 const HELP: &str = "\
 polyclob-sim: an offline Polymarket CLOB on 127.0.0.1 (REST + /ws/market + /ws/user)

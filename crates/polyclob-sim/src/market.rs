@@ -1,8 +1,8 @@
 //! Markets the simulator lists: their static description ([`MarketSpec`]), the seed fixture
 //! shipped with the crate, and the seeded initial liquidity of their books.
 
-use crate::fixed::{Price, Size};
-use crate::types::TickSize;
+use polyclob::fixed::{Price, Size};
+use polyclob::types::TickSize;
 
 use super::rng::Rng;
 
@@ -43,7 +43,7 @@ impl TokenSpec {
 ///
 /// ```
 /// use polyclob::fixed::{Price, Size};
-/// use polyclob::sim::MarketSpec;
+/// use polyclob_sim::MarketSpec;
 /// use polyclob::types::TickSize;
 ///
 /// let m = MarketSpec::binary("0xabc", "Will it rain?", ["1", "2"])
@@ -199,10 +199,10 @@ impl MarketSpec {
         self.position_ids
     }
 
-    /// The markets of the seed fixture shipped with the crate (`src/sim/data/markets.json`).
+    /// The markets of the seed fixture shipped with the crate (`src/data/markets.json`).
     ///
     /// ```
-    /// let markets = polyclob::sim::MarketSpec::defaults();
+    /// let markets = polyclob_sim::MarketSpec::defaults();
     /// assert_eq!(markets.len(), 4);
     /// ```
     #[must_use]
@@ -213,7 +213,7 @@ impl MarketSpec {
     }
 }
 
-/// Parses a JSON array of market objects (the shape of `src/sim/data/markets.json`).
+/// Parses a JSON array of market objects (the shape of `src/data/markets.json`).
 ///
 /// # Errors
 /// A message naming the first missing or malformed field.

@@ -1,6 +1,6 @@
 //! The simulator's JSON-RPC chain endpoint, `POST /rpc` (features `sim` + `onchain`).
 //!
-//! Enable it with [`SimBuilder::onchain`](super::SimBuilder::onchain). Serves the methods [`onchain::Settler`](crate::onchain::Settler) uses (`eth_chainId`,
+//! Enable it with [`SimBuilder::onchain`](super::SimBuilder::onchain). Serves the methods [`onchain::Settler`](polyclob::onchain::Settler) uses (`eth_chainId`,
 //! `eth_call`, `eth_estimateGas`, `eth_getTransactionCount`, `eth_getBalance`,
 //! `eth_getBlockByNumber`, `eth_maxPriorityFeePerGas`, `eth_gasPrice`, `eth_sendRawTransaction`,
 //! `eth_getTransactionReceipt`), single or batched. A raw transaction is decoded as EIP-1559,
@@ -22,8 +22,8 @@ use super::engine::Fill;
 use super::ledger::{Ledger, Revert};
 use super::market::MarketSpec;
 use super::server::{Shared, SimHandle, error_response, json_response};
-use crate::onchain::{Call, SignedTx};
-use crate::types::{Chain, Side};
+use polyclob::onchain::{Call, SignedTx};
+use polyclob::types::{Chain, Side};
 
 /// Base fee of every block: 30 gwei.
 const BASE_FEE: u128 = 30_000_000_000;
@@ -70,7 +70,7 @@ impl RpcError {
         Self {
             code: 3,
             message: format!("execution reverted: {}", r.0),
-            data: Some(crate::onchain::abi::encode_revert(&r.0)),
+            data: Some(polyclob::onchain::abi::encode_revert_reason(&r.0)),
         }
     }
 }

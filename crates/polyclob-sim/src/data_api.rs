@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use super::rest::{parse_query, q};
 use super::server::{Shared, error_response, json_response};
 use super::state::{Exchange, SEED_ADDRESS};
-use crate::types::Side;
+use polyclob::types::Side;
 
 type Resp = Response<Full<Bytes>>;
 

@@ -17,7 +17,7 @@ use http_body_util::Full;
 use hyper::header::{HeaderName, HeaderValue, RETRY_AFTER};
 use hyper::{Response, StatusCode};
 
-use crate::clob::{Bucket, Tier};
+use polyclob::clob::{Bucket, Tier};
 
 use super::server::json_response;
 

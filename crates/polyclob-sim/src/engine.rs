@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use crate::types::Side;
+use polyclob::types::Side;
 
 /// A price level: FIFO queue of (order seq, remaining size) and the level total.
 #[derive(Debug, Default, Clone)]
@@ -288,7 +288,7 @@ mod tests {
     /// Naive oracle: a list of resting orders sorted by (price priority, arrival).
     #[test]
     fn matches_naive_oracle_on_random_flow() {
-        let mut rng = crate::sim::rng::Rng::new(5, 5);
+        let mut rng = crate::rng::Rng::new(5, 5);
         let mut b = Book::default();
         // oracle: (side, price, seq, remaining)
         let mut oracle: Vec<(Side, u32, u64, u64)> = Vec::new();

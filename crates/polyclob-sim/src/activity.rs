@@ -1,8 +1,8 @@
 //! Simulated third-party trading: seeded random actions (rest near the top, cancel, take)
 //! that keep books moving and trades printing without a second client.
 
-use crate::fixed::Price;
-use crate::types::{OrderType, Side};
+use polyclob::fixed::Price;
+use polyclob::types::{OrderType, Side};
 
 use super::state::{Exchange, NewOrder, SEED_ADDRESS, SEED_OWNER, fill_notional};
 
@@ -152,10 +152,10 @@ impl Exchange {
 mod tests {
     use std::time::Duration;
 
-    use super::super::market::MarketSpec;
-    use super::super::state::{Exchange, NewOrder, StateConfig};
-    use super::super::trades::TradeLog;
-    use crate::types::{OrderType, Side};
+    use crate::market::MarketSpec;
+    use crate::state::{Exchange, NewOrder, StateConfig};
+    use crate::trades::TradeLog;
+    use polyclob::types::{OrderType, Side};
 
     fn exchange(house_cap: usize) -> Exchange {
         let (tx, _) = tokio::sync::broadcast::channel(16);

@@ -202,7 +202,7 @@ fn matches(ex: &Exchange, mi: usize, query: &[(String, String)]) -> bool {
 
 fn min_ok(query: &[(String, String)], key: &str, micros: u64) -> bool {
     q(query, key)
-        .and_then(|v| crate::fixed::Size::parse(v.as_bytes()).ok())
+        .and_then(|v| polyclob::fixed::Size::parse(v.as_bytes()).ok())
         .is_none_or(|min| micros >= min.as_micros())
 }
 

@@ -4,8 +4,8 @@
 
 use serde_json::{Value, json};
 
-use crate::fixed::{Price, Size};
-use crate::types::{Side, TickSize};
+use polyclob::fixed::{Price, Size};
+use polyclob::types::{Side, TickSize};
 
 use super::engine::LevelChange;
 use super::market::MarketSpec;

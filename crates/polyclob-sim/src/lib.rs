@@ -1,5 +1,22 @@
-//! An offline Polymarket CLOB on loopback, for testing clients and trading bots without the
-//! internet (feature `sim`).
+//! An offline Polymarket exchange on loopback, for testing clients and trading bots without
+//! the internet: the CLOB's REST and WebSocket APIs, Gamma, the Data API, the real-time data
+//! socket and, with feature `onchain`, a minimal chain. Built on [polyclob]'s public API (its
+//! signing, order and contract code is what the simulator verifies against), and used by
+//! polyclob's own examples and tests.
+//!
+//! In a bot's tests, as a dev-dependency:
+//!
+//! ```toml
+//! [dev-dependencies]
+//! polyclob-sim = "0.1" # features = ["onchain"] for the chain
+//! ```
+//!
+//! For bots in other languages, the `polyclob-sim` binary serves the same exchange and prints
+//! its address (`cargo install polyclob-sim`, then `polyclob-sim --help`; in polyclob's
+//! repository `cargo run -p polyclob-sim -- --help`).
+//!
+//! Until polyclob 0.1 this was `polyclob::sim` (feature `sim`); every name is unchanged, only
+//! the path: `polyclob::sim::X` is `polyclob_sim::X`.
 //!
 //! The simulator speaks the exchange's wire formats: the REST endpoints of the CLOB (markets,
 //! books, prices, API keys, orders, cancels, open orders, trades, heartbeats) over HTTP/1.1 and
@@ -19,7 +36,7 @@
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> std::io::Result<()> {
-//! use polyclob::sim::{MarketSpec, Simulator};
+//! use polyclob_sim::{MarketSpec, Simulator};
 //!
 //! let sim = Simulator::builder()
 //!     .seed(42)                                // same seed, same books and ids
@@ -44,7 +61,7 @@
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use polyclob::sign::{Signer, hmac::HmacKey};
-//! use polyclob::sim::Simulator;
+//! use polyclob_sim::Simulator;
 //!
 //! let sim = Simulator::builder().start().await?;
 //! // Hardhat account #0: a public test key.
@@ -69,7 +86,7 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Orders are the exchange's `POST /order` body (protocol.md §3.7) signed for CLOB V2: domain
+//! Orders are the exchange's `POST /order` body signed for CLOB V2: domain
 //! `"2"` and the CTF or NegRisk exchange per the market's `neg_risk`, or domain `"3"` and
 //! ExchangeV3 for position-ID markets. The returned `orderID` is the EIP-712 order hash.
 //!
@@ -83,7 +100,7 @@
 //! | keys (L1) | `POST /auth/api-key`, `GET /auth/derive-api-key` (deterministic per address, nonce and seed); `GET /auth/api-keys` (L2) |
 //! | trading (L2) | `POST /order`, `POST /orders` (≤ 15), `DELETE /order`, `/orders` (≤ 1000 ids), `/cancel-all`, `/cancel-market-orders` |
 //! | account (L2) | `GET /data/orders` (`asset_id` needs `market`), `/data/order/{id}`, `/data/trades` (cursor pages), `POST /v1/heartbeats` (chained ids; silence for the heartbeat timeout cancels all the user's orders) |
-//! | `/ws/market` | `{"assets_ids":[…],"type":"market"}` → one frame with an array of `book` events (hash by the exchange's formula, see [`book::integrity`](crate::book::integrity); no `min_order_size`/`neg_risk`, as on the exchange); then `price_change` (with `price_changes`, `best_bid`, `best_ask`, `hash`), `last_trade_price`, a fresh `book` after each trade, `tick_size_change`; with `"custom_feature_enabled":true` also `best_bid_ask` when the top of book moves; `{"operation":"subscribe"/"unsubscribe"}` at any time |
+//! | `/ws/market` | `{"assets_ids":[…],"type":"market"}` → one frame with an array of `book` events (hash by the exchange's formula, see [`book::integrity`](polyclob::book::integrity); no `min_order_size`/`neg_risk`, as on the exchange); then `price_change` (with `price_changes`, `best_bid`, `best_ask`, `hash`), `last_trade_price`, a fresh `book` after each trade, `tick_size_change`; with `"custom_feature_enabled":true` also `best_bid_ask` when the top of book moves; `{"operation":"subscribe"/"unsubscribe"}` at any time |
 //! | `/ws/user` | `{"auth":{apiKey,secret,passphrase},"markets":[…],"type":"user"}` → `order` (`PLACEMENT`/`UPDATE`/`CANCELLATION`) and `trade` (`MATCHED` then `CONFIRMED`) events of that user, filtered by condition id (no list = all) |
 //! | Gamma, at [`SimHandle::gamma_url`] | `GET /markets/keyset`, `/events/keyset` (keyset cursors: `after_cursor` in, `next_cursor` out, absent on the last page; ≤ 100 markets / 500 events a page, ≤ 100 `condition_ids`), `/markets/{id}`, `/markets/slug/{slug}`, `/events/{id}`, `/events/slug/{slug}`, `/public-search`, `/tags`, `/series`, `/sports`; the CLOB markets in Gamma's vocabulary |
 //! | Data API v2, at [`SimHandle::data_api_url`] | `GET /v2/positions`, `/v2/trades`, `/v2/activity`, `/v2/value`, `/v2/holders` in the `{data, pagination}` envelope with cursors; derived from the simulator's fills |
@@ -101,7 +118,7 @@
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> std::io::Result<()> {
 //! use std::time::Duration;
-//! use polyclob::sim::{Faults, HttpFault, HttpRule, Simulator, Trigger};
+//! use polyclob_sim::{Faults, HttpFault, HttpRule, Simulator, Trigger};
 //!
 //! let sim = Simulator::builder()
 //!     .faults(
@@ -132,9 +149,6 @@
 //! without a second client; [`SimHandle::step_activity`] does the same synchronously for
 //! deterministic tests.
 //!
-//! The standalone binary `polyclob-sim` (`cargo run --features sim --bin polyclob-sim -- --help`)
-//! serves the same exchange for bots written in other languages.
-//!
 //! # Fidelity notes
 //!
 //! - Books are per token; complementary tokens are seeded as mirror images but an order on
@@ -164,6 +178,14 @@
 //!   expiration (the exchange's documented one-minute security threshold).
 //! - Error texts follow Polymarket's documented messages where they are documented; others are
 //!   descriptive and stable.
+//!
+//! [polyclob]: https://docs.rs/polyclob
+
+// The simulator never prints: output belongs to the test or the binary.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+// Nothing a client sends can panic it: no `unwrap` outside tests, `expect` only on a locally
+// proven invariant, with its reason.
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 mod activity;
 mod auth;
@@ -192,3 +214,8 @@ pub use self::faults::{Faults, HttpFault, HttpRule, Trigger};
 pub use self::market::{MarketSpec, TokenSpec, parse_markets};
 pub use self::rails::RailStats;
 pub use self::server::{ApiCredentials, SimBuilder, SimHandle, Simulator};
+
+// Compiles the README's code blocks as doctests, so the README cannot drift.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
