@@ -2,6 +2,7 @@ mod auth;
 mod faults;
 mod gamma_data;
 mod order_builder;
+mod polybolt;
 mod rest;
 mod robustness;
 mod rtds;
