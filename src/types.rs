@@ -30,9 +30,12 @@ use alloy_primitives::{Address, address};
 use crate::fixed::Price;
 
 mod order;
+mod protocol;
 mod token_id;
 
 pub use self::order::Order;
+pub(crate) use self::protocol::padded_condition;
+pub use self::protocol::{ConditionId, PositionId, Protocol, ProtocolError};
 pub use self::token_id::{TokenId, TokenIdError};
 
 /// A value that is not one of the protocol's names or numbers for a type.
