@@ -106,6 +106,10 @@ pub(crate) mod sel {
     pub(crate) const EXEC_TRANSACTION: [u8; 4] = [0x6a, 0x76, 0x12, 0x02];
     pub(crate) const SAFE_NONCE: [u8; 4] = [0xaf, 0xfe, 0xd0, 0xe0];
     pub(crate) const PROXY: [u8; 4] = [0x34, 0xee, 0x97, 0x91];
+    pub(crate) const ROUTER_SPLIT: [u8; 4] = [0x82, 0xd3, 0xb9, 0xf1];
+    pub(crate) const ROUTER_MERGE: [u8; 4] = [0x5b, 0x63, 0x68, 0x5e];
+    pub(crate) const ROUTER_REDEEM: [u8; 4] = [0xd2, 0x17, 0xa3, 0xcc];
+    pub(crate) const GET_PAYOUT: [u8; 4] = [0x4c, 0x61, 0x9e, 0x4c];
 
     #[cfg(test)]
     pub(crate) const ALL: &[([u8; 4], &str)] = &[
@@ -143,6 +147,10 @@ pub(crate) mod sel {
         ),
         (SAFE_NONCE, "nonce()"),
         (PROXY, "proxy((uint8,address,uint256,bytes)[])"),
+        (ROUTER_SPLIT, "split(bytes31,uint256)"),
+        (ROUTER_MERGE, "merge(bytes31,uint256)"),
+        (ROUTER_REDEEM, "redeem(bytes31,uint256,uint256)"),
+        (GET_PAYOUT, "getPayout(uint256,uint256)"),
     ];
 }
 
