@@ -387,7 +387,8 @@ pub(crate) fn padded_condition(text: &str) -> std::borrow::Cow<'_, str> {
 /// use polyclob::types::{PositionId, Protocol, TokenId};
 ///
 /// // Binary module (1), base hash 0xab…, outcome 1.
-/// let id = (polyclob::U256::from(1u8) << 248) | (polyclob::U256::from(0xabu8) << 200) | polyclob::U256::from(1u8);
+/// use polyclob::U256;
+/// let id = (U256::from(1u8) << 248usize) | (U256::from(0xabu8) << 200usize) | U256::from(1u8);
 /// let token = TokenId::parse(id.to_string().as_bytes()).unwrap();
 /// let p = PositionId::parse(&token)?;
 /// assert_eq!((p.module_id(), p.outcome_index()), (1, 1));
