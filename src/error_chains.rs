@@ -186,7 +186,10 @@ fn onchain_errors() {
         .get("no-scheme")
         .build()
         .expect_err("a relative URL");
-    reads_once(Error::http(bad_url), &["JSON-RPC request failed"]);
+    reads_once(
+        Error::http(ClobError::from_reqwest(bad_url)),
+        &["JSON-RPC request failed", "client setup failed"],
+    );
 }
 
 #[test]

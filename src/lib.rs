@@ -146,7 +146,7 @@
 //! | module | what it holds |
 //! |---|---|
 //! | [`fixed`] | [`Price`](fixed::Price), [`Size`](fixed::Size), [`Notional`](fixed::Notional): exact 6-decimal newtypes |
-//! | [`clob`] | the native REST [`Client`](clob::Client): tuned transport, typed errors, endpoints, pagination, caches |
+//! | [`clob`] | the native REST [`Client`](clob::Client): endpoints, pagination, caches, auth, rate-limit and restriction rails, the order lane; the transport's public types ([`Proxy`](clob::Proxy), [`Error`](clob::Error), [`RetryPolicy`](clob::RetryPolicy), …) |
 //! | [`types`] | sides, order types, tick sizes, signature types, chains, the contract table, the exchange's order struct and token ids |
 //! | [`sign`] | keys, EIP-712, ECDSA backends, L1 ClobAuth, L2 HMAC, wallets |
 //! | [`order`] | order amounts per tick size, validation, the builder, the wire body |
@@ -155,6 +155,7 @@
 //! | [`book`] | fixed-point L2 books and the manager that applies decoded frames to them |
 //! | [`gamma`] | market discovery (Gamma): keyset-paged markets and events, tags, series, sports, search; a market's trading contexts |
 //! | [`data`] | the Data API v2: positions, trades, activity, portfolio value, holders, with cursor paging |
+//! | `http` (private) | the one HTTP transport every client above and `onchain` uses: the tuned `reqwest` client, rustls (shared with [`ws`]), proxies, DNS cache, retries, breaker, the error type |
 //! | [`rtds`] | the real-time data socket: crypto and equity prices, comments, matched orders |
 //! | `onchain` (feature `onchain`) | approvals, split/merge/redeem, neg-risk conversion and balances as EIP-1559 transactions (EOA, Safe, proxy) |
 //! | `sim` (feature `sim`, default) | an offline exchange on loopback (REST, WS, matching, faults) for testing bots |
@@ -182,17 +183,16 @@ pub mod decode;
 mod error_chains;
 pub mod fixed;
 pub mod gamma;
+mod http;
 #[cfg(feature = "onchain")]
 pub mod onchain;
 pub mod order;
-mod proxy;
 pub mod rtds;
 pub mod sign;
 #[cfg(feature = "sim")]
 pub mod sim;
 #[cfg(test)]
 mod testutil;
-mod tls;
 pub mod types;
 pub mod ws;
 

@@ -4,9 +4,9 @@ use alloy_primitives::U256;
 use serde::Deserialize;
 
 use super::auth::{Credentials, Level};
-use super::error::Error;
 use super::transport::{Client, Req};
 use super::types::{ApiKeyRaw, AssetKind, BalanceAllowance, Notification, lenient};
+use crate::http::Error;
 use crate::types::SignatureType;
 
 impl Client {
@@ -17,13 +17,7 @@ impl Client {
     /// No signer, transport, status or decode.
     pub async fn create_api_key(&self, nonce: U256) -> Result<Credentials, Error> {
         let raw: ApiKeyRaw = self
-            .json(
-                &Req {
-                    body: None,
-                    ..Req::post("/auth/api-key", Vec::new())
-                }
-                .auth(Level::L1(nonce)),
-            )
+            .json(&Req::post_empty("/auth/api-key").auth(Level::L1(nonce)))
             .await?;
         Ok(Credentials::new(raw.api_key, raw.secret, raw.passphrase))
     }
@@ -123,13 +117,7 @@ impl Client {
             api_key: String,
         }
         let k: K = self
-            .json(
-                &Req {
-                    body: None,
-                    ..Req::post("/auth/readonly-api-key", Vec::new())
-                }
-                .auth(Level::L2),
-            )
+            .json(&Req::post_empty("/auth/readonly-api-key").auth(Level::L2))
             .await?;
         Ok(k.api_key)
     }

@@ -7,10 +7,11 @@ use futures_core::Stream;
 use serde::Deserialize;
 
 use super::auth::Level;
-use super::error::Error;
 use super::pagination::{Page, PageSpec, SkippedRow, decode_page};
-use super::transport::{Client, decode};
+use super::transport::Client;
 use super::types::{FeeCurve, OpenOrder};
+use crate::http::Error;
+use crate::http::decode;
 
 /// Polymarket's web host, which answers the geoblock check.
 pub const DEFAULT_GEOBLOCK_HOST: &str = "https://polymarket.com";
@@ -97,16 +98,12 @@ impl Client {
     /// Transport, status, or a body that is not an object.
     pub async fn check_geoblock(&self, host: &str) -> Result<Geoblock, Error> {
         let url = format!("{}{GEOBLOCK_PATH}", host.trim_end_matches('/'));
-        let mut rb = self.inner.http.get(url);
-        if let Some(t) = self.inner.timeout {
-            rb = rb.timeout(t);
-        }
-        let resp = rb.send().await.map_err(Error::from_reqwest)?;
-        let status = resp.status().as_u16();
-        let body = resp.bytes().await.map_err(Error::from_reqwest)?;
-        if !(200..300).contains(&status) {
-            return Err(Error::from_status(status, &body, None));
-        }
+        let rb = self.inner.http.request_url(reqwest::Method::GET, &url);
+        let body = self
+            .inner
+            .http
+            .execute(rb, GEOBLOCK_PATH, |_, _| {})
+            .await?;
         decode(&body, GEOBLOCK_PATH)
     }
 }

@@ -10,7 +10,7 @@ use alloy_primitives::U256;
 use reqwest::header::HeaderValue;
 use zeroize::Zeroizing;
 
-use super::error::Error;
+use crate::http::Error;
 use crate::sign::clob_auth::L1Headers;
 use crate::sign::hmac::HmacKey;
 use crate::sign::{SignError, Signer};

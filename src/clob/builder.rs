@@ -1,13 +1,13 @@
-//! [`ClientBuilder`]: transport tuning, retries, breaker, auth material.
+//! [`ClientBuilder`]: the transport's settings (tuning, retries, breaker, proxy) and the CLOB's
+//! own (chain, clock, caches, auth material, rails, the order lane).
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::breaker::{Breaker, BreakerConfig};
 use super::cache::Caches;
-use super::error::{Error, Kind};
-use super::retry::RetryPolicy;
 use super::transport::{Client, Inner};
+use crate::http::proxy::Setting;
+use crate::http::{BreakerConfig, Error, RetryPolicy, Settings};
 use crate::types::Chain;
 
 /// The production CLOB host.
@@ -31,26 +31,11 @@ pub const DEFAULT_HOST: &str = "https://clob.polymarket.com";
 #[derive(Debug)]
 #[must_use]
 pub struct ClientBuilder {
-    pub(crate) host: String,
+    http: Settings,
     pub(crate) chain: Chain,
-    timeout: Option<Duration>,
-    connect_timeout: Option<Duration>,
-    pool_max_idle_per_host: usize,
-    pool_idle_timeout: Option<Duration>,
-    http2_keep_alive_interval: Option<Duration>,
-    http2_keep_alive_timeout: Duration,
-    http2_prior_knowledge: bool,
-    tcp_nodelay: bool,
-    tcp_keepalive: Option<Duration>,
-    gzip: bool,
-    retry: RetryPolicy,
-    breaker: BreakerConfig,
     server_time: bool,
     cache_ttl: Duration,
-    dns_cache_ttl: Option<Duration>,
-    user_agent: String,
     order_lane: bool,
-    pub(crate) proxy: crate::proxy::Setting,
     pub(crate) auth: super::auth::AuthConfig,
     rails: super::rails::RailsConfig,
 }
@@ -65,26 +50,11 @@ impl ClientBuilder {
     /// A builder with the defaults listed on each setter.
     pub fn new() -> Self {
         Self {
-            host: DEFAULT_HOST.to_owned(),
+            http: Settings::new(DEFAULT_HOST),
             chain: Chain::Polygon,
-            timeout: Some(Duration::from_secs(10)),
-            connect_timeout: Some(Duration::from_secs(5)),
-            pool_max_idle_per_host: 16,
-            pool_idle_timeout: Some(Duration::from_secs(90)),
-            http2_keep_alive_interval: Some(Duration::from_secs(15)),
-            http2_keep_alive_timeout: Duration::from_secs(10),
-            http2_prior_knowledge: false,
-            tcp_nodelay: true,
-            tcp_keepalive: Some(Duration::from_secs(30)),
-            gzip: true,
-            retry: RetryPolicy::default(),
-            breaker: BreakerConfig::default(),
             server_time: false,
             cache_ttl: Duration::from_secs(300),
-            dns_cache_ttl: Some(Duration::from_secs(60)),
-            user_agent: concat!("polyclob/", env!("CARGO_PKG_VERSION")).to_owned(),
             order_lane: false,
-            proxy: crate::proxy::Setting::Env,
             auth: super::auth::AuthConfig::default(),
             rails: super::rails::RailsConfig::default(),
         }
@@ -93,11 +63,7 @@ impl ClientBuilder {
     /// The base URL, without a trailing slash (one is removed). Default is
     /// `https://clob.polymarket.com`.
     pub fn host(mut self, host: impl Into<String>) -> Self {
-        let mut h: String = host.into();
-        while h.ends_with('/') {
-            h.pop();
-        }
-        self.host = h;
+        self.http.set_host(host);
         self
     }
 
@@ -110,74 +76,74 @@ impl ClientBuilder {
     /// Deadline of one attempt, connect to last body byte. Default is 10 s; `None` waits
     /// forever.
     pub fn timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
-        self.timeout = timeout.into();
+        self.http.timeout = timeout.into();
         self
     }
 
     /// Deadline for establishing a connection. Default is 5 s.
     pub fn connect_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
-        self.connect_timeout = timeout.into();
+        self.http.connect_timeout = timeout.into();
         self
     }
 
     /// Idle connections kept per host. Default is 16.
     pub fn pool_max_idle_per_host(mut self, max: usize) -> Self {
-        self.pool_max_idle_per_host = max;
+        self.http.pool_max_idle_per_host = max;
         self
     }
 
     /// How long an idle pooled connection is kept. Default is 90 s.
     pub fn pool_idle_timeout(mut self, timeout: impl Into<Option<Duration>>) -> Self {
-        self.pool_idle_timeout = timeout.into();
+        self.http.pool_idle_timeout = timeout.into();
         self
     }
 
     /// HTTP/2 PING interval, also while idle, so a quiet connection stays warm and a dead one
     /// is noticed. Default is 15 s.
     pub fn http2_keep_alive_interval(mut self, interval: impl Into<Option<Duration>>) -> Self {
-        self.http2_keep_alive_interval = interval.into();
+        self.http.http2_keep_alive_interval = interval.into();
         self
     }
 
     /// How long to wait for a PING acknowledgement before closing. Default is 10 s.
     pub fn http2_keep_alive_timeout(mut self, timeout: Duration) -> Self {
-        self.http2_keep_alive_timeout = timeout;
+        self.http.http2_keep_alive_timeout = timeout;
         self
     }
 
     /// Speak HTTP/2 without ALPN negotiation (for h2c test servers). Default is `false`.
     pub fn http2_prior_knowledge(mut self, enabled: bool) -> Self {
-        self.http2_prior_knowledge = enabled;
+        self.http.http2_prior_knowledge = enabled;
         self
     }
 
     /// Disable Nagle's algorithm. Default is `true`.
     pub fn tcp_nodelay(mut self, enabled: bool) -> Self {
-        self.tcp_nodelay = enabled;
+        self.http.tcp_nodelay = enabled;
         self
     }
 
     /// TCP keepalive probe interval. Default is 30 s.
     pub fn tcp_keepalive(mut self, interval: impl Into<Option<Duration>>) -> Self {
-        self.tcp_keepalive = interval.into();
+        self.http.tcp_keepalive = interval.into();
         self
     }
 
     /// Ask for gzip responses (markets pages shrink about tenfold). Default is `true`.
     pub fn gzip(mut self, enabled: bool) -> Self {
-        self.gzip = enabled;
+        self.http.gzip = enabled;
         self
     }
 
     /// Retry policy for idempotent requests. Default is [`RetryPolicy::default`].
     pub fn retry(mut self, policy: RetryPolicy) -> Self {
-        self.retry = policy;
+        self.http.retry = policy;
         self
     }
 
     /// Circuit breaker. Default is disabled ([`BreakerConfig::default`]).
     pub fn breaker(mut self, config: BreakerConfig) -> Self {
-        self.breaker = config;
+        self.http.breaker = config;
         self
     }
 
@@ -200,13 +166,13 @@ impl ClientBuilder {
     /// 60 s; `None` asks the system resolver every time. Ignored with the `hickory-dns` feature
     /// (hickory caches by record TTL).
     pub fn dns_cache_ttl(mut self, ttl: impl Into<Option<Duration>>) -> Self {
-        self.dns_cache_ttl = ttl.into();
+        self.http.dns_cache_ttl = ttl.into();
         self
     }
 
     /// The `User-Agent` header. Default is `polyclob/<version>`.
     pub fn user_agent(mut self, ua: impl Into<String>) -> Self {
-        self.user_agent = ua.into();
+        self.http.user_agent = ua.into();
         self
     }
 
@@ -281,15 +247,15 @@ impl ClientBuilder {
         self
     }
 
-    /// Sends every connection of the client through `proxy`: REST (and the Gamma and Data
-    /// clients built on it), the order lane (a `CONNECT` or SOCKS5 tunnel of its own; with an
+    /// Sends every connection of the client through `proxy`: REST (relayer and geoblock
+    /// calls included), the order lane (a `CONNECT` or SOCKS5 tunnel of its own; with an
     /// `https://` proxy the lane is not used and orders go by the pooled client), and the
     /// streams built with `proxy_from(&client)`
     /// ([`MarketStreamBuilder::proxy_from`](crate::ws::market::MarketStreamBuilder::proxy_from)).
     /// It also applies to loopback hosts. Default is the proxy environment variables
     /// ([`Proxy`](crate::clob::Proxy#where-it-applies) lists them and the `NO_PROXY` rules).
     pub fn proxy(mut self, proxy: crate::clob::Proxy) -> Self {
-        self.proxy = crate::proxy::Setting::Fixed(Arc::new(proxy));
+        self.http.proxy = Setting::Fixed(Arc::new(proxy));
         self
     }
 
@@ -298,7 +264,7 @@ impl ClientBuilder {
     /// [`Proxy`](crate::clob::Proxy#where-it-applies)), as reqwest and `polymarket-rs-client`
     /// 0.1.1 do; with none set this is the same.
     pub fn no_proxy(mut self) -> Self {
-        self.proxy = crate::proxy::Setting::Direct;
+        self.http.proxy = Setting::Direct;
         self
     }
 
@@ -309,48 +275,22 @@ impl ClientBuilder {
     /// When the TLS configuration cannot be set up (no usable root store) or the HTTP client
     /// cannot be built.
     pub fn build(self) -> Result<Client, Error> {
-        let tls = tls_config(self.http2_prior_knowledge)?;
         // The environment is read once, here; every transport follows the same route.
-        let route = self.proxy.resolve();
+        let route = self.http.proxy.resolve();
         let lane = if self.order_lane {
-            super::lane::Lane::new(&self.host, &self.user_agent, self.connect_timeout, &route)?
+            super::lane::Lane::new(
+                &self.http.host,
+                &self.http.user_agent,
+                self.http.connect_timeout,
+                &route,
+            )?
         } else {
             None
         };
-        let mut http = reqwest::Client::builder()
-            .tls_backend_preconfigured(tls)
-            .user_agent(self.user_agent)
-            .pool_max_idle_per_host(self.pool_max_idle_per_host)
-            .pool_idle_timeout(self.pool_idle_timeout)
-            .tcp_nodelay(self.tcp_nodelay)
-            .tcp_keepalive(self.tcp_keepalive)
-            .gzip(self.gzip)
-            .http2_keep_alive_interval(self.http2_keep_alive_interval)
-            .http2_keep_alive_timeout(self.http2_keep_alive_timeout)
-            .http2_keep_alive_while_idle(true)
-            .http2_adaptive_window(true);
-        http = route
-            .apply(http)
-            .map_err(|e| Error::new(Kind::Builder).with_source(e))?;
-        #[cfg(not(feature = "hickory-dns"))]
-        if let Some(ttl) = self.dns_cache_ttl {
-            http = http.dns_resolver(super::dns::CachingResolver::new(ttl));
-        }
-        if let Some(t) = self.connect_timeout {
-            http = http.connect_timeout(t);
-        }
-        if self.http2_prior_knowledge {
-            http = http.http2_prior_knowledge();
-        }
-        let http = http.build().map_err(Error::from_reqwest)?;
         Ok(Client {
             inner: Arc::new(Inner {
-                http,
-                host: self.host,
+                http: self.http.build(&route)?,
                 chain: self.chain,
-                timeout: self.timeout,
-                retry: self.retry,
-                breaker: Breaker::new(self.breaker),
                 server_time: self.server_time,
                 clock_offset: std::sync::atomic::AtomicI64::new(super::transport::UNSYNCED),
                 caches: Caches::new(self.cache_ttl),
@@ -358,26 +298,7 @@ impl ClientBuilder {
                 rails: super::rails::Rails::new(self.rails),
                 token_markets: Default::default(),
                 lane,
-                proxy: self.proxy,
             }),
         })
     }
-}
-
-impl Client {
-    /// The builder's proxy choice (streams built with `proxy_from` reuse it).
-    pub(crate) fn proxy_setting(&self) -> &crate::proxy::Setting {
-        &self.inner.proxy
-    }
-}
-
-/// The crate's one TLS configuration ([`crate::tls`]), offering h2 (and http/1.1 unless
-/// prior knowledge of HTTP/2 was requested).
-fn tls_config(h2_only: bool) -> Result<rustls::ClientConfig, Error> {
-    let alpn: &[&[u8]] = if h2_only {
-        &[b"h2"]
-    } else {
-        &[b"h2", b"http/1.1"]
-    };
-    crate::tls::client_config(alpn).map_err(|e| Error::new(Kind::Builder).with_source(e))
 }

@@ -8,11 +8,12 @@ use alloy_primitives::B256;
 use futures_core::Stream;
 
 use super::auth::{Credentials, Level};
-use super::error::Error;
 use super::orders::TradeFilter;
 use super::pagination::{Page, PageSpec, SkippedRow, decode_page, decode_rows};
-use super::transport::{Client, Req, path_with};
+use super::transport::{Client, Req};
 use super::types::{ApiKeyRaw, BuilderApiKey, BuilderFeeRate, BuilderTrade};
+use crate::http::Error;
+use crate::http::path_with;
 
 const BUILDER_KEY: &str = "/auth/builder-api-key";
 
@@ -25,13 +26,7 @@ impl Client {
     /// Missing credentials, transport, status or decode.
     pub async fn create_builder_api_key(&self) -> Result<Credentials, Error> {
         let raw: ApiKeyRaw = self
-            .json(
-                &Req {
-                    body: None,
-                    ..Req::post(BUILDER_KEY, Vec::new())
-                }
-                .auth(Level::L2),
-            )
+            .json(&Req::post_empty(BUILDER_KEY).auth(Level::L2))
             .await?;
         Ok(Credentials::new(raw.api_key, raw.secret, raw.passphrase))
     }

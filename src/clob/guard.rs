@@ -8,7 +8,7 @@
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use super::error::{Error, Rail};
+use crate::http::{Error, Rail};
 
 const OFF: u8 = 0;
 const ARMED: u8 = 1;

@@ -11,9 +11,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::auth::Level;
-use super::error::Error;
 use super::transport::{Client, Req};
 use super::types::HeartbeatResponse;
+use crate::http::Error;
 
 /// What the background heartbeat task has seen so far.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

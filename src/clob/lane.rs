@@ -28,10 +28,10 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::sync::{Mutex, MutexGuard};
 
-use super::error::{Error, Kind};
 use super::ratelimit::{Bucket, RateLimitStatus};
-use super::retry::parse_retry_after;
 use super::transport::{Client, Req};
+use crate::http::parse_retry_after;
+use crate::http::{Error, Kind};
 use crate::sign::eip712::write_u64_decimal;
 
 /// Lane connections per client (opened when first needed; [`Client::prewarm`] opens one).
@@ -178,7 +178,7 @@ impl Lane {
         base_url: &str,
         user_agent: &str,
         connect_timeout: Option<Duration>,
-        route: &crate::proxy::Route,
+        route: &crate::http::proxy::Route,
     ) -> Result<Option<Self>, Error> {
         let bad = |m: &'static str| Error::new(Kind::Builder).with_message(m);
         let url = reqwest::Url::parse(base_url).map_err(|_| bad("order lane: bad host URL"))?;
@@ -198,7 +198,7 @@ impl Lane {
             None => name.to_owned(),
         };
         let tls = if https {
-            let config = crate::tls::client_config(&[b"http/1.1"])
+            let config = crate::http::tls::client_config(&[b"http/1.1"])
                 .map_err(|e| Error::new(Kind::Builder).with_source(e))?;
             let server = rustls::pki_types::ServerName::try_from(
                 name.trim_start_matches('[')
@@ -215,7 +215,7 @@ impl Lane {
         let proxy = route.for_target(https, bare);
         if proxy
             .as_ref()
-            .is_some_and(|p| p.kind() == crate::proxy::ProxyKind::Https)
+            .is_some_and(|p| p.kind() == crate::http::proxy::ProxyKind::Https)
         {
             return Ok(None);
         }
@@ -255,7 +255,7 @@ impl Lane {
             let tcp = match &self.proxy {
                 None => TcpStream::connect(self.addr.as_str()).await?,
                 // The tunnel's failure is its own error (it names the proxy step).
-                Some(p) => crate::proxy::tunnel(p, &self.target.0, self.target.1)
+                Some(p) => crate::http::tunnel(p, &self.target.0, self.target.1)
                     .await
                     .map_err(io::Error::other)?,
             };
@@ -330,7 +330,7 @@ impl Client {
     ) -> Option<Result<Bytes, Error>> {
         let mut slot = lane.acquire()?;
         let run = self.lane_exchange(lane, &mut slot, req, bucket, limits);
-        Some(match self.inner.timeout {
+        Some(match self.inner.http.timeout() {
             Some(t) => match tokio::time::timeout(t, run).await {
                 Ok(r) => r,
                 Err(_) => {

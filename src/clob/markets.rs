@@ -7,14 +7,15 @@ use futures_core::Stream;
 use serde::Deserialize;
 
 use super::cache::Fill;
-use super::error::Error;
 use super::pagination::{Page, PageSpec};
-use super::transport::{Client, Req, decode, path_with};
+use super::transport::{Client, Req};
 use super::types::{
     Book, ClobMarket, HistoryRange, LastTrade, Market, MarketByToken, PricePoint, SimplifiedMarket,
     lenient,
 };
 use crate::fixed::Price;
+use crate::http::Error;
+use crate::http::{decode, path_with};
 use crate::types::{ExchangeVersion, Protocol, Side, TickSize, padded_condition};
 
 /// The four market lists.

@@ -23,26 +23,24 @@
 //! # Ok(()) }
 //! ```
 //!
-//! [`Client`] is built by [`ClientBuilder`] over one tuned `reqwest` client (rustls, HTTP/2
-//! with keep-alive pings, pooled connections, `TCP_NODELAY`, gzip). Idempotent requests are
-//! retried with jittered exponential backoff that honours `Retry-After`; order posts never
-//! are. Failures are one opaque [`Error`] with predicates. With
+//! [`Client`] is built by [`ClientBuilder`] over the crate's one HTTP transport, shared with
+//! Gamma, the Data API and the on-chain JSON-RPC (rustls, HTTP/2 with keep-alive pings, pooled
+//! connections, `TCP_NODELAY`, gzip, [proxies](Proxy)). Idempotent requests are retried with
+//! jittered exponential backoff that honours `Retry-After`; order posts never are. Failures
+//! are one opaque [`Error`] with predicates. This module adds the CLOB's layers: L1/L2 auth,
+//! the server clock, caches, the rate-limit and restriction rails, the heartbeat guard. With
 //! [`ClientBuilder::order_lane`] orders, cancels and heartbeats go on kept-alive HTTP/1.1
 //! connections of the client's own instead.
 
 mod account;
 mod account_extras;
 mod auth;
-mod breaker;
 mod builder;
 mod builder_api;
 mod cache;
-#[cfg(not(feature = "hickory-dns"))]
-mod dns;
 mod error;
 mod guard;
 mod heartbeat;
-pub(crate) mod host_builder;
 mod lane;
 mod markets;
 mod orders;
@@ -50,7 +48,6 @@ pub(crate) mod pagination;
 mod preflight;
 mod rails;
 mod ratelimit;
-mod retry;
 mod rewards;
 pub mod rfq;
 pub mod session_signers;
@@ -60,16 +57,11 @@ mod trading;
 mod transport;
 pub mod types;
 
-#[doc(hidden)]
-pub use crate::proxy::fuzz_proxy_replies;
-pub use crate::proxy::{Proxy, ProxyError, ProxyFailure, ProxyKind};
 pub use account_extras::{DEFAULT_GEOBLOCK_HOST, Geoblock};
 pub use auth::Credentials;
-pub use breaker::{BreakerConfig, BreakerState};
 pub use builder::{ClientBuilder, DEFAULT_HOST};
 /// The body buffer of [`Client::markets_borrowed`] and [`Client::markets_raw`].
 pub use bytes::Bytes;
-pub use error::Error;
 pub use heartbeat::{HeartbeatHandle, HeartbeatStatus};
 #[doc(hidden)]
 pub use lane::fuzz_read_response;
@@ -82,12 +74,18 @@ pub use ratelimit::{
     Bucket, BucketStats, Governor, Limit, Pacer, PerWindow, RateLimitStatus, Throttle, Throttled,
     Tier,
 };
-pub use retry::RetryPolicy;
 pub use rewards::RewardsQuery;
 pub use simplified::decode_simplified_page;
 pub use transport::Client;
 
+// The transport's public types, where users have always found them.
+#[doc(hidden)]
+pub use crate::http::fuzz_proxy_replies;
+pub use crate::http::{
+    BreakerConfig, BreakerState, Error, Proxy, ProxyError, ProxyFailure, ProxyKind, RetryPolicy,
+};
+
 // For the compat layer, which speaks the same transport.
 pub(crate) use auth::Level;
 pub(crate) use pagination::PageSpec;
-pub(crate) use transport::{Req, path_with};
+pub(crate) use transport::Req;

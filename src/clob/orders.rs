@@ -6,10 +6,11 @@ use futures_core::Stream;
 use serde::Deserialize;
 
 use super::auth::Level;
-use super::error::Error;
 use super::pagination::{Page, PageSpec, SkippedRow, decode_page};
-use super::transport::{Client, Req, path_with};
+use super::transport::{Client, Req};
 use super::types::{CancelResponse, OpenOrder, Trade};
+use crate::http::Error;
+use crate::http::path_with;
 
 /// Filters of `GET /data/orders`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -12,9 +12,9 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::auth::Level;
-use super::error::{Error, Kind};
 use super::transport::{Client, Req};
 use super::types::lenient;
+use crate::http::{Error, Kind};
 
 /// The first cursor (base64 of `"0"`).
 pub const START_CURSOR: &str = "MA==";

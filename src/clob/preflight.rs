@@ -11,8 +11,8 @@
 
 use alloy_primitives::Address;
 
-use super::error::{Error, Rail};
 use super::transport::Client;
+use crate::http::{Error, Rail};
 use crate::order::OrderSigner;
 use crate::sign::wallet::{Wallet, derive_proxy_wallet, derive_safe_wallet};
 

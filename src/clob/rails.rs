@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 
 use super::auth::Level;
-use super::error::{Error, Rail};
 use super::guard::HeartbeatGuard;
 use super::ratelimit::{Bucket, Governor, RateLimitStatus, ReadPacers, Throttle, Tier};
 use super::transport::{Client, Req};
+use crate::http::{Error, Rail};
 
 /// What the builder chose.
 #[derive(Debug, Clone, Default)]

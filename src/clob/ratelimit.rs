@@ -590,7 +590,7 @@ impl RateLimitStatus {
             warning: warning.is_some_and(|w| w.trim().eq_ignore_ascii_case("true")),
             retry_after: headers
                 .get(reqwest::header::RETRY_AFTER)
-                .and_then(|v| super::retry::parse_retry_after(v.as_bytes())),
+                .and_then(|v| crate::http::parse_retry_after(v.as_bytes())),
             status,
         })
     }

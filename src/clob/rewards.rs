@@ -9,12 +9,13 @@
 use futures_core::Stream;
 
 use super::auth::Level;
-use super::error::Error;
 use super::pagination::{END_CURSOR, Page, PageSpec, SkippedRow, decode_page, decode_rows};
-use super::transport::{Client, Req, path_with};
+use super::transport::{Client, Req};
 use super::types::{
     CurrentReward, MarketReward, RewardPercentages, TotalEarning, UserEarning, UserMarketEarning,
 };
+use crate::http::Error;
+use crate::http::path_with;
 use crate::types::SignatureType;
 
 /// Query of `GET /rewards/user/markets`.

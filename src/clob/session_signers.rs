@@ -25,9 +25,9 @@ use reqwest::header::{CONTENT_TYPE, HeaderValue};
 use serde::Deserialize;
 
 use super::auth::{Credentials, Level};
-use super::error::Error;
 use super::pagination::SkippedRow;
 use super::transport::{Client, Req};
+use crate::http::Error;
 use crate::sign::hmac::HmacKey;
 use crate::sign::keccak::keccak256;
 use crate::sign::{Signature, Signer};
@@ -156,7 +156,7 @@ fn row(v: &serde_json::Value) -> Result<SessionSigner, String> {
 ///
 /// ([`Error::is_decode`]) a body that is not an object with a `signers` array.
 pub fn decode_session_signers(body: &[u8]) -> Result<SessionSigners, Error> {
-    let raw: RawList = super::transport::decode(body, SESSION_SIGNERS_PATH)?;
+    let raw: RawList = crate::http::decode(body, SESSION_SIGNERS_PATH)?;
     let rows = raw
         .signers
         .as_array()
@@ -253,14 +253,14 @@ impl Client {
         let mut url = format!("{}{path}", host.trim_end_matches('/'));
         for (i, (k, v)) in query.iter().enumerate() {
             url.push(if i == 0 { '?' } else { '&' });
-            super::transport::encode_into(&mut url, k);
+            crate::http::encode_into(&mut url, k);
             url.push('=');
-            super::transport::encode_into(&mut url, v);
+            crate::http::encode_into(&mut url, v);
         }
         let mut rb = self
             .inner
             .http
-            .request(method, url)
+            .request_url(method, &url)
             .header("POLY_BUILDER_API_KEY", header_value(builder.api_key())?)
             .header("POLY_BUILDER_SIGNATURE", header_value(sig.as_str())?)
             .header("POLY_BUILDER_TIMESTAMP", ts.to_string())
@@ -269,22 +269,13 @@ impl Client {
                 v.set_sensitive(true);
                 v
             });
-        if let Some(t) = self.inner.timeout {
-            rb = rb.timeout(t);
-        }
         if let Some((bytes, idempotency_key)) = body {
             rb = rb
                 .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
                 .header("Idempotency-Key", header_value(idempotency_key)?)
                 .body(bytes.to_vec());
         }
-        let resp = rb.send().await.map_err(Error::from_reqwest)?;
-        let status = resp.status().as_u16();
-        let bytes = resp.bytes().await.map_err(Error::from_reqwest)?;
-        if !(200..300).contains(&status) {
-            return Err(Error::from_status(status, &bytes, None));
-        }
-        Ok(bytes)
+        self.inner.http.execute(rb, path, |_, _| {}).await
     }
 
     /// The owner's next deposit-wallet nonce from the relayer at `host`
@@ -313,7 +304,7 @@ impl Client {
                 None,
             )
             .await?;
-        let p: ExecuteParams = super::transport::decode(&body, EXECUTE_PARAMS_PATH)?;
+        let p: ExecuteParams = crate::http::decode(&body, EXECUTE_PARAMS_PATH)?;
         p.nonce
             .parse::<U256>()
             .map_err(|_| Error::decode("the relayer's nonce is not a decimal integer"))
@@ -345,7 +336,7 @@ impl Client {
                 Some((&signed.body, idempotency_key.trim())),
             )
             .await?;
-        super::transport::decode(&body, signed.path)
+        crate::http::decode(&body, signed.path)
     }
 
     async fn session_signer_action(

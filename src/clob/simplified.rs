@@ -11,12 +11,12 @@
 
 use std::borrow::Cow;
 
-use super::error::Error;
 use super::pagination::{Page, decode_page};
 use super::types::{RewardRate, Rewards, SimplifiedMarket, Token, lenient};
 use crate::decode::DecodeError;
 use crate::decode::json::{Cursor, ID_LEN, JsonStr, MARKET_LEN, chunk, word8};
 use crate::fixed::{Price, Size};
+use crate::http::Error;
 
 /// Deeper nesting inside a skipped member goes to the general decoder.
 const MAX_DEPTH: u32 = 100;

@@ -12,9 +12,9 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::RwLock;
 
-use super::error::Error;
 use super::orders::OrderFilter;
 use super::transport::Client;
+use crate::http::Error;
 
 /// Token id → condition id. Grows with the tokens the caller touches (two per market), so it
 /// is not evicted.

@@ -4,9 +4,9 @@
 //! Order posts are never retried blindly: the exchange may have accepted the first one.
 
 use super::auth::Level;
-use super::error::{Error, Kind};
 use super::transport::{Client, Req};
 use super::types::PostOrderResponse;
+use crate::http::{Error, Kind};
 use crate::order::{
     LimitOrder, MarketContext, MarketOrder, OrderError, OrderSigner, SignedOrder, TokenId,
     write_batch_body,

@@ -1,18 +1,14 @@
-//! [`Client`]: one tuned `reqwest` client, the retry loop, the breaker, status checks.
+//! [`Client`]: the CLOB's layers around the crate's HTTP transport: auth headers signed per
+//! attempt, the server clock, the rails around every attempt, and the order lane.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-
-use reqwest::Method;
-use reqwest::header::{CONTENT_TYPE, HeaderValue, RETRY_AFTER};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::auth::{Auth, Level};
-use super::breaker::{Breaker, BreakerState};
 use super::builder::ClientBuilder;
 use super::cache::Caches;
-use super::error::{Error, Kind};
-use super::retry::{RetryPolicy, parse_retry_after};
+use crate::http::{self, BreakerState, Error};
 use crate::types::Chain;
 
 /// The native CLOB REST client: cheap to clone (one `Arc`), safe to share between tasks.
@@ -31,12 +27,9 @@ pub struct Client {
 }
 
 pub(crate) struct Inner {
-    pub(crate) http: reqwest::Client,
-    pub(crate) host: String,
+    /// The transport: host, pool, timeout, retries, breaker, proxy choice.
+    pub(crate) http: http::Client,
     pub(crate) chain: Chain,
-    pub(crate) timeout: Option<Duration>,
-    pub(crate) retry: RetryPolicy,
-    pub(crate) breaker: Breaker,
     pub(crate) server_time: bool,
     /// Server clock minus local clock, seconds; [`UNSYNCED`] until first learnt.
     pub(crate) clock_offset: AtomicI64,
@@ -48,86 +41,66 @@ pub(crate) struct Inner {
     pub(crate) token_markets: super::token_market::TokenMarkets,
     /// The order lane, when switched on ([`ClientBuilder::order_lane`]).
     pub(crate) lane: Option<super::lane::Lane>,
-    /// The builder's proxy choice, for streams built with `proxy_from` ([`Proxy`](crate::clob::Proxy#where-it-applies)).
-    pub(crate) proxy: crate::proxy::Setting,
 }
 
 impl core::fmt::Debug for Client {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Client")
-            .field("host", &self.inner.host)
+            .field("host", &self.inner.http.host())
             .field("chain", &self.inner.chain)
             .field("auth", &self.inner.auth)
             .finish_non_exhaustive()
     }
 }
 
-/// One request as the endpoints describe it.
+/// One CLOB request: the transport's request and the auth level it is signed with.
 #[derive(Debug)]
 pub(crate) struct Req<'a> {
-    pub(crate) method: Method,
-    /// Path without query: what the HMAC covers.
-    pub(crate) path: &'a str,
-    /// Already-encoded query string without `?`, possibly empty.
-    pub(crate) query: String,
-    /// The exact body bytes; signed and sent as they are (`Bytes`: handing them to reqwest
-    /// per attempt is a reference count, not a copy).
-    pub(crate) body: Option<bytes::Bytes>,
+    req: http::Req<'a>,
     pub(crate) auth: Level,
-    /// Safe to send twice. Only idempotent requests are retried.
-    pub(crate) idempotent: bool,
+}
+
+impl<'a> core::ops::Deref for Req<'a> {
+    type Target = http::Req<'a>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.req
+    }
 }
 
 impl<'a> Req<'a> {
-    pub(crate) fn get(path: &'a str) -> Self {
+    fn public(req: http::Req<'a>) -> Self {
         Self {
-            method: Method::GET,
-            path,
-            query: String::new(),
-            body: None,
+            req,
             auth: Level::None,
-            idempotent: true,
         }
+    }
+
+    pub(crate) fn get(path: &'a str) -> Self {
+        Self::public(http::Req::get(path))
     }
 
     pub(crate) fn post(path: &'a str, body: Vec<u8>) -> Self {
-        Self {
-            method: Method::POST,
-            path,
-            query: String::new(),
-            body: Some(body.into()),
-            auth: Level::None,
-            idempotent: false,
-        }
+        Self::public(http::Req::post(path, body))
     }
 
+    pub(crate) fn post_empty(path: &'a str) -> Self {
+        Self::public(http::Req::post_empty(path))
+    }
+
+    /// Cancels are idempotent: cancelling twice has the same effect as once.
     pub(crate) fn delete(path: &'a str, body: Option<Vec<u8>>) -> Self {
-        // Cancels are idempotent: cancelling twice has the same effect as once.
-        Self {
-            method: Method::DELETE,
-            path,
-            query: String::new(),
-            body: body.map(Into::into),
-            auth: Level::None,
-            idempotent: true,
-        }
+        Self::public(http::Req::delete(path, body))
     }
 
     pub(crate) fn query(mut self, key: &str, value: &str) -> Self {
-        if !self.query.is_empty() {
-            self.query.push('&');
-        }
-        encode_into(&mut self.query, key);
-        self.query.push('=');
-        encode_into(&mut self.query, value);
+        self.req = self.req.query(key, value);
         self
     }
 
-    pub(crate) fn query_opt(self, key: &str, value: Option<&str>) -> Self {
-        match value {
-            Some(v) => self.query(key, v),
-            None => self,
-        }
+    pub(crate) fn query_opt(mut self, key: &str, value: Option<&str>) -> Self {
+        self.req = self.req.query_opt(key, value);
+        self
     }
 
     pub(crate) fn auth(mut self, level: Level) -> Self {
@@ -136,31 +109,9 @@ impl<'a> Req<'a> {
     }
 
     pub(crate) fn idempotent(mut self, yes: bool) -> Self {
-        self.idempotent = yes;
+        self.req = self.req.idempotent(yes);
         self
     }
-}
-
-/// Percent-encodes everything but RFC 3986 unreserved characters.
-pub(crate) fn encode_into(out: &mut String, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    for &b in s.as_bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(b));
-        } else {
-            out.push('%');
-            out.push(char::from(HEX[usize::from(b >> 4)]));
-            out.push(char::from(HEX[usize::from(b & 15)]));
-        }
-    }
-}
-
-/// `prefix` + one percent-encoded path segment (ids never smuggle `/` or `?` into a path).
-pub(crate) fn path_with(prefix: &str, segment: &str) -> String {
-    let mut p = String::with_capacity(prefix.len() + segment.len());
-    p.push_str(prefix);
-    encode_into(&mut p, segment);
-    p
 }
 
 impl Client {
@@ -172,7 +123,7 @@ impl Client {
     /// The base URL requests go to.
     #[must_use]
     pub fn host(&self) -> &str {
-        &self.inner.host
+        self.inner.http.host()
     }
 
     /// The chain orders and ClobAuth are signed for.
@@ -190,7 +141,7 @@ impl Client {
     /// The circuit breaker's current state.
     #[must_use]
     pub fn breaker_state(&self) -> BreakerState {
-        self.inner.breaker.state_at(Instant::now())
+        self.inner.http.breaker_state()
     }
 
     /// Opens the pooled connection (DNS, TCP, TLS, HTTP/2) ahead of the first real request
@@ -282,41 +233,22 @@ impl Client {
         );
     }
 
-    /// Sends `req` (retrying it when idempotent) and returns the 2xx body.
+    /// Sends `req` (retrying it when idempotent) and returns the 2xx body. Every attempt
+    /// passes the rails first (each retry is metered by the exchange too) and reports back to
+    /// them.
     pub(crate) async fn send(&self, req: &Req<'_>) -> Result<bytes::Bytes, Error> {
         self.ensure_clock(req.auth).await;
-        let mut attempt = 0u32;
-        loop {
-            let now = Instant::now();
-            if !self.inner.breaker.admit(now) {
-                return Err(Error::new(Kind::CircuitOpen).with_path(req.path));
-            }
-            // Per attempt: every retry is metered by the exchange too.
-            let bucket = self.inner.rails.before(req).await?;
-            let (result, limits) = self.send_once(req, bucket).await;
-            self.inner
-                .rails
-                .after(bucket, limits.as_ref(), &result, req.path);
-            let failed = matches!(&result, Err(e) if e.is_transient());
-            self.inner.breaker.record(!failed, Instant::now());
-            match result {
-                Ok(body) => return Ok(body),
-                Err(e) => {
-                    let retry = if req.idempotent {
-                        self.inner.retry.delay(attempt, &e)
-                    } else {
-                        None
-                    };
-                    match retry {
-                        Some(wait) => {
-                            tokio::time::sleep(wait).await;
-                            attempt += 1;
-                        }
-                        None => return Err(e),
-                    }
-                }
-            }
-        }
+        self.inner
+            .http
+            .retrying(req, || async move {
+                let bucket = self.inner.rails.before(req).await?;
+                let (result, limits) = self.send_once(req, bucket).await;
+                self.inner
+                    .rails
+                    .after(bucket, limits.as_ref(), &result, req.path);
+                Ok(result)
+            })
+            .await
     }
 
     /// One attempt; with a `bucket` (a metered trading request) also the rate-limit headers.
@@ -345,18 +277,7 @@ impl Client {
         {
             return r;
         }
-        let mut url =
-            String::with_capacity(self.inner.host.len() + req.path.len() + req.query.len() + 1);
-        url.push_str(&self.inner.host);
-        url.push_str(req.path);
-        if !req.query.is_empty() {
-            url.push('?');
-            url.push_str(&req.query);
-        }
-        let mut rb = self.inner.http.request(req.method.clone(), url);
-        if let Some(t) = self.inner.timeout {
-            rb = rb.timeout(t);
-        }
+        let mut rb = self.inner.http.request(req);
         // Signed per attempt: every retry and every page gets a fresh timestamp.
         let body = req.body.as_deref().unwrap_or_default();
         for (name, value) in self.inner.auth.headers(
@@ -369,33 +290,15 @@ impl Client {
         )? {
             rb = rb.header(name, value);
         }
-        if let Some(b) = &req.body {
-            rb = rb
-                .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
-                .body(b.clone());
-        }
-        let resp = rb
-            .send()
+        self.inner
+            .http
+            .execute(rb, req.path, |status, headers| {
+                if bucket.is_some() {
+                    *limits =
+                        super::ratelimit::RateLimitStatus::from_headers(headers, status, bucket);
+                }
+            })
             .await
-            .map_err(|e| Error::from_reqwest(e).with_path(req.path))?;
-        let status = resp.status().as_u16();
-        if bucket.is_some() {
-            *limits =
-                super::ratelimit::RateLimitStatus::from_headers(resp.headers(), status, bucket);
-        }
-        let retry_after = resp
-            .headers()
-            .get(RETRY_AFTER)
-            .and_then(|v| parse_retry_after(v.as_bytes()));
-        let bytes = resp
-            .bytes()
-            .await
-            .map_err(|e| Error::from_reqwest(e).with_path(req.path))?;
-        if (200..300).contains(&status) {
-            Ok(bytes)
-        } else {
-            Err(Error::from_status(status, &bytes, retry_after).with_path(req.path))
-        }
     }
 
     /// Sends and decodes a JSON body.
@@ -404,17 +307,13 @@ impl Client {
         req: &Req<'_>,
     ) -> Result<T, Error> {
         let body = self.send(req).await?;
-        decode(&body, req.path)
+        http::decode(&body, req.path)
     }
-}
 
-/// serde_json decode with the error naming the path and the position.
-pub(crate) fn decode<'de, T: serde::Deserialize<'de>>(
-    body: &'de [u8],
-    path: &str,
-) -> Result<T, Error> {
-    serde_json::from_slice(body)
-        .map_err(|e| Error::new(Kind::Decode).with_path(path).with_source(e))
+    /// The transport's proxy choice (streams built with `proxy_from` reuse it).
+    pub(crate) fn proxy_setting(&self) -> &crate::http::proxy::Setting {
+        self.inner.http.proxy_setting()
+    }
 }
 
 /// `clock_offset` before the server's clock was read.
@@ -424,21 +323,4 @@ pub(crate) fn unix_secs() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn query_encoding() {
-        let r = Req::get("/x")
-            .query("next_cursor", "MA==")
-            .query("ids", "a,b c");
-        assert_eq!(r.query, "next_cursor=MA%3D%3D&ids=a%2Cb%20c");
-        assert_eq!(
-            path_with("/data/order/", "0xab/../c?d"),
-            "/data/order/0xab%2F..%2Fc%3Fd"
-        );
-    }
 }

@@ -12,7 +12,8 @@ use super::types::{
     OpenOrderParams, OrderBookSummary, PriceResponse, Side, SpreadResponse, TradeParams,
 };
 use crate::clob::types::AssetKind;
-use crate::clob::{Client, Credentials, Error, Level, PageSpec, Req, decode_page, path_with};
+use crate::clob::{Client, Credentials, Error, Level, PageSpec, Req, decode_page};
+use crate::http::path_with;
 use crate::sign::{SignError, Signer};
 use crate::types::{Chain, ExchangeVersion, contracts};
 

@@ -11,8 +11,9 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
 use super::types::{Activity, HolderGroup, Position, Trade, Value};
+use crate::clob::SkippedRow;
 use crate::clob::pagination::decode_each;
-use crate::clob::{self, Error, Req, SkippedRow};
+use crate::http::{self, Error, Req};
 use crate::types::Side;
 
 /// The production Data API host (v2 routes live under `/v2`).
@@ -254,7 +255,7 @@ impl Query<HolderGroup> {
     }
 }
 
-crate::clob::host_builder::host_client_builder!("Data API", "https://data-api.polymarket.com");
+crate::http::host_builder::host_client_builder!("Data API", "https://data-api.polymarket.com");
 
 /// The Data API v2 client (no auth). Cheap to clone.
 ///
@@ -271,7 +272,7 @@ crate::clob::host_builder::host_client_builder!("Data API", "https://data-api.po
 /// ```
 #[derive(Clone, Debug)]
 pub struct Client {
-    http: clob::Client,
+    http: http::Client,
 }
 
 impl Client {

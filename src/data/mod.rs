@@ -37,4 +37,5 @@ pub use self::client::{
 };
 pub use self::resolution::{OpenInterest, PricePoint, Redeemability, Resolution};
 pub use self::types::{Activity, Holder, HolderGroup, Position, Trade, UNLABELLED_OUTCOME, Value};
-pub use crate::clob::{Error, SkippedRow};
+pub use crate::clob::SkippedRow;
+pub use crate::http::Error;

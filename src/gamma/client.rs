@@ -1,5 +1,5 @@
-//! The Gamma [`Client`]: market discovery on the crate's one HTTP transport (the CLOB
-//! client's tuned `reqwest` client, retries and breaker, no auth), with keyset paging.
+//! The Gamma [`Client`]: market discovery on the crate's one HTTP transport (tuned `reqwest`
+//! client, retries, no auth), with keyset paging.
 
 use futures_core::Stream;
 use serde::Deserialize;
@@ -9,9 +9,9 @@ use serde_json::value::RawValue;
 use super::event::{Event, SearchResults, Series, Sport, Tag};
 use super::filter::{EventFilter, MAX_CONDITION_IDS, MarketFilter};
 use super::market::Market;
+use crate::clob::SkippedRow;
 use crate::clob::pagination::decode_each;
-use crate::clob::{self, Error, SkippedRow};
-use crate::clob::{Req, path_with};
+use crate::http::{self, Error, Req, path_with};
 
 /// The production Gamma host.
 pub const DEFAULT_HOST: &str = "https://gamma-api.polymarket.com";
@@ -70,7 +70,7 @@ pub fn decode_keyset_page<T: DeserializeOwned>(body: &[u8]) -> Result<KeysetPage
     })
 }
 
-crate::clob::host_builder::host_client_builder!("Gamma", "https://gamma-api.polymarket.com");
+crate::http::host_builder::host_client_builder!("Gamma", "https://gamma-api.polymarket.com");
 
 /// The Gamma API client (no auth): events, markets, tags, series, sports, public search.
 /// Cheap to clone.
@@ -86,7 +86,7 @@ crate::clob::host_builder::host_client_builder!("Gamma", "https://gamma-api.poly
 /// ```
 #[derive(Clone, Debug)]
 pub struct Client {
-    http: clob::Client,
+    http: http::Client,
 }
 
 impl Client {

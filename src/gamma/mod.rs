@@ -45,4 +45,5 @@ pub use self::filter::{
     EventFilter, MAX_CONDITION_IDS, MAX_EVENTS_PAGE, MAX_MARKETS_PAGE, MarketFilter,
 };
 pub use self::market::{FeeSchedule, Market};
-pub use crate::clob::{Error, SkippedRow};
+pub use crate::clob::SkippedRow;
+pub use crate::http::Error;

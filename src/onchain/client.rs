@@ -38,7 +38,7 @@ pub struct SettlerBuilder {
     receipt_timeout: Duration,
     poll_interval: Duration,
     http: Option<reqwest::Client>,
-    proxy: crate::proxy::Setting,
+    proxy: crate::http::proxy::Setting,
 }
 
 impl SettlerBuilder {
@@ -105,14 +105,14 @@ impl SettlerBuilder {
     /// variables ([`Proxy`](crate::clob::Proxy#where-it-applies)). Ignored with
     /// [`http_client`](Self::http_client).
     pub fn proxy(mut self, proxy: crate::clob::Proxy) -> Self {
-        self.proxy = crate::proxy::Setting::Fixed(std::sync::Arc::new(proxy));
+        self.proxy = crate::http::proxy::Setting::Fixed(std::sync::Arc::new(proxy));
         self
     }
 
     /// JSON-RPC never through a proxy, whatever the environment says. Default is the proxy
     /// environment variables ([`Proxy`](crate::clob::Proxy#where-it-applies)).
     pub fn no_proxy(mut self) -> Self {
-        self.proxy = crate::proxy::Setting::Direct;
+        self.proxy = crate::http::proxy::Setting::Direct;
         self
     }
 
@@ -130,7 +130,7 @@ impl SettlerBuilder {
     pub fn build(self) -> Result<Settler, Error> {
         let rpc = match self.http {
             Some(h) => Rpc::with_client(h, self.rpc_url),
-            None => Rpc::with_proxy(self.rpc_url, &self.proxy)?,
+            None => Rpc::with_proxy(self.rpc_url, self.proxy)?,
         };
         Ok(Settler {
             rpc,
@@ -255,7 +255,7 @@ impl Settler {
             receipt_timeout: Duration::from_secs(120),
             poll_interval: Duration::from_secs(1),
             http: None,
-            proxy: crate::proxy::Setting::Env,
+            proxy: crate::http::proxy::Setting::Env,
         }
     }
 

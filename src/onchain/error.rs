@@ -86,9 +86,9 @@ impl Error {
         self
     }
 
-    pub(crate) fn http(e: reqwest::Error) -> Self {
+    pub(crate) fn http(e: crate::http::Error) -> Self {
         let timeout = e.is_timeout();
-        let err = Self::new(Kind::Http).with_source(e.without_url());
+        let err = Self::new(Kind::Http).with_source(e);
         if timeout {
             return Self::new(Kind::Timeout { hash: None }).with_source(err);
         }

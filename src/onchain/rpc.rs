@@ -1,4 +1,4 @@
-//! [`Rpc`]: a JSON-RPC 2.0 client over the crate's reqwest/rustls stack, with batching.
+//! [`Rpc`]: a JSON-RPC 2.0 client on the crate's one HTTP transport, with batching.
 //!
 //! Only the handful of `eth_*` methods settlement needs, typed at the edge: quantities are
 //! parsed from their `0x…` hex, data from hex bytes; anything else is an [`Error`] (never a
@@ -32,8 +32,8 @@ pub struct Rpc {
 
 #[derive(Debug)]
 struct Inner {
-    http: reqwest::Client,
-    url: String,
+    /// The transport, its host the endpoint URL as given.
+    http: crate::http::Client,
     next_id: AtomicU64,
     /// Cleared once the node refuses a batch; later batches go one by one.
     batch_ok: AtomicBool,
@@ -55,11 +55,12 @@ pub struct Receipt {
     pub effective_gas_price: u128,
 }
 
-/// Per-request timeout of the default client.
+/// Per-request timeout of the default transport (a node may take long to answer).
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl Rpc {
-    /// A client for `url` with the crate's TLS configuration and a 30 s request timeout.
+    /// A client for `url` on the crate's HTTP transport (TLS, pool, DNS cache as the CLOB
+    /// client's) with a 30 s request timeout.
     ///
     /// # Errors
     /// When the TLS configuration or the HTTP client cannot be built.
@@ -67,39 +68,38 @@ impl Rpc {
     /// The proxy environment variables are honoured (`HTTPS_PROXY`, `HTTP_PROXY`,
     /// `ALL_PROXY`, `NO_PROXY`; [`Proxy`](crate::clob::Proxy#where-it-applies)).
     pub fn new(url: impl Into<String>) -> Result<Self, Error> {
-        Self::build(url.into(), &crate::proxy::Setting::Env)
+        Self::build(url.into(), crate::http::proxy::Setting::Env)
     }
 
     /// As [`new`](Self::new), with the builder's proxy choice.
     pub(crate) fn with_proxy(
         url: impl Into<String>,
-        proxy: &crate::proxy::Setting,
+        proxy: crate::http::proxy::Setting,
     ) -> Result<Self, Error> {
         Self::build(url.into(), proxy)
     }
 
-    fn build(url: String, proxy: &crate::proxy::Setting) -> Result<Self, Error> {
-        let tls = crate::tls::client_config(&[b"h2", b"http/1.1"])
-            .map_err(|e| Error::invalid("TLS configuration").with_source(e))?;
-        let http = reqwest::Client::builder()
-            .tls_backend_preconfigured(tls)
-            .timeout(REQUEST_TIMEOUT);
-        let http = proxy
-            .resolve()
-            .apply(http)
-            .map_err(|e| Error::invalid("proxy").with_source(e))?
-            .build()
-            .map_err(Error::http)?;
-        Ok(Self::with_client(http, url))
+    fn build(url: String, proxy: crate::http::proxy::Setting) -> Result<Self, Error> {
+        let mut settings = crate::http::Settings::new(url);
+        settings.timeout = Some(REQUEST_TIMEOUT);
+        let route = proxy.resolve();
+        settings.proxy = proxy;
+        let http = settings
+            .build(&route)
+            .map_err(|e| Error::invalid("HTTP client").with_source(e))?;
+        Ok(Self::on(http))
     }
 
     /// A client for `url` over an existing `reqwest::Client` (shares its pool and settings).
     #[must_use]
     pub fn with_client(http: reqwest::Client, url: impl Into<String>) -> Self {
+        Self::on(crate::http::Client::from_reqwest(http, url.into()))
+    }
+
+    fn on(http: crate::http::Client) -> Self {
         Self {
             inner: Arc::new(Inner {
                 http,
-                url: url.into(),
                 next_id: AtomicU64::new(1),
                 batch_ok: AtomicBool::new(true),
             }),
@@ -109,23 +109,18 @@ impl Rpc {
     /// The endpoint URL.
     #[must_use]
     pub fn url(&self) -> &str {
-        &self.inner.url
+        self.inner.http.host()
     }
 
     async fn post(&self, body: &Value) -> Result<Value, Error> {
-        let resp = self
-            .inner
-            .http
-            .post(&self.inner.url)
+        let http = &self.inner.http;
+        let rb = http
+            .request_url(reqwest::Method::POST, http.host())
             .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body.to_string())
-            .send()
-            .await
-            .map_err(Error::http)?;
-        let status = resp.status();
-        let bytes = resp.bytes().await.map_err(Error::http)?;
-        if !status.is_success() && serde_json::from_slice::<Value>(&bytes).is_err() {
-            return Err(Error::new(Kind::Status(status.as_u16())));
+            .body(body.to_string());
+        let (status, bytes) = http.exchange(rb).await.map_err(Error::http)?;
+        if !(200..300).contains(&status) && serde_json::from_slice::<Value>(&bytes).is_err() {
+            return Err(Error::new(Kind::Status(status)));
         }
         serde_json::from_slice(&bytes).map_err(|_| Error::new(Kind::Decode("response is not JSON")))
     }

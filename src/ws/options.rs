@@ -49,7 +49,7 @@ pub(crate) struct Options {
     pub(crate) max_message_size: usize,
     pub(crate) read_buffer_size: usize,
     pub(crate) on_reconnect: Option<ReconnectHook>,
-    pub(crate) proxy: crate::proxy::Setting,
+    pub(crate) proxy: crate::http::proxy::Setting,
 }
 
 impl std::fmt::Debug for Options {
@@ -92,7 +92,7 @@ impl Options {
             max_message_size: 16 << 20,
             read_buffer_size: DEFAULT_READ_BUFFER,
             on_reconnect: None,
-            proxy: crate::proxy::Setting::Env,
+            proxy: crate::http::proxy::Setting::Env,
         }
     }
 
@@ -195,7 +195,7 @@ macro_rules! common_setters {
         /// ([`Proxy`](crate::clob::Proxy#where-it-applies)).
         #[must_use]
         pub fn proxy(mut self, proxy: crate::clob::Proxy) -> Self {
-            self.opts.proxy = crate::proxy::Setting::Fixed(std::sync::Arc::new(proxy));
+            self.opts.proxy = crate::http::proxy::Setting::Fixed(std::sync::Arc::new(proxy));
             self
         }
 
@@ -203,7 +203,7 @@ macro_rules! common_setters {
         /// proxy environment variables ([`Proxy`](crate::clob::Proxy#where-it-applies)).
         #[must_use]
         pub fn no_proxy(mut self) -> Self {
-            self.opts.proxy = crate::proxy::Setting::Direct;
+            self.opts.proxy = crate::http::proxy::Setting::Direct;
             self
         }
 

@@ -113,10 +113,10 @@ impl Endpoint {
     }
 }
 
-/// The default TLS configuration: the crate's one rustls stack ([`crate::tls`]), shared with
+/// The default TLS configuration: the crate's one rustls stack (`crate::http::tls`), shared with
 /// the HTTP client; WebSocket upgrades run over HTTP/1.1, so no ALPN is offered.
 pub(crate) fn default_tls() -> Result<Arc<rustls::ClientConfig>, ConnectError> {
-    crate::tls::client_config(&[])
+    crate::http::tls::client_config(&[])
         .map(Arc::new)
         .map_err(|_| ConnectError::Tls)
 }
@@ -135,7 +135,7 @@ pub(crate) async fn connect(
             None => TcpStream::connect((ep.host.as_str(), ep.port))
                 .await
                 .map_err(|e| ConnectError::Io(e.kind()))?,
-            Some(p) => crate::proxy::tunnel(p, &ep.host, ep.port)
+            Some(p) => crate::http::tunnel(p, &ep.host, ep.port)
                 .await
                 .map_err(ConnectError::Proxy)?,
         };

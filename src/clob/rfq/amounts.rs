@@ -10,8 +10,8 @@
 use serde::Serialize;
 
 use super::types::{MatchType, RfqQuote};
-use crate::clob::error::Error;
 use crate::fixed::{Price, Size};
+use crate::http::Error;
 use crate::order::{LimitOrder, MarketContext, OrderSigner, SignedOrder, TokenId};
 use crate::types::{OrderType, Side, SignatureType, TickSize};
 

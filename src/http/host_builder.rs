@@ -1,7 +1,8 @@
-//! The builder of a client for another Polymarket host (Gamma, the Data API): the CLOB
-//! client's transport pointed elsewhere, with the setters that make sense there.
+//! `host_client_builder!`: the public builder of a client for a Polymarket host with no layer
+//! of its own (Gamma, the Data API): the transport's [`Settings`](super::Settings) with the
+//! setters that make sense there.
 
-/// Defines `ClientBuilder` for a `Client { http: clob::Client }` of another host: `host`,
+/// Defines `ClientBuilder` for a `Client { http: crate::http::Client }`: `host`,
 /// `timeout`, `retry`, `user_agent`, `proxy`, `no_proxy`, `build`, `Default`. `$name` is the
 /// service's name in the docs, `$host` its default URL (the module's `DEFAULT_HOST`, repeated
 /// for the docs).
@@ -11,62 +12,64 @@ macro_rules! host_client_builder {
         #[derive(Debug)]
         #[must_use]
         pub struct ClientBuilder {
-            inner: crate::clob::ClientBuilder,
+            http: crate::http::Settings,
         }
 
         impl ClientBuilder {
             /// A builder with every default.
             pub fn new() -> Self {
                 Self {
-                    inner: crate::clob::Client::builder().host(DEFAULT_HOST),
+                    http: crate::http::Settings::new(DEFAULT_HOST),
                 }
             }
 
             #[doc = concat!("The base URL (a trailing `/` is removed). Default is `", $host, "`.")]
             pub fn host(mut self, host: impl Into<String>) -> Self {
-                self.inner = self.inner.host(host);
+                self.http.set_host(host);
                 self
             }
 
             /// Deadline of one attempt. Default is 10 s.
             pub fn timeout(mut self, timeout: impl Into<Option<std::time::Duration>>) -> Self {
-                self.inner = self.inner.timeout(timeout);
+                self.http.timeout = timeout.into();
                 self
             }
 
             #[doc = concat!("Retry policy (every ", $name, " request is idempotent). Default is [`RetryPolicy::default`](crate::clob::RetryPolicy::default).")]
             pub fn retry(mut self, policy: crate::clob::RetryPolicy) -> Self {
-                self.inner = self.inner.retry(policy);
+                self.http.retry = policy;
                 self
             }
 
             /// The `User-Agent` header. Default is `polyclob/<version>`.
             pub fn user_agent(mut self, ua: impl Into<String>) -> Self {
-                self.inner = self.inner.user_agent(ua);
+                self.http.user_agent = ua.into();
                 self
             }
 
             /// Every request through `proxy` (loopback hosts too). Default is the proxy
             /// environment variables ([`Proxy`](crate::clob::Proxy#where-it-applies)).
             pub fn proxy(mut self, proxy: crate::clob::Proxy) -> Self {
-                self.inner = self.inner.proxy(proxy);
+                self.http.proxy = crate::http::proxy::Setting::Fixed(std::sync::Arc::new(proxy));
                 self
             }
 
             /// Never a proxy, whatever the environment says. Default is the proxy
             /// environment variables ([`Proxy`](crate::clob::Proxy#where-it-applies)).
             pub fn no_proxy(mut self) -> Self {
-                self.inner = self.inner.no_proxy();
+                self.http.proxy = crate::http::proxy::Setting::Direct;
                 self
             }
 
             /// Builds the client.
             ///
             /// # Errors
-            /// As [`clob::ClientBuilder::build`](crate::clob::ClientBuilder::build).
-            pub fn build(self) -> Result<Client, crate::clob::Error> {
+            /// When the TLS configuration cannot be set up (no usable root store) or the
+            /// HTTP client cannot be built.
+            pub fn build(self) -> Result<Client, crate::http::Error> {
+                let route = self.http.proxy.resolve();
                 Ok(Client {
-                    http: self.inner.build()?,
+                    http: self.http.build(&route)?,
                 })
             }
         }

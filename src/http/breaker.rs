@@ -28,7 +28,7 @@ impl Default for BreakerConfig {
     }
 }
 
-/// The breaker's state, as reported by [`Client::breaker_state`](super::Client::breaker_state).
+/// The breaker's state, as reported by [`Client::breaker_state`](crate::clob::Client::breaker_state).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum BreakerState {
