@@ -21,8 +21,9 @@
 
 use alloy_primitives::{Address, B256, U256};
 
+use super::Call;
 use super::abi::{Value, encode_call};
-use super::call::{Call, sel};
+use super::selector as sel;
 use crate::types::{ConditionId, PositionId, Protocol};
 
 /// The `bytes31` word of a V2 condition; `None` for a CTF condition.
