@@ -3,8 +3,8 @@
 
 The exchange's hash is the SHA-1 of the compact JSON
 {market, asset_id, timestamp, hash:"", bids, asks, min_order_size, tick_size, neg_risk,
- last_trade_price[, version]} (shared/spec/exchange-2026.md, "Protocol V2": V2 books add
-"version":"v2"). A member the frame omits is hashed with the market's current value (the
+ last_trade_price[, version]}: V2 books add "version":"v2" (that reproduces a captured V2
+book's hash). A member the frame omits is hashed with the market's current value (the
 "stand-ins"), as the captured crossing-burst snapshot shows.
 
 Each vector: the frame as sent (some omit members), the metadata the hash needs but the frame

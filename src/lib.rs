@@ -208,7 +208,7 @@ mod testutil;
 pub mod types;
 pub mod ws;
 
-// The polymarket-rs-client 0.1.1 root, exactly (compat-api.md §1).
+// The polymarket-rs-client 0.1.1 root, exactly (<https://docs.rs/polymarket-rs-client/0.1.1>).
 pub use alloy_primitives::U256;
 pub use anyhow::{Context, Result as ClientResult, anyhow};
 #[cfg(feature = "eth-signer")]

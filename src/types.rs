@@ -657,7 +657,8 @@ const AUTO_REDEEMER: Address = address!("0xa1200000d0002264C9a1698e001292D00E1b0
 // the target of `split`, `merge` and `redeem`, and the V2 contract-integration page points
 // there for its address.
 const ROUTER: Address = address!("0x12121212006e4CD160D18e3f00711DA5c3372600");
-// Amoy: the docs list no Amoy addresses; these are the official clients' configs (protocol.md §1.6).
+// Amoy: the docs list no Amoy addresses; these are the official clients' configs
+// (clob-client-v2, py-clob-client-v2, rs-clob-client-v2).
 const CTF_AMOY: Address = address!("0x69308FB512518e39F9b16112fA8d994F4e2Bf8bB");
 
 const POLYGON_V1: Contracts = Contracts {

@@ -10,8 +10,8 @@
 //! in that key order, every value exactly as received (`"0.920"` stays `"0.920"`), each level
 //! re-written as `{"price","size"}` ([Polymarket's Python client] `generate_orderbook_summary_hash`,
 //! the Go server's struct order). A Protocol V2 book carries `"version":"v2"` and its hash
-//! covers it as an eleventh member, `…,"last_trade_price":…,"version":"v2"}` (verified on a
-//! captured V2 book, `shared/spec/exchange-2026.md` "Protocol V2"); CTF books keep the ten.
+//! covers it as an eleventh member, `…,"last_trade_price":…,"version":"v2"}` (it reproduces
+//! a captured V2 book's hash, which the ten members do not); CTF books keep the ten.
 //! `min_order_size` and `neg_risk` are not in the WS frame: they come from the market's
 //! metadata ([`BookMeta`], e.g. from REST `GET /book` or `GET /markets/{condition_id}`).
 //!

@@ -18,7 +18,7 @@ use crate::sign::{SignError, Signer};
 use crate::types::{Chain, ExchangeVersion, contracts};
 
 /// The polymarket-rs-client 0.1.1 client: same constructors, same 50 methods, fixed
-/// behaviour (compat-api.md §0): V2 orders, HMAC over the bytes sent, working pagination,
+/// behaviour where 0.1.1's was a bug: V2 orders, HMAC over the bytes sent, working pagination,
 /// `Err` on non-2xx (downcasts to [`polyclob::clob::Error`](crate::clob::Error)), no panics.
 ///
 /// ```no_run

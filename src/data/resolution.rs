@@ -4,8 +4,7 @@
 //!
 //! Facts: docs.polymarket.com, Data API v2 reference (resolutions: `status`, `reporter`
 //! `UMA_OO|CHAINLINK|EOA`, `payouts` in micro-units of pUSD per share, `market_type`;
-//! queries by `condition`, `question_id` or `event_id`); `shared/spec/exchange-2026.md`
-//! "Protocol V2".
+//! queries by `condition`, `question_id` or `event_id`).
 
 use serde::Deserialize;
 use serde::de::Deserializer;

@@ -1,7 +1,7 @@
 //! EIP-712 for the exchange orders and ClobAuth: type hashes, precomputed domain separators,
 //! struct hashing hand-encoded into stack buffers, and signature recovery.
 //!
-//! Facts: protocol.md §1.1–§1.5 (Polymarket docs: <https://docs.polymarket.com/v2-migration>).
+//! Facts: <https://docs.polymarket.com/v2-migration>.
 //! Every constant here is checked against `keccak256` of its definition in the tests.
 
 use alloy_primitives::{Address, B256, U256, b256};

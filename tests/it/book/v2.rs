@@ -1,4 +1,4 @@
-//! Book hashes of a mixed exchange (issue 34, "Books"): Protocol V2 books carry
+//! Book hashes of a mixed exchange: Protocol V2 books carry
 //! `"version":"v2"` and the hash covers it; snapshots that omit `tick_size` or
 //! `last_trade_price` are hashed with the market's current values; a corrupted snapshot is
 //! still flagged. Checked against the real captures in `shared/fixtures` (skipped with a notice

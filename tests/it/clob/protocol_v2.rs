@@ -1,4 +1,4 @@
-//! "A market knows its protocol" (issue 34): a Protocol V2 market found through the CLOB is
+//! A market knows its protocol: a Protocol V2 market found through the CLOB is
 //! signed for ExchangeV3 on every order path, its balances are read as `CONDITIONAL-V2`, and
 //! its `bytes31` condition id goes out right-padded to 64 hex digits — never as 62. Bad input
 //! (an unknown `version`/`v`, a 63-hex id, a position id off the V2 layout) is a typed error.

@@ -1,4 +1,4 @@
-//! The simulator serves a mixed exchange (issue 34): CTF and Protocol V2 markets side by side.
+//! The simulator serves a mixed exchange: CTF and Protocol V2 markets side by side.
 //! The CLOB says which is which (`v`), V2 books carry `"version":"v2"` and the exchange's hash
 //! covers it, some markets' snapshots omit `tick_size`/`last_trade_price`, and every genuine
 //! snapshot of the feed verifies while a corrupted one is flagged.
