@@ -15,15 +15,25 @@ use polyclob::ws::market::MarketStream;
 use polyclob_sim::{MarketSpec, Simulator};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_snapshot_of_a_mixed_feed_verifies() {
-    // Odd markets (a CTF one and the V2 one) send sparse snapshots.
+async fn every_snapshot_of_a_mixed_feed_verifies_v2_sparse() {
+    mixed_feed(1).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_snapshot_of_a_mixed_feed_verifies_v2_full() {
+    mixed_feed(0).await;
+}
+
+/// Markets whose index has parity `sparse_parity` send sparse snapshots: 1 makes the V2
+/// market (index 3) and a CTF one sparse, 0 leaves the V2 market's snapshots whole.
+async fn mixed_feed(sparse_parity: usize) {
     let specs: Vec<MarketSpec> = MarketSpec::defaults()
         .into_iter()
         .enumerate()
-        .map(|(i, m)| m.sparse_books(i % 2 == 1))
+        .map(|(i, m)| m.sparse_books(i % 2 == sparse_parity))
         .collect();
     let v2 = specs.iter().position(MarketSpec::is_position_ids).unwrap();
-    assert_eq!(v2 % 2, 1, "the V2 market is a sparse one");
+    let v2_sparse = v2 % 2 == sparse_parity;
     let sim = Simulator::builder()
         .markets(specs.clone())
         .start()
@@ -96,11 +106,11 @@ async fn every_snapshot_of_a_mixed_feed_verifies() {
             break;
         }
     }
-    // CTF with and without the optional members, V2 without them (the V2 market is sparse).
+    // CTF with and without the optional members, V2 as its market is configured.
     for key in [
         (Protocol::Ctf, false),
         (Protocol::Ctf, true),
-        (Protocol::V2, true),
+        (Protocol::V2, v2_sparse),
     ] {
         assert!(
             verified.get(&key).copied().unwrap_or(0) >= 3,
