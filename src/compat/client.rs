@@ -8,9 +8,10 @@ use rust_decimal::Decimal;
 use serde_json::Value;
 
 use super::types::{
-    ApiCreds, BalanceAllowanceParams, BookParams, MidpointResponse, OpenOrder, OpenOrderParams,
-    OrderBookSummary, PriceResponse, Side, SpreadResponse, TradeParams,
+    ApiCreds, AssetType, BalanceAllowanceParams, BookParams, MidpointResponse, OpenOrder,
+    OpenOrderParams, OrderBookSummary, PriceResponse, Side, SpreadResponse, TradeParams,
 };
+use crate::clob::types::AssetKind;
 use crate::clob::{Client, Credentials, Error, Level, PageSpec, Req, decode_page};
 use crate::http::path_with;
 use crate::sign::{SignError, Signer};
@@ -619,13 +620,28 @@ impl ClobClient {
         .await
     }
 
-    fn balance_req(path: &'static str, params: Option<BalanceAllowanceParams>) -> Req<'static> {
+    fn balance_req(
+        &self,
+        path: &'static str,
+        params: Option<BalanceAllowanceParams>,
+    ) -> Req<'static> {
         let mut p = params.unwrap_or_default();
         if p.signature_type.is_none() {
             p.set_signature_type(0);
         }
+        // The frozen `AssetType` has no V2 variant: an outcome balance of a token known to be
+        // a Protocol V2 position id goes out as `CONDITIONAL-V2`, as the docs require.
+        let v2 = matches!(p.asset_type, Some(AssetType::CONDITIONAL))
+            && p.token_id
+                .as_deref()
+                .is_some_and(|t| self.client.as_ref().is_some_and(|c| c.is_position_token(t)));
         let mut req = Req::get(path).auth(Level::L2);
         for (k, v) in p.to_query_params() {
+            let v = if k == "asset_type" && v2 {
+                AssetKind::ConditionalV2.as_str().to_owned()
+            } else {
+                v
+            };
             req = req.query(k, &v);
         }
         req
@@ -637,7 +653,7 @@ impl ClobClient {
         params: Option<BalanceAllowanceParams>,
     ) -> ClientResult<Value> {
         self.need_l2()?;
-        self.value(Self::balance_req("/balance-allowance", params))
+        self.value(self.balance_req("/balance-allowance", params))
             .await
     }
 
@@ -647,7 +663,7 @@ impl ClobClient {
         params: Option<BalanceAllowanceParams>,
     ) -> ClientResult<Value> {
         self.need_l2()?;
-        self.value(Self::balance_req("/balance-allowance/update", params))
+        self.value(self.balance_req("/balance-allowance/update", params))
             .await
     }
 

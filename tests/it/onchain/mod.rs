@@ -1,3 +1,4 @@
+mod router_vectors;
 mod rpc;
 mod sim;
 mod vectors;

@@ -1,6 +1,7 @@
 mod auth;
 mod faults;
 mod gamma_data;
+mod mixed_feed;
 mod order_builder;
 mod polybolt;
 mod rest;
