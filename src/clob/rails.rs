@@ -165,11 +165,13 @@ impl Rails {
         Ok(())
     }
 
-    /// Runs after each answer of a metered request: folds the rate-limit headers into the
-    /// governor and opens restriction windows the server announced.
+    /// Runs after each answer of a metered request sent at `sent` (when [`before`](Self::before)
+    /// let it go): folds the rate-limit headers into the governor and opens restriction
+    /// windows the server announced.
     pub(crate) fn after(
         &self,
         bucket: Option<Bucket>,
+        sent: Instant,
         status: Option<&RateLimitStatus>,
         result: &Result<bytes::Bytes, Error>,
         path: &str,
@@ -177,7 +179,7 @@ impl Rails {
         let Some(bucket) = bucket else { return };
         let now = Instant::now();
         if let Some(st) = status {
-            self.governor.observe(st, now);
+            self.governor.observe(st, sent, now);
         } else if let Err(e) = result {
             // A 429 without the exchange's headers still holds the bucket for Retry-After.
             if e.is_rate_limited() {
@@ -187,7 +189,7 @@ impl Rails {
                     retry_after: e.retry_after(),
                     ..RateLimitStatus::default()
                 };
-                self.governor.observe(&st, now);
+                self.governor.observe(&st, sent, now);
             }
         }
         match result {

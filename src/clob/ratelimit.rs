@@ -274,7 +274,10 @@ pub struct BucketStats {
     /// The longest of those waits.
     pub max_delay: Duration,
     /// Server reports (`Poly-RateLimit-Remaining`) that found at least one token fewer than
-    /// the local bucket held, and lowered it.
+    /// the local bucket held when the request left, however late in the round trip the
+    /// server counted. Every report may lower the bucket; only these are disagreements
+    /// (another process spending the same key, a governor that is off), not the refill
+    /// while an answer travelled.
     pub corrections: u64,
     /// HTTP 429 answers to this bucket's requests (each holds the bucket for `Retry-After`).
     pub rate_limited: u64,
@@ -487,16 +490,21 @@ impl Gcra {
         }
     }
 
-    /// Lowers the balance to at most `remaining` tokens (a server report); never raises it.
-    /// Returns whether it lowered it by a whole token or more (less is the server's rounding
-    /// and the refill during the round trip, not a disagreement).
-    pub(crate) fn cap_remaining(&self, remaining: u64, now: u64) -> bool {
+    /// Lowers the balance to at most `remaining` tokens as of `now`, when the report came
+    /// back (a server report of a request sent at `sent`); never raises it. Read as of `now`
+    /// the report is at its most severe, which is the safe way to act on it.
+    ///
+    /// Returns whether the report found a whole token fewer than the bucket held, read as of
+    /// `sent`: the server counted at some moment between `sent` and `now` (on a loaded machine
+    /// or network that round trip is many refill intervals), so only a report that falls
+    /// short even at its earliest possible time is a disagreement; the refill while the
+    /// answer travelled is not. (Less than a whole token is the server's rounding down.)
+    pub(crate) fn cap_remaining(&self, remaining: u64, sent: u64, now: u64) -> bool {
         let (interval, burst) = unpack(self.params.load(Ordering::Relaxed));
-        let floor = now + burst.saturating_sub(remaining.min(burst)) * interval;
-        self.tat
-            .fetch_max(floor, Ordering::AcqRel)
-            .saturating_add(interval)
-            <= floor
+        let debt = burst.saturating_sub(remaining.min(burst)) * interval;
+        let held = self.tat.fetch_max(now + debt, Ordering::AcqRel);
+        // Our debt at `sent` is `held.max(sent) - sent`.
+        held.max(sent).saturating_add(interval) <= sent.saturating_add(debt)
     }
 
     /// Nothing is admitted before `until`, and then one token at a time (after a 429 whose
@@ -844,9 +852,10 @@ impl Governor {
         self.cell(bucket).charge(n, self.ns(now));
     }
 
-    /// Folds one response's headers in: adopts a reported tier, lowers the balance to what the
-    /// server reports, and after a 429 holds the bucket until `Retry-After` has passed.
-    pub(crate) fn observe(&self, status: &RateLimitStatus, now: Instant) {
+    /// Folds the headers of a response to a request sent at `sent` in: adopts a reported
+    /// tier, lowers the balance to what the server reports, and after a 429 holds the bucket
+    /// until `Retry-After` has passed.
+    pub(crate) fn observe(&self, status: &RateLimitStatus, sent: Instant, now: Instant) {
         if let Some(tier) = status.tier {
             self.set_tier_at(tier, now);
         }
@@ -858,7 +867,7 @@ impl Governor {
             let counters = &self.counters[bucket as usize];
             let t = self.ns(now);
             if let Some(r) = status.remaining {
-                if cell.cap_remaining(u64::from(r), t) {
+                if cell.cap_remaining(u64::from(r), self.ns(sent), t) {
                     counters.corrections.fetch_add(1, Ordering::Relaxed);
                 }
             }
@@ -1159,7 +1168,7 @@ mod tests {
             status: 200,
             ..RateLimitStatus::default()
         };
-        g.observe(&st, t0);
+        g.observe(&st, t0, t0);
         assert_eq!(g.order.available(0), 3);
         assert_eq!(g.warnings(), 1);
         // A higher report never raises our balance.
@@ -1168,6 +1177,7 @@ mod tests {
                 remaining: Some(50),
                 ..st.clone()
             },
+            t0,
             t0,
         );
         assert_eq!(g.order.available(0), 3);
@@ -1179,6 +1189,7 @@ mod tests {
                 retry_after: Some(Duration::from_secs(1)),
                 ..st
             },
+            t0,
             t0,
         );
         let e = g
@@ -1192,6 +1203,39 @@ mod tests {
         assert_eq!((s.corrections, s.rate_limited), (1, 1));
         assert_eq!((s.admitted, s.refused), (0, 1));
         assert_eq!(g.stats(Bucket::Cancel), BucketStats::default());
+    }
+
+    #[test]
+    fn corrections_are_disagreements_beyond_the_round_trip() {
+        let g = Governor::with_headroom(Tier::Standard, 0);
+        let t0 = g.origin;
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        let report = |remaining| RateLimitStatus {
+            bucket: Some(Bucket::Order),
+            remaining: Some(remaining),
+            status: 200,
+            ..RateLimitStatus::default()
+        };
+        let corrections = || g.stats(Bucket::Order).corrections;
+        // An order at 0 ms; the server counted it at once (59 left) and the answer took 40 ms,
+        // more than the 25 ms our bucket needed to refill that token.
+        g.acquire_at(Bucket::Order, 1, at(0), Duration::ZERO)
+            .unwrap();
+        g.observe(&report(59), at(0), at(40));
+        assert_eq!(corrections(), 0, "the report's age is no disagreement");
+        // Acted on as of its arrival all the same: one token owed at 40 ms.
+        assert_eq!(g.order.available(40 * MS), 59);
+        // At 50 ms we hold 58.4 after the next order (1.6 owed); the server's 58.x shows as 58.
+        g.acquire_at(Bucket::Order, 1, at(50), Duration::ZERO)
+            .unwrap();
+        g.observe(&report(58), at(50), at(50));
+        assert_eq!(corrections(), 0, "the server's rounding is no disagreement");
+        // Someone else spent the key's tokens: the server holds 50 where we hold 59.
+        g.acquire_at(Bucket::Order, 1, at(100), Duration::ZERO)
+            .unwrap();
+        g.observe(&report(50), at(100), at(130));
+        assert_eq!(corrections(), 1);
+        assert_eq!(g.order.available(130 * MS), 50);
     }
 
     #[test]

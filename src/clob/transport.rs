@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use super::auth::{Auth, Level};
 use super::builder::ClientBuilder;
@@ -242,10 +242,11 @@ impl Client {
             .http
             .retrying(req, || async move {
                 let bucket = self.inner.rails.before(req).await?;
+                let sent = Instant::now();
                 let (result, limits) = self.send_once(req, bucket).await;
                 self.inner
                     .rails
-                    .after(bucket, limits.as_ref(), &result, req.path);
+                    .after(bucket, sent, limits.as_ref(), &result, req.path);
                 Ok(result)
             })
             .await

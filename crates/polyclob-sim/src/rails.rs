@@ -8,6 +8,12 @@
 //! micro-tokens, refilled continuously at the tier's rate up to its burst. A request is
 //! admitted only when the bucket holds its whole cost (batches are all or nothing). Being a
 //! different formulation from the client's GCRA governor, it checks it rather than mirrors it.
+//!
+//! The buckets run on arrival times, stamped when the server reads a request's head: the
+//! exchange's limiter sits at its edge, ahead of its handlers. Metering when the handler
+//! reached the request instead would let the simulator's own queueing (one exchange lock, a
+//! busy machine) bunch requests the client spaced correctly, and answer 429s the exchange
+//! would not.
 
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -38,6 +44,11 @@ pub struct RailStats {
     /// Orders refused by a post-only window.
     pub post_only_refused: u64,
 }
+
+/// When the server read a request's head: its time in the rate-limit buckets. Set by the
+/// server on every request's extensions before anything else runs.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Arrival(pub(crate) Instant);
 
 #[derive(Debug)]
 struct TokenBucket {
@@ -118,12 +129,18 @@ impl Rails {
         self.closed_only.contains(address)
     }
 
-    /// Meters `cost` tokens of `address`'s `bucket`: the headers to stamp, or the `429`.
+    /// Meters `cost` tokens of `address`'s `bucket` for a request that arrived `at`: the
+    /// headers to stamp, or the `429`.
+    ///
+    /// Requests are handled in about, not exactly, their arrival order: one that arrived
+    /// before the bucket's last update is metered at that update's time (the bucket's clock
+    /// never runs back, so no refill is counted twice).
     pub(crate) fn admit(
         &mut self,
         address: &str,
         bucket: Bucket,
         cost: u32,
+        at: Instant,
     ) -> Result<Option<Admitted>, Box<Resp>> {
         if self.default_tier.is_none() && !self.tiers.contains_key(address) {
             return Ok(None);
@@ -131,14 +148,11 @@ impl Rails {
         let tier = self.tier_of(address);
         let limit = tier.limit(bucket);
         let (rate, cap) = (u64::from(limit.per_second), u64::from(limit.burst) * MICRO);
-        let now = Instant::now();
         let b = self
             .buckets
             .entry((address.to_owned(), bucket))
-            .or_insert(TokenBucket {
-                micro: cap,
-                at: now,
-            });
+            .or_insert(TokenBucket { micro: cap, at });
+        let now = at.max(b.at);
         // Refill: `rate` tokens a second = `rate` micro-tokens a microsecond.
         let elapsed_us = u64::try_from(now.duration_since(b.at).as_micros()).unwrap_or(u64::MAX);
         b.micro = b
@@ -215,16 +229,22 @@ impl Rails {
     }
 }
 
-/// Meters a trading request of `address`: `f` runs only when the bucket admits `cost`, and
-/// its answer carries the rate-limit headers.
+/// Meters a trading request of `address` at its [`Arrival`] (now, for a request the server
+/// did not stamp): `f` runs only when the bucket admits `cost`, and its answer carries the
+/// rate-limit headers.
 pub(crate) fn metered(
     shared: &super::server::Shared,
+    parts: &hyper::http::request::Parts,
     address: &str,
     bucket: Bucket,
     cost: u32,
     f: impl FnOnce() -> Resp,
 ) -> Resp {
-    let admitted = shared.rails().admit(address, bucket, cost);
+    let at = parts
+        .extensions
+        .get::<Arrival>()
+        .map_or_else(Instant::now, |a| a.0);
+    let admitted = shared.rails().admit(address, bucket, cost, at);
     match admitted {
         Ok(a) => stamped(f(), a),
         Err(r) => *r,
@@ -289,10 +309,13 @@ mod tests {
     fn standard_burst_then_429_with_retry_after() {
         let mut r = Rails::new(Some(Tier::Standard), false);
         for i in 0..60 {
-            let a = r.admit("0xa", Bucket::Order, 1).ok().flatten();
+            let a = r
+                .admit("0xa", Bucket::Order, 1, Instant::now())
+                .ok()
+                .flatten();
             assert_eq!(a.map(|a| a.remaining), Some(59 - i));
         }
-        let refused = r.admit("0xa", Bucket::Order, 1).err();
+        let refused = r.admit("0xa", Bucket::Order, 1, Instant::now()).err();
         let refused = refused.map(|resp| {
             (
                 resp.status(),
@@ -306,29 +329,56 @@ mod tests {
             Some((StatusCode::TOO_MANY_REQUESTS, Some("1".to_owned())))
         );
         // Cancels and other signers are untouched.
-        assert!(r.admit("0xa", Bucket::Cancel, 120).is_ok());
-        assert!(r.admit("0xb", Bucket::Order, 60).is_ok());
+        assert!(r.admit("0xa", Bucket::Cancel, 120, Instant::now()).is_ok());
+        assert!(r.admit("0xb", Bucket::Order, 60, Instant::now()).is_ok());
         // All or nothing: 121 never fits a Standard cancel bucket.
-        assert!(r.admit("0xb", Bucket::Cancel, 121).is_err());
-        assert!(r.admit("0xb", Bucket::Cancel, 120).is_ok());
+        assert!(r.admit("0xb", Bucket::Cancel, 121, Instant::now()).is_err());
+        assert!(r.admit("0xb", Bucket::Cancel, 120, Instant::now()).is_ok());
         assert_eq!(r.stats().rate_limited, 2);
+    }
+
+    #[test]
+    fn buckets_run_on_arrival_times() {
+        let mut r = Rails::new(Some(Tier::Standard), false);
+        let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        assert!(r.admit("0xa", Bucket::Order, 60, at(0)).is_ok());
+        // Arrived 10 ms after the burst: less than a token back.
+        assert!(r.admit("0xa", Bucket::Order, 1, at(10)).is_err());
+        // Arrived one refill interval (25 ms at 40/s) after the burst: one token.
+        assert!(r.admit("0xa", Bucket::Order, 1, at(25)).is_ok());
+        // Arrived before that one but handled after it: the bucket's clock does not run back
+        // to refill the same interval again.
+        assert!(r.admit("0xa", Bucket::Order, 1, at(20)).is_err());
+        assert!(r.admit("0xa", Bucket::Order, 1, at(49)).is_err());
+        assert!(r.admit("0xa", Bucket::Order, 1, at(50)).is_ok());
+        assert_eq!(r.stats().rate_limited, 3);
     }
 
     #[test]
     fn off_by_default_and_per_signer_tiers() {
         let mut r = Rails::new(None, false);
-        assert!(matches!(r.admit("0xa", Bucket::Order, 1000), Ok(None)));
+        assert!(matches!(
+            r.admit("0xa", Bucket::Order, 1000, Instant::now()),
+            Ok(None)
+        ));
         r.set_tier("0xa".into(), Tier::Silver);
-        assert!(r.admit("0xa", Bucket::Order, 300).is_ok());
-        assert!(r.admit("0xa", Bucket::Order, 1).is_err());
-        assert!(matches!(r.admit("0xb", Bucket::Order, 1000), Ok(None)));
+        assert!(r.admit("0xa", Bucket::Order, 300, Instant::now()).is_ok());
+        assert!(r.admit("0xa", Bucket::Order, 1, Instant::now()).is_err());
+        assert!(matches!(
+            r.admit("0xb", Bucket::Order, 1000, Instant::now()),
+            Ok(None)
+        ));
     }
 
     #[test]
     fn warning_mode_admits_and_flags() {
         let mut r = Rails::new(Some(Tier::Standard), true);
-        assert!(r.admit("0xa", Bucket::Order, 60).is_ok());
-        let a = r.admit("0xa", Bucket::Order, 1).ok().flatten();
+        assert!(r.admit("0xa", Bucket::Order, 60, Instant::now()).is_ok());
+        let a = r
+            .admit("0xa", Bucket::Order, 1, Instant::now())
+            .ok()
+            .flatten();
         assert!(a.is_some_and(|a| a.warning));
         assert_eq!(r.stats().warned, 1);
     }

@@ -197,7 +197,7 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
             ok(&json!({"apiKeys": ex.keys_of(&key.address)}))
         }),
         "/order" if post => l2(shared, parts, body, |ex, key| {
-            rails::metered(shared, &key.address, Bucket::Order, 1, || {
+            rails::metered(shared, parts, &key.address, Bucket::Order, 1, || {
                 post_order(shared, ex, key, body)
             })
         }),
@@ -206,12 +206,12 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
                 Ok(Value::Array(items)) => u32::try_from(items.len()).unwrap_or(u32::MAX).max(1),
                 _ => 1,
             };
-            rails::metered(shared, &key.address, Bucket::Order, cost, || {
+            rails::metered(shared, parts, &key.address, Bucket::Order, cost, || {
                 post_orders(shared, ex, key, body)
             })
         }),
         "/order" if delete => l2(shared, parts, body, |ex, key| {
-            rails::metered(shared, &key.address, Bucket::Cancel, 1, || {
+            rails::metered(shared, parts, &key.address, Bucket::Cancel, 1, || {
                 let id = serde_json::from_slice::<Value>(body)
                     .ok()
                     .and_then(|v| v.get("orderID").and_then(Value::as_str).map(str::to_owned));
@@ -232,7 +232,7 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
                 )),
                 Ok(ids) => {
                     let cost = u32::try_from(ids.len()).unwrap_or(u32::MAX).max(1);
-                    rails::metered(shared, &key.address, Bucket::Cancel, cost, || {
+                    rails::metered(shared, parts, &key.address, Bucket::Cancel, cost, || {
                         cancel_resp(ex.cancel(&key.address, &ids))
                     })
                 }
@@ -243,7 +243,7 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
             // 1 + the number cancelled.
             let open = ex.open_orders(&key.address).len();
             let cost = u32::try_from(open).unwrap_or(u32::MAX).saturating_add(1);
-            rails::metered(shared, &key.address, Bucket::Cancel, cost, || {
+            rails::metered(shared, parts, &key.address, Bucket::Cancel, cost, || {
                 cancel_resp(ex.cancel_where(&key.address, None, None))
             })
         }),
@@ -286,7 +286,7 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
             let cost = u32::try_from(matching)
                 .unwrap_or(u32::MAX)
                 .saturating_add(1);
-            rails::metered(shared, &key.address, Bucket::Cancel, cost, || {
+            rails::metered(shared, parts, &key.address, Bucket::Cancel, cost, || {
                 if none {
                     return cancel_resp(Canceled::default());
                 }

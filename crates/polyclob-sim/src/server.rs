@@ -4,7 +4,7 @@
 use std::convert::Infallible;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
@@ -743,9 +743,14 @@ fn fault_response(f: HttpFault) -> Response<Full<Bytes>> {
 }
 
 async fn handle(
-    req: Request<Incoming>,
+    mut req: Request<Incoming>,
     shared: Arc<Shared>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
+    // Stamped before anything else runs: the exchange meters requests at its edge, so a
+    // request's place in the rate-limit buckets is its arrival, not when a busy handler
+    // reached it (see `rails::metered`).
+    req.extensions_mut()
+        .insert(super::rails::Arrival(Instant::now()));
     shared.log_request(req.method(), req.uri().path());
     let (delay, fault) = shared.faults().on_request(req.uri().path());
     if !delay.is_zero() {

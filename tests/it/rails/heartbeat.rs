@@ -136,8 +136,12 @@ async fn invalid_heartbeat_id_answers_resynchronise() {
     assert_eq!(e.message(), Some("Invalid Heartbeat ID"));
     assert_eq!(e.heartbeat_id(), Some(first.as_str()));
     c.heartbeat(Some(&first)).await.unwrap();
+    let o = resting_bids(&c, KEY_A, 1, true);
 
-    let h = c.start_heartbeats(Duration::from_millis(30));
+    // The guard refuses orders after two intervals without a successful heartbeat. The
+    // interval is a liveness bound, not what the test checks: 30 ms let a loaded machine's
+    // pause between the last heartbeat and the order trip the guard; 250 ms does not.
+    let h = c.start_heartbeats(Duration::from_millis(250));
     wait_for("heartbeats", || h.status().sent >= 2).await;
     // Another process of the same user restarts the chain: the task's next id is stale.
     let other = client(&sim, KEY_A, Throttle::Off).await;
@@ -147,7 +151,6 @@ async fn invalid_heartbeat_id_answers_resynchronise() {
     wait_for("heartbeats after the resync", || h.status().sent > sent).await;
     let st = h.status();
     assert_eq!(st.failed, 0, "{st:?}");
-    let o = resting_bids(&c, KEY_A, 1, true);
     c.post_order(&o[0]).await.unwrap();
     h.stop();
 }
