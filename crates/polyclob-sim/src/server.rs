@@ -119,6 +119,7 @@ pub struct SimBuilder {
     rtds_interval: Duration,
     rate_limits: Option<polyclob::clob::Tier>,
     rate_limit_warning_only: bool,
+    enforce_balances: bool,
     #[cfg(feature = "onchain")]
     onchain: bool,
 }
@@ -139,6 +140,7 @@ impl Default for SimBuilder {
             rtds_interval: Duration::from_secs(1),
             rate_limits: None,
             rate_limit_warning_only: false,
+            enforce_balances: true,
             #[cfg(feature = "onchain")]
             onchain: false,
         }
@@ -251,6 +253,20 @@ impl SimBuilder {
         self
     }
 
+    /// Refuses orders their maker cannot cover, as the exchange does: a BUY without the pUSD
+    /// (or the exchange's allowance) for it, a SELL without the outcome tokens (or the
+    /// exchange's ERC-1155 approval), counting what the maker's open orders already reserve;
+    /// the refusal is `400 {"error":"not enough balance / allowance: …"}`. Accounts start
+    /// empty: fund them with [`SimHandle::fund`] / [`SimHandle::fund_tokens`] (or, with
+    /// [`SimBuilder::onchain`], on the chain). Default is on; turn it off only for tests of
+    /// plumbing (order formats, transport), where fills an account cannot cover are then
+    /// counted in [`SimHandle::settlement_failures`] and move no balance.
+    #[must_use]
+    pub fn enforce_balances(mut self, on: bool) -> Self {
+        self.enforce_balances = on;
+        self
+    }
+
     /// Serves a minimal chain at `POST /rpc` ([`SimHandle::rpc_url`], feature `onchain`):
     /// raw EIP-1559 transactions checked and applied to in-memory pUSD and outcome-token
     /// balances, which fills then move; [`SimHandle::resolve_market`] resolves a market for
@@ -273,6 +289,8 @@ impl SimBuilder {
             StateConfig {
                 seed: self.seed,
                 heartbeat_timeout: self.heartbeat_timeout,
+                chain: self.chain,
+                enforce_balances: self.enforce_balances,
             },
             self.markets.unwrap_or_else(MarketSpec::defaults),
             events,

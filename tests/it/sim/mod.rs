@@ -1,4 +1,5 @@
 mod auth;
+mod balances;
 mod faults;
 mod gamma_data;
 mod order_builder;
