@@ -6,6 +6,7 @@ mod order_builder;
 mod rest;
 mod robustness;
 mod rtds;
+mod scale;
 mod trading;
 mod vectors;
 mod ws;
