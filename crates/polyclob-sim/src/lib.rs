@@ -110,7 +110,8 @@
 //! | chain (feature `onchain`, `SimBuilder::onchain`) | `POST /rpc`: JSON-RPC (`eth_call`, `eth_sendRawTransaction`, receipts, nonces, fees; batches) over in-memory pUSD and outcome-token balances; `SimHandle::fund_collateral`, `fund_native`, `resolve_market` |
 //!
 //! Faults: build a [`Faults`] (latency, jitter, `425`/`429`/`503` on a schedule or with a
-//! probability, WS disconnects and silence) and pass it to [`SimBuilder::faults`], or change it
+//! probability, each rule optionally for one path prefix, one account
+//! ([`HttpRule::account`]) or one market ([`HttpRule::market`]); WS disconnects and silence) and pass it to [`SimBuilder::faults`], or change it
 //! while running with [`SimHandle::set_faults`]; [`SimHandle::disconnect_ws`] drops every WS
 //! connection at once and [`SimHandle::set_cancel_only`] puts the exchange in cancel-only mode.
 //!

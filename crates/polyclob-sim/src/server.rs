@@ -734,27 +734,47 @@ fn fault_response(f: HttpFault) -> Response<Full<Bytes>> {
     r
 }
 
+/// What the fault rules see of a request.
+fn request_view<'a>(
+    headers: &'a hyper::HeaderMap,
+    uri: &'a hyper::Uri,
+    body: &'a [u8],
+) -> super::faults::RequestView<'a> {
+    let header = |k: &str| headers.get(k).and_then(|v| v.to_str().ok());
+    super::faults::RequestView {
+        path: uri.path(),
+        query: uri.query().unwrap_or(""),
+        address: header("POLY_ADDRESS"),
+        api_key: header("POLY_API_KEY"),
+        body,
+    }
+}
+
+/// Waits out the injected latency, then answers with the injected fault if there is one.
+async fn faulted(delay: Duration, fault: Option<HttpFault>) -> Option<Response<Full<Bytes>>> {
+    if !delay.is_zero() {
+        tokio::time::sleep(delay).await;
+    }
+    fault.map(fault_response)
+}
+
 async fn handle(
     req: Request<Incoming>,
     shared: Arc<Shared>,
 ) -> Result<Response<Full<Bytes>>, Infallible> {
     shared.log_request(req.method(), req.uri().path());
-    let (delay, fault) = shared.faults().on_request(req.uri().path());
-    if !delay.is_zero() {
-        tokio::time::sleep(delay).await;
-    }
-    if let Some(f) = fault {
-        return Ok(fault_response(f));
-    }
     if ws::is_upgrade(&req) {
+        let (delay, fault) =
+            shared
+                .faults()
+                .on_request(&request_view(req.headers(), req.uri(), b""));
+        if let Some(r) = faulted(delay, fault).await {
+            return Ok(r);
+        }
         return Ok(ws::upgrade(req, shared));
     }
     let (parts, body) = req.into_parts();
-    if let Some(r) =
-        super::gamma::route(&shared, &parts).or_else(|| super::data_api::route(&shared, &parts))
-    {
-        return Ok(r);
-    }
+    // The body is read before the fault rules run, so a rule can target the market it names.
     let body = match Limited::new(body, MAX_BODY).collect().await {
         Ok(b) => b.to_bytes(),
         Err(_) => {
@@ -764,6 +784,18 @@ async fn handle(
             ));
         }
     };
+    let (delay, fault) =
+        shared
+            .faults()
+            .on_request(&request_view(&parts.headers, &parts.uri, &body));
+    if let Some(r) = faulted(delay, fault).await {
+        return Ok(r);
+    }
+    if let Some(r) =
+        super::gamma::route(&shared, &parts).or_else(|| super::data_api::route(&shared, &parts))
+    {
+        return Ok(r);
+    }
     #[cfg(feature = "onchain")]
     if parts.uri.path() == "/rpc" && parts.method == hyper::Method::POST {
         return Ok(super::chain::serve(&shared, &body));
