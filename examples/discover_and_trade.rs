@@ -114,6 +114,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // 4. Trade: API credentials from the key, the Gamma contexts remembered by the client.
     let signer = Signer::from_hex(TEST_KEY)?;
     let me = format!("{:#x}", signer.address());
+    // The simulator enforces balances like the exchange: the account needs pUSD to buy.
+    sim.fund(signer.address(), 1_000 * 1_000_000);
+
     let clob = ClientBuilder::new()
         .host(sim.http_url())
         .signer(signer.clone())

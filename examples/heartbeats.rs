@@ -26,6 +26,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .await?;
     let token = sim.markets()[0].tokens()[0].token_id().to_owned();
     let signer = Signer::from_hex(TEST_KEY)?;
+    // The simulator enforces balances like the exchange: the account needs pUSD to buy.
+    sim.fund(signer.address(), 1_000 * 1_000_000);
     let client = ClientBuilder::new()
         .host(sim.http_url())
         .signer(signer.clone())

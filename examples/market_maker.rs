@@ -105,6 +105,14 @@ async fn run(length: Duration) -> Res<()> {
     let condition = market.condition_id().to_owned();
 
     let signer = Signer::from_hex(TEST_KEY)?;
+    // The simulator enforces balances like the exchange: pUSD to buy, outcome tokens to sell
+    // (1,000 pUSD and 100 shares of each token, as a split would leave them).
+    sim.fund(signer.address(), 1_000 * 1_000_000);
+    for m in sim.markets() {
+        for t in m.tokens() {
+            sim.fund_tokens(signer.address(), t.token_id(), 100 * 1_000_000);
+        }
+    }
     let client = ClientBuilder::new()
         .host(sim.http_url())
         .signer(signer.clone())

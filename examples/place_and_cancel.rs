@@ -21,6 +21,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // The key: zeroized on drop, redacted in Debug, never part of an error message.
     let signer = Signer::from_hex(TEST_KEY)?;
+    // The simulator enforces balances like the exchange: the account needs pUSD to buy.
+    sim.fund(signer.address(), 1_000 * 1_000_000);
     // The client signs L1 requests (API-key creation) with it.
     let client = ClientBuilder::new()
         .host(sim.http_url())

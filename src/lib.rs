@@ -86,6 +86,7 @@
 //!
 //! // Hardhat account #0: a public test key. Load yours from the environment.
 //! let signer = Signer::from_hex("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")?;
+//! # sim.fund(signer.address(), 1_000_000_000); // the simulator's accounts start empty
 //! let client = ClientBuilder::new().host(sim.http_url()).signer(signer.clone()).build()?;
 //! client.set_credentials(client.create_or_derive_api_key(U256::ZERO).await?);
 //!

@@ -102,6 +102,10 @@ async fn socks5h_carries_everything_to_an_unresolvable_host() {
         .await
         .unwrap();
     c.set_credentials(creds);
+    crate::support::sim::fund_all(
+        &sim,
+        polyclob::sign::Signer::from_hex(KEY_A).unwrap().address(),
+    );
     for o in resting_bids(&c, KEY_A, 1, false) {
         assert!(c.post_order(&o).await.unwrap().success);
     }

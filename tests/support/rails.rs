@@ -10,7 +10,7 @@ use polyclob::sign::wallet::Wallet;
 use polyclob::types::{Chain, Side, TickSize};
 use polyclob_sim::{MarketSpec, SimHandle, Simulator};
 
-/// Hardhat accounts #0 and #1: public test keys, never funded.
+/// Hardhat accounts #0 and #1: public test keys, never funded on a real chain.
 pub const KEY_A: &str = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 pub const KEY_B: &str = "59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
 
@@ -32,8 +32,10 @@ pub async fn sim(limits: Option<polyclob::clob::Tier>) -> SimHandle {
         .unwrap()
 }
 
-/// A client for `key` with credentials from the simulator (`POST /auth/api-key`).
+/// A client for `key` with credentials from the simulator (`POST /auth/api-key`), its
+/// account funded ([`super::sim::fund_all`]).
 pub async fn client_with(sim: &SimHandle, key: &str, b: ClientBuilder) -> Client {
+    super::sim::fund_all(sim, Signer::from_hex(key).unwrap().address());
     let c = b
         .host(sim.http_url())
         .signer(Signer::from_hex(key).unwrap())

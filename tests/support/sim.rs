@@ -58,8 +58,17 @@ pub fn l1_headers(signer: &Signer, ts: u64, nonce: u64) -> Vec<(&'static str, St
 }
 
 impl Trader {
-    /// Creates credentials through `POST /auth/api-key` (L1).
+    /// Creates credentials through `POST /auth/api-key` (L1) for a funded account: its EOA
+    /// and its derived Safe and proxy wallets each get [`FUNDS`] pUSD and [`SHARES`] of every
+    /// outcome token of the simulator's markets, with the exchange approvals.
     pub async fn new(sim: &SimHandle, key: &str) -> Self {
+        let t = Self::unfunded(sim, key).await;
+        fund_all(sim, t.address());
+        t
+    }
+
+    /// Creates credentials through `POST /auth/api-key` (L1) for an account with no money.
+    pub async fn unfunded(sim: &SimHandle, key: &str) -> Self {
         let signer = Signer::from_hex(key).unwrap();
         let http = reqwest::Client::new();
         let mut req = http.post(format!("{}/auth/api-key", sim.http_url()));
@@ -312,6 +321,30 @@ pub async fn wait_event(ws: &mut Ws, kind: &str, timeout: Duration) -> Option<Va
 }
 
 /// A plain market with empty books: condition `COND`, tokens `YES`/`NO`, tick 0.01, min 5.
+/// What [`Trader::new`] funds its account with: 1,000,000 pUSD (micro-units).
+pub const FUNDS: u64 = 1_000_000 * 1_000_000;
+/// The shares of each outcome token [`Trader::new`] funds (micro-units): 100,000.
+pub const SHARES: u64 = 100_000 * 1_000_000;
+
+/// Funds `eoa` and its derived Safe and proxy wallets with [`FUNDS`] pUSD and [`SHARES`] of
+/// every outcome token on `sim`.
+pub fn fund_all(sim: &SimHandle, eoa: Address) {
+    use polyclob::sign::wallet::{derive_proxy_wallet, derive_safe_wallet};
+    let wallets = [
+        Some(eoa),
+        Some(derive_safe_wallet(eoa, Chain::Polygon)),
+        derive_proxy_wallet(eoa, Chain::Polygon),
+    ];
+    for w in wallets.into_iter().flatten() {
+        sim.fund(w, FUNDS);
+        for m in sim.markets() {
+            for t in m.tokens() {
+                assert!(sim.fund_tokens(w, t.token_id(), SHARES));
+            }
+        }
+    }
+}
+
 pub const COND: &str = "0x00000000000000000000000000000000000000000000000000000000000000c1";
 pub const YES: &str = "1001";
 pub const NO: &str = "1002";

@@ -163,6 +163,8 @@ mod tests {
             StateConfig {
                 seed: 7,
                 heartbeat_timeout: Duration::from_secs(10),
+                chain: polyclob::types::Chain::Polygon,
+                enforce_balances: true,
             },
             MarketSpec::defaults(),
             tx,
@@ -188,7 +190,13 @@ mod tests {
         for _ in 0..5_000 {
             ex.random_activity();
         }
-        // A client buys from the house's best ask.
+        // A funded client buys from the house's best ask.
+        let client: alloy_primitives::Address = "0x00000000000000000000000000000000000c1e47"
+            .parse()
+            .unwrap();
+        let ledger = ex.ledger_mut();
+        ledger.mint_collateral(client, alloy_primitives::U256::from(10_000_000u64));
+        ledger.set_approved(client, true);
         let token = ex.markets[0].spec.tokens[0].token_id().to_owned();
         let ask = ex.markets[0].books[0].best_ask().expect("an ask");
         let placed = ex

@@ -18,12 +18,11 @@ use bytes::Bytes;
 use http_body_util::Full;
 use hyper::{Response, StatusCode};
 
-use super::engine::Fill;
 use super::ledger::{Ledger, Revert};
 use super::market::MarketSpec;
 use super::server::{Shared, SimHandle, error_response, json_response};
 use polyclob::onchain::{Call, SignedTx};
-use polyclob::types::{Chain, Side};
+use polyclob::types::Chain;
 
 /// Base fee of every block: 30 gwei.
 const BASE_FEE: u128 = 30_000_000_000;
@@ -330,56 +329,6 @@ impl SimChain {
             },
         );
     }
-
-    /// Settles one fill whose maker traded the complement of the taker's token on the same
-    /// side: `tokens` are the taker's and the maker's.
-    pub(crate) fn settle_crossed(
-        &mut self,
-        taker: &str,
-        side: Side,
-        maker: &str,
-        f: &Fill,
-        tokens: [&str; 2],
-        neg_risk: bool,
-    ) {
-        let parsed = (
-            taker.parse::<Address>(),
-            maker.parse::<Address>(),
-            tokens[0].parse::<U256>(),
-            tokens[1].parse::<U256>(),
-        );
-        let (Ok(taker), Ok(maker), Ok(taker_token), Ok(maker_token)) = parsed else {
-            self.ledger.settlement_failures += 1;
-            return;
-        };
-        self.ledger.settle_crossed(
-            side,
-            [(taker, taker_token), (maker, maker_token)],
-            f,
-            neg_risk,
-        );
-    }
-
-    /// Settles a trade's fills on the ledger (called by the exchange after each match).
-    pub(crate) fn settle_fills(
-        &mut self,
-        taker: &str,
-        side: Side,
-        makers: &[(String, Fill)],
-        token_id: &str,
-        neg_risk: bool,
-    ) {
-        let (Ok(taker), Ok(token)) = (taker.parse::<Address>(), token_id.parse::<U256>()) else {
-            self.ledger.settlement_failures += 1;
-            return;
-        };
-        let makers: Vec<(Address, Fill)> = makers
-            .iter()
-            .filter_map(|(a, f)| a.parse::<Address>().ok().map(|a| (a, *f)))
-            .collect();
-        self.ledger
-            .settle_fills(taker, side, &makers, token, neg_risk);
-    }
 }
 
 fn param_address(p: &Value, i: usize) -> Result<Address, RpcError> {
@@ -409,53 +358,6 @@ fn param_call(p: &Value) -> Result<(Call, Option<Address>), RpcError> {
         .and_then(Value::as_str)
         .and_then(|s| s.parse().ok());
     Ok((Call::new(to, data), from))
-}
-
-impl super::state::Exchange {
-    /// Moves the chain balances for a trade just recorded (no-op without the chain).
-    pub(crate) fn settle_on_chain(
-        &mut self,
-        taker_seq: u64,
-        mi: usize,
-        ti: usize,
-        side: Side,
-        fills: &[Fill],
-    ) {
-        if self.chain.is_none() {
-            return;
-        }
-        let taker = self
-            .orders
-            .get(&taker_seq)
-            .map(|o| o.maker_address.clone())
-            .unwrap_or_default();
-        // Makers on the taker's token trade against it; a maker on the other token (an RFQ
-        // mint or merge) meets it through a split or a merge of the full set.
-        let mut makers: Vec<(String, Fill)> = Vec::new();
-        let mut crossed: Vec<(String, Fill, usize)> = Vec::new();
-        for f in fills {
-            if let Some(o) = self.orders.get(&f.maker_seq) {
-                if o.token == ti {
-                    makers.push((o.maker_address.clone(), *f));
-                } else {
-                    crossed.push((o.maker_address.clone(), *f, o.token));
-                }
-            }
-        }
-        let spec = &self.markets[mi].spec;
-        let token = spec.tokens[ti].token_id().to_owned();
-        let neg_risk = spec.neg_risk;
-        let other: Vec<String> = crossed
-            .iter()
-            .map(|(_, _, t)| spec.tokens[*t].token_id().to_owned())
-            .collect();
-        if let Some(chain) = self.chain.as_mut() {
-            chain.settle_fills(&taker, side, &makers, &token, neg_risk);
-            for ((maker, f, _), maker_token) in crossed.iter().zip(&other) {
-                chain.settle_crossed(&taker, side, maker, f, [&token, maker_token], neg_risk);
-            }
-        }
-    }
 }
 
 /// `POST /rpc`: the chain's JSON-RPC endpoint (404 when the chain is off).
@@ -496,20 +398,6 @@ impl SimHandle {
         .is_some()
     }
 
-    /// The collateral balance of `who` on the chain (zero when the chain is off).
-    #[must_use]
-    pub fn collateral_balance(&self, who: Address) -> U256 {
-        self.with_chain(|c| c.ledger.collateral_of(who))
-            .unwrap_or_default()
-    }
-
-    /// `who`'s balance of the outcome token `token_id` on the chain.
-    #[must_use]
-    pub fn outcome_balance(&self, who: Address, token_id: U256) -> U256 {
-        self.with_chain(|c| c.ledger.token_of(who, token_id))
-            .unwrap_or_default()
-    }
-
     /// Resolves a binary market on the chain: outcome `winner` (0 = the first token) pays 1,
     /// the other 0. False for an unknown condition, a bad index or the chain off. A V2
     /// condition may be given in its 62-hex (`bytes31`) or padded 64-hex form.
@@ -520,13 +408,5 @@ impl SimHandle {
         let id = B256::from(*id.as_bytes32());
         self.with_chain(|c| c.ledger.resolve(id, winner))
             .unwrap_or(false)
-    }
-
-    /// Fills the chain could not settle (an account short of balance or approval); such a
-    /// fill moves nothing on the chain.
-    #[must_use]
-    pub fn settlement_failures(&self) -> u64 {
-        self.with_chain(|c| c.ledger.settlement_failures)
-            .unwrap_or(0)
     }
 }

@@ -4,13 +4,17 @@
 //! out, `null` on the last page; `limit` applies to the first page only, the cursor carries it
 //! after), snake_case fields, at most 20 `condition` ids a request.
 //!
-//! Everything is derived from the CLOB's trade log, so a fill on the simulator shows up here
-//! at once: one row per order fill (the taker's, and with `taker_only=false` each maker's),
-//! positions netted per wallet and token with average entry price and realized PnL.
+//! Trades and activity are derived from the CLOB's trade log, so a fill on the simulator shows
+//! up here at once: one row per order fill (the taker's, and with `taker_only=false` each
+//! maker's). Positions come from the ledger the fills settle on: the balance held, the
+//! fill-weighted average entry price of the shares bought and still held (average-cost
+//! method), and realized PnL.
 //! Wallets are the orders' `maker` addresses (the funder; the signer for EOA orders); a
 //! `user` filter matches either the maker or the signer.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use alloy_primitives::{Address, U256};
 
 use bytes::Bytes;
 use http_body_util::Full;
@@ -20,7 +24,8 @@ use serde_json::{Value, json};
 
 use super::rest::{parse_query, q};
 use super::server::{Shared, error_response, json_response};
-use super::state::{Exchange, SEED_ADDRESS};
+use super::state::Exchange;
+use polyclob::fixed::Price;
 use polyclob::types::Side;
 
 type Resp = Response<Full<Bytes>>;
@@ -260,15 +265,17 @@ fn fills(ex: &Exchange) -> Vec<FillRow> {
     out
 }
 
-/// A wallet's net position in one token.
+/// A wallet's position in one token: the ledger's balance and cost basis.
 struct Pos {
     wallet: String,
     signer: String,
     market: usize,
     token: usize,
-    /// Shares held (micro-units; negative only for the seeded liquidity).
+    /// Shares held (micro-units), the ledger's balance.
     held: i128,
-    /// Cost basis of `held` in micro-pUSD.
+    /// Fill-weighted average price of the shares bought and still held (micro-pUSD).
+    avg: i128,
+    /// Cost basis of the shares bought and still held (micro-pUSD).
     cost: i128,
     bought: i128,
     realized: i128,
@@ -280,11 +287,7 @@ impl Pos {
     }
 
     fn avg_price(&self) -> i128 {
-        if self.held > 0 {
-            self.cost * ONE / self.held
-        } else {
-            0
-        }
+        if self.held > 0 { self.avg } else { 0 }
     }
 
     fn mark(&self, ex: &Exchange) -> i128 {
@@ -330,43 +333,46 @@ impl Pos {
     }
 }
 
-/// Positions of every wallet (the seeded liquidity excepted), replayed from the fills.
+/// Positions of every account (the simulator's own liquidity excepted) from the ledger:
+/// sizes are its balances, average prices and PnL its cost bases, so they agree with the
+/// fills that moved them (and outlive the trade log).
 fn positions(ex: &Exchange) -> Vec<Pos> {
-    let mut book: BTreeMap<(String, usize, usize), Pos> = BTreeMap::new();
-    for f in fills(ex) {
-        if f.wallet.is_empty() || f.wallet == SEED_ADDRESS {
+    let ledger = ex.ledger();
+    let signers: HashMap<String, &str> = ex
+        .orders
+        .values()
+        .map(|o| (o.maker_address.to_ascii_lowercase(), o.user.as_str()))
+        .collect();
+    let mut keys: BTreeSet<(Address, U256)> = ledger.basis.keys().copied().collect();
+    keys.extend(ledger.holdings().map(|(who, id, _)| (who, id)));
+    let micros = |v: u128| i128::try_from(v).unwrap_or(i128::MAX);
+    let mut out: BTreeMap<(String, usize, usize), Pos> = BTreeMap::new();
+    for (who, id) in keys {
+        let Some((market, token)) = ex.token(&id.to_string()) else {
             continue;
-        }
-        let p = book
-            .entry((f.wallet.clone(), f.market, f.token))
-            .or_insert_with(|| Pos {
-                wallet: f.wallet.clone(),
-                signer: f.signer.clone(),
-                market: f.market,
-                token: f.token,
-                held: 0,
-                cost: 0,
-                bought: 0,
-                realized: 0,
-            });
-        let size = i128::from(f.size);
-        let price = i128::from(f.price);
-        match f.side {
-            Side::Buy => {
-                p.held += size;
-                p.cost += size * price / ONE;
-                p.bought += size;
-            }
-            Side::Sell => {
-                let avg = p.avg_price();
-                let sold = size.min(p.held.max(0));
-                p.realized += (price - avg) * sold / ONE;
-                p.cost -= avg * sold / ONE;
-                p.held -= size;
-            }
-        }
+        };
+        let wallet = format!("{who:#x}");
+        let basis = ledger.basis.get(&(who, id)).copied().unwrap_or_default();
+        let held = u128::try_from(ledger.token_of(who, id)).unwrap_or(u128::MAX);
+        let signer = signers
+            .get(&wallet)
+            .map_or_else(|| wallet.clone(), |s| (*s).to_owned());
+        out.insert(
+            (wallet.clone(), market, token),
+            Pos {
+                wallet,
+                signer,
+                market,
+                token,
+                held: micros(held),
+                avg: micros(basis.avg_price()),
+                cost: micros(basis.cost / u128::from(Price::SCALE)),
+                bought: micros(basis.bought),
+                realized: basis.realized / i128::from(Price::SCALE),
+            },
+        );
     }
-    book.into_values().collect()
+    out.into_values().collect()
 }
 
 /// A cursor page of `rows`: `limit` on the first request, the cursor's own size after.

@@ -76,12 +76,26 @@ impl HttpFault {
     }
 }
 
-/// One scheduled HTTP fault: what, when, and for which paths.
+/// What a fault rule may look at in a request.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct RequestView<'a> {
+    pub(crate) path: &'a str,
+    pub(crate) query: &'a str,
+    /// The `POLY_ADDRESS` header.
+    pub(crate) address: Option<&'a str>,
+    /// The `POLY_API_KEY` header.
+    pub(crate) api_key: Option<&'a str>,
+    pub(crate) body: &'a [u8],
+}
+
+/// One scheduled HTTP fault: what, when, and for which paths, accounts and markets.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HttpRule {
     trigger: Trigger,
     fault: HttpFault,
     path_prefix: Option<String>,
+    account: Option<String>,
+    market: Option<String>,
 }
 
 impl HttpRule {
@@ -92,7 +106,76 @@ impl HttpRule {
             trigger,
             fault,
             path_prefix: None,
+            account: None,
+            market: None,
         }
+    }
+
+    /// Applies the rule only to one account's requests: those whose `POLY_ADDRESS` header is
+    /// `account` (an address, any case) or whose `POLY_API_KEY` is `account` (an API key).
+    /// The trigger counts that account's requests only. Default is every account.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use polyclob_sim::{Faults, HttpFault, HttpRule, Trigger};
+    ///
+    /// // Every order of one account answers 429; everyone else trades normally.
+    /// let f = Faults::none().http(
+    ///     HttpRule::new(Trigger::EveryNth(1), HttpFault::RateLimited { retry_after: Duration::from_secs(1) })
+    ///         .path_prefix("/order")
+    ///         .account("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"),
+    /// );
+    /// # let _ = f;
+    /// ```
+    #[must_use]
+    pub fn account(mut self, account: impl Into<String>) -> Self {
+        self.account = Some(account.into().to_ascii_lowercase());
+        self
+    }
+
+    /// Applies the rule only to requests that name one market: `id` (its condition id or
+    /// one of its token ids) appears, as a whole id, in the query string or the body (an
+    /// order's `tokenId`, a `market`/`asset_id` filter). Default is every request.
+    #[must_use]
+    pub fn market(mut self, id: impl Into<String>) -> Self {
+        self.market = Some(id.into().to_ascii_lowercase());
+        self
+    }
+
+    fn applies(&self, req: &RequestView<'_>) -> bool {
+        if self
+            .path_prefix
+            .as_deref()
+            .is_some_and(|p| !req.path.starts_with(p))
+        {
+            return false;
+        }
+        if let Some(a) = &self.account {
+            let by_address = req.address.is_some_and(|h| h.eq_ignore_ascii_case(a));
+            let by_key = req.api_key.is_some_and(|k| k.eq_ignore_ascii_case(a));
+            if !by_address && !by_key {
+                return false;
+            }
+        }
+        if let Some(m) = &self.market {
+            // A whole id: not part of a longer number or hex string.
+            let named = |hay: &[u8]| {
+                let n = m.len();
+                if n == 0 || hay.len() < n {
+                    return n == 0;
+                }
+                let edge = |i: usize| hay.get(i).is_none_or(|b| !b.is_ascii_alphanumeric());
+                (0..=hay.len() - n).any(|i| {
+                    hay[i..i + n].eq_ignore_ascii_case(m.as_bytes())
+                        && (i == 0 || edge(i - 1))
+                        && edge(i + n)
+                })
+            };
+            if !named(req.query.as_bytes()) && !named(req.body) {
+                return false;
+            }
+        }
+        true
     }
 
     /// Restricts the rule to paths starting with `prefix` (e.g. `"/order"`); the trigger then
@@ -212,7 +295,7 @@ impl FaultState {
     }
 
     /// Decides the delay and the substitute answer (if any) for a request to `path`.
-    pub(crate) fn on_request(&mut self, path: &str) -> (Duration, Option<HttpFault>) {
+    pub(crate) fn on_request(&mut self, req: &RequestView<'_>) -> (Duration, Option<HttpFault>) {
         self.requests += 1;
         let jitter_ms = self.faults.jitter.as_millis() as u64;
         let extra = if jitter_ms > 0 {
@@ -223,11 +306,7 @@ impl FaultState {
         let delay = self.faults.latency + extra;
         let mut hit = None;
         for (i, rule) in self.faults.http.iter().enumerate() {
-            if rule
-                .path_prefix
-                .as_deref()
-                .is_some_and(|p| !path.starts_with(p))
-            {
+            if !rule.applies(req) {
                 continue;
             }
             self.rule_counts[i] += 1;
@@ -276,7 +355,13 @@ mod tests {
             "/book", "/book", "/order", "/order", "/order", "/order", "/order",
         ]
         .iter()
-        .map(|p| s.on_request(p).1)
+        .map(|p| {
+            s.on_request(&RequestView {
+                path: p,
+                ..RequestView::default()
+            })
+            .1
+        })
         .collect();
         assert_eq!(
             got,
@@ -303,7 +388,14 @@ mod tests {
                 seed,
             );
             (0..200)
-                .map(|_| s.on_request("/").1.is_some())
+                .map(|_| {
+                    s.on_request(&RequestView {
+                        path: "/",
+                        ..RequestView::default()
+                    })
+                    .1
+                    .is_some()
+                })
                 .collect::<Vec<_>>()
         };
         assert_eq!(run(4), run(4));

@@ -1,4 +1,5 @@
-//! The simulator chain's state and execution (features `sim` + `onchain`): native balances,
+//! The simulator's one book of balances, and its chain's state and execution (calls applied
+//! by calldata need feature `onchain`): native balances,
 //! the collateral ERC-20, ConditionalTokens' ERC-1155 balances and approvals, conditions and
 //! their payouts, Safe nonces, and what the exchange's fills move.
 //!
@@ -17,6 +18,7 @@ use std::collections::{HashMap, HashSet};
 
 use alloy_primitives::{Address, B256, U256};
 
+use polyclob::fixed::Price;
 use polyclob::onchain::Call;
 use polyclob::onchain::abi::{Reader, Value, encode_args, split_selector};
 use polyclob::onchain::selector as sel;
@@ -81,6 +83,49 @@ pub(crate) struct Ledger {
     /// The simulator's own liquidity: its side of fills is minted/burned.
     house: Address,
     pub(crate) settlement_failures: u64,
+    /// Each account's cost basis per outcome token, moved by settled fills only.
+    pub(crate) basis: HashMap<(Address, U256), Basis>,
+}
+
+/// A position's cost basis by the average-cost method, in exact units: `cost` is
+/// Σ size × price in micro-shares × micro-pUSD, so the average price is exact to the micro-unit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Basis {
+    /// Shares bought by fills and not yet sold (micro-shares).
+    pub(crate) shares: u128,
+    /// What those shares cost (micro-shares × micro-pUSD).
+    pub(crate) cost: u128,
+    /// Every share ever bought (micro-shares).
+    pub(crate) bought: u128,
+    /// Realized PnL of sales against the average cost (micro-shares × micro-pUSD).
+    pub(crate) realized: i128,
+}
+
+impl Basis {
+    /// The fill-weighted average price of the shares held, micro-pUSD (floor).
+    pub(crate) fn avg_price(&self) -> u128 {
+        self.cost.checked_div(self.shares).unwrap_or(0)
+    }
+
+    fn record(&mut self, side: Side, size: u64, price: u32) {
+        let (size, price) = (u128::from(size), u128::from(price));
+        match side {
+            Side::Buy => {
+                self.shares += size;
+                self.cost += size * price;
+                self.bought += size;
+            }
+            Side::Sell => {
+                let sold = size.min(self.shares);
+                let removed = (self.cost * sold).checked_div(self.shares).unwrap_or(0);
+                let proceeds = i128::try_from(sold * price).unwrap_or(i128::MAX);
+                let removed_i = i128::try_from(removed).unwrap_or(i128::MAX);
+                self.realized = self.realized.saturating_add(proceeds - removed_i);
+                self.cost -= removed;
+                self.shares -= sold;
+            }
+        }
+    }
 }
 
 fn word(v: U256) -> Vec<u8> {
@@ -125,6 +170,7 @@ impl Ledger {
             conditions,
             house,
             settlement_failures: 0,
+            basis: HashMap::new(),
         }
     }
 
@@ -144,6 +190,46 @@ impl Ledger {
             .get(&who)
             .copied()
             .unwrap_or_default()
+    }
+
+    /// How much of `owner`'s collateral `spender` may move.
+    pub(crate) fn allowance_of(&self, owner: Address, spender: Address) -> U256 {
+        self.balances
+            .allowance
+            .get(&(owner, spender))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// Whether `operator` may move `owner`'s outcome tokens (`setApprovalForAll`).
+    pub(crate) fn is_operator(&self, owner: Address, operator: Address) -> bool {
+        self.balances.operators.contains(&(owner, operator))
+    }
+
+    /// Grants (or revokes) every approval trading needs, as the approval step of Polymarket's
+    /// onboarding does: unlimited collateral allowance to each spender and ERC-1155 approval
+    /// to each operator of the contract table.
+    pub(crate) fn set_approved(&mut self, who: Address, on: bool) {
+        for spender in self.contracts.collateral_spenders() {
+            let amount = if on { U256::MAX } else { U256::ZERO };
+            self.balances.allowance.insert((who, spender), amount);
+        }
+        for op in self.contracts.token_operators() {
+            if on {
+                self.balances.operators.insert((who, op));
+            } else {
+                self.balances.operators.remove(&(who, op));
+            }
+        }
+    }
+
+    /// Every non-zero outcome-token holding but the simulator's own: `(account, token, amount)`.
+    pub(crate) fn holdings(&self) -> impl Iterator<Item = (Address, U256, U256)> + '_ {
+        self.balances
+            .tokens
+            .iter()
+            .filter(|((who, _), n)| *who != self.house && !n.is_zero())
+            .map(|((who, id), n)| (*who, *id, *n))
     }
 
     pub(crate) fn token_of(&self, who: Address, id: U256) -> U256 {
@@ -561,7 +647,7 @@ impl Ledger {
         Ok(())
     }
 
-    fn mint_token(&mut self, who: Address, id: U256, amount: U256) {
+    pub(crate) fn mint_token(&mut self, who: Address, id: U256, amount: U256) {
         let b = self.balances.tokens.entry((who, id)).or_default();
         *b = b.saturating_add(amount);
     }
@@ -667,7 +753,21 @@ impl Ledger {
             {
                 self.balances = snapshot;
                 self.settlement_failures += 1;
+            } else {
+                self.record_basis(buyer, token, Side::Buy, f);
+                self.record_basis(seller, token, Side::Sell, f);
             }
+        }
+    }
+
+    /// Moves `who`'s cost basis for a settled fill (the simulator's own side has none).
+    /// `f.price` is what `who` paid or received per share.
+    fn record_basis(&mut self, who: Address, token: U256, side: Side, f: &Fill) {
+        if who != self.house {
+            self.basis
+                .entry((who, token))
+                .or_default()
+                .record(side, f.size, f.price);
         }
     }
 
@@ -694,6 +794,14 @@ impl Ledger {
         {
             self.balances = snapshot;
             self.settlement_failures += 1;
+        } else {
+            // The taker's price is the complement of the maker's.
+            let taker = Fill {
+                price: Price::SCALE.saturating_sub(f.price),
+                ..*f
+            };
+            self.record_basis(legs[0].0, legs[0].1, side, &taker);
+            self.record_basis(legs[1].0, legs[1].1, side, f);
         }
     }
 

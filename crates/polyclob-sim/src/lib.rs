@@ -107,7 +107,7 @@
 //! | prices | `GET /book` (levels worst-first), `POST /books`, `GET /price`, `POST /prices`, `GET /midpoint`, `POST /midpoints`, `GET /spread`, `POST /spreads`, `/tick-size`, `/neg-risk`, `/fee-rate`, `/last-trade-price`, `/last-trades-prices` |
 //! | keys (L1) | `POST /auth/api-key`, `GET /auth/derive-api-key` (deterministic per address, nonce and seed); `GET /auth/api-keys` (L2) |
 //! | trading (L2) | `POST /order`, `POST /orders` (≤ 15), `DELETE /order`, `/orders` (≤ 1000 ids), `/cancel-all`, `/cancel-market-orders` |
-//! | account (L2) | `GET /data/orders` (`asset_id` needs `market`), `/data/order/{id}`, `/data/trades` (cursor pages), `POST /v1/heartbeats` (chained ids; silence for the heartbeat timeout cancels all the user's orders) |
+//! | account (L2) | `GET /balance-allowance` (and `/update`; `asset_type=COLLATERAL` or `CONDITIONAL` with `token_id`, `signature_type` 0/1/2 picks EOA/proxy/Safe), `GET /data/orders` (`asset_id` needs `market`), `/data/order/{id}`, `/data/trades` (cursor pages), `POST /v1/heartbeats` (chained ids; silence for the heartbeat timeout cancels all the user's orders) |
 //! | `/ws/market` | `{"assets_ids":[…],"type":"market"}` → one frame with an array of `book` events (hash by the exchange's formula, see [`book::integrity`](polyclob::book::integrity); no `min_order_size`/`neg_risk`, as on the exchange); then `price_change` (with `price_changes`, `best_bid`, `best_ask`, `hash`), `last_trade_price`, a fresh `book` after each trade, `tick_size_change`; with `"custom_feature_enabled":true` also `best_bid_ask` when the top of book moves; `{"operation":"subscribe"/"unsubscribe"}` at any time |
 //! | `/ws/user` | `{"auth":{apiKey,secret,passphrase},"markets":[…],"type":"user"}` → `order` (`PLACEMENT`/`UPDATE`/`CANCELLATION`) and `trade` (`MATCHED` then `CONFIRMED`) events of that user, filtered by condition id (no list = all) |
 //! | Gamma, at [`SimHandle::gamma_url`] | `GET /markets/keyset`, `/events/keyset` (keyset cursors: `after_cursor` in, `next_cursor` out, absent on the last page; ≤ 100 markets / 500 events a page, ≤ 100 `condition_ids`), `/markets/{id}`, `/markets/slug/{slug}`, `/events/{id}`, `/events/slug/{slug}`, `/public-search`, `/tags`, `/series`, `/sports`; the CLOB markets in Gamma's vocabulary |
@@ -120,7 +120,8 @@
 //! | chain (feature `onchain`, `SimBuilder::onchain`) | `POST /rpc`: JSON-RPC (`eth_call`, `eth_sendRawTransaction`, receipts, nonces, fees; batches) over in-memory pUSD and outcome-token balances (ConditionalTokens and the collateral adapters for CTF markets; ExchangeV3, the PositionManager and the Router for V2 ones); `SimHandle::fund_collateral`, `fund_native`, `resolve_market` |
 //!
 //! Faults: build a [`Faults`] (latency, jitter, `425`/`429`/`503` on a schedule or with a
-//! probability, WS disconnects and silence) and pass it to [`SimBuilder::faults`], or change it
+//! probability, each rule optionally for one path prefix, one account
+//! ([`HttpRule::account`]) or one market ([`HttpRule::market`]); WS disconnects and silence) and pass it to [`SimBuilder::faults`], or change it
 //! while running with [`SimHandle::set_faults`]; [`SimHandle::disconnect_ws`] drops every WS
 //! connection at once and [`SimHandle::set_cancel_only`] puts the exchange in cancel-only mode.
 //!
@@ -176,10 +177,16 @@
 //! - A WS client that falls more than 8192 frames behind is disconnected (no silent loss: it
 //!   reconnects and re-snapshots).
 //! - Trades settle at once: each match yields a `MATCHED` then a `CONFIRMED` user `trade` event
-//!   with a deterministic fake transaction hash. Balances and allowances are not modelled,
-//!   except on the optional chain (`onchain`), where each fill moves pUSD and outcome tokens
-//!   through the exchange's allowances (a fill an account cannot cover is counted in
-//!   `SimHandle::settlement_failures`, not refused).
+//!   with a deterministic fake transaction hash, and moves pUSD and outcome tokens on the
+//!   simulator's ledger (the chain's with `onchain`) through the exchange's allowances.
+//! - Accounts start with no money. As on the exchange, an order its maker (the EOA, or its
+//!   proxy / Safe / deposit wallet) cannot cover beyond what its open orders reserve is
+//!   refused with `400 {"error":"not enough balance / allowance: …"}`: fund accounts with
+//!   [`SimHandle::fund`] and [`SimHandle::fund_tokens`] (or [`SimBuilder::enforce_balances`]
+//!   `(false)` for tests of plumbing only). `GET /balance-allowance` and the Data API's
+//!   positions (size, fill-weighted average price, realized PnL) read the same ledger. The
+//!   simulator's own liquidity (`0x…5eed`: seeded books, simulated traders) is an unlimited
+//!   counterparty.
 //! - Proxy/Safe makers must be the CREATE2 wallets of `POLY_ADDRESS` (the proxy factory only
 //!   on Polygon). POLY_1271 signatures are checked (the owner's ERC-7739 signature must recover
 //!   to `POLY_ADDRESS`); who owns a deposit wallet is not modelled.
@@ -197,6 +204,7 @@
 // proven invariant, with its reason.
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
+mod accounts;
 mod activity;
 mod auth;
 #[cfg(feature = "onchain")]
@@ -206,7 +214,8 @@ mod engine;
 mod events;
 mod faults;
 mod gamma;
-#[cfg(feature = "onchain")]
+// Without the chain, its calldata execution has no caller.
+#[cfg_attr(not(feature = "onchain"), allow(dead_code))]
 mod ledger;
 mod market;
 mod polybolt;

@@ -35,6 +35,10 @@ USAGE: polyclob-sim [FLAGS]
   --rate-limits TIER       enforce per-signer trading rate limits at TIER (standard, copper,
                            bronze, silver, gold, platinum, diamond, elite; default off)
   --rate-limit-warning     warning mode: over-limit requests pass with Poly-RateLimit-Warning
+  --fund ADDRESS=PUSD      credit ADDRESS (the orders' maker) with PUSD whole pUSD and the
+                           exchange approvals; repeatable (accounts start empty, and orders
+                           their maker cannot cover are refused, as on the exchange)
+  --no-balances            accept orders without balances (plumbing tests only)
   --help                   this text
 ";
 
@@ -59,6 +63,8 @@ struct Args {
     activity_ms: Option<u64>,
     rate_limits: Option<polyclob::clob::Tier>,
     rate_limit_warning: bool,
+    fund: Vec<(alloy_primitives::Address, u64)>,
+    balances: bool,
 }
 
 fn parse_args() -> Result<Option<Args>, String> {
@@ -83,6 +89,8 @@ fn parse_args() -> Result<Option<Args>, String> {
         activity_ms: None,
         rate_limits: None,
         rate_limit_warning: false,
+        fund: Vec::new(),
+        balances: true,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -123,6 +131,17 @@ fn parse_args() -> Result<Option<Args>, String> {
                 );
             }
             "--rate-limit-warning" => a.rate_limit_warning = true,
+            "--no-balances" => a.balances = false,
+            "--fund" => {
+                let v = val()?;
+                let parsed = v.split_once('=').and_then(|(addr, pusd)| {
+                    let pusd = pusd.parse::<u64>().ok()?.checked_mul(1_000_000)?;
+                    Some((addr.parse().ok()?, pusd))
+                });
+                a.fund.push(
+                    parsed.ok_or_else(|| format!("--fund: expected ADDRESS=PUSD, got {v:?}"))?,
+                );
+            }
             other => return Err(format!("unknown flag {other:?} (try --help)")),
         }
     }
@@ -217,10 +236,14 @@ fn main() -> ExitCode {
             .rate_limit_warning_only(args.rate_limit_warning)
             .faults(faults)
             .activity(args.activity_ms.map(Duration::from_millis))
+            .enforce_balances(args.balances)
             .start()
             .await;
         match sim {
             Ok(sim) => {
+                for (address, pusd) in &args.fund {
+                    sim.fund(*address, *pusd);
+                }
                 // Write errors are ignored: whoever reads the address may close the pipe
                 // after the first line, and the server must keep running.
                 use std::io::Write as _;

@@ -221,6 +221,48 @@ impl MarketSpec {
         }
     }
 
+    /// `n` generated markets with valid, distinct ids, for tests at scale: 32-byte condition
+    /// ids and 256-bit decimal token ids (keccak-256 of the index, so the same `n` gives the
+    /// same markets), midpoints spread over 0.10–0.90, every third market on the 0.001 tick,
+    /// and neg-risk groups among them: markets `10k+6 … 10k+9` share one `negRiskMarketID`
+    /// (four outcomes of one event). All are CTF markets: a Protocol V2 market needs a
+    /// `bytes31` condition and layout-derived position ids, which this does not make yet.
+    ///
+    /// ```
+    /// let markets = polyclob_sim::MarketSpec::generate(1_000);
+    /// assert_eq!(markets.len(), 1_000);
+    /// assert!(markets.iter().any(|m| m.is_neg_risk()));
+    /// ```
+    #[must_use]
+    pub fn generate(n: usize) -> Vec<Self> {
+        use alloy_primitives::{U256, keccak256};
+        let hash = |tag: &str, i: usize| keccak256(format!("polyclob-sim {tag} {i}").as_bytes());
+        (0..n)
+            .map(|i| {
+                let condition = format!("{:#x}", hash("condition", i));
+                let token = |k: usize| U256::from_be_bytes(hash("token", 2 * i + k).0).to_string();
+                let (yes, no) = (token(0), token(1));
+                let mut m = Self::binary(
+                    condition,
+                    format!("Generated market #{i}: will outcome {i} resolve Yes?"),
+                    [&yes, &no],
+                );
+                m.question_id = format!("{:#x}", hash("question", i));
+                if i % 3 == 2 {
+                    m.tick = TickSize::Thousandth;
+                }
+                // 0.10 … 0.90 in cent steps: on either tick.
+                let cents = 10 + u32::from(hash("mid", i)[0]) % 81;
+                m.mid = Price::new(cents * 10_000).unwrap_or(m.mid);
+                if i % 10 >= 6 {
+                    m.neg_risk = true;
+                    m.neg_risk_market_id = format!("{:#x}", hash("group", i / 10));
+                }
+                m
+            })
+            .collect()
+    }
+
     /// The markets of the seed fixture shipped with the crate (`src/data/markets.json`).
     ///
     /// ```

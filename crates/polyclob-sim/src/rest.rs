@@ -14,7 +14,7 @@ use super::state::{Canceled, Exchange, Placed, now_s};
 use super::{auth, events, rails};
 use polyclob::clob::Bucket;
 
-type Resp = Response<Full<Bytes>>;
+pub(super) type Resp = Response<Full<Bytes>>;
 
 /// The first cursor and the end marker of paginated endpoints (base64 of "0" and "-1").
 pub(crate) const FIRST_CURSOR: &str = "MA==";
@@ -293,6 +293,11 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
                 cancel_resp(ex.cancel_where(&key.address, mi, ti))
             })
         }),
+        "/balance-allowance" | "/balance-allowance/update" if get => {
+            l2(shared, parts, body, |ex, key| {
+                super::accounts::balance_allowance(ex, key, &query, shared.chain)
+            })
+        }
         "/data/orders" if get => l2(shared, parts, body, |ex, key| {
             if q(&query, "asset_id").is_some() && q(&query, "market").is_none() {
                 return bad(ASSET_WITHOUT_MARKET);

@@ -121,6 +121,7 @@ pub struct SimBuilder {
     rtds_interval: Duration,
     rate_limits: Option<polyclob::clob::Tier>,
     rate_limit_warning_only: bool,
+    enforce_balances: bool,
     #[cfg(feature = "onchain")]
     onchain: bool,
 }
@@ -141,6 +142,7 @@ impl Default for SimBuilder {
             rtds_interval: Duration::from_secs(1),
             rate_limits: None,
             rate_limit_warning_only: false,
+            enforce_balances: true,
             #[cfg(feature = "onchain")]
             onchain: false,
         }
@@ -253,6 +255,20 @@ impl SimBuilder {
         self
     }
 
+    /// Refuses orders their maker cannot cover, as the exchange does: a BUY without the pUSD
+    /// (or the exchange's allowance) for it, a SELL without the outcome tokens (or the
+    /// exchange's ERC-1155 approval), counting what the maker's open orders already reserve;
+    /// the refusal is `400 {"error":"not enough balance / allowance: …"}`. Accounts start
+    /// empty: fund them with [`SimHandle::fund`] / [`SimHandle::fund_tokens`] (or, with
+    /// [`SimBuilder::onchain`], on the chain). Default is on; turn it off only for tests of
+    /// plumbing (order formats, transport), where fills an account cannot cover are then
+    /// counted in [`SimHandle::settlement_failures`] and move no balance.
+    #[must_use]
+    pub fn enforce_balances(mut self, on: bool) -> Self {
+        self.enforce_balances = on;
+        self
+    }
+
     /// Serves a minimal chain at `POST /rpc` ([`SimHandle::rpc_url`], feature `onchain`):
     /// raw EIP-1559 transactions checked and applied to in-memory pUSD and outcome-token
     /// balances, which fills then move; [`SimHandle::resolve_market`] resolves a market for
@@ -275,6 +291,8 @@ impl SimBuilder {
             StateConfig {
                 seed: self.seed,
                 heartbeat_timeout: self.heartbeat_timeout,
+                chain: self.chain,
+                enforce_balances: self.enforce_balances,
             },
             self.markets.unwrap_or_else(MarketSpec::defaults),
             events,
@@ -742,6 +760,30 @@ fn fault_response(f: HttpFault) -> Response<Full<Bytes>> {
     r
 }
 
+/// What the fault rules see of a request.
+fn request_view<'a>(
+    headers: &'a hyper::HeaderMap,
+    uri: &'a hyper::Uri,
+    body: &'a [u8],
+) -> super::faults::RequestView<'a> {
+    let header = |k: &str| headers.get(k).and_then(|v| v.to_str().ok());
+    super::faults::RequestView {
+        path: uri.path(),
+        query: uri.query().unwrap_or(""),
+        address: header("POLY_ADDRESS"),
+        api_key: header("POLY_API_KEY"),
+        body,
+    }
+}
+
+/// Waits out the injected latency, then answers with the injected fault if there is one.
+async fn faulted(delay: Duration, fault: Option<HttpFault>) -> Option<Response<Full<Bytes>>> {
+    if !delay.is_zero() {
+        tokio::time::sleep(delay).await;
+    }
+    fault.map(fault_response)
+}
+
 async fn handle(
     mut req: Request<Incoming>,
     shared: Arc<Shared>,
@@ -752,22 +794,18 @@ async fn handle(
     req.extensions_mut()
         .insert(super::rails::Arrival(Instant::now()));
     shared.log_request(req.method(), req.uri().path());
-    let (delay, fault) = shared.faults().on_request(req.uri().path());
-    if !delay.is_zero() {
-        tokio::time::sleep(delay).await;
-    }
-    if let Some(f) = fault {
-        return Ok(fault_response(f));
-    }
     if ws::is_upgrade(&req) {
+        let (delay, fault) =
+            shared
+                .faults()
+                .on_request(&request_view(req.headers(), req.uri(), b""));
+        if let Some(r) = faulted(delay, fault).await {
+            return Ok(r);
+        }
         return Ok(ws::upgrade(req, shared));
     }
     let (parts, body) = req.into_parts();
-    if let Some(r) =
-        super::gamma::route(&shared, &parts).or_else(|| super::data_api::route(&shared, &parts))
-    {
-        return Ok(r);
-    }
+    // The body is read before the fault rules run, so a rule can target the market it names.
     let body = match Limited::new(body, MAX_BODY).collect().await {
         Ok(b) => b.to_bytes(),
         Err(_) => {
@@ -777,6 +815,18 @@ async fn handle(
             ));
         }
     };
+    let (delay, fault) =
+        shared
+            .faults()
+            .on_request(&request_view(&parts.headers, &parts.uri, &body));
+    if let Some(r) = faulted(delay, fault).await {
+        return Ok(r);
+    }
+    if let Some(r) =
+        super::gamma::route(&shared, &parts).or_else(|| super::data_api::route(&shared, &parts))
+    {
+        return Ok(r);
+    }
     #[cfg(feature = "onchain")]
     if parts.uri.path() == "/rpc" && parts.method == hyper::Method::POST {
         return Ok(super::chain::serve(&shared, &body));

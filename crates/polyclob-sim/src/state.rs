@@ -198,6 +198,10 @@ pub(crate) struct Canceled {
 pub(crate) struct StateConfig {
     pub(crate) seed: u64,
     pub(crate) heartbeat_timeout: Duration,
+    /// The chain whose contract table the ledger uses.
+    pub(crate) chain: polyclob::types::Chain,
+    /// Refuse orders their maker cannot cover (`SimBuilder::enforce_balances`).
+    pub(crate) enforce_balances: bool,
 }
 
 /// The whole exchange.
@@ -214,6 +218,8 @@ pub(crate) struct Exchange {
     /// The simulator chain, when enabled (`SimBuilder::onchain`): fills move its balances.
     #[cfg(feature = "onchain")]
     pub(crate) chain: Option<super::chain::SimChain>,
+    /// Accounts' balances when the chain is off (`Exchange::ledger` picks the one in use).
+    pub(crate) ledger: super::ledger::Ledger,
     /// Live order seqs per user (lowercase address): open-order queries and cancel-all
     /// cost the user's live orders, not the whole history.
     pub(super) live_by_user: HashMap<String, BTreeSet<u64>>,
@@ -239,7 +245,10 @@ impl Exchange {
         specs: Vec<MarketSpec>,
         events: broadcast::Sender<Arc<Outbound>>,
     ) -> Self {
+        let house = SEED_ADDRESS.parse().unwrap_or_default();
+        let ledger = super::ledger::Ledger::new(cfg.chain, &specs, house);
         let mut ex = Self {
+            ledger,
             rng: Rng::new(cfg.seed, 1),
             activity_rng: Rng::new(cfg.seed, 3),
             cfg,
@@ -561,6 +570,8 @@ impl Exchange {
             _ => {}
         }
 
+        self.check_funds(&o, (mi, ti), usdc, shares)?;
+
         let seq = self.next_seq;
         self.next_seq += 1;
         let mut changes = Vec::new();
@@ -807,8 +818,9 @@ impl Exchange {
             },
             house_only,
         );
-        #[cfg(feature = "onchain")]
-        self.settle_on_chain(taker_seq, mi, ti, side, fills);
+        if !house_only {
+            self.settle_balances(taker_seq, mi, ti, side, fills);
+        }
         if !house_only {
             for u in users {
                 self.trades_by_user.entry(u).or_default().push(idx);

@@ -77,6 +77,12 @@ fn rejects_bad_flags_and_prints_help() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let out = Command::new(env!("CARGO_BIN_EXE_polyclob-sim"))
+        .args(["--fund", "0x12=five"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ADDRESS=PUSD"));
+    let out = Command::new(env!("CARGO_BIN_EXE_polyclob-sim"))
         .arg("--help")
         .output()
         .unwrap();

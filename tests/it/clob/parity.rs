@@ -20,6 +20,7 @@ use support::*;
 const CODE: B256 = B256::new([0xb1; 32]);
 
 async fn client(sim: &SimHandle, key: &str) -> Client {
+    crate::support::sim::fund_all(sim, Signer::from_hex(key).unwrap().address());
     let c = Client::builder()
         .host(sim.http_url())
         .signer(Signer::from_hex(key).unwrap())

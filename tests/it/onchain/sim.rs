@@ -455,13 +455,18 @@ async fn approve_trade_resolve_redeem() {
         .order_type(OrderType::Gtc)
     };
 
-    // Before approving, the fill cannot settle on chain.
-    let resp = client
+    // Before approving, the exchange refuses the order: the pUSD is there, the allowance not.
+    let refused = client
         .post_order(&orders.limit_order(&ctx, &buy(5_000_000)).unwrap())
         .await
-        .unwrap();
-    assert!(resp.success, "{resp:?}");
-    assert_eq!(sim.settlement_failures(), 1);
+        .unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("not enough balance / allowance"),
+        "{refused}"
+    );
+    assert_eq!(sim.settlement_failures(), 0);
     assert_eq!(sim.outcome_balance(me, ids()[0]), U256::ZERO);
 
     s.ensure_approvals().await.unwrap();
@@ -470,7 +475,7 @@ async fn approve_trade_resolve_redeem() {
         .await
         .unwrap();
     assert!(resp.success, "{resp:?}");
-    assert_eq!(sim.settlement_failures(), 1);
+    assert_eq!(sim.settlement_failures(), 0);
     assert_eq!(sim.outcome_balance(me, ids()[0]), usd(10));
     let paid = usd(100) - s.collateral_balance(me).await.unwrap();
     assert!(paid > usd(4) && paid < usd(10), "paid {paid}");

@@ -5,6 +5,7 @@ use crate::support::sim as support;
 
 use std::time::{Duration, Instant};
 
+use polyclob::types::Side;
 use polyclob_sim::{Faults, HttpFault, HttpRule, Simulator, Trigger};
 use support::*;
 
@@ -148,4 +149,61 @@ async fn faults_also_hit_websocket_upgrades() {
         .await
         .unwrap_err();
     assert!(err.to_string().contains("425"), "{err}");
+}
+
+/// Per-account and per-market rules: one account is rate-limited while another trades, and
+/// only the orders naming one market fail.
+#[tokio::test]
+async fn rules_can_target_one_account_or_one_market() {
+    let sim = start_empty().await;
+    let a = Trader::new(&sim, KEY_A).await;
+    let b = Trader::new(&sim, KEY_B).await;
+    let limited = HttpRule::new(
+        Trigger::EveryNth(1),
+        HttpFault::RateLimited {
+            retry_after: Duration::from_secs(2),
+        },
+    )
+    .path_prefix("/order")
+    .account(a.address().to_checksum(None));
+    sim.set_faults(Faults::none().http(limited));
+    for i in 0..3 {
+        let (s, v, _) = a.post(&limit(YES, Side::Buy, 400_000, 5_000_000, i)).await;
+        assert_eq!(s, 429, "A is rate-limited: {v}");
+        let (s, v, _) = b.post(&limit(YES, Side::Buy, 400_000, 5_000_000, i)).await;
+        assert_eq!(s, 200, "B is not: {v}");
+    }
+    // The same account through its API key.
+    let by_key = HttpRule::new(Trigger::EveryNth(1), HttpFault::Unavailable).account(&b.creds.key);
+    sim.set_faults(Faults::none().http(by_key));
+    assert_eq!(
+        a.post(&limit(YES, Side::Buy, 400_000, 5_000_000, 10))
+            .await
+            .0,
+        200
+    );
+    assert_eq!(
+        b.post(&limit(YES, Side::Buy, 400_000, 5_000_000, 10))
+            .await
+            .0,
+        503
+    );
+
+    // Only requests naming the No token fail, for everyone.
+    let market = HttpRule::new(Trigger::EveryNth(1), HttpFault::Unavailable).market(NO);
+    sim.set_faults(Faults::none().http(market));
+    assert_eq!(
+        a.post(&limit(YES, Side::Buy, 400_000, 5_000_000, 20))
+            .await
+            .0,
+        200
+    );
+    assert_eq!(
+        a.post(&limit(NO, Side::Buy, 400_000, 5_000_000, 21))
+            .await
+            .0,
+        503
+    );
+    assert_eq!(get(&sim, &format!("/book?token_id={NO}")).await.0, 503);
+    assert_eq!(get(&sim, &format!("/book?token_id={YES}")).await.0, 200);
 }

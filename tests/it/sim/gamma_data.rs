@@ -165,6 +165,7 @@ async fn trader(sim: &SimHandle) -> (polyclob::clob::Client, OrderSigner, String
         .unwrap();
     let creds = clob.create_or_derive_api_key(U256::ZERO).await.unwrap();
     clob.set_credentials(creds);
+    sim.fund(signer.address(), 1_000_000 * 1_000_000);
     let orders = OrderSigner::new(signer, Chain::Polygon, Wallet::Eoa).unwrap();
     (clob, orders, address)
 }

@@ -1,4 +1,5 @@
 mod auth;
+mod balances;
 mod faults;
 mod gamma_data;
 mod mixed_feed;
@@ -7,6 +8,7 @@ mod polybolt;
 mod rest;
 mod robustness;
 mod rtds;
+mod scale;
 mod trading;
 mod vectors;
 mod ws;

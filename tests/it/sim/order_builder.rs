@@ -38,6 +38,13 @@ async fn builder_orders_are_accepted_on_every_market_and_wallet() {
                 .unwrap(),
         ),
     ];
+    // The deposit wallet is no derived one: fund it as its owner would.
+    sim.fund(
+        "0x1111111111111111111111111111111111111111"
+            .parse()
+            .unwrap(),
+        FUNDS,
+    );
     let mut accepted = 0;
     for wallet in wallets {
         let orders =

@@ -1,0 +1,308 @@
+//! Accounts with money: the exchange's balance and allowance checks on new orders, the
+//! balance reserved by open orders, fills settled on the ledger, `GET /balance-allowance`,
+//! and the handle's funding calls.
+//!
+//! There is one book of balances, the [`Ledger`]: the chain's when the simulator runs one
+//! (`SimBuilder::onchain`), else the exchange's own. The simulator's own liquidity (the seeded
+//! books and the activity traders, `0x…5eed`) is an unlimited counterparty: its side of a
+//! fill is minted or burned.
+
+use alloy_primitives::{Address, U256};
+use serde_json::{Value, json};
+
+use polyclob::types::{Chain, Side};
+
+use super::engine::Fill;
+use super::ledger::Ledger;
+use hyper::StatusCode;
+
+use super::rest::{Resp, ok};
+use super::server::{SimHandle, error_response};
+use super::state::{ApiKeyRec, Exchange, NewOrder, SEED_ADDRESS, Status, fill_notional};
+
+/// The exchange's refusal of an order its maker cannot cover (Polymarket's error text; the
+/// part after the colon says which of the two is short).
+const NOT_ENOUGH_BALANCE: &str = "not enough balance / allowance: the balance is not enough";
+const NOT_ENOUGH_ALLOWANCE: &str = "not enough balance / allowance: the allowance is not enough";
+
+impl Exchange {
+    /// The book of balances: the chain's when it runs, else the exchange's own.
+    pub(crate) fn ledger(&self) -> &Ledger {
+        #[cfg(feature = "onchain")]
+        if let Some(c) = self.chain.as_ref() {
+            return &c.ledger;
+        }
+        &self.ledger
+    }
+
+    pub(crate) fn ledger_mut(&mut self) -> &mut Ledger {
+        #[cfg(feature = "onchain")]
+        if let Some(c) = self.chain.as_mut() {
+            return &mut c.ledger;
+        }
+        &mut self.ledger
+    }
+
+    /// What the maker's open orders hold back: collateral for its bids (every market) and
+    /// shares of token `(mi, ti)` for its asks there.
+    fn reserved(&self, user: &str, maker: &str, mi: usize, ti: usize) -> (u64, u64) {
+        let mut collateral = 0u64;
+        let mut shares = 0u64;
+        let live = self.live_by_user.get(user).into_iter().flatten();
+        for o in live.filter_map(|s| self.orders.get(s)) {
+            if o.status != Status::Live || !o.maker_address.eq_ignore_ascii_case(maker) {
+                continue;
+            }
+            let left = o.original.saturating_sub(o.matched);
+            match o.side {
+                Side::Buy => {
+                    collateral = collateral.saturating_add(fill_notional(left, o.price));
+                }
+                Side::Sell if o.market == mi && o.token == ti => {
+                    shares = shares.saturating_add(left);
+                }
+                Side::Sell => {}
+            }
+        }
+        (collateral, shares)
+    }
+
+    /// Refuses an order whose maker cannot cover it beyond what its open orders reserve: a
+    /// BUY needs `usdc` of pUSD and the exchange's allowance for it, a SELL `shares` of the
+    /// token and the exchange's ERC-1155 approval. Off with `SimBuilder::enforce_balances`.
+    pub(crate) fn check_funds(
+        &self,
+        o: &NewOrder,
+        (mi, ti): (usize, usize),
+        usdc: u64,
+        shares: u64,
+    ) -> Result<(), String> {
+        if !self.cfg.enforce_balances || o.maker_address.eq_ignore_ascii_case(SEED_ADDRESS) {
+            return Ok(());
+        }
+        let maker: Address = o
+            .maker_address
+            .parse()
+            .map_err(|_| NOT_ENOUGH_BALANCE.to_owned())?;
+        let ledger = self.ledger();
+        let spec = &self.markets[mi].spec;
+        let exchange = ledger.contracts.exchange_for(spec.neg_risk);
+        let (held_c, held_t) = self.reserved(&o.user, &o.maker_address, mi, ti);
+        match o.side {
+            Side::Buy => {
+                let need = U256::from(usdc) + U256::from(held_c);
+                if ledger.collateral_of(maker) < need {
+                    return Err(NOT_ENOUGH_BALANCE.into());
+                }
+                if ledger.allowance_of(maker, exchange) < need {
+                    return Err(NOT_ENOUGH_ALLOWANCE.into());
+                }
+            }
+            Side::Sell => {
+                let token: U256 = spec.tokens[ti]
+                    .token_id()
+                    .parse()
+                    .map_err(|_| NOT_ENOUGH_BALANCE.to_owned())?;
+                let need = U256::from(shares) + U256::from(held_t);
+                if ledger.token_of(maker, token) < need {
+                    return Err(NOT_ENOUGH_BALANCE.into());
+                }
+                if !ledger.is_operator(maker, exchange) {
+                    return Err(NOT_ENOUGH_ALLOWANCE.into());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Moves the balances for a trade just recorded: makers on the taker's token trade
+    /// against it; a maker on the other token (an RFQ mint or merge) meets it through a split
+    /// or a merge of the full set. A fill an account cannot cover moves nothing and is counted
+    /// in the ledger's `settlement_failures`.
+    pub(crate) fn settle_balances(
+        &mut self,
+        taker_seq: u64,
+        mi: usize,
+        ti: usize,
+        side: Side,
+        fills: &[Fill],
+    ) {
+        let addr = |s: &str| s.parse::<Address>().ok();
+        let spec = &self.markets[mi].spec;
+        let neg_risk = spec.neg_risk;
+        let token_of = |t: usize| spec.tokens[t].token_id().parse::<U256>().ok();
+        let taker = self
+            .orders
+            .get(&taker_seq)
+            .and_then(|o| addr(&o.maker_address));
+        let mut makers: Vec<(Address, Fill)> = Vec::new();
+        let mut crossed: Vec<(Address, Fill, Option<U256>)> = Vec::new();
+        let mut failed = 0u64;
+        for f in fills {
+            match self
+                .orders
+                .get(&f.maker_seq)
+                .map(|o| (addr(&o.maker_address), o.token))
+            {
+                Some((Some(a), t)) if t == ti => makers.push((a, *f)),
+                Some((Some(a), t)) => crossed.push((a, *f, token_of(t))),
+                _ => failed += 1,
+            }
+        }
+        let token = token_of(ti);
+        let ledger = self.ledger_mut();
+        let (Some(taker), Some(token)) = (taker, token) else {
+            ledger.settlement_failures += 1;
+            return;
+        };
+        ledger.settlement_failures += failed;
+        ledger.settle_fills(taker, side, &makers, token, neg_risk);
+        for (maker, f, maker_token) in crossed {
+            match maker_token {
+                Some(t) => ledger.settle_crossed(side, [(taker, token), (maker, t)], &f, neg_risk),
+                None => ledger.settlement_failures += 1,
+            }
+        }
+    }
+}
+
+/// The address whose balances an API key's `signature_type` names: the key's own EOA (0), its
+/// proxy wallet (1) or its Safe (2).
+fn funder(key: &ApiKeyRec, signature_type: Option<&str>, chain: Chain) -> Option<Address> {
+    let eoa: Address = key.address.parse().ok()?;
+    match signature_type.unwrap_or("0") {
+        "0" => Some(eoa),
+        "1" => polyclob::sign::wallet::derive_proxy_wallet(eoa, chain),
+        "2" => Some(polyclob::sign::wallet::derive_safe_wallet(eoa, chain)),
+        _ => None,
+    }
+}
+
+/// `GET /balance-allowance?asset_type=COLLATERAL|CONDITIONAL&token_id=…&signature_type=…`:
+/// `{"balance": "<micro-units>", "allowances": {spender: "<amount>"}}` from the ledger
+/// (for outcome tokens an operator's allowance is the maximum when approved, else 0).
+pub(crate) fn balance_allowance(
+    ex: &Exchange,
+    key: &ApiKeyRec,
+    query: &[(String, String)],
+    chain: Chain,
+) -> Resp {
+    let q = |k: &str| query.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+    let Some(who) = funder(key, q("signature_type"), chain) else {
+        return error_response(
+            StatusCode::BAD_REQUEST,
+            "invalid signature_type: expected 0 (EOA), 1 (proxy) or 2 (Safe)",
+        );
+    };
+    let ledger = ex.ledger();
+    let c = &ledger.contracts;
+    let body = match q("asset_type").map(str::to_ascii_uppercase).as_deref() {
+        Some("COLLATERAL") => {
+            let allowances: serde_json::Map<String, Value> = c
+                .collateral_spenders()
+                .into_iter()
+                .map(|s| {
+                    (
+                        s.to_checksum(None),
+                        json!(ledger.allowance_of(who, s).to_string()),
+                    )
+                })
+                .collect();
+            json!({"balance": ledger.collateral_of(who).to_string(), "allowances": allowances})
+        }
+        Some("CONDITIONAL" | "CONDITIONAL-V2") => {
+            let Some(token) = q("token_id").and_then(|t| t.parse::<U256>().ok()) else {
+                return error_response(
+                    StatusCode::BAD_REQUEST,
+                    "token_id is required for asset_type CONDITIONAL",
+                );
+            };
+            let allowances: serde_json::Map<String, Value> = c
+                .token_operators()
+                .into_iter()
+                .map(|op| {
+                    let v = if ledger.is_operator(who, op) {
+                        U256::MAX
+                    } else {
+                        U256::ZERO
+                    };
+                    (op.to_checksum(None), json!(v.to_string()))
+                })
+                .collect();
+            json!({"balance": ledger.token_of(who, token).to_string(), "allowances": allowances})
+        }
+        _ => {
+            return error_response(
+                StatusCode::BAD_REQUEST,
+                "asset_type must be COLLATERAL or CONDITIONAL",
+            );
+        }
+    };
+    ok(&body)
+}
+
+impl SimHandle {
+    /// Credits `pusd` micro-pUSD (10⁻⁶ pUSD) to `address` and grants the exchange contracts
+    /// every allowance trading needs, as a funded account that did Polymarket's approval
+    /// step. Fund the address that makes the orders: the EOA, or its proxy / Safe / deposit
+    /// wallet (the order's `maker`). With [`SimBuilder::onchain`](super::SimBuilder::onchain)
+    /// this funds the chain's balances.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// use alloy_primitives::{Address, U256};
+    /// let sim = polyclob_sim::Simulator::builder().start().await?;
+    /// let me = Address::repeat_byte(7);
+    /// sim.fund(me, 100_000_000); // 100 pUSD
+    /// assert_eq!(sim.collateral_balance(me), U256::from(100_000_000u64));
+    /// # Ok(()) }
+    /// ```
+    pub fn fund(&self, address: Address, pusd: u64) {
+        let mut ex = self.shared.ex();
+        let ledger = ex.ledger_mut();
+        ledger.mint_collateral(address, U256::from(pusd));
+        ledger.set_approved(address, true);
+    }
+
+    /// Credits `shares` micro-shares of outcome token `token_id` (decimal) to `address`, with
+    /// the approvals of [`SimHandle::fund`]; false for a token no market has.
+    pub fn fund_tokens(&self, address: Address, token_id: &str, shares: u64) -> bool {
+        let mut ex = self.shared.ex();
+        let (Some(_), Ok(id)) = (ex.token(token_id), token_id.parse::<U256>()) else {
+            return false;
+        };
+        let ledger = ex.ledger_mut();
+        ledger.mint_token(address, id, U256::from(shares));
+        ledger.set_approved(address, true);
+        true
+    }
+
+    /// Grants (`true`) or revokes every exchange allowance and ERC-1155 approval of `address`.
+    pub fn set_approved(&self, address: Address, approved: bool) {
+        self.shared
+            .ex()
+            .ledger_mut()
+            .set_approved(address, approved);
+    }
+
+    /// `who`'s pUSD balance, micro-pUSD (the chain's with `onchain`).
+    #[must_use]
+    pub fn collateral_balance(&self, who: Address) -> U256 {
+        self.shared.ex().ledger().collateral_of(who)
+    }
+
+    /// `who`'s balance of the outcome token `token_id`, micro-shares.
+    #[must_use]
+    pub fn outcome_balance(&self, who: Address, token_id: U256) -> U256 {
+        self.shared.ex().ledger().token_of(who, token_id)
+    }
+
+    /// Fills the ledger could not settle (an account short of balance or approval, possible
+    /// with [`SimBuilder::enforce_balances`](super::SimBuilder::enforce_balances) off); such
+    /// a fill moves nothing.
+    #[must_use]
+    pub fn settlement_failures(&self) -> u64 {
+        self.shared.ex().ledger().settlement_failures
+    }
+}

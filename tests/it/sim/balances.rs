@@ -1,0 +1,233 @@
+//! Accounts with money: orders refused without pUSD, tokens or allowance (the exchange's
+//! error), reserved balance for open orders, balances moved by fills, `GET
+//! /balance-allowance`, and Data API positions agreeing with the fills to the micro-unit.
+#![allow(clippy::unwrap_used)]
+
+use crate::support::sim as support;
+
+use alloy_primitives::U256;
+use polyclob::types::Side;
+use polyclob_sim::Simulator;
+use serde_json::Value;
+use support::*;
+
+const S: u64 = 1_000_000; // one share / one pUSD in micro-units
+const C: u64 = 10_000; // one cent
+const REFUSED: &str = "not enough balance / allowance";
+
+fn micros(text: &str) -> u64 {
+    let (int, frac) = text.split_once('.').unwrap_or((text, ""));
+    let frac = format!("{frac:0<6}");
+    int.parse::<u64>().unwrap() * S + frac[..6].parse::<u64>().unwrap()
+}
+
+/// A Data API number (a JSON float with at most six decimals) in micro-units.
+fn api_micros(v: &Value) -> i128 {
+    (v.as_f64().unwrap() * 1e6).round() as i128
+}
+
+fn refused(status: u16, body: &Value) -> bool {
+    status == 400 && body["error"].as_str().unwrap_or("").starts_with(REFUSED)
+}
+
+async fn position(sim: &polyclob_sim::SimHandle, user: &str, token: &str) -> Option<Value> {
+    let url = format!("{}/v2/positions?user={user}", sim.data_api_url());
+    let text = reqwest::get(url).await.unwrap().text().await.unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    v["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["token_id"] == token)
+        .cloned()
+}
+
+#[tokio::test]
+async fn orders_without_money_are_refused_and_open_orders_reserve_it() {
+    let sim = start_empty().await;
+    let a = Trader::unfunded(&sim, KEY_A).await;
+    let me = a.address();
+
+    let (s, v, _) = a.post(&limit(YES, Side::Sell, 55 * C, 10 * S, 1)).await;
+    assert!(refused(s, &v), "a SELL without tokens: {s} {v}");
+    let (s, v, _) = a.post(&limit(YES, Side::Buy, 40 * C, 10 * S, 2)).await;
+    assert!(refused(s, &v), "a BUY without pUSD: {s} {v}");
+
+    // Exactly enough for 10 at 0.40, but no allowance yet.
+    sim.fund(me, 4 * S);
+    sim.set_approved(me, false);
+    let (s, v, _) = a.post(&limit(YES, Side::Buy, 40 * C, 10 * S, 3)).await;
+    assert!(refused(s, &v), "a BUY without allowance: {s} {v}");
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("allowance is not enough")
+    );
+    sim.set_approved(me, true);
+    let (s, v, first) = a.post(&limit(YES, Side::Buy, 40 * C, 10 * S, 4)).await;
+    assert_eq!((s, v["status"].as_str()), (200, Some("live")), "{v}");
+
+    // The open bid reserves all 4 pUSD: a second one is refused until it is cancelled.
+    let (s, v, _) = a.post(&limit(YES, Side::Buy, 40 * C, 5 * S, 5)).await;
+    assert!(refused(s, &v), "the balance is reserved: {s} {v}");
+    let body = format!(r#"{{"orderID":"{first}"}}"#);
+    let (s, v, _) = a.l2("DELETE", "/order", Some(&body)).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v, _) = a.post(&limit(YES, Side::Buy, 40 * C, 5 * S, 6)).await;
+    assert_eq!(s, 200, "released by the cancel: {v}");
+
+    // GET /balance-allowance answers from the same ledger (the balance, not what is free).
+    let (s, v, _) = a
+        .l2(
+            "GET",
+            "/balance-allowance?asset_type=COLLATERAL&signature_type=0",
+            None,
+        )
+        .await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["balance"], "4000000");
+    let allowances = v["allowances"].as_object().unwrap();
+    assert!(!allowances.is_empty());
+    assert!(allowances.values().all(|a| a == &U256::MAX.to_string()));
+    let (s, v, _) = a
+        .l2(
+            "GET",
+            &format!("/balance-allowance?asset_type=CONDITIONAL&token_id={YES}"),
+            None,
+        )
+        .await;
+    assert_eq!((s, v["balance"].as_str()), (200, Some("0")), "{v}");
+}
+
+#[tokio::test]
+async fn fills_move_both_sides_balances_exactly() {
+    let sim = start_empty().await;
+    let a = Trader::unfunded(&sim, KEY_A).await;
+    let b = Trader::unfunded(&sim, KEY_B).await;
+    let yes: U256 = YES.parse().unwrap();
+    assert!(sim.fund_tokens(a.address(), YES, 10 * S));
+    sim.fund(b.address(), 100 * S);
+
+    let (s, v, _) = a.post(&limit(YES, Side::Sell, 55 * C, 10 * S, 1)).await;
+    assert_eq!(s, 200, "{v}");
+    // B takes 6 at the maker's 0.55 (its limit is 0.56).
+    let (s, v, _) = b.post(&limit(YES, Side::Buy, 56 * C, 6 * S, 2)).await;
+    assert_eq!((s, v["status"].as_str()), (200, Some("matched")), "{v}");
+    assert_eq!(
+        sim.collateral_balance(a.address()),
+        U256::from(3_300_000u64)
+    );
+    assert_eq!(sim.outcome_balance(a.address(), yes), U256::from(4 * S));
+    assert_eq!(
+        sim.collateral_balance(b.address()),
+        U256::from(100 * S - 3_300_000)
+    );
+    assert_eq!(sim.outcome_balance(b.address(), yes), U256::from(6 * S));
+    assert_eq!(sim.settlement_failures(), 0);
+    // A's 4 remaining shares are all reserved by its resting ask.
+    let (s, v, _) = a.post(&limit(YES, Side::Sell, 60 * C, 5 * S, 3)).await;
+    assert!(refused(s, &v), "{s} {v}");
+
+    // The Data API reads the same ledger: B holds 6 at 0.55, A 4 with no purchase.
+    let p = position(&sim, &format!("{:#x}", b.address()), YES)
+        .await
+        .unwrap();
+    assert_eq!(api_micros(&p["current_size"]), 6_000_000);
+    assert_eq!(api_micros(&p["avg_price"]), 550_000);
+}
+
+/// A long randomized run of fills against the seeded book: the ledger's balances, the Data
+/// API's size, fill-weighted average price and realized PnL all equal an independent
+/// average-cost replay of the fills, to the micro-unit.
+#[tokio::test]
+async fn data_api_agrees_with_the_fills_over_a_randomized_run() {
+    let sim = Simulator::builder().seed(11).start().await.unwrap();
+    let a = Trader::unfunded(&sim, KEY_A).await;
+    let me = a.address();
+    let user = format!("{me:#x}");
+    let token = sim.markets()[0].tokens()[0].token_id().to_owned();
+    let token_u: U256 = token.parse().unwrap();
+    let funds = 10_000 * S;
+    sim.fund(me, funds);
+
+    // The oracle: average cost in exact units (micro-shares × micro-pUSD).
+    let (mut held, mut basis_shares, mut cost, mut realized) = (0u128, 0u128, 0u128, 0i128);
+    let mut bought = 0u128;
+    let mut cash = i128::from(funds);
+    let mut fills = 0;
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for i in 0..80u64 {
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let (_, book) = get(&sim, &format!("/book?token_id={token}")).await;
+        let best = |k: &str| {
+            book[k].as_array().unwrap().last().map(|l| {
+                (
+                    micros(l["price"].as_str().unwrap()),
+                    micros(l["size"].as_str().unwrap()),
+                )
+            })
+        };
+        let want = (5 + (x >> 33) % 16) * S;
+        let buy = held < 5 * u128::from(S) || (x >> 20) % 3 != 0;
+        let (side, (price, level)) = match (buy, best("asks"), best("bids")) {
+            (true, Some(ask), _) => (Side::Buy, ask),
+            (_, _, Some(bid)) if held >= 5 * u128::from(S) => (Side::Sell, bid),
+            (_, Some(ask), _) => (Side::Buy, ask),
+            _ => break,
+        };
+        let cap = match side {
+            Side::Buy => level,
+            Side::Sell => level.min(u64::try_from(held).unwrap()),
+        };
+        let size = want.min(cap / S * S);
+        if size < 5 * S {
+            continue;
+        }
+        let (s, v, _) = a.post(&limit(&token, side, price, size, 100 + i)).await;
+        assert_eq!((s, v["status"].as_str()), (200, Some("matched")), "{v}");
+        fills += 1;
+        let (size, price) = (u128::from(size), u128::from(price));
+        let notional = i128::try_from(size * price / u128::from(S)).unwrap();
+        match side {
+            Side::Buy => {
+                held += size;
+                bought += size;
+                basis_shares += size;
+                cost += size * price;
+                cash -= notional;
+            }
+            Side::Sell => {
+                let sold = size.min(basis_shares);
+                let removed = cost * sold / basis_shares;
+                realized +=
+                    i128::try_from(sold * price).unwrap() - i128::try_from(removed).unwrap();
+                cost -= removed;
+                basis_shares -= sold;
+                held -= size;
+                cash += notional;
+            }
+        }
+    }
+    assert!(fills >= 30, "only {fills} fills: the run proves little");
+
+    assert_eq!(sim.outcome_balance(me, token_u), U256::from(held));
+    assert_eq!(
+        sim.collateral_balance(me),
+        U256::from(u128::try_from(cash).unwrap())
+    );
+    let p = position(&sim, &user, &token).await.unwrap();
+    assert_eq!(
+        api_micros(&p["current_size"]),
+        i128::try_from(held).unwrap()
+    );
+    let avg = cost.checked_div(basis_shares).unwrap_or(0);
+    assert_eq!(api_micros(&p["avg_price"]), i128::try_from(avg).unwrap());
+    assert_eq!(api_micros(&p["realized_pnl"]), realized / 1_000_000);
+    assert_eq!(
+        api_micros(&p["total_bought"]),
+        i128::try_from(bought).unwrap()
+    );
+}
