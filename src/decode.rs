@@ -37,31 +37,17 @@
 
 use core::fmt;
 
-use self::json::{
-    Cursor, HASH_LEN, ID_LEN, MARKET_LEN, Raw, RawKind, TIMESTAMP_LEN, digits_u64, err,
-    span_decimal, sub,
-};
-pub use self::json::{DecodeError, DecodeErrorKind, JsonStr};
 use crate::fixed::{Price, Size};
+use crate::json::decimal::{digits_u64, span_decimal};
+use crate::json::{Cursor, HASH_LEN, ID_LEN, MARKET_LEN, Raw, RawKind, TIMESTAMP_LEN, err, sub};
+pub use crate::json::{DecodeError, DecodeErrorKind, JsonStr};
 use crate::types::{OrderType, Side, TickSize};
 
-mod book;
 mod events;
-// `pub(crate)`: the book-hash check (`book::integrity`) and the RTDS decoder scan with the
-// same helpers.
-pub(crate) mod json;
+mod fast;
 mod lists;
 mod new_market;
 mod owned;
-mod shape;
-mod skip;
-// The SSE2 string-end scan, compiled by rustc >= 1.89 only (`polyclob_simd`, see build.rs).
-// The `unsafe` of the decoder is here (the SSE2 intrinsic calls and 16-byte loads) and in
-// `json::chunk` (a fixed-size read after its bounds check).
-#[cfg(polyclob_simd)]
-#[allow(unsafe_code)]
-#[clippy::msrv = "1.89"]
-mod x86;
 
 pub use events::{
     BestBidAskMsg, BookMsg, LastTradePriceMsg, MarketMsg, OrderMsg, PriceChangeMsg,
@@ -384,40 +370,12 @@ impl<'a> Events<'a> {
             }
             None => return Err(err(DecodeErrorKind::Eof, "", c.pos)),
         }
-        let layout = shape::learned();
-        let pc = if layout != 0 {
-            // The feed has been sending another order: that first.
-            shape::price_change(c.src, start, layout, sink)
-        } else {
-            match lists::compact_price_change(c.src, start, sink) {
-                Ok(pc) => Some(pc),
-                // Continued where the layout reader stopped, keeping what it read and
-                // delivered; the order it met is tried first from the next message on.
-                Err(resume) => lists::keyed_price_change(c.src, sink, resume),
-            }
-        };
-        if let Some(pc) = pc {
-            // What `events::build` makes of these captures (the tests of
-            // `compact_price_change` and `keyed_price_change` check the decoded event),
-            // without the general capture struct and the event-name dispatch.
-            c.pos = pc.end;
-            ends_frame(c, single)?;
-            return Ok(Event::PriceChange(PriceChangeMsg {
-                market: pc.market.text(c.src),
-                timestamp_ms: opt_u64(c.src, &pc.timestamp),
-                changes: PriceChanges::new(c.src, Some(pc.items)),
-                json: sub(c.src, start, pc.end).unwrap_or(""),
-            }));
-        }
-        // The price_change readers may have delivered entries before they gave up.
-        sink.begin();
-        if let Some((book, end)) = book::book_object(c.src, start, sink) {
-            // What the general reader below makes of this object (tested in `book`).
+        if let Some((event, end)) = fast::read(c.src, start, sink) {
             c.pos = end;
             ends_frame(c, single)?;
-            return Ok(Event::Book(book));
+            return Ok(event);
         }
-        // So may the book reader.
+        // The fast path may have delivered levels or entries before it missed.
         sink.begin();
         general(c, sink, start, single)
     }
@@ -441,8 +399,6 @@ pub(crate) fn general<'a, S: Sink>(
     start: usize,
     single: bool,
 ) -> Result<Event<'a>, DecodeError> {
-    #[cfg(test)]
-    tests::GENERAL_READS.with(|n| n.set(n.get() + 1));
     let mut f = Fields::default();
     if !c.close_if(b'}') {
         loop {
@@ -517,10 +473,10 @@ pub(crate) fn general<'a, S: Sink>(
     events::build(c.src, start, json, &f)
 }
 
-/// Whether [`general`] reads `key` (some event uses it). The fast readers skip members whose
-/// key is not one of these — a field the exchange added — in place; a key of another event
-/// makes them give up at once, so that an event of another type is not read to its end twice.
-/// Kept in step with `general` by a test that reads both lists from this file.
+/// Whether [`general`] reads `key` (some event uses it). The fast path skips a member after
+/// the levels or entries whose key is not one of these (a field the exchange added) and
+/// misses on any other. Kept in step with `general` by a test that reads both lists from
+/// this file.
 pub(crate) fn is_event_key(key: &[u8]) -> bool {
     matches!(
         key,
@@ -833,13 +789,6 @@ impl fmt::Display for Level {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use core::cell::Cell;
-
-    thread_local! {
-        /// Objects the general reader started (test builds only).
-        pub(super) static GENERAL_READS: Cell<usize> = const { Cell::new(0) };
-    }
-
     /// A random JSON value of every type, compact, for a field the exchange might add.
     pub(super) fn value(next: &mut dyn FnMut(u64) -> u64, depth: u32) -> String {
         match if depth > 2 { next(4) } else { next(6) } {
@@ -890,6 +839,33 @@ mod tests {
         )
     }
 
+    /// A `book` snapshot in the exchange's layout with random values and `levels` levels a
+    /// side (sizes of up to ten bytes, as in the captured snapshots).
+    pub(super) fn exchange_book(next: &mut dyn FnMut(u64) -> u64, levels: usize) -> String {
+        let mut side = |n: usize| -> String {
+            let items: Vec<String> = (0..n)
+                .map(|_| {
+                    format!(
+                        r#"{{"price":"0.{}","size":"{}.{}"}}"#,
+                        1 + next(998),
+                        next(10_000_000),
+                        next(100)
+                    )
+                })
+                .collect();
+            items.join(",")
+        };
+        let (bids, asks) = (side(levels), side(levels));
+        format!(
+            r#"{{"market":"0x{:064x}","asset_id":"713210456792522125946263855327069127503327285719425322896313793124555839925{}","timestamp":"{}","hash":"{:040x}","bids":[{bids}],"asks":[{asks}],"tick_size":"0.001","event_type":"book","last_trade_price":"0.4{}"}}"#,
+            next(u64::MAX),
+            next(100),
+            1_790_658_674_035u64 + next(1000),
+            next(u64::MAX),
+            next(100),
+        )
+    }
+
     /// Splits a compact object's text into its members (no nesting-aware JSON needed: the
     /// generated members are joined with `,"` only at the top level).
     pub(super) fn members(obj: &str) -> Vec<String> {
@@ -930,117 +906,6 @@ mod tests {
         }
         assert_eq!(out.len(), map.len(), "{obj}");
         out
-    }
-
-    /// No decoding cliff (issue 21): a `price_change` whose shape changed — a member no event
-    /// reads, of any JSON type, at any position of the message or of every entry; members in
-    /// another order — decodes to exactly what the general reader makes of it, without the
-    /// general reader (`GENERAL_READS` stays 0) and without reading the entries twice: when a
-    /// member was added to the entries (anywhere) or only the message changed, every entry is
-    /// started once (the layout reader continues an entry where it stopped); when the entries'
-    /// members were reordered, only the first entry is started again, by the keyed reader. A
-    /// fallback that decodes the message or an entry again fails here.
-    #[test]
-    fn price_change_with_a_new_shape_is_read_once() {
-        use super::lists::ENTRY_READS;
-        use super::lists::tests::Recorder;
-        use super::{Cursor, Events, general};
-
-        let mut next = crate::testutil::lcg(21);
-        let mut read_once = 0;
-        for round in 0..4_000 {
-            let n = 1 + next(4) as usize;
-            let mut entries: Vec<Vec<String>> = (0..n)
-                .map(|i| members(&exchange_entry(&mut next, i)))
-                .collect();
-            let mut top: Vec<String> = members(&exchange_message_of(&mut next, &[]));
-            // What changed: 0 a member in the message, 1 a member in every entry (the same
-            // place in each), 2 both, 3 the message's members reordered, 4 the entries'.
-            let what = round % 5;
-            if what == 0 || what == 2 {
-                let name = ["fees", "min_order_size", "neg_risk", "x"][next(4) as usize];
-                let at = next(top.len() as u64 + 1) as usize;
-                top.insert(at, format!("\"{name}\":{}", value(&mut next, 0)));
-            }
-            if what == 1 || what == 2 {
-                let name = ["fee_rate_bps", "neg_risk", "tx", "k"][next(4) as usize];
-                let at = next(8) as usize;
-                let v = value(&mut next, 0);
-                for e in &mut entries {
-                    e.insert(at, format!("\"{name}\":{v}"));
-                }
-            }
-            if what == 3 {
-                for i in (1..top.len()).rev() {
-                    top.swap(i, next(i as u64 + 1) as usize);
-                }
-            }
-            if what == 4 {
-                let perm: Vec<usize> = {
-                    let mut p: Vec<usize> = (0..7).collect();
-                    for i in (1..7).rev() {
-                        p.swap(i, next(i as u64 + 1) as usize);
-                    }
-                    p
-                };
-                for e in &mut entries {
-                    *e = perm.iter().map(|&i| e[i].clone()).collect();
-                }
-            }
-            let list: Vec<String> = entries
-                .iter()
-                .map(|e| format!("{{{}}}", e.join(",")))
-                .collect();
-            let top: Vec<String> = top
-                .into_iter()
-                .map(|m| {
-                    if m.starts_with("\"price_changes\"") {
-                        format!("\"price_changes\":[{}]", list.join(","))
-                    } else {
-                        m
-                    }
-                })
-                .collect();
-            let frame = format!("{{{}}}", top.join(","));
-
-            let mut want_rec = Recorder::default();
-            let want = general(&mut Cursor::new(&frame, 1), &mut want_rec, 0, true);
-            let want = format!("{want:?}");
-            assert!(want.starts_with("Ok(PriceChange("), "{want}");
-
-            GENERAL_READS.with(|c| c.set(0));
-            ENTRY_READS.with(|r| r.borrow_mut().clear());
-            let mut rec = Recorder::default();
-            let got = Events::new(&frame).next_with(&mut rec).unwrap();
-            assert_eq!(format!("{got:?}"), want, "{frame}");
-            assert_eq!(rec.0, want_rec.0, "{frame}");
-            assert_eq!(GENERAL_READS.with(Cell::get), 0, "read again: {frame}");
-            let mut starts = ENTRY_READS.with(|r| r.borrow().clone());
-            starts.sort_unstable();
-            let reads = starts.len();
-            starts.dedup();
-            assert_eq!(starts.len(), n, "{frame}");
-            let again = reads - n;
-            // Only one entry is started again, at most twice.
-            assert!(again <= 2, "{reads} entry reads for {n}: {frame}");
-            let twice = starts
-                .iter()
-                .filter(|&&p| {
-                    ENTRY_READS.with(|r| r.borrow().iter().filter(|&&q| q == p).count()) > 1
-                })
-                .count();
-            assert!(twice <= 1, "{twice} entries read again: {frame}");
-            if what == 4 {
-                // Only the first entry is started again (by the keyed reader), once.
-                assert!(reads <= n + 1, "{reads} entry reads for {n}: {frame}");
-            } else {
-                // A member added to the entries, anywhere, of any type: the layout reader
-                // skips it in place or continues where it stopped, so no entry is read twice.
-                assert_eq!(reads, n, "{frame}");
-            }
-            read_once += usize::from(reads == n);
-        }
-        assert!(read_once > 1_500, "{read_once}");
     }
 
     /// The `b"…"` keys in `text`, in order of first appearance.

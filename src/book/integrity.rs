@@ -49,8 +49,9 @@ use std::fmt;
 
 use sha1::{Digest, Sha1};
 
-use crate::decode::json::{chunk, find_special, skip_ws};
 use crate::fixed::Size;
+use crate::json::simd::{chunk, find_special};
+use crate::json::skip_ws;
 
 /// What a `book` frame does not carry but its hash covers: the market's minimum order size
 /// and whether it is a neg-risk market.

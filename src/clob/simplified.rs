@@ -1,5 +1,5 @@
 //! A direct reader for `/simplified-markets` pages: one pass over the body with the decoder's
-//! byte scanner ([`crate::decode::json::Cursor`]) instead of serde's visitor machinery.
+//! byte scanner (`crate::json::Cursor`) instead of serde's visitor machinery.
 //!
 //! Keys are matched by name, so any order and any added member (skipped, checked) read the
 //! same; the common value shapes (strings, JSON numbers with at most six decimals, `true`,
@@ -15,8 +15,9 @@ use super::error::Error;
 use super::pagination::{Page, decode_page};
 use super::types::{RewardRate, Rewards, SimplifiedMarket, Token, lenient};
 use crate::decode::DecodeError;
-use crate::decode::json::{Cursor, ID_LEN, JsonStr, MARKET_LEN, chunk, word8};
 use crate::fixed::{Price, Size};
+use crate::json::simd::{chunk, word8};
+use crate::json::{Cursor, ID_LEN, JsonStr, MARKET_LEN};
 
 /// Deeper nesting inside a skipped member goes to the general decoder.
 const MAX_DEPTH: u32 = 100;

@@ -16,8 +16,8 @@ use super::{
     DecodeError, DecodeErrorKind, JsonStr, MarketMsg, Raw, RawKind, digits_u64, err, opt_str,
     opt_text,
 };
-use crate::decode::json::Cursor;
 use crate::fixed::Price;
+use crate::json::Cursor;
 use crate::types::TickSize;
 
 /// A market's taker-fee schedule as `new_market` carries it.
