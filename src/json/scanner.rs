@@ -12,7 +12,9 @@
 //! whatever its magnitude. A reader that converts a number checks its range then, into its own
 //! type, with a typed error; a number that is only skipped is never converted. This is
 //! serde_json's view for values it does not convert (`IgnoredAny`, `RawValue`); its
-//! `Value` also refuses numbers outside the `f64` range, which the grammar does not.
+//! `Value` also refuses numbers outside the `f64` range, which the grammar does not. Strings
+//! likewise: every escape must be one JSON defines (`\u` with four hex digits), and surrogate
+//! pairs are checked only where text is unescaped ([`JsonStr::to_unescaped`]).
 
 use core::fmt;
 use std::borrow::Cow;
@@ -368,6 +370,11 @@ impl PartialEq<&str> for JsonStr<'_> {
     }
 }
 
+/// Four hex digits.
+fn is_hex4(h: &[u8]) -> bool {
+    h.iter().all(u8::is_ascii_hexdigit)
+}
+
 fn hex4(b: &[u8], at: usize) -> Option<u32> {
     let digits = b.get(at..at + 4)?;
     let mut v = 0u32;
@@ -585,8 +592,15 @@ impl<'a> Cursor<'a> {
                 Some(b'"') => break,
                 Some(b'\\') => {
                     escaped = true;
-                    // The escaped byte is never a closing quote; `\u` digits are plain bytes.
-                    i = find_special(b, i + 2);
+                    // An escape as JSON's grammar has it (a lone surrogate is the unescaper's
+                    // business); its bytes are never a closing quote.
+                    let n = match b.get(i + 1) {
+                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => 2,
+                        Some(b'u') if b.get(i + 2..i + 6).is_some_and(is_hex4) => 6,
+                        Some(_) => return Err(err(DecodeErrorKind::Syntax, "", i)),
+                        None => return Err(err(DecodeErrorKind::Eof, "", b.len())),
+                    };
+                    i = find_special(b, i + n);
                 }
                 Some(_) => return Err(err(DecodeErrorKind::Syntax, "", i)),
                 None => return Err(err(DecodeErrorKind::Eof, "", b.len())),
@@ -758,6 +772,33 @@ mod tests {
         let deep = "[".repeat(200) + "]".repeat(200).as_str();
         let e = Cursor::new(&deep, 0).skip(0).unwrap_err();
         assert_eq!(e.kind(), DecodeErrorKind::TooDeep);
+    }
+
+    /// The skipper takes exactly what JSON's grammar takes (the number contract in the module
+    /// docs), the same as serde_json's `IgnoredAny`, on numbers and escapes spelled at random.
+    #[test]
+    fn skip_follows_json_grammar() {
+        let parts = [
+            "-", "0", "1", "9", ".", "e", "E", "+", "x", "\\u12a4", "\\uZZ", "\\q", "\\n", "\"",
+            "a",
+        ];
+        let mut next = crate::testutil::lcg(8);
+        let mut both = 0;
+        for _ in 0..50_000 {
+            let body: String = (0..1 + next(6))
+                .map(|_| parts[next(parts.len() as u64) as usize])
+                .collect();
+            for text in [format!("[{body}]"), format!("[\"{body}\"]")] {
+                let mut c = Cursor::new(&text, 0);
+                let whole = c.skip(0).is_ok() && c.peek().is_none();
+                let serde = serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok();
+                assert_eq!(whole, serde, "{text}");
+                both += usize::from(serde);
+            }
+        }
+        assert!(both > 5_000, "{both}");
+        // Any magnitude: the grammar has no range.
+        assert!(Cursor::new("[33333E3333,-1e-400]", 0).skip(0).is_ok());
     }
 
     #[test]
