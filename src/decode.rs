@@ -15,6 +15,12 @@
 //!   `hash`, `best_bid` and `best_ask`;
 //! - unknown event types and unknown fields are skipped.
 //!
+//! How: a `book` or `price_change` in the exchange's exact layout takes one fast path
+//! (`decode/fast.rs`); any other element, or a miss, is read by one general reader from the
+//! element's start, with the same result (tested). Levels and entries are read by their
+//! exact-layout reader or the general item reader (`decode/lists.rs`). The bytes are walked by
+//! the crate's JSON scanner (`src/json/`). Nothing depends on frames decoded earlier.
+//!
 //! Errors are per element: a malformed event yields an `Err` and the next element of the
 //! batch still decodes. Only a broken JSON structure ([`DecodeErrorKind::is_structural`])
 //! ends the frame, because nothing after it can be located reliably.
@@ -37,7 +43,7 @@
 
 use core::fmt;
 
-use crate::fixed::{Price, Size};
+use crate::fixed::{ParseError, Price, Size};
 use crate::json::decimal::{digits_u64, span_decimal};
 use crate::json::{Cursor, HASH_LEN, ID_LEN, MARKET_LEN, Raw, RawKind, TIMESTAMP_LEN, err, sub};
 pub use crate::json::{DecodeError, DecodeErrorKind, JsonStr};
@@ -302,47 +308,28 @@ impl<'a> Events<'a> {
         &mut self,
         sink: &mut S,
     ) -> Option<Result<Event<'a>, DecodeError>> {
-        match self.mode {
+        let mode = self.mode;
+        self.mode = Mode::Done;
+        match mode {
             Mode::Done => None,
-            Mode::Fail(e) => {
-                self.mode = Mode::Done;
-                Some(Err(e))
-            }
-            Mode::Control(which) => {
-                self.mode = Mode::Done;
-                Some(Ok(if which == 0 {
-                    Event::Pong
-                } else {
-                    Event::NoNewAssets
-                }))
-            }
-            Mode::Single => {
-                self.mode = Mode::Done;
-                Some(self.element(sink, true))
-            }
+            Mode::Fail(e) => Some(Err(e)),
+            Mode::Control(0) => Some(Ok(Event::Pong)),
+            Mode::Control(_) => Some(Ok(Event::NoNewAssets)),
+            Mode::Single => Some(self.element(sink, true)),
             Mode::ArrayFirst | Mode::ArrayRest => {
-                if self.mode == Mode::ArrayFirst {
-                    if self.cur.close_if(b']') {
-                        self.mode = Mode::Done;
-                        return None;
-                    }
+                let more = if mode == Mode::ArrayFirst {
+                    Ok(!self.cur.close_if(b']'))
                 } else {
-                    match self.cur.next_or_close(b']') {
-                        Ok(true) => {}
-                        Ok(false) => {
-                            self.mode = Mode::Done;
-                            return None;
-                        }
-                        Err(e) => {
-                            self.mode = Mode::Done;
-                            return Some(Err(e));
-                        }
-                    }
+                    self.cur.next_or_close(b']')
+                };
+                match more {
+                    Ok(true) => {}
+                    Ok(false) => return None,
+                    Err(e) => return Some(Err(e)),
                 }
-                self.mode = Mode::ArrayRest;
                 let r = self.element(sink, false);
-                if matches!(&r, Err(e) if e.kind().is_structural()) {
-                    self.mode = Mode::Done;
+                if !matches!(&r, Err(e) if e.kind().is_structural()) {
+                    self.mode = Mode::ArrayRest;
                 }
                 Some(r)
             }
@@ -446,11 +433,11 @@ pub(crate) fn general<'a, S: Sink>(
                 b"bids" => f.bids = Some(lists::walk_levels(c, Side::Buy, sink)?),
                 b"asks" => f.asks = Some(lists::walk_levels(c, Side::Sell, sink)?),
                 b"price_changes" => f.price_changes = Some(lists::walk_changes(c, sink)?),
-                b"maker_orders" => f.maker_orders = Some(array_start(c, "maker_orders")?),
-                b"assets_ids" => f.assets_ids = Some(array_start(c, "assets_ids")?),
-                b"outcomes" => f.outcomes = Some(array_start(c, "outcomes")?),
+                b"maker_orders" => f.maker_orders = Some(lists::array(c, "maker_orders")?),
+                b"assets_ids" => f.assets_ids = Some(lists::array(c, "assets_ids")?),
+                b"outcomes" => f.outcomes = Some(lists::array(c, "outcomes")?),
                 b"associate_trades" => {
-                    f.associate_trades = Some(array_start(c, "associate_trades")?);
+                    f.associate_trades = Some(lists::array(c, "associate_trades")?);
                 }
                 b"event_message" => {
                     let at = c.pos;
@@ -478,58 +465,19 @@ pub(crate) fn general<'a, S: Sink>(
 /// misses on any other. Kept in step with `general` by a test that reads both lists from
 /// this file.
 pub(crate) fn is_event_key(key: &[u8]) -> bool {
-    matches!(
-        key,
-        b"event_type"
-            | b"type"
-            | b"asset_id"
-            | b"market"
-            | b"timestamp"
-            | b"hash"
-            | b"price"
-            | b"size"
-            | b"side"
-            | b"fee_rate_bps"
-            | b"best_bid"
-            | b"best_ask"
-            | b"spread"
-            | b"old_tick_size"
-            | b"new_tick_size"
-            | b"tick_size"
-            | b"last_trade_price"
-            | b"transaction_hash"
-            | b"id"
-            | b"question"
-            | b"slug"
-            | b"description"
-            | b"winning_asset_id"
-            | b"winning_outcome"
-            | b"status"
-            | b"outcome"
-            | b"owner"
-            | b"order_owner"
-            | b"trade_owner"
-            | b"original_size"
-            | b"size_matched"
-            | b"taker_order_id"
-            | b"trader_side"
-            | b"matchtime"
-            | b"match_time"
-            | b"last_update"
-            | b"order_type"
-            | b"maker_address"
-            | b"expiration"
-            | b"created_at"
-            | b"bids"
-            | b"asks"
-            | b"price_changes"
-            | b"maker_orders"
-            | b"assets_ids"
-            | b"outcomes"
-            | b"associate_trades"
-            | b"event_message"
-    )
+    EVENT_KEYS.split(' ').any(|k| k.as_bytes() == key)
 }
+
+/// The keys [`general`] reads (see [`is_event_key`]), separated by spaces.
+const EVENT_KEYS: &str = concat!(
+    "event_type type asset_id market timestamp hash price size side fee_rate_bps ",
+    "best_bid best_ask spread old_tick_size new_tick_size tick_size last_trade_price ",
+    "transaction_hash id question slug description winning_asset_id winning_outcome ",
+    "status outcome owner order_owner trade_owner original_size size_matched ",
+    "taker_order_id trader_side matchtime match_time last_update order_type ",
+    "maker_address expiration created_at bids asks price_changes maker_orders ",
+    "assets_ids outcomes associate_trades event_message",
+);
 
 impl<'a> Iterator for Events<'a> {
     type Item = Result<Event<'a>, DecodeError>;
@@ -537,27 +485,6 @@ impl<'a> Iterator for Events<'a> {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         self.next_with(&mut NoSink)
-    }
-}
-
-/// Where an array-valued field starts, or `None` for `null`. Arrays are checked structurally
-/// so that the element's end is found; their items are read lazily later.
-fn array_start(c: &mut Cursor<'_>, field: &'static str) -> Result<Option<usize>, DecodeError> {
-    let at = c.pos;
-    match c.peek() {
-        Some(b'[') => {
-            c.skip(0)?;
-            Ok(Some(at + 1))
-        }
-        Some(b'n') => {
-            c.skip(0)?;
-            Ok(None)
-        }
-        Some(_) => {
-            c.skip(0)?;
-            Err(err(DecodeErrorKind::WrongType, field, at))
-        }
-        None => Err(err(DecodeErrorKind::Eof, field, at)),
     }
 }
 
@@ -690,13 +617,7 @@ pub(crate) fn opt_price(
             .and_then(|m| Price::new(u32::try_from(m).ok()?))
             .map_or_else(|| Price::parse(t.as_bytes()), Ok)
             .map(Some)
-            .map_err(|e| {
-                err(
-                    DecodeErrorKind::Decimal(e.kind()),
-                    field,
-                    r.at() + e.offset(),
-                )
-            }),
+            .map_err(|e| decimal_err(e, field, r)),
     }
 }
 
@@ -715,13 +636,7 @@ pub(crate) fn opt_size(
             .map(Size::from_micros)
             .map_or_else(|| Size::parse(t.as_bytes()), Ok)
             .map(Some)
-            .map_err(|e| {
-                err(
-                    DecodeErrorKind::Decimal(e.kind()),
-                    field,
-                    r.at() + e.offset(),
-                )
-            }),
+            .map_err(|e| decimal_err(e, field, r)),
     }
 }
 
@@ -729,18 +644,28 @@ pub(crate) fn req_size(src: &str, r: &Raw, field: &'static str) -> Result<Size, 
     opt_size(src, r, field)?.ok_or_else(|| err(DecodeErrorKind::MissingField, field, r.at()))
 }
 
+/// A field whose string names one of a set (`parse`), or `None` when blank.
+fn opt_word<T>(
+    src: &str,
+    r: &Raw,
+    field: &'static str,
+    parse: fn(&[u8]) -> Option<T>,
+) -> Result<Option<T>, DecodeError> {
+    if r.is_blank() {
+        return Ok(None);
+    }
+    let t = req_str(src, r, field)?;
+    parse(t.as_bytes())
+        .map(Some)
+        .ok_or_else(|| err(DecodeErrorKind::InvalidValue, field, r.at()))
+}
+
 pub(crate) fn opt_side(
     src: &str,
     r: &Raw,
     field: &'static str,
 ) -> Result<Option<Side>, DecodeError> {
-    if r.is_blank() {
-        return Ok(None);
-    }
-    let t = req_str(src, r, field)?;
-    Side::parse(t.as_bytes())
-        .map(Some)
-        .ok_or_else(|| err(DecodeErrorKind::InvalidValue, field, r.at()))
+    opt_word(src, r, field, Side::parse)
 }
 
 pub(crate) fn req_side(src: &str, r: &Raw, field: &'static str) -> Result<Side, DecodeError> {
@@ -761,13 +686,16 @@ fn opt_order_type(
     r: &Raw,
     field: &'static str,
 ) -> Result<Option<OrderType>, DecodeError> {
-    if r.is_blank() {
-        return Ok(None);
-    }
-    let t = req_str(src, r, field)?;
-    OrderType::parse(t.as_bytes())
-        .map(Some)
-        .ok_or_else(|| err(DecodeErrorKind::InvalidValue, field, r.at()))
+    opt_word(src, r, field, OrderType::parse)
+}
+
+/// The `fixed` parse error `e` of the value `r` of `field`, at its byte in the frame.
+fn decimal_err(e: ParseError, field: &'static str, r: &Raw) -> DecodeError {
+    err(
+        DecodeErrorKind::Decimal(e.kind()),
+        field,
+        r.at() + e.offset(),
+    )
 }
 
 /// An unsigned integer sent as a string or a number (timestamps, basis points). Lenient:
@@ -929,10 +857,8 @@ mod tests {
         let src = include_str!("decode.rs");
         let general = &src[src.find("fn general<").unwrap()..];
         let general = &general[..general.find("/// Whether [`general`] reads").unwrap()];
-        let listed = &src[src.find("pub(crate) fn is_event_key").unwrap()..];
-        let listed = &listed[..listed.find("\n}").unwrap()];
         let mut want = keys(general);
-        let mut got = keys(listed);
+        let mut got: Vec<&str> = super::EVENT_KEYS.split(' ').collect();
         want.sort_unstable();
         got.sort_unstable();
         assert!(want.len() > 40, "{want:?}");

@@ -8,19 +8,23 @@
 //!  "tick_size":"…","event_type":"book","last_trade_price":"…"}
 //! ```
 //!
-//! The members up to the levels or entries must be exactly these; the levels and entries go
+//! The members are these, in this order, with plain string values; the levels and entries go
 //! through the walkers the general reader uses (each item in the exchange's layout or read by
-//! the general item reader). The members after them are read by name, in any order, and a
-//! member no event reads is skipped (checked): a field the exchange appends (the REST book's
-//! `min_order_size`, `neg_risk`) does not send the levels through a second read. On any miss
-//! — another key in front, another event's key after, a value that is not a plain string, an
-//! `event_type` of another event — [`read`] returns `None` and the general reader reads the
-//! element from its start, with the same result on what both accept (tested below). Nothing
-//! here depends on what was decoded before.
+//! the general item reader). A member no event reads, anywhere between them (a field the
+//! exchange added, the REST book's `min_order_size` and `neg_risk`, any JSON value), is
+//! skipped in place with the scanner's checked skipper, so it costs its own bytes, not a
+//! second read of the element. On any other miss — members in another order, another
+//! event's key, a value that is not a plain string, an `event_type` of another event —
+//! [`read`] returns `None` and the general reader reads the element from its start, with the
+//! same result on what both accept (tested below). Nothing here depends on what was decoded
+//! before.
 
 use super::events::{BookMsg, PriceChangeMsg};
-use super::lists::{Levels, PriceChanges, lit, plain, walk_changes, walk_levels};
-use super::{Event, Sink, is_event_key, opt_price, opt_tick, opt_u64};
+use super::lists::{
+    Levels, PriceChanges, lit, member, past_unknown, plain, walk_changes, walk_levels,
+};
+use super::{Event, Sink, is_event_key, opt_price, opt_tick};
+use crate::json::decimal::digits_u64;
 use crate::json::{Cursor, HASH_LEN, ID_LEN, MARKET_LEN, Raw, RawKind, TIMESTAMP_LEN, sub};
 use crate::types::Side;
 
@@ -34,81 +38,60 @@ pub(super) fn read<'a, S: Sink>(
     sink: &mut S,
 ) -> Option<(Event<'a>, usize)> {
     let b = src.as_bytes();
-    let market = plain::<MARKET_LEN>(b, lit(b, start, b"{\"market\":")?)?;
-    if let Some(p) = lit(b, market.1, b"\",\"price_changes\":") {
-        let mut c = Cursor::new(src, p);
+    // `{"market":`, or members no event reads in front of it.
+    let at = match lit(b, start, b"{\"market\":") {
+        Some(at) => at,
+        None => lit(b, past_unknown(src, start, is_event_key)?, b",\"market\":")?,
+    };
+    let market = plain::<MARKET_LEN>(b, at)?;
+    let q = market.1 + 1;
+    if let Some(at) = member(src, q, b",\"price_changes\":", is_event_key) {
+        let mut c = Cursor::new(src, at);
         let changes = walk_changes(&mut c, sink).ok()?;
-        let mut tail = [
-            (&b"timestamp"[..], Raw::default()),
-            (b"event_type", Raw::default()),
-        ];
-        let end = members(src, c.pos, &mut tail)?;
-        let [(_, timestamp), (_, event_type)] = tail;
-        if event_type.text(src) != "price_change" {
-            return None;
-        }
+        let ts = plain::<TIMESTAMP_LEN>(b, member(src, c.pos, b",\"timestamp\":", is_event_key)?)?;
+        let q = member(
+            src,
+            ts.1 + 1,
+            b",\"event_type\":\"price_change\"",
+            is_event_key,
+        )?;
+        let end = member(src, q, b"}", is_event_key)?;
         let msg = PriceChangeMsg {
             market: sub(src, market.0, market.1)?,
-            timestamp_ms: opt_u64(src, &timestamp),
+            timestamp_ms: digits_u64(b, ts.0, ts.1 - ts.0),
             changes: PriceChanges::new(src, changes),
             json: sub(src, start, end)?,
         };
         return Some((Event::PriceChange(msg), end));
     }
-    let asset = plain::<ID_LEN>(b, lit(b, market.1, b"\",\"asset_id\":")?)?;
-    let timestamp = plain::<TIMESTAMP_LEN>(b, lit(b, asset.1, b"\",\"timestamp\":")?)?;
-    let hash = plain::<HASH_LEN>(b, lit(b, timestamp.1, b"\",\"hash\":")?)?;
-    let mut c = Cursor::new(src, lit(b, hash.1, b"\",\"bids\":")?);
+    let asset = plain::<ID_LEN>(b, member(src, q, b",\"asset_id\":", is_event_key)?)?;
+    let ts = plain::<TIMESTAMP_LEN>(
+        b,
+        member(src, asset.1 + 1, b",\"timestamp\":", is_event_key)?,
+    )?;
+    let hash = plain::<HASH_LEN>(b, member(src, ts.1 + 1, b",\"hash\":", is_event_key)?)?;
+    let mut c = Cursor::new(src, member(src, hash.1 + 1, b",\"bids\":", is_event_key)?);
     let bids = walk_levels(&mut c, Side::Buy, sink).ok()?;
-    c.pos = lit(b, c.pos, b",\"asks\":")?;
+    c.pos = member(src, c.pos, b",\"asks\":", is_event_key)?;
     let asks = walk_levels(&mut c, Side::Sell, sink).ok()?;
-    let mut tail = [
-        (&b"tick_size"[..], Raw::default()),
-        (b"event_type", Raw::default()),
-        (b"last_trade_price", Raw::default()),
-    ];
-    let end = members(src, c.pos, &mut tail)?;
-    let [(_, tick_size), (_, event_type), (_, last_trade_price)] = tail;
-    if event_type.text(src) != "book" {
-        return None;
-    }
+    let tick = plain::<0>(b, member(src, c.pos, b",\"tick_size\":", is_event_key)?)?;
+    let q = member(src, tick.1 + 1, b",\"event_type\":\"book\"", is_event_key)?;
+    let last = plain::<0>(b, member(src, q, b",\"last_trade_price\":", is_event_key)?)?;
+    let end = member(src, last.1 + 1, b"}", is_event_key)?;
     let text = |(at, end): (usize, usize)| sub(src, at, end);
+    let raw = |(at, end): (usize, usize)| Raw::new(at, end - at, RawKind::Str);
     let msg = BookMsg {
         asset_id: text(asset)?,
         market: text(market)?,
-        timestamp_ms: opt_u64(
-            src,
-            &Raw::new(timestamp.0, timestamp.1 - timestamp.0, RawKind::Str),
-        ),
+        timestamp_ms: digits_u64(b, ts.0, ts.1 - ts.0),
         hash: Some(text(hash)?),
         bids: Levels::new(src, bids, "bids"),
         asks: Levels::new(src, asks, "asks"),
-        tick_size: opt_tick(src, &tick_size, "tick_size").ok()?,
-        last_trade_price: opt_price(src, &last_trade_price, "last_trade_price").ok()?,
+        tick_size: opt_tick(src, &raw(tick), "tick_size").ok()?,
+        last_trade_price: opt_price(src, &raw(last), "last_trade_price").ok()?,
         json: sub(src, start, end)?,
     };
     Some((Event::Book(msg), end))
-}
-
-/// The members from `p` (just after a value) to the object's end, by name: a key of `slots`
-/// takes its plain string value; a key no event reads is skipped (its value checked as the
-/// general reader checks it); anything else is a miss. The index after the `}`.
-fn members(src: &str, p: usize, slots: &mut [(&[u8], Raw)]) -> Option<usize> {
-    let mut c = Cursor::new(src, p);
-    while c.next_or_close(b'}').ok()? {
-        let key = c.key().ok()?;
-        match slots.iter_mut().find(|(name, _)| *name == key) {
-            Some((_, slot)) => {
-                *slot = c.raw().ok()?;
-                if slot.kind != RawKind::Str {
-                    return None;
-                }
-            }
-            None if is_event_key(key) => return None,
-            None => c.skip(0).ok()?,
-        }
-    }
-    Some(c.pos)
 }
 
 #[cfg(test)]
@@ -154,22 +137,44 @@ mod tests {
 
     /// The exchange's exact layouts take the fast path, with the general reader's result (the
     /// event, every level or entry handed to the sink, in order) — and so does a message with
-    /// members appended after its levels or entries that no event reads (the REST book's
-    /// `min_order_size` and `neg_risk`, any JSON value), which is therefore read once.
+    /// members no event reads added anywhere (any JSON value; the REST book's keys), or entries
+    /// with such members added anywhere after their first: they are skipped in place, so the
+    /// message is read once.
     #[test]
     fn exact_layouts_take_the_fast_path() {
         let mut next = crate::testutil::lcg(35);
         for round in 0..3_000 {
             let exact = exchange(&mut next);
-            let frame = if round % 2 == 0 {
-                exact
-            } else {
-                let mut m = members(&exact);
-                let at = m.len() - next(3) as usize;
+            let mut m = members(&exact);
+            if round % 3 > 0 {
+                let at = next(m.len() as u64 + 1) as usize;
                 let name = ["min_order_size", "neg_risk", "fees", "x"][next(4) as usize];
                 m.insert(at, format!("\"{name}\":{}", value(&mut next, 0)));
-                format!("{{{}}}", m.join(","))
-            };
+            }
+            if round % 3 == 2 && exact.contains("price_changes") {
+                let (at, v) = (1 + next(7) as usize, value(&mut next, 0));
+                for member in &mut m {
+                    if let Some(list) = member.strip_prefix("\"price_changes\":[") {
+                        // The generated entries hold no nested objects.
+                        let list = list.trim_end_matches(']');
+                        let entries: Vec<String> = list
+                            .split("},{")
+                            .filter(|e| !e.is_empty())
+                            .map(|e| {
+                                let e = format!(
+                                    "{{{}}}",
+                                    e.trim_start_matches('{').trim_end_matches('}')
+                                );
+                                let mut e = members(&e);
+                                e.insert(at, format!("\"fee_rate_bps\":{v}"));
+                                format!("{{{}}}", e.join(","))
+                            })
+                            .collect();
+                        *member = format!("\"price_changes\":[{}]", entries.join(","));
+                    }
+                }
+            }
+            let frame = format!("{{{}}}", m.join(","));
             let fast = fast_read(&frame).unwrap_or_else(|| panic!("missed {frame}"));
             assert_eq!(fast, general_read(&frame), "{frame}");
         }

@@ -129,32 +129,62 @@ pub(super) fn plain<const N: usize>(b: &[u8], p: usize) -> Option<(usize, usize)
     (b.get(end) == Some(&b'"')).then_some((p + 1, end))
 }
 
+/// The literal `l` at `q` (just after a value), after any members whose key `known` does not
+/// name: a field the exchange added, skipped in place with the scanner's checked skipper, so
+/// the reader that expects `l` goes on instead of the element being read again. The index
+/// after `l`.
+#[inline(always)]
+pub(super) fn member<const N: usize>(
+    src: &str,
+    q: usize,
+    l: &[u8; N],
+    known: fn(&[u8]) -> bool,
+) -> Option<usize> {
+    let b = src.as_bytes();
+    lit(b, q, l).or_else(|| lit(b, past_unknown(src, q, known)?, l))
+}
+
+/// The index after the members `,"key":value` at `q` whose key `known` does not name (at the
+/// object's `{`, the first member has no comma); `None` when there is none, or when one is not
+/// valid JSON. Out of line: the exchange's layout never comes here.
+#[cold]
+#[inline(never)]
+pub(super) fn past_unknown(src: &str, mut q: usize, known: fn(&[u8]) -> bool) -> Option<usize> {
+    let b = src.as_bytes();
+    let open = q;
+    while b.get(q) == Some(&b',') || (q == open && b.get(q) == Some(&b'{')) {
+        let mut c = Cursor::new(src, q + 1);
+        if known(c.key().ok()?) {
+            break;
+        }
+        c.skip(0).ok()?;
+        q = c.pos;
+    }
+    (q != open).then_some(q)
+}
+
 /// The eight bytes at `p` as a little-endian word; near the end of the frame, zero bytes
 /// (neither digits nor quotes) fill it. `None` only past the end.
 #[inline(always)]
 fn word8_padded(b: &[u8], p: usize) -> Option<u64> {
-    word8(b, p).or_else(|| {
-        let rest = b.get(p..)?;
-        let mut w = [0u8; 8];
-        w.get_mut(..rest.len())?.copy_from_slice(rest);
-        Some(u64::from_le_bytes(w))
-    })
+    word8(b, p).or_else(|| Some(u64::from_le_bytes(padded::<8>(b.get(p..)?))))
 }
 
 /// A decimal whose text starts at `p` and ends at a quote: its value in 10⁻⁶ units and the
-/// index of the quote. Text of up to seven bytes is read from the one word that holds it and
-/// its quote; longer text by the byte loop. `price` takes the shorter path for `0.…`.
+/// index of the quote. Text of up to eight bytes is read from the one word that holds it;
+/// longer text by the byte loop. `PRICE` takes the shorter path for `0.…`.
 #[inline(always)]
 fn quoted_decimal<const PRICE: bool>(b: &[u8], p: usize) -> Option<(u64, usize)> {
     let w = word8_padded(b, p)?;
-    match quote_in_word(w) {
+    let len = quote_in_word(w).or_else(|| (b.get(p + 8) == Some(&b'"')).then_some(8));
+    match len {
         Some(len) if PRICE => Some((price_word_decimal(w, len)?, p + len)),
         Some(len) => Some((word_decimal(w, len)?, p + len)),
         None => long_decimal(b, p),
     }
 }
 
-/// [`quoted_decimal`] for text of eight bytes or more (sizes such as `3149725.72`).
+/// [`quoted_decimal`] for text of nine bytes or more (sizes such as `3149725.72`).
 #[cold]
 fn long_decimal(b: &[u8], p: usize) -> Option<(u64, usize)> {
     let (v, e) = scan_decimal(b, p)?;
@@ -170,14 +200,56 @@ fn micros_level(price: u64, size: u64) -> Option<Level> {
     })
 }
 
+/// Bytes [`exact_level`] reads from a level's start in one bounds-checked window: enough for
+/// `{"price":"` (10), a price of up to eight bytes and `","size":"` (10), then a word of the
+/// size and the byte after it.
+const WIN: usize = 48;
+
 /// A level exactly as the exchange writes it, `{"price":"<decimal>","size":"<decimal>"}`, no
 /// whitespace, no escapes: the level and the index after its `}`. `None` for anything else.
+/// Straight-line word operations on one window: literals compared a word at a time, each
+/// short value parsed from the word that holds it.
 #[inline(always)]
 fn exact_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
-    let (price, e) = quoted_decimal::<true>(b, lit(b, p, b"{\"price\":\"")?)?;
-    let (size, e) = quoted_decimal::<false>(b, lit(b, e, b"\",\"size\":\"")?)?;
-    let end = lit(b, e, b"\"}")?;
-    Some((micros_level(price, size)?, end))
+    let pad;
+    let win: &[u8; WIN] = match chunk::<WIN>(b, p) {
+        Some(win) => win,
+        None => {
+            pad = padded::<WIN>(b.get(p..)?);
+            &pad
+        }
+    };
+    let le = |at: usize, n: usize| {
+        let mut w = [0u8; 8];
+        w[..n].copy_from_slice(&win[at..at + n]);
+        u64::from_le_bytes(w)
+    };
+    if le(0, 8) != u64::from_le_bytes(*b"{\"price\"")
+        || le(8, 2) != u64::from(u16::from_le_bytes(*b":\""))
+    {
+        return None;
+    }
+    let w = le(10, 8);
+    let len = quote_in_word(w).or_else(|| (win[18] == b'"').then_some(8))?;
+    let price = price_word_decimal(w, len)?;
+    let e = 10 + len;
+    if le(e, 8) != u64::from_le_bytes(*b"\",\"size\"")
+        || le(e + 8, 2) != u64::from(u16::from_le_bytes(*b":\""))
+    {
+        return None;
+    }
+    let (size, end) = quoted_decimal::<false>(b, p + e + 10)?;
+    Some((micros_level(price, size)?, lit(b, end, b"\"}")?))
+}
+
+/// `rest` (the frame's last bytes, fewer than `N`) followed by zero bytes, which are neither
+/// digits nor quotes: the padding can only make a reader miss. Off the common path.
+#[cold]
+fn padded<const N: usize>(rest: &[u8]) -> [u8; N] {
+    let mut pad = [0u8; N];
+    let n = rest.len().min(N);
+    pad[..n].copy_from_slice(&rest[..n]);
+    pad
 }
 
 /// One level at the cursor: [`exact_level`], else [`general_level`] from the level's start.
@@ -230,6 +302,7 @@ pub(crate) fn walk_levels<S: Sink>(
         if !S::CAPTURE {
             return None;
         }
+        exact_run(st, exact_level, |level| sink.level(side, Ok(level)));
         while let Some(r) = st.next_item(|c| parse_level(c, field)) {
             if let Err(e) = r {
                 if e.kind().is_structural() {
@@ -240,6 +313,33 @@ pub(crate) fn walk_levels<S: Sink>(
         }
         Some(Ok(st.pos))
     })
+}
+
+/// Consumes the leading run of items `read` accepts, back to back after bare commas (compact
+/// JSON), handing each to `emit`; stops before the first it does not accept (or at the `]`),
+/// where the general item loop takes over.
+#[inline(always)]
+fn exact_run<T>(
+    st: &mut ListState<'_>,
+    read: impl Fn(&[u8], usize) -> Option<(T, usize)>,
+    mut emit: impl FnMut(T),
+) {
+    let b = st.src.as_bytes();
+    loop {
+        let p = if st.first {
+            st.pos
+        } else if b.get(st.pos) == Some(&b',') {
+            st.pos + 1
+        } else {
+            return;
+        };
+        let Some((item, end)) = read(b, p) else {
+            return;
+        };
+        emit(item);
+        st.first = false;
+        st.pos = end;
+    }
 }
 
 /// The field name of `side`'s levels, for errors.
@@ -253,6 +353,12 @@ pub(crate) fn walk_changes<S: Sink>(c: &mut Cursor<'_>, sink: &mut S) -> Result<
         if !S::CAPTURE {
             return None;
         }
+        let src = st.src;
+        exact_run(
+            st,
+            |_, p| exact_change(src, p),
+            |change| sink.change(Ok(change)),
+        );
         while let Some(r) = st.next_item(parse_change) {
             if let Err(e) = r {
                 if e.kind().is_structural() {
@@ -265,8 +371,14 @@ pub(crate) fn walk_changes<S: Sink>(c: &mut Cursor<'_>, sink: &mut S) -> Result<
     })
 }
 
-/// Shared first-pass walk: `capture` returns the end position after consuming the items, or
-/// `None` to have the array skipped structurally.
+/// Where an array-valued field's items start (`None` for `null`), the cursor moved past it
+/// (checked); its items are read lazily later.
+pub(super) fn array(c: &mut Cursor<'_>, field: &'static str) -> Result<Span, DecodeError> {
+    walk(c, field, |_| None)
+}
+
+/// [`array`] with `capture`, which consumes the items and returns the end (or `None`: the
+/// array is skipped).
 fn walk<'a>(
     c: &mut Cursor<'a>,
     field: &'static str,
@@ -401,26 +513,33 @@ impl ChangeFields {
     }
 }
 
-/// A `price_change` entry exactly as the exchange writes it —
+/// A `price_change` entry as the exchange writes it —
 /// `{"asset_id":"…","price":"…","size":"…","side":"BUY|SELL","hash":"…","best_bid":"…","best_ask":"…"}`,
 /// no whitespace, no escapes — as straight-line code: the key literals compared a word at a
 /// time, the id and hash ends checked at their predicted lengths, each short decimal read from
-/// the one word that holds it. The entry and the index after its `}`; `None` for anything else.
+/// the one word that holds it. Members no entry has, between or after these (a field the
+/// exchange added, any JSON value), are skipped in place ([`member`]). The entry and the index
+/// after its `}`; `None` for anything else.
 #[inline(always)]
 fn exact_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
     let b = src.as_bytes();
     let (id_at, id_end) = plain::<ID_LEN>(b, lit(b, p, b"{\"asset_id\":")?)?;
-    let (px, e) = quoted_decimal::<true>(b, lit(b, id_end, b"\",\"price\":\"")?)?;
-    let (size, e) = quoted_decimal::<false>(b, lit(b, e, b"\",\"size\":\"")?)?;
-    let side_at = lit(b, e, b"\",\"side\":\"")?;
-    let (side, e) = match lit(b, side_at, b"BUY\"") {
+    let at = member(src, id_end + 1, b",\"price\":\"", is_entry_key)?;
+    let (px, e) = quoted_decimal::<true>(b, at)?;
+    let at = member(src, e + 1, b",\"size\":\"", is_entry_key)?;
+    let (size, e) = quoted_decimal::<false>(b, at)?;
+    let at = member(src, e + 1, b",\"side\":\"", is_entry_key)?;
+    let (side, e) = match lit(b, at, b"BUY\"") {
         Some(e) => (Side::Buy, e),
-        None => (Side::Sell, lit(b, side_at, b"SELL\"")?),
+        None => (Side::Sell, lit(b, at, b"SELL\"")?),
     };
-    let (hash_at, hash_end) = plain::<HASH_LEN>(b, lit(b, e, b",\"hash\":")?)?;
-    let (bid, e) = quoted_decimal::<true>(b, lit(b, hash_end, b"\",\"best_bid\":\"")?)?;
-    let (ask, e) = quoted_decimal::<true>(b, lit(b, e, b"\",\"best_ask\":\"")?)?;
-    let end = lit(b, e, b"\"}")?;
+    let at = member(src, e, b",\"hash\":", is_entry_key)?;
+    let (hash_at, hash_end) = plain::<HASH_LEN>(b, at)?;
+    let at = member(src, hash_end + 1, b",\"best_bid\":\"", is_entry_key)?;
+    let (bid, e) = quoted_decimal::<true>(b, at)?;
+    let at = member(src, e + 1, b",\"best_ask\":\"", is_entry_key)?;
+    let (ask, e) = quoted_decimal::<true>(b, at)?;
+    let end = member(src, e + 1, b"}", is_entry_key)?;
     let price = |m: u64| Price::new(u32::try_from(m).ok()?);
     let change = PriceChange {
         asset_id: sub(src, id_at, id_end)?,
@@ -432,6 +551,11 @@ fn exact_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
         best_ask: Some(price(ask)?),
     };
     Some((change, end))
+}
+
+/// Whether a `price_change` entry has the member `key` ([`ChangeFields::slot`]).
+fn is_entry_key(key: &[u8]) -> bool {
+    ChangeFields::default().slot(key).is_some()
 }
 
 /// One entry at the cursor: [`exact_change`], else [`general_change`] from the entry's start.
