@@ -2,9 +2,10 @@
 //! lists, as lazy iterators that re-read the frame on demand and never allocate, and the
 //! walkers that hand levels and entries to a [`Sink`] while the element is first read.
 //!
-//! An item is read one way: in the exchange's exact layout by straight-line code
-//! ([`exact_level`], [`exact_change`]), or, on any miss, by the general object reader from
-//! the item's start. Both give the same result on what both accept (tested below).
+//! An item is read in the exchange's exact layout by straight-line code ([`exact_level`],
+//! [`exact_change`], which skips members no entry has in place: [`member`]) or, on any miss, by
+//! the general object reader from the item's start. Both give the same result on what both
+//! accept (tested below).
 
 use super::{
     Level, Sink, opt_price, opt_side, opt_size, opt_str, opt_text, opt_u64, req_price, req_side,
