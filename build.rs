@@ -1,6 +1,6 @@
-//! Emits `polyclob_simd` when the compiler has stable AVX-512 intrinsics (Rust 1.89) and the
-//! target is x86_64, so the x86 kernels in `src/sign/x86/` (SHA-NI SHA-256) and `src/ws/x86.rs`
-//! are compiled only there; older compilers (the MSRV is 1.85) build the portable paths alone.
+//! Emits `polyclob_simd` on x86_64 with rustc >= 1.89, so the JSON scanner's SSE2 string scan
+//! (`src/json/simd.rs`) is compiled only there; older compilers (the MSRV is 1.85) and other
+//! targets build its portable twin alone.
 
 use std::env;
 use std::process::Command;

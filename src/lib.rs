@@ -179,10 +179,9 @@
 //!
 //! [Polymarket]: https://docs.polymarket.com
 
-// `unsafe` is denied everywhere except `sign::x86` (SIMD loads/stores and the calls after
-// run-time CPU detection for the Keccak and SHA-256 kernels; BENCHMARKS.md, Signing),
-// `decode::x86` (the decoder's SSE2 string-end scan), `decode::json`'s bounds-checked chunk reads,
-// and `sign::fork` (the nonce pool's wipe-on-fork mapping and atfork handler).
+// `unsafe` is denied everywhere except `json::simd` (the JSON scanner's SSE2 string-end scan and
+// its bounds-checked fixed-size reads) and `sign::fork` (the nonce pool's wipe-on-fork mapping
+// and atfork handler).
 #![deny(unsafe_code)]
 // docs.rs (`--cfg docsrs`): label each item with the features it needs.
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -201,6 +200,7 @@ mod error_chains;
 pub mod fixed;
 pub mod gamma;
 mod http;
+mod json;
 #[cfg(feature = "onchain")]
 pub mod onchain;
 pub mod order;

@@ -1,4 +1,4 @@
-//! The crate's hashing (alloy's Keccak, the SHA-NI HMAC kernel where the CPU has it) agrees
+//! The crate's hashing (alloy's Keccak, the pre-keyed HMAC on `sha2`'s compression) agrees
 //! with the reference crates on any input: Keccak-256 with alloy's, the EIP-712 hash with two
 //! alloy hashes, the L2 HMAC with one built from `sha2`.
 #![no_main]

@@ -61,8 +61,9 @@ use std::fmt;
 
 use sha1::{Digest, Sha1};
 
-use crate::decode::json::{chunk, find_special, skip_ws};
 use crate::fixed::{Price, Size};
+use crate::json::simd::{chunk, find_special};
+use crate::json::{Cursor, DecodeError, skip_ws};
 use crate::types::{Protocol, TickSize};
 
 /// What a `book` frame does not carry but its hash covers: the market's minimum order size,
@@ -326,7 +327,7 @@ pub fn write_hash_input(
     out: &mut Vec<u8>,
 ) -> Result<(), IntegrityError> {
     let b = json.as_bytes();
-    let m = members(b)?;
+    let m = members(json)?;
     out.clear();
     out.extend_from_slice(b"{\"market\":");
     scalar(b, m.market, out);
@@ -335,9 +336,9 @@ pub fn write_hash_input(
     out.extend_from_slice(b",\"timestamp\":");
     scalar(b, m.timestamp, out);
     out.extend_from_slice(b",\"hash\":\"\",\"bids\":");
-    levels(b, m.bids, m.compact[0], out)?;
+    levels(json, m.bids, m.compact[0], out)?;
     out.extend_from_slice(b",\"asks\":");
-    levels(b, m.asks, m.compact[1], out)?;
+    levels(json, m.asks, m.compact[1], out)?;
     out.extend_from_slice(b",\"min_order_size\":\"");
     let mut buf = [0u8; 48];
     out.extend_from_slice(meta.min_order_size.write_str(&mut buf).as_bytes());
@@ -394,11 +395,12 @@ fn scalar(b: &[u8], span: Option<(usize, usize)>, out: &mut Vec<u8>) {
 
 /// A level array re-written as `[{"price":…,"size":…},…]`, values as sent; `[]` when absent.
 fn levels(
-    b: &[u8],
+    json: &str,
     span: Option<(usize, usize)>,
     compact: bool,
     out: &mut Vec<u8>,
 ) -> Result<(), IntegrityError> {
+    let b = json.as_bytes();
     let Some((start, end)) = span else {
         out.extend_from_slice(b"[]");
         return Ok(());
@@ -414,7 +416,7 @@ fn levels(
         return Ok(());
     }
     out.push(b'[');
-    let mut p = ws(b, start + 1);
+    let mut p = skip_ws(b, start + 1);
     let mut first = true;
     while p < end && b.get(p) != Some(&b']') {
         if b.get(p) != Some(&b'{') {
@@ -426,14 +428,14 @@ fn levels(
             }
             first = false;
             out.extend_from_slice(&b[p..next]);
-            p = ws(b, next);
+            p = skip_ws(b, next);
             if b.get(p) == Some(&b',') {
-                p = ws(b, p + 1);
+                p = skip_ws(b, p + 1);
             }
             continue;
         }
         let (mut price, mut size) = (None, None);
-        p = object(b, p, |key, v, _| match key {
+        p = object(json, p, |key, v, _| match key {
             b"price" => price = Some(v),
             b"size" => size = Some(v),
             _ => {}
@@ -447,9 +449,9 @@ fn levels(
         out.extend_from_slice(b",\"size\":");
         scalar(b, size, out);
         out.push(b'}');
-        p = ws(b, p);
+        p = skip_ws(b, p);
         if b.get(p) == Some(&b',') {
-            p = ws(b, p + 1);
+            p = skip_ws(b, p + 1);
         }
     }
     out.push(b']');
@@ -457,13 +459,14 @@ fn levels(
 }
 
 /// The members of the top-level object.
-fn members(b: &[u8]) -> Result<Members, IntegrityError> {
+fn members(json: &str) -> Result<Members, IntegrityError> {
+    let b = json.as_bytes();
     let mut m = Members::default();
-    let start = ws(b, 0);
+    let start = skip_ws(b, 0);
     if b.get(start) != Some(&b'{') {
         return Err(bad("not an object", start));
     }
-    object(b, start, |key, v, compact| {
+    object(json, start, |key, v, compact| {
         let slot = match key {
             b"market" => &mut m.market,
             b"asset_id" => &mut m.asset_id,
@@ -486,111 +489,38 @@ fn members(b: &[u8]) -> Result<Members, IntegrityError> {
     Ok(m)
 }
 
-/// Walks the object whose `{` is at `p`, calling `each(key, value_span, compact_levels)` per
-/// member (the key without quotes, as written; whether the value is an array of compact
-/// levels); returns the index after its `}`.
+/// Walks the object whose `{` is at `p` with the shared JSON scanner, calling `each(key,
+/// value_span, compact_levels)` per member (the key without quotes, as written; whether the
+/// value is an array of compact levels); returns the index after its `}`. Values are checked
+/// by the scanner's one skipper.
 fn object(
-    b: &[u8],
+    json: &str,
     p: usize,
     mut each: impl FnMut(&[u8], (usize, usize), bool),
 ) -> Result<usize, IntegrityError> {
-    let mut p = ws(b, p + 1);
-    if b.get(p) == Some(&b'}') {
-        return Ok(p + 1);
+    let b = json.as_bytes();
+    let invalid = |e: DecodeError| bad("invalid JSON", e.offset());
+    let mut c = Cursor::new(json, p + 1);
+    if c.close_if(b'}') {
+        return Ok(c.pos);
     }
     loop {
-        if b.get(p) != Some(&b'"') {
-            return Err(bad("expected a key", p));
-        }
-        let key_end = string_end(b, p)?;
-        let key = &b[p + 1..key_end - 1];
-        p = ws(b, key_end);
-        if b.get(p) != Some(&b':') {
-            return Err(bad("expected ':'", p));
-        }
-        let v = ws(b, p + 1);
+        let key = c.key().map_err(invalid)?;
+        let v = c.pos;
         let compact_end = if b.get(v) == Some(&b'[') {
             compact_array_end(b, v)
         } else {
             None
         };
-        let v_end = match compact_end {
-            Some(e) => e,
-            None => value_end(b, v)?,
-        };
-        each(key, (v, v_end), compact_end.is_some());
-        p = ws(b, v_end);
-        match b.get(p) {
-            Some(b',') => p = ws(b, p + 1),
-            Some(b'}') => return Ok(p + 1),
-            _ => return Err(bad("expected ',' or '}'", p)),
+        match compact_end {
+            Some(end) => c.pos = end,
+            None => c.skip(0).map_err(invalid)?,
+        }
+        each(key, (v, c.pos), compact_end.is_some());
+        if !c.next_or_close(b'}').map_err(invalid)? {
+            return Ok(c.pos);
         }
     }
-}
-
-/// The index after the value starting at `p`.
-fn value_end(b: &[u8], p: usize) -> Result<usize, IntegrityError> {
-    match b.get(p) {
-        Some(b'"') => string_end(b, p),
-        Some(b'{' | b'[') => {
-            // Nested containers: match brackets, skipping strings.
-            let mut depth = 0usize;
-            let mut q = p;
-            while let Some(&c) = b.get(q) {
-                match c {
-                    b'"' => {
-                        q = string_end(b, q)?;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Ok(q + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                q += 1;
-            }
-            Err(bad("unterminated container", p))
-        }
-        Some(_) => {
-            let mut q = p;
-            while let Some(&c) = b.get(q) {
-                if matches!(c, b',' | b'}' | b']') || c.is_ascii_whitespace() {
-                    break;
-                }
-                q += 1;
-            }
-            if q == p {
-                Err(bad("expected a value", p))
-            } else {
-                Ok(q)
-            }
-        }
-        None => Err(bad("expected a value", p)),
-    }
-}
-
-/// The index after the closing quote of the string whose opening quote is at `p` (plain runs
-/// skipped a word at a time by the decoder's scanner).
-fn string_end(b: &[u8], p: usize) -> Result<usize, IntegrityError> {
-    let mut q = p + 1;
-    loop {
-        q = find_special(b, q);
-        match b.get(q) {
-            Some(b'"') => return Ok(q + 1),
-            Some(b'\\') => q += 2,
-            // A control byte: not JSON, but the element's end is still found.
-            Some(_) => q += 1,
-            None => return Err(bad("unterminated string", p)),
-        }
-    }
-}
-
-fn ws(b: &[u8], p: usize) -> usize {
-    skip_ws(b, p)
 }
 
 /// The index after the `]` of the array at `p` when it is `[]` or only levels in the

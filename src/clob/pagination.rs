@@ -4,11 +4,21 @@
 //! A page is decoded in one pass. Only when that pass fails on a row does the decoder split
 //! the page into raw rows and decode each on its own, so one odd row is reported in
 //! [`Page::skipped`] instead of failing the page.
+//!
+//! The shapes a page reader accepts: a JSON object (its members by name, in any order, others
+//! skipped) whose `data` is an array of objects. serde would also read a struct from an array
+//! of its fields in order, so a bare array, or rows given as arrays, would "decode"; no
+//! endpoint sends them, and here a body that is not an object is an error and a row that is
+//! not an object is skipped and reported. Numbers follow the JSON scanner's contract (JSON's
+//! grammar; a range is checked only where a number is converted).
 
 use std::borrow::Cow;
 
+use std::marker::PhantomData;
+
 use futures_core::Stream;
-use serde::Deserialize;
+use serde::de::{Deserializer, SeqAccess, Visitor};
+use serde::{Deserialize, forward_to_deserialize_any};
 use serde_json::value::RawValue;
 
 use super::auth::Level;
@@ -69,7 +79,7 @@ impl<T> Page<T> {
 #[derive(Deserialize)]
 #[serde(bound = "T: Deserialize<'de>")]
 struct Fast<'a, T> {
-    #[serde(default = "Vec::new")]
+    #[serde(default = "Vec::new", deserialize_with = "object_rows")]
     data: Vec<T>,
     #[serde(borrow, default, deserialize_with = "lenient::text")]
     next_cursor: Cow<'a, str>,
@@ -91,6 +101,62 @@ struct Split<'a> {
     count: u64,
 }
 
+/// The rows of `data`, each read as an object (see the module docs).
+fn object_rows<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Vec<T>, D::Error> {
+    struct Rows<T>(PhantomData<T>);
+    impl<'de, T: Deserialize<'de>> Visitor<'de> for Rows<T> {
+        type Value = Vec<T>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an array of objects")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+            let mut rows = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+            while let Some(ObjectRow(row)) = seq.next_element()? {
+                rows.push(row);
+            }
+            Ok(rows)
+        }
+    }
+    d.deserialize_seq(Rows(PhantomData))
+}
+
+/// A row that must be a JSON object: `T` is read through [`MapOnly`].
+struct ObjectRow<T>(T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectRow<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        T::deserialize(MapOnly(d)).map(ObjectRow)
+    }
+}
+
+/// A deserializer that reads every value as a map, so that a struct is not read from an array
+/// of its fields.
+struct MapOnly<D>(D);
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for MapOnly<D> {
+    type Error = D::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        self.0.deserialize_map(visitor)
+    }
+
+    forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
+        identifier ignored_any
+    }
+}
+
+/// Whether `body`, after leading whitespace, opens an object.
+fn is_object(body: &[u8]) -> bool {
+    body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+}
+
+/// The error for a body that is not a page object.
+fn not_a_page() -> Error {
+    Error::new(Kind::Decode).with_message("a page must be a JSON object")
+}
+
 /// Decodes one page, borrowing from `body` where `T` does.
 ///
 /// ```
@@ -108,6 +174,9 @@ struct Split<'a> {
 ///
 /// When `body` is not JSON or not a page object.
 pub fn decode_page<'a, T: Deserialize<'a>>(body: &'a [u8]) -> Result<Page<T>, Error> {
+    if !is_object(body) {
+        return Err(not_a_page());
+    }
     // One UTF-8 check of the whole body (word-at-a-time over ASCII) lets serde_json read
     // every string without validating it again, string by string.
     let fast = match core::str::from_utf8(body) {
@@ -156,6 +225,9 @@ pub fn decode_page_simd<'a, T: Deserialize<'a>>(
     body: &'a [u8],
     scratch: &'a mut Vec<u8>,
 ) -> Result<Page<T>, Error> {
+    if !is_object(body) {
+        return Err(not_a_page());
+    }
     scratch.clear();
     scratch.extend_from_slice(body);
     match simd_json::serde::from_slice::<Fast<'a, T>>(scratch) {
@@ -174,8 +246,11 @@ pub fn decode_page_simd<'a, T: Deserialize<'a>>(
 pub(crate) fn decode_rows<'a, T: Deserialize<'a>>(
     body: &'a [u8],
 ) -> Result<(Vec<T>, Vec<SkippedRow>), Error> {
-    if let Ok(v) = serde_json::from_slice::<Vec<T>>(body) {
-        return Ok((v, Vec::new()));
+    if let Ok(v) = serde_json::from_slice::<Vec<ObjectRow<T>>>(body) {
+        return Ok((
+            v.into_iter().map(|ObjectRow(row)| row).collect(),
+            Vec::new(),
+        ));
     }
     let raws: Vec<&'a RawValue> =
         serde_json::from_slice(body).map_err(|e| Error::new(Kind::Decode).with_source(e))?;
@@ -190,7 +265,8 @@ pub(crate) fn decode_each<'a, T: Deserialize<'a>>(
     let mut data = Vec::with_capacity(rows.len());
     let mut skipped = Vec::new();
     for (index, raw) in rows.into_iter().enumerate() {
-        match serde_json::from_str::<T>(raw.get()) {
+        let row = serde_json::from_str::<ObjectRow<T>>(raw.get()).map(|ObjectRow(row)| row);
+        match row {
             Ok(row) => data.push(row),
             Err(e) => skipped.push(SkippedRow {
                 index,
@@ -281,6 +357,28 @@ mod tests {
     use crate::clob::types::Market;
 
     const BODY: &[u8] = br#"{"data":[{"condition_id":"0x1","question":"q \"1\""},{"condition_id":"0x2","tokens":7},{"condition_id":"0x3"}],"next_cursor":"Mg==","limit":3,"count":3}"#;
+
+    /// A page is an object and its rows are objects: serde would read a struct from an array
+    /// of its fields, so a bare array of arrays (a fuzz finding) "decoded" as a page, and a row
+    /// given as an array as a market.
+    #[test]
+    fn only_objects_are_pages_and_rows() {
+        for body in [
+            &b"[[2333333,33333E3333,333333,333366666663,333366666]]"[..],
+            b" [{}]",
+            b"7",
+        ] {
+            assert!(decode_page::<Market<'_>>(body).is_err());
+            assert!(crate::clob::decode_simplified_page(body).is_err());
+        }
+        let body = br#"{"data":[["0x1","q"],{"condition_id":"0x2"}],"next_cursor":"LTE="}"#;
+        let p = decode_page::<Market<'_>>(body).unwrap();
+        assert_eq!(p.data.len(), 1);
+        assert_eq!(&*p.data[0].condition_id, "0x2");
+        assert_eq!(p.skipped[0].index, 0);
+        let rows = decode_rows::<serde_json::Value>(br#"[{"a":1},[1]]"#).unwrap();
+        assert_eq!((rows.0.len(), rows.1.len()), (1, 1));
+    }
 
     #[test]
     fn odd_rows_are_skipped_and_reported() {

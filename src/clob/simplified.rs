@@ -1,5 +1,7 @@
-//! A direct reader for `/simplified-markets` pages: one pass over the body with the decoder's
-//! byte scanner ([`crate::decode::json::Cursor`]) instead of serde's visitor machinery.
+//! A direct reader for `/simplified-markets` pages: one pass over the body with the shared JSON
+//! scanner (`crate::json::Cursor`) instead of serde's visitor machinery. It accepts what a page
+//! reader accepts (`super::pagination`: an object whose `data` is an array of objects; numbers
+//! by JSON's grammar).
 //!
 //! Keys are matched by name, so any order and any added member (skipped, checked) read the
 //! same; the common value shapes (strings, JSON numbers with at most six decimals, `true`,
@@ -7,19 +9,22 @@
 //! `"0.52"`, a flag as `"true"`, `1e-2`) is handed to the same lenient serde function the
 //! derived decoder uses, on that value's bytes alone. Only what the general decoder would
 //! reject or report (a row that does not decode, a duplicate key, bad JSON, nesting deeper than
-//! [`MAX_DEPTH`]) stops the reader; [`decode_page`] then reads the page and decides.
+//! the scanner's limit) stops the reader; [`decode_page`] then reads the page and decides.
 
 use std::borrow::Cow;
 
 use super::pagination::{Page, decode_page};
 use super::types::{RewardRate, Rewards, SimplifiedMarket, Token, lenient};
 use crate::decode::DecodeError;
-use crate::decode::json::{Cursor, ID_LEN, JsonStr, MARKET_LEN, chunk, word8};
 use crate::fixed::{Price, Size};
 use crate::http::Error;
+use crate::json::simd::{chunk, word8};
+use crate::json::{Cursor, ID_LEN, JsonStr, MARKET_LEN};
 
-/// Deeper nesting inside a skipped member goes to the general decoder.
-const MAX_DEPTH: u32 = 100;
+/// The containers open around the deepest value the reader visits (page, rows, market,
+/// rewards, rates, rate), passed to the shared skipper for every skipped value: a skipped
+/// member nested past the scanner's limit stops the reader before serde's limit would.
+const DEPTH: u32 = 6;
 
 /// The reader stopped; the general decoder takes the page.
 struct Bail;
@@ -79,7 +84,7 @@ fn page<'a>(c: &mut Cursor<'a>) -> R<Page<SimplifiedMarket<'a>>> {
                 1 => once(&mut next_cursor, text::<0>(c)?)?,
                 2 => once(&mut limit, uint(c)?)?,
                 3 => once(&mut count, uint(c)?)?,
-                _ => skip(c, 0)?,
+                _ => c.skip(DEPTH)?,
             }
             if f != OTHER {
                 guess = f + 1;
@@ -204,7 +209,7 @@ fn market<'a>(c: &mut Cursor<'a>) -> R<SimplifiedMarket<'a>> {
             4 => m.closed = flag(c)?,
             5 => m.archived = flag(c)?,
             6 => m.accepting_orders = flag(c)?,
-            _ => skip(c, 0)?,
+            _ => c.skip(DEPTH)?,
         }
         mark(&mut seen, f)?;
         if f != OTHER {
@@ -272,7 +277,7 @@ fn token<'a>(c: &mut Cursor<'a>) -> R<Token<'a>> {
             1 => t.outcome = text::<0>(c)?,
             2 => t.price = price_opt(c)?,
             3 => t.winner = flag(c)?,
-            _ => skip(c, 0)?,
+            _ => c.skip(DEPTH)?,
         }
         mark(&mut seen, f)?;
         if f != OTHER {
@@ -302,7 +307,7 @@ fn rewards<'a>(c: &mut Cursor<'a>) -> R<Option<Rewards<'a>>> {
             0 => r.rates = rates(c)?,
             1 => r.min_size = size(c)?,
             2 => r.max_spread = size(c)?,
-            _ => skip(c, 0)?,
+            _ => c.skip(DEPTH)?,
         }
         mark(&mut seen, f)?;
         if f != OTHER {
@@ -348,7 +353,7 @@ fn rate<'a>(c: &mut Cursor<'a>) -> R<RewardRate<'a>> {
         match f {
             0 => r.asset_address = text::<42>(c)?,
             1 => r.rewards_daily_rate = size(c)?,
-            _ => skip(c, 0)?,
+            _ => c.skip(DEPTH)?,
         }
         mark(&mut seen, f)?;
         if f != OTHER {
@@ -502,106 +507,12 @@ fn via_serde<'a, T>(
 ) -> R<T> {
     c.peek();
     let start = c.pos;
-    skip(c, 0)?;
+    c.skip(DEPTH)?;
     let span = c.src.get(start..c.pos).ok_or(Bail)?;
     let mut de = serde_json::Deserializer::from_str(span);
     let v = f(&mut de).map_err(|_| Bail)?;
     de.end().map_err(|_| Bail)?;
     Ok(v)
-}
-
-/// Skips one value, checking it as serde_json does: string escapes, number grammar, literals,
-/// structure. Too deep a nesting stops the reader.
-fn skip(c: &mut Cursor<'_>, depth: u32) -> R<()> {
-    if depth > MAX_DEPTH {
-        return Err(Bail);
-    }
-    match c.peek() {
-        Some(b'"') => {
-            let (raw, escaped, at) = c.string()?;
-            if escaped {
-                JsonStr::new(raw, true, at).to_unescaped()?;
-            }
-            Ok(())
-        }
-        Some(b'{') => {
-            c.pos += 1;
-            if c.close_if(b'}') {
-                return Ok(());
-            }
-            loop {
-                if c.peek() != Some(b'"') {
-                    return Err(Bail);
-                }
-                let (raw, escaped, at) = c.string()?;
-                if escaped {
-                    JsonStr::new(raw, true, at).to_unescaped()?;
-                }
-                c.eat(b':')?;
-                skip(c, depth + 1)?;
-                if !c.next_or_close(b'}')? {
-                    return Ok(());
-                }
-            }
-        }
-        Some(b'[') => {
-            c.pos += 1;
-            if c.close_if(b']') {
-                return Ok(());
-            }
-            loop {
-                skip(c, depth + 1)?;
-                if !c.next_or_close(b']')? {
-                    return Ok(());
-                }
-            }
-        }
-        Some(b't') if literal(c, b"true") => Ok(()),
-        Some(b'f') if literal(c, b"false") => Ok(()),
-        Some(b'n') if literal(c, b"null") => Ok(()),
-        Some(b'-' | b'0'..=b'9') => number(c),
-        _ => Err(Bail),
-    }
-}
-
-/// Skips a number in JSON's grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
-fn number(c: &mut Cursor<'_>) -> R<()> {
-    let b = c.src.as_bytes();
-    let mut i = c.pos;
-    let digits = |i: &mut usize| {
-        let s = *i;
-        while b.get(*i).is_some_and(u8::is_ascii_digit) {
-            *i += 1;
-        }
-        *i > s
-    };
-    if b.get(i) == Some(&b'-') {
-        i += 1;
-    }
-    match b.get(i) {
-        Some(b'0') => i += 1,
-        Some(b'1'..=b'9') => {
-            digits(&mut i);
-        }
-        _ => return Err(Bail),
-    }
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        if !digits(&mut i) {
-            return Err(Bail);
-        }
-    }
-    if matches!(b.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(b.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        if !digits(&mut i) {
-            return Err(Bail);
-        }
-    }
-    c.pos = i;
-    Ok(())
 }
 
 #[cfg(test)]

@@ -5,8 +5,8 @@ use super::{
     Event, Fields, opt_order_type, opt_price, opt_side, opt_size, opt_str, opt_text, opt_tick,
     opt_u64, req_price, req_side, req_size, req_str,
 };
-use crate::decode::json::{DecodeError, DecodeErrorKind, JsonStr, Raw, RawKind, err};
 use crate::fixed::{Price, Size};
+use crate::json::{DecodeError, DecodeErrorKind, JsonStr, Raw, RawKind, err};
 use crate::types::{OrderType, Side, TickSize};
 
 /// A `book` message: a full snapshot of one asset's order book.

@@ -16,8 +16,8 @@ use super::{
     DecodeError, DecodeErrorKind, JsonStr, MarketMsg, Raw, RawKind, digits_u64, err, opt_str,
     opt_text,
 };
-use crate::decode::json::Cursor;
 use crate::fixed::Price;
+use crate::json::Cursor;
 use crate::types::TickSize;
 
 /// A market's taker-fee schedule as `new_market` carries it.
@@ -120,11 +120,11 @@ impl<'a> MarketMsg<'a> {
                     b"game_start_time" => 7,
                     b"group_item_title" => 8,
                     b"clob_token_ids" => {
-                        tokens = array(&mut c, "clob_token_ids")?;
+                        tokens = Some(super::lists::array(&mut c, "clob_token_ids")?);
                         10
                     }
                     b"tags" => {
-                        tags = array(&mut c, "tags")?;
+                        tags = Some(super::lists::array(&mut c, "tags")?);
                         10
                     }
                     b"fee_schedule" => {
@@ -144,16 +144,7 @@ impl<'a> MarketMsg<'a> {
                 }
             }
         }
-        let tick = match blank_or(src, &r[2], "order_price_min_tick_size")? {
-            None => None,
-            Some(t) => Some(TickSize::parse(t.as_bytes()).ok_or_else(|| {
-                err(
-                    DecodeErrorKind::InvalidValue,
-                    "order_price_min_tick_size",
-                    r[2].at(),
-                )
-            })?),
-        };
+        let tick = super::opt_tick(src, &r[2], "order_price_min_tick_size")?;
         let taker_base_fee =
             match blank_or(src, &r[4], "taker_base_fee")? {
                 None => None,
@@ -177,26 +168,6 @@ impl<'a> MarketMsg<'a> {
             game_start_time: blank_or(src, &r[7], "game_start_time")?,
             group_item_title: opt_text(src, &r[8], "group_item_title")?,
         })
-    }
-}
-
-/// `Some(start)` of an array's items, `Some(None)` for `null`.
-fn array(c: &mut Cursor<'_>, field: &'static str) -> Result<Option<Option<usize>>, DecodeError> {
-    let at = c.pos;
-    match c.peek() {
-        Some(b'[') => {
-            c.skip(0)?;
-            Ok(Some(Some(at + 1)))
-        }
-        Some(b'n') => {
-            c.skip(0)?;
-            Ok(Some(None))
-        }
-        Some(_) => {
-            c.skip(0)?;
-            Err(err(DecodeErrorKind::WrongType, field, at))
-        }
-        None => Err(err(DecodeErrorKind::Eof, field, at)),
     }
 }
 

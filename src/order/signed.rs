@@ -3,8 +3,9 @@
 use alloy_primitives::B256;
 
 use super::builder::checksum_hex;
-use super::wire::{push_json_str, push_u64, push_u64_str};
+use super::wire::{push_u64, push_u64_str};
 use super::{MarketContext, Order, OrderError};
+use crate::json::escape::push_str;
 use crate::sign::Signer;
 use crate::sign::eip712::{
     order_hash, order_struct_hash, signing_hash, typed_data_sign_struct_hash,
@@ -252,7 +253,7 @@ impl SignedOrder {
         out.extend_from_slice(br#","signature":""#);
         self.signature.write_hex(out);
         out.extend_from_slice(br#""},"owner":"#);
-        push_json_str(out, owner);
+        push_str(out, owner);
         out.extend_from_slice(br#","orderType":""#);
         out.extend_from_slice(order_type.as_str().as_bytes());
         out.push(b'"');

@@ -3,6 +3,7 @@
 use alloy_primitives::B256;
 
 use super::{OrderError, SignedOrder};
+use crate::json::escape::push_str;
 
 /// The most orders `POST /orders` accepts in one request (docs.polymarket.com, post-orders).
 pub const MAX_BATCH: usize = 15;
@@ -15,46 +16,6 @@ pub(crate) fn push_u64(out: &mut Vec<u8>, v: u64) {
 pub(crate) fn push_u64_str(out: &mut Vec<u8>, v: u64) {
     out.push(b'"');
     push_u64(out, v);
-    out.push(b'"');
-}
-
-/// Appends `s` as a JSON string, escaping quotes, backslashes and control characters.
-pub(crate) fn push_json_str(out: &mut Vec<u8>, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push(b'"');
-    let bytes = s.as_bytes();
-    // The common case (an API key, an order id): nothing to escape. A branch-free scan
-    // (vectorised) and one copy instead of a per-byte match.
-    let plain = !bytes.iter().fold(false, |any, &b| {
-        any | (b < 0x20) | (b == b'"') | (b == b'\\')
-    });
-    if plain {
-        out.extend_from_slice(bytes);
-        out.push(b'"');
-        return;
-    }
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let esc: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0..=0x1f => b"",
-            _ => continue,
-        };
-        out.extend_from_slice(&bytes[start..i]);
-        if esc.is_empty() {
-            out.extend_from_slice(b"\\u00");
-            out.push(HEX[usize::from(b >> 4)]);
-            out.push(HEX[usize::from(b & 15)]);
-        } else {
-            out.extend_from_slice(esc);
-        }
-        start = i + 1;
-    }
-    out.extend_from_slice(&bytes[start..]);
     out.push(b'"');
 }
 
@@ -116,7 +77,7 @@ pub fn write_cancel_body(order_id: &B256, out: &mut Vec<u8>) {
 /// Appends the `DELETE /order` body for an order id given as text (JSON-escaped as is).
 pub fn write_cancel_body_str(order_id: &str, out: &mut Vec<u8>) {
     out.extend_from_slice(br#"{"orderID":"#);
-    push_json_str(out, order_id);
+    push_str(out, order_id);
     out.push(b'}');
 }
 
@@ -148,14 +109,14 @@ pub fn write_cancel_market_body(market: Option<&str>, asset_id: Option<&str>, ou
     out.push(b'{');
     if let Some(m) = market {
         out.extend_from_slice(br#""market":"#);
-        push_json_str(out, m);
+        push_str(out, m);
     }
     if let Some(a) = asset_id {
         if market.is_some() {
             out.push(b',');
         }
         out.extend_from_slice(br#""asset_id":"#);
-        push_json_str(out, a);
+        push_str(out, a);
     }
     out.push(b'}');
 }
@@ -169,22 +130,6 @@ fn push_hex(out: &mut Vec<u8>, v: &B256) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn json_escaping() {
-        let mut out = Vec::new();
-        push_json_str(&mut out, "a\"b\\c\nd\u{1}é");
-        assert_eq!(out, "\"a\\\"b\\\\c\\nd\\u0001é\"".as_bytes());
-        let parsed: String = serde_json::from_slice(&out).unwrap();
-        assert_eq!(parsed, "a\"b\\c\nd\u{1}é");
-        // Nothing to escape (the fast path), including non-ASCII and the byte after each
-        // escaped class.
-        for plain in ["", "00000000-0000-0000-0000-000000000001", "é ~!#[]\u{7f}"] {
-            out.clear();
-            push_json_str(&mut out, plain);
-            assert_eq!(out, format!("\"{plain}\"").as_bytes());
-        }
-    }
 
     #[test]
     fn cancel_bodies() {

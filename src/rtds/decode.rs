@@ -34,9 +34,10 @@
 //!
 //! [Polymarket RTDS]: https://docs.polymarket.com/market-data/websocket/rtds
 
-use crate::decode::json::{Cursor, Raw, RawKind, digits_u64, err, sub};
 use crate::decode::{DecodeError, DecodeErrorKind, JsonStr, opt_str, opt_text, req_str};
 use crate::fixed::{ParseError, ParseErrorKind, Price, Size};
+use crate::json::decimal::digits_u64;
+use crate::json::{Cursor, Raw, RawKind, err, sub};
 use crate::types::Side;
 
 use super::ref_price::RefPrice;

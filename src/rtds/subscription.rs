@@ -8,6 +8,7 @@
 //!
 //! [Polymarket RTDS]: https://docs.polymarket.com/market-data/websocket/rtds
 
+use crate::json::escape::push_string;
 use std::fmt;
 
 /// One RTDS subscription: a topic, a message type (`*` for all) and an optional filter.
@@ -159,9 +160,9 @@ impl Subscription {
             ActivityFilter::Market(slug) => ("market_slug", slug),
         };
         let mut f = String::from("{");
-        push_json_str(&mut f, key);
+        push_string(&mut f, key);
         f.push(':');
-        push_json_str(&mut f, slug);
+        push_string(&mut f, slug);
         f.push('}');
         s.filters(f)
     }
@@ -171,7 +172,7 @@ impl Subscription {
             None => s,
             Some(sym) => {
                 let mut f = String::from("{\"symbol\":");
-                push_json_str(&mut f, sym);
+                push_string(&mut f, sym);
                 f.push('}');
                 s.filters(f)
             }
@@ -207,16 +208,16 @@ impl Subscription {
     /// Appends [`to_json`](Self::to_json) to `out`, reusing its buffer.
     pub fn write_json(&self, out: &mut String) {
         out.push_str("{\"topic\":");
-        push_json_str(out, &self.topic);
+        push_string(out, &self.topic);
         out.push_str(",\"type\":");
-        push_json_str(out, &self.kind);
+        push_string(out, &self.kind);
         if let Some(f) = &self.filters {
             out.push_str(",\"filters\":");
-            push_json_str(out, f);
+            push_string(out, f);
         }
         if let Some(a) = &self.gamma_address {
             out.push_str(",\"gamma_auth\":{\"address\":");
-            push_json_str(out, a);
+            push_string(out, a);
             out.push('}');
         }
         out.push('}');
@@ -232,29 +233,6 @@ impl fmt::Debug for Subscription {
             .field("gamma_address", &self.gamma_address)
             .finish()
     }
-}
-
-/// Appends `s` as a JSON string literal.
-fn push_json_str(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                let v = c as usize;
-                out.push_str("\\u00");
-                out.push(char::from(HEX[v >> 4]));
-                out.push(char::from(HEX[v & 15]));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 #[cfg(test)]

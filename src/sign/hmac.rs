@@ -26,7 +26,8 @@ const IV: [u32; 8] = [
 
 /// A pre-keyed HMAC-SHA256 state: the secret is decoded once and its two key blocks (RFC 2104
 /// `key ⊕ ipad`, `key ⊕ opad`) are compressed once; a signature then runs only the message's
-/// compressions (SHA-NI where the CPU has it), with a stack block buffer and no allocation.
+/// compressions (`sha2`'s `compress256`, which picks its own backend, SHA-NI included), with a
+/// stack block buffer and no allocation.
 ///
 /// The keyed states are zeroized on drop, `Debug` is redacted.
 ///
@@ -45,33 +46,12 @@ pub struct HmacKey {
     inner: [u32; 8],
     /// SHA-256 chaining value after the block `key ⊕ opad`.
     outer: [u32; 8],
-    /// The compression function, chosen once per key.
-    engine: Engine,
 }
 
 impl Drop for HmacKey {
     fn drop(&mut self) {
         self.inner.zeroize();
         self.outer.zeroize();
-    }
-}
-
-/// Which SHA-256 compression runs: the crate's SHA-NI kernel (x86_64, rustc ≥ 1.89, detected
-/// at run time) or `sha2`'s `compress256` (which picks its own backend, SHA-NI included).
-#[derive(Clone, Copy)]
-enum Engine {
-    #[cfg(polyclob_simd)]
-    ShaNi(super::x86::sha256::Sha256Ni),
-    Portable,
-}
-
-impl Engine {
-    fn detect() -> Self {
-        #[cfg(polyclob_simd)]
-        if let Some(ni) = super::x86::sha256::Sha256Ni::detect() {
-            return Self::ShaNi(ni);
-        }
-        Self::Portable
     }
 }
 
@@ -84,8 +64,7 @@ const OUTER_PADDING: [u8; 64] = {
     b
 };
 
-/// Streams bytes into `sha2`'s SHA-256 compressions through a one-block stack buffer (the
-/// portable engine).
+/// Streams bytes into `sha2`'s SHA-256 compressions through a one-block stack buffer.
 struct Stream {
     state: [u32; 8],
     block: [u8; 64],
@@ -180,7 +159,6 @@ impl HmacKey {
         Self {
             inner: keyed(0x36),
             outer: keyed(0x5c),
-            engine: Engine::detect(),
         }
     }
 
@@ -218,25 +196,19 @@ impl HmacKey {
     /// block buffer), as the eight big-endian words of the tag.
     #[inline]
     fn mac(&self, head: &mut [u8; 64], head_len: usize, parts: &[&[u8]]) -> [u32; 8] {
-        match self.engine {
-            #[cfg(polyclob_simd)]
-            Engine::ShaNi(ni) => ni.hmac(&self.inner, &self.outer, head, head_len, parts),
-            Engine::Portable => {
-                let mut inner = Stream::new(self.inner);
-                inner.update(&head[..head_len]);
-                for part in parts {
-                    inner.update(part);
-                }
-                let digest = inner.finish();
-                let mut block = OUTER_PADDING;
-                for (chunk, word) in block.chunks_exact_mut(4).zip(digest) {
-                    chunk.copy_from_slice(&word.to_be_bytes());
-                }
-                let mut outer = self.outer;
-                compress256(&mut outer, core::slice::from_ref(&block));
-                outer
-            }
+        let mut inner = Stream::new(self.inner);
+        inner.update(&head[..head_len]);
+        for part in parts {
+            inner.update(part);
         }
+        let digest = inner.finish();
+        let mut block = OUTER_PADDING;
+        for (chunk, word) in block.chunks_exact_mut(4).zip(digest) {
+            chunk.copy_from_slice(&word.to_be_bytes());
+        }
+        let mut outer = self.outer;
+        compress256(&mut outer, core::slice::from_ref(&block));
+        outer
     }
 }
 
@@ -485,50 +457,37 @@ mod tests {
         String::from_utf8(out.to_vec()).unwrap()
     }
 
-    /// Every engine this build and CPU can run: the detected one and the portable one.
-    fn engines() -> Vec<Engine> {
-        vec![Engine::detect(), Engine::Portable]
-    }
-
     fn mac_of(key: &HmacKey, parts: &[&[u8]]) -> [u32; 8] {
         key.mac(&mut [0u8; 64], 0, parts)
-    }
-
-    fn with_engine(key: &HmacKey, engine: Engine) -> HmacKey {
-        let mut k = key.clone();
-        k.engine = engine;
-        k
     }
 
     /// RFC 4231 test cases 1, 2 and 6 (short key, "Jefe", 131-byte key hashed first).
     #[test]
     fn rfc4231_vectors() {
-        for engine in engines() {
-            let mac = |key: &[u8], msg: &[u8]| {
-                let k = with_engine(&HmacKey::from_key_bytes(key), engine);
-                hex(tag_bytes(mac_of(&k, &[msg])))
-            };
-            assert_eq!(
-                mac(&[0x0b; 20], b"Hi There"),
-                "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"
-            );
-            assert_eq!(
-                mac(b"Jefe", b"what do ya want for nothing?"),
-                "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
-            );
-            assert_eq!(
-                mac(
-                    &[0xaa; 131],
-                    b"Test Using Larger Than Block-Size Key - Hash Key First"
-                ),
-                "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
-            );
-        }
+        let mac = |key: &[u8], msg: &[u8]| {
+            let k = HmacKey::from_key_bytes(key);
+            hex(tag_bytes(mac_of(&k, &[msg])))
+        };
+        assert_eq!(
+            mac(&[0x0b; 20], b"Hi There"),
+            "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"
+        );
+        assert_eq!(
+            mac(b"Jefe", b"what do ya want for nothing?"),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+        assert_eq!(
+            mac(
+                &[0xaa; 131],
+                b"Test Using Larger Than Block-Size Key - Hash Key First"
+            ),
+            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"
+        );
     }
 
     /// Every message length 0..=1100 (all block and padding boundaries, bodies of many
     /// blocks), split into parts at varied points, agrees with a plain SHA-256 HMAC built
-    /// from the `sha2` hasher, on every engine.
+    /// from the `sha2` hasher.
     #[test]
     fn every_length_matches_the_hasher() {
         let key = HmacKey::from_key_bytes(b"secret");
@@ -547,52 +506,47 @@ mod tests {
                 .finalize()
         };
         let msg: Vec<u8> = (0..1100u32).map(|i| (i * 31 + 7) as u8).collect();
-        for engine in engines() {
-            let key = with_engine(&key, engine);
-            for len in 0..=msg.len() {
-                let m = &msg[..len];
-                let want = naive(m);
-                let (a, rest) = m.split_at(len / 3);
-                let (b, c) = rest.split_at(rest.len() / 2);
-                assert_eq!(tag_bytes(mac_of(&key, &[m]))[..], want[..], "len {len}");
-                assert_eq!(
-                    tag_bytes(mac_of(&key, &[a, b, c]))[..],
-                    want[..],
-                    "len {len}"
-                );
-                // The first bytes already in the block buffer (as `sign` does).
-                let h = len % 64;
-                let mut head = [0xa5u8; 64];
-                head[..h].copy_from_slice(&m[..h]);
-                let tag = key.mac(&mut head, h, &[&m[h..]]);
-                assert_eq!(tag_bytes(tag)[..], want[..], "len {len}, head {h}");
-            }
+        for len in 0..=msg.len() {
+            let m = &msg[..len];
+            let want = naive(m);
+            let (a, rest) = m.split_at(len / 3);
+            let (b, c) = rest.split_at(rest.len() / 2);
+            assert_eq!(tag_bytes(mac_of(&key, &[m]))[..], want[..], "len {len}");
+            assert_eq!(
+                tag_bytes(mac_of(&key, &[a, b, c]))[..],
+                want[..],
+                "len {len}"
+            );
+            // The first bytes already in the block buffer (as `sign` does).
+            let h = len % 64;
+            let mut head = [0xa5u8; 64];
+            head[..h].copy_from_slice(&m[..h]);
+            let tag = key.mac(&mut head, h, &[&m[h..]]);
+            assert_eq!(tag_bytes(tag)[..], want[..], "len {len}, head {h}");
         }
     }
 
     /// `sign` is the HMAC of `timestamp ‖ method ‖ path ‖ body` (checked against the hasher),
-    /// for short heads (written into the block buffer) and long ones (streamed), every engine.
+    /// for short heads (written into the block buffer) and long ones (streamed).
     #[test]
     fn sign_frames_the_message() {
         let long_path = format!("/{}", "p".repeat(70));
         let body = br#"{"order":{"salt":1}}"#;
-        for engine in engines() {
-            let key = with_engine(&HmacKey::from_key_bytes(b"k"), engine);
-            for (ts, path) in [
-                (1_713_398_400u64, "/order"),
-                (7, "/order"),
-                (u64::MAX, "/orders"),
-                (1_713_398_400, long_path.as_str()),
-            ] {
-                let mut whole = format!("{ts}POST{path}").into_bytes();
-                whole.extend_from_slice(body);
-                let want = naive_base64url(&tag_bytes(mac_of(&key, &[&whole])));
-                assert_eq!(
-                    key.sign(ts, "POST", path, body).as_str(),
-                    want,
-                    "{ts} {path}"
-                );
-            }
+        let key = HmacKey::from_key_bytes(b"k");
+        for (ts, path) in [
+            (1_713_398_400u64, "/order"),
+            (7, "/order"),
+            (u64::MAX, "/orders"),
+            (1_713_398_400, long_path.as_str()),
+        ] {
+            let mut whole = format!("{ts}POST{path}").into_bytes();
+            whole.extend_from_slice(body);
+            let want = naive_base64url(&tag_bytes(mac_of(&key, &[&whole])));
+            assert_eq!(
+                key.sign(ts, "POST", path, body).as_str(),
+                want,
+                "{ts} {path}"
+            );
         }
     }
 

@@ -47,11 +47,6 @@ pub mod presign;
 mod signature;
 mod signer;
 pub mod wallet;
-// Only compiled by rustc >= 1.89 (`polyclob_simd`), so the crate's MSRV does not apply there.
-#[cfg(polyclob_simd)]
-#[allow(unsafe_code)]
-#[clippy::msrv = "1.89"]
-mod x86;
 
 pub use self::error::SignError;
 pub use self::signature::Signature;

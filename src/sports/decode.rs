@@ -20,7 +20,7 @@
 //!
 //! [Sports WebSocket]: https://docs.polymarket.com/market-data/websocket/sports
 
-use crate::decode::json::{Cursor, Raw, err};
+use crate::json::{Cursor, Raw, err};
 use crate::decode::{DecodeError, DecodeErrorKind, JsonStr, opt_str, opt_text};
 use crate::rtds::decode::{opt_bool, opt_u64, walk_object};
 

@@ -12,6 +12,7 @@
 //! [user channel]: https://docs.polymarket.com/developers/CLOB/websocket/user-channel
 //! [dynamic subscriptions]: https://docs.polymarket.com/developers/CLOB/websocket/wss-overview
 
+use crate::json::escape::push_string;
 use std::fmt;
 
 /// L2 API credentials for the user channel's `auth` object.
@@ -91,36 +92,13 @@ impl Op {
     }
 }
 
-/// Appends `s` as a JSON string literal (quotes and escapes included).
-fn push_json_str(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                let v = c as usize;
-                out.push_str("\\u00");
-                out.push(HEX[v >> 4] as char);
-                out.push(HEX[v & 15] as char);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
 fn push_json_array<'a>(out: &mut String, items: impl IntoIterator<Item = &'a str>) {
     out.push('[');
     for (i, s) in items.into_iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        push_json_str(out, s);
+        push_string(out, s);
     }
     out.push(']');
 }
@@ -171,11 +149,11 @@ pub(crate) fn user_initial<'a>(
 ) {
     out.clear();
     out.push_str("{\"auth\":{\"apiKey\":");
-    push_json_str(out, &auth.api_key);
+    push_string(out, &auth.api_key);
     out.push_str(",\"secret\":");
-    push_json_str(out, &auth.secret);
+    push_string(out, &auth.secret);
     out.push_str(",\"passphrase\":");
-    push_json_str(out, &auth.passphrase);
+    push_string(out, &auth.passphrase);
     out.push_str("},\"markets\":");
     push_json_array(out, markets);
     out.push_str(",\"type\":\"user\"}");
@@ -249,7 +227,7 @@ pub(crate) fn polybolt_request<'a>(
 /// Whether a PolyBolt text frame is the `authed` acknowledgement: an object whose `op` is
 /// the string `authed` (keys in any order; read with the crate's JSON scanner).
 pub(crate) fn is_polybolt_authed(text: &str) -> bool {
-    use crate::decode::json::{Cursor, RawKind};
+    use crate::json::{Cursor, RawKind};
     let mut c = Cursor::new(text, 0);
     if c.peek() != Some(b'{') || !text.contains("authed") {
         return false;
