@@ -37,8 +37,7 @@ pub struct BookMsg<'a> {
     pub tick_size: Option<TickSize>,
     /// Last trade price, when the snapshot carries it.
     pub last_trade_price: Option<Price>,
-    /// The book's protocol `version` as sent (`"v2"` on Protocol V2 books; CTF books omit
-    /// it). [`Protocol::parse`](crate::types::Protocol::parse) reads it.
+    /// `version` as sent: `"v2"` on Protocol V2 books ([`crate::types::Protocol::parse`]).
     pub version: Option<&'a str>,
     /// The element's JSON text.
     pub json: &'a str,

@@ -77,16 +77,12 @@ pub(super) fn read<'a, S: Sink>(
     let tick = plain::<0>(b, member(src, c.pos, b",\"tick_size\":", is_event_key)?)?;
     let q = member(src, tick.1 + 1, b",\"event_type\":\"book\"", is_event_key)?;
     let last = plain::<0>(b, member(src, q, b",\"last_trade_price\":", is_event_key)?)?;
+    let version = (member(src, last.1 + 1, b",\"version\":", is_event_key))
+        .map(|at| plain::<0>(b, at).ok_or(()))
+        .transpose()
+        .ok()?;
+    let end = member(src, version.map_or(last.1, |v| v.1) + 1, b"}", is_event_key)?;
     let text = |(at, end): (usize, usize)| sub(src, at, end);
-    // Protocol V2 books end with `"version":"v2"`; CTF books have no version.
-    let (version, q) = match member(src, last.1 + 1, b",\"version\":", is_event_key) {
-        Some(at) => {
-            let v = plain::<0>(b, at)?;
-            (Some(text(v)?), v.1 + 1)
-        }
-        None => (None, last.1 + 1),
-    };
-    let end = member(src, q, b"}", is_event_key)?;
     let raw = |(at, end): (usize, usize)| Raw::new(at, end - at, RawKind::Str);
     let msg = BookMsg {
         asset_id: text(asset)?,
@@ -97,7 +93,7 @@ pub(super) fn read<'a, S: Sink>(
         asks: Levels::new(src, asks, "asks"),
         tick_size: opt_tick(src, &raw(tick), "tick_size").ok()?,
         last_trade_price: opt_price(src, &raw(last), "last_trade_price").ok()?,
-        version,
+        version: version.and_then(text),
         json: sub(src, start, end)?,
     };
     Some((Event::Book(msg), end))
