@@ -4,6 +4,7 @@
 use core::fmt;
 
 use super::decode::Channel;
+use crate::json::escape::push_string;
 
 /// Active `(channel, filter)` pairs per connection (beyond: `sub_limit`, close 4008).
 pub const MAX_SUBSCRIPTIONS: usize = 64;
@@ -126,7 +127,7 @@ impl Subscription {
         out.push_str("{\"channel\":\"");
         out.push_str(self.channel.as_str());
         out.push_str("\",\"filter\":{\"symbol\":");
-        push_json_str(&mut out, &self.symbol);
+        push_string(&mut out, &self.symbol);
         if self.channel.is_twap() {
             out.push_str(",\"window_seconds\":");
             out.push_str(&TWAP_WINDOW.to_string());
@@ -139,19 +140,6 @@ impl Subscription {
         out.push_str("}}");
         out
     }
-}
-
-fn push_json_str(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 /// A request the server would refuse (and answer with close 4008), refused locally instead.

@@ -196,11 +196,11 @@ pub(crate) fn rtds_request<'a>(out: &mut String, op: Op, subs: impl IntoIterator
 pub(crate) fn polybolt_auth(out: &mut String, auth: &UserAuth) {
     out.clear();
     out.push_str("{\"op\":\"auth\",\"rid\":\"auth\",\"auth\":{\"apiKey\":");
-    push_json_str(out, &auth.api_key);
+    push_string(out, &auth.api_key);
     out.push_str(",\"secret\":");
-    push_json_str(out, &auth.secret);
+    push_string(out, &auth.secret);
     out.push_str(",\"passphrase\":");
-    push_json_str(out, &auth.passphrase);
+    push_string(out, &auth.passphrase);
     out.push_str("}}");
 }
 
