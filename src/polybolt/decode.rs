@@ -29,8 +29,8 @@
 //! [PolyBolt WebSocket]: https://docs.polymarket.com/api-reference/live-data/overview
 //! [migration guide]: https://docs.polymarket.com/migrate/rtds-to-polybolt
 
-use crate::json::{Cursor, Raw, err, sub};
 use crate::decode::{DecodeError, DecodeErrorKind, opt_str, req_str};
+use crate::json::{Cursor, Raw, err, sub};
 use crate::rtds::RefPrice;
 use crate::rtds::decode::{PricePoints, opt_bool, opt_ref_price, opt_u64, walk_object};
 

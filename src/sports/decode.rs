@@ -20,8 +20,8 @@
 //!
 //! [Sports WebSocket]: https://docs.polymarket.com/market-data/websocket/sports
 
-use crate::json::{Cursor, Raw, err};
 use crate::decode::{DecodeError, DecodeErrorKind, JsonStr, opt_str, opt_text};
+use crate::json::{Cursor, Raw, err};
 use crate::rtds::decode::{opt_bool, opt_u64, walk_object};
 
 /// One `sport_result`, borrowing from the frame.
