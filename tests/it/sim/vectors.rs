@@ -53,6 +53,12 @@ async fn sdk_order_bodies_are_accepted_with_their_exact_headers() {
             .start()
             .await
             .unwrap();
+        // The exchange refuses makers without the money or tokens an order needs: fund the
+        // vector's maker for both sides.
+        let body: Value = serde_json::from_str(o["post_body"].as_str().unwrap()).unwrap();
+        let maker = body["order"]["maker"].as_str().unwrap().parse().unwrap();
+        sim.fund(maker, crate::support::sim::FUNDS);
+        assert!(sim.fund_tokens(maker, token, crate::support::sim::SHARES));
         let headers = &o["l2_headers"];
         sim.register_api_credentials(
             headers["POLY_ADDRESS"].as_str().unwrap(),
