@@ -275,6 +275,15 @@ impl PostOrderResponse {
     pub fn is_post_only_crossing(&self) -> bool {
         crate::clob::error::is_post_only_crossing_text(&self.error_msg)
     }
+
+    /// A FAK/FOK order in a `POST /orders` batch found nothing (or, FOK, not enough) to
+    /// match, as [`Error::is_no_match`](crate::clob::Error::is_no_match) reports it for one
+    /// order.
+    #[must_use]
+    pub fn is_no_match(&self) -> bool {
+        let m = self.error_msg.to_ascii_lowercase();
+        m.contains("no orders found to match") || m.contains("couldn't be fully filled")
+    }
 }
 
 /// Response of every cancel endpoint.
