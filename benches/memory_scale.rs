@@ -2,7 +2,7 @@
 //! its resident memory, and the cost of applying a `price_change` when consecutive messages
 //! hit random books (the working set, ~16 MB of books plus the frames, no longer fits in the
 //! caches) against the same messages confined to 8 books (hot in L1/L2), same run, same
-//! frame shapes. The heap figures per book are bounded in `tests/memory_at_scale.rs`; this
+//! frame shapes. The heap figures per book are bounded in `tests/alloc/memory_at_scale.rs`; this
 //! bench asserts the apply cost (CI builds benches but does not run them).
 //!
 //! `cargo bench --bench memory_scale -- shards` instead streams 5,000 assets over 25
@@ -32,9 +32,9 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt as _;
 use polyclob::book::BookManager;
 use polyclob::book::BookState;
-use polyclob::sim::{MarketSpec, Simulator};
 use polyclob::ws::books::{BookEvent, BookFeed, BookStream};
 use polyclob::ws::market::MarketStream;
+use polyclob_sim::{MarketSpec, Simulator};
 use ws_frames::Lcg;
 
 const BOOKS: u64 = 10_000;
@@ -182,7 +182,7 @@ fn run_client(
     client: Client,
     url: &str,
     assets: &[String],
-    sim: &polyclob::sim::SimHandle,
+    sim: &polyclob_sim::SimHandle,
 ) -> (Window, Duration, Duration) {
     let rt = match client {
         Client::StreamMulti => tokio::runtime::Builder::new_multi_thread()

@@ -45,11 +45,11 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use polyclob::book::{BookManager, BookSnapshot, BookState, LastTrade, Update};
 use polyclob::decode::Level;
 use polyclob::fixed::{Price, Size};
-use polyclob::sim::Simulator;
 use polyclob::types::{Side, TickSize};
 use polyclob::ws::books::{BookFeed, BookHandler};
 use polyclob::ws::event::{Frame, Handler, Status};
 use polyclob::ws::market::{MarketHandle, MarketStream};
+use polyclob_sim::Simulator;
 
 const HEADER: &str = "polyclob-book-recording 1";
 /// A snapshot of every book after this many frames (and once at the end).

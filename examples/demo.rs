@@ -27,13 +27,13 @@ use polyclob::fixed::{Price, Size};
 use polyclob::order::{LimitOrder, MarketContext, OrderSigner};
 use polyclob::sign::Signer;
 use polyclob::sign::wallet::Wallet;
-use polyclob::sim::Simulator;
 use polyclob::types::{Chain, Side};
 use polyclob::ws::books::{BookFeed, BookHandler};
 use polyclob::ws::event::{Event, Frame, Handler, Status};
 use polyclob::ws::market::MarketStream;
 use polyclob::ws::subscribe::UserAuth;
 use polyclob::ws::user::UserStream;
+use polyclob_sim::Simulator;
 
 type Res<T> = Result<T, Box<dyn StdError + Send + Sync>>;
 

@@ -22,10 +22,10 @@ use polyclob::rtds::decode::Payload;
 use polyclob::rtds::{ActivityFilter, RtdsEvent, RtdsStream, Subscription};
 use polyclob::sign::Signer;
 use polyclob::sign::wallet::Wallet;
-use polyclob::sim::Simulator;
 use polyclob::types::{Chain, ExchangeVersion, Side};
 use polyclob::ws::books::{BookEvent, BookStream};
 use polyclob::ws::market::MarketStream;
+use polyclob_sim::Simulator;
 
 const TEST_KEY: &str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 

@@ -9,8 +9,8 @@
 use std::time::Duration;
 
 use polyclob::clob::{ClientBuilder, MarketList};
-use polyclob::sim::Simulator;
 use polyclob::types::Side;
+use polyclob_sim::Simulator;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -40,13 +40,13 @@ use polyclob::fixed::{Price, Size};
 use polyclob::order::{LimitOrder, OrderSigner};
 use polyclob::sign::Signer;
 use polyclob::sign::wallet::Wallet;
-use polyclob::sim::{MarketSpec, Simulator};
 use polyclob::types::{Chain, Side};
 use polyclob::ws::books::{BookFeed, BookHandler};
 use polyclob::ws::event::{Frame, Handler, Status};
 use polyclob::ws::market::MarketStream;
 use polyclob::ws::subscribe::UserAuth;
 use polyclob::ws::user::UserStream;
+use polyclob_sim::{MarketSpec, Simulator};
 
 type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
 

@@ -9,8 +9,8 @@ use polyclob::clob::{ClientBuilder, OrderFilter};
 use polyclob::order::{LimitOrder, OrderSigner};
 use polyclob::sign::Signer;
 use polyclob::sign::wallet::Wallet;
-use polyclob::sim::Simulator;
 use polyclob::types::{Chain, OrderType, Side};
+use polyclob_sim::Simulator;
 
 const TEST_KEY: &str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 

@@ -21,8 +21,8 @@ use polyclob::onchain::Settler;
 use polyclob::order::{LimitOrder, OrderSigner};
 use polyclob::sign::Signer;
 use polyclob::sign::wallet::Wallet;
-use polyclob::sim::Simulator;
 use polyclob::types::{Chain, OrderType, Side};
+use polyclob_sim::Simulator;
 
 type Res<T> = Result<T, Box<dyn StdError + Send + Sync>>;
 

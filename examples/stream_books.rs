@@ -8,11 +8,11 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use polyclob::book::Outcome;
-use polyclob::sim::Simulator;
 use polyclob::types::Side;
 use polyclob::ws::books::{BookEvent, BookStream};
 use polyclob::ws::event::Status;
 use polyclob::ws::market::MarketStream;
+use polyclob_sim::Simulator;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

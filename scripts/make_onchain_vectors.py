@@ -2,7 +2,7 @@
 """Known answers for polyclob's `onchain` module, from an independent encoder.
 
 Calldata comes from eth-abi, EIP-1559 transactions and Safe EIP-712 hashes from eth-account;
-tests/onchain_vectors.rs rebuilds every entry with polyclob and compares bytes. The keys are
+tests/it/onchain/vectors.rs rebuilds every entry with polyclob and compares bytes. The keys are
 public test keys (Hardhat/Anvil accounts #0 and #1): never fund them.
 
     pip install eth-abi eth-account

@@ -12,10 +12,11 @@
 //!
 //! ## A tour, from a market to a settled position
 //!
-//! Each step is a worked example that runs against the offline exchange in [`sim`] (feature
-//! `sim`, on by default), as this crate's tests do. For Polymarket itself, leave out the
-//! `.host(..)` / `.url(..)` calls: every client defaults to Polymarket's hosts. The
-//! `discover_and_trade` and `settle` examples run the whole path in one program.
+//! Each step is a worked example that runs against the offline exchange of the
+//! [`polyclob-sim`](https://docs.rs/polyclob-sim) crate, as this crate's tests do. For
+//! Polymarket itself, leave out the `.host(..)` / `.url(..)` calls: every client defaults to
+//! Polymarket's hosts. The `discover_and_trade` and `settle` examples run the whole path in one
+//! program.
 //!
 //! ### 1. Discover a market ([`gamma`])
 //!
@@ -25,7 +26,7 @@
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! # let sim = polyclob::sim::Simulator::builder().start().await?;
+//! # let sim = polyclob_sim::Simulator::builder().start().await?;
 //! use polyclob::gamma::{self, MarketFilter};
 //! use polyclob::types::{Chain, ExchangeVersion};
 //!
@@ -46,7 +47,7 @@
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! # let sim = polyclob::sim::Simulator::builder().start().await?;
+//! # let sim = polyclob_sim::Simulator::builder().start().await?;
 //! # let token = sim.markets()[0].tokens()[0].token_id().to_owned();
 //! use futures_util::StreamExt;
 //! use polyclob::clob::ClientBuilder;
@@ -78,7 +79,7 @@
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! # let sim = polyclob::sim::Simulator::builder().seed(5).start().await?;
+//! # let sim = polyclob_sim::Simulator::builder().seed(5).start().await?;
 //! # let token = sim.markets()[0].tokens()[0].token_id().to_owned();
 //! use polyclob::clob::{Account, ClientBuilder};
 //! use polyclob::order::LimitOrder;
@@ -109,7 +110,7 @@
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! # let sim = polyclob::sim::Simulator::builder().start().await?;
+//! # let sim = polyclob_sim::Simulator::builder().start().await?;
 //! use polyclob::data::{self, Query};
 //!
 //! let me = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
@@ -125,13 +126,13 @@
 //! ### 5. Settle on chain (`onchain`, feature `onchain`)
 //!
 //! Approvals, split/merge/redeem and balances as EIP-1559 transactions signed by the same
-//! [`sign::Signer`]; with `sim` too, the simulator serves a chain its fills move.
+//! [`sign::Signer`]; the simulator (with its own feature `onchain`) serves a chain its fills move.
 //!
 //! ```
-//! # #[cfg(all(feature = "onchain", feature = "sim"))]
+//! # #[cfg(feature = "onchain")]
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! # let sim = polyclob::sim::Simulator::builder().onchain(true).start().await?;
+//! # let sim = polyclob_sim::Simulator::builder().onchain(true).start().await?;
 //! # let signer = polyclob::sign::Signer::from_hex("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")?;
 //! # sim.fund_native(signer.address(), polyclob::U256::from(10u64).pow(polyclob::U256::from(18u8)));
 //! use polyclob::onchain::Settler;
@@ -145,7 +146,7 @@
 //! println!("{} approvals sent, {pusd} pUSD micro-units", sent.len());
 //! // Later: settler.redeem(condition_id, neg_risk).await? once the market resolves.
 //! # Ok(()) }
-//! # #[cfg(not(all(feature = "onchain", feature = "sim")))]
+//! # #[cfg(not(feature = "onchain"))]
 //! # fn main() {}
 //! ```
 //!
@@ -166,7 +167,20 @@
 //! | `http` (private) | the one HTTP transport every client above and `onchain` uses: the tuned `reqwest` client, rustls (shared with [`ws`]), proxies, DNS cache, retries, breaker, the error type |
 //! | [`rtds`] | the real-time data socket: crypto and equity prices, comments, matched orders |
 //! | `onchain` (feature `onchain`) | approvals, split/merge/redeem, neg-risk conversion and balances as EIP-1559 transactions (EOA, Safe, proxy) |
-//! | `sim` (feature `sim`, default) | an offline exchange on loopback (REST, WS, matching, faults) for testing bots |
+//!
+//! ## Testing against an offline exchange
+//!
+//! The simulator lives in its own crate, [`polyclob-sim`](https://docs.rs/polyclob-sim): an
+//! offline exchange on loopback (CLOB REST and WebSocket, Gamma, Data API, RTDS, matching,
+//! faults, and with its feature `onchain` a chain) for testing bots, and a `polyclob-sim`
+//! binary for bots in other languages. It was this crate's `sim` module (feature `sim`, on by
+//! default) until 0.1; that feature now does nothing. To migrate, add the crate where the tests
+//! are and rename the paths, `polyclob::sim::X` → `polyclob_sim::X`:
+//!
+//! ```toml
+//! [dev-dependencies]
+//! polyclob-sim = "0.1" # with features = ["onchain"] for the simulator's chain
+//! ```
 //!
 //! [Polymarket]: https://docs.polymarket.com
 
@@ -197,8 +211,6 @@ pub mod onchain;
 pub mod order;
 pub mod rtds;
 pub mod sign;
-#[cfg(feature = "sim")]
-pub mod sim;
 #[cfg(test)]
 mod testutil;
 pub mod types;

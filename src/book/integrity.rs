@@ -19,7 +19,7 @@
 //! [`BookManager::set_verify_hashes`](super::BookManager::set_verify_hashes) is on (the
 //! default). Without `BookMeta` nothing is hashed, so verification is a per-feed opt-in. The
 //! hash input is written into a scratch buffer the manager owns and reuses (no allocation once
-//! it has grown to the largest snapshot; `tests/feed_hash_alloc.rs`), then SHA-1'd. Measured
+//! it has grown to the largest snapshot; `tests/alloc/book_hash.rs`), then SHA-1'd. Measured
 //! (BENCHMARKS.md, "Book hash"): applying the captured 65-level snapshot costs about 1.7× as
 //! much with the check as without (1.8× for 64 + 64 levels), mostly SHA-1 — far above 10% of
 //! a snapshot's apply, hence opt-in. Deltas (`price_change`), the bulk of the stream, carry no

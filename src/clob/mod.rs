@@ -3,7 +3,7 @@
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! # let sim = polyclob::sim::Simulator::builder().start().await?;
+//! # let sim = polyclob_sim::Simulator::builder().start().await?;
 //! use polyclob::clob::{ClientBuilder, MarketList};
 //! use polyclob::types::Side;
 //!

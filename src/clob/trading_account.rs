@@ -33,7 +33,7 @@ use crate::sign::wallet::Wallet;
 /// ```
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// # let sim = polyclob::sim::Simulator::builder().seed(5).start().await?;
+/// # let sim = polyclob_sim::Simulator::builder().seed(5).start().await?;
 /// # let token = sim.markets()[0].tokens()[0].token_id().to_owned();
 /// use polyclob::clob::{Account, ClientBuilder};
 /// use polyclob::order::LimitOrder;

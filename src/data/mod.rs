@@ -4,7 +4,7 @@
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! # let sim = polyclob::sim::Simulator::builder().start().await?;
+//! # let sim = polyclob_sim::Simulator::builder().start().await?;
 //! use polyclob::data::{Client, Query};
 //!
 //! let me = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";

@@ -1,19 +1,40 @@
-//! Solidity ABI encoding and decoding for the fixed set of calls this module makes.
+//! Solidity ABI encoding and decoding, enough for the calls of [`onchain`](super): static
+//! words, `bytes`, arrays and tuples.
 //!
 //! Hand-written rather than generated (`alloy-sol-types`' `sol!` macro would add ~20 crates of
 //! proc-macro machinery to the feature for about twenty function signatures). The encoder is the
-//! ABI specification's head/tail layout over a tiny value tree; every call it builds is checked
-//! byte for byte against Python `eth-abi` (tests/data/onchain_vectors.json). The decoder is the
-//! bounds-checked reader the simulator's chain and the return-value parsing share: malformed
-//! calldata is an [`AbiError`], never a panic.
+//! [ABI specification]'s head/tail layout over a tiny value tree ([`Value`]); every call this
+//! module builds is checked byte for byte against Python `eth-abi`. The decoder ([`Reader`]) is
+//! bounds-checked: malformed calldata or return data is an [`AbiError`], never a panic. Both
+//! serve whoever stands on the other side of a [`Call`](super::Call) too: a test node that
+//! decodes calldata and encodes return values or revert reasons.
+//!
+//! ```
+//! use alloy_primitives::{Address, U256};
+//! use polyclob::onchain::abi::{Value, encode_args, split_selector};
+//! use polyclob::onchain::{erc20, selector};
+//!
+//! let (spender, amount) = (Address::repeat_byte(2), U256::from(5u8));
+//! let call = erc20::approve(Address::repeat_byte(1), spender, amount);
+//! let (sel, args) = split_selector(call.data())?;
+//! assert_eq!(sel, selector::APPROVE);
+//! assert_eq!((args.address(0)?, args.uint(1)?), (spender, amount));
+//!
+//! let returned = encode_args(&[Value::bool(true)]); // what `approve` returns
+//! assert_eq!(returned.len(), 32);
+//! # Ok::<(), polyclob::onchain::AbiError>(())
+//! ```
+//!
+//! [ABI specification]: https://docs.soliditylang.org/en/latest/abi-spec.html
 
 use core::fmt;
 
 use alloy_primitives::{Address, B256, U256};
 
-/// One ABI value: enough of the type system for the calls in this module.
+/// One ABI value to encode: enough of the type system for the calls in [`onchain`](super).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Value<'a> {
+#[non_exhaustive]
+pub enum Value<'a> {
     /// Any static 32-byte value: `uint*`, `address`, `bool`, `bytes32`.
     Word([u8; 32]),
     /// Dynamic `bytes`.
@@ -25,29 +46,41 @@ pub(crate) enum Value<'a> {
 }
 
 impl Value<'_> {
-    pub(crate) fn address(a: Address) -> Self {
+    /// An `address`, left-padded to a word.
+    #[must_use]
+    pub fn address(a: Address) -> Self {
         let mut w = [0u8; 32];
         w[12..].copy_from_slice(a.as_slice());
         Self::Word(w)
     }
 
-    pub(crate) fn uint(v: U256) -> Self {
+    /// A `uint256` (or any narrower `uint*`).
+    #[must_use]
+    pub fn uint(v: U256) -> Self {
         Self::Word(v.to_be_bytes())
     }
 
-    pub(crate) fn small(v: u64) -> Self {
+    /// A `uint*` from a `u64`.
+    #[must_use]
+    pub fn small(v: u64) -> Self {
         Self::uint(U256::from(v))
     }
 
-    pub(crate) fn bool(b: bool) -> Self {
+    /// A `bool`: the word 0 or 1.
+    #[must_use]
+    pub fn bool(b: bool) -> Self {
         Self::small(u64::from(b))
     }
 
-    pub(crate) fn b256(b: B256) -> Self {
+    /// A `bytes32`.
+    #[must_use]
+    pub fn b256(b: B256) -> Self {
         Self::Word(b.0)
     }
 
-    pub(crate) fn uints(values: &[U256]) -> Self {
+    /// A `uint256[]`.
+    #[must_use]
+    pub fn uints(values: &[U256]) -> Self {
         Self::Array(values.iter().map(|v| Self::uint(*v)).collect())
     }
 
@@ -104,16 +137,35 @@ fn encode_value(value: &Value<'_>, out: &mut Vec<u8>) {
     }
 }
 
-/// `selector ‖ abi.encode(args…)`.
-pub(crate) fn encode_call(selector: [u8; 4], args: &[Value<'_>]) -> Vec<u8> {
+/// Calldata: `selector ‖ abi.encode(args…)`.
+///
+/// ```
+/// use alloy_primitives::U256;
+/// use polyclob::onchain::{abi::{Value, encode_call}, selector};
+///
+/// let data = encode_call(selector::PAYOUT_DENOMINATOR, &[Value::uint(U256::ZERO)]);
+/// assert_eq!((&data[..4], data.len()), (&selector::PAYOUT_DENOMINATOR[..], 4 + 32));
+/// ```
+#[must_use]
+pub fn encode_call(selector: [u8; 4], args: &[Value<'_>]) -> Vec<u8> {
     let mut out = Vec::with_capacity(4 + 32 * args.len());
     out.extend_from_slice(&selector);
     encode_seq(args, &mut out);
     out
 }
 
-/// `abi.encode(args…)` without a selector (return values, Safe hashing inputs).
-pub(crate) fn encode_args(args: &[Value<'_>]) -> Vec<u8> {
+/// `abi.encode(args…)` without a selector: return values, hashing inputs.
+///
+/// ```
+/// use alloy_primitives::U256;
+/// use polyclob::onchain::abi::{Reader, Value, encode_args};
+///
+/// let data = encode_args(&[Value::uints(&[U256::from(1u8), U256::from(2u8)])]);
+/// assert_eq!(Reader::new(&data).uints(0)?, [U256::from(1u8), U256::from(2u8)]);
+/// # Ok::<(), polyclob::onchain::AbiError>(())
+/// ```
+#[must_use]
+pub fn encode_args(args: &[Value<'_>]) -> Vec<u8> {
     let mut out = Vec::with_capacity(32 * args.len());
     encode_seq(args, &mut out);
     out
@@ -158,9 +210,21 @@ impl fmt::Display for AbiError {
 
 impl std::error::Error for AbiError {}
 
-/// A bounds-checked reader over ABI-encoded arguments (no selector).
+/// A bounds-checked reader over ABI-encoded arguments or return data (no selector).
+///
+/// Head slot `i` is the `i`-th value of the sequence (the `i`-th argument); dynamic values
+/// (`bytes`, arrays, dynamic tuples) are read through the offset in their slot. Every read
+/// checks its bounds and its type's range, and says where it failed.
+///
+/// ```
+/// use polyclob::onchain::abi::Reader;
+///
+/// let r = Reader::new(&[0u8; 32]);
+/// assert_eq!(r.bool(0), Ok(false));
+/// assert_eq!(r.uint(1).unwrap_err().offset(), 32); // past the end
+/// ```
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Reader<'a> {
+pub struct Reader<'a> {
     data: &'a [u8],
 }
 
@@ -168,7 +232,9 @@ pub(crate) struct Reader<'a> {
 const MAX_LEN: u64 = 1 << 24;
 
 impl<'a> Reader<'a> {
-    pub(crate) const fn new(data: &'a [u8]) -> Self {
+    /// A reader over `data`, the encoded sequence without a selector.
+    #[must_use]
+    pub const fn new(data: &'a [u8]) -> Self {
         Self { data }
     }
 
@@ -181,21 +247,38 @@ impl<'a> Reader<'a> {
     }
 
     /// Head slot `i` as a raw word.
-    pub(crate) fn word(&self, i: usize) -> Result<&'a [u8; 32], AbiError> {
+    ///
+    /// # Errors
+    ///
+    /// [`AbiError`] when the data ends before the slot.
+    pub fn word(&self, i: usize) -> Result<&'a [u8; 32], AbiError> {
         self.word_at(i.saturating_mul(32))
     }
 
-    pub(crate) fn uint(&self, i: usize) -> Result<U256, AbiError> {
+    /// Head slot `i` as a `uint256`.
+    ///
+    /// # Errors
+    ///
+    /// [`AbiError`] when the data ends before the slot.
+    pub fn uint(&self, i: usize) -> Result<U256, AbiError> {
         Ok(U256::from_be_bytes(*self.word(i)?))
     }
 
-    #[cfg_attr(not(feature = "sim"), allow(dead_code))] // the simulator's chain
-    pub(crate) fn b256(&self, i: usize) -> Result<B256, AbiError> {
+    /// Head slot `i` as a `bytes32`.
+    ///
+    /// # Errors
+    ///
+    /// [`AbiError`] when the data ends before the slot.
+    pub fn b256(&self, i: usize) -> Result<B256, AbiError> {
         Ok(B256::new(*self.word(i)?))
     }
 
-    #[cfg_attr(not(feature = "sim"), allow(dead_code))] // the simulator's chain
-    pub(crate) fn address(&self, i: usize) -> Result<Address, AbiError> {
+    /// Head slot `i` as an `address`.
+    ///
+    /// # Errors
+    ///
+    /// [`AbiError`] when the data ends before the slot or the 12 high bytes are not zero.
+    pub fn address(&self, i: usize) -> Result<Address, AbiError> {
         let w = self.word(i)?;
         if w[..12].iter().any(|&b| b != 0) {
             return Err(AbiError::new("address with dirty high bytes", i * 32));
@@ -203,7 +286,12 @@ impl<'a> Reader<'a> {
         Ok(Address::from_slice(&w[12..]))
     }
 
-    pub(crate) fn bool(&self, i: usize) -> Result<bool, AbiError> {
+    /// Head slot `i` as a `bool`.
+    ///
+    /// # Errors
+    ///
+    /// [`AbiError`] when the data ends before the slot or the word is neither 0 nor 1.
+    pub fn bool(&self, i: usize) -> Result<bool, AbiError> {
         match self.uint(i)? {
             v if v == U256::ZERO => Ok(false),
             v if v == U256::from(1u8) => Ok(true),
@@ -211,7 +299,12 @@ impl<'a> Reader<'a> {
         }
     }
 
-    pub(crate) fn small(&self, i: usize) -> Result<u64, AbiError> {
+    /// Head slot `i` as a small integer (at most 2²⁴): a length, offset, count or index.
+    ///
+    /// # Errors
+    ///
+    /// [`AbiError`] when the data ends before the slot or the value is larger.
+    pub fn small(&self, i: usize) -> Result<u64, AbiError> {
         let v = self.uint(i)?;
         u64::try_from(v)
             .ok()
@@ -229,8 +322,12 @@ impl<'a> Reader<'a> {
         Ok(Self { data })
     }
 
-    /// Dynamic `bytes` at head slot `i`.
-    pub(crate) fn bytes(&self, i: usize) -> Result<&'a [u8], AbiError> {
+    /// Dynamic `bytes` at head slot `i`, borrowed from the data.
+    ///
+    /// # Errors
+    ///
+    /// [`AbiError`] when the offset or the length points past the data.
+    pub fn bytes(&self, i: usize) -> Result<&'a [u8], AbiError> {
         let t = self.tail(i)?;
         let len = usize::try_from(t.small(0)?).map_err(|_| AbiError::new("length", 0))?;
         t.data
@@ -239,7 +336,11 @@ impl<'a> Reader<'a> {
     }
 
     /// `uint256[]` at head slot `i`.
-    pub(crate) fn uints(&self, i: usize) -> Result<Vec<U256>, AbiError> {
+    ///
+    /// # Errors
+    ///
+    /// [`AbiError`] when the offset or the length points past the data.
+    pub fn uints(&self, i: usize) -> Result<Vec<U256>, AbiError> {
         let t = self.tail(i)?;
         let len = usize::try_from(t.small(0)?).map_err(|_| AbiError::new("length", 0))?;
         let body = Self {
@@ -252,8 +353,11 @@ impl<'a> Reader<'a> {
     }
 
     /// An array of dynamic tuples at head slot `i`: one reader per element, positioned at it.
-    #[cfg_attr(not(feature = "sim"), allow(dead_code))] // the simulator's chain
-    pub(crate) fn tuples(&self, i: usize) -> Result<Vec<Self>, AbiError> {
+    ///
+    /// # Errors
+    ///
+    /// [`AbiError`] when an offset or the length points past the data.
+    pub fn tuples(&self, i: usize) -> Result<Vec<Self>, AbiError> {
         let t = self.tail(i)?;
         let len = usize::try_from(t.small(0)?).map_err(|_| AbiError::new("length", 0))?;
         let body = Self {
@@ -266,8 +370,12 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Splits calldata into its selector and arguments.
-pub(crate) fn split_selector(data: &[u8]) -> Result<([u8; 4], Reader<'_>), AbiError> {
+/// Splits calldata into its selector and a [`Reader`] over its arguments.
+///
+/// # Errors
+///
+/// [`AbiError`] when the data is shorter than a selector.
+pub fn split_selector(data: &[u8]) -> Result<([u8; 4], Reader<'_>), AbiError> {
     let sel: [u8; 4] = data
         .get(..4)
         .and_then(|s| s.try_into().ok())
@@ -306,9 +414,16 @@ pub fn decode_revert_reason(data: &[u8]) -> Option<String> {
     }
 }
 
-/// `Error(string)` revert data for `reason` (the simulator's reverts).
-#[cfg_attr(not(feature = "sim"), allow(dead_code))] // the simulator's chain
-pub(crate) fn encode_revert(reason: &str) -> Vec<u8> {
+/// `Error(string)` revert data for `reason`, as Solidity's `require`/`revert` produce it: the
+/// inverse of [`decode_revert_reason`].
+///
+/// ```
+/// use polyclob::onchain::abi::{decode_revert_reason, encode_revert_reason};
+///
+/// assert_eq!(decode_revert_reason(&encode_revert_reason("no")).as_deref(), Some("no"));
+/// ```
+#[must_use]
+pub fn encode_revert_reason(reason: &str) -> Vec<u8> {
     encode_call(ERROR_STRING, &[Value::Bytes(reason.as_bytes())])
 }
 
@@ -359,7 +474,7 @@ mod tests {
     #[test]
     fn revert_reasons_round_trip() {
         assert_eq!(
-            decode_revert_reason(&encode_revert("nope")).as_deref(),
+            decode_revert_reason(&encode_revert_reason("nope")).as_deref(),
             Some("nope")
         );
         let panic = encode_call(PANIC_UINT, &[Value::small(0x11)]);

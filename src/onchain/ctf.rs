@@ -10,8 +10,9 @@
 
 use alloy_primitives::{Address, B256, U256};
 
+use super::Call;
 use super::abi::{Value, encode_call};
-use super::call::{Call, sel};
+use super::selector;
 
 /// The binary partition: Yes (index set `0b01`) and No (`0b10`).
 pub const BINARY_PARTITION: [U256; 2] = [
@@ -43,7 +44,7 @@ pub fn split_position(
     amount: U256,
 ) -> Call {
     position_call(
-        sel::SPLIT_POSITION,
+        selector::SPLIT_POSITION,
         target,
         collateral,
         parent_collection,
@@ -65,7 +66,7 @@ pub fn merge_positions(
     amount: U256,
 ) -> Call {
     position_call(
-        sel::MERGE_POSITIONS,
+        selector::MERGE_POSITIONS,
         target,
         collateral,
         parent_collection,
@@ -86,7 +87,7 @@ pub fn redeem_positions(
     index_sets: &[U256],
 ) -> Call {
     position_call(
-        sel::REDEEM_POSITIONS,
+        selector::REDEEM_POSITIONS,
         target,
         collateral,
         parent_collection,
@@ -124,7 +125,7 @@ pub fn payout_numerators(ctf: Address, condition_id: B256, index: u64) -> Call {
     Call::new(
         ctf,
         encode_call(
-            sel::PAYOUT_NUMERATORS,
+            selector::PAYOUT_NUMERATORS,
             &[Value::b256(condition_id), Value::small(index)],
         ),
     )
@@ -135,7 +136,7 @@ pub fn payout_numerators(ctf: Address, condition_id: B256, index: u64) -> Call {
 pub fn payout_denominator(ctf: Address, condition_id: B256) -> Call {
     Call::new(
         ctf,
-        encode_call(sel::PAYOUT_DENOMINATOR, &[Value::b256(condition_id)]),
+        encode_call(selector::PAYOUT_DENOMINATOR, &[Value::b256(condition_id)]),
     )
 }
 
@@ -144,6 +145,9 @@ pub fn payout_denominator(ctf: Address, condition_id: B256) -> Call {
 pub fn outcome_slot_count(ctf: Address, condition_id: B256) -> Call {
     Call::new(
         ctf,
-        encode_call(sel::GET_OUTCOME_SLOT_COUNT, &[Value::b256(condition_id)]),
+        encode_call(
+            selector::GET_OUTCOME_SLOT_COUNT,
+            &[Value::b256(condition_id)],
+        ),
     )
 }

@@ -2,8 +2,9 @@
 
 use alloy_primitives::{Address, U256};
 
+use super::Call;
 use super::abi::{Value, encode_call};
-use super::call::{Call, sel};
+use super::selector;
 
 /// `setApprovalForAll(operator, approved)` on `tokens` (the ConditionalTokens contract): lets
 /// `operator` (an exchange or adapter) move every outcome token of the caller.
@@ -18,7 +19,7 @@ pub fn set_approval_for_all(tokens: Address, operator: Address, approved: bool) 
     Call::new(
         tokens,
         encode_call(
-            sel::SET_APPROVAL_FOR_ALL,
+            selector::SET_APPROVAL_FOR_ALL,
             &[Value::address(operator), Value::bool(approved)],
         ),
     )
@@ -30,7 +31,7 @@ pub fn is_approved_for_all(tokens: Address, owner: Address, operator: Address) -
     Call::new(
         tokens,
         encode_call(
-            sel::IS_APPROVED_FOR_ALL,
+            selector::IS_APPROVED_FOR_ALL,
             &[Value::address(owner), Value::address(operator)],
         ),
     )
@@ -42,7 +43,7 @@ pub fn balance_of(tokens: Address, owner: Address, id: U256) -> Call {
     Call::new(
         tokens,
         encode_call(
-            sel::BALANCE_OF_1155,
+            selector::BALANCE_OF_1155,
             &[Value::address(owner), Value::uint(id)],
         ),
     )
@@ -54,6 +55,6 @@ pub fn balance_of_batch(tokens: Address, owners: &[Address], ids: &[U256]) -> Ca
     let owners = Value::Array(owners.iter().map(|a| Value::address(*a)).collect());
     Call::new(
         tokens,
-        encode_call(sel::BALANCE_OF_BATCH, &[owners, Value::uints(ids)]),
+        encode_call(selector::BALANCE_OF_BATCH, &[owners, Value::uints(ids)]),
     )
 }

@@ -2,8 +2,9 @@
 
 use alloy_primitives::{Address, U256};
 
+use super::Call;
 use super::abi::{Value, encode_call};
-use super::call::{Call, sel};
+use super::selector;
 
 /// `approve(spender, amount)` on `token`: lets `spender` move up to `amount` of the caller's
 /// tokens. Polymarket's approvals use `U256::MAX`.
@@ -18,7 +19,7 @@ pub fn approve(token: Address, spender: Address, amount: U256) -> Call {
     Call::new(
         token,
         encode_call(
-            sel::APPROVE,
+            selector::APPROVE,
             &[Value::address(spender), Value::uint(amount)],
         ),
     )
@@ -29,7 +30,10 @@ pub fn approve(token: Address, spender: Address, amount: U256) -> Call {
 pub fn transfer(token: Address, to: Address, amount: U256) -> Call {
     Call::new(
         token,
-        encode_call(sel::TRANSFER, &[Value::address(to), Value::uint(amount)]),
+        encode_call(
+            selector::TRANSFER,
+            &[Value::address(to), Value::uint(amount)],
+        ),
     )
 }
 
@@ -38,7 +42,7 @@ pub fn transfer(token: Address, to: Address, amount: U256) -> Call {
 pub fn balance_of(token: Address, owner: Address) -> Call {
     Call::new(
         token,
-        encode_call(sel::BALANCE_OF, &[Value::address(owner)]),
+        encode_call(selector::BALANCE_OF, &[Value::address(owner)]),
     )
 }
 
@@ -48,7 +52,7 @@ pub fn allowance(token: Address, owner: Address, spender: Address) -> Call {
     Call::new(
         token,
         encode_call(
-            sel::ALLOWANCE,
+            selector::ALLOWANCE,
             &[Value::address(owner), Value::address(spender)],
         ),
     )

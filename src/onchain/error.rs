@@ -307,7 +307,7 @@ mod tests {
 
     #[test]
     fn classifies_node_messages() {
-        let revert = super::super::abi::encode_revert("not enough");
+        let revert = super::super::abi::encode_revert_reason("not enough");
         let e = Error::from_rpc(3, "execution reverted: not enough", Some(&revert));
         assert!(e.is_revert());
         assert_eq!(e.revert_reason(), Some("not enough"));

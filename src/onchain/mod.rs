@@ -4,10 +4,9 @@
 //! wallet.
 //!
 //! ```
-//! # #[cfg(feature = "sim")]
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! # let sim = polyclob::sim::Simulator::builder().onchain(true).start().await?;
+//! # let sim = polyclob_sim::Simulator::builder().onchain(true).start().await?;
 //! use polyclob::U256;
 //! use polyclob::onchain::Settler;
 //! use polyclob::sign::Signer;
@@ -27,8 +26,6 @@
 //! assert_eq!(pusd, U256::from(100_000_000u64));
 //! println!("{} approval transactions", sent.len());
 //! # Ok(()) }
-//! # #[cfg(not(feature = "sim"))]
-//! # fn main() {}
 //! ```
 //!
 //! | item | what |
@@ -36,6 +33,7 @@
 //! | [`Settler`] | one account's reads (balances, allowances, approvals, resolution) and writes, with nonces, fee caps and receipt waiting |
 //! | [`Rpc`] | JSON-RPC over the crate's reqwest/rustls client, batched where the node allows |
 //! | [`erc20`], [`erc1155`], [`ctf`], [`neg_risk`] | calldata for every call, as [`Call`]s |
+//! | [`selector`], [`abi`] | the calls' function selectors; the ABI encoder and bounds-checked reader |
 //! | [`wallet`] | Safe `execTransaction` (EIP-712 `SafeTx`) and proxy-factory wrapping |
 //! | [`Eip1559Tx`], [`SignedTx`] | type-2 transactions: encoding, signing, decoding, sender recovery |
 //! | [`NonceManager`] | nonces that survive concurrent senders |
@@ -45,10 +43,11 @@
 //! follows Polymarket's docs: pUSD collateral, ConditionalTokens, the V2 exchanges, the Neg
 //! Risk Adapter and the pUSD collateral adapters that split/merge/redeem go through.
 //!
-//! With feature `sim` too, the simulator serves a minimal chain for all of this
-//! (`SimBuilder::onchain`), so the loop approve → trade → resolve → redeem runs offline.
+//! The `polyclob-sim` crate (feature `onchain`) serves a minimal chain for all of this
+//! (`SimBuilder::onchain`), so the loop approve → trade → resolve → redeem runs offline, as in
+//! the example above.
 
-pub(crate) mod abi;
+pub mod abi;
 mod call;
 mod client;
 pub mod ctf;
@@ -58,6 +57,7 @@ mod error;
 pub mod neg_risk;
 mod nonce;
 mod rpc;
+pub mod selector;
 mod tx;
 pub mod wallet;
 
@@ -68,6 +68,3 @@ pub use self::error::Error;
 pub use self::nonce::NonceManager;
 pub use self::rpc::{Receipt, Rpc};
 pub use self::tx::{EIP1559_TYPE, Eip1559Tx, SignedTx, TxDecodeError};
-
-#[cfg(feature = "sim")]
-pub(crate) use self::call::sel;

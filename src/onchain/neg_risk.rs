@@ -10,8 +10,9 @@
 
 use alloy_primitives::{Address, B256, U256};
 
+use super::Call;
 use super::abi::{Value, encode_call};
-use super::call::{Call, sel};
+use super::selector;
 
 /// `convertPositions(marketId, indexSet, amount)` on the adapter.
 ///
@@ -26,7 +27,7 @@ pub fn convert_positions(adapter: Address, market_id: B256, index_set: U256, amo
     Call::new(
         adapter,
         encode_call(
-            sel::CONVERT_POSITIONS,
+            selector::CONVERT_POSITIONS,
             &[
                 Value::b256(market_id),
                 Value::uint(index_set),
@@ -42,7 +43,7 @@ pub fn redeem_positions(adapter: Address, condition_id: B256, amounts: &[U256]) 
     Call::new(
         adapter,
         encode_call(
-            sel::NEG_RISK_REDEEM,
+            selector::NEG_RISK_REDEEM,
             &[Value::b256(condition_id), Value::uints(amounts)],
         ),
     )

@@ -14,8 +14,9 @@
 
 use alloy_primitives::{Address, B256, U256, b256, keccak256};
 
+use super::Call;
 use super::abi::{Value, encode_args, encode_call};
-use super::call::{Call, sel};
+use super::selector;
 use crate::sign::wallet::PROXY_FACTORY;
 use crate::sign::{SignError, Signature, Signer};
 
@@ -81,7 +82,7 @@ pub fn exec_transaction(safe: Address, call: &Call, signature: &Signature) -> Ca
     Call::new(
         safe,
         encode_call(
-            sel::EXEC_TRANSACTION,
+            selector::EXEC_TRANSACTION,
             &[
                 Value::address(call.to()),
                 Value::uint(call.value()),
@@ -116,7 +117,7 @@ pub fn sign_safe_call(
 /// `nonce()` on a Safe (a read): the nonce its next `SafeTx` must carry.
 #[must_use]
 pub fn safe_nonce(safe: Address) -> Call {
-    Call::new(safe, encode_call(sel::SAFE_NONCE, &[]))
+    Call::new(safe, encode_call(selector::SAFE_NONCE, &[]))
 }
 
 /// `proxy([(CALL, to, value, data)…])` on the proxy-wallet factory: the caller's proxy wallet
@@ -145,7 +146,7 @@ pub fn proxy_calls(calls: &[Call]) -> Call {
         .collect();
     Call::new(
         PROXY_FACTORY,
-        encode_call(sel::PROXY, &[Value::Array(items)]),
+        encode_call(selector::PROXY, &[Value::Array(items)]),
     )
 }
 

@@ -4,7 +4,7 @@
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! # let sim = polyclob::sim::Simulator::builder()
+//! # let sim = polyclob_sim::Simulator::builder()
 //! #     .rtds_interval(std::time::Duration::from_millis(20))
 //! #     .start()
 //! #     .await?;

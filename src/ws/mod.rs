@@ -3,7 +3,7 @@
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! # let sim = polyclob::sim::Simulator::builder().start().await?;
+//! # let sim = polyclob_sim::Simulator::builder().start().await?;
 //! # let token = sim.markets()[0].tokens()[0].token_id().to_owned();
 //! use futures_util::StreamExt;
 //! use polyclob::ws::books::{BookEvent, BookStream};

@@ -1,0 +1,857 @@
+//! The simulator chain's state and execution (features `sim` + `onchain`): native balances,
+//! the collateral ERC-20, ConditionalTokens' ERC-1155 balances and approvals, conditions and
+//! their payouts, Safe nonces, and what the exchange's fills move.
+//!
+//! Calls are applied by selector to the contract addresses of the V2 contract table (pUSD,
+//! ConditionalTokens, the collateral adapters, the Neg Risk Adapter, the exchanges, the proxy
+//! factory), so a client configured for Polygon talks to it unchanged. Simplifications: a
+//! market's position ids are its configured token ids (not derived by the CTF's collection-id
+//! hashing); only the binary partition `[1, 2]` splits and merges; the Neg Risk Adapter's
+//! redemption is modelled but its conversion is not; the simulator's own liquidity (the seeded
+//! books and simulated traders) is an unlimited counterparty whose side of a fill is minted or
+//! burned.
+
+use std::collections::{HashMap, HashSet};
+
+use alloy_primitives::{Address, B256, U256};
+
+use polyclob::onchain::Call;
+use polyclob::onchain::abi::{Reader, Value, encode_args, split_selector};
+use polyclob::onchain::selector as sel;
+use polyclob::sign::Signature;
+use polyclob::sign::eip712::recover_address;
+use polyclob::sign::wallet::{PROXY_FACTORY, derive_proxy_wallet, derive_safe_wallet};
+use polyclob::types::{Chain, Contracts, ExchangeVersion, Side, contracts};
+
+use super::engine::Fill;
+use super::market::MarketSpec;
+
+/// Wallet wrappers (Safe `execTransaction`, proxy `proxy(...)`) one call may nest.
+const MAX_WRAP_DEPTH: u8 = 4;
+
+/// A binary condition the chain knows: its two position ids and, once resolved, the payouts.
+#[derive(Debug, Clone)]
+struct Condition {
+    tokens: [U256; 2],
+    payouts: Option<[u64; 2]>,
+}
+
+/// The balances a transaction may change; cloned to undo a reverted one.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Balances {
+    pub(crate) native: HashMap<Address, U256>,
+    collateral: HashMap<Address, U256>,
+    allowance: HashMap<(Address, Address), U256>,
+    tokens: HashMap<(Address, U256), U256>,
+    operators: HashSet<(Address, Address)>,
+    safe_nonces: HashMap<Address, U256>,
+}
+
+/// A reverted call: the reason `Error(string)` carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Revert(pub(crate) String);
+
+fn revert<T>(reason: &str) -> Result<T, Revert> {
+    Err(Revert(reason.to_owned()))
+}
+
+impl From<polyclob::onchain::AbiError> for Revert {
+    fn from(e: polyclob::onchain::AbiError) -> Self {
+        Self(format!("bad calldata: {e}"))
+    }
+}
+
+/// The chain's whole state.
+#[derive(Debug)]
+pub(crate) struct Ledger {
+    pub(crate) chain: Chain,
+    pub(crate) contracts: Contracts,
+    pub(crate) balances: Balances,
+    conditions: HashMap<B256, Condition>,
+    /// The simulator's own liquidity: its side of fills is minted/burned.
+    house: Address,
+    pub(crate) settlement_failures: u64,
+}
+
+fn word(v: U256) -> Vec<u8> {
+    v.to_be_bytes::<32>().to_vec()
+}
+
+impl Ledger {
+    pub(crate) fn new(chain: Chain, markets: &[MarketSpec], house: Address) -> Self {
+        let mut conditions = HashMap::new();
+        for m in markets {
+            let (Ok(id), Ok(a), Ok(b)) = (
+                m.condition_id.parse::<B256>(),
+                m.tokens[0].token_id().parse::<U256>(),
+                m.tokens[1].token_id().parse::<U256>(),
+            ) else {
+                continue;
+            };
+            conditions.insert(
+                id,
+                Condition {
+                    tokens: [a, b],
+                    payouts: None,
+                },
+            );
+        }
+        Self {
+            chain,
+            contracts: *contracts(chain, ExchangeVersion::V2),
+            balances: Balances::default(),
+            conditions,
+            house,
+            settlement_failures: 0,
+        }
+    }
+
+    pub(crate) fn chain_id(&self) -> u64 {
+        self.chain.id()
+    }
+
+    /// Credits `amount` collateral to `to` (test funding).
+    pub(crate) fn mint_collateral(&mut self, to: Address, amount: U256) {
+        let b = self.balances.collateral.entry(to).or_default();
+        *b = b.saturating_add(amount);
+    }
+
+    pub(crate) fn collateral_of(&self, who: Address) -> U256 {
+        self.balances
+            .collateral
+            .get(&who)
+            .copied()
+            .unwrap_or_default()
+    }
+
+    pub(crate) fn token_of(&self, who: Address, id: U256) -> U256 {
+        self.balances
+            .tokens
+            .get(&(who, id))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// Sets a binary condition's payout to `winner`; false when the condition is unknown or
+    /// the index is not 0/1.
+    pub(crate) fn resolve(&mut self, condition: B256, winner: usize) -> bool {
+        match self.conditions.get_mut(&condition) {
+            Some(c) if winner < 2 => {
+                let mut p = [0, 0];
+                p[winner] = 1;
+                c.payouts = Some(p);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn is_position_target(&self, to: Address) -> bool {
+        let c = &self.contracts;
+        to == c.conditional_tokens
+            || Some(to) == c.ctf_collateral_adapter
+            || Some(to) == c.neg_risk_collateral_adapter
+            || Some(to) == c.neg_risk_adapter
+    }
+
+    // ---- reads (eth_call) ----
+
+    /// Answers a read-only call; `Err` is a revert.
+    pub(crate) fn read(&self, call: &Call) -> Result<Vec<u8>, Revert> {
+        let (selector, r) = split_selector(call.data())?;
+        let c = &self.contracts;
+        let to = call.to();
+        if to == c.collateral {
+            return match selector {
+                sel::BALANCE_OF => Ok(word(self.collateral_of(r.address(0)?))),
+                sel::ALLOWANCE => Ok(word(
+                    self.balances
+                        .allowance
+                        .get(&(r.address(0)?, r.address(1)?))
+                        .copied()
+                        .unwrap_or_default(),
+                )),
+                _ => revert("collateral: unsupported read"),
+            };
+        }
+        if to == c.conditional_tokens {
+            return match selector {
+                sel::BALANCE_OF_1155 => Ok(word(self.token_of(r.address(0)?, r.uint(1)?))),
+                sel::BALANCE_OF_BATCH => {
+                    let owners_len = r.uints(0)?; // addresses decode as words
+                    let ids = r.uints(1)?;
+                    if owners_len.len() != ids.len() {
+                        return revert("ERC1155: owners and ids length mismatch");
+                    }
+                    let vals: Vec<U256> = owners_len
+                        .iter()
+                        .zip(&ids)
+                        .map(|(o, id)| {
+                            let who = Address::from_slice(&o.to_be_bytes::<32>()[12..]);
+                            self.token_of(who, *id)
+                        })
+                        .collect();
+                    Ok(encode_args(&[Value::uints(&vals)]))
+                }
+                sel::IS_APPROVED_FOR_ALL => Ok(word(U256::from(u8::from(
+                    self.balances
+                        .operators
+                        .contains(&(r.address(0)?, r.address(1)?)),
+                )))),
+                sel::PAYOUT_NUMERATORS => {
+                    let cond = self.conditions.get(&r.b256(0)?);
+                    let i = usize::try_from(r.small(1)?).unwrap_or(usize::MAX);
+                    match cond {
+                        Some(cd) if i < 2 => Ok(word(U256::from(cd.payouts.map_or(0, |p| p[i])))),
+                        _ => revert("payoutNumerators: index out of range"),
+                    }
+                }
+                sel::PAYOUT_DENOMINATOR => Ok(word(U256::from(
+                    self.conditions
+                        .get(&r.b256(0)?)
+                        .and_then(|c| c.payouts)
+                        .map_or(0, |p| p[0] + p[1]),
+                ))),
+                sel::GET_OUTCOME_SLOT_COUNT => Ok(word(U256::from(
+                    if self.conditions.contains_key(&r.b256(0)?) {
+                        2u8
+                    } else {
+                        0
+                    },
+                ))),
+                _ => revert("ConditionalTokens: unsupported read"),
+            };
+        }
+        if selector == sel::SAFE_NONCE {
+            return Ok(word(
+                self.balances
+                    .safe_nonces
+                    .get(&to)
+                    .copied()
+                    .unwrap_or_default(),
+            ));
+        }
+        revert("simulator chain: unsupported read")
+    }
+
+    // ---- writes ----
+
+    /// Applies `call` sent by `from`; on `Err` the caller restores the balances.
+    pub(crate) fn apply(&mut self, from: Address, call: &Call) -> Result<(), Revert> {
+        self.apply_at(from, call, 0)
+    }
+
+    /// `apply` inside `depth` wallet wrappers (Safe/proxy), bounded so crafted nesting cannot
+    /// exhaust the stack.
+    fn apply_at(&mut self, from: Address, call: &Call, depth: u8) -> Result<(), Revert> {
+        if depth > MAX_WRAP_DEPTH {
+            return revert("wallet calls nested too deeply");
+        }
+        let (selector, r) = split_selector(call.data())?;
+        let to = call.to();
+        let c = self.contracts;
+        if to == c.collateral {
+            return match selector {
+                sel::APPROVE => {
+                    self.balances
+                        .allowance
+                        .insert((from, r.address(0)?), r.uint(1)?);
+                    Ok(())
+                }
+                sel::TRANSFER => self.move_collateral(from, r.address(0)?, r.uint(1)?),
+                _ => revert("collateral: unsupported call"),
+            };
+        }
+        if to == PROXY_FACTORY && selector == sel::PROXY {
+            let Some(proxy) = derive_proxy_wallet(from, self.chain) else {
+                return revert("no proxy factory on this chain");
+            };
+            for item in r.tuples(0)? {
+                if item.small(0)? != 1 {
+                    return revert("proxy: only CALL is supported");
+                }
+                let inner =
+                    Call::new(item.address(1)?, item.bytes(3)?.to_vec()).with_value(item.uint(2)?);
+                self.apply_at(proxy, &inner, depth + 1)?;
+            }
+            return Ok(());
+        }
+        if selector == sel::EXEC_TRANSACTION {
+            return self.exec_safe(to, &r, depth);
+        }
+        if to == c.conditional_tokens && selector == sel::SET_APPROVAL_FOR_ALL {
+            if r.bool(1)? {
+                self.balances.operators.insert((from, r.address(0)?));
+            } else {
+                self.balances.operators.remove(&(from, r.address(0)?));
+            }
+            return Ok(());
+        }
+        if Some(to) == c.neg_risk_adapter {
+            match selector {
+                sel::NEG_RISK_REDEEM => return self.neg_risk_redeem(from, to, &r),
+                sel::CONVERT_POSITIONS => {
+                    return revert("the simulator does not model neg-risk conversion");
+                }
+                _ => {}
+            }
+        }
+        if self.is_position_target(to) {
+            return self.position_op(from, to, selector, &r);
+        }
+        revert("simulator chain: unsupported call")
+    }
+
+    /// The Neg Risk Adapter's `redeemPositions(conditionId, [yes, no])`: burns the amounts
+    /// (the adapter pulls them: it needs the ERC-1155 approval) and pays them by the payouts.
+    fn neg_risk_redeem(
+        &mut self,
+        from: Address,
+        adapter: Address,
+        r: &Reader<'_>,
+    ) -> Result<(), Revert> {
+        let Some(cond) = self.conditions.get(&r.b256(0)?).cloned() else {
+            return revert("condition not prepared or found");
+        };
+        let amounts = r.uints(1)?;
+        if amounts.len() != 2 {
+            return revert("LengthMismatch");
+        }
+        let Some(payouts) = cond.payouts else {
+            return revert("result for condition not received yet");
+        };
+        if !self.balances.operators.contains(&(from, adapter)) {
+            return revert("NotApprovedForAll");
+        }
+        let den = U256::from(payouts[0] + payouts[1]);
+        let mut pay = U256::ZERO;
+        for (i, amount) in amounts.iter().enumerate() {
+            self.burn_token(from, cond.tokens[i], *amount)?;
+            pay = pay.saturating_add(amount.saturating_mul(U256::from(payouts[i])) / den);
+        }
+        self.move_collateral(self.contracts.conditional_tokens, from, pay)
+    }
+
+    fn exec_safe(&mut self, safe: Address, r: &Reader<'_>, depth: u8) -> Result<(), Revert> {
+        if r.small(3)? != 0 {
+            return revert("Safe: only CALL is supported");
+        }
+        let inner = Call::new(r.address(0)?, r.bytes(2)?.to_vec()).with_value(r.uint(1)?);
+        let nonce = self
+            .balances
+            .safe_nonces
+            .get(&safe)
+            .copied()
+            .unwrap_or_default();
+        let sig_bytes: [u8; 65] = r
+            .bytes(9)?
+            .try_into()
+            .map_err(|_| Revert("GS020: signatures too short".into()))?;
+        let sig = Signature::from_bytes(sig_bytes).map_err(|_| Revert("GS026: bad v".into()))?;
+        let hash = polyclob::onchain::wallet::safe_tx_hash(self.chain_id(), safe, &inner, nonce);
+        let owner =
+            recover_address(&hash.0, &sig).map_err(|_| Revert("GS026: bad signature".into()))?;
+        // A Polymarket Safe is the CREATE2 Safe of its single owner.
+        if derive_safe_wallet(owner, self.chain) != safe {
+            return revert("GS026: signer is not the Safe's owner");
+        }
+        self.balances
+            .safe_nonces
+            .insert(safe, nonce + U256::from(1u8));
+        self.apply_at(safe, &inner, depth + 1)
+    }
+
+    fn move_collateral(&mut self, from: Address, to: Address, amount: U256) -> Result<(), Revert> {
+        let have = self.collateral_of(from);
+        let Some(left) = have.checked_sub(amount) else {
+            return revert("ERC20: transfer amount exceeds balance");
+        };
+        self.balances.collateral.insert(from, left);
+        self.mint_collateral(to, amount);
+        Ok(())
+    }
+
+    /// `spender` moves `amount` of `owner`'s collateral to `to`, spending the allowance.
+    fn pull_collateral(
+        &mut self,
+        owner: Address,
+        spender: Address,
+        to: Address,
+        amount: U256,
+    ) -> Result<(), Revert> {
+        let allowed = self
+            .balances
+            .allowance
+            .get(&(owner, spender))
+            .copied()
+            .unwrap_or_default();
+        if allowed < amount {
+            return revert("ERC20: insufficient allowance");
+        }
+        if allowed != U256::MAX {
+            self.balances
+                .allowance
+                .insert((owner, spender), allowed - amount);
+        }
+        self.move_collateral(owner, to, amount)
+    }
+
+    fn burn_token(&mut self, who: Address, id: U256, amount: U256) -> Result<(), Revert> {
+        let have = self.token_of(who, id);
+        let Some(left) = have.checked_sub(amount) else {
+            return revert("ERC1155: insufficient balance for transfer");
+        };
+        self.balances.tokens.insert((who, id), left);
+        Ok(())
+    }
+
+    fn mint_token(&mut self, who: Address, id: U256, amount: U256) {
+        let b = self.balances.tokens.entry((who, id)).or_default();
+        *b = b.saturating_add(amount);
+    }
+
+    fn position_op(
+        &mut self,
+        from: Address,
+        target: Address,
+        selector: [u8; 4],
+        r: &Reader<'_>,
+    ) -> Result<(), Revert> {
+        let collateral = r.address(0)?;
+        if collateral != self.contracts.collateral {
+            return revert("unexpected collateral token");
+        }
+        if r.b256(1)? != B256::ZERO {
+            return revert("only top-level positions (parentCollectionId 0)");
+        }
+        let Some(cond) = self.conditions.get(&r.b256(2)?).cloned() else {
+            return revert("condition not prepared or found");
+        };
+        let sets = r.uints(3)?;
+        let binary = sets == [U256::from(1u8), U256::from(2u8)];
+        // An adapter pulls the outcome tokens it merges or redeems: it needs the approval.
+        let direct = target == self.contracts.conditional_tokens;
+        let operator_ok = direct || self.balances.operators.contains(&(from, target));
+        match selector {
+            sel::SPLIT_POSITION | sel::MERGE_POSITIONS if !binary => {
+                revert("the simulator splits and merges the partition [1, 2] only")
+            }
+            sel::SPLIT_POSITION => {
+                let amount = r.uint(4)?;
+                self.pull_collateral(from, target, self.contracts.conditional_tokens, amount)?;
+                for id in cond.tokens {
+                    self.mint_token(from, id, amount);
+                }
+                Ok(())
+            }
+            sel::MERGE_POSITIONS => {
+                if !operator_ok {
+                    return revert("ERC1155: caller is not owner nor approved");
+                }
+                let amount = r.uint(4)?;
+                for id in cond.tokens {
+                    self.burn_token(from, id, amount)?;
+                }
+                self.move_collateral(self.contracts.conditional_tokens, from, amount)
+            }
+            sel::REDEEM_POSITIONS => {
+                let Some(payouts) = cond.payouts else {
+                    return revert("result for condition not received yet");
+                };
+                if !operator_ok {
+                    return revert("ERC1155: caller is not owner nor approved");
+                }
+                let den = U256::from(payouts[0] + payouts[1]);
+                let mut pay = U256::ZERO;
+                for set in sets {
+                    let i = match u8::try_from(set) {
+                        Ok(1) => 0,
+                        Ok(2) => 1,
+                        _ => return revert("got invalid index set"),
+                    };
+                    let id = cond.tokens[i];
+                    let held = self.token_of(from, id);
+                    self.burn_token(from, id, held)?;
+                    pay = pay.saturating_add(held.saturating_mul(U256::from(payouts[i])) / den);
+                }
+                self.move_collateral(self.contracts.conditional_tokens, from, pay)
+            }
+            _ => revert("unsupported position call"),
+        }
+    }
+
+    // ---- the exchange's fills ----
+
+    /// Settles one trade's fills: collateral from buyer to seller at each fill's price, outcome
+    /// tokens from seller to buyer, through the exchange's allowances. A fill an account cannot
+    /// cover (balance or approval) is counted in `settlement_failures` and moves nothing.
+    pub(crate) fn settle_fills(
+        &mut self,
+        taker: Address,
+        taker_side: Side,
+        makers: &[(Address, Fill)],
+        token: U256,
+        neg_risk: bool,
+    ) {
+        let exchange = self.contracts.exchange_for(neg_risk);
+        for (maker, f) in makers {
+            let (buyer, seller) = match taker_side {
+                Side::Buy => (taker, *maker),
+                Side::Sell => (*maker, taker),
+            };
+            let size = U256::from(f.size);
+            let cost = U256::from(u128::from(f.price) * u128::from(f.size) / 1_000_000);
+            let snapshot = self.balances.clone();
+            if self
+                .settle_one(exchange, buyer, seller, token, size, cost)
+                .is_err()
+            {
+                self.balances = snapshot;
+                self.settlement_failures += 1;
+            }
+        }
+    }
+
+    /// Settles a fill between two orders on the two tokens of one binary market, both on
+    /// `side`: buying mints the full set (each buyer pays its price, the sum escrowed at
+    /// ConditionalTokens) and selling merges it (the escrow pays each seller its price).
+    /// `legs` are `(address, token)` of the taker and the maker; `f.price` is the maker's.
+    /// A failed settlement leaves the balances as they were and is counted.
+    pub(crate) fn settle_crossed(
+        &mut self,
+        side: Side,
+        legs: [(Address, U256); 2],
+        f: &Fill,
+        neg_risk: bool,
+    ) {
+        let exchange = self.contracts.exchange_for(neg_risk);
+        let size = U256::from(f.size);
+        let maker_cost = U256::from(u128::from(f.price) * u128::from(f.size) / 1_000_000);
+        let costs = [size.saturating_sub(maker_cost), maker_cost];
+        let snapshot = self.balances.clone();
+        if self
+            .settle_crossed_legs(exchange, side, legs, costs, size)
+            .is_err()
+        {
+            self.balances = snapshot;
+            self.settlement_failures += 1;
+        }
+    }
+
+    fn settle_crossed_legs(
+        &mut self,
+        exchange: Address,
+        side: Side,
+        legs: [(Address, U256); 2],
+        costs: [U256; 2],
+        size: U256,
+    ) -> Result<(), Revert> {
+        let ctf = self.contracts.conditional_tokens;
+        for ((who, token), cost) in legs.into_iter().zip(costs) {
+            match side {
+                Side::Buy => {
+                    if who == self.house {
+                        self.mint_collateral(ctf, cost);
+                    } else {
+                        self.pull_collateral(who, exchange, ctf, cost)?;
+                    }
+                    self.mint_token(who, token, size);
+                }
+                Side::Sell => {
+                    if who != self.house {
+                        if !self.balances.operators.contains(&(who, exchange)) {
+                            return revert("ERC1155: exchange not approved");
+                        }
+                        self.burn_token(who, token, size)?;
+                    }
+                    self.burn_collateral(ctf, cost);
+                    if who != self.house {
+                        self.mint_collateral(who, cost);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn settle_one(
+        &mut self,
+        exchange: Address,
+        buyer: Address,
+        seller: Address,
+        token: U256,
+        size: U256,
+        cost: U256,
+    ) -> Result<(), Revert> {
+        // Collateral: buyer → seller (the house's side is minted or burned).
+        if buyer == self.house {
+            self.mint_collateral(seller, cost);
+        } else {
+            self.pull_collateral(buyer, exchange, seller, cost)?;
+            if seller == self.house {
+                self.burn_collateral(seller, cost);
+            }
+        }
+        // Outcome tokens: seller → buyer. Tokens the house sells are minted with one unit of
+        // collateral escrowed at ConditionalTokens each, so they redeem like split ones.
+        let ctf = self.contracts.conditional_tokens;
+        if seller == self.house {
+            self.mint_collateral(ctf, size);
+        } else {
+            if !self.balances.operators.contains(&(seller, exchange)) {
+                return revert("ERC1155: exchange not approved");
+            }
+            self.burn_token(seller, token, size)?;
+        }
+        if buyer == self.house {
+            self.burn_collateral(ctf, size);
+        } else {
+            self.mint_token(buyer, token, size);
+        }
+        Ok(())
+    }
+
+    fn burn_collateral(&mut self, who: Address, amount: U256) {
+        let b = self.balances.collateral.entry(who).or_default();
+        *b = b.saturating_sub(amount);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::MarketSpec;
+    use polyclob::onchain::{ctf, erc20, erc1155};
+
+    fn ledger() -> (Ledger, B256, [U256; 2]) {
+        let markets = MarketSpec::defaults();
+        let m = &markets[0];
+        let cond: B256 = m.condition_id().parse().unwrap();
+        let ids = [
+            m.tokens()[0].token_id().parse().unwrap(),
+            m.tokens()[1].token_id().parse().unwrap(),
+        ];
+        (
+            Ledger::new(Chain::Polygon, &markets, Address::repeat_byte(0x5e)),
+            cond,
+            ids,
+        )
+    }
+
+    #[test]
+    fn split_merge_redeem_conserve_collateral() {
+        let (mut l, cond, ids) = ledger();
+        let me = Address::repeat_byte(1);
+        let c = l.contracts;
+        let adapter = c.positions_target(false);
+        l.mint_collateral(me, U256::from(100u8));
+        let split = ctf::split_position(
+            adapter,
+            c.collateral,
+            B256::ZERO,
+            cond,
+            &ctf::BINARY_PARTITION,
+            U256::from(60u8),
+        );
+        assert_eq!(
+            l.apply(me, &split),
+            Err(Revert("ERC20: insufficient allowance".into()))
+        );
+        l.apply(me, &erc20::approve(c.collateral, adapter, U256::MAX))
+            .unwrap();
+        l.apply(me, &split).unwrap();
+        assert_eq!(l.collateral_of(me), U256::from(40u8));
+        assert_eq!(l.token_of(me, ids[0]), U256::from(60u8));
+        let merge = ctf::merge_positions(
+            adapter,
+            c.collateral,
+            B256::ZERO,
+            cond,
+            &ctf::BINARY_PARTITION,
+            U256::from(10u8),
+        );
+        assert!(
+            l.apply(me, &merge).is_err(),
+            "adapter needs the ERC-1155 approval"
+        );
+        l.apply(
+            me,
+            &erc1155::set_approval_for_all(c.conditional_tokens, adapter, true),
+        )
+        .unwrap();
+        l.apply(me, &merge).unwrap();
+        assert_eq!(l.collateral_of(me), U256::from(50u8));
+        let redeem = ctf::redeem_positions(
+            adapter,
+            c.collateral,
+            B256::ZERO,
+            cond,
+            &ctf::BINARY_PARTITION,
+        );
+        assert_eq!(
+            l.apply(me, &redeem),
+            Err(Revert("result for condition not received yet".into()))
+        );
+        assert!(l.resolve(cond, 1));
+        l.apply(me, &redeem).unwrap();
+        // 50 No tokens pay 1 each; the Yes tokens pay nothing; everything is burned.
+        assert_eq!(l.collateral_of(me), U256::from(100u8));
+        assert_eq!(l.token_of(me, ids[0]), U256::ZERO);
+        assert_eq!(l.token_of(me, ids[1]), U256::ZERO);
+    }
+
+    #[test]
+    fn neg_risk_redeem_pays_by_the_payouts() {
+        let (mut l, cond, ids) = ledger();
+        let me = Address::repeat_byte(1);
+        let c = l.contracts;
+        let adapter = c.neg_risk_adapter.unwrap();
+        let target = c.positions_target(false);
+        l.mint_collateral(me, U256::from(10u8));
+        l.apply(me, &erc20::approve(c.collateral, target, U256::MAX))
+            .unwrap();
+        let split = ctf::split_position(
+            target,
+            c.collateral,
+            B256::ZERO,
+            cond,
+            &ctf::BINARY_PARTITION,
+            U256::from(10u8),
+        );
+        l.apply(me, &split).unwrap();
+        let redeem = polyclob::onchain::neg_risk::redeem_positions(
+            adapter,
+            cond,
+            &[U256::from(4u8), U256::from(10u8)],
+        );
+        assert_eq!(
+            l.apply(me, &redeem),
+            Err(Revert("result for condition not received yet".into()))
+        );
+        assert!(l.resolve(cond, 0));
+        assert_eq!(
+            l.apply(me, &redeem),
+            Err(Revert("NotApprovedForAll".into()))
+        );
+        l.apply(
+            me,
+            &erc1155::set_approval_for_all(c.conditional_tokens, adapter, true),
+        )
+        .unwrap();
+        l.apply(me, &redeem).unwrap();
+        // 4 Yes pay 4; 10 No pay nothing; 6 Yes stay.
+        assert_eq!(l.collateral_of(me), U256::from(4u8));
+        assert_eq!(l.token_of(me, ids[0]), U256::from(6u8));
+        assert_eq!(l.token_of(me, ids[1]), U256::ZERO);
+        let convert = polyclob::onchain::neg_risk::convert_positions(
+            adapter,
+            cond,
+            U256::from(1u8),
+            U256::from(1u8),
+        );
+        assert_eq!(
+            l.apply(me, &convert),
+            Err(Revert(
+                "the simulator does not model neg-risk conversion".into()
+            ))
+        );
+    }
+
+    #[test]
+    fn nested_wallet_calls_are_bounded() {
+        let (mut l, _, _) = ledger();
+        let me = Address::repeat_byte(1);
+        let mut call = erc20::approve(l.contracts.collateral, me, U256::from(1u8));
+        for _ in 0..4 {
+            call = polyclob::onchain::wallet::proxy_calls(&[call]);
+        }
+        l.apply(me, &call).unwrap();
+        for _ in 0..200 {
+            call = polyclob::onchain::wallet::proxy_calls(&[call]);
+        }
+        assert_eq!(
+            l.apply(me, &call),
+            Err(Revert("wallet calls nested too deeply".into()))
+        );
+    }
+
+    #[test]
+    fn fills_need_balances_and_approvals() {
+        let (mut l, _, ids) = ledger();
+        let house = Address::repeat_byte(0x5e);
+        let me = Address::repeat_byte(1);
+        let fill = Fill {
+            maker_seq: 1,
+            price: 400_000,
+            size: 10_000_000,
+            maker_done: true,
+        };
+        l.mint_collateral(me, U256::from(5_000_000u64));
+        l.settle_fills(me, Side::Buy, &[(house, fill)], ids[0], false);
+        assert_eq!(
+            l.settlement_failures, 1,
+            "no allowance for the exchange yet"
+        );
+        assert_eq!(l.collateral_of(me), U256::from(5_000_000u64));
+        let ex = l.contracts.exchange;
+        l.apply(me, &erc20::approve(l.contracts.collateral, ex, U256::MAX))
+            .unwrap();
+        l.settle_fills(me, Side::Buy, &[(house, fill)], ids[0], false);
+        assert_eq!(l.settlement_failures, 1);
+        assert_eq!(l.collateral_of(me), U256::from(1_000_000u64));
+        assert_eq!(l.token_of(me, ids[0]), U256::from(10_000_000u64));
+        // Selling back needs the ERC-1155 approval.
+        l.settle_fills(me, Side::Sell, &[(house, fill)], ids[0], false);
+        assert_eq!(l.settlement_failures, 2);
+        l.apply(
+            me,
+            &erc1155::set_approval_for_all(l.contracts.conditional_tokens, ex, true),
+        )
+        .unwrap();
+        l.settle_fills(me, Side::Sell, &[(house, fill)], ids[0], false);
+        assert_eq!(l.token_of(me, ids[0]), U256::ZERO);
+        assert_eq!(l.collateral_of(me), U256::from(5_000_000u64));
+    }
+
+    #[test]
+    fn crossed_fills_mint_and_merge_the_full_set() {
+        let (mut l, _, ids) = ledger();
+        let (a, b) = (Address::repeat_byte(1), Address::repeat_byte(2));
+        let ex = l.contracts.exchange;
+        let ctf = l.contracts.conditional_tokens;
+        for who in [a, b] {
+            l.mint_collateral(who, U256::from(10_000_000u64));
+            l.apply(who, &erc20::approve(l.contracts.collateral, ex, U256::MAX))
+                .unwrap();
+        }
+        let escrow = l.collateral_of(ctf);
+        // B (maker) buys 10 NO at 0.40, A (taker) 10 YES at 0.60: a mint.
+        let fill = Fill {
+            maker_seq: 1,
+            price: 400_000,
+            size: 10_000_000,
+            maker_done: true,
+        };
+        l.settle_crossed(Side::Buy, [(a, ids[0]), (b, ids[1])], &fill, false);
+        assert_eq!(l.settlement_failures, 0);
+        assert_eq!(l.collateral_of(a), U256::from(4_000_000u64));
+        assert_eq!(l.collateral_of(b), U256::from(6_000_000u64));
+        assert_eq!(l.token_of(a, ids[0]), U256::from(10_000_000u64));
+        assert_eq!(l.token_of(b, ids[1]), U256::from(10_000_000u64));
+        assert_eq!(l.collateral_of(ctf), escrow + U256::from(10_000_000u64));
+        // Merging needs both ERC-1155 approvals; a refused merge changes nothing.
+        l.apply(a, &erc1155::set_approval_for_all(ctf, ex, true))
+            .unwrap();
+        l.settle_crossed(Side::Sell, [(a, ids[0]), (b, ids[1])], &fill, false);
+        assert_eq!(l.settlement_failures, 1);
+        assert_eq!(l.token_of(a, ids[0]), U256::from(10_000_000u64));
+        l.apply(b, &erc1155::set_approval_for_all(ctf, ex, true))
+            .unwrap();
+        l.settle_crossed(Side::Sell, [(a, ids[0]), (b, ids[1])], &fill, false);
+        assert_eq!(l.settlement_failures, 1);
+        assert_eq!(l.collateral_of(a), U256::from(10_000_000u64));
+        assert_eq!(l.collateral_of(b), U256::from(10_000_000u64));
+        assert_eq!(l.token_of(b, ids[1]), U256::ZERO);
+        assert_eq!(l.collateral_of(ctf), escrow);
+    }
+}

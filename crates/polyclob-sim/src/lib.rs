@@ -1,0 +1,221 @@
+//! An offline Polymarket exchange on loopback, for testing clients and trading bots without
+//! the internet: the CLOB's REST and WebSocket APIs, Gamma, the Data API, the real-time data
+//! socket and, with feature `onchain`, a minimal chain. Built on [polyclob]'s public API (its
+//! signing, order and contract code is what the simulator verifies against), and used by
+//! polyclob's own examples and tests.
+//!
+//! In a bot's tests, as a dev-dependency:
+//!
+//! ```toml
+//! [dev-dependencies]
+//! polyclob-sim = "0.1" # features = ["onchain"] for the chain
+//! ```
+//!
+//! For bots in other languages, the `polyclob-sim` binary serves the same exchange and prints
+//! its address (`cargo install polyclob-sim`, then `polyclob-sim --help`; in polyclob's
+//! repository `cargo run -p polyclob-sim -- --help`).
+//!
+//! Until polyclob 0.1 this was `polyclob::sim` (feature `sim`); every name is unchanged, only
+//! the path: `polyclob::sim::X` is `polyclob_sim::X`.
+//!
+//! The simulator speaks the exchange's wire formats: the REST endpoints of the CLOB (markets,
+//! books, prices, API keys, orders, cancels, open orders, trades, heartbeats) over HTTP/1.1 and
+//! HTTP/2 (h2c), and the `/ws/market` and `/ws/user` WebSocket channels. It verifies L1
+//! ClobAuth signatures, L2 HMACs and EIP-712 order signatures (V2 domain `"2"`, the neg-risk
+//! exchange for neg-risk markets, V3 for position-ID markets; V1 bodies get
+//! `order_version_mismatch`), keeps a price-time-priority book per token, matches crossing
+//! orders (GTC, GTD, FOK, FAK, post-only) and publishes `book`, `price_change`,
+//! `last_trade_price`, `tick_size_change` and user `order`/`trade` events. Everything is
+//! deterministic given a seed: the seeded books, ids, credentials and fault decisions.
+//!
+//! # Testing your bot against it
+//!
+//! Start a simulator inside your test, point your client at [`SimHandle::http_url`] and
+//! [`SimHandle::ws_url`], and drive it as you would the real exchange:
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> std::io::Result<()> {
+//! use polyclob_sim::{MarketSpec, Simulator};
+//!
+//! let sim = Simulator::builder()
+//!     .seed(42)                                // same seed, same books and ids
+//!     .markets(MarketSpec::defaults())         // the crate's four fixture markets
+//!     .start()
+//!     .await?;
+//! let http = sim.http_url();                   // e.g. http://127.0.0.1:40123
+//! let market_ws = format!("{}/ws/market", sim.ws_url());
+//! # let _ = (http, market_ws);
+//! // ... run your bot against these URLs ...
+//! // The server stops when `sim` is dropped.
+//! # Ok(()) }
+//! ```
+//!
+//! Credentials: either go through `POST /auth/api-key` with an L1 ClobAuth signature (as the
+//! real exchange requires), or ask the handle for the very same credentials with
+//! [`SimHandle::api_credentials`] (or install your bot's own with
+//! [`SimHandle::register_api_credentials`]). Authenticated calls then carry the usual five
+//! `POLY_*` L2 headers, HMAC'd over the exact bytes sent:
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use polyclob::sign::{Signer, hmac::HmacKey};
+//! use polyclob_sim::Simulator;
+//!
+//! let sim = Simulator::builder().start().await?;
+//! // Hardhat account #0: a public test key.
+//! let signer = Signer::from_hex("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")?;
+//! let address = signer.address().to_checksum(None);
+//! let creds = sim.api_credentials(&address, 0);
+//!
+//! let ts = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs();
+//! let sig = HmacKey::from_base64url(&creds.secret)?.sign(ts, "GET", "/data/orders", b"");
+//! let page = reqwest::Client::new()
+//!     .get(format!("{}/data/orders?next_cursor=MA==", sim.http_url()))
+//!     .header("POLY_ADDRESS", &address)
+//!     .header("POLY_SIGNATURE", sig.as_str())
+//!     .header("POLY_TIMESTAMP", ts.to_string())
+//!     .header("POLY_API_KEY", &creds.key)
+//!     .header("POLY_PASSPHRASE", &creds.passphrase)
+//!     .send()
+//!     .await?
+//!     .text()
+//!     .await?;
+//! assert!(page.contains(r#""next_cursor":"LTE=""#)); // no open orders yet
+//! # Ok(()) }
+//! ```
+//!
+//! Orders are the exchange's `POST /order` body signed for CLOB V2: domain
+//! `"2"` and the CTF or NegRisk exchange per the market's `neg_risk`, or domain `"3"` and
+//! ExchangeV3 for position-ID markets. The returned `orderID` is the EIP-712 order hash.
+//!
+//! ## What is served
+//!
+//! | area | endpoints / messages |
+//! |---|---|
+//! | health | `GET /`, `/ok`, `/time`, `/version` |
+//! | markets | `GET /markets`, `/simplified-markets`, `/sampling-markets`, `/sampling-simplified-markets` (cursor pages `MA==` … `LTE=`), `/markets/{condition_id}`, `/clob-markets/{condition_id}`, `/markets-by-token/{token_id}` |
+//! | prices | `GET /book` (levels worst-first), `POST /books`, `GET /price`, `POST /prices`, `GET /midpoint`, `POST /midpoints`, `GET /spread`, `POST /spreads`, `/tick-size`, `/neg-risk`, `/fee-rate`, `/last-trade-price`, `/last-trades-prices` |
+//! | keys (L1) | `POST /auth/api-key`, `GET /auth/derive-api-key` (deterministic per address, nonce and seed); `GET /auth/api-keys` (L2) |
+//! | trading (L2) | `POST /order`, `POST /orders` (≤ 15), `DELETE /order`, `/orders` (≤ 1000 ids), `/cancel-all`, `/cancel-market-orders` |
+//! | account (L2) | `GET /data/orders` (`asset_id` needs `market`), `/data/order/{id}`, `/data/trades` (cursor pages), `POST /v1/heartbeats` (chained ids; silence for the heartbeat timeout cancels all the user's orders) |
+//! | `/ws/market` | `{"assets_ids":[…],"type":"market"}` → one frame with an array of `book` events (hash by the exchange's formula, see [`book::integrity`](polyclob::book::integrity); no `min_order_size`/`neg_risk`, as on the exchange); then `price_change` (with `price_changes`, `best_bid`, `best_ask`, `hash`), `last_trade_price`, a fresh `book` after each trade, `tick_size_change`; with `"custom_feature_enabled":true` also `best_bid_ask` when the top of book moves; `{"operation":"subscribe"/"unsubscribe"}` at any time |
+//! | `/ws/user` | `{"auth":{apiKey,secret,passphrase},"markets":[…],"type":"user"}` → `order` (`PLACEMENT`/`UPDATE`/`CANCELLATION`) and `trade` (`MATCHED` then `CONFIRMED`) events of that user, filtered by condition id (no list = all) |
+//! | Gamma, at [`SimHandle::gamma_url`] | `GET /markets/keyset`, `/events/keyset` (keyset cursors: `after_cursor` in, `next_cursor` out, absent on the last page; ≤ 100 markets / 500 events a page, ≤ 100 `condition_ids`), `/markets/{id}`, `/markets/slug/{slug}`, `/events/{id}`, `/events/slug/{slug}`, `/public-search`, `/tags`, `/series`, `/sports`; the CLOB markets in Gamma's vocabulary |
+//! | Data API v2, at [`SimHandle::data_api_url`] | `GET /v2/positions`, `/v2/trades`, `/v2/activity`, `/v2/value`, `/v2/holders` in the `{data, pagination}` envelope with cursors; derived from the simulator's fills |
+//! | `/rtds` ([`SimHandle::rtds_url`]) | the real-time data socket: `{"action":"subscribe","subscriptions":[{topic,type,filters}]}` → deterministic synthetic `crypto_prices` (Binance symbols), `crypto_prices_chainlink`, `crypto_prices_twap_*` and `equity_prices` updates every [`SimBuilder::rtds_interval`] (with the three-point `subscribe` history after a filtered subscribe), and `activity`/`orders_matched` for every fill of this simulator |
+//! | RTDS | text `PING` → text `PONG` |
+//! | market and user WS | text `PING` → text `PONG` (`INVALID OPERATION` before the initial subscribe); a second initial (`"type"`) message → `INVALID OPERATION` |
+//! | chain (feature `onchain`, `SimBuilder::onchain`) | `POST /rpc`: JSON-RPC (`eth_call`, `eth_sendRawTransaction`, receipts, nonces, fees; batches) over in-memory pUSD and outcome-token balances; `SimHandle::fund_collateral`, `fund_native`, `resolve_market` |
+//!
+//! Faults: build a [`Faults`] (latency, jitter, `425`/`429`/`503` on a schedule or with a
+//! probability, WS disconnects and silence) and pass it to [`SimBuilder::faults`], or change it
+//! while running with [`SimHandle::set_faults`]; [`SimHandle::disconnect_ws`] drops every WS
+//! connection at once and [`SimHandle::set_cancel_only`] puts the exchange in cancel-only mode.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> std::io::Result<()> {
+//! use std::time::Duration;
+//! use polyclob_sim::{Faults, HttpFault, HttpRule, Simulator, Trigger};
+//!
+//! let sim = Simulator::builder()
+//!     .faults(
+//!         Faults::none()
+//!             .latency(Duration::from_millis(2))
+//!             // every 5th POST /order answers 429 with Retry-After: 1
+//!             .http(HttpRule::new(Trigger::EveryNth(5), HttpFault::RateLimited { retry_after: Duration::from_secs(1) })
+//!                 .path_prefix("/order"))
+//!             // drop a WS connection on every 50th frame it is sent
+//!             .ws_disconnect(Trigger::EveryNth(50)),
+//!     )
+//!     .start()
+//!     .await?;
+//! sim.set_faults(Faults::none()); // and back to normal
+//! # Ok(()) }
+//! ```
+//!
+//! Trading rails: [`SimBuilder::rate_limits`] enforces the exchange's per-signer order and
+//! cancel token buckets (429 + `Retry-After`, `Poly-RateLimit-*` headers, per-signer tiers with
+//! [`SimHandle::set_rate_limit_tier`], `GET /v1/user/rate-limit-tier`);
+//! [`SimHandle::set_post_only`] opens a post-only window; [`SimHandle::set_closed_only`] marks
+//! an account closed-only (`GET /auth/ban-status/closed-only`). An `Invalid Heartbeat ID`
+//! answer carries the chain's current id, and silence past the heartbeat timeout cancels all
+//! the user's orders.
+//!
+//! Market activity: [`SimBuilder::activity`] (or [`SimHandle::set_activity`]) makes seeded
+//! simulated traders rest, cancel and take orders on a timer, so books move and trades print
+//! without a second client; [`SimHandle::step_activity`] does the same synchronously for
+//! deterministic tests.
+//!
+//! # Fidelity notes
+//!
+//! - Books are per token; complementary tokens are seeded as mirror images but an order on
+//!   "Yes" does not match an order on "No" (the real exchange also matches via minting/merging).
+//!   RFQ quotes do settle across the two tokens: a quote on the complement token mints (both
+//!   buy) or merges (both sell).
+//! - Session signers: the relayer's `/v1/session-signers/*` routes and
+//!   `/v1/account/transactions/params` are served on the same host; a batch is checked (builder
+//!   key, owner signature, nonce, deadline) and applied at once, with no pending transaction. A
+//!   deposit wallet belongs to the first owner that signs for it (the simulator does not derive
+//!   deposit-wallet addresses).
+//! - Market (FOK/FAK) orders are matched for the share quantity they imply (`takerAmount` for
+//!   BUY, `makerAmount` for SELL) at the tick price recovered from the amounts.
+//! - A user's orders may match each other (no self-trade prevention).
+//! - A WS client that falls more than 8192 frames behind is disconnected (no silent loss: it
+//!   reconnects and re-snapshots).
+//! - Trades settle at once: each match yields a `MATCHED` then a `CONFIRMED` user `trade` event
+//!   with a deterministic fake transaction hash. Balances and allowances are not modelled,
+//!   except on the optional chain (`onchain`), where each fill moves pUSD and outcome tokens
+//!   through the exchange's allowances (a fill an account cannot cover is counted in
+//!   `SimHandle::settlement_failures`, not refused).
+//! - Proxy/Safe makers must be the CREATE2 wallets of `POLY_ADDRESS` (the proxy factory only
+//!   on Polygon). POLY_1271 signatures are checked (the owner's ERC-7739 signature must recover
+//!   to `POLY_ADDRESS`); who owns a deposit wallet is not modelled.
+//! - `POLY_TIMESTAMP` is not checked for freshness (fixed-timestamp test vectors work).
+//! - GTD orders must expire more than 60 s ahead and are removed 60 s before their
+//!   expiration (the exchange's documented one-minute security threshold).
+//! - Error texts follow Polymarket's documented messages where they are documented; others are
+//!   descriptive and stable.
+//!
+//! [polyclob]: https://docs.rs/polyclob
+
+// The simulator never prints: output belongs to the test or the binary.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+// Nothing a client sends can panic it: no `unwrap` outside tests, `expect` only on a locally
+// proven invariant, with its reason.
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
+
+mod activity;
+mod auth;
+#[cfg(feature = "onchain")]
+mod chain;
+mod data_api;
+mod engine;
+mod events;
+mod faults;
+mod gamma;
+#[cfg(feature = "onchain")]
+mod ledger;
+mod market;
+mod programs;
+mod rails;
+mod rest;
+mod rfq;
+mod rng;
+mod rtds;
+mod server;
+mod state;
+mod trades;
+mod ws;
+
+pub use self::faults::{Faults, HttpFault, HttpRule, Trigger};
+pub use self::market::{MarketSpec, TokenSpec, parse_markets};
+pub use self::rails::RailStats;
+pub use self::server::{ApiCredentials, SimBuilder, SimHandle, Simulator};
+
+// Compiles the README's code blocks as doctests, so the README cannot drift.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

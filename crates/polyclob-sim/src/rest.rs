@@ -1,0 +1,760 @@
+//! REST routes (protocol.md §4): public market data, L1 key management, L2 trading and
+//! account data, heartbeats. Every error is the exchange's `{"error": "…"}` shape.
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::http::request::Parts;
+use hyper::{Method, Response, StatusCode};
+use serde_json::{Value, json};
+
+use polyclob::types::Side;
+
+use super::server::{Reject, Shared, error_response, json_response};
+use super::state::{Canceled, Exchange, Placed, now_s};
+use super::{auth, events, rails};
+use polyclob::clob::Bucket;
+
+type Resp = Response<Full<Bytes>>;
+
+/// The first cursor and the end marker of paginated endpoints (base64 of "0" and "-1").
+pub(crate) const FIRST_CURSOR: &str = "MA==";
+pub(crate) const END_CURSOR: &str = "LTE=";
+
+/// Most orders one `POST /orders` may carry.
+const MAX_BATCH: usize = 15;
+
+pub(super) fn ok(v: &Value) -> Resp {
+    json_response(StatusCode::OK, v.to_string())
+}
+
+/// `DELETE /orders` takes at most this many ids (Polymarket changelog, 2026-06-15).
+pub(crate) const MAX_CANCEL_IDS: usize = 1000;
+
+/// `GET /data/orders` refuses an `asset_id` filter without `market` (announced for
+/// 2026-12-14 with py-sdk polymarket-client v0.20.0).
+const ASSET_WITHOUT_MARKET: &str = "market is required when filtering open orders by asset_id";
+
+fn bad(msg: &str) -> Resp {
+    error_response(StatusCode::BAD_REQUEST, msg)
+}
+
+/// Decoded query string pairs (minimal percent-decoding; ids are digits and hex).
+pub(crate) fn parse_query(q: Option<&str>) -> Vec<(String, String)> {
+    q.unwrap_or("")
+        .split('&')
+        .filter(|s| !s.is_empty())
+        .map(|kv| {
+            let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+            (percent_decode(k), percent_decode(v))
+        })
+        .collect()
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'%' if i + 2 < b.len() => {
+                let hex = std::str::from_utf8(&b[i + 1..i + 3])
+                    .ok()
+                    .and_then(|h| u8::from_str_radix(h, 16).ok());
+                match hex {
+                    Some(v) => {
+                        out.push(v);
+                        i += 3;
+                    }
+                    None => {
+                        out.push(b'%');
+                        i += 1;
+                    }
+                }
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            c => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+pub(crate) fn q<'a>(query: &'a [(String, String)], key: &str) -> Option<&'a str> {
+    query
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+        .filter(|v| !v.is_empty())
+}
+
+fn encode_cursor(offset: usize) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(offset.to_string())
+}
+
+/// The offset a cursor stands for; `None` for the end marker.
+fn decode_cursor(c: Option<&str>) -> Result<Option<usize>, Reject> {
+    use base64::Engine as _;
+    match c {
+        None | Some(FIRST_CURSOR) => Ok(Some(0)),
+        Some(END_CURSOR) => Ok(None),
+        Some(c) => base64::engine::general_purpose::STANDARD
+            .decode(c)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
+            .and_then(|s| s.parse::<usize>().ok())
+            .map(Some)
+            .ok_or_else(|| Reject::bad(format!("invalid next_cursor {c:?}"))),
+    }
+}
+
+/// A page `{"data","next_cursor","limit","count"}` of `items` starting at the cursor.
+pub(super) fn page(items: Vec<Value>, cursor: Option<&str>, size: usize) -> Resp {
+    let start = match decode_cursor(cursor) {
+        Ok(Some(s)) => s,
+        Ok(None) => {
+            return ok(&json!({"data": [], "next_cursor": END_CURSOR, "limit": size, "count": 0}));
+        }
+        Err(r) => return r.into_response(),
+    };
+    let total = items.len();
+    let data: Vec<Value> = items.into_iter().skip(start).take(size).collect();
+    let end = start.saturating_add(data.len());
+    let next = if end < total {
+        encode_cursor(end)
+    } else {
+        END_CURSOR.to_owned()
+    };
+    ok(&json!({"data": data, "next_cursor": next, "limit": size, "count": data.len()}))
+}
+
+/// Dispatches one request.
+pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
+    let path = parts.uri.path();
+    let query = parse_query(parts.uri.query());
+    let m = &parts.method;
+    let get = m == Method::GET;
+    let post = m == Method::POST;
+    let delete = m == Method::DELETE;
+    if let Some(r) = super::programs::route(shared, parts, &query, body) {
+        return r;
+    }
+    match path {
+        "/" | "/ok" if get => json_response(StatusCode::OK, "\"OK\"".into()),
+        "/time" if get => json_response(StatusCode::OK, now_s().to_string()),
+        "/version" if get => ok(&json!({"version": shared.clob_version})),
+        "/markets" | "/sampling-markets" if get => markets(shared, &query, false),
+        "/simplified-markets" | "/sampling-simplified-markets" if get => {
+            markets(shared, &query, true)
+        }
+        "/book" if get => with_token(shared, &query, |ex, mi, ti| {
+            json_response(
+                StatusCode::OK,
+                events::book(ex, mi, ti, super::state::now_ms()),
+            )
+        }),
+        "/books" if post => books(shared, body),
+        "/price" if get => price(shared, &query),
+        "/prices" if post => batch(shared, body, |ex, mi, ti, item| {
+            let side = item.get("side").and_then(Value::as_str).unwrap_or("BUY");
+            let b = &ex.markets[mi].books[ti];
+            let p = if side == "SELL" {
+                b.best_ask()
+            } else {
+                b.best_bid()
+            };
+            json!({ side: p.map_or_else(|| "0".into(), events::price) })
+        }),
+        "/midpoint" if get => with_token(shared, &query, |ex, mi, ti| {
+            ok(&json!({"mid": midpoint(ex, mi, ti)}))
+        }),
+        "/midpoints" if post => batch(shared, body, |ex, mi, ti, _| json!(midpoint(ex, mi, ti))),
+        "/spread" if get => with_token(shared, &query, |ex, mi, ti| {
+            ok(&json!({"spread": spread(ex, mi, ti)}))
+        }),
+        "/spreads" if post => batch(shared, body, |ex, mi, ti, _| json!(spread(ex, mi, ti))),
+        "/tick-size" if get => with_token(shared, &query, |ex, mi, _| {
+            ok(
+                &json!({"minimum_tick_size": ex.markets[mi].spec.tick.as_str().parse::<f64>().unwrap_or(0.01)}),
+            )
+        }),
+        "/neg-risk" if get => with_token(shared, &query, |ex, mi, _| {
+            ok(&json!({"neg_risk": ex.markets[mi].spec.neg_risk}))
+        }),
+        "/fee-rate" if get => with_token(shared, &query, |_, _, _| ok(&json!({"base_fee": 0}))),
+        "/last-trade-price" if get => {
+            with_token(shared, &query, |ex, mi, ti| ok(&last_trade(ex, mi, ti)))
+        }
+        "/last-trades-prices" if get || post => last_trades(shared, body),
+        "/auth/api-key" if post => l1_key(shared, parts, true),
+        "/auth/derive-api-key" if get => l1_key(shared, parts, false),
+        "/auth/api-keys" if get => l2(shared, parts, body, |ex, key| {
+            ok(&json!({"apiKeys": ex.keys_of(&key.address)}))
+        }),
+        "/order" if post => l2(shared, parts, body, |ex, key| {
+            rails::metered(shared, &key.address, Bucket::Order, 1, || {
+                post_order(shared, ex, key, body)
+            })
+        }),
+        "/orders" if post => l2(shared, parts, body, |ex, key| {
+            let cost = match serde_json::from_slice::<Value>(body) {
+                Ok(Value::Array(items)) => u32::try_from(items.len()).unwrap_or(u32::MAX).max(1),
+                _ => 1,
+            };
+            rails::metered(shared, &key.address, Bucket::Order, cost, || {
+                post_orders(shared, ex, key, body)
+            })
+        }),
+        "/order" if delete => l2(shared, parts, body, |ex, key| {
+            rails::metered(shared, &key.address, Bucket::Cancel, 1, || {
+                let id = serde_json::from_slice::<Value>(body)
+                    .ok()
+                    .and_then(|v| v.get("orderID").and_then(Value::as_str).map(str::to_owned));
+                match id {
+                    Some(id) => cancel_resp(ex.cancel(&key.address, &[id])),
+                    None => bad("Invalid order payload: expected {\"orderID\": \"0x…\"}"),
+                }
+            })
+        }),
+        "/orders" if delete => l2(
+            shared,
+            parts,
+            body,
+            |ex, key| match serde_json::from_slice::<Vec<String>>(body) {
+                Ok(ids) if ids.len() > MAX_CANCEL_IDS => bad(&format!(
+                    "Too many order IDs: at most {MAX_CANCEL_IDS} per request, got {}",
+                    ids.len()
+                )),
+                Ok(ids) => {
+                    let cost = u32::try_from(ids.len()).unwrap_or(u32::MAX).max(1);
+                    rails::metered(shared, &key.address, Bucket::Cancel, cost, || {
+                        cancel_resp(ex.cancel(&key.address, &ids))
+                    })
+                }
+                Err(_) => bad("Invalid order payload: expected an array of order ids"),
+            },
+        ),
+        "/cancel-all" if delete => l2(shared, parts, body, |ex, key| {
+            // 1 + the number cancelled.
+            let open = ex.open_orders(&key.address).len();
+            let cost = u32::try_from(open).unwrap_or(u32::MAX).saturating_add(1);
+            rails::metered(shared, &key.address, Bucket::Cancel, cost, || {
+                cancel_resp(ex.cancel_where(&key.address, None, None))
+            })
+        }),
+        "/v1/user/rate-limit-tier" if get => l2(shared, parts, body, |_, key| {
+            ok(&json!({"tier": shared.rails().tier_of(&key.address).as_str()}))
+        }),
+        "/auth/ban-status/closed-only" if get => l2(shared, parts, body, |_, key| {
+            ok(&json!({"closed_only": shared.rails().is_closed_only(&key.address)}))
+        }),
+        "/cancel-market-orders" if delete => l2(shared, parts, body, |ex, key| {
+            // `{}` (or no body) has no filter: every market. Anything but an object is refused.
+            let v: Value = match serde_json::from_slice(body) {
+                Ok(v @ Value::Object(_)) => v,
+                Err(_) if body.is_empty() => Value::Null,
+                _ => return bad("Invalid payload: expected {\"market\": …, \"asset_id\": …}"),
+            };
+            let market = v
+                .get("market")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty());
+            let asset = v
+                .get("asset_id")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty());
+            let mi = market.map(|c| ex.market_by_condition(c));
+            let ti = asset.map(|a| ex.token(a));
+            // An unknown market or token matches nothing.
+            let none = matches!(mi, Some(None)) || matches!(ti, Some(None));
+            let (mi, ti) = (mi.flatten(), ti.flatten());
+            // 1 + the number cancelled.
+            let matching = if none {
+                0
+            } else {
+                ex.open_orders(&key.address)
+                    .iter()
+                    .filter(|o| mi.is_none_or(|m| o.market == m))
+                    .filter(|o| ti.is_none_or(|(m, t)| o.market == m && o.token == t))
+                    .count()
+            };
+            let cost = u32::try_from(matching)
+                .unwrap_or(u32::MAX)
+                .saturating_add(1);
+            rails::metered(shared, &key.address, Bucket::Cancel, cost, || {
+                if none {
+                    return cancel_resp(Canceled::default());
+                }
+                cancel_resp(ex.cancel_where(&key.address, mi, ti))
+            })
+        }),
+        "/data/orders" if get => l2(shared, parts, body, |ex, key| {
+            if q(&query, "asset_id").is_some() && q(&query, "market").is_none() {
+                return bad(ASSET_WITHOUT_MARKET);
+            }
+            let items: Vec<Value> = ex
+                .open_orders(&key.address)
+                .into_iter()
+                .filter(|o| q(&query, "id").is_none_or(|id| o.id.eq_ignore_ascii_case(id)))
+                .filter(|o| {
+                    q(&query, "market").is_none_or(|c| ex.markets[o.market].spec.condition_id == c)
+                })
+                .filter(|o| {
+                    q(&query, "asset_id")
+                        .is_none_or(|a| ex.markets[o.market].spec.tokens[o.token].token_id() == a)
+                })
+                .map(|o| events::order(ex, o))
+                .collect();
+            page(items, q(&query, "next_cursor"), shared.page_size)
+        }),
+        "/data/trades" if get => l2(shared, parts, body, |ex, key| {
+            let before = q(&query, "before").and_then(|s| s.parse::<u64>().ok());
+            let after = q(&query, "after").and_then(|s| s.parse::<u64>().ok());
+            let items: Vec<Value> = ex
+                .user_trades(&key.address)
+                .into_iter()
+                .filter(|t| q(&query, "id").is_none_or(|id| t.id == id))
+                .filter(|t| {
+                    q(&query, "market").is_none_or(|c| ex.markets[t.market].spec.condition_id == c)
+                })
+                .filter(|t| {
+                    q(&query, "asset_id")
+                        .is_none_or(|a| ex.markets[t.market].spec.tokens[t.token].token_id() == a)
+                })
+                .filter(|t| before.is_none_or(|b| t.match_time < b))
+                .filter(|t| after.is_none_or(|a| t.match_time > a))
+                .map(|t| events::trade(ex, t, &key.address))
+                .filter(|v| {
+                    q(&query, "maker_address").is_none_or(|m| {
+                        v.get("maker_address")
+                            .and_then(Value::as_str)
+                            .is_some_and(|x| x.eq_ignore_ascii_case(m))
+                    })
+                })
+                .collect();
+            page(items, q(&query, "next_cursor"), shared.page_size)
+        }),
+        "/v1/heartbeats" | "/heartbeats" if post => l2(shared, parts, body, |ex, key| {
+            let v: Value = if body.is_empty() {
+                Value::Null
+            } else {
+                serde_json::from_slice(body).unwrap_or(Value::Null)
+            };
+            let id = v.get("heartbeat_id").and_then(Value::as_str);
+            match ex.heartbeat(&key.address, id) {
+                Ok(next) => ok(&json!({"heartbeat_id": next, "error": null})),
+                // The exchange's answer names the id the chain expects, so a client can
+                // resynchronise (docs: order heartbeats).
+                Err(e) => json_response(
+                    StatusCode::BAD_REQUEST,
+                    json!({
+                        "error": e,
+                        "error_msg": e,
+                        "heartbeat_id": ex.heartbeat_id(&key.address),
+                    })
+                    .to_string(),
+                ),
+            }
+        }),
+        _ => {
+            if let Some(rest) = path.strip_prefix("/markets/") {
+                if get {
+                    let ex = shared.ex();
+                    return match ex.market_by_condition(rest) {
+                        Some(mi) => ok(&events::market(&ex, mi)),
+                        None => error_response(StatusCode::NOT_FOUND, "market not found"),
+                    };
+                }
+            }
+            if let Some(rest) = path.strip_prefix("/clob-markets/") {
+                if get {
+                    let ex = shared.ex();
+                    return match ex.market_by_condition(rest) {
+                        Some(mi) => ok(&events::clob_market(&ex, mi)),
+                        None => error_response(StatusCode::NOT_FOUND, "market not found"),
+                    };
+                }
+            }
+            if let Some(rest) = path.strip_prefix("/markets-by-token/") {
+                if get {
+                    let ex = shared.ex();
+                    return match ex.token(rest) {
+                        Some((mi, _)) => {
+                            let s = &ex.markets[mi].spec;
+                            ok(&json!({
+                                "condition_id": s.condition_id,
+                                "primary_token_id": s.tokens[0].token_id(),
+                                "secondary_token_id": s.tokens[1].token_id(),
+                            }))
+                        }
+                        None => error_response(StatusCode::NOT_FOUND, "market not found"),
+                    };
+                }
+            }
+            if let Some(id) = path.strip_prefix("/data/order/") {
+                if get {
+                    let id = id.to_owned();
+                    return l2(shared, parts, body, move |ex, key| match ex.order(&id) {
+                        Some(o) if o.user == key.address => ok(&events::order(ex, o)),
+                        _ => error_response(StatusCode::NOT_FOUND, "order not found"),
+                    });
+                }
+            }
+            error_response(StatusCode::NOT_FOUND, "Not Found")
+        }
+    }
+}
+
+fn markets(shared: &Shared, query: &[(String, String)], simplified: bool) -> Resp {
+    let ex = shared.ex();
+    let items: Vec<Value> = (0..ex.markets.len())
+        .map(|mi| {
+            if simplified {
+                events::simplified_market(&ex, mi)
+            } else {
+                events::market(&ex, mi)
+            }
+        })
+        .collect();
+    page(items, q(query, "next_cursor"), shared.page_size)
+}
+
+fn with_token(
+    shared: &Shared,
+    query: &[(String, String)],
+    f: impl FnOnce(&Exchange, usize, usize) -> Resp,
+) -> Resp {
+    let Some(token) = q(query, "token_id") else {
+        return bad("Invalid token id");
+    };
+    let ex = shared.ex();
+    match ex.token(token) {
+        Some((mi, ti)) => f(&ex, mi, ti),
+        None => error_response(
+            StatusCode::NOT_FOUND,
+            "No orderbook exists for the requested token id",
+        ),
+    }
+}
+
+fn price(shared: &Shared, query: &[(String, String)]) -> Resp {
+    let side = match q(query, "side").map(str::as_bytes).and_then(Side::parse) {
+        Some(s) => s,
+        None => return bad("Invalid side"),
+    };
+    // Live exchange: side=BUY answers the best bid, side=SELL the best ask.
+    with_token(shared, query, |ex, mi, ti| {
+        let b = &ex.markets[mi].books[ti];
+        let p = match side {
+            Side::Buy => b.best_bid(),
+            Side::Sell => b.best_ask(),
+        };
+        match p {
+            Some(p) => ok(&json!({"price": events::price(p)})),
+            None => error_response(
+                StatusCode::NOT_FOUND,
+                "No orderbook exists for the requested token id",
+            ),
+        }
+    })
+}
+
+fn midpoint(ex: &Exchange, mi: usize, ti: usize) -> String {
+    let b = &ex.markets[mi].books[ti];
+    match (b.best_bid(), b.best_ask()) {
+        // Every tick is a multiple of 100 micro-units, so the mean is a whole micro-unit.
+        (Some(bid), Some(ask)) => events::price(((u64::from(bid) + u64::from(ask)) / 2) as u32),
+        (Some(p), None) | (None, Some(p)) => events::price(p),
+        (None, None) => "0".to_owned(),
+    }
+}
+
+fn spread(ex: &Exchange, mi: usize, ti: usize) -> String {
+    let b = &ex.markets[mi].books[ti];
+    match (b.best_bid(), b.best_ask()) {
+        (Some(bid), Some(ask)) => events::price(ask.saturating_sub(bid)),
+        _ => "0".to_owned(),
+    }
+}
+
+fn last_trade(ex: &Exchange, mi: usize, ti: usize) -> Value {
+    match ex.markets[mi].last_trade[ti] {
+        Some((p, side)) => json!({"price": events::price(p), "side": side.as_str()}),
+        None => json!({"price": "0.5", "side": ""}),
+    }
+}
+
+/// Parses `[{"token_id": …}, …]`.
+fn token_list(body: &[u8]) -> Result<Vec<Value>, Reject> {
+    match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Array(items)) if items.len() <= 500 => Ok(items),
+        Ok(Value::Array(_)) => Err(Reject::bad("Payload exceeds the limit")),
+        _ => Err(Reject::bad("Invalid payload")),
+    }
+}
+
+fn books(shared: &Shared, body: &[u8]) -> Resp {
+    let items = match token_list(body) {
+        Ok(i) => i,
+        Err(r) => return r.into_response(),
+    };
+    let ex = shared.ex();
+    let ts = super::state::now_ms();
+    let out: Vec<String> = items
+        .iter()
+        .filter_map(|i| i.get("token_id").and_then(Value::as_str))
+        .filter_map(|t| ex.token(t))
+        .map(|(mi, ti)| events::book(&ex, mi, ti, ts))
+        .collect();
+    json_response(StatusCode::OK, format!("[{}]", out.join(",")))
+}
+
+/// `{token_id: f(..)}` over a `[{"token_id": …}]` body; unknown tokens are skipped.
+fn batch(
+    shared: &Shared,
+    body: &[u8],
+    f: impl Fn(&Exchange, usize, usize, &Value) -> Value,
+) -> Resp {
+    let items = match token_list(body) {
+        Ok(i) => i,
+        Err(r) => return r.into_response(),
+    };
+    let ex = shared.ex();
+    let mut out = serde_json::Map::new();
+    for item in &items {
+        let Some(t) = item.get("token_id").and_then(Value::as_str) else {
+            continue;
+        };
+        let Some((mi, ti)) = ex.token(t) else {
+            continue;
+        };
+        let v = f(&ex, mi, ti, item);
+        match (out.get_mut(t), v) {
+            // /prices may ask both sides of one token: merge {"BUY":…} and {"SELL":…}.
+            (Some(Value::Object(prev)), Value::Object(new)) => prev.extend(new),
+            (_, v) => {
+                out.insert(t.to_owned(), v);
+            }
+        }
+    }
+    ok(&Value::Object(out))
+}
+
+fn last_trades(shared: &Shared, body: &[u8]) -> Resp {
+    let items = match token_list(body) {
+        Ok(i) => i,
+        Err(r) => return r.into_response(),
+    };
+    let ex = shared.ex();
+    let out: Vec<Value> = items
+        .iter()
+        .filter_map(|i| i.get("token_id").and_then(Value::as_str))
+        .filter_map(|t| ex.token(t).map(|x| (t, x)))
+        .map(|(t, (mi, ti))| {
+            let mut v = last_trade(&ex, mi, ti);
+            if let Some(o) = v.as_object_mut() {
+                o.insert("token_id".into(), json!(t));
+            }
+            v
+        })
+        .collect();
+    ok(&Value::Array(out))
+}
+
+fn l1_key(shared: &Shared, parts: &Parts, create: bool) -> Resp {
+    let l1 = match auth::l1(shared, &parts.headers) {
+        Ok(l1) => l1,
+        Err(r) => return r.into_response(),
+    };
+    let mut ex = shared.ex();
+    let rec = if create {
+        ex.create_api_key(&l1.address, l1.nonce)
+    } else {
+        ex.derive_api_key(&l1.address, l1.nonce)
+    };
+    match rec {
+        Ok(k) => ok(&json!({"apiKey": k.key, "secret": k.secret, "passphrase": k.passphrase})),
+        Err(e) => bad(e),
+    }
+}
+
+/// Runs `f` with the exchange locked once L2 authentication passed.
+pub(super) fn l2(
+    shared: &Shared,
+    parts: &Parts,
+    body: &[u8],
+    f: impl FnOnce(&mut Exchange, &super::state::ApiKeyRec) -> Resp,
+) -> Resp {
+    let mut ex = shared.ex();
+    let key = match auth::l2(shared, &ex, parts, body) {
+        Ok(k) => k,
+        Err(r) => return r.into_response(),
+    };
+    f(&mut ex, &key)
+}
+
+fn placed_json(p: &Placed) -> Value {
+    let amount = |v: u64| {
+        if v == 0 {
+            String::new()
+        } else {
+            events::size(v)
+        }
+    };
+    json!({
+        "success": true,
+        "errorMsg": "",
+        "orderID": p.id,
+        "status": p.status,
+        "makingAmount": amount(p.making),
+        "takingAmount": amount(p.taking),
+        "transactionsHashes": p.tx_hashes,
+        "tradeIDs": p.trade_ids,
+    })
+}
+
+/// Validates and places one order object; errors are `(status, message)`.
+fn place_one(
+    shared: &Shared,
+    ex: &mut Exchange,
+    key: &super::state::ApiKeyRec,
+    v: &Value,
+) -> Result<Placed, (StatusCode, String)> {
+    let order = auth::parse_order(shared, ex, key, v).map_err(|e| (StatusCode::BAD_REQUEST, e))?;
+    place_parsed(ex, order)
+}
+
+fn place_parsed(
+    ex: &mut Exchange,
+    order: super::state::NewOrder,
+) -> Result<Placed, (StatusCode, String)> {
+    ex.place(order).map_err(|e| {
+        let status = if ex.cancel_only {
+            StatusCode::SERVICE_UNAVAILABLE
+        } else {
+            StatusCode::BAD_REQUEST
+        };
+        (status, e)
+    })
+}
+
+fn post_order(
+    shared: &Shared,
+    ex: &mut Exchange,
+    key: &super::state::ApiKeyRec,
+    body: &[u8],
+) -> Resp {
+    let v: Value = match serde_json::from_slice(body) {
+        Ok(v @ Value::Object(_)) => v,
+        _ => return bad("Invalid order payload"),
+    };
+    let order = match auth::parse_order(shared, ex, key, &v) {
+        Ok(o) => o,
+        Err(e) => return bad(&e),
+    };
+    if let Some(r) = rails::order_gate(
+        shared,
+        &key.address,
+        order.post_only,
+        order.side == Side::Buy,
+    ) {
+        return r;
+    }
+    match place_parsed(ex, order) {
+        Ok(p) => ok(&placed_json(&p)),
+        Err((status, e)) => error_response(status, &e),
+    }
+}
+
+fn post_orders(
+    shared: &Shared,
+    ex: &mut Exchange,
+    key: &super::state::ApiKeyRec,
+    body: &[u8],
+) -> Resp {
+    let items = match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Array(items)) if !items.is_empty() => items,
+        _ => return bad("Invalid order payload"),
+    };
+    if items.len() > MAX_BATCH {
+        return bad(&format!(
+            "Too many orders in payload: {}, max allowed: {MAX_BATCH}",
+            items.len()
+        ));
+    }
+    if ex.cancel_only {
+        return error_response(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Trading is currently cancel-only. New orders are not accepted, but cancels are allowed.",
+        );
+    }
+    let all_post_only = items
+        .iter()
+        .all(|v| v.get("postOnly").and_then(Value::as_bool) == Some(true));
+    let any_buy = items.iter().any(|v| {
+        v.get("order")
+            .and_then(|o| o.get("side"))
+            .is_some_and(|s| s.as_str() == Some("BUY") || s.as_u64() == Some(0))
+    });
+    if let Some(r) = rails::order_gate(shared, &key.address, all_post_only, any_buy) {
+        return r;
+    }
+    let out: Vec<Value> = items
+        .iter()
+        .map(|v| match place_one(shared, ex, key, v) {
+            Ok(p) => placed_json(&p),
+            Err((_, e)) => json!({
+                "success": false,
+                "errorMsg": e,
+                "orderID": "",
+                "status": "",
+                "makingAmount": "",
+                "takingAmount": "",
+                "transactionsHashes": [],
+                "tradeIDs": [],
+            }),
+        })
+        .collect();
+    ok(&Value::Array(out))
+}
+
+fn cancel_resp(c: Canceled) -> Resp {
+    let not: serde_json::Map<String, Value> = c
+        .not_canceled
+        .into_iter()
+        .map(|(k, v)| (k, Value::String(v)))
+        .collect();
+    ok(&json!({"canceled": c.canceled, "not_canceled": not}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_round_trip() {
+        assert_eq!(encode_cursor(0), FIRST_CURSOR);
+        assert_eq!(decode_cursor(Some(FIRST_CURSOR)).ok(), Some(Some(0)));
+        assert_eq!(
+            decode_cursor(Some(&encode_cursor(500))).ok(),
+            Some(Some(500))
+        );
+        assert_eq!(decode_cursor(Some(END_CURSOR)).ok(), Some(None));
+        assert!(decode_cursor(Some("%%%")).is_err());
+    }
+
+    #[test]
+    fn query_decoding() {
+        let q = parse_query(Some("token_id=123&side=BUY&x=a%20b&bad=%zz&e="));
+        assert_eq!(q[0], ("token_id".into(), "123".into()));
+        assert_eq!(q[2].1, "a b");
+        assert_eq!(q[3].1, "%zz");
+        assert_eq!(super::q(&q, "e"), None);
+        assert_eq!(percent_decode("%4"), "%4");
+    }
+}

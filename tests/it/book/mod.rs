@@ -1,0 +1,2 @@
+mod hash;
+mod oracle;

@@ -1,0 +1,3 @@
+mod rpc;
+mod sim;
+mod vectors;

@@ -1,0 +1,5 @@
+mod governor_stats;
+mod heartbeat;
+mod limits;
+mod preflight;
+mod restrictions;

@@ -1,0 +1,113 @@
+//! Pre-flight checks: the order's signer must be the API key's address, and the funder the
+//! wallet its signature type implies; mismatches are refused before signing, naming both
+//! addresses, and nothing is sent.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::support::rails;
+
+use polyclob::clob::Throttle;
+use polyclob::order::{LimitOrder, OrderSigner};
+use polyclob::sign::Signer;
+use polyclob::sign::wallet::Wallet;
+use polyclob::types::{Chain, Side};
+use rails::*;
+
+fn req() -> LimitOrder {
+    LimitOrder::new(Side::Buy, "0.2".parse().unwrap(), "5".parse().unwrap())
+}
+
+#[tokio::test]
+async fn signer_must_be_the_api_key_address() {
+    let sim = sim(None).await;
+    let c = client(&sim, KEY_A, Throttle::Off).await;
+    let b = order_signer(KEY_B);
+    let e = c.place_limit_order(&b, YES, &req()).await.unwrap_err();
+    assert!(e.is_preflight() && e.is_refused_locally(), "{e:?}");
+    let msg = e.to_string();
+    let a_addr = c.address().unwrap().to_string();
+    let b_addr = b.signer().address().to_string();
+    assert!(
+        msg.contains("signer has to be the API KEY address"),
+        "{msg}"
+    );
+    assert!(msg.contains(&a_addr) && msg.contains(&b_addr), "{msg}");
+    assert_eq!(sim.rail_stats().admitted, 0);
+    // The right signer goes through.
+    let a = order_signer(KEY_A);
+    c.place_limit_order(&a, YES, &req()).await.unwrap();
+}
+
+#[test]
+fn funder_must_match_the_signature_type() {
+    let c = polyclob::clob::Client::builder()
+        .signer(Signer::from_hex(KEY_A).unwrap())
+        .build()
+        .unwrap();
+    let eoa = c.address().unwrap();
+    let key = || Signer::from_hex(KEY_A).unwrap();
+    let stranger: alloy_primitives::Address = "0x2222222222222222222222222222222222222222"
+        .parse()
+        .unwrap();
+    // Right wallets pass.
+    for w in [
+        Wallet::Eoa,
+        Wallet::derived_safe(eoa, Chain::Polygon),
+        Wallet::derived_proxy(eoa, Chain::Polygon).unwrap(),
+        Wallet::DepositWallet(stranger),
+    ] {
+        c.preflight(&OrderSigner::new(key(), Chain::Polygon, w).unwrap())
+            .unwrap();
+    }
+    // A Safe or proxy that is not the signer's: named, with the expected wallet.
+    let safe = polyclob::sign::wallet::derive_safe_wallet(eoa, Chain::Polygon);
+    let e = c
+        .preflight(&OrderSigner::new(key(), Chain::Polygon, Wallet::Safe(stranger)).unwrap())
+        .unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        e.is_preflight() && msg.contains("maker address not allowed"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains(&stranger.to_string()) && msg.contains(&safe.to_string()),
+        "{msg}"
+    );
+    let e = c
+        .preflight(&OrderSigner::new(key(), Chain::Polygon, Wallet::Proxy(safe)).unwrap())
+        .unwrap_err();
+    assert!(
+        e.is_preflight() && e.to_string().contains("proxy wallet"),
+        "{e}"
+    );
+    // A deposit wallet (or proxy, Safe) that is the signer itself cannot even be prepared.
+    assert!(OrderSigner::new(key(), Chain::Polygon, Wallet::DepositWallet(eoa)).is_err());
+    // The chain must be the client's.
+    let e = c
+        .preflight(&OrderSigner::new(key(), Chain::Amoy, Wallet::Eoa).unwrap())
+        .unwrap_err();
+    assert!(e.is_preflight() && e.to_string().contains("chain"), "{e}");
+}
+
+#[tokio::test]
+async fn remote_preflight_asks_the_exchange_about_the_key() {
+    let sim = sim(None).await;
+    let c = client(&sim, KEY_A, Throttle::Off).await;
+    let a = order_signer(KEY_A);
+    c.preflight_remote(&a).await.unwrap();
+    // B's credentials installed on A's client: the exchange refuses them for A.
+    let b = client(&sim, KEY_B, Throttle::Off).await;
+    c.set_credentials(b.credentials().unwrap());
+    let e = c.preflight_remote(&a).await.unwrap_err();
+    assert!(e.is_preflight(), "{e:?}");
+    assert!(
+        e.to_string().contains(&a.signer().address().to_string()),
+        "{e}"
+    );
+    // And without credentials it is an auth error, not a request.
+    let fresh = polyclob::clob::Client::builder()
+        .host(sim.http_url())
+        .signer(Signer::from_hex(KEY_A).unwrap())
+        .build()
+        .unwrap();
+    assert!(fresh.preflight_remote(&a).await.unwrap_err().is_auth());
+}

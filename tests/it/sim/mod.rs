@@ -1,0 +1,10 @@
+mod auth;
+mod faults;
+mod gamma_data;
+mod order_builder;
+mod rest;
+mod robustness;
+mod rtds;
+mod trading;
+mod vectors;
+mod ws;

@@ -1,0 +1,4 @@
+mod decode;
+mod fields_and_subscriptions;
+mod follow;
+mod stream;

@@ -1,0 +1,522 @@
+//! Books fed straight from the stream: exact after replay, gated across reconnects, equal
+//! to the server's book after the resync snapshot, tick-size hook called.
+
+use crate::support::ws_server;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use polyclob::book::{BookManager, BookState, Outcome, Update};
+use polyclob::types::{Side, TickSize};
+use polyclob::ws::books::{BookEvent, BookFeed, BookHandler, BookStream};
+use polyclob::ws::event::{Frame, Status};
+use polyclob::ws::market::{MarketStream, MarketStreamBuilder};
+use serde_json::Value;
+use tokio::time::Instant;
+use ws_server::client::fixture_frames;
+use ws_server::{Action, WsServer};
+
+const A: &str = "71321045679252212594626385532706912750332728571942532289631379312455583992563";
+const B: &str = "52114319501245915516055106046884209969926127482827954674443846427813813222426";
+const SEC: Duration = Duration::from_secs(1);
+
+fn fast(url: &str) -> MarketStreamBuilder {
+    MarketStream::builder()
+        .url(url)
+        .assets([A, B])
+        .ping_interval(Duration::from_millis(50))
+        .pong_timeout(Duration::from_millis(150))
+        .silence_timeout(Duration::from_millis(200))
+        .connect_timeout(SEC)
+        .backoff(Duration::from_millis(20), Duration::from_millis(200))
+}
+
+/// A side of a book as sorted `(price, size)` strings.
+fn side(books: &BookManager, asset: &str, s: Side) -> Vec<(String, String)> {
+    let book = books
+        .book(asset)
+        .unwrap_or_else(|| panic!("no book {asset}"));
+    let mut v: Vec<_> = book
+        .levels(s)
+        .map(|l| (l.price.to_string(), l.size.to_string()))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The same from a server `book` message, normalised through our fixed-point types.
+fn server_side(book_json: &str, key: &str) -> Vec<(String, String)> {
+    let v: Value = serde_json::from_str(book_json).expect("json");
+    let mut out: Vec<_> = v[key]
+        .as_array()
+        .expect("levels")
+        .iter()
+        .map(|l| {
+            let p: polyclob::fixed::Price = l["price"].as_str().expect("p").parse().expect("price");
+            let s: polyclob::fixed::Size = l["size"].as_str().expect("s").parse().expect("size");
+            (p.to_string(), s.to_string())
+        })
+        .filter(|(_, s)| s != "0")
+        .collect();
+    out.sort();
+    out
+}
+
+fn book_msg(asset: &str, bids: &[(&str, &str)], asks: &[(&str, &str)]) -> String {
+    let lv = |v: &[(&str, &str)]| {
+        v.iter()
+            .map(|(p, s)| format!(r#"{{"price":"{p}","size":"{s}"}}"#))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    format!(
+        r#"{{"event_type":"book","asset_id":"{asset}","market":"0x5f65","bids":[{}],"asks":[{}],"timestamp":"1766789480000","hash":"0xabc"}}"#,
+        lv(bids),
+        lv(asks)
+    )
+}
+
+async fn next_until(
+    books: &mut BookStream,
+    timeout: Duration,
+    pred: impl Fn(&BookEvent) -> bool,
+) -> Vec<BookEvent> {
+    let deadline = Instant::now() + timeout;
+    let mut seen = Vec::new();
+    loop {
+        match tokio::time::timeout_at(deadline, books.next()).await {
+            Ok(Some(ev)) => {
+                let done = pred(&ev);
+                seen.push(ev);
+                if done {
+                    return seen;
+                }
+            }
+            Ok(None) => panic!("ended: {seen:#?}"),
+            Err(_) => panic!("timeout: {seen:#?}"),
+        }
+    }
+}
+
+fn is_tick_change(ev: &BookEvent) -> bool {
+    matches!(ev, BookEvent::Market { event, .. } if event.json().contains("tick_size_change"))
+}
+
+#[tokio::test]
+async fn replay_builds_exact_books_and_reports_tick_changes() {
+    let server = WsServer::start().await;
+    server.on_subscribe(fixture_frames());
+    let ticks: Arc<Mutex<Vec<(String, TickSize)>>> = Arc::default();
+    let sink = Arc::clone(&ticks);
+    let mut books = BookStream::new(fast(&server.url()).build().expect("build"))
+        .on_tick_size_change(move |id, t| sink.lock().expect("lock").push((id.to_owned(), t)));
+    let events = next_until(&mut books, 2 * SEC, |e| {
+        matches!(e, BookEvent::Market { event, .. } if event.json().contains("some_future_event"))
+    })
+    .await;
+    // Two snapshots, one price_change, trade, best_bid_ask, tick change, unknown.
+    let outcomes: Vec<Outcome> = events
+        .iter()
+        .filter_map(|e| match e {
+            BookEvent::Market { outcome, .. } => Some(*outcome),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(outcomes.len(), 7, "{events:#?}");
+    assert!(
+        outcomes[..6].iter().all(|o| *o == Outcome::Applied),
+        "{outcomes:?}"
+    );
+    assert_eq!(outcomes[6], Outcome::NotBook);
+
+    let b = books.books();
+    // B: snapshot then SELL 0.5 → 200.
+    assert_eq!(
+        side(b, B, Side::Buy),
+        [("0.46".into(), "15".into()), ("0.47".into(), "12".into())]
+    );
+    assert_eq!(
+        side(b, B, Side::Sell),
+        [
+            ("0.5".into(), "200".into()),
+            ("0.51".into(), "30".into()),
+            ("0.52".into(), "5".into())
+        ]
+    );
+    // A: snapshot, BUY 0.5 → 200, then the tick change gates it.
+    assert_eq!(
+        b.book(A)
+            .expect("A")
+            .best_bid()
+            .expect("bid")
+            .size
+            .to_string(),
+        "200"
+    );
+    assert_eq!(b.book(A).expect("A").state(), BookState::AwaitingSnapshot);
+    assert_eq!(b.book(B).expect("B").state(), BookState::Live);
+    assert_eq!(
+        *ticks.lock().expect("lock"),
+        [(A.to_owned(), TickSize::Thousandth)]
+    );
+}
+
+#[tokio::test]
+async fn tick_size_change_refreshes_the_rest_clients_cache() {
+    let server = WsServer::start().await;
+    server.on_subscribe(fixture_frames());
+    // No request is made: the cache is local, so the client needs no reachable server.
+    let client = polyclob::clob::Client::builder()
+        .host("http://127.0.0.1:9")
+        .build()
+        .expect("client");
+    client.set_tick_size(A, TickSize::Hundredth);
+    let mut books =
+        BookStream::new(fast(&server.url()).build().expect("build")).tick_size_cache(&client);
+    next_until(&mut books, 2 * SEC, is_tick_change).await;
+    assert_eq!(client.cached_tick_size(A), Some(TickSize::Thousandth));
+}
+
+#[tokio::test]
+async fn reconnect_gates_deltas_until_the_snapshot_and_books_equal_the_servers() {
+    let server = WsServer::start().await;
+    server.on_subscribe(fixture_frames());
+    let mut books = BookStream::new(fast(&server.url()).build().expect("build"));
+    next_until(&mut books, 2 * SEC, is_tick_change).await;
+    assert_eq!(books.books().book(B).expect("B").state(), BookState::Live);
+
+    // While we are away the server's book for B changes. On the new connection it sends
+    // a delta *before* the snapshot: the delta must be ignored, the snapshot taken whole.
+    let new_b = book_msg(
+        B,
+        &[("0.40", "7"), ("0.41", "8.5")],
+        &[("0.60", "1.25"), ("0.61", "3")],
+    );
+    let early_delta = format!(
+        r#"{{"event_type":"price_change","market":"0x5f65","price_changes":[{{"asset_id":"{B}","price":"0.3","size":"99","side":"BUY"}}],"timestamp":"1766789479000"}}"#
+    );
+    server.on_subscribe(vec![early_delta, new_b.clone()]);
+    server.act(0, Action::CloseAbrupt);
+
+    let events = next_until(&mut books, 2 * SEC, |e| {
+        matches!(e, BookEvent::Status(Status::Disconnected { .. }))
+    })
+    .await;
+    assert!(!events.is_empty());
+    assert_eq!(
+        books.books().book(B).expect("B").state(),
+        BookState::AwaitingSnapshot,
+        "gated at disconnect"
+    );
+
+    let events = next_until(
+        &mut books,
+        2 * SEC,
+        |e| matches!(e, BookEvent::Market { event, .. } if event.json().contains("\"book\"")),
+    )
+    .await;
+    let outcomes: Vec<Outcome> = events
+        .iter()
+        .filter_map(|e| match e {
+            BookEvent::Market { outcome, .. } => Some(*outcome),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        outcomes,
+        [Outcome::Ignored, Outcome::Applied],
+        "{events:#?}"
+    );
+    let b = books.books();
+    assert_eq!(side(b, B, Side::Buy), server_side(&new_b, "bids"));
+    assert_eq!(side(b, B, Side::Sell), server_side(&new_b, "asks"));
+    assert_eq!(b.book(B).expect("B").state(), BookState::Live);
+    // A got no snapshot on the new connection: still gated.
+    assert_eq!(b.book(A).expect("A").state(), BookState::AwaitingSnapshot);
+}
+
+#[tokio::test]
+async fn lag_gates_books_and_the_fresh_snapshot_restores_them() {
+    let server = WsServer::start().await;
+    server.on_subscribe(fixture_frames());
+    let mut books = BookStream::new(
+        fast(&server.url())
+            .queue_capacity(8)
+            .build()
+            .expect("build"),
+    );
+    next_until(&mut books, 2 * SEC, is_tick_change).await;
+    let delta = format!(
+        r#"{{"event_type":"price_change","market":"0x5f65","price_changes":[{{"asset_id":"{B}","price":"0.2","size":"{{n}}","side":"BUY"}}],"timestamp":"1766789479000"}}"#
+    );
+    server.act(
+        0,
+        Action::Flood {
+            template: delta,
+            count: 2000,
+        },
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let events = next_until(&mut books, 2 * SEC, |e| {
+        matches!(e, BookEvent::Status(Status::Lagged { .. }))
+    })
+    .await;
+    assert!(!events.is_empty());
+    assert_eq!(
+        books.books().book(B).expect("B").state(),
+        BookState::AwaitingSnapshot,
+        "gated on lag"
+    );
+    // The reconnect replays the fixture: B's snapshot makes it live again.
+    next_until(&mut books, 2 * SEC, is_tick_change).await;
+    assert_eq!(books.books().book(B).expect("B").state(), BookState::Live);
+    assert_eq!(
+        side(books.books(), B, Side::Buy),
+        [("0.46".into(), "15".into()), ("0.47".into(), "12".into())]
+    );
+}
+
+#[derive(Default)]
+struct Recorder {
+    updates: Vec<(usize, Outcome, Option<String>)>,
+    statuses: Vec<Status>,
+    gated_on_status: Vec<BookState>,
+}
+
+impl BookHandler for Recorder {
+    fn on_update(&mut self, frame: &Frame<'_>, u: Update<'_, '_>) {
+        let best = u
+            .manager
+            .book(B)
+            .and_then(|b| b.best_ask())
+            .map(|l| l.price.to_string());
+        self.updates.push((frame.shard(), u.outcome, best));
+    }
+    fn on_status(&mut self, status: &Status, books: &BookManager) {
+        self.statuses.push(status.clone());
+        if let Some(b) = books.book(B) {
+            self.gated_on_status.push(b.state());
+        }
+    }
+}
+
+#[tokio::test]
+async fn zero_copy_feed_hands_borrowed_events_and_updated_books() {
+    let server = WsServer::start().await;
+    server.on_subscribe(fixture_frames());
+    let mut stream = fast(&server.url()).build().expect("build");
+    let ticks = Arc::new(Mutex::new(0));
+    let t = Arc::clone(&ticks);
+    let mut feed = BookFeed::new(stream.handle(), Recorder::default())
+        .on_tick_size_change(move |_, _| *t.lock().expect("lock") += 1);
+    let deadline = Instant::now() + 2 * SEC;
+    while feed.handler_mut().updates.len() < 7 {
+        assert!(Instant::now() < deadline, "timeout");
+        assert!(
+            tokio::time::timeout(SEC, stream.dispatch(&mut feed))
+                .await
+                .expect("dispatch")
+        );
+    }
+    let rec = feed.handler_mut();
+    // After B's snapshot (2nd element of the first frame) best ask is 0.51; the
+    // price_change sets 0.5.
+    assert_eq!(rec.updates[1].2.as_deref(), Some("0.51"));
+    assert_eq!(rec.updates[2].2.as_deref(), Some("0.5"));
+    assert!(matches!(
+        rec.statuses[0],
+        Status::Connected {
+            reconnect: false,
+            ..
+        }
+    ));
+    assert_eq!(*ticks.lock().expect("lock"), 1);
+
+    server.act(0, Action::CloseAbrupt);
+    let deadline = Instant::now() + 2 * SEC;
+    while !feed.handler_mut().statuses.iter().any(|s| {
+        matches!(
+            s,
+            Status::Connected {
+                reconnect: true,
+                ..
+            }
+        )
+    }) {
+        assert!(Instant::now() < deadline, "no reconnect");
+        assert!(
+            tokio::time::timeout(SEC, stream.dispatch(&mut feed))
+                .await
+                .expect("dispatch")
+        );
+    }
+    let rec = feed.handler_mut();
+    assert!(
+        rec.gated_on_status
+            .iter()
+            .skip(1)
+            .all(|s| *s == BookState::AwaitingSnapshot),
+        "books gated when the handler hears of the disconnect: {:?}",
+        rec.gated_on_status
+    );
+}
+
+#[tokio::test]
+async fn rest_resync_snapshots_apply_unless_older_than_the_book() {
+    use polyclob::decode::Level;
+    use polyclob::ws::books::{ResyncOutcome, Snapshot};
+
+    let server = WsServer::start().await;
+    server.on_subscribe(fixture_frames());
+    let mut books = BookStream::new(fast(&server.url()).build().expect("build"));
+    next_until(&mut books, 2 * SEC, is_tick_change).await;
+    let lv = |p: &str, s: &str| Level {
+        price: p.parse().expect("p"),
+        size: s.parse().expect("s"),
+    };
+    let resync = books.resync_sender();
+
+    // A is gated by the tick change: a REST snapshot (as an on_reconnect hook would fetch)
+    // makes it live again with exactly those levels.
+    let snap = Snapshot {
+        asset_id: A.to_owned(),
+        bids: vec![lv("0.401", "5"), lv("0.402", "6")],
+        asks: vec![lv("0.6", "7")],
+        timestamp_ms: Some(1_766_789_480_000),
+    };
+    let sender = resync.clone();
+    tokio::spawn(async move { sender.send(snap).expect("send") });
+    let ev = next_until(&mut books, SEC, |e| matches!(e, BookEvent::Resynced { .. })).await;
+    assert!(
+        matches!(
+            ev.last(),
+            Some(BookEvent::Resynced {
+                outcome: ResyncOutcome::Applied,
+                ..
+            })
+        ),
+        "{ev:?}"
+    );
+    let b = books.books();
+    assert_eq!(b.book(A).expect("A").state(), BookState::Live);
+    assert_eq!(
+        side(b, A, Side::Buy),
+        [("0.401".into(), "5".into()), ("0.402".into(), "6".into())]
+    );
+
+    // An older snapshot never overwrites newer data.
+    let old = Snapshot {
+        asset_id: B.to_owned(),
+        bids: vec![],
+        asks: vec![],
+        timestamp_ms: Some(1),
+    };
+    resync.send(old).expect("send");
+    let ev = next_until(&mut books, SEC, |e| matches!(e, BookEvent::Resynced { .. })).await;
+    assert!(
+        matches!(
+            ev.last(),
+            Some(BookEvent::Resynced {
+                outcome: ResyncOutcome::Stale,
+                ..
+            })
+        ),
+        "{ev:?}"
+    );
+    assert_eq!(
+        side(books.books(), B, Side::Buy),
+        [("0.46".into(), "15".into()), ("0.47".into(), "12".into())]
+    );
+
+    // A duplicate price is rejected and leaves the book as it was.
+    let dup = Snapshot {
+        asset_id: B.to_owned(),
+        bids: vec![lv("0.3", "1"), lv("0.3", "2")],
+        asks: vec![],
+        timestamp_ms: Some(1_766_789_490_000),
+    };
+    resync.send(dup).expect("send");
+    let ev = next_until(&mut books, SEC, |e| matches!(e, BookEvent::Resynced { .. })).await;
+    assert!(
+        matches!(
+            ev.last(),
+            Some(BookEvent::Resynced {
+                outcome: ResyncOutcome::Rejected(_),
+                ..
+            })
+        ),
+        "{ev:?}"
+    );
+    assert_eq!(
+        books
+            .books()
+            .book(B)
+            .expect("B")
+            .best_bid()
+            .expect("bid")
+            .price
+            .to_string(),
+        "0.47"
+    );
+}
+
+#[tokio::test]
+async fn book_feed_applies_resync_snapshots_before_the_next_delivery() {
+    use polyclob::decode::Level;
+    use polyclob::ws::books::{ResyncOutcome, Snapshot};
+
+    #[derive(Default)]
+    struct Resyncs(Vec<(String, ResyncOutcome, BookState)>);
+    impl BookHandler for Resyncs {
+        fn on_update(&mut self, _: &Frame<'_>, _: Update<'_, '_>) {}
+        fn on_resync(&mut self, id: &str, outcome: ResyncOutcome, books: &BookManager) {
+            let state = books
+                .book(id)
+                .map_or(BookState::AwaitingSnapshot, |b| b.state());
+            self.0.push((id.to_owned(), outcome, state));
+        }
+    }
+
+    let server = WsServer::start().await;
+    let mut stream = fast(&server.url()).build().expect("build");
+    let mut feed = BookFeed::new(stream.handle(), Resyncs::default());
+    let lv = |p: &str, s: &str| Level {
+        price: p.parse().expect("p"),
+        size: s.parse().expect("s"),
+    };
+    feed.resync_sender()
+        .send(Snapshot {
+            asset_id: A.to_owned(),
+            bids: vec![lv("0.5", "1")],
+            asks: vec![],
+            timestamp_ms: None,
+        })
+        .expect("send");
+    // The first delivery (Connected) applies it; nothing was ever received for A, so a
+    // snapshot without a timestamp is accepted.
+    assert!(
+        tokio::time::timeout(2 * SEC, stream.dispatch(&mut feed))
+            .await
+            .expect("dispatch")
+    );
+    let got = &feed.handler_mut().0;
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].1, ResyncOutcome::Applied);
+    // `Connected` gates A again right after (its shard just connected): a snapshot from the
+    // stream is still required, which is the safe order.
+    assert_eq!(
+        feed.books().book(A).expect("A").state(),
+        BookState::AwaitingSnapshot
+    );
+    assert_eq!(
+        feed.books()
+            .book(A)
+            .expect("A")
+            .best_bid()
+            .expect("kept for display")
+            .size
+            .to_string(),
+        "1"
+    );
+}

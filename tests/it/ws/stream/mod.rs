@@ -1,0 +1,4 @@
+mod books;
+mod market;
+mod recovery;
+mod user;
