@@ -386,124 +386,204 @@ impl Settler {
 
     // ---- writes ----
 
-    /// Grants exactly the missing approvals (collateral `approve(spender, MAX)` and
-    /// `setApprovalForAll(operator, true)`), one transaction each, in order; the receipts of
-    /// those sent (empty when everything was in place).
+    /// The calls that grant exactly the missing approvals (collateral `approve(spender, MAX)`
+    /// and `setApprovalForAll(operator, true)`), in order, without sending them: for a Safe
+    /// multi-send, a relayer batch or a sender of the caller's own. Empty when everything is
+    /// in place.
+    ///
+    /// # Errors
+    /// As [`approvals`](Self::approvals).
+    pub async fn approval_calls(&self) -> Result<Vec<Call>, Error> {
+        let mut calls = Vec::new();
+        for a in self.approvals().await? {
+            if a.granted {
+                continue;
+            }
+            calls.push(if a.collateral {
+                erc20::approve(self.contracts.collateral, a.spender, U256::MAX)?
+            } else {
+                erc1155::set_approval_for_all(self.contracts.conditional_tokens, a.spender, true)?
+            });
+        }
+        Ok(calls)
+    }
+
+    /// Sends the [missing approvals](Self::approval_calls), one transaction each, in order;
+    /// the receipts of those sent (empty when everything was in place).
     ///
     /// # Errors
     /// As [`approvals`](Self::approvals) and [`send`](Self::send); earlier approvals stay.
     pub async fn ensure_approvals(&self) -> Result<Vec<Receipt>, Error> {
         let mut receipts = Vec::new();
-        for a in self.approvals().await? {
-            if a.granted {
-                continue;
-            }
-            let call = if a.collateral {
-                erc20::approve(self.contracts.collateral, a.spender, U256::MAX)
-            } else {
-                erc1155::set_approval_for_all(self.contracts.conditional_tokens, a.spender, true)
-            };
+        for call in self.approval_calls().await? {
             receipts.push(self.send(call).await?);
         }
         Ok(receipts)
     }
 
-    /// Splits `amount` collateral into `amount` of each outcome of a binary market.
+    /// The call that splits `amount` collateral into `amount` of each outcome of a binary
+    /// market, without sending it (no I/O).
     ///
     /// # Errors
-    /// As [`send`](Self::send).
+    /// A zero amount ([`Error::is_invalid_request`]).
+    pub fn split_call(
+        &self,
+        condition_id: B256,
+        amount: Size,
+        neg_risk: bool,
+    ) -> Result<Call, Error> {
+        Ok(ctf::split_position(
+            self.contracts.positions_target(neg_risk),
+            self.contracts.collateral,
+            B256::ZERO,
+            condition_id,
+            &ctf::BINARY_PARTITION,
+            U256::from(amount.as_micros()),
+        )?)
+    }
+
+    /// Sends [`split_call`](Self::split_call).
+    ///
+    /// # Errors
+    /// As [`split_call`](Self::split_call) and [`send`](Self::send).
     pub async fn split(
         &self,
         condition_id: B256,
         amount: Size,
         neg_risk: bool,
     ) -> Result<Receipt, Error> {
-        let c = ctf::split_position(
+        self.send(self.split_call(condition_id, amount, neg_risk)?)
+            .await
+    }
+
+    /// The call that merges `amount` of each outcome of a binary market back into collateral,
+    /// without sending it (no I/O).
+    ///
+    /// # Errors
+    /// A zero amount ([`Error::is_invalid_request`]).
+    pub fn merge_call(
+        &self,
+        condition_id: B256,
+        amount: Size,
+        neg_risk: bool,
+    ) -> Result<Call, Error> {
+        Ok(ctf::merge_positions(
             self.contracts.positions_target(neg_risk),
             self.contracts.collateral,
             B256::ZERO,
             condition_id,
             &ctf::BINARY_PARTITION,
             U256::from(amount.as_micros()),
-        );
-        self.send(c).await
+        )?)
     }
 
-    /// Merges `amount` of each outcome of a binary market back into collateral.
+    /// Sends [`merge_call`](Self::merge_call).
     ///
     /// # Errors
-    /// As [`send`](Self::send).
+    /// As [`merge_call`](Self::merge_call) and [`send`](Self::send).
     pub async fn merge(
         &self,
         condition_id: B256,
         amount: Size,
         neg_risk: bool,
     ) -> Result<Receipt, Error> {
-        let c = ctf::merge_positions(
+        self.send(self.merge_call(condition_id, amount, neg_risk)?)
+            .await
+    }
+
+    /// The call that redeems the caller's whole position in a resolved binary market, without
+    /// sending it (no I/O).
+    ///
+    /// # Errors
+    /// A contract table with a zero target ([`Error::is_invalid_request`]).
+    pub fn redeem_call(&self, condition_id: B256, neg_risk: bool) -> Result<Call, Error> {
+        Ok(ctf::redeem_positions(
             self.contracts.positions_target(neg_risk),
             self.contracts.collateral,
             B256::ZERO,
             condition_id,
             &ctf::BINARY_PARTITION,
-            U256::from(amount.as_micros()),
-        );
-        self.send(c).await
+        )?)
     }
 
-    /// Redeems the holder's whole position in a resolved binary market.
+    /// Sends [`redeem_call`](Self::redeem_call).
     ///
     /// # Errors
     /// As [`send`](Self::send).
     pub async fn redeem(&self, condition_id: B256, neg_risk: bool) -> Result<Receipt, Error> {
-        let c = ctf::redeem_positions(
-            self.contracts.positions_target(neg_risk),
-            self.contracts.collateral,
-            B256::ZERO,
-            condition_id,
-            &ctf::BINARY_PARTITION,
-        );
-        self.send(c).await
+        self.send(self.redeem_call(condition_id, neg_risk)?).await
     }
 
-    /// Converts `amount` NO of each question in `index_set` on the Neg Risk Adapter.
+    fn neg_risk_adapter(&self) -> Result<Address, Error> {
+        self.contracts
+            .neg_risk_adapter
+            .ok_or(Error::invalid("no Neg Risk Adapter on this chain/version"))
+    }
+
+    /// The call that converts `amount` NO of each question in `index_set` on the Neg Risk
+    /// Adapter, without sending it (no I/O).
     ///
     /// # Errors
-    /// An error when the contract table has no Neg Risk Adapter; else as [`send`](Self::send).
+    /// No Neg Risk Adapter in the contract table; a zero index set or amount
+    /// ([`Error::is_invalid_request`]).
+    pub fn convert_neg_risk_call(
+        &self,
+        market_id: B256,
+        index_set: U256,
+        amount: Size,
+    ) -> Result<Call, Error> {
+        Ok(neg_risk::convert_positions(
+            self.neg_risk_adapter()?,
+            market_id,
+            index_set,
+            U256::from(amount.as_micros()),
+        )?)
+    }
+
+    /// Sends [`convert_neg_risk_call`](Self::convert_neg_risk_call).
+    ///
+    /// # Errors
+    /// As [`convert_neg_risk_call`](Self::convert_neg_risk_call) and [`send`](Self::send).
     pub async fn convert_neg_risk(
         &self,
         market_id: B256,
         index_set: U256,
         amount: Size,
     ) -> Result<Receipt, Error> {
-        let adapter = self
-            .contracts
-            .neg_risk_adapter
-            .ok_or(Error::invalid("no Neg Risk Adapter on this chain/version"))?;
-        let c = neg_risk::convert_positions(
-            adapter,
-            market_id,
-            index_set,
-            U256::from(amount.as_micros()),
-        );
-        self.send(c).await
+        self.send(self.convert_neg_risk_call(market_id, index_set, amount)?)
+            .await
     }
 
-    /// Redeems `[yes, no]` amounts of a resolved neg-risk question on the Neg Risk Adapter.
+    /// The call that redeems `[yes, no]` amounts of a resolved neg-risk question on the Neg
+    /// Risk Adapter, without sending it (no I/O).
     ///
     /// # Errors
-    /// As [`convert_neg_risk`](Self::convert_neg_risk).
+    /// No Neg Risk Adapter; both amounts zero ([`Error::is_invalid_request`]).
+    pub fn redeem_neg_risk_call(
+        &self,
+        condition_id: B256,
+        yes: Size,
+        no: Size,
+    ) -> Result<Call, Error> {
+        let amounts = [U256::from(yes.as_micros()), U256::from(no.as_micros())];
+        Ok(neg_risk::redeem_positions(
+            self.neg_risk_adapter()?,
+            condition_id,
+            &amounts,
+        )?)
+    }
+
+    /// Sends [`redeem_neg_risk_call`](Self::redeem_neg_risk_call).
+    ///
+    /// # Errors
+    /// As [`redeem_neg_risk_call`](Self::redeem_neg_risk_call) and [`send`](Self::send).
     pub async fn redeem_neg_risk(
         &self,
         condition_id: B256,
         yes: Size,
         no: Size,
     ) -> Result<Receipt, Error> {
-        let adapter = self
-            .contracts
-            .neg_risk_adapter
-            .ok_or(Error::invalid("no Neg Risk Adapter on this chain/version"))?;
-        let amounts = [U256::from(yes.as_micros()), U256::from(no.as_micros())];
-        self.send(neg_risk::redeem_positions(adapter, condition_id, &amounts))
+        self.send(self.redeem_neg_risk_call(condition_id, yes, no)?)
             .await
     }
 

@@ -1,3 +1,4 @@
+mod calls;
 mod rpc;
 mod sim;
 mod vectors;
