@@ -465,6 +465,7 @@ pub(crate) fn general<'a, S: Sink>(
                 b"new_tick_size" => f.new_tick_size = c.raw()?,
                 b"tick_size" => f.tick_size = c.raw()?,
                 b"last_trade_price" => f.last_trade_price = c.raw()?,
+                b"version" => f.version = c.raw()?,
                 b"transaction_hash" => f.transaction_hash = c.raw()?,
                 b"id" => f.id = c.raw()?,
                 b"question" => f.question = c.raw()?,
@@ -541,6 +542,7 @@ pub(crate) fn is_event_key(key: &[u8]) -> bool {
             | b"new_tick_size"
             | b"tick_size"
             | b"last_trade_price"
+            | b"version"
             | b"transaction_hash"
             | b"id"
             | b"question"
@@ -626,6 +628,7 @@ pub(crate) struct Fields<'a> {
     new_tick_size: Raw,
     tick_size: Raw,
     last_trade_price: Raw,
+    version: Raw,
     transaction_hash: Raw,
     id: Raw,
     question: Raw,

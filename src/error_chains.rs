@@ -113,7 +113,7 @@ fn sign_and_order_errors() {
 
 #[test]
 fn client_errors() {
-    // The example of issue 22: a signing failure used to print its cause twice.
+    // A signing failure used to print its cause twice.
     let text = reads_once(
         ClobError::sign(secret_error()),
         &["signing failed", "invalid API secret"],

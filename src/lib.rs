@@ -160,12 +160,14 @@
 //! | [`sign`] | keys, EIP-712, ECDSA backends, L1 ClobAuth, L2 HMAC, wallets |
 //! | [`order`] | order amounts per tick size, validation, the builder, the wire body |
 //! | [`decode`] | WebSocket frames decoded into borrowed, allocation-free views (bytes in, events out) |
-//! | [`ws`] | WebSocket streams that stay alive (sharding, keepalive, reconnect, lag reports) |
+//! | [`ws`] | WebSocket streams that stay alive (sharding, keepalive, reconnect, lag reports) and the continuity contract every stream follows ([`ws::continuity`]) |
 //! | [`book`] | fixed-point L2 books and the manager that applies decoded frames to them |
 //! | [`gamma`] | market discovery (Gamma): keyset-paged markets and events, tags, series, sports, search; a market's trading contexts |
 //! | [`data`] | the Data API v2: positions, trades, activity, portfolio value, holders, with cursor paging |
 //! | `http` (private) | the one HTTP transport every client above and `onchain` uses: the tuned `reqwest` client, rustls (shared with [`ws`]), proxies, DNS cache, retries, breaker, the error type |
-//! | [`rtds`] | the real-time data socket: crypto and equity prices, comments, matched orders |
+//! | [`rtds`] | the real-time data socket: matched-order `activity` (its price topics are deprecated: use [`polybolt`]) |
+//! | [`polybolt`] | PolyBolt reference prices (crypto, TWAP, equity), exact, authenticated, with sequence and drop tracking |
+//! | [`sports`] | the sports socket: live `sport_result` scores and game state |
 //! | `onchain` (feature `onchain`) | approvals, split/merge/redeem, neg-risk conversion and balances as EIP-1559 transactions (EOA, Safe, proxy) |
 //!
 //! ## Testing against an offline exchange
@@ -209,14 +211,16 @@ mod http;
 #[cfg(feature = "onchain")]
 pub mod onchain;
 pub mod order;
+pub mod polybolt;
 pub mod rtds;
 pub mod sign;
+pub mod sports;
 #[cfg(test)]
 mod testutil;
 pub mod types;
 pub mod ws;
 
-// The polymarket-rs-client 0.1.1 root, exactly (compat-api.md §1).
+// The polymarket-rs-client 0.1.1 root, exactly (<https://docs.rs/polymarket-rs-client/0.1.1>).
 pub use alloy_primitives::U256;
 pub use anyhow::{Context, Result as ClientResult, anyhow};
 #[cfg(feature = "eth-signer")]

@@ -30,9 +30,12 @@ use alloy_primitives::address;
 use crate::fixed::Price;
 
 mod order;
+mod protocol;
 mod token_id;
 
 pub use self::order::Order;
+pub(crate) use self::protocol::padded_condition;
+pub use self::protocol::{ConditionId, PositionId, Protocol, ProtocolError};
 pub use self::token_id::{TokenId, TokenIdError};
 /// The 20-byte address and 32-byte word of the protocol (`alloy-primitives`' types, so naming
 /// a maker, a funder or a condition id needs no extra dependency).
@@ -517,7 +520,12 @@ impl ExchangeVersion {
     }
 }
 
-/// Contract addresses for one (chain, exchange generation) pair (protocol.md §1.6).
+/// Contract addresses for one (chain, exchange generation) pair.
+///
+/// Sources: Polymarket's contracts page (docs.polymarket.com `/resources/contracts`, "the single
+/// source of truth for all contract addresses") for every Polygon address it lists; each entry
+/// below names its source. Where the docs and an SDK disagree, the docs win and the entry
+/// says so.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Contracts {
@@ -525,11 +533,16 @@ pub struct Contracts {
     pub exchange: Address,
     /// The exchange for neg-risk markets; `None` on V3, which has a single exchange.
     pub neg_risk_exchange: Option<Address>,
-    /// The neg-risk adapter, where known.
+    /// The Neg Risk Adapter, where known: on Polygon the docs list it as "Neg Risk Adapter
+    /// (CLOB v1, deprecated)" and Polymarket moved neg-risk split/merge/redeem to the
+    /// NegRiskCtfCollateralAdapter; it is kept only for NO-position conversion
+    /// ([`Settler::convert_neg_risk`](crate::onchain::Settler)), for which the docs name no
+    /// successor. Never approved nor targeted by split/merge/redeem where a collateral adapter
+    /// exists.
     pub neg_risk_adapter: Option<Address>,
     /// The collateral token: USDC.e on V1, pUSD on V2/V3.
     pub collateral: Address,
-    /// The Gnosis conditional tokens (ERC-1155) contract holding outcome tokens.
+    /// The Gnosis conditional tokens (ERC-1155) contract holding CTF outcome tokens.
     pub conditional_tokens: Address,
     /// The pUSD collateral adapter for split/merge/redeem on standard markets (docs: "approve
     /// the adapter once, then route split, merge, and redeem actions through it"); `None` where
@@ -537,6 +550,13 @@ pub struct Contracts {
     pub ctf_collateral_adapter: Option<Address>,
     /// The pUSD collateral adapter for neg-risk markets.
     pub neg_risk_collateral_adapter: Option<Address>,
+    /// Protocol V2: the PositionManager (ERC-1155) holding V2 positions; `None` off V3.
+    pub position_manager: Option<Address>,
+    /// Protocol V2: the Router that splits, merges and redeems V2 positions; `None` off V3.
+    pub router: Option<Address>,
+    /// Protocol V2: the optional AutoRedeemer (listed for completeness; the docs give no call
+    /// an integration makes on it).
+    pub auto_redeemer: Option<Address>,
 }
 
 impl Contracts {
@@ -549,8 +569,19 @@ impl Contracts {
         }
     }
 
-    /// Where split, merge and redeem are sent for a market: the collateral adapter for the
-    /// market type when there is one, else the Neg Risk Adapter (neg-risk) or ConditionalTokens.
+    /// The ERC-1155 contract holding the outcome positions: the PositionManager on V3,
+    /// ConditionalTokens otherwise.
+    #[must_use]
+    pub const fn outcome_tokens(&self) -> Address {
+        match self.position_manager {
+            Some(a) => a,
+            None => self.conditional_tokens,
+        }
+    }
+
+    /// Where split, merge and redeem are sent for a market: the Router on V3; else the
+    /// collateral adapter for the market type when there is one, else the Neg Risk Adapter
+    /// (neg-risk, legacy V1 tables) or ConditionalTokens.
     ///
     /// ```
     /// use polyclob::types::{Chain, ExchangeVersion, contracts};
@@ -559,9 +590,15 @@ impl Contracts {
     /// assert_eq!(v1.positions_target(false), v1.conditional_tokens);
     /// let v2 = contracts(Chain::Polygon, ExchangeVersion::V2);
     /// assert_eq!(v2.positions_target(false), v2.ctf_collateral_adapter.unwrap());
+    /// assert_eq!(v2.positions_target(true), v2.neg_risk_collateral_adapter.unwrap());
+    /// let v3 = contracts(Chain::Polygon, ExchangeVersion::V3);
+    /// assert_eq!(v3.positions_target(true), v3.router.unwrap());
     /// ```
     #[must_use]
     pub const fn positions_target(&self, neg_risk: bool) -> Address {
+        if let Some(r) = self.router {
+            return r;
+        }
         match (
             neg_risk,
             self.ctf_collateral_adapter,
@@ -573,15 +610,15 @@ impl Contracts {
         }
     }
 
-    /// Every contract that must be allowed to spend the account's collateral: the exchanges,
-    /// the Neg Risk Adapter, and the position target(s) (deduplicated, in that order).
+    /// Every contract that must be allowed to spend the account's collateral: the exchanges
+    /// and the position target(s) (deduplicated, in that order). On V3: ExchangeV3 (to buy) and
+    /// the Router (to split).
     #[must_use]
     pub fn collateral_spenders(&self) -> Vec<Address> {
-        let mut out = Vec::with_capacity(5);
+        let mut out = Vec::with_capacity(4);
         let candidates = [
             Some(self.exchange),
             self.neg_risk_exchange,
-            self.neg_risk_adapter,
             Some(self.positions_target(false)),
             Some(self.positions_target(true)),
         ];
@@ -593,64 +630,96 @@ impl Contracts {
         out
     }
 
-    /// Every contract that must be approved to move the account's outcome tokens
-    /// (`setApprovalForAll`): the spenders except ConditionalTokens itself.
+    /// Every contract that must be approved to move the account's outcome positions
+    /// (`setApprovalForAll` on [`outcome_tokens`](Self::outcome_tokens)): the spenders except
+    /// the token contract itself. On V3: ExchangeV3 (to sell) and the Router (to merge and
+    /// redeem).
     #[must_use]
     pub fn token_operators(&self) -> Vec<Address> {
         let mut out = self.collateral_spenders();
-        out.retain(|a| *a != self.conditional_tokens);
+        out.retain(|a| *a != self.outcome_tokens());
         out
     }
 }
 
-const CTF_POLYGON: Address = address!("0x4D97DCd97eC945f40cF65F87097ACe5EA0476045");
-const CTF_AMOY: Address = address!("0x69308FB512518e39F9b16112fA8d994F4e2Bf8bB");
-const PUSD: Address = address!("0xC011a7E12a19f7B1f670d46F03B03f3342E82DFB");
+// Polygon, from docs.polymarket.com/resources/contracts ("Core Trading Contracts",
+// "Collateral Contracts", "Combos Contracts"), read 2026-11-27.
+const CTF_POLYGON: Address = address!("0x4D97DCd97eC945f40cF65F87097ACe5EA0476045"); // Conditional Tokens (CTF)
+const PUSD: Address = address!("0xC011a7E12a19f7B1f670d46F03B03f3342E82DFB"); // pUSD — CollateralToken (proxy)
+// "Neg Risk Adapter (CLOB v1, deprecated)": retired for relayer calls on 2026-07-17.
 const NEG_RISK_ADAPTER: Address = address!("0xd91E80cF2E7be2e162c6513ceD06f1dD0dA35296");
-const EXCHANGE_V2: Address = address!("0xE111180000d2663C0091e4f400237545B87B996B");
-const NEG_RISK_EXCHANGE_V2: Address = address!("0xe2222d279d744050d28e00520010520000310F59");
-// pUSD collateral adapters (docs: Resources → Contracts, "Collateral Contracts"; the split,
-// merge and redeem pages route pUSD flows through them). Polygon only.
-const CTF_COLLATERAL_ADAPTER: Address = address!("0xAdA100Db00Ca00073811820692005400218FcE1f");
-const NEG_RISK_COLLATERAL_ADAPTER: Address = address!("0xadA2005600Dec949baf300f4C6120000bDB6eAab");
+const EXCHANGE_V2: Address = address!("0xE111180000d2663C0091e4f400237545B87B996B"); // CTF Exchange
+const NEG_RISK_EXCHANGE_V2: Address = address!("0xe2222d279d744050d28e00520010520000310F59"); // Neg Risk CTF Exchange
+const CTF_COLLATERAL_ADAPTER: Address = address!("0xAdA100Db00Ca00073811820692005400218FcE1f"); // CtfCollateralAdapter
+const NEG_RISK_COLLATERAL_ADAPTER: Address = address!("0xadA2005600Dec949baf300f4C6120000bDB6eAab"); // NegRiskCtfCollateralAdapter
+const EXCHANGE_V3: Address = address!("0xe3333700cA9d93003F00f0F71f8515005F6c00Aa"); // Exchange (proxy), Combos Contracts
+const POSITION_MANAGER: Address = address!("0x006F54F7f9A22e0000CC2AB60031000000ae9fEF"); // PositionManager (proxy), Combos Contracts
+const AUTO_REDEEMER: Address = address!("0xa1200000d0002264C9a1698e001292D00E1b00af"); // AutoRedeemer (proxy), Combos Contracts
+// The Router is not in the contracts page's tables; the docs' own Combos split/merge and
+// redeem pages (docs.polymarket.com, "Combos" → "Split and merge", Relayer API tab) name it as
+// the target of `split`, `merge` and `redeem`, and the V2 contract-integration page points
+// there for its address.
+const ROUTER: Address = address!("0x12121212006e4CD160D18e3f00711DA5c3372600");
+// Amoy: the docs list no Amoy addresses; these are the official clients' configs
+// (clob-client-v2, py-clob-client-v2, rs-clob-client-v2).
+const CTF_AMOY: Address = address!("0x69308FB512518e39F9b16112fA8d994F4e2Bf8bB");
 
 const POLYGON_V1: Contracts = Contracts {
+    // Legacy (pre-2026-04-28) exchanges: the docs call them superseded; orders here are refused.
     exchange: address!("0x4bFb41d5B3570DeFd03C39a9A4D8dE6Bd8B8982E"),
     neg_risk_exchange: Some(address!("0xC5d563A36AE78145C45a50134d48A1215220f80a")),
     neg_risk_adapter: Some(NEG_RISK_ADAPTER),
+    // USDC.e, the legacy collateral (docs: the input to CollateralOnramp).
     collateral: address!("0x2791Bca1f2de4661ED88A30C99A7a9449Aa84174"),
     conditional_tokens: CTF_POLYGON,
     ctf_collateral_adapter: None,
     neg_risk_collateral_adapter: None,
+    position_manager: None,
+    router: None,
+    auto_redeemer: None,
 };
 const POLYGON_V2: Contracts = Contracts {
     exchange: EXCHANGE_V2,
     neg_risk_exchange: Some(NEG_RISK_EXCHANGE_V2),
+    // Conversion only; neg-risk split/merge/redeem go through NEG_RISK_COLLATERAL_ADAPTER.
     neg_risk_adapter: Some(NEG_RISK_ADAPTER),
     collateral: PUSD,
     conditional_tokens: CTF_POLYGON,
     ctf_collateral_adapter: Some(CTF_COLLATERAL_ADAPTER),
     neg_risk_collateral_adapter: Some(NEG_RISK_COLLATERAL_ADAPTER),
+    position_manager: None,
+    router: None,
+    auto_redeemer: None,
 };
 const POLYGON_V3: Contracts = Contracts {
-    exchange: address!("0xe3333700cA9d93003F00f0F71f8515005F6c00Aa"),
+    exchange: EXCHANGE_V3,
     neg_risk_exchange: None,
     neg_risk_adapter: None,
     collateral: PUSD,
     conditional_tokens: CTF_POLYGON,
     ctf_collateral_adapter: None,
     neg_risk_collateral_adapter: None,
+    position_manager: Some(POSITION_MANAGER),
+    router: Some(ROUTER),
+    auto_redeemer: Some(AUTO_REDEEMER),
 };
-// Amoy V1's neg-risk exchange differs between the SDKs (protocol.md §1.6 "Conflict"); this is
-// the address py-clob-client 0.34 signs against, which the V1 known-answer vectors reproduce.
+// Amoy V1's neg-risk exchange: py-clob-client 0.34's `config.py` says the Neg Risk Adapter
+// `0xd91E…5296`, while every current official client (clob-client-v2, py-clob-client-v2,
+// rs-clob-client-v2) and Polymarket's own V1 order test (clob-client-v2
+// `exchangeOrderBuilderV1.test.ts`, digest 0xf15790d3…) use `0xC5d5…f80a`. The docs list no
+// Amoy address, so the disagreement is between SDKs only; this follows Polymarket's current
+// clients and their test vector.
 const AMOY_V1: Contracts = Contracts {
     exchange: address!("0xdFE02Eb6733538f8Ea35D585af8DE5958AD99E40"),
-    neg_risk_exchange: Some(NEG_RISK_ADAPTER),
+    neg_risk_exchange: Some(address!("0xC5d563A36AE78145C45a50134d48A1215220f80a")),
     neg_risk_adapter: None,
     collateral: address!("0x9c4e1703476e875070ee25b56a58b008cfb8fa78"),
     conditional_tokens: CTF_AMOY,
     ctf_collateral_adapter: None,
     neg_risk_collateral_adapter: None,
+    position_manager: None,
+    router: None,
+    auto_redeemer: None,
 };
 const AMOY_V2: Contracts = Contracts {
     exchange: EXCHANGE_V2,
@@ -660,7 +729,12 @@ const AMOY_V2: Contracts = Contracts {
     conditional_tokens: CTF_AMOY,
     ctf_collateral_adapter: None,
     neg_risk_collateral_adapter: None,
+    position_manager: None,
+    router: None,
+    auto_redeemer: None,
 };
+// Amoy ExchangeV3 from the official clients' configs; no Amoy PositionManager or Router is
+// published, so V2 settlement is Polygon-only.
 const AMOY_V3: Contracts = Contracts {
     exchange: address!("0x9fE6e61422AdB6F610d8597F9684b16912D50C3D"),
     neg_risk_exchange: None,
@@ -669,6 +743,9 @@ const AMOY_V3: Contracts = Contracts {
     conditional_tokens: CTF_AMOY,
     ctf_collateral_adapter: None,
     neg_risk_collateral_adapter: None,
+    position_manager: None,
+    router: None,
+    auto_redeemer: None,
 };
 
 /// The contract table: addresses for a chain and exchange generation.

@@ -9,9 +9,21 @@
 //!
 //! in that key order, every value exactly as received (`"0.920"` stays `"0.920"`), each level
 //! re-written as `{"price","size"}` ([Polymarket's Python client] `generate_orderbook_summary_hash`,
-//! the Go server's struct order). `min_order_size` and `neg_risk` are not in the WS frame: they
-//! come from the market's metadata ([`BookMeta`], e.g. from REST `GET /book` or
-//! `GET /markets/{condition_id}`). A field the frame lacks is hashed as `""`, the Go zero value.
+//! the Go server's struct order). A Protocol V2 book carries `"version":"v2"` and its hash
+//! covers it as an eleventh member, `…,"last_trade_price":…,"version":"v2"}` (it reproduces
+//! a captured V2 book's hash, which the ten members do not); CTF books keep the ten.
+//! `min_order_size` and `neg_risk` are not in the WS frame: they come from the market's
+//! metadata ([`BookMeta`], e.g. from REST `GET /book` or `GET /markets/{condition_id}`).
+//!
+//! Snapshots may omit `tick_size` and `last_trade_price` (the captured
+//! `ws_market_price_change_crossing_burst.json` ends with such a `book`), yet the exchange
+//! hashes the market's *current* values: that snapshot's hash reproduces with the tick size of
+//! the earlier snapshot and the price of the trade just printed, and with nothing else tried.
+//! So a field the frame omits is hashed with the market's current value: the stand-ins of
+//! [`BookMeta`], which [`BookManager`](super::BookManager) keeps up to date from the feed
+//! (`book` frames that carry them, `tick_size_change`, `last_trade_price`), written in their
+//! shortest decimal form; `""` (the Go zero value) only while nothing is known. Likewise a V2
+//! market's book that omits `version` is hashed with `"v2"`.
 //!
 //! Where it runs and what it costs: inside [`BookManager`](super::BookManager)'s apply, on the
 //! consumer's task, only on `book` events, only for assets whose [`BookMeta`] was registered
@@ -50,33 +62,73 @@ use std::fmt;
 use sha1::{Digest, Sha1};
 
 use crate::decode::json::{chunk, find_special, skip_ws};
-use crate::fixed::Size;
+use crate::fixed::{Price, Size};
+use crate::types::{Protocol, TickSize};
 
-/// What a `book` frame does not carry but its hash covers: the market's minimum order size
-/// and whether it is a neg-risk market.
+/// What a `book` frame does not carry but its hash covers: the market's minimum order size,
+/// whether it is a neg-risk market, its protocol (a V2 book's hash covers `"version":"v2"`),
+/// and the stand-ins for the members a snapshot may omit (the market's current tick size and
+/// last trade price).
 ///
 /// ```
 /// use polyclob::book::BookMeta;
 /// use polyclob::fixed::Size;
-/// let meta = BookMeta::new(Size::parse(b"5")?, true);
+/// use polyclob::types::{Protocol, TickSize};
+/// let meta = BookMeta::new(Size::parse(b"5")?, true)
+///     .with_protocol(Protocol::V2)
+///     .with_tick_size(TickSize::Thousandth);
 /// assert!(meta.neg_risk());
 /// assert_eq!(meta.min_order_size().to_string(), "5");
+/// assert_eq!(meta.protocol(), Protocol::V2);
+/// assert_eq!(meta.tick_size(), Some(TickSize::Thousandth));
+/// assert_eq!(meta.last_trade_price(), None);
 /// # Ok::<(), polyclob::fixed::ParseError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BookMeta {
     min_order_size: Size,
     neg_risk: bool,
+    protocol: Protocol,
+    tick_size: Option<TickSize>,
+    last_trade_price: Option<Price>,
 }
 
 impl BookMeta {
-    /// Metadata from the market's minimum order size and neg-risk flag.
+    /// Metadata from the market's minimum order size and neg-risk flag: a CTF market, no
+    /// stand-ins yet.
     #[must_use]
     pub const fn new(min_order_size: Size, neg_risk: bool) -> Self {
         Self {
             min_order_size,
             neg_risk,
+            protocol: Protocol::Ctf,
+            tick_size: None,
+            last_trade_price: None,
         }
+    }
+
+    /// The market's protocol. Default is [`Protocol::Ctf`].
+    #[must_use]
+    pub const fn with_protocol(mut self, protocol: Protocol) -> Self {
+        self.protocol = protocol;
+        self
+    }
+
+    /// The market's current tick size, hashed for a snapshot that omits `tick_size`. Default
+    /// is none (hashed as `""`); [`BookManager`](super::BookManager) updates it from the feed.
+    #[must_use]
+    pub const fn with_tick_size(mut self, tick: TickSize) -> Self {
+        self.tick_size = Some(tick);
+        self
+    }
+
+    /// The market's last trade price, hashed for a snapshot that omits `last_trade_price`.
+    /// Default is none (hashed as `""`); [`BookManager`](super::BookManager) updates it from
+    /// the feed.
+    #[must_use]
+    pub const fn with_last_trade_price(mut self, price: Price) -> Self {
+        self.last_trade_price = Some(price);
+        self
     }
 
     /// The minimum order size, hashed in its shortest decimal form (`5`, `0.5`).
@@ -88,6 +140,24 @@ impl BookMeta {
     #[must_use]
     pub const fn neg_risk(&self) -> bool {
         self.neg_risk
+    }
+
+    /// The market's protocol.
+    #[must_use]
+    pub const fn protocol(&self) -> Protocol {
+        self.protocol
+    }
+
+    /// The tick-size stand-in.
+    #[must_use]
+    pub const fn tick_size(&self) -> Option<TickSize> {
+        self.tick_size
+    }
+
+    /// The last-trade-price stand-in.
+    #[must_use]
+    pub const fn last_trade_price(&self) -> Option<Price> {
+        self.last_trade_price
     }
 }
 
@@ -243,6 +313,7 @@ struct Members {
     compact: [bool; 2],
     tick_size: Option<(usize, usize)>,
     last_trade_price: Option<(usize, usize)>,
+    version: Option<(usize, usize)>,
 }
 
 /// Writes the hash input of the `book` element `json` into `out` (cleared first).
@@ -271,13 +342,36 @@ pub fn write_hash_input(
     let mut buf = [0u8; 48];
     out.extend_from_slice(meta.min_order_size.write_str(&mut buf).as_bytes());
     out.extend_from_slice(b"\",\"tick_size\":");
-    scalar(b, m.tick_size, out);
+    match (m.tick_size, meta.tick_size) {
+        (None, Some(t)) => quoted(t.as_str().as_bytes(), out),
+        (span, _) => scalar(b, span, out),
+    }
     out.extend_from_slice(b",\"neg_risk\":");
     out.extend_from_slice(if meta.neg_risk { b"true" } else { b"false" });
     out.extend_from_slice(b",\"last_trade_price\":");
-    scalar(b, m.last_trade_price, out);
+    match (m.last_trade_price, meta.last_trade_price) {
+        (None, Some(p)) => quoted(p.write_str(&mut buf).as_bytes(), out),
+        (span, _) => scalar(b, span, out),
+    }
+    match (m.version, meta.protocol) {
+        (Some(span), _) => {
+            out.extend_from_slice(b",\"version\":");
+            scalar(b, Some(span), out);
+        }
+        (None, Protocol::V2) => {
+            out.extend_from_slice(b",\"version\":");
+            quoted(Protocol::V2.as_str().as_bytes(), out);
+        }
+        (None, _) => {}
+    }
     out.push(b'}');
     Ok(())
+}
+
+fn quoted(text: &[u8], out: &mut Vec<u8>) {
+    out.push(b'"');
+    out.extend_from_slice(text);
+    out.push(b'"');
 }
 
 /// A scalar member as sent (a string keeps its quotes and escapes), `""` when absent, `null`
@@ -384,6 +478,7 @@ fn members(b: &[u8]) -> Result<Members, IntegrityError> {
             }
             b"tick_size" => &mut m.tick_size,
             b"last_trade_price" => &mut m.last_trade_price,
+            b"version" => &mut m.version,
             _ => return,
         };
         *slot = Some(v);
@@ -560,15 +655,36 @@ impl Default for Integrity {
 }
 
 impl Integrity {
-    pub(crate) fn set_meta(&mut self, slot: usize, meta: BookMeta) {
+    /// Registers `meta`; stand-ins it does not give keep what the feed already taught.
+    pub(crate) fn set_meta(&mut self, slot: usize, mut meta: BookMeta) {
         if self.metas.len() <= slot {
             self.metas.resize(slot + 1, None);
+        }
+        if let Some(old) = self.metas[slot] {
+            meta.tick_size = meta.tick_size.or(old.tick_size);
+            meta.last_trade_price = meta.last_trade_price.or(old.last_trade_price);
         }
         self.metas[slot] = Some(meta);
     }
 
     pub(crate) fn meta(&self, slot: usize) -> Option<BookMeta> {
         self.metas.get(slot).copied().flatten()
+    }
+
+    /// The market's tick size changed (a `tick_size_change`, or a snapshot that carries it):
+    /// the stand-in for snapshots that omit it.
+    pub(crate) fn note_tick(&mut self, slot: usize, tick: TickSize) {
+        if let Some(Some(m)) = self.metas.get_mut(slot) {
+            m.tick_size = Some(tick);
+        }
+    }
+
+    /// A trade printed (a `last_trade_price`, or a snapshot that carries it): the stand-in
+    /// for snapshots that omit it.
+    pub(crate) fn note_trade(&mut self, slot: usize, price: Price) {
+        if let Some(Some(m)) = self.metas.get_mut(slot) {
+            m.last_trade_price = Some(price);
+        }
     }
 
     pub(crate) fn last(&self, slot: usize) -> Option<HashStatus> {

@@ -7,7 +7,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// A fast multiplicative hash over 8-byte words (the last two, for ids of 16 bytes or more).
 ///
 /// Asset ids come from the exchange, not from an adversary choosing keys, so a DoS-resistant
-/// SipHash buys nothing here and costs ~4× on 77-byte keys.
+/// SipHash buys nothing here and costs several times as much on 77-byte keys.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct IdHasher(u64);
 

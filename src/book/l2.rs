@@ -5,9 +5,8 @@
 //! (`side.rs`). That makes the best bid/ask an O(1) read, makes most deltas an in-place store,
 //! and lets a side keep its capacity, so steady-state updates never allocate. A `BTreeMap` (the
 //! design card's default) allocates a node whenever a new level is inserted, which breaks the
-//! zero-allocation guarantee. On 1,000 random deltas near the top of a 64-level book, the sides
-//! take 0.55–0.61× the time of a `BTreeMap` per side (`book_structure_*` in the `ws_hot_path`
-//! bench, BENCHMARKS.md).
+//! zero-allocation guarantee; it is also slower on deltas near the top of the book
+//! (`book_structure_*` in the `ws_hot_path` bench; figures in BENCHMARKS.md).
 
 use std::time::{Duration, Instant};
 
@@ -338,7 +337,7 @@ impl Book {
 
     /// Stops trusting deltas until the next snapshot, keeping the levels for display: used
     /// when the stream feeding this book reconnected or lagged, since deltas may have been
-    /// missed (added for the live streams, issue 6).
+    /// missed.
     ///
     /// ```
     /// use polyclob::book::{Book, BookState};
@@ -695,7 +694,8 @@ impl Book {
         self.tick_size
     }
 
-    /// Rounding decimals for the current tick (protocol.md §3.2), when the tick is known.
+    /// Rounding decimals for the current tick (the rounding table of Polymarket's SDKs), when
+    /// the tick is known.
     ///
     /// ```
     /// use polyclob::book::Book;

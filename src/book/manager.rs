@@ -319,8 +319,10 @@ impl BookManager {
                 }
                 if let Some(t) = b.tick_size {
                     book.set_tick_from_snapshot(t);
+                    self.integrity.note_tick(slot, t);
                 }
                 if let Some(p) = b.last_trade_price {
+                    self.integrity.note_trade(slot, p);
                     let prev = book.last_trade();
                     if prev.is_none_or(|t| t.price != p) {
                         book.record_trade(LastTrade {
@@ -366,10 +368,12 @@ impl BookManager {
             Event::TickSizeChange(t) => {
                 let slot = self.slot(t.asset_id);
                 self.books[slot].set_tick_size(t.new_tick_size, t.timestamp_ms, now);
+                self.integrity.note_tick(slot, t.new_tick_size);
                 Outcome::Applied
             }
             Event::LastTradePrice(t) => {
                 let slot = self.slot(t.asset_id);
+                self.integrity.note_trade(slot, t.price);
                 self.books[slot].record_trade(LastTrade {
                     price: t.price,
                     size: t.size,

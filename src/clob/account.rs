@@ -161,20 +161,36 @@ impl Client {
             .map(drop)
     }
 
+    /// The asset a balance query names on the wire: a position of a Protocol V2 market is
+    /// `CONDITIONAL-V2` (docs `/migrate/polymarket-v2/api-integrations`), whichever of the two
+    /// outcome kinds the caller passed, when the token is known to be a position id
+    /// ([`is_position_token`](Self::is_position_token)).
+    pub(crate) fn wire_asset(&self, asset: AssetKind, token_id: Option<&str>) -> AssetKind {
+        match (asset, token_id) {
+            (AssetKind::Conditional, Some(t)) if self.is_position_token(t) => {
+                AssetKind::ConditionalV2
+            }
+            _ => asset,
+        }
+    }
+
     fn balance_req<'a>(
+        &self,
         path: &'a str,
         asset: AssetKind,
         token_id: Option<&str>,
         sig: SignatureType,
     ) -> Req<'a> {
         Req::get(path)
-            .query("asset_type", asset.as_str())
+            .query("asset_type", self.wire_asset(asset, token_id).as_str())
             .query_opt("token_id", token_id)
             .query("signature_type", &sig.as_u8().to_string())
             .auth(Level::L2)
     }
 
-    /// `GET /balance-allowance` (L2).
+    /// `GET /balance-allowance` (L2). An outcome balance of a Protocol V2 market goes out as
+    /// `asset_type=CONDITIONAL-V2` when the token is known to be a position id (from Gamma,
+    /// `clob_market` or [`set_position_token`](Self::set_position_token)).
     ///
     /// # Errors
     ///
@@ -185,13 +201,8 @@ impl Client {
         token_id: Option<&str>,
         sig: SignatureType,
     ) -> Result<BalanceAllowance, Error> {
-        self.json(&Self::balance_req(
-            "/balance-allowance",
-            asset,
-            token_id,
-            sig,
-        ))
-        .await
+        self.json(&self.balance_req("/balance-allowance", asset, token_id, sig))
+            .await
     }
 
     /// `GET /balance-allowance/update` (L2): asks the CLOB to re-read the chain.
@@ -205,14 +216,9 @@ impl Client {
         token_id: Option<&str>,
         sig: SignatureType,
     ) -> Result<(), Error> {
-        self.send(&Self::balance_req(
-            "/balance-allowance/update",
-            asset,
-            token_id,
-            sig,
-        ))
-        .await
-        .map(drop)
+        self.send(&self.balance_req("/balance-allowance/update", asset, token_id, sig))
+            .await
+            .map(drop)
     }
 
     /// `GET /notifications` (L2).

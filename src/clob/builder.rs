@@ -240,8 +240,8 @@ impl ClientBuilder {
     ///
     /// Default is `false`: the lane does not share the HTTP/2 connection the rest of the client
     /// multiplexes on (up to four more TCP+TLS connections to the exchange, each carrying one
-    /// request at a time) and has no gzip. On a loopback exchange it took an order's post from
-    /// 116–155 µs to 41–45 µs (BENCHMARKS.md, "Tick to trade").
+    /// request at a time) and has no gzip. What it saves on an order's post is measured in
+    /// BENCHMARKS.md ("Tick to trade").
     pub fn order_lane(mut self, enabled: bool) -> Self {
         self.order_lane = enabled;
         self

@@ -79,7 +79,11 @@ impl Client {
         };
         opt(&mut query, "id", &f.id);
         opt(&mut query, "maker_address", &f.maker_address);
-        opt(&mut query, "market", &f.market);
+        let market = f
+            .market
+            .as_deref()
+            .map(|m| crate::types::padded_condition(m).into_owned());
+        opt(&mut query, "market", &market);
         opt(&mut query, "asset_id", &f.asset_id);
         if let Some(b) = f.before {
             query.push(("before", b.to_string()));

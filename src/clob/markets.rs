@@ -16,7 +16,7 @@ use super::types::{
 use crate::fixed::Price;
 use crate::http::Error;
 use crate::http::{decode, path_with};
-use crate::types::{ExchangeVersion, Side, TickSize};
+use crate::types::{ExchangeVersion, Protocol, Side, TickSize, padded_condition};
 
 /// The four market lists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -268,22 +268,31 @@ impl Client {
     ///
     /// Transport, status or decode.
     pub async fn market(&self, condition_id: &str) -> Result<Market<'static>, Error> {
-        let path = path_with("/markets/", condition_id);
+        let path = path_with("/markets/", &padded_condition(condition_id));
         let body = self.send(&Req::get(&path)).await?;
         decode::<Market<'_>>(&body, &path).map(Market::into_owned)
     }
 
     /// `GET /clob-markets/{condition_id}`; also fills the tick-size and neg-risk caches of
-    /// its tokens.
+    /// its tokens and, for a Protocol V2 market (`v` `"v2"`), records its tokens as position
+    /// ids, so [`market_context_with`](Self::market_context_with) and every order path sign
+    /// them for ExchangeV3. A 62-hex (`bytes31`) id is sent right-padded to 64.
     ///
     /// # Errors
     ///
-    /// Transport, status or decode.
+    /// Transport, status or decode; an unknown `v` is a decode error.
     pub async fn clob_market(&self, condition_id: &str) -> Result<ClobMarket, Error> {
-        let path = path_with("/clob-markets/", condition_id);
+        let path = path_with("/clob-markets/", &padded_condition(condition_id));
         let m: ClobMarket = self.json(&Req::get(&path)).await?;
+        let protocol = m
+            .protocol()
+            .map_err(|e| Error::decode(e.to_string()).with_path("/clob-markets/{condition_id}"))?;
         let now = Instant::now();
         for t in &m.tokens {
+            // A V2 market's tokens are position ids, signed for ExchangeV3 from now on.
+            if protocol == Protocol::V2 {
+                self.set_position_token(&t.token_id);
+            }
             self.inner
                 .token_markets
                 .insert(&t.token_id, &m.condition_id);

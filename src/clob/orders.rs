@@ -42,7 +42,13 @@ pub struct TradeFilter {
 
 fn push(q: &mut Vec<(&'static str, String)>, k: &'static str, v: Option<&String>) {
     if let Some(v) = v {
-        q.push((k, v.clone()));
+        // Condition ids go out in the 64-hex form (a V2 `bytes31` id right-padded).
+        let v = if k == "market" {
+            crate::types::padded_condition(v).into_owned()
+        } else {
+            v.clone()
+        };
+        q.push((k, v));
     }
 }
 

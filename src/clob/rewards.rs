@@ -294,7 +294,10 @@ impl Client {
         condition_id: &str,
         cursor: Option<&str>,
     ) -> Result<Page<MarketReward>, Error> {
-        let path = path_with("/rewards/markets/", condition_id);
+        let path = path_with(
+            "/rewards/markets/",
+            &crate::types::padded_condition(condition_id),
+        );
         let body = self
             .send(&Req::get(&path).query("next_cursor", cursor.unwrap_or(super::START_CURSOR)))
             .await?;

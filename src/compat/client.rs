@@ -8,16 +8,17 @@ use rust_decimal::Decimal;
 use serde_json::Value;
 
 use super::types::{
-    ApiCreds, BalanceAllowanceParams, BookParams, MidpointResponse, OpenOrder, OpenOrderParams,
-    OrderBookSummary, PriceResponse, Side, SpreadResponse, TradeParams,
+    ApiCreds, AssetType, BalanceAllowanceParams, BookParams, MidpointResponse, OpenOrder,
+    OpenOrderParams, OrderBookSummary, PriceResponse, Side, SpreadResponse, TradeParams,
 };
+use crate::clob::types::AssetKind;
 use crate::clob::{Client, Credentials, Error, Level, PageSpec, Req, decode_page};
 use crate::http::path_with;
 use crate::sign::{SignError, Signer};
 use crate::types::{Chain, ExchangeVersion, contracts};
 
 /// The polymarket-rs-client 0.1.1 client: same constructors, same 50 methods, fixed
-/// behaviour (compat-api.md §0): V2 orders, HMAC over the bytes sent, working pagination,
+/// behaviour where 0.1.1's was a bug: V2 orders, HMAC over the bytes sent, working pagination,
 /// `Err` on non-2xx (downcasts to [`polyclob::clob::Error`](crate::clob::Error)), no panics.
 ///
 /// ```no_run
@@ -607,13 +608,28 @@ impl ClobClient {
         .await
     }
 
-    fn balance_req(path: &'static str, params: Option<BalanceAllowanceParams>) -> Req<'static> {
+    fn balance_req(
+        &self,
+        path: &'static str,
+        params: Option<BalanceAllowanceParams>,
+    ) -> Req<'static> {
         let mut p = params.unwrap_or_default();
         if p.signature_type.is_none() {
             p.set_signature_type(0);
         }
+        // The frozen `AssetType` has no V2 variant: an outcome balance of a token known to be
+        // a Protocol V2 position id goes out as `CONDITIONAL-V2`, as the docs require.
+        let v2 = matches!(p.asset_type, Some(AssetType::CONDITIONAL))
+            && p.token_id
+                .as_deref()
+                .is_some_and(|t| self.client.as_ref().is_some_and(|c| c.is_position_token(t)));
         let mut req = Req::get(path).auth(Level::L2);
         for (k, v) in p.to_query_params() {
+            let v = if k == "asset_type" && v2 {
+                AssetKind::ConditionalV2.as_str().to_owned()
+            } else {
+                v
+            };
             req = req.query(k, &v);
         }
         req
@@ -625,7 +641,7 @@ impl ClobClient {
         params: Option<BalanceAllowanceParams>,
     ) -> ClientResult<Value> {
         self.need_l2()?;
-        self.value(Self::balance_req("/balance-allowance", params))
+        self.value(self.balance_req("/balance-allowance", params))
             .await
     }
 
@@ -635,7 +651,7 @@ impl ClobClient {
         params: Option<BalanceAllowanceParams>,
     ) -> ClientResult<Value> {
         self.need_l2()?;
-        self.value(Self::balance_req("/balance-allowance/update", params))
+        self.value(self.balance_req("/balance-allowance/update", params))
             .await
     }
 

@@ -1,4 +1,4 @@
-//! The polymarket-rs-client 0.1.1 surface (compat-api.md §1), a thin layer over
+//! The polymarket-rs-client 0.1.1 surface (<https://docs.rs/polymarket-rs-client/0.1.1>), a thin layer over
 //! [`crate::clob`] and [`crate::order`]. Re-exported at the crate root; not public itself, so
 //! `SignedOrderRequest` stays reachable but unnameable, as in 0.1.1.
 

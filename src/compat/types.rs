@@ -1,4 +1,4 @@
-//! The polymarket-rs-client 0.1.1 data types, field for field (compat-api.md §1.2).
+//! The polymarket-rs-client 0.1.1 data types, field for field (<https://docs.rs/polymarket-rs-client/0.1.1>).
 //!
 //! Their shapes are frozen by the contract: no `#[non_exhaustive]`, no new fields or
 //! variants. Derives may only grow.

@@ -2,6 +2,7 @@
 //! envelope and cursor paging (send `pagination.next_cursor` back as `cursor` until it is
 //! `null`), per docs.polymarket.com "Data API v2" and its v1→v2 migration page.
 
+use std::collections::BTreeMap;
 use std::marker::PhantomData;
 
 use futures_core::Stream;
@@ -43,14 +44,6 @@ struct Pagination {
     has_more: bool,
 }
 
-#[derive(Deserialize)]
-struct Envelope<'a> {
-    #[serde(borrow, default)]
-    data: Option<&'a RawValue>,
-    #[serde(default)]
-    pagination: Option<Pagination>,
-}
-
 /// Decodes a v2 page (`{"data": [...] | null, "pagination": {...}}`) or a bare v1 array, one
 /// row at a time: a bad row is reported in `skipped`, never fatal.
 ///
@@ -69,16 +62,41 @@ struct Envelope<'a> {
 /// # Errors
 /// When `body` is neither an envelope nor an array.
 pub fn decode_cursor_page<T: DeserializeOwned>(body: &[u8]) -> Result<CursorPage<T>, Error> {
+    let not_data = |e: serde_json::Error| Error::decode(format!("not a Data API response: {e}"));
+    // The shape is decided by the first byte, never by trying one reading and falling back
+    // to another: a struct also reads from a JSON array (field by position), which once
+    // took `[row0, row1]` for `{data: row0, pagination: row1}` and lost a row.
     let (raw, pagination): (Option<&RawValue>, Pagination) =
-        match serde_json::from_slice::<Envelope<'_>>(body) {
-            Ok(e) => (e.data, e.pagination.unwrap_or_default()),
-            Err(_) => (
-                Some(
-                    serde_json::from_slice::<&RawValue>(body)
-                        .map_err(|e| Error::decode(format!("not a Data API response: {e}")))?,
-                ),
+        match body.iter().find(|b| !b.is_ascii_whitespace()) {
+            // A bare list (v1): every element is a row.
+            Some(b'[') => (
+                Some(serde_json::from_slice::<&RawValue>(body).map_err(not_data)?),
                 Pagination::default(),
             ),
+            Some(b'{') => {
+                let members: BTreeMap<String, &RawValue> =
+                    serde_json::from_slice(body).map_err(not_data)?;
+                if members.contains_key("data") || members.contains_key("pagination") {
+                    let pagination = match members.get("pagination").map(|p| p.get()) {
+                        None | Some("null") => Pagination::default(),
+                        Some(p) => serde_json::from_str(p).map_err(|e| {
+                            Error::decode(format!("`pagination` is not an object: {e}"))
+                        })?,
+                    };
+                    (members.get("data").copied(), pagination)
+                } else {
+                    // A bare object (a single-row answer without the envelope) is one row.
+                    (
+                        Some(serde_json::from_slice::<&RawValue>(body).map_err(not_data)?),
+                        Pagination::default(),
+                    )
+                }
+            }
+            _ => {
+                return Err(Error::decode(
+                    "not a Data API response: neither an object nor a list",
+                ));
+            }
         };
     let rows: Vec<&RawValue> = match raw.map(RawValue::get) {
         None | Some("null") => Vec::new(),
@@ -128,7 +146,7 @@ impl<T> Clone for Query<T> {
 }
 
 impl<T> Query<T> {
-    fn new(path: &'static str) -> Self {
+    pub(super) fn new(path: &'static str) -> Self {
         Self {
             path,
             pairs: Vec::new(),
@@ -143,7 +161,7 @@ impl<T> Query<T> {
         self.path
     }
 
-    fn pair(mut self, key: &'static str, value: String) -> Self {
+    pub(super) fn pair(mut self, key: &'static str, value: String) -> Self {
         self.pairs.push((key, value));
         self
     }
@@ -151,7 +169,8 @@ impl<T> Query<T> {
     /// Restricts to a market (repeatable, at most [`MAX_CONDITIONS`] distinct ids; the
     /// server refuses more). Default is every market.
     pub fn condition(mut self, condition_id: impl Into<String>) -> Self {
-        let c = condition_id.into();
+        // The 64-hex form: the Data API refuses a 62-hex V2 id.
+        let c = crate::types::padded_condition(&condition_id.into()).into_owned();
         if !self.conditions.contains(&c) {
             self.conditions.push(c);
         }
@@ -163,7 +182,7 @@ impl<T> Query<T> {
         self.pair("limit", limit.to_string())
     }
 
-    fn request(&self, cursor: Option<&str>) -> Result<Req<'static>, Error> {
+    pub(super) fn request(&self, cursor: Option<&str>) -> Result<Req<'static>, Error> {
         if self.conditions.len() > MAX_CONDITIONS {
             return Err(Error::argument(format!(
                 "{} condition ids given; the Data API takes at most {MAX_CONDITIONS}",
@@ -414,6 +433,37 @@ mod tests {
         assert_eq!(p.data[0].token_id, "7");
         assert!(decode_cursor_page::<Trade>(b"nope").is_err());
         assert!(decode_cursor_page::<Trade>(br#"{"data":7}"#).is_err());
+        assert!(decode_cursor_page::<Trade>(br#"{"data":[],"pagination":[1]}"#).is_err());
+    }
+
+    /// A bare list is every row, whatever its length: `[row0, row1]` is not an envelope
+    /// (`data` = row 0, `pagination` = row 1), and a row's `next_cursor` is not a cursor.
+    #[test]
+    fn bare_lists_keep_every_row() {
+        for n in 0..5 {
+            let rows: Vec<String> = (0..n)
+                .map(|i| {
+                    format!(
+                        r#"{{"asset":"{i}","side":"BUY","next_cursor":"row{i}","has_more":true}}"#
+                    )
+                })
+                .collect();
+            let body = format!("[{}]", rows.join(","));
+            let p = decode_cursor_page::<Trade>(body.as_bytes()).unwrap();
+            let ids: Vec<String> = p.data.iter().map(|t| t.token_id.clone()).collect();
+            let want: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+            assert_eq!(ids, want, "{body}");
+            assert_eq!((p.next_cursor, p.has_more), (None, false), "{body}");
+        }
+        // The same rows in the envelope, and a bare single object, also keep every row.
+        let p = decode_cursor_page::<Trade>(
+            br#" {"data":[{"asset":"a"},{"asset":"b"}],"pagination":{"has_more":true,"next_cursor":"c"}}"#,
+        )
+        .unwrap();
+        assert_eq!(p.data.len(), 2);
+        assert_eq!(p.next_cursor.as_deref(), Some("c"));
+        let p = decode_cursor_page::<Value>(br#"{"proxy_wallet":"0x1","value":3}"#).unwrap();
+        assert_eq!(p.data.len(), 1);
     }
 
     #[test]

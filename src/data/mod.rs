@@ -1,5 +1,6 @@
 //! The Data API v2 (`https://data-api.polymarket.com/v2`, no auth): positions (every
-//! lifecycle stage, closed included), trades, activity, portfolio value and holders.
+//! lifecycle stage, closed included), trades, activity, portfolio value, holders,
+//! resolutions (and whether a position is redeemable now), open interest and price history.
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
@@ -27,12 +28,14 @@
 
 pub(crate) mod amount;
 mod client;
+mod resolution;
 mod types;
 
 pub use self::amount::{Amount, AmountError};
 pub use self::client::{
     Client, ClientBuilder, CursorPage, DEFAULT_HOST, MAX_CONDITIONS, Query, decode_cursor_page,
 };
+pub use self::resolution::{OpenInterest, PricePoint, Redeemability, Resolution};
 pub use self::types::{Activity, Holder, HolderGroup, Position, Trade, UNLABELLED_OUTCOME, Value};
 pub use crate::clob::SkippedRow;
 pub use crate::http::Error;

@@ -83,9 +83,21 @@ pub struct Position {
     /// Current value in pUSD.
     #[serde(alias = "currentValue", deserialize_with = "rounded::size_opt")]
     pub current_value: Option<Size>,
-    /// Total shares bought.
-    #[serde(alias = "totalBought", deserialize_with = "rounded::size_opt")]
+    /// Lifetime shares bought, the average-cost denominator (v2 `total_size`, v1
+    /// `totalBought`); never the current holding, which is [`size`](Self::size).
+    #[serde(
+        alias = "total_size",
+        alias = "totalBought",
+        deserialize_with = "rounded::size_opt"
+    )]
     pub total_bought: Option<Size>,
+    /// Attributed buy fees in pUSD (v2 `entry_fees_usdc`); disclosure only, `entry_cost` is
+    /// already fee-exclusive.
+    #[serde(alias = "entry_fees_usdc", deserialize_with = "rounded::size_opt")]
+    pub entry_fees: Option<Size>,
+    /// Fee-inclusive basis in pUSD, `entry_cost + entry_fees` (v2 `total_cost_usdc`).
+    #[serde(alias = "total_cost_usdc", deserialize_with = "rounded::size_opt")]
+    pub total_cost: Option<Size>,
     /// Realized PnL in pUSD.
     #[serde(alias = "realizedPnl", deserialize_with = "amount_opt")]
     pub realized_pnl: Option<Amount>,
@@ -95,6 +107,12 @@ pub struct Position {
     /// Unrealized PnL in percent (v1 `percentPnl`).
     #[serde(alias = "percentPnl", deserialize_with = "amount_opt")]
     pub percent_pnl: Option<Amount>,
+    /// Realized plus unrealized PnL in pUSD (v2 `total_pnl`).
+    #[serde(alias = "totalPnl", deserialize_with = "amount_opt")]
+    pub total_pnl: Option<Amount>,
+    /// Realized PnL in percent (v2 `percent_realized_pnl`, v1 `percentRealizedPnl`).
+    #[serde(alias = "percentRealizedPnl", deserialize_with = "amount_opt")]
+    pub percent_realized_pnl: Option<Amount>,
     /// Whether the position can be redeemed.
     #[serde(deserialize_with = "lenient::bool_lenient")]
     pub redeemable: bool,
@@ -107,6 +125,46 @@ pub struct Position {
     /// Market end date.
     #[serde(alias = "endDate", deserialize_with = "lenient::string")]
     pub end_date: String,
+    /// Whether the market is archived.
+    #[serde(deserialize_with = "lenient::bool_lenient")]
+    pub archived: bool,
+    /// Market icon URL.
+    #[serde(deserialize_with = "lenient::string")]
+    pub icon: String,
+    /// The event's id.
+    #[serde(alias = "eventId", deserialize_with = "lenient::string")]
+    pub event_id: String,
+    /// The other outcome's label.
+    #[serde(alias = "oppositeOutcome", deserialize_with = "lenient::string")]
+    pub opposite_outcome: String,
+    /// The other outcome's token (or V2 position) id (v1 `oppositeAsset`).
+    #[serde(
+        alias = "oppositeAsset",
+        alias = "opposite_asset_id",
+        deserialize_with = "lenient::string"
+    )]
+    pub opposite_token_id: String,
+    /// Unix seconds of the first entry; `None` when absent or 0 (no native economics).
+    #[serde(alias = "firstEntryAt", deserialize_with = "seconds_opt")]
+    pub first_entry_at: Option<u64>,
+    /// Unix seconds of the row's last economics event; `None` when absent or 0.
+    #[serde(alias = "lastEventAt", deserialize_with = "seconds_opt")]
+    pub last_event_at: Option<u64>,
+    /// The holder's display name.
+    #[serde(deserialize_with = "lenient::string")]
+    pub name: String,
+    /// The holder's profile image URL.
+    #[serde(alias = "profileImage", deserialize_with = "lenient::string")]
+    pub profile_image: String,
+    /// Whether the holder is verified.
+    #[serde(deserialize_with = "lenient::bool_lenient")]
+    pub verified: bool,
+}
+
+/// Unix seconds, lenient (a number or a decimal string); `None` for absent, `null`, 0 or junk.
+fn seconds_opt<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    let v = lenient::u64_lenient(d)?;
+    Ok((v != 0).then_some(v))
 }
 
 /// One fill in the trade feed (`GET /v2/trades`).

@@ -30,6 +30,7 @@ enum Key {
     TickSize,
     EventType,
     LastTradePrice,
+    Version,
 }
 
 /// A key as [`key`] matches it: its name and closing quote as the little-endian `u128` of the
@@ -79,6 +80,7 @@ fn key(b: &[u8], p: usize) -> Option<(Key, usize)> {
     const TICK_SIZE: Pattern = pattern(b"tick_size");
     const EVENT_TYPE: Pattern = pattern(b"event_type");
     const LAST_TRADE_PRICE: Pattern = pattern(b"last_trade_price");
+    const VERSION: Pattern = pattern(b"version");
     const P_MARK: u32 = MARKET.bytes as u32;
     const P_ASSE: u32 = ASSET_ID.bytes as u32;
     const P_TIME: u32 = TIMESTAMP.bytes as u32;
@@ -88,6 +90,7 @@ fn key(b: &[u8], p: usize) -> Option<(Key, usize)> {
     const P_TICK: u32 = TICK_SIZE.bytes as u32;
     const P_EVEN: u32 = EVENT_TYPE.bytes as u32;
     const P_LAST: u32 = LAST_TRADE_PRICE.bytes as u32;
+    const P_VERS: u32 = VERSION.bytes as u32;
     if b.get(p) != Some(&b'"') {
         return None;
     }
@@ -104,6 +107,7 @@ fn key(b: &[u8], p: usize) -> Option<(Key, usize)> {
         P_TICK => (Key::TickSize, TICK_SIZE),
         P_EVEN => (Key::EventType, EVENT_TYPE),
         P_LAST => (Key::LastTradePrice, LAST_TRADE_PRICE),
+        P_VERS => (Key::Version, VERSION),
         _ => return None,
     };
     if w & pat.mask != pat.bytes || (pat.len == 16 && b.get(p + 17) != Some(&b'"')) {
@@ -141,6 +145,7 @@ struct Captures {
     hash: Raw,
     tick_size: Raw,
     last_trade_price: Raw,
+    version: Raw,
     bids: Option<Span>,
     asks: Option<Span>,
 }
@@ -199,6 +204,7 @@ pub(crate) fn book_object<'a, S: Sink>(
             Key::Hash => keep(&mut caps.hash, string::<HASH_LEN>(b, v)?),
             Key::TickSize => keep(&mut caps.tick_size, string::<0>(b, v)?),
             Key::LastTradePrice => keep(&mut caps.last_trade_price, string::<0>(b, v)?),
+            Key::Version => keep(&mut caps.version, string::<0>(b, v)?),
         };
         match next_member(b, next) {
             Ok(q) => p = skip_ws(b, q),
@@ -235,6 +241,7 @@ pub(crate) fn book_object<'a, S: Sink>(
         asks: Levels::new(src, asks, "asks"),
         tick_size,
         last_trade_price,
+        version: (c.version.kind == RawKind::Str).then(|| c.version.text(src)),
         json,
     };
     Some((msg, end + 1))

@@ -37,6 +37,9 @@ pub struct BookMsg<'a> {
     pub tick_size: Option<TickSize>,
     /// Last trade price, when the snapshot carries it.
     pub last_trade_price: Option<Price>,
+    /// The book's protocol `version` as sent (`"v2"` on Protocol V2 books; CTF books omit
+    /// it). [`Protocol::parse`](crate::types::Protocol::parse) reads it.
+    pub version: Option<&'a str>,
     /// The element's JSON text.
     pub json: &'a str,
 }
@@ -383,6 +386,7 @@ pub(crate) fn build<'a>(
                 asks: Levels::new(src, asks, "asks"),
                 tick_size: opt_tick(src, &f.tick_size, "tick_size")?,
                 last_trade_price: opt_price(src, &f.last_trade_price, "last_trade_price")?,
+                version: opt_str(src, &f.version, "version")?,
                 json,
             })
         }

@@ -7,7 +7,7 @@ use std::time::Instant;
 use super::market::{FeeSchedule, Market};
 use crate::fixed::Size;
 use crate::order::{MarketContext, OrderError, TokenId};
-use crate::types::{Chain, ExchangeVersion};
+use crate::types::{Chain, ExchangeVersion, Protocol, ProtocolError, padded_condition};
 
 /// Why a Gamma market could not yield trading contexts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,6 +31,8 @@ pub enum ContextError {
     },
     /// The order layer refused the parameters (e.g. a V2-only tick on V1).
     Order(OrderError),
+    /// The market's `version` is unknown.
+    Protocol(ProtocolError),
 }
 
 impl ContextError {
@@ -43,7 +45,10 @@ impl ContextError {
     /// Whether the market's data was malformed (bad id, missing tick size).
     #[must_use]
     pub fn is_malformed(&self) -> bool {
-        matches!(self, Self::NoTickSize | Self::BadTokenId { .. })
+        matches!(
+            self,
+            Self::NoTickSize | Self::BadTokenId { .. } | Self::Protocol(_)
+        )
     }
 }
 
@@ -61,6 +66,7 @@ impl std::fmt::Display for ContextError {
             }
             // The cause is `source()`, not repeated here.
             Self::Order(_) => f.write_str("order parameters refused"),
+            Self::Protocol(_) => f.write_str("the market's protocol is not usable"),
         }
     }
 }
@@ -69,6 +75,7 @@ impl std::error::Error for ContextError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Self::Order(e) => Some(e),
+            Self::Protocol(e) => Some(e),
             _ => None,
         }
     }
@@ -94,8 +101,11 @@ impl std::error::Error for ContextError {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Trading {
-    /// The condition id (the CLOB's `market`).
+    /// The condition id (the CLOB's `market`) in the 64-hex form every endpoint wants: a V2
+    /// `bytes31` id is right-padded with a zero byte.
     pub condition_id: String,
+    /// The market's protocol: it chose the ids, the exchange and the settlement path.
+    pub protocol: Protocol,
     /// Outcome labels, parallel to [`contexts`](Self::contexts) (may be shorter when Gamma
     /// omits them).
     pub outcomes: Vec<String>,
@@ -131,11 +141,9 @@ impl Market {
     /// `GET /version` says; [`ExchangeVersion::V2`] today).
     #[must_use]
     pub fn exchange_version(&self, clob_version: ExchangeVersion) -> ExchangeVersion {
-        if self.is_position_id() {
-            ExchangeVersion::V3
-        } else {
-            clob_version
-        }
+        self.protocol()
+            .unwrap_or_default()
+            .exchange_version(clob_version)
     }
 
     /// The signing context of outcome `index` (0 = first outcome), with no I/O.
@@ -148,6 +156,7 @@ impl Market {
         clob_version: ExchangeVersion,
         index: usize,
     ) -> Result<MarketContext, ContextError> {
+        let protocol = self.protocol().map_err(ContextError::Protocol)?;
         let ids = self.token_ids();
         if ids.is_empty() {
             return Err(ContextError::NoTokens);
@@ -161,7 +170,7 @@ impl Market {
             TokenId::parse(id.trim().as_bytes()).map_err(|_| ContextError::BadTokenId { index })?;
         MarketContext::new(
             chain,
-            self.exchange_version(clob_version),
+            protocol.exchange_version(clob_version),
             token,
             tick,
             self.neg_risk,
@@ -178,6 +187,7 @@ impl Market {
         chain: Chain,
         clob_version: ExchangeVersion,
     ) -> Result<Trading, ContextError> {
+        let protocol = self.protocol().map_err(ContextError::Protocol)?;
         let n = self.token_ids().len();
         if n == 0 {
             return Err(ContextError::NoTokens);
@@ -186,7 +196,8 @@ impl Market {
             .map(|i| self.context(chain, clob_version, i))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Trading {
-            condition_id: self.condition_id.clone(),
+            condition_id: padded_condition(&self.condition_id).into_owned(),
+            protocol,
             outcomes: self.outcomes.clone(),
             contexts,
             min_order_size: self.min_order_size.unwrap_or(Size::ZERO),

@@ -11,7 +11,7 @@ use crate::clob::types::rounded;
 use crate::data::Amount;
 use crate::data::amount::amount_opt;
 use crate::fixed::{Price, Size};
-use crate::types::TickSize;
+use crate::types::{ConditionId, Protocol, ProtocolError, TickSize};
 
 /// One Gamma market: identity, outcomes and their token ids, trading parameters, fees,
 /// status and activity figures.
@@ -77,8 +77,13 @@ pub struct Market {
     #[serde(deserialize_with = "rounded::text_list")]
     pub position_ids: Vec<String>,
     /// Gamma's market generation: `"v1"` (token ids) or `"v2"` (position ids); empty when absent.
+    /// [`Self::protocol`] reads it.
     #[serde(deserialize_with = "lenient::string")]
     pub version: String,
+    /// Resolution state of a V2 market: `"inactive"`, `"active"` (being resolved) or
+    /// `"resolved"`; empty when absent (docs: Gamma `resolutionStatus`).
+    #[serde(deserialize_with = "lenient::string")]
+    pub resolution_status: String,
     /// Whether the market is active.
     #[serde(deserialize_with = "lenient::bool_lenient")]
     pub active: bool,
@@ -211,20 +216,57 @@ fn fee_schedule_opt<'de, D: serde::Deserializer<'de>>(
 }
 
 impl Market {
+    /// The market's protocol from Gamma `version` (docs `/migrate/polymarket-v2/api-integrations`:
+    /// choose the ids by `version`, even when both lists are present; reject unknown versions).
+    ///
+    /// The docs also reject a missing `version`; here a record without one that lists no
+    /// `positionIds` is read as CTF, because Gamma's older records (and the archived captures)
+    /// predate the field and are all CTF. A record without `version` that lists `positionIds`
+    /// is refused: nothing says which list to trade.
+    ///
+    /// ```
+    /// use polyclob::gamma::Market;
+    /// use polyclob::types::Protocol;
+    /// let m: Market = serde_json::from_str(r#"{"version":"v2","positionIds":["5"],"clobTokenIds":"[\"1\"]"}"#)?;
+    /// assert_eq!(m.protocol()?, Protocol::V2);
+    /// assert_eq!(m.token_ids(), ["5"]);
+    /// let odd: Market = serde_json::from_str(r#"{"version":"v3"}"#)?;
+    /// assert!(odd.protocol().is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ProtocolError::UnknownVersion`] for a `version` other than `"v1"`/`"v2"`, or none
+    /// beside `positionIds`.
+    pub fn protocol(&self) -> Result<Protocol, ProtocolError> {
+        if self.version.trim().is_empty() && self.position_ids.is_empty() {
+            return Ok(Protocol::Ctf);
+        }
+        Protocol::parse(&self.version)
+    }
+
     /// Whether this is a position-ID market (Gamma `version` `"v2"`, ExchangeV3).
     #[must_use]
     pub fn is_position_id(&self) -> bool {
-        self.version.eq_ignore_ascii_case("v2")
+        self.protocol() == Ok(Protocol::V2)
     }
 
-    /// The ids orders are placed on, in outcome order: position ids on position-ID markets,
-    /// CLOB token ids otherwise.
+    /// The condition id, typed by the market's protocol (`bytes31` on V2).
+    ///
+    /// # Errors
+    /// An unknown `version`, or a condition id of the wrong width for the protocol.
+    pub fn condition(&self) -> Result<ConditionId, ProtocolError> {
+        ConditionId::parse_for(&self.condition_id, self.protocol()?)
+    }
+
+    /// The ids orders are placed on, in outcome order: `positionIds` on V2 markets,
+    /// `clobTokenIds` on CTF ones; none when the `version` is unknown.
     #[must_use]
     pub fn token_ids(&self) -> &[String] {
-        if self.is_position_id() && !self.position_ids.is_empty() {
-            &self.position_ids
-        } else {
-            &self.clob_token_ids
+        match self.protocol() {
+            Ok(Protocol::V2) => &self.position_ids,
+            Ok(_) => &self.clob_token_ids,
+            Err(_) => &[],
         }
     }
 

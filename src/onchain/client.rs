@@ -12,11 +12,13 @@ use super::error::{Error, Kind};
 use super::nonce::NonceManager;
 use super::rpc::{Receipt, Rpc};
 use super::tx::Eip1559Tx;
-use super::{ctf, erc20, erc1155, neg_risk, wallet as wrap};
+use super::{ctf, erc20, erc1155, neg_risk, router, wallet as wrap};
 use crate::fixed::Size;
 use crate::sign::Signer;
 use crate::sign::wallet::Wallet;
-use crate::types::{Chain, Contracts, ExchangeVersion, contracts};
+use crate::types::{
+    Chain, ConditionId, Contracts, ExchangeVersion, PositionId, Protocol, contracts,
+};
 
 const GWEI: u128 = 1_000_000_000;
 
@@ -46,8 +48,9 @@ impl SettlerBuilder {
         self
     }
 
-    /// The exchange generation whose contract table is used. Default is
-    /// [`ExchangeVersion::V2`] (pUSD collateral, the collateral adapters).
+    /// The exchange generation whose contract table is used for CTF markets. Default is
+    /// [`ExchangeVersion::V2`] (pUSD collateral, the collateral adapters). Protocol V2 markets
+    /// always use the chain's ExchangeV3 table (PositionManager, Router).
     pub const fn exchange_version(mut self, version: ExchangeVersion) -> Self {
         self.version = version;
         self
@@ -134,6 +137,7 @@ impl SettlerBuilder {
             signer: self.signer,
             chain: self.chain,
             contracts: *contracts(self.chain, self.version),
+            v2: *contracts(self.chain, ExchangeVersion::V3),
             wallet: self.wallet,
             nonces: NonceManager::new(),
             max_fee_cap: self.max_fee_cap,
@@ -160,8 +164,8 @@ impl SettlerBuilder {
 ///
 /// let signer = Signer::from_hex(&std::env::var("POLYCLOB_PRIVATE_KEY")?)?;
 /// let settler = Settler::builder("https://polygon-rpc.example", signer).build()?;
-/// settler.ensure_approvals().await?;            // only the missing ones
-/// let condition = "0x5eed…".parse()?;
+/// settler.ensure_approvals().await?;            // only the missing ones (CTF markets)
+/// let condition: polyclob::types::ConditionId = "0x5eed…".parse()?; // 64 hex: CTF, 62: V2
 /// settler.split(condition, Size::from_micros(10_000_000), false).await?;
 /// # Ok(()) }
 /// ```
@@ -171,6 +175,8 @@ pub struct Settler {
     signer: Signer,
     chain: Chain,
     contracts: Contracts,
+    /// The chain's Protocol V2 table (ExchangeV3, PositionManager, Router).
+    v2: Contracts,
     wallet: Wallet,
     nonces: NonceManager,
     max_fee_cap: u128,
@@ -222,6 +228,17 @@ fn word(data: &[u8]) -> Result<U256, Error> {
     Ok(Reader::new(data).uint(0)?)
 }
 
+/// The YES and NO position ids of a V2 condition.
+fn v2_positions(condition: ConditionId) -> Result<[PositionId; 2], Error> {
+    let p = |o| {
+        PositionId::of(condition, o).map_err(|e| match e {
+            crate::types::ProtocolError::BadPositionId { reason } => Error::invalid(reason),
+            _ => Error::invalid("not a V2 condition"),
+        })
+    };
+    Ok([p(0)?, p(1)?])
+}
+
 impl Settler {
     /// A builder for `rpc_url` signing with `signer`.
     pub fn builder(rpc_url: impl Into<String>, signer: Signer) -> SettlerBuilder {
@@ -248,10 +265,30 @@ impl Settler {
         &self.rpc
     }
 
-    /// The contract table in use.
+    /// The contract table in use for CTF markets.
     #[must_use]
     pub const fn contracts(&self) -> &Contracts {
         &self.contracts
+    }
+
+    /// The contract table of a protocol: the CTF table ([`contracts`](Self::contracts)) or the
+    /// chain's Protocol V2 one.
+    #[must_use]
+    pub const fn contracts_for(&self, protocol: Protocol) -> &Contracts {
+        match protocol {
+            Protocol::V2 => &self.v2,
+            _ => &self.contracts,
+        }
+    }
+
+    /// The V2 table, when the chain has a Router (V2 settlement needs it).
+    fn v2_table(&self) -> Result<&Contracts, Error> {
+        match (self.v2.router, self.v2.position_manager) {
+            (Some(_), Some(_)) => Ok(&self.v2),
+            _ => Err(Error::invalid(
+                "no Protocol V2 Router/PositionManager is published for this chain",
+            )),
+        }
     }
 
     /// The account that holds the funds: the EOA, or its Safe/proxy wallet.
@@ -346,22 +383,39 @@ impl Settler {
         })
     }
 
-    /// Every approval the holder needs for trading and settlement, with its state (one batch).
+    /// Every approval the holder needs for trading and settling CTF markets, with its state
+    /// (one batch): [`approvals_for`](Self::approvals_for) `(Protocol::Ctf)`.
     ///
     /// # Errors
     /// As [`Rpc::call_many`], or an answer that does not decode.
     pub async fn approvals(&self) -> Result<Vec<Approval>, Error> {
+        self.approvals_for(Protocol::Ctf).await
+    }
+
+    /// Every approval the holder needs for one protocol's markets, with its state (one batch).
+    /// Protocol V2 (docs `/migrate/polymarket-v2/contract-integrations`; CTF approvals do not
+    /// carry over): pUSD `approve` to ExchangeV3 (buy) and the Router (split), and
+    /// PositionManager `setApprovalForAll` for ExchangeV3 (sell) and the Router (merge, redeem).
+    ///
+    /// # Errors
+    /// As [`Rpc::call_many`], or an answer that does not decode; V2 on a chain without a
+    /// published Router.
+    pub async fn approvals_for(&self, protocol: Protocol) -> Result<Vec<Approval>, Error> {
+        let c = match protocol {
+            Protocol::V2 => self.v2_table()?,
+            _ => &self.contracts,
+        };
         let owner = self.holder();
-        let spenders = self.contracts.collateral_spenders();
-        let operators = self.contracts.token_operators();
+        let spenders = c.collateral_spenders();
+        let operators = c.token_operators();
         let mut calls: Vec<Call> = spenders
             .iter()
-            .map(|s| erc20::allowance(self.contracts.collateral, owner, *s))
+            .map(|s| erc20::allowance(c.collateral, owner, *s))
             .collect();
         calls.extend(
-            operators.iter().map(|o| {
-                erc1155::is_approved_for_all(self.contracts.conditional_tokens, owner, *o)
-            }),
+            operators
+                .iter()
+                .map(|o| erc1155::is_approved_for_all(c.outcome_tokens(), owner, *o)),
         );
         let results = self.rpc.call_many(&calls).await?;
         let mut out = Vec::with_capacity(results.len());
@@ -386,60 +440,89 @@ impl Settler {
 
     // ---- writes ----
 
-    /// The calls that grant exactly the missing approvals (collateral `approve(spender, MAX)`
-    /// and `setApprovalForAll(operator, true)`), in order, without sending them: for a Safe
-    /// multi-send, a relayer batch or a sender of the caller's own. Empty when everything is
-    /// in place.
+    /// The calls that grant exactly the missing CTF approvals, unsent:
+    /// [`approval_calls_for`](Self::approval_calls_for) `(Protocol::Ctf)`.
     ///
     /// # Errors
-    /// As [`approvals`](Self::approvals).
+    /// As [`approval_calls_for`](Self::approval_calls_for).
     pub async fn approval_calls(&self) -> Result<Vec<Call>, Error> {
+        self.approval_calls_for(Protocol::Ctf).await
+    }
+
+    /// The calls that grant exactly the missing approvals of one protocol (collateral
+    /// `approve(spender, MAX)` and `setApprovalForAll(operator, true)` on the outcome-token
+    /// contract), in order, without sending them: for a Safe multi-send, a relayer batch or a
+    /// sender of the caller's own. Empty when everything is in place.
+    ///
+    /// # Errors
+    /// As [`approvals_for`](Self::approvals_for).
+    pub async fn approval_calls_for(&self, protocol: Protocol) -> Result<Vec<Call>, Error> {
+        let c = *self.contracts_for(protocol);
         let mut calls = Vec::new();
-        for a in self.approvals().await? {
+        for a in self.approvals_for(protocol).await? {
             if a.granted {
                 continue;
             }
             calls.push(if a.collateral {
-                erc20::approve(self.contracts.collateral, a.spender, U256::MAX)?
+                erc20::approve(c.collateral, a.spender, U256::MAX)?
             } else {
-                erc1155::set_approval_for_all(self.contracts.conditional_tokens, a.spender, true)?
+                erc1155::set_approval_for_all(c.outcome_tokens(), a.spender, true)?
             });
         }
         Ok(calls)
     }
 
-    /// Sends the [missing approvals](Self::approval_calls), one transaction each, in order;
-    /// the receipts of those sent (empty when everything was in place).
+    /// Grants exactly the missing CTF approvals:
+    /// [`ensure_approvals_for`](Self::ensure_approvals_for) `(Protocol::Ctf)`.
     ///
     /// # Errors
-    /// As [`approvals`](Self::approvals) and [`send`](Self::send); earlier approvals stay.
+    /// As [`ensure_approvals_for`](Self::ensure_approvals_for).
     pub async fn ensure_approvals(&self) -> Result<Vec<Receipt>, Error> {
+        self.ensure_approvals_for(Protocol::Ctf).await
+    }
+
+    /// Sends the [missing approvals](Self::approval_calls_for) of one protocol, one
+    /// transaction each, in order; the receipts of those sent (empty when everything was in
+    /// place).
+    ///
+    /// # Errors
+    /// As [`approvals_for`](Self::approvals_for) and [`send`](Self::send); earlier approvals stay.
+    pub async fn ensure_approvals_for(&self, protocol: Protocol) -> Result<Vec<Receipt>, Error> {
         let mut receipts = Vec::new();
-        for call in self.approval_calls().await? {
+        for call in self.approval_calls_for(protocol).await? {
             receipts.push(self.send(call).await?);
         }
         Ok(receipts)
     }
 
     /// The call that splits `amount` collateral into `amount` of each outcome of a binary
-    /// market, without sending it (no I/O).
+    /// market, without sending it (no I/O). The condition's protocol picks the path: a CTF
+    /// (`bytes32`) condition through the collateral adapter of its market type, a V2
+    /// (`bytes31`) one through the Router (`neg_risk` is then irrelevant: one Router serves
+    /// both).
     ///
     /// # Errors
-    /// A zero amount ([`Error::is_invalid_request`]).
+    /// A zero amount ([`Error::is_invalid_request`]); V2 on a chain without a published Router.
     pub fn split_call(
         &self,
-        condition_id: B256,
+        condition: impl Into<ConditionId>,
         amount: Size,
         neg_risk: bool,
     ) -> Result<Call, Error> {
-        Ok(ctf::split_position(
-            self.contracts.positions_target(neg_risk),
-            self.contracts.collateral,
-            B256::ZERO,
-            condition_id,
-            &ctf::BINARY_PARTITION,
-            U256::from(amount.as_micros()),
-        )?)
+        let condition = condition.into();
+        let amount = U256::from(amount.as_micros());
+        let c = match condition.protocol() {
+            Protocol::V2 => router::split(self.router()?, condition, amount),
+            _ => Some(ctf::split_position(
+                self.contracts.positions_target(neg_risk),
+                self.contracts.collateral,
+                B256::ZERO,
+                B256::from(*condition.as_bytes32()),
+                &ctf::BINARY_PARTITION,
+                amount,
+            )?),
+        };
+        c.ok_or(Error::invalid("not a V2 condition"))
     }
 
     /// Sends [`split_call`](Self::split_call).
@@ -448,33 +531,39 @@ impl Settler {
     /// As [`split_call`](Self::split_call) and [`send`](Self::send).
     pub async fn split(
         &self,
-        condition_id: B256,
+        condition: impl Into<ConditionId>,
         amount: Size,
         neg_risk: bool,
     ) -> Result<Receipt, Error> {
-        self.send(self.split_call(condition_id, amount, neg_risk)?)
+        self.send(self.split_call(condition, amount, neg_risk)?)
             .await
     }
 
-    /// The call that merges `amount` of each outcome of a binary market back into collateral,
-    /// without sending it (no I/O).
+    /// The call that merges `amount` of each outcome of a binary market back into collateral
+    /// (CTF: the collateral adapter; V2: the Router), without sending it (no I/O).
     ///
     /// # Errors
-    /// A zero amount ([`Error::is_invalid_request`]).
+    /// As [`split_call`](Self::split_call).
     pub fn merge_call(
         &self,
-        condition_id: B256,
+        condition: impl Into<ConditionId>,
         amount: Size,
         neg_risk: bool,
     ) -> Result<Call, Error> {
-        Ok(ctf::merge_positions(
-            self.contracts.positions_target(neg_risk),
-            self.contracts.collateral,
-            B256::ZERO,
-            condition_id,
-            &ctf::BINARY_PARTITION,
-            U256::from(amount.as_micros()),
-        )?)
+        let condition = condition.into();
+        let amount = U256::from(amount.as_micros());
+        let c = match condition.protocol() {
+            Protocol::V2 => router::merge(self.router()?, condition, amount),
+            _ => Some(ctf::merge_positions(
+                self.contracts.positions_target(neg_risk),
+                self.contracts.collateral,
+                B256::ZERO,
+                B256::from(*condition.as_bytes32()),
+                &ctf::BINARY_PARTITION,
+                amount,
+            )?),
+        };
+        c.ok_or(Error::invalid("not a V2 condition"))
     }
 
     /// Sends [`merge_call`](Self::merge_call).
@@ -483,45 +572,147 @@ impl Settler {
     /// As [`merge_call`](Self::merge_call) and [`send`](Self::send).
     pub async fn merge(
         &self,
-        condition_id: B256,
+        condition: impl Into<ConditionId>,
         amount: Size,
         neg_risk: bool,
     ) -> Result<Receipt, Error> {
-        self.send(self.merge_call(condition_id, amount, neg_risk)?)
+        self.send(self.merge_call(condition, amount, neg_risk)?)
             .await
     }
 
-    /// The call that redeems the caller's whole position in a resolved binary market, without
-    /// sending it (no I/O).
+    /// The calls that redeem the holder's whole position in a resolved binary market, unsent.
+    /// CTF: one `redeemPositions` on the collateral adapter (it burns every outcome's balance;
+    /// no I/O). V2: the Router redeems one outcome and an explicit amount at a time, so this
+    /// reads both positions' balances on the PositionManager and returns one `redeem` per
+    /// outcome held (the loser's pays nothing but clears it).
     ///
     /// # Errors
-    /// A contract table with a zero target ([`Error::is_invalid_request`]).
-    pub fn redeem_call(&self, condition_id: B256, neg_risk: bool) -> Result<Call, Error> {
-        Ok(ctf::redeem_positions(
+    /// A V2 redemption with nothing held, or a condition whose position ids do not have the V2
+    /// layout; the balance read.
+    pub async fn redeem_calls(
+        &self,
+        condition: impl Into<ConditionId>,
+        neg_risk: bool,
+    ) -> Result<Vec<Call>, Error> {
+        let condition = condition.into();
+        if condition.protocol() == Protocol::V2 {
+            let held = self.position_balances(self.holder(), condition).await?;
+            let mut calls = Vec::new();
+            for (outcome, amount) in (0u8..).zip(held) {
+                if amount != U256::ZERO {
+                    calls.push(self.redeem_outcome_call(condition, outcome, amount)?);
+                }
+            }
+            if calls.is_empty() {
+                return Err(Error::invalid("no position of this V2 condition is held"));
+            }
+            return Ok(calls);
+        }
+        Ok(vec![ctf::redeem_positions(
             self.contracts.positions_target(neg_risk),
             self.contracts.collateral,
             B256::ZERO,
-            condition_id,
+            B256::from(*condition.as_bytes32()),
             &ctf::BINARY_PARTITION,
-        )?)
+        )?])
     }
 
-    /// Sends [`redeem_call`](Self::redeem_call).
+    /// Sends the [redeem calls](Self::redeem_calls) in order; the receipt is the last one's.
     ///
     /// # Errors
-    /// As [`send`](Self::send).
-    pub async fn redeem(&self, condition_id: B256, neg_risk: bool) -> Result<Receipt, Error> {
-        self.send(self.redeem_call(condition_id, neg_risk)?).await
+    /// As [`redeem_calls`](Self::redeem_calls) and [`send`](Self::send).
+    pub async fn redeem(
+        &self,
+        condition: impl Into<ConditionId>,
+        neg_risk: bool,
+    ) -> Result<Receipt, Error> {
+        let mut last = None;
+        for call in self.redeem_calls(condition, neg_risk).await? {
+            last = Some(self.send(call).await?);
+        }
+        last.ok_or(Error::invalid("nothing to redeem"))
     }
 
-    fn neg_risk_adapter(&self) -> Result<Address, Error> {
-        self.contracts
-            .neg_risk_adapter
-            .ok_or(Error::invalid("no Neg Risk Adapter on this chain/version"))
+    /// The call that redeems `amount` (10⁻⁶ units) of outcome `outcome` (0 = YES, 1 = NO) of
+    /// a resolved V2 market through the Router, unsent (no I/O).
+    ///
+    /// # Errors
+    /// A CTF condition (those redeem whole balances: [`redeem_calls`](Self::redeem_calls)),
+    /// an outcome above 1, no Router on this chain.
+    pub fn redeem_outcome_call(
+        &self,
+        condition: ConditionId,
+        outcome: u8,
+        amount: U256,
+    ) -> Result<Call, Error> {
+        if outcome > 1 {
+            return Err(Error::invalid("a binary V2 outcome index is 0 or 1"));
+        }
+        router::redeem(self.router()?, condition, outcome, amount).ok_or(Error::invalid(
+            "redeem_outcome takes a V2 (bytes31) condition",
+        ))
+    }
+
+    /// Sends [`redeem_outcome_call`](Self::redeem_outcome_call).
+    ///
+    /// # Errors
+    /// As [`redeem_outcome_call`](Self::redeem_outcome_call) and [`send`](Self::send).
+    pub async fn redeem_outcome(
+        &self,
+        condition: ConditionId,
+        outcome: u8,
+        amount: U256,
+    ) -> Result<Receipt, Error> {
+        self.send(self.redeem_outcome_call(condition, outcome, amount)?)
+            .await
+    }
+
+    /// `owner`'s balances of a V2 condition's two positions (YES, NO) on the PositionManager.
+    ///
+    /// # Errors
+    /// A CTF condition, or one whose position ids do not have the V2 layout; else as
+    /// [`collateral_balance`](Self::collateral_balance).
+    pub async fn position_balances(
+        &self,
+        owner: Address,
+        condition: ConditionId,
+    ) -> Result<[U256; 2], Error> {
+        let pm = self.v2_table()?.outcome_tokens();
+        let ids = v2_positions(condition)?.map(|p| p.as_u256());
+        let c = erc1155::balance_of_batch(pm, &[owner, owner], &ids);
+        let out = Reader::new(&self.rpc.call(&c, None).await?).uints(0)?;
+        match out[..] {
+            [yes, no] => Ok([yes, no]),
+            _ => Err(Error::new(Kind::Decode("balanceOfBatch length"))),
+        }
+    }
+
+    /// What redeeming `amount` of a V2 position pays, in pUSD 10⁻⁶ units
+    /// (`PositionManager.getPayout`; zero for a losing position, a revert while unresolved).
+    ///
+    /// # Errors
+    /// As [`collateral_balance`](Self::collateral_balance).
+    pub async fn payout(&self, position: PositionId, amount: U256) -> Result<U256, Error> {
+        let pm = self.v2_table()?.outcome_tokens();
+        word(
+            &self
+                .rpc
+                .call(&router::get_payout(pm, position, amount), None)
+                .await?,
+        )
+    }
+
+    fn router(&self) -> Result<Address, Error> {
+        self.v2_table()?
+            .router
+            .ok_or(Error::invalid("no Protocol V2 Router on this chain"))
     }
 
     /// The call that converts `amount` NO of each question in `index_set` on the Neg Risk
-    /// Adapter, without sending it (no I/O).
+    /// Adapter, unsent (no I/O). The docs list that adapter as deprecated (neg-risk
+    /// split/merge/redeem moved to the NegRiskCtfCollateralAdapter, which
+    /// [`split`](Self::split) and friends use) and name no successor for conversion, so
+    /// conversion still targets it.
     ///
     /// # Errors
     /// No Neg Risk Adapter in the contract table; a zero index set or amount
@@ -532,8 +723,12 @@ impl Settler {
         index_set: U256,
         amount: Size,
     ) -> Result<Call, Error> {
+        let adapter = self
+            .contracts
+            .neg_risk_adapter
+            .ok_or(Error::invalid("no Neg Risk Adapter on this chain/version"))?;
         Ok(neg_risk::convert_positions(
-            self.neg_risk_adapter()?,
+            adapter,
             market_id,
             index_set,
             U256::from(amount.as_micros()),
@@ -551,39 +746,6 @@ impl Settler {
         amount: Size,
     ) -> Result<Receipt, Error> {
         self.send(self.convert_neg_risk_call(market_id, index_set, amount)?)
-            .await
-    }
-
-    /// The call that redeems `[yes, no]` amounts of a resolved neg-risk question on the Neg
-    /// Risk Adapter, without sending it (no I/O).
-    ///
-    /// # Errors
-    /// No Neg Risk Adapter; both amounts zero ([`Error::is_invalid_request`]).
-    pub fn redeem_neg_risk_call(
-        &self,
-        condition_id: B256,
-        yes: Size,
-        no: Size,
-    ) -> Result<Call, Error> {
-        let amounts = [U256::from(yes.as_micros()), U256::from(no.as_micros())];
-        Ok(neg_risk::redeem_positions(
-            self.neg_risk_adapter()?,
-            condition_id,
-            &amounts,
-        )?)
-    }
-
-    /// Sends [`redeem_neg_risk_call`](Self::redeem_neg_risk_call).
-    ///
-    /// # Errors
-    /// As [`redeem_neg_risk_call`](Self::redeem_neg_risk_call) and [`send`](Self::send).
-    pub async fn redeem_neg_risk(
-        &self,
-        condition_id: B256,
-        yes: Size,
-        no: Size,
-    ) -> Result<Receipt, Error> {
-        self.send(self.redeem_neg_risk_call(condition_id, yes, no)?)
             .await
     }
 

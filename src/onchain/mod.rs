@@ -32,7 +32,7 @@
 //! |---|---|
 //! | [`Settler`] | one account's reads (balances, allowances, approvals, resolution) and writes, with nonces, fee caps and receipt waiting |
 //! | [`Rpc`] | JSON-RPC over the crate's reqwest/rustls client, batched where the node allows |
-//! | [`erc20`], [`erc1155`], [`ctf`], [`neg_risk`] | calldata for every call, as [`Call`]s |
+//! | [`erc20`], [`erc1155`], [`ctf`], [`neg_risk`], [`router`] | calldata for every call, as [`Call`]s |
 //! | [`selector`], [`abi`] | the calls' function selectors; the ABI encoder and bounds-checked reader |
 //! | [`wallet`] | Safe `execTransaction` (EIP-712 `SafeTx`) and proxy-factory wrapping |
 //! | [`Eip1559Tx`], [`SignedTx`] | type-2 transactions: encoding, signing, decoding, sender recovery |
@@ -40,8 +40,11 @@
 //! | [`Error`] | typed failures: revert (with reason), insufficient funds, nonce too low, replaced, timeout, fee cap |
 //!
 //! Addresses come from the contract table ([`contracts`](crate::types::contracts)), which
-//! follows Polymarket's docs: pUSD collateral, ConditionalTokens, the V2 exchanges, the Neg
-//! Risk Adapter and the pUSD collateral adapters that split/merge/redeem go through.
+//! follows Polymarket's docs: pUSD collateral, ConditionalTokens, the CTF exchanges and the
+//! pUSD collateral adapters that CTF split/merge/redeem go through; for Protocol V2 markets,
+//! ExchangeV3, the PositionManager that holds positions and the Router that splits, merges
+//! and redeems them. The [`Settler`] picks CTF or V2 from the condition id it is given
+//! ([`ConditionId`](crate::types::ConditionId): `bytes32` or `bytes31`).
 //!
 //! The `polyclob-sim` crate (feature `onchain`) serves a minimal chain for all of this
 //! (`SimBuilder::onchain`), so the loop approve → trade → resolve → redeem runs offline, as in
@@ -57,6 +60,7 @@ pub mod erc20;
 mod error;
 pub mod neg_risk;
 mod nonce;
+pub mod router;
 mod rpc;
 pub mod selector;
 mod tx;

@@ -47,6 +47,14 @@ pub const EXEC_TRANSACTION: [u8; 4] = [0x6a, 0x76, 0x12, 0x02];
 pub const SAFE_NONCE: [u8; 4] = [0xaf, 0xfe, 0xd0, 0xe0];
 /// Polymarket proxy factory `proxy((uint8,address,uint256,bytes)[])`.
 pub const PROXY: [u8; 4] = [0x34, 0xee, 0x97, 0x91];
+/// Protocol V2 Router `split(bytes31,uint256)`.
+pub const ROUTER_SPLIT: [u8; 4] = [0x82, 0xd3, 0xb9, 0xf1];
+/// Protocol V2 Router `merge(bytes31,uint256)`.
+pub const ROUTER_MERGE: [u8; 4] = [0x5b, 0x63, 0x68, 0x5e];
+/// Protocol V2 Router `redeem(bytes31,uint256,uint256)`.
+pub const ROUTER_REDEEM: [u8; 4] = [0xd2, 0x17, 0xa3, 0xcc];
+/// Protocol V2 PositionManager `getPayout(uint256,uint256)`.
+pub const GET_PAYOUT: [u8; 4] = [0x4c, 0x61, 0x9e, 0x4c];
 
 #[cfg(test)]
 mod tests {
@@ -88,6 +96,10 @@ mod tests {
         ),
         (SAFE_NONCE, "nonce()"),
         (PROXY, "proxy((uint8,address,uint256,bytes)[])"),
+        (ROUTER_SPLIT, "split(bytes31,uint256)"),
+        (ROUTER_MERGE, "merge(bytes31,uint256)"),
+        (ROUTER_REDEEM, "redeem(bytes31,uint256,uint256)"),
+        (GET_PAYOUT, "getPayout(uint256,uint256)"),
     ];
 
     #[test]

@@ -16,7 +16,8 @@
 //! - a price `update` carries `symbol`, `timestamp`, `value` (a JSON number), optionally
 //!   `full_accuracy_value` (a decimal string, or for Chainlink topics the oracle's E18
 //!   integer), `received_at` and `window_s`; the first message after a filtered subscribe
-//!   has type `subscribe` and a payload `{symbol, data:[{timestamp, value}, …]}`;
+//!   has type `subscribe` and a payload `{symbol, data:[{timestamp, value, full_accuracy_value?}, …]}`,
+//!   whose points are read like updates (the exact value when present);
 //! - keys may come in any order (the payload may precede the topic); unknown keys are skipped.
 //!
 //! ```
@@ -162,7 +163,8 @@ pub struct PriceHistory<'a> {
 pub struct PricePoint {
     /// Time of the point (ms).
     pub timestamp_ms: u64,
-    /// The value.
+    /// The value: `full_accuracy_value` when the point carries it (exact), else the float
+    /// `value`.
     pub value: RefPrice,
 }
 
@@ -180,9 +182,24 @@ pub struct PricePoint {
 #[derive(Clone, Copy, Debug)]
 pub struct PricePoints<'a> {
     src: &'a str,
+    /// Whether `full_accuracy_value` is the oracle's E18 integer (Chainlink topics).
+    e18: bool,
     /// Just inside the `[`, or after the previous point; `None` when done.
     pos: Option<usize>,
     first: bool,
+}
+
+impl<'a> PricePoints<'a> {
+    /// The points of the array whose `[` is at `open` in `src` (PolyBolt snapshots share this
+    /// reader; `e18` as in [`PriceSource`]).
+    pub(crate) fn new(src: &'a str, open: usize, e18: bool) -> Self {
+        Self {
+            src,
+            e18,
+            pos: Some(open + 1),
+            first: true,
+        }
+    }
 }
 
 impl<'a> Iterator for PricePoints<'a> {
@@ -210,7 +227,7 @@ impl<'a> Iterator for PricePoints<'a> {
                 }
             }
         }
-        let r = point(&mut c);
+        let r = point(&mut c, self.e18);
         self.pos = match &r {
             Err(e) if e.kind().is_structural() => None,
             _ => Some(c.pos),
@@ -219,23 +236,31 @@ impl<'a> Iterator for PricePoints<'a> {
     }
 }
 
-fn point(c: &mut Cursor<'_>) -> Result<PricePoint, DecodeError> {
+/// One point: `full_accuracy_value` when present (exact; the oracle's E18 integer on
+/// Chainlink topics), else the float `value`, exactly as the live updates are read.
+fn point(c: &mut Cursor<'_>, e18: bool) -> Result<PricePoint, DecodeError> {
     let at = c.pos;
-    let (mut ts, mut value) = (Raw::default(), Raw::default());
+    let (mut ts, mut value, mut exact) = (Raw::default(), Raw::default(), Raw::default());
     walk_object(c, "data", |c, key| {
         match key {
             b"timestamp" => ts = c.raw()?,
             b"value" => value = c.raw()?,
+            b"full_accuracy_value" => exact = c.raw()?,
             _ => c.skip(0)?,
         }
         Ok(())
     })?;
     let src = c.src;
-    Ok(PricePoint {
-        timestamp_ms: opt_u64(src, &ts)
-            .ok_or_else(|| err(DecodeErrorKind::MissingField, "timestamp", at))?,
-        value: opt_ref_price(src, &value, "value", false)?
+    let timestamp_ms =
+        opt_u64(src, &ts).ok_or_else(|| err(DecodeErrorKind::MissingField, "timestamp", at))?;
+    let value = match opt_ref_price(src, &exact, "full_accuracy_value", e18)? {
+        Some(v) => v,
+        None => opt_ref_price(src, &value, "value", false)?
             .ok_or_else(|| err(DecodeErrorKind::MissingField, "value", at))?,
+    };
+    Ok(PricePoint {
+        timestamp_ms,
+        value,
     })
 }
 
@@ -384,7 +409,7 @@ pub fn decode_bytes(frame: &[u8]) -> Result<Message<'_>, DecodeError> {
 
 /// Walks the object at the cursor (which must be at its `{`), calling `f` with the cursor
 /// just after each key's `:`; `f` must consume the value.
-fn walk_object<'a>(
+pub(crate) fn walk_object<'a>(
     c: &mut Cursor<'a>,
     field: &'static str,
     mut f: impl FnMut(&mut Cursor<'a>, &'a [u8]) -> Result<(), DecodeError>,
@@ -471,6 +496,7 @@ fn read_price(src: &str, at: usize, source: PriceSource) -> Result<Payload<'_>, 
             symbol,
             points: PricePoints {
                 src,
+                e18: source.exact_is_e18(),
                 pos: Some(pos),
                 first: true,
             },
@@ -637,14 +663,14 @@ fn token<'a>(src: &'a str, r: &Raw, field: &'static str) -> Result<Option<&'a st
 
 /// An unsigned integer sent as a string or a number; anything else is `None` (informational
 /// fields).
-fn opt_u64(src: &str, r: &Raw) -> Option<u64> {
+pub(crate) fn opt_u64(src: &str, r: &Raw) -> Option<u64> {
     if !matches!(r.kind, RawKind::Str | RawKind::Num) || r.len == 0 || r.len > 19 {
         return None;
     }
     digits_u64(src.as_bytes(), r.at(), r.len as usize)
 }
 
-fn opt_bool(src: &str, r: &Raw) -> Option<bool> {
+pub(crate) fn opt_bool(src: &str, r: &Raw) -> Option<bool> {
     match (r.kind, src.as_bytes().get(r.at())) {
         (RawKind::Other, Some(b't')) => Some(true),
         (RawKind::Other, Some(b'f')) => Some(false),
@@ -677,7 +703,7 @@ fn number_text<'a>(
 }
 
 /// A reference price: decimal text, or with `e18` an all-digit string read as raw 10⁻¹⁸ units.
-fn opt_ref_price(
+pub(crate) fn opt_ref_price(
     src: &str,
     r: &Raw,
     field: &'static str,
@@ -849,6 +875,45 @@ mod tests {
                 .payload,
             Payload::Other("null")
         ));
+    }
+
+    /// The issue's TWAP point: the float `value` is the rounded display, the exact price is
+    /// the E18 `full_accuracy_value`, in snapshots as in updates.
+    #[test]
+    fn history_points_are_exact() {
+        let f = r#"{"topic":"crypto_prices_twap_thirty","type":"subscribe","timestamp":1,
+            "payload":{"symbol":"btc/usd","data":[{"timestamp":1753314060000,
+            "value":79696.84099457346,"full_accuracy_value":"79696840994573453885440"},
+            {"timestamp":1753314061000,"value":79697.5}]}}"#;
+        let Payload::PriceHistory(h) = decode(f).unwrap().payload else {
+            panic!()
+        };
+        let pts: Vec<PricePoint> = h.points.map(Result::unwrap).collect();
+        assert_eq!(pts[0].value.as_e18(), 79_696_840_994_573_453_885_440);
+        assert_eq!(pts[0].value.to_string(), "79696.84099457345388544");
+        assert_eq!(
+            pts[1].value.to_string(),
+            "79697.5",
+            "no exact value: the float"
+        );
+        // On Binance the exact value is a decimal string, not E18.
+        let f = r#"{"topic":"crypto_prices","type":"subscribe","payload":{"symbol":"btcusdt",
+            "data":[{"timestamp":1,"value":61035.86,"full_accuracy_value":"61035.86000001"}]}}"#;
+        let Payload::PriceHistory(h) = decode(f).unwrap().payload else {
+            panic!()
+        };
+        let p = h.points.map(Result::unwrap).next().unwrap();
+        assert_eq!(p.value.to_string(), "61035.86000001");
+        // A bad exact value is an error, not a silent fallback to the float.
+        let f = r#"{"topic":"crypto_prices_chainlink","type":"subscribe","payload":{"symbol":"btc/usd",
+            "data":[{"timestamp":1,"value":1.5,"full_accuracy_value":"-1"}]}}"#;
+        let Payload::PriceHistory(mut h) = decode(f).unwrap().payload else {
+            panic!()
+        };
+        assert_eq!(
+            h.points.next().unwrap().unwrap_err().field(),
+            "full_accuracy_value"
+        );
     }
 
     #[test]

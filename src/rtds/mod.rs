@@ -1,6 +1,19 @@
 //! The real-time data socket (RTDS): crypto prices (Binance and Chainlink), equity prices,
 //! comments and matched-order activity ([Polymarket RTDS]).
 //!
+//! **The price topics are deprecated.** Since 2026-09-23 Polymarket serves reference prices on
+//! PolyBolt ([`crate::polybolt`]) and has announced the removal of the RTDS price topics
+//! (`crypto_prices`, `crypto_prices_chainlink`, `crypto_prices_twap_*`, `equity_prices`) about a
+//! month later ([migration guide]). Mapping: `crypto_prices` and `crypto_prices_chainlink` →
+//! `price.crypto` (`btcusd`, now Pyth by default); `crypto_prices_twap_sixty` →
+//! `price.crypto.twap` (`window_seconds: 60`); `equity_prices` → `price.equity` (lower-case
+//! symbols). The 30 s TWAP and the `comments` topic have no successor. The `activity` topic
+//! stays on RTDS.
+//!
+//! Granularity: `activity`/`orders_matched` sends **one message per maker order** of a match,
+//! while the Data API's trades report one row per transaction; a copy-trader following both
+//! must group RTDS rows by `transactionHash` before comparing, or it copies a fill twice.
+//!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -36,13 +49,14 @@
 //! | [`stream`] | [`RtdsStream`]: the connection (keepalive, watchdog, reconnect, resubscribe, lag), zero-copy [`RtdsHandler`] and owned [`RtdsEvent`] tiers |
 //!
 //! [Polymarket RTDS]: https://docs.polymarket.com/market-data/websocket/rtds
+//! [migration guide]: https://docs.polymarket.com/migrate/rtds-to-polybolt
 
 pub mod decode;
 pub mod ref_price;
 pub mod stream;
 pub mod subscription;
 
-pub use ref_price::RefPrice;
+pub use ref_price::{Bps, RefPrice};
 pub use stream::{
     OwnedMessage, RTDS_PING_INTERVAL, RTDS_URL, RtdsEvent, RtdsHandle, RtdsHandler, RtdsStream,
     RtdsStreamBuilder,

@@ -218,6 +218,102 @@ impl RefPrice {
     }
 }
 
+/// Arithmetic a bot needs on reference prices, exact (integer units of 10⁻¹⁸).
+impl RefPrice {
+    /// `self + rhs`, `None` on overflow.
+    #[must_use]
+    pub const fn checked_add(self, rhs: Self) -> Option<Self> {
+        match self.0.checked_add(rhs.0) {
+            Some(v) => Some(Self(v)),
+            None => None,
+        }
+    }
+
+    /// `self − rhs`, `None` when `rhs` is larger (prices are non-negative).
+    #[must_use]
+    pub const fn checked_sub(self, rhs: Self) -> Option<Self> {
+        match self.0.checked_sub(rhs.0) {
+            Some(v) => Some(Self(v)),
+            None => None,
+        }
+    }
+
+    /// `|self − rhs|`.
+    ///
+    /// ```
+    /// use polyclob::rtds::RefPrice;
+    /// let (a, b) = (RefPrice::parse(b"100.5")?, RefPrice::parse(b"101")?);
+    /// assert_eq!(a.abs_diff(b).to_string(), "0.5");
+    /// # Ok::<(), polyclob::fixed::ParseError>(())
+    /// ```
+    pub const fn abs_diff(self, rhs: Self) -> Self {
+        Self(self.0.abs_diff(rhs.0))
+    }
+
+    /// `self − rhs` in signed units of 10⁻¹⁸; `None` beyond `i128` (differences above
+    /// 1.7 × 10²⁰).
+    #[must_use]
+    pub fn diff_e18(self, rhs: Self) -> Option<i128> {
+        let d = i128::try_from(self.0.abs_diff(rhs.0)).ok()?;
+        Some(if self.0 >= rhs.0 { d } else { -d })
+    }
+
+    /// The change from `base` to `self` in basis points, exact to 10⁻⁶ bp (rounded toward
+    /// zero): `(self − base) / base × 10 000`. `None` when `base` is zero or the
+    /// difference exceeds 1.7 × 10¹⁰ (in price units).
+    ///
+    /// ```
+    /// use polyclob::rtds::RefPrice;
+    /// let open = RefPrice::parse(b"64000")?;
+    /// let now = RefPrice::parse(b"64032")?;
+    /// let bps = now.bps_from(open).unwrap();
+    /// assert_eq!(bps.to_string(), "5");
+    /// assert_eq!(open.bps_from(now).unwrap().as_micro_bps(), -4_997_501);
+    /// assert!(now.bps_from(RefPrice::ZERO).is_none());
+    /// # Ok::<(), polyclob::fixed::ParseError>(())
+    /// ```
+    #[must_use]
+    pub fn bps_from(self, base: Self) -> Option<Bps> {
+        if base.0 == 0 {
+            return None;
+        }
+        let d = self.diff_e18(base)?;
+        // bp × 10⁶ = d / base × 10⁴ × 10⁶.
+        let scaled = d.checked_mul(10_000_000_000)?;
+        let base = i128::try_from(base.0).ok()?;
+        Some(Bps(scaled / base))
+    }
+}
+
+/// A signed change in basis points, exact to 10⁻⁶ bp ([`RefPrice::bps_from`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Bps(i128);
+
+impl Bps {
+    /// The value in millionths of a basis point.
+    #[must_use]
+    pub const fn as_micro_bps(self) -> i128 {
+        self.0
+    }
+
+    /// Whole basis points, rounded toward zero.
+    #[must_use]
+    pub const fn whole(self) -> i128 {
+        self.0 / 1_000_000
+    }
+}
+
+impl fmt::Display for Bps {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut buf = [0u8; 48];
+        let text = format_scaled(self.0.unsigned_abs(), 6, &mut buf);
+        if self.0 < 0 {
+            f.write_str("-")?;
+        }
+        f.write_str(text)
+    }
+}
+
 impl fmt::Display for RefPrice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut buf = [0u8; 48];
@@ -319,6 +415,34 @@ mod tests {
             };
             assert_eq!(p(&text), oracle(&int.to_string(), &frac), "{text}");
         }
+    }
+
+    #[test]
+    fn arithmetic() {
+        let r = |s: &str| RefPrice::parse(s.as_bytes()).unwrap();
+        assert_eq!(r("1.5").checked_add(r("2.25")), Some(r("3.75")));
+        assert_eq!(RefPrice::MAX.checked_add(r("0.000000000000000001")), None);
+        assert_eq!(r("2").checked_sub(r("3")), None);
+        assert_eq!(r("3").checked_sub(r("2")), Some(r("1")));
+        assert_eq!(r("2").diff_e18(r("3")), Some(-(RefPrice::SCALE as i128)));
+        assert_eq!(RefPrice::MAX.diff_e18(RefPrice::ZERO), None);
+        // Against a naive oracle on f64 where f64 is exact enough.
+        for (a, b) in [
+            ("101", "100"),
+            ("99.99", "100"),
+            ("64126.5", "64000"),
+            ("1", "3"),
+        ] {
+            let got = r(a).bps_from(r(b)).unwrap().as_micro_bps();
+            let want = ((a.parse::<f64>().unwrap() - b.parse::<f64>().unwrap())
+                / b.parse::<f64>().unwrap()
+                * 1e10)
+                .trunc() as i128;
+            assert!((got - want).abs() <= 1, "{a} vs {b}: {got} {want}");
+        }
+        assert_eq!(r("99").bps_from(r("100")).unwrap().to_string(), "-100");
+        assert_eq!(r("1").bps_from(r("3")).unwrap().whole(), -6666);
+        assert_eq!(RefPrice::MAX.bps_from(r("1")), None);
     }
 
     #[test]

@@ -86,6 +86,8 @@ impl Subscription {
 
     /// Binance prices (`crypto_prices`, type `update`) for the given lowercase symbols
     /// (`btcusdt`); an empty list means every symbol.
+    ///
+    /// **Deprecated topic** (removal announced): use PolyBolt's `price.crypto` (`btcusd`) ([`crate::polybolt`]).
     #[must_use]
     pub fn crypto_prices<I, S>(symbols: I) -> Self
     where
@@ -103,12 +105,16 @@ impl Subscription {
 
     /// Chainlink prices (`crypto_prices_chainlink`, type `*`) for one symbol (`btc/usd`), or
     /// every symbol with `None`.
+    ///
+    /// **Deprecated topic** (removal announced): use PolyBolt's `price.crypto` (`btcusd`) ([`crate::polybolt`]).
     #[must_use]
     pub fn chainlink_prices(symbol: Option<&str>) -> Self {
         Self::symbol_filter(Self::new("crypto_prices_chainlink", "*"), symbol)
     }
 
     /// Chainlink time-weighted averages over `window` for one symbol (`btc/usd`) or all.
+    ///
+    /// **Deprecated topic** (removal announced): use PolyBolt's `price.crypto.twap` (60 s only; the 30 s window has no successor) ([`crate::polybolt`]).
     #[must_use]
     pub fn chainlink_twap(symbol: Option<&str>, window: TwapWindow) -> Self {
         let topic = match window {
@@ -119,6 +125,8 @@ impl Subscription {
     }
 
     /// Equity prices (`equity_prices`, type `update`) for one symbol (`AAPL`) or all.
+    ///
+    /// **Deprecated topic** (removal announced): use PolyBolt's `price.equity` (`aapl`) ([`crate::polybolt`]).
     #[must_use]
     pub fn equity_prices(symbol: Option<&str>) -> Self {
         Self::symbol_filter(Self::new("equity_prices", "update"), symbol)
@@ -127,6 +135,8 @@ impl Subscription {
     /// Comments (`comments`) of type `kind` (`comment_created`, `reaction_created` …; `"*"`
     /// for all). Narrow it with [`filters`](Self::filters)
     /// (`{"parentEntityID":…,"parentEntityType":"Event"}`).
+    ///
+    /// **Retired without a successor** (Polymarket's migration guide).
     #[must_use]
     pub fn comments(kind: &str) -> Self {
         Self::new("comments", kind)

@@ -1,4 +1,4 @@
-//! L1 authentication: the ClobAuth EIP-712 signature and its headers (protocol.md §1.4, §2.1).
+//! L1 authentication: the ClobAuth EIP-712 signature and its headers (<https://docs.polymarket.com/api-reference/authentication>).
 
 use alloy_primitives::{Address, U256};
 

@@ -1,7 +1,7 @@
 //! EIP-712 for the exchange orders and ClobAuth: type hashes, precomputed domain separators,
 //! struct hashing hand-encoded into stack buffers, and signature recovery.
 //!
-//! Facts: protocol.md §1.1–§1.5 (Polymarket docs: <https://docs.polymarket.com/v2-migration>).
+//! Facts: <https://docs.polymarket.com/v2-migration>.
 //! Every constant here is checked against `keccak256` of its definition in the tests.
 
 use alloy_primitives::{Address, B256, U256, b256};
@@ -76,8 +76,10 @@ const POLYGON_V2_NEG_RISK: B256 =
 const POLYGON_V3: B256 =
     b256!("0x466c63910185bbd55e8679264200c4e0abdcbb0c6264eb3d41d13326022e095b");
 const AMOY_V1: B256 = b256!("0x44b180a7e548e2d916b5410176db13a07744966f9b6c93c4bccdabebbcdfca93");
+// Amoy V1 neg-risk: the current official clients' exchange `0xC5d5…f80a` (the contract
+// table's note on Amoy V1 says why not py-clob-client 0.34's `0xd91E…5296`).
 const AMOY_V1_NEG_RISK: B256 =
-    b256!("0x99482d105ff5a1b784f0ecde2173e4bacb02bed0a14e76c5c484649367f8528f");
+    b256!("0x9fa10822e4b86fd1eed68ea1c2628e0ee9a6c523cb2570592768432cfdb09bf1");
 const AMOY_V2: B256 = b256!("0xa440cbd865bc0c6243d7a8df9a8bf48a8827b0a4abbb61c30e96d305423af148");
 const AMOY_V2_NEG_RISK: B256 =
     b256!("0x1468e39841f0a0e05d3762b235cb7acecabf8cd7b6d3a672965a5d415bf9378e");

@@ -8,8 +8,8 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// A recoverable secp256k1 signature: `r` (32 bytes) ‖ `s` (32 bytes, low-s) ‖ `v` (27 or 28).
 ///
-/// This is the layout `POLY_SIGNATURE` and the order's `signature` field carry (protocol.md
-/// §1.3), printed as `0x`-prefixed lowercase hex.
+/// This is the layout `POLY_SIGNATURE` and the order's `signature` field carry
+/// (<https://docs.polymarket.com/v2-migration>), printed as `0x`-prefixed lowercase hex.
 ///
 /// ```
 /// use polyclob::sign::Signer;

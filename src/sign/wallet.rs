@@ -1,5 +1,5 @@
 //! Wallets: the four signature types, CREATE2 derivation of Polymarket proxy and Gnosis Safe
-//! addresses, and the ERC-7739 signature of POLY_1271 deposit wallets (protocol.md §1.5).
+//! addresses, and the ERC-7739 signature of POLY_1271 deposit wallets (<https://docs.polymarket.com/v2-migration>).
 
 use core::fmt;
 

@@ -49,6 +49,8 @@ pub(crate) const YIELD_AT: usize = 64;
 enum Step {
     /// Keep reading.
     Next,
+    /// Send this text (the sports socket's `pong`), then keep reading.
+    Reply(&'static str),
     /// The queue is full: wait for room (up to [`LAG_GRACE`]) to hand this over.
     Full(Inbound),
     /// The session ends.
@@ -212,7 +214,35 @@ pub(crate) enum ChannelKind {
     /// [`crate::rtds::Subscription::write_json`]. Its server shows liveness by sending, not
     /// necessarily by answering `PING` with `PONG`, so any inbound message answers a `PING`.
     Rtds,
+    /// PolyBolt: the first frame is `{"op":"auth",…}`; the subscription (the shard's ids are
+    /// `{"channel","filter"}` objects) goes once the server answered `authed`. Keepalive is
+    /// `{"op":"ping"}` (any inbound message answers it); the server's WebSocket pings are
+    /// answered by the transport. Close 4001 and 4008 stop the shard, 4003 reconnects once
+    /// after a uniformly random delay of at most 10 s.
+    PolyBolt {
+        auth: UserAuth,
+    },
+    /// The sports socket: nothing to subscribe, the server's text `ping` is answered with
+    /// `pong`, and the client sends no keepalive of its own (the server's pings are the
+    /// liveness signal the watchdog watches).
+    Sports,
 }
+
+/// Close codes of PolyBolt ([PolyBolt WebSocket]).
+///
+/// [PolyBolt WebSocket]: https://docs.polymarket.com/api-reference/live-data/overview
+pub(crate) mod close {
+    // 4002 (slow consumer or pong timeout) takes the usual backoff: no constant needed.
+    /// Authentication failed: do not retry with the same credentials.
+    pub(crate) const AUTH: u16 = 4001;
+    /// Server draining: reconnect after a uniformly random 0–10 s.
+    pub(crate) const DRAINING: u16 = 4003;
+    /// Policy violation (a limit): do not retry the same request.
+    pub(crate) const POLICY: u16 = 4008;
+}
+
+/// Longest delay of the one reconnect after PolyBolt's close 4003 (the docs: 0 to 10 s).
+pub(crate) const DRAIN_MAX: Duration = Duration::from_secs(10);
 
 /// Connection settings shared by all shards of a stream.
 pub(crate) struct Config {
@@ -354,8 +384,35 @@ impl Shard {
         }
     }
 
-    fn is_user(&self) -> bool {
-        matches!(self.cfg.kind, ChannelKind::User { .. })
+    /// Whether the shard connects with nothing subscribed (its first message does not depend
+    /// on subscriptions).
+    fn connects_empty(&self) -> bool {
+        matches!(
+            self.cfg.kind,
+            ChannelKind::User { .. } | ChannelKind::PolyBolt { .. } | ChannelKind::Sports
+        )
+    }
+
+    /// What to do after a session of a PolyBolt shard ended with `reason`: `None` to stop,
+    /// `Some(delay)` to reconnect after `delay` (`Some(None)` = the usual backoff).
+    fn polybolt_policy(&mut self, reason: Disconnect) -> Option<Option<Duration>> {
+        if !matches!(self.cfg.kind, ChannelKind::PolyBolt { .. }) {
+            return Some(None);
+        }
+        match reason {
+            Disconnect::Closed {
+                code: Some(close::AUTH | close::POLICY),
+            } => None,
+            Disconnect::Closed {
+                code: Some(close::DRAINING),
+            } => {
+                let max = DRAIN_MAX.min(self.cfg.backoff_max);
+                // Full jitter over [0, max]: a fresh backoff's draw is uniform on [max/2, max].
+                let mut b = Backoff::new(max * 2, max * 2, super::backoff::entropy_seed());
+                Some(Some(b.next_delay().saturating_sub(max)))
+            }
+            _ => Some(None),
+        }
     }
 
     /// The shard's task body. Ends on `Shutdown`, when every handle is gone, or when the
@@ -376,7 +433,7 @@ impl Shard {
         let mut reconnect = false;
         loop {
             // A market shard with nothing to subscribe stays offline until it has.
-            if self.ids.is_empty() && !self.is_user() {
+            if self.ids.is_empty() && !self.connects_empty() {
                 match self.cmd_rx.recv().await {
                     None | Some(Command::Shutdown) => return,
                     Some(cmd) => {
@@ -431,9 +488,18 @@ impl Shard {
                     return;
                 }
             }
-            let retry_in = match end.reason {
-                Disconnect::Lagged | Disconnect::Requested => Duration::ZERO,
-                _ => self.backoff.next_delay(),
+            let Some(policy) = self.polybolt_policy(end.reason) else {
+                let status = Status::Stopped {
+                    shard: self.id,
+                    reason: end.reason,
+                };
+                let _ = self.tx.send(Inbound::Status(status)).await;
+                return;
+            };
+            let retry_in = match (end.reason, policy) {
+                (Disconnect::Lagged | Disconnect::Requested, _) => Duration::ZERO,
+                (_, Some(delay)) => delay,
+                (_, None) => self.backoff.next_delay(),
             };
             let status = Status::Disconnected {
                 shard: self.id,
@@ -499,6 +565,8 @@ impl Shard {
                 Op::Subscribe,
                 self.ids.iter().map(String::as_str),
             ),
+            ChannelKind::PolyBolt { auth } => subscribe::polybolt_auth(&mut self.buf, auth),
+            ChannelKind::Sports => self.buf.clear(),
         }
     }
 
@@ -519,14 +587,22 @@ impl Shard {
             ChannelKind::Rtds => {
                 subscribe::rtds_request(&mut self.buf, op, ids.iter().map(String::as_str))
             }
+            ChannelKind::PolyBolt { .. } => {
+                subscribe::polybolt_request(&mut self.buf, op, ids.iter().map(String::as_str))
+            }
+            ChannelKind::Sports => self.buf.clear(),
         }
     }
 
     /// Send `self.buf` as a text frame, bounded by the silence timeout.
     async fn send_buf(&mut self, ws: &mut Ws) -> Result<(), Disconnect> {
         let msg = Message::text(self.buf.as_str());
-        if self.is_user() {
-            // The first user message holds the API secret: do not leave it in our buffer.
+        if matches!(
+            self.cfg.kind,
+            ChannelKind::User { .. } | ChannelKind::PolyBolt { .. }
+        ) {
+            // The first user or PolyBolt message holds the API secret: do not leave it in
+            // our buffer.
             subscribe::wipe(&mut self.buf);
         }
         send_bounded(ws, msg, self.cfg.silence_timeout).await
@@ -536,13 +612,19 @@ impl Shard {
         let cfg = Arc::clone(&self.cfg);
         let mut healthy = false;
         let mut subscribed = false;
-        if !self.ids.is_empty() || self.is_user() {
+        let polybolt = matches!(cfg.kind, ChannelKind::PolyBolt { .. });
+        let sports = matches!(cfg.kind, ChannelKind::Sports);
+        // PolyBolt: the subscription waits for `authed`.
+        let mut authed = !polybolt;
+        if sports {
+            subscribed = true;
+        } else if !self.ids.is_empty() || self.connects_empty() {
             self.write_initial();
             if let Err(reason) = self.send_buf(&mut ws).await {
                 return End::new(reason, false);
             }
             subscribed = true;
-            if reconnect {
+            if reconnect && !polybolt {
                 self.run_hook(epoch);
             }
         }
@@ -566,7 +648,11 @@ impl Shard {
                             let fresh: Vec<String> =
                                 ids.into_iter().filter(|id| !self.ids.contains(id)).collect();
                             self.ids.extend(fresh.iter().cloned());
-                            if !subscribed && (!self.ids.is_empty() || self.is_user()) {
+                            if !authed {
+                                // Sent with the rest once `authed` arrives.
+                                continue;
+                            }
+                            if !subscribed && (!self.ids.is_empty() || self.connects_empty()) {
                                 self.write_initial();
                                 subscribed = true;
                                 let now = Instant::now();
@@ -583,7 +669,7 @@ impl Shard {
                         Some(Command::Unsubscribe(ids)) => {
                             let gone: Vec<String> =
                                 ids.into_iter().filter(|id| self.ids.remove(id)).collect();
-                            if !subscribed || gone.is_empty() {
+                            if !subscribed || !authed || gone.is_empty() {
                                 continue;
                             }
                             self.write_operation(&gone, Op::Unsubscribe);
@@ -609,11 +695,12 @@ impl Shard {
                     let next = pong_due.map_or(silent_until, |d| d.min(silent_until));
                     watchdog.as_mut().reset(next);
                 }
-                () = &mut ping, if subscribed => {
+                () = &mut ping, if subscribed && !sports => {
                     let now = Instant::now();
                     ping.as_mut().reset(now + cfg.ping_interval);
+                    let keepalive = if polybolt { "{\"op\":\"ping\"}" } else { "PING" };
                     if let Err(reason) =
-                        send_bounded(&mut ws, Message::text("PING"), cfg.silence_timeout).await
+                        send_bounded(&mut ws, Message::text(keepalive), cfg.silence_timeout).await
                     {
                         return End::new(reason, healthy);
                     }
@@ -636,8 +723,16 @@ impl Shard {
                     let mut budget = 64u32;
                     while let Some(msg) = next.take() {
                         let mut st = (last_in, pong_due, healthy);
-                        match self.on_message(msg, epoch, &mut st) {
+                        let was_authed = authed;
+                        match self.on_message(msg, epoch, &mut st, &mut authed) {
                             Step::Next => {}
+                            Step::Reply(text) => {
+                                if let Err(reason) =
+                                    send_bounded(&mut ws, Message::text(text), cfg.silence_timeout).await
+                                {
+                                    return End::new(reason, healthy);
+                                }
+                            }
                             Step::End(end) => return end,
                             Step::Full(item) => {
                                 match tokio::time::timeout(LAG_GRACE, self.tx.reserve()).await {
@@ -653,6 +748,16 @@ impl Shard {
                             }
                         }
                         (last_in, pong_due, healthy) = st;
+                        if authed && !was_authed && !self.ids.is_empty() {
+                            let ids: Vec<String> = self.ids.iter().cloned().collect();
+                            self.write_operation(&ids, Op::Subscribe);
+                            if let Err(reason) = self.send_buf(&mut ws).await {
+                                return End::new(reason, healthy);
+                            }
+                        }
+                        if authed && !was_authed && reconnect {
+                            self.run_hook(epoch);
+                        }
                         budget -= 1;
                         if budget > 0 {
                             if idle && self.tx.capacity() < max {
@@ -676,6 +781,7 @@ impl Shard {
         msg: Option<Result<Message, tungstenite::Error>>,
         epoch: u64,
         st: &mut (Instant, Option<Instant>, bool),
+        authed: &mut bool,
     ) -> Step {
         let healthy = st.2;
         let msg = match msg {
@@ -685,7 +791,10 @@ impl Shard {
         };
         st.0 = Instant::now();
         let rtds = matches!(self.cfg.kind, ChannelKind::Rtds);
-        if rtds {
+        let polybolt = matches!(self.cfg.kind, ChannelKind::PolyBolt { .. });
+        let sports = matches!(self.cfg.kind, ChannelKind::Sports);
+        if rtds || polybolt || sports {
+            // These servers show liveness by sending.
             st.1 = None;
         }
         let payload = match msg {
@@ -693,6 +802,12 @@ impl Shard {
                 if t.as_str() == "PONG" || (rtds && t.as_str().eq_ignore_ascii_case("pong")) {
                     st.1 = None;
                     return Step::Next;
+                }
+                if sports && t.as_str() == "ping" {
+                    return Step::Reply("pong");
+                }
+                if polybolt && !*authed && subscribe::is_polybolt_authed(t.as_str()) {
+                    *authed = true;
                 }
                 Payload::Text(t)
             }

@@ -215,6 +215,14 @@ pub enum Status {
         /// Frames of the ended connection that were still queued and were discarded.
         discarded: u64,
     },
+    /// The connection ended in a way retrying cannot fix (PolyBolt close 4001,
+    /// authentication, or 4008, policy): the shard does not reconnect and its stream ends.
+    Stopped {
+        /// Connection index.
+        shard: usize,
+        /// Why.
+        reason: Disconnect,
+    },
     /// The consumer fell behind: the queue was full and `dropped` frames of this shard
     /// were lost. The shard reconnects at once to obtain fresh snapshots.
     Lagged {
@@ -233,6 +241,7 @@ impl Status {
         match self {
             Status::Connected { shard, .. }
             | Status::Disconnected { shard, .. }
+            | Status::Stopped { shard, .. }
             | Status::Lagged { shard, .. } => *shard,
         }
     }

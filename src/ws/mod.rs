@@ -35,9 +35,11 @@
 //! | [`decoded`] | [`DecodedStream`](decoded::DecodedStream): any stream's frames as owned decoded events |
 //! | [`market`] | [`MarketStream`](market::MarketStream): sharded market-channel connections |
 //! | [`user`] | [`UserStream`](user::UserStream): the authenticated user channel |
+//! | [`user_events`] | [`UserEvents`](user_events::UserEvents): the user channel as flat orders and trades, status repeats removed |
 //! | [`follow`] | [`FollowNewMarkets`](follow::FollowNewMarkets): subscribe the tokens of `new_market` events that pass a filter |
 //! | [`event`] | frames (borrowed and owned), status changes, the zero-copy [`Handler`](event::Handler) |
 //! | [`connection`] | one shard's lifecycle: keepalive, watchdog, reconnect, epochs, lag |
+//! | [`continuity`] | the continuity contract of every stream: one [`Break`](continuity::Break) per break, the table of breaks and recoveries |
 //! | [`backoff`] | exponential backoff with jitter |
 //! | [`subscribe`] | subscription message formats, user credentials |
 //!
@@ -50,6 +52,7 @@
 pub mod backoff;
 pub mod books;
 pub mod connection;
+pub mod continuity;
 /// Moved to [`polyclob::decode`](crate::decode); this path re-exports it for the 0.2 series
 /// and will be removed after it.
 #[deprecated(since = "0.2.0", note = "moved to `polyclob::decode`")]
@@ -66,6 +69,7 @@ pub(crate) mod shards;
 pub mod subscribe;
 mod transport;
 pub mod user;
+pub mod user_events;
 
 pub use options::BuildError;
 pub use shards::Closed;

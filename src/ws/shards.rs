@@ -308,7 +308,7 @@ impl Dispatcher {
                 match &mut status {
                     Status::Lagged { dropped, .. } => *dropped += stale,
                     Status::Disconnected { discarded, .. } => *discarded += stale,
-                    Status::Connected { .. } => {}
+                    Status::Connected { .. } | Status::Stopped { .. } => {}
                 }
                 Some(Delivery::Status(status))
             }

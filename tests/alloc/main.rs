@@ -15,6 +15,7 @@ mod fixed;
 mod market_data;
 mod memory_at_scale;
 mod order;
+mod polybolt;
 mod presign;
 mod rtds;
 mod ws_stream;

@@ -37,6 +37,8 @@ pub enum Action {
     GoSilent,
     /// Send a Close frame with this code, then end.
     Close(u16),
+    /// Send a WebSocket (protocol) Ping; the client's Pong is counted in [`Conn::pongs`].
+    Ping,
 }
 
 /// What one accepted WebSocket connection saw.
@@ -50,6 +52,8 @@ pub struct Conn {
     pub pings_at: Vec<Instant>,
     /// Whether the connection has ended.
     pub closed: bool,
+    /// WebSocket Pong frames received.
+    pub pongs: usize,
     ctl: mpsc::UnboundedSender<Action>,
 }
 
@@ -76,6 +80,8 @@ pub struct State {
     pub dropped_before_handshake: usize,
     refuse_next: usize,
     on_subscribe: Vec<String>,
+    /// `(needle, frames)`: a received text containing `needle` is answered with `frames`.
+    replies: Vec<(String, Vec<String>)>,
     silent_from_start: bool,
 }
 
@@ -128,6 +134,12 @@ impl WsServer {
     /// Frames sent after every initial subscribe message (one containing `"type":`).
     pub fn on_subscribe(&self, frames: Vec<String>) {
         self.state().on_subscribe = frames;
+    }
+
+    /// Answer every received text containing `needle` with `frames` (after the
+    /// `on_subscribe` replay, in the order the rules were added).
+    pub fn reply_to(&self, needle: &str, frames: Vec<String>) {
+        self.state().replies.push((needle.to_owned(), frames));
     }
 
     /// Accept and immediately drop the next `n` TCP connections (handshake fails).
@@ -250,6 +262,7 @@ async fn serve(tcp: TcpStream, shared: Arc<Shared>) {
             opened_at: Instant::now(),
             pings_at: Vec::new(),
             closed: false,
+            pongs: 0,
             ctl,
         });
         (st.conns.len() - 1, silent)
@@ -261,6 +274,10 @@ async fn serve(tcp: TcpStream, shared: Arc<Shared>) {
         tokio::select! {
             msg = ws.next() => {
                 let Some(Ok(msg)) = msg else { break };
+                if let Message::Pong(_) = msg {
+                    shared.state.lock().expect("state").conns[k].pongs += 1;
+                    continue;
+                }
                 let Message::Text(text) = msg else { continue };
                 let text = text.as_str().to_owned();
                 let replay = {
@@ -270,7 +287,14 @@ async fn serve(tcp: TcpStream, shared: Arc<Shared>) {
                         conn.pings_at.push(Instant::now());
                     }
                     conn.received.push(text.clone());
-                    if text.contains("\"type\":") { st.on_subscribe.clone() } else { Vec::new() }
+                    let mut replay =
+                        if text.contains("\"type\":") { st.on_subscribe.clone() } else { Vec::new() };
+                    for (needle, frames) in &st.replies {
+                        if text.contains(needle.as_str()) {
+                            replay.extend(frames.iter().cloned());
+                        }
+                    }
+                    replay
                 };
                 if silent {
                     continue;
@@ -306,6 +330,7 @@ async fn serve(tcp: TcpStream, shared: Arc<Shared>) {
                         mark_closed(&shared);
                         return;
                     }
+                    Action::Ping => ws.send(Message::Ping(Vec::new().into())).await.is_ok(),
                     Action::GoSilent => {
                         silent = true;
                         true

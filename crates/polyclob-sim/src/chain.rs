@@ -511,11 +511,13 @@ impl SimHandle {
     }
 
     /// Resolves a binary market on the chain: outcome `winner` (0 = the first token) pays 1,
-    /// the other 0. False for an unknown condition, a bad index or the chain off.
+    /// the other 0. False for an unknown condition, a bad index or the chain off. A V2
+    /// condition may be given in its 62-hex (`bytes31`) or padded 64-hex form.
     pub fn resolve_market(&self, condition_id: &str, winner: usize) -> bool {
-        let Ok(id) = condition_id.parse::<B256>() else {
+        let Ok(id) = condition_id.parse::<polyclob::types::ConditionId>() else {
             return false;
         };
+        let id = B256::from(*id.as_bytes32());
         self.with_chain(|c| c.ledger.resolve(id, winner))
             .unwrap_or(false)
     }

@@ -80,6 +80,14 @@ impl Obj {
         self
     }
 
+    /// A string member when there is a value.
+    fn opt(self, k: &str, v: Option<&str>) -> Self {
+        match v {
+            Some(v) => self.str(k, v),
+            None => self,
+        }
+    }
+
     fn end(mut self) -> String {
         self.0.push('}');
         self.0
@@ -115,6 +123,10 @@ struct BookParts {
     tick_size: &'static str,
     neg_risk: bool,
     last_trade_price: String,
+    /// `"v2"` on Protocol V2 books (the hash covers it), absent on CTF books.
+    version: Option<&'static str>,
+    /// WS snapshots leave out `tick_size` and `last_trade_price` ([`MarketSpec::sparse_books`]).
+    sparse: bool,
     hash: String,
 }
 
@@ -131,6 +143,8 @@ fn book_parts(ex: &Exchange, mi: usize, ti: usize, ts_ms: u64) -> BookParts {
         tick_size: m.spec.tick.as_str(),
         neg_risk: m.spec.neg_risk,
         last_trade_price: m.last_trade[ti].map_or_else(|| "0.5".to_owned(), |(p, _)| price(p)),
+        version: m.spec.is_position_ids().then_some("v2"),
+        sparse: m.spec.sparse_books,
         hash: String::new(),
     };
     let input = parts.rest_object("");
@@ -153,13 +167,15 @@ impl BookParts {
             .str("tick_size", self.tick_size)
             .raw("neg_risk", if self.neg_risk { "true" } else { "false" })
             .str("last_trade_price", &self.last_trade_price)
+            .opt("version", self.version)
             .end()
     }
 }
 
 /// The REST `/book` object (levels worst-first), its `hash` by the exchange's formula
 /// (`book::integrity`): SHA-1 of the compact JSON of market, asset_id, timestamp, `hash:""`,
-/// bids, asks, min_order_size, tick_size, neg_risk, last_trade_price, in that order.
+/// bids, asks, min_order_size, tick_size, neg_risk, last_trade_price, in that order, plus
+/// `version` on Protocol V2 books.
 /// Compact JSON text, members in the exchange's order.
 pub(crate) fn book(ex: &Exchange, mi: usize, ti: usize, ts_ms: u64) -> String {
     let parts = book_parts(ex, mi, ti, ts_ms);
@@ -168,7 +184,8 @@ pub(crate) fn book(ex: &Exchange, mi: usize, ti: usize, ts_ms: u64) -> String {
 
 /// The WS `book` event in the exchange's member order: the REST object plus `event_type`,
 /// without `min_order_size` and `neg_risk`, which the exchange's WS frame does not carry (its
-/// hash still covers them).
+/// hash still covers them); a sparse market's frame also leaves out `tick_size` and
+/// `last_trade_price`, still hashed.
 pub(crate) fn ws_book(ex: &Exchange, mi: usize, ti: usize, ts_ms: u64) -> String {
     let p = book_parts(ex, mi, ti, ts_ms);
     Obj::new()
@@ -178,9 +195,13 @@ pub(crate) fn ws_book(ex: &Exchange, mi: usize, ti: usize, ts_ms: u64) -> String
         .str("hash", &p.hash)
         .raw("bids", &p.bids)
         .raw("asks", &p.asks)
-        .str("tick_size", p.tick_size)
+        .opt("tick_size", (!p.sparse).then_some(p.tick_size))
         .str("event_type", "book")
-        .str("last_trade_price", &p.last_trade_price)
+        .opt(
+            "last_trade_price",
+            (!p.sparse).then_some(p.last_trade_price.as_str()),
+        )
+        .opt("version", p.version)
         .end()
 }
 
@@ -512,5 +533,6 @@ pub(crate) fn clob_market(ex: &Exchange, mi: usize) -> Value {
         "mbf": 0,
         "tbf": 0,
         "rfqe": s.rfq,
+        "v": s.protocol().as_str(),
     })
 }

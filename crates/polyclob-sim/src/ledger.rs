@@ -4,12 +4,14 @@
 //!
 //! Calls are applied by selector to the contract addresses of the V2 contract table (pUSD,
 //! ConditionalTokens, the collateral adapters, the Neg Risk Adapter, the exchanges, the proxy
-//! factory), so a client configured for Polygon talks to it unchanged. Simplifications: a
-//! market's position ids are its configured token ids (not derived by the CTF's collection-id
-//! hashing); only the binary partition `[1, 2]` splits and merges; the Neg Risk Adapter's
-//! redemption is modelled but its conversion is not; the simulator's own liquidity (the seeded
-//! books and simulated traders) is an unlimited counterparty whose side of a fill is minted or
-//! burned.
+//! factory), so a client configured for Polygon talks to it unchanged. Protocol V2 markets
+//! (position-ID markets whose condition is a `bytes31` of the V2 layout) live on the V3
+//! table's PositionManager and are split, merged and redeemed through its Router; their fills
+//! settle on ExchangeV3. Simplifications: a CTF market's position ids are its configured token
+//! ids (not derived by the CTF's collection-id hashing); only the binary partition `[1, 2]`
+//! splits and merges; the Neg Risk Adapter's redemption is modelled but its conversion is not;
+//! the simulator's own liquidity (the seeded books and simulated traders) is an unlimited
+//! counterparty whose side of a fill is minted or burned.
 
 use std::collections::{HashMap, HashSet};
 
@@ -21,7 +23,9 @@ use polyclob::onchain::selector as sel;
 use polyclob::sign::Signature;
 use polyclob::sign::eip712::recover_address;
 use polyclob::sign::wallet::{PROXY_FACTORY, derive_proxy_wallet, derive_safe_wallet};
-use polyclob::types::{Chain, Contracts, ExchangeVersion, Side, contracts};
+use polyclob::types::{
+    Chain, ConditionId, Contracts, ExchangeVersion, PositionId, Protocol, Side, contracts,
+};
 
 use super::engine::Fill;
 use super::market::MarketSpec;
@@ -34,6 +38,8 @@ const MAX_WRAP_DEPTH: u8 = 4;
 struct Condition {
     tokens: [U256; 2],
     payouts: Option<[u64; 2]>,
+    /// A Protocol V2 condition: positions on the PositionManager, Router operations.
+    v2: bool,
 }
 
 /// The balances a transaction may change; cloned to undo a reverted one.
@@ -44,6 +50,8 @@ pub(crate) struct Balances {
     allowance: HashMap<(Address, Address), U256>,
     tokens: HashMap<(Address, U256), U256>,
     operators: HashSet<(Address, Address)>,
+    /// `setApprovalForAll` on the PositionManager (V2), kept apart from ConditionalTokens'.
+    pm_operators: HashSet<(Address, Address)>,
     safe_nonces: HashMap<Address, U256>,
 }
 
@@ -66,6 +74,8 @@ impl From<polyclob::onchain::AbiError> for Revert {
 pub(crate) struct Ledger {
     pub(crate) chain: Chain,
     pub(crate) contracts: Contracts,
+    /// The V3 table: ExchangeV3, PositionManager, Router (Protocol V2 markets).
+    pub(crate) v2: Contracts,
     pub(crate) balances: Balances,
     conditions: HashMap<B256, Condition>,
     /// The simulator's own liquidity: its side of fills is minted/burned.
@@ -81,24 +91,36 @@ impl Ledger {
     pub(crate) fn new(chain: Chain, markets: &[MarketSpec], house: Address) -> Self {
         let mut conditions = HashMap::new();
         for m in markets {
+            // A V2 market is one whose condition is a `bytes31` of the V2 layout and whose
+            // tokens are that condition's position ids; anything else settles as CTF.
+            let v2 = m.position_ids
+                && ConditionId::parse_for(&m.condition_id, Protocol::V2).is_ok_and(|c| {
+                    (0..2).all(|o| {
+                        PositionId::of(c, o).is_ok_and(|p| {
+                            m.tokens[usize::from(o)].token_id() == p.as_u256().to_string()
+                        })
+                    })
+                });
             let (Ok(id), Ok(a), Ok(b)) = (
-                m.condition_id.parse::<B256>(),
+                m.condition_id.parse::<ConditionId>(),
                 m.tokens[0].token_id().parse::<U256>(),
                 m.tokens[1].token_id().parse::<U256>(),
             ) else {
                 continue;
             };
             conditions.insert(
-                id,
+                B256::from(*id.as_bytes32()),
                 Condition {
                     tokens: [a, b],
                     payouts: None,
+                    v2,
                 },
             );
         }
         Self {
             chain,
             contracts: *contracts(chain, ExchangeVersion::V2),
+            v2: *contracts(chain, ExchangeVersion::V3),
             balances: Balances::default(),
             conditions,
             house,
@@ -174,25 +196,23 @@ impl Ledger {
                 _ => revert("collateral: unsupported read"),
             };
         }
+        if Some(to) == self.v2.position_manager {
+            return match selector {
+                sel::BALANCE_OF_1155 => Ok(word(self.token_of(r.address(0)?, r.uint(1)?))),
+                sel::BALANCE_OF_BATCH => self.balance_of_batch(&r),
+                sel::IS_APPROVED_FOR_ALL => Ok(word(U256::from(u8::from(
+                    self.balances
+                        .pm_operators
+                        .contains(&(r.address(0)?, r.address(1)?)),
+                )))),
+                sel::GET_PAYOUT => self.get_payout(r.uint(0)?, r.uint(1)?).map(word),
+                _ => revert("PositionManager: unsupported read"),
+            };
+        }
         if to == c.conditional_tokens {
             return match selector {
                 sel::BALANCE_OF_1155 => Ok(word(self.token_of(r.address(0)?, r.uint(1)?))),
-                sel::BALANCE_OF_BATCH => {
-                    let owners_len = r.uints(0)?; // addresses decode as words
-                    let ids = r.uints(1)?;
-                    if owners_len.len() != ids.len() {
-                        return revert("ERC1155: owners and ids length mismatch");
-                    }
-                    let vals: Vec<U256> = owners_len
-                        .iter()
-                        .zip(&ids)
-                        .map(|(o, id)| {
-                            let who = Address::from_slice(&o.to_be_bytes::<32>()[12..]);
-                            self.token_of(who, *id)
-                        })
-                        .collect();
-                    Ok(encode_args(&[Value::uints(&vals)]))
-                }
+                sel::BALANCE_OF_BATCH => self.balance_of_batch(&r),
                 sel::IS_APPROVED_FOR_ALL => Ok(word(U256::from(u8::from(
                     self.balances
                         .operators
@@ -232,6 +252,43 @@ impl Ledger {
             ));
         }
         revert("simulator chain: unsupported read")
+    }
+
+    /// ERC-1155 `balanceOfBatch(owners, ids)`.
+    fn balance_of_batch(&self, r: &Reader<'_>) -> Result<Vec<u8>, Revert> {
+        let owners = r.uints(0)?; // addresses decode as words
+        let ids = r.uints(1)?;
+        if owners.len() != ids.len() {
+            return revert("ERC1155: owners and ids length mismatch");
+        }
+        let vals: Vec<U256> = owners
+            .iter()
+            .zip(&ids)
+            .map(|(o, id)| {
+                let who = Address::from_slice(&o.to_be_bytes::<32>()[12..]);
+                self.token_of(who, *id)
+            })
+            .collect();
+        Ok(encode_args(&[Value::uints(&vals)]))
+    }
+
+    /// The V2 condition of a position id, with the outcome index.
+    fn v2_position(&self, position: U256) -> Result<(Condition, usize), Revert> {
+        let p = PositionId::from_u256(position).map_err(|e| Revert(e.to_string()))?;
+        let key = B256::from(*p.condition_id().as_bytes32());
+        match self.conditions.get(&key) {
+            Some(c) if c.v2 => Ok((c.clone(), usize::from(p.outcome_index()))),
+            _ => revert("ModuleNotRegistered"),
+        }
+    }
+
+    /// `PositionManager.getPayout(positionId, amount)`: reverts while unresolved.
+    fn get_payout(&self, position: U256, amount: U256) -> Result<U256, Revert> {
+        let (cond, outcome) = self.v2_position(position)?;
+        let Some(p) = cond.payouts else {
+            return revert("result for condition not received yet");
+        };
+        Ok(amount.saturating_mul(U256::from(p[outcome])) / U256::from(p[0] + p[1]))
     }
 
     // ---- writes ----
@@ -278,6 +335,17 @@ impl Ledger {
         }
         if selector == sel::EXEC_TRANSACTION {
             return self.exec_safe(to, &r, depth);
+        }
+        if Some(to) == self.v2.position_manager && selector == sel::SET_APPROVAL_FOR_ALL {
+            if r.bool(1)? {
+                self.balances.pm_operators.insert((from, r.address(0)?));
+            } else {
+                self.balances.pm_operators.remove(&(from, r.address(0)?));
+            }
+            return Ok(());
+        }
+        if Some(to) == self.v2.router {
+            return self.router_op(from, to, selector, &r);
         }
         if to == c.conditional_tokens && selector == sel::SET_APPROVAL_FOR_ALL {
             if r.bool(1)? {
@@ -330,6 +398,94 @@ impl Ledger {
             pay = pay.saturating_add(amount.saturating_mul(U256::from(payouts[i])) / den);
         }
         self.move_collateral(self.contracts.conditional_tokens, from, pay)
+    }
+
+    /// The Router's `split`, `merge` and `redeem` on a V2 condition (`bytes31`, left-aligned
+    /// in its word). The Router pulls pUSD (split, on its allowance) or positions (merge and
+    /// redeem, as a PositionManager operator) from the caller; the collateral is escrowed at
+    /// the PositionManager.
+    fn router_op(
+        &mut self,
+        from: Address,
+        router: Address,
+        selector: [u8; 4],
+        r: &Reader<'_>,
+    ) -> Result<(), Revert> {
+        let word = r.b256(0)?;
+        if word[31] != 0 {
+            return revert("Router: not a bytes31 condition");
+        }
+        let Some(cond) = self.conditions.get(&word).filter(|c| c.v2).cloned() else {
+            return revert("Router: condition not found");
+        };
+        let Some(pm) = self.v2.position_manager else {
+            return revert("no PositionManager on this chain");
+        };
+        let operator_ok = self.balances.pm_operators.contains(&(from, router));
+        match selector {
+            sel::ROUTER_SPLIT => {
+                let amount = r.uint(1)?;
+                self.pull_collateral(from, router, pm, amount)?;
+                for id in cond.tokens {
+                    self.mint_token(from, id, amount);
+                }
+                Ok(())
+            }
+            sel::ROUTER_MERGE => {
+                if !operator_ok {
+                    return revert("NotOwnerNorApproved");
+                }
+                let amount = r.uint(1)?;
+                for id in cond.tokens {
+                    self.burn_token(from, id, amount)?;
+                }
+                self.move_collateral(pm, from, amount)
+            }
+            sel::ROUTER_REDEEM => {
+                let outcome = match r.small(1)? {
+                    0 => 0,
+                    1 => 1,
+                    _ => return revert("Router: outcome index out of range"),
+                };
+                let Some(payouts) = cond.payouts else {
+                    return revert("result for condition not received yet");
+                };
+                if !operator_ok {
+                    return revert("NotOwnerNorApproved");
+                }
+                let amount = r.uint(2)?;
+                self.burn_token(from, cond.tokens[outcome], amount)?;
+                let den = U256::from(payouts[0] + payouts[1]);
+                let pay = amount.saturating_mul(U256::from(payouts[outcome])) / den;
+                self.move_collateral(pm, from, pay)
+            }
+            _ => revert("Router: unsupported call"),
+        }
+    }
+
+    /// Where a market's fills settle: its exchange, the contract escrowing the collateral of
+    /// its outcome tokens, and whether sellers approve on the PositionManager (V2).
+    fn venue(&self, token: U256, neg_risk: bool) -> (Address, Address, bool) {
+        let v2 = self
+            .conditions
+            .values()
+            .any(|c| c.v2 && c.tokens.contains(&token));
+        match (v2, self.v2.position_manager) {
+            (true, Some(pm)) => (self.v2.exchange, pm, true),
+            _ => (
+                self.contracts.exchange_for(neg_risk),
+                self.contracts.conditional_tokens,
+                false,
+            ),
+        }
+    }
+
+    fn seller_approved(&self, who: Address, exchange: Address, v2: bool) -> bool {
+        if v2 {
+            self.balances.pm_operators.contains(&(who, exchange))
+        } else {
+            self.balances.operators.contains(&(who, exchange))
+        }
     }
 
     fn exec_safe(&mut self, safe: Address, r: &Reader<'_>, depth: u8) -> Result<(), Revert> {
@@ -427,6 +583,9 @@ impl Ledger {
         let Some(cond) = self.conditions.get(&r.b256(2)?).cloned() else {
             return revert("condition not prepared or found");
         };
+        if cond.v2 {
+            return revert("a Protocol V2 condition settles through the Router");
+        }
         let sets = r.uints(3)?;
         let binary = sets == [U256::from(1u8), U256::from(2u8)];
         // An adapter pulls the outcome tokens it merges or redeems: it needs the approval.
@@ -493,7 +652,7 @@ impl Ledger {
         token: U256,
         neg_risk: bool,
     ) {
-        let exchange = self.contracts.exchange_for(neg_risk);
+        let (exchange, escrow, v2) = self.venue(token, neg_risk);
         for (maker, f) in makers {
             let (buyer, seller) = match taker_side {
                 Side::Buy => (taker, *maker),
@@ -503,7 +662,7 @@ impl Ledger {
             let cost = U256::from(u128::from(f.price) * u128::from(f.size) / 1_000_000);
             let snapshot = self.balances.clone();
             if self
-                .settle_one(exchange, buyer, seller, token, size, cost)
+                .settle_one((exchange, escrow, v2), buyer, seller, token, size, cost)
                 .is_err()
             {
                 self.balances = snapshot;
@@ -524,13 +683,13 @@ impl Ledger {
         f: &Fill,
         neg_risk: bool,
     ) {
-        let exchange = self.contracts.exchange_for(neg_risk);
+        let venue = self.venue(legs[0].1, neg_risk);
         let size = U256::from(f.size);
         let maker_cost = U256::from(u128::from(f.price) * u128::from(f.size) / 1_000_000);
         let costs = [size.saturating_sub(maker_cost), maker_cost];
         let snapshot = self.balances.clone();
         if self
-            .settle_crossed_legs(exchange, side, legs, costs, size)
+            .settle_crossed_legs(venue, side, legs, costs, size)
             .is_err()
         {
             self.balances = snapshot;
@@ -540,13 +699,12 @@ impl Ledger {
 
     fn settle_crossed_legs(
         &mut self,
-        exchange: Address,
+        (exchange, ctf, v2): (Address, Address, bool),
         side: Side,
         legs: [(Address, U256); 2],
         costs: [U256; 2],
         size: U256,
     ) -> Result<(), Revert> {
-        let ctf = self.contracts.conditional_tokens;
         for ((who, token), cost) in legs.into_iter().zip(costs) {
             match side {
                 Side::Buy => {
@@ -559,7 +717,7 @@ impl Ledger {
                 }
                 Side::Sell => {
                     if who != self.house {
-                        if !self.balances.operators.contains(&(who, exchange)) {
+                        if !self.seller_approved(who, exchange, v2) {
                             return revert("ERC1155: exchange not approved");
                         }
                         self.burn_token(who, token, size)?;
@@ -576,7 +734,7 @@ impl Ledger {
 
     fn settle_one(
         &mut self,
-        exchange: Address,
+        (exchange, ctf, v2): (Address, Address, bool),
         buyer: Address,
         seller: Address,
         token: U256,
@@ -593,12 +751,12 @@ impl Ledger {
             }
         }
         // Outcome tokens: seller → buyer. Tokens the house sells are minted with one unit of
-        // collateral escrowed at ConditionalTokens each, so they redeem like split ones.
-        let ctf = self.contracts.conditional_tokens;
+        // collateral escrowed at ConditionalTokens (the PositionManager on V2) each, so they
+        // redeem like split ones.
         if seller == self.house {
             self.mint_collateral(ctf, size);
         } else {
-            if !self.balances.operators.contains(&(seller, exchange)) {
+            if !self.seller_approved(seller, exchange, v2) {
                 return revert("ERC1155: exchange not approved");
             }
             self.burn_token(seller, token, size)?;
@@ -871,5 +1029,93 @@ mod tests {
         assert_eq!(l.collateral_of(b), U256::from(10_000_000u64));
         assert_eq!(l.token_of(b, ids[1]), U256::ZERO);
         assert_eq!(l.collateral_of(ctf), escrow);
+    }
+
+    /// The fixture's position-ID market is a V2 condition: the Router splits, merges and
+    /// redeems it on the PositionManager, ExchangeV3 settles its fills, and CTF calls refuse it.
+    #[test]
+    fn v2_router_and_exchange_v3() {
+        let markets = MarketSpec::defaults();
+        let m = markets.iter().find(|m| m.is_position_ids()).unwrap();
+        let cond = ConditionId::parse_for(m.condition_id(), Protocol::V2).unwrap();
+        let ids = [0, 1].map(|o| PositionId::of(cond, o).unwrap().as_u256());
+        assert_eq!(ids[0].to_string(), m.tokens()[0].token_id());
+        let mut l = Ledger::new(Chain::Polygon, &markets, Address::repeat_byte(0x5e));
+        let v2 = l.v2;
+        let (router, pm) = (v2.router.unwrap(), v2.position_manager.unwrap());
+        let me = Address::repeat_byte(1);
+        l.mint_collateral(me, U256::from(100u8));
+        let split = polyclob::onchain::router::split(router, cond, U256::from(60u8)).unwrap();
+        assert_eq!(
+            l.apply(me, &split),
+            Err(Revert("ERC20: insufficient allowance".into()))
+        );
+        l.apply(
+            me,
+            &erc20::approve(v2.collateral, router, U256::MAX).unwrap(),
+        )
+        .unwrap();
+        l.apply(me, &split).unwrap();
+        assert_eq!(l.token_of(me, ids[0]), U256::from(60u8));
+        assert_eq!(l.collateral_of(pm), U256::from(60u8));
+        let merge = polyclob::onchain::router::merge(router, cond, U256::from(20u8)).unwrap();
+        assert_eq!(
+            l.apply(me, &merge),
+            Err(Revert("NotOwnerNorApproved".into()))
+        );
+        l.apply(
+            me,
+            &erc1155::set_approval_for_all(pm, router, true).unwrap(),
+        )
+        .unwrap();
+        l.apply(me, &merge).unwrap();
+        assert_eq!(l.collateral_of(me), U256::from(60u8));
+        let redeem = polyclob::onchain::router::redeem(router, cond, 1, U256::from(40u8)).unwrap();
+        assert_eq!(
+            l.apply(me, &redeem),
+            Err(Revert("result for condition not received yet".into()))
+        );
+        assert!(l.resolve(B256::from(*cond.as_bytes32()), 1));
+        assert_eq!(l.get_payout(ids[1], U256::from(7u8)), Ok(U256::from(7u8)));
+        assert_eq!(l.get_payout(ids[0], U256::from(7u8)), Ok(U256::ZERO));
+        l.apply(me, &redeem).unwrap();
+        assert_eq!(l.collateral_of(me), U256::from(100u8));
+        assert_eq!(l.token_of(me, ids[1]), U256::ZERO);
+        assert_eq!(
+            l.token_of(me, ids[0]),
+            U256::from(40u8),
+            "YES is left, unredeemed"
+        );
+        // ConditionalTokens' calls refuse a V2 condition.
+        let c = l.contracts;
+        let ctf_split = ctf::split_position(
+            c.positions_target(false),
+            c.collateral,
+            B256::ZERO,
+            B256::from(*cond.as_bytes32()),
+            &ctf::BINARY_PARTITION,
+            U256::from(1u8),
+        )
+        .unwrap();
+        assert!(l.apply(me, &ctf_split).is_err());
+        // A fill on a V2 token settles on ExchangeV3 with PositionManager approvals.
+        let buyer = Address::repeat_byte(2);
+        l.mint_collateral(buyer, U256::from(10_000_000u64));
+        let fill = Fill {
+            maker_seq: 1,
+            price: 500_000,
+            size: 2_000_000,
+            maker_done: true,
+        };
+        l.settle_fills(buyer, Side::Buy, &[(l.house, fill)], ids[0], false);
+        assert_eq!(l.settlement_failures, 1, "no allowance to ExchangeV3 yet");
+        l.apply(
+            buyer,
+            &erc20::approve(v2.collateral, v2.exchange, U256::MAX).unwrap(),
+        )
+        .unwrap();
+        l.settle_fills(buyer, Side::Buy, &[(l.house, fill)], ids[0], false);
+        assert_eq!(l.settlement_failures, 1);
+        assert_eq!(l.token_of(buyer, ids[0]), U256::from(2_000_000u64));
     }
 }

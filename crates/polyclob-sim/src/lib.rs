@@ -28,6 +28,14 @@
 //! `last_trade_price`, `tick_size_change` and user `order`/`trade` events. Everything is
 //! deterministic given a seed: the seeded books, ids, credentials and fault decisions.
 //!
+//! It is a mixed exchange, as Polymarket's is since Protocol V2: beside the CTF markets, the
+//! position-ID market of the default fixture is a V2 market — a `bytes31` condition (sent in
+//! its padded 64-hex form) whose tokens are its V2 position ids, Gamma `version` `"v2"` with
+//! `positionIds`, CLOB `v` `"v2"`, books carrying `"version":"v2"` under the exchange's hash,
+//! orders signed for ExchangeV3 and, on the chain, positions on the PositionManager that the
+//! Router splits, merges and redeems. [`MarketSpec::sparse_books`] makes a market's WS
+//! snapshots omit `tick_size` and `last_trade_price` (still hashed), as some genuine ones do.
+//!
 //! # Testing your bot against it
 //!
 //! Start a simulator inside your test, point your client at [`SimHandle::http_url`] and
@@ -105,9 +113,11 @@
 //! | Gamma, at [`SimHandle::gamma_url`] | `GET /markets/keyset`, `/events/keyset` (keyset cursors: `after_cursor` in, `next_cursor` out, absent on the last page; ≤ 100 markets / 500 events a page, ≤ 100 `condition_ids`), `/markets/{id}`, `/markets/slug/{slug}`, `/events/{id}`, `/events/slug/{slug}`, `/public-search`, `/tags`, `/series`, `/sports`; the CLOB markets in Gamma's vocabulary |
 //! | Data API v2, at [`SimHandle::data_api_url`] | `GET /v2/positions`, `/v2/trades`, `/v2/activity`, `/v2/value`, `/v2/holders` in the `{data, pagination}` envelope with cursors; derived from the simulator's fills |
 //! | `/rtds` ([`SimHandle::rtds_url`]) | the real-time data socket: `{"action":"subscribe","subscriptions":[{topic,type,filters}]}` → deterministic synthetic `crypto_prices` (Binance symbols), `crypto_prices_chainlink`, `crypto_prices_twap_*` and `equity_prices` updates every [`SimBuilder::rtds_interval`] (with the three-point `subscribe` history after a filtered subscribe), and `activity`/`orders_matched` for every fill of this simulator |
+//! | `/polybolt` ([`SimHandle::polybolt_url`]) | PolyBolt: `auth` checked against this simulator's API keys, `subscribe` on `price.crypto`, `price.crypto.twap`, `price.equity`, `price.equity.twap` → `subscribed`, a snapshot, then `seq`-numbered exact prices every [`SimBuilder::rtds_interval`]; `auth_required`, `auth_invalid`, `bad_filter`, `sub_limit`/`auth_attempts` with close 4008; [`SimHandle::polybolt_close`] closes with any code |
+//! | `/sports` ([`SimHandle::sports_url`]) | the sports socket: `ping` and scripted `sport_result`s every [`SimBuilder::rtds_interval`]; no `pong` within two intervals drops the client |
 //! | RTDS | text `PING` → text `PONG` |
 //! | market and user WS | text `PING` → text `PONG` (`INVALID OPERATION` before the initial subscribe); a second initial (`"type"`) message → `INVALID OPERATION` |
-//! | chain (feature `onchain`, `SimBuilder::onchain`) | `POST /rpc`: JSON-RPC (`eth_call`, `eth_sendRawTransaction`, receipts, nonces, fees; batches) over in-memory pUSD and outcome-token balances; `SimHandle::fund_collateral`, `fund_native`, `resolve_market` |
+//! | chain (feature `onchain`, `SimBuilder::onchain`) | `POST /rpc`: JSON-RPC (`eth_call`, `eth_sendRawTransaction`, receipts, nonces, fees; batches) over in-memory pUSD and outcome-token balances (ConditionalTokens and the collateral adapters for CTF markets; ExchangeV3, the PositionManager and the Router for V2 ones); `SimHandle::fund_collateral`, `fund_native`, `resolve_market` |
 //!
 //! Faults: build a [`Faults`] (latency, jitter, `425`/`429`/`503` on a schedule or with a
 //! probability, WS disconnects and silence) and pass it to [`SimBuilder::faults`], or change it
@@ -199,6 +209,7 @@ mod gamma;
 #[cfg(feature = "onchain")]
 mod ledger;
 mod market;
+mod polybolt;
 mod programs;
 mod rails;
 mod rest;

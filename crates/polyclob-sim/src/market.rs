@@ -68,6 +68,7 @@ pub struct MarketSpec {
     pub(crate) neg_risk: bool,
     pub(crate) neg_risk_market_id: String,
     pub(crate) position_ids: bool,
+    pub(crate) sparse_books: bool,
     pub(crate) mid: Price,
     pub(crate) seed_levels: u32,
     pub(crate) rfq: bool,
@@ -97,6 +98,7 @@ impl MarketSpec {
             neg_risk: false,
             neg_risk_market_id: String::new(),
             position_ids: false,
+            sparse_books: false,
             mid: Price::new(500_000).unwrap_or(Price::ZERO),
             seed_levels: 5,
             rfq: true,
@@ -129,6 +131,16 @@ impl MarketSpec {
     #[must_use]
     pub fn position_ids(mut self, position_ids: bool) -> Self {
         self.position_ids = position_ids;
+        self
+    }
+
+    /// Makes the market's WS `book` snapshots omit `tick_size` and `last_trade_price`, as some
+    /// genuine exchange snapshots do; their hash still covers the market's current values, so
+    /// a client verifies them with the values it learnt from the feed (or a REST book).
+    /// Default is false.
+    #[must_use]
+    pub fn sparse_books(mut self, sparse: bool) -> Self {
+        self.sparse_books = sparse;
         self
     }
 
@@ -197,6 +209,16 @@ impl MarketSpec {
     #[must_use]
     pub fn is_position_ids(&self) -> bool {
         self.position_ids
+    }
+
+    /// The market's protocol: Protocol V2 for a position-ID market, CTF otherwise.
+    #[must_use]
+    pub fn protocol(&self) -> polyclob::types::Protocol {
+        if self.position_ids {
+            polyclob::types::Protocol::V2
+        } else {
+            polyclob::types::Protocol::Ctf
+        }
     }
 
     /// The markets of the seed fixture shipped with the crate (`src/data/markets.json`).
@@ -280,6 +302,7 @@ fn parse_market(m: &serde_json::Value) -> Result<MarketSpec, String> {
         neg_risk: m.get("neg_risk").and_then(|v| v.as_bool()).unwrap_or(false),
         neg_risk_market_id: s("neg_risk_market_id").unwrap_or_default(),
         position_ids: m.get("version").and_then(|v| v.as_str()) == Some("v2"),
+        sparse_books: false,
         mid,
         seed_levels: 5,
         rfq: m.get("rfqe").and_then(|v| v.as_bool()).unwrap_or(true),

@@ -402,7 +402,7 @@ where
                                 series_value(seed, sym, base, i),
                                 i * interval_ms,
                             );
-                            json!({"timestamp": p["timestamp"], "value": p["value"]})
+                            json!({"timestamp": p["timestamp"], "value": p["value"], "full_accuracy_value": p["full_accuracy_value"]})
                         })
                         .collect();
                     dumps.push(message(

@@ -40,6 +40,8 @@ pub(crate) struct Shared {
     pub(crate) page_size: usize,
     /// Bumped to drop every open WS connection.
     pub(crate) kick: watch::Sender<u64>,
+    /// Set to a close code to close every PolyBolt connection with it.
+    pub(crate) polybolt_close: watch::Sender<u16>,
     pub(crate) shutdown: watch::Receiver<bool>,
     /// Interval of simulated market activity, `None` = off.
     activity: watch::Sender<Option<Duration>>,
@@ -287,6 +289,7 @@ impl SimBuilder {
         }
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
         let (kick, _) = watch::channel(0u64);
+        let (polybolt_close, _) = watch::channel(0u16);
         let (activity, _) = watch::channel(self.activity);
         let shared = Arc::new(Shared {
             ex: Mutex::new(ex),
@@ -296,6 +299,7 @@ impl SimBuilder {
             clob_version: self.clob_version,
             page_size: self.page_size,
             kick,
+            polybolt_close,
             shutdown: shutdown_rx,
             activity,
             requests: Mutex::new(Vec::new()),
@@ -379,6 +383,22 @@ impl SimHandle {
         format!("ws://{}/rtds", self.addr)
     }
 
+    /// The PolyBolt URL, `ws://127.0.0.1:<port>/polybolt`: authentication against this
+    /// simulator's API keys, snapshots and `seq`-numbered reference prices every
+    /// [`SimBuilder::rtds_interval`], the documented limits and close codes.
+    #[must_use]
+    pub fn polybolt_url(&self) -> String {
+        format!("ws://{}/polybolt", self.addr)
+    }
+
+    /// The sports socket URL, `ws://127.0.0.1:<port>/sports`: `ping` and scripted
+    /// `sport_result`s every [`SimBuilder::rtds_interval`]; a client that does not answer
+    /// `pong` within two intervals is dropped.
+    #[must_use]
+    pub fn sports_url(&self) -> String {
+        format!("ws://{}/sports", self.addr)
+    }
+
     /// The user channel URL, `ws://127.0.0.1:<port>/ws/user`.
     #[must_use]
     pub fn user_ws_url(&self) -> String {
@@ -446,6 +466,12 @@ impl SimHandle {
     /// Drops every open WS connection now, without a close frame (as a network failure would).
     pub fn disconnect_ws(&self) {
         self.shared.kick.send_modify(|n| *n += 1);
+    }
+
+    /// Closes every open PolyBolt connection with close `code` (4001 authentication, 4002
+    /// slow consumer, 4003 draining, 4008 policy …).
+    pub fn polybolt_close(&self, code: u16) {
+        self.shared.polybolt_close.send_replace(code);
     }
 
     /// Starts (`Some(interval)`), retimes or stops (`None`) the simulated market activity

@@ -46,13 +46,23 @@ enum Channel {
     User,
 }
 
+/// Which socket an upgrade asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Route {
+    Clob(Channel),
+    Rtds,
+    PolyBolt,
+    Sports,
+}
+
 /// Answers the upgrade with `101` and runs the channel on the upgraded connection.
 pub(crate) fn upgrade(req: Request<Incoming>, shared: Arc<Shared>) -> Response<Full<Bytes>> {
-    // `None`: the real-time data socket (its own module).
     let channel = match req.uri().path() {
-        "/ws/market" => Some(Channel::Market),
-        "/ws/user" => Some(Channel::User),
-        "/rtds" => None,
+        "/ws/market" => Route::Clob(Channel::Market),
+        "/ws/user" => Route::Clob(Channel::User),
+        "/rtds" => Route::Rtds,
+        "/polybolt" => Route::PolyBolt,
+        "/sports" => Route::Sports,
         _ => return error_response(StatusCode::NOT_FOUND, "Not Found"),
     };
     let Some(key) = req
@@ -67,8 +77,10 @@ pub(crate) fn upgrade(req: Request<Incoming>, shared: Arc<Shared>) -> Response<F
             let ws =
                 WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, None).await;
             match channel {
-                Some(channel) => run(ws, channel, shared).await,
-                None => super::rtds::run(ws, shared).await,
+                Route::Clob(channel) => run(ws, channel, shared).await,
+                Route::Rtds => super::rtds::run(ws, shared).await,
+                Route::PolyBolt => super::polybolt::run(ws, shared).await,
+                Route::Sports => super::polybolt::run_sports(ws, shared).await,
             }
         }
     });

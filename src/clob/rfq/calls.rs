@@ -317,6 +317,16 @@ impl Client {
         let tick = self.tick_size(&terms.token_id).await?;
         let neg_risk = self.neg_risk(&terms.token_id).await?;
         let ctx = self.context_for(&terms.token_id, ExchangeVersion::V1, tick, neg_risk)?;
+        // A Protocol V2 market's orders are ExchangeV3 orders, which the V1-shaped RFQ body
+        // (taker, nonce, feeRateBps) cannot carry; neither the docs nor the SDKs give an RFQ
+        // shape for them, so refuse rather than post a body the exchange cannot match.
+        if ctx.version() == ExchangeVersion::V3 {
+            return Err(Error::argument(format!(
+                "RFQ orders are V1-shaped; token {} is a Protocol V2 position id (ExchangeV3) \
+                 with no documented RFQ order shape",
+                terms.token_id
+            )));
+        }
         let signed = terms.sign(signer, &ctx, expiration, None, None)?;
         let body = order_body(request_id, quote_id, owner.api_key(), &signed);
         let b = self.send(&Req::post(path, body).auth(Level::L2)).await?;

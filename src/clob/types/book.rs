@@ -4,8 +4,9 @@ use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, SeqAccess, Visitor};
 
 use super::lenient;
+use crate::book::BookMeta;
 use crate::fixed::{Price, Size};
-use crate::types::{Side, TickSize};
+use crate::types::{Protocol, ProtocolError, Side, TickSize};
 
 /// One price level.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -54,6 +55,10 @@ pub struct Book {
     /// Last trade price.
     #[serde(default, deserialize_with = "lenient::price_opt")]
     pub last_trade_price: Option<Price>,
+    /// The book's protocol `version` as sent: `"v2"` on Protocol V2 markets, empty on CTF
+    /// books (which omit it). [`Self::protocol`] reads it.
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub version: String,
 }
 
 /// The levels of one side plus how many malformed levels were dropped.
@@ -73,6 +78,34 @@ impl core::ops::Deref for Levels {
 }
 
 impl Book {
+    /// The book's protocol: V2 for `"version":"v2"`, CTF when `version` is absent.
+    ///
+    /// # Errors
+    /// [`ProtocolError::UnknownVersion`] for any other `version`.
+    pub fn protocol(&self) -> Result<Protocol, ProtocolError> {
+        Protocol::of_book((!self.version.is_empty()).then_some(self.version.as_str()))
+    }
+
+    /// What verifying this market's WS `book` hashes needs ([`BookMeta`]): the minimum order
+    /// size, neg-risk flag, protocol, tick size and last trade price of this snapshot.
+    ///
+    /// # Errors
+    /// [`ProtocolError::UnknownVersion`] for an unknown `version`.
+    pub fn book_meta(&self) -> Result<BookMeta, ProtocolError> {
+        let mut meta = BookMeta::new(
+            self.min_order_size.unwrap_or(Size::ZERO),
+            self.neg_risk.unwrap_or(false),
+        )
+        .with_protocol(self.protocol()?);
+        if let Some(t) = self.tick_size {
+            meta = meta.with_tick_size(t);
+        }
+        if let Some(p) = self.last_trade_price {
+            meta = meta.with_last_trade_price(p);
+        }
+        Ok(meta)
+    }
+
     /// Malformed levels dropped from both sides.
     #[must_use]
     pub fn skipped_levels(&self) -> u32 {

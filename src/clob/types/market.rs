@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use super::lenient;
 use crate::fixed::{Price, Size};
-use crate::types::TickSize;
+use crate::types::{ConditionId, Protocol, ProtocolError, TickSize};
 
 fn cow_owned(c: Cow<'_, str>) -> Cow<'static, str> {
     Cow::Owned(c.into_owned())
@@ -319,6 +319,43 @@ pub struct ClobMarket {
     /// RFQ enabled (`rfqe`).
     #[serde(rename = "rfqe", default, deserialize_with = "lenient::bool_lenient")]
     pub rfq_enabled: bool,
+    /// The market's protocol version (`v`): `"v1"` (CTF) or `"v2"` (Protocol V2); empty when
+    /// absent. [`Self::protocol`] reads it.
+    #[serde(rename = "v", default, deserialize_with = "lenient::string")]
+    pub version: String,
+}
+
+impl ClobMarket {
+    /// The market's protocol from `v`. A record without `v` is a CTF market: the field came
+    /// with Protocol V2 and is on every record since (the live answers carry `"v":"v1"`).
+    ///
+    /// ```
+    /// use polyclob::clob::types::ClobMarket;
+    /// use polyclob::types::Protocol;
+    /// let m: ClobMarket = serde_json::from_str(r#"{"c":"0x01","v":"v2","t":[]}"#)?;
+    /// assert_eq!(m.protocol()?, Protocol::V2);
+    /// let odd: ClobMarket = serde_json::from_str(r#"{"v":"v9"}"#)?;
+    /// assert!(odd.protocol().is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ProtocolError::UnknownVersion`] for a `v` other than `"v1"`/`"v2"`.
+    pub fn protocol(&self) -> Result<Protocol, ProtocolError> {
+        if self.version.is_empty() {
+            Ok(Protocol::Ctf)
+        } else {
+            Protocol::parse(&self.version)
+        }
+    }
+
+    /// The condition id, typed by the market's protocol (`bytes31` on V2).
+    ///
+    /// # Errors
+    /// An unknown `v`, or a condition id of the wrong width for the protocol.
+    pub fn condition(&self) -> Result<ConditionId, ProtocolError> {
+        ConditionId::parse_for(&self.condition_id, self.protocol()?)
+    }
 }
 
 /// One token of a [`ClobMarket`].

@@ -1,2 +1,3 @@
 mod hash;
 mod oracle;
+mod v2;

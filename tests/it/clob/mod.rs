@@ -4,5 +4,6 @@ mod http2;
 mod lane;
 mod orders;
 mod parity;
+mod protocol_v2;
 mod session_signers;
 mod transport;

@@ -433,6 +433,8 @@ fn root_exports_nothing_else() {
                 "mod data",
                 "mod decode",
                 "mod rtds",
+                "mod polybolt",
+                "mod sports",
                 "mod onchain"
             ]
             .contains(&m.as_str()),

@@ -74,15 +74,16 @@ async fn the_calls_sent_by_the_users_own_sender_do_what_the_settler_would() {
         vec![U256::from(20_000_000u64); 2]
     );
     // A redeem call before resolution builds (it is a value) and reverts when sent.
-    let redeem = s.redeem_call(cond, false).unwrap();
-    assert!(s.send(redeem).await.unwrap_err().is_revert());
+    let redeem = s.redeem_calls(cond, false).await.unwrap();
+    assert_eq!(redeem.len(), 1);
+    assert!(s.send(redeem[0].clone()).await.unwrap_err().is_revert());
 
     // Zero amounts are refused before anything is sent.
     let e = s.split_call(cond, Size::ZERO, false).unwrap_err();
     assert!(e.is_invalid_request(), "{e}");
     assert!(e.to_string().contains("amount is zero"), "{e}");
     let e = s
-        .redeem_neg_risk_call(cond, Size::ZERO, Size::ZERO)
+        .convert_neg_risk_call(cond, U256::from(1u8), Size::ZERO)
         .unwrap_err();
     assert!(e.is_invalid_request(), "{e}");
 }

@@ -1,4 +1,5 @@
 mod calls;
+mod router_vectors;
 mod rpc;
 mod sim;
 mod vectors;

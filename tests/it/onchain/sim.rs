@@ -127,30 +127,35 @@ async fn split_merge_redeem_move_balances() {
     );
 }
 
+/// Neg-risk positions redeem through the NegRiskCtfCollateralAdapter (the docs retired the Neg
+/// Risk Adapter for that); only conversion still targets the old adapter.
 #[tokio::test]
-async fn neg_risk_adapter_redemption_and_conversion() {
+async fn neg_risk_redemption_and_conversion() {
     let sim = sim().await;
     let s = settler(&sim, KEY0, Wallet::Eoa);
     let me = s.holder();
     fund(&sim, me, me, usd(10));
     s.ensure_approvals().await.unwrap();
+    let c = s.contracts();
+    assert!(
+        !c.collateral_spenders()
+            .contains(&c.neg_risk_adapter.unwrap())
+    );
+    assert_eq!(
+        c.positions_target(true),
+        c.neg_risk_collateral_adapter.unwrap()
+    );
     let cond: B256 = CONDITION.parse().unwrap();
-    s.split(cond, Size::from_micros(10_000_000), false)
+    s.split(cond, Size::from_micros(10_000_000), true)
         .await
         .unwrap();
     assert!(sim.resolve_market(CONDITION, 1));
-    s.redeem_neg_risk(
-        cond,
-        Size::from_micros(3_000_000),
-        Size::from_micros(7_000_000),
-    )
-    .await
-    .unwrap();
-    // 7 No pay 7; 3 Yes pay nothing; 7 Yes remain.
-    assert_eq!(s.collateral_balance(me).await.unwrap(), usd(7));
+    s.redeem(cond, true).await.unwrap();
+    // 10 No pay 10; the 10 Yes pay nothing and are burned.
+    assert_eq!(s.collateral_balance(me).await.unwrap(), usd(10));
     assert_eq!(
         s.outcome_balances(me, &ids()).await.unwrap(),
-        vec![usd(7), usd(3)]
+        vec![U256::ZERO; 2]
     );
     let e = s
         .convert_neg_risk(cond, U256::from(1u8), Size::from_micros(1_000_000))
@@ -461,7 +466,9 @@ async fn approve_trade_resolve_redeem() {
     assert!(paid > usd(4) && paid < usd(10), "paid {paid}");
 
     assert!(sim.resolve_market(CONDITION, 0));
-    s.redeem(CONDITION.parse().unwrap(), false).await.unwrap();
+    s.redeem(CONDITION.parse::<B256>().unwrap(), false)
+        .await
+        .unwrap();
     assert_eq!(s.collateral_balance(me).await.unwrap(), usd(110) - paid);
     assert_eq!(sim.outcome_balance(me, ids()[0]), U256::ZERO);
 }

@@ -1,7 +1,9 @@
 mod auth;
 mod faults;
 mod gamma_data;
+mod mixed_feed;
 mod order_builder;
+mod polybolt;
 mod rest;
 mod robustness;
 mod rtds;

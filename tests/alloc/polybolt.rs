@@ -1,0 +1,181 @@
+//! Zero allocation per PolyBolt message after warm-up, proved with a counting allocator: the
+//! borrowed decoder (envelopes, prices, snapshots, acknowledgements) and the stream's
+//! zero-copy handler tier, sequence tracking included.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::support::counting_alloc;
+use crate::support::ws_server;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use polyclob::polybolt::decode::{Message, Payload, decode};
+use polyclob::polybolt::{PolyBoltHandler, PolyBoltStream, Subscription};
+use polyclob::ws::continuity::Break;
+use polyclob::ws::event::Frame;
+use polyclob::ws::subscribe::UserAuth;
+use ws_server::{Action, WsServer};
+
+fn replay() -> Vec<String> {
+    let mut out = vec![
+        r#"{"op":"authed","rid":"auth"}"#.to_owned(),
+        r#"{"op":"subscribed","channel":"price.crypto","rid":"s1","provider":"pyth"}"#.to_owned(),
+        r#"{"v":1,"channel":"price.crypto","seq":1,"ts":1788973000000,"snapshot":true,"payload":{"symbol":"btcusd","source":"pyth","data":[{"timestamp":1788972880000,"value":64123.5,"full_accuracy_value":"64123.50000000"},{"timestamp":1788972881000,"value":64125.1,"full_accuracy_value":"64125.10000000"}]}}"#.to_owned(),
+    ];
+    for i in 0..300u64 {
+        out.push(format!(
+            r#"{{"v":1,"channel":"price.crypto","seq":{},"ts":{},"payload":{{"symbol":"btcusd","value":6412{}.5,"full_accuracy_value":"6412{}.5000000{}","timestamp":{},"source":"pyth"}}}}"#,
+            i + 2,
+            1_788_973_001_000 + i,
+            i % 10,
+            i % 10,
+            i % 7,
+            1_788_973_001_000 + i
+        ));
+        out.push(format!(
+            r#"{{"v":1,"channel":"price.equity","seq":{},"ts":1,"dropped":{},"payload":{{"symbol":"aapl","value":307.9,"full_accuracy_value":"307.91{}","timestamp":1,"received_at":2,"is_carried_forward":false,"source":"massive"}}}}"#,
+            i + 1,
+            i % 3,
+            i % 10
+        ));
+    }
+    out
+}
+
+fn consume(msg: &Message<'_>) -> u128 {
+    match msg {
+        Message::Data(e) => match e.payload {
+            Payload::Price(p) => p.price.as_e18() ^ u128::from(e.seq),
+            Payload::Snapshot(s) => s
+                .points
+                .map(|p| p.map_or(0, |p| p.value.as_e18()))
+                .fold(0, u128::wrapping_add),
+            _ => 1,
+        },
+        Message::Ack(a) => a.op_name.len() as u128,
+        _ => 1,
+    }
+}
+
+#[test]
+fn decoding_a_long_replay_allocates_nothing() {
+    let frames = replay();
+    let mut sum = 0u128;
+    for f in &frames {
+        sum = sum.wrapping_add(consume(&decode(f).expect("decodes")));
+    }
+    let before = counting_alloc::allocations();
+    let mut n = 0u64;
+    while n < 100_000 {
+        for f in &frames {
+            sum = sum.wrapping_add(consume(&decode(f).expect("decodes")));
+            n += 1;
+        }
+    }
+    let allocs = counting_alloc::allocations() - before;
+    assert!(sum != 0);
+    assert_eq!(allocs, 0, "{allocs} allocations over {n} messages");
+}
+
+#[derive(Default)]
+struct Sum {
+    messages: u64,
+    total: u128,
+    breaks: u64,
+    invalid: u64,
+}
+
+impl PolyBoltHandler for Sum {
+    fn on_message(&mut self, msg: &Message<'_>, _: &Frame<'_>) {
+        self.messages += 1;
+        self.total = self.total.wrapping_add(consume(msg));
+    }
+    fn on_break(&mut self, _: &Break) {
+        self.breaks += 1;
+    }
+    fn on_invalid(&mut self, _: polyclob::decode::DecodeError, _: &Frame<'_>) {
+        self.invalid += 1;
+    }
+}
+
+fn server_thread() -> Arc<WsServer> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("rt");
+        rt.block_on(async move {
+            let server = Arc::new(WsServer::start().await);
+            tx.send(Arc::clone(&server)).expect("send");
+            std::future::pending::<()>().await;
+        });
+    });
+    rx.recv().expect("server")
+}
+
+const WARM: u64 = 5_000;
+const MEASURED: u64 = 20_000;
+
+/// Queue pop, epoch check, decode, sequence check, handler call and release of the frame:
+/// zero allocations. Only polls that complete without yielding are measured (as in
+/// `no_alloc_rtds`), so the reading task never runs inside a measured window.
+#[test]
+fn dispatch_to_a_polybolt_handler_allocates_nothing() {
+    use futures_util::FutureExt;
+    let server = server_thread();
+    server.reply_to(r#""op":"auth""#, vec![r#"{"op":"authed"}"#.to_owned()]);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("rt");
+    rt.block_on(async {
+        let mut stream = PolyBoltStream::builder()
+            .url(server.url())
+            .no_proxy()
+            .credentials(UserAuth::new("k", "s", "p"))
+            .subscribe(Subscription::crypto("btcusd"))
+            .ping_interval(Duration::from_secs(5))
+            .silence_timeout(Duration::from_secs(10))
+            .queue_capacity(1 << 16)
+            .build()
+            .expect("build");
+        assert!(
+            server
+                .wait_for(Duration::from_secs(2), |s| s
+                    .conns
+                    .first()
+                    .is_some_and(|c| c.received.len() >= 2))
+                .await
+        );
+        server.act(
+            0,
+            Action::Flood {
+                template: r#"{"v":1,"channel":"price.crypto","seq":{n},"ts":1788973001000,"payload":{"symbol":"btcusd","value":6{n}.5,"full_accuracy_value":"6{n}.50000000","timestamp":1788973001000,"source":"pyth"}}"#.into(),
+                count: (WARM + MEASURED) as usize,
+            },
+        );
+        let mut h = Sum::default();
+        while h.messages < WARM {
+            assert!(stream.dispatch(&mut h).await);
+        }
+        let (mut measured, mut allocs) = (0u64, 0u64);
+        while h.messages < WARM + MEASURED {
+            let before = counting_alloc::allocations();
+            let polled = stream.dispatch(&mut h).now_or_never();
+            let after = counting_alloc::allocations();
+            match polled {
+                Some(open) => {
+                    assert!(open);
+                    measured += 1;
+                    allocs += after - before;
+                }
+                None => tokio::time::sleep(Duration::from_millis(1)).await,
+            }
+        }
+        assert_eq!((h.invalid, h.breaks), (0, 0));
+        assert!(h.total != 0);
+        assert!(measured >= MEASURED / 2, "only {measured} deliveries measured");
+        assert_eq!(allocs, 0, "{allocs} allocations over {measured} deliveries");
+    });
+}

@@ -1,0 +1,134 @@
+//! The sports socket against a loopback server: no subscribe message, the server's `ping`
+//! answered with `pong`, typed `sport_result`s, garbage skipped, and every break (abrupt
+//! close, silence, refused connect) reported as one `Break` and followed by a reconnect.
+
+use crate::support::ws_server;
+
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use polyclob::sports::{SportsEvent, SportsStream};
+use polyclob::ws::connection::Disconnect;
+use polyclob::ws::continuity::{Cause, Lost, StreamKind};
+use polyclob::ws::event::Status;
+use tokio::time::Instant;
+use ws_server::{Action, WsServer};
+
+const SEC: Duration = Duration::from_secs(1);
+const NFL: &str = r#"{"gameId":19439,"leagueAbbreviation":"nfl","slug":"nfl-lac-buf-2025-01-26","homeTeam":"LAC","awayTeam":"BUF","status":"InProgress","score":"3-16","period":"Q4","elapsed":"5:18","live":true,"ended":false,"turn":"lac"}"#;
+
+async fn until(
+    s: &mut SportsStream,
+    timeout: Duration,
+    pred: impl Fn(&SportsEvent) -> bool,
+) -> Vec<SportsEvent> {
+    let deadline = Instant::now() + timeout;
+    let mut seen = Vec::new();
+    loop {
+        match tokio::time::timeout_at(deadline, s.next()).await {
+            Ok(Some(ev)) => {
+                let done = pred(&ev);
+                seen.push(ev);
+                if done {
+                    return seen;
+                }
+            }
+            Ok(None) => panic!("stream ended; saw {seen:#?}"),
+            Err(_) => panic!("no matching event within {timeout:?}; saw {seen:#?}"),
+        }
+    }
+}
+
+fn connected(ev: &SportsEvent) -> bool {
+    matches!(ev, SportsEvent::Status(Status::Connected { .. }))
+}
+
+fn game(ev: &SportsEvent) -> Option<u64> {
+    match ev {
+        SportsEvent::Result(r) => r.result().ok().map(|r| r.game_id),
+        _ => None,
+    }
+}
+
+fn stream(s: &WsServer) -> SportsStream {
+    SportsStream::builder()
+        .url(s.url())
+        .no_proxy()
+        .backoff(Duration::from_millis(10), Duration::from_millis(50))
+        .ping_interval(Duration::from_millis(100))
+        .silence_timeout(Duration::from_millis(400))
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn pings_answered_results_typed_nothing_subscribed() {
+    let s = WsServer::start().await;
+    let mut st = stream(&s);
+    until(&mut st, 5 * SEC, connected).await;
+    s.act(0, Action::Text("ping".to_owned()));
+    s.act(0, Action::Text("not json".to_owned()));
+    s.act(0, Action::Text(NFL.to_owned()));
+    let evs = until(&mut st, 5 * SEC, |e| game(e).is_some()).await;
+    // `ping` is consumed, not delivered; garbage is reported and skipped.
+    assert_eq!(
+        evs.iter()
+            .filter(|e| matches!(e, SportsEvent::Invalid { .. }))
+            .count(),
+        1,
+        "{evs:#?}"
+    );
+    let SportsEvent::Result(r) = evs.last().unwrap() else {
+        panic!()
+    };
+    let r = r.result().unwrap();
+    assert_eq!((r.game_id, r.live, r.ended), (19439, true, false));
+    assert_eq!(r.score.unwrap().raw(), "3-16");
+    // The client answered `pong` and sent nothing else: no subscribe, no keepalive.
+    assert!(
+        s.wait_for(5 * SEC, |st| st.conns[0].received == ["pong"])
+            .await
+    );
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    assert_eq!(s.conn(0).received, ["pong"]);
+}
+
+#[tokio::test]
+async fn abrupt_close_silence_and_refusal_are_breaks_then_reconnects() {
+    let s = WsServer::start().await;
+    let mut st = stream(&s);
+    until(&mut st, 5 * SEC, connected).await;
+    s.act(0, Action::CloseAbrupt);
+    let evs = until(&mut st, 5 * SEC, connected).await;
+    let b: Vec<_> = evs
+        .iter()
+        .filter_map(|e| match e {
+            SportsEvent::Break(b) => Some(*b),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(b.len(), 1);
+    assert_eq!(b[0].stream, StreamKind::Sports);
+    assert_eq!(b[0].lost, Lost::Unknown);
+    assert_eq!(b[0].cause, Cause::Disconnected(Disconnect::Eof));
+
+    // The server stops pinging: the watchdog replaces the connection.
+    s.act(1, Action::GoSilent);
+    s.refuse_next(1);
+    let evs = until(&mut st, 5 * SEC, connected).await;
+    let causes: Vec<_> = evs
+        .iter()
+        .filter_map(|e| match e {
+            SportsEvent::Break(b) => Some(b.cause),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(causes.len(), 2, "{evs:#?}");
+    assert_eq!(causes[0], Cause::Disconnected(Disconnect::Silence));
+    assert!(matches!(
+        causes[1],
+        Cause::Disconnected(Disconnect::Connect(_))
+    ));
+    s.act(2, Action::Text(NFL.to_owned()));
+    until(&mut st, 5 * SEC, |e| game(e) == Some(19439)).await;
+}
