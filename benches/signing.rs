@@ -231,7 +231,11 @@ fn orders<M: Measurement<Value = Duration> + 'static>(c: &mut Criterion<M>) {
                 asks.iter().rev().copied(),
             )
             .unwrap();
-            let req = MarketOrder::new(Side::Buy, amount, price);
+            let req = MarketOrder::new(
+                Side::Buy,
+                polyclob::order::MarketAmount::Usdc(amount),
+                price,
+            );
             let signed = prepared.market_order(&market, &req).unwrap();
             signed.write_json(OWNER, &mut body);
             hmac.sign(1_713_398_400, "POST", "/order", &body)

@@ -374,7 +374,7 @@ async fn place(
 
 async fn cancel(client: &Client, id: &str) -> Res<()> {
     let r = client.cancel(id).await?;
-    if !r.canceled.unwrap_or_default().iter().any(|c| c == id) {
+    if !r.canceled.iter().any(|c| c == id) {
         return Err(format!("order {id} not cancelled: {:?}", r.not_canceled).into());
     }
     Ok(())

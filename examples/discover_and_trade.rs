@@ -136,7 +136,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .await?;
     println!("placed:   {} {}", placed.order_id, placed.status);
     let cancelled = clob.cancel(&placed.order_id).await?;
-    println!("canceled: {:?}", cancelled.canceled.unwrap_or_default());
+    println!("canceled: {:?}", cancelled.canceled);
 
     // A marketable bid at the best ask fills at once.
     let take = LimitOrder::new(Side::Buy, best_ask, size);

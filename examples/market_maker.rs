@@ -215,7 +215,7 @@ async fn run(length: Duration) -> Res<()> {
         .len();
     println!(
         "shutdown   cancel-all cancelled {} order(s); {left} left open",
-        cancelled.canceled.map_or(0, |c| c.len())
+        cancelled.canceled.len()
     );
     outcome?;
 
@@ -519,7 +519,7 @@ impl Maker<'_> {
         if !cancel.is_empty() {
             let ids: Vec<&str> = cancel.iter().map(String::as_str).collect();
             let r = self.client.cancel_orders(&ids).await?;
-            self.stats.cancels += r.canceled.map_or(0, |c| c.len() as u64);
+            self.stats.cancels += r.canceled.len() as u64;
             // The rest were filled (or cancelled by the exchange) meanwhile; their fills
             // reach the position through the user channel.
         }

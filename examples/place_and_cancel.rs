@@ -84,9 +84,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // Cancel one by id, then everything else.
     let r = client.cancel(&placed.order_id).await?;
-    println!("cancelled {:?}", r.canceled.unwrap_or_default());
+    println!("cancelled {:?}", r.canceled);
     let r = client.cancel_all().await?;
-    println!("cancel-all cancelled {:?}", r.canceled.unwrap_or_default());
+    println!("cancel-all cancelled {:?}", r.canceled);
     let left = client.orders(&filter, None).await?.data.len();
     println!("open orders left: {left}");
     if left != 0 {

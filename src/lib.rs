@@ -69,32 +69,40 @@
 //!
 //! ### 3. Trade ([`sign`], [`order`], [`clob`])
 //!
-//! A [`sign::Signer`] holds the key; the client turns it into API credentials (L1) and signs
-//! every trading request with them (L2); an [`order::OrderSigner`] builds and signs CLOB V2
-//! orders for a wallet (EOA here; proxy, Safe and POLY_1271 through [`sign::wallet`]).
+//! A [`clob::Account`] is one trading account: the [`sign::Signer`] (the key), the wallet
+//! (EOA here; proxy, Safe and deposit wallet through [`sign::wallet`]) and the chain, given
+//! once; `connect` creates or derives the API credentials (L1) and checks the wallet against
+//! the key before any order. Its L2 calls cannot run without credentials, and it places orders
+//! with its own [`order::OrderSigner`] (which signs CLOB V2 orders; keep a
+//! [`order::MarketContext`] to sign prepared orders with no I/O).
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! # let sim = polyclob_sim::Simulator::builder().seed(5).start().await?;
 //! # let token = sim.markets()[0].tokens()[0].token_id().to_owned();
-//! use polyclob::U256;
-//! use polyclob::clob::ClientBuilder;
-//! use polyclob::order::{LimitOrder, OrderSigner};
+//! use polyclob::clob::{Account, ClientBuilder};
+//! use polyclob::order::LimitOrder;
 //! use polyclob::sign::{Signer, wallet::Wallet};
-//! use polyclob::types::{Chain, Side};
+//! use polyclob::types::Side;
 //!
 //! // Hardhat account #0: a public test key. Load yours from the environment.
 //! let signer = Signer::from_hex("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")?;
 //! # sim.fund(signer.address(), 1_000_000_000); // the simulator's accounts start empty
-//! let client = ClientBuilder::new().host(sim.http_url()).signer(signer.clone()).build()?;
-//! client.set_credentials(client.create_or_derive_api_key(U256::ZERO).await?);
+//! let account = Account::builder(signer)
+//!     .wallet(Wallet::Eoa)
+//!     .client(ClientBuilder::new().host(sim.http_url())) // chain, lane, proxy: here
+//!     .connect()
+//!     .await?;
 //!
-//! let orders = OrderSigner::new(signer, Chain::Polygon, Wallet::Eoa)?;
-//! let market = client.market_context(&token).await?; // cached after the first call
 //! let bid = LimitOrder::new(Side::Buy, "0.10".parse()?, "10".parse()?).post_only(true);
-//! let placed = client.post_order(&orders.limit_order(&market, &bid)?).await?;
-//! client.cancel(&placed.order_id).await?;
+//! let placed = account.place_limit_order(&token, &bid).await?; // market data cached
+//! account.cancel(&placed.order_id).await?;
+//!
+//! // Prepared: the context kept, then sign and post with no lookups.
+//! let market = account.market_context(&token).await?;
+//! let signed = account.orders().limit_order(&market, &bid)?;
+//! account.post_order(&signed).await?;
 //! # Ok(()) }
 //! ```
 //!

@@ -25,7 +25,7 @@
 use core::fmt;
 use core::str::FromStr;
 
-use alloy_primitives::{Address, address};
+use alloy_primitives::address;
 
 use crate::fixed::Price;
 
@@ -37,6 +37,9 @@ pub use self::order::Order;
 pub(crate) use self::protocol::padded_condition;
 pub use self::protocol::{ConditionId, PositionId, Protocol, ProtocolError};
 pub use self::token_id::{TokenId, TokenIdError};
+/// The 20-byte address and 32-byte word of the protocol (`alloy-primitives`' types, so naming
+/// a maker, a funder or a condition id needs no extra dependency).
+pub use alloy_primitives::{Address, B256};
 
 /// A value that is not one of the protocol's names or numbers for a type.
 ///

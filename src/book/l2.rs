@@ -93,15 +93,15 @@ pub struct ReportedBest {
 /// How much to trade when walking the book.
 ///
 /// ```
-/// use polyclob::book::Amount;
+/// use polyclob::book::WalkAmount;
 /// use polyclob::fixed::Size;
-/// let spend = Amount::Pusd(Size::parse(b"100")?);
+/// let spend = WalkAmount::Pusd(Size::parse(b"100")?);
 /// # let _ = spend;
 /// # Ok::<(), polyclob::fixed::ParseError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub enum Amount {
+pub enum WalkAmount {
     /// A number of shares.
     Shares(Size),
     /// An amount of pUSD to spend (buy) or receive (sell).
@@ -111,10 +111,10 @@ pub enum Amount {
 /// The result of walking the book from its best level, as a market order would.
 ///
 /// ```
-/// use polyclob::book::{Amount, Book};
+/// use polyclob::book::{WalkAmount, Book};
 /// use polyclob::fixed::Size;
 /// use polyclob::types::Side;
-/// let fill = Book::new("1").walk(Side::Buy, Amount::Shares(Size::ONE));
+/// let fill = Book::new("1").walk(Side::Buy, WalkAmount::Shares(Size::ONE));
 /// assert!(!fill.complete && fill.shares.is_zero());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -565,12 +565,12 @@ impl Book {
     /// a buy consumes asks, a sell consumes bids.
     ///
     /// ```
-    /// use polyclob::book::{Amount, BookManager};
+    /// use polyclob::book::{WalkAmount, BookManager};
     /// use polyclob::types::Side;
     /// let mut m = BookManager::new();
     /// m.apply(r#"{"event_type":"book","asset_id":"1","market":"m","bids":[],
     ///   "asks":[{"price":"0.6","size":"100"},{"price":"0.5","size":"10"}]}"#, std::time::Instant::now());
-    /// let fill = m.book("1").unwrap().walk(Side::Buy, Amount::Pusd("11".parse()?));
+    /// let fill = m.book("1").unwrap().walk(Side::Buy, WalkAmount::Pusd("11".parse()?));
     /// // 10 shares at 0.5 cost 5; the remaining 6 buy 10 shares at 0.6.
     /// assert_eq!(fill.shares.to_string(), "20");
     /// assert_eq!(fill.cost.to_string(), "11");
@@ -579,7 +579,7 @@ impl Book {
     /// # Ok::<(), polyclob::fixed::ParseError>(())
     /// ```
     #[must_use]
-    pub fn walk(&self, taker: Side, amount: Amount) -> Fill {
+    pub fn walk(&self, taker: Side, amount: WalkAmount) -> Fill {
         let mut fill = Fill {
             shares: Size::ZERO,
             cost: Notional::ZERO,
@@ -588,14 +588,14 @@ impl Book {
             complete: false,
         };
         let mut left_shares = match amount {
-            Amount::Shares(s) => s,
-            Amount::Pusd(_) => Size::ZERO,
+            WalkAmount::Shares(s) => s,
+            WalkAmount::Pusd(_) => Size::ZERO,
         };
         let mut left_pusd = match amount {
-            Amount::Pusd(p) => Notional::from_micros(p.as_micros()),
-            Amount::Shares(_) => Notional::ZERO,
+            WalkAmount::Pusd(p) => Notional::from_micros(p.as_micros()),
+            WalkAmount::Shares(_) => Notional::ZERO,
         };
-        let by_pusd = matches!(amount, Amount::Pusd(_));
+        let by_pusd = matches!(amount, WalkAmount::Pusd(_));
         if (by_pusd && left_pusd.is_zero()) || (!by_pusd && left_shares.is_zero()) {
             fill.complete = true;
             return fill;
@@ -650,13 +650,13 @@ impl Book {
     /// can fill it entirely.
     ///
     /// ```
-    /// use polyclob::book::{Amount, Book};
+    /// use polyclob::book::{WalkAmount, Book};
     /// use polyclob::types::Side;
-    /// assert_eq!(Book::new("1").market_price(Side::Sell, Amount::Shares("1".parse()?)), None);
+    /// assert_eq!(Book::new("1").market_price(Side::Sell, WalkAmount::Shares("1".parse()?)), None);
     /// # Ok::<(), polyclob::fixed::ParseError>(())
     /// ```
     #[must_use]
-    pub fn market_price(&self, taker: Side, amount: Amount) -> Option<Price> {
+    pub fn market_price(&self, taker: Side, amount: WalkAmount) -> Option<Price> {
         let f = self.walk(taker, amount);
         if f.complete { f.worst_price } else { None }
     }

@@ -29,5 +29,10 @@ mod manager;
 mod side;
 
 pub use integrity::{BookHash, BookMeta, HashStatus, IntegrityError, book_hash};
-pub use l2::{Amount, Book, BookSnapshot, BookState, Fill, LastTrade, ReportedBest, TopState};
+pub use l2::{Book, BookSnapshot, BookState, Fill, LastTrade, ReportedBest, TopState, WalkAmount};
+
+/// The old name of [`WalkAmount`] (renamed: [`data::Amount`](crate::data::Amount) is a
+/// different type).
+#[deprecated(note = "renamed `book::WalkAmount`; `data::Amount` is a different type")]
+pub type Amount = WalkAmount;
 pub use manager::{BookManager, FrameSummary, Outcome, Update};

@@ -111,6 +111,99 @@ impl Error {
 
 /// The exchange's name for a post-only order that would cross (its error table's
 /// `INVALID_POST_ONLY_ORDER`; `INVALID_POST_ONLY_ORDER_TYPE` is another refusal).
+/// The exchange's documented order refusals (docs.polymarket.com/resources/error-codes,
+/// "POST order"), as predicates on the one error type: the answer's `code` when the exchange
+/// sends one, its message text otherwise (case-insensitive).
+impl Error {
+    fn refusal(&self, codes: &[&str], texts: &[&str]) -> bool {
+        self.is_status()
+            && (self
+                .code()
+                .is_some_and(|c| codes.iter().any(|k| c.eq_ignore_ascii_case(k)))
+                || self.message_contains(texts))
+    }
+
+    /// A FAK or FOK order found nothing (FAK) or not enough (FOK) to match: the exchange's
+    /// `no orders found to match with FAK order …` / `… couldn't be fully filled. FOK orders
+    /// are fully filled or killed.` (HTTP 400), or the client's own book walk
+    /// ([`OrderError::NoMatch`](crate::order::OrderError::NoMatch)). For a FAK this is a normal
+    /// outcome, not a fault: nothing was traded, and resending the same order gets the same
+    /// answer until the book changes.
+    #[must_use]
+    pub fn is_no_match(&self) -> bool {
+        self.refusal(
+            &["FOK_ORDER_NOT_FILLED_ERROR"],
+            &["no orders found to match", "couldn't be fully filled"],
+        ) || std::error::Error::source(self)
+            .and_then(|s| s.downcast_ref::<crate::order::OrderError>())
+            .is_some_and(|e| *e == crate::order::OrderError::NoMatch)
+    }
+
+    /// The price is off the market's tick grid (`INVALID_ORDER_MIN_TICK_SIZE`: `… breaks
+    /// minimum tick size rule`), or outside its range: the tick size changed since it was
+    /// cached (refresh it and rebuild).
+    #[must_use]
+    pub fn is_tick_size_refusal(&self) -> bool {
+        self.refusal(
+            &["INVALID_ORDER_MIN_TICK_SIZE"],
+            &["minimum tick size", "min tick size"],
+        )
+    }
+
+    /// The order is smaller than the market's minimum (`INVALID_ORDER_MIN_SIZE`: `Size (…)
+    /// lower than the minimum: …`).
+    #[must_use]
+    pub fn is_below_min_size(&self) -> bool {
+        self.refusal(&["INVALID_ORDER_MIN_SIZE"], &["lower than the minimum"])
+    }
+
+    /// The same order (same hash) was already placed (`INVALID_ORDER_DUPLICATED`).
+    #[must_use]
+    pub fn is_duplicate_order(&self) -> bool {
+        self.refusal(&["INVALID_ORDER_DUPLICATED"], &["duplicated"])
+    }
+
+    /// The funder's balance or allowance does not cover the order
+    /// (`INVALID_ORDER_NOT_ENOUGH_BALANCE`: `not enough balance / allowance`).
+    #[must_use]
+    pub fn is_insufficient_balance(&self) -> bool {
+        self.refusal(
+            &["INVALID_ORDER_NOT_ENOUGH_BALANCE"],
+            &["not enough balance", "not enough allowance"],
+        )
+    }
+
+    /// The expiration is in the past or too close (`INVALID_ORDER_EXPIRATION`).
+    #[must_use]
+    pub fn is_invalid_expiration(&self) -> bool {
+        self.refusal(&["INVALID_ORDER_EXPIRATION"], &["invalid expiration"])
+    }
+
+    /// The exchange could not verify the order's signature (wrong key, funder, signature
+    /// type, exchange or chain: [`Client::preflight`](super::Client::preflight) explains the
+    /// common causes before sending).
+    #[must_use]
+    pub fn is_invalid_signature(&self) -> bool {
+        self.refusal(&[], &["invalid signature"])
+    }
+
+    /// The maker (funder) may not trade this way: `maker address not allowed, please use the
+    /// deposit wallet flow` (new API accounts trade from a deposit wallet, POLY_1271).
+    #[must_use]
+    pub fn is_maker_not_allowed(&self) -> bool {
+        self.refusal(&[], &["maker address not allowed"])
+    }
+
+    /// The market does not accept orders yet (`MARKET_NOT_READY`).
+    #[must_use]
+    pub fn is_market_not_ready(&self) -> bool {
+        self.refusal(
+            &["MARKET_NOT_READY"],
+            &["not yet ready", "market not ready"],
+        )
+    }
+}
+
 const POST_ONLY_CROSSING_CODE: &str = "INVALID_POST_ONLY_ORDER";
 
 /// Whether an error text is the exchange's post-only crossing refusal: `invalid post-only
@@ -148,6 +241,51 @@ pub(crate) fn is_post_only_crossing_text(msg: &str) -> bool {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    #[test]
+    fn documented_refusals_by_text_and_code() {
+        type P = fn(&Error) -> bool;
+        let preds: [(&str, P); 9] = [
+            ("no_match", Error::is_no_match),
+            ("tick", Error::is_tick_size_refusal),
+            ("min_size", Error::is_below_min_size),
+            ("duplicate", Error::is_duplicate_order),
+            ("balance", Error::is_insufficient_balance),
+            ("expiration", Error::is_invalid_expiration),
+            ("signature", Error::is_invalid_signature),
+            ("maker", Error::is_maker_not_allowed),
+            ("not_ready", Error::is_market_not_ready),
+        ];
+        let cases: &[(&[u8], &str)] = &[
+            (br#"{"error":"no orders found to match with FAK order 0xab. FAK orders are partially filled or killed if no match is found."}"#, "no_match"),
+            (br#"{"error":"order 0xab couldn't be fully filled. FOK orders are fully filled or killed."}"#, "no_match"),
+            (br#"{"error":"x","code":"FOK_ORDER_NOT_FILLED_ERROR"}"#, "no_match"),
+            (br#"{"error":"order 0xab is invalid. Price (0.555) breaks minimum tick size rule: 0.01"}"#, "tick"),
+            (br#"{"error":"order 0xab is invalid. Size (1) lower than the minimum: 5"}"#, "min_size"),
+            (br#"{"error":"order 0xab is invalid. Duplicated."}"#, "duplicate"),
+            (br#"{"error":"not enough balance / allowance"}"#, "balance"),
+            (br#"{"error":"invalid expiration"}"#, "expiration"),
+            (br#"{"error":"invalid signature"}"#, "signature"),
+            (br#"{"error":"maker address not allowed, please use the deposit wallet flow"}"#, "maker"),
+            (br#"{"error":"the market is not yet ready to process new orders"}"#, "not_ready"),
+            (br#"{"error":"something else"}"#, "none"),
+        ];
+        for (body, want) in cases {
+            let e = Error::from_status(400, body, None);
+            for (name, p) in &preds {
+                assert_eq!(
+                    p(&e),
+                    name == want,
+                    "{name} on {}",
+                    String::from_utf8_lossy(body)
+                );
+            }
+        }
+        // A 2xx never is; the client's own book walk is a no-match too.
+        let e = Error::order(crate::order::OrderError::NoMatch);
+        assert!(e.is_no_match() && e.is_argument());
+        assert!(!Error::order(crate::order::OrderError::EmptyBook).is_no_match());
+    }
 
     #[test]
     fn predicates_from_status() {

@@ -54,6 +54,7 @@ pub mod session_signers;
 mod simplified;
 mod token_market;
 mod trading;
+mod trading_account;
 mod transport;
 pub mod types;
 
@@ -76,6 +77,7 @@ pub use ratelimit::{
 };
 pub use rewards::RewardsQuery;
 pub use simplified::decode_simplified_page;
+pub use trading_account::{Account, AccountBuilder};
 pub use transport::Client;
 
 // The transport's public types, where users have always found them.

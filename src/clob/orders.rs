@@ -238,8 +238,8 @@ impl Client {
             let req = Req::delete("/orders", Some(json_body(chunk))).auth(Level::L2);
             match self.json::<CancelResponse>(&req).await {
                 Ok(r) => {
-                    canceled.extend(r.canceled.unwrap_or_default());
-                    not_canceled.extend(r.not_canceled.unwrap_or_default());
+                    canceled.extend(r.canceled);
+                    not_canceled.extend(r.not_canceled);
                 }
                 Err(e) if k == 0 => return Err(e),
                 Err(e) => {
@@ -258,8 +258,8 @@ impl Client {
             }
         }
         Ok(CancelResponse {
-            canceled: Some(canceled),
-            not_canceled: Some(not_canceled),
+            canceled,
+            not_canceled,
         })
     }
 

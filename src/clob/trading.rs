@@ -172,11 +172,13 @@ impl Client {
         }
     }
 
-    /// As [`place_limit_order`](Self::place_limit_order) for a market (FOK/FAK) order.
+    /// As [`place_limit_order`](Self::place_limit_order) for a market (FOK/FAK) order (a BUY
+    /// in pUSD or [shares](crate::order::MarketAmount::Shares), a SELL in shares).
     ///
     /// # Errors
     ///
-    /// Validation ([`Error::is_argument`]), lookups, or the post.
+    /// Validation ([`Error::is_argument`]), lookups, or the post (nothing to match:
+    /// [`Error::is_no_match`]).
     pub async fn place_market_order(
         &self,
         signer: &OrderSigner,

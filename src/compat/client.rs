@@ -84,10 +84,6 @@ fn chain_text(e: &dyn std::error::Error) -> String {
     text
 }
 
-fn to_creds(c: &ApiCreds) -> Credentials {
-    Credentials::new(c.api_key.clone(), c.secret.clone(), c.passphrase.clone())
-}
-
 impl ClobClient {
     /// A client for public endpoints only.
     ///
@@ -136,7 +132,7 @@ impl ClobClient {
     /// Sets (or replaces) the API credentials.
     pub fn set_api_creds(&mut self, api_creds: ApiCreds) {
         if let Some(c) = &self.client {
-            c.set_credentials(to_creds(&api_creds));
+            c.set_credentials(Credentials::from(&api_creds));
         }
         self.creds = Some(api_creds);
     }
@@ -373,14 +369,6 @@ impl ClobClient {
         .await
     }
 
-    fn to_api_creds(c: &Credentials) -> ApiCreds {
-        ApiCreds {
-            api_key: c.api_key().to_owned(),
-            secret: c.secret().to_owned(),
-            passphrase: c.passphrase().to_owned(),
-        }
-    }
-
     /// `POST /auth/api-key` (L1).
     pub async fn create_api_key(&self, nonce: Option<U256>) -> ClientResult<ApiCreds> {
         self.need_signer()?;
@@ -389,7 +377,7 @@ impl ClobClient {
             .create_api_key(nonce.unwrap_or(U256::ZERO))
             .await
             .map_err(err)?;
-        Ok(Self::to_api_creds(&c))
+        Ok(ApiCreds::from(&c))
     }
 
     /// `GET /auth/derive-api-key` (L1).
@@ -400,7 +388,7 @@ impl ClobClient {
             .derive_api_key(nonce.unwrap_or(U256::ZERO))
             .await
             .map_err(err)?;
-        Ok(Self::to_api_creds(&c))
+        Ok(ApiCreds::from(&c))
     }
 
     /// Create, or derive when creating fails.
@@ -411,7 +399,7 @@ impl ClobClient {
             .create_or_derive_api_key(nonce.unwrap_or(U256::ZERO))
             .await
             .map_err(err)?;
-        Ok(Self::to_api_creds(&c))
+        Ok(ApiCreds::from(&c))
     }
 
     /// `GET /auth/api-keys` (L2).

@@ -209,7 +209,7 @@ impl ClobClient {
             return Err(anyhow!("Price is not in range of tick_size"));
         }
         let (nonce, fee, taker) = extras_of(extras)?;
-        let req = MarketOrder::new(Side::Buy, amount, price)
+        let req = MarketOrder::new(Side::Buy, crate::order::MarketAmount::Usdc(amount), price)
             .order_type(crate::types::OrderType::Fok)
             .nonce(nonce)
             .fee_rate_bps(fee)

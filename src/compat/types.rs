@@ -394,6 +394,24 @@ impl fmt::Debug for ApiCreds {
     }
 }
 
+/// The compat name of the crate's one credential type: `ApiCreds` converts to and from
+/// [`clob::Credentials`](crate::clob::Credentials) (which zeroizes its secrets).
+impl From<&ApiCreds> for crate::clob::Credentials {
+    fn from(c: &ApiCreds) -> Self {
+        Self::new(c.api_key.clone(), c.secret.clone(), c.passphrase.clone())
+    }
+}
+
+impl From<&crate::clob::Credentials> for ApiCreds {
+    fn from(c: &crate::clob::Credentials) -> Self {
+        Self {
+            api_key: c.api_key().to_owned(),
+            secret: c.secret().to_owned(),
+            passphrase: c.passphrase().to_owned(),
+        }
+    }
+}
+
 /// `{"apiKeys":[…]}`.
 #[derive(Debug, Deserialize, Clone)]
 pub struct ApiKeysResponse {

@@ -15,7 +15,7 @@
 //! use polyclob::onchain::{erc20, selector};
 //!
 //! let (spender, amount) = (Address::repeat_byte(2), U256::from(5u8));
-//! let call = erc20::approve(Address::repeat_byte(1), spender, amount);
+//! let call = erc20::approve(Address::repeat_byte(1), spender, amount).unwrap();
 //! let (sel, args) = split_selector(call.data())?;
 //! assert_eq!(sel, selector::APPROVE);
 //! assert_eq!((args.address(0)?, args.uint(1)?), (spender, amount));

@@ -13,7 +13,7 @@ use alloy_primitives::{Address, U256};
 /// use alloy_primitives::{Address, U256};
 /// use polyclob::onchain::erc20;
 ///
-/// let call = erc20::approve(Address::repeat_byte(1), Address::repeat_byte(2), U256::MAX);
+/// let call = erc20::approve(Address::repeat_byte(1), Address::repeat_byte(2), U256::MAX).unwrap();
 /// assert_eq!(call.to(), Address::repeat_byte(1));
 /// assert_eq!(&call.data()[..4], &[0x09, 0x5e, 0xa7, 0xb3]);
 /// assert_eq!(call.data().len(), 4 + 64);

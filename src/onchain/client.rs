@@ -440,6 +440,38 @@ impl Settler {
 
     // ---- writes ----
 
+    /// The calls that grant exactly the missing CTF approvals, unsent:
+    /// [`approval_calls_for`](Self::approval_calls_for) `(Protocol::Ctf)`.
+    ///
+    /// # Errors
+    /// As [`approval_calls_for`](Self::approval_calls_for).
+    pub async fn approval_calls(&self) -> Result<Vec<Call>, Error> {
+        self.approval_calls_for(Protocol::Ctf).await
+    }
+
+    /// The calls that grant exactly the missing approvals of one protocol (collateral
+    /// `approve(spender, MAX)` and `setApprovalForAll(operator, true)` on the outcome-token
+    /// contract), in order, without sending them: for a Safe multi-send, a relayer batch or a
+    /// sender of the caller's own. Empty when everything is in place.
+    ///
+    /// # Errors
+    /// As [`approvals_for`](Self::approvals_for).
+    pub async fn approval_calls_for(&self, protocol: Protocol) -> Result<Vec<Call>, Error> {
+        let c = *self.contracts_for(protocol);
+        let mut calls = Vec::new();
+        for a in self.approvals_for(protocol).await? {
+            if a.granted {
+                continue;
+            }
+            calls.push(if a.collateral {
+                erc20::approve(c.collateral, a.spender, U256::MAX)?
+            } else {
+                erc1155::set_approval_for_all(c.outcome_tokens(), a.spender, true)?
+            });
+        }
+        Ok(calls)
+    }
+
     /// Grants exactly the missing CTF approvals:
     /// [`ensure_approvals_for`](Self::ensure_approvals_for) `(Protocol::Ctf)`.
     ///
@@ -449,43 +481,34 @@ impl Settler {
         self.ensure_approvals_for(Protocol::Ctf).await
     }
 
-    /// Grants exactly the missing approvals of one protocol (collateral
-    /// `approve(spender, MAX)` and `setApprovalForAll(operator, true)` on the outcome-token
-    /// contract), one transaction each, in order; the receipts of those sent (empty when
-    /// everything was in place).
+    /// Sends the [missing approvals](Self::approval_calls_for) of one protocol, one
+    /// transaction each, in order; the receipts of those sent (empty when everything was in
+    /// place).
     ///
     /// # Errors
     /// As [`approvals_for`](Self::approvals_for) and [`send`](Self::send); earlier approvals stay.
     pub async fn ensure_approvals_for(&self, protocol: Protocol) -> Result<Vec<Receipt>, Error> {
-        let c = *self.contracts_for(protocol);
         let mut receipts = Vec::new();
-        for a in self.approvals_for(protocol).await? {
-            if a.granted {
-                continue;
-            }
-            let call = if a.collateral {
-                erc20::approve(c.collateral, a.spender, U256::MAX)
-            } else {
-                erc1155::set_approval_for_all(c.outcome_tokens(), a.spender, true)
-            };
+        for call in self.approval_calls_for(protocol).await? {
             receipts.push(self.send(call).await?);
         }
         Ok(receipts)
     }
 
-    /// Splits `amount` collateral into `amount` of each outcome of a binary market. The
-    /// condition's protocol picks the path: a CTF (`bytes32`) condition through the
-    /// collateral adapter of its market type, a V2 (`bytes31`) one through the Router
-    /// (`neg_risk` is then irrelevant: one Router serves both).
+    /// The call that splits `amount` collateral into `amount` of each outcome of a binary
+    /// market, without sending it (no I/O). The condition's protocol picks the path: a CTF
+    /// (`bytes32`) condition through the collateral adapter of its market type, a V2
+    /// (`bytes31`) one through the Router (`neg_risk` is then irrelevant: one Router serves
+    /// both).
     ///
     /// # Errors
-    /// As [`send`](Self::send); V2 on a chain without a published Router.
-    pub async fn split(
+    /// A zero amount ([`Error::is_invalid_request`]); V2 on a chain without a published Router.
+    pub fn split_call(
         &self,
         condition: impl Into<ConditionId>,
         amount: Size,
         neg_risk: bool,
-    ) -> Result<Receipt, Error> {
+    ) -> Result<Call, Error> {
         let condition = condition.into();
         let amount = U256::from(amount.as_micros());
         let c = match condition.protocol() {
@@ -497,23 +520,36 @@ impl Settler {
                 B256::from(*condition.as_bytes32()),
                 &ctf::BINARY_PARTITION,
                 amount,
-            )),
+            )?),
         };
-        self.send(c.ok_or(Error::invalid("not a V2 condition"))?)
-            .await
+        c.ok_or(Error::invalid("not a V2 condition"))
     }
 
-    /// Merges `amount` of each outcome of a binary market back into collateral (CTF: the
-    /// collateral adapter; V2: the Router).
+    /// Sends [`split_call`](Self::split_call).
     ///
     /// # Errors
-    /// As [`split`](Self::split).
-    pub async fn merge(
+    /// As [`split_call`](Self::split_call) and [`send`](Self::send).
+    pub async fn split(
         &self,
         condition: impl Into<ConditionId>,
         amount: Size,
         neg_risk: bool,
     ) -> Result<Receipt, Error> {
+        self.send(self.split_call(condition, amount, neg_risk)?)
+            .await
+    }
+
+    /// The call that merges `amount` of each outcome of a binary market back into collateral
+    /// (CTF: the collateral adapter; V2: the Router), without sending it (no I/O).
+    ///
+    /// # Errors
+    /// As [`split_call`](Self::split_call).
+    pub fn merge_call(
+        &self,
+        condition: impl Into<ConditionId>,
+        amount: Size,
+        neg_risk: bool,
+    ) -> Result<Call, Error> {
         let condition = condition.into();
         let amount = U256::from(amount.as_micros());
         let c = match condition.protocol() {
@@ -525,66 +561,110 @@ impl Settler {
                 B256::from(*condition.as_bytes32()),
                 &ctf::BINARY_PARTITION,
                 amount,
-            )),
+            )?),
         };
-        self.send(c.ok_or(Error::invalid("not a V2 condition"))?)
+        c.ok_or(Error::invalid("not a V2 condition"))
+    }
+
+    /// Sends [`merge_call`](Self::merge_call).
+    ///
+    /// # Errors
+    /// As [`merge_call`](Self::merge_call) and [`send`](Self::send).
+    pub async fn merge(
+        &self,
+        condition: impl Into<ConditionId>,
+        amount: Size,
+        neg_risk: bool,
+    ) -> Result<Receipt, Error> {
+        self.send(self.merge_call(condition, amount, neg_risk)?)
             .await
     }
 
-    /// Redeems the holder's whole position in a resolved binary market. CTF: one
-    /// `redeemPositions` on the collateral adapter (it burns every outcome's balance). V2: the
-    /// Router redeems one outcome and an explicit amount at a time, so this reads both
-    /// positions' balances on the PositionManager and sends one `redeem` per outcome held
-    /// (the loser's pays nothing but clears it); the receipt is the last one's.
+    /// The calls that redeem the holder's whole position in a resolved binary market, unsent.
+    /// CTF: one `redeemPositions` on the collateral adapter (it burns every outcome's balance;
+    /// no I/O). V2: the Router redeems one outcome and an explicit amount at a time, so this
+    /// reads both positions' balances on the PositionManager and returns one `redeem` per
+    /// outcome held (the loser's pays nothing but clears it).
     ///
     /// # Errors
-    /// As [`split`](Self::split); a V2 redemption with nothing held, or a condition whose
-    /// position ids do not have the V2 layout.
-    pub async fn redeem(
+    /// A V2 redemption with nothing held, or a condition whose position ids do not have the V2
+    /// layout; the balance read.
+    pub async fn redeem_calls(
         &self,
         condition: impl Into<ConditionId>,
         neg_risk: bool,
-    ) -> Result<Receipt, Error> {
+    ) -> Result<Vec<Call>, Error> {
         let condition = condition.into();
         if condition.protocol() == Protocol::V2 {
             let held = self.position_balances(self.holder(), condition).await?;
-            let mut last = None;
+            let mut calls = Vec::new();
             for (outcome, amount) in (0u8..).zip(held) {
                 if amount != U256::ZERO {
-                    last = Some(self.redeem_outcome(condition, outcome, amount).await?);
+                    calls.push(self.redeem_outcome_call(condition, outcome, amount)?);
                 }
             }
-            return last.ok_or(Error::invalid("no position of this V2 condition is held"));
+            if calls.is_empty() {
+                return Err(Error::invalid("no position of this V2 condition is held"));
+            }
+            return Ok(calls);
         }
-        let c = ctf::redeem_positions(
+        Ok(vec![ctf::redeem_positions(
             self.contracts.positions_target(neg_risk),
             self.contracts.collateral,
             B256::ZERO,
             B256::from(*condition.as_bytes32()),
             &ctf::BINARY_PARTITION,
-        );
-        self.send(c).await
+        )?])
     }
 
-    /// Redeems `amount` (10⁻⁶ units) of outcome `outcome` (0 = YES, 1 = NO) of a resolved V2
-    /// market through the Router.
+    /// Sends the [redeem calls](Self::redeem_calls) in order; the receipt is the last one's.
     ///
     /// # Errors
-    /// A CTF condition (those redeem whole balances: [`redeem`](Self::redeem)), an outcome
-    /// above 1; else as [`split`](Self::split).
+    /// As [`redeem_calls`](Self::redeem_calls) and [`send`](Self::send).
+    pub async fn redeem(
+        &self,
+        condition: impl Into<ConditionId>,
+        neg_risk: bool,
+    ) -> Result<Receipt, Error> {
+        let mut last = None;
+        for call in self.redeem_calls(condition, neg_risk).await? {
+            last = Some(self.send(call).await?);
+        }
+        last.ok_or(Error::invalid("nothing to redeem"))
+    }
+
+    /// The call that redeems `amount` (10⁻⁶ units) of outcome `outcome` (0 = YES, 1 = NO) of
+    /// a resolved V2 market through the Router, unsent (no I/O).
+    ///
+    /// # Errors
+    /// A CTF condition (those redeem whole balances: [`redeem_calls`](Self::redeem_calls)),
+    /// an outcome above 1, no Router on this chain.
+    pub fn redeem_outcome_call(
+        &self,
+        condition: ConditionId,
+        outcome: u8,
+        amount: U256,
+    ) -> Result<Call, Error> {
+        if outcome > 1 {
+            return Err(Error::invalid("a binary V2 outcome index is 0 or 1"));
+        }
+        router::redeem(self.router()?, condition, outcome, amount).ok_or(Error::invalid(
+            "redeem_outcome takes a V2 (bytes31) condition",
+        ))
+    }
+
+    /// Sends [`redeem_outcome_call`](Self::redeem_outcome_call).
+    ///
+    /// # Errors
+    /// As [`redeem_outcome_call`](Self::redeem_outcome_call) and [`send`](Self::send).
     pub async fn redeem_outcome(
         &self,
         condition: ConditionId,
         outcome: u8,
         amount: U256,
     ) -> Result<Receipt, Error> {
-        if outcome > 1 {
-            return Err(Error::invalid("a binary V2 outcome index is 0 or 1"));
-        }
-        let c = router::redeem(self.router()?, condition, outcome, amount).ok_or(
-            Error::invalid("redeem_outcome takes a V2 (bytes31) condition"),
-        )?;
-        self.send(c).await
+        self.send(self.redeem_outcome_call(condition, outcome, amount)?)
+            .await
     }
 
     /// `owner`'s balances of a V2 condition's two positions (YES, NO) on the PositionManager.
@@ -628,30 +708,45 @@ impl Settler {
             .ok_or(Error::invalid("no Protocol V2 Router on this chain"))
     }
 
-    /// Converts `amount` NO of each question in `index_set` on the Neg Risk Adapter. The docs
-    /// list that adapter as deprecated (neg-risk split/merge/redeem moved to the
-    /// NegRiskCtfCollateralAdapter, which [`split`](Self::split) and friends use) and name no
-    /// successor for conversion, so conversion still targets it.
+    /// The call that converts `amount` NO of each question in `index_set` on the Neg Risk
+    /// Adapter, unsent (no I/O). The docs list that adapter as deprecated (neg-risk
+    /// split/merge/redeem moved to the NegRiskCtfCollateralAdapter, which
+    /// [`split`](Self::split) and friends use) and name no successor for conversion, so
+    /// conversion still targets it.
     ///
     /// # Errors
-    /// An error when the contract table has no Neg Risk Adapter; else as [`send`](Self::send).
+    /// No Neg Risk Adapter in the contract table; a zero index set or amount
+    /// ([`Error::is_invalid_request`]).
+    pub fn convert_neg_risk_call(
+        &self,
+        market_id: B256,
+        index_set: U256,
+        amount: Size,
+    ) -> Result<Call, Error> {
+        let adapter = self
+            .contracts
+            .neg_risk_adapter
+            .ok_or(Error::invalid("no Neg Risk Adapter on this chain/version"))?;
+        Ok(neg_risk::convert_positions(
+            adapter,
+            market_id,
+            index_set,
+            U256::from(amount.as_micros()),
+        )?)
+    }
+
+    /// Sends [`convert_neg_risk_call`](Self::convert_neg_risk_call).
+    ///
+    /// # Errors
+    /// As [`convert_neg_risk_call`](Self::convert_neg_risk_call) and [`send`](Self::send).
     pub async fn convert_neg_risk(
         &self,
         market_id: B256,
         index_set: U256,
         amount: Size,
     ) -> Result<Receipt, Error> {
-        let adapter = self
-            .contracts
-            .neg_risk_adapter
-            .ok_or(Error::invalid("no Neg Risk Adapter on this chain/version"))?;
-        let c = neg_risk::convert_positions(
-            adapter,
-            market_id,
-            index_set,
-            U256::from(amount.as_micros()),
-        );
-        self.send(c).await
+        self.send(self.convert_neg_risk_call(market_id, index_set, amount)?)
+            .await
     }
 
     /// `call` as the holder would make it: unchanged for an EOA, `execTransaction` for a Safe

@@ -10,9 +10,8 @@
 
 use alloy_primitives::{Address, B256, U256};
 
-use super::Call;
 use super::abi::{Value, encode_call};
-use super::selector;
+use super::{Call, CallError, check, selector};
 
 /// The binary partition: Yes (index set `0b01`) and No (`0b10`).
 pub const BINARY_PARTITION: [U256; 2] = [
@@ -30,11 +29,15 @@ pub const BINARY_PARTITION: [U256; 2] = [
 /// let call = ctf::split_position(
 ///     Address::repeat_byte(0xad), Address::repeat_byte(0xc0), B256::ZERO,
 ///     B256::repeat_byte(7), &ctf::BINARY_PARTITION, U256::from(1_000_000u64),
-/// );
+/// )?;
 /// assert_eq!(call.to(), Address::repeat_byte(0xad));
 /// assert_eq!(call.data().len(), 4 + 32 * 8);
+/// # Ok::<(), polyclob::onchain::CallError>(())
 /// ```
-#[must_use]
+///
+/// # Errors
+/// A zero target or collateral, a zero amount, or a partition that is empty, holds a zero
+/// index set or overlaps ([`CallError`]).
 pub fn split_position(
     target: Address,
     collateral: Address,
@@ -42,7 +45,8 @@ pub fn split_position(
     condition_id: B256,
     partition: &[U256],
     amount: U256,
-) -> Call {
+) -> Result<Call, CallError> {
+    check::amount(amount, "the amount")?;
     position_call(
         selector::SPLIT_POSITION,
         target,
@@ -56,7 +60,10 @@ pub fn split_position(
 
 /// `mergePositions(collateral, parent, condition, partition, amount)` on `target`: `amount` of
 /// each outcome in `partition` becomes `amount` collateral.
-#[must_use]
+///
+/// # Errors
+/// A zero target or collateral, a zero amount, or a partition that is empty, holds a zero
+/// index set or overlaps ([`CallError`]).
 pub fn merge_positions(
     target: Address,
     collateral: Address,
@@ -64,7 +71,8 @@ pub fn merge_positions(
     condition_id: B256,
     partition: &[U256],
     amount: U256,
-) -> Call {
+) -> Result<Call, CallError> {
+    check::amount(amount, "the amount")?;
     position_call(
         selector::MERGE_POSITIONS,
         target,
@@ -78,14 +86,17 @@ pub fn merge_positions(
 
 /// `redeemPositions(collateral, parent, condition, indexSets)` on `target`: after resolution,
 /// the caller's whole balance of each listed outcome pays out by the payout vector.
-#[must_use]
+///
+/// # Errors
+/// A zero target or collateral, or index sets that are empty, hold a zero or overlap
+/// ([`CallError`]).
 pub fn redeem_positions(
     target: Address,
     collateral: Address,
     parent_collection: B256,
     condition_id: B256,
     index_sets: &[U256],
-) -> Call {
+) -> Result<Call, CallError> {
     position_call(
         selector::REDEEM_POSITIONS,
         target,
@@ -105,7 +116,10 @@ fn position_call(
     condition: B256,
     sets: &[U256],
     amount: Option<U256>,
-) -> Call {
+) -> Result<Call, CallError> {
+    check::address(target, "the target contract")?;
+    check::address(collateral, "the collateral token")?;
+    check::partition(sets)?;
     let mut args = vec![
         Value::address(collateral),
         Value::b256(parent),
@@ -115,7 +129,7 @@ fn position_call(
     if let Some(a) = amount {
         args.push(Value::uint(a));
     }
-    Call::new(target, encode_call(selector, &args))
+    Ok(Call::new(target, encode_call(selector, &args)))
 }
 
 /// `payoutNumerators(condition, index)` on ConditionalTokens (a read): outcome `index`'s share of

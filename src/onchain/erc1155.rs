@@ -2,27 +2,35 @@
 
 use alloy_primitives::{Address, U256};
 
-use super::Call;
 use super::abi::{Value, encode_call};
-use super::selector;
+use super::{Call, CallError, check, selector};
 
 /// `setApprovalForAll(operator, approved)` on `tokens` (the ConditionalTokens contract): lets
 /// `operator` (an exchange or adapter) move every outcome token of the caller.
 ///
 /// ```
 /// use alloy_primitives::Address;
-/// let call = polyclob::onchain::erc1155::set_approval_for_all(Address::repeat_byte(1), Address::repeat_byte(2), true);
+/// let call = polyclob::onchain::erc1155::set_approval_for_all(Address::repeat_byte(1), Address::repeat_byte(2), true)?;
 /// assert_eq!(call.data()[67], 1);
+/// # Ok::<(), polyclob::onchain::CallError>(())
 /// ```
-#[must_use]
-pub fn set_approval_for_all(tokens: Address, operator: Address, approved: bool) -> Call {
-    Call::new(
+///
+/// # Errors
+/// A zero token contract or operator ([`CallError`]).
+pub fn set_approval_for_all(
+    tokens: Address,
+    operator: Address,
+    approved: bool,
+) -> Result<Call, CallError> {
+    check::address(tokens, "the token contract")?;
+    check::address(operator, "the operator")?;
+    Ok(Call::new(
         tokens,
         encode_call(
             selector::SET_APPROVAL_FOR_ALL,
             &[Value::address(operator), Value::bool(approved)],
         ),
-    )
+    ))
 }
 
 /// `isApprovedForAll(owner, operator)` on `tokens` (a read).

@@ -69,6 +69,8 @@ pub(crate) enum Kind {
     Tx(TxDecodeError),
     /// The client configuration or the arguments cannot do this.
     Invalid(&'static str),
+    /// A calldata builder refused its arguments.
+    Call(super::CallError),
 }
 
 impl Error {
@@ -178,7 +180,7 @@ impl Error {
     /// deposit wallet, which settles through Polymarket's relayer); nothing was sent.
     #[must_use]
     pub fn is_invalid_request(&self) -> bool {
-        matches!(self.inner.kind, Kind::Invalid(_))
+        matches!(self.inner.kind, Kind::Invalid(_) | Kind::Call(_))
     }
 
     /// The node answered a JSON-RPC error not covered by the other predicates.
@@ -255,6 +257,7 @@ impl fmt::Display for Error {
             Kind::Sign(_) => f.write_str("signing failed"),
             Kind::Tx(e) => fmt::Display::fmt(e, f),
             Kind::Invalid(what) => write!(f, "invalid on-chain request: {what}"),
+            Kind::Call(e) => write!(f, "invalid on-chain request: {e}"),
         }
     }
 }
@@ -280,6 +283,12 @@ impl std::error::Error for Error {
                 .as_deref()
                 .map(|e| e as &(dyn std::error::Error + 'static)),
         }
+    }
+}
+
+impl From<super::CallError> for Error {
+    fn from(e: super::CallError) -> Self {
+        Self::new(Kind::Call(e))
     }
 }
 

@@ -52,6 +52,7 @@
 
 pub mod abi;
 mod call;
+mod check;
 mod client;
 pub mod ctf;
 pub mod erc1155;
@@ -67,6 +68,7 @@ pub mod wallet;
 
 pub use self::abi::{AbiError, decode_revert_reason};
 pub use self::call::Call;
+pub use self::check::CallError;
 pub use self::client::{Approval, Resolution, Settler, SettlerBuilder};
 pub use self::error::Error;
 pub use self::nonce::NonceManager;

@@ -10,21 +10,33 @@
 
 use alloy_primitives::{Address, B256, U256};
 
-use super::Call;
 use super::abi::{Value, encode_call};
-use super::selector;
+use super::{Call, CallError, check, selector};
 
 /// `convertPositions(marketId, indexSet, amount)` on the adapter.
 ///
 /// ```
 /// use alloy_primitives::{Address, B256, U256};
 /// let call = polyclob::onchain::neg_risk::convert_positions(
-///     Address::repeat_byte(0xd9), B256::repeat_byte(1), U256::from(0b101u8), U256::from(5_000_000u64));
+///     Address::repeat_byte(0xd9), B256::repeat_byte(1), U256::from(0b101u8), U256::from(5_000_000u64))?;
 /// assert_eq!(&call.data()[..4], &[0xc6, 0x47, 0x48, 0xc4]);
+/// # Ok::<(), polyclob::onchain::CallError>(())
 /// ```
-#[must_use]
-pub fn convert_positions(adapter: Address, market_id: B256, index_set: U256, amount: U256) -> Call {
-    Call::new(
+///
+/// # Errors
+/// A zero adapter, index set or amount ([`CallError`]).
+pub fn convert_positions(
+    adapter: Address,
+    market_id: B256,
+    index_set: U256,
+    amount: U256,
+) -> Result<Call, CallError> {
+    check::address(adapter, "the Neg Risk Adapter")?;
+    if index_set.is_zero() {
+        return Err(CallError::ZeroIndexSet);
+    }
+    check::amount(amount, "the amount")?;
+    Ok(Call::new(
         adapter,
         encode_call(
             selector::CONVERT_POSITIONS,
@@ -34,17 +46,29 @@ pub fn convert_positions(adapter: Address, market_id: B256, index_set: U256, amo
                 Value::uint(amount),
             ],
         ),
-    )
+    ))
 }
 
 /// `redeemPositions(conditionId, amounts)` on the adapter: `amounts` is `[yes, no]` to redeem.
-#[must_use]
-pub fn redeem_positions(adapter: Address, condition_id: B256, amounts: &[U256]) -> Call {
-    Call::new(
+///
+/// # Errors
+/// A zero adapter, or amounts that are empty or all zero ([`CallError`]).
+pub fn redeem_positions(
+    adapter: Address,
+    condition_id: B256,
+    amounts: &[U256],
+) -> Result<Call, CallError> {
+    check::address(adapter, "the Neg Risk Adapter")?;
+    if amounts.iter().all(U256::is_zero) {
+        return Err(CallError::ZeroAmount {
+            what: "every amount to redeem",
+        });
+    }
+    Ok(Call::new(
         adapter,
         encode_call(
             selector::NEG_RISK_REDEEM,
             &[Value::b256(condition_id), Value::uints(amounts)],
         ),
-    )
+    ))
 }

@@ -5,7 +5,7 @@
 //! use alloy_primitives::{Address, U256};
 //! use polyclob::onchain::{erc20, selector};
 //!
-//! let call = erc20::approve(Address::repeat_byte(1), Address::repeat_byte(2), U256::MAX);
+//! let call = erc20::approve(Address::repeat_byte(1), Address::repeat_byte(2), U256::MAX).unwrap();
 //! assert_eq!(call.selector(), Some(selector::APPROVE));
 //! ```
 

@@ -230,6 +230,78 @@ where
     }
 }
 
+/// Amounts of a market BUY sized in shares, at the worst acceptable `price` (after
+/// [`market_order_price`]): taker = `shares` floored to the lot (2 decimals), maker = taker ×
+/// price rounded **up** to the cent (the exchange takes at most 2 decimals of pUSD on a market
+/// BUY's maker side), so the order buys the shares asked for at a price no worse than `price`
+/// plus under a cent in total. The exchange fills a BUY by its taker amount (shares) and
+/// charges the resting orders' prices, so on a book the spend is what the levels cost.
+///
+/// # Errors
+/// As [`market_amounts`].
+///
+/// ```
+/// use polyclob::order::market_buy_shares_amounts;
+/// use polyclob::types::{ExchangeVersion, TickSize};
+///
+/// // 15 shares at worst 0.55: up to 8.25 pUSD.
+/// let a = market_buy_shares_amounts("0.55".parse()?, "15".parse()?, TickSize::Hundredth, ExchangeVersion::V2)?;
+/// assert_eq!(a, (8_250_000, 15_000_000));
+/// // 7 shares at 0.333 (tick 0.001): 2.331 rounds up to 2.34 pUSD.
+/// let a = market_buy_shares_amounts("0.333".parse()?, "7".parse()?, TickSize::Thousandth, ExchangeVersion::V2)?;
+/// assert_eq!(a, (2_340_000, 7_000_000));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn market_buy_shares_amounts(
+    price: Price,
+    shares: Size,
+    tick: TickSize,
+    version: ExchangeVersion,
+) -> Result<Amounts, OrderError> {
+    let price = market_order_price(price, tick, version)?;
+    let taker = shares.floor_to(tick.round_config().size);
+    if taker.is_zero() {
+        return Err(OrderError::SizeZeroAfterRounding { size: shares });
+    }
+    let maker = price
+        .checked_mul_size(taker)
+        .and_then(|n| n.ceil_to(2))
+        .and_then(Notional::floor_micros)
+        .ok_or(OrderError::AmountOverflow)?;
+    Ok((maker, taker.as_micros()))
+}
+
+/// The worst ask level (best first, none above `limit`) a BUY of `shares` reaches. FOK needs
+/// the whole quantity within `limit` ([`OrderError::NoMatch`] otherwise); FAK takes what
+/// there is.
+pub(crate) fn shares_price<I>(
+    shares: Size,
+    limit: Price,
+    order_type: OrderType,
+    asks_best_first: I,
+) -> Result<Price, OrderError>
+where
+    I: IntoIterator<Item = (Price, Size)>,
+{
+    if !order_type.is_immediate() {
+        return Err(OrderError::OrderTypeNotAllowed { order_type });
+    }
+    let mut left = shares;
+    let mut last = None;
+    for (price, size) in asks_best_first {
+        if price > limit || left.is_zero() {
+            break;
+        }
+        left = left.checked_sub(size).unwrap_or(Size::ZERO);
+        last = Some(price);
+    }
+    match last {
+        None => Err(OrderError::EmptyBook),
+        Some(_) if !left.is_zero() && order_type == OrderType::Fok => Err(OrderError::NoMatch),
+        Some(price) => Ok(price),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -29,21 +29,45 @@ pub struct LimitOrder {
     pub(crate) common: Common,
 }
 
-/// A market order request (FOK or FAK): an amount (pUSD for a BUY, shares for a SELL) and the
-/// worst acceptable price (see [`market_price`](super::market_price) to get it from a book).
+/// What a market order's amount counts: pUSD to spend or shares.
+///
+/// A BUY spends pUSD or buys a number of shares (at most the order's worst price each;
+/// [`MarketOrder::with_book`] tightens that price to the book). A SELL is sized in shares
+/// only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MarketAmount {
+    /// pUSD (the collateral, 6 decimals) to spend.
+    Usdc(Size),
+    /// Outcome-token shares to buy or sell.
+    Shares(Size),
+}
+
+impl MarketAmount {
+    /// The quantity, whatever its unit.
+    pub const fn value(self) -> Size {
+        match self {
+            Self::Usdc(v) | Self::Shares(v) => v,
+        }
+    }
+}
+
+/// A market order request (FOK or FAK): an amount in a named unit ([`MarketAmount`]: pUSD to
+/// spend on a BUY, shares to sell; shares to buy too, priced against the book) and the worst
+/// acceptable price (see [`market_price`](super::market_price) to get it from a book).
 ///
 /// ```
-/// use polyclob::order::MarketOrder;
+/// use polyclob::order::{MarketAmount, MarketOrder};
 /// use polyclob::types::{OrderType, Side};
 ///
-/// let o = MarketOrder::new(Side::Buy, "100".parse()?, "0.56".parse()?).order_type(OrderType::Fak);
+/// let spend = MarketAmount::Usdc("100".parse()?);
+/// let o = MarketOrder::new(Side::Buy, spend, "0.56".parse()?).order_type(OrderType::Fak);
 /// assert_eq!(o.get_order_type(), OrderType::Fak);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MarketOrder {
     pub(crate) side: Side,
-    pub(crate) amount: Size,
+    pub(crate) amount: MarketAmount,
     pub(crate) price: Price,
     pub(crate) common: Common,
 }
@@ -170,15 +194,73 @@ impl LimitOrder {
 }
 
 impl MarketOrder {
-    /// A FOK market order for `amount` (pUSD to spend on a BUY, shares to sell on a SELL) at
-    /// worst `price`.
+    /// A FOK market order for `amount` (pUSD or shares to buy, shares to sell) at worst
+    /// `price`. The unit is checked when the order is signed: a SELL in pUSD is
+    /// [`OrderError::AmountUnit`](super::OrderError::AmountUnit).
     #[must_use]
-    pub const fn new(side: Side, amount: Size, price: Price) -> Self {
+    pub const fn new(side: Side, amount: MarketAmount, price: Price) -> Self {
         Self {
             side,
             amount,
             price,
             common: Common::new(OrderType::Fok),
         }
+    }
+
+    /// The side.
+    #[must_use]
+    pub const fn side(&self) -> Side {
+        self.side
+    }
+
+    /// The amount and its unit.
+    #[must_use]
+    pub const fn amount(&self) -> MarketAmount {
+        self.amount
+    }
+
+    /// The worst acceptable price.
+    pub const fn price(&self) -> Price {
+        self.price
+    }
+
+    /// Tightens a BUY sized in shares to the book: its price becomes the worst ask level
+    /// (best first: ascending; the REST `/book` lists asks worst first, so iterate it in
+    /// reverse) that the shares reach, no higher than the order's own worst price, so the
+    /// signed maker amount is the least that covers them. Any other order is returned
+    /// unchanged. Signing does not need this: a shares BUY at its own worst price is valid.
+    ///
+    /// ```
+    /// use polyclob::order::{MarketAmount, MarketOrder};
+    /// use polyclob::fixed::{Price, Size};
+    /// use polyclob::types::Side;
+    ///
+    /// let p = |s: &str| s.parse::<Price>().unwrap();
+    /// let q = |s: &str| s.parse::<Size>().unwrap();
+    /// let asks_best_first = [(p("0.50"), q("100")), (p("0.55"), q("100")), (p("0.58"), q("100"))];
+    /// let buy = MarketOrder::new(Side::Buy, MarketAmount::Shares(q("150")), p("0.60"));
+    /// assert_eq!(buy.with_book(asks_best_first)?.price(), p("0.55"));
+    /// # Ok::<(), polyclob::order::OrderError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// A FOK the levels within its price cannot fill:
+    /// [`OrderError::NoMatch`](super::OrderError::NoMatch); no level within its price:
+    /// [`OrderError::EmptyBook`](super::OrderError::EmptyBook); GTC/GTD.
+    pub fn with_book<I>(mut self, asks_best_first: I) -> Result<Self, super::OrderError>
+    where
+        I: IntoIterator<Item = (Price, Size)>,
+    {
+        let (Side::Buy, MarketAmount::Shares(shares)) = (self.side, self.amount) else {
+            return Ok(self);
+        };
+        self.price = super::amounts::shares_price(
+            shares,
+            self.price,
+            self.common.order_type,
+            asks_best_first,
+        )?;
+        Ok(self)
     }
 }

@@ -5,12 +5,12 @@ use alloy_primitives::{Address, B256};
 
 use super::args::Common;
 use super::{
-    LimitOrder, MarketContext, MarketOrder, Order, OrderError, SignedOrder, limit_amounts,
-    market_amounts,
+    LimitOrder, MarketAmount, MarketContext, MarketOrder, Order, OrderError, SignedOrder,
+    limit_amounts, market_amounts, market_buy_shares_amounts,
 };
 use crate::sign::Signer;
 use crate::sign::wallet::Wallet;
-use crate::types::{Chain, ExchangeVersion, OrderType, SignatureType};
+use crate::types::{Chain, ExchangeVersion, OrderType, Side, SignatureType};
 
 /// The largest salt the body can carry as a JSON number without precision loss.
 pub const MAX_SALT: u64 = (1 << 53) - 1;
@@ -213,13 +213,17 @@ impl OrderSigner {
                 order_type: c.order_type,
             });
         }
-        let (maker_amount, taker_amount) = market_amounts(
-            req.side,
-            req.price,
-            req.amount,
-            market.tick(),
-            market.version(),
-        )?;
+        let (maker_amount, taker_amount) = match (req.side, req.amount) {
+            (Side::Buy, MarketAmount::Usdc(a)) | (Side::Sell, MarketAmount::Shares(a)) => {
+                market_amounts(req.side, req.price, a, market.tick(), market.version())?
+            }
+            (Side::Buy, MarketAmount::Shares(a)) => {
+                market_buy_shares_amounts(req.price, a, market.tick(), market.version())?
+            }
+            (side @ Side::Sell, MarketAmount::Usdc(_)) => {
+                return Err(OrderError::AmountUnit { side });
+            }
+        };
         self.finish(market, req.side, maker_amount, taker_amount, c)
     }
 
@@ -463,7 +467,8 @@ mod tests {
                 order_type: OrderType::Fok
             })
         );
-        let mkt = MarketOrder::new(Side::Buy, q("10"), p("0.5")).created_at_ms(NOW_MS);
+        let mkt = MarketOrder::new(Side::Buy, MarketAmount::Usdc(q("10")), p("0.5"))
+            .created_at_ms(NOW_MS);
         assert_eq!(
             err(o.market_order(&m, &mkt.post_only(true))),
             Some(OrderError::PostOnlyNotAllowed {

@@ -4,7 +4,7 @@ use core::fmt;
 
 use crate::fixed::{Price, Size};
 use crate::sign::SignError;
-use crate::types::{Chain, ExchangeVersion, OrderType, SignatureType, TickSize};
+use crate::types::{Chain, ExchangeVersion, OrderType, Side, SignatureType, TickSize};
 
 /// Why an order could not be built, signed or serialised.
 ///
@@ -118,6 +118,11 @@ pub enum OrderError {
     Entropy,
     /// Signing failed.
     Sign(SignError),
+    /// A market order's amount is in a unit its side cannot be sized in: a SELL in pUSD.
+    AmountUnit {
+        /// The side.
+        side: Side,
+    },
 }
 
 impl fmt::Display for OrderError {
@@ -183,6 +188,15 @@ impl fmt::Display for OrderError {
             Self::Entropy => f.write_str("the OS entropy source failed"),
             // The cause is `source()`; printing it here too would repeat it in `{:#}`.
             Self::Sign(_) => f.write_str("signing failed"),
+            Self::AmountUnit { side } => write!(
+                f,
+                "a market {side} is sized in {}",
+                if *side == Side::Sell {
+                    "shares to sell, not pUSD"
+                } else {
+                    "pUSD or shares"
+                }
+            ),
         }
     }
 }

@@ -40,8 +40,11 @@ mod market;
 mod signed;
 mod wire;
 
-pub use self::amounts::{Amounts, limit_amounts, market_amounts, market_order_price, market_price};
-pub use self::args::{LimitOrder, MarketOrder};
+pub use self::amounts::{
+    Amounts, limit_amounts, market_amounts, market_buy_shares_amounts, market_order_price,
+    market_price,
+};
+pub use self::args::{LimitOrder, MarketAmount, MarketOrder};
 pub use self::builder::{MAX_SALT, OrderSigner, random_salt};
 pub use self::error::OrderError;
 pub use self::market::MarketContext;

@@ -8,7 +8,7 @@ use crate::support::ws_frames;
 
 use std::time::{Duration, Instant};
 
-use polyclob::book::{Amount, BookManager};
+use polyclob::book::{BookManager, WalkAmount};
 use polyclob::decode::{Event, decode};
 use polyclob::fixed::Size;
 use polyclob::types::Side;
@@ -130,10 +130,10 @@ fn replay_makes_no_allocation_after_warm_up() {
                 acc += b
                     .size_up_to(Side::Sell, "0.56".parse().unwrap())
                     .as_micros();
-                let fill = b.walk(Side::Buy, Amount::Pusd(Size::from_micros(250_000_000)));
+                let fill = b.walk(Side::Buy, WalkAmount::Pusd(Size::from_micros(250_000_000)));
                 acc += fill.shares.as_micros() + fill.levels as u64;
                 acc += b
-                    .market_price(Side::Sell, Amount::Shares(Size::ONE))
+                    .market_price(Side::Sell, WalkAmount::Shares(Size::ONE))
                     .map_or(0, |p| u64::from(p.as_micros()));
                 acc +=
                     b.top_state() as u64 + u64::from(b.is_stale(later, Duration::from_millis(500)));

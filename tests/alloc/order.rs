@@ -58,8 +58,12 @@ fn limit_and_market_orders_end_to_end_allocate_nothing() {
                     .order_type(OrderType::Gtd)
                     .expiration(4_000_000_000)
                     .post_only(true);
-                let market_req = MarketOrder::new(Side::Sell, "55.55".parse().unwrap(), price)
-                    .order_type(OrderType::Fak);
+                let market_req = MarketOrder::new(
+                    Side::Sell,
+                    polyclob::order::MarketAmount::Shares("55.55".parse().unwrap()),
+                    price,
+                )
+                .order_type(OrderType::Fak);
                 // Warm-up: the ECDSA context and the thread's first clock reads.
                 let _ = orders.limit_order(&market, &limit).unwrap();
                 let ((), allocs) = counting_alloc::count(|| {

@@ -458,6 +458,11 @@ fn build_from_inputs(v: &Value, case: &Value, signer: &Signer) -> SignedOrder {
         }
         "market" => {
             let amount: Size = number_text(&i["amount"]).parse().expect("amount");
+            // The vectors' amount is pUSD for a BUY, shares for a SELL.
+            let amount = match side {
+                Side::Buy => polyclob::order::MarketAmount::Usdc(amount),
+                Side::Sell => polyclob::order::MarketAmount::Shares(amount),
+            };
             let req = MarketOrder::new(side, amount, price)
                 .order_type(order_type)
                 .defer_exec(defer_exec)

@@ -918,13 +918,17 @@ mod tests {
             cond,
             &ctf::BINARY_PARTITION,
             U256::from(60u8),
-        );
+        )
+        .unwrap();
         assert_eq!(
             l.apply(me, &split),
             Err(Revert("ERC20: insufficient allowance".into()))
         );
-        l.apply(me, &erc20::approve(c.collateral, adapter, U256::MAX))
-            .unwrap();
+        l.apply(
+            me,
+            &erc20::approve(c.collateral, adapter, U256::MAX).unwrap(),
+        )
+        .unwrap();
         l.apply(me, &split).unwrap();
         assert_eq!(l.collateral_of(me), U256::from(40u8));
         assert_eq!(l.token_of(me, ids[0]), U256::from(60u8));
@@ -935,14 +939,15 @@ mod tests {
             cond,
             &ctf::BINARY_PARTITION,
             U256::from(10u8),
-        );
+        )
+        .unwrap();
         assert!(
             l.apply(me, &merge).is_err(),
             "adapter needs the ERC-1155 approval"
         );
         l.apply(
             me,
-            &erc1155::set_approval_for_all(c.conditional_tokens, adapter, true),
+            &erc1155::set_approval_for_all(c.conditional_tokens, adapter, true).unwrap(),
         )
         .unwrap();
         l.apply(me, &merge).unwrap();
@@ -953,7 +958,8 @@ mod tests {
             B256::ZERO,
             cond,
             &ctf::BINARY_PARTITION,
-        );
+        )
+        .unwrap();
         assert_eq!(
             l.apply(me, &redeem),
             Err(Revert("result for condition not received yet".into()))
@@ -974,8 +980,11 @@ mod tests {
         let adapter = c.neg_risk_adapter.unwrap();
         let target = c.positions_target(false);
         l.mint_collateral(me, U256::from(10u8));
-        l.apply(me, &erc20::approve(c.collateral, target, U256::MAX))
-            .unwrap();
+        l.apply(
+            me,
+            &erc20::approve(c.collateral, target, U256::MAX).unwrap(),
+        )
+        .unwrap();
         let split = ctf::split_position(
             target,
             c.collateral,
@@ -983,13 +992,15 @@ mod tests {
             cond,
             &ctf::BINARY_PARTITION,
             U256::from(10u8),
-        );
+        )
+        .unwrap();
         l.apply(me, &split).unwrap();
         let redeem = polyclob::onchain::neg_risk::redeem_positions(
             adapter,
             cond,
             &[U256::from(4u8), U256::from(10u8)],
-        );
+        )
+        .unwrap();
         assert_eq!(
             l.apply(me, &redeem),
             Err(Revert("result for condition not received yet".into()))
@@ -1001,7 +1012,7 @@ mod tests {
         );
         l.apply(
             me,
-            &erc1155::set_approval_for_all(c.conditional_tokens, adapter, true),
+            &erc1155::set_approval_for_all(c.conditional_tokens, adapter, true).unwrap(),
         )
         .unwrap();
         l.apply(me, &redeem).unwrap();
@@ -1014,7 +1025,8 @@ mod tests {
             cond,
             U256::from(1u8),
             U256::from(1u8),
-        );
+        )
+        .unwrap();
         assert_eq!(
             l.apply(me, &convert),
             Err(Revert(
@@ -1027,7 +1039,7 @@ mod tests {
     fn nested_wallet_calls_are_bounded() {
         let (mut l, _, _) = ledger();
         let me = Address::repeat_byte(1);
-        let mut call = erc20::approve(l.contracts.collateral, me, U256::from(1u8));
+        let mut call = erc20::approve(l.contracts.collateral, me, U256::from(1u8)).unwrap();
         for _ in 0..4 {
             call = polyclob::onchain::wallet::proxy_calls(&[call]);
         }
@@ -1060,8 +1072,11 @@ mod tests {
         );
         assert_eq!(l.collateral_of(me), U256::from(5_000_000u64));
         let ex = l.contracts.exchange;
-        l.apply(me, &erc20::approve(l.contracts.collateral, ex, U256::MAX))
-            .unwrap();
+        l.apply(
+            me,
+            &erc20::approve(l.contracts.collateral, ex, U256::MAX).unwrap(),
+        )
+        .unwrap();
         l.settle_fills(me, Side::Buy, &[(house, fill)], ids[0], false);
         assert_eq!(l.settlement_failures, 1);
         assert_eq!(l.collateral_of(me), U256::from(1_000_000u64));
@@ -1071,7 +1086,7 @@ mod tests {
         assert_eq!(l.settlement_failures, 2);
         l.apply(
             me,
-            &erc1155::set_approval_for_all(l.contracts.conditional_tokens, ex, true),
+            &erc1155::set_approval_for_all(l.contracts.conditional_tokens, ex, true).unwrap(),
         )
         .unwrap();
         l.settle_fills(me, Side::Sell, &[(house, fill)], ids[0], false);
@@ -1087,8 +1102,11 @@ mod tests {
         let ctf = l.contracts.conditional_tokens;
         for who in [a, b] {
             l.mint_collateral(who, U256::from(10_000_000u64));
-            l.apply(who, &erc20::approve(l.contracts.collateral, ex, U256::MAX))
-                .unwrap();
+            l.apply(
+                who,
+                &erc20::approve(l.contracts.collateral, ex, U256::MAX).unwrap(),
+            )
+            .unwrap();
         }
         let escrow = l.collateral_of(ctf);
         // B (maker) buys 10 NO at 0.40, A (taker) 10 YES at 0.60: a mint.
@@ -1106,12 +1124,12 @@ mod tests {
         assert_eq!(l.token_of(b, ids[1]), U256::from(10_000_000u64));
         assert_eq!(l.collateral_of(ctf), escrow + U256::from(10_000_000u64));
         // Merging needs both ERC-1155 approvals; a refused merge changes nothing.
-        l.apply(a, &erc1155::set_approval_for_all(ctf, ex, true))
+        l.apply(a, &erc1155::set_approval_for_all(ctf, ex, true).unwrap())
             .unwrap();
         l.settle_crossed(Side::Sell, [(a, ids[0]), (b, ids[1])], &fill, false);
         assert_eq!(l.settlement_failures, 1);
         assert_eq!(l.token_of(a, ids[0]), U256::from(10_000_000u64));
-        l.apply(b, &erc1155::set_approval_for_all(ctf, ex, true))
+        l.apply(b, &erc1155::set_approval_for_all(ctf, ex, true).unwrap())
             .unwrap();
         l.settle_crossed(Side::Sell, [(a, ids[0]), (b, ids[1])], &fill, false);
         assert_eq!(l.settlement_failures, 1);
@@ -1140,8 +1158,11 @@ mod tests {
             l.apply(me, &split),
             Err(Revert("ERC20: insufficient allowance".into()))
         );
-        l.apply(me, &erc20::approve(v2.collateral, router, U256::MAX))
-            .unwrap();
+        l.apply(
+            me,
+            &erc20::approve(v2.collateral, router, U256::MAX).unwrap(),
+        )
+        .unwrap();
         l.apply(me, &split).unwrap();
         assert_eq!(l.token_of(me, ids[0]), U256::from(60u8));
         assert_eq!(l.collateral_of(pm), U256::from(60u8));
@@ -1150,8 +1171,11 @@ mod tests {
             l.apply(me, &merge),
             Err(Revert("NotOwnerNorApproved".into()))
         );
-        l.apply(me, &erc1155::set_approval_for_all(pm, router, true))
-            .unwrap();
+        l.apply(
+            me,
+            &erc1155::set_approval_for_all(pm, router, true).unwrap(),
+        )
+        .unwrap();
         l.apply(me, &merge).unwrap();
         assert_eq!(l.collateral_of(me), U256::from(60u8));
         let redeem = polyclob::onchain::router::redeem(router, cond, 1, U256::from(40u8)).unwrap();
@@ -1179,7 +1203,8 @@ mod tests {
             B256::from(*cond.as_bytes32()),
             &ctf::BINARY_PARTITION,
             U256::from(1u8),
-        );
+        )
+        .unwrap();
         assert!(l.apply(me, &ctf_split).is_err());
         // A fill on a V2 token settles on ExchangeV3 with PositionManager approvals.
         let buyer = Address::repeat_byte(2);
@@ -1194,7 +1219,7 @@ mod tests {
         assert_eq!(l.settlement_failures, 1, "no allowance to ExchangeV3 yet");
         l.apply(
             buyer,
-            &erc20::approve(v2.collateral, v2.exchange, U256::MAX),
+            &erc20::approve(v2.collateral, v2.exchange, U256::MAX).unwrap(),
         )
         .unwrap();
         l.settle_fills(buyer, Side::Buy, &[(l.house, fill)], ids[0], false);

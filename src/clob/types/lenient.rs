@@ -259,6 +259,15 @@ pub(crate) fn side_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Side>, 
     }
 }
 
+/// `null` (or a missing field, with `#[serde(default)]`) as the type's default.
+pub(crate) fn null_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: serde::Deserialize<'de> + Default,
+{
+    <Option<T> as serde::Deserialize>::deserialize(d).map(Option::unwrap_or_default)
+}
+
 /// Declares a string enum that keeps unknown names in `Unknown(String)`.
 macro_rules! lenient_enum {
     ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $var:ident = $text:literal),+ $(,)? }) => {

@@ -79,7 +79,7 @@ pub struct OpenOrder {
     #[serde(default, deserialize_with = "lenient::string")]
     pub id: String,
     /// Status.
-    #[serde(default = "unknown_status")]
+    #[serde(default)]
     pub status: OrderStatus,
     /// API key that owns the order.
     #[serde(default, deserialize_with = "lenient::string")]
@@ -120,10 +120,6 @@ pub struct OpenOrder {
     /// Order type.
     #[serde(default = "unknown_kind", alias = "type")]
     pub order_type: OrderKind,
-}
-
-fn unknown_status() -> OrderStatus {
-    OrderStatus::Unknown(String::new())
 }
 
 fn unknown_kind() -> OrderKind {
@@ -241,9 +237,10 @@ pub struct PostOrderResponse {
     /// The order hash.
     #[serde(default, rename = "orderID", deserialize_with = "lenient::string")]
     pub order_id: String,
-    /// `live`, `matched`, `delayed`, `unmatched`.
-    #[serde(default, deserialize_with = "lenient::string")]
-    pub status: String,
+    /// `live`, `matched`, `delayed` (the taker hold: not cancellable yet), `unmatched`;
+    /// `Unknown("")` when the order was refused.
+    #[serde(default)]
+    pub status: OrderStatus,
     /// Amount made (`""` = 0).
     #[serde(default, deserialize_with = "lenient::size")]
     pub making_amount: Size,
@@ -278,16 +275,32 @@ impl PostOrderResponse {
     pub fn is_post_only_crossing(&self) -> bool {
         crate::clob::error::is_post_only_crossing_text(&self.error_msg)
     }
+
+    /// A FAK/FOK order in a `POST /orders` batch found nothing (or, FOK, not enough) to
+    /// match, as [`Error::is_no_match`](crate::clob::Error::is_no_match) reports it for one
+    /// order.
+    #[must_use]
+    pub fn is_no_match(&self) -> bool {
+        let m = self.error_msg.to_ascii_lowercase();
+        m.contains("no orders found to match") || m.contains("couldn't be fully filled")
+    }
 }
 
 /// Response of every cancel endpoint.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[non_exhaustive]
 pub struct CancelResponse {
-    /// Cancelled order ids.
-    #[serde(default)]
-    pub canceled: Option<Vec<String>>,
-    /// Orders not cancelled, with the reason.
-    #[serde(default)]
-    pub not_canceled: Option<HashMap<String, String>>,
+    /// Cancelled order ids (`null` or absent = none).
+    #[serde(default, deserialize_with = "lenient::null_default")]
+    pub canceled: Vec<String>,
+    /// Orders not cancelled, with the reason (`null` or absent = none).
+    #[serde(default, deserialize_with = "lenient::null_default")]
+    pub not_canceled: HashMap<String, String>,
+}
+
+impl Default for OrderStatus {
+    /// `Unknown("")`: no status was given (a refused post).
+    fn default() -> Self {
+        Self::Unknown(String::new())
+    }
 }

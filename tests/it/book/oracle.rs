@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Instant;
 
-use polyclob::book::{Amount, Book, BookManager, BookState};
+use polyclob::book::{Book, BookManager, BookState, WalkAmount};
 use polyclob::fixed::Size;
 use polyclob::types::Side;
 use proptest::prelude::*;
@@ -321,7 +321,7 @@ proptest! {
                 prop_assert_eq!(ours(b, Side::Buy), theirs(&ob.bids, Side::Buy));
                 prop_assert_eq!(ours(b, Side::Sell), theirs(&ob.asks, Side::Sell));
                 prop_assert_eq!(b.ignored_deltas(), ob.ignored);
-                let fill = b.walk(Side::Buy, Amount::Shares(Size::from_micros(want)));
+                let fill = b.walk(Side::Buy, WalkAmount::Shares(Size::from_micros(want)));
                 let (shares, cost, worst, complete) = naive_buy(&ob.asks, u128::from(want));
                 prop_assert_eq!(u128::from(fill.shares.as_micros()), shares);
                 prop_assert_eq!(fill.cost.as_raw(), cost);

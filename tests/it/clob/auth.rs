@@ -110,8 +110,8 @@ async fn l2_hmac_covers_the_exact_bytes() {
     }
     assert_eq!(c.api_keys().await.unwrap(), [API_KEY]);
     let r = c.cancel("0xa").await.unwrap();
-    assert_eq!(r.canceled.as_deref(), Some(&["0xa".to_owned()][..]));
-    assert_eq!(r.not_canceled.unwrap()["0xb"], "order not found");
+    assert_eq!(r.canceled, ["0xa".to_owned()]);
+    assert_eq!(r.not_canceled["0xb"], "order not found");
     c.cancel_orders(&["0xa", "0xb"]).await.unwrap();
     c.cancel_all().await.unwrap();
     c.cancel_market_orders(Some("0xc0"), None).await.unwrap();

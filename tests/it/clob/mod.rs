@@ -1,3 +1,4 @@
+mod account;
 mod auth;
 mod http2;
 mod lane;

@@ -4,6 +4,7 @@
 
 mod async_exec;
 mod cancel_chunks;
+mod market;
 mod open_orders_filter;
 mod post_only;
 
@@ -213,8 +214,12 @@ async fn version_mismatch_rebuilds_resigns_and_retries_once() {
         .place_market_order(
             &os,
             TOKEN,
-            &MarketOrder::new(Side::Buy, "10".parse().unwrap(), "0.5".parse().unwrap())
-                .order_type(OrderType::Fok),
+            &MarketOrder::new(
+                Side::Buy,
+                polyclob::order::MarketAmount::Usdc("10".parse().unwrap()),
+                "0.5".parse().unwrap(),
+            )
+            .order_type(OrderType::Fok),
         )
         .await
         .unwrap_err();

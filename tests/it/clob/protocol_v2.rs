@@ -91,7 +91,11 @@ async fn a_v2_market_from_the_clob_trades_on_exchange_v3_everywhere() {
     c.place_market_order(
         &os,
         &yes,
-        &MarketOrder::new(Side::Buy, "5".parse().unwrap(), "0.6".parse().unwrap()),
+        &MarketOrder::new(
+            Side::Buy,
+            polyclob::order::MarketAmount::Usdc("5".parse().unwrap()),
+            "0.6".parse().unwrap(),
+        ),
     )
     .await
     .unwrap();

@@ -1,3 +1,4 @@
+mod calls;
 mod router_vectors;
 mod rpc;
 mod sim;

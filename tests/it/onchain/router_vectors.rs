@@ -62,13 +62,14 @@ fn build(name: &str, to: Address, a: &Value) -> Call {
         let owner = addr(&a["owner"]);
         erc1155::balance_of_batch(to, &[owner, owner], &ids)
     } else if name.starts_with("pusd_approve") {
-        erc20::approve(addr(&a["token"]), addr(&a["spender"]), uint(&a["amount"]))
+        erc20::approve(addr(&a["token"]), addr(&a["spender"]), uint(&a["amount"])).unwrap()
     } else if name.starts_with("pm_set_approval") {
         erc1155::set_approval_for_all(
             addr(&a["tokens"]),
             addr(&a["operator"]),
             a["approved"].as_bool().expect("bool"),
         )
+        .unwrap()
     } else if name == "proxy_router_redeem" {
         let calls: Vec<Call> = a["calls"]
             .as_array()

@@ -65,13 +65,9 @@ async fn ensure_approvals_sends_exactly_the_missing_ones() {
     // Grant one by hand: ensure_approvals must skip it.
     let one = before[0];
     assert!(one.collateral);
-    s.send(erc20::approve(
-        s.contracts().collateral,
-        one.spender,
-        U256::MAX,
-    ))
-    .await
-    .unwrap();
+    s.send(erc20::approve(s.contracts().collateral, one.spender, U256::MAX).unwrap())
+        .await
+        .unwrap();
     let receipts = s.ensure_approvals().await.unwrap();
     assert_eq!(receipts.len(), before.len() - 1);
     assert!(receipts.iter().all(|r| r.success));
@@ -229,7 +225,7 @@ async fn typed_errors() {
     let cond: B256 = CONDITION.parse().unwrap();
     // No native token for gas.
     let e = s
-        .send(erc20::approve(s.contracts().collateral, me, U256::MAX))
+        .send(erc20::approve(s.contracts().collateral, me, U256::MAX).unwrap())
         .await
         .unwrap_err();
     assert!(e.is_insufficient_funds(), "{e}");
@@ -287,7 +283,7 @@ async fn typed_errors() {
     let signer = Signer::from_hex(KEY0).unwrap();
     let used = rpc.transaction_count(me, "latest").await.unwrap();
     assert!(used > 0);
-    let call = erc20::approve(s.contracts().collateral, me, U256::ZERO);
+    let call = erc20::approve(s.contracts().collateral, me, U256::ZERO).unwrap();
     let stale = Eip1559Tx::new(137, 0, &call)
         .gas_limit(100_000)
         .fees(100_000_000_000, 30_000_000_000)
@@ -346,12 +342,8 @@ async fn concurrent_sends_never_reuse_a_nonce() {
             let s = s.clone();
             tokio::spawn(async move {
                 let spender = Address::repeat_byte(i + 1);
-                s.send(erc20::approve(
-                    s.contracts().collateral,
-                    spender,
-                    U256::from(i),
-                ))
-                .await
+                s.send(erc20::approve(s.contracts().collateral, spender, U256::from(i)).unwrap())
+                    .await
             })
         })
         .collect();
@@ -385,11 +377,9 @@ async fn concurrent_safe_sends_are_serialised() {
             let s = s.clone();
             tokio::spawn(async move {
                 let spender = Address::repeat_byte(i + 1);
-                s.send(erc20::approve(
-                    s.contracts().collateral,
-                    spender,
-                    U256::from(i + 1),
-                ))
+                s.send(
+                    erc20::approve(s.contracts().collateral, spender, U256::from(i + 1)).unwrap(),
+                )
                 .await
             })
         })

@@ -47,7 +47,7 @@ fn bytes(v: &Value) -> Vec<u8> {
 fn build(name: &str, a: &Value) -> Call {
     match name {
         "erc20_approve" | "erc20_approve_small" => {
-            erc20::approve(addr(&a["token"]), addr(&a["spender"]), uint(&a["amount"]))
+            erc20::approve(addr(&a["token"]), addr(&a["spender"]), uint(&a["amount"])).unwrap()
         }
         "erc20_balance_of" => erc20::balance_of(addr(&a["token"]), addr(&a["owner"])),
         "erc20_allowance" => {
@@ -57,7 +57,8 @@ fn build(name: &str, a: &Value) -> Call {
             addr(&a["tokens"]),
             addr(&a["operator"]),
             a["approved"].as_bool().expect("bool"),
-        ),
+        )
+        .unwrap(),
         "erc1155_is_approved_for_all" => erc1155::is_approved_for_all(
             addr(&a["tokens"]),
             addr(&a["owner"]),
@@ -82,7 +83,8 @@ fn build(name: &str, a: &Value) -> Call {
             b256(&a["condition"]),
             &uints(&a["partition"]),
             uint(&a["amount"]),
-        ),
+        )
+        .unwrap(),
         "ctf_merge" => ctf::merge_positions(
             addr(&a["target"]),
             addr(&a["collateral"]),
@@ -90,14 +92,16 @@ fn build(name: &str, a: &Value) -> Call {
             b256(&a["condition"]),
             &uints(&a["partition"]),
             uint(&a["amount"]),
-        ),
+        )
+        .unwrap(),
         "ctf_redeem" => ctf::redeem_positions(
             addr(&a["target"]),
             addr(&a["collateral"]),
             B256::ZERO,
             b256(&a["condition"]),
             &uints(&a["partition"]),
-        ),
+        )
+        .unwrap(),
         "ctf_payout_numerators" => ctf::payout_numerators(
             addr(&a["ctf"]),
             b256(&a["condition"]),
@@ -110,12 +114,14 @@ fn build(name: &str, a: &Value) -> Call {
             b256(&a["market"]),
             uint(&a["index_set"]),
             uint(&a["amount"]),
-        ),
+        )
+        .unwrap(),
         "neg_risk_redeem" => neg_risk::redeem_positions(
             addr(&a["adapter"]),
             b256(&a["condition"]),
             &uints(&a["amounts"]),
-        ),
+        )
+        .unwrap(),
         "proxy" => {
             let calls: Vec<Call> = a["calls"]
                 .as_array()

@@ -9,6 +9,7 @@ use crate::support::rails;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use polyclob::clob::types::OrderStatus;
 use polyclob::clob::{Bucket, BucketStats, Client, Governor, Limit, Throttle, Tier};
 use rails::*;
 
@@ -29,7 +30,7 @@ async fn a_governed_burst_records_its_delays() {
     let orders = resting_bids(&c, KEY_A, 4, false);
     let t0 = Instant::now();
     for o in &orders {
-        assert_eq!(c.post_order(o).await.unwrap().status, "live");
+        assert_eq!(c.post_order(o).await.unwrap().status, OrderStatus::Live);
     }
     let elapsed = t0.elapsed();
     let s = c.governor().stats(Bucket::Order);

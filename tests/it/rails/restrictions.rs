@@ -7,6 +7,7 @@ use crate::support::rails;
 
 use std::time::Duration;
 
+use polyclob::clob::types::OrderStatus;
 use polyclob::clob::{Client, RetryPolicy, Throttle};
 use rails::*;
 
@@ -37,7 +38,10 @@ async fn post_only_windows_are_learnt_and_enforced_locally() {
     );
     // Post-only orders still go.
     let maker = resting_bids(&c, KEY_A, 2, true);
-    assert_eq!(c.post_order(&maker[0]).await.unwrap().status, "live");
+    assert_eq!(
+        c.post_order(&maker[0]).await.unwrap().status,
+        OrderStatus::Live
+    );
     assert_eq!(c.post_orders(&maker[1..]).await.unwrap().len(), 1);
 }
 
@@ -55,7 +59,7 @@ async fn cancel_only_and_closed_only_are_typed() {
     );
     // Cancels still work.
     let r = c.cancel(&placed.order_id).await.unwrap();
-    assert_eq!(r.canceled.as_deref(), Some(&[placed.order_id.clone()][..]));
+    assert_eq!(r.canceled, std::slice::from_ref(&placed.order_id));
     sim.set_cancel_only(false);
 
     assert!(!c.closed_only().await.unwrap());
@@ -112,5 +116,8 @@ async fn post_only_refusals_end_with_the_window() {
             .is_refused_locally()
     );
     tokio::time::sleep(Duration::from_millis(2_050)).await;
-    assert_eq!(c.post_order(&plain[1]).await.unwrap().status, "live");
+    assert_eq!(
+        c.post_order(&plain[1]).await.unwrap().status,
+        OrderStatus::Live
+    );
 }

@@ -248,7 +248,11 @@ async fn a_fill_shows_up_in_data_api_positions_and_trades() {
         .post_order(&orders.limit_order(&t.contexts[0], &buy).unwrap())
         .await
         .unwrap();
-    assert_eq!(placed.status, "matched", "{placed:?}");
+    assert_eq!(
+        placed.status,
+        polyclob::clob::types::OrderStatus::Matched,
+        "{placed:?}"
+    );
 
     let pos = data.positions(&me).await.unwrap();
     assert_eq!(pos.len(), 1);
@@ -283,7 +287,7 @@ async fn a_fill_shows_up_in_data_api_positions_and_trades() {
         .post_order(&orders.limit_order(&t.contexts[0], &sell).unwrap())
         .await
         .unwrap();
-    assert_eq!(placed.status, "matched");
+    assert_eq!(placed.status, polyclob::clob::types::OrderStatus::Matched);
     assert!(data.positions(&me).await.unwrap().is_empty());
     let closed = data.closed_positions(&me).await.unwrap();
     assert_eq!(closed.len(), 1);
@@ -316,7 +320,7 @@ async fn data_api_cursor_pages_are_followed_to_the_end() {
             .post_order(&orders.limit_order(&ctx, &buy).unwrap())
             .await
             .unwrap();
-        assert_eq!(r.status, "matched");
+        assert_eq!(r.status, polyclob::clob::types::OrderStatus::Matched);
     }
     sim.clear_requests();
     let (rows, skipped) = data

@@ -122,7 +122,12 @@ async fn market_order_priced_from_the_book_fills() {
     let signed = orders
         .market_order(
             &context(m, 0),
-            &MarketOrder::new(Side::Buy, amount, price).order_type(OrderType::Fok),
+            &MarketOrder::new(
+                Side::Buy,
+                polyclob::order::MarketAmount::Usdc(amount),
+                price,
+            )
+            .order_type(OrderType::Fok),
         )
         .unwrap();
     let (s, v, _) = t

@@ -6,7 +6,7 @@ use crate::support::fixtures;
 
 use std::time::{Duration, Instant};
 
-use polyclob::book::{Amount, BookManager, BookState, Outcome, TopState};
+use polyclob::book::{BookManager, BookState, Outcome, TopState, WalkAmount};
 use polyclob::decode::{DecodeErrorKind, Event, decode, decode_bytes};
 use polyclob::fixed::{Price, Size};
 use polyclob::types::{OrderType, Side, TickSize};
@@ -497,17 +497,20 @@ fn market_order_walks_from_the_best_level() {
     m.apply(r#"{"event_type":"book","asset_id":"1","market":"m","bids":[{"price":"0.01","size":"100"},{"price":"0.40","size":"5"}],
         "asks":[{"price":"0.99","size":"100"},{"price":"0.55","size":"3"},{"price":"0.52","size":"2"}]}"#, Instant::now());
     let b = m.book("1").unwrap();
-    let fill = b.walk(Side::Buy, Amount::Shares(sz("4")));
+    let fill = b.walk(Side::Buy, WalkAmount::Shares(sz("4")));
     assert_eq!(
         (fill.shares, fill.worst_price, fill.levels, fill.complete),
         (sz("4"), Some(p("0.55")), 2, true)
     );
     assert_eq!(fill.cost.to_string(), "2.14");
     assert_eq!(
-        b.market_price(Side::Sell, Amount::Shares(sz("5"))),
+        b.market_price(Side::Sell, WalkAmount::Shares(sz("5"))),
         Some(p("0.4"))
     );
-    assert_eq!(b.market_price(Side::Sell, Amount::Shares(sz("106"))), None);
+    assert_eq!(
+        b.market_price(Side::Sell, WalkAmount::Shares(sz("106"))),
+        None
+    );
     assert_eq!(
         b.depth(Side::Sell, 2).map(|l| l.price).collect::<Vec<_>>(),
         [p("0.52"), p("0.55")]

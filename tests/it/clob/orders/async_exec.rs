@@ -40,7 +40,7 @@ fn post_responses_with_trade_ids_and_no_transaction_hashes() {
             "makingAmount":"","takingAmount":"","tradeIDs":["t1"]}"#,
     )
     .unwrap();
-    assert_eq!(r.status, "delayed");
+    assert_eq!(r.status, polyclob::clob::types::OrderStatus::Delayed);
     assert_eq!((r.making_amount, r.taking_amount), (Size::ZERO, Size::ZERO));
     assert_eq!(r.trade_ids.as_deref(), Some(&["t1".to_owned()][..]));
     let r: PostOrderResponse =

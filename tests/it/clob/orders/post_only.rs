@@ -49,7 +49,7 @@ async fn simulator_refuses_a_crossing_post_only_order_like_the_exchange() {
         .post_order(&order(&b, KEY_B, Side::Sell, 60, false))
         .await
         .unwrap();
-    assert_eq!(ask.status, "live");
+    assert_eq!(ask.status, polyclob::clob::types::OrderStatus::Live);
 
     // A post-only bid at the ask would take it: refused, nothing placed, the ask intact.
     let e = a
@@ -72,7 +72,7 @@ async fn simulator_refuses_a_crossing_post_only_order_like_the_exchange() {
         .await
         .unwrap();
     assert!(maker.success && !maker.is_post_only_crossing());
-    assert_eq!(maker.status, "live");
+    assert_eq!(maker.status, polyclob::clob::types::OrderStatus::Live);
 
     // In a batch the refusal is per order, inside the 200 answer.
     let batch = a
@@ -86,13 +86,16 @@ async fn simulator_refuses_a_crossing_post_only_order_like_the_exchange() {
     assert!(batch[0].is_post_only_crossing(), "{:?}", batch[0]);
     assert_eq!(batch[0].error_msg, CROSSING);
     assert!(batch[0].order_id.is_empty());
-    assert!(!batch[1].is_post_only_crossing() && batch[1].status == "live");
+    assert!(
+        !batch[1].is_post_only_crossing()
+            && batch[1].status == polyclob::clob::types::OrderStatus::Live
+    );
 
     let taker = a
         .post_order(&order(&a, KEY_A, Side::Buy, 60, false))
         .await
         .unwrap();
-    assert_eq!(taker.status, "matched");
+    assert_eq!(taker.status, polyclob::clob::types::OrderStatus::Matched);
 
     // A post-only window is the other predicate, never this one.
     sim.set_post_only(Some(Duration::from_secs(30)));
