@@ -41,6 +41,7 @@ use crate::sign::wallet::Wallet;
 /// use polyclob::types::Side;
 ///
 /// let signer = Signer::from_hex("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")?;
+/// # sim.fund(signer.address(), 1_000_000_000); // the simulator's accounts start empty
 /// let account = Account::builder(signer)
 ///     .wallet(Wallet::Eoa)
 ///     .client(ClientBuilder::new().host(sim.http_url()))

@@ -18,6 +18,8 @@ fn signer() -> Signer {
 #[tokio::test]
 async fn connect_creates_then_derives_the_same_key_and_trades() {
     let sim = Simulator::builder().seed(5).start().await.unwrap();
+    // The simulator, like the exchange, refuses orders an account cannot pay for.
+    crate::support::sim::fund_all(&sim, signer().address());
     let token = sim.markets()[0].tokens()[0].token_id().to_owned();
     let connect = || {
         Account::builder(signer())

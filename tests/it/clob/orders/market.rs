@@ -33,6 +33,10 @@ async fn setup() -> (SimHandle, Account, Account) {
     };
     let maker = account(KEY_A).await.unwrap();
     let taker = account(KEY_B).await.unwrap();
+    // The simulator, like the exchange, refuses orders an account cannot pay for.
+    for a in [&maker, &taker] {
+        crate::support::sim::fund_all(&sim, a.orders().maker());
+    }
     // Asks: 10 at 0.50, 10 at 0.55.
     for price in ["0.50", "0.55"] {
         let ask = LimitOrder::new(Side::Sell, price.parse().unwrap(), q("10"));
