@@ -114,16 +114,8 @@ impl Rails {
             Throttle::Refuse => Duration::ZERO,
             Throttle::Wait(d) => d,
         };
-        match self
-            .governor
-            .acquire_at(bucket, cost, Instant::now(), max_wait)
-        {
-            Ok(wait) => {
-                if !wait.is_zero() {
-                    tokio::time::sleep(wait).await;
-                }
-                Ok(Some(bucket))
-            }
+        match self.governor.admit(bucket, cost, max_wait).await {
+            Ok(()) => Ok(Some(bucket)),
             Err(t) => Err(Error::refused(
                 Rail::Throttled {
                     over_capacity: t.over_capacity,

@@ -365,6 +365,12 @@ pub(crate) struct Gcra {
     tat: AtomicU64,
     /// `interval_ns << 32 | burst`, so a tier change is one store seen whole.
     params: AtomicU64,
+    /// Tokens reserved by requests still sleeping until their slot (not yet sent, so not yet
+    /// counted by the exchange).
+    unsent: AtomicU64,
+    /// Total nanoseconds the server's reports moved the slots of sleeping requests later: a
+    /// sleeper that wakes to a larger value than it saw when it reserved sleeps the difference.
+    shift: AtomicU64,
     /// Percent of the burst kept in reserve against network jitter (see [`Governor`]).
     headroom_pct: u64,
 }
@@ -394,6 +400,8 @@ impl Gcra {
         Self {
             tat: AtomicU64::new(0),
             params: AtomicU64::new(pack(limit)),
+            unsent: AtomicU64::new(0),
+            shift: AtomicU64::new(0),
             headroom_pct: u64::from(headroom_pct.min(90)),
         }
     }
@@ -402,6 +410,8 @@ impl Gcra {
         Self {
             tat: AtomicU64::new(0),
             params: AtomicU64::new(window_pack(w)),
+            unsent: AtomicU64::new(0),
+            shift: AtomicU64::new(0),
             headroom_pct: 0,
         }
     }
@@ -492,7 +502,9 @@ impl Gcra {
 
     /// Lowers the balance to at most `remaining` tokens as of `now`, when the report came
     /// back (a server report of a request sent at `sent`); never raises it. Read as of `now`
-    /// the report is at its most severe, which is the safe way to act on it.
+    /// the report is at its most severe, which is the safe way to act on it. Requests still
+    /// sleeping until their slot are not in the server's count: they go on top of it, and
+    /// their slots move later by as much as the balance was lowered (see [`Self::push`]).
     ///
     /// Returns whether the report found a whole token fewer than the bucket held, read as of
     /// `sent`: the server counted at some moment between `sent` and `now` (on a loaded machine
@@ -502,17 +514,55 @@ impl Gcra {
     pub(crate) fn cap_remaining(&self, remaining: u64, sent: u64, now: u64) -> bool {
         let (interval, burst) = unpack(self.params.load(Ordering::Relaxed));
         let debt = burst.saturating_sub(remaining.min(burst)) * interval;
-        let held = self.tat.fetch_max(now + debt, Ordering::AcqRel);
-        // Our debt at `sent` is `held.max(sent) - sent`.
-        held.max(sent).saturating_add(interval) <= sent.saturating_add(debt)
+        let unsent = self.unsent.load(Ordering::Acquire) * interval;
+        let held = self.push(now + debt + unsent, now);
+        // Our debt at `sent`, of requests sent by then, is `held.max(sent) - sent - unsent`.
+        held.max(sent)
+            .saturating_sub(unsent)
+            .saturating_add(interval)
+            <= sent.saturating_add(debt)
+    }
+
+    /// Moves the bucket's clock to at least `tat` and the slots of sleeping requests later by
+    /// as much; returns the clock it held.
+    fn push(&self, tat: u64, now: u64) -> u64 {
+        let held = self.tat.fetch_max(tat, Ordering::AcqRel);
+        let late = tat.saturating_sub(held.max(now));
+        if late > 0 && self.unsent.load(Ordering::Acquire) > 0 {
+            self.shift.fetch_add(late, Ordering::AcqRel);
+        }
+        held
+    }
+
+    /// Sleeps `wait` (a slot reserved when [`Self::shift`] read `mark`), then as long again
+    /// as server reports moved the slots meanwhile; counted as unsent until it returns or is
+    /// dropped.
+    async fn sleep_to_slot(&self, cost: u32, wait: Duration, mut mark: u64) {
+        struct Unsent<'a>(&'a AtomicU64, u64);
+        impl Drop for Unsent<'_> {
+            fn drop(&mut self) {
+                self.0.fetch_sub(self.1, Ordering::AcqRel);
+            }
+        }
+        self.unsent.fetch_add(u64::from(cost), Ordering::AcqRel);
+        let _unsent = Unsent(&self.unsent, u64::from(cost));
+        tokio::time::sleep(wait).await;
+        loop {
+            let now = self.shift.load(Ordering::Acquire);
+            if now == mark {
+                return;
+            }
+            tokio::time::sleep(Duration::from_nanos(now.wrapping_sub(mark))).await;
+            mark = now;
+        }
     }
 
     /// Nothing is admitted before `until`, and then one token at a time (after a 429 whose
     /// `Retry-After` named `until`).
-    pub(crate) fn hold_until(&self, until: u64) {
+    pub(crate) fn hold_until(&self, until: u64, now: u64) {
         let (interval, burst) = unpack(self.params.load(Ordering::Relaxed));
-        self.tat
-            .fetch_max(until + burst.saturating_sub(1) * interval, Ordering::AcqRel);
+        let unsent = self.unsent.load(Ordering::Acquire) * interval;
+        self.push(until + burst.saturating_sub(1) * interval + unsent, now);
     }
 
     /// Empties the bucket (keeping any debt beyond empty).
@@ -698,11 +748,14 @@ impl Governor {
     /// A governor that admits bursts only up to `100 - headroom_pct` percent of the exchange's
     /// capacity (at most 90% is kept back); the refill rate is the exchange's.
     ///
-    /// The exchange meters requests when they arrive, the governor when they leave. A request
-    /// delayed on the way makes later ones arrive bunched, and a bucket the exchange found
-    /// full while requests were still travelling has lost the refill of that time: the
-    /// headroom absorbs that jitter (10% of Standard's order burst is 6 tokens, 150 ms of
-    /// refill). A single request larger than the usable part still goes on a full bucket.
+    /// The exchange meters a request when it arrives, the governor when it is due to leave.
+    /// Requests that leave on time but arrive late by different amounts (a busy machine, a
+    /// slow connection) reach the exchange closer together than they left; the headroom
+    /// absorbs that much bunching (10% of Standard's order burst: 6 tokens, 150 ms of
+    /// refill). Beyond it the exchange's `Poly-RateLimit-Remaining` reports a lower balance:
+    /// the governor adopts it and moves the slots of requests still waiting to be sent later
+    /// by the difference, before they can draw a 429. A single request larger than the
+    /// usable part still goes on a full bucket.
     #[must_use]
     pub fn with_headroom(tier: Tier, headroom_pct: u8) -> Self {
         Self {
@@ -809,6 +862,24 @@ impl Governor {
         r
     }
 
+    /// Reserves `cost` tokens as [`reserve`](Self::reserve) does and sleeps until their slot,
+    /// later still if the exchange's reports meanwhile showed it counted more than the
+    /// governor did (the slots of all sleeping requests move together).
+    pub(crate) async fn admit(
+        &self,
+        bucket: Bucket,
+        cost: u32,
+        max_wait: Duration,
+    ) -> Result<(), Throttled> {
+        let cell = self.cell(bucket);
+        let mark = cell.shift.load(Ordering::Acquire);
+        let wait = self.acquire_at(bucket, cost, Instant::now(), max_wait)?;
+        if !wait.is_zero() {
+            cell.sleep_to_slot(cost, wait, mark).await;
+        }
+        Ok(())
+    }
+
     /// What the governor did with `bucket`'s requests so far: admitted, delayed (and for how
     /// long), refused, and the server's corrections and 429s. Lock-free; see [`BucketStats`].
     ///
@@ -874,7 +945,10 @@ impl Governor {
             if status.status == 429 {
                 counters.rate_limited.fetch_add(1, Ordering::Relaxed);
                 let ra = status.retry_after.unwrap_or(Duration::from_secs(1));
-                cell.hold_until(t.saturating_add(u64::try_from(ra.as_nanos()).unwrap_or(0)));
+                cell.hold_until(
+                    t.saturating_add(u64::try_from(ra.as_nanos()).unwrap_or(0)),
+                    t,
+                );
             }
             let mut last = self
                 .last
@@ -1203,6 +1277,59 @@ mod tests {
         assert_eq!((s.corrections, s.rate_limited), (1, 1));
         assert_eq!((s.admitted, s.refused), (0, 1));
         assert_eq!(g.stats(Bucket::Cancel), BucketStats::default());
+    }
+
+    #[test]
+    fn reports_move_the_slots_of_requests_still_sleeping() {
+        let g = Governor::with_headroom(Tier::Standard, 0);
+        let c = &g.order;
+        let ms = |n: u64| Duration::from_millis(n);
+        let shift = || c.shift.load(Ordering::Acquire);
+        // 60 sent at 0 ms, then 10 reserved for the slots 25..=250 ms and sleeping.
+        c.take(Bucket::Order, 60, 0, Duration::ZERO).unwrap();
+        for i in 1..=10 {
+            assert_eq!(c.take(Bucket::Order, 1, 0, ms(1_000)), Ok(ms(25 * i)));
+        }
+        c.unsent.store(10, Ordering::Release);
+        // The server counted the 60 and nothing else: it agrees, nothing moves.
+        assert!(!c.cap_remaining(0, 0, 0));
+        assert_eq!((shift(), c.tat.load(Ordering::Acquire)), (0, 1_750 * MS));
+        // At 100 ms it still reports an empty bucket: it counted 4 tokens more than we sent
+        // (another process on the key, or bunched arrivals). The sleepers go 100 ms later,
+        // on top of the server's count.
+        assert!(c.cap_remaining(0, 100 * MS, 100 * MS));
+        assert_eq!(
+            (shift(), c.tat.load(Ordering::Acquire)),
+            (100 * MS, 1_850 * MS)
+        );
+        // A second answer saying the same moves nothing twice.
+        assert!(!c.cap_remaining(0, 100 * MS, 100 * MS));
+        assert_eq!(shift(), 100 * MS);
+        // Without sleepers a report lowers the balance and moves no slot.
+        c.unsent.store(0, Ordering::Release);
+        c.cap_remaining(0, 2_000 * MS, 2_000 * MS);
+        assert_eq!(shift(), 100 * MS);
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_sleeper_waits_out_the_shift_it_slept_through_and_is_uncounted_when_dropped() {
+        let g = Governor::with_headroom(Tier::Standard, 0);
+        let c = &g.order;
+        let mark = c.shift.load(Ordering::Acquire);
+        let started = Instant::now();
+        let sleeper = c.sleep_to_slot(2, Duration::from_millis(20), mark);
+        c.shift.fetch_add(30 * MS, Ordering::AcqRel);
+        sleeper.await;
+        assert!(started.elapsed() >= Duration::from_millis(50));
+        assert_eq!(c.unsent.load(Ordering::Acquire), 0);
+        // A caller that gives up while sleeping leaves no reservation counted as unsent.
+        let gave_up = tokio::time::timeout(
+            Duration::from_millis(5),
+            c.sleep_to_slot(3, Duration::from_secs(5), mark),
+        )
+        .await;
+        assert!(gave_up.is_err());
+        assert_eq!(c.unsent.load(Ordering::Acquire), 0);
     }
 
     #[test]
