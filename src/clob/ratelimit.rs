@@ -281,6 +281,10 @@ pub struct BucketStats {
     pub corrections: u64,
     /// HTTP 429 answers to this bucket's requests (each holds the bucket for `Retry-After`).
     pub rate_limited: u64,
+    /// How far, in total, server reports moved the slots of requests waiting to be sent
+    /// (each waiting request sleeps this much longer than its reserved wait, from the
+    /// reports that came while it slept).
+    pub slots_moved: Duration,
 }
 
 impl BucketStats {
@@ -350,6 +354,7 @@ impl Counters {
             max_delay: Duration::from_nanos(n(&self.max_delay_ns)),
             corrections: n(&self.corrections),
             rate_limited: n(&self.rate_limited),
+            slots_moved: Duration::ZERO,
         }
     }
 }
@@ -504,7 +509,8 @@ impl Gcra {
     /// back (a server report of a request sent at `sent`); never raises it. Read as of `now`
     /// the report is at its most severe, which is the safe way to act on it. Requests still
     /// sleeping until their slot are not in the server's count: they go on top of it, and
-    /// their slots move later by as much as the balance was lowered (see [`Self::push`]).
+    /// their slots move later by as much as the bucket's clock moved. (Read as of `sent`
+    /// instead, the report let a busy machine's bunched arrivals through as 429s.)
     ///
     /// Returns whether the report found a whole token fewer than the bucket held, read as of
     /// `sent`: the server counted at some moment between `sent` and `now` (on a loaded machine
@@ -516,11 +522,9 @@ impl Gcra {
         let debt = burst.saturating_sub(remaining.min(burst)) * interval;
         let unsent = self.unsent.load(Ordering::Acquire) * interval;
         let held = self.push(now + debt + unsent, now);
-        // Our debt at `sent`, of requests sent by then, is `held.max(sent) - sent - unsent`.
-        held.max(sent)
-            .saturating_sub(unsent)
-            .saturating_add(interval)
-            <= sent.saturating_add(debt)
+        // Our debt at `sent`, of requests sent by then, is at most this.
+        let ours = (held.max(sent) - sent).saturating_sub(unsent);
+        ours.saturating_add(interval) <= debt
     }
 
     /// Moves the bucket's clock to at least `tat` and the slots of sleeping requests later by
@@ -886,7 +890,10 @@ impl Governor {
     /// From a client: `client.governor().stats(Bucket::Order)`.
     #[must_use]
     pub fn stats(&self, bucket: Bucket) -> BucketStats {
-        self.counters[bucket as usize].snapshot()
+        BucketStats {
+            slots_moved: Duration::from_nanos(self.cell(bucket).shift.load(Ordering::Relaxed)),
+            ..self.counters[bucket as usize].snapshot()
+        }
     }
 
     /// Whole tokens in `bucket` now.
@@ -1305,10 +1312,17 @@ mod tests {
         // A second answer saying the same moves nothing twice.
         assert!(!c.cap_remaining(0, 100 * MS, 100 * MS));
         assert_eq!(shift(), 100 * MS);
+        // A slow answer (500 ms on the way) is no disagreement, but it is acted on as of its
+        // arrival: the sleepers move by the 500 ms.
+        assert!(!c.cap_remaining(0, 100 * MS, 600 * MS));
+        assert_eq!(
+            (shift(), c.tat.load(Ordering::Acquire)),
+            (600 * MS, 2_350 * MS)
+        );
         // Without sleepers a report lowers the balance and moves no slot.
         c.unsent.store(0, Ordering::Release);
-        c.cap_remaining(0, 2_000 * MS, 2_000 * MS);
-        assert_eq!(shift(), 100 * MS);
+        c.cap_remaining(0, 2_500 * MS, 2_500 * MS);
+        assert_eq!(shift(), 600 * MS);
     }
 
     #[tokio::test(flavor = "current_thread")]

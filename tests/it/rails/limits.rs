@@ -73,8 +73,19 @@ async fn governed_burst_of_500_orders_and_500_cancels_draws_no_429() {
     let stats = sim.rail_stats();
     assert_eq!(stats.rate_limited, 0, "no HTTP 429: {stats:?}");
     assert_eq!(placed.len() + refused, 500);
-    // 54 at once (the burst less 10% headroom), then 40/s for the 8 s the callers wait.
-    assert!((300..=400).contains(&placed.len()), "{}", placed.len());
+    // 54 at once (the burst less 10% headroom), then 40/s for the 8 s the callers wait: at
+    // least 300 placed. On a busy machine the exchange's reports show arrivals bunched beyond
+    // the headroom and move the waiting requests later (`slots_moved`), so up to that many
+    // fewer tokens' worth fit; callers that start late (their first poll) get their 8 s
+    // later. Never more than the usable burst and the refill over the whole run.
+    let gs = c.governor().stats(Bucket::Order);
+    let moved = (gs.slots_moved.as_millis() / 25) as usize;
+    let most = 54 + (orders_done.as_secs_f64() * 40.0).ceil() as usize;
+    assert!(
+        (300usize.saturating_sub(moved)..=most).contains(&placed.len()),
+        "{} placed, at most {most}, {gs:?}",
+        placed.len()
+    );
     let unique: HashSet<&String> = placed.iter().collect();
     assert_eq!(unique.len(), placed.len(), "no order sent twice");
     assert_eq!(
@@ -143,6 +154,7 @@ async fn ungoverned_bursts_meet_the_exchange_429_and_headers_are_read() {
     )
     .await;
     let orders = Arc::new(resting_bids(&c, KEY_A, 150, false));
+    let started = Instant::now();
     let mut tasks = Vec::new();
     for i in 0..orders.len() {
         let (c, orders) = (c.clone(), Arc::clone(&orders));
@@ -156,7 +168,11 @@ async fn ungoverned_bursts_meet_the_exchange_429_and_headers_are_read() {
             limited += 1;
         }
     }
-    assert!(limited >= 30, "{limited}");
+    // The bucket held 60 and refilled 40/s while the burst arrived (spread over longer on a
+    // busy machine): no more than that was admitted, and the rest met 429s.
+    let refill = (started.elapsed().as_secs_f64() * 40.0).ceil() as u64;
+    assert!(150 - limited <= 60 + refill, "{limited} limited");
+    assert!(limited >= 1, "an ungoverned burst of 150 meets no 429");
     assert_eq!(sim.rail_stats().rate_limited, limited);
     // The governor, though off, saw every answer: the 429s, and the exchange's lower counts.
     let gs = c.governor().stats(Bucket::Order);
