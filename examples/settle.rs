@@ -2,7 +2,7 @@
 //! a CTF market and a Protocol V2 market.
 //!
 //! ```text
-//! cargo run --release --features onchain --example settle
+//! cargo run --release --example settle
 //! ```
 //!
 //! Starts the simulator with its loopback chain, funds a test account with pUSD and gas, and for
@@ -17,7 +17,7 @@ use std::error::Error as StdError;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use alloy_primitives::U256;
+use polyclob::U256;
 use polyclob::clob::{Client, ClientBuilder};
 use polyclob::fixed::{Price, Size};
 use polyclob::onchain::Settler;
