@@ -54,6 +54,10 @@ pub(crate) struct Rails {
     post_only: Window,
     cancel_only: Window,
     pub(crate) heartbeat: HeartbeatGuard,
+    /// Attempts delayed by the governor or a read pacer, and the nanoseconds they waited.
+    delays: AtomicU64,
+    delay_ns: AtomicU64,
+    pub(crate) heartbeat_failures: AtomicU64,
 }
 
 impl Rails {
@@ -85,7 +89,31 @@ impl Rails {
             post_only: Window::default(),
             cancel_only: Window::default(),
             heartbeat: HeartbeatGuard::new(),
+            delays: AtomicU64::new(0),
+            delay_ns: AtomicU64::new(0),
+            heartbeat_failures: AtomicU64::new(0),
         }
+    }
+
+    /// Sleeps a rate-limit `wait` (non-zero), counting it and recording it on the request's
+    /// span.
+    async fn delay(&self, wait: Duration) {
+        self.delays.fetch_add(1, Ordering::Relaxed);
+        let ns = u64::try_from(wait.as_nanos()).unwrap_or(u64::MAX);
+        self.delay_ns.fetch_add(ns, Ordering::Relaxed);
+        crate::telemetry::record!(
+            tracing::Span::current(),
+            "rate_limit_wait_ms",
+            crate::telemetry::ms(wait)
+        );
+        tokio::time::sleep(wait).await;
+    }
+
+    /// The rails' share of [`ClientCounters`](crate::clob::ClientCounters).
+    pub(crate) fn fill_counters(&self, c: &mut crate::http::ClientCounters) {
+        c.throttle_delays = self.delays.load(Ordering::Relaxed);
+        c.throttle_delay = Duration::from_nanos(self.delay_ns.load(Ordering::Relaxed));
+        c.heartbeat_failures = self.heartbeat_failures.load(Ordering::Relaxed);
     }
 
     fn ns(&self, at: Instant) -> u64 {
@@ -101,7 +129,13 @@ impl Rails {
             if let Some(p) = &self.pacers {
                 let wait = p.reserve(req.path);
                 if !wait.is_zero() {
-                    tokio::time::sleep(wait).await;
+                    crate::telemetry::event!(
+                        DEBUG,
+                        "polyclob.pacer.wait",
+                        endpoint = req.path,
+                        wait_ms = crate::telemetry::ms(wait),
+                    );
+                    self.delay(wait).await;
                 }
             }
             return Ok(None);
@@ -120,18 +154,37 @@ impl Rails {
         {
             Ok(wait) => {
                 if !wait.is_zero() {
-                    tokio::time::sleep(wait).await;
+                    crate::telemetry::event!(
+                        INFO,
+                        "polyclob.governor.wait",
+                        endpoint = req.path,
+                        bucket = ?bucket,
+                        cost,
+                        wait_ms = crate::telemetry::ms(wait),
+                    );
+                    self.delay(wait).await;
                 }
                 Ok(Some(bucket))
             }
-            Err(t) => Err(Error::refused(
-                Rail::Throttled {
-                    over_capacity: t.over_capacity,
-                },
-                t.to_string(),
-                (!t.over_capacity).then_some(t.wait),
-            )
-            .with_path(req.path)),
+            Err(t) => Err({
+                crate::telemetry::event!(
+                    WARN,
+                    "polyclob.governor.refused",
+                    endpoint = req.path,
+                    bucket = ?bucket,
+                    cost,
+                    wait_ms = crate::telemetry::ms(t.wait),
+                    over_capacity = t.over_capacity,
+                );
+                Error::refused(
+                    Rail::Throttled {
+                        over_capacity: t.over_capacity,
+                    },
+                    t.to_string(),
+                    (!t.over_capacity).then_some(t.wait),
+                )
+                .with_path(req.path)
+            }),
         }
     }
 
