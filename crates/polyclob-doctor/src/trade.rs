@@ -161,7 +161,7 @@ pub(crate) async fn round_trip(
     }
 
     match account.cancel(&placed.order_id).await {
-        Ok(c) if c.canceled.iter().any(|id| *id == placed.order_id) => {
+        Ok(c) if c.canceled.contains(&placed.order_id) => {
             report.pass(
                 "trade.cancel",
                 format!("order {} cancelled", placed.order_id),
