@@ -144,7 +144,12 @@ pub(crate) async fn rest(ctx: &Ctx<'_>, report: &mut Report) -> Picked {
         Err(e) => report.fail("clob.time", format!("GET /time: {}", error_text(&e))),
     }
 
-    let candidates = markets(ctx, report).await;
+    // The first `/markets` page holds the oldest markets (mostly closed on the live
+    // exchange): candidates come from `/sampling-markets` (active ones) first.
+    let mut candidates = markets(ctx, report, MarketList::Sampling).await;
+    candidates.extend(markets(ctx, report, MarketList::All).await);
+    let mut seen = std::collections::HashSet::new();
+    candidates.retain(|t| seen.insert(t.clone()));
     let picked = books(ctx, report, &candidates).await;
     if let Some((token, _)) = picked.tokens.first() {
         reads(ctx, report, token).await;
@@ -163,20 +168,25 @@ pub(crate) fn error_text(e: &polyclob::clob::Error) -> String {
     }
 }
 
-/// `GET /markets` (first page): every row decodes; the token candidates.
-async fn markets(ctx: &Ctx<'_>, report: &mut Report) -> Vec<String> {
-    const CHECK: &str = "clob.markets";
-    let raw = match ctx
-        .raw_get("clob.markets", ctx.clob.host(), "/markets")
-        .await
-    {
+/// `GET /markets` or `GET /sampling-markets` (first page): every row decodes; the token
+/// candidates.
+async fn markets(ctx: &Ctx<'_>, report: &mut Report, list: MarketList) -> Vec<String> {
+    let (check, fields_check, path) = match list {
+        MarketList::Sampling => (
+            "clob.sampling-markets",
+            "clob.sampling-markets.fields",
+            "/sampling-markets",
+        ),
+        _ => ("clob.markets", "clob.markets.fields", "/markets"),
+    };
+    let raw = match ctx.raw_get(check, ctx.clob.host(), path).await {
         Ok((200, body)) => serde_json::from_str::<serde_json::Value>(&body).ok(),
         _ => None,
     };
-    let page = match ctx.clob.markets(MarketList::All, None).await {
+    let page = match ctx.clob.markets(list, None).await {
         Ok(p) => p,
         Err(e) => {
-            report.fail(CHECK, format!("GET /markets: {}", error_text(&e)));
+            report.fail(check, format!("GET {path}: {}", error_text(&e)));
             return Vec::new();
         }
     };
@@ -188,19 +198,19 @@ async fn markets(ctx: &Ctx<'_>, report: &mut Report) -> Vec<String> {
     let (decoded, skipped) = (page.data.len(), page.skipped.len());
     match (sent, page.skipped.first()) {
         (_, Some(first)) => report.fail(
-            CHECK,
+            check,
             format!(
-                "GET /markets: {skipped} of {} rows did not decode (first: {first:?})",
+                "GET {path}: {skipped} of {} rows did not decode (first: {first:?})",
                 decoded + skipped
             ),
         ),
         (Some(n), None) if n != decoded => report.fail(
-            CHECK,
-            format!("GET /markets: the server sent {n} rows, polyclob decoded {decoded}"),
+            check,
+            format!("GET {path}: the server sent {n} rows, polyclob decoded {decoded}"),
         ),
         _ => report.pass(
-            CHECK,
-            format!("GET /markets: {decoded} rows decoded, none lost"),
+            check,
+            format!("GET {path}: {decoded} rows decoded, none lost"),
         ),
     }
     if let (Some(rows), Some(modeled)) = (
@@ -208,7 +218,7 @@ async fn markets(ctx: &Ctx<'_>, report: &mut Report) -> Vec<String> {
         fields::modeled::<polyclob::clob::types::Market<'static>>(),
     ) {
         let unknown = fields::unknown_in(rows, modeled);
-        ctx.unknown_fields(report, "clob.markets.fields", "GET /markets rows", &unknown);
+        ctx.unknown_fields(report, fields_check, &format!("GET {path} rows"), &unknown);
     }
     page.data
         .iter()
