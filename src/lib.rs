@@ -171,6 +171,42 @@
 //! | [`sports`] | the sports socket: live `sport_result` scores and game state |
 //! | `onchain` (feature `onchain`) | approvals, split/merge/redeem, neg-risk conversion and balances as EIP-1559 transactions (EOA, Safe, proxy) |
 //!
+//! ## Observing it in production: counters and tracing
+//!
+//! **Counters** are always on and cost a relaxed atomic add where they count: a
+//! [`clob::Client::counters`] snapshot ([`clob::ClientCounters`]: requests, retries, errors by
+//! kind, 429s, client-side rate-limit delays and their total time, local refusals, heartbeat
+//! failures, presign fallbacks) and one per stream (`counters()` on every stream, a
+//! [`ws::StreamCounters`]: connects, reconnects, breaks, lag, frames, bytes, decode errors,
+//! hash mismatches). Plain structs: export them to any metrics system (the `counters` example
+//! prints them every second).
+//!
+//! **Tracing** (feature `tracing`, off by default; without it every call site compiles to
+//! nothing): the crate emits [`tracing`](https://docs.rs/tracing) spans and events and never
+//! installs a subscriber. Names and fields, the same in every module:
+//!
+//! | name | kind, level | fields |
+//! |---|---|---|
+//! | `polyclob.http.request` | span, INFO: one request attempt | `method`, `endpoint`, `attempt`, `status`, `rate_limit_wait_ms` |
+//! | `polyclob.http.retry` | event, WARN | `endpoint`, `attempt`, `status`, `error`, `delay_ms` |
+//! | `polyclob.governor.wait` | event, INFO: the governor delayed a trading request | `endpoint`, `bucket`, `cost`, `wait_ms` |
+//! | `polyclob.governor.refused` | event, WARN: the governor refused it | `endpoint`, `bucket`, `cost`, `wait_ms`, `over_capacity` |
+//! | `polyclob.pacer.wait` | event, DEBUG: a read pacer delayed a request | `endpoint`, `wait_ms` |
+//! | `polyclob.heartbeat.sent` / `.resync` / `.failed` | event, DEBUG / INFO / WARN | `ok`; on failure `status`, `error` |
+//! | `polyclob.order.post` | event, INFO | `ok`, `order_id`, `order_status`, `status` |
+//! | `polyclob.order.cancel` | event, INFO | `ok`, `order_id`, `status` |
+//! | `polyclob.settle.sent` | event, INFO: a transaction was broadcast (feature `onchain`) | `tx_hash`, `nonce`, `chain_id` |
+//! | `polyclob.ws.connection` | span, INFO: one WebSocket connection | `channel`, `shard`, `epoch`, `assets` |
+//! | `polyclob.ws.connect` | event, INFO | `channel`, `shard`, `epoch`, `reconnect`, `assets` |
+//! | `polyclob.ws.resubscribe` | event, INFO: a reconnected shard subscribed again | `channel`, `shard`, `epoch`, `assets` |
+//! | `polyclob.ws.break` | event, WARN (ERROR when the stream stops): a continuity break ([`ws::continuity`]) | `channel`, `shard`, `epoch`, `reason`, `recovery` (`reconnect` or `stop`), `retry_ms` |
+//! | `polyclob.ws.lag` | event, WARN: the consumer fell behind | `channel`, `shard`, `epoch`, `lost` |
+//! | `polyclob.book.hash_mismatch` | event, WARN | `channel`, `shard`, `asset`, `streak` |
+//!
+//! `endpoint` is a path without its query; `channel` is `market`, `user`, `rtds`,
+//! `polybolt` or `sports`; durations are `*_ms` integers. No field carries a key, secret,
+//! passphrase, signature or header.
+//!
 //! ## Testing against an offline exchange
 //!
 //! The simulator lives in its own crate, [`polyclob-sim`](https://docs.rs/polyclob-sim): an
@@ -216,6 +252,7 @@ pub mod polybolt;
 pub mod rtds;
 pub mod sign;
 pub mod sports;
+mod telemetry;
 #[cfg(test)]
 mod testutil;
 pub mod types;

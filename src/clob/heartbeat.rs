@@ -94,10 +94,31 @@ impl Client {
             .await;
         let guard = &self.inner.rails.heartbeat;
         match &r {
-            Ok(h) if h.error.as_deref().is_none_or(str::is_empty) => guard.succeeded(),
+            Ok(h) if h.error.as_deref().is_none_or(str::is_empty) => {
+                crate::telemetry::event!(DEBUG, "polyclob.heartbeat.sent", ok = true);
+                guard.succeeded();
+            }
             // A resync answer is not a failure: the chain continues on the server's id.
-            Err(e) if e.heartbeat_id().is_some() => {}
-            _ => guard.failed(),
+            Err(e) if e.heartbeat_id().is_some() => {
+                crate::telemetry::event!(INFO, "polyclob.heartbeat.resync", ok = false);
+            }
+            _ => {
+                crate::telemetry::event!(
+                    WARN,
+                    "polyclob.heartbeat.failed",
+                    ok = false,
+                    status = r.as_ref().err().and_then(Error::status).unwrap_or(0),
+                    error = %r.as_ref().err().map_or_else(
+                        || r.as_ref().ok().and_then(|h| h.error.as_deref()).unwrap_or("").to_owned(),
+                        ToString::to_string,
+                    ),
+                );
+                self.inner
+                    .rails
+                    .heartbeat_failures
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                guard.failed();
+            }
         }
         r
     }

@@ -84,7 +84,8 @@ pub use transport::Client;
 #[doc(hidden)]
 pub use crate::http::fuzz_proxy_replies;
 pub use crate::http::{
-    BreakerConfig, BreakerState, Error, Proxy, ProxyError, ProxyFailure, ProxyKind, RetryPolicy,
+    BreakerConfig, BreakerState, ClientCounters, Error, Proxy, ProxyError, ProxyFailure, ProxyKind,
+    RetryPolicy,
 };
 
 // For the compat layer, which speaks the same transport.

@@ -196,8 +196,19 @@ impl Client {
             #[serde(rename = "orderID")]
             order_id: &'a str,
         }
-        self.json(&Req::delete("/order", Some(json_body(&B { order_id }))).auth(Level::L2))
-            .await
+        let r: Result<CancelResponse, Error> = self
+            .json(&Req::delete("/order", Some(json_body(&B { order_id }))).auth(Level::L2))
+            .await;
+        crate::telemetry::event!(
+            INFO,
+            "polyclob.order.cancel",
+            ok = r
+                .as_ref()
+                .is_ok_and(|c| c.canceled.iter().any(|id| id == order_id)),
+            order_id,
+            status = r.as_ref().err().and_then(Error::status).unwrap_or(0),
+        );
+        r
     }
 
     /// `DELETE /orders`. The exchange takes at most [`MAX_CANCEL_IDS`] ids per request

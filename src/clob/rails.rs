@@ -54,6 +54,10 @@ pub(crate) struct Rails {
     post_only: Window,
     cancel_only: Window,
     pub(crate) heartbeat: HeartbeatGuard,
+    /// Attempts delayed by the governor or a read pacer, and the nanoseconds they waited.
+    delays: AtomicU64,
+    delay_ns: AtomicU64,
+    pub(crate) heartbeat_failures: AtomicU64,
 }
 
 impl Rails {
@@ -85,7 +89,30 @@ impl Rails {
             post_only: Window::default(),
             cancel_only: Window::default(),
             heartbeat: HeartbeatGuard::new(),
+            delays: AtomicU64::new(0),
+            delay_ns: AtomicU64::new(0),
+            heartbeat_failures: AtomicU64::new(0),
         }
+    }
+
+    /// Counts a rate-limit `wait` (non-zero) about to be slept and records it on the
+    /// request's span.
+    fn count_delay(&self, wait: Duration) {
+        self.delays.fetch_add(1, Ordering::Relaxed);
+        let ns = u64::try_from(wait.as_nanos()).unwrap_or(u64::MAX);
+        self.delay_ns.fetch_add(ns, Ordering::Relaxed);
+        crate::telemetry::record!(
+            tracing::Span::current(),
+            "rate_limit_wait_ms",
+            crate::telemetry::ms(wait)
+        );
+    }
+
+    /// The rails' share of [`ClientCounters`](crate::clob::ClientCounters).
+    pub(crate) fn fill_counters(&self, c: &mut crate::http::ClientCounters) {
+        c.throttle_delays = self.delays.load(Ordering::Relaxed);
+        c.throttle_delay = Duration::from_nanos(self.delay_ns.load(Ordering::Relaxed));
+        c.heartbeat_failures = self.heartbeat_failures.load(Ordering::Relaxed);
     }
 
     fn ns(&self, at: Instant) -> u64 {
@@ -101,6 +128,13 @@ impl Rails {
             if let Some(p) = &self.pacers {
                 let wait = p.reserve(req.path);
                 if !wait.is_zero() {
+                    crate::telemetry::event!(
+                        DEBUG,
+                        "polyclob.pacer.wait",
+                        endpoint = req.path,
+                        wait_ms = crate::telemetry::ms(wait),
+                    );
+                    self.count_delay(wait);
                     tokio::time::sleep(wait).await;
                 }
             }
@@ -114,16 +148,38 @@ impl Rails {
             Throttle::Refuse => Duration::ZERO,
             Throttle::Wait(d) => d,
         };
-        match self.governor.admit(bucket, cost, max_wait).await {
+        let admitted = self.governor.admit(bucket, cost, max_wait, |wait| {
+            crate::telemetry::event!(
+                INFO,
+                "polyclob.governor.wait",
+                endpoint = req.path,
+                bucket = ?bucket,
+                cost,
+                wait_ms = crate::telemetry::ms(wait),
+            );
+            self.count_delay(wait);
+        });
+        match admitted.await {
             Ok(()) => Ok(Some(bucket)),
-            Err(t) => Err(Error::refused(
-                Rail::Throttled {
-                    over_capacity: t.over_capacity,
-                },
-                t.to_string(),
-                (!t.over_capacity).then_some(t.wait),
-            )
-            .with_path(req.path)),
+            Err(t) => Err({
+                crate::telemetry::event!(
+                    WARN,
+                    "polyclob.governor.refused",
+                    endpoint = req.path,
+                    bucket = ?bucket,
+                    cost,
+                    wait_ms = crate::telemetry::ms(t.wait),
+                    over_capacity = t.over_capacity,
+                );
+                Error::refused(
+                    Rail::Throttled {
+                        over_capacity: t.over_capacity,
+                    },
+                    t.to_string(),
+                    (!t.over_capacity).then_some(t.wait),
+                )
+                .with_path(req.path)
+            }),
         }
     }
 

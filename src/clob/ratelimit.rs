@@ -868,17 +868,20 @@ impl Governor {
 
     /// Reserves `cost` tokens as [`reserve`](Self::reserve) does and sleeps until their slot,
     /// later still if the exchange's reports meanwhile showed it counted more than the
-    /// governor did (the slots of all sleeping requests move together).
+    /// governor did (the slots of all sleeping requests move together). `on_wait` hears the
+    /// reserved wait, when there is one, before the sleep.
     pub(crate) async fn admit(
         &self,
         bucket: Bucket,
         cost: u32,
         max_wait: Duration,
+        on_wait: impl FnOnce(Duration),
     ) -> Result<(), Throttled> {
         let cell = self.cell(bucket);
         let mark = cell.shift.load(Ordering::Acquire);
         let wait = self.acquire_at(bucket, cost, Instant::now(), max_wait)?;
         if !wait.is_zero() {
+            on_wait(wait);
             cell.sleep_to_slot(cost, wait, mark).await;
         }
         Ok(())

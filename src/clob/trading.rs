@@ -127,7 +127,17 @@ impl Client {
     /// as a 400 with the reason in [`Error::message`].
     pub async fn post_order(&self, order: &SignedOrder) -> Result<PostOrderResponse, Error> {
         let body = order.to_json(&self.owner()?);
-        self.json(&Req::post("/order", body).auth(Level::L2)).await
+        let r: Result<PostOrderResponse, Error> =
+            self.json(&Req::post("/order", body).auth(Level::L2)).await;
+        crate::telemetry::event!(
+            INFO,
+            "polyclob.order.post",
+            ok = r.as_ref().is_ok_and(|p| p.success),
+            order_id = r.as_ref().map_or("", |p| p.order_id.as_str()),
+            order_status = ?r.as_ref().map(|p| &p.status).ok(),
+            status = r.as_ref().err().and_then(Error::status).unwrap_or(0),
+        );
+        r
     }
 
     /// `POST /orders` (L2): up to 15 orders in one request. Not retried.

@@ -308,7 +308,26 @@ impl Client {
         req: &Req<'_>,
     ) -> Result<T, Error> {
         let body = self.send(req).await?;
-        http::decode(&body, req.path)
+        http::decode(&body, req.path).inspect_err(|e| self.inner.http.count_decode(e))
+    }
+
+    /// What this client (and its clones) has done since it was built: requests, errors by
+    /// kind, 429s, client-side rate-limit delays, heartbeat failures, presign fallbacks. A
+    /// few relaxed atomic loads; see [`ClientCounters`](super::ClientCounters).
+    #[must_use]
+    pub fn counters(&self) -> super::ClientCounters {
+        let mut c = self.inner.http.counters();
+        self.inner.rails.fill_counters(&mut c);
+        #[cfg(feature = "presign")]
+        {
+            c.presign_fallbacks = self
+                .inner
+                .auth
+                .signer()
+                .and_then(crate::sign::Signer::nonce_pool)
+                .map_or(0, |p| p.stats().fallbacks);
+        }
+        c
     }
 
     /// The transport's proxy choice (streams built with `proxy_from` reuse it).

@@ -12,6 +12,7 @@ use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue, RETRY_AFTER};
 use reqwest::{Method, RequestBuilder};
 
 use super::breaker::{Breaker, BreakerState};
+use super::counters::{ClientCounters, Counters};
 use super::error::{Error, Kind};
 use super::proxy::Setting;
 use super::retry::{RetryPolicy, parse_retry_after};
@@ -32,6 +33,7 @@ struct Inner {
     /// The builder's proxy choice, for connections opened beside reqwest (the order lane, and
     /// streams built with `proxy_from`).
     proxy: Setting,
+    counters: Counters,
 }
 
 /// One request as an endpoint describes it.
@@ -160,6 +162,7 @@ impl Client {
                 retry,
                 breaker,
                 proxy,
+                counters: Counters::default(),
             }),
         }
     }
@@ -191,6 +194,16 @@ impl Client {
     /// The circuit breaker's current state.
     pub(crate) fn breaker_state(&self) -> BreakerState {
         self.inner.breaker.state_at(Instant::now())
+    }
+
+    /// The transport's counters (the rest of [`ClientCounters`] is left at zero).
+    pub(crate) fn counters(&self) -> ClientCounters {
+        self.inner.counters.snapshot()
+    }
+
+    /// Counts a 2xx body that did not decode.
+    pub(crate) fn count_decode(&self, e: &Error) {
+        self.inner.counters.decode_error(e);
     }
 
     /// The builder's proxy choice.
@@ -253,6 +266,7 @@ impl Client {
             .await
             .map_err(|e| Error::from_reqwest(e).with_path(path))?;
         let status = resp.status().as_u16();
+        crate::telemetry::record!(tracing::Span::current(), "status", status);
         head(status, resp.headers());
         let retry_after = resp
             .headers()
@@ -283,11 +297,28 @@ impl Client {
         Fut: Future<Output = Result<Result<Bytes, Error>, Error>>,
     {
         let mut n = 0u32;
+        let counters = &self.inner.counters;
         loop {
             if !self.inner.breaker.admit(Instant::now()) {
+                counters.refused();
                 return Err(Error::new(Kind::CircuitOpen).with_path(req.path));
             }
-            let result = attempt().await?;
+            let span = crate::telemetry::span!(
+                "polyclob.http.request",
+                method = req.method.as_str(),
+                endpoint = req.path,
+                attempt = n,
+                status = tracing::field::Empty,
+                rate_limit_wait_ms = tracing::field::Empty,
+            );
+            let result = match crate::telemetry::instrument(attempt(), &span).await {
+                Ok(result) => result,
+                Err(refused) => {
+                    counters.refused();
+                    return Err(refused);
+                }
+            };
+            counters.attempt(&result);
             let failed = matches!(&result, Err(e) if e.is_transient());
             self.inner.breaker.record(!failed, Instant::now());
             let e = match result {
@@ -300,6 +331,16 @@ impl Client {
                 .flatten()
             {
                 Some(wait) => {
+                    crate::telemetry::event!(
+                        WARN,
+                        "polyclob.http.retry",
+                        endpoint = req.path,
+                        attempt = n,
+                        status = e.status().unwrap_or(0),
+                        error = %e,
+                        delay_ms = crate::telemetry::ms(wait),
+                    );
+                    counters.retry();
                     tokio::time::sleep(wait).await;
                     n += 1;
                 }
@@ -322,7 +363,7 @@ impl Client {
         req: &Req<'_>,
     ) -> Result<T, Error> {
         let body = self.send(req).await?;
-        decode(&body, req.path)
+        decode(&body, req.path).inspect_err(|e| self.count_decode(e))
     }
 }
 

@@ -9,6 +9,7 @@
 
 mod breaker;
 mod client;
+mod counters;
 #[cfg(not(feature = "hickory-dns"))]
 mod dns;
 mod error;
@@ -21,6 +22,7 @@ mod tunnel;
 
 pub use breaker::{BreakerConfig, BreakerState};
 pub(crate) use client::{Client, Req, decode, encode_into, path_with};
+pub use counters::ClientCounters;
 pub use error::Error;
 pub(crate) use error::{Kind, Rail};
 pub use proxy::{Proxy, ProxyError, ProxyKind};

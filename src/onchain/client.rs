@@ -825,7 +825,16 @@ impl Settler {
                 .fees(max_fee, tip);
             let signed = tx.sign(&self.signer)?;
             match self.rpc.send_raw(signed.raw()).await {
-                Ok(_) => return Ok((signed.hash(), nonce)),
+                Ok(_) => {
+                    crate::telemetry::event!(
+                        INFO,
+                        "polyclob.settle.sent",
+                        tx_hash = %signed.hash(),
+                        nonce,
+                        chain_id = self.chain.id(),
+                    );
+                    return Ok((signed.hash(), nonce));
+                }
                 Err(e) if e.is_nonce_too_low() && !retried => {
                     retried = true;
                     self.nonces.resync().await;

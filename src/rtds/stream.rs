@@ -231,6 +231,13 @@ impl RtdsStream {
         }
     }
 
+    /// This stream's counters: connects, breaks, frames, bytes, … (see
+    /// [`StreamCounters`](crate::ws::StreamCounters)).
+    #[must_use]
+    pub fn counters(&self) -> crate::ws::StreamCounters {
+        self.core.shards.counters()
+    }
+
     /// A cloneable handle for subscription changes from other tasks.
     #[must_use]
     pub fn handle(&self) -> RtdsHandle {

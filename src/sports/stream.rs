@@ -180,6 +180,13 @@ impl SportsStream {
         self.core.dispatcher.dispatch(&mut Decoding(handler)).await
     }
 
+    /// This stream's counters: connects, breaks, frames, bytes, … (see
+    /// [`StreamCounters`](crate::ws::StreamCounters)).
+    #[must_use]
+    pub fn counters(&self) -> crate::ws::StreamCounters {
+        self.core.shards.counters()
+    }
+
     /// Reconnects now.
     pub fn reconnect(&self) {
         let _ = self.core.shards.reconnect(None);

@@ -35,6 +35,7 @@ use std::time::Instant;
 use futures_util::Stream;
 use tokio::sync::mpsc;
 
+use super::counters::Counters;
 use super::event::{Event, Frame, Handler, Status};
 use super::market::{MarketHandle, MarketStream};
 use crate::book::{BookManager, Outcome, Update};
@@ -118,16 +119,29 @@ fn apply_snapshot(books: &mut BookManager, mut s: Snapshot) -> ResyncOutcome {
     }
 }
 
-/// After a `book` snapshot failed its hash check ([`Outcome::HashMismatch`]), asks the shard
-/// that sent it for fresh snapshots by reconnecting it (the books it carries are gated when
-/// the connection ends). Only on the first mismatch of a run: a second one in a row is
-/// reported but not chased, so wrong [`BookMeta`](crate::book::BookMeta) cannot cause a
-/// reconnect loop.
+/// Runs after every applied element: counts decode errors and hash mismatches in the
+/// stream's counters; after a `book` snapshot failed its hash check
+/// ([`Outcome::HashMismatch`]), asks the shard that sent it for fresh snapshots by
+/// reconnecting it (the books it carries are gated when the connection ends). Only on the
+/// first mismatch of a run: a second one in a row is reported but not chased, so wrong
+/// [`BookMeta`](crate::book::BookMeta) cannot cause a reconnect loop.
 fn resync_on_mismatch(update: &Update<'_, '_>, handle: &MarketHandle, shard: usize) {
+    if update.event.is_err() {
+        Counters::add(&handle.counter_cells().decode_errors, 1);
+    }
     if update.outcome != Outcome::HashMismatch {
         return;
     }
+    Counters::add(&handle.counter_cells().hash_mismatches, 1);
     if let Ok(Decoded::Book(b)) = &update.event {
+        crate::telemetry::event!(
+            WARN,
+            "polyclob.book.hash_mismatch",
+            channel = "market",
+            shard,
+            asset = b.asset_id,
+            streak = update.manager.hash_mismatch_streak(b.asset_id),
+        );
         if update.manager.hash_mismatch_streak(b.asset_id) == 1 {
             // A closed stream has nothing left to resync.
             let _ = handle.reconnect(Some(shard));
@@ -430,6 +444,13 @@ impl BookStream {
         self.handle.clone()
     }
 
+    /// The stream's counters, with the decode errors and hash mismatches this book stream
+    /// saw (see [`StreamCounters`](crate::ws::StreamCounters)).
+    #[must_use]
+    pub fn counters(&self) -> crate::ws::StreamCounters {
+        self.handle.counters()
+    }
+
     fn ingest(&mut self, ev: Event) {
         match ev {
             Event::Frame(f) => {
@@ -457,10 +478,13 @@ impl BookStream {
                             });
                         }
                     }
-                    Err(error) => pending.push_back(BookEvent::Invalid {
-                        shard,
-                        error: *error,
-                    }),
+                    Err(error) => {
+                        resync_on_mismatch(&u, handle, shard);
+                        pending.push_back(BookEvent::Invalid {
+                            shard,
+                            error: *error,
+                        });
+                    }
                 });
             }
             Event::Status(s) => {

@@ -35,6 +35,7 @@ use tokio::time::{Instant, sleep_until};
 use tokio_tungstenite::tungstenite::{self, Message, protocol::WebSocketConfig};
 
 use super::backoff::Backoff;
+use super::counters::Counters;
 use super::event::{Payload, Status};
 use super::subscribe::{self, Op, UserAuth};
 use super::transport::{self, Endpoint, Ws};
@@ -228,6 +229,20 @@ pub(crate) enum ChannelKind {
     Sports,
 }
 
+impl ChannelKind {
+    /// The `channel` field of tracing events.
+    #[cfg(feature = "tracing")]
+    fn name(&self) -> &'static str {
+        match self {
+            ChannelKind::Market { .. } => "market",
+            ChannelKind::User { .. } => "user",
+            ChannelKind::Rtds => "rtds",
+            ChannelKind::PolyBolt { .. } => "polybolt",
+            ChannelKind::Sports => "sports",
+        }
+    }
+}
+
 /// Close codes of PolyBolt ([PolyBolt WebSocket]).
 ///
 /// [PolyBolt WebSocket]: https://docs.polymarket.com/api-reference/live-data/overview
@@ -260,6 +275,8 @@ pub(crate) struct Config {
     pub(crate) read_buffer_size: usize,
     pub(crate) on_reconnect: Option<ReconnectHook>,
     pub(crate) kind: ChannelKind,
+    /// The stream's counters, shared by its shards.
+    pub(crate) counters: super::counters::Counters,
 }
 
 impl fmt::Debug for Config {
@@ -457,6 +474,18 @@ impl Shard {
             .await;
             let end = match connected {
                 Ok(ws) => {
+                    let counters = &self.cfg.counters;
+                    Counters::add(&counters.connects, 1);
+                    Counters::add(&counters.reconnects, u64::from(reconnect));
+                    crate::telemetry::event!(
+                        INFO,
+                        "polyclob.ws.connect",
+                        channel = self.cfg.kind.name(),
+                        shard = self.id,
+                        epoch,
+                        reconnect,
+                        assets = self.ids.len(),
+                    );
                     let status = Status::Connected {
                         shard: self.id,
                         epoch,
@@ -465,7 +494,16 @@ impl Shard {
                     if self.tx.send(Inbound::Status(status)).await.is_err() {
                         return;
                     }
-                    let end = self.session(ws, epoch, reconnect).await;
+                    let span = crate::telemetry::span!(
+                        "polyclob.ws.connection",
+                        channel = self.cfg.kind.name(),
+                        shard = self.id,
+                        epoch,
+                        assets = self.ids.len(),
+                    );
+                    let end =
+                        crate::telemetry::instrument(self.session(ws, epoch, reconnect), &span)
+                            .await;
                     reconnect = true;
                     // From here on, frames of this connection still queued are stale.
                     self.epoch.fetch_add(1, Ordering::AcqRel);
@@ -480,6 +518,15 @@ impl Shard {
                 self.backoff.reset();
             }
             if end.lagged > 0 {
+                Counters::add(&self.cfg.counters.lagged, end.lagged);
+                crate::telemetry::event!(
+                    WARN,
+                    "polyclob.ws.lag",
+                    channel = self.cfg.kind.name(),
+                    shard = self.id,
+                    epoch,
+                    lost = end.lagged,
+                );
                 let status = Status::Lagged {
                     shard: self.id,
                     dropped: end.lagged,
@@ -488,7 +535,17 @@ impl Shard {
                     return;
                 }
             }
+            Counters::add(&self.cfg.counters.breaks, 1);
             let Some(policy) = self.polybolt_policy(end.reason) else {
+                crate::telemetry::event!(
+                    ERROR,
+                    "polyclob.ws.break",
+                    channel = self.cfg.kind.name(),
+                    shard = self.id,
+                    epoch,
+                    reason = %end.reason,
+                    recovery = "stop",
+                );
                 let status = Status::Stopped {
                     shard: self.id,
                     reason: end.reason,
@@ -501,6 +558,16 @@ impl Shard {
                 (_, Some(delay)) => delay,
                 (_, None) => self.backoff.next_delay(),
             };
+            crate::telemetry::event!(
+                WARN,
+                "polyclob.ws.break",
+                channel = self.cfg.kind.name(),
+                shard = self.id,
+                epoch,
+                reason = %end.reason,
+                recovery = "reconnect",
+                retry_ms = crate::telemetry::ms(retry_in),
+            );
             let status = Status::Disconnected {
                 shard: self.id,
                 epoch,
@@ -625,6 +692,7 @@ impl Shard {
             }
             subscribed = true;
             if reconnect && !polybolt {
+                self.resubscribed(epoch);
                 self.run_hook(epoch);
             }
         }
@@ -756,6 +824,7 @@ impl Shard {
                             }
                         }
                         if authed && !was_authed && reconnect {
+                            self.resubscribed(epoch);
                             self.run_hook(epoch);
                         }
                         budget -= 1;
@@ -809,9 +878,13 @@ impl Shard {
                 if polybolt && !*authed && subscribe::is_polybolt_authed(t.as_str()) {
                     *authed = true;
                 }
+                Counters::add(&self.cfg.counters.bytes, t.len() as u64);
                 Payload::Text(t)
             }
-            Message::Binary(b) => Payload::Binary(b),
+            Message::Binary(b) => {
+                Counters::add(&self.cfg.counters.bytes, b.len() as u64);
+                Payload::Binary(b)
+            }
             Message::Close(frame) => {
                 let code = frame.map(|f| u16::from(f.code));
                 return Step::End(End::new(Disconnect::Closed { code }, healthy));
@@ -819,6 +892,7 @@ impl Shard {
             Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => return Step::Next,
         };
         st.2 = true;
+        Counters::add(&self.cfg.counters.frames, 1);
         match self.tx.try_send(Inbound::Frame {
             shard: self.id,
             epoch,
@@ -829,6 +903,19 @@ impl Shard {
             Err(mpsc::error::TrySendError::Full(item)) => Step::Full(item),
             Err(mpsc::error::TrySendError::Closed(_)) => Step::End(End::shutdown()),
         }
+    }
+
+    /// A reconnected shard sent its subscriptions again.
+    fn resubscribed(&self, epoch: u64) {
+        crate::telemetry::event!(
+            INFO,
+            "polyclob.ws.resubscribe",
+            channel = self.cfg.kind.name(),
+            shard = self.id,
+            epoch,
+            assets = self.ids.len(),
+        );
+        let _ = epoch;
     }
 
     fn run_hook(&self, epoch: u64) {

@@ -195,6 +195,13 @@ impl MarketStream {
         while self.dispatch(handler).await {}
     }
 
+    /// This stream's counters: connects, breaks, frames, bytes, … (see
+    /// [`StreamCounters`](crate::ws::StreamCounters)).
+    #[must_use]
+    pub fn counters(&self) -> crate::ws::StreamCounters {
+        self.core.shards.counters()
+    }
+
     /// The next owned event (`None` once shut down). Equivalent to `StreamExt::next`.
     pub async fn next_event(&mut self) -> Option<Event> {
         self.core.dispatcher.next_event().await
@@ -257,6 +264,17 @@ impl MarketHandle {
     #[must_use]
     pub fn shard_count(&self) -> usize {
         self.shards.shard_count()
+    }
+
+    /// See [`MarketStream::counters`].
+    #[must_use]
+    pub fn counters(&self) -> crate::ws::StreamCounters {
+        self.shards.counters()
+    }
+
+    /// The cells behind the counters (for the book streams).
+    pub(crate) fn counter_cells(&self) -> &crate::ws::counters::Counters {
+        self.shards.counter_cells()
     }
 
     /// The asset ids carried by shard `shard` (sorted; empty for an unknown shard).

@@ -39,6 +39,7 @@
 //! | [`follow`] | [`FollowNewMarkets`](follow::FollowNewMarkets): subscribe the tokens of `new_market` events that pass a filter |
 //! | [`event`] | frames (borrowed and owned), status changes, the zero-copy [`Handler`](event::Handler) |
 //! | [`connection`] | one shard's lifecycle: keepalive, watchdog, reconnect, epochs, lag |
+//! | [`StreamCounters`] | a stream's counters (connects, breaks, frames, bytes, decode errors, hash mismatches) |
 //! | [`continuity`] | the continuity contract of every stream: one [`Break`](continuity::Break) per break, the table of breaks and recoveries |
 //! | [`backoff`] | exponential backoff with jitter |
 //! | [`subscribe`] | subscription message formats, user credentials |
@@ -53,6 +54,7 @@ pub mod backoff;
 pub mod books;
 pub mod connection;
 pub mod continuity;
+mod counters;
 /// Moved to [`polyclob::decode`](crate::decode); this path re-exports it for the 0.2 series
 /// and will be removed after it.
 #[deprecated(since = "0.2.0", note = "moved to `polyclob::decode`")]
@@ -71,5 +73,6 @@ mod transport;
 pub mod user;
 pub mod user_events;
 
+pub use counters::StreamCounters;
 pub use options::BuildError;
 pub use shards::Closed;

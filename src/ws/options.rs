@@ -162,6 +162,7 @@ impl Options {
             read_buffer_size: self.read_buffer_size.max(MIN_READ_BUFFER),
             on_reconnect: self.on_reconnect,
             kind,
+            counters: super::counters::Counters::default(),
         };
         Ok((cfg, self.queue_capacity, self.busy_poll))
     }

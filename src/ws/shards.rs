@@ -82,6 +82,16 @@ impl Shards {
         }
     }
 
+    /// The stream's counters.
+    pub(crate) fn counters(&self) -> super::StreamCounters {
+        self.cfg.counters.snapshot()
+    }
+
+    /// The cells behind them, for the consumers that count decode errors and hash mismatches.
+    pub(crate) fn counter_cells(&self) -> &super::counters::Counters {
+        &self.cfg.counters
+    }
+
     fn lock(&self) -> MutexGuard<'_, Assignment> {
         // A poisoned lock only means another thread panicked mid-update; the map is
         // still structurally valid, so keep going rather than propagate the panic.

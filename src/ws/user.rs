@@ -143,6 +143,13 @@ impl UserStream {
         self.core.shards.reconnect(None)
     }
 
+    /// This stream's counters: connects, breaks, frames, bytes, … (see
+    /// [`StreamCounters`](crate::ws::StreamCounters)).
+    #[must_use]
+    pub fn counters(&self) -> crate::ws::StreamCounters {
+        self.core.shards.counters()
+    }
+
     /// Close the connection; the stream then ends.
     pub fn shutdown(&self) {
         self.core.shards.shutdown();

@@ -20,5 +20,6 @@ mod rails;
 mod rtds;
 mod sim;
 mod sports;
+mod tracing_events;
 mod vectors;
 mod ws;

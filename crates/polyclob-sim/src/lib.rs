@@ -210,6 +210,7 @@ mod auth;
 #[cfg(feature = "onchain")]
 mod chain;
 mod data_api;
+mod drift;
 mod engine;
 mod events;
 mod faults;
@@ -230,6 +231,7 @@ mod state;
 mod trades;
 mod ws;
 
+pub use self::drift::Drift;
 pub use self::faults::{Faults, HttpFault, HttpRule, Trigger};
 pub use self::market::{MarketSpec, TokenSpec, parse_markets};
 pub use self::rails::RailStats;

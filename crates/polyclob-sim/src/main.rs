@@ -39,6 +39,9 @@ USAGE: polyclob-sim [FLAGS]
                            exchange approvals; repeatable (accounts start empty, and orders
                            their maker cannot cover are refused, as on the exchange)
   --no-balances            accept orders without balances (plumbing tests only)
+  --drift NAME             depart from the exchange's behaviour, for conformance checks
+                           (repeatable): renamed-field, extra-book-key, hash-input,
+                           removed-endpoint, polybolt-close-code
   --help                   this text
 ";
 
@@ -65,6 +68,7 @@ struct Args {
     rate_limit_warning: bool,
     fund: Vec<(alloy_primitives::Address, u64)>,
     balances: bool,
+    drift: Vec<polyclob_sim::Drift>,
 }
 
 fn parse_args() -> Result<Option<Args>, String> {
@@ -91,6 +95,7 @@ fn parse_args() -> Result<Option<Args>, String> {
         rate_limit_warning: false,
         fund: Vec::new(),
         balances: true,
+        drift: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -132,6 +137,13 @@ fn parse_args() -> Result<Option<Args>, String> {
             }
             "--rate-limit-warning" => a.rate_limit_warning = true,
             "--no-balances" => a.balances = false,
+            "--drift" => {
+                let v = val()?;
+                a.drift.push(
+                    polyclob_sim::Drift::parse(&v)
+                        .ok_or_else(|| format!("--drift: unknown drift {v:?} (see --help)"))?,
+                );
+            }
             "--fund" => {
                 let v = val()?;
                 let parsed = v.split_once('=').and_then(|(addr, pusd)| {
@@ -236,7 +248,11 @@ fn main() -> ExitCode {
             .rate_limit_warning_only(args.rate_limit_warning)
             .faults(faults)
             .activity(args.activity_ms.map(Duration::from_millis))
-            .enforce_balances(args.balances)
+            .enforce_balances(args.balances);
+        let sim = args
+            .drift
+            .iter()
+            .fold(sim, |b, d| b.drift(*d))
             .start()
             .await;
         match sim {

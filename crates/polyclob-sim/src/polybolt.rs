@@ -299,6 +299,9 @@ where
                     let snap = st.snapshot(&sub, seed, k, interval_ms);
                     st.subs.push(sub);
                     conn.send(snap).await?;
+                    if conn.shared.drift.has(super::Drift::PolyBoltCloseCode) {
+                        return Err(close(super::drift::UNKNOWN_CLOSE));
+                    }
                 }
             }
             Ok(())

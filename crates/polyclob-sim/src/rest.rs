@@ -144,6 +144,9 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
     if let Some(r) = super::programs::route(shared, parts, &query, body) {
         return r;
     }
+    if shared.drift.removed(path) {
+        return json_response(StatusCode::NOT_FOUND, r#"{"error":"not found"}"#.into());
+    }
     match path {
         "/" | "/ok" if get => json_response(StatusCode::OK, "\"OK\"".into()),
         "/time" if get => json_response(StatusCode::OK, now_s().to_string()),
@@ -155,7 +158,9 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
         "/book" if get => with_token(shared, &query, |ex, mi, ti| {
             json_response(
                 StatusCode::OK,
-                events::book(ex, mi, ti, super::state::now_ms()),
+                shared
+                    .drift
+                    .rest_book(events::book(ex, mi, ti, super::state::now_ms())),
             )
         }),
         "/books" if post => books(shared, body),

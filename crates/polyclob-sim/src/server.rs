@@ -51,6 +51,8 @@ pub(crate) struct Shared {
     pub(crate) rtds_interval: Duration,
     /// Rate limits, post-only windows, closed-only accounts. Locked after `ex`, never before.
     rails: Mutex<super::rails::Rails>,
+    /// Departures from the exchange's behaviour switched on ([`super::Drift`]).
+    pub(crate) drift: super::drift::Drifts,
 }
 
 impl Shared {
@@ -122,6 +124,7 @@ pub struct SimBuilder {
     rate_limits: Option<polyclob::clob::Tier>,
     rate_limit_warning_only: bool,
     enforce_balances: bool,
+    drift: Vec<super::Drift>,
     #[cfg(feature = "onchain")]
     onchain: bool,
 }
@@ -143,6 +146,7 @@ impl Default for SimBuilder {
             rate_limits: None,
             rate_limit_warning_only: false,
             enforce_balances: true,
+            drift: Vec::new(),
             #[cfg(feature = "onchain")]
             onchain: false,
         }
@@ -150,6 +154,14 @@ impl Default for SimBuilder {
 }
 
 impl SimBuilder {
+    /// Departs from the exchange's documented behaviour in the way `drift` says (repeatable),
+    /// for testing conformance checks. Default is none.
+    #[must_use]
+    pub fn drift(mut self, drift: super::Drift) -> Self {
+        self.drift.push(drift);
+        self
+    }
+
     /// Seeds books, ids, credentials and fault decisions. Default is 0.
     #[must_use]
     pub fn seed(mut self, seed: u64) -> Self {
@@ -326,6 +338,7 @@ impl SimBuilder {
                 self.rate_limits,
                 self.rate_limit_warning_only,
             )),
+            drift: super::drift::Drifts::new(&self.drift),
         });
         let accept = tokio::spawn(accept_loop(listener, Arc::clone(&shared)));
         let sweeper = tokio::spawn(sweep_loop(Arc::clone(&shared)));
@@ -479,6 +492,11 @@ impl SimHandle {
     #[must_use]
     pub fn faults(&self) -> Faults {
         self.shared.faults().get()
+    }
+
+    /// Switches exactly the drifts in `on` on (the others off); see [`super::Drift`].
+    pub fn set_drift(&self, on: &[super::Drift]) {
+        self.shared.drift.set(on);
     }
 
     /// Drops every open WS connection now, without a close frame (as a network failure would).

@@ -1,0 +1,549 @@
+//! The REST checks: the CLOB's public reads, books and their hashes, Gamma, the Data API; and
+//! the read-only credential checks (derive, tier).
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use polyclob::U256;
+use polyclob::clob::types::Book;
+use polyclob::clob::{Credentials, MarketList};
+use polyclob::types::{Protocol, Side};
+
+use crate::record::Recorder;
+use crate::{Options, Report, fields};
+
+/// The clients every check uses.
+pub(crate) struct Ctx<'a> {
+    pub(crate) opts: &'a Options,
+    pub(crate) clob: polyclob::clob::Client,
+    pub(crate) gamma: polyclob::gamma::Client,
+    pub(crate) data: polyclob::data::Client,
+    raw: reqwest::Client,
+    pub(crate) recorder: Recorder,
+}
+
+/// Tokens whose books the stream and trade checks use: `(token, protocol)`.
+#[derive(Debug, Default)]
+pub(crate) struct Picked {
+    pub(crate) tokens: Vec<(String, Protocol)>,
+    /// Each token's last REST book.
+    pub(crate) books: Vec<Book>,
+}
+
+/// API credentials derived from `--key`, and the key.
+pub(crate) struct Auth {
+    pub(crate) creds: Credentials,
+    pub(crate) key: crate::Secret,
+}
+
+impl<'a> Ctx<'a> {
+    pub(crate) fn new(opts: &'a Options, recorder: Recorder) -> Result<Self, String> {
+        let mut clob = polyclob::clob::ClientBuilder::new();
+        if let Some(h) = &opts.clob {
+            clob = clob.host(h);
+        }
+        let mut gamma = polyclob::gamma::Client::builder();
+        if let Some(h) = &opts.gamma {
+            gamma = gamma.host(h);
+        }
+        let mut data = polyclob::data::Client::builder();
+        if let Some(h) = &opts.data {
+            data = data.host(h);
+        }
+        Ok(Self {
+            opts,
+            clob: clob.build().map_err(|e| format!("CLOB client: {e}"))?,
+            gamma: gamma.build().map_err(|e| format!("Gamma client: {e}"))?,
+            data: data.build().map_err(|e| format!("Data API client: {e}"))?,
+            raw: reqwest::Client::builder()
+                .timeout(std::time::Duration::from_secs(20))
+                .build()
+                .map_err(|e| format!("HTTP client: {e}"))?,
+            recorder,
+        })
+    }
+
+    /// `GET base + path_and_query`, recorded: the status and the body as text.
+    pub(crate) async fn raw_get(
+        &self,
+        what: &str,
+        base: &str,
+        path_and_query: &str,
+    ) -> Result<(u16, String), String> {
+        let url = format!("{}{path_and_query}", base.trim_end_matches('/'));
+        let resp = self
+            .raw
+            .get(&url)
+            .send()
+            .await
+            .map_err(|e| format!("GET {path_and_query}: {e}"))?;
+        let status = resp.status().as_u16();
+        let body = resp
+            .text()
+            .await
+            .map_err(|e| format!("GET {path_and_query}: body: {e}"))?;
+        self.recorder
+            .rest(what, status, path_and_query, body.as_bytes());
+        Ok((status, body))
+    }
+
+    /// Unknown members: a fail in strict mode, else a warning; nothing when there are none.
+    fn unknown_fields(&self, report: &mut Report, check: &str, what: &str, unknown: &[String]) {
+        if unknown.is_empty() {
+            if self.opts.strict {
+                report.pass(check, format!("{what}: every member is modeled"));
+            }
+            return;
+        }
+        let text = format!(
+            "{what}: members polyclob does not model: {}",
+            unknown.join(", ")
+        );
+        if self.opts.strict {
+            report.fail(check, text);
+        } else {
+            report.warn(check, text);
+        }
+    }
+}
+
+fn short(s: &str) -> String {
+    if s.len() > 14 {
+        format!("{}…", &s[..12])
+    } else {
+        s.to_owned()
+    }
+}
+
+fn tag(p: Protocol) -> &'static str {
+    match p {
+        Protocol::V2 => "v2",
+        _ => "ctf",
+    }
+}
+
+/// The CLOB, Gamma and Data API checks; returns the tokens picked for the stream checks.
+pub(crate) async fn rest(ctx: &Ctx<'_>, report: &mut Report) -> Picked {
+    // The server clock.
+    match ctx.clob.server_time().await {
+        Ok(t) => {
+            let local = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            let skew = i128::from(t) - i128::from(local);
+            if skew.abs() > 10 {
+                report.warn(
+                    "clob.time",
+                    format!(
+                        "GET /time {t}: the local clock is {skew} s off (L2 signatures last 30 s)"
+                    ),
+                );
+            } else {
+                report.pass("clob.time", format!("GET /time {t}, local skew {skew} s"));
+            }
+        }
+        Err(e) => report.fail("clob.time", format!("GET /time: {}", error_text(&e))),
+    }
+
+    // The first `/markets` page holds the oldest markets (mostly closed on the live
+    // exchange): candidates come from `/sampling-markets` (active ones) first.
+    let mut candidates = markets(ctx, report, MarketList::Sampling).await;
+    candidates.extend(markets(ctx, report, MarketList::All).await);
+    let mut seen = std::collections::HashSet::new();
+    candidates.retain(|t| seen.insert(t.clone()));
+    let picked = books(ctx, report, &candidates).await;
+    if let Some((token, _)) = picked.tokens.first() {
+        reads(ctx, report, token).await;
+    }
+    gamma(ctx, report).await;
+    data(ctx, report).await;
+    picked
+}
+
+/// An error as a line's evidence: the status first when there is one.
+pub(crate) fn error_text(e: &polyclob::clob::Error) -> String {
+    match e.status() {
+        Some(404) => format!("HTTP 404: the endpoint is gone ({e})"),
+        Some(s) => format!("HTTP {s}: {e}"),
+        None => e.to_string(),
+    }
+}
+
+/// `GET /markets` or `GET /sampling-markets` (first page): every row decodes; the token
+/// candidates.
+async fn markets(ctx: &Ctx<'_>, report: &mut Report, list: MarketList) -> Vec<String> {
+    let (check, fields_check, path) = match list {
+        MarketList::Sampling => (
+            "clob.sampling-markets",
+            "clob.sampling-markets.fields",
+            "/sampling-markets",
+        ),
+        _ => ("clob.markets", "clob.markets.fields", "/markets"),
+    };
+    let raw = match ctx.raw_get(check, ctx.clob.host(), path).await {
+        Ok((200, body)) => serde_json::from_str::<serde_json::Value>(&body).ok(),
+        _ => None,
+    };
+    let page = match ctx.clob.markets(list, None).await {
+        Ok(p) => p,
+        Err(e) => {
+            report.fail(check, format!("GET {path}: {}", error_text(&e)));
+            return Vec::new();
+        }
+    };
+    let rows = raw
+        .as_ref()
+        .and_then(|v| v.get("data"))
+        .and_then(serde_json::Value::as_array);
+    let sent = rows.map(Vec::len);
+    let (decoded, skipped) = (page.data.len(), page.skipped.len());
+    match (sent, page.skipped.first()) {
+        (_, Some(first)) => report.fail(
+            check,
+            format!(
+                "GET {path}: {skipped} of {} rows did not decode (first: {first:?})",
+                decoded + skipped
+            ),
+        ),
+        (Some(n), None) if n != decoded => report.fail(
+            check,
+            format!("GET {path}: the server sent {n} rows, polyclob decoded {decoded}"),
+        ),
+        _ => report.pass(
+            check,
+            format!("GET {path}: {decoded} rows decoded, none lost"),
+        ),
+    }
+    if let (Some(rows), Some(modeled)) = (
+        rows,
+        fields::modeled::<polyclob::clob::types::Market<'static>>(),
+    ) {
+        let unknown = fields::unknown_in(rows, modeled);
+        ctx.unknown_fields(report, fields_check, &format!("GET {path} rows"), &unknown);
+    }
+    page.data
+        .iter()
+        .filter(|m| m.enable_order_book && m.active && !m.closed)
+        .flat_map(|m| m.tokens.iter().map(|t| t.token_id.to_string()))
+        .filter(|t| !t.is_empty())
+        .take(40)
+        .collect()
+}
+
+/// One REST book: the raw text and its decoding.
+pub(crate) async fn rest_book(ctx: &Ctx<'_>, token: &str) -> Result<(String, Book), String> {
+    let path = format!("/book?token_id={token}");
+    let (status, body) = ctx.raw_get("clob.book", ctx.clob.host(), &path).await?;
+    if status != 200 {
+        return Err(format!("GET /book: HTTP {status}"));
+    }
+    let book: Book =
+        serde_json::from_str(&body).map_err(|e| format!("GET /book: does not decode: {e}"))?;
+    Ok((body, book))
+}
+
+/// Books of up to `tokens` CTF and `tokens` V2 markets: each decodes, names the token asked
+/// for, and its hash reproduces on `snapshots` snapshots.
+async fn books(ctx: &Ctx<'_>, report: &mut Report, candidates: &[String]) -> Picked {
+    let want = ctx.opts.tokens.max(1);
+    let mut picked = Picked::default();
+    let mut first_error = None;
+    for token in candidates {
+        let count = |p| picked.tokens.iter().filter(|(_, q)| *q == p).count();
+        if count(Protocol::Ctf) >= want && count(Protocol::V2) >= want {
+            break;
+        }
+        match rest_book(ctx, token).await {
+            Ok((_, b)) => {
+                let p = b.protocol().unwrap_or_default();
+                if count(p) < want {
+                    picked.tokens.push((token.clone(), p));
+                    picked.books.push(b);
+                }
+            }
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    if picked.tokens.is_empty() {
+        report.fail(
+            "clob.book",
+            first_error.unwrap_or_else(|| "no market with an order book on the first page".into()),
+        );
+        return picked;
+    }
+    let modeled = fields::modeled::<Book>().unwrap_or(&[]);
+    for p in [Protocol::Ctf, Protocol::V2] {
+        let tokens: Vec<usize> = (0..picked.tokens.len())
+            .filter(|&i| picked.tokens[i].1 == p)
+            .collect();
+        let name = |what: &str| format!("clob.book.{what}.{}", tag(p));
+        if tokens.is_empty() {
+            report.warn(
+                &name("hash"),
+                format!(
+                    "no {} market among the first {} tokens: not checked",
+                    tag(p),
+                    candidates.len()
+                ),
+            );
+            continue;
+        }
+        let mut scratch = Vec::new();
+        let (mut reproduced, mut total) = (0usize, 0usize);
+        let mut mismatch: Option<String> = None;
+        let mut wrong_token: Option<String> = None;
+        let mut unknown = Vec::new();
+        for &i in &tokens {
+            let token = picked.tokens[i].0.clone();
+            for _ in 0..ctx.opts.snapshots.max(1) {
+                let (raw, b) = match rest_book(ctx, &token).await {
+                    Ok(x) => x,
+                    Err(e) => {
+                        report.fail(&name("decode"), format!("token {}: {e}", short(&token)));
+                        break;
+                    }
+                };
+                if let Ok(v) = serde_json::from_str::<serde_json::Value>(&raw) {
+                    unknown.extend(fields::unknown(&v, modeled));
+                }
+                if b.asset_id != token && wrong_token.is_none() {
+                    wrong_token = Some(format!(
+                        "GET /book?token_id={}: asset_id is {:?}, not the token asked for",
+                        short(&token),
+                        short(&b.asset_id)
+                    ));
+                }
+                total += 1;
+                let computed = b.book_meta().map_err(|e| e.to_string()).and_then(|m| {
+                    polyclob::book::book_hash(&raw, m, &mut scratch).map_err(|e| e.to_string())
+                });
+                match computed {
+                    Ok(h) if h.matches(&b.hash) => reproduced += 1,
+                    Ok(h) => {
+                        mismatch.get_or_insert(format!(
+                            "token {}: server {}, polyclob {}",
+                            short(&token),
+                            short(&b.hash),
+                            short(&h.to_string())
+                        ));
+                    }
+                    Err(e) => {
+                        mismatch.get_or_insert(format!("token {}: {e}", short(&token)));
+                    }
+                }
+                picked.books[i] = b;
+            }
+        }
+        unknown.sort();
+        unknown.dedup();
+        match wrong_token {
+            Some(w) => {
+                let hint = if unknown.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (members polyclob does not model: {})", unknown.join(", "))
+                };
+                report.fail(&name("decode"), format!("{w}{hint}"));
+            }
+            None => report.pass(
+                &name("decode"),
+                format!(
+                    "GET /book: {total} snapshots of {} tokens decode",
+                    tokens.len()
+                ),
+            ),
+        }
+        match mismatch {
+            None => report.pass(
+                &name("hash"),
+                format!("{reproduced}/{total} snapshot hashes reproduce"),
+            ),
+            Some(m) => report.fail(
+                &name("hash"),
+                format!("GET /book hash reproduces on {reproduced}/{total} snapshots only ({m})"),
+            ),
+        }
+        ctx.unknown_fields(report, &name("fields"), "GET /book", &unknown);
+    }
+    picked
+}
+
+/// The per-token public reads each decode.
+async fn reads(ctx: &Ctx<'_>, report: &mut Report, token: &str) {
+    let c = &ctx.clob;
+    let line = |report: &mut Report,
+                check: &str,
+                path: &str,
+                r: Result<String, polyclob::clob::Error>| match r {
+        Ok(v) => report.pass(check, format!("GET {path} decodes: {v}")),
+        Err(e) => report.fail(check, format!("GET {path}: {}", error_text(&e))),
+    };
+    line(
+        report,
+        "clob.midpoint",
+        "/midpoint",
+        c.midpoint(token).await.map(|p| p.to_string()),
+    );
+    line(
+        report,
+        "clob.price",
+        "/price",
+        c.price(token, Side::Buy).await.map(|p| p.to_string()),
+    );
+    line(
+        report,
+        "clob.spread",
+        "/spread",
+        c.spread(token).await.map(|p| p.to_string()),
+    );
+    line(
+        report,
+        "clob.tick-size",
+        "/tick-size",
+        c.tick_size(token).await.map(|t| format!("{t:?}")),
+    );
+    line(
+        report,
+        "clob.neg-risk",
+        "/neg-risk",
+        c.neg_risk(token).await.map(|b| b.to_string()),
+    );
+}
+
+/// Gamma's first keyset page of markets decodes with no row lost.
+async fn gamma(ctx: &Ctx<'_>, report: &mut Report) {
+    const CHECK: &str = "gamma.markets";
+    let raw = match ctx
+        .raw_get(CHECK, ctx.gamma.host(), "/markets/keyset")
+        .await
+    {
+        Ok((200, body)) => serde_json::from_str::<serde_json::Value>(&body).ok(),
+        _ => None,
+    };
+    match ctx
+        .gamma
+        .markets_page(&polyclob::gamma::MarketFilter::new(), None)
+        .await
+    {
+        Ok(p) if p.skipped.is_empty() => report.pass(
+            CHECK,
+            format!(
+                "GET /markets/keyset: {} rows decoded, none lost",
+                p.data.len()
+            ),
+        ),
+        Ok(p) => report.fail(
+            CHECK,
+            format!(
+                "GET /markets/keyset: {} rows did not decode (first: {:?})",
+                p.skipped.len(),
+                p.skipped[0]
+            ),
+        ),
+        Err(e) => report.fail(CHECK, format!("GET /markets/keyset: {}", error_text(&e))),
+    }
+    let rows = raw.as_ref().and_then(|v| {
+        ["markets", "data"]
+            .iter()
+            .find_map(|k| v.get(k))
+            .or(Some(v))
+            .and_then(serde_json::Value::as_array)
+    });
+    if let (Some(rows), Some(modeled)) = (rows, fields::modeled::<polyclob::gamma::Market>()) {
+        let unknown = fields::unknown_in(rows, modeled);
+        ctx.unknown_fields(
+            report,
+            "gamma.markets.fields",
+            "GET /markets/keyset rows",
+            &unknown,
+        );
+    }
+}
+
+/// The Data API's trade feed decodes with no row lost.
+async fn data(ctx: &Ctx<'_>, report: &mut Report) {
+    const CHECK: &str = "data.trades";
+    match ctx.data.page(&polyclob::data::Query::trades(), None).await {
+        Ok(p) if p.skipped.is_empty() => report.pass(
+            CHECK,
+            format!("GET /v2/trades: {} rows decoded, none lost", p.data.len()),
+        ),
+        Ok(p) => report.fail(
+            CHECK,
+            format!(
+                "GET /v2/trades: {} rows did not decode (first: {:?})",
+                p.skipped.len(),
+                p.skipped[0]
+            ),
+        ),
+        Err(e) => report.fail(CHECK, format!("GET /v2/trades: {}", error_text(&e))),
+    }
+}
+
+/// With `--key`: API credentials derived (a read: nothing is created) and the account's
+/// rate-limit tier.
+pub(crate) async fn credentials(ctx: &Ctx<'_>, report: &mut Report) -> Option<Auth> {
+    let Some(key) = &ctx.opts.key else {
+        report.warn(
+            "auth",
+            "no key (POLYCLOB_DOCTOR_KEY): PolyBolt, the tier, the user channel and --trade are not checked",
+        );
+        return None;
+    };
+    let signer = match polyclob::sign::Signer::from_hex(&key.0) {
+        Ok(s) => s,
+        Err(_) => {
+            report.fail("auth", "the key is not a 32-byte hex private key");
+            return None;
+        }
+    };
+    let address = signer.address();
+    let mut b = polyclob::clob::ClientBuilder::new().signer(signer);
+    if let Some(h) = &ctx.opts.clob {
+        b = b.host(h);
+    }
+    let client = match b.build() {
+        Ok(c) => c,
+        Err(e) => {
+            report.fail("auth", format!("client: {e}"));
+            return None;
+        }
+    };
+    let creds = match client.derive_api_key(U256::ZERO).await {
+        Ok(c) => c,
+        Err(e) if e.status() == Some(400) => {
+            report.warn(
+                "auth",
+                format!(
+                    "GET /auth/derive-api-key for {address}: no API key to derive (the doctor never creates one): {}",
+                    error_text(&e)
+                ),
+            );
+            return None;
+        }
+        Err(e) => {
+            report.fail(
+                "auth",
+                format!("GET /auth/derive-api-key for {address}: {}", error_text(&e)),
+            );
+            return None;
+        }
+    };
+    client.set_credentials(creds.clone());
+    report.pass("auth", format!("API credentials derived for {address}"));
+    match client.sync_rate_limit_tier().await {
+        Ok(t) => report.pass(
+            "ratelimit.tier",
+            format!("GET /v1/user/rate-limit-tier: {t:?}"),
+        ),
+        Err(e) => report.warn(
+            "ratelimit.tier",
+            format!("GET /v1/user/rate-limit-tier: {}", error_text(&e)),
+        ),
+    }
+    Some(Auth {
+        creds,
+        key: key.clone(),
+    })
+}

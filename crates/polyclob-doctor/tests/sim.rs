@@ -1,0 +1,191 @@
+//! The doctor against the simulator: a conforming exchange passes every check, and each drift
+//! the simulator can inject fails exactly the check it breaks, with a line that says what.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+use polyclob_doctor::{Options, Report, Secret, Verdict, run};
+use polyclob_sim::{Drift, SimHandle, Simulator};
+
+/// Hardhat account #0: a public test key, never funded on a real chain.
+const KEY: &str = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
+
+async fn sim(drift: Option<Drift>) -> SimHandle {
+    let b = Simulator::builder()
+        .seed(7)
+        .activity(Some(Duration::from_millis(30)))
+        .rtds_interval(Duration::from_millis(50));
+    let b = match drift {
+        Some(d) => b.drift(d),
+        None => b,
+    };
+    let sim = b.start().await.unwrap();
+    // The account already has an API key: the doctor derives it, it never creates one.
+    let address = polyclob::sign::Signer::from_hex(KEY).unwrap().address();
+    let _ = sim.api_credentials(&format!("{address:#x}"), 0);
+    sim
+}
+
+fn options(sim: &SimHandle) -> Options {
+    Options {
+        snapshots: 2,
+        tokens: 1,
+        duration: Duration::from_secs(1),
+        strict: true,
+        key: Some(Secret(KEY.to_owned())),
+        ..Options::sim(&sim.http_url())
+    }
+}
+
+fn failing(r: &Report) -> Vec<String> {
+    r.lines
+        .iter()
+        .filter(|l| l.verdict == Verdict::Fail)
+        .map(ToString::to_string)
+        .collect()
+}
+
+fn show(r: &Report) -> String {
+    r.lines
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[tokio::test]
+async fn a_conforming_exchange_passes_every_check_and_the_trade_round_trip() {
+    let sim = sim(None).await;
+    sim.fund(
+        polyclob::sign::Signer::from_hex(KEY).unwrap().address(),
+        1_000_000_000,
+    );
+    let dir = std::env::temp_dir().join(format!("polyclob-doctor-{}", std::process::id()));
+    let opts = Options {
+        trade: true,
+        record: Some(dir.clone()),
+        ..options(&sim)
+    };
+    let r = run(&opts).await;
+    assert!(!r.failed(), "{}", show(&r));
+    for check in [
+        "clob.time",
+        "clob.markets",
+        "clob.book.decode.ctf",
+        "clob.book.hash.ctf",
+        "clob.book.fields.ctf",
+        "clob.midpoint",
+        "gamma.markets",
+        "data.trades",
+        "ws.market.snapshot",
+        "ws.market.hash",
+        "ws.market.deltas",
+        "auth",
+        "polybolt.connect",
+        "polybolt.snapshot",
+        "polybolt.sequence",
+        "sports.stream",
+        "trade.place",
+        "trade.user-channel",
+        "trade.cancel",
+        "record",
+    ] {
+        let lines = r.named(check);
+        assert!(
+            lines.iter().any(|l| l.verdict == Verdict::Pass),
+            "{check} did not pass:\n{}",
+            show(&r)
+        );
+    }
+    // The one order was cancelled: nothing of ours rests.
+    let index = std::fs::read_to_string(dir.join("rest").join("index.tsv")).unwrap();
+    assert!(
+        index.lines().any(|l| l.contains("/book?token_id=")),
+        "{index}"
+    );
+    let frames = std::fs::read_to_string(dir.join("ws").join("market.txt")).unwrap();
+    assert!(
+        frames
+            .lines()
+            .any(|l| l.contains("\"event_type\":\"book\""))
+    );
+    // No secret in the report.
+    let text = show(&r);
+    assert!(!text.contains(KEY), "the key leaked into the report");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Runs the doctor against a simulator with `drift` and returns its failing lines.
+async fn fails_with(drift: Drift) -> (Vec<String>, Report) {
+    let sim = sim(Some(drift)).await;
+    let r = run(&options(&sim)).await;
+    (failing(&r), r)
+}
+
+#[tokio::test]
+async fn a_renamed_field_fails_the_book_decode_naming_the_new_member() {
+    let (f, r) = fails_with(Drift::RenamedField).await;
+    assert!(
+        f.iter().any(|l| l.starts_with("FAIL clob.book.decode.")
+            && l.contains("asset_id is \"\"")
+            && l.contains("token_id")),
+        "{}",
+        show(&r)
+    );
+}
+
+#[tokio::test]
+async fn an_extra_key_in_books_fails_strict_mode_naming_it() {
+    let (f, r) = fails_with(Drift::ExtraBookKey).await;
+    assert!(
+        f.iter().any(|l| l.starts_with("FAIL clob.book.fields.")
+            && l.ends_with("members polyclob does not model: fee_schedule")),
+        "{}",
+        show(&r)
+    );
+    // It is only a new key: the hash and the decode still hold.
+    assert!(
+        f.iter().all(|l| !l.contains("clob.book.hash")),
+        "{}",
+        show(&r)
+    );
+}
+
+#[tokio::test]
+async fn a_changed_hash_input_fails_the_book_hash() {
+    let (f, r) = fails_with(Drift::HashInput).await;
+    assert!(
+        f.iter()
+            .any(|l| l.starts_with("FAIL clob.book.hash.") && l.contains("reproduces on 0/")),
+        "{}",
+        show(&r)
+    );
+    assert!(
+        f.iter().all(|l| !l.contains("clob.book.decode")),
+        "{}",
+        show(&r)
+    );
+}
+
+#[tokio::test]
+async fn a_removed_endpoint_fails_its_check_with_the_status() {
+    let (f, r) = fails_with(Drift::RemovedEndpoint).await;
+    assert_eq!(f.len(), 1, "only the removed endpoint fails:\n{}", show(&r));
+    assert!(
+        f[0].starts_with("FAIL clob.midpoint") && f[0].contains("GET /midpoint: HTTP 404"),
+        "{}",
+        show(&r)
+    );
+}
+
+#[tokio::test]
+async fn a_new_polybolt_close_code_fails_naming_the_code() {
+    let (f, r) = fails_with(Drift::PolyBoltCloseCode).await;
+    assert!(
+        f.iter().any(|l| l.starts_with("FAIL polybolt.close")
+            && l.contains("code 4010")
+            && l.contains("does not handle")),
+        "{}",
+        show(&r)
+    );
+}

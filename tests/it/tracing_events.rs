@@ -1,0 +1,321 @@
+//! The `tracing` feature: a hand-written subscriber collects what the crate emits while a
+//! stream reconnects, the governor delays orders and a heartbeat fails (against the simulator
+//! and the mock CLOB), and finds each event named and with every documented field; and no
+//! field of any event or span carries a key, secret, passphrase or signature.
+#![cfg(feature = "tracing")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::support::mock_clob::{MockClob, Reply};
+use crate::support::rails::{self, KEY_A, YES};
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use polyclob::clob::{Client, Credentials, Governor, Limit, RetryPolicy, Throttle};
+use polyclob::ws::event::{Event, Status};
+use polyclob::ws::market::MarketStream;
+use polyclob::ws::subscribe::UserAuth;
+use polyclob::ws::user::UserStream;
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record as SpanValues};
+use tracing::subscriber::Interest;
+use tracing::{Event as TraceEvent, Metadata, Subscriber};
+
+/// One event or span as collected: its name and its fields rendered as text.
+#[derive(Debug, Clone)]
+struct Rec {
+    name: String,
+    fields: Vec<(String, String)>,
+}
+
+impl Rec {
+    fn field(&self, name: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+struct Fields<'a>(&'a mut Vec<(String, String)>);
+
+impl Visit for Fields<'_> {
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        self.0.push((field.name().to_owned(), format!("{value:?}")));
+    }
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.push((field.name().to_owned(), value.to_owned()));
+    }
+}
+
+/// Collects every event, every span's fields at creation, and every later `record`.
+#[derive(Clone, Default)]
+struct Collector {
+    recs: Arc<Mutex<Vec<Rec>>>,
+    next: Arc<AtomicU64>,
+    /// Each span's metadata, by id, and the entered spans (what `Span::current` asks for).
+    spans: Arc<Mutex<Vec<&'static Metadata<'static>>>>,
+    entered: Arc<Mutex<Vec<Id>>>,
+}
+
+impl Collector {
+    fn recs(&self) -> Vec<Rec> {
+        self.recs.lock().unwrap().clone()
+    }
+    fn named(&self, name: &str) -> Vec<Rec> {
+        self.recs().into_iter().filter(|r| r.name == name).collect()
+    }
+}
+
+impl Subscriber for Collector {
+    fn register_callsite(&self, _: &'static Metadata<'static>) -> Interest {
+        Interest::sometimes()
+    }
+    fn enabled(&self, _: &Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, attrs: &Attributes<'_>) -> Id {
+        let mut fields = Vec::new();
+        attrs.record(&mut Fields(&mut fields));
+        self.recs.lock().unwrap().push(Rec {
+            name: attrs.metadata().name().to_owned(),
+            fields,
+        });
+        self.spans.lock().unwrap().push(attrs.metadata());
+        Id::from_u64(self.next.fetch_add(1, Ordering::Relaxed) + 1)
+    }
+    fn current_span(&self) -> tracing_core::span::Current {
+        let entered = self.entered.lock().unwrap();
+        match entered.last() {
+            Some(id) => {
+                let meta = self.spans.lock().unwrap()[id.into_u64() as usize - 1];
+                tracing_core::span::Current::new(id.clone(), meta)
+            }
+            None => tracing_core::span::Current::none(),
+        }
+    }
+    fn record(&self, _: &Id, values: &SpanValues<'_>) {
+        let mut fields = Vec::new();
+        values.record(&mut Fields(&mut fields));
+        self.recs.lock().unwrap().push(Rec {
+            name: "(span record)".to_owned(),
+            fields,
+        });
+    }
+    fn record_follows_from(&self, _: &Id, _: &Id) {}
+    fn event(&self, event: &TraceEvent<'_>) {
+        let mut fields = Vec::new();
+        event.record(&mut Fields(&mut fields));
+        self.recs.lock().unwrap().push(Rec {
+            name: event.metadata().name().to_owned(),
+            fields,
+        });
+    }
+    fn enter(&self, id: &Id) {
+        self.entered.lock().unwrap().push(id.clone());
+    }
+    fn exit(&self, id: &Id) {
+        let mut entered = self.entered.lock().unwrap();
+        if let Some(at) = entered.iter().rposition(|e| e == id) {
+            entered.remove(at);
+        }
+    }
+}
+
+fn assert_complete(r: &Rec, fields: &[&str]) {
+    for f in fields {
+        assert!(r.field(f).is_some(), "{} lacks `{f}`: {r:?}", r.name);
+    }
+}
+
+async fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !f() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_reconnect_a_governor_wait_and_a_heartbeat_failure_are_traced() {
+    let col = Collector::default();
+    let _guard = tracing::subscriber::set_default(col.clone());
+
+    // A reconnect: the simulator drops the market connection.
+    let sim = rails::sim(None).await;
+    let mut stream = MarketStream::builder()
+        .url(sim.market_ws_url())
+        .assets([YES])
+        .backoff(Duration::from_millis(10), Duration::from_millis(50))
+        .build()
+        .unwrap();
+    let mut connected = 0;
+    while connected < 2 {
+        let ev = tokio::time::timeout(Duration::from_secs(10), stream.next())
+            .await
+            .expect("timely")
+            .expect("open");
+        if let Event::Status(Status::Connected { .. }) = ev {
+            connected += 1;
+            if connected == 1 {
+                sim.disconnect_ws();
+            }
+        }
+    }
+    let connects = col.named("polyclob.ws.connect");
+    assert!(connects.len() >= 2, "{connects:?}");
+    assert_complete(
+        &connects[1],
+        &["channel", "shard", "epoch", "reconnect", "assets"],
+    );
+    assert_eq!(connects[1].field("reconnect"), Some("true"));
+    assert_eq!(connects[1].field("channel"), Some("market"));
+    let brk = &col.named("polyclob.ws.break")[0];
+    assert_complete(
+        brk,
+        &[
+            "channel", "shard", "epoch", "reason", "recovery", "retry_ms",
+        ],
+    );
+    assert_eq!(brk.field("recovery"), Some("reconnect"));
+    let resub = &col.named("polyclob.ws.resubscribe")[0];
+    assert_complete(resub, &["channel", "shard", "epoch", "assets"]);
+    assert_eq!(resub.field("assets"), Some("1"));
+    assert!(!col.named("polyclob.ws.connection").is_empty());
+    // The resubscription brings a fresh `book` snapshot.
+    while stream.counters().frames == 0 {
+        tokio::time::timeout(Duration::from_secs(10), stream.next())
+            .await
+            .expect("a snapshot after the reconnect")
+            .expect("open");
+    }
+    let counters = stream.counters();
+    assert_eq!(
+        (counters.connects, counters.reconnects),
+        (2, 1),
+        "{counters:?}"
+    );
+    assert!(counters.breaks >= 1 && counters.bytes > 0, "{counters:?}");
+    drop(stream);
+
+    // A governor wait: 5 orders a second, burst 2; four back to back make some wait.
+    let governor = Arc::new(Governor::with_limits(Limit::new(5, 2), Limit::new(10, 4)));
+    let c = rails::client_with(
+        &sim,
+        KEY_A,
+        Client::builder()
+            .throttle(Throttle::Wait(Duration::from_secs(2)))
+            .governor(governor),
+    )
+    .await;
+    for o in rails::resting_bids(&c, KEY_A, 4, false) {
+        c.post_order(&o).await.unwrap();
+    }
+    let waits = col.named("polyclob.governor.wait");
+    assert!(!waits.is_empty(), "no governor wait traced");
+    assert_complete(&waits[0], &["endpoint", "bucket", "cost", "wait_ms"]);
+    assert_eq!(waits[0].field("endpoint"), Some("/order"));
+    let requests = col.named("polyclob.http.request");
+    assert!(
+        requests
+            .iter()
+            .any(|r| r.field("endpoint") == Some("/order")),
+        "{requests:?}"
+    );
+    assert_complete(&requests[0], &["method", "endpoint", "attempt"]);
+    assert!(
+        col.recs()
+            .iter()
+            .any(|r| r.name == "(span record)" && r.field("rate_limit_wait_ms").is_some()),
+        "the wait is recorded on the request span"
+    );
+    let posts = col.named("polyclob.order.post");
+    assert_eq!(posts.len(), 4);
+    assert_complete(&posts[0], &["ok", "order_id", "order_status", "status"]);
+    let counters = c.counters();
+    assert_eq!(counters.throttle_delays, waits.len() as u64, "{counters:?}");
+    assert!(counters.throttle_delay > Duration::ZERO);
+
+    // A heartbeat failure, from the mock CLOB.
+    let m = MockClob::start().await;
+    m.on(
+        "POST",
+        "/v1/heartbeats",
+        vec![Reply::status(500, r#"{"error":"boom"}"#)],
+    );
+    let hb = Client::builder()
+        .host(m.url())
+        .signer(polyclob::sign::Signer::from_hex(KEY_A).unwrap())
+        .credentials(Credentials::new("k", "AAAA", "p"))
+        .retry(RetryPolicy::none())
+        .build()
+        .unwrap();
+    let h = hb.start_heartbeats(Duration::from_millis(20));
+    wait_for("a failed heartbeat", || h.status().failed >= 1).await;
+    let failed = &col.named("polyclob.heartbeat.failed")[0];
+    assert_complete(failed, &["ok", "status", "error"]);
+    assert_eq!(failed.field("status"), Some("500"));
+    assert!(hb.counters().heartbeat_failures >= 1);
+    assert!(hb.counters().status_5xx >= 1);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn no_secret_reaches_a_tracing_field() {
+    let col = Collector::default();
+    let _guard = tracing::subscriber::set_default(col.clone());
+    let sim = rails::sim(None).await;
+    let c = rails::client(&sim, KEY_A, Throttle::Wait(Duration::from_secs(2))).await;
+    let creds: Credentials = c
+        .create_or_derive_api_key(polyclob::U256::ZERO)
+        .await
+        .unwrap();
+    let orders = rails::resting_bids(&c, KEY_A, 2, true);
+    let body: serde_json::Value =
+        serde_json::from_slice(&orders[0].to_json(creds.api_key())).unwrap();
+    let signature = body["order"]["signature"].as_str().unwrap().to_owned();
+    let placed = c.post_order(&orders[0]).await.unwrap();
+    c.cancel(&placed.order_id).await.unwrap();
+    c.heartbeat(None).await.unwrap();
+    // The user channel authenticates with the same credentials; reconnect once.
+    let mut user = UserStream::builder(UserAuth::new(
+        creds.api_key(),
+        creds.secret(),
+        creds.passphrase(),
+    ))
+    .url(sim.user_ws_url())
+    .backoff(Duration::from_millis(10), Duration::from_millis(50))
+    .build()
+    .unwrap();
+    let mut connected = 0;
+    while connected < 2 {
+        let ev = tokio::time::timeout(Duration::from_secs(10), user.next())
+            .await
+            .expect("timely")
+            .expect("open");
+        if let Event::Status(Status::Connected { .. }) = ev {
+            connected += 1;
+            if connected == 1 {
+                sim.disconnect_ws();
+            }
+        }
+    }
+    let recs = col.recs();
+    assert!(recs.len() > 10, "something was traced: {recs:?}");
+    let secrets = [
+        KEY_A,
+        creds.api_key(),
+        creds.secret(),
+        creds.passphrase(),
+        signature.as_str(),
+        signature.trim_start_matches("0x"),
+    ];
+    for r in &recs {
+        for (k, v) in &r.fields {
+            for s in secrets {
+                assert!(!v.contains(s), "{}.{k} carries a secret: {v}", r.name);
+            }
+        }
+    }
+}
