@@ -200,7 +200,8 @@ async fn a_reconnect_a_governor_wait_and_a_heartbeat_failure_are_traced() {
     assert!(counters.breaks >= 1 && counters.bytes > 0, "{counters:?}");
     drop(stream);
 
-    // A governor wait: 5 orders a second, burst 2; four back to back make some wait.
+    // A governor wait: 5 orders a second, burst 2; four at once make two wait (sent one after
+    // another, a slow machine's round trips could refill the bucket between them).
     let governor = Arc::new(Governor::with_limits(Limit::new(5, 2), Limit::new(10, 4)));
     let c = rails::client_with(
         &sim,
@@ -210,8 +211,9 @@ async fn a_reconnect_a_governor_wait_and_a_heartbeat_failure_are_traced() {
             .governor(governor),
     )
     .await;
-    for o in rails::resting_bids(&c, KEY_A, 4, false) {
-        c.post_order(&o).await.unwrap();
+    let orders = rails::resting_bids(&c, KEY_A, 4, false);
+    for r in futures_util::future::join_all(orders.iter().map(|o| c.post_order(o))).await {
+        r.unwrap();
     }
     let waits = col.named("polyclob.governor.wait");
     assert!(!waits.is_empty(), "no governor wait traced");
