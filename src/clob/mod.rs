@@ -59,7 +59,7 @@ mod transport;
 pub mod types;
 
 pub use account_extras::{DEFAULT_GEOBLOCK_HOST, Geoblock};
-pub use auth::Credentials;
+pub use auth::{ApiKeyNonce, Credentials};
 pub use builder::{ClientBuilder, DEFAULT_HOST};
 /// The body buffer of [`Client::markets_borrowed`] and [`Client::markets_raw`].
 pub use bytes::Bytes;

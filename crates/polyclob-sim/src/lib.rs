@@ -78,14 +78,14 @@
 //! let creds = sim.api_credentials(&address, 0);
 //!
 //! let ts = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs();
-//! let sig = HmacKey::from_base64url(&creds.secret)?.sign(ts, "GET", "/data/orders", b"");
+//! let sig = HmacKey::from_base64url(creds.secret())?.sign(ts, "GET", "/data/orders", b"");
 //! let page = reqwest::Client::new()
 //!     .get(format!("{}/data/orders?next_cursor=MA==", sim.http_url()))
 //!     .header("POLY_ADDRESS", &address)
 //!     .header("POLY_SIGNATURE", sig.as_str())
 //!     .header("POLY_TIMESTAMP", ts.to_string())
-//!     .header("POLY_API_KEY", &creds.key)
-//!     .header("POLY_PASSPHRASE", &creds.passphrase)
+//!     .header("POLY_API_KEY", creds.api_key())
+//!     .header("POLY_PASSPHRASE", creds.passphrase())
 //!     .send()
 //!     .await?
 //!     .text()
@@ -233,7 +233,9 @@ mod ws;
 pub use self::faults::{Faults, HttpFault, HttpRule, Trigger};
 pub use self::market::{MarketSpec, TokenSpec, parse_markets};
 pub use self::rails::RailStats;
-pub use self::server::{ApiCredentials, SimBuilder, SimHandle, Simulator};
+#[allow(deprecated)]
+pub use self::server::ApiCredentials;
+pub use self::server::{SimBuilder, SimHandle, Simulator};
 
 // Compiles the README's code blocks as doctests, so the README cannot drift.
 #[doc = include_str!("../README.md")]
