@@ -49,6 +49,7 @@ mod preflight;
 mod rails;
 mod ratelimit;
 mod rewards;
+pub mod relayer;
 pub mod rfq;
 pub mod session_signers;
 mod simplified;

@@ -221,6 +221,7 @@ mod market;
 mod polybolt;
 mod programs;
 mod rails;
+mod relayer;
 mod rest;
 mod rfq;
 mod rng;
