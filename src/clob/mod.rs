@@ -48,8 +48,8 @@ pub(crate) mod pagination;
 mod preflight;
 mod rails;
 mod ratelimit;
-mod rewards;
 pub mod relayer;
+mod rewards;
 pub mod rfq;
 pub mod session_signers;
 mod simplified;
@@ -85,7 +85,8 @@ pub use transport::Client;
 #[doc(hidden)]
 pub use crate::http::fuzz_proxy_replies;
 pub use crate::http::{
-    BreakerConfig, BreakerState, Error, Proxy, ProxyError, ProxyFailure, ProxyKind, RetryPolicy,
+    BreakerConfig, BreakerState, Error, PreflightMismatch, Proxy, ProxyError, ProxyFailure,
+    ProxyKind, RetryPolicy,
 };
 
 // For the compat layer, which speaks the same transport.
