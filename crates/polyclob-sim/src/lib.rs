@@ -166,11 +166,13 @@
 //!   "Yes" does not match an order on "No" (the real exchange also matches via minting/merging).
 //!   RFQ quotes do settle across the two tokens: a quote on the complement token mints (both
 //!   buy) or merges (both sell).
-//! - Session signers: the relayer's `/v1/session-signers/*` routes and
-//!   `/v1/account/transactions/params` are served on the same host; a batch is checked (builder
-//!   key, owner signature, nonce, deadline) and applied at once, with no pending transaction. A
-//!   deposit wallet belongs to the first owner that signs for it (the simulator does not derive
-//!   deposit-wallet addresses).
+//! - The relayer: `/v1/session-signers/*`, `POST /submit` (deposit-wallet `WALLET` batches),
+//!   `/v1/account/transactions/params` and `/v1/account/transactions/{id}` are served on the
+//!   same host; a batch is checked (builder key, owner signature, the owner's nonce, deadline;
+//!   for `WALLET`, the factory) and applied at once, with no pending transaction: a `WALLET`
+//!   batch's calls run on the ledger as the deposit wallet, all or none, and one that reverts is
+//!   refused with its reason without spending the nonce. A deposit wallet belongs to the first
+//!   owner that signs for it (the simulator does not require the factory's derived address).
 //! - Market (FOK/FAK) orders are matched for the share quantity they imply (`takerAmount` for
 //!   BUY, `makerAmount` for SELL) at the tick price recovered from the amounts.
 //! - A user's orders may match each other (no self-trade prevention).
