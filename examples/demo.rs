@@ -20,8 +20,8 @@ use std::error::Error as StdError;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use polyclob::U256;
 use polyclob::book::{BookManager, Outcome, Update};
+use polyclob::clob::ApiKeyNonce;
 use polyclob::clob::{Client, ClientBuilder, Credentials, MarketList, OrderFilter};
 use polyclob::fixed::{Price, Size};
 use polyclob::order::{LimitOrder, MarketContext, OrderSigner};
@@ -31,7 +31,6 @@ use polyclob::types::{Chain, Side};
 use polyclob::ws::books::{BookFeed, BookHandler};
 use polyclob::ws::event::{Event, Frame, Handler, Status};
 use polyclob::ws::market::MarketStream;
-use polyclob::ws::subscribe::UserAuth;
 use polyclob::ws::user::UserStream;
 use polyclob_sim::Simulator;
 
@@ -109,10 +108,10 @@ async fn offline() -> Res<()> {
     .await?;
 
     // L1: the key signs a ClobAuth message; the server answers with L2 credentials.
-    let creds = client.create_api_key(U256::ZERO).await?;
+    let creds = client.create_api_key(ApiKeyNonce::ZERO).await?;
     println!("api key    {} (created with L1)", creds.api_key());
     client.set_credentials(creds.clone());
-    let mut user = UserStream::builder(user_auth(&creds))
+    let mut user = UserStream::builder(creds.clone())
         .url(sim.user_ws_url())
         .markets(conditions.iter().take(1).cloned())
         .build()?;
@@ -174,7 +173,7 @@ async fn live_run(trade: bool) -> Res<()> {
     if let Some(signer) = signer {
         let creds = match live_creds() {
             Some(c) => c,
-            None => client.create_or_derive_api_key(U256::ZERO).await?,
+            None => client.create_or_derive_api_key(ApiKeyNonce::ZERO).await?,
         };
         client.set_credentials(creds);
         let orders = OrderSigner::new(signer, Chain::Polygon, Wallet::Eoa)?;
@@ -200,10 +199,6 @@ fn live_creds() -> Option<Credentials> {
         v("POLYCLOB_API_SECRET")?,
         v("POLYCLOB_API_PASSPHRASE")?,
     ))
-}
-
-fn user_auth(c: &Credentials) -> UserAuth {
-    UserAuth::new(c.api_key(), c.secret(), c.passphrase())
 }
 
 /// First page of markets → the first token of up to [`BOOKS`] tradable markets.

@@ -11,8 +11,8 @@
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use polyclob::U256;
 use polyclob::book::Outcome;
+use polyclob::clob::ApiKeyNonce;
 use polyclob::clob::ClientBuilder;
 use polyclob::data::{self, Query};
 use polyclob::fixed::Price;
@@ -121,7 +121,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .host(sim.http_url())
         .signer(signer.clone())
         .build()?;
-    clob.set_credentials(clob.create_or_derive_api_key(U256::ZERO).await?);
+    clob.set_credentials(clob.create_or_derive_api_key(ApiKeyNonce::ZERO).await?);
     clob.remember_trading(&trading);
     let orders = OrderSigner::new(signer, Chain::Polygon, Wallet::Eoa)?;
     sim.clear_requests();

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use polyclob::U256;
+use polyclob::clob::ApiKeyNonce;
 use polyclob::clob::ClientBuilder;
 use polyclob::order::{LimitOrder, OrderSigner};
 use polyclob::sign::Signer;
@@ -32,7 +32,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .host(sim.http_url())
         .signer(signer.clone())
         .build()?;
-    client.set_credentials(client.create_or_derive_api_key(U256::ZERO).await?);
+    client.set_credentials(client.create_or_derive_api_key(ApiKeyNonce::ZERO).await?);
     let orders = OrderSigner::new(signer, Chain::Polygon, Wallet::Eoa)?;
 
     // One resting order to protect.

@@ -32,8 +32,8 @@ use std::collections::{HashMap, HashSet};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use polyclob::U256;
 use polyclob::book::{Book, Outcome, Update};
+use polyclob::clob::ApiKeyNonce;
 use polyclob::clob::{Bucket, Client, ClientBuilder, OrderFilter, Throttle, Tier, TradeFilter};
 use polyclob::decode::{Event as Decoded, decode};
 use polyclob::fixed::{Price, Size};
@@ -44,7 +44,6 @@ use polyclob::types::{Chain, Side};
 use polyclob::ws::books::{BookFeed, BookHandler};
 use polyclob::ws::event::{Frame, Handler, Status};
 use polyclob::ws::market::MarketStream;
-use polyclob::ws::subscribe::UserAuth;
 use polyclob::ws::user::UserStream;
 use polyclob_sim::{MarketSpec, Simulator};
 
@@ -122,7 +121,7 @@ async fn run(length: Duration) -> Res<()> {
         // Orders and cancels on kept-alive HTTP/1.1 connections of their own.
         .order_lane(true)
         .build()?;
-    let creds = client.create_or_derive_api_key(U256::ZERO).await?;
+    let creds = client.create_or_derive_api_key(ApiKeyNonce::ZERO).await?;
     client.set_credentials(creds.clone());
     client.set_token_market(&token, &condition);
     let orders = OrderSigner::new(signer, Chain::Polygon, Wallet::Eoa)?;
@@ -154,14 +153,10 @@ async fn run(length: Duration) -> Res<()> {
         .assets([token.clone()])
         .build()?;
     let mut feed = BookFeed::new(market_ws.handle(), Changed::default()).tick_size_cache(&client);
-    let mut user_ws = UserStream::builder(UserAuth::new(
-        creds.api_key(),
-        creds.secret(),
-        creds.passphrase(),
-    ))
-    .url(sim.user_ws_url())
-    .markets([condition.clone()])
-    .build()?;
+    let mut user_ws = UserStream::builder(creds.clone())
+        .url(sim.user_ws_url())
+        .markets([condition.clone()])
+        .build()?;
     let mut fills = Fills::default();
 
     let mut mm = Maker {

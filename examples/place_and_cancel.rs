@@ -4,7 +4,7 @@
 //! Hardhat account #0 (a public test key, never funded). For the real exchange, load your
 //! own key from the environment, drop `.host(..)`, and make sure of price and size first.
 
-use polyclob::U256;
+use polyclob::clob::ApiKeyNonce;
 use polyclob::clob::{ClientBuilder, OrderFilter};
 use polyclob::order::{LimitOrder, OrderSigner};
 use polyclob::sign::Signer;
@@ -31,7 +31,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // L1 → L2: create (or, if one exists, derive) API credentials and install them; every
     // trading request is then HMAC-signed with them (the five POLY_* headers).
-    let creds = client.create_or_derive_api_key(U256::ZERO).await?;
+    let creds = client.create_or_derive_api_key(ApiKeyNonce::ZERO).await?;
     client.set_credentials(creds);
 
     // The order signer: who signs and who funds. `Wallet::Eoa` = the key's own address;

@@ -18,6 +18,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use polyclob::U256;
+use polyclob::clob::ApiKeyNonce;
 use polyclob::clob::{Client, ClientBuilder};
 use polyclob::fixed::{Price, Size};
 use polyclob::onchain::Settler;
@@ -207,7 +208,7 @@ async fn run() -> Res<()> {
         .host(sim.http_url())
         .signer(signer.clone())
         .build()?;
-    client.set_credentials(client.create_api_key(U256::ZERO).await?);
+    client.set_credentials(client.create_api_key(ApiKeyNonce::ZERO).await?);
     let orders = OrderSigner::new(signer, Chain::Polygon, Wallet::Eoa)?;
 
     // One CTF market and the Protocol V2 (position-ID) market.

@@ -3,7 +3,7 @@
 use alloy_primitives::U256;
 use serde::Deserialize;
 
-use super::auth::{Credentials, Level};
+use super::auth::{ApiKeyNonce, Credentials, Level};
 use super::transport::{Client, Req};
 use super::types::{ApiKeyRaw, AssetKind, BalanceAllowance, Notification, lenient};
 use crate::http::Error;
@@ -15,7 +15,13 @@ impl Client {
     /// # Errors
     ///
     /// No signer, transport, status or decode.
-    pub async fn create_api_key(&self, nonce: U256) -> Result<Credentials, Error> {
+    pub async fn create_api_key(&self, nonce: ApiKeyNonce) -> Result<Credentials, Error> {
+        self.create_api_key_at(nonce.into()).await
+    }
+
+    /// [`create_api_key`](Self::create_api_key) for any ClobAuth nonce (the compat surface's
+    /// `U256`).
+    pub(crate) async fn create_api_key_at(&self, nonce: U256) -> Result<Credentials, Error> {
         let raw: ApiKeyRaw = self
             .json(&Req::post_empty("/auth/api-key").auth(Level::L1(nonce)))
             .await?;
@@ -27,7 +33,12 @@ impl Client {
     /// # Errors
     ///
     /// No signer, transport, status or decode.
-    pub async fn derive_api_key(&self, nonce: U256) -> Result<Credentials, Error> {
+    pub async fn derive_api_key(&self, nonce: ApiKeyNonce) -> Result<Credentials, Error> {
+        self.derive_api_key_at(nonce.into()).await
+    }
+
+    /// [`derive_api_key`](Self::derive_api_key) for any ClobAuth nonce.
+    pub(crate) async fn derive_api_key_at(&self, nonce: U256) -> Result<Credentials, Error> {
         let raw: ApiKeyRaw = self
             .json(&Req::get("/auth/derive-api-key").auth(Level::L1(nonce)))
             .await?;
@@ -40,11 +51,19 @@ impl Client {
     /// # Errors
     ///
     /// As [`derive_api_key`](Self::derive_api_key).
-    pub async fn create_or_derive_api_key(&self, nonce: U256) -> Result<Credentials, Error> {
-        match self.create_api_key(nonce).await {
+    pub async fn create_or_derive_api_key(&self, nonce: ApiKeyNonce) -> Result<Credentials, Error> {
+        self.create_or_derive_api_key_at(nonce.into()).await
+    }
+
+    /// [`create_or_derive_api_key`](Self::create_or_derive_api_key) for any ClobAuth nonce.
+    pub(crate) async fn create_or_derive_api_key_at(
+        &self,
+        nonce: U256,
+    ) -> Result<Credentials, Error> {
+        match self.create_api_key_at(nonce).await {
             Ok(c) => Ok(c),
             Err(e) if e.is_auth() => Err(e),
-            Err(_) => self.derive_api_key(nonce).await,
+            Err(_) => self.derive_api_key_at(nonce).await,
         }
     }
 

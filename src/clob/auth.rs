@@ -32,6 +32,55 @@ pub(crate) enum Level {
     L2,
 }
 
+/// The nonce an API key is created or derived for (the ClobAuth message's `nonce`): each
+/// nonce is another key of the same address. Every Polymarket client uses
+/// [`ZERO`](Self::ZERO) unless told otherwise.
+///
+/// ```
+/// use polyclob::clob::ApiKeyNonce;
+///
+/// assert_eq!(ApiKeyNonce::default(), ApiKeyNonce::ZERO);
+/// assert_eq!(ApiKeyNonce::new(7).get(), 7);
+/// assert_eq!(ApiKeyNonce::from(7u64).to_string(), "7");
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[must_use]
+pub struct ApiKeyNonce(u64);
+
+impl ApiKeyNonce {
+    /// Nonce 0: the key every Polymarket client creates or derives by default.
+    pub const ZERO: Self = Self(0);
+
+    /// The nonce `n`.
+    pub const fn new(n: u64) -> Self {
+        Self(n)
+    }
+
+    /// The nonce as a number.
+    #[must_use]
+    pub const fn get(self) -> u64 {
+        self.0
+    }
+}
+
+impl From<u64> for ApiKeyNonce {
+    fn from(n: u64) -> Self {
+        Self(n)
+    }
+}
+
+impl From<ApiKeyNonce> for U256 {
+    fn from(n: ApiKeyNonce) -> Self {
+        Self::from(n.0)
+    }
+}
+
+impl fmt::Display for ApiKeyNonce {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
 /// L2 API credentials as returned by `POST /auth/api-key`.
 ///
 /// The secret and passphrase are zeroized on drop and never printed.

@@ -35,7 +35,33 @@ impl Error {
     /// address" before the exchange says so). The message names both addresses.
     #[must_use]
     pub fn is_preflight(&self) -> bool {
-        self.rail() == Some(Rail::Preflight)
+        self.preflight_mismatch().is_some()
+    }
+
+    /// What a pre-flight check found, when it refused the order
+    /// ([`is_preflight`](Self::is_preflight)).
+    ///
+    /// ```
+    /// use polyclob::clob::{Client, PreflightMismatch};
+    /// use polyclob::order::OrderSigner;
+    /// use polyclob::sign::{Signer, wallet::Wallet};
+    /// use polyclob::types::Chain;
+    ///
+    /// let key = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
+    /// let client = Client::builder().signer(Signer::from_hex(key)?).build()?;
+    /// // A deposit wallet this key does not own: the wallet would refuse its signature.
+    /// let wallet = Wallet::DepositWallet("0x2222222222222222222222222222222222222222".parse()?);
+    /// let orders = OrderSigner::new(Signer::from_hex(key)?, Chain::Polygon, wallet)?;
+    /// let e = client.preflight(&orders).unwrap_err();
+    /// assert_eq!(e.preflight_mismatch(), Some(PreflightMismatch::NotWalletOwner));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn preflight_mismatch(&self) -> Option<crate::http::PreflightMismatch> {
+        match self.rail() {
+            Some(Rail::Preflight(m)) => Some(m),
+            _ => None,
+        }
     }
 
     /// HTTP 425: the matching engine is restarting; retry after a short pause

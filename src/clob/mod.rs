@@ -48,6 +48,7 @@ pub(crate) mod pagination;
 mod preflight;
 mod rails;
 mod ratelimit;
+pub mod relayer;
 mod rewards;
 pub mod rfq;
 pub mod session_signers;
@@ -59,7 +60,7 @@ mod transport;
 pub mod types;
 
 pub use account_extras::{DEFAULT_GEOBLOCK_HOST, Geoblock};
-pub use auth::Credentials;
+pub use auth::{ApiKeyNonce, Credentials};
 pub use builder::{ClientBuilder, DEFAULT_HOST};
 /// The body buffer of [`Client::markets_borrowed`] and [`Client::markets_raw`].
 pub use bytes::Bytes;
@@ -84,8 +85,8 @@ pub use transport::Client;
 #[doc(hidden)]
 pub use crate::http::fuzz_proxy_replies;
 pub use crate::http::{
-    BreakerConfig, BreakerState, ClientCounters, Error, Proxy, ProxyError, ProxyFailure, ProxyKind,
-    RetryPolicy,
+    BreakerConfig, BreakerState, ClientCounters, Error, PreflightMismatch, Proxy, ProxyError,
+    ProxyFailure, ProxyKind, RetryPolicy,
 };
 
 // For the compat layer, which speaks the same transport.

@@ -1,9 +1,11 @@
-//! Pre-flight checks for the two most reported order failures, "maker address not allowed"
-//! and "signer has to be the API KEY address": before signing, the order's signer must be the
-//! address the API credentials belong to, and the funder (maker) must be the wallet its
+//! Pre-flight checks for the most reported order failures, "maker address not allowed"
+//! (with or without "please use the deposit wallet flow"), "signer has to be the API KEY
+//! address" and a deposit wallet's "signer mismatch": before signing, the order's signer must
+//! be the address the API credentials belong to, and the funder (maker) must be the wallet its
 //! signature type implies (EOA = the signer; proxy and Safe = the wallets derived from the
-//! signer; POLY_1271 = a deposit wallet, which is never the signer itself: that one
-//! [`OrderSigner::new`] already refuses, as it does a zero funder).
+//! signer; POLY_1271 = a deposit wallet the signer owns, on Polygon one of the two the factory
+//! derives for it; never the signer itself: that one [`OrderSigner::new`] already refuses, as
+//! it does a zero funder). Each refusal says which with [`Error::preflight_mismatch`].
 //!
 //! [`Client::preflight`] runs the local checks (no I/O, also run by the `place_*` helpers);
 //! [`Client::preflight_remote`] also asks the exchange whether the API key belongs to the
@@ -12,23 +14,29 @@
 use alloy_primitives::Address;
 
 use super::transport::Client;
-use crate::http::{Error, Rail};
+use crate::http::{Error, PreflightMismatch, Rail};
 use crate::order::OrderSigner;
-use crate::sign::wallet::{Wallet, derive_proxy_wallet, derive_safe_wallet};
+use crate::sign::wallet::{
+    Wallet, derive_deposit_wallets, derive_proxy_wallet, derive_safe_wallet,
+};
+use crate::types::Chain;
 
-fn mismatch(msg: String) -> Error {
-    Error::refused(Rail::Preflight, msg, None)
+fn mismatch(what: PreflightMismatch, msg: String) -> Error {
+    Error::refused(Rail::Preflight(what), msg, None)
 }
 
 /// The local checks of an order signer against the client's credentials and chain.
 pub(crate) fn check(client: &Client, order_signer: &OrderSigner) -> Result<(), Error> {
     let eoa = order_signer.signer().address();
     if order_signer.chain() != client.chain() {
-        return Err(mismatch(format!(
-            "the order signer is prepared for chain {} but the client signs for chain {}",
-            order_signer.chain().id(),
-            client.chain().id()
-        )));
+        return Err(mismatch(
+            PreflightMismatch::Chain,
+            format!(
+                "the order signer is prepared for chain {} but the client signs for chain {}",
+                order_signer.chain().id(),
+                client.chain().id()
+            ),
+        ));
     }
     let Some(api_address) = client.address() else {
         return Err(Error::auth(
@@ -36,10 +44,13 @@ pub(crate) fn check(client: &Client, order_signer: &OrderSigner) -> Result<(), E
         ));
     };
     if api_address != eoa {
-        return Err(mismatch(format!(
-            "signer has to be the API KEY address: the order signer is {eoa} but the API \
+        return Err(mismatch(
+            PreflightMismatch::ApiKeySigner,
+            format!(
+                "signer has to be the API KEY address: the order signer is {eoa} but the API \
              credentials belong to {api_address}"
-        )));
+            ),
+        ));
     }
     let expected: Option<(Address, &str)> = match order_signer.wallet() {
         Wallet::Proxy(_) => derive_proxy_wallet(eoa, order_signer.chain()).map(|a| (a, "proxy")),
@@ -48,17 +59,60 @@ pub(crate) fn check(client: &Client, order_signer: &OrderSigner) -> Result<(), E
     };
     let maker = order_signer.maker();
     match (order_signer.wallet(), expected) {
-        (Wallet::Eoa, _) if maker != eoa => Err(mismatch(format!(
-            "maker address not allowed: an EOA order's maker must be the signer {eoa}, not {maker}"
-        ))),
-        (Wallet::Proxy(_) | Wallet::Safe(_), Some((want, kind))) if maker != want => {
-            Err(mismatch(format!(
+        (Wallet::Eoa, _) if maker != eoa => Err(mismatch(
+            PreflightMismatch::MakerNotAllowed,
+            format!(
+                "maker address not allowed: an EOA order's maker must be the signer {eoa}, not \
+                 {maker}"
+            ),
+        )),
+        (Wallet::Proxy(_) | Wallet::Safe(_), Some((want, kind))) if maker != want => Err(mismatch(
+            PreflightMismatch::MakerNotAllowed,
+            format!(
                 "maker address not allowed: the funder {maker} is not the {kind} wallet of the \
                  signer {eoa}, which is {want}"
-            )))
+            ),
+        )),
+        // The factory is Polygon's; elsewhere ownership cannot be derived here.
+        (Wallet::DepositWallet(wallet), _)
+            if order_signer.chain() == Chain::Polygon
+                && !derive_deposit_wallets(eoa).contains(&wallet) =>
+        {
+            let [uups, beacon] = derive_deposit_wallets(eoa);
+            Err(mismatch(
+                PreflightMismatch::NotWalletOwner,
+                format!(
+                    "signer mismatch: the key {eoa} does not own the deposit wallet {wallet} (its \
+                     deposit wallet is {uups} or {beacon}), so the wallet would refuse its \
+                     POLY_1271 signature"
+                ),
+            ))
         }
         _ => Ok(()),
     }
+}
+
+/// Explains the exchange's "maker address not allowed, please use the deposit wallet flow"
+/// for `order_signer`: the same error, refused as
+/// [`PreflightMismatch::DepositWalletRequired`] with the deposit wallets the key would trade
+/// from. Other errors pass unchanged.
+pub(crate) fn explain(order_signer: &OrderSigner, e: Error) -> Error {
+    if !e.is_maker_not_allowed()
+        || !e.message_contains(&["deposit wallet"])
+        || matches!(order_signer.wallet(), Wallet::DepositWallet(_))
+    {
+        return e;
+    }
+    let eoa = order_signer.signer().address();
+    let [uups, beacon] = derive_deposit_wallets(eoa);
+    let msg = format!(
+        "maker address not allowed, please use the deposit wallet flow: this API account trades \
+         from its deposit wallet (POLY_1271), not from {}; sign with Wallet::DepositWallet of \
+         the key {eoa} ({uups}, or {beacon} for wallets from the beacon factory) and fund and \
+         approve it with relayer WALLET batches (clob::relayer)",
+        order_signer.maker()
+    );
+    mismatch(PreflightMismatch::DepositWalletRequired, msg).with_source(e)
 }
 
 impl Client {
@@ -109,15 +163,68 @@ impl Client {
             })?;
         match self.api_keys().await {
             Ok(keys) if keys.iter().any(|k| k == &key) => Ok(()),
-            Ok(_) => Err(mismatch(format!(
-                "signer has to be the API KEY address: the API key {key} is not one of {eoa}'s"
-            ))),
-            Err(e) if e.status() == Some(401) => Err(mismatch(format!(
-                "signer has to be the API KEY address: the exchange refused the API key {key} \
+            Ok(_) => Err(mismatch(
+                PreflightMismatch::ApiKeySigner,
+                format!(
+                    "signer has to be the API KEY address: the API key {key} is not one of {eoa}'s"
+                ),
+            )),
+            Err(e) if e.status() == Some(401) => Err(mismatch(
+                PreflightMismatch::ApiKeySigner,
+                format!(
+                    "signer has to be the API KEY address: the exchange refused the API key {key} \
                  for {eoa} ({})",
-                e.message().unwrap_or("401")
-            ))),
+                    e.message().unwrap_or("401")
+                ),
+            )),
             Err(e) => Err(e),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sign::Signer;
+
+    const KEY: &str = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
+
+    fn orders(wallet: Wallet) -> OrderSigner {
+        OrderSigner::new(Signer::from_hex(KEY).unwrap(), Chain::Polygon, wallet).unwrap()
+    }
+
+    #[test]
+    fn the_deposit_wallet_refusal_is_explained() {
+        let refusal = || {
+            Error::from_status(
+                400,
+                br#"{"error":"maker address not allowed, please use the deposit wallet flow"}"#,
+                None,
+            )
+        };
+        let eoa = orders(Wallet::Eoa);
+        let e = explain(&eoa, refusal());
+        assert_eq!(
+            e.preflight_mismatch(),
+            Some(PreflightMismatch::DepositWalletRequired)
+        );
+        let [uups, beacon] = derive_deposit_wallets(eoa.signer().address());
+        let msg = e.to_string();
+        assert!(
+            msg.contains(&uups.to_string()) && msg.contains(&beacon.to_string()),
+            "{msg}"
+        );
+        let source = std::error::Error::source(&e).and_then(|s| s.downcast_ref::<Error>());
+        assert_eq!(source.and_then(Error::status), Some(400));
+        // A deposit-wallet order, or another refusal, is passed through unchanged.
+        let dw = orders(Wallet::DepositWallet(uups));
+        assert_eq!(explain(&dw, refusal()).status(), Some(400));
+        let plain = Error::from_status(400, br#"{"error":"maker address not allowed"}"#, None);
+        assert!(explain(&eoa, plain).preflight_mismatch().is_none());
+        assert!(
+            explain(&eoa, Error::argument("x"))
+                .preflight_mismatch()
+                .is_none()
+        );
     }
 }

@@ -21,14 +21,12 @@
 use std::fmt;
 
 use alloy_primitives::{Address, B256, U256};
-use reqwest::header::{CONTENT_TYPE, HeaderValue};
 use serde::Deserialize;
 
 use super::auth::{Credentials, Level};
 use super::pagination::SkippedRow;
 use super::transport::{Client, Req};
 use crate::http::Error;
-use crate::sign::hmac::HmacKey;
 use crate::sign::keccak::keccak256;
 use crate::sign::{Signature, Signer};
 use crate::types::Chain;
@@ -39,8 +37,7 @@ pub const SESSION_SIGNERS_PATH: &str = "/v1/user/session-signers";
 pub const AUTHORIZATIONS_PATH: &str = "/v1/session-signers/authorizations";
 /// Relayer `POST`: revoke a session signer.
 pub const REVOCATIONS_PATH: &str = "/v1/session-signers/revocations";
-/// Relayer `GET`: the owner's next deposit-wallet nonce (`?address=<owner>&type=WALLET`).
-pub const EXECUTE_PARAMS_PATH: &str = "/v1/account/transactions/params";
+pub use super::relayer::{DEFAULT_RELAYER_HOST, EXECUTE_PARAMS_PATH};
 
 /// A venue a session signer may trade on. Scopes the exchange adds later arrive as
 /// [`Other`](Self::Other) rather than failing the row.
@@ -189,12 +186,6 @@ impl Client {
     }
 }
 
-/// Polymarket's relayer, which submits deposit-wallet batches.
-pub const DEFAULT_RELAYER_HOST: &str = "https://relayer-v2.polymarket.com";
-
-/// How long a batch the client signs stays valid, seconds (as the official client).
-const BATCH_LIFETIME: u64 = 600;
-
 /// The relayer's answer to an authorization or revocation.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -227,89 +218,7 @@ impl SessionSignerReceipt {
     }
 }
 
-#[derive(Deserialize)]
-struct ExecuteParams {
-    nonce: String,
-}
-
-fn header_value(v: &str) -> Result<HeaderValue, Error> {
-    HeaderValue::from_str(v).map_err(|_| Error::argument("a header value is not visible ASCII"))
-}
-
 impl Client {
-    /// One request to the relayer at `host` with the builder key's `POLY_BUILDER_*` headers.
-    async fn relayer(
-        &self,
-        host: &str,
-        builder: &Credentials,
-        method: reqwest::Method,
-        path: &str,
-        query: &[(&str, String)],
-        body: Option<(&[u8], &str)>,
-    ) -> Result<bytes::Bytes, Error> {
-        let key = HmacKey::from_base64url(builder.secret()).map_err(Error::sign)?;
-        let ts = self.timestamp();
-        let sig = key.sign(ts, method.as_str(), path, body.map_or(&[][..], |b| b.0));
-        let mut url = format!("{}{path}", host.trim_end_matches('/'));
-        for (i, (k, v)) in query.iter().enumerate() {
-            url.push(if i == 0 { '?' } else { '&' });
-            crate::http::encode_into(&mut url, k);
-            url.push('=');
-            crate::http::encode_into(&mut url, v);
-        }
-        let mut rb = self
-            .inner
-            .http
-            .request_url(method, &url)
-            .header("POLY_BUILDER_API_KEY", header_value(builder.api_key())?)
-            .header("POLY_BUILDER_SIGNATURE", header_value(sig.as_str())?)
-            .header("POLY_BUILDER_TIMESTAMP", ts.to_string())
-            .header("POLY_BUILDER_PASSPHRASE", {
-                let mut v = header_value(builder.passphrase())?;
-                v.set_sensitive(true);
-                v
-            });
-        if let Some((bytes, idempotency_key)) = body {
-            rb = rb
-                .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
-                .header("Idempotency-Key", header_value(idempotency_key)?)
-                .body(bytes.to_vec());
-        }
-        self.inner.http.execute(rb, path, |_, _| {}).await
-    }
-
-    /// The owner's next deposit-wallet nonce from the relayer at `host`
-    /// (`GET /v1/account/transactions/params?address=<owner>&type=WALLET`).
-    ///
-    /// # Errors
-    ///
-    /// Transport, status, or an answer without a decimal `nonce`.
-    pub async fn relayer_wallet_nonce(
-        &self,
-        host: &str,
-        builder: &Credentials,
-        owner: Address,
-    ) -> Result<U256, Error> {
-        let q = [
-            ("address", owner.to_checksum(None)),
-            ("type", "WALLET".to_owned()),
-        ];
-        let body = self
-            .relayer(
-                host,
-                builder,
-                reqwest::Method::GET,
-                EXECUTE_PARAMS_PATH,
-                &q,
-                None,
-            )
-            .await?;
-        let p: ExecuteParams = crate::http::decode(&body, EXECUTE_PARAMS_PATH)?;
-        p.nonce
-            .parse::<U256>()
-            .map_err(|_| Error::decode("the relayer's nonce is not a decimal integer"))
-    }
-
     /// Posts a signed batch to the relayer at `host` with `idempotency_key` (reuse it to retry
     /// the same batch safely). Not retried here.
     ///
@@ -333,7 +242,7 @@ impl Client {
                 reqwest::Method::POST,
                 signed.path,
                 &[],
-                Some((&signed.body, idempotency_key.trim())),
+                Some((&signed.body, Some(idempotency_key.trim()))),
             )
             .await?;
         crate::http::decode(&body, signed.path)
@@ -364,7 +273,7 @@ impl Client {
             session_signer,
             action,
             nonce,
-            self.timestamp() + BATCH_LIFETIME,
+            self.timestamp() + super::relayer::BATCH_LIFETIME,
         );
         let signed = batch.sign(&owner, self.chain())?;
         self.relay_session_signer_batch(host, builder, &signed, idempotency_key)
@@ -577,46 +486,18 @@ impl SessionSignerBatch {
         out
     }
 
-    /// The EIP-712 digest the owner signs on `chain`.
+    /// The EIP-712 digest the owner signs on `chain`: a deposit-wallet `Batch` of the one
+    /// self-call.
     #[must_use]
     pub fn digest(&self, chain: Chain) -> B256 {
-        let domain_type = keccak256(
-            b"EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)",
-        );
-        let mut d = Vec::with_capacity(160);
-        d.extend_from_slice(domain_type.as_slice());
-        d.extend_from_slice(keccak256(b"DepositWallet").as_slice());
-        d.extend_from_slice(keccak256(b"1").as_slice());
-        d.extend_from_slice(&word_u256(U256::from(chain.id())));
-        d.extend_from_slice(&word_address(&self.wallet));
-        let domain = keccak256(&d);
-
-        const CALL: &[u8] = b"Call(address target,uint256 value,bytes data)";
-        let call_type = keccak256(CALL);
-        let mut c = Vec::with_capacity(128);
-        c.extend_from_slice(call_type.as_slice());
-        c.extend_from_slice(&word_address(&self.wallet));
-        c.extend_from_slice(&[0u8; 32]);
-        c.extend_from_slice(keccak256(&self.call_data()).as_slice());
-        // The array of one call hashes as the concatenation of its one element hash.
-        let calls = keccak256(keccak256(&c).as_slice());
-
-        let mut batch_type =
-            b"Batch(address wallet,uint256 nonce,uint256 deadline,Call[] calls)".to_vec();
-        batch_type.extend_from_slice(CALL);
-        let mut s = Vec::with_capacity(160);
-        s.extend_from_slice(keccak256(&batch_type).as_slice());
-        s.extend_from_slice(&word_address(&self.wallet));
-        s.extend_from_slice(&word_u256(self.nonce));
-        s.extend_from_slice(&word_u256(U256::from(self.deadline)));
-        s.extend_from_slice(calls.as_slice());
-        let st = keccak256(&s);
-
-        let mut m = Vec::with_capacity(66);
-        m.extend_from_slice(b"\x19\x01");
-        m.extend_from_slice(domain.as_slice());
-        m.extend_from_slice(st.as_slice());
-        keccak256(&m)
+        let data = self.call_data();
+        super::relayer::batch_digest(
+            chain,
+            self.wallet,
+            self.nonce,
+            self.deadline,
+            std::iter::once((self.wallet, U256::ZERO, data.as_slice())),
+        )
     }
 
     /// The relayer body for `signature`.

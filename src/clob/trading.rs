@@ -160,7 +160,10 @@ impl Client {
     ///
     /// # Errors
     ///
-    /// The [pre-flight checks](Self::preflight) ([`Error::is_preflight`]), validation
+    /// The [pre-flight checks](Self::preflight) ([`Error::is_preflight`]; the exchange's
+    /// "please use the deposit wallet flow" comes back as
+    /// [`PreflightMismatch::DepositWalletRequired`](super::PreflightMismatch), naming the
+    /// key's deposit wallets), validation
     /// ([`Error::is_argument`]), lookups, or the post (including the client-side rails:
     /// [`Error::is_throttled`], [`Error::is_heartbeat_guard`], [`Error::is_post_only_mode`]).
     pub async fn place_limit_order(
@@ -180,6 +183,7 @@ impl Client {
             }
             r => r,
         }
+        .map_err(|e| super::preflight::explain(signer, e))
     }
 
     /// As [`place_limit_order`](Self::place_limit_order) for a market (FOK/FAK) order (a BUY
@@ -206,6 +210,7 @@ impl Client {
             }
             r => r,
         }
+        .map_err(|e| super::preflight::explain(signer, e))
     }
 
     /// The same market with the exchange version re-read from the server.

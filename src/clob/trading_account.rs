@@ -22,7 +22,7 @@ use core::ops::Deref;
 use super::builder::ClientBuilder;
 use super::transport::Client;
 use super::types::PostOrderResponse;
-use super::{Credentials, Error};
+use super::{ApiKeyNonce, Credentials, Error};
 use crate::order::{LimitOrder, MarketOrder, OrderSigner, SignedOrder};
 use crate::sign::Signer;
 use crate::sign::wallet::Wallet;
@@ -67,7 +67,7 @@ pub struct AccountBuilder {
     wallet: Wallet,
     client: ClientBuilder,
     credentials: Option<Credentials>,
-    nonce: u64,
+    nonce: ApiKeyNonce,
 }
 
 impl Account {
@@ -79,7 +79,7 @@ impl Account {
             wallet: Wallet::Eoa,
             client: ClientBuilder::new(),
             credentials: None,
-            nonce: 0,
+            nonce: ApiKeyNonce::ZERO,
         }
     }
 
@@ -185,14 +185,15 @@ impl AccountBuilder {
         self
     }
 
-    /// The ClobAuth nonce of the API key to create or derive. Default is 0 (the key every
+    /// The ClobAuth nonce of the API key to create or derive. Default is
+    /// [`ApiKeyNonce::ZERO`] (the key every
     /// Polymarket client derives).
-    pub const fn api_key_nonce(mut self, nonce: u64) -> Self {
+    pub const fn api_key_nonce(mut self, nonce: ApiKeyNonce) -> Self {
         self.nonce = nonce;
         self
     }
 
-    fn parts(self) -> Result<(Client, OrderSigner, Option<Credentials>, u64), Error> {
+    fn parts(self) -> Result<(Client, OrderSigner, Option<Credentials>, ApiKeyNonce), Error> {
         let client = self.client.signer(self.signer.clone());
         let chain = client.chain;
         let orders = OrderSigner::new(self.signer, chain, self.wallet).map_err(Error::order)?;
@@ -226,11 +227,7 @@ impl AccountBuilder {
         let (client, orders, creds, nonce) = self.parts()?;
         let creds = match creds {
             Some(c) => c,
-            None => {
-                client
-                    .create_or_derive_api_key(alloy_primitives::U256::from(nonce))
-                    .await?
-            }
+            None => client.create_or_derive_api_key(nonce).await?,
         };
         client.set_credentials(creds);
         Ok(Account { client, orders })

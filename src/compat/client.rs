@@ -374,7 +374,7 @@ impl ClobClient {
         self.need_signer()?;
         let c = self
             .http()?
-            .create_api_key(nonce.unwrap_or(U256::ZERO))
+            .create_api_key_at(nonce.unwrap_or(U256::ZERO))
             .await
             .map_err(err)?;
         Ok(ApiCreds::from(&c))
@@ -385,7 +385,7 @@ impl ClobClient {
         self.need_signer()?;
         let c = self
             .http()?
-            .derive_api_key(nonce.unwrap_or(U256::ZERO))
+            .derive_api_key_at(nonce.unwrap_or(U256::ZERO))
             .await
             .map_err(err)?;
         Ok(ApiCreds::from(&c))
@@ -396,7 +396,7 @@ impl ClobClient {
         self.need_signer()?;
         let c = self
             .http()?
-            .create_or_derive_api_key(nonce.unwrap_or(U256::ZERO))
+            .create_or_derive_api_key_at(nonce.unwrap_or(U256::ZERO))
             .await
             .map_err(err)?;
         Ok(ApiCreds::from(&c))

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
-use super::types::{Activity, HolderGroup, Position, Trade, Value};
+use super::types::{Activity, HolderGroup, PortfolioValue, Position, Trade};
 use crate::clob::SkippedRow;
 use crate::clob::pagination::decode_each;
 use crate::http::{self, Error, Req};
@@ -404,8 +404,8 @@ impl Client {
     ///
     /// # Errors
     /// Transport, status or decode; an answer without a row.
-    pub async fn value(&self, user: &str) -> Result<Value, Error> {
-        let q: Query<Value> = Query::new("/v2/value").pair("user", user.to_owned());
+    pub async fn value(&self, user: &str) -> Result<PortfolioValue, Error> {
+        let q: Query<PortfolioValue> = Query::new("/v2/value").pair("user", user.to_owned());
         let page = self.page(&q, None).await?;
         page.data
             .into_iter()
@@ -420,8 +420,10 @@ mod tests {
 
     #[test]
     fn envelopes_nulls_objects_and_v1_arrays() {
-        let p = decode_cursor_page::<Value>(br#"{"data":{"proxy_wallet":"0x1","value":12.5}}"#)
-            .unwrap();
+        let p = decode_cursor_page::<PortfolioValue>(
+            br#"{"data":{"proxy_wallet":"0x1","value":12.5}}"#,
+        )
+        .unwrap();
         assert_eq!(p.data[0].value, crate::fixed::Size::new(12_500_000));
         assert_eq!((p.next_cursor, p.has_more), (None, false));
         let p = decode_cursor_page::<Trade>(
@@ -462,7 +464,8 @@ mod tests {
         .unwrap();
         assert_eq!(p.data.len(), 2);
         assert_eq!(p.next_cursor.as_deref(), Some("c"));
-        let p = decode_cursor_page::<Value>(br#"{"proxy_wallet":"0x1","value":3}"#).unwrap();
+        let p =
+            decode_cursor_page::<PortfolioValue>(br#"{"proxy_wallet":"0x1","value":3}"#).unwrap();
         assert_eq!(p.data.len(), 1);
     }
 

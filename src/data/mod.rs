@@ -36,6 +36,10 @@ pub use self::client::{
     Client, ClientBuilder, CursorPage, DEFAULT_HOST, MAX_CONDITIONS, Query, decode_cursor_page,
 };
 pub use self::resolution::{OpenInterest, PricePoint, Redeemability, Resolution};
-pub use self::types::{Activity, Holder, HolderGroup, Position, Trade, UNLABELLED_OUTCOME, Value};
+#[allow(deprecated)]
+pub use self::types::Value;
+pub use self::types::{
+    Activity, Holder, HolderGroup, PortfolioValue, Position, Trade, UNLABELLED_OUTCOME,
+};
 pub use crate::clob::SkippedRow;
 pub use crate::http::Error;

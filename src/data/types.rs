@@ -269,7 +269,7 @@ pub struct Activity {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
-pub struct Value {
+pub struct PortfolioValue {
     /// The wallet (v1: `user`).
     #[serde(alias = "user", deserialize_with = "lenient::string")]
     pub proxy_wallet: String,
@@ -277,6 +277,11 @@ pub struct Value {
     #[serde(deserialize_with = "rounded::size_opt")]
     pub value: Option<Size>,
 }
+
+/// The old name of [`PortfolioValue`], which shared its name with the crate root's `Value`
+/// (JSON, from the polymarket-rs-client surface).
+#[deprecated(since = "0.2.0", note = "renamed PortfolioValue")]
+pub type Value = PortfolioValue;
 
 /// The top holders of one outcome token (`GET /v2/holders`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]

@@ -51,7 +51,29 @@ pub(crate) enum Rail {
     /// Heartbeats failed or stopped: the exchange will cancel resting orders.
     HeartbeatGuard,
     /// The order's signer, funder or API key do not belong together.
-    Preflight,
+    Preflight(PreflightMismatch),
+}
+
+/// What a pre-flight check found wrong with an order's signer, maker and API key
+/// ([`Error::preflight_mismatch`]); the error's message names the addresses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum PreflightMismatch {
+    /// The order signer is prepared for another chain than the client's.
+    Chain,
+    /// "signer has to be the API KEY address": the key signing the order is not the one the
+    /// API credentials belong to.
+    ApiKeySigner,
+    /// "maker address not allowed": the maker is not the wallet the signature type implies
+    /// (an EOA order's maker is the key; a proxy's or Safe's is the one derived from the key).
+    MakerNotAllowed,
+    /// "signer mismatch": a POLY_1271 order's key is not the deposit wallet's owner (the
+    /// wallet is neither deposit wallet the factory derives for that key), so the wallet would
+    /// refuse the signature.
+    NotWalletOwner,
+    /// "maker address not allowed, please use the deposit wallet flow": the account trades
+    /// from its deposit wallet (new API accounts do), and the order is not a POLY_1271 one.
+    DepositWalletRequired,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -23,7 +23,7 @@ mod tunnel;
 pub use breaker::{BreakerConfig, BreakerState};
 pub(crate) use client::{Client, Req, decode, encode_into, path_with};
 pub use counters::ClientCounters;
-pub use error::Error;
+pub use error::{Error, PreflightMismatch};
 pub(crate) use error::{Kind, Rail};
 pub use proxy::{Proxy, ProxyError, ProxyKind};
 pub use retry::RetryPolicy;

@@ -205,14 +205,14 @@ pub struct Approval {
 /// A condition's resolution state on ConditionalTokens.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct Resolution {
+pub struct Payouts {
     /// Payout numerator per outcome slot (all zero before resolution).
     pub payout_numerators: Vec<U256>,
     /// The payout denominator: zero until the condition resolves.
     pub payout_denominator: U256,
 }
 
-impl Resolution {
+impl Payouts {
     /// Whether the condition has resolved.
     #[must_use]
     pub fn is_resolved(&self) -> bool {
@@ -358,7 +358,7 @@ impl Settler {
     /// # Errors
     /// As [`collateral_balance`](Self::collateral_balance); an unprepared condition has no slots
     /// and is an error.
-    pub async fn resolution(&self, condition_id: B256) -> Result<Resolution, Error> {
+    pub async fn resolution(&self, condition_id: B256) -> Result<Payouts, Error> {
         let ctf_addr = self.contracts.conditional_tokens;
         let slots = word(
             &self
@@ -377,7 +377,7 @@ impl Settler {
         let mut results = self.rpc.call_many(&calls).await?.into_iter();
         let den = word(&results.next().ok_or(Error::new(Kind::Decode("batch")))??)?;
         let nums = results.map(|r| word(&r?)).collect::<Result<Vec<_>, _>>()?;
-        Ok(Resolution {
+        Ok(Payouts {
             payout_numerators: nums,
             payout_denominator: den,
         })

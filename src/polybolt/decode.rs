@@ -128,7 +128,7 @@ pub struct Envelope<'a> {
 #[non_exhaustive]
 pub enum Payload<'a> {
     /// A live price.
-    Price(Price<'a>),
+    Price(LivePrice<'a>),
     /// A snapshot: the symbol's recent points.
     Snapshot(Snapshot<'a>),
     /// A payload this decoder does not read (an unknown channel); its JSON text.
@@ -138,7 +138,7 @@ pub enum Payload<'a> {
 /// A live reference price.
 #[derive(Clone, Copy, Debug)]
 #[non_exhaustive]
-pub struct Price<'a> {
+pub struct LivePrice<'a> {
     /// The symbol (`btcusd`, `aapl`).
     pub symbol: &'a str,
     /// The exact price: `full_accuracy_value` when sent, else the float `value`.
@@ -158,6 +158,10 @@ pub struct Price<'a> {
     /// `is_carried_forward` of an equity price (the market is closed).
     pub carried_forward: Option<bool>,
 }
+
+/// The old name of [`LivePrice`], which shared its name with [`fixed::Price`](crate::fixed::Price).
+#[deprecated(since = "0.2.0", note = "renamed LivePrice")]
+pub type Price<'a> = LivePrice<'a>;
 
 /// A snapshot: the preceding two minutes of one symbol.
 #[derive(Clone, Copy, Debug)]
@@ -361,7 +365,7 @@ fn read_payload(src: &str, at: usize) -> Result<Payload<'_>, DecodeError> {
     let price = full_accuracy
         .or(value)
         .ok_or_else(|| err(DecodeErrorKind::MissingField, "value", at))?;
-    Ok(Payload::Price(Price {
+    Ok(Payload::Price(LivePrice {
         symbol,
         price,
         full_accuracy,

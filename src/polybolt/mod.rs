@@ -11,7 +11,7 @@
 //! use polyclob::rtds::RefPrice;
 //! use polyclob::ws::continuity::Break;
 //! use polyclob::ws::event::Frame;
-//! use polyclob::ws::subscribe::UserAuth;
+//! use polyclob::clob::Credentials;
 //!
 //! struct Twap { open: Option<RefPrice> }
 //! impl PolyBoltHandler for Twap {
@@ -29,7 +29,7 @@
 //! }
 //!
 //! let mut stream = PolyBoltStream::builder()
-//!     .credentials(UserAuth::new("key", "secret", "passphrase"))
+//!     .credentials(Credentials::new("key", "secret", "passphrase"))
 //!     .subscribe(Subscription::crypto_twap("btcusd"))
 //!     .build()?;
 //! stream.run(&mut Twap { open: None }).await;

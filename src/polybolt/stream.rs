@@ -35,13 +35,13 @@ use std::time::{Duration, Instant};
 use futures_util::Stream;
 use tokio::sync::mpsc;
 
+use crate::clob::Credentials;
 use crate::decode::{DecodeError, DecodeErrorKind};
 use crate::ws::connection::ChannelKind;
 use crate::ws::continuity::{Break, Cause, Lost, Recovery, StreamKind};
 use crate::ws::event::{Event, Frame, Handler, OwnedFrame, Status};
 use crate::ws::options::{BuildError, Options, common_setters};
 use crate::ws::shards::{Dispatcher, Shards, StreamCore};
-use crate::ws::subscribe::UserAuth;
 
 use super::decode::{Channel, Envelope, Message, decode, decode_bytes};
 use super::subscription::{
@@ -60,10 +60,10 @@ pub const POLYBOLT_URL: &str = "wss://ws-live-v2.polymarket.com/ws";
 /// use futures_util::StreamExt;
 /// use polyclob::polybolt::{PolyBoltEvent, PolyBoltStream, Subscription};
 /// use polyclob::polybolt::decode::{Message, Payload};
-/// use polyclob::ws::subscribe::UserAuth;
+/// use polyclob::clob::Credentials;
 ///
 /// let mut stream = PolyBoltStream::builder()
-///     .credentials(UserAuth::new("key", "secret", "passphrase"))
+///     .credentials(Credentials::new("key", "secret", "passphrase"))
 ///     .subscribe(Subscription::crypto_twap("btcusd"))
 ///     .build()?;
 /// while let Some(ev) = stream.next().await {
@@ -84,7 +84,7 @@ pub const POLYBOLT_URL: &str = "wss://ws-live-v2.polymarket.com/ws";
 #[derive(Debug)]
 pub struct PolyBoltStreamBuilder {
     opts: Options,
-    auth: Option<UserAuth>,
+    auth: Option<Credentials>,
     subs: Vec<Subscription>,
 }
 
@@ -94,7 +94,7 @@ impl PolyBoltStreamBuilder {
     /// The CLOB API credentials sent in the `auth` frame (required: every price channel is
     /// gated).
     #[must_use]
-    pub fn credentials(mut self, auth: UserAuth) -> Self {
+    pub fn credentials(mut self, auth: Credentials) -> Self {
         self.auth = Some(auth);
         self
     }

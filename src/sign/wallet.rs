@@ -78,6 +78,73 @@ pub fn derive_safe_wallet(eoa: Address, chain: Chain) -> Address {
     create2(SAFE_FACTORY, keccak256(word), SAFE_INIT_CODE_HASH)
 }
 
+/// The deposit-wallet factory (Polygon): it deploys every POLY_1271 deposit wallet and is
+/// the `to` of every relayer `WALLET` batch (the unified Python SDK's production configuration).
+pub const DEPOSIT_WALLET_FACTORY: Address = address!("0x00000000000Fb5C9ADea0298D729A0CB3823Cc07");
+/// The implementation behind the factory's UUPS (ERC-1967) deposit-wallet proxies.
+pub const DEPOSIT_WALLET_IMPLEMENTATION: Address =
+    address!("0x58CA52ebe0DadfdF531Cde7062e76746de4Db1eB");
+/// The beacon behind the factory's beacon deposit-wallet proxies.
+pub const DEPOSIT_WALLET_BEACON: Address = address!("0x7A18EDfe055488A3128f01F563e5B479D92ffc3a");
+
+/// The factory's constructor arguments for `owner`'s wallet: `abi.encode(factory, bytes32(owner))`.
+fn deposit_wallet_args(owner: Address) -> [u8; 64] {
+    let mut args = [0u8; 64];
+    args[12..32].copy_from_slice(DEPOSIT_WALLET_FACTORY.as_slice());
+    args[44..64].copy_from_slice(owner.as_slice());
+    args
+}
+
+/// The two init codes the factory has used: Solady's ERC-1967 proxy (UUPS) and its beacon
+/// proxy, each with the 64 argument bytes appended (the 10-byte prefix carries their length).
+fn deposit_wallet_init_code(owner: Address, beacon: bool) -> Vec<u8> {
+    const PREFIX_UUPS: u128 = 0x6100_3D3D_8160_233D_3973;
+    const PREFIX_BEACON: u128 = 0x6100_523D_8160_233D_3973;
+    let args = deposit_wallet_args(owner);
+    let prefix = if beacon { PREFIX_BEACON } else { PREFIX_UUPS } + ((args.len() as u128) << 56);
+    let mut code = Vec::with_capacity(10 + 20 + 96 + 64);
+    code.extend_from_slice(&prefix.to_be_bytes()[6..]);
+    if beacon {
+        code.extend_from_slice(DEPOSIT_WALLET_BEACON.as_slice());
+        code.extend_from_slice(&alloy_primitives::hex!(
+            "60195155f3363d3d373d3d363d602036600436635c60da"
+            "1b60e01b36527fa3f0ad74e5423aebfd80d3ef4346578335a9a72aeaee59ff6c"
+            "b3582b35133d50545afa5036515af43d6000803e604d573d6000fd5b3d6000f3"
+        ));
+    } else {
+        code.extend_from_slice(DEPOSIT_WALLET_IMPLEMENTATION.as_slice());
+        code.extend_from_slice(&alloy_primitives::hex!(
+            "6009"
+            "5155f3363d3d373d3d363d7f360894a13ba1a3210667c828492db98dca3e2076"
+            "cc3735a920a3ca505d382bbc545af43d6000803e6038573d6000fd5b3d6000f3"
+        ));
+    }
+    code.extend_from_slice(&args);
+    code
+}
+
+/// `owner`'s deposit wallets on Polygon, as the factory deploys them: `[UUPS proxy, beacon
+/// proxy]` (the factory has deployed both kinds; which one an owner has depends on when it
+/// was created). CREATE2 with salt `keccak256(abi.encode(factory, bytes32(owner)))`.
+///
+/// ```
+/// use alloy_primitives::address;
+/// use polyclob::sign::wallet::derive_deposit_wallets;
+///
+/// let owner = address!("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
+/// let [uups, beacon] = derive_deposit_wallets(owner);
+/// assert_eq!(uups, address!("0xdf8b9E8f9AB23f261F6e1B171B7454ae6E46Ba76"));
+/// assert_eq!(beacon, address!("0xBc0fF067b7740Eff76C1ca93c875Ba6B890d6B50"));
+/// ```
+#[must_use]
+pub fn derive_deposit_wallets(owner: Address) -> [Address; 2] {
+    let salt = keccak256(deposit_wallet_args(owner));
+    [false, true].map(|beacon| {
+        let code = deposit_wallet_init_code(owner, beacon);
+        create2(DEPOSIT_WALLET_FACTORY, salt, keccak256(&code))
+    })
+}
+
 /// Who holds the funds and how the order is authorised.
 ///
 /// | variant | `signatureType` | maker | `signer` field |

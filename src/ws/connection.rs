@@ -37,8 +37,9 @@ use tokio_tungstenite::tungstenite::{self, Message, protocol::WebSocketConfig};
 use super::backoff::Backoff;
 use super::counters::Counters;
 use super::event::{Payload, Status};
-use super::subscribe::{self, Op, UserAuth};
+use super::subscribe::{self, Op};
 use super::transport::{self, Endpoint, Ws};
+use crate::clob::Credentials;
 
 /// How long a full queue may stay full before the consumer counts as lagging.
 pub(crate) const LAG_GRACE: Duration = Duration::from_millis(50);
@@ -209,7 +210,7 @@ pub(crate) enum ChannelKind {
         initial_dump: bool,
     },
     User {
-        auth: UserAuth,
+        auth: Credentials,
     },
     /// The real-time data socket: the shard's ids are subscription objects, rendered by
     /// [`crate::rtds::Subscription::write_json`]. Its server shows liveness by sending, not
@@ -221,7 +222,7 @@ pub(crate) enum ChannelKind {
     /// answered by the transport. Close 4001 and 4008 stop the shard, 4003 reconnects once
     /// after a uniformly random delay of at most 10 s.
     PolyBolt {
-        auth: UserAuth,
+        auth: Credentials,
     },
     /// The sports socket: nothing to subscribe, the server's text `ping` is answered with
     /// `pong`, and the client sends no keepalive of its own (the server's pings are the

@@ -44,9 +44,9 @@ pub enum DecodedEvent {
 /// use futures_util::StreamExt;
 /// use polyclob::decode::Event;
 /// use polyclob::ws::decoded::{DecodedEvent, DecodedStream};
-/// use polyclob::ws::{subscribe::UserAuth, user::UserStream};
+/// use polyclob::{clob::Credentials, ws::user::UserStream};
 ///
-/// let user = UserStream::builder(UserAuth::new("key", "secret", "pass")).build()?;
+/// let user = UserStream::builder(Credentials::new("key", "secret", "pass")).build()?;
 /// let mut events = DecodedStream::new(user);
 /// while let Some(item) = events.next().await {
 ///     if let DecodedEvent::Event { event, .. } = item {

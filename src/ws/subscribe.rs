@@ -12,64 +12,16 @@
 //! [user channel]: https://docs.polymarket.com/developers/CLOB/websocket/user-channel
 //! [dynamic subscriptions]: https://docs.polymarket.com/developers/CLOB/websocket/wss-overview
 
+use crate::clob::Credentials;
 use crate::json::escape::push_string;
-use std::fmt;
 
-/// L2 API credentials for the user channel's `auth` object.
-///
-/// The secret and passphrase are overwritten with zeros when dropped and never appear in
-/// `Debug` output.
-///
-/// ```
-/// use polyclob::ws::subscribe::UserAuth;
-/// let auth = UserAuth::new("key", "c2VjcmV0", "pass");
-/// assert!(!format!("{auth:?}").contains("c2VjcmV0"));
-/// ```
-#[derive(Clone)]
-pub struct UserAuth {
-    api_key: String,
-    secret: String,
-    passphrase: String,
-}
-
-impl UserAuth {
-    /// Credentials from an API key, its base64 secret and passphrase.
-    #[must_use]
-    pub fn new(
-        api_key: impl Into<String>,
-        secret: impl Into<String>,
-        passphrase: impl Into<String>,
-    ) -> Self {
-        Self {
-            api_key: api_key.into(),
-            secret: secret.into(),
-            passphrase: passphrase.into(),
-        }
-    }
-
-    /// The API key (not secret: the exchange echoes it as `owner` in user events).
-    #[must_use]
-    pub fn api_key(&self) -> &str {
-        &self.api_key
-    }
-}
-
-impl fmt::Debug for UserAuth {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("UserAuth")
-            .field("api_key", &self.api_key)
-            .field("secret", &"<redacted>")
-            .field("passphrase", &"<redacted>")
-            .finish()
-    }
-}
-
-impl Drop for UserAuth {
-    fn drop(&mut self) {
-        wipe(&mut self.secret);
-        wipe(&mut self.passphrase);
-    }
-}
+/// The user channel's and PolyBolt's `auth` object: the CLOB API credentials,
+/// [`Credentials`] (this name was a second credential type until 0.2).
+#[deprecated(
+    since = "0.2.0",
+    note = "use polyclob::clob::Credentials, the crate's one credential type"
+)]
+pub type UserAuth = Credentials;
 
 /// Overwrite a string's bytes with zeros (`zeroize` keeps the stores from being elided).
 pub(crate) fn wipe(s: &mut String) {
@@ -144,16 +96,16 @@ pub(crate) fn market_operation<'a>(
 /// First user-channel message of a connection (carries the credentials).
 pub(crate) fn user_initial<'a>(
     out: &mut String,
-    auth: &UserAuth,
+    auth: &Credentials,
     markets: impl IntoIterator<Item = &'a str>,
 ) {
     out.clear();
     out.push_str("{\"auth\":{\"apiKey\":");
-    push_string(out, &auth.api_key);
+    push_string(out, auth.api_key());
     out.push_str(",\"secret\":");
-    push_string(out, &auth.secret);
+    push_string(out, auth.secret());
     out.push_str(",\"passphrase\":");
-    push_string(out, &auth.passphrase);
+    push_string(out, auth.passphrase());
     out.push_str("},\"markets\":");
     push_json_array(out, markets);
     out.push_str(",\"type\":\"user\"}");
@@ -193,14 +145,14 @@ pub(crate) fn rtds_request<'a>(out: &mut String, op: Op, subs: impl IntoIterator
 
 /// PolyBolt's `auth` frame: `{"op":"auth","rid":"auth","auth":{"apiKey","secret","passphrase"}}`
 /// ([PolyBolt WebSocket](https://docs.polymarket.com/api-reference/live-data/overview)).
-pub(crate) fn polybolt_auth(out: &mut String, auth: &UserAuth) {
+pub(crate) fn polybolt_auth(out: &mut String, auth: &Credentials) {
     out.clear();
     out.push_str("{\"op\":\"auth\",\"rid\":\"auth\",\"auth\":{\"apiKey\":");
-    push_string(out, &auth.api_key);
+    push_string(out, auth.api_key());
     out.push_str(",\"secret\":");
-    push_string(out, &auth.secret);
+    push_string(out, auth.secret());
     out.push_str(",\"passphrase\":");
-    push_string(out, &auth.passphrase);
+    push_string(out, auth.passphrase());
     out.push_str("}}");
 }
 
@@ -281,7 +233,7 @@ mod tests {
     #[test]
     fn user_messages() {
         let mut s = String::new();
-        let auth = UserAuth::new("k", "s", "p");
+        let auth = Credentials::new("k", "s", "p");
         user_initial(&mut s, &auth, ["0xab"]);
         assert_eq!(
             s,
@@ -304,7 +256,7 @@ mod tests {
     #[test]
     fn polybolt_messages() {
         let mut s = String::new();
-        polybolt_auth(&mut s, &UserAuth::new("k", "s\"", "p"));
+        polybolt_auth(&mut s, &Credentials::new("k", "s\"", "p"));
         assert_eq!(
             s,
             r#"{"op":"auth","rid":"auth","auth":{"apiKey":"k","secret":"s\"","passphrase":"p"}}"#
@@ -325,7 +277,7 @@ mod tests {
 
     #[test]
     fn auth_debug_is_redacted() {
-        let auth = UserAuth::new("key-1", "TOPSECRET", "PASSPHRASE");
+        let auth = Credentials::new("key-1", "TOPSECRET", "PASSPHRASE");
         let d = format!("{auth:?}");
         assert!(d.contains("key-1"));
         assert!(!d.contains("TOPSECRET") && !d.contains("PASSPHRASE"));

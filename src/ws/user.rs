@@ -19,7 +19,7 @@ use super::connection::ChannelKind;
 use super::event::{Event, Handler};
 use super::options::{BuildError, Options, common_setters};
 use super::shards::{Closed, Dispatcher, Shards, StreamCore};
-use super::subscribe::UserAuth;
+use crate::clob::Credentials;
 
 /// Polymarket's production user-channel endpoint.
 pub const USER_URL: &str = "wss://ws-subscriptions-clob.polymarket.com/ws/user";
@@ -28,9 +28,9 @@ pub const USER_URL: &str = "wss://ws-subscriptions-clob.polymarket.com/ws/user";
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-/// use polyclob::ws::{subscribe::UserAuth, user::UserStream};
+/// use polyclob::{clob::Credentials, ws::user::UserStream};
 ///
-/// let stream = UserStream::builder(UserAuth::new("key", "secret", "passphrase"))
+/// let stream = UserStream::builder(Credentials::new("key", "secret", "passphrase"))
 ///     .markets(["0xbd31dc8a20211944f6b70f31557f1001557b59905b7738480ca09bd4532f84af"])
 ///     .on_reconnect(|r| async move {
 ///         // fetch open orders and trades over REST here
@@ -42,7 +42,7 @@ pub const USER_URL: &str = "wss://ws-subscriptions-clob.polymarket.com/ws/user";
 #[derive(Debug)]
 pub struct UserStreamBuilder {
     opts: Options,
-    auth: UserAuth,
+    auth: Credentials,
     markets: Vec<String>,
 }
 
@@ -99,7 +99,7 @@ pub struct UserStream {
 impl UserStream {
     /// A builder with the given credentials and the defaults listed on each setter.
     #[must_use]
-    pub fn builder(auth: UserAuth) -> UserStreamBuilder {
+    pub fn builder(auth: Credentials) -> UserStreamBuilder {
         UserStreamBuilder {
             opts: Options::new(USER_URL),
             auth,

@@ -10,11 +10,11 @@
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use futures_util::StreamExt;
-//! use polyclob::ws::subscribe::UserAuth;
+//! use polyclob::clob::Credentials;
 //! use polyclob::ws::user::UserStream;
 //! use polyclob::ws::user_events::{TradeStatus, UserEvent, UserEvents};
 //!
-//! let stream = UserStream::builder(UserAuth::new("key", "secret", "pass")).build()?;
+//! let stream = UserStream::builder(Credentials::new("key", "secret", "pass")).build()?;
 //! let mut events = UserEvents::new(stream);
 //! while let Some(ev) = events.next().await {
 //!     match ev {

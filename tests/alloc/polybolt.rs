@@ -9,11 +9,11 @@ use crate::support::ws_server;
 use std::sync::Arc;
 use std::time::Duration;
 
+use polyclob::clob::Credentials;
 use polyclob::polybolt::decode::{Message, Payload, decode};
 use polyclob::polybolt::{PolyBoltHandler, PolyBoltStream, Subscription};
 use polyclob::ws::continuity::Break;
 use polyclob::ws::event::Frame;
-use polyclob::ws::subscribe::UserAuth;
 use ws_server::{Action, WsServer};
 
 fn replay() -> Vec<String> {
@@ -133,7 +133,7 @@ fn dispatch_to_a_polybolt_handler_allocates_nothing() {
         let mut stream = PolyBoltStream::builder()
             .url(server.url())
             .no_proxy()
-            .credentials(UserAuth::new("k", "s", "p"))
+            .credentials(Credentials::new("k", "s", "p"))
             .subscribe(Subscription::crypto("btcusd"))
             .ping_interval(Duration::from_secs(5))
             .silence_timeout(Duration::from_secs(10))

@@ -6,7 +6,8 @@
 use crate::support::fixtures;
 
 use polyclob::data::{
-    Activity, Amount, HolderGroup, Position, Trade, UNLABELLED_OUTCOME, Value, decode_cursor_page,
+    Activity, Amount, HolderGroup, PortfolioValue, Position, Trade, UNLABELLED_OUTCOME,
+    decode_cursor_page,
 };
 use polyclob::fixed::{Price, Size};
 use polyclob::gamma::{Event, Market, SearchResults, Tag, decode_keyset_page};
@@ -318,7 +319,7 @@ fn our_data_api_fixtures() {
     );
     assert_eq!(b.outcome_index, Some(UNLABELLED_OUTCOME));
 
-    let v = decode_cursor_page::<Value>(&ours("data_api/value_v2.json")).unwrap();
+    let v = decode_cursor_page::<PortfolioValue>(&ours("data_api/value_v2.json")).unwrap();
     assert_eq!(v.data[0].value, Some(sz("1523.4567")));
 
     let h = decode_cursor_page::<HolderGroup>(&ours("data_api/holders_v2.json")).unwrap();
@@ -342,7 +343,7 @@ fn decode_everything(bytes: &[u8]) {
     let _ = decode_cursor_page::<Trade>(bytes);
     let _ = decode_cursor_page::<Activity>(bytes);
     let _ = decode_cursor_page::<HolderGroup>(bytes);
-    let _ = decode_cursor_page::<Value>(bytes);
+    let _ = decode_cursor_page::<PortfolioValue>(bytes);
 }
 
 proptest! {

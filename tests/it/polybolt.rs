@@ -7,6 +7,7 @@ use crate::support::ws_server;
 use std::time::Duration;
 
 use futures_util::StreamExt;
+use polyclob::clob::Credentials;
 use polyclob::polybolt::decode::{AckOp, Message, Payload};
 use polyclob::polybolt::{
     Channel, LimitError, PolyBoltEvent, PolyBoltStream, PolyBoltStreamBuilder, Subscription,
@@ -14,7 +15,6 @@ use polyclob::polybolt::{
 use polyclob::ws::connection::Disconnect;
 use polyclob::ws::continuity::{Cause, Lost, Recovery, StreamKind};
 use polyclob::ws::event::Status;
-use polyclob::ws::subscribe::UserAuth;
 use tokio::time::Instant;
 use ws_server::{Action, WsServer};
 
@@ -46,7 +46,7 @@ fn builder(s: &WsServer) -> PolyBoltStreamBuilder {
     PolyBoltStream::builder()
         .url(s.url())
         .no_proxy()
-        .credentials(UserAuth::new("key-1", SECRET, "pass-1"))
+        .credentials(Credentials::new("key-1", SECRET, "pass-1"))
         .subscribe(Subscription::crypto_twap("btcusd"))
         .backoff(Duration::from_millis(10), Duration::from_millis(50))
 }

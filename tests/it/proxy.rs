@@ -98,7 +98,7 @@ async fn socks5h_carries_everything_to_an_unresolvable_host() {
         .build()
         .unwrap();
     let creds = c
-        .create_or_derive_api_key(polyclob::U256::ZERO)
+        .create_or_derive_api_key(polyclob::clob::ApiKeyNonce::ZERO)
         .await
         .unwrap();
     c.set_credentials(creds);

@@ -16,7 +16,6 @@ use futures_util::StreamExt;
 use polyclob::clob::{Client, Credentials, Governor, Limit, RetryPolicy, Throttle};
 use polyclob::ws::event::{Event, Status};
 use polyclob::ws::market::MarketStream;
-use polyclob::ws::subscribe::UserAuth;
 use polyclob::ws::user::UserStream;
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record as SpanValues};
@@ -270,7 +269,7 @@ async fn no_secret_reaches_a_tracing_field() {
     let sim = rails::sim(None).await;
     let c = rails::client(&sim, KEY_A, Throttle::Wait(Duration::from_secs(2))).await;
     let creds: Credentials = c
-        .create_or_derive_api_key(polyclob::U256::ZERO)
+        .create_or_derive_api_key(polyclob::clob::ApiKeyNonce::ZERO)
         .await
         .unwrap();
     let orders = rails::resting_bids(&c, KEY_A, 2, true);
@@ -281,15 +280,11 @@ async fn no_secret_reaches_a_tracing_field() {
     c.cancel(&placed.order_id).await.unwrap();
     c.heartbeat(None).await.unwrap();
     // The user channel authenticates with the same credentials; reconnect once.
-    let mut user = UserStream::builder(UserAuth::new(
-        creds.api_key(),
-        creds.secret(),
-        creds.passphrase(),
-    ))
-    .url(sim.user_ws_url())
-    .backoff(Duration::from_millis(10), Duration::from_millis(50))
-    .build()
-    .unwrap();
+    let mut user = UserStream::builder(creds.clone())
+        .url(sim.user_ws_url())
+        .backoff(Duration::from_millis(10), Duration::from_millis(50))
+        .build()
+        .unwrap();
     let mut connected = 0;
     while connected < 2 {
         let ev = tokio::time::timeout(Duration::from_secs(10), user.next())

@@ -2,7 +2,6 @@
 //! with API credentials for a Hardhat key, and resting orders to post.
 #![allow(dead_code, unreachable_pub, clippy::unwrap_used, clippy::expect_used)]
 
-use polyclob::U256;
 use polyclob::clob::{Client, ClientBuilder, Throttle};
 use polyclob::order::{LimitOrder, OrderSigner, SignedOrder};
 use polyclob::sign::Signer;
@@ -41,7 +40,10 @@ pub async fn client_with(sim: &SimHandle, key: &str, b: ClientBuilder) -> Client
         .signer(Signer::from_hex(key).unwrap())
         .build()
         .unwrap();
-    let creds = c.create_or_derive_api_key(U256::ZERO).await.unwrap();
+    let creds = c
+        .create_or_derive_api_key(polyclob::clob::ApiKeyNonce::ZERO)
+        .await
+        .unwrap();
     c.set_credentials(creds);
     c
 }

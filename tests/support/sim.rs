@@ -7,13 +7,14 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use alloy_primitives::{Address, U256};
 use futures_util::{SinkExt, StreamExt};
+use polyclob::clob::Credentials;
 use polyclob::order::{Order, TokenId};
 use polyclob::sign::Signer;
 use polyclob::sign::clob_auth::L1Headers;
 use polyclob::sign::eip712::{compute_exchange_domain, order_hash};
 use polyclob::sign::hmac::HmacKey;
 use polyclob::types::{Chain, ExchangeVersion, Side, SignatureType, contracts};
-use polyclob_sim::{ApiCredentials, MarketSpec, SimHandle, Simulator};
+use polyclob_sim::{MarketSpec, SimHandle, Simulator};
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
@@ -42,7 +43,7 @@ pub fn markets() -> Vec<MarketSpec> {
 /// A trading identity: key, credentials, HTTP client.
 pub struct Trader {
     pub signer: Signer,
-    pub creds: ApiCredentials,
+    pub creds: Credentials,
     pub base: String,
     pub http: reqwest::Client,
 }
@@ -78,11 +79,11 @@ impl Trader {
         let resp = req.send().await.unwrap();
         assert_eq!(resp.status(), 200);
         let v: Value = serde_json::from_str(&resp.text().await.unwrap()).unwrap();
-        let creds = ApiCredentials {
-            key: v["apiKey"].as_str().unwrap().to_owned(),
-            secret: v["secret"].as_str().unwrap().to_owned(),
-            passphrase: v["passphrase"].as_str().unwrap().to_owned(),
-        };
+        let creds = Credentials::new(
+            v["apiKey"].as_str().unwrap(),
+            v["secret"].as_str().unwrap(),
+            v["passphrase"].as_str().unwrap(),
+        );
         Self {
             signer,
             creds,
@@ -105,7 +106,7 @@ impl Trader {
         let path = path_and_query.split('?').next().unwrap();
         let ts = now_s();
         let body_bytes = body.unwrap_or("").as_bytes();
-        let sig = HmacKey::from_base64url(&self.creds.secret)
+        let sig = HmacKey::from_base64url(self.creds.secret())
             .unwrap()
             .sign(ts, method, path, body_bytes);
         let m = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
@@ -115,8 +116,8 @@ impl Trader {
             .header("POLY_ADDRESS", self.address().to_checksum(None))
             .header("POLY_SIGNATURE", sig.as_str())
             .header("POLY_TIMESTAMP", ts.to_string())
-            .header("POLY_API_KEY", &self.creds.key)
-            .header("POLY_PASSPHRASE", &self.creds.passphrase);
+            .header("POLY_API_KEY", self.creds.api_key())
+            .header("POLY_PASSPHRASE", self.creds.passphrase());
         if let Some(b) = body {
             req = req
                 .header("content-type", "application/json")
@@ -177,7 +178,7 @@ impl Trader {
                 "builder": format!("{:#x}", order.builder),
                 "signature": sig,
             },
-            "owner": o.owner.clone().unwrap_or_else(|| self.creds.key.clone()),
+            "owner": o.owner.clone().unwrap_or_else(|| self.creds.api_key().to_owned()),
             "orderType": o.order_type,
             "deferExec": false,
             "postOnly": o.post_only,

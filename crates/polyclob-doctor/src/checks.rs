@@ -3,7 +3,6 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use polyclob::U256;
 use polyclob::clob::types::Book;
 use polyclob::clob::{Credentials, MarketList};
 use polyclob::types::{Protocol, Side};
@@ -510,7 +509,10 @@ pub(crate) async fn credentials(ctx: &Ctx<'_>, report: &mut Report) -> Option<Au
             return None;
         }
     };
-    let creds = match client.derive_api_key(U256::ZERO).await {
+    let creds = match client
+        .derive_api_key(polyclob::clob::ApiKeyNonce::ZERO)
+        .await
+    {
         Ok(c) => c,
         Err(e) if e.status() == Some(400) => {
             report.warn(

@@ -13,7 +13,6 @@ use polyclob::types::Side;
 use polyclob::ws::connection::Disconnect;
 use polyclob::ws::event::{Event, Status};
 use polyclob::ws::market::MarketStream;
-use polyclob::ws::subscribe::UserAuth;
 
 use crate::Report;
 use crate::checks::{Auth, Ctx, Picked};
@@ -261,11 +260,7 @@ pub(crate) async fn polybolt(ctx: &Ctx<'_>, auth: Option<&Auth>, report: &mut Re
         return;
     };
     let mut b = PolyBoltStream::builder()
-        .credentials(UserAuth::new(
-            auth.creds.api_key(),
-            auth.creds.secret(),
-            auth.creds.passphrase(),
-        ))
+        .credentials(auth.creds.clone())
         .subscribe(Subscription::crypto_twap("btcusd"));
     if let Some(u) = &ctx.opts.polybolt {
         b = b.url(u);

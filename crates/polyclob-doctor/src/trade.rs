@@ -10,7 +10,6 @@ use polyclob::fixed::Size;
 use polyclob::order::LimitOrder;
 use polyclob::types::{Side, TickSize};
 use polyclob::ws::event::Status;
-use polyclob::ws::subscribe::UserAuth;
 use polyclob::ws::user::UserStream;
 use polyclob::ws::user_events::{UserEvent, UserEvents};
 
@@ -60,12 +59,7 @@ pub(crate) async fn round_trip(
         .filter(|s| !s.is_zero())
         .unwrap_or(Size::from_micros(5_000_000));
 
-    let mut user = UserStream::builder(UserAuth::new(
-        auth.creds.api_key(),
-        auth.creds.secret(),
-        auth.creds.passphrase(),
-    ))
-    .markets([book.market.clone()]);
+    let mut user = UserStream::builder(auth.creds.clone()).markets([book.market.clone()]);
     if let Some(u) = &ctx.opts.user_ws {
         user = user.url(u);
     }

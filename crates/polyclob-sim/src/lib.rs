@@ -78,14 +78,14 @@
 //! let creds = sim.api_credentials(&address, 0);
 //!
 //! let ts = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs();
-//! let sig = HmacKey::from_base64url(&creds.secret)?.sign(ts, "GET", "/data/orders", b"");
+//! let sig = HmacKey::from_base64url(creds.secret())?.sign(ts, "GET", "/data/orders", b"");
 //! let page = reqwest::Client::new()
 //!     .get(format!("{}/data/orders?next_cursor=MA==", sim.http_url()))
 //!     .header("POLY_ADDRESS", &address)
 //!     .header("POLY_SIGNATURE", sig.as_str())
 //!     .header("POLY_TIMESTAMP", ts.to_string())
-//!     .header("POLY_API_KEY", &creds.key)
-//!     .header("POLY_PASSPHRASE", &creds.passphrase)
+//!     .header("POLY_API_KEY", creds.api_key())
+//!     .header("POLY_PASSPHRASE", creds.passphrase())
 //!     .send()
 //!     .await?
 //!     .text()
@@ -166,11 +166,13 @@
 //!   "Yes" does not match an order on "No" (the real exchange also matches via minting/merging).
 //!   RFQ quotes do settle across the two tokens: a quote on the complement token mints (both
 //!   buy) or merges (both sell).
-//! - Session signers: the relayer's `/v1/session-signers/*` routes and
-//!   `/v1/account/transactions/params` are served on the same host; a batch is checked (builder
-//!   key, owner signature, nonce, deadline) and applied at once, with no pending transaction. A
-//!   deposit wallet belongs to the first owner that signs for it (the simulator does not derive
-//!   deposit-wallet addresses).
+//! - The relayer: `/v1/session-signers/*`, `POST /submit` (deposit-wallet `WALLET` batches),
+//!   `/v1/account/transactions/params` and `/v1/account/transactions/{id}` are served on the
+//!   same host; a batch is checked (builder key, owner signature, the owner's nonce, deadline;
+//!   for `WALLET`, the factory) and applied at once, with no pending transaction: a `WALLET`
+//!   batch's calls run on the ledger as the deposit wallet, all or none, and one that reverts is
+//!   refused with its reason without spending the nonce. A deposit wallet belongs to the first
+//!   owner that signs for it (the simulator does not require the factory's derived address).
 //! - Market (FOK/FAK) orders are matched for the share quantity they imply (`takerAmount` for
 //!   BUY, `makerAmount` for SELL) at the tick price recovered from the amounts.
 //! - A user's orders may match each other (no self-trade prevention).
@@ -222,6 +224,7 @@ mod market;
 mod polybolt;
 mod programs;
 mod rails;
+mod relayer;
 mod rest;
 mod rfq;
 mod rng;
@@ -235,7 +238,9 @@ pub use self::drift::Drift;
 pub use self::faults::{Faults, HttpFault, HttpRule, Trigger};
 pub use self::market::{MarketSpec, TokenSpec, parse_markets};
 pub use self::rails::RailStats;
-pub use self::server::{ApiCredentials, SimBuilder, SimHandle, Simulator};
+#[allow(deprecated)]
+pub use self::server::ApiCredentials;
+pub use self::server::{SimBuilder, SimHandle, Simulator};
 
 // Compiles the README's code blocks as doctests, so the README cannot drift.
 #[doc = include_str!("../README.md")]

@@ -54,7 +54,12 @@ use polyclob::clob::session_signers::{
 
 /// The relayer's builder-key check: `POLY_BUILDER_*` headers naming a live builder key, its
 /// passphrase, and (when the simulator verifies signatures) the HMAC of the request.
-fn builder_auth(shared: &Shared, ex: &Exchange, parts: &Parts, body: &[u8]) -> Result<(), Reject> {
+pub(crate) fn builder_auth(
+    shared: &Shared,
+    ex: &Exchange,
+    parts: &Parts,
+    body: &[u8],
+) -> Result<(), Reject> {
     let h = |k: &str| parts.headers.get(k).and_then(|v| v.to_str().ok());
     let refuse = || Reject::new(StatusCode::UNAUTHORIZED, "invalid builder credentials");
     let name = h("poly_builder_api_key").ok_or_else(refuse)?;
@@ -148,27 +153,17 @@ fn session_signer_batch(shared: &Shared, parts: &Parts, authorize: bool, body: &
     };
     let mut ex = shared.ex();
     let me = format!("{owner:#x}");
-    // A wallet belongs to the owner that first signed for it.
-    if ex
-        .programs
-        .session_signers
-        .iter()
-        .any(|(o, r)| *o != me && r.wallet == Some(wallet))
-    {
+    let Some(next) = ex.programs.wallet_owner_nonce(owner, wallet) else {
         return bad("the signature is not the deposit wallet owner's");
-    }
-    let rec = ex.programs.session_signers.entry(me).or_default();
-    if rec.wallet.is_some_and(|w| w != wallet) {
-        return bad("the signature is not the deposit wallet owner's");
-    }
-    if nonce != rec.nonce {
-        return bad(&format!("invalid nonce: expected {}", rec.nonce));
+    };
+    if nonce != next {
+        return bad(&format!("invalid nonce: expected {next}"));
     }
     if deadline <= super::state::now_s() {
         return bad("the batch deadline has passed");
     }
-    rec.wallet = Some(wallet);
-    rec.nonce += 1;
+    ex.programs.spend_wallet_nonce(owner, wallet);
+    let rec = ex.programs.session_signers.entry(me).or_default();
     rec.signers.retain(|(a, _, _)| *a != signer);
     let id = format!(
         "tx-session-{}-{}",
@@ -198,6 +193,8 @@ pub(crate) struct Programs {
     pub(crate) rfq: super::rfq::Rfq,
     /// Deposit-wallet owner (lowercase) → its wallet and session signers.
     session_signers: HashMap<String, OwnerSigners>,
+    /// The relayer's executed `WALLET` batches (relayer.rs).
+    pub(crate) relayer: super::relayer::Relayer,
 }
 
 /// A deposit wallet's session signers and the owner's next batch nonce, as the relayer
@@ -214,6 +211,31 @@ impl Programs {
     /// Sets a builder code's fees (basis points).
     pub(crate) fn set_builder_fee(&mut self, code: B256, maker_bps: u32, taker_bps: u32) {
         self.builder_fees.insert(code, (maker_bps, taker_bps));
+    }
+
+    /// The owner's next relayer `WALLET` nonce, when `wallet` may be `owner`'s: a wallet
+    /// belongs to the owner that first signed for it, and an owner has one wallet.
+    pub(crate) fn wallet_owner_nonce(&self, owner: Address, wallet: Address) -> Option<u64> {
+        let me = format!("{owner:#x}");
+        let taken = self
+            .session_signers
+            .iter()
+            .any(|(o, r)| *o != me && r.wallet == Some(wallet));
+        let rec = self.session_signers.get(&me);
+        if taken || rec.and_then(|r| r.wallet).is_some_and(|w| w != wallet) {
+            return None;
+        }
+        Some(rec.map_or(0, |r| r.nonce))
+    }
+
+    /// Spends the owner's `WALLET` nonce and records `wallet` as the owner's.
+    pub(crate) fn spend_wallet_nonce(&mut self, owner: Address, wallet: Address) {
+        let rec = self
+            .session_signers
+            .entry(format!("{owner:#x}"))
+            .or_default();
+        rec.wallet = Some(wallet);
+        rec.nonce += 1;
     }
 
     fn fee(&self, code: &B256) -> (u32, u32) {
@@ -292,6 +314,9 @@ pub(crate) fn route(
             let nonce = ex.programs.session_signers.get(&key).map_or(0, |r| r.nonce);
             ok(&json!({"address": owner.to_checksum(None), "nonce": nonce.to_string()}))
         }
+        polyclob::clob::relayer::SUBMIT_PATH if m == Method::POST => {
+            super::relayer::submit(shared, parts, body)
+        }
         AUTHORIZATIONS | REVOCATIONS if m == Method::POST => {
             session_signer_batch(shared, parts, path == AUTHORIZATIONS, body)
         }
@@ -338,6 +363,12 @@ pub(crate) fn route(
             })
         }
         _ => {
+            if let Some(id) = path.strip_prefix(polyclob::clob::relayer::TRANSACTION_PATH) {
+                if !get {
+                    return None;
+                }
+                return Some(super::relayer::transaction(shared, parts, id));
+            }
             if let Some(code) = path.strip_prefix("/fees/builder-fees/") {
                 if !get {
                     return None;

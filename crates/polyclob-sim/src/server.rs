@@ -16,6 +16,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{broadcast, watch};
 use tokio::task::JoinHandle;
 
+use polyclob::clob::Credentials;
 use polyclob::types::{Chain, TickSize};
 
 use super::faults::{FaultState, Faults, HttpFault};
@@ -352,26 +353,10 @@ impl SimBuilder {
     }
 }
 
-/// API credentials as `POST /auth/api-key` issues them. The secret is redacted in `Debug`.
-#[derive(Clone, PartialEq, Eq)]
-pub struct ApiCredentials {
-    /// The API key (a UUID), sent as `POLY_API_KEY` and as the order `owner`.
-    pub key: String,
-    /// The base64url HMAC secret.
-    pub secret: String,
-    /// The passphrase, sent as `POLY_PASSPHRASE`.
-    pub passphrase: String,
-}
-
-impl std::fmt::Debug for ApiCredentials {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ApiCredentials")
-            .field("key", &self.key)
-            .field("secret", &"<redacted>")
-            .field("passphrase", &"<redacted>")
-            .finish()
-    }
-}
+/// API credentials as `POST /auth/api-key` issues them: polyclob's one credential type (this
+/// was a struct of the simulator's own until 0.2).
+#[deprecated(since = "0.2.0", note = "use polyclob::clob::Credentials")]
+pub type ApiCredentials = Credentials;
 
 /// A running simulator. Dropping it stops the server and closes every connection.
 #[derive(Debug)]
@@ -600,7 +585,7 @@ impl SimHandle {
     /// Issues (or returns the already-issued) credentials for `address` and `nonce`, exactly
     /// those `POST /auth/api-key` would return: for bots that load credentials from config.
     #[must_use]
-    pub fn api_credentials(&self, address: &str, nonce: u64) -> ApiCredentials {
+    pub fn api_credentials(&self, address: &str, nonce: u64) -> Credentials {
         let mut ex = self.shared.ex();
         let addr = normalize_address(address);
         let rec: ApiKeyRec = match ex.derive_api_key(&addr, nonce) {
@@ -608,29 +593,19 @@ impl SimHandle {
             Err(_) => match ex.create_api_key(&addr, nonce) {
                 Ok(r) => r,
                 // create only fails when the key exists, which derive just ruled out.
-                Err(_) => {
-                    return ApiCredentials {
-                        key: String::new(),
-                        secret: String::new(),
-                        passphrase: String::new(),
-                    };
-                }
+                Err(_) => return Credentials::new("", "", ""),
             },
         };
-        ApiCredentials {
-            key: rec.key,
-            secret: rec.secret,
-            passphrase: rec.passphrase,
-        }
+        Credentials::new(rec.key, rec.secret, rec.passphrase)
     }
 
     /// Registers credentials of your choosing for `address` and `nonce` (replacing any issued
     /// before), for bots whose configuration carries fixed API keys.
-    pub fn register_api_credentials(&self, address: &str, nonce: u64, creds: ApiCredentials) {
+    pub fn register_api_credentials(&self, address: &str, nonce: u64, creds: &Credentials) {
         let rec = ApiKeyRec {
-            key: creds.key,
-            secret: creds.secret,
-            passphrase: creds.passphrase,
+            key: creds.api_key().to_owned(),
+            secret: creds.secret().to_owned(),
+            passphrase: creds.passphrase().to_owned(),
             address: normalize_address(address),
         };
         self.shared.ex().insert_api_key(rec, nonce);

@@ -156,7 +156,7 @@ async fn enforces_the_rate_limit_tier_it_is_given() {
         .build()
         .unwrap();
     let creds = c
-        .create_or_derive_api_key(polyclob::U256::ZERO)
+        .create_or_derive_api_key(polyclob::clob::ApiKeyNonce::ZERO)
         .await
         .unwrap();
     c.set_credentials(creds);

@@ -7,7 +7,6 @@ use crate::support::mock_clob;
 
 use std::time::Duration;
 
-use alloy_primitives::U256;
 use futures_util::TryStreamExt as _;
 use mock_clob::{MockClob, Reply, auth_verifier};
 use polyclob::clob::types::{AssetKind, OrderKind, OrderStatus, TradeStatus};
@@ -50,7 +49,10 @@ async fn l1_create_and_derive() {
         "/auth/derive-api-key",
         vec![Reply::json(creds_json())],
     );
-    let creds = c.create_api_key(U256::from(5)).await.unwrap();
+    let creds = c
+        .create_api_key(polyclob::clob::ApiKeyNonce::new(5))
+        .await
+        .unwrap();
     assert_eq!(creds.api_key(), API_KEY);
     assert_eq!(creds.secret(), SECRET);
     let r = m.requests_to("/auth/api-key").pop().unwrap();
@@ -62,7 +64,10 @@ async fn l1_create_and_derive() {
     );
     assert!(r.body.is_empty());
     assert_eq!(r.header("content-length").unwrap_or("0"), "0");
-    let d = c.derive_api_key(U256::ZERO).await.unwrap();
+    let d = c
+        .derive_api_key(polyclob::clob::ApiKeyNonce::ZERO)
+        .await
+        .unwrap();
     assert_eq!(d.passphrase(), PASS);
     assert_eq!(
         m.requests_to("/auth/derive-api-key").pop().unwrap().auth,
@@ -79,7 +84,7 @@ async fn l1_create_and_derive() {
         )],
     );
     assert_eq!(
-        c.create_or_derive_api_key(U256::ZERO)
+        c.create_or_derive_api_key(polyclob::clob::ApiKeyNonce::ZERO)
             .await
             .unwrap()
             .api_key(),
@@ -90,7 +95,10 @@ async fn l1_create_and_derive() {
     m.clear_log();
     m.on("POST", "/auth/api-key", vec![Reply::status(502, "")]);
     assert_eq!(
-        c.create_api_key(U256::ZERO).await.unwrap_err().status(),
+        c.create_api_key(polyclob::clob::ApiKeyNonce::ZERO)
+            .await
+            .unwrap_err()
+            .status(),
         Some(502)
     );
     assert_eq!(m.requests_to("/auth/api-key").len(), 1);

@@ -7,3 +7,4 @@ mod parity;
 mod protocol_v2;
 mod session_signers;
 mod transport;
+mod wallet_batches;

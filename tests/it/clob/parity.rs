@@ -5,7 +5,7 @@
 
 use crate::support::sim as support;
 
-use alloy_primitives::{B256, U256};
+use alloy_primitives::B256;
 use futures_util::TryStreamExt as _;
 use polyclob::clob::types::{TradeStatus, UserEarning};
 use polyclob::clob::{Client, RewardsQuery, TradeFilter, decode_page};
@@ -26,7 +26,10 @@ async fn client(sim: &SimHandle, key: &str) -> Client {
         .signer(Signer::from_hex(key).unwrap())
         .build()
         .unwrap();
-    let creds = c.create_api_key(U256::ZERO).await.unwrap();
+    let creds = c
+        .create_api_key(polyclob::clob::ApiKeyNonce::ZERO)
+        .await
+        .unwrap();
     c.set_credentials(creds);
     c
 }

@@ -151,7 +151,10 @@ async fn authorize_list_and_revoke_against_the_simulator() {
         .signer(owner.clone())
         .build()
         .unwrap();
-    let creds = c.create_api_key(U256::ZERO).await.unwrap();
+    let creds = c
+        .create_api_key(polyclob::clob::ApiKeyNonce::ZERO)
+        .await
+        .unwrap();
     c.set_credentials(creds);
     let builder = c.create_builder_api_key().await.unwrap();
     let l = c.session_signers().await.unwrap();

@@ -432,7 +432,10 @@ async fn approve_trade_resolve_redeem() {
         .signer(signer.clone())
         .build()
         .unwrap();
-    let creds = client.create_api_key(U256::ZERO).await.unwrap();
+    let creds = client
+        .create_api_key(polyclob::clob::ApiKeyNonce::ZERO)
+        .await
+        .unwrap();
     client.set_credentials(creds);
     let orders = OrderSigner::new(signer, Chain::Polygon, Wallet::Eoa).unwrap();
     let ctx = client.market_context(YES).await.unwrap();
@@ -560,7 +563,10 @@ async fn rfq_mint_and_merge_settle_on_chain() {
             .signer(signer.clone())
             .build()
             .unwrap();
-        let creds = client.create_api_key(U256::ZERO).await.unwrap();
+        let creds = client
+            .create_api_key(polyclob::clob::ApiKeyNonce::ZERO)
+            .await
+            .unwrap();
         client.set_credentials(creds);
         let orders = OrderSigner::new(signer, Chain::Polygon, Wallet::Eoa).unwrap();
         parties.push((client, orders, s, me));

@@ -5,7 +5,7 @@
 
 use crate::support::rails;
 
-use polyclob::clob::Throttle;
+use polyclob::clob::{PreflightMismatch, Throttle};
 use polyclob::order::{LimitOrder, OrderSigner};
 use polyclob::sign::Signer;
 use polyclob::sign::wallet::Wallet;
@@ -23,6 +23,10 @@ async fn signer_must_be_the_api_key_address() {
     let b = order_signer(KEY_B);
     let e = c.place_limit_order(&b, YES, &req()).await.unwrap_err();
     assert!(e.is_preflight() && e.is_refused_locally(), "{e:?}");
+    assert_eq!(
+        e.preflight_mismatch(),
+        Some(PreflightMismatch::ApiKeySigner)
+    );
     let msg = e.to_string();
     let a_addr = c.address().unwrap().to_string();
     let b_addr = b.signer().address().to_string();
@@ -48,12 +52,14 @@ fn funder_must_match_the_signature_type() {
     let stranger: alloy_primitives::Address = "0x2222222222222222222222222222222222222222"
         .parse()
         .unwrap();
-    // Right wallets pass.
+    // Right wallets pass: the key's own, including either deposit wallet the factory derives.
+    let [uups, beacon] = polyclob::sign::wallet::derive_deposit_wallets(eoa);
     for w in [
         Wallet::Eoa,
         Wallet::derived_safe(eoa, Chain::Polygon),
         Wallet::derived_proxy(eoa, Chain::Polygon).unwrap(),
-        Wallet::DepositWallet(stranger),
+        Wallet::DepositWallet(uups),
+        Wallet::DepositWallet(beacon),
     ] {
         c.preflight(&OrderSigner::new(key(), Chain::Polygon, w).unwrap())
             .unwrap();
@@ -68,6 +74,10 @@ fn funder_must_match_the_signature_type() {
         e.is_preflight() && msg.contains("maker address not allowed"),
         "{msg}"
     );
+    assert_eq!(
+        e.preflight_mismatch(),
+        Some(PreflightMismatch::MakerNotAllowed)
+    );
     assert!(
         msg.contains(&stranger.to_string()) && msg.contains(&safe.to_string()),
         "{msg}"
@@ -79,6 +89,30 @@ fn funder_must_match_the_signature_type() {
         e.is_preflight() && e.to_string().contains("proxy wallet"),
         "{e}"
     );
+    // A deposit wallet the key does not own: its POLY_1271 signature would be refused.
+    let e = c
+        .preflight(
+            &OrderSigner::new(key(), Chain::Polygon, Wallet::DepositWallet(stranger)).unwrap(),
+        )
+        .unwrap_err();
+    assert_eq!(
+        e.preflight_mismatch(),
+        Some(PreflightMismatch::NotWalletOwner)
+    );
+    let msg = e.to_string();
+    assert!(msg.contains("signer mismatch"), "{msg}");
+    assert!(
+        msg.contains(&stranger.to_string()) && msg.contains(&uups.to_string()),
+        "{msg}"
+    );
+    // The factory is Polygon's: elsewhere ownership is not derived, the wallet passes.
+    let amoy = polyclob::clob::Client::builder()
+        .chain(Chain::Amoy)
+        .signer(key())
+        .build()
+        .unwrap();
+    amoy.preflight(&OrderSigner::new(key(), Chain::Amoy, Wallet::DepositWallet(stranger)).unwrap())
+        .unwrap();
     // A deposit wallet (or proxy, Safe) that is the signer itself cannot even be prepared.
     assert!(OrderSigner::new(key(), Chain::Polygon, Wallet::DepositWallet(eoa)).is_err());
     // The chain must be the client's.
@@ -86,6 +120,7 @@ fn funder_must_match_the_signature_type() {
         .preflight(&OrderSigner::new(key(), Chain::Amoy, Wallet::Eoa).unwrap())
         .unwrap_err();
     assert!(e.is_preflight() && e.to_string().contains("chain"), "{e}");
+    assert_eq!(e.preflight_mismatch(), Some(PreflightMismatch::Chain));
 }
 
 #[tokio::test]

@@ -5,6 +5,7 @@ use crate::support::sim as support;
 
 use std::sync::Arc;
 
+use polyclob::clob::Credentials;
 use polyclob::sign::Signer;
 use polyclob::types::{ExchangeVersion, Side, SignatureType};
 use serde_json::Value;
@@ -93,9 +94,9 @@ async fn api_keys_are_created_once_and_derived_deterministically() {
     assert_eq!(again2, created);
     // And the handle hands out the same credentials.
     let c = sim.api_credentials(&signer.address().to_string(), 0);
-    assert_eq!(c.key, created["apiKey"].as_str().unwrap());
+    assert_eq!(c.api_key(), created["apiKey"].as_str().unwrap());
     assert!(
-        !format!("{c:?}").contains(&c.secret),
+        !format!("{c:?}").contains(c.secret()),
         "secret redacted in Debug"
     );
 }
@@ -162,13 +163,13 @@ async fn l2_hmac_covers_method_path_and_exact_body() {
     assert_eq!(page["next_cursor"], "LTE=");
     let (s, keys, _) = t.l2("GET", "/auth/api-keys", None).await;
     assert_eq!(s, 200);
-    assert_eq!(keys["apiKeys"][0], t.creds.key.as_str());
+    assert_eq!(keys["apiKeys"][0], t.creds.api_key());
 
     // Body bytes changed after signing: rejected.
     let ts = now_s();
     let signed = r#"{"orderID":"0x01"}"#;
     let sent = r#"{"orderID": "0x01"}"#;
-    let sig = polyclob::sign::hmac::HmacKey::from_base64url(&t.creds.secret)
+    let sig = polyclob::sign::hmac::HmacKey::from_base64url(t.creds.secret())
         .unwrap()
         .sign(ts, "DELETE", "/order", signed.as_bytes());
     let resp = reqwest::Client::new()
@@ -176,8 +177,8 @@ async fn l2_hmac_covers_method_path_and_exact_body() {
         .header("POLY_ADDRESS", t.address().to_checksum(None))
         .header("POLY_SIGNATURE", sig.as_str())
         .header("POLY_TIMESTAMP", ts.to_string())
-        .header("POLY_API_KEY", &t.creds.key)
-        .header("POLY_PASSPHRASE", &t.creds.passphrase)
+        .header("POLY_API_KEY", t.creds.api_key())
+        .header("POLY_PASSPHRASE", t.creds.passphrase())
         .body(sent)
         .send()
         .await
@@ -193,17 +194,25 @@ async fn l2_hmac_covers_method_path_and_exact_body() {
         base: t.base.clone(),
         http: t.http.clone(),
     };
-    bad.creds.passphrase = "nope".into();
+    let c = &t.creds;
+    bad.creds = Credentials::new(c.api_key(), c.secret(), "nope");
     assert_eq!(bad.l2("GET", "/data/orders", None).await.0, 401);
-    bad.creds = t.creds.clone();
-    bad.creds.key = "00000000-0000-4000-8000-000000000000".into();
+    bad.creds = Credentials::new(
+        "00000000-0000-4000-8000-000000000000",
+        c.secret(),
+        c.passphrase(),
+    );
     assert_eq!(bad.l2("GET", "/data/orders", None).await.0, 401);
     bad.creds = t.creds.clone();
     bad.signer = Signer::from_hex(KEY_B).unwrap();
     assert_eq!(bad.l2("GET", "/data/orders", None).await.0, 401);
     // Right secret, wrong method in the signature.
     bad.signer = Signer::from_hex(KEY_A).unwrap();
-    bad.creds.secret = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=".into();
+    bad.creds = Credentials::new(
+        c.api_key(),
+        "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
+        c.passphrase(),
+    );
     assert_eq!(bad.l2("GET", "/data/orders", None).await.0, 401);
 }
 

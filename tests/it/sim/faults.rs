@@ -174,7 +174,8 @@ async fn rules_can_target_one_account_or_one_market() {
         assert_eq!(s, 200, "B is not: {v}");
     }
     // The same account through its API key.
-    let by_key = HttpRule::new(Trigger::EveryNth(1), HttpFault::Unavailable).account(&b.creds.key);
+    let by_key =
+        HttpRule::new(Trigger::EveryNth(1), HttpFault::Unavailable).account(b.creds.api_key());
     sim.set_faults(Faults::none().http(by_key));
     assert_eq!(
         a.post(&limit(YES, Side::Buy, 400_000, 5_000_000, 10))

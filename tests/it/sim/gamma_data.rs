@@ -3,7 +3,6 @@
 //! with no CLOB metadata request, and a fill shows up in Data API positions and trades.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use polyclob::U256;
 use polyclob::clob::ClientBuilder;
 use polyclob::data::{self, Query};
 use polyclob::fixed::{Price, Size};
@@ -163,7 +162,10 @@ async fn trader(sim: &SimHandle) -> (polyclob::clob::Client, OrderSigner, String
         .signer(signer.clone())
         .build()
         .unwrap();
-    let creds = clob.create_or_derive_api_key(U256::ZERO).await.unwrap();
+    let creds = clob
+        .create_or_derive_api_key(polyclob::clob::ApiKeyNonce::ZERO)
+        .await
+        .unwrap();
     clob.set_credentials(creds);
     sim.fund(signer.address(), 1_000_000 * 1_000_000);
     let orders = OrderSigner::new(signer, Chain::Polygon, Wallet::Eoa).unwrap();

@@ -59,7 +59,7 @@ async fn builder_orders_are_accepted_on_every_market_and_wallet() {
                     &LimitOrder::new(Side::Buy, price, "10".parse().unwrap()),
                 )
                 .unwrap();
-            let body = String::from_utf8(signed.to_json(&t.creds.key)).unwrap();
+            let body = String::from_utf8(signed.to_json(t.creds.api_key())).unwrap();
             let (s, v, _) = t.l2("POST", "/order", Some(&body)).await;
             assert_eq!(s, 200, "{wallet:?} {}: {v}", m.question());
             assert_eq!(v["orderID"], format!("{:#x}", signed.hash()));
@@ -84,7 +84,7 @@ async fn builder_orders_are_accepted_on_every_market_and_wallet() {
         .l2(
             "POST",
             "/order",
-            Some(&String::from_utf8(signed.to_json(&t.creds.key)).unwrap()),
+            Some(&String::from_utf8(signed.to_json(t.creds.api_key())).unwrap()),
         )
         .await;
     assert_eq!(s, 400);
@@ -134,7 +134,7 @@ async fn market_order_priced_from_the_book_fills() {
         .l2(
             "POST",
             "/order",
-            Some(&String::from_utf8(signed.to_json(&t.creds.key)).unwrap()),
+            Some(&String::from_utf8(signed.to_json(t.creds.api_key())).unwrap()),
         )
         .await;
     assert_eq!(s, 200, "{v}");

@@ -8,12 +8,12 @@ use crate::support::sim as support;
 use std::time::Duration;
 
 use futures_util::StreamExt;
+use polyclob::clob::Credentials;
 use polyclob::polybolt::decode::{AckOp, Message, Payload};
 use polyclob::polybolt::{Channel, PolyBoltEvent, PolyBoltStream, Subscription};
 use polyclob::sports::{SportsEvent, SportsStream};
 use polyclob::ws::continuity::Recovery;
 use polyclob::ws::event::Status;
-use polyclob::ws::subscribe::UserAuth;
 use polyclob_sim::{SimHandle, Simulator};
 use support::{KEY_A, Trader};
 
@@ -62,11 +62,7 @@ async fn polybolt_authenticates_snapshots_and_counts() {
     let mut s = PolyBoltStream::builder()
         .url(sim.polybolt_url())
         .no_proxy()
-        .credentials(UserAuth::new(
-            &t.creds.key,
-            &t.creds.secret,
-            &t.creds.passphrase,
-        ))
+        .credentials(t.creds.clone())
         .subscribe(Subscription::crypto_twap("btcusd"))
         .backoff(Duration::from_millis(10), Duration::from_millis(50))
         .build()
@@ -121,7 +117,7 @@ async fn polybolt_refuses_unknown_credentials() {
     let mut s = PolyBoltStream::builder()
         .url(sim.polybolt_url())
         .no_proxy()
-        .credentials(UserAuth::new("nope", "c2VjcmV0", "x"))
+        .credentials(Credentials::new("nope", "c2VjcmV0", "x"))
         .subscribe(Subscription::crypto("btcusd"))
         .build()
         .unwrap();

@@ -5,9 +5,10 @@
 
 use crate::support::fixtures;
 
+use polyclob::clob::Credentials;
 use polyclob::fixed::{Price, Size};
 use polyclob::types::{Chain, TickSize};
-use polyclob_sim::{ApiCredentials, MarketSpec, Simulator};
+use polyclob_sim::{MarketSpec, Simulator};
 use serde_json::Value;
 
 fn vectors() -> Option<Value> {
@@ -63,11 +64,11 @@ async fn sdk_order_bodies_are_accepted_with_their_exact_headers() {
         sim.register_api_credentials(
             headers["POLY_ADDRESS"].as_str().unwrap(),
             0,
-            ApiCredentials {
-                key: creds["apiKey"].as_str().unwrap().to_owned(),
-                secret: creds["secret"].as_str().unwrap().to_owned(),
-                passphrase: creds["passphrase"].as_str().unwrap().to_owned(),
-            },
+            &Credentials::new(
+                creds["apiKey"].as_str().unwrap(),
+                creds["secret"].as_str().unwrap(),
+                creds["passphrase"].as_str().unwrap(),
+            ),
         );
         let mut req = reqwest::Client::new().post(format!("{}/order", sim.http_url()));
         for (k, val) in headers.as_object().unwrap() {

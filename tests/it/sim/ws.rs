@@ -380,7 +380,9 @@ async fn user_channel_orders_and_trades_for_the_authenticated_user_only() {
     let auth = |t: &Trader, markets: &str| {
         format!(
             r#"{{"auth":{{"apiKey":"{}","secret":"{}","passphrase":"{}"}},"markets":[{markets}],"type":"user"}}"#,
-            t.creds.key, t.creds.secret, t.creds.passphrase
+            t.creds.api_key(),
+            t.creds.secret(),
+            t.creds.passphrase()
         )
     };
     let mut wa = ws(&sim, "user").await;
@@ -404,7 +406,7 @@ async fn user_channel_orders_and_trades_for_the_authenticated_user_only() {
     assert_eq!(e["market"], COND);
     assert_eq!(e["original_size"], "10");
     assert_eq!(e["size_matched"], "0");
-    assert_eq!(e["owner"], a.creds.key.as_str());
+    assert_eq!(e["owner"], a.creds.api_key());
 
     let (s, r, b_id) = b.post(&limit(YES, Side::Buy, 55 * C, 6 * S, 2)).await;
     assert_eq!((s, r["status"].as_str().unwrap()), (200, "matched"));
@@ -450,7 +452,7 @@ async fn user_channel_orders_and_trades_for_the_authenticated_user_only() {
             break;
         }
         let v: Value = serde_json::from_str(&t).unwrap();
-        assert_ne!(v["owner"], a.creds.key.as_str(), "B got A's event: {v}");
+        assert_ne!(v["owner"], a.creds.api_key(), "B got A's event: {v}");
     }
 }
 
@@ -461,7 +463,8 @@ async fn user_channel_rejects_bad_credentials() {
     let mut w = ws(&sim, "user").await;
     let msg = format!(
         r#"{{"auth":{{"apiKey":"{}","secret":"{}","passphrase":"wrong"}},"markets":[],"type":"user"}}"#,
-        a.creds.key, a.creds.secret
+        a.creds.api_key(),
+        a.creds.secret()
     );
     send(&mut w, &msg).await;
     use futures_util::StreamExt;

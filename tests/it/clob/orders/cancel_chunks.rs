@@ -141,11 +141,7 @@ async fn simulator_refuses_more_than_1000_and_the_client_chunks() {
         .host(sim.http_url())
         .rate_limit_tier(Tier::Elite)
         .signer(signer.clone())
-        .credentials(Credentials::new(
-            &t.creds.key,
-            &t.creds.secret,
-            &t.creds.passphrase,
-        ))
+        .credentials(t.creds.clone())
         .build()
         .unwrap();
     let os = OrderSigner::new(signer, Chain::Polygon, Wallet::Eoa).unwrap();
@@ -222,11 +218,7 @@ async fn governed_cancels_go_in_chunks_that_fit_the_bucket() {
     let c = Client::builder()
         .host(sim.http_url())
         .signer(Signer::from_hex(KEY_A).unwrap())
-        .credentials(Credentials::new(
-            &t.creds.key,
-            &t.creds.secret,
-            &t.creds.passphrase,
-        ))
+        .credentials(t.creds.clone())
         .throttle(Throttle::Wait(std::time::Duration::from_secs(10)))
         .build()
         .unwrap();

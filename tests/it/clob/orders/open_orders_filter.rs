@@ -92,11 +92,7 @@ async fn market_lookups_teach_the_client_and_the_simulator_enforces_the_rule() {
     let c = Client::builder()
         .host(sim.http_url())
         .signer(signer.clone())
-        .credentials(Credentials::new(
-            &t.creds.key,
-            &t.creds.secret,
-            &t.creds.passphrase,
-        ))
+        .credentials(t.creds.clone())
         .build()
         .unwrap();
     let os = OrderSigner::new(signer, Chain::Polygon, Wallet::Eoa).unwrap();
@@ -137,9 +133,9 @@ async fn market_lookups_teach_the_client_and_the_simulator_enforces_the_rule() {
         KEY_A,
         137,
         polyclob::ApiCreds {
-            api_key: t.creds.key.clone(),
-            secret: t.creds.secret.clone(),
-            passphrase: t.creds.passphrase.clone(),
+            api_key: t.creds.api_key().to_owned(),
+            secret: t.creds.secret().to_owned(),
+            passphrase: t.creds.passphrase().to_owned(),
         },
     );
     for token in [yes, no] {

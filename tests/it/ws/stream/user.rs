@@ -6,9 +6,9 @@ use crate::support::ws_server;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use polyclob::clob::Credentials;
 use polyclob::ws::connection::Reconnected;
 use polyclob::ws::event::Event;
-use polyclob::ws::subscribe::UserAuth;
 use polyclob::ws::user::{UserStream, UserStreamBuilder};
 use serde_json::Value;
 use ws_server::client::{frames, is_connected, until};
@@ -20,7 +20,7 @@ const M2: &str = "0x5f65177b394277fd294cd75650044e32ba009a95022d88a0c1d565897d72
 const ORDER: &str = r#"{"event_type":"order","type":"PLACEMENT","id":"0xff354cd7ca7539dfa9c28d90943ab5779a4eac34b9b37a757d7b32bdfb11790b","market":"0xbd31dc8a20211944f6b70f31557f1001557b59905b7738480ca09bd4532f84af","asset_id":"52114319501245915516055106046884209969926127482827954674443846427813813222426","side":"SELL","price":"0.57","original_size":"10","size_matched":"0","outcome":"YES","owner":"9180014b-33c8-9240-a14b-bdca11c0a465","order_owner":"9180014b-33c8-9240-a14b-bdca11c0a465","associate_trades":null,"status":"LIVE","timestamp":"1672290687"}"#;
 
 fn fast(url: &str) -> UserStreamBuilder {
-    UserStream::builder(UserAuth::new(
+    UserStream::builder(Credentials::new(
         "key-1",
         "c2VjcmV0LXNlY3JldA==",
         "pass-phrase",

@@ -1,0 +1,465 @@
+//! Deposit-wallet `WALLET` batches (issue 37): the owner-signed batch, its relayer body and
+//! builder headers against known answers from Polymarket's unified Python SDK
+//! (`scripts/make_wallet_batch_vectors.py`), with the calls built by `Settler`; then approvals,
+//! split, merge and redeem of a CTF and a V2 market through the simulator's relayer, balances
+//! checked after each step, and the relayer's refusals.
+#![cfg(feature = "onchain")]
+#![allow(clippy::unwrap_used)]
+
+use std::time::Duration;
+
+use alloy_primitives::{Address, U256};
+use polyclob::clob::relayer::{RelayerRefusal, RelayerState, WalletBatch};
+use polyclob::clob::{Client, Credentials};
+use polyclob::fixed::Size;
+use polyclob::onchain::{Call, Settler, erc20, erc1155};
+use polyclob::sign::Signer;
+use polyclob::sign::hmac::HmacKey;
+use polyclob::sign::wallet::Wallet;
+use polyclob::types::{Chain, ConditionId, ExchangeVersion, Protocol, contracts};
+use polyclob_sim::{MarketSpec, SimHandle, Simulator};
+use serde_json::Value;
+
+use crate::support::sim::{KEY_A, KEY_B, now_s};
+
+fn s(v: &Value) -> &str {
+    v.as_str().unwrap()
+}
+
+fn settler_for(rpc: &str, key: &str, wallet: Address) -> Settler {
+    Settler::builder(rpc, Signer::from_hex(key).unwrap())
+        .wallet(Wallet::DepositWallet(wallet))
+        .poll_interval(Duration::from_millis(5))
+        .build()
+        .unwrap()
+}
+
+/// The calls of each vector as polyclob builds them (the SDK built the vector's own).
+async fn our_calls(name: &str, v: &Value) -> Vec<Call> {
+    let wallet: Address = s(&v["wallet"]).parse().unwrap();
+    // No I/O below: these builders only encode (the RPC URL is never reached).
+    let st = settler_for("http://127.0.0.1:9/rpc", KEY_A, wallet);
+    let ctf = contracts(Chain::Polygon, ExchangeVersion::V2);
+    let v3 = contracts(Chain::Polygon, ExchangeVersion::V3);
+    let ctf_cond: ConditionId = format!("0x{}", "ab".repeat(32)).parse().unwrap();
+    let mut v2_bytes = [0xcd; 31];
+    v2_bytes[0] = 0x01;
+    let v2_cond = ConditionId::v2(v2_bytes);
+    let adapter = ctf.ctf_collateral_adapter.unwrap();
+    let (router, pm) = (v3.router.unwrap(), v3.position_manager.unwrap());
+    match name {
+        "ctf_approvals" => vec![
+            erc20::approve(ctf.collateral, adapter, U256::MAX).unwrap(),
+            erc1155::set_approval_for_all(ctf.conditional_tokens, adapter, true).unwrap(),
+        ],
+        "ctf_split" => vec![
+            st.split_call(ctf_cond, Size::from_micros(25_000_000), false)
+                .unwrap(),
+        ],
+        "neg_risk_merge" => vec![
+            st.merge_call(ctf_cond, Size::from_micros(1_500_000), true)
+                .unwrap(),
+        ],
+        "ctf_redeem" => st.redeem_calls(ctf_cond, false).await.unwrap(),
+        "v2_approvals" => vec![
+            erc20::approve(v3.collateral, router, U256::MAX).unwrap(),
+            erc1155::set_approval_for_all(pm, router, true).unwrap(),
+        ],
+        "v2_split_merge" => vec![
+            st.split_call(v2_cond, Size::from_micros(10_000_000), false)
+                .unwrap(),
+            st.merge_call(v2_cond, Size::from_micros(4_000_000), false)
+                .unwrap(),
+        ],
+        "v2_redeem" => vec![
+            st.redeem_outcome_call(v2_cond, 0, U256::from(6_000_000u64))
+                .unwrap(),
+            st.redeem_outcome_call(v2_cond, 1, U256::from(1u8)).unwrap(),
+        ],
+        "neg_risk_convert" => vec![
+            st.convert_neg_risk_call(
+                format!("0x{}00", "5e".repeat(31)).parse().unwrap(),
+                U256::from(0b101u8),
+                Size::from_micros(2_000_000),
+            )
+            .unwrap(),
+        ],
+        other => panic!("no builder for vector {other}"),
+    }
+}
+
+#[tokio::test]
+async fn batches_match_the_official_python_sdk() {
+    let text = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/wallet_batch_vectors.json"
+    ));
+    let doc: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(s(&doc["generator"]), "polymarket-client 0.14.0");
+    assert_eq!(
+        s(&doc["factory"]).parse::<Address>().unwrap(),
+        polyclob::clob::relayer::DEPOSIT_WALLET_FACTORY
+    );
+    let b = &doc["builder"];
+    let hmac = HmacKey::from_base64url(s(&b["secret"])).unwrap();
+    let mut checked = 0;
+    for v in doc["vectors"].as_array().unwrap() {
+        let name = s(&v["name"]);
+        let calls: Vec<Call> = v["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                let data = alloy_primitives::hex::decode(s(&c["data"])).unwrap();
+                Call::new(s(&c["to"]).parse().unwrap(), data)
+                    .with_value(s(&c["value"]).parse().unwrap())
+            })
+            .collect();
+        // The Settler's values are the SDK's calls, byte for byte.
+        assert_eq!(our_calls(name, v).await, calls, "{name}");
+        let chain = Chain::try_from(v["chain_id"].as_u64().unwrap()).unwrap();
+        let batch = WalletBatch::new(
+            s(&v["wallet"]).parse().unwrap(),
+            calls,
+            s(&v["nonce"]).parse().unwrap(),
+            s(&v["deadline"]).parse().unwrap(),
+        )
+        .metadata(s(&v["metadata"]));
+        assert_eq!(
+            format!("{:#x}", batch.digest(chain)),
+            s(&v["digest"]),
+            "{name}"
+        );
+        let owner = Signer::from_hex(s(&v["owner_key"])).unwrap();
+        assert_eq!(owner.address(), s(&v["owner"]).parse::<Address>().unwrap());
+        let signed = batch.sign(&owner, chain).unwrap();
+        assert_eq!(
+            signed.signature.to_hex_string(),
+            s(&v["signature"]),
+            "{name}"
+        );
+        let body = String::from_utf8(signed.body.clone()).unwrap();
+        assert_eq!(body, s(&v["body"]), "{name}");
+        // The builder headers the SDK sent for those bytes are the ones the client computes.
+        let h = &v["builder_headers"];
+        assert_eq!((s(&v["method"]), s(&v["path"])), ("POST", "/submit"));
+        assert_eq!(s(&h["poly_builder_api_key"]), s(&b["key"]));
+        assert_eq!(s(&h["poly_builder_passphrase"]), s(&b["passphrase"]));
+        let ts = b["time"].as_u64().unwrap();
+        assert_eq!(s(&h["poly_builder_timestamp"]), ts.to_string());
+        assert_eq!(
+            hmac.sign(ts, "POST", "/submit", &signed.body).as_str(),
+            s(&h["poly_builder_signature"]),
+            "{name}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 8);
+}
+
+#[test]
+fn bad_batches_are_refused_before_signing() {
+    let owner = Signer::from_hex(KEY_A).unwrap();
+    let wallet = Address::repeat_byte(0xd1);
+    let call = Call::new(Address::repeat_byte(1), vec![1, 2, 3, 4]);
+    let cases = [
+        WalletBatch::new(Address::ZERO, vec![call.clone()], U256::ZERO, 1),
+        WalletBatch::new(wallet, vec![], U256::ZERO, 1),
+        WalletBatch::new(
+            wallet,
+            vec![Call::new(Address::ZERO, vec![])],
+            U256::ZERO,
+            1,
+        ),
+        WalletBatch::new(wallet, vec![call.clone()], U256::ZERO, 0),
+        WalletBatch::new(wallet, vec![call], U256::ZERO, 1).metadata("x".repeat(501)),
+    ];
+    for b in cases {
+        let e = b.sign(&owner, Chain::Polygon).unwrap_err();
+        assert!(e.is_argument(), "{b:?}: {e}");
+    }
+}
+
+fn usd(n: u64) -> U256 {
+    U256::from(n) * U256::from(1_000_000u64)
+}
+
+struct Rig {
+    sim: SimHandle,
+    client: Client,
+    builder: Credentials,
+    owner: Signer,
+    wallet: Address,
+    settler: Settler,
+}
+
+impl Rig {
+    async fn new() -> Self {
+        let sim = Simulator::builder()
+            .seed(9)
+            .onchain(true)
+            .start()
+            .await
+            .unwrap();
+        let owner = Signer::from_hex(KEY_A).unwrap();
+        let client = Client::builder()
+            .host(sim.http_url())
+            .signer(owner.clone())
+            .build()
+            .unwrap();
+        let creds = client
+            .create_api_key(polyclob::clob::ApiKeyNonce::ZERO)
+            .await
+            .unwrap();
+        client.set_credentials(creds);
+        let builder = client.create_builder_api_key().await.unwrap();
+        // The deposit wallet the owner's key controls (its address is not derived here).
+        let wallet = "0xdf8b9E8f9AB23f261F6e1B171B7454ae6E46Ba76"
+            .parse()
+            .unwrap();
+        assert!(sim.fund_collateral(wallet, usd(100)));
+        let settler = settler_for(&sim.rpc_url(), KEY_A, wallet);
+        Self {
+            sim,
+            client,
+            builder,
+            owner,
+            wallet,
+            settler,
+        }
+    }
+
+    async fn run(&self, calls: Vec<Call>) -> Result<RelayerState, polyclob::clob::Error> {
+        let t = self
+            .client
+            .execute_wallet_batch(&self.sim.http_url(), &self.builder, self.wallet, calls, "")
+            .await?;
+        assert_eq!(t.state, RelayerState::New);
+        let looked = self
+            .client
+            .relayer_transaction(&self.sim.http_url(), &self.builder, &t.transaction_id)
+            .await
+            .unwrap();
+        assert!(looked.transaction_hash.is_some());
+        Ok(looked.state)
+    }
+
+    fn pusd(&self) -> U256 {
+        self.sim.collateral_balance(self.wallet)
+    }
+
+    fn held(&self, tokens: &[U256; 2]) -> [U256; 2] {
+        tokens.map(|t| self.sim.outcome_balance(self.wallet, t))
+    }
+
+    async fn nonce(&self) -> U256 {
+        self.client
+            .relayer_wallet_nonce(&self.sim.http_url(), &self.builder, self.owner.address())
+            .await
+            .unwrap()
+    }
+}
+
+fn market(sim: &SimHandle, v2: bool) -> (ConditionId, [U256; 2], String) {
+    let spec = sim
+        .markets()
+        .into_iter()
+        .find(|m: &MarketSpec| m.is_position_ids() == v2 && !m.is_neg_risk())
+        .unwrap();
+    let protocol = if v2 { Protocol::V2 } else { Protocol::Ctf };
+    let cond = ConditionId::parse_for(spec.condition_id(), protocol).unwrap();
+    let tokens = spec.tokens().clone().map(|t| t.token_id().parse().unwrap());
+    (cond, tokens, spec.condition_id().to_owned())
+}
+
+/// The issue's done-when: deposit-wallet approvals, split, merge and redeem through the
+/// simulator's relayer for a CTF and a V2 market, balances checked after each step.
+#[tokio::test]
+async fn deposit_wallet_settles_ctf_and_v2_markets_through_the_relayer() {
+    let r = Rig::new().await;
+    for (v2, protocol) in [(false, Protocol::Ctf), (true, Protocol::V2)] {
+        let (cond, tokens, cond_hex) = market(&r.sim, v2);
+        assert_eq!(cond.protocol(), protocol);
+        let start = r.pusd();
+
+        // Approvals: exactly the missing ones, in one batch; then none are missing.
+        let approvals = r.settler.approval_calls_for(protocol).await.unwrap();
+        assert!(!approvals.is_empty());
+        assert_eq!(r.run(approvals).await.unwrap(), RelayerState::Confirmed);
+        let after = r.settler.approvals_for(protocol).await.unwrap();
+        assert!(after.iter().all(|a| a.granted), "{protocol:?}: {after:?}");
+        assert!(
+            r.settler
+                .approval_calls_for(protocol)
+                .await
+                .unwrap()
+                .is_empty()
+        );
+        assert_eq!(r.pusd(), start);
+
+        // Split 30, merge 10: collateral and both outcomes move by exactly that.
+        let split = r
+            .settler
+            .split_call(cond, Size::from_micros(30_000_000), false)
+            .unwrap();
+        r.run(vec![split]).await.unwrap();
+        assert_eq!(r.pusd(), start - usd(30));
+        assert_eq!(r.held(&tokens), [usd(30), usd(30)]);
+        let merge = r
+            .settler
+            .merge_call(cond, Size::from_micros(10_000_000), false)
+            .unwrap();
+        r.run(vec![merge]).await.unwrap();
+        assert_eq!(r.pusd(), start - usd(20));
+        assert_eq!(r.held(&tokens), [usd(20), usd(20)]);
+
+        // Redeem after resolution: the winner pays 1, the loser 0, both are cleared.
+        assert!(r.sim.resolve_market(&cond_hex, 0));
+        let redeem = r.settler.redeem_calls(cond, false).await.unwrap();
+        assert_eq!(redeem.len(), if v2 { 2 } else { 1 });
+        r.run(redeem).await.unwrap();
+        assert_eq!(r.pusd(), start);
+        assert_eq!(r.held(&tokens), [U256::ZERO, U256::ZERO]);
+    }
+    // Four batches per market, each spending one nonce.
+    assert_eq!(r.nonce().await, U256::from(8u8));
+}
+
+#[tokio::test]
+async fn the_simulators_relayer_refuses_as_the_relayer_does() {
+    let r = Rig::new().await;
+    let host = r.sim.http_url();
+    let (cond, tokens, _) = market(&r.sim, false);
+    let split = r
+        .settler
+        .split_call(cond, Size::from_micros(5_000_000), false)
+        .unwrap();
+
+    // Without the approval the split reverts: the batch is refused, nothing moves, no nonce
+    // is spent.
+    let e = r.run(vec![split.clone()]).await.unwrap_err();
+    assert_eq!(e.status(), Some(400));
+    assert!(
+        e.message().unwrap().contains("insufficient allowance"),
+        "{e}"
+    );
+    assert_eq!(r.nonce().await, U256::ZERO);
+    assert_eq!(r.pusd(), usd(100));
+
+    // Approve and split in one batch: all calls run, in order.
+    let mut calls = r.settler.approval_calls_for(Protocol::Ctf).await.unwrap();
+    calls.push(split.clone());
+    r.run(calls).await.unwrap();
+    assert_eq!(r.held(&tokens), [usd(5), usd(5)]);
+    assert_eq!(r.nonce().await, U256::ONE);
+
+    // A signed batch executes once: posting it again is refused with the relayer's nonce
+    // message, and nothing moves (the safe retry of a lost answer).
+    let deadline = now_s() + 600;
+    let once = WalletBatch::new(r.wallet, vec![split.clone()], U256::ONE, deadline)
+        .sign(&r.owner, Chain::Polygon)
+        .unwrap();
+    r.client
+        .submit_wallet_batch(&host, &r.builder, &once)
+        .await
+        .unwrap();
+    assert_eq!(r.held(&tokens), [usd(10), usd(10)]);
+    let e = r
+        .client
+        .submit_wallet_batch(&host, &r.builder, &once)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        RelayerRefusal::of(&e),
+        Some(RelayerRefusal::NonceMismatch {
+            submitted: U256::ONE,
+            on_chain: U256::from(2u8)
+        }),
+        "{e}"
+    );
+    assert_eq!(r.held(&tokens), [usd(10), usd(10)]);
+    // A nonce ahead of the wallet's is refused too.
+    let ahead = WalletBatch::new(r.wallet, vec![split.clone()], U256::from(9u8), deadline)
+        .sign(&r.owner, Chain::Polygon)
+        .unwrap();
+    let e = r
+        .client
+        .submit_wallet_batch(&host, &r.builder, &ahead)
+        .await
+        .unwrap_err();
+    assert!(matches!(
+        RelayerRefusal::of(&e),
+        Some(RelayerRefusal::NonceMismatch { submitted, on_chain })
+            if submitted > on_chain
+    ));
+
+    // Another key's signature for this wallet, an expired deadline, no builder headers.
+    let intruder = Signer::from_hex(KEY_B).unwrap();
+    let forged = WalletBatch::new(r.wallet, vec![split.clone()], U256::ZERO, deadline)
+        .sign(&intruder, Chain::Polygon)
+        .unwrap();
+    let e = r
+        .client
+        .submit_wallet_batch(&host, &r.builder, &forged)
+        .await
+        .unwrap_err();
+    assert!(e.message().unwrap().contains("owner"), "{e}");
+    let expired = WalletBatch::new(r.wallet, vec![split.clone()], U256::from(2u8), 5)
+        .sign(&r.owner, Chain::Polygon)
+        .unwrap();
+    let e = r
+        .client
+        .submit_wallet_batch(&host, &r.builder, &expired)
+        .await
+        .unwrap_err();
+    assert!(e.message().unwrap().contains("deadline"), "{e}");
+    let (status, _) =
+        crate::support::sim::post_json(&r.sim, "/submit", std::str::from_utf8(&once.body).unwrap())
+            .await;
+    assert_eq!(status, 401);
+
+    // Odd bodies: a 400 in the exchange's error shape, never a panic.
+    let mut odd = once.clone();
+    for body in [
+        "",
+        "null",
+        "{}",
+        r#"{"type":"WALLET-CREATE"}"#,
+        r#"{"type":"WALLET","from":"0x1","to":"0x00000000000Fb5C9ADea0298D729A0CB3823Cc07"}"#,
+    ] {
+        odd.body = body.as_bytes().to_vec();
+        let e = r
+            .client
+            .submit_wallet_batch(&host, &r.builder, &odd)
+            .await
+            .unwrap_err();
+        assert_eq!(e.status(), Some(400), "{body}: {e}");
+    }
+    let body = String::from_utf8(once.body.clone()).unwrap();
+    for (from, to) in [
+        ("\"calls\":[{", "\"calls\":[{\"x\":1},{"),
+        ("\"type\":\"WALLET\"", "\"type\":\"SAFE\""),
+        (
+            "0x00000000000Fb5C9ADea0298D729A0CB3823Cc07",
+            "0x1111111111111111111111111111111111111111",
+        ),
+        ("\"nonce\":\"1\"", "\"nonce\":\"-1\""),
+    ] {
+        odd.body = body.replacen(from, to, 1).into_bytes();
+        assert_ne!(odd.body, once.body);
+        let e = r
+            .client
+            .submit_wallet_batch(&host, &r.builder, &odd)
+            .await
+            .unwrap_err();
+        assert_eq!(e.status(), Some(400), "{from}: {e}");
+    }
+    // Unknown transactions are a 404.
+    let e = r
+        .client
+        .relayer_transaction(&host, &r.builder, "nope")
+        .await
+        .unwrap_err();
+    assert_eq!(e.status(), Some(404));
+    assert_eq!(r.held(&tokens), [usd(10), usd(10)]);
+}
