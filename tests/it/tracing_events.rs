@@ -129,6 +129,11 @@ fn assert_complete(r: &Rec, fields: &[&str]) {
     }
 }
 
+/// The two tests here run one at a time: each installs its collector as its thread's default,
+/// and while two scoped dispatchers come and go in parallel tracing's callsite-interest cache can
+/// miss one of them (seen: every span of a run missing while its events arrived).
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 async fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(10);
     while !f() {
@@ -139,6 +144,7 @@ async fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
 
 #[tokio::test(flavor = "current_thread")]
 async fn a_reconnect_a_governor_wait_and_a_heartbeat_failure_are_traced() {
+    let _serial = ONE_AT_A_TIME.lock().await;
     let col = Collector::default();
     let _guard = tracing::subscriber::set_default(col.clone());
 
@@ -264,6 +270,7 @@ async fn a_reconnect_a_governor_wait_and_a_heartbeat_failure_are_traced() {
 
 #[tokio::test(flavor = "current_thread")]
 async fn no_secret_reaches_a_tracing_field() {
+    let _serial = ONE_AT_A_TIME.lock().await;
     let col = Collector::default();
     let _guard = tracing::subscriber::set_default(col.clone());
     let sim = rails::sim(None).await;
