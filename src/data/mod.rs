@@ -24,6 +24,10 @@
 //! and prices are fixed-point ([`Size`](crate::fixed::Size), [`Price`](crate::fixed::Price));
 //! signed figures such as PnL are [`Amount`].
 //!
+//! Granularity: a trades row is one **transaction**, while the RTDS `activity` topic sends one
+//! message per maker order of a match ([`ws`](crate::ws#what-one-message-stands-for) has the
+//! table for every feed).
+//!
 //! Facts: docs.polymarket.com, "Data API v2" overview and "Migrate from Data API v1 to v2".
 
 pub(crate) mod amount;

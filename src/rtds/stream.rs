@@ -25,6 +25,7 @@ use tokio::sync::mpsc;
 use crate::decode::{DecodeError, DecodeErrorKind};
 use crate::ws::Closed;
 use crate::ws::connection::ChannelKind;
+use crate::ws::continuity::{Break, StreamKind};
 use crate::ws::event::{Event, Frame, Handler, OwnedFrame, Status};
 use crate::ws::options::{BuildError, Options, common_setters};
 use crate::ws::shards::{Dispatcher, Shards, StreamCore};
@@ -101,6 +102,7 @@ impl RtdsStreamBuilder {
                 shards,
                 dispatcher: Dispatcher::new(rx, busy_poll),
             },
+            pending: None,
         })
     }
 }
@@ -139,6 +141,12 @@ pub trait RtdsHandler {
     fn on_status(&mut self, status: &Status) {
         let _ = status;
     }
+
+    /// A break in continuity, right after the status that reported it (see
+    /// [`continuity`](crate::ws::continuity)). Default: ignore.
+    fn on_break(&mut self, brk: &Break) {
+        let _ = brk;
+    }
 }
 
 /// Decodes frames for an [`RtdsHandler`].
@@ -158,6 +166,9 @@ impl<H: RtdsHandler + ?Sized> Handler for Decoding<'_, H> {
 
     fn on_status(&mut self, status: &Status) {
         self.0.on_status(status);
+        if let Some(b) = Break::from_status(StreamKind::Rtds, status) {
+            self.0.on_break(&b);
+        }
     }
 }
 
@@ -198,6 +209,10 @@ pub enum RtdsEvent {
     },
     /// A connection status change.
     Status(Status),
+    /// A break in continuity, right after the status that reported it: prices and
+    /// activity derived from the stream are untrusted until the resubscription's history
+    /// (see [`continuity`](crate::ws::continuity)).
+    Break(Break),
 }
 
 impl RtdsEvent {
@@ -217,6 +232,8 @@ impl RtdsEvent {
 #[derive(Debug)]
 pub struct RtdsStream {
     core: StreamCore,
+    /// The break that follows the status just delivered.
+    pending: Option<Break>,
 }
 
 impl RtdsStream {
@@ -280,11 +297,7 @@ impl RtdsStream {
 
     /// The next owned event (`None` once shut down).
     pub async fn next_event(&mut self) -> Option<RtdsEvent> {
-        self.core
-            .dispatcher
-            .next_event()
-            .await
-            .map(RtdsEvent::from_event)
+        std::future::poll_fn(|cx| Pin::new(&mut *self).poll_next(cx)).await
     }
 }
 
@@ -292,9 +305,18 @@ impl Stream for RtdsStream {
     type Item = RtdsEvent;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<RtdsEvent>> {
-        Pin::new(&mut self.get_mut().core)
-            .poll_next(cx)
-            .map(|e| e.map(RtdsEvent::from_event))
+        let this = self.get_mut();
+        if let Some(b) = this.pending.take() {
+            return Poll::Ready(Some(RtdsEvent::Break(b)));
+        }
+        Pin::new(&mut this.core).poll_next(cx).map(|e| {
+            e.map(|ev| {
+                if let Event::Status(s) = &ev {
+                    this.pending = Break::from_status(StreamKind::Rtds, s);
+                }
+                RtdsEvent::from_event(ev)
+            })
+        })
     }
 }
 

@@ -26,15 +26,17 @@
 //! `GET /book` — hand snapshots to the books; they are applied on the consumer's task,
 //! never over a newer book.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::fmt;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
 use futures_util::Stream;
 use tokio::sync::mpsc;
 
+use super::continuity::{Break, StreamKind};
 use super::counters::Counters;
 use super::event::{Event, Frame, Handler, Status};
 use super::market::{MarketHandle, MarketStream};
@@ -54,6 +56,12 @@ pub trait BookHandler {
     /// A connection status change, after the affected books were gated. Default: ignore.
     fn on_status(&mut self, status: &Status, books: &BookManager) {
         let _ = (status, books);
+    }
+
+    /// A break in continuity, right after the status that reported it: the shard's books
+    /// await fresh snapshots (see [`continuity`](super::continuity)). Default: ignore.
+    fn on_break(&mut self, brk: &Break, books: &BookManager) {
+        let _ = (brk, books);
     }
 
     /// A snapshot sent through a [`ResyncSender`] was processed. Default: ignore.
@@ -312,6 +320,9 @@ impl<H: BookHandler> Handler for BookFeed<H> {
             gate(&mut self.books, &self.handle, status);
         }
         self.handler.on_status(status, &self.books);
+        if let Some(b) = Break::from_status(StreamKind::Market, status) {
+            self.handler.on_break(&b, &self.books);
+        }
     }
 }
 
@@ -323,6 +334,13 @@ pub enum BookEvent {
     Market {
         /// Connection the frame came from.
         shard: usize,
+        /// The asset (token id) the element is about: `None` for a market-level event
+        /// (`new_market`, `market_resolved`) and for a `price_change` whose entries name
+        /// several assets (each entry names its own). Shared with every other event of the
+        /// asset: no allocation per message.
+        asset_id: Option<Arc<str>>,
+        /// The market (condition id), when the element names it. Shared like `asset_id`.
+        market: Option<Arc<str>>,
         /// The element (owns its JSON text; [`OwnedEvent::event`] gives the typed view).
         event: OwnedEvent,
         /// What applying it did.
@@ -337,6 +355,9 @@ pub enum BookEvent {
     },
     /// A connection status change (the affected books are already gated).
     Status(Status),
+    /// A break in continuity, right after the status that reported it: the shard's books
+    /// await fresh snapshots (see [`continuity`](super::continuity)).
+    Break(Break),
     /// A snapshot sent through a [`ResyncSender`] was processed.
     Resynced {
         /// The asset.
@@ -344,6 +365,47 @@ pub enum BookEvent {
         /// What happened.
         outcome: ResyncOutcome,
     },
+}
+
+/// Asset and market ids, each held once and shared by every event that names it.
+#[derive(Debug, Default)]
+struct Ids(HashSet<Arc<str>>);
+
+/// Ids held at most; past it the set starts over (an id then costs one allocation more).
+const IDS_CAP: usize = 1 << 16;
+
+impl Ids {
+    fn get(&mut self, id: &str) -> Arc<str> {
+        if let Some(a) = self.0.get(id) {
+            return Arc::clone(a);
+        }
+        if self.0.len() >= IDS_CAP {
+            self.0.clear();
+        }
+        let a: Arc<str> = id.into();
+        self.0.insert(Arc::clone(&a));
+        a
+    }
+
+    /// The asset and the market an element names.
+    fn of(&mut self, e: &Decoded<'_>) -> (Option<Arc<str>>, Option<Arc<str>>) {
+        let (asset, market) = match e {
+            Decoded::Book(b) => (Some(b.asset_id), Some(b.market)),
+            Decoded::PriceChange(p) => {
+                let mut assets = p.changes.filter_map(Result::ok).map(|c| c.asset_id);
+                let first = assets.next();
+                let single = first.filter(|a| assets.all(|b| b == *a));
+                (single, Some(p.market))
+            }
+            Decoded::TickSizeChange(t) => (Some(t.asset_id), t.market),
+            Decoded::LastTradePrice(t) => (Some(t.asset_id), t.market),
+            Decoded::BestBidAsk(b) => (Some(b.asset_id), b.market),
+            Decoded::NewMarket(m) | Decoded::MarketResolved(m) => (None, Some(m.market)),
+            _ => (None, None),
+        };
+        let mut id = |s: &str| (!s.is_empty()).then(|| self.get(s));
+        (asset.and_then(&mut id), market.and_then(&mut id))
+    }
 }
 
 /// A market stream that keeps a [`BookManager`] current and yields owned events.
@@ -366,6 +428,7 @@ pub struct BookStream {
     stream: MarketStream,
     handle: MarketHandle,
     books: BookManager,
+    ids: Ids,
     pending: VecDeque<BookEvent>,
     on_tick: Option<TickSizeHook>,
     resync_tx: mpsc::UnboundedSender<Snapshot>,
@@ -392,6 +455,7 @@ impl BookStream {
             stream,
             handle,
             books: BookManager::new(),
+            ids: Ids::default(),
             pending: VecDeque::new(),
             on_tick: None,
             resync_tx,
@@ -462,6 +526,7 @@ impl BookStream {
                     pending,
                     on_tick,
                     handle,
+                    ids,
                     ..
                 } = self;
                 books.apply_with(text, Instant::now(), |u| match &u.event {
@@ -471,8 +536,11 @@ impl BookStream {
                             hook(t.asset_id, t.new_tick_size);
                         }
                         if !matches!(e, Decoded::Pong) {
+                            let (asset_id, market) = ids.of(e);
                             pending.push_back(BookEvent::Market {
                                 shard,
+                                asset_id,
+                                market,
                                 event: e.to_owned_event(),
                                 outcome: u.outcome,
                             });
@@ -491,7 +559,11 @@ impl BookStream {
                 if s.connect_error().is_none() {
                     gate(&mut self.books, &self.handle, &s);
                 }
+                let b = Break::from_status(StreamKind::Market, &s);
                 self.pending.push_back(BookEvent::Status(s));
+                if let Some(b) = b {
+                    self.pending.push_back(BookEvent::Break(b));
+                }
             }
         }
     }

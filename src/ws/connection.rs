@@ -69,7 +69,9 @@ pub enum ConnectError {
     Tls,
     /// TCP or TLS failed (refused, reset, unreachable, certificate rejected …).
     Io(std::io::ErrorKind),
-    /// The server answered the upgrade request with this HTTP status.
+    /// The server answered the upgrade request with this HTTP status. A `Retry-After` in
+    /// that answer (a 429 or 503) is honoured: the next attempt waits at least that long
+    /// ([`Status::Disconnected`]'s `retry_in` says how long).
     Rejected(u16),
     /// The WebSocket handshake failed for another reason.
     Handshake,
@@ -461,6 +463,8 @@ impl Shard {
                 }
             }
             let epoch = self.epoch.load(Ordering::Acquire);
+            // What the server asked for when it refused the upgrade (HTTP `Retry-After`).
+            let mut retry_after = None;
             let ws_config = WebSocketConfig::default()
                 .read_buffer_size(self.cfg.read_buffer_size)
                 .max_message_size(Some(self.cfg.max_message_size))
@@ -510,7 +514,10 @@ impl Shard {
                     self.epoch.fetch_add(1, Ordering::AcqRel);
                     end
                 }
-                Err(e) => End::new(Disconnect::Connect(e), false),
+                Err(refused) => {
+                    retry_after = refused.retry_after;
+                    End::new(Disconnect::Connect(refused.error), false)
+                }
             };
             if end.shutdown {
                 return;
@@ -557,7 +564,10 @@ impl Shard {
             let retry_in = match (end.reason, policy) {
                 (Disconnect::Lagged | Disconnect::Requested, _) => Duration::ZERO,
                 (_, Some(delay)) => delay,
-                (_, None) => self.backoff.next_delay(),
+                (_, None) => self
+                    .backoff
+                    .next_delay()
+                    .max(retry_after.unwrap_or_default()),
             };
             crate::telemetry::event!(
                 WARN,

@@ -10,8 +10,8 @@
 //! |---|---|---|---|---|
 //! | market ([`MarketStream`](super::market::MarketStream)) | reconnect, silence (watchdog), close | unknown | reconnects with backoff, resubscribes; [`BookStream`](super::books::BookStream) drops the shard's books | a fresh `book` snapshot per asset |
 //! | market | local lag (queue full) | count | reconnects at once for fresh snapshots | a fresh `book` snapshot per asset |
-//! | user ([`UserStream`](super::user::UserStream)) | reconnect, silence, close | unknown | reconnects, resubscribes, runs the `on_reconnect` hook (fetch open orders and trades over REST) | the hook's REST state is applied |
-//! | user | local lag | count | reconnects at once | as above |
+//! | user ([`UserStream`](super::user::UserStream)) | reconnect, failed connect, silence, close | unknown | reconnects, resubscribes; [`UserEvents`](super::user_events::UserEvents) with [`reconcile`](super::reconcile) fetches open orders and the trades since the last one delivered, delivers the missed ones marked `recovered`, holding live events until then | [`UserEvent::Reconciled`](super::user_events::UserEvent::Reconciled) |
+//! | user | local lag | count | reconnects at once; reconciles as above | as above |
 //! | PolyBolt ([`PolyBoltStream`](crate::polybolt::PolyBoltStream)) | reconnect, silence, close 4002 (slow consumer), 4003 (draining: one reconnect after 0–10 s) | unknown | re-authenticates, resubscribes every subscription | the channel's new `snapshot` |
 //! | PolyBolt | sequence gap (`seq` not previous + 1 within a connection) | count | continues: every update carries the whole price | the next snapshot (reconnect to force one) |
 //! | PolyBolt | server `dropped: n` | count (`n`) | continues, as above | as above |
@@ -22,8 +22,18 @@
 //! | sports ([`SportsStream`](crate::sports::SportsStream)) | reconnect, silence (no `ping` for the silence timeout), close | unknown | reconnects with backoff (no subscribe message) | the next `sport_result` of each game (the socket sends no snapshot) |
 //! | sports | local lag | count | reconnects at once | as above |
 //!
-//! The market, user and RTDS streams report breaks as [`Status`] values; [`Break::from_status`]
-//! reads them as a [`Break`]. PolyBolt and sports yield [`Break`]s themselves.
+//! Where the break is heard: every owned stream yields it as an item right after the
+//! [`Status`] that reported it — [`BookEvent::Break`](super::books::BookEvent::Break),
+//! [`UserEvent::Break`](super::user_events::UserEvent::Break),
+//! [`PolyBoltEvent::Break`](crate::polybolt::PolyBoltEvent::Break),
+//! [`RtdsEvent::Break`](crate::rtds::RtdsEvent::Break),
+//! [`SportsEvent::Break`](crate::sports::SportsEvent::Break) — and the zero-copy handlers have an
+//! `on_break` hook ([`BookHandler`](super::books::BookHandler::on_break),
+//! [`RtdsHandler`](crate::rtds::RtdsHandler::on_break),
+//! [`PolyBoltHandler`](crate::polybolt::PolyBoltHandler::on_break),
+//! [`SportsHandler`](crate::sports::SportsHandler::on_break)). The raw connection streams
+//! ([`MarketStream`](super::market::MarketStream), [`UserStream`](super::user::UserStream))
+//! yield only the [`Status`]; [`Break::from_status`] reads it as a [`Break`].
 
 use std::fmt;
 use std::time::Duration;

@@ -36,6 +36,7 @@
 //! | [`market`] | [`MarketStream`](market::MarketStream): sharded market-channel connections |
 //! | [`user`] | [`UserStream`](user::UserStream): the authenticated user channel |
 //! | [`user_events`] | [`UserEvents`](user_events::UserEvents): the user channel as flat orders and trades, status repeats removed |
+//! | [`reconcile`] | [`Reconcile`](reconcile::Reconcile): after a break, the user channel's missed orders and trades over REST, marked `recovered` |
 //! | [`follow`] | [`FollowNewMarkets`](follow::FollowNewMarkets): subscribe the tokens of `new_market` events that pass a filter |
 //! | [`event`] | frames (borrowed and owned), status changes, the zero-copy [`Handler`](event::Handler) |
 //! | [`connection`] | one shard's lifecycle: keepalive, watchdog, reconnect, epochs, lag |
@@ -43,6 +44,24 @@
 //! | [`continuity`] | the continuity contract of every stream: one [`Break`](continuity::Break) per break, the table of breaks and recoveries |
 //! | [`backoff`] | exponential backoff with jitter |
 //! | [`subscribe`] | subscription message formats, user credentials |
+//!
+//! ## What one message stands for
+//!
+//! Feeds that report the same trade count it differently; a bot joining two of them must know
+//! the unit of each, or it counts a fill twice.
+//!
+//! | feed | one message (or row) is |
+//! |---|---|
+//! | market channel `book` | one asset's whole book (a snapshot) |
+//! | market channel `price_change` | one market's level changes; each entry names its asset, price and side |
+//! | market channel `last_trade_price` | one trade print of one asset |
+//! | user channel `trade` ([`UserEvent::Trade`](user_events::UserEvent::Trade)) | one trade of the user's (its id), the maker orders it filled listed inside; sent again on each settlement status ([`UserEvents`](user_events::UserEvents) removes the repeats) |
+//! | user channel `order` | one change of one of the user's orders (placement, match, cancellation) |
+//! | CLOB `GET /data/trades` | one trade, as the user channel's `trade` (the reconciliation's source) |
+//! | RTDS `activity` / `orders_matched` ([`rtds`](crate::rtds)) | one **maker order** of a match: a trade against three makers is three messages (group by `transactionHash`) |
+//! | Data API trades ([`data`](crate::data)) | one transaction |
+//! | PolyBolt ([`polybolt`](crate::polybolt)) | one price of one subscription (channel + symbol); a snapshot holds a short history |
+//! | sports socket ([`sports`](crate::sports)) | one game's current state |
 //!
 //! Frames are decoded by the top-level [`decode`](crate::decode) module (bytes in, borrowed
 //! events out) and applied to books by [`book`](crate::book); this module holds the connections and the
@@ -67,6 +86,7 @@ pub mod event;
 pub mod follow;
 pub mod market;
 pub(crate) mod options;
+pub mod reconcile;
 pub(crate) mod shards;
 pub mod subscribe;
 mod transport;

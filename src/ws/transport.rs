@@ -14,6 +14,7 @@ use rustls::pki_types::ServerName;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio_tungstenite::WebSocketStream;
+use tokio_tungstenite::tungstenite;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
@@ -129,7 +130,7 @@ pub(crate) async fn connect(
     tls: Option<&Arc<rustls::ClientConfig>>,
     ws_config: WebSocketConfig,
     timeout: Duration,
-) -> Result<Ws, ConnectError> {
+) -> Result<Ws, Refused> {
     let fut = async {
         let tcp = match proxy {
             None => TcpStream::connect((ep.host.as_str(), ep.port))
@@ -159,12 +160,42 @@ pub(crate) async fn connect(
         let (ws, _response) =
             tokio_tungstenite::client_async_with_config(ep.url.as_str(), stream, Some(ws_config))
                 .await
-                .map_err(|e| ConnectError::from_handshake(&e))?;
+                .map_err(|e| Refused {
+                    error: ConnectError::from_handshake(&e),
+                    retry_after: retry_after(&e),
+                })?;
         Ok(ws)
     };
     match tokio::time::timeout(timeout, fut).await {
         Ok(r) => r,
-        Err(_) => Err(ConnectError::Timeout),
+        Err(_) => Err(ConnectError::Timeout.into()),
+    }
+}
+
+/// A failed connection attempt: why, and how long the server asked us to wait (the
+/// `Retry-After` of an HTTP answer to the upgrade, e.g. a 429 or 503).
+#[derive(Debug)]
+pub(crate) struct Refused {
+    pub(crate) error: ConnectError,
+    pub(crate) retry_after: Option<Duration>,
+}
+
+impl From<ConnectError> for Refused {
+    fn from(error: ConnectError) -> Self {
+        Self {
+            error,
+            retry_after: None,
+        }
+    }
+}
+
+fn retry_after(e: &tungstenite::Error) -> Option<Duration> {
+    match e {
+        tungstenite::Error::Http(resp) => resp
+            .headers()
+            .get("retry-after")
+            .and_then(|v| crate::http::parse_retry_after(v.as_bytes())),
+        _ => None,
     }
 }
 

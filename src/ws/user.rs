@@ -2,8 +2,9 @@
 //! credentials and optionally filtered by market (condition id).
 //!
 //! The channel does not replay what happened while disconnected ([Polymarket user
-//! channel]); register [`on_reconnect`](UserStreamBuilder::on_reconnect) to reconcile
-//! open orders and recent trades over REST after every reconnect.
+//! channel]); wrap the stream in [`UserEvents`](super::user_events::UserEvents) with
+//! [`reconcile`](super::user_events::UserEvents::reconcile) to have what was missed fetched
+//! over REST and delivered after every break ([`reconcile`](super::reconcile)).
 //!
 //! [Polymarket user channel]: https://docs.polymarket.com/developers/CLOB/websocket/user-channel
 
@@ -32,10 +33,6 @@ pub const USER_URL: &str = "wss://ws-subscriptions-clob.polymarket.com/ws/user";
 ///
 /// let stream = UserStream::builder(Credentials::new("key", "secret", "passphrase"))
 ///     .markets(["0xbd31dc8a20211944f6b70f31557f1001557b59905b7738480ca09bd4532f84af"])
-///     .on_reconnect(|r| async move {
-///         // fetch open orders and trades over REST here
-///         let _ = r.epoch;
-///     })
 ///     .build()?;
 /// # drop(stream); Ok(()) }
 /// ```

@@ -4,8 +4,14 @@
 //! The exchange sends every trade again as it progresses (`MATCHED`, then `MINED`, then
 //! `CONFIRMED`; [user channel]), so a bot counting fills would count each one up to three
 //! times. [`UserEvents`] delivers a trade the first time its id is seen, and again only when
-//! the new status undoes or delays it (`FAILED`, `RETRYING`); [`UserEvents::all_statuses`]
-//! turns that off. Ids are remembered for the last 65,536 trades.
+//! the new status undoes or delays it (`FAILED`, `RETRYING`) or ends such a state;
+//! [`UserEvents::all_statuses`] turns that off. Ids are remembered for the last 65,536 trades.
+//!
+//! The channel does not replay what happened while disconnected. With
+//! [`UserEvents::reconcile`] the stream fetches what it missed after every break and delivers
+//! it as ordinary events whose `recovered` field is `true`, then a
+//! [`UserEvent::Reconciled`] marker, and only then the live events again: every fill exactly
+//! once ([`reconcile`](super::reconcile) has the sequence).
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -23,7 +29,7 @@
 //!                 println!("{} filled {} at {}", m.order_id, m.matched, m.price);
 //!             }
 //!         }
-//!         UserEvent::Break(b) => println!("{b}"), // refetch open orders and trades over REST
+//!         UserEvent::Break(b) => println!("{b}"), // see `UserEvents::reconcile`
 //!         _ => {}
 //!     }
 //! }
@@ -40,6 +46,9 @@ use futures_util::Stream;
 
 use super::continuity::{Break, StreamKind};
 use super::event::{Event, Status};
+use super::reconcile::{Fetched, Outcome, Reconcile, Reconciled, Reconciler};
+use crate::clob::SkippedRow;
+use crate::clob::types as rest;
 use crate::decode::{DecodeError, Event as Decoded, JsonStr, OrderMsg, TradeMsg, decode_bytes};
 use crate::fixed::{Price, Size};
 use crate::types::{OrderType, Side};
@@ -74,8 +83,8 @@ impl TradeStatus {
         }
     }
 
-    /// Whether a later event with this status must reach the bot even after the trade was
-    /// delivered: the fill is undone or delayed.
+    /// Whether a change to or from this status must reach the bot even after the trade was
+    /// delivered: the fill is undone or delayed (or no longer so).
     fn always_delivered(&self) -> bool {
         matches!(self, Self::Failed | Self::Retrying)
     }
@@ -91,6 +100,9 @@ pub enum OrderEventKind {
     Update,
     /// The order was cancelled.
     Cancellation,
+    /// A recovered open order: its state at the reconciliation fetch, not a change (see
+    /// [`reconcile`](super::reconcile)).
+    Open,
     /// Absent or unknown (as sent).
     Other(Box<str>),
 }
@@ -145,6 +157,9 @@ pub struct TradeUpdate {
     pub match_time: Option<String>,
     /// The maker legs.
     pub maker_fills: Vec<MakerFill>,
+    /// `false` for a live event; `true` when fetched over REST after a break
+    /// ([`UserEvents::reconcile`]): the socket missed it.
+    pub recovered: bool,
 }
 
 /// An order event of the user's.
@@ -173,6 +188,9 @@ pub struct OrderUpdate {
     pub status: Option<String>,
     /// Order type, when sent.
     pub order_type: Option<OrderType>,
+    /// `false` for a live event; `true` for an open order fetched over REST after a break
+    /// ([`UserEvents::reconcile`], kind [`OrderEventKind::Open`]).
+    pub recovered: bool,
 }
 
 /// An item of [`UserEvents`].
@@ -190,9 +208,24 @@ pub enum UserEvent {
         /// Why.
         error: DecodeError,
     },
-    /// A break in continuity (after the status that reported it): what happened meanwhile
-    /// must be fetched over REST.
+    /// A break in continuity (after the status that reported it): data derived from the
+    /// channel is untrusted until [`Reconciled`](Self::Reconciled) (with
+    /// [`UserEvents::reconcile`]; without it, fetch over REST yourself).
     Break(Break),
+    /// The missed events of a break were delivered (marked `recovered`): data derived from
+    /// the channel is trusted again, and live events resume.
+    Reconciled(Reconciled),
+    /// A reconciliation fetch failed: retried after `retry_in`, or not at all (`None`: an
+    /// authentication or argument error; the held live events follow and the data stays
+    /// untrusted).
+    ReconcileFailed {
+        /// The connection the fetch was for.
+        shard: usize,
+        /// The REST error.
+        error: String,
+        /// When the fetch is retried.
+        retry_in: Option<std::time::Duration>,
+    },
     /// A connection status change.
     Status(Status),
 }
@@ -232,6 +265,7 @@ fn trade(shard: usize, t: &TradeMsg<'_>) -> Result<TradeUpdate, DecodeError> {
         transaction_hash: t.transaction_hash.map(str::to_owned),
         match_time: t.matchtime.map(str::to_owned),
         maker_fills,
+        recovered: false,
     })
 }
 
@@ -253,13 +287,85 @@ fn order(shard: usize, o: &OrderMsg<'_>) -> OrderUpdate {
         size_matched: o.size_matched,
         status: text(o.status),
         order_type: o.order_type,
+        recovered: false,
     }
 }
 
-/// Trade ids seen, bounded (oldest forgotten first).
+fn nonempty(s: String) -> Option<String> {
+    (!s.is_empty()).then_some(s)
+}
+
+fn skipped_row(what: &str, id: &str) -> SkippedRow {
+    SkippedRow {
+        index: 0,
+        error: format!("{what} {id} has no side"),
+    }
+}
+
+/// A trade of `GET /data/trades` as a recovered event.
+fn recovered_trade(shard: usize, t: rest::Trade) -> Result<TradeUpdate, SkippedRow> {
+    let side = t.side.ok_or_else(|| skipped_row("trade", &t.id))?;
+    let maker_fills = t
+        .maker_orders
+        .into_iter()
+        .map(|m| MakerFill {
+            order_id: m.order_id,
+            asset_id: m.asset_id,
+            matched: m.matched_amount,
+            price: m.price,
+            side: m.side,
+            owner: nonempty(m.owner),
+            maker_address: nonempty(m.maker_address),
+        })
+        .collect();
+    Ok(TradeUpdate {
+        shard,
+        status: TradeStatus::parse(t.status.as_str()),
+        id: t.id,
+        market: nonempty(t.market),
+        asset_id: t.asset_id,
+        side,
+        price: t.price,
+        size: t.size,
+        taker_order_id: nonempty(t.taker_order_id),
+        trader_side: t.trader_side.map(|s| s.as_str().to_owned()),
+        transaction_hash: nonempty(t.transaction_hash),
+        match_time: Some(t.match_time.to_string()),
+        maker_fills,
+        recovered: true,
+    })
+}
+
+/// An order of `GET /data/orders` as a recovered event.
+fn recovered_order(shard: usize, o: rest::OpenOrder) -> Result<OrderUpdate, SkippedRow> {
+    let side = o.side.ok_or_else(|| skipped_row("order", &o.id))?;
+    let order_type = match o.order_type {
+        rest::OrderKind::Gtc => Some(OrderType::Gtc),
+        rest::OrderKind::Gtd => Some(OrderType::Gtd),
+        rest::OrderKind::Fok => Some(OrderType::Fok),
+        rest::OrderKind::Fak => Some(OrderType::Fak),
+        _ => None,
+    };
+    Ok(OrderUpdate {
+        shard,
+        kind: OrderEventKind::Open,
+        market: nonempty(o.market),
+        asset_id: o.asset_id,
+        side,
+        price: o.price,
+        original_size: Some(o.original_size),
+        size_matched: Some(o.size_matched),
+        status: Some(o.status.as_str().to_owned()),
+        order_type,
+        id: o.id,
+        recovered: true,
+    })
+}
+
+/// The last status seen of each trade, bounded (oldest trade forgotten first).
 #[derive(Debug, Default)]
 struct Seen {
-    ids: HashMap<String, ()>,
+    last: HashMap<String, TradeStatus>,
     order: VecDeque<String>,
 }
 
@@ -267,17 +373,22 @@ struct Seen {
 const SEEN_CAP: usize = 65_536;
 
 impl Seen {
-    /// Whether to deliver this trade; remembers it.
-    fn admit(&mut self, t: &TradeUpdate) -> bool {
-        if self.ids.contains_key(&t.id) {
-            return t.status.always_delivered();
+    /// Remembers `t`'s status; returns whether it is news: a trade not seen before, or a
+    /// status change to or from one that undoes or delays the fill. With `repeats`, any
+    /// status other than the last one seen is news.
+    fn admit(&mut self, t: &TradeUpdate, repeats: bool) -> bool {
+        if let Some(prev) = self.last.get_mut(&t.id) {
+            let news = *prev != t.status
+                && (repeats || t.status.always_delivered() || prev.always_delivered());
+            prev.clone_from(&t.status);
+            return news;
         }
         if self.order.len() == SEEN_CAP {
             if let Some(old) = self.order.pop_front() {
-                self.ids.remove(&old);
+                self.last.remove(&old);
             }
         }
-        self.ids.insert(t.id.clone(), ());
+        self.last.insert(t.id.clone(), t.status.clone());
         self.order.push_back(t.id.clone());
         true
     }
@@ -289,7 +400,15 @@ impl Seen {
 pub struct UserEvents<S> {
     inner: S,
     pending: VecDeque<UserEvent>,
-    seen: Option<Seen>,
+    seen: Seen,
+    /// Every live trade event is delivered ([`all_statuses`](Self::all_statuses)).
+    repeats: bool,
+    reconciler: Option<Reconciler>,
+    /// Live frames that arrived after a break, before its reconciliation completed.
+    held: VecDeque<Event>,
+    /// While held frames are released: each recovered open order's `size_matched`. A held
+    /// order event behind it predates the REST snapshot and is not delivered.
+    snapshot: HashMap<String, Size>,
 }
 
 impl<S> UserEvents<S> {
@@ -299,20 +418,58 @@ impl<S> UserEvents<S> {
         Self {
             inner,
             pending: VecDeque::new(),
-            seen: Some(Seen::default()),
+            seen: Seen::default(),
+            repeats: false,
+            reconciler: None,
+            held: VecDeque::new(),
+            snapshot: HashMap::new(),
         }
     }
 
-    /// Delivers every trade event as sent, repeats included. Default: repeats removed.
+    /// Whether a held order event is older than the recovered state of its order.
+    fn is_stale(&self, o: &OrderUpdate) -> bool {
+        match (self.snapshot.get(&o.id), o.size_matched) {
+            (Some(recovered), Some(matched)) => matched < *recovered,
+            _ => false,
+        }
+    }
+
+    /// Delivers every live trade event as sent, repeats included. Default: repeats removed.
+    /// Recovered trades are still delivered once per status change.
     #[must_use]
     pub fn all_statuses(mut self) -> Self {
-        self.seen = None;
+        self.repeats = true;
+        self
+    }
+
+    /// After every break, fetches what the socket missed over REST and delivers it (marked
+    /// `recovered`) before live events resume; see [`reconcile`](super::reconcile). Default
+    /// is off: a break is only reported.
+    ///
+    /// Live events that arrive while the fetch runs are held in memory.
+    #[must_use]
+    pub fn reconcile(mut self, how: Reconcile) -> Self {
+        self.reconciler = Some(Reconciler::new(how));
         self
     }
 
     /// The wrapped stream.
     pub fn get_ref(&self) -> &S {
         &self.inner
+    }
+
+    /// A trade event, live or recovered: delivered unless it repeats one already delivered.
+    fn push_trade(&mut self, t: TradeUpdate) {
+        let news = self.seen.admit(&t, self.repeats);
+        // With `all_statuses`, a live event is delivered even when it is not news.
+        let as_sent = self.repeats && !t.recovered;
+        if !news && !as_sent {
+            return;
+        }
+        if let Some(r) = &mut self.reconciler {
+            r.delivered(t.match_time.as_deref());
+        }
+        self.pending.push_back(UserEvent::Trade(t));
     }
 
     fn split(&mut self, ev: Event) {
@@ -330,16 +487,18 @@ impl<S> UserEvents<S> {
                     let ev = match r {
                         Ok(Decoded::Trade(t)) => match trade(shard, &t) {
                             Ok(t) => {
-                                if let Some(seen) = &mut self.seen {
-                                    if !seen.admit(&t) {
-                                        continue;
-                                    }
-                                }
-                                UserEvent::Trade(t)
+                                self.push_trade(t);
+                                continue;
                             }
                             Err(error) => UserEvent::Invalid { shard, error },
                         },
-                        Ok(Decoded::Order(o)) => UserEvent::Order(order(shard, &o)),
+                        Ok(Decoded::Order(o)) => {
+                            let o = order(shard, &o);
+                            if self.is_stale(&o) {
+                                continue;
+                            }
+                            UserEvent::Order(o)
+                        }
                         Ok(_) => continue,
                         Err(error) => UserEvent::Invalid { shard, error },
                     };
@@ -348,12 +507,85 @@ impl<S> UserEvents<S> {
             }
             Event::Status(s) => {
                 let b = Break::from_status(StreamKind::User, &s);
+                if let Some(r) = &mut self.reconciler {
+                    r.on_status(&s);
+                }
                 self.pending.push_back(UserEvent::Status(s));
                 if let Some(b) = b {
                     self.pending.push_back(UserEvent::Break(b));
                 }
             }
         }
+    }
+
+    /// An event of the inner stream: statuses at once, frames held while a break is not
+    /// reconciled.
+    fn accept(&mut self, ev: Event) {
+        let hold = matches!(ev, Event::Frame(_))
+            && self.reconciler.as_ref().is_some_and(Reconciler::holding);
+        if hold {
+            self.held.push_back(ev);
+        } else {
+            self.split(ev);
+        }
+    }
+
+    /// Delivers a finished fetch, the marker, then the held live frames.
+    fn recovered(&mut self, shard: usize, fetched: Fetched) {
+        let Some(r) = &self.reconciler else { return };
+        let Fetched {
+            orders,
+            mut trades,
+            mut skipped,
+        } = fetched;
+        trades.retain(|t| {
+            r.cfg
+                .keeps(Some(t.market.as_str()).filter(|m| !m.is_empty()))
+        });
+        let orders: Vec<_> = orders
+            .into_iter()
+            .filter(|o| {
+                r.cfg
+                    .keeps(Some(o.market.as_str()).filter(|m| !m.is_empty()))
+            })
+            .collect();
+        trades.sort_by_key(|t| t.match_time);
+        let before = self.pending.len();
+        for t in trades {
+            match recovered_trade(shard, t) {
+                Ok(t) => self.push_trade(t),
+                Err(row) => skipped.push(row),
+            }
+        }
+        let n_trades = self.pending.len() - before;
+        let mut n_orders = 0;
+        for o in orders {
+            match recovered_order(shard, o) {
+                Ok(o) => {
+                    n_orders += 1;
+                    if let Some(m) = o.size_matched {
+                        self.snapshot.insert(o.id.clone(), m);
+                    }
+                    self.pending.push_back(UserEvent::Order(o));
+                }
+                Err(row) => skipped.push(row),
+            }
+        }
+        self.pending.push_back(UserEvent::Reconciled(Reconciled {
+            shard,
+            orders: n_orders,
+            trades: n_trades,
+            skipped,
+        }));
+        self.release_held();
+    }
+
+    /// Delivers the held frames in order, then forgets the snapshot they were checked against.
+    fn release_held(&mut self) {
+        while let Some(ev) = self.held.pop_front() {
+            self.split(ev);
+        }
+        self.snapshot.clear();
     }
 }
 
@@ -366,9 +598,41 @@ impl<S: Stream<Item = Event> + Unpin> Stream for UserEvents<S> {
             if let Some(ev) = this.pending.pop_front() {
                 return Poll::Ready(Some(ev));
             }
+            if let Some(r) = &mut this.reconciler {
+                if let Poll::Ready(outcome) = r.poll(cx) {
+                    match outcome {
+                        Outcome::Done { shard, fetched } => this.recovered(shard, fetched),
+                        Outcome::Failed {
+                            shard,
+                            error,
+                            retry_in,
+                        } => {
+                            this.pending.push_back(UserEvent::ReconcileFailed {
+                                shard,
+                                error,
+                                retry_in,
+                            });
+                            if retry_in.is_none() {
+                                this.release_held();
+                            }
+                        }
+                    }
+                    continue;
+                }
+            }
             match Pin::new(&mut this.inner).poll_next(cx) {
-                Poll::Ready(Some(ev)) => this.split(ev),
-                Poll::Ready(None) => return Poll::Ready(None),
+                Poll::Ready(Some(ev)) => this.accept(ev),
+                Poll::Ready(None) => {
+                    // The stream ended (shut down): what was held is still the user's.
+                    if let Some(r) = &mut this.reconciler {
+                        if r.holding() && !this.held.is_empty() {
+                            this.reconciler = None;
+                            this.release_held();
+                            continue;
+                        }
+                    }
+                    return Poll::Ready(None);
+                }
                 Poll::Pending => return Poll::Pending,
             }
         }
@@ -443,6 +707,29 @@ mod tests {
             collect(evs, true).await.len(),
             6,
             "opt-out keeps every status"
+        );
+    }
+
+    #[tokio::test]
+    async fn the_end_of_a_retry_is_news_a_repeat_is_not() {
+        let evs = ["MATCHED", "RETRYING", "RETRYING", "CONFIRMED", "CONFIRMED"]
+            .map(|s| frame(&trade_json("t1", s)))
+            .to_vec();
+        let got: Vec<_> = collect(evs, false)
+            .await
+            .into_iter()
+            .filter_map(|e| match e {
+                UserEvent::Trade(t) => Some(t.status),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                TradeStatus::Matched,
+                TradeStatus::Retrying,
+                TradeStatus::Confirmed
+            ]
         );
     }
 

@@ -18,4 +18,5 @@ mod order;
 mod polybolt;
 mod presign;
 mod rtds;
+mod stream_replay;
 mod ws_stream;

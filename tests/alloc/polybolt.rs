@@ -3,10 +3,12 @@
 //! zero-copy handler tier, sequence tracking included.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::support::counting_alloc;
+use crate::stream_replay::{
+    MEASURED, WARM, assert_dispatch_allocates_nothing, assert_replay_allocates_nothing,
+    server_thread,
+};
 use crate::support::ws_server;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use polyclob::clob::Credentials;
@@ -14,7 +16,7 @@ use polyclob::polybolt::decode::{Message, Payload, decode};
 use polyclob::polybolt::{PolyBoltHandler, PolyBoltStream, Subscription};
 use polyclob::ws::continuity::Break;
 use polyclob::ws::event::Frame;
-use ws_server::{Action, WsServer};
+use ws_server::Action;
 
 fn replay() -> Vec<String> {
     let mut out = vec![
@@ -59,22 +61,7 @@ fn consume(msg: &Message<'_>) -> u128 {
 
 #[test]
 fn decoding_a_long_replay_allocates_nothing() {
-    let frames = replay();
-    let mut sum = 0u128;
-    for f in &frames {
-        sum = sum.wrapping_add(consume(&decode(f).expect("decodes")));
-    }
-    let before = counting_alloc::allocations();
-    let mut n = 0u64;
-    while n < 100_000 {
-        for f in &frames {
-            sum = sum.wrapping_add(consume(&decode(f).expect("decodes")));
-            n += 1;
-        }
-    }
-    let allocs = counting_alloc::allocations() - before;
-    assert!(sum != 0);
-    assert_eq!(allocs, 0, "{allocs} allocations over {n} messages");
+    assert_replay_allocates_nothing(&replay(), |f| consume(&decode(f).expect("decodes")));
 }
 
 #[derive(Default)]
@@ -98,31 +85,11 @@ impl PolyBoltHandler for Sum {
     }
 }
 
-fn server_thread() -> Arc<WsServer> {
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("rt");
-        rt.block_on(async move {
-            let server = Arc::new(WsServer::start().await);
-            tx.send(Arc::clone(&server)).expect("send");
-            std::future::pending::<()>().await;
-        });
-    });
-    rx.recv().expect("server")
-}
-
-const WARM: u64 = 5_000;
-const MEASURED: u64 = 20_000;
-
 /// Queue pop, epoch check, decode, sequence check, handler call and release of the frame:
 /// zero allocations. Only polls that complete without yielding are measured (as in
 /// `no_alloc_rtds`), so the reading task never runs inside a measured window.
 #[test]
 fn dispatch_to_a_polybolt_handler_allocates_nothing() {
-    use futures_util::FutureExt;
     let server = server_thread();
     server.reply_to(r#""op":"auth""#, vec![r#"{"op":"authed"}"#.to_owned()]);
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -156,26 +123,8 @@ fn dispatch_to_a_polybolt_handler_allocates_nothing() {
             },
         );
         let mut h = Sum::default();
-        while h.messages < WARM {
-            assert!(stream.dispatch(&mut h).await);
-        }
-        let (mut measured, mut allocs) = (0u64, 0u64);
-        while h.messages < WARM + MEASURED {
-            let before = counting_alloc::allocations();
-            let polled = stream.dispatch(&mut h).now_or_never();
-            let after = counting_alloc::allocations();
-            match polled {
-                Some(open) => {
-                    assert!(open);
-                    measured += 1;
-                    allocs += after - before;
-                }
-                None => tokio::time::sleep(Duration::from_millis(1)).await,
-            }
-        }
+        assert_dispatch_allocates_nothing!(stream, h, |h: &Sum| h.messages);
         assert_eq!((h.invalid, h.breaks), (0, 0));
         assert!(h.total != 0);
-        assert!(measured >= MEASURED / 2, "only {measured} deliveries measured");
-        assert_eq!(allocs, 0, "{allocs} allocations over {measured} deliveries");
     });
 }

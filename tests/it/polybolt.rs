@@ -12,7 +12,7 @@ use polyclob::polybolt::decode::{AckOp, Message, Payload};
 use polyclob::polybolt::{
     Channel, LimitError, PolyBoltEvent, PolyBoltStream, PolyBoltStreamBuilder, Subscription,
 };
-use polyclob::ws::connection::Disconnect;
+use polyclob::ws::connection::{ConnectError, Disconnect};
 use polyclob::ws::continuity::{Cause, Lost, Recovery, StreamKind};
 use polyclob::ws::event::Status;
 use tokio::time::Instant;
@@ -407,4 +407,53 @@ async fn rejected_credentials_are_surfaced_and_nothing_is_subscribed() {
     let msgs = s.conn(0).received;
     assert_eq!(msgs.len(), 1, "{msgs:?}");
     assert_eq!(s.connections(), 1);
+}
+
+#[tokio::test]
+async fn an_http_refusal_is_retried_after_its_retry_after() {
+    let s = server().await;
+    s.refuse_http(503, Some(1));
+    let mut stream = builder(&s).build().unwrap();
+    let evs = until(&mut stream, 5 * SEC, is_snapshot).await;
+    let refused = s.state().http_refused_at.clone();
+    assert_eq!(refused.len(), 1);
+    let waited = s.conn(0).opened_at.duration_since(refused[0]);
+    // The backoff alone would retry within 10 ms.
+    assert!(
+        waited >= Duration::from_millis(950),
+        "retried after {waited:?}"
+    );
+    let b = breaks(&evs);
+    assert_eq!(b.len(), 1, "{evs:#?}");
+    assert!(matches!(
+        b[0].cause,
+        Cause::Disconnected(Disconnect::Connect(ConnectError::Rejected(503)))
+    ));
+    assert!(matches!(b[0].recovery, Recovery::Reconnect { retry_in } if retry_in >= SEC));
+}
+
+#[tokio::test]
+async fn a_flood_faster_than_the_consumer_is_a_counted_break_then_a_new_snapshot() {
+    let s = server().await;
+    let mut stream = builder(&s).queue_capacity(16).build().unwrap();
+    until(&mut stream, 5 * SEC, is_snapshot).await;
+    s.act(
+        0,
+        Action::Flood {
+            template: update(2, 0, "{n}").replace("\"seq\":2", "\"seq\":{n}"),
+            count: 5000,
+        },
+    );
+    // The consumer sleeps while the flood arrives.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let evs = until(&mut stream, 5 * SEC, is_snapshot).await;
+    let b = breaks(&evs);
+    let lag = b
+        .iter()
+        .find(|b| b.cause == Cause::LocalLag)
+        .unwrap_or_else(|| panic!("{evs:#?}"));
+    assert!(matches!(lag.lost, Lost::Count(n) if n >= 1));
+    assert!(matches!(lag.recovery, Recovery::Reconnect { .. }));
+    assert!(stream.is_trusted(Channel::CryptoTwap), "the new snapshot");
+    assert_eq!(s.connections(), 2);
 }

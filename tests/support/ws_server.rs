@@ -79,6 +79,10 @@ pub struct State {
     /// TCP connections accepted and dropped before the handshake.
     pub dropped_before_handshake: usize,
     refuse_next: usize,
+    /// `(status, Retry-After seconds)`: the next upgrades answered with these HTTP errors.
+    http_refusals: std::collections::VecDeque<(u16, Option<u64>)>,
+    /// When each upgrade was refused with an HTTP error.
+    pub http_refused_at: Vec<Instant>,
     on_subscribe: Vec<String>,
     /// `(needle, frames)`: a received text containing `needle` is answered with `frames`.
     replies: Vec<(String, Vec<String>)>,
@@ -145,6 +149,13 @@ impl WsServer {
     /// Accept and immediately drop the next `n` TCP connections (handshake fails).
     pub fn refuse_next(&self, n: usize) {
         self.state().refuse_next = n;
+    }
+
+    /// Answer the next upgrade request with HTTP `status` (and `Retry-After: secs`).
+    pub fn refuse_http(&self, status: u16, retry_after_secs: Option<u64>) {
+        self.state()
+            .http_refusals
+            .push_back((status, retry_after_secs));
     }
 
     /// New connections start silent (no replay, no PONG).
@@ -249,8 +260,27 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
 }
 
 async fn serve(tcp: TcpStream, shared: Arc<Shared>) {
+    use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
     let _ = tcp.set_nodelay(true);
-    let Ok(mut ws) = tokio_tungstenite::accept_async(tcp).await else {
+    // The handshake callback's signature is tungstenite's: its error is the HTTP answer.
+    #[allow(clippy::result_large_err)]
+    let refuse = |_: &Request, resp: Response| -> Result<Response, ErrorResponse> {
+        let mut st = shared.state.lock().expect("state");
+        let Some((status, retry_after)) = st.http_refusals.pop_front() else {
+            return Ok(resp);
+        };
+        st.http_refused_at.push(Instant::now());
+        let mut e = ErrorResponse::new(Some("refused".to_owned()));
+        *e.status_mut() = status.try_into().expect("an HTTP status");
+        if let Some(secs) = retry_after {
+            e.headers_mut().insert(
+                "retry-after",
+                secs.to_string().parse().expect("a header value"),
+            );
+        }
+        Err(e)
+    };
+    let Ok(mut ws) = tokio_tungstenite::accept_hdr_async(tcp, refuse).await else {
         return;
     };
     let (ctl, mut ctl_rx) = mpsc::unbounded_channel();

@@ -21,7 +21,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use futures_util::{SinkExt, StreamExt};
+use futures_util::StreamExt;
 use serde_json::{Value, json};
 use tokio::time::Instant;
 use tokio_tungstenite::WebSocketStream;
@@ -32,7 +32,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use super::rtds::series_value;
 use super::server::Shared;
 use super::state::now_ms;
-use super::ws::{Conn, End};
+use super::ws::{Conn, End, Timed, finish};
 
 /// `whole` dollars and `frac` hundred-thousandths, in 10⁻⁵ USD.
 const fn usd(whole: u64, frac: u64) -> u64 {
@@ -317,24 +317,18 @@ pub(super) async fn run<T>(ws: WebSocketStream<T>, shared: Arc<Shared>)
 where
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
 {
-    let (tx, mut rx) = ws.split();
+    let Timed {
+        mut conn,
+        mut rx,
+        mut ticker,
+        interval_ms,
+        mut kick,
+        mut shutdown,
+        ..
+    } = Timed::new(ws, &shared);
     let seed = shared.ex().cfg.seed;
-    let interval = shared.rtds_interval;
-    let interval_ms = u64::try_from(interval.as_millis())
-        .unwrap_or(u64::MAX)
-        .max(1);
-    let mut ticker = tokio::time::interval(interval);
-    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    let mut kick = shared.kick.subscribe();
     let mut closer = shared.polybolt_close.subscribe();
-    let mut shutdown = shared.shutdown.clone();
     let mut st = Session::default();
-    let mut conn = Conn {
-        tx,
-        shared: Arc::clone(&shared),
-        sent: 0,
-        silent_until: None,
-    };
     let end = loop {
         let step: Result<(), End> = tokio::select! {
             msg = rx.next() => match msg {
@@ -354,15 +348,13 @@ where
             },
             _ = closer.changed() => Err(close(*closer.borrow())),
             _ = kick.changed() => Err(End::Drop),
-            _ = shutdown.changed() => Err(End::Close(Some(CloseFrame { code: CloseCode::Away, reason: "server shutting down".into() }))),
+            _ = shutdown.changed() => Err(End::going_away()),
         };
         if let Err(e) = step {
             break e;
         }
     };
-    if let End::Close(frame) = end {
-        let _ = conn.tx.send(Message::Close(frame)).await;
-    }
+    finish(conn, end).await;
 }
 
 /// The scripted games of the sports socket: `(gameId, league, home, away)`.
@@ -397,21 +389,15 @@ pub(super) async fn run_sports<T>(ws: WebSocketStream<T>, shared: Arc<Shared>)
 where
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
 {
-    let (tx, mut rx) = ws.split();
-    let interval = shared.rtds_interval;
-    let interval_ms = u64::try_from(interval.as_millis())
-        .unwrap_or(u64::MAX)
-        .max(1);
-    let mut ticker = tokio::time::interval(interval);
-    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    let mut kick = shared.kick.subscribe();
-    let mut shutdown = shared.shutdown.clone();
-    let mut conn = Conn {
-        tx,
-        shared: Arc::clone(&shared),
-        sent: 0,
-        silent_until: None,
-    };
+    let Timed {
+        mut conn,
+        mut rx,
+        mut ticker,
+        interval,
+        interval_ms,
+        mut kick,
+        mut shutdown,
+    } = Timed::new(ws, &shared);
     // The oldest unanswered ping.
     let mut ping_at: Option<Instant> = None;
     let end = loop {
@@ -440,15 +426,13 @@ where
                 }
             },
             _ = kick.changed() => Err(End::Drop),
-            _ = shutdown.changed() => Err(End::Close(Some(CloseFrame { code: CloseCode::Away, reason: "server shutting down".into() }))),
+            _ = shutdown.changed() => Err(End::going_away()),
         };
         if let Err(e) = step {
             break e;
         }
     };
-    if let End::Close(frame) = end {
-        let _ = conn.tx.send(Message::Close(frame)).await;
-    }
+    finish(conn, end).await;
 }
 
 #[cfg(test)]

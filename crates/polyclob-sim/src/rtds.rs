@@ -23,15 +23,13 @@ use serde_json::{Value, json};
 use tokio::sync::broadcast::error::RecvError;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::protocol::frame::CloseFrame;
-use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
 use polyclob::types::Side;
 
 use super::events;
 use super::server::Shared;
 use super::state::{Exchange, now_ms};
-use super::ws::{Conn, End};
+use super::ws::{Conn, End, Timed, finish};
 
 /// `whole` dollars and `frac` hundred-thousandths, in 10⁻⁵ USD.
 const fn usd(whole: u64, frac: u64) -> u64 {
@@ -271,27 +269,21 @@ pub(super) async fn run<T>(ws: WebSocketStream<T>, shared: Arc<Shared>)
 where
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
 {
-    let (tx, mut rx) = ws.split();
+    let Timed {
+        mut conn,
+        mut rx,
+        mut ticker,
+        interval_ms,
+        mut kick,
+        mut shutdown,
+        ..
+    } = Timed::new(ws, &shared);
     let (mut events, mut seen) = {
         let ex = shared.ex();
         (ex.subscribe(), ex.trades.end())
     };
     let seed = shared.ex().cfg.seed;
-    let interval = shared.rtds_interval;
-    let interval_ms = u64::try_from(interval.as_millis())
-        .unwrap_or(u64::MAX)
-        .max(1);
-    let mut ticker = tokio::time::interval(interval);
-    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    let mut kick = shared.kick.subscribe();
-    let mut shutdown = shared.shutdown.clone();
     let mut subs: Vec<Sub> = Vec::new();
-    let mut conn = Conn {
-        tx,
-        shared: Arc::clone(&shared),
-        sent: 0,
-        silent_until: None,
-    };
     let end = loop {
         let step: Result<(), End> = tokio::select! {
             msg = rx.next() => match msg {
@@ -337,16 +329,13 @@ where
                 Err(RecvError::Closed) => Err(End::Close(None)),
             },
             _ = kick.changed() => Err(End::Drop),
-            _ = shutdown.changed() => Err(End::Close(Some(CloseFrame { code: CloseCode::Away, reason: "server shutting down".into() }))),
+            _ = shutdown.changed() => Err(End::going_away()),
         };
         if let Err(e) = step {
             break e;
         }
     };
-    if let End::Close(frame) = end {
-        use futures_util::SinkExt;
-        let _ = conn.tx.send(Message::Close(frame)).await;
-    }
+    finish(conn, end).await;
 }
 
 async fn send_all<S>(conn: &mut Conn<S>, texts: Vec<String>) -> Result<(), End>

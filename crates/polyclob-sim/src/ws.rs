@@ -189,6 +189,75 @@ where
     }
 }
 
+impl End {
+    /// The close frame of a simulator that is shutting down.
+    pub(super) fn going_away() -> Self {
+        End::Close(Some(CloseFrame {
+            code: CloseCode::Away,
+            reason: "server shutting down".into(),
+        }))
+    }
+}
+
+/// How long a closing connection waits for its consumer to take the close frame.
+const CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The write half of a timed socket, behind the fault filter.
+pub(super) type TimedConn<T> = Conn<futures_util::stream::SplitSink<WebSocketStream<T>, Message>>;
+
+/// What every timed socket (RTDS, PolyBolt, sports) starts its loop with: the connection's
+/// halves, a tick of [`SimBuilder::rtds_interval`](crate::SimBuilder::rtds_interval) (late
+/// ticks skipped), and the signals that end it.
+pub(super) struct Timed<T> {
+    pub(super) conn: TimedConn<T>,
+    pub(super) rx: futures_util::stream::SplitStream<WebSocketStream<T>>,
+    pub(super) ticker: tokio::time::Interval,
+    pub(super) interval: std::time::Duration,
+    /// The interval in milliseconds, at least 1.
+    pub(super) interval_ms: u64,
+    pub(super) kick: tokio::sync::watch::Receiver<u64>,
+    pub(super) shutdown: tokio::sync::watch::Receiver<bool>,
+}
+
+impl<T> Timed<T>
+where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    pub(super) fn new(ws: WebSocketStream<T>, shared: &Arc<Shared>) -> Self {
+        let (tx, rx) = ws.split();
+        let interval = shared.rtds_interval;
+        let mut ticker = tokio::time::interval(interval);
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        Self {
+            conn: Conn {
+                tx,
+                shared: Arc::clone(shared),
+                sent: 0,
+                silent_until: None,
+            },
+            rx,
+            ticker,
+            interval,
+            interval_ms: u64::try_from(interval.as_millis())
+                .unwrap_or(u64::MAX)
+                .max(1),
+            kick: shared.kick.subscribe(),
+            shutdown: shared.shutdown.clone(),
+        }
+    }
+}
+
+/// Ends a timed socket as `end` says: a close frame (waiting at most [`CLOSE_WAIT`] for a
+/// stalled consumer to take it), or a dropped socket.
+pub(super) async fn finish<T>(mut conn: TimedConn<T>, end: End)
+where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    if let End::Close(frame) = end {
+        let _ = tokio::time::timeout(CLOSE_WAIT, conn.tx.send(Message::Close(frame))).await;
+    }
+}
+
 /// At most this many queued events are handled per wake-up before the frames are flushed
 /// (and the other branches of the connection loop get a turn).
 const BATCH: usize = 256;
@@ -295,7 +364,7 @@ where
                 Err(RecvError::Closed) => Err(End::Close(None)),
             },
             _ = kick.changed() => Err(End::Drop),
-            _ = shutdown.changed() => Err(End::Close(Some(CloseFrame { code: CloseCode::Away, reason: "server shutting down".into() }))),
+            _ = shutdown.changed() => Err(End::going_away()),
         };
         if let Err(e) = step {
             break e;

@@ -10,5 +10,6 @@ mod robustness;
 mod rtds;
 mod scale;
 mod trading;
+mod user_reconcile;
 mod vectors;
 mod ws;

@@ -520,3 +520,67 @@ async fn book_feed_applies_resync_snapshots_before_the_next_delivery() {
         "1"
     );
 }
+
+#[tokio::test]
+async fn events_name_their_asset_and_market_shared_not_copied_and_breaks_are_typed() {
+    use polyclob::ws::continuity::{Lost, StreamKind};
+    let server = WsServer::start().await;
+    let two_assets = format!(
+        r#"{{"event_type":"price_change","market":"0x5f65","price_changes":[{{"asset_id":"{A}","price":"0.3","size":"9","side":"BUY"}},{{"asset_id":"{B}","price":"0.6","size":"9","side":"SELL"}}],"timestamp":"1766789481000"}}"#
+    );
+    let one_asset = format!(
+        r#"{{"event_type":"price_change","market":"0x5f65","price_changes":[{{"asset_id":"{B}","price":"0.39","size":"1","side":"BUY"}}],"timestamp":"1766789482000"}}"#
+    );
+    server.on_subscribe(vec![
+        book_msg(A, &[("0.40", "7")], &[("0.60", "1")]),
+        book_msg(B, &[("0.40", "7")], &[("0.60", "1")]),
+        two_assets,
+        one_asset,
+    ]);
+    let mut books = BookStream::new(fast(&server.url()).build().expect("build"));
+    let mut got = Vec::new();
+    while got.len() < 4 {
+        let ev = tokio::time::timeout(2 * SEC, books.next())
+            .await
+            .expect("timely")
+            .expect("open");
+        if let BookEvent::Market {
+            asset_id, market, ..
+        } = ev
+        {
+            got.push((asset_id, market));
+        }
+    }
+    let ids: Vec<(Option<&str>, Option<&str>)> = got
+        .iter()
+        .map(|(a, m)| (a.as_deref(), m.as_deref()))
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            (Some(A), Some("0x5f65")),
+            (Some(B), Some("0x5f65")),
+            (None, Some("0x5f65")), // two assets: each entry names its own
+            (Some(B), Some("0x5f65")),
+        ]
+    );
+    // One allocation per id, shared by every event that names it.
+    let (b1, b2) = (got[1].0.as_ref().unwrap(), got[3].0.as_ref().unwrap());
+    assert!(Arc::ptr_eq(b1, b2));
+    assert!(Arc::ptr_eq(
+        got[0].1.as_ref().unwrap(),
+        got[2].1.as_ref().unwrap()
+    ));
+
+    // A break is one typed event right after its status.
+    server.act(0, Action::CloseAbrupt);
+    let evs = next_until(&mut books, 2 * SEC, |e| matches!(e, BookEvent::Break(_))).await;
+    assert!(matches!(
+        evs[evs.len() - 2],
+        BookEvent::Status(Status::Disconnected { .. })
+    ));
+    let BookEvent::Break(b) = evs[evs.len() - 1] else {
+        unreachable!()
+    };
+    assert_eq!((b.stream, b.lost), (StreamKind::Market, Lost::Unknown));
+}

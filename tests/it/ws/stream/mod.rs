@@ -2,3 +2,4 @@ mod books;
 mod market;
 mod recovery;
 mod user;
+mod user_faults;
