@@ -176,9 +176,14 @@
 //! - A user's orders may match each other (no self-trade prevention).
 //! - A WS client that falls more than 8192 frames behind is disconnected (no silent loss: it
 //!   reconnects and re-snapshots).
-//! - Trades settle at once: each match yields a `MATCHED` then a `CONFIRMED` user `trade` event
-//!   with a deterministic fake transaction hash, and moves pUSD and outcome tokens on the
-//!   simulator's ledger (the chain's with `onchain`) through the exchange's allowances.
+//! - Trades settle at once by default: each match yields a `MATCHED` then a `CONFIRMED` user
+//!   `trade` event with a deterministic fake transaction hash, and moves pUSD and outcome
+//!   tokens on the simulator's ledger (the chain's with `onchain`) through the exchange's
+//!   allowances. [`SimBuilder::settlement`] delays `MINED` and `CONFIRMED` and injects
+//!   `RETRYING` and `FAILED` trades; balances move at `CONFIRMED` only, all of a trade's fills
+//!   or none (a trade that cannot be covered then is `FAILED`), and funds of matched trades
+//!   stay reserved until then. [`SimBuilder::taker_hold`] holds marketable orders (`delayed`,
+//!   not cancellable) before they match.
 //! - Accounts start with no money. As on the exchange, an order its maker (the EOA, or its
 //!   proxy / Safe / deposit wallet) cannot cover beyond what its open orders reserve is
 //!   refused with `400 {"error":"not enough balance / allowance: …"}`: fund accounts with
@@ -226,6 +231,7 @@ mod rfq;
 mod rng;
 mod rtds;
 mod server;
+mod settlement;
 mod state;
 mod trades;
 mod ws;
@@ -234,6 +240,7 @@ pub use self::faults::{Faults, HttpFault, HttpRule, Trigger};
 pub use self::market::{MarketSpec, TokenSpec, parse_markets};
 pub use self::rails::RailStats;
 pub use self::server::{ApiCredentials, SimBuilder, SimHandle, Simulator};
+pub use self::settlement::Settlement;
 
 // Compiles the README's code blocks as doctests, so the README cannot drift.
 #[doc = include_str!("../README.md")]
