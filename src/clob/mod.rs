@@ -53,6 +53,7 @@ pub mod rfq;
 pub mod session_signers;
 mod simplified;
 mod token_market;
+pub mod tracker;
 mod trading;
 mod trading_account;
 mod transport;
@@ -77,6 +78,7 @@ pub use ratelimit::{
 };
 pub use rewards::RewardsQuery;
 pub use simplified::decode_simplified_page;
+pub use tracker::Tracker;
 pub use trading_account::{Account, AccountBuilder};
 pub use transport::Client;
 

@@ -6,4 +6,5 @@ mod orders;
 mod parity;
 mod protocol_v2;
 mod session_signers;
+mod tracker;
 mod transport;
