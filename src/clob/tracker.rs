@@ -69,7 +69,7 @@ use crate::fixed::{Price, Size};
 use crate::http::Error;
 use crate::order::SignedOrder;
 use crate::types::{Address, Side};
-use crate::ws::user_events::{self, OrderEventKind, OrderUpdate, TradeUpdate, UserEvent};
+use crate::ws::user_events::{OrderEventKind, OrderUpdate, TradeUpdate, UserEvent};
 
 /// How long a matched trade may take to confirm before it is reported overdue, by default.
 /// Polymarket's SDKs poll a matched trade for at most 30 s; the tracker allows twice that.
@@ -313,20 +313,6 @@ fn is_final(s: &TradeStatus) -> bool {
     matches!(s, TradeStatus::Confirmed | TradeStatus::Failed)
 }
 
-fn from_ws_status(s: &user_events::TradeStatus) -> TradeStatus {
-    match s {
-        user_events::TradeStatus::Matched => TradeStatus::Matched,
-        user_events::TradeStatus::Mined => TradeStatus::Mined,
-        user_events::TradeStatus::Confirmed => TradeStatus::Confirmed,
-        user_events::TradeStatus::Retrying => TradeStatus::Retrying,
-        user_events::TradeStatus::Failed => TradeStatus::Failed,
-        user_events::TradeStatus::Other(o) => TradeStatus::parse(o),
-        // A status this version of the user channel does not name.
-        #[allow(unreachable_patterns)]
-        other => TradeStatus::Unknown(format!("{other:?}")),
-    }
-}
-
 /// The side a maker leg took: the opposite of the taker on the same token, the same side
 /// across the market's two tokens (a mint or a merge).
 fn maker_side(sent: Option<Side>, asset: &str, taker_asset: &str, taker_side: Side) -> Side {
@@ -484,9 +470,7 @@ impl Tracker {
         let state = if o.kind == OrderEventKind::Cancellation {
             Some(OrderState::Canceled)
         } else {
-            o.status
-                .as_deref()
-                .and_then(|s| OrderState::from_status(&OrderStatus::parse(s)))
+            o.status.as_ref().and_then(OrderState::from_status)
         };
         if let Some(s) = state {
             self.set_state(&o.id, s);
@@ -513,7 +497,7 @@ impl Tracker {
             maker_address: m.maker_address.as_deref().and_then(lower),
             announced: false,
         }));
-        self.trade(&t.id, from_ws_status(&t.status), legs);
+        self.trade(&t.id, t.status.clone(), legs);
     }
 
     /// Feeds an order as `GET /data/order/{id}` or `GET /data/orders` returns it.
