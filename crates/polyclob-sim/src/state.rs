@@ -1166,12 +1166,16 @@ impl Exchange {
         users.sort_unstable();
         users.dedup();
         let market = self.markets[t.market].spec.condition_id.clone();
-        let text: Utf8Bytes = events::user_trade(self, t, t.status).into();
+        let taker = self.orders.get(&t.taker_seq).map(|o| o.user.clone());
+        // Rendered once per side: `trader_side` says which side of the trade the user was on.
+        let texts: [Utf8Bytes; 2] =
+            [true, false].map(|is_taker| events::user_trade(self, t, t.status, is_taker).into());
         for user in users {
+            let text = texts[usize::from(taker.as_ref() != Some(&user))].clone();
             self.publish(Outbound::User {
                 user,
                 market: market.clone(),
-                text: text.clone(),
+                text,
             });
         }
     }

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt;
 use polyclob::U256;
 use polyclob::clob::tracker::{OrderState, TrackerEvent};
-use polyclob::clob::types::{OrderStatus, TradeStatus};
+use polyclob::clob::types::{OrderStatus, TradeStatus, TraderSide};
 use polyclob::clob::{Account, ClientBuilder, Tracker};
 use polyclob::data;
 use polyclob::fixed::{Price, Size};
@@ -65,11 +65,18 @@ struct Bot {
     ws_only: Tracker,
     user: mpsc::UnboundedReceiver<UserEvent>,
     events: Vec<TrackerEvent>,
+    /// `trader_side` of each trade as the user channel sent it.
+    sides: HashMap<String, TraderSide>,
 }
 
 impl Bot {
     fn drain(&mut self) {
         while let Ok(ev) = self.user.try_recv() {
+            if let UserEvent::Trade(t) = &ev {
+                if let Some(side) = &t.trader_side {
+                    self.sides.insert(t.id.clone(), side.clone());
+                }
+            }
             self.tracker.on_user_event(&ev);
             self.ws_only.on_user_event(&ev);
         }
@@ -148,6 +155,7 @@ async fn positions_equal_what_settled_with_failed_retried_and_delayed_trades() {
         account: a,
         user,
         events: Vec::new(),
+        sides: HashMap::new(),
     };
     tokio::time::sleep(Duration::from_millis(100)).await; // the user channel subscribed
 
@@ -228,6 +236,15 @@ async fn positions_equal_what_settled_with_failed_retried_and_delayed_trades() {
             "the user channel stalled at {done} of 7"
         );
         tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // A was the taker of its YES trades and the maker of its NO ones.
+    for (f, _) in bot.ws_only.fills() {
+        let want = if f.asset_id == yes {
+            TraderSide::Taker
+        } else {
+            TraderSide::Maker
+        };
+        assert_eq!(bot.sides.get(&f.trade_id), Some(&want), "{f:?}");
     }
     // The user channel alone came to the same positions.
     assert_eq!(bot.ws_only.positions(), bot.tracker.positions());
