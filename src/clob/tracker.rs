@@ -432,10 +432,18 @@ impl Tracker {
                 Some(OrderState::Rejected(r.error_msg.clone()))
             }
             Ok(r) => OrderState::from_status(&r.status),
-            // The exchange answered and refused: nothing was placed.
-            Err(e) if e.is_status() && !e.is_transient() => Some(OrderState::Rejected(
-                e.message().map_or_else(|| e.to_string(), str::to_owned),
-            )),
+            // Refused before sending, or by the exchange (a 4xx, including 425 and 429, or
+            // 503: trading disabled): nothing was placed. Other 5xx and transport errors
+            // leave the outcome unknown.
+            Err(e)
+                if e.is_refused_locally()
+                    || e.is_argument()
+                    || e.status().is_some_and(|s| s < 500 || s == 503) =>
+            {
+                Some(OrderState::Rejected(
+                    e.message().map_or_else(|| e.to_string(), str::to_owned),
+                ))
+            }
             Err(_) => None,
         };
         if let Some(s) = state {

@@ -236,3 +236,53 @@ fn unreadable_trades_are_reported() {
         }]
     );
 }
+
+#[test]
+fn a_refused_post_is_rejected_and_a_lost_answer_stays_submitted() {
+    use crate::order::{LimitOrder, MarketContext, OrderSigner};
+    use crate::sign::Signer;
+    use crate::sign::wallet::Wallet;
+    use crate::types::{Chain, ExchangeVersion, TickSize, TokenId};
+
+    let signer =
+        Signer::from_hex("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")
+            .unwrap();
+    let orders = OrderSigner::new(signer, Chain::Polygon, Wallet::Eoa).unwrap();
+    let ctx = MarketContext::new(
+        Chain::Polygon,
+        ExchangeVersion::V2,
+        TokenId::parse(b"7").unwrap(),
+        TickSize::Hundredth,
+        false,
+    )
+    .unwrap();
+    let sign = || {
+        orders
+            .limit_order(
+                &ctx,
+                &LimitOrder::new(Side::Buy, "0.5".parse().unwrap(), "10".parse().unwrap()),
+            )
+            .unwrap()
+    };
+    let mut t = Tracker::new();
+    let refused = sign();
+    let id = format!("{:#x}", refused.hash());
+    let e = Error::from_status(400, br#"{"error":"not enough balance / allowance"}"#, None);
+    t.posted(&refused, &Err(e));
+    assert_eq!(
+        t.order(&id).unwrap().state,
+        OrderState::Rejected("not enough balance / allowance".into())
+    );
+    let lost = sign();
+    let id = format!("{:#x}", lost.hash());
+    t.posted(&lost, &Err(Error::from_status(502, b"", None)));
+    let o = t.order(&id).unwrap();
+    assert_eq!(
+        (&o.state, o.original, o.side),
+        (
+            &OrderState::Submitted,
+            Some("10".parse().unwrap()),
+            Some(Side::Buy)
+        )
+    );
+}
