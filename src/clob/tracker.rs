@@ -405,6 +405,20 @@ impl Tracker {
         self.orders.get(order_id)
     }
 
+    /// The orders that may still change: not done, or with fills not settled. After a
+    /// [`UserEvent::Break`] (events were missed), [`refresh_order`](Self::refresh_order) each.
+    #[must_use]
+    pub fn unsettled_orders(&self) -> Vec<&str> {
+        let mut ids: Vec<&str> = self
+            .orders
+            .values()
+            .filter(|o| !o.state.is_done() || !self.settlement(&o.id).is_settled())
+            .map(|o| o.id.as_str())
+            .collect();
+        ids.sort_unstable();
+        ids
+    }
+
     // ----- inputs -----
 
     /// Records a post and its answer: the order becomes `Submitted`, then what the answer
@@ -455,8 +469,8 @@ impl Tracker {
     /// Feeds one user-channel event. Feed every status: wrap the stream with
     /// [`UserEvents::all_statuses`](crate::ws::user_events::UserEvents::all_statuses), or
     /// `MINED`/`CONFIRMED` repeats are removed before they get here. Breaks and statuses are
-    /// ignored (after a [`UserEvent::Break`], [`refresh_order`](Self::refresh_order) the open
-    /// orders).
+    /// ignored (after a [`UserEvent::Break`], [`refresh_order`](Self::refresh_order) the
+    /// [`unsettled_orders`](Self::unsettled_orders)).
     pub fn on_user_event(&mut self, event: &UserEvent) {
         match event {
             UserEvent::Order(o) => self.on_order_update(o),

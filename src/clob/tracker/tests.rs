@@ -157,6 +157,7 @@ fn overdue_is_reported_once_and_not_held() {
         (Some(Size::ZERO), "4".parse().unwrap(), Size::ZERO)
     );
     assert!(!t.settlement(TAKER).is_settled());
+    assert_eq!(t.unsettled_orders(), [TAKER]);
     t.on_trade(&trade("slow", "CONFIRMED", "4"));
     assert_eq!(
         t.position(ASSET).unwrap().held(),
@@ -177,6 +178,10 @@ fn delayed_orders_and_states_only_move_forward() {
     t.on_order(&order_json(TAKER, "LIVE", "0")); // stale
     t.on_order(&order_json(TAKER, "DELAYED", "0")); // stale
     assert_eq!(t.order(TAKER).unwrap().state, OrderState::Matched);
+    assert!(
+        t.unsettled_orders().is_empty(),
+        "done, and no fill to settle"
+    );
     let states: Vec<_> = t
         .take_events()
         .into_iter()
