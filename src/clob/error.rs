@@ -230,6 +230,25 @@ impl Error {
     }
 }
 
+impl Error {
+    /// A cancel refused because the order is in the taker hold (`cannot cancel because the
+    /// order is in pending/delayed status`), when the exchange answers it as an error; in a
+    /// `200` cancel answer it is [`CancelResponse::is_delayed`]. The order is not lost: it
+    /// is matched after the hold, and its remainder can be cancelled then.
+    ///
+    /// [`CancelResponse::is_delayed`]: super::types::CancelResponse::is_delayed
+    #[must_use]
+    pub fn is_cancel_delayed(&self) -> bool {
+        self.is_status() && self.message().is_some_and(is_delayed_text)
+    }
+}
+
+/// Whether a cancel refusal names the taker hold.
+pub(crate) fn is_delayed_text(msg: &str) -> bool {
+    let m = msg.to_ascii_lowercase();
+    m.contains("cannot cancel") && m.contains("delayed")
+}
+
 const POST_ONLY_CROSSING_CODE: &str = "INVALID_POST_ONLY_ORDER";
 
 /// Whether an error text is the exchange's post-only crossing refusal: `invalid post-only

@@ -54,6 +54,7 @@ pub mod rfq;
 pub mod session_signers;
 mod simplified;
 mod token_market;
+pub mod tracker;
 mod trading;
 mod trading_account;
 mod transport;
@@ -78,6 +79,7 @@ pub use ratelimit::{
 };
 pub use rewards::RewardsQuery;
 pub use simplified::decode_simplified_page;
+pub use tracker::Tracker;
 pub use trading_account::{Account, AccountBuilder};
 pub use transport::Client;
 

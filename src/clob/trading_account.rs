@@ -20,6 +20,7 @@
 use core::ops::Deref;
 
 use super::builder::ClientBuilder;
+use super::tracker::Tracker;
 use super::transport::Client;
 use super::types::PostOrderResponse;
 use super::{ApiKeyNonce, Credentials, Error};
@@ -105,6 +106,14 @@ impl Account {
         self.client
             .credentials()
             .expect("an Account is built with credentials")
+    }
+
+    /// An empty [`Tracker`] for this account's orders: fills made from its maker address
+    /// count as its own even for orders placed before tracking began. Feed it the posts, the
+    /// user channel and REST answers (see [`tracker`](super::tracker)).
+    #[must_use]
+    pub fn tracker(&self) -> Tracker {
+        Tracker::new().maker(self.orders.maker())
     }
 
     /// [`Client::place_limit_order`] with the account's order signer.

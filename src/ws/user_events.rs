@@ -49,45 +49,19 @@ use super::event::{Event, Status};
 use super::reconcile::{Fetched, Outcome, Reconcile, Reconciled, Reconciler};
 use crate::clob::SkippedRow;
 use crate::clob::types as rest;
+use crate::clob::types::{OrderStatus, TraderSide};
 use crate::decode::{DecodeError, Event as Decoded, JsonStr, OrderMsg, TradeMsg, decode_bytes};
 use crate::fixed::{Price, Size};
 use crate::types::{OrderType, Side};
 
-/// A trade's settlement status.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum TradeStatus {
-    /// Matched by the operator; not yet on chain.
-    Matched,
-    /// The settlement transaction was mined.
-    Mined,
-    /// Final.
-    Confirmed,
-    /// The settlement is being retried.
-    Retrying,
-    /// The settlement failed: the fill did not happen.
-    Failed,
-    /// Absent or a value this crate does not know (as sent).
-    Other(Box<str>),
-}
+/// A trade's settlement status: the same type as the REST trades' (`MATCHED`, `MINED`,
+/// `CONFIRMED`, `RETRYING`, `FAILED`, …, unknown names kept in `Unknown`).
+pub use crate::clob::types::TradeStatus;
 
-impl TradeStatus {
-    fn parse(s: &str) -> Self {
-        match s.to_ascii_uppercase().as_str() {
-            "MATCHED" => Self::Matched,
-            "MINED" => Self::Mined,
-            "CONFIRMED" => Self::Confirmed,
-            "RETRYING" => Self::Retrying,
-            "FAILED" => Self::Failed,
-            _ => Self::Other(s.into()),
-        }
-    }
-
-    /// Whether a change to or from this status must reach the bot even after the trade was
-    /// delivered: the fill is undone or delayed (or no longer so).
-    fn always_delivered(&self) -> bool {
-        matches!(self, Self::Failed | Self::Retrying)
-    }
+/// Whether a later event with this status must reach the bot even after the trade was
+/// delivered: the fill is undone or delayed.
+fn always_delivered(s: &TradeStatus) -> bool {
+    matches!(s, TradeStatus::Failed | TradeStatus::Retrying)
 }
 
 /// What an order event reports (`type`).
@@ -150,7 +124,7 @@ pub struct TradeUpdate {
     /// The taker order, when sent.
     pub taker_order_id: Option<String>,
     /// `TAKER` or `MAKER` (which side of the trade the user was on), when sent.
-    pub trader_side: Option<String>,
+    pub trader_side: Option<TraderSide>,
     /// Settlement transaction, when sent.
     pub transaction_hash: Option<String>,
     /// Match time as sent.
@@ -184,8 +158,8 @@ pub struct OrderUpdate {
     pub original_size: Option<Size>,
     /// Size matched so far, when sent (track fills by this: `associate_trades` may be empty).
     pub size_matched: Option<Size>,
-    /// Status as sent (`live`, `matched`, `delayed`, `unmatched`, `canceled` …).
-    pub status: Option<String>,
+    /// Status, when sent (`LIVE`, `MATCHED`, `DELAYED`, `UNMATCHED`, `CANCELED` …).
+    pub status: Option<OrderStatus>,
     /// Order type, when sent.
     pub order_type: Option<OrderType>,
     /// `false` for a live event; `true` for an open order fetched over REST after a break
@@ -254,14 +228,16 @@ fn trade(shard: usize, t: &TradeMsg<'_>) -> Result<TradeUpdate, DecodeError> {
     Ok(TradeUpdate {
         shard,
         id: t.id.to_owned(),
-        status: text(t.status).map_or(TradeStatus::Other("".into()), |s| TradeStatus::parse(&s)),
+        status: text(t.status).map_or(TradeStatus::Unknown(String::new()), |s| {
+            TradeStatus::parse(&s)
+        }),
         market: t.market.map(str::to_owned),
         asset_id: t.asset_id.to_owned(),
         side: t.side,
         price: t.price,
         size: t.size,
         taker_order_id: t.taker_order_id.map(str::to_owned),
-        trader_side: t.trader_side.map(str::to_owned),
+        trader_side: t.trader_side.map(TraderSide::parse),
         transaction_hash: t.transaction_hash.map(str::to_owned),
         match_time: t.matchtime.map(str::to_owned),
         maker_fills,
@@ -285,7 +261,7 @@ fn order(shard: usize, o: &OrderMsg<'_>) -> OrderUpdate {
         price: o.price,
         original_size: o.original_size,
         size_matched: o.size_matched,
-        status: text(o.status),
+        status: text(o.status).map(|s| OrderStatus::parse(&s)),
         order_type: o.order_type,
         recovered: false,
     }
@@ -328,7 +304,7 @@ fn recovered_trade(shard: usize, t: rest::Trade) -> Result<TradeUpdate, SkippedR
         price: t.price,
         size: t.size,
         taker_order_id: nonempty(t.taker_order_id),
-        trader_side: t.trader_side.map(|s| s.as_str().to_owned()),
+        trader_side: t.trader_side,
         transaction_hash: nonempty(t.transaction_hash),
         match_time: Some(t.match_time.to_string()),
         maker_fills,
@@ -355,7 +331,7 @@ fn recovered_order(shard: usize, o: rest::OpenOrder) -> Result<OrderUpdate, Skip
         price: o.price,
         original_size: Some(o.original_size),
         size_matched: Some(o.size_matched),
-        status: Some(o.status.as_str().to_owned()),
+        status: Some(o.status),
         order_type,
         id: o.id,
         recovered: true,
@@ -379,7 +355,7 @@ impl Seen {
     fn admit(&mut self, t: &TradeUpdate, repeats: bool) -> bool {
         if let Some(prev) = self.last.get_mut(&t.id) {
             let news = *prev != t.status
-                && (repeats || t.status.always_delivered() || prev.always_delivered());
+                && (repeats || always_delivered(&t.status) || always_delivered(prev));
             prev.clone_from(&t.status);
             return news;
         }

@@ -43,14 +43,16 @@ impl Exchange {
         &mut self.ledger
     }
 
-    /// What the maker's open orders hold back: collateral for its bids (every market) and
-    /// shares of token `(mi, ti)` for its asks there.
+    /// What the maker's open and held orders and its trades not settled yet hold back:
+    /// collateral for its buys (every market) and shares of token `(mi, ti)` for its sells
+    /// there.
     fn reserved(&self, user: &str, maker: &str, mi: usize, ti: usize) -> (u64, u64) {
-        let mut collateral = 0u64;
-        let mut shares = 0u64;
+        let (mut collateral, mut shares) = self.unsettled(user, maker, mi, ti);
         let live = self.live_by_user.get(user).into_iter().flatten();
         for o in live.filter_map(|s| self.orders.get(s)) {
-            if o.status != Status::Live || !o.maker_address.eq_ignore_ascii_case(maker) {
+            if !matches!(o.status, Status::Live | Status::Delayed)
+                || !o.maker_address.eq_ignore_ascii_case(maker)
+            {
                 continue;
             }
             let left = o.original.saturating_sub(o.matched);
@@ -62,6 +64,42 @@ impl Exchange {
                     shares = shares.saturating_add(left);
                 }
                 Side::Sell => {}
+            }
+        }
+        (collateral, shares)
+    }
+
+    /// What the maker owes in trades matched but not settled: (collateral, shares of
+    /// `(mi, ti)`).
+    fn unsettled(&self, user: &str, maker: &str, mi: usize, ti: usize) -> (u64, u64) {
+        let (mut collateral, mut shares) = (0u64, 0u64);
+        for t in self.settling.pending().filter_map(|i| self.trades.get(i)) {
+            let legs = std::iter::once((t.taker_seq, None))
+                .chain(t.fills.iter().map(|f| (f.maker_seq, Some(f))));
+            for (seq, fill) in legs {
+                let Some(o) = self.orders.get(&seq) else {
+                    continue;
+                };
+                if o.user != user || !o.maker_address.eq_ignore_ascii_case(maker) {
+                    continue;
+                }
+                let (size, cost) = match fill {
+                    Some(f) => (f.size, fill_notional(f.size, f.price)),
+                    None => (
+                        t.size,
+                        t.fills
+                            .iter()
+                            .map(|f| fill_notional(f.size, self.taker_view_price(t, f)))
+                            .fold(0, u64::saturating_add),
+                    ),
+                };
+                match o.side {
+                    Side::Buy => collateral = collateral.saturating_add(cost),
+                    Side::Sell if o.market == mi && o.token == ti => {
+                        shares = shares.saturating_add(size);
+                    }
+                    Side::Sell => {}
+                }
             }
         }
         (collateral, shares)
@@ -115,10 +153,11 @@ impl Exchange {
         Ok(())
     }
 
-    /// Moves the balances for a trade just recorded: makers on the taker's token trade
-    /// against it; a maker on the other token (an RFQ mint or merge) meets it through a split
-    /// or a merge of the full set. A fill an account cannot cover moves nothing and is counted
-    /// in the ledger's `settlement_failures`.
+    /// Settles a trade on the ledger, all of its fills or none: makers on the taker's token
+    /// trade against it; a maker on the other token (an RFQ mint or merge) meets it through
+    /// a split or a merge of the full set. When a fill cannot be covered (balance or
+    /// approval), the balances and cost bases are left as they were, the fills are counted in
+    /// the ledger's `settlement_failures`, and the answer is false: the trade failed.
     pub(crate) fn settle_balances(
         &mut self,
         taker_seq: u64,
@@ -126,7 +165,20 @@ impl Exchange {
         ti: usize,
         side: Side,
         fills: &[Fill],
-    ) {
+    ) -> bool {
+        let ledger = self.ledger_mut();
+        let before = ledger.settlement_failures;
+        let snapshot = (ledger.balances.clone(), ledger.basis.clone());
+        self.settle_each(taker_seq, mi, ti, side, fills);
+        let ledger = self.ledger_mut();
+        if ledger.settlement_failures == before {
+            return true;
+        }
+        (ledger.balances, ledger.basis) = snapshot;
+        false
+    }
+
+    fn settle_each(&mut self, taker_seq: u64, mi: usize, ti: usize, side: Side, fills: &[Fill]) {
         let addr = |s: &str| s.parse::<Address>().ok();
         let spec = &self.markets[mi].spec;
         let neg_risk = spec.neg_risk;
@@ -299,8 +351,8 @@ impl SimHandle {
     }
 
     /// Fills the ledger could not settle (an account short of balance or approval, possible
-    /// with [`SimBuilder::enforce_balances`](super::SimBuilder::enforce_balances) off); such
-    /// a fill moves nothing.
+    /// with [`SimBuilder::enforce_balances`](super::SimBuilder::enforce_balances) off); the
+    /// trade of such a fill moves nothing and is reported `FAILED`.
     #[must_use]
     pub fn settlement_failures(&self) -> u64 {
         self.shared.ex().ledger().settlement_failures

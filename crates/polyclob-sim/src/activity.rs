@@ -165,6 +165,8 @@ mod tests {
                 heartbeat_timeout: Duration::from_secs(10),
                 chain: polyclob::types::Chain::Polygon,
                 enforce_balances: true,
+                taker_hold: Duration::ZERO,
+                settlement: crate::Settlement::immediate(),
             },
             MarketSpec::defaults(),
             tx,

@@ -214,6 +214,10 @@ impl FillRow {
 fn fills(ex: &Exchange) -> Vec<FillRow> {
     let mut out = Vec::new();
     for t in &ex.trades {
+        // A failed trade never happened (one still settling is listed, as matched).
+        if t.status == "FAILED" {
+            continue;
+        }
         let who = |seq: u64| {
             ex.order_by_seq(seq).map_or_else(
                 || (String::new(), String::new()),

@@ -361,8 +361,8 @@ fn maker_orders(ex: &Exchange, t: &TradeRec) -> Vec<Value> {
         .collect()
 }
 
-/// User-channel `trade` event.
-pub(crate) fn user_trade(ex: &Exchange, t: &TradeRec, status: &str) -> String {
+/// User-channel `trade` event, for the taker's user or a maker's.
+pub(crate) fn user_trade(ex: &Exchange, t: &TradeRec, status: &str, is_taker: bool) -> String {
     let m = &ex.markets[t.market];
     let taker = ex.order_by_seq(t.taker_seq);
     let owner = taker.map_or(SEED_OWNER, |o| o.owner.as_str());
@@ -385,9 +385,9 @@ pub(crate) fn user_trade(ex: &Exchange, t: &TradeRec, status: &str) -> String {
         "matchtime": t.match_time.to_string(),
         "last_update": t.match_time.to_string(),
         "timestamp": t.match_time.to_string(),
-        "trader_side": "TAKER",
+        "trader_side": if is_taker { "TAKER" } else { "MAKER" },
     });
-    if status == "CONFIRMED" {
+    if matches!(status, "MINED" | "CONFIRMED") {
         if let Some(o) = v.as_object_mut() {
             o.insert("transaction_hash".into(), json!(t.tx_hash));
         }

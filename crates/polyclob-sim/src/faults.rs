@@ -26,7 +26,7 @@ pub enum Trigger {
 }
 
 impl Trigger {
-    fn fires(self, n: u64, rng: &mut Rng) -> bool {
+    pub(crate) fn fires(self, n: u64, rng: &mut Rng) -> bool {
         match self {
             Self::Never => false,
             Self::EveryNth(k) => k != 0 && n % k == 0,

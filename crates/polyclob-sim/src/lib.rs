@@ -109,7 +109,7 @@
 //! | trading (L2) | `POST /order`, `POST /orders` (≤ 15), `DELETE /order`, `/orders` (≤ 1000 ids), `/cancel-all`, `/cancel-market-orders` |
 //! | account (L2) | `GET /balance-allowance` (and `/update`; `asset_type=COLLATERAL` or `CONDITIONAL` with `token_id`, `signature_type` 0/1/2 picks EOA/proxy/Safe), `GET /data/orders` (`asset_id` needs `market`), `/data/order/{id}`, `/data/trades` (cursor pages), `POST /v1/heartbeats` (chained ids; silence for the heartbeat timeout cancels all the user's orders) |
 //! | `/ws/market` | `{"assets_ids":[…],"type":"market"}` → one frame with an array of `book` events (hash by the exchange's formula, see [`book::integrity`](polyclob::book::integrity); no `min_order_size`/`neg_risk`, as on the exchange); then `price_change` (with `price_changes`, `best_bid`, `best_ask`, `hash`), `last_trade_price`, a fresh `book` after each trade, `tick_size_change`; with `"custom_feature_enabled":true` also `best_bid_ask` when the top of book moves; `{"operation":"subscribe"/"unsubscribe"}` at any time |
-//! | `/ws/user` | `{"auth":{apiKey,secret,passphrase},"markets":[…],"type":"user"}` → `order` (`PLACEMENT`/`UPDATE`/`CANCELLATION`) and `trade` (`MATCHED` then `CONFIRMED`) events of that user, filtered by condition id (no list = all) |
+//! | `/ws/user` | `{"auth":{apiKey,secret,passphrase},"markets":[…],"type":"user"}` → `order` (`PLACEMENT`/`UPDATE`/`CANCELLATION`) and `trade` events of that user (`MATCHED`, then `MINED` / `CONFIRMED` or `RETRYING` / `FAILED` as it settles: [`SimBuilder::settlement`]; `trader_side` `TAKER` or `MAKER`), filtered by condition id (no list = all) |
 //! | Gamma, at [`SimHandle::gamma_url`] | `GET /markets/keyset`, `/events/keyset` (keyset cursors: `after_cursor` in, `next_cursor` out, absent on the last page; ≤ 100 markets / 500 events a page, ≤ 100 `condition_ids`), `/markets/{id}`, `/markets/slug/{slug}`, `/events/{id}`, `/events/slug/{slug}`, `/public-search`, `/tags`, `/series`, `/sports`; the CLOB markets in Gamma's vocabulary |
 //! | Data API v2, at [`SimHandle::data_api_url`] | `GET /v2/positions`, `/v2/trades`, `/v2/activity`, `/v2/value`, `/v2/holders` in the `{data, pagination}` envelope with cursors; derived from the simulator's fills |
 //! | `/rtds` ([`SimHandle::rtds_url`]) | the real-time data socket: `{"action":"subscribe","subscriptions":[{topic,type,filters}]}` → deterministic synthetic `crypto_prices` (Binance symbols), `crypto_prices_chainlink`, `crypto_prices_twap_*` and `equity_prices` updates every [`SimBuilder::rtds_interval`] (with the three-point `subscribe` history after a filtered subscribe), and `activity`/`orders_matched` for every fill of this simulator |
@@ -178,9 +178,14 @@
 //! - A user's orders may match each other (no self-trade prevention).
 //! - A WS client that falls more than 8192 frames behind is disconnected (no silent loss: it
 //!   reconnects and re-snapshots).
-//! - Trades settle at once: each match yields a `MATCHED` then a `CONFIRMED` user `trade` event
-//!   with a deterministic fake transaction hash, and moves pUSD and outcome tokens on the
-//!   simulator's ledger (the chain's with `onchain`) through the exchange's allowances.
+//! - Trades settle at once by default: each match yields a `MATCHED` then a `CONFIRMED` user
+//!   `trade` event with a deterministic fake transaction hash, and moves pUSD and outcome
+//!   tokens on the simulator's ledger (the chain's with `onchain`) through the exchange's
+//!   allowances. [`SimBuilder::settlement`] delays `MINED` and `CONFIRMED` and injects
+//!   `RETRYING` and `FAILED` trades; balances move at `CONFIRMED` only, all of a trade's fills
+//!   or none (a trade that cannot be covered then is `FAILED`), and funds of matched trades
+//!   stay reserved until then. [`SimBuilder::taker_hold`] holds marketable orders (`delayed`,
+//!   not cancellable) before they match.
 //! - Accounts start with no money. As on the exchange, an order its maker (the EOA, or its
 //!   proxy / Safe / deposit wallet) cannot cover beyond what its open orders reserve is
 //!   refused with `400 {"error":"not enough balance / allowance: …"}`: fund accounts with
@@ -230,6 +235,7 @@ mod rfq;
 mod rng;
 mod rtds;
 mod server;
+mod settlement;
 mod state;
 mod trades;
 mod ws;
@@ -241,6 +247,7 @@ pub use self::rails::RailStats;
 #[allow(deprecated)]
 pub use self::server::ApiCredentials;
 pub use self::server::{SimBuilder, SimHandle, Simulator};
+pub use self::settlement::Settlement;
 
 // Compiles the README's code blocks as doctests, so the README cannot drift.
 #[doc = include_str!("../README.md")]

@@ -126,6 +126,8 @@ pub struct SimBuilder {
     rate_limit_warning_only: bool,
     enforce_balances: bool,
     drift: Vec<super::Drift>,
+    taker_hold: Duration,
+    settlement: super::settlement::Settlement,
     #[cfg(feature = "onchain")]
     onchain: bool,
 }
@@ -148,6 +150,8 @@ impl Default for SimBuilder {
             rate_limit_warning_only: false,
             enforce_balances: true,
             drift: Vec::new(),
+            taker_hold: Duration::ZERO,
+            settlement: super::settlement::Settlement::immediate(),
             #[cfg(feature = "onchain")]
             onchain: false,
         }
@@ -282,6 +286,26 @@ impl SimBuilder {
         self
     }
 
+    /// Holds every order that would match on arrival for `hold` before matching it, as the
+    /// exchange holds taker orders (about 250 ms): the post answers `status: "delayed"`, the
+    /// order shows as `DELAYED` in the open orders and reserves its funds, and a cancel is
+    /// refused with `cannot cancel because the order is in pending/delayed status`. Default is
+    /// zero (no hold).
+    #[must_use]
+    pub fn taker_hold(mut self, hold: Duration) -> Self {
+        self.taker_hold = hold;
+        self
+    }
+
+    /// How trades with a client in them settle: `MINED` / `CONFIRMED` delays and injected
+    /// `RETRYING` / `FAILED` trades ([`Settlement`](super::Settlement)). Default is
+    /// [`Settlement::immediate`](super::Settlement::immediate).
+    #[must_use]
+    pub fn settlement(mut self, settlement: super::settlement::Settlement) -> Self {
+        self.settlement = settlement;
+        self
+    }
+
     /// Serves a minimal chain at `POST /rpc` ([`SimHandle::rpc_url`], feature `onchain`):
     /// raw EIP-1559 transactions checked and applied to in-memory pUSD and outcome-token
     /// balances, which fills then move; [`SimHandle::resolve_market`] resolves a market for
@@ -306,6 +330,8 @@ impl SimBuilder {
                 heartbeat_timeout: self.heartbeat_timeout,
                 chain: self.chain,
                 enforce_balances: self.enforce_balances,
+                taker_hold: self.taker_hold,
+                settlement: self.settlement,
             },
             self.markets.unwrap_or_else(MarketSpec::defaults),
             events,
@@ -520,6 +546,12 @@ impl SimHandle {
         self.shared.ex().msg_seq()
     }
 
+    /// Replaces the settlement of trades matched from now on (the triggers count afresh);
+    /// trades already settling keep their plan.
+    pub fn set_settlement(&self, settlement: super::settlement::Settlement) {
+        self.shared.ex().settling.set(settlement);
+    }
+
     /// Switches cancel-only mode: new orders get `503` with the exchange's cancel-only error,
     /// cancels keep working.
     pub fn set_cancel_only(&self, on: bool) {
@@ -667,14 +699,22 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
     }
 }
 
+/// Sweeps every 100 ms, and at once when a settlement step or a held order is due.
 async fn sweep_loop(shared: Arc<Shared>) {
     let mut shutdown = shared.shutdown.clone();
-    let mut tick = tokio::time::interval(Duration::from_millis(100));
+    let wake = Arc::clone(&shared.ex().settling.wake);
+    let mut next = tokio::time::Instant::now();
     loop {
         tokio::select! {
-            _ = tick.tick() => shared.ex().sweep(),
+            () = tokio::time::sleep_until(next) => {}
+            () = wake.notified() => {}
             _ = shutdown.changed() => return,
         }
+        let mut ex = shared.ex();
+        ex.sweep();
+        let tick = std::time::Instant::now() + Duration::from_millis(100);
+        let due = ex.next_due().map_or(tick, |d| d.min(tick));
+        next = tokio::time::Instant::from_std(due);
     }
 }
 

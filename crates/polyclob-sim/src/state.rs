@@ -70,6 +70,8 @@ pub(crate) struct MarketState {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Status {
     Live,
+    /// In the taker hold: not on the book yet, not cancellable.
+    Delayed,
     Matched,
     Canceled,
 }
@@ -78,6 +80,7 @@ impl Status {
     pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Live => "LIVE",
+            Self::Delayed => "DELAYED",
             Self::Matched => "MATCHED",
             Self::Canceled => "CANCELED",
         }
@@ -202,6 +205,10 @@ pub(crate) struct StateConfig {
     pub(crate) chain: polyclob::types::Chain,
     /// Refuse orders their maker cannot cover (`SimBuilder::enforce_balances`).
     pub(crate) enforce_balances: bool,
+    /// The taker hold (`SimBuilder::taker_hold`; zero = none).
+    pub(crate) taker_hold: Duration,
+    /// How trades settle (`SimBuilder::settlement`).
+    pub(crate) settlement: super::settlement::Settlement,
 }
 
 /// The whole exchange.
@@ -237,6 +244,8 @@ pub(crate) struct Exchange {
     events: broadcast::Sender<Arc<Outbound>>,
     msg_seq: u64,
     pub(crate) cancel_only: bool,
+    /// Trades settling and orders held (`settlement.rs`).
+    pub(crate) settling: super::settlement::Settling,
 }
 
 impl Exchange {
@@ -247,7 +256,10 @@ impl Exchange {
     ) -> Self {
         let house = SEED_ADDRESS.parse().unwrap_or_default();
         let ledger = super::ledger::Ledger::new(cfg.chain, &specs, house);
+        let settling =
+            super::settlement::Settling::new(cfg.settlement.clone(), cfg.taker_hold, cfg.seed);
         let mut ex = Self {
+            settling,
             ledger,
             rng: Rng::new(cfg.seed, 1),
             activity_rng: Rng::new(cfg.seed, 3),
@@ -572,25 +584,10 @@ impl Exchange {
 
         self.check_funds(&o, (mi, ti), usdc, shares)?;
 
+        // A taker order is held before it matches (the exchange's taker hold).
+        let held = !self.settling.hold().is_zero() && book.crosses(o.side, limit);
         let seq = self.next_seq;
         self.next_seq += 1;
-        let mut changes = Vec::new();
-        let fills = self.markets[mi].books[ti].take(o.side, limit, shares, &mut changes);
-        let filled: u64 = fills.iter().map(|f| f.size).sum();
-        let notional: u64 = fills.iter().map(|f| fill_notional(f.size, f.price)).sum();
-        let rest = shares - filled;
-        let rests = rest > 0 && !immediate;
-        if rests {
-            self.markets[mi].books[ti].insert(o.side, limit, seq, rest, &mut changes);
-        }
-        let status = if rests {
-            Status::Live
-        } else if filled == shares {
-            Status::Matched
-        } else {
-            // FAK remainder.
-            Status::Canceled
-        };
         let rec = OrderRec {
             seq,
             id: o.id.clone(),
@@ -602,11 +599,11 @@ impl Exchange {
             side: o.side,
             price: limit,
             original: shares,
-            matched: filled,
+            matched: 0,
             order_type: o.order_type,
             expiration: o.expiration,
             created_at: now,
-            status,
+            status: if held { Status::Delayed } else { Status::Live },
             trades: Vec::new(),
             last_trade: None,
             pinned: false,
@@ -614,31 +611,111 @@ impl Exchange {
             v1: o.v1,
         };
         self.order_ids.insert(o.id.clone(), seq);
-        if rests {
+        if held {
+            // Reserves its funds and shows in the open orders while held.
             self.live_by_user
                 .entry(rec.user.clone())
                 .or_default()
                 .insert(seq);
-            if rec.order_type == OrderType::Gtd {
-                self.gtd_queue.insert((rec.expiration, seq));
-            }
         }
         self.orders.insert(seq, rec);
+        if held {
+            self.hold_order(seq);
+            return Ok(Placed {
+                id: o.id,
+                status: "delayed",
+                making: 0,
+                taking: 0,
+                trade_ids: Vec::new(),
+                tx_hashes: Vec::new(),
+            });
+        }
+        let placed = self.execute(seq);
+        self.advance(Instant::now());
+        Ok(placed)
+    }
+
+    /// Matches recorded order `seq` against the book and rests what is left (GTC/GTD): on
+    /// arrival, or when its taker hold ends. FOK is checked again (the book may have moved
+    /// during a hold); a FOK it fails, or a FAK that no longer crosses, is killed unmatched.
+    pub(crate) fn execute(&mut self, seq: u64) -> Placed {
+        let Some(o) = self.orders.get(&seq) else {
+            return Placed {
+                id: String::new(),
+                status: "unmatched",
+                making: 0,
+                taking: 0,
+                trade_ids: Vec::new(),
+                tx_hashes: Vec::new(),
+            };
+        };
+        let (id, user, mi, ti, side, limit, shares, order_type, expiration) = (
+            o.id.clone(),
+            o.user.clone(),
+            o.market,
+            o.token,
+            o.side,
+            o.price,
+            o.original,
+            o.order_type,
+            o.expiration,
+        );
+        let immediate = order_type.is_immediate();
+        let now = now_s();
+        let book = &self.markets[mi].books[ti];
+        let killed = match order_type {
+            OrderType::Fok => book.available(side, limit) < shares,
+            OrderType::Fak => !book.crosses(side, limit),
+            _ => false,
+        };
+        let mut changes = Vec::new();
+        let fills = if killed {
+            Vec::new()
+        } else {
+            self.markets[mi].books[ti].take(side, limit, shares, &mut changes)
+        };
+        let filled: u64 = fills.iter().map(|f| f.size).sum();
+        let notional: u64 = fills.iter().map(|f| fill_notional(f.size, f.price)).sum();
+        let rest = shares - filled;
+        let rests = rest > 0 && !immediate;
+        if rests {
+            self.markets[mi].books[ti].insert(side, limit, seq, rest, &mut changes);
+        }
+        let status = if rests {
+            Status::Live
+        } else if filled == shares {
+            Status::Matched
+        } else {
+            // FAK remainder, or killed.
+            Status::Canceled
+        };
+        if let Some(rec) = self.orders.get_mut(&seq) {
+            rec.matched = filled;
+            rec.status = status;
+        }
+        let live = self.live_by_user.entry(user).or_default();
+        if rests {
+            live.insert(seq);
+            if order_type == OrderType::Gtd {
+                self.gtd_queue.insert((expiration, seq));
+            }
+        } else {
+            live.remove(&seq);
+        }
 
         let mut trade_ids = Vec::new();
         let mut tx_hashes = Vec::new();
         let ts_ms = now_ms();
         if !fills.is_empty() {
-            let trade = self.record_trade(seq, mi, ti, o.side, &fills, now);
+            let trade = self.record_trade(seq, mi, ti, side, &fills, now);
             trade_ids.push(trade.0.clone());
             tx_hashes.push(trade.1.clone());
         }
         self.publish_price_changes(mi, ti, &changes, ts_ms);
         if let Some(last) = fills.last() {
-            self.markets[mi].last_trade[ti] = Some((last.price, o.side));
+            self.markets[mi].last_trade[ti] = Some((last.price, side));
             if self.has_listeners() {
-                let text =
-                    events::last_trade_price(self, mi, ti, last.price, o.side, filled, ts_ms);
+                let text = events::last_trade_price(self, mi, ti, last.price, side, filled, ts_ms);
                 self.publish_market(mi, ti, text);
                 // The exchange also sends a fresh `book` when a trade changes the book.
                 let text = events::ws_book(self, mi, ti, ts_ms);
@@ -656,18 +733,24 @@ impl Exchange {
         {
             self.publish_trade_events(trade_idx);
         }
-        let (making, taking) = match o.side {
+        let (making, taking) = match side {
             Side::Buy => (notional, filled),
             Side::Sell => (filled, notional),
         };
-        Ok(Placed {
-            id: o.id,
-            status: if filled > 0 { "matched" } else { "live" },
+        Placed {
+            id,
+            status: if filled > 0 {
+                "matched"
+            } else if killed {
+                "unmatched"
+            } else {
+                "live"
+            },
             making,
             taking,
             trade_ids,
             tx_hashes,
-        })
+        }
     }
 
     /// Settles an off-book match (an accepted and approved RFQ quote): both orders are
@@ -741,6 +824,7 @@ impl Exchange {
             self.markets[mi].last_trade[maker_ti] = Some((maker_price, maker_side));
         }
         self.publish_trade_events(self.trades.end() - 1);
+        self.advance(Instant::now());
         id
     }
 
@@ -813,15 +897,14 @@ impl Exchange {
                 price,
                 fills: fills.to_vec(),
                 match_time: now,
-                status: "CONFIRMED",
+                // The house's own trades settle nothing; a client's settle later.
+                status: if house_only { "CONFIRMED" } else { "MATCHED" },
                 tx_hash: tx_hash.clone(),
             },
             house_only,
         );
         if !house_only {
-            self.settle_balances(taker_seq, mi, ti, side, fills);
-        }
-        if !house_only {
+            self.schedule_settlement(idx);
             for u in users {
                 self.trades_by_user.entry(u).or_default().push(idx);
             }
@@ -850,6 +933,9 @@ impl Exchange {
                 .copied()
                 .and_then(|s| self.orders.get(&s).map(|o| (s, o)))
             {
+                Some((_, o)) if o.user == user && o.status == Status::Delayed => out
+                    .not_canceled
+                    .push((id.clone(), super::settlement::CANCEL_DELAYED.into())),
                 Some((seq, o)) if o.user == user => {
                     if o.status == Status::Live {
                         self.cancel_seq(seq);
@@ -963,6 +1049,7 @@ impl Exchange {
 
     /// Expires GTD orders and cancels the orders of users whose heartbeats stopped.
     pub(crate) fn sweep(&mut self) {
+        self.advance(Instant::now());
         let now = now_s();
         // Removed 60 s before the expiration (the documented security threshold).
         while let Some(&(exp, seq)) = self.gtd_queue.first() {
@@ -1062,7 +1149,8 @@ impl Exchange {
         });
     }
 
-    fn publish_trade_events(&mut self, trade_idx: usize) {
+    /// Publishes trade `trade_idx` in its current status to the users in it.
+    pub(crate) fn publish_trade_events(&mut self, trade_idx: usize) {
         if !self.has_listeners() {
             return;
         }
@@ -1078,18 +1166,17 @@ impl Exchange {
         users.sort_unstable();
         users.dedup();
         let market = self.markets[t.market].spec.condition_id.clone();
-        let texts: [Utf8Bytes; 2] = [
-            events::user_trade(self, t, "MATCHED").into(),
-            events::user_trade(self, t, "CONFIRMED").into(),
-        ];
-        for text in texts {
-            for user in &users {
-                self.publish(Outbound::User {
-                    user: user.clone(),
-                    market: market.clone(),
-                    text: text.clone(),
-                });
-            }
+        let taker = self.orders.get(&t.taker_seq).map(|o| o.user.clone());
+        // Rendered once per side: `trader_side` says which side of the trade the user was on.
+        let texts: [Utf8Bytes; 2] =
+            [true, false].map(|is_taker| events::user_trade(self, t, t.status, is_taker).into());
+        for user in users {
+            let text = texts[usize::from(taker.as_ref() != Some(&user))].clone();
+            self.publish(Outbound::User {
+                user,
+                market: market.clone(),
+                text,
+            });
         }
     }
 }

@@ -68,6 +68,10 @@ impl TradeLog {
         self.by_index.get(&idx)
     }
 
+    pub(crate) fn get_mut(&mut self, idx: usize) -> Option<&mut TradeRec> {
+        self.by_index.get_mut(&idx)
+    }
+
     /// The most recent trade.
     pub(crate) fn last_mut(&mut self) -> Option<&mut TradeRec> {
         self.by_index.values_mut().next_back()

@@ -298,6 +298,29 @@ pub struct CancelResponse {
     pub not_canceled: HashMap<String, String>,
 }
 
+impl CancelResponse {
+    /// The exchange refused to cancel `order_id` because it is in the taker hold (about
+    /// 250 ms after a marketable order is accepted as `delayed`): `not_canceled` says
+    /// `cannot cancel because the order is in pending/delayed status`. The order will still
+    /// be matched; cancel what is left of it after the hold.
+    ///
+    /// ```
+    /// use polyclob::clob::types::CancelResponse;
+    ///
+    /// let r: CancelResponse = serde_json::from_str(
+    ///     r#"{"canceled":[],"not_canceled":{"0xab":"cannot cancel because the order is in pending/delayed status"}}"#,
+    /// )?;
+    /// assert!(r.is_delayed("0xab") && !r.is_delayed("0xcd"));
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
+    #[must_use]
+    pub fn is_delayed(&self, order_id: &str) -> bool {
+        self.not_canceled
+            .get(order_id)
+            .is_some_and(|why| crate::clob::error::is_delayed_text(why))
+    }
+}
+
 impl Default for OrderStatus {
     /// `Unknown("")`: no status was given (a refused post).
     fn default() -> Self {

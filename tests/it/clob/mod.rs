@@ -6,5 +6,6 @@ mod orders;
 mod parity;
 mod protocol_v2;
 mod session_signers;
+mod tracker;
 mod transport;
 mod wallet_batches;

@@ -1,0 +1,984 @@
+//! [`Tracker`]: what a bot believes about its orders and fills, from the post to settlement.
+//!
+//! An order goes submitted → accepted as `live`, `matched`, `unmatched` or `delayed` (the
+//! exchange's taker hold of about 250 ms, during which it cannot be cancelled) → partially and
+//! fully matched; each trade that fills it goes `MATCHED` → `MINED` → `CONFIRMED`, or
+//! `RETRYING` / `FAILED` (a "ghost fill": matched, never settled, no balance moved). The tracker
+//! keeps that state from whatever the bot feeds it — its posts, the user channel's
+//! [`UserEvent`]s, REST [`OpenOrder`]s and [`Trade`]s — in any order and any number of times:
+//! a trade is known by its id, its status only moves forward, and each fill is counted once.
+//!
+//! Fills are attributed by the trades' `taker_order_id` and `maker_orders[].order_id`
+//! against the orders the tracker knows (and the account's maker address), and an order's
+//! matched size by those fills and `size_matched` — never by `associate_trades`, which may be
+//! empty from 2026-12-14 ("an empty tuple does not mean no fills", Polymarket changelog).
+//!
+//! Positions count **confirmed** fills only. A fill whose trade is not confirmed within
+//! [`Tracker::settle_within`] is reported once ([`TrackerEvent::Overdue`]) and kept apart
+//! ([`Position::overdue_buy`]), never as held; [`Tracker::reconcile`] compares the result with
+//! the Data API's positions and returns every difference.
+//!
+//! The tracker is a plain state machine (no sockets, no clock of its own but
+//! [`check_overdue`](Tracker::check_overdue)'s argument); [`Tracker::refresh_order`] and
+//! [`Tracker::wait_for_settlement`] are the thin REST driver.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let sim = polyclob_sim::Simulator::builder().seed(5).start().await?;
+//! # let token = sim.markets()[0].tokens()[0].token_id().to_owned();
+//! use polyclob::clob::{Account, ClientBuilder};
+//! use polyclob::order::LimitOrder;
+//! use polyclob::sign::Signer;
+//! use polyclob::types::Side;
+//! use std::time::Duration;
+//!
+//! let signer = Signer::from_hex("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")?;
+//! # sim.fund(signer.address(), 1_000_000_000);
+//! let account = Account::builder(signer)
+//!     .client(ClientBuilder::new().host(sim.http_url()))
+//!     .connect()
+//!     .await?;
+//! let mut tracker = account.tracker();
+//!
+//! // A marketable bid: it takes the best ask.
+//! let ask = account.book(&token).await?.asks.levels.last().ok_or("no asks")?.price;
+//! let order = account.sign_limit_order(&token, &LimitOrder::new(Side::Buy, ask, "5".parse()?)).await?;
+//! let answer = account.post_order(&order).await;
+//! tracker.posted(&order, &answer); // the order is known before any fill is reported
+//!
+//! let id = answer?.order_id;
+//! let settled = tracker.wait_for_settlement(&account, &id, Duration::from_millis(20)).await?;
+//! assert!(settled.is_settled());
+//! println!("confirmed {}, failed {}", settled.confirmed, settled.failed);
+//! let held = tracker.position(&token).and_then(|p| p.held());
+//! println!("holding {held:?} shares of {token}");
+//! # assert_eq!(held, Some("5".parse()?));
+//! # Ok(()) }
+//! ```
+
+use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use super::orders::TradeFilter;
+use super::pagination::SkippedRow;
+use super::transport::Client;
+use super::types::{OpenOrder, OrderStatus, PostOrderResponse, Trade, TradeStatus};
+use crate::data;
+use crate::fixed::{Price, Size};
+use crate::http::Error;
+use crate::order::SignedOrder;
+use crate::types::{Address, Side};
+use crate::ws::user_events::{OrderEventKind, OrderUpdate, TradeUpdate, UserEvent};
+
+/// How long a matched trade may take to confirm before it is reported overdue, by default.
+/// Polymarket's SDKs poll a matched trade for at most 30 s; the tracker allows twice that.
+pub const DEFAULT_SETTLE_WITHIN: Duration = Duration::from_secs(60);
+
+/// Where an order stands, as far as the exchange has said.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OrderState {
+    /// Posted (or about to be); no answer yet, or the answer was lost (a timeout: the order
+    /// may exist).
+    Submitted,
+    /// Accepted and held before matching (the taker hold, about 250 ms): it cannot be
+    /// cancelled until it is released.
+    Delayed,
+    /// Resting on the book, nothing matched yet.
+    Live,
+    /// Resting, part of it matched.
+    PartiallyMatched,
+    /// Fully matched (its trades may still be settling).
+    Matched,
+    /// Marketable but not matched (a FAK/FOK that found nothing): done, nothing traded.
+    Unmatched,
+    /// Cancelled — by the bot, at expiry, by the exchange — possibly after partial fills.
+    Canceled,
+    /// The exchange refused it, with its message.
+    Rejected(String),
+}
+
+impl OrderState {
+    fn rank(&self) -> u8 {
+        match self {
+            Self::Submitted => 0,
+            Self::Delayed => 1,
+            Self::Live => 2,
+            Self::PartiallyMatched => 3,
+            _ => 4,
+        }
+    }
+
+    /// Whether nothing more can happen to the order itself (its trades may still settle).
+    #[must_use]
+    pub fn is_done(&self) -> bool {
+        self.rank() == 4
+    }
+
+    /// Whether a cancel can succeed now: the order rests on the book. A
+    /// [`Delayed`](Self::Delayed) order is refused by the exchange
+    /// ([`CancelResponse::is_delayed`](super::types::CancelResponse::is_delayed)).
+    #[must_use]
+    pub fn is_cancellable(&self) -> bool {
+        matches!(self, Self::Live | Self::PartiallyMatched)
+    }
+
+    fn from_status(s: &OrderStatus) -> Option<Self> {
+        Some(match s {
+            OrderStatus::Live => Self::Live,
+            OrderStatus::Matched => Self::Matched,
+            OrderStatus::Delayed => Self::Delayed,
+            OrderStatus::Unmatched => Self::Unmatched,
+            OrderStatus::Canceled | OrderStatus::CanceledMarketResolved => Self::Canceled,
+            OrderStatus::Invalid => Self::Rejected("INVALID".to_owned()),
+            // `CANCELED_<reason>` statuses.
+            OrderStatus::Unknown(u) if u.to_ascii_uppercase().starts_with("CANCELED") => {
+                Self::Canceled
+            }
+            _ => return None,
+        })
+    }
+}
+
+/// One order the tracker knows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TrackedOrder {
+    /// The order hash.
+    pub id: String,
+    /// Its token, once known.
+    pub asset_id: Option<String>,
+    /// Its side, once known.
+    pub side: Option<Side>,
+    /// Its size in shares, once known.
+    pub original: Option<Size>,
+    /// `size_matched` as the exchange last reported it.
+    pub reported_matched: Size,
+    /// Where it stands.
+    pub state: OrderState,
+}
+
+/// One fill of one of the bot's orders: its leg of a trade.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Fill {
+    /// The trade.
+    pub trade_id: String,
+    /// The bot's order.
+    pub order_id: String,
+    /// The token the order traded.
+    pub asset_id: String,
+    /// The order's side.
+    pub side: Side,
+    /// Shares filled.
+    pub size: Size,
+    /// Price per share.
+    pub price: Price,
+}
+
+/// What changed, in the order it changed ([`Tracker::take_events`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TrackerEvent {
+    /// An order moved to a new state.
+    Order {
+        /// The order.
+        order_id: String,
+        /// Its new state.
+        state: OrderState,
+    },
+    /// A fill of one of the bot's orders was seen for the first time (matched, not yet
+    /// settled; reported once per trade and order).
+    Fill(Fill),
+    /// A trade the bot has a leg in changed settlement status. `CONFIRMED` moves the
+    /// position; `FAILED` means the fill never happened.
+    Trade {
+        /// The trade.
+        trade_id: String,
+        /// Its new status.
+        status: TradeStatus,
+    },
+    /// A trade of the bot's has not confirmed within [`Tracker::settle_within`]; its size is
+    /// not counted as held until it does. Reported once.
+    Overdue {
+        /// The trade.
+        trade_id: String,
+        /// How long since it was first seen matched.
+        age: Duration,
+    },
+    /// A trade whose legs cannot be read (no taker side): its fills are not counted.
+    Unreadable {
+        /// The trade.
+        trade_id: String,
+    },
+}
+
+/// A position derived from the fills the tracker saw (micro-share exact).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Position {
+    /// The token.
+    pub asset_id: String,
+    /// Shares held before tracking began ([`Tracker::baseline`]).
+    pub baseline: Size,
+    /// Shares bought by confirmed fills.
+    pub bought: Size,
+    /// Shares sold by confirmed fills.
+    pub sold: Size,
+    /// Shares bought by fills still settling within the bound.
+    pub pending_buy: Size,
+    /// Shares sold by fills still settling within the bound.
+    pub pending_sell: Size,
+    /// Shares bought by fills past the bound, not confirmed.
+    pub overdue_buy: Size,
+    /// Shares sold by fills past the bound, not confirmed.
+    pub overdue_sell: Size,
+}
+
+impl Position {
+    /// Shares held: the baseline plus confirmed buys minus confirmed sells; `None` when the
+    /// sells exceed the rest (a buy the tracker never saw).
+    #[must_use]
+    pub fn held(&self) -> Option<Size> {
+        self.baseline
+            .checked_add(self.bought)
+            .unwrap_or(Size::MAX)
+            .checked_sub(self.sold)
+    }
+}
+
+/// A difference between the tracker's position and the Data API's ([`Tracker::reconcile`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PositionDiff {
+    /// The token.
+    pub asset_id: String,
+    /// What the tracker holds ([`Position::held`]; `Some(0)` for a token it never saw).
+    pub tracker: Option<Size>,
+    /// What the Data API says (`None`: absent from its answer, or its size unavailable).
+    pub data_api: Option<Size>,
+}
+
+/// How an order's fills settled ([`Tracker::settlement`], [`Tracker::wait_for_settlement`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Settlement {
+    /// The order's state.
+    pub state: OrderState,
+    /// Shares whose trades confirmed.
+    pub confirmed: Size,
+    /// Shares whose trades are still settling within the bound.
+    pub pending: Size,
+    /// Shares whose trades are past the bound, not confirmed.
+    pub overdue: Size,
+    /// Shares whose trades failed (ghost fills: nothing moved).
+    pub failed: Size,
+}
+
+impl Settlement {
+    /// Whether nothing is left to wait for: the order is out of its hold and every fill is
+    /// confirmed or failed.
+    #[must_use]
+    pub fn is_settled(&self) -> bool {
+        !matches!(self.state, OrderState::Submitted | OrderState::Delayed)
+            && self.pending.is_zero()
+            && self.overdue.is_zero()
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Leg {
+    order_id: String,
+    asset_id: String,
+    side: Side,
+    size: Size,
+    price: Price,
+    /// Lowercase maker address, when sent.
+    maker_address: Option<String>,
+    /// A [`TrackerEvent::Fill`] was emitted for it.
+    announced: bool,
+}
+
+#[derive(Clone, Debug)]
+struct TradeEntry {
+    status: TradeStatus,
+    /// The taker's leg first, then the makers'.
+    legs: Vec<Leg>,
+    seen: Instant,
+    overdue: bool,
+}
+
+fn is_final(s: &TradeStatus) -> bool {
+    matches!(s, TradeStatus::Confirmed | TradeStatus::Failed)
+}
+
+/// The side a maker leg took: the opposite of the taker on the same token, the same side
+/// across the market's two tokens (a mint or a merge).
+fn maker_side(sent: Option<Side>, asset: &str, taker_asset: &str, taker_side: Side) -> Side {
+    sent.unwrap_or(if asset == taker_asset {
+        taker_side.opposite()
+    } else {
+        taker_side
+    })
+}
+
+fn add(a: Size, b: Size) -> Size {
+    a.checked_add(b).unwrap_or(Size::MAX)
+}
+
+fn lower(s: &str) -> Option<String> {
+    (!s.is_empty()).then(|| s.to_ascii_lowercase())
+}
+
+/// The order tracker: see the [module docs](self).
+#[derive(Clone, Debug)]
+pub struct Tracker {
+    settle_within: Duration,
+    maker: Option<String>,
+    orders: HashMap<String, TrackedOrder>,
+    trades: HashMap<String, TradeEntry>,
+    /// Trade ids by the order ids of their legs (any owner).
+    by_order: HashMap<String, Vec<String>>,
+    baseline: HashMap<String, Size>,
+    events: VecDeque<TrackerEvent>,
+}
+
+impl Default for Tracker {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Tracker {
+    /// An empty tracker with the [default bound](DEFAULT_SETTLE_WITHIN) and no maker address
+    /// (fills are then attributed by order id only). [`Account::tracker`](super::Account::tracker)
+    /// sets the account's maker.
+    #[must_use]
+    pub fn new() -> Self {
+        Self {
+            settle_within: DEFAULT_SETTLE_WITHIN,
+            maker: None,
+            orders: HashMap::new(),
+            trades: HashMap::new(),
+            by_order: HashMap::new(),
+            baseline: HashMap::new(),
+            events: VecDeque::new(),
+        }
+    }
+
+    /// How long a matched trade may take to confirm before it is reported overdue. Default
+    /// is [`DEFAULT_SETTLE_WITHIN`].
+    #[must_use]
+    pub const fn settle_within(mut self, bound: Duration) -> Self {
+        self.settle_within = bound;
+        self
+    }
+
+    /// The account's maker (funder) address: trade legs made from it count as the bot's even
+    /// when the order was placed before tracking began. Default is none.
+    #[must_use]
+    pub fn maker(mut self, maker: Address) -> Self {
+        self.maker = Some(maker.to_string().to_ascii_lowercase());
+        self
+    }
+
+    /// Starts positions from the Data API's (`size` of each row), so that
+    /// [`Position::held`] and [`reconcile`](Self::reconcile) compare like with like. Rows
+    /// without a size are left out (and show up in `reconcile`).
+    pub fn baseline(&mut self, positions: &[data::Position]) {
+        for p in positions {
+            if let Some(size) = p.size {
+                self.baseline.insert(p.token_id.clone(), size);
+            }
+        }
+    }
+
+    /// The events since the last call, oldest first.
+    pub fn take_events(&mut self) -> Vec<TrackerEvent> {
+        self.events.drain(..).collect()
+    }
+
+    /// An order the tracker knows.
+    #[must_use]
+    pub fn order(&self, order_id: &str) -> Option<&TrackedOrder> {
+        self.orders.get(order_id)
+    }
+
+    /// The orders that may still change: not done, or with fills not settled. After a
+    /// [`UserEvent::Break`] (events were missed), [`refresh_order`](Self::refresh_order) each.
+    #[must_use]
+    pub fn unsettled_orders(&self) -> Vec<&str> {
+        let mut ids: Vec<&str> = self
+            .orders
+            .values()
+            .filter(|o| !o.state.is_done() || !self.settlement(&o.id).is_settled())
+            .map(|o| o.id.as_str())
+            .collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    // ----- inputs -----
+
+    /// Records a post and its answer: the order becomes `Submitted`, then what the answer
+    /// says (`live`, `matched`, `delayed`, `unmatched`, or `Rejected` with the exchange's
+    /// message). An error without an answer (a timeout, a dropped connection) leaves it
+    /// `Submitted`: it may exist, and the user channel or [`refresh_order`](Self::refresh_order)
+    /// will tell.
+    pub fn posted(&mut self, order: &SignedOrder, answer: &Result<PostOrderResponse, Error>) {
+        let o = order.order();
+        // The exchange's id is the order hash; its answer's spelling wins.
+        let id = match answer {
+            Ok(r) if !r.order_id.is_empty() => r.order_id.clone(),
+            _ => format!("{:#x}", order.hash()),
+        };
+        let shares = match o.side {
+            Side::Buy => o.taker_amount,
+            Side::Sell => o.maker_amount,
+        };
+        self.known(&id, Some(o.token_id.as_str()), Some(o.side));
+        if let Some(t) = self.orders.get_mut(&id) {
+            t.original = Some(Size::from_micros(shares));
+        }
+        let state = match answer {
+            Ok(r) if !r.success || !r.error_msg.is_empty() && r.order_id.is_empty() => {
+                Some(OrderState::Rejected(r.error_msg.clone()))
+            }
+            Ok(r) => OrderState::from_status(&r.status),
+            // Refused before sending, or by the exchange (a 4xx, including 425 and 429, or
+            // 503: trading disabled): nothing was placed. Other 5xx and transport errors
+            // leave the outcome unknown.
+            Err(e)
+                if e.is_refused_locally()
+                    || e.is_argument()
+                    || e.status().is_some_and(|s| s < 500 || s == 503) =>
+            {
+                Some(OrderState::Rejected(
+                    e.message().map_or_else(|| e.to_string(), str::to_owned),
+                ))
+            }
+            Err(_) => None,
+        };
+        if let Some(s) = state {
+            self.set_state(&id, s);
+        }
+        self.refresh_state(&id);
+    }
+
+    /// Feeds one user-channel event. Feed every status: wrap the stream with
+    /// [`UserEvents::all_statuses`](crate::ws::user_events::UserEvents::all_statuses), or
+    /// `MINED`/`CONFIRMED` repeats are removed before they get here. Breaks and statuses are
+    /// ignored (after a [`UserEvent::Break`], [`refresh_order`](Self::refresh_order) the
+    /// [`unsettled_orders`](Self::unsettled_orders)).
+    pub fn on_user_event(&mut self, event: &UserEvent) {
+        match event {
+            UserEvent::Order(o) => self.on_order_update(o),
+            UserEvent::Trade(t) => self.on_trade_update(t),
+            _ => {}
+        }
+    }
+
+    fn on_order_update(&mut self, o: &OrderUpdate) {
+        self.known(&o.id, Some(&o.asset_id), Some(o.side));
+        if let Some(t) = self.orders.get_mut(&o.id) {
+            if let Some(orig) = o.original_size {
+                t.original = Some(orig);
+            }
+            if let Some(m) = o.size_matched {
+                t.reported_matched = t.reported_matched.max(m);
+            }
+        }
+        let state = if o.kind == OrderEventKind::Cancellation {
+            Some(OrderState::Canceled)
+        } else {
+            o.status.as_ref().and_then(OrderState::from_status)
+        };
+        if let Some(s) = state {
+            self.set_state(&o.id, s);
+        }
+        self.refresh_state(&o.id);
+    }
+
+    fn on_trade_update(&mut self, t: &TradeUpdate) {
+        let mut legs = vec![Leg {
+            order_id: t.taker_order_id.clone().unwrap_or_default(),
+            asset_id: t.asset_id.clone(),
+            side: t.side,
+            size: t.size,
+            price: t.price,
+            maker_address: None,
+            announced: false,
+        }];
+        legs.extend(t.maker_fills.iter().map(|m| Leg {
+            order_id: m.order_id.clone(),
+            asset_id: m.asset_id.clone(),
+            side: maker_side(m.side, &m.asset_id, &t.asset_id, t.side),
+            size: m.matched,
+            price: m.price,
+            maker_address: m.maker_address.as_deref().and_then(lower),
+            announced: false,
+        }));
+        self.trade(&t.id, t.status.clone(), legs);
+    }
+
+    /// Feeds an order as `GET /data/order/{id}` or `GET /data/orders` returns it.
+    pub fn on_order(&mut self, o: &OpenOrder) {
+        self.known(&o.id, Some(&o.asset_id), o.side);
+        if let Some(t) = self.orders.get_mut(&o.id) {
+            if !o.original_size.is_zero() {
+                t.original = Some(o.original_size);
+            }
+            t.reported_matched = t.reported_matched.max(o.size_matched);
+        }
+        if let Some(s) = OrderState::from_status(&o.status) {
+            self.set_state(&o.id, s);
+        }
+        self.refresh_state(&o.id);
+    }
+
+    /// Feeds a trade as `GET /data/trades` returns it.
+    pub fn on_trade(&mut self, t: &Trade) {
+        let Some(side) = t.side else {
+            if !self.trades.contains_key(&t.id) {
+                self.events.push_back(TrackerEvent::Unreadable {
+                    trade_id: t.id.clone(),
+                });
+            }
+            return;
+        };
+        let mut legs = vec![Leg {
+            order_id: t.taker_order_id.clone(),
+            asset_id: t.asset_id.clone(),
+            side,
+            size: t.size,
+            price: t.price,
+            // The top-level `maker_address` is the taker order's maker.
+            maker_address: lower(&t.maker_address),
+            announced: false,
+        }];
+        legs.extend(t.maker_orders.iter().map(|m| Leg {
+            order_id: m.order_id.clone(),
+            asset_id: m.asset_id.clone(),
+            side: maker_side(m.side, &m.asset_id, &t.asset_id, side),
+            size: m.matched_amount,
+            price: m.price,
+            maker_address: lower(&m.maker_address),
+            announced: false,
+        }));
+        self.trade(&t.id, t.status.clone(), legs);
+    }
+
+    /// Reports trades of the bot's that have not confirmed within the bound by `now`
+    /// (pass `Instant::now()`; a test may pass a later instant instead of sleeping).
+    pub fn check_overdue(&mut self, now: Instant) {
+        let mut late: Vec<(String, Duration)> = Vec::new();
+        for (id, t) in &mut self.trades {
+            let age = now.saturating_duration_since(t.seen);
+            if !t.overdue && !is_final(&t.status) && age >= self.settle_within {
+                t.overdue = true;
+                late.push((id.clone(), age));
+            }
+        }
+        late.sort();
+        for (trade_id, age) in late {
+            if self.has_leg(&trade_id) {
+                self.events
+                    .push_back(TrackerEvent::Overdue { trade_id, age });
+            }
+        }
+    }
+
+    // ----- the state machine -----
+
+    fn known(&mut self, id: &str, asset: Option<&str>, side: Option<Side>) {
+        if id.is_empty() {
+            return;
+        }
+        let fresh = !self.orders.contains_key(id);
+        let t = self
+            .orders
+            .entry(id.to_owned())
+            .or_insert_with(|| TrackedOrder {
+                id: id.to_owned(),
+                asset_id: None,
+                side: None,
+                original: None,
+                reported_matched: Size::ZERO,
+                state: OrderState::Submitted,
+            });
+        if t.asset_id.is_none() {
+            t.asset_id = asset.filter(|a| !a.is_empty()).map(str::to_owned);
+        }
+        if t.side.is_none() {
+            t.side = side;
+        }
+        if fresh {
+            // Trades that arrived before the order was known are its fills now.
+            for trade in self.by_order.get(id).cloned().unwrap_or_default() {
+                self.announce(&trade);
+            }
+        }
+    }
+
+    /// Moves an order forward (never back: a stale `live` after `matched` is ignored).
+    fn set_state(&mut self, id: &str, state: OrderState) {
+        let Some(t) = self.orders.get_mut(id) else {
+            return;
+        };
+        if t.state == state || t.state.is_done() || state.rank() < t.state.rank() {
+            return;
+        }
+        t.state = state.clone();
+        self.events.push_back(TrackerEvent::Order {
+            order_id: id.to_owned(),
+            state,
+        });
+    }
+
+    /// Derives partial / full matching from the fills and `size_matched`.
+    fn refresh_state(&mut self, id: &str) {
+        let matched = self.matched(id);
+        let Some(t) = self.orders.get(id) else {
+            return;
+        };
+        if t.state.is_done() || matched.is_zero() {
+            return;
+        }
+        let full = t.original.is_some_and(|o| matched >= o);
+        let next = if full {
+            OrderState::Matched
+        } else {
+            OrderState::PartiallyMatched
+        };
+        self.set_state(id, next);
+    }
+
+    /// An order's matched size: its non-failed fills, or `size_matched` when larger.
+    fn matched(&self, id: &str) -> Size {
+        let from_fills = self
+            .fills_of(id)
+            .filter(|(s, _)| **s != TradeStatus::Failed)
+            .fold(Size::ZERO, |a, (_, l)| add(a, l.size));
+        let reported = self
+            .orders
+            .get(id)
+            .map_or(Size::ZERO, |t| t.reported_matched);
+        from_fills.max(reported)
+    }
+
+    fn fills_of<'a>(&'a self, id: &'a str) -> impl Iterator<Item = (&'a TradeStatus, &'a Leg)> {
+        self.by_order
+            .get(id)
+            .into_iter()
+            .flatten()
+            .filter_map(|t| self.trades.get(t))
+            .flat_map(move |t| {
+                t.legs
+                    .iter()
+                    .filter(move |l| l.order_id == id)
+                    .map(move |l| (&t.status, l))
+            })
+    }
+
+    fn is_ours(&self, leg: &Leg) -> bool {
+        self.orders.contains_key(&leg.order_id)
+            || self
+                .maker
+                .as_ref()
+                .is_some_and(|m| leg.maker_address.as_ref() == Some(m))
+    }
+
+    fn has_leg(&self, trade_id: &str) -> bool {
+        self.trades
+            .get(trade_id)
+            .is_some_and(|t| t.legs.iter().any(|l| self.is_ours(l)))
+    }
+
+    fn trade(&mut self, id: &str, status: TradeStatus, legs: Vec<Leg>) {
+        if id.is_empty() {
+            return;
+        }
+        let changed = match self.trades.get_mut(id) {
+            None => {
+                for l in &legs {
+                    if !l.order_id.is_empty() {
+                        let ids = self.by_order.entry(l.order_id.clone()).or_default();
+                        if !ids.iter().any(|t| t == id) {
+                            ids.push(id.to_owned());
+                        }
+                    }
+                }
+                self.trades.insert(
+                    id.to_owned(),
+                    TradeEntry {
+                        status,
+                        legs,
+                        seen: Instant::now(),
+                        overdue: false,
+                    },
+                );
+                true
+            }
+            Some(t) => {
+                // Final statuses stay; MATCHED (the first) never overrides a later one.
+                let stale = is_final(&t.status)
+                    || t.status == status
+                    || matches!(
+                        status,
+                        TradeStatus::Matched | TradeStatus::MatchedNotBroadcasted
+                    );
+                if !stale {
+                    t.status = status;
+                }
+                !stale
+            }
+        };
+        if !changed {
+            return;
+        }
+        self.announce(id);
+        let Some(t) = self.trades.get(id) else {
+            return;
+        };
+        let status = t.status.clone();
+        let orders: Vec<String> = t.legs.iter().map(|l| l.order_id.clone()).collect();
+        if self.has_leg(id) {
+            self.events.push_back(TrackerEvent::Trade {
+                trade_id: id.to_owned(),
+                status,
+            });
+        }
+        for o in orders {
+            if self.orders.contains_key(&o) {
+                self.refresh_state(&o);
+            }
+        }
+    }
+
+    /// Emits a [`TrackerEvent::Fill`] for each of the bot's legs of a trade not announced
+    /// yet (not for a trade that failed before the leg was known).
+    fn announce(&mut self, trade_id: &str) {
+        let Some(t) = self.trades.get(trade_id) else {
+            return;
+        };
+        if t.status == TradeStatus::Failed {
+            return;
+        }
+        let new: Vec<usize> = (0..t.legs.len())
+            .filter(|&i| !t.legs[i].announced && self.is_ours(&t.legs[i]))
+            .collect();
+        let Some(t) = self.trades.get_mut(trade_id) else {
+            return;
+        };
+        for i in new {
+            let l = &mut t.legs[i];
+            l.announced = true;
+            self.events.push_back(TrackerEvent::Fill(Fill {
+                trade_id: trade_id.to_owned(),
+                order_id: l.order_id.clone(),
+                asset_id: l.asset_id.clone(),
+                side: l.side,
+                size: l.size,
+                price: l.price,
+            }));
+        }
+    }
+
+    // ----- answers -----
+
+    /// The bot's fills, each trade leg once (failed trades included, with their status).
+    pub fn fills(&self) -> impl Iterator<Item = (Fill, &TradeStatus)> + '_ {
+        let mut ids: Vec<&String> = self.trades.keys().collect();
+        ids.sort();
+        ids.into_iter().flat_map(move |id| {
+            let t = &self.trades[id];
+            t.legs.iter().filter(|l| self.is_ours(l)).map(move |l| {
+                (
+                    Fill {
+                        trade_id: id.clone(),
+                        order_id: l.order_id.clone(),
+                        asset_id: l.asset_id.clone(),
+                        side: l.side,
+                        size: l.size,
+                        price: l.price,
+                    },
+                    &t.status,
+                )
+            })
+        })
+    }
+
+    /// How the order's fills settled so far.
+    #[must_use]
+    pub fn settlement(&self, order_id: &str) -> Settlement {
+        let mut s = Settlement {
+            state: self
+                .orders
+                .get(order_id)
+                .map_or(OrderState::Submitted, |t| t.state.clone()),
+            confirmed: Size::ZERO,
+            pending: Size::ZERO,
+            overdue: Size::ZERO,
+            failed: Size::ZERO,
+        };
+        for id in self.by_order.get(order_id).into_iter().flatten() {
+            let Some(t) = self.trades.get(id) else {
+                continue;
+            };
+            for l in t.legs.iter().filter(|l| l.order_id == order_id) {
+                let slot = match (&t.status, t.overdue) {
+                    (TradeStatus::Confirmed, _) => &mut s.confirmed,
+                    (TradeStatus::Failed, _) => &mut s.failed,
+                    (_, true) => &mut s.overdue,
+                    (_, false) => &mut s.pending,
+                };
+                *slot = add(*slot, l.size);
+            }
+        }
+        s
+    }
+
+    /// Positions per token from the bot's fills (confirmed ones held; see [`Position`]),
+    /// sorted by token.
+    #[must_use]
+    pub fn positions(&self) -> Vec<Position> {
+        let mut by: HashMap<&str, Position> = HashMap::new();
+        for (asset, size) in &self.baseline {
+            by.entry(asset.as_str()).or_default().baseline = *size;
+        }
+        for t in self.trades.values() {
+            for l in t.legs.iter().filter(|l| self.is_ours(l)) {
+                let p = by.entry(l.asset_id.as_str()).or_default();
+                let buy = l.side == Side::Buy;
+                let slot = match (&t.status, t.overdue, buy) {
+                    (TradeStatus::Failed, ..) => continue,
+                    (TradeStatus::Confirmed, _, true) => &mut p.bought,
+                    (TradeStatus::Confirmed, _, false) => &mut p.sold,
+                    (_, true, true) => &mut p.overdue_buy,
+                    (_, true, false) => &mut p.overdue_sell,
+                    (_, false, true) => &mut p.pending_buy,
+                    (_, false, false) => &mut p.pending_sell,
+                };
+                *slot = add(*slot, l.size);
+            }
+        }
+        let mut out: Vec<Position> = by
+            .into_iter()
+            .map(|(a, mut p)| {
+                a.clone_into(&mut p.asset_id);
+                p
+            })
+            .collect();
+        out.sort_by(|a, b| a.asset_id.cmp(&b.asset_id));
+        out
+    }
+
+    /// The position in one token.
+    #[must_use]
+    pub fn position(&self, asset_id: &str) -> Option<Position> {
+        self.positions()
+            .into_iter()
+            .find(|p| p.asset_id == asset_id)
+    }
+
+    /// Compares the tracker's held positions with the Data API's (`GET /v2/positions` of the
+    /// maker address) and returns every token where they differ, sorted by token. The Data
+    /// API lags the chain by a few seconds: a difference right after a fill may close on the
+    /// next call; one that stays is a fill the tracker missed or a settlement it believes
+    /// in wrongly.
+    #[must_use]
+    pub fn reconcile(&self, data_api: &[data::Position]) -> Vec<PositionDiff> {
+        let mine = self.positions();
+        let mut assets: Vec<&str> = mine.iter().map(|p| p.asset_id.as_str()).collect();
+        assets.extend(data_api.iter().map(|p| p.token_id.as_str()));
+        assets.sort_unstable();
+        assets.dedup();
+        assets
+            .into_iter()
+            .filter_map(|a| {
+                let tracker = mine
+                    .iter()
+                    .find(|p| p.asset_id == a)
+                    .map_or(Some(Size::ZERO), Position::held);
+                let row = data_api.iter().find(|p| p.token_id == a);
+                let data_api = row.and_then(|p| p.size);
+                // Absent from the Data API and nothing held is agreement; a row without a
+                // size agrees with nothing.
+                let same = match row {
+                    None => tracker == Some(Size::ZERO),
+                    Some(_) => tracker == data_api,
+                };
+                (!same).then(|| PositionDiff {
+                    asset_id: a.to_owned(),
+                    tracker,
+                    data_api,
+                })
+            })
+            .collect()
+    }
+
+    // ----- the REST driver -----
+
+    /// Pulls one order (`GET /data/order/{id}`) and its market's trades since it was created
+    /// (`GET /data/trades`, every page) into the tracker, then checks the bound. Returns the
+    /// trade rows that did not decode (they are not counted: look at them).
+    ///
+    /// # Errors
+    ///
+    /// The requests' errors (the tracker keeps what it had).
+    pub async fn refresh_order(
+        &mut self,
+        client: &Client,
+        order_id: &str,
+    ) -> Result<Vec<SkippedRow>, Error> {
+        let o = client.order(order_id).await?;
+        self.on_order(&o);
+        let filter = TradeFilter {
+            market: (!o.market.is_empty()).then(|| o.market.clone()),
+            asset_id: o.market.is_empty().then(|| o.asset_id.clone()),
+            after: o.created_at.checked_sub(1),
+            ..TradeFilter::default()
+        };
+        let (trades, skipped) = client.all_trades(&filter).await?;
+        for t in &trades {
+            self.on_trade(t);
+        }
+        self.check_overdue(Instant::now());
+        Ok(skipped)
+    }
+
+    /// Polls [`refresh_order`](Self::refresh_order) every `poll` until the order's fills
+    /// are settled ([`Settlement::is_settled`]), a fill is overdue (so at most about the
+    /// bound after its trade was first seen), or the order stays submitted or delayed past
+    /// the bound; returns where it stands then. Only the fills
+    /// matched so far are waited for: a resting order may fill later.
+    ///
+    /// # Errors
+    ///
+    /// The requests' errors.
+    pub async fn wait_for_settlement(
+        &mut self,
+        client: &Client,
+        order_id: &str,
+        poll: Duration,
+    ) -> Result<Settlement, Error> {
+        let start = Instant::now();
+        loop {
+            self.refresh_order(client, order_id).await?;
+            let s = self.settlement(order_id);
+            let held = matches!(s.state, OrderState::Submitted | OrderState::Delayed);
+            if s.is_settled()
+                || !s.overdue.is_zero()
+                || held && start.elapsed() >= self.settle_within
+            {
+                return Ok(s);
+            }
+            tokio::time::sleep(poll).await;
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests;

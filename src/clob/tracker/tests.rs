@@ -1,0 +1,293 @@
+//! The tracker fed by hand: REST rows and user-channel events in every order.
+
+use super::*;
+use crate::clob::types::{OpenOrder, Trade};
+
+const TAKER: &str = "0xtaker";
+const MAKER: &str = "0xmaker";
+const ASSET: &str = "7";
+
+fn order_json(id: &str, status: &str, matched: &str) -> OpenOrder {
+    serde_json::from_str(&format!(
+        r#"{{"id":"{id}","status":"{status}","asset_id":"{ASSET}","market":"0xm","side":"BUY","original_size":"10","size_matched":"{matched}","price":"0.5","created_at":100}}"#
+    ))
+    .unwrap()
+}
+
+/// A trade of our taker order `TAKER` (BUY 4) against a foreign maker.
+fn trade(id: &str, status: &str, size: &str) -> Trade {
+    serde_json::from_str(&format!(
+        r#"{{"id":"{id}","taker_order_id":"{TAKER}","asset_id":"{ASSET}","side":"BUY","size":"{size}","price":"0.5","status":"{status}","maker_address":"0xME","maker_orders":[{{"order_id":"0xother","matched_amount":"{size}","price":"0.5","asset_id":"{ASSET}","maker_address":"0xsomeone"}}]}}"#
+    ))
+    .unwrap()
+}
+
+fn fills(events: &[TrackerEvent]) -> usize {
+    events
+        .iter()
+        .filter(|e| matches!(e, TrackerEvent::Fill(_)))
+        .count()
+}
+
+#[test]
+fn each_fill_counts_once_whatever_arrives_twice() {
+    let mut t = Tracker::new();
+    t.on_order(&order_json(TAKER, "LIVE", "0"));
+    for status in [
+        "MATCHED",
+        "MATCHED",
+        "MINED",
+        "MATCHED",
+        "CONFIRMED",
+        "MINED",
+    ] {
+        t.on_trade(&trade("t1", status, "4"));
+    }
+    let ev = t.take_events();
+    assert_eq!(fills(&ev), 1, "{ev:?}");
+    let statuses: Vec<_> = ev
+        .iter()
+        .filter_map(|e| match e {
+            TrackerEvent::Trade { status, .. } => Some(status.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            TradeStatus::Matched,
+            TradeStatus::Mined,
+            TradeStatus::Confirmed
+        ]
+    );
+    let p = t.position(ASSET).unwrap();
+    assert_eq!(p.held(), Some("4".parse().unwrap()));
+    assert!(p.pending_buy.is_zero());
+    assert_eq!(t.order(TAKER).unwrap().state, OrderState::PartiallyMatched);
+    let s = t.settlement(TAKER);
+    assert_eq!(s.confirmed, "4".parse().unwrap());
+    assert!(s.is_settled());
+}
+
+#[test]
+fn failed_trades_move_nothing_and_pending_is_not_held() {
+    let mut t = Tracker::new();
+    t.on_order(&order_json(TAKER, "LIVE", "0"));
+    t.on_trade(&trade("ok", "MATCHED", "4"));
+    t.on_trade(&trade("ghost", "MATCHED", "6"));
+    let p = t.position(ASSET).unwrap();
+    assert_eq!(p.held(), Some(Size::ZERO));
+    assert_eq!(p.pending_buy, "10".parse().unwrap());
+    assert_eq!(t.order(TAKER).unwrap().state, OrderState::Matched);
+    t.on_trade(&trade("ghost", "RETRYING", "6"));
+    t.on_trade(&trade("ghost", "FAILED", "6"));
+    t.on_trade(&trade("ghost", "CONFIRMED", "6")); // final stays final
+    t.on_trade(&trade("ok", "CONFIRMED", "4"));
+    let p = t.position(ASSET).unwrap();
+    assert_eq!(p.held(), Some("4".parse().unwrap()));
+    assert!(p.pending_buy.is_zero());
+    let s = t.settlement(TAKER);
+    assert_eq!(
+        (s.confirmed, s.failed),
+        ("4".parse().unwrap(), "6".parse().unwrap())
+    );
+}
+
+#[test]
+fn trades_before_the_order_count_once_it_is_known() {
+    let mut t = Tracker::new();
+    t.on_trade(&trade("t1", "MATCHED", "4"));
+    assert!(t.positions().is_empty(), "not ours yet");
+    assert_eq!(fills(&t.take_events()), 0);
+    t.on_order(&order_json(TAKER, "MATCHED", "4"));
+    let ev = t.take_events();
+    assert_eq!(fills(&ev), 1, "{ev:?}");
+    t.on_order(&order_json(TAKER, "MATCHED", "4"));
+    assert_eq!(fills(&t.take_events()), 0);
+    assert_eq!(t.position(ASSET).unwrap().pending_buy, "4".parse().unwrap());
+}
+
+#[test]
+fn maker_legs_by_address_and_derived_sides() {
+    // Our resting SELL on the same token (side not sent) and a BUY on the complement.
+    let mut t = Tracker::new().maker(
+        "0x00000000000000000000000000000000000000aa"
+            .parse()
+            .unwrap(),
+    );
+    let tr: Trade = serde_json::from_str(
+        r#"{"id":"x","taker_order_id":"0xforeign","asset_id":"7","side":"BUY","size":"5","price":"0.6","status":"CONFIRMED",
+            "maker_orders":[{"order_id":"0xa","matched_amount":"3","price":"0.6","asset_id":"7","maker_address":"0x00000000000000000000000000000000000000AA"},
+                            {"order_id":"0xb","matched_amount":"2","price":"0.4","asset_id":"8","maker_address":"0x00000000000000000000000000000000000000aa"}]}"#,
+    )
+    .unwrap();
+    t.on_trade(&tr);
+    let ps = t.positions();
+    assert_eq!(ps.len(), 2);
+    assert_eq!(
+        (ps[0].asset_id.as_str(), ps[0].sold),
+        ("7", "3".parse().unwrap())
+    );
+    assert_eq!(
+        (ps[1].asset_id.as_str(), ps[1].bought),
+        ("8", "2".parse().unwrap())
+    );
+    assert_eq!(ps[0].held(), None, "sold what it never saw bought");
+}
+
+#[test]
+fn overdue_is_reported_once_and_not_held() {
+    let mut t = Tracker::new().settle_within(Duration::from_secs(5));
+    t.on_order(&order_json(TAKER, "LIVE", "0"));
+    t.on_trade(&trade("slow", "MINED", "4"));
+    t.take_events();
+    t.check_overdue(Instant::now());
+    assert!(t.take_events().is_empty());
+    let later = Instant::now() + Duration::from_secs(6);
+    t.check_overdue(later);
+    t.check_overdue(later);
+    let ev = t.take_events();
+    assert!(
+        matches!(ev.as_slice(), [TrackerEvent::Overdue { trade_id, .. }] if trade_id == "slow"),
+        "{ev:?}"
+    );
+    let p = t.position(ASSET).unwrap();
+    assert_eq!(
+        (p.held(), p.overdue_buy, p.pending_buy),
+        (Some(Size::ZERO), "4".parse().unwrap(), Size::ZERO)
+    );
+    assert!(!t.settlement(TAKER).is_settled());
+    assert_eq!(t.unsettled_orders(), [TAKER]);
+    t.on_trade(&trade("slow", "CONFIRMED", "4"));
+    assert_eq!(
+        t.position(ASSET).unwrap().held(),
+        Some("4".parse().unwrap())
+    );
+    assert!(t.settlement(TAKER).is_settled());
+}
+
+#[test]
+fn delayed_orders_and_states_only_move_forward() {
+    let mut t = Tracker::new();
+    t.on_order(&order_json(TAKER, "DELAYED", "0"));
+    let o = t.order(TAKER).unwrap();
+    assert_eq!(o.state, OrderState::Delayed);
+    assert!(!o.state.is_cancellable());
+    assert!(!t.settlement(TAKER).is_settled(), "still in the hold");
+    t.on_order(&order_json(TAKER, "MATCHED", "10"));
+    t.on_order(&order_json(TAKER, "LIVE", "0")); // stale
+    t.on_order(&order_json(TAKER, "DELAYED", "0")); // stale
+    assert_eq!(t.order(TAKER).unwrap().state, OrderState::Matched);
+    assert!(
+        t.unsettled_orders().is_empty(),
+        "done, and no fill to settle"
+    );
+    let states: Vec<_> = t
+        .take_events()
+        .into_iter()
+        .filter_map(|e| match e {
+            TrackerEvent::Order { state, .. } => Some(state),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(states, [OrderState::Delayed, OrderState::Matched]);
+    t.on_order(&order_json(MAKER, "CANCELED_EXPIRED", "0"));
+    assert_eq!(t.order(MAKER).unwrap().state, OrderState::Canceled);
+}
+
+#[test]
+fn reconcile_reports_every_difference() {
+    let mut t = Tracker::new();
+    t.on_order(&order_json(TAKER, "LIVE", "0"));
+    t.on_trade(&trade("t1", "CONFIRMED", "4"));
+    let rows: Vec<data::Position> = serde_json::from_str(
+        r#"[{"token_id":"7","size":4},{"token_id":"9","size":1},{"token_id":"11"}]"#,
+    )
+    .unwrap();
+    let d = t.reconcile(&rows);
+    assert_eq!(
+        d,
+        [
+            PositionDiff {
+                asset_id: "11".into(),
+                tracker: Some(Size::ZERO),
+                data_api: None
+            },
+            PositionDiff {
+                asset_id: "9".into(),
+                tracker: Some(Size::ZERO),
+                data_api: Some("1".parse().unwrap())
+            },
+        ]
+    );
+    assert!(t.reconcile(&rows[..1]).is_empty());
+    assert_eq!(
+        t.reconcile(&[]).len(),
+        1,
+        "the tracker's 4 shares, absent there"
+    );
+}
+
+#[test]
+fn unreadable_trades_are_reported() {
+    let mut t = Tracker::new();
+    let tr: Trade =
+        serde_json::from_str(r#"{"id":"u","side":"SIDEWAYS","status":"MATCHED"}"#).unwrap();
+    t.on_trade(&tr);
+    assert_eq!(
+        t.take_events(),
+        [TrackerEvent::Unreadable {
+            trade_id: "u".into()
+        }]
+    );
+}
+
+#[test]
+fn a_refused_post_is_rejected_and_a_lost_answer_stays_submitted() {
+    use crate::order::{LimitOrder, MarketContext, OrderSigner};
+    use crate::sign::Signer;
+    use crate::sign::wallet::Wallet;
+    use crate::types::{Chain, ExchangeVersion, TickSize, TokenId};
+
+    let signer =
+        Signer::from_hex("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")
+            .unwrap();
+    let orders = OrderSigner::new(signer, Chain::Polygon, Wallet::Eoa).unwrap();
+    let ctx = MarketContext::new(
+        Chain::Polygon,
+        ExchangeVersion::V2,
+        TokenId::parse(b"7").unwrap(),
+        TickSize::Hundredth,
+        false,
+    )
+    .unwrap();
+    let sign = || {
+        orders
+            .limit_order(
+                &ctx,
+                &LimitOrder::new(Side::Buy, "0.5".parse().unwrap(), "10".parse().unwrap()),
+            )
+            .unwrap()
+    };
+    let mut t = Tracker::new();
+    let refused = sign();
+    let id = format!("{:#x}", refused.hash());
+    let e = Error::from_status(400, br#"{"error":"not enough balance / allowance"}"#, None);
+    t.posted(&refused, &Err(e));
+    assert_eq!(
+        t.order(&id).unwrap().state,
+        OrderState::Rejected("not enough balance / allowance".into())
+    );
+    let lost = sign();
+    let id = format!("{:#x}", lost.hash());
+    t.posted(&lost, &Err(Error::from_status(502, b"", None)));
+    let o = t.order(&id).unwrap();
+    assert_eq!(
+        (&o.state, o.original, o.side),
+        (
+            &OrderState::Submitted,
+            Some("10".parse().unwrap()),
+            Some(Side::Buy)
+        )
+    );
+}
