@@ -158,7 +158,12 @@
 //! Market activity: [`SimBuilder::activity`] (or [`SimHandle::set_activity`]) makes seeded
 //! simulated traders rest, cancel and take orders on a timer, so books move and trades print
 //! without a second client; [`SimHandle::step_activity`] does the same synchronously for
-//! deterministic tests.
+//! deterministic tests. [`SimBuilder::crowd`] names those traders: a [`Crowd`] of makers,
+//! Poisson takers, informed traders and sweepers, each with its own address (on RTDS
+//! `activity`, the Data API and trades), seed and rate. They trade around each market's fair
+//! value, which a test drives with a [`PricePath`] ([`SimHandle::drive_market`], or a
+//! reference price with [`SimHandle::drive_reference`] that RTDS and PolyBolt then report) or
+//! moves at once ([`SimHandle::move_book`]).
 //!
 //! # Fidelity notes
 //!
@@ -185,8 +190,8 @@
 //!   [`SimHandle::fund`] and [`SimHandle::fund_tokens`] (or [`SimBuilder::enforce_balances`]
 //!   `(false)` for tests of plumbing only). `GET /balance-allowance` and the Data API's
 //!   positions (size, fill-weighted average price, realized PnL) read the same ledger. The
-//!   simulator's own liquidity (`0x…5eed`: seeded books, simulated traders) is an unlimited
-//!   counterparty.
+//!   simulator's own traders (the seed liquidity `0x…5eed` and the [`Crowd`]) are an unlimited
+//!   counterparty: their side of a fill is minted or burned, and they have no positions.
 //! - Proxy/Safe makers must be the CREATE2 wallets of `POLY_ADDRESS` (the proxy factory only
 //!   on Polygon). POLY_1271 signatures are checked (the owner's ERC-7739 signature must recover
 //!   to `POLY_ADDRESS`); who owns a deposit wallet is not modelled.
@@ -209,6 +214,7 @@ mod activity;
 mod auth;
 #[cfg(feature = "onchain")]
 mod chain;
+mod crowd;
 mod data_api;
 mod engine;
 mod events;
@@ -218,9 +224,11 @@ mod gamma;
 #[cfg_attr(not(feature = "onchain"), allow(dead_code))]
 mod ledger;
 mod market;
+mod paths;
 mod polybolt;
 mod programs;
 mod rails;
+mod replay;
 mod rest;
 mod rfq;
 mod rng;
@@ -230,9 +238,12 @@ mod state;
 mod trades;
 mod ws;
 
+pub use self::crowd::{Crowd, CrowdTrader};
 pub use self::faults::{Faults, HttpFault, HttpRule, Trigger};
 pub use self::market::{MarketSpec, TokenSpec, parse_markets};
+pub use self::paths::{FairValue, PricePath};
 pub use self::rails::RailStats;
+pub use self::replay::Replay;
 pub use self::server::{ApiCredentials, SimBuilder, SimHandle, Simulator};
 
 // Compiles the README's code blocks as doctests, so the README cannot drift.

@@ -231,3 +231,80 @@ async fn data_api_agrees_with_the_fills_over_a_randomized_run() {
         i128::try_from(bought).unwrap()
     );
 }
+
+/// RFQ checks funds as the book does: a requester without pUSD cannot accept a quote, and a
+/// quoter without the tokens cannot approve one; funded, the same quote settles.
+#[tokio::test]
+async fn rfq_accept_and_approve_check_funds() {
+    use polyclob::clob::Client;
+    use polyclob::fixed::{Price, Size};
+    use polyclob::order::OrderSigner;
+    use polyclob::sign::Signer;
+    use polyclob::sign::wallet::Wallet;
+    use polyclob::types::{Chain, SignatureType};
+
+    let sim = start_empty().await;
+    let client = |key: &'static str| {
+        let c = Client::builder()
+            .host(sim.http_url())
+            .signer(Signer::from_hex(key).unwrap())
+            .build()
+            .unwrap();
+        async move {
+            let creds = c.create_api_key(U256::ZERO).await.unwrap();
+            c.set_credentials(creds);
+            c
+        }
+    };
+    let (a, b) = (client(KEY_A).await, client(KEY_B).await); // requester, quoter
+    let signer = |key| {
+        OrderSigner::new(Signer::from_hex(key).unwrap(), Chain::Polygon, Wallet::Eoa).unwrap()
+    };
+    let (sa, sb) = (signer(KEY_A), signer(KEY_B));
+    let address = |key| Signer::from_hex(key).unwrap().address();
+    let (addr_a, addr_b) = (address(KEY_A), address(KEY_B));
+    let (px, sz) = (Price::new(500_000).unwrap(), Size::new(100 * S).unwrap());
+    let eoa = SignatureType::Eoa;
+    let later = now_s() + 3600;
+    let quote = || async {
+        let req = a
+            .rfq_create_request(YES, Side::Buy, px, sz, eoa)
+            .await
+            .unwrap();
+        let q = b
+            .rfq_create_quote(&req.request_id, YES, Side::Sell, px, sz, eoa)
+            .await
+            .unwrap();
+        (req.request_id, q.quote_id)
+    };
+
+    // The requester has no pUSD: its accept is refused with the exchange's error.
+    let (r, q) = quote().await;
+    let e = a.rfq_accept_quote(&sa, &r, &q, later).await.unwrap_err();
+    assert_eq!(e.status(), Some(400));
+    assert!(e.is_insufficient_balance(), "{e}");
+    // Funded, it accepts; the quoter holds no YES, so its approval is refused.
+    sim.fund(addr_a, 1_000 * S);
+    a.rfq_accept_quote(&sa, &r, &q, later).await.unwrap();
+    let e = b.rfq_approve_order(&sb, &r, &q, later).await.unwrap_err();
+    assert_eq!(e.status(), Some(400));
+    assert!(e.is_insufficient_balance(), "{e}");
+    // With the tokens, the same quote settles: 100 YES for 50 pUSD.
+    assert!(sim.fund_tokens(addr_b, YES, 100 * S));
+    b.rfq_approve_order(&sb, &r, &q, later).await.unwrap();
+    let data = sim.data_api_url();
+    let pos: Value = serde_json::from_str(
+        &reqwest::get(format!("{data}/v2/positions?user={addr_a:#x}"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        api_micros(&pos["data"][0]["current_size"]),
+        i128::from(100 * S)
+    );
+    assert_eq!(api_micros(&pos["data"][0]["avg_price"]), 500_000);
+}
