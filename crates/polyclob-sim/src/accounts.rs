@@ -86,7 +86,12 @@ impl Exchange {
             .map_err(|_| NOT_ENOUGH_BALANCE.to_owned())?;
         let ledger = self.ledger();
         let spec = &self.markets[mi].spec;
-        let exchange = ledger.contracts.exchange_for(spec.neg_risk);
+        let token: U256 = spec.tokens[ti]
+            .token_id()
+            .parse()
+            .map_err(|_| NOT_ENOUGH_BALANCE.to_owned())?;
+        // The exchange the fill settles on: ExchangeV3 for a Protocol V2 market.
+        let (exchange, _, v2) = ledger.venue(token, spec.neg_risk);
         let (held_c, held_t) = self.reserved(&o.user, &o.maker_address, mi, ti);
         match o.side {
             Side::Buy => {
@@ -99,15 +104,11 @@ impl Exchange {
                 }
             }
             Side::Sell => {
-                let token: U256 = spec.tokens[ti]
-                    .token_id()
-                    .parse()
-                    .map_err(|_| NOT_ENOUGH_BALANCE.to_owned())?;
                 let need = U256::from(shares) + U256::from(held_t);
                 if ledger.token_of(maker, token) < need {
                     return Err(NOT_ENOUGH_BALANCE.into());
                 }
-                if !ledger.is_operator(maker, exchange) {
+                if !ledger.seller_approved(maker, exchange, v2) {
                     return Err(NOT_ENOUGH_ALLOWANCE.into());
                 }
             }
