@@ -112,7 +112,7 @@
 //! | `/ws/user` | `{"auth":{apiKey,secret,passphrase},"markets":[…],"type":"user"}` → `order` (`PLACEMENT`/`UPDATE`/`CANCELLATION`) and `trade` (`MATCHED` then `CONFIRMED`) events of that user, filtered by condition id (no list = all) |
 //! | Gamma, at [`SimHandle::gamma_url`] | `GET /markets/keyset`, `/events/keyset` (keyset cursors: `after_cursor` in, `next_cursor` out, absent on the last page; ≤ 100 markets / 500 events a page, ≤ 100 `condition_ids`), `/markets/{id}`, `/markets/slug/{slug}`, `/events/{id}`, `/events/slug/{slug}`, `/public-search`, `/tags`, `/series`, `/sports`; the CLOB markets in Gamma's vocabulary |
 //! | Data API v2, at [`SimHandle::data_api_url`] | `GET /v2/positions`, `/v2/trades`, `/v2/activity`, `/v2/value`, `/v2/holders` in the `{data, pagination}` envelope with cursors; derived from the simulator's fills |
-//! | `/rtds` ([`SimHandle::rtds_url`]) | the real-time data socket: `{"action":"subscribe","subscriptions":[{topic,type,filters}]}` → deterministic synthetic `crypto_prices` (Binance symbols), `crypto_prices_chainlink`, `crypto_prices_twap_*` and `equity_prices` updates every [`SimBuilder::rtds_interval`] (with the three-point `subscribe` history after a filtered subscribe), and `activity`/`orders_matched` for every fill of this simulator |
+//! | `/rtds` ([`SimHandle::rtds_url`]) | the real-time data socket: `{"action":"subscribe","subscriptions":[{topic,type,filters}]}` → deterministic synthetic (or driven, [`SimHandle::drive_reference`]) `crypto_prices` (Binance symbols), `crypto_prices_chainlink`, `crypto_prices_twap_*` and `equity_prices` updates every [`SimBuilder::rtds_interval`] (with the three-point `subscribe` history after a filtered subscribe), and `activity`/`orders_matched` for every fill of this simulator |
 //! | `/polybolt` ([`SimHandle::polybolt_url`]) | PolyBolt: `auth` checked against this simulator's API keys, `subscribe` on `price.crypto`, `price.crypto.twap`, `price.equity`, `price.equity.twap` → `subscribed`, a snapshot, then `seq`-numbered exact prices every [`SimBuilder::rtds_interval`]; `auth_required`, `auth_invalid`, `bad_filter`, `sub_limit`/`auth_attempts` with close 4008; [`SimHandle::polybolt_close`] closes with any code |
 //! | `/sports` ([`SimHandle::sports_url`]) | the sports socket: `ping` and scripted `sport_result`s every [`SimBuilder::rtds_interval`]; no `pong` within two intervals drops the client |
 //! | RTDS | text `PING` → text `PONG` |
@@ -163,7 +163,9 @@
 //! `activity`, the Data API and trades), seed and rate. They trade around each market's fair
 //! value, which a test drives with a [`PricePath`] ([`SimHandle::drive_market`], or a
 //! reference price with [`SimHandle::drive_reference`] that RTDS and PolyBolt then report) or
-//! moves at once ([`SimHandle::move_book`]).
+//! moves at once ([`SimHandle::move_book`]). [`SimBuilder::replay`] replays a recorded
+//! market-channel feed ([`Replay`]) instead, clients' orders queueing behind the recorded
+//! size.
 //!
 //! # Fidelity notes
 //!
