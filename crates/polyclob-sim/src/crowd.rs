@@ -556,6 +556,51 @@ mod tests {
         assert_eq!(poisson(&mut rng, 0.0), 0);
     }
 
+    /// What stepping the standard crowd on 1,000 generated markets costs the simulator, with
+    /// one listener (so every frame is rendered): the README's "Scale" figures.
+    #[test]
+    #[ignore = "a measurement: cargo test --release -p polyclob-sim --lib crowd_steps -- --ignored --nocapture"]
+    fn crowd_steps_on_a_thousand_markets() {
+        use crate::{FairValue, MarketSpec, PricePath};
+        let (tx, mut rx) = tokio::sync::broadcast::channel(1 << 16);
+        let mut ex = Exchange::new(
+            crate::state::StateConfig {
+                seed: 3,
+                heartbeat_timeout: std::time::Duration::from_secs(10),
+                chain: polyclob::types::Chain::Polygon,
+                enforce_balances: true,
+            },
+            MarketSpec::generate(1_000),
+            tx,
+        );
+        ex.install_crowd(Crowd::standard(3));
+        ex.drive_reference(
+            "btc",
+            PricePath::random_walk(100_000_000_000, 40_000_000, 9).jumps(20_000, 500_000_000),
+        );
+        for mi in (0..1_000).step_by(50) {
+            ex.drive_market(
+                mi,
+                FairValue::reference("btc", 100_000_000_000, 20_000_000_000),
+            );
+        }
+        let (steps, mut frames) = (2_000, 0u64);
+        let t = std::time::Instant::now();
+        for _ in 0..steps {
+            ex.activity_step();
+            while rx.try_recv().is_ok() {
+                frames += 1;
+            }
+        }
+        let secs = t.elapsed().as_secs_f64();
+        assert!(frames > 100 * steps);
+        eprintln!(
+            "{steps} steps, {frames} frames in {secs:.2} s: {:.0} frames/s, {:.0} µs a step",
+            frames as f64 / secs,
+            secs * 1e6 / steps as f64
+        );
+    }
+
     #[test]
     fn addresses_come_from_names() {
         let a = CrowdTrader::maker("a").address();
