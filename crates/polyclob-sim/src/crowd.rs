@@ -560,6 +560,7 @@ mod tests {
     /// one listener (so every frame is rendered): the README's "Scale" figures.
     #[test]
     #[ignore = "a measurement: cargo test --release -p polyclob-sim --lib crowd_steps -- --ignored --nocapture"]
+    #[allow(clippy::print_stderr)] // the measurement is its output
     fn crowd_steps_on_a_thousand_markets() {
         use crate::{FairValue, MarketSpec, PricePath};
         let (tx, mut rx) = tokio::sync::broadcast::channel(1 << 16);
