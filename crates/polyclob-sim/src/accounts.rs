@@ -115,7 +115,7 @@ impl Exchange {
         usdc: u64,
         shares: u64,
     ) -> Result<(), String> {
-        if !self.cfg.enforce_balances || o.maker_address.eq_ignore_ascii_case(SEED_ADDRESS) {
+        if !self.cfg.enforce_balances || self.is_simulated(&o.maker_address) {
             return Ok(());
         }
         let maker: Address = o
@@ -124,7 +124,12 @@ impl Exchange {
             .map_err(|_| NOT_ENOUGH_BALANCE.to_owned())?;
         let ledger = self.ledger();
         let spec = &self.markets[mi].spec;
-        let exchange = ledger.contracts.exchange_for(spec.neg_risk);
+        let token: U256 = spec.tokens[ti]
+            .token_id()
+            .parse()
+            .map_err(|_| NOT_ENOUGH_BALANCE.to_owned())?;
+        // The exchange the fill settles on: ExchangeV3 for a Protocol V2 market.
+        let (exchange, _, v2) = ledger.venue(token, spec.neg_risk);
         let (held_c, held_t) = self.reserved(&o.user, &o.maker_address, mi, ti);
         match o.side {
             Side::Buy => {
@@ -137,15 +142,11 @@ impl Exchange {
                 }
             }
             Side::Sell => {
-                let token: U256 = spec.tokens[ti]
-                    .token_id()
-                    .parse()
-                    .map_err(|_| NOT_ENOUGH_BALANCE.to_owned())?;
                 let need = U256::from(shares) + U256::from(held_t);
                 if ledger.token_of(maker, token) < need {
                     return Err(NOT_ENOUGH_BALANCE.into());
                 }
-                if !ledger.is_operator(maker, exchange) {
+                if !ledger.seller_approved(maker, exchange, v2) {
                     return Err(NOT_ENOUGH_ALLOWANCE.into());
                 }
             }
@@ -179,7 +180,14 @@ impl Exchange {
     }
 
     fn settle_each(&mut self, taker_seq: u64, mi: usize, ti: usize, side: Side, fills: &[Fill]) {
-        let addr = |s: &str| s.parse::<Address>().ok();
+        // Simulated traders (the crowd, the seed liquidity) settle as the ledger's unlimited house.
+        let addr = |s: &str| {
+            if self.is_simulated(s) {
+                SEED_ADDRESS.parse::<Address>().ok()
+            } else {
+                s.parse::<Address>().ok()
+            }
+        };
         let spec = &self.markets[mi].spec;
         let neg_risk = spec.neg_risk;
         let token_of = |t: usize| spec.tokens[t].token_id().parse::<U256>().ok();

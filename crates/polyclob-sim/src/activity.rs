@@ -1,10 +1,9 @@
 //! Simulated third-party trading: seeded random actions (rest near the top, cancel, take)
 //! that keep books moving and trades printing without a second client.
 
-use polyclob::fixed::Price;
 use polyclob::types::{OrderType, Side};
 
-use super::state::{Exchange, NewOrder, SEED_ADDRESS, SEED_OWNER, fill_notional};
+use super::state::{Exchange, SEED_ADDRESS};
 
 impl Exchange {
     /// One step of simulated third-party activity on a random token (seeded): rest a new
@@ -56,7 +55,7 @@ impl Exchange {
                 (Side::Sell, Some(b), None) => b + (k + 1) * tick,
                 (_, None, None) => 500_000 / tick * tick,
             };
-            self.place_internal(mi, ti, side, price, size, OrderType::Gtc);
+            self.place_as(SEED_ADDRESS, mi, ti, side, price, size, OrderType::Gtc);
         } else if roll < 75 || (crowded && roll < 50) {
             // The liquidity owner's live orders on this book, in seq order. Read from the
             // book (a few orders), not from the owner's live set (every book's orders: a
@@ -78,7 +77,7 @@ impl Exchange {
                 Side::Sell => bid,
             };
             if let Some(limit) = limit {
-                self.place_internal(mi, ti, side, limit, size, OrderType::Fak);
+                self.place_as(SEED_ADDRESS, mi, ti, side, limit, size, OrderType::Fak);
             }
         }
         // A cancel or a take may have removed a side's last order: rest a new one at once, so
@@ -93,58 +92,21 @@ impl Exchange {
         if self.markets[mi].books[ti].best_bid().is_none() {
             let ask = self.markets[mi].books[ti].best_ask();
             let price = ask.map_or(mid.saturating_sub(tick), |a| a.saturating_sub(tick));
-            self.place_internal(mi, ti, Side::Buy, price, size, OrderType::Gtc);
+            self.place_as(SEED_ADDRESS, mi, ti, Side::Buy, price, size, OrderType::Gtc);
         }
         if self.markets[mi].books[ti].best_ask().is_none() {
             let bid = self.markets[mi].books[ti].best_bid();
             let price = bid.map_or(mid + tick, |b| b + tick);
-            self.place_internal(mi, ti, Side::Sell, price, size, OrderType::Gtc);
+            self.place_as(
+                SEED_ADDRESS,
+                mi,
+                ti,
+                Side::Sell,
+                price,
+                size,
+                OrderType::Gtc,
+            );
         }
-    }
-
-    /// Places an order for the simulated liquidity owner, through the normal rules.
-    fn place_internal(
-        &mut self,
-        mi: usize,
-        ti: usize,
-        side: Side,
-        price: u32,
-        size: u64,
-        order_type: OrderType,
-    ) {
-        let tick = self.markets[mi].spec.tick;
-        let Some(p) = Price::new(price).filter(|p| tick.in_range(*p) && tick.is_on_grid(*p)) else {
-            return;
-        };
-        let usdc = fill_notional(size, p.as_micros());
-        if usdc == 0 {
-            return;
-        }
-        let (maker_amount, taker_amount) = match side {
-            Side::Buy => (usdc, size),
-            Side::Sell => (size, usdc),
-        };
-        let id = format!(
-            "0x{}",
-            alloy_primitives::hex::encode(self.activity_rng.bytes32())
-        );
-        let token_id = self.markets[mi].spec.tokens[ti].token_id().to_owned();
-        // Refusals (e.g. an amount that does not divide exactly) just skip this step.
-        let _ = self.place(NewOrder {
-            id,
-            owner: SEED_OWNER.to_owned(),
-            user: SEED_ADDRESS.to_owned(),
-            maker_address: SEED_ADDRESS.to_owned(),
-            token_id,
-            side,
-            maker_amount,
-            taker_amount,
-            order_type,
-            post_only: false,
-            expiration: 0,
-            builder: alloy_primitives::B256::ZERO,
-            v1: false,
-        });
     }
 }
 

@@ -178,6 +178,60 @@ impl Book {
         Some(rem)
     }
 
+    /// The queue at one price level of resting orders on `side`, front first:
+    /// (seq, remaining size).
+    pub(crate) fn queue(&self, side: Side, price: u32) -> impl Iterator<Item = (u64, u64)> + '_ {
+        let book = match side {
+            Side::Buy => &self.bids,
+            Side::Sell => &self.asks,
+        };
+        book.get(&price)
+            .into_iter()
+            .flat_map(|l| l.queue.iter().copied())
+    }
+
+    /// The prices of every level on `side` (resting orders' side).
+    pub(crate) fn prices(&self, side: Side) -> Vec<u32> {
+        match side {
+            Side::Buy => self.bids.keys().copied().collect(),
+            Side::Sell => self.asks.keys().copied().collect(),
+        }
+    }
+
+    /// Shrinks resting order `seq` by `by`, keeping its place in the queue (a partial cancel);
+    /// an order shrunk to nothing leaves the book. Returns what is left of it.
+    pub(crate) fn reduce(
+        &mut self,
+        side: Side,
+        price: u32,
+        seq: u64,
+        by: u64,
+        changes: &mut Vec<LevelChange>,
+    ) -> Option<u64> {
+        let book = match side {
+            Side::Buy => &mut self.bids,
+            Side::Sell => &mut self.asks,
+        };
+        let level = book.get_mut(&price)?;
+        let pos = level.queue.iter().position(|(s, _)| *s == seq)?;
+        let cut = by.min(level.queue[pos].1);
+        level.queue[pos].1 -= cut;
+        level.total -= cut;
+        let left = level.queue[pos].1;
+        if left == 0 {
+            level.queue.remove(pos);
+        }
+        changes.push(LevelChange {
+            side,
+            price,
+            size: level.total,
+        });
+        if level.queue.is_empty() {
+            book.remove(&price);
+        }
+        Some(left)
+    }
+
     /// Bids worst-first (ascending price), as the REST `/book` delivers them.
     pub(crate) fn bids_worst_first(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
         self.bids.iter().map(|(p, l)| (*p, l.total))

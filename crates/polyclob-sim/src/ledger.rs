@@ -208,17 +208,28 @@ impl Ledger {
 
     /// Grants (or revokes) every approval trading needs, as the approval step of Polymarket's
     /// onboarding does: unlimited collateral allowance to each spender and ERC-1155 approval
-    /// to each operator of the contract table.
+    /// to each operator of the contract table, and of the V3 table for Protocol V2 markets
+    /// (ExchangeV3 and the Router, approved on the PositionManager).
     pub(crate) fn set_approved(&mut self, who: Address, on: bool) {
-        for spender in self.contracts.collateral_spenders() {
-            let amount = if on { U256::MAX } else { U256::ZERO };
+        let amount = if on { U256::MAX } else { U256::ZERO };
+        let spenders = self.contracts.collateral_spenders();
+        for spender in spenders.into_iter().chain(self.v2.collateral_spenders()) {
             self.balances.allowance.insert((who, spender), amount);
         }
-        for op in self.contracts.token_operators() {
-            if on {
-                self.balances.operators.insert((who, op));
-            } else {
-                self.balances.operators.remove(&(who, op));
+        let tables = [
+            (
+                self.contracts.token_operators(),
+                &mut self.balances.operators,
+            ),
+            (self.v2.token_operators(), &mut self.balances.pm_operators),
+        ];
+        for (ops, set) in tables {
+            for op in ops {
+                if on {
+                    set.insert((who, op));
+                } else {
+                    set.remove(&(who, op));
+                }
             }
         }
     }
@@ -551,7 +562,8 @@ impl Ledger {
 
     /// Where a market's fills settle: its exchange, the contract escrowing the collateral of
     /// its outcome tokens, and whether sellers approve on the PositionManager (V2).
-    fn venue(&self, token: U256, neg_risk: bool) -> (Address, Address, bool) {
+    /// Where `token` trades: (exchange, escrow, whether it is a Protocol V2 position).
+    pub(crate) fn venue(&self, token: U256, neg_risk: bool) -> (Address, Address, bool) {
         let v2 = self
             .conditions
             .values()
@@ -566,7 +578,9 @@ impl Ledger {
         }
     }
 
-    fn seller_approved(&self, who: Address, exchange: Address, v2: bool) -> bool {
+    /// Whether `who` approved `exchange` to move its outcome tokens (on the PositionManager
+    /// for V2 positions).
+    pub(crate) fn seller_approved(&self, who: Address, exchange: Address, v2: bool) -> bool {
         if v2 {
             self.balances.pm_operators.contains(&(who, exchange))
         } else {

@@ -112,7 +112,7 @@
 //! | `/ws/user` | `{"auth":{apiKey,secret,passphrase},"markets":[…],"type":"user"}` → `order` (`PLACEMENT`/`UPDATE`/`CANCELLATION`) and `trade` events of that user (`MATCHED`, then `MINED` / `CONFIRMED` or `RETRYING` / `FAILED` as it settles: [`SimBuilder::settlement`]; `trader_side` `TAKER` or `MAKER`), filtered by condition id (no list = all) |
 //! | Gamma, at [`SimHandle::gamma_url`] | `GET /markets/keyset`, `/events/keyset` (keyset cursors: `after_cursor` in, `next_cursor` out, absent on the last page; ≤ 100 markets / 500 events a page, ≤ 100 `condition_ids`), `/markets/{id}`, `/markets/slug/{slug}`, `/events/{id}`, `/events/slug/{slug}`, `/public-search`, `/tags`, `/series`, `/sports`; the CLOB markets in Gamma's vocabulary |
 //! | Data API v2, at [`SimHandle::data_api_url`] | `GET /v2/positions`, `/v2/trades`, `/v2/activity`, `/v2/value`, `/v2/holders` in the `{data, pagination}` envelope with cursors; derived from the simulator's fills |
-//! | `/rtds` ([`SimHandle::rtds_url`]) | the real-time data socket: `{"action":"subscribe","subscriptions":[{topic,type,filters}]}` → deterministic synthetic `crypto_prices` (Binance symbols), `crypto_prices_chainlink`, `crypto_prices_twap_*` and `equity_prices` updates every [`SimBuilder::rtds_interval`] (with the three-point `subscribe` history after a filtered subscribe), and `activity`/`orders_matched` for every fill of this simulator |
+//! | `/rtds` ([`SimHandle::rtds_url`]) | the real-time data socket: `{"action":"subscribe","subscriptions":[{topic,type,filters}]}` → deterministic synthetic (or driven, [`SimHandle::drive_reference`]) `crypto_prices` (Binance symbols), `crypto_prices_chainlink`, `crypto_prices_twap_*` and `equity_prices` updates every [`SimBuilder::rtds_interval`] (with the three-point `subscribe` history after a filtered subscribe), and `activity`/`orders_matched` for every fill of this simulator |
 //! | `/polybolt` ([`SimHandle::polybolt_url`]) | PolyBolt: `auth` checked against this simulator's API keys, `subscribe` on `price.crypto`, `price.crypto.twap`, `price.equity`, `price.equity.twap` → `subscribed`, a snapshot, then `seq`-numbered exact prices every [`SimBuilder::rtds_interval`]; `auth_required`, `auth_invalid`, `bad_filter`, `sub_limit`/`auth_attempts` with close 4008; [`SimHandle::polybolt_close`] closes with any code |
 //! | `/sports` ([`SimHandle::sports_url`]) | the sports socket: `ping` and scripted `sport_result`s every [`SimBuilder::rtds_interval`]; no `pong` within two intervals drops the client |
 //! | RTDS | text `PING` → text `PONG` |
@@ -158,7 +158,14 @@
 //! Market activity: [`SimBuilder::activity`] (or [`SimHandle::set_activity`]) makes seeded
 //! simulated traders rest, cancel and take orders on a timer, so books move and trades print
 //! without a second client; [`SimHandle::step_activity`] does the same synchronously for
-//! deterministic tests.
+//! deterministic tests. [`SimBuilder::crowd`] names those traders: a [`Crowd`] of makers,
+//! Poisson takers, informed traders and sweepers, each with its own address (on RTDS
+//! `activity`, the Data API and trades), seed and rate. They trade around each market's fair
+//! value, which a test drives with a [`PricePath`] ([`SimHandle::drive_market`], or a
+//! reference price with [`SimHandle::drive_reference`] that RTDS and PolyBolt then report) or
+//! moves at once ([`SimHandle::move_book`]). [`SimBuilder::replay`] replays a recorded
+//! market-channel feed ([`Replay`]) instead, clients' orders queueing behind the recorded
+//! size.
 //!
 //! # Fidelity notes
 //!
@@ -192,8 +199,8 @@
 //!   [`SimHandle::fund`] and [`SimHandle::fund_tokens`] (or [`SimBuilder::enforce_balances`]
 //!   `(false)` for tests of plumbing only). `GET /balance-allowance` and the Data API's
 //!   positions (size, fill-weighted average price, realized PnL) read the same ledger. The
-//!   simulator's own liquidity (`0x…5eed`: seeded books, simulated traders) is an unlimited
-//!   counterparty.
+//!   simulator's own traders (the seed liquidity `0x…5eed` and the [`Crowd`]) are an unlimited
+//!   counterparty: their side of a fill is minted or burned, and they have no positions.
 //! - Proxy/Safe makers must be the CREATE2 wallets of `POLY_ADDRESS` (the proxy factory only
 //!   on Polygon). POLY_1271 signatures are checked (the owner's ERC-7739 signature must recover
 //!   to `POLY_ADDRESS`); who owns a deposit wallet is not modelled.
@@ -216,6 +223,7 @@ mod activity;
 mod auth;
 #[cfg(feature = "onchain")]
 mod chain;
+mod crowd;
 mod data_api;
 mod drift;
 mod engine;
@@ -226,10 +234,12 @@ mod gamma;
 #[cfg_attr(not(feature = "onchain"), allow(dead_code))]
 mod ledger;
 mod market;
+mod paths;
 mod polybolt;
 mod programs;
 mod rails;
 mod relayer;
+mod replay;
 mod rest;
 mod rfq;
 mod rng;
@@ -240,10 +250,13 @@ mod state;
 mod trades;
 mod ws;
 
+pub use self::crowd::{Crowd, CrowdTrader};
 pub use self::drift::Drift;
 pub use self::faults::{Faults, HttpFault, HttpRule, Trigger};
 pub use self::market::{MarketSpec, TokenSpec, parse_markets};
+pub use self::paths::{FairValue, PricePath};
 pub use self::rails::RailStats;
+pub use self::replay::Replay;
 #[allow(deprecated)]
 pub use self::server::ApiCredentials;
 pub use self::server::{SimBuilder, SimHandle, Simulator};

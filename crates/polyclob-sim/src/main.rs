@@ -7,7 +7,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use polyclob::types::Chain;
-use polyclob_sim::{Faults, HttpFault, HttpRule, MarketSpec, Simulator, Trigger, parse_markets};
+use polyclob_sim::{
+    Crowd, Faults, HttpFault, HttpRule, MarketSpec, Replay, Simulator, Trigger, parse_markets,
+};
 
 const HELP: &str = "\
 polyclob-sim: an offline Polymarket CLOB on 127.0.0.1 (REST + /ws/market + /ws/user)
@@ -17,6 +19,7 @@ USAGE: polyclob-sim [FLAGS]
   --port N                 port to bind (default 0 = ephemeral; the address is printed)
   --seed N                 seed for books, ids, credentials and faults (default 0)
   --markets FILE           JSON array of market objects (default: the built-in fixture)
+  --generate N             N generated markets instead (CTF, Protocol V2, neg-risk groups)
   --chain 137|80002        chain of the EIP-712 domains (default 137)
   --no-verify              skip signature/HMAC verification (headers still required)
   --heartbeat-timeout S    seconds without heartbeat before cancel-all (default 10)
@@ -31,7 +34,11 @@ USAGE: polyclob-sim [FLAGS]
   --ws-disconnect-every N  drop a WS connection on its N-th outbound frame
   --ws-silence-every N     go silent on a WS connection's N-th outbound frame...
   --ws-silence-ms N        ...for N ms (default 30000)
-  --activity-ms N          simulated trading: one random action every N ms (default off)
+  --activity-ms N          simulated trading: one activity step every N ms (default off)
+  --crowd SEED             the standard crowd (traders named maker, taker, informed, sweeper,
+                           seeded from SEED) trades each activity step
+  --replay FILE            replay a recorded market-channel feed, one frame per activity step
+                           (a book_recorder file, or one raw frame per line)
   --rate-limits TIER       enforce per-signer trading rate limits at TIER (standard, copper,
                            bronze, silver, gold, platinum, diamond, elite; default off)
   --rate-limit-warning     warning mode: over-limit requests pass with Poly-RateLimit-Warning
@@ -64,6 +71,9 @@ struct Args {
     ws_silence_every: Option<u64>,
     ws_silence_ms: u64,
     activity_ms: Option<u64>,
+    generate: Option<usize>,
+    crowd: Option<u64>,
+    replay: Option<String>,
     rate_limits: Option<polyclob::clob::Tier>,
     rate_limit_warning: bool,
     fund: Vec<(alloy_primitives::Address, u64)>,
@@ -91,6 +101,9 @@ fn parse_args() -> Result<Option<Args>, String> {
         ws_silence_every: None,
         ws_silence_ms: 30_000,
         activity_ms: None,
+        generate: None,
+        crowd: None,
+        replay: None,
         rate_limits: None,
         rate_limit_warning: false,
         fund: Vec::new(),
@@ -128,6 +141,9 @@ fn parse_args() -> Result<Option<Args>, String> {
             "--ws-silence-every" => a.ws_silence_every = Some(num(&flag, val()?)?),
             "--ws-silence-ms" => a.ws_silence_ms = num(&flag, val()?)?,
             "--activity-ms" => a.activity_ms = Some(num(&flag, val()?)?),
+            "--generate" => a.generate = Some(num(&flag, val()?)?),
+            "--crowd" => a.crowd = Some(num(&flag, val()?)?),
+            "--replay" => a.replay = Some(val()?),
             "--rate-limits" => {
                 let v = val()?;
                 a.rate_limits = Some(
@@ -205,9 +221,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let markets: Vec<MarketSpec> = match &args.markets {
-        None => MarketSpec::defaults(),
-        Some(path) => match std::fs::read_to_string(path)
+    let markets: Vec<MarketSpec> = match (&args.markets, args.generate) {
+        (None, Some(n)) => MarketSpec::generate(n),
+        (None, None) => MarketSpec::defaults(),
+        (Some(path), _) => match std::fs::read_to_string(path)
             .map_err(|e| e.to_string())
             .and_then(|t| parse_markets(&t))
         {
@@ -217,6 +234,29 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
         },
+    };
+    let replay = match &args.replay {
+        None => Replay::default(),
+        Some(path) => {
+            let read = std::fs::read(path)
+                .map_err(|e| e.to_string())
+                .and_then(|b| {
+                    if b.starts_with(b"polyclob-book-recording ") {
+                        Replay::from_recording(&b)
+                    } else {
+                        String::from_utf8(b)
+                            .map_err(|_| "not UTF-8".to_owned())
+                            .and_then(|t| Replay::from_jsonl(&t))
+                    }
+                });
+            match read {
+                Ok(r) => r,
+                Err(e) => {
+                    eprintln!("polyclob-sim: --replay {path}: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
     };
     let faults = match faults(&args) {
         Ok(f) => f,
@@ -248,6 +288,8 @@ fn main() -> ExitCode {
             .rate_limit_warning_only(args.rate_limit_warning)
             .faults(faults)
             .activity(args.activity_ms.map(Duration::from_millis))
+            .crowd(args.crowd.map_or_else(Crowd::new, Crowd::standard))
+            .replay(replay)
             .enforce_balances(args.balances);
         let sim = args
             .drift

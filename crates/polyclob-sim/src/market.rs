@@ -221,17 +221,22 @@ impl MarketSpec {
         }
     }
 
-    /// `n` generated markets with valid, distinct ids, for tests at scale: 32-byte condition
-    /// ids and 256-bit decimal token ids (keccak-256 of the index, so the same `n` gives the
-    /// same markets), midpoints spread over 0.10–0.90, every third market on the 0.001 tick,
-    /// and neg-risk groups among them: markets `10k+6 … 10k+9` share one `negRiskMarketID`
-    /// (four outcomes of one event). All are CTF markets: a Protocol V2 market needs a
-    /// `bytes31` condition and layout-derived position ids, which this does not make yet.
+    /// `n` generated markets with valid, distinct ids, for tests at scale (derived from
+    /// keccak-256 of the index, so the same `n` gives the same markets): midpoints spread over
+    /// 0.10–0.90, every third market on the 0.001 tick, and
+    ///
+    /// - CTF markets with 32-byte condition ids and 256-bit decimal token ids;
+    /// - neg-risk groups among them: markets `10k+6 … 10k+9` share one `negRiskMarketID`
+    ///   (four outcomes of one event);
+    /// - Protocol V2 markets: every market `10k+5` has a binary `bytes31` condition of the V2
+    ///   layout (module 1, a 128-bit base hash, arity and index 0; sent in its padded 64-hex
+    ///   form) whose tokens are its two position ids, signed for ExchangeV3.
     ///
     /// ```
     /// let markets = polyclob_sim::MarketSpec::generate(1_000);
     /// assert_eq!(markets.len(), 1_000);
     /// assert!(markets.iter().any(|m| m.is_neg_risk()));
+    /// assert_eq!(markets.iter().filter(|m| m.is_position_ids()).count(), 100);
     /// ```
     #[must_use]
     pub fn generate(n: usize) -> Vec<Self> {
@@ -257,6 +262,24 @@ impl MarketSpec {
                 if i % 10 >= 6 {
                     m.neg_risk = true;
                     m.neg_risk_market_id = format!("{:#x}", hash("group", i / 10));
+                }
+                if i % 10 == 5 {
+                    use polyclob::types::{ConditionId, PositionId};
+                    let mut c = [0u8; 31];
+                    c[0] = 1; // the binary module
+                    c[1..17].copy_from_slice(&hash("condition", i)[..16]);
+                    let condition = ConditionId::v2(c);
+                    let position = |o: u8| {
+                        // A binary V2 condition of this layout always has valid position ids.
+                        PositionId::of(condition, o)
+                            .map_or_else(|_| token(o.into()), |p| p.as_u256().to_string())
+                    };
+                    m.condition_id = condition.to_string();
+                    m.tokens = [
+                        TokenSpec::new(position(0), "Yes"),
+                        TokenSpec::new(position(1), "No"),
+                    ];
+                    m.position_ids = true;
                 }
                 m
             })

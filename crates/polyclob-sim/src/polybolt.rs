@@ -171,14 +171,23 @@ impl Session {
         v.to_string()
     }
 
-    fn point(sub: &Sub, seed: u64, k: u64, interval_ms: u64) -> Value {
-        let v = series_value(seed, &sub.symbol, sub.base, k);
+    /// A point of `sub`'s series at tick `k`; `driven` is the asset's driven reference price
+    /// (`SimHandle::drive_reference`), which replaces the synthetic series.
+    fn point(sub: &Sub, seed: u64, k: u64, interval_ms: u64, driven: Option<u64>) -> Value {
+        let v = driven.unwrap_or_else(|| series_value(seed, &sub.symbol, sub.base, k));
         json!({"timestamp": k * interval_ms, "value": number(v), "full_accuracy_value": exact(v)})
     }
 
-    fn update(&mut self, i: usize, seed: u64, k: u64, interval_ms: u64) -> String {
+    fn update(
+        &mut self,
+        i: usize,
+        seed: u64,
+        k: u64,
+        interval_ms: u64,
+        driven: Option<u64>,
+    ) -> String {
         let sub = self.subs[i].clone();
-        let mut p = Self::point(&sub, seed, k, interval_ms);
+        let mut p = Self::point(&sub, seed, k, interval_ms, driven);
         p["symbol"] = Value::String(sub.symbol.clone());
         p["source"] = Value::String(source(sub.channel).to_owned());
         if sub.channel.ends_with(".twap") {
@@ -187,9 +196,16 @@ impl Session {
         self.envelope(sub.channel, false, p)
     }
 
-    fn snapshot(&mut self, sub: &Sub, seed: u64, k: u64, interval_ms: u64) -> String {
+    fn snapshot(
+        &mut self,
+        sub: &Sub,
+        seed: u64,
+        k: u64,
+        interval_ms: u64,
+        driven: Option<u64>,
+    ) -> String {
         let data: Vec<Value> = (k.saturating_sub(HISTORY - 1)..=k)
-            .map(|i| Self::point(sub, seed, i, interval_ms))
+            .map(|i| Self::point(sub, seed, i, interval_ms, driven))
             .collect();
         let mut p = json!({"symbol": sub.symbol, "source": source(sub.channel), "data": data});
         if sub.channel.ends_with(".twap") {
@@ -296,7 +312,8 @@ where
                 ))
                 .await?;
                 if fresh {
-                    let snap = st.snapshot(&sub, seed, k, interval_ms);
+                    let driven = conn.shared.ex().paths.reference(&sub.symbol);
+                    let snap = st.snapshot(&sub, seed, k, interval_ms, driven);
                     st.subs.push(sub);
                     conn.send(snap).await?;
                     if conn.shared.drift.has(super::Drift::PolyBoltCloseCode) {
@@ -340,7 +357,8 @@ where
                 let k = now_ms() / interval_ms;
                 let mut r = Ok(());
                 for i in 0..st.subs.len() {
-                    let text = st.update(i, seed, k, interval_ms);
+                    let driven = conn.shared.ex().paths.reference(&st.subs[i].symbol);
+                    let text = st.update(i, seed, k, interval_ms, driven);
                     r = conn.send(text).await;
                     if r.is_err() { break }
                 }
@@ -458,13 +476,13 @@ mod tests {
         let mut s = Session::default();
         let sub =
             parse_sub(&json!({"channel":"price.crypto","filter":{"symbol":"btcusd"}})).unwrap();
-        let snap: Value = serde_json::from_str(&s.snapshot(&sub, 1, 10, 1000)).unwrap();
+        let snap: Value = serde_json::from_str(&s.snapshot(&sub, 1, 10, 1000, None)).unwrap();
         assert_eq!(
             (snap["seq"].as_u64(), snap["snapshot"].as_bool()),
             (Some(1), Some(true))
         );
         s.subs.push(sub);
-        let upd: Value = serde_json::from_str(&s.update(0, 1, 11, 1000)).unwrap();
+        let upd: Value = serde_json::from_str(&s.update(0, 1, 11, 1000, None)).unwrap();
         assert_eq!(upd["seq"].as_u64(), Some(2));
         assert!(upd["payload"]["full_accuracy_value"].is_string());
     }

@@ -563,6 +563,10 @@ fn accept(shared: &Shared, ex: &mut Exchange, key: &ApiKeyRec, body: &[u8]) -> R
         Ok(o) => o,
         Err(r) => return r.into_response(),
     };
+    // The exchange checks the requester's balance and allowance as for any order.
+    if let Err(e) = ex.check_funds(&o, (want.mi, want.ti), want.usdc, want.shares) {
+        return bad(&e);
+    }
     let rfq = &mut ex.programs.rfq;
     rfq.requests[ri].phase = Phase::Accepted;
     rfq.quotes[qi].phase = Phase::Accepted;
@@ -592,6 +596,16 @@ fn approve(shared: &Shared, ex: &mut Exchange, key: &ApiKeyRec, body: &[u8]) -> 
         Err(r) => return r.into_response(),
     };
     let theirs = requester_terms(&ex.programs.rfq.quotes[qi]);
+    // Both sides must still be covered when the trade settles: the quoter's order, and the
+    // requester's (its funds may have moved since it accepted).
+    if let Err(e) = ex.check_funds(&o, (want.mi, want.ti), want.usdc, want.shares) {
+        return bad(&e);
+    }
+    if let Some(taker) = &ex.programs.rfq.quotes[qi].accepted
+        && let Err(e) = ex.check_funds(taker, (theirs.mi, theirs.ti), theirs.usdc, theirs.shares)
+    {
+        return bad(&format!("the requester's order: {e}"));
+    }
     let rfq = &mut ex.programs.rfq;
     let Some(taker) = rfq.quotes[qi].accepted.take() else {
         return bad("the quote has not been accepted");

@@ -7,7 +7,8 @@
 //!
 //! - Prices: every `rtds_interval` each subscribed symbol gets an `update` whose value is a
 //!   deterministic function of the seed, the symbol and the tick number (tick =
-//!   `now_ms / interval`), so every connection sees the same series. A filtered subscribe is
+//!   `now_ms / interval`), so every connection sees the same series; a driven asset
+//!   (`SimHandle::drive_reference`) reports its driven price instead. A filtered subscribe is
 //!   answered with a `subscribe` message holding the last three points, as the live feed does.
 //!   Binance (`crypto_prices`) sends `full_accuracy_value` as a decimal string, Chainlink
 //!   (`crypto_prices_chainlink`, `crypto_prices_twap_*`) as the E18 integer.
@@ -297,7 +298,7 @@ where
                 for s in subs.iter().filter(|s| s.wants_type("update")) {
                     let Some(feed) = Feed::of(&s.topic) else { continue };
                     for (sym, base) in s.priced(feed) {
-                        let v = series_value(seed, sym, base, k);
+                        let v = shared.ex().paths.reference_at(seed, sym, base, k);
                         out.push(message(&s.topic, "update", price_payload(feed, sym, v, k * interval_ms)));
                     }
                 }
@@ -388,7 +389,7 @@ where
                             let p = price_payload(
                                 feed,
                                 sym,
-                                series_value(seed, sym, base, i),
+                                conn.shared.ex().paths.reference_at(seed, sym, base, i),
                                 i * interval_ms,
                             );
                             json!({"timestamp": p["timestamp"], "value": p["value"], "full_accuracy_value": p["full_accuracy_value"]})

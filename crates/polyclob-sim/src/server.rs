@@ -128,6 +128,8 @@ pub struct SimBuilder {
     drift: Vec<super::Drift>,
     taker_hold: Duration,
     settlement: super::settlement::Settlement,
+    crowd: super::crowd::Crowd,
+    replay: super::replay::Replay,
     #[cfg(feature = "onchain")]
     onchain: bool,
 }
@@ -152,6 +154,8 @@ impl Default for SimBuilder {
             drift: Vec::new(),
             taker_hold: Duration::ZERO,
             settlement: super::settlement::Settlement::immediate(),
+            crowd: super::crowd::Crowd::new(),
+            replay: super::replay::Replay::default(),
             #[cfg(feature = "onchain")]
             onchain: false,
         }
@@ -233,12 +237,15 @@ impl SimBuilder {
         self
     }
 
-    /// Simulated third-party trading: every `interval`, one seeded random action on a random
-    /// token (rest an order near the top, cancel one, or take liquidity), so streams move and
-    /// trades happen without a second client. Default is off. The simulator keeps a steady
-    /// size under activity however long it runs: the house's resting orders are capped per
-    /// book, and of the trades between its own orders only the last 100,000 are kept (with the
-    /// finished orders they name); every trade a client took part in is kept.
+    /// Simulated third-party trading: every `interval`, one activity step: every price path
+    /// moves one step ([`PricePath`](crate::PricePath)), then every trader of the
+    /// [`crowd`](Self::crowd) acts; without a crowd, one seeded random action on a random token
+    /// by the seed liquidity `0x0000000000000000000000000000000000005eed` (rest an order near
+    /// the top, cancel one, or take liquidity), so streams move and trades happen without a
+    /// second client. Default is off. The simulator keeps a steady size under activity however
+    /// long it runs: the seed liquidity's resting orders are capped per book, and of the trades
+    /// among simulated traders only the last 100,000 are kept (with the finished orders they
+    /// name); every trade a client took part in is kept.
     #[must_use]
     pub fn activity(mut self, interval: Option<Duration>) -> Self {
         self.activity = interval;
@@ -306,6 +313,25 @@ impl SimBuilder {
         self
     }
 
+    /// Simulated traders with identities that act each activity step ([`Crowd`](crate::Crowd)).
+    /// Default is none (the seed liquidity's random activity, see [`activity`](Self::activity)).
+    #[must_use]
+    pub fn crowd(mut self, crowd: super::crowd::Crowd) -> Self {
+        self.crowd = crowd;
+        self
+    }
+
+    /// A recorded market-channel feed to replay, one frame per activity step
+    /// ([`SimHandle::step_activity`], [`SimHandle::replay_step`] or the
+    /// [`activity`](Self::activity) timer), in place of the seed liquidity's random activity;
+    /// clients' orders meet it by price-time priority ([`Replay`](crate::Replay) says how).
+    /// Default is none.
+    #[must_use]
+    pub fn replay(mut self, replay: super::replay::Replay) -> Self {
+        self.replay = replay;
+        self
+    }
+
     /// Serves a minimal chain at `POST /rpc` ([`SimHandle::rpc_url`], feature `onchain`):
     /// raw EIP-1559 transactions checked and applied to in-memory pUSD and outcome-token
     /// balances, which fills then move; [`SimHandle::resolve_market`] resolves a market for
@@ -336,8 +362,9 @@ impl SimBuilder {
             self.markets.unwrap_or_else(MarketSpec::defaults),
             events,
         );
-        #[cfg(feature = "onchain")]
         let mut ex = ex;
+        ex.install_crowd(self.crowd);
+        ex.install_replay(self.replay);
         #[cfg(feature = "onchain")]
         if self.onchain {
             let specs: Vec<MarketSpec> = ex.markets.iter().map(|m| m.spec.clone()).collect();
@@ -527,13 +554,71 @@ impl SimHandle {
         self.shared.activity.send_replace(interval);
     }
 
-    /// Runs `steps` steps of simulated activity now, synchronously: the same seed and steps
-    /// always give the same books.
+    /// Runs `steps` activity steps now, synchronously (each moves every price path one step,
+    /// then the crowd acts; see [`SimBuilder::activity`]): the same seed and steps always give
+    /// the same books.
     pub fn step_activity(&self, steps: usize) {
         let mut ex = self.shared.ex();
         for _ in 0..steps {
-            ex.random_activity();
+            ex.activity_step();
         }
+    }
+
+    /// Applies up to `frames` frames of the replayed feed ([`SimBuilder::replay`]) now, and
+    /// nothing else; returns how many were applied (fewer at the end of the feed).
+    pub fn replay_step(&self, frames: usize) -> usize {
+        let mut ex = self.shared.ex();
+        (0..frames).take_while(|_| ex.replay_frame()).count()
+    }
+
+    /// Frames of the replayed feed not applied yet.
+    #[must_use]
+    pub fn replay_left(&self) -> usize {
+        self.shared.ex().replay_left()
+    }
+
+    /// Drives the fair value of the market `condition_id` from now on; the crowd quotes and
+    /// trades around it. Returns false for an unknown condition id.
+    pub fn drive_market(&self, condition_id: &str, fair: crate::FairValue) -> bool {
+        let mut ex = self.shared.ex();
+        let Some(mi) = ex.market_by_condition(condition_id) else {
+            return false;
+        };
+        ex.drive_market(mi, fair);
+        true
+    }
+
+    /// Drives the reference price of `symbol`'s asset (`"btc"`, or a feed's symbol such as
+    /// `"btcusdt"` or `"btc/usd"`) from now on, in micro-dollars: RTDS and PolyBolt report it
+    /// (to their 10⁻⁵ precision) for every symbol of that asset instead of the synthetic
+    /// series, and markets whose fair value follows it ([`FairValue::reference`]) move with it.
+    ///
+    /// [`FairValue::reference`]: crate::FairValue::reference
+    pub fn drive_reference(&self, symbol: &str, path: crate::PricePath) {
+        self.shared.ex().drive_reference(symbol, path);
+    }
+
+    /// Moves the book of market `condition_id` to `price` (the first token's; the second's
+    /// mirrors it) at once: its fair value becomes `price`, every order priced through it is
+    /// taken by a simulated trader (clients' orders included), and the crowd's makers requote
+    /// around it (without makers, one order of the minimum size rests a tick either side).
+    /// Returns false for an unknown condition id.
+    pub fn move_book(&self, condition_id: &str, price: polyclob::fixed::Price) -> bool {
+        let mut ex = self.shared.ex();
+        let Some(mi) = ex.market_by_condition(condition_id) else {
+            return false;
+        };
+        ex.move_book(mi, price.as_micros());
+        true
+    }
+
+    /// The fair value of market `condition_id` now (its configured midpoint until driven or
+    /// moved), on its tick grid.
+    #[must_use]
+    pub fn fair_value(&self, condition_id: &str) -> Option<polyclob::fixed::Price> {
+        let ex = self.shared.ex();
+        let mi = ex.market_by_condition(condition_id)?;
+        polyclob::fixed::Price::new(ex.fair_value(mi))
     }
 
     /// How many market-channel frames (deltas, trades, books after trades, tick changes,
@@ -726,7 +811,7 @@ async fn activity_loop(shared: Arc<Shared>) {
         match interval {
             Some(every) if !every.is_zero() => {
                 tokio::select! {
-                    _ = tokio::time::sleep(every) => shared.ex().random_activity(),
+                    _ = tokio::time::sleep(every) => shared.ex().activity_step(),
                     _ = config.changed() => {}
                     _ = shutdown.changed() => return,
                 }

@@ -246,6 +246,12 @@ pub(crate) struct Exchange {
     pub(crate) cancel_only: bool,
     /// Trades settling and orders held (`settlement.rs`).
     pub(crate) settling: super::settlement::Settling,
+    /// Simulated traders with identities (`crowd.rs`).
+    pub(crate) crowd: super::crowd::CrowdState,
+    /// Driven fair values and reference prices (`paths.rs`).
+    pub(crate) paths: super::paths::Paths,
+    /// A recorded feed being replayed (`replay.rs`).
+    pub(crate) replay: super::replay::ReplayState,
 }
 
 impl Exchange {
@@ -283,6 +289,9 @@ impl Exchange {
             events,
             msg_seq: 0,
             cancel_only: false,
+            crowd: super::crowd::CrowdState::default(),
+            paths: super::paths::Paths::default(),
+            replay: super::replay::ReplayState::default(),
         };
         let mut book_rng = Rng::new(ex.cfg.seed, 0);
         for spec in specs {
@@ -857,7 +866,7 @@ impl Exchange {
             .collect();
         users.sort_unstable();
         users.dedup();
-        let house_only = users.iter().all(|u| u == SEED_ADDRESS);
+        let house_only = users.iter().all(|u| self.is_simulated(u));
         for f in fills {
             if let Some(m) = self.orders.get_mut(&f.maker_seq) {
                 m.matched += f.size;
@@ -1003,11 +1012,11 @@ impl Exchange {
         Some(id)
     }
 
-    /// Forgets a finished order of the simulated liquidity owner that no kept trade names
-    /// (clients' orders, and house orders that traded with a client, are kept).
+    /// Forgets a finished order of a simulated trader that no kept trade names (clients'
+    /// orders, and simulated orders that traded with a client, are kept).
     fn retire(&mut self, seq: u64) {
         if let Some(o) = self.orders.get(&seq)
-            && o.user == SEED_ADDRESS
+            && self.is_simulated(&o.user)
             && !o.pinned
             && o.status != Status::Live
         {
@@ -1110,7 +1119,13 @@ impl Exchange {
         self.events.receiver_count() > 0
     }
 
-    fn publish_price_changes(&mut self, mi: usize, ti: usize, changes: &[LevelChange], ts_ms: u64) {
+    pub(crate) fn publish_price_changes(
+        &mut self,
+        mi: usize,
+        ti: usize,
+        changes: &[LevelChange],
+        ts_ms: u64,
+    ) {
         let book = &self.markets[mi].books[ti];
         let bba = (book.best_bid(), book.best_ask());
         let top_moved = self.markets[mi].last_bba[ti] != bba;

@@ -231,3 +231,282 @@ async fn data_api_agrees_with_the_fills_over_a_randomized_run() {
         i128::try_from(bought).unwrap()
     );
 }
+
+/// RFQ checks funds as the book does: a requester without pUSD cannot accept a quote, and a
+/// quoter without the tokens cannot approve one; funded, the same quote settles.
+#[tokio::test]
+async fn rfq_accept_and_approve_check_funds() {
+    use polyclob::clob::Client;
+    use polyclob::fixed::{Price, Size};
+    use polyclob::order::OrderSigner;
+    use polyclob::sign::Signer;
+    use polyclob::sign::wallet::Wallet;
+    use polyclob::types::{Chain, SignatureType};
+
+    let sim = start_empty().await;
+    let client = |key: &'static str| {
+        let c = Client::builder()
+            .host(sim.http_url())
+            .signer(Signer::from_hex(key).unwrap())
+            .build()
+            .unwrap();
+        async move {
+            let creds = c
+                .create_api_key(polyclob::clob::ApiKeyNonce::ZERO)
+                .await
+                .unwrap();
+            c.set_credentials(creds);
+            c
+        }
+    };
+    let (a, b) = (client(KEY_A).await, client(KEY_B).await); // requester, quoter
+    let signer = |key| {
+        OrderSigner::new(Signer::from_hex(key).unwrap(), Chain::Polygon, Wallet::Eoa).unwrap()
+    };
+    let (sa, sb) = (signer(KEY_A), signer(KEY_B));
+    let address = |key| Signer::from_hex(key).unwrap().address();
+    let (addr_a, addr_b) = (address(KEY_A), address(KEY_B));
+    let (px, sz) = (Price::new(500_000).unwrap(), Size::new(100 * S).unwrap());
+    let eoa = SignatureType::Eoa;
+    let later = now_s() + 3600;
+    let quote = || async {
+        let req = a
+            .rfq_create_request(YES, Side::Buy, px, sz, eoa)
+            .await
+            .unwrap();
+        let q = b
+            .rfq_create_quote(&req.request_id, YES, Side::Sell, px, sz, eoa)
+            .await
+            .unwrap();
+        (req.request_id, q.quote_id)
+    };
+
+    // The requester has no pUSD: its accept is refused with the exchange's error.
+    let (r, q) = quote().await;
+    let e = a.rfq_accept_quote(&sa, &r, &q, later).await.unwrap_err();
+    assert_eq!(e.status(), Some(400));
+    assert!(e.is_insufficient_balance(), "{e}");
+    // Funded, it accepts; the quoter holds no YES, so its approval is refused.
+    sim.fund(addr_a, 1_000 * S);
+    a.rfq_accept_quote(&sa, &r, &q, later).await.unwrap();
+    let e = b.rfq_approve_order(&sb, &r, &q, later).await.unwrap_err();
+    assert_eq!(e.status(), Some(400));
+    assert!(e.is_insufficient_balance(), "{e}");
+    // With the tokens, the same quote settles: 100 YES for 50 pUSD.
+    assert!(sim.fund_tokens(addr_b, YES, 100 * S));
+    b.rfq_approve_order(&sb, &r, &q, later).await.unwrap();
+    let data = sim.data_api_url();
+    let pos: Value = serde_json::from_str(
+        &reqwest::get(format!("{data}/v2/positions?user={addr_a:#x}"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        api_micros(&pos["data"][0]["current_size"]),
+        i128::from(100 * S)
+    );
+    assert_eq!(api_micros(&pos["data"][0]["avg_price"]), 500_000);
+}
+
+/// The long randomized run of the "Done when", with the crowd trading: 300 seeded
+/// actions of one client on the four fixture markets (CTF, 0.001 tick, neg-risk, V2) — market
+/// orders, resting orders the crowd's takers, sweeper and informed trader fill, cancels —
+/// while one market's fair value walks. An oracle rebuilt from the client's own trades
+/// (`/data/trades`: its taker fills at each maker's price, its maker fills) by the
+/// average-cost method agrees with the ledger's balances and with every Data API position
+/// (size, average price, realized PnL, total bought) to the micro-unit.
+#[tokio::test]
+async fn data_api_agrees_with_the_fills_under_the_crowd() {
+    use polyclob_sim::{Crowd, FairValue, PricePath};
+    use std::collections::BTreeMap;
+
+    let sim = Simulator::builder()
+        .seed(5)
+        .crowd(Crowd::standard(5))
+        .page_size(100_000)
+        .start()
+        .await
+        .unwrap();
+    let markets = sim.markets();
+    sim.drive_market(
+        markets[0].condition_id(),
+        FairValue::path(PricePath::random_walk(500_000, 10_000, 5).jumps(50_000, 50_000)),
+    );
+    let a = Trader::unfunded(&sim, KEY_A).await;
+    let me = a.address();
+    let user = format!("{me:#x}");
+    let funds = 100_000 * S;
+    sim.fund(me, funds);
+
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let (mut taken, mut rested) = (0, 0);
+    for i in 0..300u64 {
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let m = &markets[((x >> 40) % 4) as usize];
+        let token = m.tokens()[((x >> 38) % 2) as usize].token_id().to_owned();
+        let tick = u64::from(m.tick().as_micros());
+        let (_, book) = get(&sim, &format!("/book?token_id={token}")).await;
+        let best = |k: &str| {
+            book[k]
+                .as_array()
+                .unwrap()
+                .last()
+                .map(|l| micros(l["price"].as_str().unwrap()))
+        };
+        let size = (5 + (x >> 20) % 16) * S;
+        // What the client holds, as `GET /balance-allowance` would tell it.
+        let have = u64::try_from(sim.outcome_balance(me, token.parse().unwrap())).unwrap();
+        let sell = have >= size && (x >> 12) % 2 == 0;
+        let roll = (x >> 30) % 10;
+        let spec = if roll < 4 {
+            // A market order at the best price.
+            let (side, px) = if sell {
+                (Side::Sell, best("bids"))
+            } else {
+                (Side::Buy, best("asks"))
+            };
+            let Some(px) = px else { continue };
+            let mut o = limit(&token, side, px, size, 1_000 + i);
+            o.order_type = "FAK";
+            taken += 1;
+            o
+        } else if roll < 8 {
+            // A resting order one tick inside the spread (or at the top when it is one tick).
+            let (bid, ask) = (best("bids"), best("asks"));
+            let (side, px) = match (sell, bid, ask) {
+                (false, Some(b), Some(a)) => (Side::Buy, (b + tick).min(a - tick)),
+                (true, Some(b), Some(a)) => (Side::Sell, (a - tick).max(b + tick)),
+                _ => continue,
+            };
+            rested += 1;
+            limit(&token, side, px, size, 1_000 + i)
+        } else {
+            let (s, v, _) = a.l2("DELETE", "/cancel-all", None).await;
+            assert_eq!(s, 200, "{v}");
+            sim.step_activity(1);
+            continue;
+        };
+        let (s, v, _) = a.post(&spec).await;
+        // Refusals the exchange would give are part of the game: a sell of tokens open
+        // orders already reserve, a market order that met an empty side.
+        let refused = v["error"].as_str().unwrap_or("");
+        assert!(
+            s == 200 || refused.starts_with(REFUSED) || refused.contains("no orders found"),
+            "{s} {v}"
+        );
+        sim.step_activity(1);
+    }
+    assert!(
+        taken >= 50 && rested >= 50,
+        "{taken} taken, {rested} rested"
+    );
+
+    // The oracle, from the client's trades in order.
+    let (s, page, _) = a.l2("GET", "/data/trades?next_cursor=MA==", None).await;
+    assert_eq!(s, 200);
+    let trades = page["data"].as_array().unwrap();
+    #[derive(Default, Debug)]
+    struct Oracle {
+        held: u128,
+        shares: u128,
+        cost: u128,
+        bought: u128,
+        realized: i128,
+    }
+    let mut book: BTreeMap<String, Oracle> = BTreeMap::new();
+    let mut cash = i128::from(funds);
+    let (mut as_taker, mut as_maker) = (0, 0);
+    for t in trades {
+        let taker = t["trader_side"] == "TAKER";
+        for mo in t["maker_orders"].as_array().unwrap() {
+            let price = u128::from(micros(mo["price"].as_str().unwrap()));
+            let size = u128::from(micros(mo["matched_amount"].as_str().unwrap()));
+            let mine = mo["maker_address"]
+                .as_str()
+                .unwrap()
+                .eq_ignore_ascii_case(&user);
+            let mut legs = Vec::new();
+            if taker {
+                legs.push((t["side"].as_str().unwrap(), t["asset_id"].as_str().unwrap()));
+                as_taker += 1;
+            }
+            if mine {
+                legs.push((
+                    mo["side"].as_str().unwrap(),
+                    mo["asset_id"].as_str().unwrap(),
+                ));
+                as_maker += 1;
+            }
+            // The ledger books each fill's buyer before its seller.
+            legs.sort_by_key(|(side, _)| *side != "BUY");
+            for (side, token) in legs {
+                let o = book.entry(token.to_owned()).or_default();
+                let notional = i128::try_from(size * price / u128::from(S)).unwrap();
+                if side == "BUY" {
+                    o.held += size;
+                    o.shares += size;
+                    o.cost += size * price;
+                    o.bought += size;
+                    cash -= notional;
+                } else {
+                    let sold = size.min(o.shares);
+                    let removed = (o.cost * sold).checked_div(o.shares).unwrap_or(0);
+                    o.realized +=
+                        i128::try_from(sold * price).unwrap() - i128::try_from(removed).unwrap();
+                    o.cost -= removed;
+                    o.shares -= sold;
+                    o.held -= size;
+                    cash += notional;
+                }
+            }
+        }
+    }
+    assert!(
+        as_taker >= 30 && as_maker >= 10,
+        "{as_taker} taker fills, {as_maker} maker fills"
+    );
+    assert!(book.len() >= 4, "{} tokens traded", book.len());
+    // Every fill settled (a V2 market's fills once did not: see the ledger's approvals).
+    assert_eq!(sim.settlement_failures(), 0);
+
+    assert_eq!(
+        sim.collateral_balance(me),
+        U256::from(u128::try_from(cash).unwrap())
+    );
+    for (token, o) in &book {
+        assert_eq!(
+            sim.outcome_balance(me, token.parse().unwrap()),
+            U256::from(o.held),
+            "{token}"
+        );
+        let p = position(&sim, &user, token).await.unwrap();
+        let held = i128::try_from(o.held).unwrap();
+        assert_eq!(api_micros(&p["current_size"]), held, "{token}");
+        let avg = if o.held > 0 {
+            o.cost.checked_div(o.shares).unwrap_or(0)
+        } else {
+            0
+        };
+        assert_eq!(
+            api_micros(&p["avg_price"]),
+            i128::try_from(avg).unwrap(),
+            "{token}"
+        );
+        assert_eq!(
+            api_micros(&p["realized_pnl"]),
+            o.realized / 1_000_000,
+            "{token}"
+        );
+        assert_eq!(
+            api_micros(&p["total_bought"]),
+            i128::try_from(o.bought).unwrap(),
+            "{token}"
+        );
+    }
+}

@@ -1,10 +1,12 @@
 mod auth;
 mod balances;
+mod crowd;
 mod faults;
 mod gamma_data;
 mod mixed_feed;
 mod order_builder;
 mod polybolt;
+mod replay;
 mod rest;
 mod robustness;
 mod rtds;
