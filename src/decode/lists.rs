@@ -8,7 +8,7 @@
 //! accept (tested below).
 
 use super::{
-    Level, Sink, opt_price, opt_side, opt_size, opt_str, opt_text, opt_u64, req_price, req_side,
+    Level, Sink, opt_price, opt_size, opt_str, opt_text, opt_u64, opt_word, req_price, req_side,
     req_size, req_str,
 };
 use crate::fixed::{Price, Size};
@@ -713,7 +713,7 @@ fn parse_maker<'a>(c: &mut Cursor<'a>) -> Item<MakerOrder<'a>> {
             outcome: opt_text(src, &f[4], "outcome")?,
             owner: opt_str(src, &f[5], "owner")?,
             maker_address: opt_str(src, &f[6], "maker_address")?,
-            side: opt_side(src, &f[7], "side")?,
+            side: opt_word(src, &f[7], "side", Side::parse)?,
             fee_rate_bps: opt_u64(src, &f[8]),
             outcome_index: opt_u64(src, &f[9]),
         })
