@@ -3,9 +3,9 @@
 //! walkers that hand levels and entries to a [`Sink`] while the element is first read.
 //!
 //! An item is read in the exchange's exact layout by straight-line code ([`exact_level`],
-//! [`exact_change`], which skips members no entry has in place: [`member`]) or, on any miss, by
-//! the general object reader from the item's start. Both give the same result on what both
-//! accept (tested below).
+//! [`exact_change`], which skips members no entry has in place: [`member`]); an entry in another
+//! member order by key ([`keyed_change`]); on any miss, by the general object reader from the
+//! item's start. All give the same result on what they accept (tested below).
 
 use super::{
     Level, Sink, opt_price, opt_size, opt_str, opt_text, opt_u64, opt_word, req_price, req_side,
