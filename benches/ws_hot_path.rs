@@ -324,6 +324,13 @@ fn inputs() -> Vec<(String, String, Kind, Vec<String>)> {
             Kind::PriceChange,
             warm.clone(),
         ),
+        (
+            // Every entry's `side` before its `size`, as in the nautilus captures.
+            "price_change_x2_entry_reordered",
+            side_before_size(&pc2),
+            Kind::PriceChange,
+            warm.clone(),
+        ),
     ] {
         out.push((name.into(), frame, kind, warm));
     }
@@ -340,6 +347,12 @@ fn inputs() -> Vec<(String, String, Kind, Vec<String>)> {
         ));
         // The price change refers to the asset of market_book.json: snapshot it first.
         let pc = read("market_price_change.json");
+        out.push((
+            "nautilus_inline/market_price_change_exact".into(),
+            exchange_order(&pc),
+            Kind::PriceChange,
+            vec![book.clone()],
+        ));
         out.push((
             "nautilus_inline/market_price_change".into(),
             pc,
@@ -427,6 +440,52 @@ fn reordered(obj: &str) -> String {
     let mut m = members(obj);
     m.reverse();
     format!("{{{}}}", m.join(","))
+}
+
+/// Every entry's `side` moved in front of its `size`.
+fn side_before_size(pc: &str) -> String {
+    let mut out = String::new();
+    let mut rest = pc;
+    while let Some(at) = rest.find(r#","size":""#) {
+        let side = at + 1 + rest[at + 1..].find(r#","side":"#).unwrap();
+        let end = side + 1 + rest[side + 1..].find(',').unwrap();
+        out.push_str(&rest[..at]);
+        out.push_str(&rest[side..end]);
+        out.push_str(&rest[at..side]);
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A `price_change` re-laid in the exchange's key order, values unchanged: the exact layout
+/// a capture in another order is compared with.
+fn exchange_order(pc: &str) -> String {
+    let v: serde_json::Value = serde_json::from_str(pc).unwrap();
+    let s = |v: &serde_json::Value, k: &str| serde_json::to_string(&v[k]).unwrap();
+    let entries: Vec<String> = v["price_changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            format!(
+                r#"{{"asset_id":{},"price":{},"size":{},"side":{},"hash":{},"best_bid":{},"best_ask":{}}}"#,
+                s(e, "asset_id"),
+                s(e, "price"),
+                s(e, "size"),
+                s(e, "side"),
+                s(e, "hash"),
+                s(e, "best_bid"),
+                s(e, "best_ask")
+            )
+        })
+        .collect();
+    format!(
+        r#"{{"market":{},"price_changes":[{}],"timestamp":{},"event_type":"price_change"}}"#,
+        s(&v, "market"),
+        entries.join(","),
+        s(&v, "timestamp")
+    )
 }
 
 /// The REST book's two extra keys, as a feed that added them would send them.

@@ -18,8 +18,8 @@
 //! How: a `book` or `price_change` in the exchange's exact layout takes one fast path
 //! (`decode/fast.rs`); any other element, or a miss, is read by one general reader from the
 //! element's start, with the same result (tested). Levels and entries are read by their
-//! exact-layout reader or the general item reader (`decode/lists.rs`). The bytes are walked by
-//! the crate's JSON scanner (`src/json/`). Nothing depends on frames decoded earlier.
+//! exact-layout (or keyed) reader or the general item reader (`decode/lists.rs`). The bytes are
+//! walked by the crate's JSON scanner (`src/json/`). Nothing depends on frames decoded earlier.
 //!
 //! Errors are per element: a malformed event yields an `Err` and the next element of the
 //! batch still decodes. Only a broken JSON structure ([`DecodeErrorKind::is_structural`])
@@ -47,7 +47,7 @@ use crate::fixed::{ParseError, Price, Size};
 use crate::json::decimal::{digits_u64, span_decimal};
 use crate::json::{Cursor, HASH_LEN, ID_LEN, MARKET_LEN, Raw, RawKind, TIMESTAMP_LEN, err, sub};
 pub use crate::json::{DecodeError, DecodeErrorKind, JsonStr};
-use crate::types::{OrderType, Side, TickSize};
+use crate::types::{Side, TickSize};
 
 mod events;
 mod fast;
@@ -391,46 +391,10 @@ pub(crate) fn general<'a, S: Sink>(
         loop {
             let key = c.key()?;
             match key {
-                b"event_type" => f.event_type = c.raw()?,
-                b"type" => f.type_ = c.raw()?,
                 b"asset_id" => f.asset_id = c.raw_guess::<ID_LEN>()?,
                 b"market" => f.market = c.raw_guess::<MARKET_LEN>()?,
                 b"timestamp" => f.timestamp = c.raw_guess::<TIMESTAMP_LEN>()?,
                 b"hash" => f.hash = c.raw_guess::<HASH_LEN>()?,
-                b"price" => f.price = c.raw()?,
-                b"size" => f.size = c.raw()?,
-                b"side" => f.side = c.raw()?,
-                b"fee_rate_bps" => f.fee_rate_bps = c.raw()?,
-                b"best_bid" => f.best_bid = c.raw()?,
-                b"best_ask" => f.best_ask = c.raw()?,
-                b"spread" => f.spread = c.raw()?,
-                b"old_tick_size" => f.old_tick_size = c.raw()?,
-                b"new_tick_size" => f.new_tick_size = c.raw()?,
-                b"tick_size" => f.tick_size = c.raw()?,
-                b"last_trade_price" => f.last_trade_price = c.raw()?,
-                b"version" => f.version = c.raw()?,
-                b"transaction_hash" => f.transaction_hash = c.raw()?,
-                b"id" => f.id = c.raw()?,
-                b"question" => f.question = c.raw()?,
-                b"slug" => f.slug = c.raw()?,
-                b"description" => f.description = c.raw()?,
-                b"winning_asset_id" => f.winning_asset_id = c.raw()?,
-                b"winning_outcome" => f.winning_outcome = c.raw()?,
-                b"status" => f.status = c.raw()?,
-                b"outcome" => f.outcome = c.raw()?,
-                b"owner" => f.owner = c.raw()?,
-                b"order_owner" => f.order_owner = c.raw()?,
-                b"trade_owner" => f.trade_owner = c.raw()?,
-                b"original_size" => f.original_size = c.raw()?,
-                b"size_matched" => f.size_matched = c.raw()?,
-                b"taker_order_id" => f.taker_order_id = c.raw()?,
-                b"trader_side" => f.trader_side = c.raw()?,
-                b"matchtime" | b"match_time" => f.matchtime = c.raw()?,
-                b"last_update" => f.last_update = c.raw()?,
-                b"order_type" => f.order_type = c.raw()?,
-                b"maker_address" => f.maker_address = c.raw()?,
-                b"expiration" => f.expiration = c.raw()?,
-                b"created_at" => f.created_at = c.raw()?,
                 b"bids" => f.bids = Some(lists::walk_levels(c, Side::Buy, sink)?),
                 b"asks" => f.asks = Some(lists::walk_levels(c, Side::Sell, sink)?),
                 b"price_changes" => f.price_changes = Some(lists::walk_changes(c, sink)?),
@@ -445,7 +409,10 @@ pub(crate) fn general<'a, S: Sink>(
                     c.skip(0)?;
                     f.event_message = c.src.get(at..c.pos);
                 }
-                _ => c.skip(0)?,
+                _ => match f.slot(key) {
+                    Some(r) => *r = c.raw()?,
+                    None => c.skip(0)?,
+                },
             }
             if !c.next_or_close(b'}')? {
                 break;
@@ -463,61 +430,20 @@ pub(crate) fn general<'a, S: Sink>(
 
 /// Whether [`general`] reads `key` (some event uses it). The fast path skips a member after
 /// the levels or entries whose key is not one of these (a field the exchange added) and
-/// misses on any other. Kept in step with `general` by a test that reads both lists from
-/// this file.
+/// misses on any other. Out of the hot path (a member the exchange's layout lacks).
 pub(crate) fn is_event_key(key: &[u8]) -> bool {
-    matches!(
-        key,
-        b"event_type"
-            | b"type"
-            | b"asset_id"
-            | b"market"
-            | b"timestamp"
-            | b"hash"
-            | b"price"
-            | b"size"
-            | b"side"
-            | b"fee_rate_bps"
-            | b"best_bid"
-            | b"best_ask"
-            | b"spread"
-            | b"old_tick_size"
-            | b"new_tick_size"
-            | b"tick_size"
-            | b"last_trade_price"
-            | b"version"
-            | b"transaction_hash"
-            | b"id"
-            | b"question"
-            | b"slug"
-            | b"description"
-            | b"winning_asset_id"
-            | b"winning_outcome"
-            | b"status"
-            | b"outcome"
-            | b"owner"
-            | b"order_owner"
-            | b"trade_owner"
-            | b"original_size"
-            | b"size_matched"
-            | b"taker_order_id"
-            | b"trader_side"
-            | b"matchtime"
-            | b"match_time"
-            | b"last_update"
-            | b"order_type"
-            | b"maker_address"
-            | b"expiration"
-            | b"created_at"
-            | b"bids"
-            | b"asks"
-            | b"price_changes"
-            | b"maker_orders"
-            | b"assets_ids"
-            | b"outcomes"
-            | b"associate_trades"
-            | b"event_message"
-    )
+    Fields::default().slot(key).is_some()
+        || matches!(
+            key,
+            b"bids"
+                | b"asks"
+                | b"price_changes"
+                | b"maker_orders"
+                | b"assets_ids"
+                | b"outcomes"
+                | b"associate_trades"
+                | b"event_message"
+        )
 }
 
 impl<'a> Iterator for Events<'a> {
@@ -582,6 +508,55 @@ pub(crate) struct Fields<'a> {
     outcomes: Option<Option<usize>>,
     associate_trades: Option<Option<usize>>,
     event_message: Option<&'a str>,
+}
+
+impl Fields<'_> {
+    /// Where the scalar member `key` goes (`None`: no event reads such a scalar).
+    fn slot(&mut self, key: &[u8]) -> Option<&mut Raw> {
+        Some(match key {
+            b"event_type" => &mut self.event_type,
+            b"type" => &mut self.type_,
+            b"asset_id" => &mut self.asset_id,
+            b"market" => &mut self.market,
+            b"timestamp" => &mut self.timestamp,
+            b"hash" => &mut self.hash,
+            b"price" => &mut self.price,
+            b"size" => &mut self.size,
+            b"side" => &mut self.side,
+            b"fee_rate_bps" => &mut self.fee_rate_bps,
+            b"best_bid" => &mut self.best_bid,
+            b"best_ask" => &mut self.best_ask,
+            b"spread" => &mut self.spread,
+            b"old_tick_size" => &mut self.old_tick_size,
+            b"new_tick_size" => &mut self.new_tick_size,
+            b"tick_size" => &mut self.tick_size,
+            b"last_trade_price" => &mut self.last_trade_price,
+            b"version" => &mut self.version,
+            b"transaction_hash" => &mut self.transaction_hash,
+            b"id" => &mut self.id,
+            b"question" => &mut self.question,
+            b"slug" => &mut self.slug,
+            b"description" => &mut self.description,
+            b"winning_asset_id" => &mut self.winning_asset_id,
+            b"winning_outcome" => &mut self.winning_outcome,
+            b"status" => &mut self.status,
+            b"outcome" => &mut self.outcome,
+            b"owner" => &mut self.owner,
+            b"order_owner" => &mut self.order_owner,
+            b"trade_owner" => &mut self.trade_owner,
+            b"original_size" => &mut self.original_size,
+            b"size_matched" => &mut self.size_matched,
+            b"taker_order_id" => &mut self.taker_order_id,
+            b"trader_side" => &mut self.trader_side,
+            b"matchtime" | b"match_time" => &mut self.matchtime,
+            b"last_update" => &mut self.last_update,
+            b"order_type" => &mut self.order_type,
+            b"maker_address" => &mut self.maker_address,
+            b"expiration" => &mut self.expiration,
+            b"created_at" => &mut self.created_at,
+            _ => return None,
+        })
+    }
 }
 
 // ---- typed field conversion, shared by events and lists ------------------------------------
@@ -687,7 +662,7 @@ pub(crate) fn req_size(src: &str, r: &Raw, field: &'static str) -> Result<Size, 
 }
 
 /// A field whose string names one of a set (`parse`), or `None` when blank.
-fn opt_word<T>(
+pub(crate) fn opt_word<T>(
     src: &str,
     r: &Raw,
     field: &'static str,
@@ -702,16 +677,9 @@ fn opt_word<T>(
         .ok_or_else(|| err(DecodeErrorKind::InvalidValue, field, r.at()))
 }
 
-pub(crate) fn opt_side(
-    src: &str,
-    r: &Raw,
-    field: &'static str,
-) -> Result<Option<Side>, DecodeError> {
-    opt_word(src, r, field, Side::parse)
-}
-
 pub(crate) fn req_side(src: &str, r: &Raw, field: &'static str) -> Result<Side, DecodeError> {
-    opt_side(src, r, field)?.ok_or_else(|| err(DecodeErrorKind::MissingField, field, r.at()))
+    opt_word(src, r, field, Side::parse)?
+        .ok_or_else(|| err(DecodeErrorKind::MissingField, field, r.at()))
 }
 
 fn opt_tick(src: &str, r: &Raw, field: &'static str) -> Result<Option<TickSize>, DecodeError> {
@@ -721,14 +689,6 @@ fn opt_tick(src: &str, r: &Raw, field: &'static str) -> Result<Option<TickSize>,
             .map(Some)
             .ok_or_else(|| err(DecodeErrorKind::InvalidValue, field, r.at())),
     }
-}
-
-fn opt_order_type(
-    src: &str,
-    r: &Raw,
-    field: &'static str,
-) -> Result<Option<OrderType>, DecodeError> {
-    opt_word(src, r, field, OrderType::parse)
 }
 
 /// The `fixed` parse error `e` of the value `r` of `field`, at its byte in the frame.
@@ -891,23 +851,20 @@ mod tests {
         out
     }
 
-    /// `is_event_key` names exactly the keys `general` reads: a key added to one and not the
-    /// other would make the fast readers skip a field some event needs, or give up on one
-    /// that no event reads.
+    /// `is_event_key` names every key `general` reads, in its own arms or through
+    /// `Fields::slot`: a key added to `general` alone would make the fast path skip a field
+    /// some event needs.
     #[test]
     fn event_keys_are_the_general_readers_keys() {
         let src = include_str!("decode.rs");
-        let general = &src[src.find("fn general<").unwrap()..];
-        let general = &general[..general.find("/// Whether [`general`] reads").unwrap()];
-        let listed = &src[src.find("pub(crate) fn is_event_key").unwrap()..];
-        let listed = &listed[..listed.find("\n}").unwrap()];
-        let mut want = keys(general);
-        let mut got = keys(listed);
-        want.sort_unstable();
-        got.sort_unstable();
-        assert!(want.len() > 40, "{want:?}");
-        assert_eq!(got, want);
-        for k in want {
+        let text = |from: &str, to: &str| {
+            let at = src.find(from).unwrap();
+            &src[at..at + src[at..].find(to).unwrap()]
+        };
+        let read = keys(text("fn general<", "let json = sub("));
+        let slots = keys(text("fn slot(&mut self", "_ => return None"));
+        assert!(read.len() > 10 && slots.len() > 35, "{read:?} {slots:?}");
+        for k in read.iter().chain(&slots) {
             assert!(super::is_event_key(k.as_bytes()), "{k}");
         }
         assert!(!super::is_event_key(b"min_order_size"));

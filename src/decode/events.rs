@@ -2,8 +2,8 @@
 
 use super::lists::{Levels, MakerOrders, PriceChanges, StrList};
 use super::{
-    Event, Fields, opt_order_type, opt_price, opt_side, opt_size, opt_str, opt_text, opt_tick,
-    opt_u64, req_price, req_side, req_size, req_str,
+    Event, Fields, opt_price, opt_size, opt_str, opt_text, opt_tick, opt_u64, opt_word, req_price,
+    req_side, req_size, req_str,
 };
 use crate::fixed::{Price, Size};
 use crate::json::{DecodeError, DecodeErrorKind, JsonStr, Raw, RawKind, err};
@@ -428,7 +428,7 @@ pub(crate) fn build<'a>(
                 asset_id: req_str(src, &f.asset_id, "asset_id")?,
                 market: opt_str(src, &f.market, "market")?,
                 price: req_price(src, &f.price, "price")?,
-                side: opt_side(src, &f.side, "side")?,
+                side: opt_word(src, &f.side, "side", Side::parse)?,
                 size: opt_size(src, &f.size, "size")?,
                 fee_rate_bps: opt_u64(src, &f.fee_rate_bps),
                 transaction_hash: non_empty(opt_str(src, &f.transaction_hash, "transaction_hash")?),
@@ -487,7 +487,7 @@ pub(crate) fn build<'a>(
                 outcome: opt_text(src, &f.outcome, "outcome")?,
                 owner: opt_str(src, &f.owner, "owner")?,
                 status: opt_text(src, &f.status, "status")?,
-                order_type: opt_order_type(src, &f.order_type, "order_type")?,
+                order_type: opt_word(src, &f.order_type, "order_type", OrderType::parse)?,
                 maker_address: opt_str(src, &f.maker_address, "maker_address")?,
                 expiration: opt_u64(src, &f.expiration),
                 created_at: opt_u64(src, &f.created_at),

@@ -3,12 +3,12 @@
 //! walkers that hand levels and entries to a [`Sink`] while the element is first read.
 //!
 //! An item is read in the exchange's exact layout by straight-line code ([`exact_level`],
-//! [`exact_change`], which skips members no entry has in place: [`member`]) or, on any miss, by
-//! the general object reader from the item's start. Both give the same result on what both
-//! accept (tested below).
+//! [`exact_change`], which skips members no entry has in place: [`member`]); an entry in another
+//! member order by key ([`keyed_change`]); on any miss, by the general object reader from the
+//! item's start. All give the same result on what they accept (tested below).
 
 use super::{
-    Level, Sink, opt_price, opt_side, opt_size, opt_str, opt_text, opt_u64, req_price, req_side,
+    Level, Sink, opt_price, opt_size, opt_str, opt_text, opt_u64, opt_word, req_price, req_side,
     req_size, req_str,
 };
 use crate::fixed::{Price, Size};
@@ -89,7 +89,7 @@ impl<'a> ListState<'a> {
 /// Reads `{ ... }` calling `on_field(key, cursor)` for each member; a non-object is skipped
 /// and reported as `WrongType` for `field`.
 #[inline]
-fn object<'a>(
+pub(super) fn object<'a>(
     c: &mut Cursor<'a>,
     field: &'static str,
     mut on_field: impl FnMut(&[u8], &mut Cursor<'a>) -> Result<(), DecodeError>,
@@ -559,11 +559,70 @@ fn is_entry_key(key: &[u8]) -> bool {
     ChangeFields::default().slot(key).is_some()
 }
 
-/// One entry at the cursor: [`exact_change`], else [`general_change`] from the entry's start.
+/// An entry in compact JSON whose members are an entry's, in any order, with plain values
+/// (the nautilus captures put `side` before `size`): each key found by the shared scan and
+/// matched whole, each value read by [`exact_change`]'s readers. The entry and the index after
+/// its `}`; `None` for anything else (a space, an escape, another type, another member).
+fn keyed_change(src: &str, p: usize) -> Option<(PriceChange<'_>, usize)> {
+    let b = src.as_bytes();
+    let (mut id, mut hash, mut side, mut num) = (None, None, None, [None; 4]);
+    let mut q = p;
+    loop {
+        let (k, e) = plain::<0>(b, q + 1)?;
+        let v = lit(b, e, b"\":")?;
+        q = match b.get(k..e)? {
+            b"asset_id" => id.insert(plain::<ID_LEN>(b, v)?).1 + 1,
+            b"hash" => hash.insert(plain::<HASH_LEN>(b, v)?).1 + 1,
+            b"side" => {
+                let (s, e) = match lit(b, v, b"\"BUY\"") {
+                    Some(e) => (Side::Buy, e),
+                    None => (Side::Sell, lit(b, v, b"\"SELL\"")?),
+                };
+                side = Some(s);
+                e
+            }
+            key => {
+                let i = match key {
+                    b"price" => 0,
+                    b"size" => 1,
+                    b"best_bid" => 2,
+                    b"best_ask" => 3,
+                    _ => return None,
+                };
+                let (m, e) = quoted_decimal::<false>(b, lit(b, v, b"\"")?)?;
+                num[i] = Some(m);
+                e + 1
+            }
+        };
+        match b.get(q) {
+            Some(b',') => {}
+            Some(b'}') => break,
+            _ => return None,
+        }
+    }
+    let price = |m: u64| Price::new(u32::try_from(m).ok()?);
+    // A value out of range makes the reader miss, so that the general reader reports it.
+    let opt = |m: Option<u64>| m.map_or(Some(None), |m| price(m).map(Some));
+    let change = PriceChange {
+        // Both ends of each text sit next to ASCII quotes: `sub` cannot fail.
+        asset_id: id.and_then(|(a, e)| sub(src, a, e))?,
+        price: price(num[0]?)?,
+        size: num[1].map(Size::from_micros),
+        side: side?,
+        hash: hash.and_then(|(a, e)| sub(src, a, e)),
+        best_bid: opt(num[2])?,
+        best_ask: opt(num[3])?,
+    };
+    Some((change, q + 1))
+}
+
+/// One entry at the cursor: [`exact_change`], else [`keyed_change`], else [`general_change`]
+/// from the entry's start.
 #[inline]
 fn parse_change<'a>(c: &mut Cursor<'a>) -> Item<PriceChange<'a>> {
     c.peek();
-    if let Some((change, end)) = exact_change(c.src, c.pos) {
+    let read = exact_change(c.src, c.pos).or_else(|| keyed_change(c.src, c.pos));
+    if let Some((change, end)) = read {
         c.pos = end;
         return Ok(Ok(change));
     }
@@ -713,7 +772,7 @@ fn parse_maker<'a>(c: &mut Cursor<'a>) -> Item<MakerOrder<'a>> {
             outcome: opt_text(src, &f[4], "outcome")?,
             owner: opt_str(src, &f[5], "owner")?,
             maker_address: opt_str(src, &f[6], "maker_address")?,
-            side: opt_side(src, &f[7], "side")?,
+            side: opt_word(src, &f[7], "side", Side::parse)?,
             fee_rate_bps: opt_u64(src, &f[8]),
             outcome_index: opt_u64(src, &f[9]),
         })
@@ -832,7 +891,7 @@ pub(super) mod tests {
             "9\\u0030",
         ];
         let mut next = crate::testutil::lcg(5);
-        let mut accepted = 0;
+        let (mut accepted, mut keyed) = (0, 0);
         for _ in 0..30_000 {
             let mut d = || match next(8) {
                 0 | 1 => decimals[next(decimals.len() as u64) as usize],
@@ -849,6 +908,24 @@ pub(super) mod tests {
                 1 => frame = frame.replacen(",\"side\"", ",\"fee_rate_bps\":\"0\",\"side\"", 1),
                 2 => frame = frame.replacen(',', ", ", 1),
                 3 => frame.truncate(next(frame.len() as u64) as usize),
+                5 | 6 => {
+                    // Members in another order: `side` first, or `hash` last.
+                    let name = if next(2) == 0 {
+                        ",\"side\":\""
+                    } else {
+                        ",\"hash\":\""
+                    };
+                    if let Some(at) = frame.find(name) {
+                        let end = at + name.len() + frame[at + name.len()..].find('"').unwrap();
+                        let member: String = frame.drain(at..=end).collect();
+                        let to = if name.contains("side") {
+                            frame.find(",\"price\"")
+                        } else {
+                            frame.rfind('}')
+                        };
+                        frame.insert_str(to.unwrap_or(frame.len()), &member);
+                    }
+                }
                 4 => {
                     frame = frame.replacen("\"price\":\"", "\"price\":", 1).replacen(
                         "\",\"size",
@@ -869,6 +946,10 @@ pub(super) mod tests {
                 Ok(Ok(change)) => Some((change, c.pos)),
                 _ => None,
             };
+            if let Some(got) = keyed_change(&frame, 0) {
+                keyed += 1;
+                assert_eq!(Some(got), general, "{frame}");
+            }
             match exact_change(&frame, 0) {
                 Some(got) => {
                     accepted += 1;
@@ -884,12 +965,17 @@ pub(super) mod tests {
                         && !frame.contains("fee")
                         && !frame.contains(", ")
                         && frame.contains("\"price\":\"")
+                        && frame.find(",\"size\"") < frame.find(",\"side\"")
+                        && frame.find(",\"hash\"") < frame.find(",\"best_bid\"")
                         && general.is_some_and(|(_, end)| end == frame.len() - tail.len());
                     assert!(!(plain && layout), "exact reader gave up on {frame}");
                 }
             }
         }
-        assert!(accepted > 2_000, "{accepted}");
+        assert!(
+            accepted > 2_000 && keyed > accepted + 1_000,
+            "{accepted} {keyed}"
+        );
     }
 
     /// Whenever [`exact_level`] accepts a level, [`general_level`] returns the same level and

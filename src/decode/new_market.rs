@@ -11,7 +11,7 @@
 //! They are read on demand from the event's JSON ([`MarketMsg::fields`]) rather than on every
 //! frame, so the market channel's hot path does not pay for a rare event's dozen fields.
 
-use super::lists::StrList;
+use super::lists::{StrList, array, object};
 use super::{
     DecodeError, DecodeErrorKind, JsonStr, MarketMsg, Raw, RawKind, digits_u64, err, opt_str,
     opt_text,
@@ -85,11 +85,7 @@ impl<'a> NewMarketFields<'a> {
     /// `game_start_time` as epoch milliseconds, when it is an integer (the ts-sdk reads it so).
     #[must_use]
     pub fn game_start_ms(&self) -> Option<u64> {
-        let t = self.game_start_time?;
-        if t.is_empty() || t.len() > 19 || !t.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        digits_u64(t.as_bytes(), 0, t.len())
+        self.game_start_time.and_then(integer)
     }
 }
 
@@ -105,53 +101,26 @@ impl<'a> MarketMsg<'a> {
         let mut c = Cursor::new(src, 0);
         let mut r: [Raw; 10] = Default::default();
         let (mut tokens, mut tags, mut fees) = (None, None, None);
-        c.eat(b'{')?;
-        if !c.close_if(b'}') {
-            loop {
-                let key = c.key()?;
-                let k = match key {
-                    b"condition_id" => 0,
-                    b"active" => 1,
-                    b"order_price_min_tick_size" => 2,
-                    b"fees_enabled" => 3,
-                    b"taker_base_fee" => 4,
-                    b"sports_market_type" => 5,
-                    b"line" => 6,
-                    b"game_start_time" => 7,
-                    b"group_item_title" => 8,
-                    b"clob_token_ids" => {
-                        tokens = Some(super::lists::array(&mut c, "clob_token_ids")?);
-                        10
-                    }
-                    b"tags" => {
-                        tags = Some(super::lists::array(&mut c, "tags")?);
-                        10
-                    }
-                    b"fee_schedule" => {
-                        fees = fee_schedule(&mut c)?;
-                        10
-                    }
-                    _ => {
-                        c.skip(0)?;
-                        10
-                    }
-                };
-                if let Some(slot) = r.get_mut(k) {
-                    *slot = c.raw()?;
-                }
-                if !c.next_or_close(b'}')? {
-                    break;
-                }
-            }
-        }
-        let tick = super::opt_tick(src, &r[2], "order_price_min_tick_size")?;
-        let taker_base_fee =
-            match blank_or(src, &r[4], "taker_base_fee")? {
-                None => None,
-                Some(t) => Some(integer(t).ok_or_else(|| {
-                    err(DecodeErrorKind::InvalidValue, "taker_base_fee", r[4].at())
-                })?),
+        object(&mut c, "", |key, c| {
+            let k = match key {
+                b"condition_id" => 0,
+                b"active" => 1,
+                b"order_price_min_tick_size" => 2,
+                b"fees_enabled" => 3,
+                b"taker_base_fee" => 4,
+                b"sports_market_type" => 5,
+                b"line" => 6,
+                b"game_start_time" => 7,
+                b"group_item_title" => 8,
+                b"clob_token_ids" => return array(c, "clob_token_ids").map(|a| tokens = Some(a)),
+                b"tags" => return array(c, "tags").map(|a| tags = Some(a)),
+                b"fee_schedule" => return fee_schedule(c).map(|f| fees = f),
+                _ => return c.skip(0),
             };
+            r[k] = c.raw()?;
+            Ok(())
+        })??;
+        let tick = super::opt_tick(src, &r[2], "order_price_min_tick_size")?;
         Ok(NewMarketFields {
             condition_id: opt_str(src, &r[0], "condition_id")?.filter(|s| !s.is_empty()),
             clob_token_ids: StrList::new(src, tokens.flatten(), "clob_token_ids"),
@@ -161,7 +130,7 @@ impl<'a> MarketMsg<'a> {
             order_price_min_tick_size: tick,
             fees_enabled: boolean(src, &r[3], "fees_enabled")?,
             fee_schedule: fees.flatten(),
-            taker_base_fee,
+            taker_base_fee: opt_integer(src, &r[4], "taker_base_fee")?,
             sports_market_type: opt_text(src, &r[5], "sports_market_type")?
                 .filter(|s| !s.raw().is_empty()),
             line: blank_or(src, &r[6], "line")?,
@@ -173,49 +142,27 @@ impl<'a> MarketMsg<'a> {
 
 fn fee_schedule(c: &mut Cursor<'_>) -> Result<Option<Option<FeeSchedule>>, DecodeError> {
     let src = c.src;
-    let at = c.pos;
-    match c.peek() {
-        Some(b'{') => {}
-        Some(b'n') => {
-            c.skip(0)?;
-            return Ok(Some(None));
-        }
-        Some(_) => {
-            c.skip(0)?;
-            return Err(err(DecodeErrorKind::WrongType, "fee_schedule", at));
-        }
-        None => return Err(err(DecodeErrorKind::Eof, "fee_schedule", at)),
+    if c.peek() == Some(b'n') {
+        c.skip(0)?;
+        return Ok(Some(None));
     }
-    c.pos += 1;
     let mut r: [Raw; 4] = Default::default();
-    if !c.close_if(b'}') {
-        loop {
-            let k = match c.key()? {
-                b"rate" => 0,
-                b"exponent" => 1,
-                b"taker_only" => 2,
-                b"rebate_rate" => 3,
-                _ => {
-                    c.skip(0)?;
-                    4
-                }
-            };
-            if let Some(slot) = r.get_mut(k) {
-                *slot = c.raw()?;
-            }
-            if !c.next_or_close(b'}')? {
-                break;
-            }
-        }
-    }
-    let exponent = match blank_or(src, &r[1], "exponent")? {
-        None => None,
-        Some(t) => Some(
-            integer(t)
-                .and_then(|v| u32::try_from(v).ok())
-                .ok_or_else(|| err(DecodeErrorKind::InvalidValue, "exponent", r[1].at()))?,
-        ),
-    };
+    object(c, "fee_schedule", |key, c| {
+        let k = match key {
+            b"rate" => 0,
+            b"exponent" => 1,
+            b"taker_only" => 2,
+            b"rebate_rate" => 3,
+            _ => return c.skip(0),
+        };
+        r[k] = c.raw()?;
+        Ok(())
+    })??;
+    let exponent = opt_integer(src, &r[1], "exponent")?
+        .map(|v| {
+            u32::try_from(v).map_err(|_| err(DecodeErrorKind::InvalidValue, "exponent", r[1].at()))
+        })
+        .transpose()?;
     Ok(Some(Some(FeeSchedule {
         rate: super::opt_price(src, &r[0], "rate")?,
         exponent,
@@ -237,6 +184,12 @@ fn blank_or<'a>(
         RawKind::Num => Ok(Some(r.text(src))),
         _ => opt_str(src, r, field),
     }
+}
+
+/// An integer sent as a string or a number, `None` when blank.
+fn opt_integer(src: &str, r: &Raw, field: &'static str) -> Result<Option<u64>, DecodeError> {
+    let value = |t| integer(t).ok_or_else(|| err(DecodeErrorKind::InvalidValue, field, r.at()));
+    blank_or(src, r, field)?.map(value).transpose()
 }
 
 fn integer(t: &str) -> Option<u64> {

@@ -299,57 +299,85 @@ impl<'a> JsonStr<'a> {
     /// [`DecodeErrorKind::BadEscape`] for an invalid escape or a lone surrogate; `out` may then
     /// hold a prefix of the text.
     pub fn unescape_into(&self, out: &mut String) -> Result<(), DecodeError> {
+        let base = self.offset as usize;
+        self.unescape_with(|piece| match piece {
+            Ok(text) => {
+                out.push_str(text);
+                Ok(())
+            }
+            Err(at) => Err(DecodeError::new(DecodeErrorKind::BadEscape, "", base + at)),
+        })
+    }
+
+    /// The one unescaper: hands `put` the decoded text in order, as runs of plain text and
+    /// unescaped characters (`Ok`), and an invalid escape as `Err(offset of its backslash)`;
+    /// the walk stops at the first error `put` returns.
+    fn unescape_with<E>(
+        &self,
+        mut put: impl FnMut(Result<&str, usize>) -> Result<(), E>,
+    ) -> Result<(), E> {
         let s = self.raw;
         let b = s.as_bytes();
-        let base = self.offset as usize;
-        let bad = |i: usize| DecodeError::new(DecodeErrorKind::BadEscape, "", base + i);
-        let mut i = 0;
-        let mut run = 0;
-        while i < b.len() {
-            if b[i] != b'\\' {
-                i += 1;
-                continue;
-            }
-            // `run..i` ends before an ASCII backslash, so both ends are char boundaries.
-            out.push_str(s.get(run..i).ok_or_else(|| bad(i))?);
-            let esc = *b.get(i + 1).ok_or_else(|| bad(i))?;
-            i += 2;
-            let c = match esc {
-                b'"' => '"',
-                b'\\' => '\\',
-                b'/' => '/',
-                b'b' => '\u{8}',
-                b'f' => '\u{c}',
-                b'n' => '\n',
-                b'r' => '\r',
-                b't' => '\t',
-                b'u' => {
-                    let hi = hex4(b, i).ok_or_else(|| bad(i))?;
-                    i += 4;
-                    let code = if (0xD800..0xDC00).contains(&hi) {
-                        // A high surrogate must be followed by `\u` and a low surrogate.
-                        if b.get(i) != Some(&b'\\') || b.get(i + 1) != Some(&b'u') {
-                            return Err(bad(i));
-                        }
-                        let lo = hex4(b, i + 2).ok_or_else(|| bad(i))?;
-                        if !(0xDC00..0xE000).contains(&lo) {
-                            return Err(bad(i));
-                        }
-                        i += 6;
-                        0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
-                    } else {
-                        hi
-                    };
-                    char::from_u32(code).ok_or_else(|| bad(i))?
-                }
-                _ => return Err(bad(i - 1)),
-            };
-            out.push(c);
-            run = i;
+        let (mut run, mut buf) = (0, [0; 4]);
+        while let Some(i) = (run..b.len()).find(|&i| b[i] == b'\\') {
+            // `run..i` ends before an ASCII backslash, and every escape's end is after an
+            // ASCII byte: all char boundaries.
+            put(Ok(s.get(run..i).unwrap_or_default()))?;
+            let (c, next) = escape_at(b, i);
+            put(c.map(|c| &*c.encode_utf8(&mut buf)).ok_or(i))?;
+            run = next;
         }
-        out.push_str(s.get(run..).ok_or_else(|| bad(run))?);
-        Ok(())
+        put(Ok(s.get(run..).unwrap_or_default()))
     }
+}
+
+/// Writes the unescaped text without allocating. An invalid escape (a lone surrogate, or
+/// anything in text given to [`JsonStr::from_raw`]) is written as U+FFFD, as
+/// `String::from_utf8_lossy` writes invalid bytes.
+///
+/// ```
+/// use polyclob::decode::JsonStr;
+/// assert_eq!(JsonStr::from_raw(r#"say \"hi\" \ud83d\ude00"#).to_string(), "say \"hi\" 😀");
+/// assert_eq!(JsonStr::from_raw(r"a\ud83db").to_string(), "a\u{fffd}b");
+/// ```
+impl fmt::Display for JsonStr<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.unescape_with(|piece| f.write_str(piece.unwrap_or("\u{fffd}")))
+    }
+}
+
+/// The escape whose backslash is at `b[i]`: its character (`None` when it is invalid: an
+/// unknown escape, bad hex, a lone surrogate) and the index after the bytes it took.
+fn escape_at(b: &[u8], i: usize) -> (Option<char>, usize) {
+    let c = match b.get(i + 1) {
+        Some(b'"') => '"',
+        Some(b'\\') => '\\',
+        Some(b'/') => '/',
+        Some(b'b') => '\u{8}',
+        Some(b'f') => '\u{c}',
+        Some(b'n') => '\n',
+        Some(b'r') => '\r',
+        Some(b't') => '\t',
+        Some(b'u') => {
+            let Some(hi) = hex4(b, i + 2) else {
+                return (None, i + 1);
+            };
+            let lo = b
+                .get(i + 6..i + 8)
+                .is_some_and(|t| t == b"\\u")
+                .then(|| hex4(b, i + 8));
+            return match (hi, lo.flatten()) {
+                (0xD800..0xDC00, Some(lo @ 0xDC00..0xE000)) => {
+                    let code = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                    (char::from_u32(code), i + 12)
+                }
+                // A surrogate alone is no character: `from_u32` says `None`.
+                _ => (char::from_u32(hi), i + 6),
+            };
+        }
+        _ => return (None, i + 1),
+    };
+    (Some(c), i + 2)
 }
 
 impl fmt::Debug for JsonStr<'_> {
@@ -376,18 +404,8 @@ fn is_hex4(h: &[u8]) -> bool {
 }
 
 fn hex4(b: &[u8], at: usize) -> Option<u32> {
-    let digits = b.get(at..at + 4)?;
-    let mut v = 0u32;
-    for &d in digits {
-        let n = match d {
-            b'0'..=b'9' => d - b'0',
-            b'a'..=b'f' => d - b'a' + 10,
-            b'A'..=b'F' => d - b'A' + 10,
-            _ => return None,
-        };
-        v = v * 16 + u32::from(n);
-    }
-    Some(v)
+    let digits = b.get(at..at + 4).filter(|h| is_hex4(h))?;
+    u32::from_str_radix(core::str::from_utf8(digits).ok()?, 16).ok()
 }
 
 /// The JSON type of a scalar field as captured by the first pass.
@@ -838,6 +856,59 @@ mod tests {
                 let at = naive(&buf, start);
                 assert_eq!((c.peek(), c.pos), (buf.get(at).copied(), at));
             }
+        }
+    }
+
+    /// `Display` writes what `to_unescaped` returns, and U+FFFD for each invalid escape (the
+    /// rest of the text kept): named escapes, `\u` in both cases, surrogate pairs, lone or
+    /// reversed surrogates, short hex, multi-byte text around them.
+    #[test]
+    fn display_writes_the_unescaped_text() {
+        let parts = [
+            "a",
+            "é",
+            "€",
+            r"\n",
+            r"\t",
+            r#"\""#,
+            r"\\",
+            r"\/",
+            r"\u00e9",
+            r"\u00E9",
+            r"\ud83d",
+            r"\ude00",
+            r"\ud83d\ude00",
+            r"\u12",
+            r"\x",
+            "\\",
+            r"\u0000",
+        ];
+        let mut next = crate::testutil::lcg(36);
+        for _ in 0..20_000 {
+            let raw: String = (0..next(8))
+                .map(|_| parts[next(parts.len() as u64) as usize])
+                .collect();
+            let s = JsonStr::from_raw(&raw);
+            let shown = s.to_string();
+            match s.to_unescaped() {
+                Ok(text) => assert_eq!(shown, text, "{raw}"),
+                Err(e) => {
+                    assert!(shown.contains('\u{fffd}'), "{raw} -> {shown}");
+                    assert_eq!(raw.as_bytes()[e.offset()], b'\\', "{raw}");
+                }
+            }
+        }
+        let cases = [
+            (r"\ud83d\ude00!", "😀!"),
+            (r"\uD83D\uDE00", "😀"),
+            (r"x\ude00\ud83dy", "x\u{fffd}\u{fffd}y"),
+            (r"\ud83d\u0041", "\u{fffd}A"),
+            (r"\u12", "\u{fffd}u12"),
+            (r"é\", "é\u{fffd}"),
+            ("plain", "plain"),
+        ];
+        for (raw, want) in cases {
+            assert_eq!(JsonStr::from_raw(raw).to_string(), want, "{raw}");
         }
     }
 

@@ -44,3 +44,21 @@ fn parse_and_display_do_not_allocate() {
     assert_eq!(allocations, 0);
     assert_eq!(&sink.buf[..sink.len], b"0.0025 Some(Price(0.0025))");
 }
+
+/// `JsonStr`'s `Display` unescapes (named escapes, `\u`, a surrogate pair) without a copy.
+#[test]
+fn json_str_display_does_not_allocate() {
+    let text = polyclob::decode::JsonStr::from_raw(r#"say \"hi\" \u00e9 \ud83d\ude00\n"#);
+    let mut sink = Sink {
+        buf: [0; 64],
+        len: 0,
+    };
+    let ((), allocations) = counting_alloc::count(|| {
+        for _ in 0..1_000 {
+            sink.len = 0;
+            write!(sink, "{text}").expect("fits");
+        }
+    });
+    assert_eq!(allocations, 0);
+    assert_eq!(&sink.buf[..sink.len], "say \"hi\" é 😀\n".as_bytes());
+}
