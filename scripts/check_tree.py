@@ -24,7 +24,7 @@ def main():
     packages = {p["id"]: p for p in meta["packages"]}
     ours = packages[root]["rust_version"]
     tree = subprocess.check_output(
-        ["cargo", "tree", "--locked", "-e", "normal", "--prefix", "none", "-f", "{p}"], text=True)
+        ["cargo", "tree", "--locked", "-p", "polyclob", "-e", "normal", "--prefix", "none", "-f", "{p}"], text=True)
     names = sorted({line.split(" (")[0].strip() for line in tree.splitlines() if line.strip()})
     failures = []
     newest = ("(none)", "0")
