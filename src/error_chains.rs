@@ -15,6 +15,16 @@ use crate::order::OrderError;
 use crate::sign::SignError;
 
 /// Each layer's own `Display`, outermost first.
+/// A reqwest client on the crate's TLS configuration (reqwest is built without a provider of
+/// its own, so `reqwest::Client::new()` would panic).
+fn plain_reqwest() -> reqwest::Client {
+    let tls = crate::http::tls::client_config(&[]).expect("TLS configuration");
+    reqwest::Client::builder()
+        .tls_backend_preconfigured(tls)
+        .build()
+        .expect("reqwest client")
+}
+
 fn layers(e: &(dyn StdError + 'static)) -> Vec<String> {
     let mut out = vec![e.to_string()];
     let mut next = e.source();
@@ -132,7 +142,7 @@ fn client_errors() {
         &["invalid argument", "signing failed", "recovery failed"],
     );
     // reqwest's builder error ("builder error") and its URL cause.
-    let bad_url = reqwest::Client::new()
+    let bad_url = plain_reqwest()
         .get("no-scheme")
         .build()
         .expect_err("a relative URL");
@@ -156,7 +166,7 @@ async fn connect_error_reads_once() {
         .and_then(|l| l.local_addr())
         .expect("a free port")
         .port();
-    let e = reqwest::Client::new()
+    let e = plain_reqwest()
         .get(format!("http://127.0.0.1:{port}/"))
         .send()
         .await
@@ -182,7 +192,7 @@ fn onchain_errors() {
     reads_once(Error::from(abi), &["ABI decoding"]);
     let tx = SignedTx::decode(&[0x02, 0xc0]).expect_err("not a transaction");
     reads_once(Error::from(tx), &["raw transaction"]);
-    let bad_url = reqwest::Client::new()
+    let bad_url = plain_reqwest()
         .get("no-scheme")
         .build()
         .expect_err("a relative URL");

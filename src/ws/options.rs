@@ -179,8 +179,8 @@ macro_rules! common_setters {
             self
         }
 
-        /// The rustls configuration for `wss://`. Default is rustls with the aws-lc-rs
-        /// provider and the platform verifier — the stack reqwest 0.13 uses.
+        /// The rustls configuration for `wss://`. Default is rustls with the ring provider
+        /// and the platform verifier — the configuration the HTTP clients use.
         #[must_use]
         pub fn tls_config(mut self, config: std::sync::Arc<rustls::ClientConfig>) -> Self {
             self.opts.tls = Some(config);

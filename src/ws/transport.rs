@@ -2,7 +2,7 @@
 //!
 //! We open the socket and the TLS session ourselves and hand the stream to
 //! `tokio_tungstenite::client_async_with_config`, so the WebSocket layer uses the same
-//! rustls configuration (aws-lc-rs provider, platform verifier) as the HTTP client.
+//! rustls configuration (ring provider, platform verifier) as the HTTP client.
 
 use std::io;
 use std::pin::Pin;

@@ -53,10 +53,15 @@ impl<'a> Ctx<'a> {
             clob: clob.build().map_err(|e| format!("CLOB client: {e}"))?,
             gamma: gamma.build().map_err(|e| format!("Gamma client: {e}"))?,
             data: data.build().map_err(|e| format!("Data API client: {e}"))?,
-            raw: reqwest::Client::builder()
-                .timeout(std::time::Duration::from_secs(20))
-                .build()
-                .map_err(|e| format!("HTTP client: {e}"))?,
+            raw: {
+                // The doctor is an application: it may install the process's default rustls
+                // provider (ring, polyclob's) for its raw client; reqwest brings none.
+                let _ = rustls::crypto::ring::default_provider().install_default();
+                reqwest::Client::builder()
+                    .timeout(std::time::Duration::from_secs(20))
+                    .build()
+                    .map_err(|e| format!("HTTP client: {e}"))?
+            },
             recorder,
         })
     }

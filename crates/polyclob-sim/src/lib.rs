@@ -79,6 +79,9 @@
 //!
 //! let ts = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs();
 //! let sig = HmacKey::from_base64url(creds.secret())?.sign(ts, "GET", "/data/orders", b"");
+//! # // reqwest is built without a TLS provider of its own in this workspace (polyclob passes
+//! # // its ring configuration explicitly); a plain reqwest client needs a default installed.
+//! # let _ = rustls::crypto::ring::default_provider().install_default();
 //! let page = reqwest::Client::new()
 //!     .get(format!("{}/data/orders?next_cursor=MA==", sim.http_url()))
 //!     .header("POLY_ADDRESS", &address)

@@ -27,6 +27,14 @@ fn spawn(args: &[&str]) -> (Kill, String) {
     (Kill(child), line.trim().to_owned())
 }
 
+/// `reqwest::get`, with a TLS provider installed first: in this workspace reqwest is built
+/// without one of its own (polyclob hands it a ring configuration explicitly), and a client
+/// built without any provider panics, even for plain `http://`.
+async fn get(url: String) -> reqwest::Result<reqwest::Response> {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::get(url).await
+}
+
 #[tokio::test]
 async fn prints_its_address_and_serves() {
     let (_child, url) = spawn(&[
@@ -42,25 +50,16 @@ async fn prints_its_address_and_serves() {
         "/time",
     ]);
     assert!(url.starts_with("http://127.0.0.1:"), "{url}");
-    assert_eq!(
-        reqwest::get(format!("{url}/ok")).await.unwrap().status(),
-        200
-    );
-    let v = reqwest::get(format!("{url}/version"))
+    assert_eq!(get(format!("{url}/ok")).await.unwrap().status(), 200);
+    let v = get(format!("{url}/version"))
         .await
         .unwrap()
         .text()
         .await
         .unwrap();
     assert_eq!(v, r#"{"version":2}"#);
-    assert_eq!(
-        reqwest::get(format!("{url}/time")).await.unwrap().status(),
-        200
-    );
-    assert_eq!(
-        reqwest::get(format!("{url}/time")).await.unwrap().status(),
-        503
-    );
+    assert_eq!(get(format!("{url}/time")).await.unwrap().status(), 200);
+    assert_eq!(get(format!("{url}/time")).await.unwrap().status(), 503);
 }
 
 #[test]
@@ -102,7 +101,7 @@ async fn serves_markets_from_a_file() {
     .unwrap();
     let (_child, url) = spawn(&["--markets", path.to_str().unwrap(), "--page-size", "1"]);
     let page: serde_json::Value = serde_json::from_str(
-        &reqwest::get(format!("{url}/markets"))
+        &get(format!("{url}/markets"))
             .await
             .unwrap()
             .text()
@@ -113,7 +112,7 @@ async fn serves_markets_from_a_file() {
     assert_eq!(page["data"][0]["condition_id"], "0xfeed");
     assert_eq!(page["next_cursor"], "LTE=");
     let book: serde_json::Value = serde_json::from_str(
-        &reqwest::get(format!("{url}/book?token_id=11"))
+        &get(format!("{url}/book?token_id=11"))
             .await
             .unwrap()
             .text()
