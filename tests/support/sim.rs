@@ -32,6 +32,13 @@ pub fn now_s() -> u64 {
         .as_secs()
 }
 
+/// A plain reqwest client. reqwest is built without a TLS provider of its own (polyclob hands
+/// it ring explicitly), so a plain client needs ring installed as the process default first.
+pub fn http_client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
+}
+
 pub async fn start(seed: u64) -> SimHandle {
     Simulator::builder().seed(seed).start().await.unwrap()
 }
@@ -71,7 +78,7 @@ impl Trader {
     /// Creates credentials through `POST /auth/api-key` (L1) for an account with no money.
     pub async fn unfunded(sim: &SimHandle, key: &str) -> Self {
         let signer = Signer::from_hex(key).unwrap();
-        let http = reqwest::Client::new();
+        let http = http_client();
         let mut req = http.post(format!("{}/auth/api-key", sim.http_url()));
         for (k, v) in l1_headers(&signer, now_s(), 0) {
             req = req.header(k, v);
@@ -248,7 +255,9 @@ pub fn limit(token: &str, side: Side, price: u64, size: u64, salt: u64) -> Order
 }
 
 pub async fn get(sim: &SimHandle, path: &str) -> (u16, Value) {
-    let resp = reqwest::get(format!("{}{}", sim.http_url(), path))
+    let resp = http_client()
+        .get(format!("{}{}", sim.http_url(), path))
+        .send()
         .await
         .unwrap();
     let status = resp.status().as_u16();
@@ -260,7 +269,7 @@ pub async fn get(sim: &SimHandle, path: &str) -> (u16, Value) {
 }
 
 pub async fn post_json(sim: &SimHandle, path: &str, body: &str) -> (u16, Value) {
-    let resp = reqwest::Client::new()
+    let resp = http_client()
         .post(format!("{}{}", sim.http_url(), path))
         .body(body.to_owned())
         .send()

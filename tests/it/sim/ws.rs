@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use polyclob::fixed::{Price, Size};
 use polyclob::types::{Side, TickSize};
-use polyclob_sim::{Faults, Simulator, Trigger};
+use polyclob_sim::{Faults, Simulator, Trigger, WsFault, WsRule};
 use serde_json::Value;
 use support::*;
 
@@ -501,7 +501,7 @@ async fn handle_can_drop_every_connection() {
 async fn scheduled_disconnect_and_silence() {
     let sim = Simulator::builder()
         .markets(vec![empty_market()])
-        .faults(Faults::none().ws_disconnect(Trigger::EveryNth(3)))
+        .faults(Faults::none().ws(WsRule::new(Trigger::EveryNth(3), WsFault::Disconnect)))
         .start()
         .await
         .unwrap();
@@ -518,10 +518,10 @@ async fn scheduled_disconnect_and_silence() {
         "third frame drops the connection"
     );
 
-    sim.set_faults(Faults::none().ws_silence(
+    sim.set_faults(Faults::none().ws(WsRule::new(
         Trigger::Window { first: 2, count: 1 },
-        Duration::from_millis(400),
-    ));
+        WsFault::Silence(Duration::from_millis(400)),
+    )));
     let mut w = ws(&sim, "market").await;
     send(&mut w, SUBSCRIBE_NOTHING).await;
     send(&mut w, "PING").await;
