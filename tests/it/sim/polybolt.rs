@@ -170,8 +170,22 @@ async fn polybolt_close_4002_and_4003_reconnect_with_a_new_snapshot() {
 async fn polybolt_close_4001_and_4008_stop_and_report() {
     let sim = sim().await;
     let t = Trader::new(&sim, KEY_A).await;
-    for code in [4001, 4008] {
-        sim.set_faults(close_on(code, 6));
+    // 4008 for this account only: PolyBolt connections are authenticated by API key.
+    let other = Trader::new(&sim, support::KEY_B).await;
+    for (code, account) in [(4001, None), (4008, Some(&t))] {
+        let mut rule = WsRule::new(Trigger::Window { first: 6, count: 1 }, WsFault::Close(code))
+            .channel(WsChannel::PolyBolt);
+        if let Some(a) = account {
+            rule = rule.account(a.address().to_checksum(None));
+            // Another account's connection does not count: its frames leave the rule alone.
+            let mut o = stream(&sim, &other, &[Subscription::crypto("solusd")]);
+            sim.set_faults(Faults::none().ws(rule.clone()));
+            for _ in 0..12 {
+                assert!(!matches!(next(&mut o).await, PolyBoltEvent::Break(_)));
+            }
+        } else {
+            sim.set_faults(Faults::none().ws(rule));
+        }
         let connects = polybolt_connects(&sim);
         let mut s = stream(&sim, &t, &[Subscription::crypto("ethusd")]);
         let mut evs = Vec::new();
