@@ -32,10 +32,16 @@ pub fn now_s() -> u64 {
         .as_secs()
 }
 
-/// A plain reqwest client. reqwest is built without a TLS provider of its own (polyclob hands
-/// it ring explicitly), so a plain client needs ring installed as the process default first.
-pub fn http_client() -> reqwest::Client {
+/// Installs ring as the process's default TLS provider (later calls do nothing). reqwest is
+/// built without a provider of its own (polyclob hands it ring explicitly), so building a
+/// plain reqwest client without one panics.
+pub fn install_tls() {
     let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+/// A plain reqwest client (see [`install_tls`]).
+pub fn http_client() -> reqwest::Client {
+    install_tls();
     reqwest::Client::new()
 }
 

@@ -13,7 +13,7 @@ use polyclob_sim::{
 use support::*;
 
 async fn status_and_retry_after(url: &str) -> (u16, Option<String>, serde_json::Value) {
-    let r = reqwest::get(url).await.unwrap();
+    let r = http_client().get(url).send().await.unwrap();
     let s = r.status().as_u16();
     let ra = r
         .headers()
@@ -97,9 +97,9 @@ async fn latency_is_added() {
         .await
         .unwrap();
     let url = format!("{}/ok", sim.http_url());
-    reqwest::get(&url).await.unwrap();
+    http_client().get(&url).send().await.unwrap();
     let t0 = Instant::now();
-    assert_eq!(reqwest::get(&url).await.unwrap().status(), 200);
+    assert_eq!(http_client().get(&url).send().await.unwrap().status(), 200);
     assert!(
         t0.elapsed() >= Duration::from_millis(300),
         "{:?}",
@@ -107,7 +107,7 @@ async fn latency_is_added() {
     );
     sim.set_faults(Faults::none());
     let t0 = Instant::now();
-    reqwest::get(&url).await.unwrap();
+    http_client().get(&url).send().await.unwrap();
     assert!(t0.elapsed() < Duration::from_millis(300));
 }
 
@@ -127,7 +127,15 @@ async fn probabilistic_faults_are_deterministic_per_seed() {
         let url = format!("{}/ok", sim.http_url());
         let mut v = Vec::new();
         for _ in 0..40 {
-            v.push(reqwest::get(&url).await.unwrap().status().as_u16());
+            v.push(
+                http_client()
+                    .get(&url)
+                    .send()
+                    .await
+                    .unwrap()
+                    .status()
+                    .as_u16(),
+            );
         }
         v
     }

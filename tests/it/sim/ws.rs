@@ -261,7 +261,9 @@ async fn deltas_keep_a_client_book_equal_to_the_rest_book() {
     let (_, rest) = get(&sim, &format!("/book?token_id={yes}")).await;
     assert_eq!(local, LocalBook::from_snapshot(&rest));
     // The REST book too keeps the exchange's member order.
-    let text = reqwest::get(format!("{}/book?token_id={yes}", sim.http_url()))
+    let text = http_client()
+        .get(format!("{}/book?token_id={yes}", sim.http_url()))
+        .send()
         .await
         .unwrap()
         .text()
@@ -696,7 +698,9 @@ async fn stepped_activity_is_deterministic() {
             let mut out = Vec::new();
             for m in markets() {
                 for t in m.tokens() {
-                    let r = reqwest::get(format!("{sim_url}/book?token_id={}", t.token_id()))
+                    let r = http_client()
+                        .get(format!("{sim_url}/book?token_id={}", t.token_id()))
+                        .send()
                         .await
                         .unwrap();
                     let v: Value = serde_json::from_str(&r.text().await.unwrap()).unwrap();
