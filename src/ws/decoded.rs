@@ -62,8 +62,8 @@ impl sealed::Channel for UserStream {
     const KIND: StreamKind = StreamKind::User;
 }
 
-/// Wraps a [`MarketStream`](super::market::MarketStream) or
-/// [`UserStream`](super::user::UserStream) and yields decoded, owned events.
+/// Wraps a [`MarketStream`] or
+/// [`UserStream`] and yields decoded, owned events.
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
