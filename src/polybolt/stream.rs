@@ -18,8 +18,11 @@
 //! [`reconnect`](PolyBoltHandle::reconnect) or build a new stream).
 //!
 //! Continuity ([`crate::ws::continuity`]): the stream checks `seq` per channel within each
-//! connection and reads `dropped`; every break is one [`Break`]. A channel is
-//! [trusted](PolyBoltStream::is_trusted) from its snapshot until the next break.
+//! connection and reads `dropped`; every break is one [`Break`]. A loss within a connection
+//! (the server's `dropped` count, a `seq` gap) makes the stream reconnect at once, because
+//! only a new subscription brings a new snapshot; the reconnect is part of that break, not
+//! another one. A channel is [trusted](PolyBoltStream::is_trusted) from its snapshot until
+//! the next break.
 //!
 //! Two delivery tiers: zero-copy [`PolyBoltStream::dispatch`] with a [`PolyBoltHandler`]
 //! (nothing allocated per message), and the owned `Stream` of [`PolyBoltEvent`]s.
@@ -37,7 +40,7 @@ use tokio::sync::mpsc;
 
 use crate::clob::Credentials;
 use crate::decode::{DecodeError, DecodeErrorKind};
-use crate::ws::connection::ChannelKind;
+use crate::ws::connection::{ChannelKind, Disconnect};
 use crate::ws::continuity::{Break, Cause, Lost, Recovery, StreamKind};
 use crate::ws::event::{Event, Frame, Handler, OwnedFrame, Status};
 use crate::ws::options::{BuildError, Options, common_setters};
@@ -186,10 +189,17 @@ struct Tracker {
     epoch: u64,
     last: [Option<u64>; 4],
     trusted: [bool; 4],
+    /// The connection (epoch) this stream asked to replace for new snapshots: its
+    /// `Requested` disconnect is part of the break already reported, not a second one.
+    resnapshot: Option<u64>,
+    /// A reconnect to ask of the shard, set by [`Tracker::on_data`].
+    ask: Option<usize>,
 }
 
 impl Tracker {
-    /// The break a data envelope reveals, if any; updates the state.
+    /// The break a data envelope reveals, if any; updates the state. A loss within the
+    /// connection (a server `dropped` count, a `seq` gap) asks for one reconnect, which
+    /// brings a new snapshot of every subscription.
     fn on_data(&mut self, shard: usize, epoch: u64, env: &Envelope<'_>) -> Option<Break> {
         if epoch != self.epoch {
             // Sequence numbers start over on every connection.
@@ -200,23 +210,16 @@ impl Tracker {
         let i = ch.index();
         let expected = self.last[i].map(|s| s.wrapping_add(1));
         self.last[i] = Some(env.seq);
-        let brk = |cause, lost| Break {
-            stream: StreamKind::PolyBolt,
-            shard,
-            cause,
-            lost,
-            recovery: Recovery::Continue,
-        };
-        let out = if env.dropped > 0 {
-            Some(brk(
+        let (cause, lost) = if env.dropped > 0 {
+            (
                 Cause::ServerDropped {
                     channel: ch.as_str(),
                 },
                 Lost::Count(env.dropped),
-            ))
+            )
         } else {
             match expected {
-                Some(e) if e != env.seq => Some(brk(
+                Some(e) if e != env.seq => (
                     Cause::SequenceGap {
                         channel: ch.as_str(),
                         expected: e,
@@ -227,24 +230,43 @@ impl Tracker {
                     } else {
                         Lost::Unknown
                     },
-                )),
-                _ => None,
+                ),
+                _ => {
+                    if env.snapshot {
+                        self.trusted[i] = true;
+                    }
+                    return None;
+                }
             }
         };
-        if out.is_some() {
-            self.trusted[i] = false;
+        self.trusted[i] = env.snapshot;
+        if self.resnapshot != Some(epoch) {
+            self.resnapshot = Some(epoch);
+            self.ask = Some(shard);
         }
-        if env.snapshot {
-            self.trusted[i] = true;
-        }
-        out
+        Some(Break {
+            stream: StreamKind::PolyBolt,
+            shard,
+            cause,
+            lost,
+            recovery: Recovery::Reconnect {
+                retry_in: Duration::ZERO,
+            },
+        })
     }
 
     /// The break a status reports, if any; a break untrusts every channel.
     fn on_status(&mut self, status: &Status) -> Option<Break> {
         let b = Break::from_status(StreamKind::PolyBolt, status)?;
         self.trusted = [false; 4];
-        Some(b)
+        match *status {
+            Status::Disconnected {
+                reason: Disconnect::Requested,
+                epoch,
+                ..
+            } if self.resnapshot == Some(epoch) => None,
+            _ => Some(b),
+        }
     }
 }
 
@@ -252,6 +274,7 @@ impl Tracker {
 struct Decoding<'h, H: ?Sized> {
     handler: &'h mut H,
     tracker: &'h mut Tracker,
+    shards: &'h Shards,
     stopped: &'h mut bool,
 }
 
@@ -266,6 +289,10 @@ impl<H: PolyBoltHandler + ?Sized> Handler for Decoding<'_, H> {
                 if let Message::Data(env) = &msg {
                     if let Some(b) = self.tracker.on_data(frame.shard(), frame.epoch(), env) {
                         self.handler.on_break(&b);
+                    }
+                    if let Some(shard) = self.tracker.ask.take() {
+                        // Fails only after shutdown, when there is nothing to recover.
+                        let _ = self.shards.reconnect(Some(shard));
                     }
                 }
                 self.handler.on_message(&msg, &frame);
@@ -403,6 +430,7 @@ impl PolyBoltStream {
         let mut d = Decoding {
             handler,
             tracker: &mut self.tracker,
+            shards: &self.core.shards,
             stopped: &mut self.stopped,
         };
         self.core.dispatcher.dispatch(&mut d).await
@@ -423,6 +451,10 @@ impl PolyBoltStream {
                         }
                         Message::Ack(_) => None,
                     };
+                    if let Some(shard) = self.tracker.ask.take() {
+                        // Fails only after shutdown, when there is nothing to recover.
+                        let _ = self.core.shards.reconnect(Some(shard));
+                    }
                     let m = PolyBoltEvent::Message(OwnedMessage { frame });
                     match brk {
                         Some(b) => {
@@ -605,13 +637,35 @@ mod tests {
             }
         ));
         assert!(!t.trusted[0] && t.trusted[2]);
+        // A loss asks for one reconnect (new snapshots), whatever follows on the connection.
+        assert_eq!(
+            b.recovery,
+            Recovery::Reconnect {
+                retry_in: Duration::ZERO
+            }
+        );
+        assert_eq!(t.ask.take(), Some(0));
         // The server's count wins over the seq arithmetic: one break, not two.
         let b = feed(&mut t, 1, &env("price.crypto", 9, false, 3)).unwrap();
         assert_eq!(b.lost, Lost::Count(3));
         assert!(matches!(b.cause, Cause::ServerDropped { .. }));
+        assert_eq!(t.ask, None);
+        // The requested reconnect is part of the break already reported.
+        let requested = |epoch| Status::Disconnected {
+            shard: 0,
+            epoch,
+            reason: Disconnect::Requested,
+            retry_in: Duration::ZERO,
+            discarded: 0,
+        };
+        assert_eq!(t.on_status(&requested(1)), None);
+        assert_eq!(t.trusted, [false; 4]);
         // A new connection restarts the sequence without a break of its own.
         assert_eq!(feed(&mut t, 2, &env("price.crypto", 1, true, 0)), None);
         assert!(t.trusted[0]);
+        // A reconnect the user asks for is a break.
+        assert!(t.on_status(&requested(2)).is_some());
+        t.trusted[0] = true;
         let lag = Status::Lagged {
             shard: 0,
             dropped: 4,

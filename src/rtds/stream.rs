@@ -25,7 +25,7 @@ use tokio::sync::mpsc;
 use crate::decode::{DecodeError, DecodeErrorKind};
 use crate::ws::Closed;
 use crate::ws::connection::ChannelKind;
-use crate::ws::continuity::{Break, StreamKind};
+use crate::ws::continuity::{Break, LiveEpoch, StreamKind};
 use crate::ws::event::{Event, Frame, Handler, OwnedFrame, Status};
 use crate::ws::options::{BuildError, Options, common_setters};
 use crate::ws::shards::{Dispatcher, Shards, StreamCore};
@@ -103,6 +103,7 @@ impl RtdsStreamBuilder {
                 dispatcher: Dispatcher::new(rx, busy_poll),
             },
             pending: None,
+            live: LiveEpoch::default(),
         })
     }
 }
@@ -150,7 +151,7 @@ pub trait RtdsHandler {
 }
 
 /// Decodes frames for an [`RtdsHandler`].
-struct Decoding<'h, H: ?Sized>(&'h mut H);
+struct Decoding<'h, H: ?Sized>(&'h mut H, &'h mut LiveEpoch);
 
 impl<H: RtdsHandler + ?Sized> Handler for Decoding<'_, H> {
     fn on_frame(&mut self, frame: Frame<'_>) {
@@ -165,6 +166,7 @@ impl<H: RtdsHandler + ?Sized> Handler for Decoding<'_, H> {
     }
 
     fn on_status(&mut self, status: &Status) {
+        self.1.on_status(status);
         self.0.on_status(status);
         if let Some(b) = Break::from_status(StreamKind::Rtds, status) {
             self.0.on_break(&b);
@@ -234,6 +236,7 @@ pub struct RtdsStream {
     core: StreamCore,
     /// The break that follows the status just delivered.
     pending: Option<Break>,
+    live: LiveEpoch,
 }
 
 impl RtdsStream {
@@ -279,10 +282,41 @@ impl RtdsStream {
         self.handle().unsubscribe(subs)
     }
 
+    /// Whether what came in a frame of connection `epoch` ([`Frame::epoch`],
+    /// [`OwnedFrame::epoch`]) is still current: no break since. After a break, what a bot
+    /// keeps from earlier messages (a symbol's last price, the activity it has seen) is
+    /// untrusted until a message of the new connection replaces it: a price at the symbol's
+    /// next update (a filtered subscription's history dump also refills the history);
+    /// activity missed during the outage is not replayed.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    /// use futures_util::StreamExt;
+    /// use polyclob::rtds::{RtdsEvent, RtdsStream, Subscription};
+    ///
+    /// let mut rtds = RtdsStream::builder()
+    ///     .subscribe(Subscription::crypto_prices(["btcusdt"]))
+    ///     .build()?;
+    /// let mut last = None; // the last BTC message
+    /// while let Some(ev) = rtds.next().await {
+    ///     if let RtdsEvent::Message(m) = ev {
+    ///         last = Some(m);
+    ///     }
+    ///     let trusted = last.as_ref().is_some_and(|m| rtds.is_current(m.frame().epoch()));
+    ///     println!("trusted: {trusted}");
+    /// }
+    /// # Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn is_current(&self, epoch: u64) -> bool {
+        self.live.is_current(epoch)
+    }
+
     /// Delivers the next message (decoded, borrowed) or status change to `handler`. Returns
     /// `false` once the stream has shut down.
     pub async fn dispatch<H: RtdsHandler + ?Sized>(&mut self, handler: &mut H) -> bool {
-        self.core.dispatcher.dispatch(&mut Decoding(handler)).await
+        let mut d = Decoding(handler, &mut self.live);
+        self.core.dispatcher.dispatch(&mut d).await
     }
 
     /// [`dispatch`](Self::dispatch) until the stream shuts down.
@@ -312,6 +346,7 @@ impl Stream for RtdsStream {
         Pin::new(&mut this.core).poll_next(cx).map(|e| {
             e.map(|ev| {
                 if let Event::Status(s) = &ev {
+                    this.live.on_status(s);
                     this.pending = Break::from_status(StreamKind::Rtds, s);
                 }
                 RtdsEvent::from_event(ev)

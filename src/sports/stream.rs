@@ -19,7 +19,7 @@ use tokio::sync::mpsc;
 
 use crate::decode::{DecodeError, DecodeErrorKind};
 use crate::ws::connection::ChannelKind;
-use crate::ws::continuity::{Break, StreamKind};
+use crate::ws::continuity::{Break, LiveEpoch, StreamKind};
 use crate::ws::event::{Event, Frame, Handler, OwnedFrame, Status};
 use crate::ws::options::{BuildError, Options, common_setters};
 use crate::ws::shards::{Dispatcher, Shards, StreamCore};
@@ -65,6 +65,7 @@ impl SportsStreamBuilder {
                 dispatcher: Dispatcher::new(rx, busy_poll),
             },
             pending: None,
+            live: LiveEpoch::default(),
         })
     }
 }
@@ -90,7 +91,7 @@ pub trait SportsHandler {
     }
 }
 
-struct Decoding<'h, H: ?Sized>(&'h mut H);
+struct Decoding<'h, H: ?Sized>(&'h mut H, &'h mut LiveEpoch);
 
 impl<H: SportsHandler + ?Sized> Handler for Decoding<'_, H> {
     fn on_frame(&mut self, frame: Frame<'_>) {
@@ -105,6 +106,7 @@ impl<H: SportsHandler + ?Sized> Handler for Decoding<'_, H> {
     }
 
     fn on_status(&mut self, status: &Status) {
+        self.1.on_status(status);
         self.0.on_status(status);
         if let Some(b) = Break::from_status(StreamKind::Sports, status) {
             self.0.on_break(&b);
@@ -162,6 +164,7 @@ pub enum SportsEvent {
 pub struct SportsStream {
     core: StreamCore,
     pending: Option<SportsEvent>,
+    live: LiveEpoch,
 }
 
 impl SportsStream {
@@ -177,7 +180,35 @@ impl SportsStream {
     /// Delivers the next result (decoded, borrowed), break or status change to `handler`.
     /// Returns `false` once the stream has shut down.
     pub async fn dispatch<H: SportsHandler + ?Sized>(&mut self, handler: &mut H) -> bool {
-        self.core.dispatcher.dispatch(&mut Decoding(handler)).await
+        let mut d = Decoding(handler, &mut self.live);
+        self.core.dispatcher.dispatch(&mut d).await
+    }
+
+    /// Whether what came in a frame of connection `epoch` ([`Frame::epoch`],
+    /// [`OwnedFrame::epoch`]) is still current: no break since. After a break, a game's last
+    /// result is untrusted until the game's next `sport_result` (the socket sends no
+    /// snapshot; what happened during the outage is not replayed).
+    ///
+    /// ```no_run
+    /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+    /// use std::collections::HashMap;
+    /// use futures_util::StreamExt;
+    /// use polyclob::sports::{SportsEvent, SportsStream};
+    ///
+    /// let mut sports = SportsStream::builder().build()?;
+    /// let mut games = HashMap::new(); // game id → its last result
+    /// while let Some(ev) = sports.next().await {
+    ///     if let SportsEvent::Result(r) = ev {
+    ///         games.insert(r.result()?.game_id, r);
+    ///     }
+    ///     let stale = games.values().filter(|r| !sports.is_current(r.frame().epoch())).count();
+    ///     println!("{stale} games not current");
+    /// }
+    /// # Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn is_current(&self, epoch: u64) -> bool {
+        self.live.is_current(epoch)
     }
 
     /// This stream's counters: connects, breaks, frames, bytes, … (see
@@ -210,6 +241,7 @@ impl SportsStream {
                 }
             }
             Event::Status(s) => {
+                self.live.on_status(&s);
                 self.pending = Break::from_status(StreamKind::Sports, &s).map(SportsEvent::Break);
                 SportsEvent::Status(s)
             }

@@ -12,14 +12,14 @@
 //! | market | local lag (queue full) | count | reconnects at once for fresh snapshots | a fresh `book` snapshot per asset |
 //! | user ([`UserStream`](super::user::UserStream)) | reconnect, failed connect, silence, close | unknown | reconnects, resubscribes; [`UserEvents`](super::user_events::UserEvents) with [`reconcile`](super::reconcile) fetches open orders and the trades since the last one delivered, delivers the missed ones marked `recovered`, holding live events until then | [`UserEvent::Reconciled`](super::user_events::UserEvent::Reconciled) |
 //! | user | local lag | count | reconnects at once; reconciles as above | as above |
-//! | PolyBolt ([`PolyBoltStream`](crate::polybolt::PolyBoltStream)) | reconnect, silence, close 4002 (slow consumer), 4003 (draining: one reconnect after 0–10 s) | unknown | re-authenticates, resubscribes every subscription | the channel's new `snapshot` |
-//! | PolyBolt | sequence gap (`seq` not previous + 1 within a connection) | count | continues: every update carries the whole price | the next snapshot (reconnect to force one) |
-//! | PolyBolt | server `dropped: n` | count (`n`) | continues, as above | as above |
+//! | PolyBolt ([`PolyBoltStream`](crate::polybolt::PolyBoltStream)) | reconnect, silence, close 4002 (slow consumer), 4003 (draining: one reconnect after 0–10 s) | unknown | re-authenticates, resubscribes every subscription | the channel's new `snapshot` ([`is_trusted`](crate::polybolt::PolyBoltStream::is_trusted) per channel) |
+//! | PolyBolt | sequence gap (`seq` not previous + 1 within a connection) | count | reconnects at once (only a new subscription brings a snapshot); the reconnect's own `Disconnected` status is no second break | the channel's new `snapshot` |
+//! | PolyBolt | server `dropped: n` (it discarded `n` updates for a client reading too slowly) | count (`n`) | as above | as above |
 //! | PolyBolt | close 4001 (auth) or 4008 (policy) | unknown | **stops**: no reconnect loop; the stream reports and ends | never (fix credentials or the request) |
 //! | PolyBolt | local lag | count | reconnects at once for fresh snapshots | the new snapshots |
-//! | RTDS ([`RtdsStream`](crate::rtds::RtdsStream)) | reconnect, silence, close | unknown | reconnects, resubscribes (no sequence numbers: gaps inside a connection are invisible) | the `subscribe` history dump of a filtered subscription |
+//! | RTDS ([`RtdsStream`](crate::rtds::RtdsStream)) | reconnect, silence, close | unknown | reconnects, resubscribes (no sequence numbers: gaps inside a connection are invisible) | per symbol, its next price (a filtered subscription's `subscribe` history dump also refills the history); missed activity is not replayed; [`is_current`](crate::rtds::RtdsStream::is_current) says whether a kept message is from before the break |
 //! | RTDS | local lag | count | reconnects at once | as above |
-//! | sports ([`SportsStream`](crate::sports::SportsStream)) | reconnect, silence (no `ping` for the silence timeout), close | unknown | reconnects with backoff (no subscribe message) | the next `sport_result` of each game (the socket sends no snapshot) |
+//! | sports ([`SportsStream`](crate::sports::SportsStream)) | reconnect, silence (no `ping` for the silence timeout), close | unknown | reconnects with backoff (no subscribe message) | per game, its next `sport_result` (the socket sends no snapshot); [`is_current`](crate::sports::SportsStream::is_current) as for RTDS |
 //! | sports | local lag | count | reconnects at once | as above |
 //!
 //! Where the break is heard: every owned stream yields it as an item right after the
@@ -27,7 +27,8 @@
 //! [`UserEvent::Break`](super::user_events::UserEvent::Break),
 //! [`PolyBoltEvent::Break`](crate::polybolt::PolyBoltEvent::Break),
 //! [`RtdsEvent::Break`](crate::rtds::RtdsEvent::Break),
-//! [`SportsEvent::Break`](crate::sports::SportsEvent::Break) — and the zero-copy handlers have an
+//! [`SportsEvent::Break`](crate::sports::SportsEvent::Break),
+//! [`DecodedEvent::Break`](super::decoded::DecodedEvent::Break) — and the zero-copy handlers have an
 //! `on_break` hook ([`BookHandler`](super::books::BookHandler::on_break),
 //! [`RtdsHandler`](crate::rtds::RtdsHandler::on_break),
 //! [`PolyBoltHandler`](crate::polybolt::PolyBoltHandler::on_break),
@@ -101,8 +102,6 @@ pub enum Recovery {
         /// Delay before the attempt.
         retry_in: Duration,
     },
-    /// Keeps the connection: the next message is current, the history has a hole.
-    Continue,
     /// Does not reconnect: the stream ends (authentication or policy failure).
     Stop,
 }
@@ -196,8 +195,74 @@ impl fmt::Display for Break {
         }
         match self.recovery {
             Recovery::Reconnect { retry_in } => write!(f, "; reconnecting in {retry_in:?}"),
-            Recovery::Continue => f.write_str("; continuing"),
             Recovery::Stop => f.write_str("; stopped"),
         }
+    }
+}
+
+/// Which connection's data is current, for the streams whose state comes back message by
+/// message (RTDS, sports): data from a frame is current while its connection is, and
+/// untrusted from the next break until a message of a new connection replaces it.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct LiveEpoch {
+    /// The epoch of the connection delivered as `Connected` and not broken since.
+    live: Option<u64>,
+}
+
+impl LiveEpoch {
+    pub(crate) fn on_status(&mut self, status: &Status) {
+        self.live = match *status {
+            Status::Connected { epoch, .. } => Some(epoch),
+            Status::Disconnected { .. } | Status::Stopped { .. } | Status::Lagged { .. } => None,
+        };
+    }
+
+    pub(crate) fn is_current(self, epoch: u64) -> bool {
+        self.live == Some(epoch)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn live_epoch_follows_connects_and_breaks() {
+        let mut l = LiveEpoch::default();
+        assert!(!l.is_current(0));
+        l.on_status(&Status::Connected {
+            shard: 0,
+            epoch: 0,
+            reconnect: false,
+        });
+        assert!(l.is_current(0));
+        l.on_status(&Status::Disconnected {
+            shard: 0,
+            epoch: 0,
+            reason: Disconnect::Eof,
+            retry_in: Duration::ZERO,
+            discarded: 0,
+        });
+        assert!(!l.is_current(0));
+        // A failed attempt keeps the next epoch number; only its `Connected` makes it live.
+        l.on_status(&Status::Disconnected {
+            shard: 0,
+            epoch: 1,
+            reason: Disconnect::Silence,
+            retry_in: Duration::ZERO,
+            discarded: 0,
+        });
+        assert!(!l.is_current(1));
+        l.on_status(&Status::Connected {
+            shard: 0,
+            epoch: 1,
+            reconnect: true,
+        });
+        assert!(l.is_current(1) && !l.is_current(0));
+        l.on_status(&Status::Lagged {
+            shard: 0,
+            dropped: 2,
+        });
+        assert!(!l.is_current(1));
     }
 }

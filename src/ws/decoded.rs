@@ -2,7 +2,8 @@
 //!
 //! For the user channel (orders and trades) and for market consumers that keep events past
 //! the frame. The zero-copy tier is a [`Handler`](super::event::Handler) calling
-//! [`decode`](crate::decode::decode) on the borrowed frame.
+//! [`decode`](crate::decode::decode) on the borrowed frame. Breaks in continuity are items
+//! too ([`DecodedEvent::Break`], see [`continuity`](super::continuity)).
 
 use std::collections::VecDeque;
 use std::pin::Pin;
@@ -10,7 +11,10 @@ use std::task::{Context, Poll};
 
 use futures_util::Stream;
 
+use super::continuity::{Break, StreamKind};
 use super::event::{Event, Status};
+use super::market::MarketStream;
+use super::user::UserStream;
 use crate::decode::{DecodeError, Event as Decoded, OwnedEvent, decode_bytes};
 
 /// An item of a [`DecodedStream`].
@@ -34,10 +38,32 @@ pub enum DecodedEvent {
     },
     /// A connection status change.
     Status(Status),
+    /// A break in continuity, right after the status that reported it: whatever was derived
+    /// from the stream is untrusted until re-established (see
+    /// [`continuity`](super::continuity)).
+    Break(Break),
 }
 
-/// Wraps a [`MarketStream`](super::market::MarketStream) or
-/// [`UserStream`](super::user::UserStream) and yields decoded, owned events.
+mod sealed {
+    /// The CLOB channel streams a [`DecodedStream`](super::DecodedStream) decodes (sealed:
+    /// public in name only, so that it can bound the public type).
+    #[allow(unreachable_pub)]
+    pub trait Channel {
+        /// The stream a break is reported for.
+        const KIND: crate::ws::continuity::StreamKind;
+    }
+}
+
+impl sealed::Channel for MarketStream {
+    const KIND: StreamKind = StreamKind::Market;
+}
+
+impl sealed::Channel for UserStream {
+    const KIND: StreamKind = StreamKind::User;
+}
+
+/// Wraps a [`MarketStream`] or
+/// [`UserStream`] and yields decoded, owned events.
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -63,7 +89,7 @@ pub struct DecodedStream<S> {
     pending: VecDeque<DecodedEvent>,
 }
 
-impl<S> DecodedStream<S> {
+impl<S: sealed::Channel> DecodedStream<S> {
     /// Decode the frames of `inner`.
     #[must_use]
     pub fn new(inner: S) -> Self {
@@ -72,7 +98,9 @@ impl<S> DecodedStream<S> {
             pending: VecDeque::new(),
         }
     }
+}
 
+impl<S> DecodedStream<S> {
     /// The wrapped stream (e.g. to change subscriptions).
     pub fn get_ref(&self) -> &S {
         &self.inner
@@ -89,7 +117,7 @@ impl<S> DecodedStream<S> {
     }
 }
 
-fn split(pending: &mut VecDeque<DecodedEvent>, ev: Event) {
+fn split(pending: &mut VecDeque<DecodedEvent>, kind: StreamKind, ev: Event) {
     match ev {
         Event::Frame(f) => {
             let shard = f.shard();
@@ -109,11 +137,15 @@ fn split(pending: &mut VecDeque<DecodedEvent>, ev: Event) {
                 Err(error) => pending.push_back(DecodedEvent::Invalid { shard, error }),
             }
         }
-        Event::Status(s) => pending.push_back(DecodedEvent::Status(s)),
+        Event::Status(s) => {
+            let brk = Break::from_status(kind, &s);
+            pending.push_back(DecodedEvent::Status(s));
+            pending.extend(brk.map(DecodedEvent::Break));
+        }
     }
 }
 
-impl<S: Stream<Item = Event> + Unpin> Stream for DecodedStream<S> {
+impl<S: Stream<Item = Event> + Unpin + sealed::Channel> Stream for DecodedStream<S> {
     type Item = DecodedEvent;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<DecodedEvent>> {
@@ -123,7 +155,7 @@ impl<S: Stream<Item = Event> + Unpin> Stream for DecodedStream<S> {
                 return Poll::Ready(Some(ev));
             }
             match Pin::new(&mut this.inner).poll_next(cx) {
-                Poll::Ready(Some(ev)) => split(&mut this.pending, ev),
+                Poll::Ready(Some(ev)) => split(&mut this.pending, S::KIND, ev),
                 Poll::Ready(None) => return Poll::Ready(None),
                 Poll::Pending => return Poll::Pending,
             }

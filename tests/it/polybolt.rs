@@ -1,5 +1,5 @@
 //! PolyBolt against a loopback server: auth before subscribe, snapshots and `seq`, `dropped`
-//! and gaps as breaks, each close code's policy, abrupt close, garbage, invalid UTF-8,
+//! and gaps as breaks followed by a resnapshot, each close code's policy, abrupt close, garbage, invalid UTF-8,
 //! refused connects, server pings, and the local limits.
 
 use crate::support::ws_server;
@@ -15,7 +15,7 @@ use polyclob::polybolt::{
 use polyclob::ws::connection::{ConnectError, Disconnect};
 use polyclob::ws::continuity::{Cause, Lost, Recovery, StreamKind};
 use polyclob::ws::event::Status;
-use tokio::time::Instant;
+use ws_server::client::until;
 use ws_server::{Action, WsServer};
 
 const SEC: Duration = Duration::from_secs(1);
@@ -49,28 +49,6 @@ fn builder(s: &WsServer) -> PolyBoltStreamBuilder {
         .credentials(Credentials::new("key-1", SECRET, "pass-1"))
         .subscribe(Subscription::crypto_twap("btcusd"))
         .backoff(Duration::from_millis(10), Duration::from_millis(50))
-}
-
-async fn until(
-    s: &mut PolyBoltStream,
-    timeout: Duration,
-    pred: impl Fn(&PolyBoltEvent) -> bool,
-) -> Vec<PolyBoltEvent> {
-    let deadline = Instant::now() + timeout;
-    let mut seen = Vec::new();
-    loop {
-        match tokio::time::timeout_at(deadline, s.next()).await {
-            Ok(Some(ev)) => {
-                let done = pred(&ev);
-                seen.push(ev);
-                if done {
-                    return seen;
-                }
-            }
-            Ok(None) => panic!("stream ended; saw {seen:#?}"),
-            Err(_) => panic!("no matching event within {timeout:?}; saw {seen:#?}"),
-        }
-    }
 }
 
 fn is_snapshot(ev: &PolyBoltEvent) -> bool {
@@ -149,7 +127,7 @@ async fn auth_then_subscribe_snapshot_and_exact_updates() {
 }
 
 #[tokio::test]
-async fn gaps_and_server_drops_are_one_break_each() {
+async fn gaps_and_server_drops_are_one_break_each_then_a_new_snapshot() {
     let s = server().await;
     let mut stream = builder(&s).build().unwrap();
     until(&mut stream, 5 * SEC, is_snapshot).await;
@@ -163,7 +141,12 @@ async fn gaps_and_server_drops_are_one_break_each() {
     assert_eq!(b.len(), 1, "{evs:#?}");
     assert_eq!(b[0].stream, StreamKind::PolyBolt);
     assert_eq!(b[0].lost, Lost::Count(2));
-    assert_eq!(b[0].recovery, Recovery::Continue);
+    assert_eq!(
+        b[0].recovery,
+        Recovery::Reconnect {
+            retry_in: Duration::ZERO
+        }
+    );
     assert!(matches!(
         b[0].cause,
         Cause::SequenceGap {
@@ -173,8 +156,22 @@ async fn gaps_and_server_drops_are_one_break_each() {
         }
     ));
     assert!(!stream.is_trusted(Channel::CryptoTwap));
+    // Only a new subscription brings a snapshot: the stream reconnects for one, and that
+    // reconnect is part of the break above, not a second one.
+    let evs = until(&mut stream, 5 * SEC, is_snapshot).await;
+    assert!(breaks(&evs).is_empty(), "{evs:#?}");
+    assert!(evs.iter().any(|e| matches!(
+        e,
+        PolyBoltEvent::Status(Status::Disconnected {
+            reason: Disconnect::Requested,
+            ..
+        })
+    )));
+    assert!(stream.is_trusted(Channel::CryptoTwap));
+    assert_eq!(s.connections(), 2);
 
-    s.act(0, Action::Text(update(9, 3, "3")));
+    // The server's count wins over the seq arithmetic: one break, the count it gave.
+    s.act(1, Action::Text(update(2, 3, "3")));
     let evs = until(&mut stream, 5 * SEC, |e| {
         price_of(e).as_deref() == Some("3")
     })
@@ -183,6 +180,8 @@ async fn gaps_and_server_drops_are_one_break_each() {
     assert_eq!(b.len(), 1);
     assert_eq!(b[0].lost, Lost::Count(3));
     assert!(matches!(b[0].cause, Cause::ServerDropped { .. }));
+    until(&mut stream, 5 * SEC, is_snapshot).await;
+    assert_eq!(s.connections(), 3);
 }
 
 async fn stops_on(code: u16) {

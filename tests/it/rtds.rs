@@ -7,7 +7,6 @@ use crate::support::ws_server;
 
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use polyclob::rtds::decode::{Payload, PriceSource, decode, decode_bytes};
 use polyclob::rtds::{
     ActivityFilter, RefPrice, RtdsEvent, RtdsStream, RtdsStreamBuilder, Subscription,
@@ -16,6 +15,7 @@ use polyclob::types::Side;
 use polyclob::ws::connection::{ConnectError, Disconnect};
 use polyclob::ws::event::Status;
 use tokio::time::Instant;
+use ws_server::client::until;
 use ws_server::{Action, WsServer};
 
 const SEC: Duration = Duration::from_secs(1);
@@ -153,28 +153,6 @@ fn fast(url: &str) -> RtdsStreamBuilder {
         .backoff(Duration::from_millis(20), Duration::from_millis(200))
 }
 
-async fn until(
-    s: &mut RtdsStream,
-    timeout: Duration,
-    mut pred: impl FnMut(&RtdsEvent) -> bool,
-) -> Vec<RtdsEvent> {
-    let deadline = Instant::now() + timeout;
-    let mut seen = Vec::new();
-    loop {
-        match tokio::time::timeout_at(deadline, s.next()).await {
-            Ok(Some(ev)) => {
-                let done = pred(&ev);
-                seen.push(ev);
-                if done {
-                    return seen;
-                }
-            }
-            Ok(None) => panic!("stream ended; saw {seen:#?}"),
-            Err(_) => panic!("no matching event within {timeout:?}; saw {seen:#?}"),
-        }
-    }
-}
-
 fn messages(events: &[RtdsEvent]) -> Vec<String> {
     events
         .iter()
@@ -294,12 +272,25 @@ fn the_default_ping_interval_is_the_documented_five_seconds() {
     assert!(b.contains("wss://ws-live-data.polymarket.com"), "{b}");
 }
 
+fn last_message(events: Vec<RtdsEvent>) -> polyclob::rtds::OwnedMessage {
+    match events.into_iter().last() {
+        Some(RtdsEvent::Message(m)) => m,
+        other => panic!("{other:?}"),
+    }
+}
+
 #[tokio::test]
 async fn abrupt_close_reconnects_and_resubscribes() {
     let server = WsServer::start().await;
     let mut stream = started(&server).await;
+    server.act(0, Action::Text(replay()[1].clone()));
+    let kept = last_message(n_messages(&mut stream, 1).await);
+    assert!(stream.is_current(kept.frame().epoch()));
     server.act(0, Action::CloseAbrupt);
-    let events = assert_recovers(&server, &mut stream, SEC).await;
+    let mut events = until(&mut stream, SEC, |e| matches!(e, RtdsEvent::Break(_))).await;
+    // What a bot kept from before the break is untrusted from the break on.
+    assert!(!stream.is_current(kept.frame().epoch()));
+    events.extend(assert_recovers(&server, &mut stream, SEC).await);
     assert!(
         matches!(
             disconnect_reason(&events),
@@ -307,6 +298,11 @@ async fn abrupt_close_reconnects_and_resubscribes() {
         ),
         "{events:#?}"
     );
+    // A message of the new connection is current; the kept one stays stale.
+    server.act_last(Action::Text(replay()[1].clone()));
+    let fresh = last_message(n_messages(&mut stream, 1).await);
+    assert!(stream.is_current(fresh.frame().epoch()));
+    assert!(!stream.is_current(kept.frame().epoch()));
 }
 
 #[tokio::test]

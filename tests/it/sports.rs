@@ -6,38 +6,15 @@ use crate::support::ws_server;
 
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use polyclob::sports::{SportsEvent, SportsStream};
 use polyclob::ws::connection::Disconnect;
 use polyclob::ws::continuity::{Cause, Lost, StreamKind};
 use polyclob::ws::event::Status;
-use tokio::time::Instant;
+use ws_server::client::until;
 use ws_server::{Action, WsServer};
 
 const SEC: Duration = Duration::from_secs(1);
 const NFL: &str = r#"{"gameId":19439,"leagueAbbreviation":"nfl","slug":"nfl-lac-buf-2025-01-26","homeTeam":"LAC","awayTeam":"BUF","status":"InProgress","score":"3-16","period":"Q4","elapsed":"5:18","live":true,"ended":false,"turn":"lac"}"#;
-
-async fn until(
-    s: &mut SportsStream,
-    timeout: Duration,
-    pred: impl Fn(&SportsEvent) -> bool,
-) -> Vec<SportsEvent> {
-    let deadline = Instant::now() + timeout;
-    let mut seen = Vec::new();
-    loop {
-        match tokio::time::timeout_at(deadline, s.next()).await {
-            Ok(Some(ev)) => {
-                let done = pred(&ev);
-                seen.push(ev);
-                if done {
-                    return seen;
-                }
-            }
-            Ok(None) => panic!("stream ended; saw {seen:#?}"),
-            Err(_) => panic!("no matching event within {timeout:?}; saw {seen:#?}"),
-        }
-    }
-}
 
 fn connected(ev: &SportsEvent) -> bool {
     matches!(ev, SportsEvent::Status(Status::Connected { .. }))
@@ -98,8 +75,16 @@ async fn abrupt_close_silence_and_refusal_are_breaks_then_reconnects() {
     let s = WsServer::start().await;
     let mut st = stream(&s);
     until(&mut st, 5 * SEC, connected).await;
+    s.act(0, Action::Text(NFL.to_owned()));
+    let kept = match until(&mut st, 5 * SEC, |e| game(e).is_some()).await.pop() {
+        Some(SportsEvent::Result(r)) => r,
+        other => panic!("{other:?}"),
+    };
+    assert!(st.is_current(kept.frame().epoch()));
     s.act(0, Action::CloseAbrupt);
     let evs = until(&mut st, 5 * SEC, connected).await;
+    // The game's last result is untrusted from the break until its next result.
+    assert!(!st.is_current(kept.frame().epoch()));
     let b: Vec<_> = evs
         .iter()
         .filter_map(|e| match e {
@@ -130,5 +115,13 @@ async fn abrupt_close_silence_and_refusal_are_breaks_then_reconnects() {
         Cause::Disconnected(Disconnect::Connect(_))
     ));
     s.act(2, Action::Text(NFL.to_owned()));
-    until(&mut st, 5 * SEC, |e| game(e) == Some(19439)).await;
+    let fresh = match until(&mut st, 5 * SEC, |e| game(e) == Some(19439))
+        .await
+        .pop()
+    {
+        Some(SportsEvent::Result(r)) => r,
+        other => panic!("{other:?}"),
+    };
+    assert!(st.is_current(fresh.frame().epoch()));
+    assert!(!st.is_current(kept.frame().epoch()));
 }

@@ -32,6 +32,19 @@ pub fn now_s() -> u64 {
         .as_secs()
 }
 
+/// Installs ring as the process's default TLS provider (later calls do nothing). reqwest is
+/// built without a provider of its own (polyclob hands it ring explicitly), so building a
+/// plain reqwest client without one panics.
+pub fn install_tls() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+/// A plain reqwest client (see [`install_tls`]).
+pub fn http_client() -> reqwest::Client {
+    install_tls();
+    reqwest::Client::new()
+}
+
 pub async fn start(seed: u64) -> SimHandle {
     Simulator::builder().seed(seed).start().await.unwrap()
 }
@@ -71,7 +84,7 @@ impl Trader {
     /// Creates credentials through `POST /auth/api-key` (L1) for an account with no money.
     pub async fn unfunded(sim: &SimHandle, key: &str) -> Self {
         let signer = Signer::from_hex(key).unwrap();
-        let http = reqwest::Client::new();
+        let http = http_client();
         let mut req = http.post(format!("{}/auth/api-key", sim.http_url()));
         for (k, v) in l1_headers(&signer, now_s(), 0) {
             req = req.header(k, v);
@@ -248,7 +261,9 @@ pub fn limit(token: &str, side: Side, price: u64, size: u64, salt: u64) -> Order
 }
 
 pub async fn get(sim: &SimHandle, path: &str) -> (u16, Value) {
-    let resp = reqwest::get(format!("{}{}", sim.http_url(), path))
+    let resp = http_client()
+        .get(format!("{}{}", sim.http_url(), path))
+        .send()
         .await
         .unwrap();
     let status = resp.status().as_u16();
@@ -260,7 +275,7 @@ pub async fn get(sim: &SimHandle, path: &str) -> (u16, Value) {
 }
 
 pub async fn post_json(sim: &SimHandle, path: &str, body: &str) -> (u16, Value) {
-    let resp = reqwest::Client::new()
+    let resp = http_client()
         .post(format!("{}{}", sim.http_url(), path))
         .body(body.to_owned())
         .send()

@@ -404,10 +404,16 @@ pub mod client {
             .collect()
     }
 
-    /// Events until `pred` matches one (returned last), failing the test after `timeout`.
-    pub async fn until<S>(s: &mut S, timeout: Duration, pred: impl Fn(&Event) -> bool) -> Vec<Event>
+    /// Items of any stream until `pred` matches one (returned last), failing the test after
+    /// `timeout` or if the stream ends first.
+    pub async fn until<S, T>(
+        s: &mut S,
+        timeout: Duration,
+        mut pred: impl FnMut(&T) -> bool,
+    ) -> Vec<T>
     where
-        S: Stream<Item = Event> + Unpin,
+        S: Stream<Item = T> + Unpin,
+        T: std::fmt::Debug,
     {
         let deadline = Instant::now() + timeout;
         let mut seen = Vec::new();
@@ -426,10 +432,10 @@ pub mod client {
         }
     }
 
-    /// Every event arriving within `window`.
-    pub async fn drain_for<S>(s: &mut S, window: Duration) -> Vec<Event>
+    /// Every item of any stream arriving within `window`.
+    pub async fn drain_for<S, T>(s: &mut S, window: Duration) -> Vec<T>
     where
-        S: Stream<Item = Event> + Unpin,
+        S: Stream<Item = T> + Unpin,
     {
         let deadline = Instant::now() + window;
         let mut seen = Vec::new();

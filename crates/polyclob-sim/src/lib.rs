@@ -116,7 +116,7 @@
 //! | Gamma, at [`SimHandle::gamma_url`] | `GET /markets/keyset`, `/events/keyset` (keyset cursors: `after_cursor` in, `next_cursor` out, absent on the last page; ≤ 100 markets / 500 events a page, ≤ 100 `condition_ids`), `/markets/{id}`, `/markets/slug/{slug}`, `/events/{id}`, `/events/slug/{slug}`, `/public-search`, `/tags`, `/series`, `/sports`; the CLOB markets in Gamma's vocabulary |
 //! | Data API v2, at [`SimHandle::data_api_url`] | `GET /v2/positions`, `/v2/trades`, `/v2/activity`, `/v2/value`, `/v2/holders` in the `{data, pagination}` envelope with cursors; derived from the simulator's fills |
 //! | `/rtds` ([`SimHandle::rtds_url`]) | the real-time data socket: `{"action":"subscribe","subscriptions":[{topic,type,filters}]}` → deterministic synthetic (or driven, [`SimHandle::drive_reference`]) `crypto_prices` (Binance symbols), `crypto_prices_chainlink`, `crypto_prices_twap_*` and `equity_prices` updates every [`SimBuilder::rtds_interval`] (with the three-point `subscribe` history after a filtered subscribe), and `activity`/`orders_matched` for every fill of this simulator |
-//! | `/polybolt` ([`SimHandle::polybolt_url`]) | PolyBolt: `auth` checked against this simulator's API keys, `subscribe` on `price.crypto`, `price.crypto.twap`, `price.equity`, `price.equity.twap` → `subscribed`, a snapshot, then `seq`-numbered exact prices every [`SimBuilder::rtds_interval`]; `auth_required`, `auth_invalid`, `bad_filter`, `sub_limit`/`auth_attempts` with close 4008; [`SimHandle::polybolt_close`] closes with any code |
+//! | `/polybolt` ([`SimHandle::polybolt_url`]) | PolyBolt: `auth` checked against this simulator's API keys, `subscribe` on `price.crypto`, `price.crypto.twap`, `price.equity`, `price.equity.twap` → `subscribed`, a snapshot, then `seq`-numbered exact prices every [`SimBuilder::rtds_interval`]; `auth_required`, `auth_invalid`, `bad_filter`, `sub_limit`/`auth_attempts` with close 4008; a bounded send queue per connection whose overflow is counted in `dropped`; close codes (4001, 4002, 4003, 4008 …) as [`WsFault::Close`] rules |
 //! | `/sports` ([`SimHandle::sports_url`]) | the sports socket: `ping` and scripted `sport_result`s every [`SimBuilder::rtds_interval`]; no `pong` within two intervals drops the client |
 //! | RTDS | text `PING` → text `PONG` |
 //! | market and user WS | text `PING` → text `PONG` (`INVALID OPERATION` before the initial subscribe); a second initial (`"type"`) message → `INVALID OPERATION` |
@@ -124,15 +124,18 @@
 //!
 //! Faults: build a [`Faults`] (latency, jitter, `425`/`429`/`503` on a schedule or with a
 //! probability, each rule optionally for one path prefix, one account
-//! ([`HttpRule::account`]) or one market ([`HttpRule::market`]); WS disconnects and silence) and pass it to [`SimBuilder::faults`], or change it
-//! while running with [`SimHandle::set_faults`]; [`SimHandle::disconnect_ws`] drops every WS
+//! ([`HttpRule::account`]) or one market ([`HttpRule::market`]); WebSocket disconnects,
+//! silences, stalls and close codes ([`WsRule`]), each optionally for one endpoint
+//! ([`WsRule::channel`]), one authenticated account ([`WsRule::account`]) or one market
+//! ([`WsRule::market`])) and pass it to [`SimBuilder::faults`], or change it while running
+//! with [`SimHandle::set_faults`]; [`SimHandle::disconnect_ws`] drops every WS
 //! connection at once and [`SimHandle::set_cancel_only`] puts the exchange in cancel-only mode.
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> std::io::Result<()> {
 //! use std::time::Duration;
-//! use polyclob_sim::{Faults, HttpFault, HttpRule, Simulator, Trigger};
+//! use polyclob_sim::{Faults, HttpFault, HttpRule, Simulator, Trigger, WsChannel, WsFault, WsRule};
 //!
 //! let sim = Simulator::builder()
 //!     .faults(
@@ -141,8 +144,11 @@
 //!             // every 5th POST /order answers 429 with Retry-After: 1
 //!             .http(HttpRule::new(Trigger::EveryNth(5), HttpFault::RateLimited { retry_after: Duration::from_secs(1) })
 //!                 .path_prefix("/order"))
-//!             // drop a WS connection on every 50th frame it is sent
-//!             .ws_disconnect(Trigger::EveryNth(50)),
+//!             // drop a WS connection on every 50th frame sent
+//!             .ws(WsRule::new(Trigger::EveryNth(50), WsFault::Disconnect))
+//!             // PolyBolt closes with 4002 (slow consumer) once, on its 100th frame
+//!             .ws(WsRule::new(Trigger::Window { first: 100, count: 1 }, WsFault::Close(4002))
+//!                 .channel(WsChannel::PolyBolt)),
 //!     )
 //!     .start()
 //!     .await?;
@@ -255,7 +261,7 @@ mod ws;
 
 pub use self::crowd::{Crowd, CrowdTrader};
 pub use self::drift::Drift;
-pub use self::faults::{Faults, HttpFault, HttpRule, Trigger};
+pub use self::faults::{Faults, HttpFault, HttpRule, Trigger, WsChannel, WsFault, WsRule};
 pub use self::market::{MarketSpec, TokenSpec, parse_markets};
 pub use self::paths::{FairValue, PricePath};
 pub use self::rails::RailStats;

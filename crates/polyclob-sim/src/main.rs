@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use polyclob::types::Chain;
 use polyclob_sim::{
-    Crowd, Faults, HttpFault, HttpRule, MarketSpec, Replay, Simulator, Trigger, parse_markets,
+    Crowd, Faults, HttpFault, HttpRule, MarketSpec, Replay, Simulator, Trigger, WsFault, WsRule,
+    parse_markets,
 };
 
 const HELP: &str = "\
@@ -31,8 +32,8 @@ USAGE: polyclob-sim [FLAGS]
   --fail-prob P            inject the failure with probability P (0..1)
   --fail-path PREFIX       only requests whose path starts with PREFIX
   --retry-after S          Retry-After seconds for 429 (default 1)
-  --ws-disconnect-every N  drop a WS connection on its N-th outbound frame
-  --ws-silence-every N     go silent on a WS connection's N-th outbound frame...
+  --ws-disconnect-every N  drop a WS connection on every N-th outbound frame
+  --ws-silence-every N     go silent on every N-th outbound WS frame...
   --ws-silence-ms N        ...for N ms (default 30000)
   --activity-ms N          simulated trading: one activity step every N ms (default off)
   --crowd SEED             the standard crowd (traders named maker, taker, informed, sweeper,
@@ -201,10 +202,11 @@ fn faults(a: &Args) -> Result<Faults, String> {
         f = f.http(rule);
     }
     if let Some(n) = a.ws_disconnect_every {
-        f = f.ws_disconnect(Trigger::EveryNth(n));
+        f = f.ws(WsRule::new(Trigger::EveryNth(n), WsFault::Disconnect));
     }
     if let Some(n) = a.ws_silence_every {
-        f = f.ws_silence(Trigger::EveryNth(n), Duration::from_millis(a.ws_silence_ms));
+        let silence = WsFault::Silence(Duration::from_millis(a.ws_silence_ms));
+        f = f.ws(WsRule::new(Trigger::EveryNth(n), silence));
     }
     Ok(f)
 }

@@ -8,11 +8,19 @@
 //! `price.equity`, `price.equity.twap` answers `subscribed` and one snapshot (the last three
 //! points) per new subscription, then an update per subscription every
 //! [`SimBuilder::rtds_interval`](crate::SimBuilder::rtds_interval), in the envelope
-//! `{"v":1,"channel","seq","ts","snapshot"?,"payload"}` with `seq` consecutive per channel on
-//! the connection; `full_accuracy_value` is a decimal string. An unknown channel or symbol
-//! is `bad_filter`; a 65th subscription is `sub_limit` and close 4008; `{"op":"ping"}` is
-//! answered `pong`. [`SimHandle::polybolt_close`](crate::SimHandle::polybolt_close) closes
-//! every PolyBolt connection with a chosen code (4001, 4002, 4003, 4008 …).
+//! `{"v":1,"channel","seq","ts","snapshot"?,"dropped"?,"payload"}` with `seq` consecutive per
+//! channel on the connection; `full_accuracy_value` is a decimal string. An unknown channel or
+//! symbol is `bad_filter`; a 65th subscription is `sub_limit` and close 4008; `{"op":"ping"}`
+//! is answered `pong`.
+//!
+//! Slow consumers: each connection has a send queue of at most [`SEND_QUEUE`] updates (its
+//! socket is written by a task of its own). An update that finds the queue full — the client
+//! has not read what was sent — is discarded and counted, and the channel's next envelope
+//! says how many in `dropped` (`seq` stays consecutive over what is sent). A
+//! [`WsFault::Stall`](crate::WsFault::Stall) rule holds the writes up to produce this on
+//! loopback; [`WsFault::Close`](crate::WsFault::Close) rules (channel
+//! [`WsChannel::PolyBolt`](crate::WsChannel::PolyBolt)) close with 4001, 4002, 4003, 4008 or
+//! any other code on a chosen frame.
 //!
 //! The sports socket sends the text `ping` every `rtds_interval` and a `sport_result` for the
 //! scripted games every tick; it drops a connection that has not answered `pong` within two
@@ -20,19 +28,22 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use futures_util::StreamExt;
 use serde_json::{Value, json};
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::frame::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
+use super::faults::WsChannel;
 use super::rtds::series_value;
 use super::server::Shared;
 use super::state::now_ms;
-use super::ws::{Conn, End, Timed, finish};
+use super::ws::{AbortOnDrop, CLOSE_WAIT, End, Timed, TimedConn, finish};
 
 /// `whole` dollars and `frac` hundred-thousandths, in 10⁻⁵ USD.
 const fn usd(whole: u64, frac: u64) -> u64 {
@@ -149,70 +160,55 @@ fn ack(op: &str, rid: Option<&Value>, extra: Value) -> String {
     v.to_string()
 }
 
-/// Per-connection state.
+/// Per-connection state of the reading side.
 #[derive(Debug, Default)]
 struct Session {
     authed: bool,
     auth_frames: usize,
     subs: Vec<Sub>,
-    /// Next `seq` per channel.
-    seq: BTreeMap<&'static str, u64>,
 }
 
-impl Session {
-    fn envelope(&mut self, channel: &'static str, snapshot: bool, payload: Value) -> String {
-        let seq = self.seq.entry(channel).or_insert(1);
-        let mut v =
-            json!({"v": 1, "channel": channel, "seq": *seq, "ts": now_ms(), "payload": payload});
-        if snapshot {
-            v["snapshot"] = Value::Bool(true);
-        }
-        *seq += 1;
-        v.to_string()
-    }
+/// A point of `sub`'s series at tick `k`; `driven` is the asset's driven reference price
+/// (`SimHandle::drive_reference`), which replaces the synthetic series.
+fn point(sub: &Sub, seed: u64, k: u64, interval_ms: u64, driven: Option<u64>) -> Value {
+    let v = driven.unwrap_or_else(|| series_value(seed, &sub.symbol, sub.base, k));
+    json!({"timestamp": k * interval_ms, "value": number(v), "full_accuracy_value": exact(v)})
+}
 
-    /// A point of `sub`'s series at tick `k`; `driven` is the asset's driven reference price
-    /// (`SimHandle::drive_reference`), which replaces the synthetic series.
-    fn point(sub: &Sub, seed: u64, k: u64, interval_ms: u64, driven: Option<u64>) -> Value {
-        let v = driven.unwrap_or_else(|| series_value(seed, &sub.symbol, sub.base, k));
-        json!({"timestamp": k * interval_ms, "value": number(v), "full_accuracy_value": exact(v)})
+/// The payload of `sub`'s update at tick `k`.
+fn update(sub: &Sub, seed: u64, k: u64, interval_ms: u64, driven: Option<u64>) -> Value {
+    let mut p = point(sub, seed, k, interval_ms, driven);
+    p["symbol"] = Value::String(sub.symbol.clone());
+    p["source"] = Value::String(source(sub.channel).to_owned());
+    if sub.channel.ends_with(".twap") {
+        p["window_seconds"] = json!(60);
     }
+    p
+}
 
-    fn update(
-        &mut self,
-        i: usize,
-        seed: u64,
-        k: u64,
-        interval_ms: u64,
-        driven: Option<u64>,
-    ) -> String {
-        let sub = self.subs[i].clone();
-        let mut p = Self::point(&sub, seed, k, interval_ms, driven);
-        p["symbol"] = Value::String(sub.symbol.clone());
-        p["source"] = Value::String(source(sub.channel).to_owned());
-        if sub.channel.ends_with(".twap") {
-            p["window_seconds"] = json!(60);
-        }
-        self.envelope(sub.channel, false, p)
+/// The payload of `sub`'s snapshot at tick `k`: the last [`HISTORY`] points.
+fn snapshot(sub: &Sub, seed: u64, k: u64, interval_ms: u64, driven: Option<u64>) -> Value {
+    let data: Vec<Value> = (k.saturating_sub(HISTORY - 1)..=k)
+        .map(|i| point(sub, seed, i, interval_ms, driven))
+        .collect();
+    let mut p = json!({"symbol": sub.symbol, "source": source(sub.channel), "data": data});
+    if sub.channel.ends_with(".twap") {
+        p["window_seconds"] = json!(60);
     }
+    p
+}
 
-    fn snapshot(
-        &mut self,
-        sub: &Sub,
-        seed: u64,
-        k: u64,
-        interval_ms: u64,
-        driven: Option<u64>,
-    ) -> String {
-        let data: Vec<Value> = (k.saturating_sub(HISTORY - 1)..=k)
-            .map(|i| Self::point(sub, seed, i, interval_ms, driven))
-            .collect();
-        let mut p = json!({"symbol": sub.symbol, "source": source(sub.channel), "data": data});
-        if sub.channel.ends_with(".twap") {
-            p["window_seconds"] = json!(60);
-        }
-        self.envelope(sub.channel, true, p)
+/// A data envelope; `dropped` (updates of the channel discarded just before this one) is
+/// written when not zero.
+fn envelope(channel: &str, seq: u64, snapshot: bool, dropped: u64, payload: Value) -> String {
+    let mut v = json!({"v": 1, "channel": channel, "seq": seq, "ts": now_ms(), "payload": payload});
+    if snapshot {
+        v["snapshot"] = Value::Bool(true);
     }
+    if dropped > 0 {
+        v["dropped"] = json!(dropped);
+    }
+    v.to_string()
 }
 
 fn close(code: u16) -> End {
@@ -222,29 +218,127 @@ fn close(code: u16) -> End {
     }))
 }
 
-async fn on_text<S>(
-    conn: &mut Conn<S>,
+/// Updates waiting to be written to one connection, at most; the ones that do not fit are
+/// discarded and counted in the channel's next `dropped` (two ticks of 64 subscriptions fit).
+const SEND_QUEUE: usize = 128;
+
+/// A frame on its way to the connection's writer.
+enum Out {
+    /// The connection authenticated as `(lowercase address, API key)` (for the fault rules).
+    Account(String, String),
+    /// An acknowledgement: never discarded.
+    Text(String),
+    /// A data envelope, numbered (`seq`) when written.
+    Data {
+        channel: &'static str,
+        snapshot: bool,
+        dropped: u64,
+        payload: Value,
+    },
+    /// Ends the connection after what is queued.
+    End(End),
+}
+
+/// The reading side's end of a connection's send queue. Acknowledgements and snapshots
+/// always queue; an update finds the queue full when the writer is [`SEND_QUEUE`] updates
+/// behind (the client reads too slowly) and is then discarded and counted.
+struct Outbox {
+    tx: mpsc::UnboundedSender<Out>,
+    /// Updates queued and not yet written (decremented by the writer).
+    waiting: Arc<AtomicUsize>,
+    /// Per channel: updates discarded since the channel's last queued envelope.
+    dropped: BTreeMap<&'static str, u64>,
+}
+
+impl Outbox {
+    fn put(&self, out: Out) -> Result<(), End> {
+        // The writer is gone: the connection is ending already.
+        self.tx.send(out).map_err(|_| End::Drop)
+    }
+
+    fn text(&self, text: String) -> Result<(), End> {
+        self.put(Out::Text(text))
+    }
+
+    fn data(&mut self, channel: &'static str, snapshot: bool, payload: Value) -> Result<(), End> {
+        if !snapshot {
+            if self.waiting.load(Ordering::Acquire) >= SEND_QUEUE {
+                *self.dropped.entry(channel).or_default() += 1;
+                return Ok(());
+            }
+            self.waiting.fetch_add(1, Ordering::AcqRel);
+        }
+        let dropped = self.dropped.remove(channel).unwrap_or_default();
+        self.put(Out::Data {
+            channel,
+            snapshot,
+            dropped,
+            payload,
+        })
+    }
+}
+
+/// Writes the queue to the socket through the fault filter, numbering envelopes per
+/// channel, until the queue says to end or the socket (or a fault) ends the connection.
+async fn write<T>(
+    mut conn: TimedConn<T>,
+    mut queue: mpsc::UnboundedReceiver<Out>,
+    waiting: Arc<AtomicUsize>,
+) where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    let mut seq: BTreeMap<&'static str, u64> = BTreeMap::new();
+    let end = loop {
+        let Some(out) = queue.recv().await else {
+            break End::Close(None);
+        };
+        let text = match out {
+            Out::Account(address, key) => {
+                conn.account = Some((address, key));
+                continue;
+            }
+            Out::Text(t) => t,
+            Out::Data {
+                channel,
+                snapshot,
+                dropped,
+                payload,
+            } => {
+                if !snapshot {
+                    waiting.fetch_sub(1, Ordering::AcqRel);
+                }
+                let next = seq.entry(channel).or_insert(1);
+                let n = *next;
+                *next += 1;
+                envelope(channel, n, snapshot, dropped, payload)
+            }
+            Out::End(end) => break end,
+        };
+        if let Err(end) = conn.send(text).await {
+            break end;
+        }
+    };
+    finish(conn, end).await;
+}
+
+fn on_text(
+    out: &mut Outbox,
     st: &mut Session,
+    shared: &Shared,
     text: &str,
     seed: u64,
     interval_ms: u64,
-) -> Result<(), End>
-where
-    S: futures_util::Sink<Message> + Unpin,
-{
+) -> Result<(), End> {
     let Ok(v) = serde_json::from_str::<Value>(text) else {
-        return conn
-            .send(ack("error", None, json!({"code": "bad_request"})))
-            .await;
+        return out.text(ack("error", None, json!({"code": "bad_request"})));
     };
     let rid = v.get("rid");
     match v.get("op").and_then(Value::as_str).unwrap_or("") {
-        "ping" => conn.send(ack("pong", rid, json!({}))).await,
+        "ping" => out.text(ack("pong", rid, json!({}))),
         "auth" => {
             st.auth_frames += 1;
             if st.auth_frames > MAX_AUTH_FRAMES {
-                conn.send(ack("error", rid, json!({"code": "auth_attempts"})))
-                    .await?;
+                out.text(ack("error", rid, json!({"code": "auth_attempts"})))?;
                 return Err(close(4008));
             }
             let field = |k: &str| {
@@ -253,16 +347,19 @@ where
                     .and_then(Value::as_str)
                     .unwrap_or("")
             };
-            let ok = conn.shared.ex().api_key(field("apiKey")).is_some_and(|k| {
-                k.secret == field("secret") && k.passphrase == field("passphrase")
-            });
-            st.authed |= ok;
-            let text = if ok {
-                ack("authed", rid, json!({}))
-            } else {
-                ack("error", rid, json!({"code": "auth_invalid"}))
-            };
-            conn.send(text).await
+            let account = shared
+                .ex()
+                .api_key(field("apiKey"))
+                .filter(|k| k.secret == field("secret") && k.passphrase == field("passphrase"))
+                .map(|k| k.address.to_ascii_lowercase());
+            match account {
+                Some(address) => {
+                    st.authed = true;
+                    out.put(Out::Account(address, field("apiKey").to_owned()))?;
+                    out.text(ack("authed", rid, json!({})))
+                }
+                None => out.text(ack("error", rid, json!({"code": "auth_invalid"}))),
+            }
         }
         op @ ("subscribe" | "unsubscribe") => {
             let list: Vec<&Value> = match v.get("subscriptions").and_then(Value::as_array) {
@@ -273,106 +370,115 @@ where
             for item in list {
                 let channel = item.get("channel").cloned().unwrap_or(Value::Null);
                 if !st.authed {
-                    conn.send(ack(
+                    out.text(ack(
                         "error",
                         rid,
                         json!({"code": "auth_required", "channel": channel}),
-                    ))
-                    .await?;
+                    ))?;
                     continue;
                 }
                 let sub = match parse_sub(item) {
                     Ok(s) => s,
                     Err(code) => {
-                        conn.send(ack("error", rid, json!({"code": code, "channel": channel})))
-                            .await?;
+                        out.text(ack("error", rid, json!({"code": code, "channel": channel})))?;
                         continue;
                     }
                 };
                 if op == "unsubscribe" {
                     st.subs.retain(|s| *s != sub);
-                    conn.send(ack("unsubscribed", rid, json!({"channel": sub.channel})))
-                        .await?;
+                    out.text(ack("unsubscribed", rid, json!({"channel": sub.channel})))?;
                     continue;
                 }
                 let fresh = !st.subs.contains(&sub);
                 if fresh && st.subs.len() >= MAX_SUBSCRIPTIONS {
-                    conn.send(ack(
+                    out.text(ack(
                         "error",
                         rid,
                         json!({"code": "sub_limit", "channel": sub.channel}),
-                    ))
-                    .await?;
+                    ))?;
                     return Err(close(4008));
                 }
-                conn.send(ack(
+                out.text(ack(
                     "subscribed",
                     rid,
                     json!({"channel": sub.channel, "provider": source(sub.channel)}),
-                ))
-                .await?;
+                ))?;
                 if fresh {
-                    let driven = conn.shared.ex().paths.reference(&sub.symbol);
-                    let snap = st.snapshot(&sub, seed, k, interval_ms, driven);
+                    let driven = shared.ex().paths.reference(&sub.symbol);
+                    out.data(
+                        sub.channel,
+                        true,
+                        snapshot(&sub, seed, k, interval_ms, driven),
+                    )?;
                     st.subs.push(sub);
-                    conn.send(snap).await?;
-                    if conn.shared.drift.has(super::Drift::PolyBoltCloseCode) {
+                    if shared.drift.has(super::Drift::PolyBoltCloseCode) {
                         return Err(close(super::drift::UNKNOWN_CLOSE));
                     }
                 }
             }
             Ok(())
         }
-        _ => {
-            conn.send(ack("error", rid, json!({"code": "bad_request"})))
-                .await
-        }
+        _ => out.text(ack("error", rid, json!({"code": "bad_request"}))),
     }
 }
 
 pub(super) async fn run<T>(ws: WebSocketStream<T>, shared: Arc<Shared>)
 where
-    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     let Timed {
-        mut conn,
+        conn,
         mut rx,
         mut ticker,
         interval_ms,
         mut kick,
         mut shutdown,
         ..
-    } = Timed::new(ws, &shared);
+    } = Timed::new(ws, &shared, WsChannel::PolyBolt);
     let seed = shared.ex().cfg.seed;
-    let mut closer = shared.polybolt_close.subscribe();
+    // The socket is written by a task of its own, so that updates keep coming (and are
+    // discarded and counted when they do not fit) while a slow client holds the writes up.
+    let (tx, queue) = mpsc::unbounded_channel();
+    let waiting = Arc::new(AtomicUsize::new(0));
+    let mut writer = AbortOnDrop(tokio::spawn(write(conn, queue, Arc::clone(&waiting))));
+    let mut out = Outbox {
+        tx,
+        waiting,
+        dropped: BTreeMap::new(),
+    };
     let mut st = Session::default();
     let end = loop {
         let step: Result<(), End> = tokio::select! {
             msg = rx.next() => match msg {
-                Some(Ok(Message::Text(t))) => on_text(&mut conn, &mut st, t.as_str(), seed, interval_ms).await,
+                Some(Ok(Message::Text(t))) => on_text(&mut out, &mut st, &shared, t.as_str(), seed, interval_ms),
                 Some(Ok(Message::Close(_))) | None | Some(Err(_)) => Err(End::Close(None)),
                 Some(Ok(_)) => Ok(()),
             },
             _ = ticker.tick() => {
                 let k = now_ms() / interval_ms;
-                let mut r = Ok(());
-                for i in 0..st.subs.len() {
-                    let driven = conn.shared.ex().paths.reference(&st.subs[i].symbol);
-                    let text = st.update(i, seed, k, interval_ms, driven);
-                    r = conn.send(text).await;
-                    if r.is_err() { break }
-                }
-                r
+                st.subs.iter().try_for_each(|sub| {
+                    let driven = shared.ex().paths.reference(&sub.symbol);
+                    out.data(sub.channel, false, update(sub, seed, k, interval_ms, driven))
+                })
             },
-            _ = closer.changed() => Err(close(*closer.borrow())),
+            // The writer ended the connection (a fault, a failed write).
+            _ = &mut writer.0 => break None,
             _ = kick.changed() => Err(End::Drop),
             _ = shutdown.changed() => Err(End::going_away()),
         };
         if let Err(e) = step {
-            break e;
+            break Some(e);
         }
     };
-    finish(conn, end).await;
+    match end {
+        // Dropping the writer aborts it: the socket goes without a close frame.
+        None | Some(End::Drop) => {}
+        Some(end) => {
+            if out.put(Out::End(end)).is_ok() {
+                let _ = tokio::time::timeout(CLOSE_WAIT, &mut writer.0).await;
+            }
+        }
+    }
 }
 
 /// The scripted games of the sports socket: `(gameId, league, home, away)`.
@@ -415,7 +521,7 @@ where
         interval_ms,
         mut kick,
         mut shutdown,
-    } = Timed::new(ws, &shared);
+    } = Timed::new(ws, &shared, WsChannel::Sports);
     // The oldest unanswered ping.
     let mut ping_at: Option<Instant> = None;
     let end = loop {
@@ -473,17 +579,58 @@ mod tests {
             assert_eq!(parse_sub(&bad), Err("bad_filter"), "{bad}");
         }
         assert_eq!(exact(usd(64_126, 5)), "64126.00005000");
-        let mut s = Session::default();
         let sub =
             parse_sub(&json!({"channel":"price.crypto","filter":{"symbol":"btcusd"}})).unwrap();
-        let snap: Value = serde_json::from_str(&s.snapshot(&sub, 1, 10, 1000, None)).unwrap();
+        let snap: Value = serde_json::from_str(&envelope(
+            sub.channel,
+            1,
+            true,
+            0,
+            snapshot(&sub, 1, 10, 1000, None),
+        ))
+        .unwrap();
         assert_eq!(
             (snap["seq"].as_u64(), snap["snapshot"].as_bool()),
             (Some(1), Some(true))
         );
-        s.subs.push(sub);
-        let upd: Value = serde_json::from_str(&s.update(0, 1, 11, 1000, None)).unwrap();
-        assert_eq!(upd["seq"].as_u64(), Some(2));
+        assert_eq!(snap["payload"]["data"].as_array().map(Vec::len), Some(3));
+        assert!(snap.get("dropped").is_none());
+        let upd: Value = serde_json::from_str(&envelope(
+            sub.channel,
+            2,
+            false,
+            7,
+            update(&sub, 1, 11, 1000, None),
+        ))
+        .unwrap();
+        assert_eq!(
+            (upd["seq"].as_u64(), upd["dropped"].as_u64()),
+            (Some(2), Some(7))
+        );
         assert!(upd["payload"]["full_accuracy_value"].is_string());
+    }
+
+    #[test]
+    fn a_full_queue_discards_updates_and_counts_them_per_channel() {
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let mut out = Outbox {
+            tx,
+            waiting: Arc::new(AtomicUsize::new(0)),
+            dropped: BTreeMap::new(),
+        };
+        for _ in 0..SEND_QUEUE + 3 {
+            out.data("price.crypto", false, Value::Null).unwrap();
+        }
+        // Snapshots and acknowledgements still queue.
+        out.data("price.equity", true, Value::Null).unwrap();
+        out.text("ack".to_owned()).unwrap();
+        assert_eq!(rx.len(), SEND_QUEUE + 2);
+        // The writer takes one: the next update fits and carries the count.
+        drop(rx.try_recv());
+        out.waiting.fetch_sub(1, Ordering::AcqRel);
+        out.data("price.crypto", false, Value::Null).unwrap();
+        let last = std::iter::from_fn(|| rx.try_recv().ok()).last();
+        assert!(matches!(last, Some(Out::Data { dropped: 3, .. })));
+        assert!(out.dropped.is_empty());
     }
 }

@@ -14,8 +14,8 @@
 //!   (`crypto_prices_chainlink`, `crypto_prices_twap_*`) as the E18 integer.
 //! - Activity: every fill (one maker order against the taker) after the connection opened is
 //!   sent as `orders_matched`, filtered by `event_slug`/`market_slug` when asked.
-//! - Text `PING` is answered with `PONG`. Faults (disconnect, silence) apply per frame as on
-//!   the CLOB channels.
+//! - Text `PING` is answered with `PONG`. WS fault rules ([`WsRule`](crate::WsRule)) apply
+//!   per frame as on the CLOB channels.
 
 use std::sync::Arc;
 
@@ -28,6 +28,7 @@ use tokio_tungstenite::tungstenite::Message;
 use polyclob::types::Side;
 
 use super::events;
+use super::faults::WsChannel;
 use super::server::Shared;
 use super::state::{Exchange, now_ms};
 use super::ws::{Conn, End, Timed, finish};
@@ -278,7 +279,7 @@ where
         mut kick,
         mut shutdown,
         ..
-    } = Timed::new(ws, &shared);
+    } = Timed::new(ws, &shared, WsChannel::Rtds);
     let (mut events, mut seen) = {
         let ex = shared.ex();
         (ex.subscribe(), ex.trades.end())

@@ -41,8 +41,6 @@ pub(crate) struct Shared {
     pub(crate) page_size: usize,
     /// Bumped to drop every open WS connection.
     pub(crate) kick: watch::Sender<u64>,
-    /// Set to a close code to close every PolyBolt connection with it.
-    pub(crate) polybolt_close: watch::Sender<u16>,
     pub(crate) shutdown: watch::Receiver<bool>,
     /// Interval of simulated market activity, `None` = off.
     activity: watch::Sender<Option<Duration>>,
@@ -373,17 +371,16 @@ impl SimBuilder {
         }
         let (shutdown_tx, shutdown_rx) = watch::channel(false);
         let (kick, _) = watch::channel(0u64);
-        let (polybolt_close, _) = watch::channel(0u16);
+        let faults = FaultState::new(self.faults, self.seed, |id| market_ids(&ex, id));
         let (activity, _) = watch::channel(self.activity);
         let shared = Arc::new(Shared {
             ex: Mutex::new(ex),
-            faults: Mutex::new(FaultState::new(self.faults, self.seed)),
+            faults: Mutex::new(faults),
             chain: self.chain,
             verify: self.verify_signatures,
             clob_version: self.clob_version,
             page_size: self.page_size,
             kick,
-            polybolt_close,
             shutdown: shutdown_rx,
             activity,
             requests: Mutex::new(Vec::new()),
@@ -523,7 +520,20 @@ impl SimHandle {
 
     /// Replaces the fault configuration at run time.
     pub fn set_faults(&self, faults: Faults) {
-        self.shared.faults().set(faults);
+        // The market ids are resolved before the fault lock is taken: never both locks.
+        let ids: Vec<(String, Vec<String>)> = {
+            let ex = self.shared.ex();
+            faults
+                .ws_markets()
+                .map(|m| (m.to_owned(), market_ids(&ex, m)))
+                .collect()
+        };
+        self.shared.faults().set(faults, |id| {
+            ids.iter()
+                .find(|(m, _)| m == id)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default()
+        });
     }
 
     /// The current fault configuration.
@@ -540,12 +550,6 @@ impl SimHandle {
     /// Drops every open WS connection now, without a close frame (as a network failure would).
     pub fn disconnect_ws(&self) {
         self.shared.kick.send_modify(|n| *n += 1);
-    }
-
-    /// Closes every open PolyBolt connection with close `code` (4001 authentication, 4002
-    /// slow consumer, 4003 draining, 4008 policy …).
-    pub fn polybolt_close(&self, code: u16) {
-        self.shared.polybolt_close.send_replace(code);
     }
 
     /// Starts (`Some(interval)`), retimes or stops (`None`) the simulated market activity
@@ -876,6 +880,21 @@ fn fault_response(f: HttpFault) -> Response<Full<Bytes>> {
         }
     }
     r
+}
+
+/// Every id that names the market `id` names (a condition id, or a token id): the condition
+/// id and its token ids, or `id` alone for a token id or an unknown id.
+fn market_ids(ex: &Exchange, id: &str) -> Vec<String> {
+    let condition = |m: &&super::state::MarketState| m.spec.condition_id.eq_ignore_ascii_case(id);
+    match ex.markets.iter().find(condition) {
+        Some(m) => {
+            let spec = &m.spec;
+            std::iter::once(spec.condition_id.clone())
+                .chain(spec.tokens.iter().map(|t| t.token_id().to_owned()))
+                .collect()
+        }
+        None => vec![id.to_owned()],
+    }
 }
 
 /// What the fault rules see of a request.

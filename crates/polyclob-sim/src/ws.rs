@@ -1,6 +1,7 @@
 //! The WS channels (protocol.md §5): `/ws/market` (books and deltas per asset) and `/ws/user`
 //! (the authenticated user's orders and trades, filtered by condition id). Text `PING` gets
-//! text `PONG`; subscriptions can change at any time; faults can drop or silence a connection.
+//! text `PONG`; subscriptions can change at any time; fault rules ([`WsRule`](crate::WsRule))
+//! can drop, silence, stall or close a connection, for one account, market or endpoint.
 //!
 //! Subscription rules of the exchange (NT PR #3717, NT `websocket/client.rs`; see
 //! exchange-2026.md §d.7): the initial message (the one with `"type"`) is accepted once per
@@ -28,7 +29,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 
 use super::events;
-use super::faults::WsAction;
+use super::faults::{About, WsAction, WsChannel, WsFrame};
 use super::server::{Shared, error_response};
 use super::state::{Outbound, now_ms};
 
@@ -136,6 +137,7 @@ impl Subs {
 }
 
 /// Why the connection loop ended.
+#[derive(Debug)]
 pub(super) enum End {
     /// Close politely (client closed, shutdown, bad auth).
     Close(Option<CloseFrame>),
@@ -146,7 +148,10 @@ pub(super) enum End {
 pub(super) struct Conn<S> {
     pub(super) tx: S,
     pub(super) shared: Arc<Shared>,
-    pub(super) sent: u64,
+    /// The endpoint, for the fault rules.
+    pub(super) channel: WsChannel,
+    /// The authenticated account, `(lowercase address, API key)`, for the fault rules.
+    pub(super) account: Option<(String, String)>,
     pub(super) silent_until: Option<Instant>,
 }
 
@@ -154,33 +159,58 @@ impl<S> Conn<S>
 where
     S: futures_util::Sink<Message> + Unpin,
 {
-    /// Sends a text frame through the fault filter and flushes it; `Err` means drop the
-    /// connection now.
+    pub(super) fn new(tx: S, shared: &Arc<Shared>, channel: WsChannel) -> Self {
+        Self {
+            tx,
+            shared: Arc::clone(shared),
+            channel,
+            account: None,
+            silent_until: None,
+        }
+    }
+
+    /// Sends a text frame about no market through the fault filter and flushes it; `Err`
+    /// means end the connection now.
     pub(super) async fn send(&mut self, text: impl Into<Utf8Bytes>) -> Result<(), End> {
-        self.feed(text.into()).await?;
+        self.feed(text.into(), About::Nothing).await?;
         self.flush().await
     }
 
     /// Queues a text frame through the fault filter without flushing it (a batch is flushed
-    /// once, see [`Conn::flush`]); `Err` means drop the connection now.
-    pub(super) async fn feed(&mut self, text: Utf8Bytes) -> Result<(), End> {
-        self.sent += 1;
-        let action = self.shared.faults().on_ws_frame(self.sent);
+    /// once, see [`Conn::flush`]); `Err` means end the connection now.
+    pub(super) async fn feed(&mut self, text: Utf8Bytes, about: About<'_>) -> Result<(), End> {
+        let frame = WsFrame {
+            channel: self.channel,
+            account: self.account.as_ref().map(|(a, k)| (a.as_str(), k.as_str())),
+            about,
+        };
+        let action = self.shared.faults().on_ws_frame(&frame);
         if self.silent_until.is_some_and(|t| Instant::now() < t) {
             return Ok(());
         }
         match action {
-            WsAction::Send => self
-                .tx
-                .feed(Message::Text(text))
-                .await
-                .map_err(|_| End::Drop),
+            WsAction::Send => {}
             WsAction::SilenceUntil(t) => {
                 self.silent_until = Some(t);
-                Ok(())
+                return Ok(());
             }
-            WsAction::Disconnect => Err(End::Drop),
+            WsAction::Stall(d) => {
+                // What is queued waits with this frame: the client sees nothing meanwhile.
+                self.flush().await?;
+                tokio::time::sleep(d).await;
+            }
+            WsAction::Disconnect => return Err(End::Drop),
+            WsAction::Close(code) => {
+                return Err(End::Close(Some(CloseFrame {
+                    code: CloseCode::from(code),
+                    reason: "fault".into(),
+                })));
+            }
         }
+        self.tx
+            .feed(Message::Text(text))
+            .await
+            .map_err(|_| End::Drop)
     }
 
     /// Writes the queued frames to the socket.
@@ -200,7 +230,7 @@ impl End {
 }
 
 /// How long a closing connection waits for its consumer to take the close frame.
-const CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+pub(super) const CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The write half of a timed socket, behind the fault filter.
 pub(super) type TimedConn<T> = Conn<futures_util::stream::SplitSink<WebSocketStream<T>, Message>>;
@@ -223,18 +253,13 @@ impl<T> Timed<T>
 where
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
 {
-    pub(super) fn new(ws: WebSocketStream<T>, shared: &Arc<Shared>) -> Self {
+    pub(super) fn new(ws: WebSocketStream<T>, shared: &Arc<Shared>, channel: WsChannel) -> Self {
         let (tx, rx) = ws.split();
         let interval = shared.rtds_interval;
         let mut ticker = tokio::time::interval(interval);
         ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
         Self {
-            conn: Conn {
-                tx,
-                shared: Arc::clone(shared),
-                sent: 0,
-                silent_until: None,
-            },
+            conn: Conn::new(tx, shared, channel),
             rx,
             ticker,
             interval,
@@ -270,10 +295,11 @@ where
     if !subs.wants(m) {
         return Ok(false);
     }
-    let text = match m {
-        Outbound::Market { text, .. } | Outbound::User { text, .. } => text.clone(),
+    let (text, about) = match m {
+        Outbound::Market { text, assets, .. } => (text.clone(), About::Assets(assets)),
+        Outbound::User { text, market, .. } => (text.clone(), About::Market(market)),
     };
-    conn.feed(text).await.map(|()| true)
+    conn.feed(text, about).await.map(|()| true)
 }
 
 /// Handles a fan-out event and whatever else is already queued (up to [`BATCH`]), then
@@ -302,7 +328,7 @@ where
 }
 
 /// Aborts the task when dropped.
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
+pub(super) struct AbortOnDrop(pub(super) tokio::task::JoinHandle<()>);
 
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
@@ -345,12 +371,14 @@ where
     let mut kick = shared.kick.subscribe();
     let mut shutdown = shared.shutdown.clone();
     let mut subs = Subs::default();
-    let mut conn = Conn {
+    let mut conn = Conn::new(
         tx,
-        shared: Arc::clone(&shared),
-        sent: 0,
-        silent_until: None,
-    };
+        &shared,
+        match channel {
+            Channel::Market => WsChannel::Market,
+            Channel::User => WsChannel::User,
+        },
+    );
     let end = loop {
         let step: Result<(), End> = tokio::select! {
             msg = inbox.recv() => match msg {
@@ -439,21 +467,27 @@ where
             if let Some(c) = v.get("custom_feature_enabled").and_then(Value::as_bool) {
                 subs.custom = c;
             }
-            let frame = {
+            let (frame, named) = {
                 let ex = conn.shared.ex();
                 let seq = ex.msg_seq();
                 let ts = now_ms();
                 let mut books = Vec::new();
+                let mut named = Vec::new();
                 for a in assets {
                     if let Some((mi, ti)) = ex.token(&a) {
                         books.push(events::ws_book(&ex, mi, ti, ts));
+                        named.push(a.clone());
                         subs.assets.insert(a, seq);
                     }
                 }
-                (dump && !books.is_empty()).then(|| format!("[{}]", books.join(",")))
+                let frame = (dump && !books.is_empty()).then(|| format!("[{}]", books.join(",")));
+                (frame, named)
             };
             match frame {
-                Some(f) => conn.send(f).await,
+                Some(f) => {
+                    conn.feed(f.into(), About::Assets(&named)).await?;
+                    conn.flush().await
+                }
                 None => Ok(()),
             }
         }
@@ -471,6 +505,7 @@ where
                 };
                 match user {
                     Some(u) => {
+                        conn.account = Some((u.clone(), field("apiKey").to_owned()));
                         subs.user = Some(u);
                         // An initial subscription without markets follows every market.
                         subs.all_markets = markets.is_empty();

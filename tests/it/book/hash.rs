@@ -13,6 +13,7 @@ use polyclob::fixed::Size;
 use polyclob::ws::books::{BookEvent, BookStream};
 use polyclob::ws::market::MarketStream;
 use serde_json::Value;
+use ws_server::client::until;
 use ws_server::{Action, WsServer};
 
 const CAPTURED: &str = "polymarket/nautilus_test_data/ws_book_snapshot_captured.json";
@@ -135,24 +136,6 @@ fn frame(bid_size: &str, corrupt: bool) -> String {
     body(size, &h.to_string())
 }
 
-async fn until(books: &mut BookStream, pred: impl Fn(&BookEvent) -> bool) -> Vec<BookEvent> {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
-    let mut seen = Vec::new();
-    loop {
-        match tokio::time::timeout_at(deadline, books.next()).await {
-            Ok(Some(ev)) => {
-                let done = pred(&ev);
-                seen.push(ev);
-                if done {
-                    return seen;
-                }
-            }
-            Ok(None) => panic!("ended: {seen:#?}"),
-            Err(_) => panic!("timeout: {seen:#?}"),
-        }
-    }
-}
-
 fn outcome(ev: &BookEvent) -> Option<Outcome> {
     match ev {
         BookEvent::Market { outcome, .. } => Some(*outcome),
@@ -176,18 +159,27 @@ async fn stream_resyncs_a_corrupted_snapshot() {
     server.on_subscribe(vec![frame("10", false)]);
     let mut books = stream(&server.url());
     books.books_mut().set_book_meta(ASSET, meta(false));
-    until(&mut books, |e| outcome(e) == Some(Outcome::Applied)).await;
+    until(&mut books, Duration::from_secs(3), |e| {
+        outcome(e) == Some(Outcome::Applied)
+    })
+    .await;
     assert_eq!(books.books().hash_status(ASSET), Some(HashStatus::Verified));
 
     // A corrupted snapshot mid-stream: flagged, suspect, and the shard reconnects for a
     // fresh one, which verifies.
     server.act(0, Action::Text(frame("10", true)));
-    until(&mut books, |e| outcome(e) == Some(Outcome::HashMismatch)).await;
+    until(&mut books, Duration::from_secs(3), |e| {
+        outcome(e) == Some(Outcome::HashMismatch)
+    })
+    .await;
     assert_eq!(
         books.books().book(ASSET).unwrap().state(),
         BookState::Suspect
     );
-    until(&mut books, |e| outcome(e) == Some(Outcome::Applied)).await;
+    until(&mut books, Duration::from_secs(3), |e| {
+        outcome(e) == Some(Outcome::Applied)
+    })
+    .await;
     assert_eq!(books.books().hash_status(ASSET), Some(HashStatus::Verified));
     assert_eq!(books.books().book(ASSET).unwrap().state(), BookState::Live);
     assert_eq!(server.connections(), 2);
@@ -211,9 +203,15 @@ async fn wrong_metadata_is_reported_without_a_reconnect_loop() {
     let mut books = stream(&server.url());
     // neg_risk is wrong: every snapshot mismatches.
     books.books_mut().set_book_meta(ASSET, meta(true));
-    until(&mut books, |e| outcome(e) == Some(Outcome::HashMismatch)).await;
+    until(&mut books, Duration::from_secs(3), |e| {
+        outcome(e) == Some(Outcome::HashMismatch)
+    })
+    .await;
     // One resync is tried; its snapshot mismatches again and is not chased.
-    until(&mut books, |e| outcome(e) == Some(Outcome::HashMismatch)).await;
+    until(&mut books, Duration::from_secs(3), |e| {
+        outcome(e) == Some(Outcome::HashMismatch)
+    })
+    .await;
     assert_eq!(books.books().hash_mismatch_streak(ASSET), 2);
     let quiet = tokio::time::timeout(Duration::from_millis(300), books.next()).await;
     assert!(quiet.is_err(), "no further events expected: {quiet:?}");
@@ -247,7 +245,7 @@ async fn simulator_snapshots_verify() {
         .expect("build");
     let mut books = BookStream::new(s);
     books.books_mut().set_book_meta(&token, meta);
-    let seen = until(&mut books, |e| outcome(e).is_some()).await;
+    let seen = until(&mut books, Duration::from_secs(3), |e| outcome(e).is_some()).await;
     assert_eq!(
         outcome(seen.last().unwrap()),
         Some(Outcome::Applied),

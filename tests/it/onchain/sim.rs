@@ -485,7 +485,7 @@ async fn approve_trade_resolve_redeem() {
 #[tokio::test]
 async fn chain_endpoint_survives_garbage() {
     let sim = sim().await;
-    let http = reqwest::Client::new();
+    let http = crate::support::sim::http_client();
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     let mut next = move || {
         seed ^= seed << 13;

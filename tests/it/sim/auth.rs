@@ -17,7 +17,7 @@ async fn l1(
     path: &str,
     headers: Vec<(&str, String)>,
 ) -> (u16, Value) {
-    let mut req = reqwest::Client::new().request(method, format!("{}{path}", sim.http_url()));
+    let mut req = http_client().request(method, format!("{}{path}", sim.http_url()));
     for (k, v) in headers {
         req = req.header(k, v);
     }
@@ -172,7 +172,7 @@ async fn l2_hmac_covers_method_path_and_exact_body() {
     let sig = polyclob::sign::hmac::HmacKey::from_base64url(t.creds.secret())
         .unwrap()
         .sign(ts, "DELETE", "/order", signed.as_bytes());
-    let resp = reqwest::Client::new()
+    let resp = http_client()
         .delete(format!("{}/order", sim.http_url()))
         .header("POLY_ADDRESS", t.address().to_checksum(None))
         .header("POLY_SIGNATURE", sig.as_str())

@@ -32,7 +32,14 @@ fn refused(status: u16, body: &Value) -> bool {
 
 async fn position(sim: &polyclob_sim::SimHandle, user: &str, token: &str) -> Option<Value> {
     let url = format!("{}/v2/positions?user={user}", sim.data_api_url());
-    let text = reqwest::get(url).await.unwrap().text().await.unwrap();
+    let text = http_client()
+        .get(url)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     let v: Value = serde_json::from_str(&text).unwrap();
     v["data"]
         .as_array()
@@ -297,7 +304,9 @@ async fn rfq_accept_and_approve_check_funds() {
     b.rfq_approve_order(&sb, &r, &q, later).await.unwrap();
     let data = sim.data_api_url();
     let pos: Value = serde_json::from_str(
-        &reqwest::get(format!("{data}/v2/positions?user={addr_a:#x}"))
+        &http_client()
+            .get(format!("{data}/v2/positions?user={addr_a:#x}"))
+            .send()
             .await
             .unwrap()
             .text()

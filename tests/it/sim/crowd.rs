@@ -217,7 +217,9 @@ async fn a_copy_trader_follows_a_named_simulated_account() {
     // The Data API names ivy as the taker of exactly the trades copied.
     let data = sim.data_api_url();
     let rows: Value = serde_json::from_str(
-        &reqwest::get(format!("{data}/v2/trades?user={ivy_addr}&limit=500"))
+        &crate::support::sim::http_client()
+            .get(format!("{data}/v2/trades?user={ivy_addr}&limit=500"))
+            .send()
             .await
             .unwrap()
             .text()
@@ -238,7 +240,9 @@ async fn a_copy_trader_follows_a_named_simulated_account() {
     // And the copier holds what it copied, at the ledger's micro-unit.
     let me = format!("{:#x}", copier.address());
     let pos: Value = serde_json::from_str(
-        &reqwest::get(format!("{data}/v2/positions?user={me}"))
+        &crate::support::sim::http_client()
+            .get(format!("{data}/v2/positions?user={me}"))
+            .send()
             .await
             .unwrap()
             .text()

@@ -1,6 +1,7 @@
 //! The simulator's PolyBolt and sports endpoints through the crate's own streams: auth
 //! against the simulator's API keys, snapshot then consecutive `seq`, exact prices, refused
-//! credentials, close codes as faults; the sports socket's pings answered.
+//! credentials, `dropped` under a slow consumer and each close code as a scheduled fault;
+//! the sports socket's pings answered.
 #![allow(clippy::unwrap_used)]
 
 use crate::support::sim as support;
@@ -12,9 +13,10 @@ use polyclob::clob::Credentials;
 use polyclob::polybolt::decode::{AckOp, Message, Payload};
 use polyclob::polybolt::{Channel, PolyBoltEvent, PolyBoltStream, Subscription};
 use polyclob::sports::{SportsEvent, SportsStream};
-use polyclob::ws::continuity::Recovery;
+use polyclob::ws::connection::Disconnect;
+use polyclob::ws::continuity::{Cause, Lost, Recovery};
 use polyclob::ws::event::Status;
-use polyclob_sim::{SimHandle, Simulator};
+use polyclob_sim::{Faults, SimHandle, Simulator, Trigger, WsChannel, WsFault, WsRule};
 use support::{KEY_A, Trader};
 
 const SEC: Duration = Duration::from_secs(1);
@@ -85,30 +87,212 @@ async fn polybolt_authenticates_snapshots_and_counts() {
             .all(|d| d.2.contains('.') || d.2.parse::<u64>().is_ok())
     );
     assert!(s.is_trusted(Channel::CryptoTwap));
+}
 
-    // Draining: one reconnect, re-auth, a new snapshot with seq 1.
-    sim.polybolt_close(4003);
-    let mut saw_break = false;
-    loop {
-        let ev = next(&mut s).await;
-        if let PolyBoltEvent::Break(b) = &ev {
-            assert!(matches!(b.recovery, Recovery::Reconnect { .. }));
-            saw_break = true;
-        }
-        if let Some((seq, snap, _)) = data_seq(&ev) {
-            if saw_break {
-                assert_eq!((seq, snap), (1, true));
-                break;
+fn stream(sim: &SimHandle, t: &Trader, subs: &[Subscription]) -> PolyBoltStream {
+    subs.iter()
+        .fold(
+            PolyBoltStream::builder()
+                .url(sim.polybolt_url())
+                .no_proxy()
+                .credentials(t.creds.clone()),
+            |b, sub| b.subscribe(sub.clone()),
+        )
+        .backoff(Duration::from_millis(10), Duration::from_millis(50))
+        .build()
+        .unwrap()
+}
+
+/// Upgrades to `/polybolt` the simulator has seen.
+fn polybolt_connects(sim: &SimHandle) -> usize {
+    sim.requests()
+        .iter()
+        .filter(|r| r.ends_with(" /polybolt"))
+        .count()
+}
+
+/// A rule closing PolyBolt with `code` once, on its `n`-th frame from now.
+fn close_on(code: u16, n: u64) -> Faults {
+    Faults::none().ws(
+        WsRule::new(Trigger::Window { first: n, count: 1 }, WsFault::Close(code))
+            .channel(WsChannel::PolyBolt),
+    )
+}
+
+/// 4002 (slow consumer) and 4003 (draining) as scheduled faults: one break, a reconnect
+/// (4003's within the jitter bound), re-authentication and a new snapshot.
+#[tokio::test]
+async fn polybolt_close_4002_and_4003_reconnect_with_a_new_snapshot() {
+    let sim = sim().await;
+    let t = Trader::new(&sim, KEY_A).await;
+    let mut s = stream(&sim, &t, &[Subscription::crypto("btcusd")]);
+    // Connected and subscribed before the faults are set.
+    while data_seq(&next(&mut s).await).is_none() {}
+    for code in [4002, 4003] {
+        // The 10th frame from now is an update.
+        sim.set_faults(close_on(code, 10));
+        let connects = polybolt_connects(&sim);
+        let mut breaks = Vec::new();
+        loop {
+            let ev = next(&mut s).await;
+            if let PolyBoltEvent::Break(b) = &ev {
+                breaks.push(*b);
+            }
+            if let Some((seq, snap, _)) = data_seq(&ev) {
+                if !breaks.is_empty() {
+                    assert_eq!(
+                        (seq, snap),
+                        (1, true),
+                        "a new snapshot opens the new connection"
+                    );
+                    break;
+                }
             }
         }
+        assert_eq!(breaks.len(), 1, "{breaks:?}");
+        assert_eq!(
+            breaks[0].cause,
+            Cause::Disconnected(Disconnect::Closed { code: Some(code) })
+        );
+        let Recovery::Reconnect { retry_in } = breaks[0].recovery else {
+            panic!("{:?}", breaks[0])
+        };
+        // 4003: one reconnect after min(10 s, backoff max = 50 ms) at most.
+        assert!(retry_in <= Duration::from_millis(50), "{retry_in:?}");
+        assert!(s.is_trusted(Channel::Crypto));
+        assert_eq!(polybolt_connects(&sim), connects + 1);
     }
-    // Authentication failure: the stream stops.
-    sim.polybolt_close(4001);
-    let mut stopped = false;
-    while let Ok(Some(ev)) = tokio::time::timeout(5 * SEC, s.next()).await {
-        stopped |= matches!(ev, PolyBoltEvent::Status(Status::Stopped { .. }));
+}
+
+/// 4001 (authentication) and 4008 (policy) as scheduled faults: the stream reports the
+/// break, stops and ends, with no reconnect loop.
+#[tokio::test]
+async fn polybolt_close_4001_and_4008_stop_and_report() {
+    let sim = sim().await;
+    let t = Trader::new(&sim, KEY_A).await;
+    // 4008 for this account only: PolyBolt connections are authenticated by API key.
+    let other = Trader::new(&sim, support::KEY_B).await;
+    for (code, account) in [(4001, None), (4008, Some(&t))] {
+        let mut rule = WsRule::new(Trigger::Window { first: 6, count: 1 }, WsFault::Close(code))
+            .channel(WsChannel::PolyBolt);
+        if let Some(a) = account {
+            rule = rule.account(a.address().to_checksum(None));
+            // Another account's connection does not count: its frames leave the rule alone.
+            let mut o = stream(&sim, &other, &[Subscription::crypto("solusd")]);
+            sim.set_faults(Faults::none().ws(rule.clone()));
+            for _ in 0..12 {
+                assert!(!matches!(next(&mut o).await, PolyBoltEvent::Break(_)));
+            }
+        } else {
+            sim.set_faults(Faults::none().ws(rule));
+        }
+        let connects = polybolt_connects(&sim);
+        let mut s = stream(&sim, &t, &[Subscription::crypto("ethusd")]);
+        let mut evs = Vec::new();
+        while let Ok(Some(ev)) = tokio::time::timeout(5 * SEC, s.next()).await {
+            evs.push(ev);
+        }
+        let breaks: Vec<_> = evs
+            .iter()
+            .filter_map(|e| match e {
+                PolyBoltEvent::Break(b) => Some(*b),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(breaks.len(), 1, "{evs:#?}");
+        assert_eq!(breaks[0].recovery, Recovery::Stop);
+        assert!(
+            evs.iter()
+                .any(|e| matches!(e, PolyBoltEvent::Status(Status::Stopped {
+                reason: Disconnect::Closed { code: Some(c) }, .. }) if *c == code)),
+            "{evs:#?}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert_eq!(polybolt_connects(&sim), connects + 1, "no reconnect");
     }
-    assert!(stopped);
+}
+
+/// A client that reads too slowly (the server's writes stall): the server discards what
+/// overflows the connection's send queue and says how much in `dropped`; the client reports
+/// one break with that count and resnapshots.
+#[tokio::test]
+async fn a_slow_consumer_hears_what_was_dropped_and_resnapshots() {
+    let sim = Simulator::builder()
+        .seed(3)
+        .rtds_interval(Duration::from_millis(5))
+        .start()
+        .await
+        .unwrap();
+    let t = Trader::new(&sim, KEY_A).await;
+    // authed, then `subscribed` and a snapshot for each of five symbols: the 20th frame
+    // is an update, and the writes stop there for a while.
+    sim.set_faults(
+        Faults::none().ws(WsRule::new(
+            Trigger::Window {
+                first: 20,
+                count: 1,
+            },
+            WsFault::Stall(Duration::from_millis(1500)),
+        )
+        .channel(WsChannel::PolyBolt)),
+    );
+    let symbols = ["btcusd", "ethusd", "solusd", "xrpusd", "dogeusd"];
+    let subs: Vec<_> = symbols.iter().map(|s| Subscription::crypto(s)).collect();
+    let mut s = stream(&sim, &t, &subs);
+    let mut evs = Vec::new();
+    let resnapshot = loop {
+        let ev = next(&mut s).await;
+        let after_break = evs.iter().any(|e| matches!(e, PolyBoltEvent::Break(_)));
+        if let (true, Some((1, true, _))) = (after_break, data_seq(&ev)) {
+            break ev;
+        }
+        evs.push(ev);
+    };
+    let breaks: Vec<_> = evs
+        .iter()
+        .filter_map(|e| match e {
+            PolyBoltEvent::Break(b) => Some(*b),
+            _ => None,
+        })
+        .collect();
+    // One break per `dropped` the server sent (one, unless the queue overflowed again before
+    // the reconnect), each with the server's count.
+    assert!(!breaks.is_empty(), "{evs:#?}");
+    for b in &breaks {
+        assert_eq!(
+            b.cause,
+            Cause::ServerDropped {
+                channel: "price.crypto"
+            }
+        );
+        assert!(matches!(b.lost, Lost::Count(n) if n > 0), "{b:?}");
+        assert_eq!(
+            b.recovery,
+            Recovery::Reconnect {
+                retry_in: Duration::ZERO
+            }
+        );
+    }
+    // The stream asked for one reconnect itself: reported as a status, not as another break.
+    let requested = evs
+        .iter()
+        .filter(|e| {
+            matches!(
+                e,
+                PolyBoltEvent::Status(Status::Disconnected {
+                    reason: Disconnect::Requested,
+                    ..
+                })
+            )
+        })
+        .count();
+    assert_eq!(requested, 1, "{evs:#?}");
+    // Until the new snapshot, nothing after the break was trusted; now it is.
+    assert!(data_seq(&resnapshot).is_some());
+    assert!(s.is_trusted(Channel::Crypto));
+    // Every update delivered before the break was consecutive: nothing was lost silently.
+    let seqs: Vec<u64> = evs.iter().filter_map(data_seq).map(|d| d.0).collect();
+    assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1), "{seqs:?}");
 }
 
 #[tokio::test]

@@ -241,6 +241,7 @@ async fn same_seed_same_books_other_seed_other_books() {
 #[tokio::test]
 async fn serves_http2_prior_knowledge() {
     let sim = start(1).await;
+    install_tls();
     let client = reqwest::Client::builder()
         .http2_prior_knowledge()
         .build()
@@ -268,10 +269,15 @@ async fn stops_when_dropped() {
     let sim = start(1).await;
     let url = sim.http_url();
     assert_eq!(
-        reqwest::get(format!("{url}/ok")).await.unwrap().status(),
+        http_client()
+            .get(format!("{url}/ok"))
+            .send()
+            .await
+            .unwrap()
+            .status(),
         200
     );
     drop(sim);
     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    assert!(reqwest::get(format!("{url}/ok")).await.is_err());
+    assert!(http_client().get(format!("{url}/ok")).send().await.is_err());
 }

@@ -14,7 +14,7 @@ use polyclob::rtds::decode::{Payload, PriceSource};
 use polyclob::rtds::{ActivityFilter, RefPrice, RtdsEvent, RtdsStream, Subscription};
 use polyclob::types::Side;
 use polyclob::ws::event::Status;
-use polyclob_sim::{Faults, Simulator, Trigger};
+use polyclob_sim::{Faults, Simulator, Trigger, WsFault, WsRule};
 use support::{COND, KEY_A, KEY_B, Trader, YES, empty_market, limit};
 use tokio::time::Instant;
 
@@ -210,7 +210,7 @@ async fn a_fill_shows_up_as_orders_matched() {
 async fn injected_disconnects_are_survived_with_resubscription() {
     let sim = Simulator::builder()
         .rtds_interval(Duration::from_millis(10))
-        .faults(Faults::none().ws_disconnect(Trigger::EveryNth(7)))
+        .faults(Faults::none().ws(WsRule::new(Trigger::EveryNth(7), WsFault::Disconnect)))
         .start()
         .await
         .unwrap();

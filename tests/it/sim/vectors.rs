@@ -70,7 +70,7 @@ async fn sdk_order_bodies_are_accepted_with_their_exact_headers() {
                 creds["passphrase"].as_str().unwrap(),
             ),
         );
-        let mut req = reqwest::Client::new().post(format!("{}/order", sim.http_url()));
+        let mut req = crate::support::sim::http_client().post(format!("{}/order", sim.http_url()));
         for (k, val) in headers.as_object().unwrap() {
             req = req.header(k.as_str(), val.as_str().unwrap());
         }
@@ -103,7 +103,7 @@ async fn sdk_order_bodies_are_accepted_with_their_exact_headers() {
             .as_str()
             .unwrap()
             .replacen("\"salt\":", "\"salt\":1", 1);
-        let mut req = reqwest::Client::new().post(format!("{}/order", sim.http_url()));
+        let mut req = crate::support::sim::http_client().post(format!("{}/order", sim.http_url()));
         for (k, val) in headers.as_object().unwrap() {
             req = req.header(k.as_str(), val.as_str().unwrap());
         }
@@ -141,7 +141,8 @@ async fn sdk_l1_headers_create_keys() {
     for l1 in v["l1_clob_auth"].as_array().unwrap() {
         let chain = Chain::from_id(l1["chain_id"].as_u64().unwrap()).unwrap();
         let sim = Simulator::builder().chain(chain).start().await.unwrap();
-        let mut req = reqwest::Client::new().post(format!("{}/auth/api-key", sim.http_url()));
+        let mut req =
+            crate::support::sim::http_client().post(format!("{}/auth/api-key", sim.http_url()));
         for (k, val) in l1["headers"].as_object().unwrap() {
             req = req.header(k.as_str(), val.as_str().unwrap());
         }
@@ -154,7 +155,8 @@ async fn sdk_l1_headers_create_keys() {
             Chain::Polygon
         };
         let sim = Simulator::builder().chain(other).start().await.unwrap();
-        let mut req = reqwest::Client::new().post(format!("{}/auth/api-key", sim.http_url()));
+        let mut req =
+            crate::support::sim::http_client().post(format!("{}/auth/api-key", sim.http_url()));
         for (k, val) in l1["headers"].as_object().unwrap() {
             req = req.header(k.as_str(), val.as_str().unwrap());
         }

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use polyclob::fixed::{Price, Size};
 use polyclob::types::{Side, TickSize};
-use polyclob_sim::{Faults, Simulator, Trigger};
+use polyclob_sim::{Faults, Simulator, Trigger, WsFault, WsRule};
 use serde_json::Value;
 use support::*;
 
@@ -261,7 +261,9 @@ async fn deltas_keep_a_client_book_equal_to_the_rest_book() {
     let (_, rest) = get(&sim, &format!("/book?token_id={yes}")).await;
     assert_eq!(local, LocalBook::from_snapshot(&rest));
     // The REST book too keeps the exchange's member order.
-    let text = reqwest::get(format!("{}/book?token_id={yes}", sim.http_url()))
+    let text = http_client()
+        .get(format!("{}/book?token_id={yes}", sim.http_url()))
+        .send()
         .await
         .unwrap()
         .text()
@@ -501,7 +503,7 @@ async fn handle_can_drop_every_connection() {
 async fn scheduled_disconnect_and_silence() {
     let sim = Simulator::builder()
         .markets(vec![empty_market()])
-        .faults(Faults::none().ws_disconnect(Trigger::EveryNth(3)))
+        .faults(Faults::none().ws(WsRule::new(Trigger::EveryNth(3), WsFault::Disconnect)))
         .start()
         .await
         .unwrap();
@@ -518,10 +520,10 @@ async fn scheduled_disconnect_and_silence() {
         "third frame drops the connection"
     );
 
-    sim.set_faults(Faults::none().ws_silence(
+    sim.set_faults(Faults::none().ws(WsRule::new(
         Trigger::Window { first: 2, count: 1 },
-        Duration::from_millis(400),
-    ));
+        WsFault::Silence(Duration::from_millis(400)),
+    )));
     let mut w = ws(&sim, "market").await;
     send(&mut w, SUBSCRIBE_NOTHING).await;
     send(&mut w, "PING").await;
@@ -696,7 +698,9 @@ async fn stepped_activity_is_deterministic() {
             let mut out = Vec::new();
             for m in markets() {
                 for t in m.tokens() {
-                    let r = reqwest::get(format!("{sim_url}/book?token_id={}", t.token_id()))
+                    let r = http_client()
+                        .get(format!("{sim_url}/book?token_id={}", t.token_id()))
+                        .send()
                         .await
                         .unwrap();
                     let v: Value = serde_json::from_str(&r.text().await.unwrap()).unwrap();

@@ -14,7 +14,7 @@ use polyclob::ws::event::{Frame, Status};
 use polyclob::ws::market::{MarketStream, MarketStreamBuilder};
 use serde_json::Value;
 use tokio::time::Instant;
-use ws_server::client::fixture_frames;
+use ws_server::client::{fixture_frames, until};
 use ws_server::{Action, WsServer};
 
 const A: &str = "71321045679252212594626385532706912750332728571942532289631379312455583992563";
@@ -77,28 +77,6 @@ fn book_msg(asset: &str, bids: &[(&str, &str)], asks: &[(&str, &str)]) -> String
     )
 }
 
-async fn next_until(
-    books: &mut BookStream,
-    timeout: Duration,
-    pred: impl Fn(&BookEvent) -> bool,
-) -> Vec<BookEvent> {
-    let deadline = Instant::now() + timeout;
-    let mut seen = Vec::new();
-    loop {
-        match tokio::time::timeout_at(deadline, books.next()).await {
-            Ok(Some(ev)) => {
-                let done = pred(&ev);
-                seen.push(ev);
-                if done {
-                    return seen;
-                }
-            }
-            Ok(None) => panic!("ended: {seen:#?}"),
-            Err(_) => panic!("timeout: {seen:#?}"),
-        }
-    }
-}
-
 fn is_tick_change(ev: &BookEvent) -> bool {
     matches!(ev, BookEvent::Market { event, .. } if event.json().contains("tick_size_change"))
 }
@@ -111,7 +89,7 @@ async fn replay_builds_exact_books_and_reports_tick_changes() {
     let sink = Arc::clone(&ticks);
     let mut books = BookStream::new(fast(&server.url()).build().expect("build"))
         .on_tick_size_change(move |id, t| sink.lock().expect("lock").push((id.to_owned(), t)));
-    let events = next_until(&mut books, 2 * SEC, |e| {
+    let events = until(&mut books, 2 * SEC, |e| {
         matches!(e, BookEvent::Market { event, .. } if event.json().contains("some_future_event"))
     })
     .await;
@@ -174,7 +152,7 @@ async fn tick_size_change_refreshes_the_rest_clients_cache() {
     client.set_tick_size(A, TickSize::Hundredth);
     let mut books =
         BookStream::new(fast(&server.url()).build().expect("build")).tick_size_cache(&client);
-    next_until(&mut books, 2 * SEC, is_tick_change).await;
+    until(&mut books, 2 * SEC, is_tick_change).await;
     assert_eq!(client.cached_tick_size(A), Some(TickSize::Thousandth));
 }
 
@@ -183,7 +161,7 @@ async fn reconnect_gates_deltas_until_the_snapshot_and_books_equal_the_servers()
     let server = WsServer::start().await;
     server.on_subscribe(fixture_frames());
     let mut books = BookStream::new(fast(&server.url()).build().expect("build"));
-    next_until(&mut books, 2 * SEC, is_tick_change).await;
+    until(&mut books, 2 * SEC, is_tick_change).await;
     assert_eq!(books.books().book(B).expect("B").state(), BookState::Live);
 
     // While we are away the server's book for B changes. On the new connection it sends
@@ -199,7 +177,7 @@ async fn reconnect_gates_deltas_until_the_snapshot_and_books_equal_the_servers()
     server.on_subscribe(vec![early_delta, new_b.clone()]);
     server.act(0, Action::CloseAbrupt);
 
-    let events = next_until(&mut books, 2 * SEC, |e| {
+    let events = until(&mut books, 2 * SEC, |e| {
         matches!(e, BookEvent::Status(Status::Disconnected { .. }))
     })
     .await;
@@ -210,7 +188,7 @@ async fn reconnect_gates_deltas_until_the_snapshot_and_books_equal_the_servers()
         "gated at disconnect"
     );
 
-    let events = next_until(
+    let events = until(
         &mut books,
         2 * SEC,
         |e| matches!(e, BookEvent::Market { event, .. } if event.json().contains("\"book\"")),
@@ -246,7 +224,7 @@ async fn lag_gates_books_and_the_fresh_snapshot_restores_them() {
             .build()
             .expect("build"),
     );
-    next_until(&mut books, 2 * SEC, is_tick_change).await;
+    until(&mut books, 2 * SEC, is_tick_change).await;
     let delta = format!(
         r#"{{"event_type":"price_change","market":"0x5f65","price_changes":[{{"asset_id":"{B}","price":"0.2","size":"{{n}}","side":"BUY"}}],"timestamp":"1766789479000"}}"#
     );
@@ -258,7 +236,7 @@ async fn lag_gates_books_and_the_fresh_snapshot_restores_them() {
         },
     );
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let events = next_until(&mut books, 2 * SEC, |e| {
+    let events = until(&mut books, 2 * SEC, |e| {
         matches!(e, BookEvent::Status(Status::Lagged { .. }))
     })
     .await;
@@ -269,7 +247,7 @@ async fn lag_gates_books_and_the_fresh_snapshot_restores_them() {
         "gated on lag"
     );
     // The reconnect replays the fixture: B's snapshot makes it live again.
-    next_until(&mut books, 2 * SEC, is_tick_change).await;
+    until(&mut books, 2 * SEC, is_tick_change).await;
     assert_eq!(books.books().book(B).expect("B").state(), BookState::Live);
     assert_eq!(
         side(books.books(), B, Side::Buy),
@@ -370,7 +348,7 @@ async fn rest_resync_snapshots_apply_unless_older_than_the_book() {
     let server = WsServer::start().await;
     server.on_subscribe(fixture_frames());
     let mut books = BookStream::new(fast(&server.url()).build().expect("build"));
-    next_until(&mut books, 2 * SEC, is_tick_change).await;
+    until(&mut books, 2 * SEC, is_tick_change).await;
     let lv = |p: &str, s: &str| Level {
         price: p.parse().expect("p"),
         size: s.parse().expect("s"),
@@ -387,7 +365,7 @@ async fn rest_resync_snapshots_apply_unless_older_than_the_book() {
     };
     let sender = resync.clone();
     tokio::spawn(async move { sender.send(snap).expect("send") });
-    let ev = next_until(&mut books, SEC, |e| matches!(e, BookEvent::Resynced { .. })).await;
+    let ev = until(&mut books, SEC, |e| matches!(e, BookEvent::Resynced { .. })).await;
     assert!(
         matches!(
             ev.last(),
@@ -413,7 +391,7 @@ async fn rest_resync_snapshots_apply_unless_older_than_the_book() {
         timestamp_ms: Some(1),
     };
     resync.send(old).expect("send");
-    let ev = next_until(&mut books, SEC, |e| matches!(e, BookEvent::Resynced { .. })).await;
+    let ev = until(&mut books, SEC, |e| matches!(e, BookEvent::Resynced { .. })).await;
     assert!(
         matches!(
             ev.last(),
@@ -437,7 +415,7 @@ async fn rest_resync_snapshots_apply_unless_older_than_the_book() {
         timestamp_ms: Some(1_766_789_490_000),
     };
     resync.send(dup).expect("send");
-    let ev = next_until(&mut books, SEC, |e| matches!(e, BookEvent::Resynced { .. })).await;
+    let ev = until(&mut books, SEC, |e| matches!(e, BookEvent::Resynced { .. })).await;
     assert!(
         matches!(
             ev.last(),
@@ -574,7 +552,7 @@ async fn events_name_their_asset_and_market_shared_not_copied_and_breaks_are_typ
 
     // A break is one typed event right after its status.
     server.act(0, Action::CloseAbrupt);
-    let evs = next_until(&mut books, 2 * SEC, |e| matches!(e, BookEvent::Break(_))).await;
+    let evs = until(&mut books, 2 * SEC, |e| matches!(e, BookEvent::Break(_))).await;
     assert!(matches!(
         evs[evs.len() - 2],
         BookEvent::Status(Status::Disconnected { .. })

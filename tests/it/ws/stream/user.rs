@@ -207,4 +207,20 @@ async fn decoded_stream_yields_owned_order_and_trade_events() {
     );
     // The stream is still up after the broken frame.
     assert_eq!(server.connections(), 1);
+
+    // A break is a typed item right after the status that reported it.
+    server.act(0, Action::CloseAbrupt);
+    let evs = until(&mut events, 2 * SEC, |e| {
+        matches!(e, DecodedEvent::Break(_))
+    })
+    .await;
+    let Some(DecodedEvent::Break(b)) = evs.last() else {
+        unreachable!()
+    };
+    assert_eq!(b.stream, polyclob::ws::continuity::StreamKind::User);
+    assert_eq!(b.lost, polyclob::ws::continuity::Lost::Unknown);
+    assert!(matches!(
+        &evs[evs.len() - 2],
+        DecodedEvent::Status(polyclob::ws::event::Status::Disconnected { .. })
+    ));
 }

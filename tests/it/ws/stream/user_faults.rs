@@ -6,14 +6,13 @@ use crate::support::ws_server;
 
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use polyclob::clob::Credentials;
 use polyclob::ws::connection::{ConnectError, Disconnect};
 use polyclob::ws::continuity::{Cause, Lost, Recovery, StreamKind};
 use polyclob::ws::event::Status;
 use polyclob::ws::user::{UserStream, UserStreamBuilder};
 use polyclob::ws::user_events::{UserEvent, UserEvents};
-use tokio::time::Instant;
+use ws_server::client::until;
 use ws_server::{Action, WsServer};
 
 const SEC: Duration = Duration::from_secs(1);
@@ -33,28 +32,6 @@ fn fast(url: &str) -> UserStreamBuilder {
     .silence_timeout(Duration::from_millis(200))
     .connect_timeout(SEC)
     .backoff(Duration::from_millis(20), Duration::from_millis(200))
-}
-
-async fn until(
-    s: &mut Events,
-    timeout: Duration,
-    pred: impl Fn(&UserEvent) -> bool,
-) -> Vec<UserEvent> {
-    let deadline = Instant::now() + timeout;
-    let mut seen = Vec::new();
-    loop {
-        match tokio::time::timeout_at(deadline, s.next()).await {
-            Ok(Some(ev)) => {
-                let done = pred(&ev);
-                seen.push(ev);
-                if done {
-                    return seen;
-                }
-            }
-            Ok(None) => panic!("stream ended; saw {seen:#?}"),
-            Err(_) => panic!("no matching event within {timeout:?}; saw {seen:#?}"),
-        }
-    }
 }
 
 fn is_order(e: &UserEvent) -> bool {
