@@ -269,6 +269,9 @@ fn latency() {
         let m = mock_clob::MockClob::start().await;
         m.on("GET", "/midpoint", vec![mock_clob::Reply::json(r#"{"mid":"0.525"}"#)]);
         let ours = polyclob::clob::Client::builder().host(m.url()).build().unwrap();
+        // reqwest is built without a TLS provider of its own (polyclob hands it ring
+        // explicitly): a plain client needs one installed.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let base = reqwest::Client::new();
         let url = format!("{}/midpoint?token_id=1", m.url());
 

@@ -346,6 +346,16 @@ impl SimBuilder {
     /// The bind error, e.g. when the port is taken.
     pub async fn start(self) -> std::io::Result<SimHandle> {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, self.port)).await?;
+        self.launch(listener)
+    }
+
+    /// Everything after the bind, as a plain function. An `async fn`'s body is compiled again
+    /// in every crate that awaits it (release builds share no generic code, and its state
+    /// machine counts as generic), so spawning the server's tasks from here keeps them, and
+    /// hyper's server code under them, compiled once in this crate: a program that starts a
+    /// simulator does not compile the server again.
+    #[inline(never)]
+    fn launch(self, listener: TcpListener) -> std::io::Result<SimHandle> {
         let addr = listener.local_addr()?;
         let (events, _) = broadcast::channel(8192);
         let ex = Exchange::new(
