@@ -71,7 +71,7 @@ impl Trader {
     /// Creates credentials through `POST /auth/api-key` (L1) for an account with no money.
     pub async fn unfunded(sim: &SimHandle, key: &str) -> Self {
         let signer = Signer::from_hex(key).unwrap();
-        let http = reqwest::Client::new();
+        let http = plain_http();
         let mut req = http.post(format!("{}/auth/api-key", sim.http_url()));
         for (k, v) in l1_headers(&signer, now_s(), 0) {
             req = req.header(k, v);
@@ -259,8 +259,16 @@ pub async fn get(sim: &SimHandle, path: &str) -> (u16, Value) {
     )
 }
 
+/// A plain reqwest client, for requests the crate's client would not send. The workspace
+/// builds reqwest without a TLS provider of its own (polyclob hands it ring explicitly), and a
+/// plain client panics without a process default: this installs ring first.
+pub fn plain_http() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
+}
+
 pub async fn post_json(sim: &SimHandle, path: &str, body: &str) -> (u16, Value) {
-    let resp = reqwest::Client::new()
+    let resp = plain_http()
         .post(format!("{}{}", sim.http_url(), path))
         .body(body.to_owned())
         .send()

@@ -206,7 +206,10 @@
 //!   counterparty: their side of a fill is minted or burned, and they have no positions.
 //! - Proxy/Safe makers must be the CREATE2 wallets of `POLY_ADDRESS` (the proxy factory only
 //!   on Polygon). POLY_1271 signatures are checked (the owner's ERC-7739 signature must recover
-//!   to `POLY_ADDRESS`); who owns a deposit wallet is not modelled.
+//!   to `POLY_ADDRESS`); who owns a deposit wallet is not modelled. An account marked with
+//!   [`SimHandle::set_deposit_wallet_only`] (as the exchange treats new API accounts) has its
+//!   EOA, proxy and Safe orders refused with `maker address not allowed, please use the
+//!   deposit wallet flow`.
 //! - `POLY_TIMESTAMP` is not checked for freshness (fixed-timestamp test vectors work).
 //! - GTD orders must expire more than 60 s ahead and are removed 60 s before their
 //!   expiration (the exchange's documented one-minute security threshold).
