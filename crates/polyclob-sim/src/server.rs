@@ -682,6 +682,15 @@ impl SimHandle {
             .set_deposit_wallet_only(normalize_address(address), on);
     }
 
+    /// A Relayer API key of `owner` for the simulator's relayer routes, sent as
+    /// `RELAYER_API_KEY` with `RELAYER_API_KEY_ADDRESS` = `owner` (the same key every time for
+    /// one address). On the exchange these keys are made on polymarket.com (Settings → API
+    /// Keys → Relayer API Keys).
+    #[must_use]
+    pub fn relayer_api_key(&self, owner: alloy_primitives::Address) -> String {
+        self.shared.ex().programs.relayer_key(owner)
+    }
+
     /// What the trading rails did so far (admitted, rate-limited, warned, post-only refusals).
     #[must_use]
     pub fn rail_stats(&self) -> super::rails::RailStats {
