@@ -15,7 +15,7 @@
 //!
 //! Positions count **confirmed** fills only. A fill whose trade is not confirmed within
 //! [`Tracker::settle_within`] is reported once ([`TrackerEvent::Overdue`]) and kept apart
-//! ([`Position::overdue_buy`]), never as held; [`Tracker::reconcile`] compares the result with
+//! ([`TrackedPosition::overdue_buy`]), never as held; [`Tracker::reconcile`] compares the result with
 //! the Data API's positions and returns every difference.
 //!
 //! Memory is bounded: the tracker keeps at most [`Tracker::retain`] settled trades (every
@@ -178,7 +178,7 @@ pub struct TrackedOrder {
 /// One fill of one of the bot's orders: its leg of a trade.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct Fill {
+pub struct TrackedFill {
     /// The trade.
     pub trade_id: String,
     /// The bot's order.
@@ -206,7 +206,7 @@ pub enum TrackerEvent {
     },
     /// A fill of one of the bot's orders was seen for the first time (matched, not yet
     /// settled; reported once per trade and order).
-    Fill(Fill),
+    Fill(TrackedFill),
     /// A trade the bot has a leg in changed settlement status. `CONFIRMED` moves the
     /// position; `FAILED` means the fill never happened.
     Trade {
@@ -233,7 +233,7 @@ pub enum TrackerEvent {
 /// A position derived from the fills the tracker saw (micro-share exact).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct Position {
+pub struct TrackedPosition {
     /// The token.
     pub asset_id: String,
     /// Shares held before tracking began ([`Tracker::baseline`]).
@@ -252,7 +252,7 @@ pub struct Position {
     pub overdue_sell: Size,
 }
 
-impl Position {
+impl TrackedPosition {
     /// Shares held: the baseline plus confirmed buys minus confirmed sells; `None` when the
     /// sells exceed the rest (a buy the tracker never saw).
     #[must_use]
@@ -270,7 +270,7 @@ impl Position {
 pub struct PositionDiff {
     /// The token.
     pub asset_id: String,
-    /// What the tracker holds ([`Position::held`]; `Some(0)` for a token it never saw).
+    /// What the tracker holds ([`TrackedPosition::held`]; `Some(0)` for a token it never saw).
     pub tracker: Option<Size>,
     /// What the Data API says (`None`: absent from its answer, or its size unavailable).
     pub data_api: Option<Size>,
@@ -434,7 +434,7 @@ impl Tracker {
     }
 
     /// Starts positions from the Data API's (`size` of each row), so that
-    /// [`Position::held`] and [`reconcile`](Self::reconcile) compare like with like. Rows
+    /// [`TrackedPosition::held`] and [`reconcile`](Self::reconcile) compare like with like. Rows
     /// without a size are left out (and show up in `reconcile`).
     pub fn baseline(&mut self, positions: &[data::Position]) {
         for p in positions {
@@ -893,7 +893,7 @@ impl Tracker {
         for i in new {
             let l = &mut t.legs[i];
             l.announced = true;
-            self.events.push_back(TrackerEvent::Fill(Fill {
+            self.events.push_back(TrackerEvent::Fill(TrackedFill {
                 trade_id: trade_id.to_owned(),
                 order_id: l.order_id.clone(),
                 asset_id: l.asset_id.clone(),
@@ -908,14 +908,14 @@ impl Tracker {
 
     /// The bot's fills, each trade leg once (failed trades included, with their status), of
     /// the trades still kept (see [`retain`](Self::retain)).
-    pub fn fills(&self) -> impl Iterator<Item = (Fill, &TradeStatus)> + '_ {
+    pub fn fills(&self) -> impl Iterator<Item = (TrackedFill, &TradeStatus)> + '_ {
         let mut ids: Vec<&String> = self.trades.keys().collect();
         ids.sort();
         ids.into_iter().flat_map(move |id| {
             let t = &self.trades[id];
             t.legs.iter().filter(|l| self.is_ours(l)).map(move |l| {
                 (
-                    Fill {
+                    TrackedFill {
                         trade_id: id.clone(),
                         order_id: l.order_id.clone(),
                         asset_id: l.asset_id.clone(),
@@ -958,11 +958,11 @@ impl Tracker {
         s
     }
 
-    /// Positions per token from the bot's fills (confirmed ones held; see [`Position`]),
+    /// Positions per token from the bot's fills (confirmed ones held; see [`TrackedPosition`]),
     /// sorted by token.
     #[must_use]
-    pub fn positions(&self) -> Vec<Position> {
-        let mut by: HashMap<&str, Position> = HashMap::new();
+    pub fn positions(&self) -> Vec<TrackedPosition> {
+        let mut by: HashMap<&str, TrackedPosition> = HashMap::new();
         for (asset, size) in &self.baseline {
             by.entry(asset.as_str()).or_default().baseline = *size;
         }
@@ -987,7 +987,7 @@ impl Tracker {
                 *slot = add(*slot, l.size);
             }
         }
-        let mut out: Vec<Position> = by
+        let mut out: Vec<TrackedPosition> = by
             .into_iter()
             .map(|(a, mut p)| {
                 a.clone_into(&mut p.asset_id);
@@ -1000,7 +1000,7 @@ impl Tracker {
 
     /// The position in one token.
     #[must_use]
-    pub fn position(&self, asset_id: &str) -> Option<Position> {
+    pub fn position(&self, asset_id: &str) -> Option<TrackedPosition> {
         self.positions()
             .into_iter()
             .find(|p| p.asset_id == asset_id)
@@ -1024,7 +1024,7 @@ impl Tracker {
                 let tracker = mine
                     .iter()
                     .find(|p| p.asset_id == a)
-                    .map_or(Some(Size::ZERO), Position::held);
+                    .map_or(Some(Size::ZERO), TrackedPosition::held);
                 let row = data_api.iter().find(|p| p.token_id == a);
                 let data_api = row.and_then(|p| p.size);
                 // Absent from the Data API and nothing held is agreement; a row without a
@@ -1102,6 +1102,16 @@ impl Tracker {
         }
     }
 }
+
+/// The old name of [`TrackedFill`], kept for one minor release (another module has a type of
+/// that name).
+#[deprecated(since = "0.2.0", note = "renamed `TrackedFill`")]
+pub type Fill = TrackedFill; // renamed-alias: Fill
+
+/// The old name of [`TrackedPosition`], kept for one minor release (another module has a type of
+/// that name).
+#[deprecated(since = "0.2.0", note = "renamed `TrackedPosition`")]
+pub type Position = TrackedPosition; // renamed-alias: Position
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]

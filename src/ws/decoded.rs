@@ -11,7 +11,7 @@ use std::task::{Context, Poll};
 use futures_util::Stream;
 
 use super::event::{Event, Status};
-use crate::decode::{DecodeError, Event as Decoded, OwnedEvent, decode_bytes};
+use crate::decode::{DecodeError, EventView as Decoded, OwnedEvent, decode_bytes};
 
 /// An item of a [`DecodedStream`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,7 +42,7 @@ pub enum DecodedEvent {
 /// ```no_run
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 /// use futures_util::StreamExt;
-/// use polyclob::decode::Event;
+/// use polyclob::decode::EventView;
 /// use polyclob::ws::decoded::{DecodedEvent, DecodedStream};
 /// use polyclob::{clob::Credentials, ws::user::UserStream};
 ///
@@ -50,7 +50,7 @@ pub enum DecodedEvent {
 /// let mut events = DecodedStream::new(user);
 /// while let Some(item) = events.next().await {
 ///     if let DecodedEvent::Event { event, .. } = item {
-///         if let Ok(Event::Trade(t)) = event.event() {
+///         if let Ok(EventView::Trade(t)) = event.event() {
 ///             println!("trade {} {:?}", t.id, t.status);
 ///         }
 ///     }

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use polyclob::clob::Credentials;
-use polyclob::polybolt::decode::{AckOp, Message, Payload};
-use polyclob::polybolt::{Channel, PolyBoltEvent, PolyBoltStream, Subscription};
+use polyclob::polybolt::decode::{AckOp, BoltMessage, BoltPayload};
+use polyclob::polybolt::{BoltSubscription, Channel, PolyBoltEvent, PolyBoltStream};
 use polyclob::sports::{SportsEvent, SportsStream};
 use polyclob::ws::continuity::Recovery;
 use polyclob::ws::event::Status;
@@ -39,12 +39,12 @@ fn data_seq(ev: &PolyBoltEvent) -> Option<(u64, bool, String)> {
     let PolyBoltEvent::Message(m) = ev else {
         return None;
     };
-    let Ok(Message::Data(e)) = m.message() else {
+    let Ok(BoltMessage::Data(e)) = m.message() else {
         return None;
     };
     let price = match e.payload {
-        Payload::Price(p) => p.price.to_string(),
-        Payload::Snapshot(s) => s
+        BoltPayload::Price(p) => p.price.to_string(),
+        BoltPayload::Snapshot(s) => s
             .points
             .last()
             .and_then(Result::ok)
@@ -63,7 +63,7 @@ async fn polybolt_authenticates_snapshots_and_counts() {
         .url(sim.polybolt_url())
         .no_proxy()
         .credentials(t.creds.clone())
-        .subscribe(Subscription::crypto_twap("btcusd"))
+        .subscribe(BoltSubscription::crypto_twap("btcusd"))
         .backoff(Duration::from_millis(10), Duration::from_millis(50))
         .build()
         .unwrap();
@@ -118,12 +118,12 @@ async fn polybolt_refuses_unknown_credentials() {
         .url(sim.polybolt_url())
         .no_proxy()
         .credentials(Credentials::new("nope", "c2VjcmV0", "x"))
-        .subscribe(Subscription::crypto("btcusd"))
+        .subscribe(BoltSubscription::crypto("btcusd"))
         .build()
         .unwrap();
     loop {
         if let PolyBoltEvent::Message(m) = next(&mut s).await {
-            if let Ok(Message::Ack(a)) = m.message() {
+            if let Ok(BoltMessage::Ack(a)) = m.message() {
                 assert_eq!((a.op, a.code), (AckOp::Error, Some("auth_invalid")));
                 break;
             }
