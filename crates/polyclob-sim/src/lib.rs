@@ -183,6 +183,12 @@
 //!   batch's calls run on the ledger as the deposit wallet, all or none, and one that reverts is
 //!   refused with its reason without spending the nonce. A deposit wallet belongs to the first
 //!   owner that signs for it (the simulator does not require the factory's derived address).
+//!   `/submit`, the nonce and transaction routes also take a Relayer API key
+//!   ([`SimHandle::relayer_api_key`], sent as `RELAYER_API_KEY` / `RELAYER_API_KEY_ADDRESS`);
+//!   `WALLET-CREATE` deploys the signer's beacon deposit wallet once and `GET /deployed`
+//!   (`type=WALLET`) reports it; a `/submit` repeating an `Idempotency-Key` gets the first
+//!   executed answer (the same body) or `422` (another body). Whether the live `/submit`
+//!   honours that header is not documented.
 //! - Market (FOK/FAK) orders are matched for the share quantity they imply (`takerAmount` for
 //!   BUY, `makerAmount` for SELL) at the tick price recovered from the amounts.
 //! - A user's orders may match each other (no self-trade prevention).
