@@ -27,7 +27,7 @@ use std::time::Instant;
 
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, measurement::WallTime};
 use polyclob::book::BookManager;
-use polyclob::decode::{Event, decode};
+use polyclob::decode::{EventView, decode};
 use polyclob::fixed::{Price, Size};
 use serde::Deserialize;
 use ws_frames::Lcg;
@@ -132,19 +132,19 @@ fn decode_all(frame: &str) -> u64 {
     let mut acc = 0u64;
     for e in decode(frame) {
         match e.unwrap() {
-            Event::Book(b) => {
+            EventView::Book(b) => {
                 for l in b.bids.chain(b.asks) {
                     let l = l.unwrap();
                     acc += u64::from(l.price.as_micros()) + l.size.as_micros();
                 }
             }
-            Event::PriceChange(pc) => {
+            EventView::PriceChange(pc) => {
                 for c in pc.changes {
                     let c = c.unwrap();
                     acc += u64::from(c.price.as_micros()) + c.size.map_or(0, |s| s.as_micros());
                 }
             }
-            Event::LastTradePrice(t) => acc += u64::from(t.price.as_micros()),
+            EventView::LastTradePrice(t) => acc += u64::from(t.price.as_micros()),
             other => acc += other.json().len() as u64,
         }
     }

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, Throughput};
 use futures_util::{SinkExt, StreamExt};
 use polyclob::book::{Outcome, Update};
-use polyclob::decode::Event as Decoded;
+use polyclob::decode::EventView as Decoded;
 use polyclob::ws::books::{BookFeed, BookHandler};
 use polyclob::ws::event::Frame;
 use polyclob::ws::market::MarketStream;

@@ -35,7 +35,7 @@ use std::time::Duration;
 use polyclob::book::{Book, Outcome, Update};
 use polyclob::clob::ApiKeyNonce;
 use polyclob::clob::{Bucket, Client, ClientBuilder, OrderFilter, Throttle, Tier, TradeFilter};
-use polyclob::decode::{Event as Decoded, decode};
+use polyclob::decode::{EventView as Decoded, decode};
 use polyclob::fixed::{Price, Size};
 use polyclob::order::{LimitOrder, OrderSigner};
 use polyclob::sign::Signer;

@@ -16,6 +16,9 @@ the EIP-712 `Batch` typed data and the owner's signature (`build_deposit_wallet_
 relayer envelope (`build_deposit_wallet_payload`), and the request itself: `submit_gasless_sync`
 through the SDK's `SyncTransport` with its builder-key header resolver, captured by an httpx
 mock transport, so the body bytes and the `POLY_BUILDER_*` headers are what the SDK sends.
+`wallet_create` is the SDK's own `submit_deposit_wallet_create_sync` (a context
+carrying only what it reads), sent once with the builder key and once with a Relayer API key
+(`RELAYER_API_KEY` / `RELAYER_API_KEY_ADDRESS`, captured the same way).
 The SDK has no neg-risk conversion call: that vector's calldata is
 `convertPositions(bytes32,uint256,uint256)` encoded here with eth_abi (the batch around it is
 the SDK's). Pinned: the relayer nonce, the deadline, the builder clock (`time.time`) and the
@@ -24,6 +27,7 @@ builder key.
 
 import json
 import sys
+from types import SimpleNamespace
 from unittest import mock
 
 import httpx
@@ -46,7 +50,10 @@ from polymarket._internal.actions.relayer.calls import (
     router_redeem_call,
     router_split_call,
 )
-from polymarket._internal.actions.relayer.gasless import build_deposit_wallet_payload
+from polymarket._internal.actions.relayer.gasless import (
+    build_deposit_wallet_payload,
+    submit_deposit_wallet_create_sync,
+)
 from polymarket._internal.actions.relayer.signing.deposit_wallet import (
     build_deposit_wallet_typed_data,
     sign_deposit_wallet_batch,
@@ -58,7 +65,7 @@ from polymarket._internal.wallet import (
     derive_uups_deposit_wallet_address,
     wrap_deposit_wallet_signature,
 )
-from polymarket.auth import BuilderApiKey
+from polymarket.auth import BuilderApiKey, RelayerApiKey
 from polymarket.clients._transport import SyncTransport
 from polymarket.types import EvmAddress
 
@@ -73,6 +80,10 @@ BUILDER = BuilderApiKey(
     passphrase="6c0f1e2d3c4b5a69788796a5b4c3d2e1f0",
 )
 BUILDER_TIME = 1_767_225_600
+RELAYER_KEY = RelayerApiKey(
+    key="01967c03-b8c8-7000-8f68-8b8eaec6fd3d",
+    address="0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",
+)
 
 PUSD = EvmAddress("0xC011a7E12a19f7B1f670d46F03B03f3342E82DFB")
 CTF = EvmAddress("0x4D97DCd97eC945f40cF65F87097ACe5EA0476045")
@@ -204,25 +215,57 @@ def digest_of(typed):
     return "0x" + keccak(b"\x19" + m.version + m.header + m.body).hex()
 
 
-def capture(payload):
+def capture(payload=None, api_key=BUILDER, send=None):
+    """Runs `send(transport)` (default: submit `payload`) against a mock relayer and returns
+    the request it made: method, path, body, and the auth headers."""
     seen = {}
 
     def handler(request):
         seen["method"] = request.method
         seen["path"] = request.url.path
         seen["body"] = request.content.decode()
-        seen["headers"] = {k: v for k, v in request.headers.items() if k.startswith("poly_")}
+        seen["headers"] = {
+            k: v for k, v in request.headers.items() if k.startswith(("poly_", "relayer_"))
+        }
         return httpx.Response(200, json={"transactionID": "t-1", "state": "STATE_NEW"})
 
     client = httpx.Client(base_url="https://relayer.invalid", transport=httpx.MockTransport(handler))
     transport = SyncTransport(
         base_url="https://relayer.invalid",
         client=client,
-        header_resolver=relayer_auth.make_relayer_header_resolver_sync(BUILDER),
+        header_resolver=relayer_auth.make_relayer_header_resolver_sync(api_key),
     )
+    if send is None:
+
+        def send(t):
+            submit_gasless_sync(t, payload=payload)
+
     with mock.patch.object(relayer_auth.time, "time", return_value=BUILDER_TIME):
-        submit_gasless_sync(transport, payload=payload)
+        send(transport)
     return seen
+
+
+def wallet_create(api_key, metadata):
+    owner = Account.from_key(OWNERS[0])
+
+    def send(transport):
+        ctx = SimpleNamespace(
+            api_key=api_key,
+            signer=owner,
+            environment_config=PRODUCTION_CONFIG,
+            relayer=transport,
+        )
+        submit_deposit_wallet_create_sync(ctx, metadata=metadata)
+
+    seen = capture(api_key=api_key, send=send)
+    return {
+        "owner": owner.address,
+        "metadata": metadata,
+        "method": seen["method"],
+        "path": seen["path"],
+        "body": seen["body"],
+        "headers": seen["headers"],
+    }
 
 
 def main():
@@ -290,6 +333,11 @@ def main():
             "implementation": PRODUCTION_CONFIG.wallet_derivation.deposit_wallet_implementation,
             "beacon": PRODUCTION_CONFIG.wallet_derivation.deposit_wallet_beacon,
             "vectors": out,
+            "relayer_key": {"key": RELAYER_KEY.key, "address": RELAYER_KEY.address},
+            "wallet_create": [
+                wallet_create(BUILDER, "Deploy Deposit Wallet"),
+                wallet_create(RELAYER_KEY, ""),
+            ],
         },
         sys.stdout,
         indent=1,

@@ -1,7 +1,7 @@
 //! Borrowed, allocation-free views of Polymarket WebSocket frames.
 //!
 //! [`decode`] walks a frame's bytes once with a hand-written scanner and yields one
-//! [`Event`] per JSON object. Every string in an event is a slice of the frame, prices and
+//! [`EventView`] per JSON object. Every string in an event is a slice of the frame, prices and
 //! sizes are parsed straight into [`Price`]/[`Size`] (exact 10⁻⁶), and arrays of levels or
 //! changes are lazy iterators over the frame bytes ([`Levels`], [`PriceChanges`], …).
 //! No `String` or `Vec` is built per message.
@@ -26,17 +26,17 @@
 //! ends the frame, because nothing after it can be located reliably.
 //!
 //! ```
-//! use polyclob::decode::{decode, Event};
+//! use polyclob::decode::{decode, EventView};
 //!
 //! let frame = r#"[{"asset_id":"42","market":"0x1","bids":[{"price":".48","size":"30"}],
 //!                 "asks":[],"timestamp":"1700000000000","event_type":"book"},
 //!                {"event_type":"settlement_preview"}]"#;
 //! let mut events = decode(frame);
-//! let Some(Ok(Event::Book(book))) = events.next() else { panic!("a book") };
+//! let Some(Ok(EventView::Book(book))) = events.next() else { panic!("a book") };
 //! assert_eq!(book.asset_id, "42");
 //! let best = book.bids.clone().next().unwrap()?;
 //! assert_eq!(best.price.to_string(), "0.48");
-//! assert!(matches!(events.next(), Some(Ok(Event::Unknown { event_type: "settlement_preview", .. }))));
+//! assert!(matches!(events.next(), Some(Ok(EventView::Unknown { event_type: "settlement_preview", .. }))));
 //! assert!(events.next().is_none());
 //! # Ok::<(), polyclob::decode::DecodeError>(())
 //! ```
@@ -59,7 +59,7 @@ pub use events::{
     BestBidAskMsg, BookMsg, LastTradePriceMsg, MarketMsg, OrderMsg, PriceChangeMsg,
     TickSizeChangeMsg, TradeMsg,
 };
-pub use lists::{Levels, MakerOrder, MakerOrders, PriceChange, PriceChanges, StrList};
+pub use lists::{Levels, MakerOrderView, MakerOrders, PriceChange, PriceChanges, StrList};
 pub use new_market::{FeeSchedule, NewMarketFields};
 pub use owned::OwnedEvent;
 
@@ -84,12 +84,12 @@ pub struct Level {
 /// One decoded WebSocket event, borrowing from the frame.
 ///
 /// ```
-/// use polyclob::decode::{decode, Event};
-/// assert!(matches!(decode("PONG").next(), Some(Ok(Event::Pong))));
+/// use polyclob::decode::{decode, EventView};
+/// assert!(matches!(decode("PONG").next(), Some(Ok(EventView::Pong))));
 /// ```
 #[derive(Clone, Debug)]
 #[non_exhaustive]
-pub enum Event<'a> {
+pub enum EventView<'a> {
     /// `book`: a full snapshot of one asset's book.
     Book(BookMsg<'a>),
     /// `price_change`: level updates, possibly for several assets.
@@ -121,7 +121,7 @@ pub enum Event<'a> {
     },
 }
 
-impl<'a> Event<'a> {
+impl<'a> EventView<'a> {
     /// The JSON text of this element (empty for `Pong` / `NoNewAssets`).
     ///
     /// ```
@@ -177,12 +177,12 @@ impl<'a> Event<'a> {
     /// Copies the element into an [`OwnedEvent`] that can outlive the frame.
     ///
     /// ```
-    /// use polyclob::decode::{decode, Event};
+    /// use polyclob::decode::{decode, EventView};
     /// let owned = {
     ///     let frame = String::from("PONG");
     ///     decode(&frame).next().unwrap()?.to_owned_event()
     /// };
-    /// assert!(matches!(owned.event()?, Event::Pong));
+    /// assert!(matches!(owned.event()?, EventView::Pong));
     /// # Ok::<(), polyclob::decode::DecodeError>(())
     /// ```
     #[must_use]
@@ -197,12 +197,12 @@ impl<'a> Event<'a> {
 /// [module docs](self) for the error policy.
 ///
 /// ```
-/// use polyclob::decode::{decode, Event};
+/// use polyclob::decode::{decode, EventView};
 ///
 /// let frame = r#"{"event_type":"last_trade_price","asset_id":"7","market":"0x2",
 ///                "price":"0.456","side":"BUY","size":"219.217767","fee_rate_bps":"0",
 ///                "timestamp":"1750428146322"}"#;
-/// let Some(Ok(Event::LastTradePrice(t))) = decode(frame).next() else { panic!() };
+/// let Some(Ok(EventView::LastTradePrice(t))) = decode(frame).next() else { panic!() };
 /// assert_eq!(t.size.map(|s| s.as_micros()), Some(219_217_767));
 /// # Ok::<(), polyclob::decode::DecodeError>(())
 /// ```
@@ -307,14 +307,14 @@ impl<'a> Events<'a> {
     pub(crate) fn next_with<S: Sink>(
         &mut self,
         sink: &mut S,
-    ) -> Option<Result<Event<'a>, DecodeError>> {
+    ) -> Option<Result<EventView<'a>, DecodeError>> {
         let mode = self.mode;
         self.mode = Mode::Done;
         match mode {
             Mode::Done => None,
             Mode::Fail(e) => Some(Err(e)),
-            Mode::Control(0) => Some(Ok(Event::Pong)),
-            Mode::Control(_) => Some(Ok(Event::NoNewAssets)),
+            Mode::Control(0) => Some(Ok(EventView::Pong)),
+            Mode::Control(_) => Some(Ok(EventView::NoNewAssets)),
             Mode::Single => Some(self.element(sink, true)),
             Mode::ArrayFirst | Mode::ArrayRest => {
                 let more = if mode == Mode::ArrayFirst {
@@ -342,7 +342,11 @@ impl<'a> Events<'a> {
     /// rather than by the caller, so that the event is built where the caller returns it
     /// instead of being copied there.)
     #[inline]
-    fn element<S: Sink>(&mut self, sink: &mut S, single: bool) -> Result<Event<'a>, DecodeError> {
+    fn element<S: Sink>(
+        &mut self,
+        sink: &mut S,
+        single: bool,
+    ) -> Result<EventView<'a>, DecodeError> {
         sink.begin();
         let c = &mut self.cur;
         c.peek();
@@ -385,7 +389,7 @@ pub(crate) fn general<'a, S: Sink>(
     sink: &mut S,
     start: usize,
     single: bool,
-) -> Result<Event<'a>, DecodeError> {
+) -> Result<EventView<'a>, DecodeError> {
     let mut f = Fields::default();
     if !c.close_if(b'}') {
         loop {
@@ -447,7 +451,7 @@ pub(crate) fn is_event_key(key: &[u8]) -> bool {
 }
 
 impl<'a> Iterator for Events<'a> {
-    type Item = Result<Event<'a>, DecodeError>;
+    type Item = Result<EventView<'a>, DecodeError>;
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
@@ -715,6 +719,16 @@ impl fmt::Display for Level {
         write!(f, "{} @ {}", self.size, self.price)
     }
 }
+
+/// The old name of [`EventView`], kept for one minor release (another module has a type of
+/// that name).
+#[deprecated(since = "0.2.0", note = "renamed `EventView`")]
+pub type Event<'a> = EventView<'a>; // renamed-alias: Event
+
+/// The old name of [`MakerOrderView`], kept for one minor release (another module has a type of
+/// that name).
+#[deprecated(since = "0.2.0", note = "renamed `MakerOrderView`")]
+pub type MakerOrder<'a> = MakerOrderView<'a>; // renamed-alias: MakerOrder
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]

@@ -3,17 +3,17 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use polyclob::decode::{Event, decode_bytes};
-use polyclob::ws::follow::MarketFilter;
+use polyclob::decode::{EventView, decode_bytes};
+use polyclob::ws::follow::FollowFilter;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(events) = decode_bytes(data) else { return };
-    let filter = MarketFilter::any()
+    let filter = FollowFilter::any()
         .tag("crypto")
         .question_contains("above")
         .sports_market_type("moneyline");
     for e in events {
-        let (Ok(Event::NewMarket(m)) | Ok(Event::MarketResolved(m))) = e else {
+        let (Ok(EventView::NewMarket(m)) | Ok(EventView::MarketResolved(m))) = e else {
             continue;
         };
         let Ok(f) = m.fields() else { continue };
@@ -24,6 +24,6 @@ fuzz_target!(|data: &[u8]| {
         });
         let _ = f.game_start_ms();
         let _ = filter.matches(&m, &f);
-        let _ = MarketFilter::any().matches(&m, &f);
+        let _ = FollowFilter::any().matches(&m, &f);
     }
 });

@@ -4,14 +4,14 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use polyclob::polybolt::decode::{Message, Payload, decode_bytes};
+use polyclob::polybolt::decode::{BoltMessage, BoltPayload, decode_bytes};
 use polyclob::rtds::RefPrice;
 
 fuzz_target!(|data: &[u8]| {
-    if let Ok(Message::Data(env)) = decode_bytes(data) {
+    if let Ok(BoltMessage::Data(env)) = decode_bytes(data) {
         match env.payload {
-            Payload::Snapshot(s) => s.points.for_each(drop),
-            Payload::Price(p) => {
+            BoltPayload::Snapshot(s) => s.points.for_each(drop),
+            BoltPayload::Price(p) => {
                 let shown = p.price.to_string();
                 assert_eq!(RefPrice::parse(shown.as_bytes()), Ok(p.price));
                 if let Some(v) = p.value {

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use polyclob::decode::{Event, JsonStr, decode_bytes};
+use polyclob::decode::{EventView, JsonStr, decode_bytes};
 
 fn text(s: Option<JsonStr<'_>>) {
     if let Some(s) = s {
@@ -16,24 +16,24 @@ fuzz_target!(|data: &[u8]| {
     for e in events {
         let Ok(e) = e else { continue };
         match &e {
-            Event::Book(b) => {
+            EventView::Book(b) => {
                 for l in b.bids.chain(b.asks) {
                     let _ = l;
                 }
             }
-            Event::PriceChange(pc) => pc.changes.for_each(drop),
-            Event::NewMarket(m) | Event::MarketResolved(m) => {
+            EventView::PriceChange(pc) => pc.changes.for_each(drop),
+            EventView::NewMarket(m) | EventView::MarketResolved(m) => {
                 text(m.question);
                 text(m.description);
                 text(m.winning_outcome);
                 m.assets_ids.chain(m.outcomes).for_each(|s| text(s.ok()));
             }
-            Event::Order(o) => {
+            EventView::Order(o) => {
                 text(o.status);
                 text(o.cancel_reason());
                 o.associate_trades.for_each(drop);
             }
-            Event::Trade(t) => t.maker_orders.for_each(|m| text(m.ok().and_then(|m| m.outcome))),
+            EventView::Trade(t) => t.maker_orders.for_each(|m| text(m.ok().and_then(|m| m.outcome))),
             _ => {}
         }
         let owned = e.to_owned_event();

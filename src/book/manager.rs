@@ -12,7 +12,7 @@ use std::time::Instant;
 use super::integrity::{BookMeta, HashStatus, Integrity};
 use super::intern::AssetIndex;
 use super::l2::{Book, LastTrade, ReportedBest};
-use crate::decode::{DecodeError, Event, Level, PriceChange, Sink, decode};
+use crate::decode::{DecodeError, EventView, Level, PriceChange, Sink, decode};
 use crate::fixed::{Price, Size};
 use crate::types::Side;
 
@@ -49,11 +49,11 @@ pub enum Outcome {
 ///
 /// ```
 /// use polyclob::book::BookManager;
-/// use polyclob::decode::Event;
+/// use polyclob::decode::EventView;
 /// let mut m = BookManager::new();
 /// m.apply_with(r#"{"event_type":"book","asset_id":"1","market":"m","bids":[],"asks":[]}"#,
 ///     std::time::Instant::now(), |u| {
-///         if let Ok(Event::Book(b)) = &u.event {
+///         if let Ok(EventView::Book(b)) = &u.event {
 ///             assert!(u.manager.book(b.asset_id).is_some());
 ///         }
 ///     });
@@ -64,7 +64,7 @@ pub struct Update<'m, 'a> {
     /// The books, after this event.
     pub manager: &'m BookManager,
     /// The decoded event (borrowing the frame), or the element's error.
-    pub event: Result<Event<'a>, DecodeError>,
+    pub event: Result<EventView<'a>, DecodeError>,
     /// What applying it did.
     pub outcome: Outcome,
 }
@@ -299,14 +299,14 @@ impl BookManager {
     }
 
     /// Applies one decoded element whose levels/changes are in the scratch buffers.
-    fn commit(&mut self, frame: &str, event: &Event<'_>, now: Instant) -> Outcome {
+    fn commit(&mut self, frame: &str, event: &EventView<'_>, now: Instant) -> Outcome {
         if let Some(e) = self.scratch.error {
-            if matches!(event, Event::Book(_) | Event::PriceChange(_)) {
+            if matches!(event, EventView::Book(_) | EventView::PriceChange(_)) {
                 return Outcome::Rejected(e);
             }
         }
         match event {
-            Event::Book(b) => {
+            EventView::Book(b) => {
                 let slot = self.slot(b.asset_id);
                 let status = self.integrity.check(slot, b.json, b.hash);
                 let Scratch { bids, asks, .. } = &mut self.scratch;
@@ -339,7 +339,7 @@ impl BookManager {
                     Outcome::Applied
                 }
             }
-            Event::PriceChange(pc) => {
+            EventView::PriceChange(pc) => {
                 let mut applied = false;
                 for i in 0..self.scratch.changes.len() {
                     let c = self.scratch.changes[i];
@@ -365,13 +365,13 @@ impl BookManager {
                     Outcome::Ignored
                 }
             }
-            Event::TickSizeChange(t) => {
+            EventView::TickSizeChange(t) => {
                 let slot = self.slot(t.asset_id);
                 self.books[slot].set_tick_size(t.new_tick_size, t.timestamp_ms, now);
                 self.integrity.note_tick(slot, t.new_tick_size);
                 Outcome::Applied
             }
-            Event::LastTradePrice(t) => {
+            EventView::LastTradePrice(t) => {
                 let slot = self.slot(t.asset_id);
                 self.integrity.note_trade(slot, t.price);
                 self.books[slot].record_trade(LastTrade {
@@ -382,7 +382,7 @@ impl BookManager {
                 });
                 Outcome::Applied
             }
-            Event::BestBidAsk(q) => {
+            EventView::BestBidAsk(q) => {
                 let slot = self.slot(q.asset_id);
                 self.books[slot].record_reported_best(ReportedBest {
                     bid: q.best_bid,

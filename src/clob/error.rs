@@ -213,11 +213,22 @@ impl Error {
         self.refusal(&[], &["invalid signature"])
     }
 
-    /// The maker (funder) may not trade this way: `maker address not allowed, please use the
-    /// deposit wallet flow` (new API accounts trade from a deposit wallet, POLY_1271).
+    /// The maker (funder) may not trade this way: `maker address not allowed` (with `please
+    /// use the deposit wallet flow`: new API accounts trade from a deposit wallet, POLY_1271),
+    /// as the exchange answered it or as the pre-flight caught or explained it
+    /// ([`PreflightMismatch::MakerNotAllowed`](super::PreflightMismatch) and
+    /// [`DepositWalletRequired`](super::PreflightMismatch::DepositWalletRequired), which
+    /// names the key's deposit wallets).
     #[must_use]
     pub fn is_maker_not_allowed(&self) -> bool {
         self.refusal(&[], &["maker address not allowed"])
+            || matches!(
+                self.preflight_mismatch(),
+                Some(
+                    super::PreflightMismatch::MakerNotAllowed
+                        | super::PreflightMismatch::DepositWalletRequired
+                )
+            )
     }
 
     /// The market does not accept orders yet (`MARKET_NOT_READY`).

@@ -10,8 +10,8 @@ use super::cache::Fill;
 use super::pagination::{Page, PageSpec};
 use super::transport::{Client, Req};
 use super::types::{
-    Book, ClobMarket, HistoryRange, LastTrade, Market, MarketByToken, PricePoint, SimplifiedMarket,
-    lenient,
+    BookSummary, ClobMarket, HistoryRange, LastTradeInfo, Market, MarketByToken, PricePoint,
+    SimplifiedMarket, lenient,
 };
 use crate::fixed::Price;
 use crate::http::Error;
@@ -345,7 +345,7 @@ impl Client {
     /// # Errors
     ///
     /// Transport, status or decode.
-    pub async fn book(&self, token_id: &str) -> Result<Book, Error> {
+    pub async fn book(&self, token_id: &str) -> Result<BookSummary, Error> {
         self.json(&Req::get("/book").query("token_id", token_id))
             .await
     }
@@ -355,10 +355,10 @@ impl Client {
     /// # Errors
     ///
     /// Transport, status, or a body that is not an array.
-    pub async fn books(&self, token_ids: &[&str]) -> Result<Vec<Book>, Error> {
+    pub async fn books(&self, token_ids: &[&str]) -> Result<Vec<BookSummary>, Error> {
         let req = Req::post("/books", token_body(token_ids)).idempotent(true);
         let body = self.send(&req).await?;
-        super::pagination::decode_rows::<Book>(&body)
+        super::pagination::decode_rows::<BookSummary>(&body)
             .map(|(b, _)| b)
             .map_err(|e| e.with_path("/books"))
     }
@@ -480,7 +480,7 @@ impl Client {
     /// # Errors
     ///
     /// Transport, status or decode.
-    pub async fn last_trade_price(&self, token_id: &str) -> Result<LastTrade, Error> {
+    pub async fn last_trade_price(&self, token_id: &str) -> Result<LastTradeInfo, Error> {
         self.json(&Req::get("/last-trade-price").query("token_id", token_id))
             .await
     }
@@ -490,11 +490,11 @@ impl Client {
     /// # Errors
     ///
     /// Transport, status or decode.
-    pub async fn last_trade_prices(&self, token_ids: &[&str]) -> Result<Vec<LastTrade>, Error> {
+    pub async fn last_trade_prices(&self, token_ids: &[&str]) -> Result<Vec<LastTradeInfo>, Error> {
         let body = self
             .send(&Req::post("/last-trades-prices", token_body(token_ids)).idempotent(true))
             .await?;
-        super::pagination::decode_rows::<LastTrade>(&body)
+        super::pagination::decode_rows::<LastTradeInfo>(&body)
             .map(|(v, _)| v)
             .map_err(|e| e.with_path("/last-trades-prices"))
     }

@@ -12,20 +12,32 @@
 //! redeem, neg-risk conversion; feature `onchain`), so the same code serves an EOA, a Safe or
 //! a deposit wallet. [`WalletBatch`] signs and writes the exact body Polymarket's unified Python
 //! SDK sends (known answers: `scripts/make_wallet_batch_vectors.py`);
-//! [`Client::submit_wallet_batch`] posts it with the builder key's `POLY_BUILDER_*` headers and
-//! [`Client::execute_wallet_batch`] does all of it with the client's key.
+//! [`Client::submit_wallet_batch`] posts it and [`Client::execute_wallet_batch`] does all of
+//! it with the client's key. [`Client::deploy_deposit_wallet`] deploys the owner's deposit
+//! wallet (`WALLET-CREATE`) and [`Client::relayer_deployed`] asks whether a wallet exists.
 //!
 //! The relayer's rules, as the client follows them:
 //!
+//! * **Auth.** Every relayer request carries either a builder key's `POLY_BUILDER_*` headers
+//!   (HMAC over timestamp, method, path and body) or a Relayer API key's static
+//!   `RELAYER_API_KEY` and `RELAYER_API_KEY_ADDRESS` headers (the docs' Relayer API
+//!   reference); methods take either as [`RelayerAuth`] (a `&Credentials` or a
+//!   `&`[`RelayerApiKey`] converts). Secrets go out as sensitive headers and are never
+//!   printed.
 //! * **Nonce.** Each owner has one `WALLET` nonce at the relayer
 //!   (`GET /v1/account/transactions/params?address=<owner>&type=WALLET`,
 //!   [`Client::relayer_wallet_nonce`]); a batch carries it and spends it when it executes.
 //!   A batch with another nonce is refused with "batch nonce N does not match on-chain nonce
 //!   M" ([`RelayerRefusal::NonceMismatch`]).
-//! * **Idempotency.** A signed batch executes at most once: its nonce makes it so. To retry
-//!   after a lost answer, post the *same* [`SignedWalletBatch`] again; a `NonceMismatch` whose
-//!   submitted nonce is below the relayer's then means that nonce is spent (by this batch or
-//!   another): look the transaction up, never re-sign blindly. [`Client::execute_wallet_batch`]
+//! * **Idempotency.** A signed batch executes at most once: its nonce makes it so. Its
+//!   post also carries an `Idempotency-Key` derived from the signed body
+//!   ([`SignedWalletBatch::idempotency_key`]), the header the relayer's session-signer
+//!   routes take (the official SDK retries those with the same key): a relayer that honours
+//!   it (the simulator's does) answers a repeat with the first answer, the same transaction.
+//!   One that does not refuses the repeat by nonce: a `NonceMismatch` whose submitted nonce
+//!   is below the relayer's means that nonce is spent (by this batch or another): look the
+//!   transaction up, never re-sign blindly. To retry after a lost answer, post the *same*
+//!   [`SignedWalletBatch`] again. [`Client::execute_wallet_batch`]
 //!   re-signs only when its own freshly read nonce was taken before its one post, as the SDK does.
 //! * **Deadline.** A batch is void after its deadline (the SDK signs now + 600 s).
 //! * **Busy.** "wallet busy … active action" / "wallet has in-flight action" is transient
@@ -294,22 +306,101 @@ fn header_value(v: &str) -> Result<HeaderValue, Error> {
     HeaderValue::from_str(v).map_err(|_| Error::argument("a header value is not visible ASCII"))
 }
 
+fn sensitive(v: &str) -> Result<HeaderValue, Error> {
+    let mut h = header_value(v)?;
+    h.set_sensitive(true);
+    Ok(h)
+}
+
+/// A Relayer API key (polymarket.com → Settings → API Keys → Relayer API Keys): the key and
+/// the address that owns it, sent as `RELAYER_API_KEY` and `RELAYER_API_KEY_ADDRESS`. The key
+/// is zeroized on drop and never printed.
+///
+/// ```
+/// use polyclob::clob::relayer::RelayerApiKey;
+///
+/// let key = RelayerApiKey::new("01967c03-b8c8-7000-8f68-8b8eaec6fd3d", "0x6e0c80c90ea6c15917308F820Eac91Ce2724B5b5".parse()?);
+/// assert!(!format!("{key:?}").contains("01967c03"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct RelayerApiKey {
+    key: zeroize::Zeroizing<String>,
+    address: Address,
+}
+
+impl RelayerApiKey {
+    /// The key `key` owned by `address`.
+    #[must_use]
+    pub fn new(key: impl Into<String>, address: Address) -> Self {
+        Self {
+            key: zeroize::Zeroizing::new(key.into()),
+            address,
+        }
+    }
+
+    /// The key (a secret: keep it out of logs).
+    #[must_use]
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// The address that owns the key.
+    #[must_use]
+    pub const fn address(&self) -> Address {
+        self.address
+    }
+}
+
+impl fmt::Debug for RelayerApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RelayerApiKey")
+            .field("key", &"<redacted>")
+            .field("address", &self.address)
+            .finish()
+    }
+}
+
+/// How a relayer request authenticates: a builder key's HMAC headers or a Relayer API key.
+/// Built from `&Credentials` (the builder key) or `&RelayerApiKey`, so relayer methods take
+/// either.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub enum RelayerAuth<'a> {
+    /// `POLY_BUILDER_API_KEY`, `_SIGNATURE`, `_TIMESTAMP`, `_PASSPHRASE`.
+    Builder(&'a Credentials),
+    /// `RELAYER_API_KEY`, `RELAYER_API_KEY_ADDRESS`.
+    ApiKey(&'a RelayerApiKey),
+}
+
+impl<'a> From<&'a Credentials> for RelayerAuth<'a> {
+    fn from(c: &'a Credentials) -> Self {
+        Self::Builder(c)
+    }
+}
+
+impl<'a> From<&'a RelayerApiKey> for RelayerAuth<'a> {
+    fn from(k: &'a RelayerApiKey) -> Self {
+        Self::ApiKey(k)
+    }
+}
+
+/// Relayer `GET`: whether a wallet is deployed (`?address=<wallet>&type=WALLET|SAFE`).
+pub const DEPLOYED_PATH: &str = "/deployed";
+
 impl Client {
-    /// One request to the relayer at `host` with the builder key's `POLY_BUILDER_*` headers
-    /// (HMAC over timestamp, method, path and body); a body is JSON, with an
-    /// `Idempotency-Key` when one is given.
+    /// One request to the relayer at `host` with `auth`'s headers (a builder key's HMAC over
+    /// timestamp, method, path and body, or a Relayer API key's; none for public routes); a
+    /// body is JSON, with an `Idempotency-Key` when one is given.
     pub(crate) async fn relayer(
         &self,
         host: &str,
-        builder: &Credentials,
+        auth: Option<RelayerAuth<'_>>,
         method: reqwest::Method,
         path: &str,
         query: &[(&str, String)],
         body: Option<(&[u8], Option<&str>)>,
     ) -> Result<bytes::Bytes, Error> {
-        let key = HmacKey::from_base64url(builder.secret()).map_err(Error::sign)?;
-        let ts = self.timestamp();
-        let sig = key.sign(ts, method.as_str(), path, body.map_or(&[][..], |b| b.0));
         let mut url = format!("{}{path}", host.trim_end_matches('/'));
         for (i, (k, v)) in query.iter().enumerate() {
             url.push(if i == 0 { '?' } else { '&' });
@@ -317,18 +408,30 @@ impl Client {
             url.push('=');
             crate::http::encode_into(&mut url, v);
         }
-        let mut rb = self
-            .inner
-            .http
-            .request_url(method, &url)
-            .header("POLY_BUILDER_API_KEY", header_value(builder.api_key())?)
-            .header("POLY_BUILDER_SIGNATURE", header_value(sig.as_str())?)
-            .header("POLY_BUILDER_TIMESTAMP", ts.to_string())
-            .header("POLY_BUILDER_PASSPHRASE", {
-                let mut v = header_value(builder.passphrase())?;
-                v.set_sensitive(true);
-                v
-            });
+        let mut rb = match auth {
+            None => self.inner.http.request_url(method, &url),
+            Some(RelayerAuth::Builder(builder)) => {
+                let key = HmacKey::from_base64url(builder.secret()).map_err(Error::sign)?;
+                let ts = self.timestamp();
+                let sig = key.sign(ts, method.as_str(), path, body.map_or(&[][..], |b| b.0));
+                self.inner
+                    .http
+                    .request_url(method, &url)
+                    .header("POLY_BUILDER_API_KEY", header_value(builder.api_key())?)
+                    .header("POLY_BUILDER_SIGNATURE", sensitive(sig.as_str())?)
+                    .header("POLY_BUILDER_TIMESTAMP", ts.to_string())
+                    .header("POLY_BUILDER_PASSPHRASE", sensitive(builder.passphrase())?)
+            }
+            Some(RelayerAuth::ApiKey(k)) => self
+                .inner
+                .http
+                .request_url(method, &url)
+                .header("RELAYER_API_KEY", sensitive(k.key())?)
+                .header(
+                    "RELAYER_API_KEY_ADDRESS",
+                    header_value(&k.address().to_checksum(None))?,
+                ),
+        };
         if let Some((bytes, idempotency_key)) = body {
             rb = rb
                 .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
@@ -346,10 +449,10 @@ impl Client {
     /// # Errors
     ///
     /// Transport, status, or an answer without a decimal `nonce`.
-    pub async fn relayer_wallet_nonce(
+    pub async fn relayer_wallet_nonce<'a>(
         &self,
         host: &str,
-        builder: &Credentials,
+        auth: impl Into<RelayerAuth<'a>>,
         owner: Address,
     ) -> Result<U256, Error> {
         let q = [
@@ -359,7 +462,7 @@ impl Client {
         let body = self
             .relayer(
                 host,
-                builder,
+                Some(auth.into()),
                 reqwest::Method::GET,
                 EXECUTE_PARAMS_PATH,
                 &q,
@@ -378,10 +481,10 @@ impl Client {
     /// # Errors
     ///
     /// An empty id ([`Error::is_argument`]); transport, status, decode.
-    pub async fn relayer_transaction(
+    pub async fn relayer_transaction<'a>(
         &self,
         host: &str,
-        builder: &Credentials,
+        auth: impl Into<RelayerAuth<'a>>,
         transaction_id: &str,
     ) -> Result<RelayerTransaction, Error> {
         let id = transaction_id.trim();
@@ -392,10 +495,96 @@ impl Client {
         }
         let path = format!("{TRANSACTION_PATH}{id}");
         let body = self
-            .relayer(host, builder, reqwest::Method::GET, &path, &[], None)
+            .relayer(
+                host,
+                Some(auth.into()),
+                reqwest::Method::GET,
+                &path,
+                &[],
+                None,
+            )
             .await?;
         decode_relayer_transaction(&body)
     }
+
+    /// Whether the deposit wallet `wallet` is deployed, by the relayer at `host`
+    /// (`GET /deployed?address=<wallet>&type=WALLET`, a public route).
+    ///
+    /// # Errors
+    ///
+    /// Transport, status, or an answer without a boolean `deployed`.
+    pub async fn relayer_deployed(&self, host: &str, wallet: Address) -> Result<bool, Error> {
+        #[derive(Deserialize)]
+        struct Deployed {
+            deployed: bool,
+        }
+        let q = [
+            ("address", wallet.to_checksum(None)),
+            ("type", "WALLET".to_owned()),
+        ];
+        let body = self
+            .relayer(host, None, reqwest::Method::GET, DEPLOYED_PATH, &q, None)
+            .await?;
+        let d: Deployed = crate::http::decode(&body, DEPLOYED_PATH)?;
+        Ok(d.deployed)
+    }
+
+    /// Deploys the deposit wallet of this client's key through the relayer at `host`
+    /// (`POST /submit` with type `WALLET-CREATE`, from the key to the deposit-wallet factory,
+    /// as the official SDK sends it; the relayer pays the gas). The factory deploys the key's
+    /// current (beacon) deposit wallet, the second of
+    /// [`derive_deposit_wallets`](crate::sign::wallet::derive_deposit_wallets). Poll
+    /// [`relayer_transaction`](Self::relayer_transaction) until it is terminal.
+    ///
+    /// # Errors
+    ///
+    /// No private key ([`Error::is_auth`]); metadata over [`MAX_METADATA_LEN`] characters
+    /// ([`Error::is_argument`]); transport, status, decode.
+    pub async fn deploy_deposit_wallet<'a>(
+        &self,
+        host: &str,
+        auth: impl Into<RelayerAuth<'a>>,
+        metadata: &str,
+    ) -> Result<RelayerTransaction, Error> {
+        let owner = self.inner.auth.signer().ok_or_else(|| {
+            Error::auth("a deposit wallet is deployed for the client's key: none was given")
+        })?;
+        let body = wallet_create_body(owner.address(), metadata)?;
+        let answer = self
+            .relayer(
+                host,
+                Some(auth.into()),
+                reqwest::Method::POST,
+                SUBMIT_PATH,
+                &[],
+                Some((&body, None)),
+            )
+            .await?;
+        decode_relayer_transaction(&answer)
+    }
+}
+
+/// The `WALLET-CREATE` body for `owner`: compact JSON, keys in the official client's order
+/// (`type`, `from`, `to`, `metadata`).
+///
+/// # Errors
+///
+/// ([`Error::is_argument`]) metadata over [`MAX_METADATA_LEN`] characters.
+pub fn wallet_create_body(owner: Address, metadata: &str) -> Result<Vec<u8>, Error> {
+    if metadata.chars().count() > MAX_METADATA_LEN {
+        return Err(Error::argument(format!(
+            "relayer metadata is longer than {MAX_METADATA_LEN} characters"
+        )));
+    }
+    let mut o = String::with_capacity(160 + metadata.len());
+    o.push_str(r#"{"type":"WALLET-CREATE","from":""#);
+    o.push_str(&owner.to_checksum(None));
+    o.push_str(r#"","to":""#);
+    o.push_str(&DEPOSIT_WALLET_FACTORY.to_checksum(None));
+    o.push_str(r#"","metadata":"#);
+    crate::json::escape::push_string(&mut o, metadata);
+    o.push('}');
+    Ok(o.into_bytes())
 }
 
 #[cfg(feature = "onchain")]
@@ -406,10 +595,9 @@ mod batch {
     use alloy_primitives::{Address, B256, U256};
 
     use super::{
-        BATCH_LIFETIME, DEPOSIT_WALLET_FACTORY, MAX_METADATA_LEN, RelayerRefusal,
+        BATCH_LIFETIME, DEPOSIT_WALLET_FACTORY, MAX_METADATA_LEN, RelayerAuth, RelayerRefusal,
         RelayerTransaction, SUBMIT_PATH, batch_digest, decode_relayer_transaction,
     };
-    use crate::clob::auth::Credentials;
     use crate::clob::transport::Client;
     use crate::http::Error;
     use crate::onchain::Call;
@@ -462,6 +650,19 @@ mod batch {
         pub body: Vec<u8>,
         /// The owner's signature over [`WalletBatch::digest`].
         pub signature: Signature,
+    }
+
+    impl SignedWalletBatch {
+        /// The `Idempotency-Key` its post carries: `wallet-batch-` and the hex keccak-256 of
+        /// the body, so the same signed batch always sends the same key and another batch
+        /// never does.
+        #[must_use]
+        pub fn idempotency_key(&self) -> String {
+            format!(
+                "wallet-batch-{}",
+                alloy_primitives::hex::encode(crate::sign::keccak::keccak256(&self.body))
+            )
+        }
     }
 
     impl WalletBatch {
@@ -583,26 +784,28 @@ mod batch {
     impl Client {
         /// Posts a signed `WALLET` batch to the relayer at `host`
         /// ([`DEFAULT_RELAYER_HOST`](crate::clob::session_signers::DEFAULT_RELAYER_HOST) in
-        /// production) with the builder key's `POLY_BUILDER_*` headers. Not retried here:
-        /// posting the same signed batch again is safe (its nonce executes once).
+        /// production) with `auth`'s headers and the batch's
+        /// [`idempotency_key`](SignedWalletBatch::idempotency_key). Not retried here: posting
+        /// the same signed batch again is safe (its nonce executes once).
         ///
         /// # Errors
         ///
         /// Transport, status (a refusal: see [`RelayerRefusal::of`]), decode.
-        pub async fn submit_wallet_batch(
+        pub async fn submit_wallet_batch<'a>(
             &self,
             host: &str,
-            builder: &Credentials,
+            auth: impl Into<RelayerAuth<'a>>,
             signed: &SignedWalletBatch,
         ) -> Result<RelayerTransaction, Error> {
+            let key = signed.idempotency_key();
             let body = self
                 .relayer(
                     host,
-                    builder,
+                    Some(auth.into()),
                     reqwest::Method::POST,
                     SUBMIT_PATH,
                     &[],
-                    Some((&signed.body, None)),
+                    Some((&signed.body, Some(&key))),
                 )
                 .await?;
             decode_relayer_transaction(&body)
@@ -618,10 +821,10 @@ mod batch {
         ///
         /// No private key ([`Error::is_auth`]); a refused batch ([`Error::is_argument`]);
         /// transport, status, decode.
-        pub async fn execute_wallet_batch(
+        pub async fn execute_wallet_batch<'a>(
             &self,
             host: &str,
-            builder: &Credentials,
+            auth: impl Into<RelayerAuth<'a>>,
             wallet: Address,
             calls: Vec<Call>,
             metadata: &str,
@@ -634,14 +837,15 @@ mod batch {
                     Error::auth("a wallet batch is signed with the owner's key: none was given")
                 })?
                 .clone();
+            let auth = auth.into();
             let nonce = self
-                .relayer_wallet_nonce(host, builder, owner.address())
+                .relayer_wallet_nonce(host, auth, owner.address())
                 .await?;
             let mut batch =
                 WalletBatch::new(wallet, calls, nonce, self.timestamp() + BATCH_LIFETIME)
                     .metadata(metadata);
             let signed = batch.sign(&owner, self.chain())?;
-            match self.submit_wallet_batch(host, builder, &signed).await {
+            match self.submit_wallet_batch(host, auth, &signed).await {
                 Err(e) => match RelayerRefusal::of(&e) {
                     Some(RelayerRefusal::NonceMismatch {
                         submitted,
@@ -649,7 +853,7 @@ mod batch {
                     }) if submitted < on_chain => {
                         batch.nonce = on_chain;
                         let again = batch.sign(&owner, self.chain())?;
-                        self.submit_wallet_batch(host, builder, &again).await
+                        self.submit_wallet_batch(host, auth, &again).await
                     }
                     _ => Err(e),
                 },

@@ -238,7 +238,7 @@ impl Client {
         let body = self
             .relayer(
                 host,
-                builder,
+                Some(builder.into()),
                 reqwest::Method::POST,
                 signed.path,
                 &[],

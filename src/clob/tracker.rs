@@ -15,8 +15,19 @@
 //!
 //! Positions count **confirmed** fills only. A fill whose trade is not confirmed within
 //! [`Tracker::settle_within`] is reported once ([`TrackerEvent::Overdue`]) and kept apart
-//! ([`Position::overdue_buy`]), never as held; [`Tracker::reconcile`] compares the result with
+//! ([`TrackedPosition::overdue_buy`]), never as held; [`Tracker::reconcile`] compares the result with
 //! the Data API's positions and returns every difference.
+//!
+//! Memory is bounded: the tracker keeps at most [`Tracker::retain`] settled trades (every
+//! fill confirmed or failed) and as many settled orders in full; older ones are folded into
+//! the totals they contributed (positions, and the settlement of orders still kept) and
+//! forgotten. Each forgotten trade and order leaves a 128-bit fingerprint of its id in a set,
+//! so a late duplicate (a REST backfill, a replayed user-channel event) is recognised and
+//! ignored, never counted twice. An id set rather than a time cut-off: trades carry no
+//! timestamp the tracker could trust to order them, and a cut-off would drop a genuine fill
+//! first seen late (after a user-channel break) silently. The set costs about 20 bytes per
+//! forgotten trade or order. A trade first seen after its order was forgotten is counted
+//! only through the [maker address](Tracker::maker).
 //!
 //! The tracker is a plain state machine (no sockets, no clock of its own but
 //! [`check_overdue`](Tracker::check_overdue)'s argument); [`Tracker::refresh_order`] and
@@ -57,7 +68,7 @@
 //! # Ok(()) }
 //! ```
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
 use super::orders::TradeFilter;
@@ -74,6 +85,9 @@ use crate::ws::user_events::{OrderEventKind, OrderUpdate, TradeUpdate, UserEvent
 /// How long a matched trade may take to confirm before it is reported overdue, by default.
 /// Polymarket's SDKs poll a matched trade for at most 30 s; the tracker allows twice that.
 pub const DEFAULT_SETTLE_WITHIN: Duration = Duration::from_secs(60);
+
+/// How many settled trades (and settled orders) the tracker keeps in full, by default.
+pub const DEFAULT_RETAIN: usize = 10_000;
 
 /// Where an order stands, as far as the exchange has said.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -157,12 +171,14 @@ pub struct TrackedOrder {
     pub reported_matched: Size,
     /// Where it stands.
     pub state: OrderState,
+    /// Confirmed and failed shares of its trades already forgotten.
+    folded: (Size, Size),
 }
 
 /// One fill of one of the bot's orders: its leg of a trade.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct Fill {
+pub struct TrackedFill {
     /// The trade.
     pub trade_id: String,
     /// The bot's order.
@@ -190,7 +206,7 @@ pub enum TrackerEvent {
     },
     /// A fill of one of the bot's orders was seen for the first time (matched, not yet
     /// settled; reported once per trade and order).
-    Fill(Fill),
+    Fill(TrackedFill),
     /// A trade the bot has a leg in changed settlement status. `CONFIRMED` moves the
     /// position; `FAILED` means the fill never happened.
     Trade {
@@ -217,7 +233,7 @@ pub enum TrackerEvent {
 /// A position derived from the fills the tracker saw (micro-share exact).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct Position {
+pub struct TrackedPosition {
     /// The token.
     pub asset_id: String,
     /// Shares held before tracking began ([`Tracker::baseline`]).
@@ -236,7 +252,7 @@ pub struct Position {
     pub overdue_sell: Size,
 }
 
-impl Position {
+impl TrackedPosition {
     /// Shares held: the baseline plus confirmed buys minus confirmed sells; `None` when the
     /// sells exceed the rest (a buy the tracker never saw).
     #[must_use]
@@ -254,7 +270,7 @@ impl Position {
 pub struct PositionDiff {
     /// The token.
     pub asset_id: String,
-    /// What the tracker holds ([`Position::held`]; `Some(0)` for a token it never saw).
+    /// What the tracker holds ([`TrackedPosition::held`]; `Some(0)` for a token it never saw).
     pub tracker: Option<Size>,
     /// What the Data API says (`None`: absent from its answer, or its size unavailable).
     pub data_api: Option<Size>,
@@ -331,6 +347,17 @@ fn lower(s: &str) -> Option<String> {
     (!s.is_empty()).then(|| s.to_ascii_lowercase())
 }
 
+/// The fingerprint of a forgotten trade (`b't'`) or order (`b'o'`) id.
+fn fingerprint(tag: u8, id: &str) -> u128 {
+    let mut b = Vec::with_capacity(id.len() + 1);
+    b.push(tag);
+    b.extend_from_slice(id.as_bytes());
+    let h = crate::sign::keccak::keccak256(&b);
+    let mut w = [0u8; 16];
+    w.copy_from_slice(&h[..16]);
+    u128::from_be_bytes(w)
+}
+
 /// The order tracker: see the [module docs](self).
 #[derive(Clone, Debug)]
 pub struct Tracker {
@@ -342,6 +369,15 @@ pub struct Tracker {
     by_order: HashMap<String, Vec<String>>,
     baseline: HashMap<String, Size>,
     events: VecDeque<TrackerEvent>,
+    retain: usize,
+    /// Trades in the order they became final (may hold ids forgotten with their order).
+    settled_trades: VecDeque<String>,
+    /// Orders in the order they became done.
+    done_orders: VecDeque<String>,
+    /// Fingerprints of forgotten trades and orders.
+    forgotten: HashSet<u128>,
+    /// Confirmed (bought, sold) shares per token of forgotten trades.
+    folded: HashMap<String, (Size, Size)>,
 }
 
 impl Default for Tracker {
@@ -364,7 +400,21 @@ impl Tracker {
             by_order: HashMap::new(),
             baseline: HashMap::new(),
             events: VecDeque::new(),
+            retain: DEFAULT_RETAIN,
+            settled_trades: VecDeque::new(),
+            done_orders: VecDeque::new(),
+            forgotten: HashSet::new(),
+            folded: HashMap::new(),
         }
+    }
+
+    /// How many settled trades, and how many settled orders, are kept in full; older ones
+    /// are folded into the totals and forgotten (see the [module docs](self)). Default is
+    /// [`DEFAULT_RETAIN`].
+    #[must_use]
+    pub const fn retain(mut self, settled: usize) -> Self {
+        self.retain = settled;
+        self
     }
 
     /// How long a matched trade may take to confirm before it is reported overdue. Default
@@ -384,7 +434,7 @@ impl Tracker {
     }
 
     /// Starts positions from the Data API's (`size` of each row), so that
-    /// [`Position::held`] and [`reconcile`](Self::reconcile) compare like with like. Rows
+    /// [`TrackedPosition::held`] and [`reconcile`](Self::reconcile) compare like with like. Rows
     /// without a size are left out (and show up in `reconcile`).
     pub fn baseline(&mut self, positions: &[data::Position]) {
         for p in positions {
@@ -540,7 +590,9 @@ impl Tracker {
     /// Feeds a trade as `GET /data/trades` returns it.
     pub fn on_trade(&mut self, t: &Trade) {
         let Some(side) = t.side else {
-            if !self.trades.contains_key(&t.id) {
+            if !self.trades.contains_key(&t.id)
+                && !self.forgotten.contains(&fingerprint(b't', &t.id))
+            {
                 self.events.push_back(TrackerEvent::Unreadable {
                     trade_id: t.id.clone(),
                 });
@@ -592,7 +644,7 @@ impl Tracker {
     // ----- the state machine -----
 
     fn known(&mut self, id: &str, asset: Option<&str>, side: Option<Side>) {
-        if id.is_empty() {
+        if id.is_empty() || self.forgotten.contains(&fingerprint(b'o', id)) {
             return;
         }
         let fresh = !self.orders.contains_key(id);
@@ -606,6 +658,7 @@ impl Tracker {
                 original: None,
                 reported_matched: Size::ZERO,
                 state: OrderState::Submitted,
+                folded: (Size::ZERO, Size::ZERO),
             });
         if t.asset_id.is_none() {
             t.asset_id = asset.filter(|a| !a.is_empty()).map(str::to_owned);
@@ -630,10 +683,14 @@ impl Tracker {
             return;
         }
         t.state = state.clone();
+        if state.is_done() {
+            self.done_orders.push_back(id.to_owned());
+        }
         self.events.push_back(TrackerEvent::Order {
             order_id: id.to_owned(),
             state,
         });
+        self.compact();
     }
 
     /// Derives partial / full matching from the fills and `size_matched`.
@@ -660,11 +717,10 @@ impl Tracker {
             .fills_of(id)
             .filter(|(s, _)| **s != TradeStatus::Failed)
             .fold(Size::ZERO, |a, (_, l)| add(a, l.size));
-        let reported = self
-            .orders
-            .get(id)
-            .map_or(Size::ZERO, |t| t.reported_matched);
-        from_fills.max(reported)
+        let (reported, folded) = self.orders.get(id).map_or((Size::ZERO, Size::ZERO), |t| {
+            (t.reported_matched, t.folded.0)
+        });
+        add(from_fills, folded).max(reported)
     }
 
     fn fills_of<'a>(&'a self, id: &'a str) -> impl Iterator<Item = (&'a TradeStatus, &'a Leg)> {
@@ -696,7 +752,7 @@ impl Tracker {
     }
 
     fn trade(&mut self, id: &str, status: TradeStatus, legs: Vec<Leg>) {
-        if id.is_empty() {
+        if id.is_empty() || self.forgotten.contains(&fingerprint(b't', id)) {
             return;
         }
         let changed = match self.trades.get_mut(id) {
@@ -742,6 +798,9 @@ impl Tracker {
             return;
         };
         let status = t.status.clone();
+        if is_final(&status) {
+            self.settled_trades.push_back(id.to_owned());
+        }
         let orders: Vec<String> = t.legs.iter().map(|l| l.order_id.clone()).collect();
         if self.has_leg(id) {
             self.events.push_back(TrackerEvent::Trade {
@@ -752,6 +811,66 @@ impl Tracker {
         for o in orders {
             if self.orders.contains_key(&o) {
                 self.refresh_state(&o);
+            }
+        }
+        self.compact();
+    }
+
+    /// Forgets the oldest settled trades and orders beyond the bound.
+    fn compact(&mut self) {
+        while self.settled_trades.len() > self.retain {
+            if let Some(id) = self.settled_trades.pop_front() {
+                self.forget_trade(&id);
+            }
+        }
+        // Each queued order is looked at once per call: one still settling goes to the back.
+        for _ in 0..self.done_orders.len().saturating_sub(self.retain) {
+            let Some(id) = self.done_orders.pop_front() else {
+                break;
+            };
+            if !self.orders.contains_key(&id) {
+                continue;
+            }
+            if !self.settlement(&id).is_settled() {
+                self.done_orders.push_back(id);
+                continue;
+            }
+            // Its trades are final: fold them while the order still makes them ours.
+            for t in self.by_order.get(&id).cloned().unwrap_or_default() {
+                self.forget_trade(&t);
+            }
+            self.orders.remove(&id);
+            self.forgotten.insert(fingerprint(b'o', &id));
+        }
+    }
+
+    /// Folds a final trade into the totals and forgets it.
+    fn forget_trade(&mut self, id: &str) {
+        let Some(t) = self.trades.remove(id) else {
+            return;
+        };
+        self.forgotten.insert(fingerprint(b't', id));
+        let confirmed = t.status == TradeStatus::Confirmed;
+        for l in &t.legs {
+            if self.is_ours(l) && confirmed {
+                let f = self.folded.entry(l.asset_id.clone()).or_default();
+                match l.side {
+                    Side::Buy => f.0 = add(f.0, l.size),
+                    Side::Sell => f.1 = add(f.1, l.size),
+                }
+            }
+            if let Some(o) = self.orders.get_mut(&l.order_id) {
+                if confirmed {
+                    o.folded.0 = add(o.folded.0, l.size);
+                } else {
+                    o.folded.1 = add(o.folded.1, l.size);
+                }
+            }
+            if let Some(ids) = self.by_order.get_mut(&l.order_id) {
+                ids.retain(|x| x != id);
+                if ids.is_empty() {
+                    self.by_order.remove(&l.order_id);
+                }
             }
         }
     }
@@ -774,7 +893,7 @@ impl Tracker {
         for i in new {
             let l = &mut t.legs[i];
             l.announced = true;
-            self.events.push_back(TrackerEvent::Fill(Fill {
+            self.events.push_back(TrackerEvent::Fill(TrackedFill {
                 trade_id: trade_id.to_owned(),
                 order_id: l.order_id.clone(),
                 asset_id: l.asset_id.clone(),
@@ -787,15 +906,16 @@ impl Tracker {
 
     // ----- answers -----
 
-    /// The bot's fills, each trade leg once (failed trades included, with their status).
-    pub fn fills(&self) -> impl Iterator<Item = (Fill, &TradeStatus)> + '_ {
+    /// The bot's fills, each trade leg once (failed trades included, with their status), of
+    /// the trades still kept (see [`retain`](Self::retain)).
+    pub fn fills(&self) -> impl Iterator<Item = (TrackedFill, &TradeStatus)> + '_ {
         let mut ids: Vec<&String> = self.trades.keys().collect();
         ids.sort();
         ids.into_iter().flat_map(move |id| {
             let t = &self.trades[id];
             t.legs.iter().filter(|l| self.is_ours(l)).map(move |l| {
                 (
-                    Fill {
+                    TrackedFill {
                         trade_id: id.clone(),
                         order_id: l.order_id.clone(),
                         asset_id: l.asset_id.clone(),
@@ -812,15 +932,14 @@ impl Tracker {
     /// How the order's fills settled so far.
     #[must_use]
     pub fn settlement(&self, order_id: &str) -> Settlement {
+        let order = self.orders.get(order_id);
+        let (confirmed, failed) = order.map_or((Size::ZERO, Size::ZERO), |t| t.folded);
         let mut s = Settlement {
-            state: self
-                .orders
-                .get(order_id)
-                .map_or(OrderState::Submitted, |t| t.state.clone()),
-            confirmed: Size::ZERO,
+            state: order.map_or(OrderState::Submitted, |t| t.state.clone()),
+            confirmed,
             pending: Size::ZERO,
             overdue: Size::ZERO,
-            failed: Size::ZERO,
+            failed,
         };
         for id in self.by_order.get(order_id).into_iter().flatten() {
             let Some(t) = self.trades.get(id) else {
@@ -839,13 +958,18 @@ impl Tracker {
         s
     }
 
-    /// Positions per token from the bot's fills (confirmed ones held; see [`Position`]),
+    /// Positions per token from the bot's fills (confirmed ones held; see [`TrackedPosition`]),
     /// sorted by token.
     #[must_use]
-    pub fn positions(&self) -> Vec<Position> {
-        let mut by: HashMap<&str, Position> = HashMap::new();
+    pub fn positions(&self) -> Vec<TrackedPosition> {
+        let mut by: HashMap<&str, TrackedPosition> = HashMap::new();
         for (asset, size) in &self.baseline {
             by.entry(asset.as_str()).or_default().baseline = *size;
+        }
+        for (asset, (bought, sold)) in &self.folded {
+            let p = by.entry(asset.as_str()).or_default();
+            p.bought = add(p.bought, *bought);
+            p.sold = add(p.sold, *sold);
         }
         for t in self.trades.values() {
             for l in t.legs.iter().filter(|l| self.is_ours(l)) {
@@ -863,7 +987,7 @@ impl Tracker {
                 *slot = add(*slot, l.size);
             }
         }
-        let mut out: Vec<Position> = by
+        let mut out: Vec<TrackedPosition> = by
             .into_iter()
             .map(|(a, mut p)| {
                 a.clone_into(&mut p.asset_id);
@@ -876,7 +1000,7 @@ impl Tracker {
 
     /// The position in one token.
     #[must_use]
-    pub fn position(&self, asset_id: &str) -> Option<Position> {
+    pub fn position(&self, asset_id: &str) -> Option<TrackedPosition> {
         self.positions()
             .into_iter()
             .find(|p| p.asset_id == asset_id)
@@ -900,7 +1024,7 @@ impl Tracker {
                 let tracker = mine
                     .iter()
                     .find(|p| p.asset_id == a)
-                    .map_or(Some(Size::ZERO), Position::held);
+                    .map_or(Some(Size::ZERO), TrackedPosition::held);
                 let row = data_api.iter().find(|p| p.token_id == a);
                 let data_api = row.and_then(|p| p.size);
                 // Absent from the Data API and nothing held is agreement; a row without a
@@ -978,6 +1102,16 @@ impl Tracker {
         }
     }
 }
+
+/// The old name of [`TrackedFill`], kept for one minor release (another module has a type of
+/// that name).
+#[deprecated(since = "0.2.0", note = "renamed `TrackedFill`")]
+pub type Fill = TrackedFill; // renamed-alias: Fill
+
+/// The old name of [`TrackedPosition`], kept for one minor release (another module has a type of
+/// that name).
+#[deprecated(since = "0.2.0", note = "renamed `TrackedPosition`")]
+pub type Position = TrackedPosition; // renamed-alias: Position
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]

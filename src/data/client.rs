@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
-use super::types::{Activity, HolderGroup, PortfolioValue, Position, Trade};
+use super::types::{Activity, DataTrade, HolderGroup, PortfolioValue, Position};
 use crate::clob::SkippedRow;
 use crate::clob::pagination::decode_each;
 use crate::http::{self, Error, Req};
@@ -48,11 +48,11 @@ struct Pagination {
 /// row at a time: a bad row is reported in `skipped`, never fatal.
 ///
 /// ```
-/// use polyclob::data::{Trade, decode_cursor_page};
+/// use polyclob::data::{DataTrade, decode_cursor_page};
 ///
 /// let body = br#"{"data":[{"side":"BUY","size":1.5,"price":0.7},{"size":"x"}],
 ///                 "pagination":{"limit":2,"offset":0,"has_more":true,"next_cursor":"eyJ"}}"#;
-/// let page = decode_cursor_page::<Trade>(body)?;
+/// let page = decode_cursor_page::<DataTrade>(body)?;
 /// assert_eq!(page.data.len(), 1);
 /// assert_eq!(page.skipped[0].index, 1);
 /// assert_eq!(page.next_cursor.as_deref(), Some("eyJ"));
@@ -213,7 +213,7 @@ impl Query<Position> {
     }
 }
 
-impl Query<Trade> {
+impl Query<DataTrade> {
     /// `GET /v2/trades`: the global feed; narrow it with [`user`](Self::user) or
     /// [`condition`](Self::condition).
     pub fn trades() -> Self {
@@ -369,7 +369,7 @@ impl Client {
     ///
     /// # Errors
     /// As [`collect`](Self::collect).
-    pub async fn trades(&self, user: &str) -> Result<Vec<Trade>, Error> {
+    pub async fn trades(&self, user: &str) -> Result<Vec<DataTrade>, Error> {
         Ok(self
             .collect(Query::trades().user(user).taker_only(false))
             .await?
@@ -426,16 +426,16 @@ mod tests {
         .unwrap();
         assert_eq!(p.data[0].value, crate::fixed::Size::new(12_500_000));
         assert_eq!((p.next_cursor, p.has_more), (None, false));
-        let p = decode_cursor_page::<Trade>(
+        let p = decode_cursor_page::<DataTrade>(
             br#"{"data":null,"pagination":{"has_more":false,"next_cursor":null}}"#,
         )
         .unwrap();
         assert!(p.data.is_empty());
-        let p = decode_cursor_page::<Trade>(br#"[{"asset":"7","side":"SELL"}]"#).unwrap();
+        let p = decode_cursor_page::<DataTrade>(br#"[{"asset":"7","side":"SELL"}]"#).unwrap();
         assert_eq!(p.data[0].token_id, "7");
-        assert!(decode_cursor_page::<Trade>(b"nope").is_err());
-        assert!(decode_cursor_page::<Trade>(br#"{"data":7}"#).is_err());
-        assert!(decode_cursor_page::<Trade>(br#"{"data":[],"pagination":[1]}"#).is_err());
+        assert!(decode_cursor_page::<DataTrade>(b"nope").is_err());
+        assert!(decode_cursor_page::<DataTrade>(br#"{"data":7}"#).is_err());
+        assert!(decode_cursor_page::<DataTrade>(br#"{"data":[],"pagination":[1]}"#).is_err());
     }
 
     /// A bare list is every row, whatever its length: `[row0, row1]` is not an envelope
@@ -451,14 +451,14 @@ mod tests {
                 })
                 .collect();
             let body = format!("[{}]", rows.join(","));
-            let p = decode_cursor_page::<Trade>(body.as_bytes()).unwrap();
+            let p = decode_cursor_page::<DataTrade>(body.as_bytes()).unwrap();
             let ids: Vec<String> = p.data.iter().map(|t| t.token_id.clone()).collect();
             let want: Vec<String> = (0..n).map(|i| i.to_string()).collect();
             assert_eq!(ids, want, "{body}");
             assert_eq!((p.next_cursor, p.has_more), (None, false), "{body}");
         }
         // The same rows in the envelope, and a bare single object, also keep every row.
-        let p = decode_cursor_page::<Trade>(
+        let p = decode_cursor_page::<DataTrade>(
             br#" {"data":[{"asset":"a"},{"asset":"b"}],"pagination":{"has_more":true,"next_cursor":"c"}}"#,
         )
         .unwrap();

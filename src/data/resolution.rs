@@ -137,15 +137,15 @@ impl OpenInterest {
 /// One point of a token's price history (`GET /v2/prices-history`), oldest first.
 ///
 /// ```
-/// use polyclob::data::PricePoint;
-/// let p: PricePoint = serde_json::from_str(r#"{"t":1790000000,"p":0.52}"#)?;
+/// use polyclob::data::DataPricePoint;
+/// let p: DataPricePoint = serde_json::from_str(r#"{"t":1790000000,"p":0.52}"#)?;
 /// assert_eq!((p.timestamp, p.price.unwrap().to_string()), (1_790_000_000, "0.52".to_owned()));
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
-pub struct PricePoint {
+pub struct DataPricePoint {
     /// Unix seconds (`t`, or `timestamp`).
     #[serde(alias = "t", deserialize_with = "lenient::u64_lenient")]
     pub timestamp: u64,
@@ -179,7 +179,7 @@ impl Query<OpenInterest> {
     }
 }
 
-impl Query<PricePoint> {
+impl Query<DataPricePoint> {
     /// `GET /v2/prices-history` of a token (or V2 position) id.
     pub fn prices_history(token_id: impl Into<String>) -> Self {
         Self::new("/v2/prices-history").pair("token_id", token_id.into())

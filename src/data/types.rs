@@ -171,7 +171,7 @@ fn seconds_opt<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D:
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(default)]
 #[non_exhaustive]
-pub struct Trade {
+pub struct DataTrade {
     /// The trading proxy wallet.
     #[serde(alias = "proxyWallet", deserialize_with = "lenient::string")]
     pub proxy_wallet: String,

@@ -2,8 +2,8 @@
 
 use super::lists::{Levels, MakerOrders, PriceChanges, StrList};
 use super::{
-    Event, Fields, opt_price, opt_size, opt_str, opt_text, opt_tick, opt_u64, opt_word, req_price,
-    req_side, req_size, req_str,
+    EventView, Fields, opt_price, opt_size, opt_str, opt_text, opt_tick, opt_u64, opt_word,
+    req_price, req_side, req_size, req_str,
 };
 use crate::fixed::{Price, Size};
 use crate::json::{DecodeError, DecodeErrorKind, JsonStr, Raw, RawKind, err};
@@ -12,10 +12,10 @@ use crate::types::{OrderType, Side, TickSize};
 /// A `book` message: a full snapshot of one asset's order book.
 ///
 /// ```
-/// use polyclob::decode::{decode, Event};
+/// use polyclob::decode::{decode, EventView};
 /// let frame = r#"{"event_type":"book","asset_id":"9","market":"0xab","timestamp":"123",
 ///   "hash":"0x0","bids":[{"price":".48","size":"30"}],"asks":[{"price":".52","size":"25"}]}"#;
-/// let Some(Ok(Event::Book(b))) = decode(frame).next() else { panic!() };
+/// let Some(Ok(EventView::Book(b))) = decode(frame).next() else { panic!() };
 /// assert_eq!((b.asset_id, b.market, b.timestamp_ms, b.hash), ("9", "0xab", Some(123), Some("0x0")));
 /// assert_eq!(b.asks.map(|l| l.unwrap().size.to_string()).collect::<Vec<_>>(), ["25"]);
 /// ```
@@ -46,11 +46,11 @@ pub struct BookMsg<'a> {
 /// A `price_change` message: new level sizes, possibly for both tokens of a market.
 ///
 /// ```
-/// use polyclob::decode::{decode, Event};
+/// use polyclob::decode::{decode, EventView};
 /// let frame = r#"{"event_type":"price_change","market":"m","timestamp":"5","price_changes":[
 ///   {"asset_id":"a","price":"0.5","size":"200","side":"BUY"},
 ///   {"asset_id":"b","price":"0.5","size":"0","side":"SELL"}]}"#;
-/// let Some(Ok(Event::PriceChange(pc))) = decode(frame).next() else { panic!() };
+/// let Some(Ok(EventView::PriceChange(pc))) = decode(frame).next() else { panic!() };
 /// assert_eq!(pc.changes.filter_map(Result::ok).map(|c| c.asset_id).collect::<Vec<_>>(), ["a", "b"]);
 /// ```
 #[derive(Clone, Copy, Debug)]
@@ -69,10 +69,10 @@ pub struct PriceChangeMsg<'a> {
 ///
 /// ```
 /// use polyclob::types::TickSize;
-/// use polyclob::decode::{decode, Event};
+/// use polyclob::decode::{decode, EventView};
 /// let frame = r#"{"event_type":"tick_size_change","asset_id":"a","market":"m",
 ///   "old_tick_size":"0.01","new_tick_size":"0.001","timestamp":"1"}"#;
-/// let Some(Ok(Event::TickSizeChange(t))) = decode(frame).next() else { panic!() };
+/// let Some(Ok(EventView::TickSizeChange(t))) = decode(frame).next() else { panic!() };
 /// assert_eq!((t.old_tick_size, t.new_tick_size), (Some(TickSize::Hundredth), TickSize::Thousandth));
 /// ```
 #[derive(Clone, Copy, Debug)]
@@ -94,10 +94,10 @@ pub struct TickSizeChangeMsg<'a> {
 /// A `last_trade_price` message.
 ///
 /// ```
-/// use polyclob::decode::{decode, Event};
+/// use polyclob::decode::{decode, EventView};
 /// let frame = r#"{"event_type":"last_trade_price","asset_id":"a","price":"0.63","side":"",
 ///   "size":""}"#;
-/// let Some(Ok(Event::LastTradePrice(t))) = decode(frame).next() else { panic!() };
+/// let Some(Ok(EventView::LastTradePrice(t))) = decode(frame).next() else { panic!() };
 /// assert_eq!((t.price.as_micros(), t.side, t.size), (630_000, None, None));
 /// ```
 #[derive(Clone, Copy, Debug)]
@@ -125,10 +125,10 @@ pub struct LastTradePriceMsg<'a> {
 /// A `best_bid_ask` message (custom feature).
 ///
 /// ```
-/// use polyclob::decode::{decode, Event};
+/// use polyclob::decode::{decode, EventView};
 /// let frame = r#"{"event_type":"best_bid_ask","market":"m","asset_id":"a","best_bid":"0.73",
 ///   "best_ask":"0.77","spread":"0.04","timestamp":"1766789469958"}"#;
-/// let Some(Ok(Event::BestBidAsk(q))) = decode(frame).next() else { panic!() };
+/// let Some(Ok(EventView::BestBidAsk(q))) = decode(frame).next() else { panic!() };
 /// assert_eq!(q.spread.map(|p| p.as_micros()), Some(40_000));
 /// ```
 #[derive(Clone, Copy, Debug)]
@@ -152,10 +152,10 @@ pub struct BestBidAskMsg<'a> {
 /// A `new_market` or `market_resolved` message (custom feature).
 ///
 /// ```
-/// use polyclob::decode::{decode, Event};
+/// use polyclob::decode::{decode, EventView};
 /// let frame = r#"{"event_type":"market_resolved","market":"0x1","question":"Will \"X\" win?",
 ///   "assets_ids":["7","8"],"outcomes":["Yes","No"],"winning_asset_id":"7","winning_outcome":"Yes"}"#;
-/// let Some(Ok(Event::MarketResolved(m))) = decode(frame).next() else { panic!() };
+/// let Some(Ok(EventView::MarketResolved(m))) = decode(frame).next() else { panic!() };
 /// assert_eq!(m.question.unwrap().to_unescaped()?, r#"Will "X" win?"#);
 /// assert_eq!(m.winning_asset_id, Some("7"));
 /// # Ok::<(), polyclob::decode::DecodeError>(())
@@ -191,12 +191,12 @@ pub struct MarketMsg<'a> {
 /// A user-channel `order` event (placement, update or cancellation).
 ///
 /// ```
-/// use polyclob::decode::{decode, Event};
+/// use polyclob::decode::{decode, EventView};
 /// let frame = r#"{"id":"0x78","asset_id":"256","side":"BUY","original_size":"12",
 ///   "size_matched":"","price":"0.6","outcome":"","type":"CANCELLATION",
 ///   "status":"CANCELED_order couldn't be fully filled.","timestamp":"1777824065000",
 ///   "event_type":"order"}"#;
-/// let Some(Ok(Event::Order(o))) = decode(frame).next() else { panic!() };
+/// let Some(Ok(EventView::Order(o))) = decode(frame).next() else { panic!() };
 /// assert_eq!(o.size_matched, None);
 /// assert!(o.is_canceled());
 /// assert_eq!(o.cancel_reason().unwrap().as_str(), Some("order couldn't be fully filled."));
@@ -246,9 +246,9 @@ impl<'a> OrderMsg<'a> {
     /// Whether the status is a cancellation (`CANCELED` or `CANCELED_<reason>`).
     ///
     /// ```
-    /// use polyclob::decode::{decode, Event};
+    /// use polyclob::decode::{decode, EventView};
     /// let f = r#"{"event_type":"order","id":"1","asset_id":"2","side":"SELL","price":"0.5","status":"LIVE"}"#;
-    /// let Some(Ok(Event::Order(o))) = decode(f).next() else { panic!() };
+    /// let Some(Ok(EventView::Order(o))) = decode(f).next() else { panic!() };
     /// assert!(!o.is_canceled());
     /// ```
     #[must_use]
@@ -260,9 +260,9 @@ impl<'a> OrderMsg<'a> {
     /// The reason suffix of a `CANCELED_<reason>` status.
     ///
     /// ```
-    /// use polyclob::decode::{decode, Event};
+    /// use polyclob::decode::{decode, EventView};
     /// let f = r#"{"event_type":"order","id":"1","asset_id":"2","side":"SELL","price":"0.5","status":"CANCELED"}"#;
-    /// let Some(Ok(Event::Order(o))) = decode(f).next() else { panic!() };
+    /// let Some(Ok(EventView::Order(o))) = decode(f).next() else { panic!() };
     /// assert!(o.is_canceled() && o.cancel_reason().is_none());
     /// ```
     #[must_use]
@@ -276,10 +276,10 @@ impl<'a> OrderMsg<'a> {
 /// A user-channel `trade` event.
 ///
 /// ```
-/// use polyclob::decode::{decode, Event};
+/// use polyclob::decode::{decode, EventView};
 /// let f = r#"{"event_type":"trade","type":"TRADE","id":"28c4","asset_id":"5211","side":"BUY",
 ///   "size":"10","price":"0.57","status":"MATCHED","matchtime":"1672290701","maker_orders":[]}"#;
-/// let Some(Ok(Event::Trade(t))) = decode(f).next() else { panic!() };
+/// let Some(Ok(EventView::Trade(t))) = decode(f).next() else { panic!() };
 /// assert_eq!((t.id, t.status.unwrap().as_str(), t.matchtime), ("28c4", Some("MATCHED"), Some("1672290701")));
 /// ```
 #[derive(Clone, Copy, Debug)]
@@ -348,7 +348,7 @@ pub(crate) fn build<'a>(
     start: usize,
     json: &'a str,
     f: &Fields<'a>,
-) -> Result<Event<'a>, DecodeError> {
+) -> Result<EventView<'a>, DecodeError> {
     let tag: &'a str = match f.event_type.kind {
         RawKind::Str => f.event_type.text(src),
         RawKind::Missing | RawKind::Null => match (f.type_.kind, f.type_.text(src)) {
@@ -376,7 +376,7 @@ pub(crate) fn build<'a>(
             let asks = f
                 .asks
                 .ok_or_else(|| err(DecodeErrorKind::MissingField, "asks", start))?;
-            Event::Book(BookMsg {
+            EventView::Book(BookMsg {
                 asset_id: req_str(src, &f.asset_id, "asset_id")?,
                 market: req_str(src, &f.market, "market")?,
                 timestamp_ms: ts,
@@ -394,7 +394,7 @@ pub(crate) fn build<'a>(
             let changes = f
                 .price_changes
                 .ok_or_else(|| err(DecodeErrorKind::MissingField, "price_changes", start))?;
-            Event::PriceChange(PriceChangeMsg {
+            EventView::PriceChange(PriceChangeMsg {
                 market: req_str(src, &f.market, "market")?,
                 timestamp_ms: ts,
                 changes: PriceChanges::new(src, changes),
@@ -404,7 +404,7 @@ pub(crate) fn build<'a>(
         "tick_size_change" => {
             missing(&f.asset_id, "asset_id")?;
             missing(&f.new_tick_size, "new_tick_size")?;
-            Event::TickSizeChange(TickSizeChangeMsg {
+            EventView::TickSizeChange(TickSizeChangeMsg {
                 asset_id: req_str(src, &f.asset_id, "asset_id")?,
                 market: opt_str(src, &f.market, "market")?,
                 old_tick_size: opt_tick(src, &f.old_tick_size, "old_tick_size")?,
@@ -424,7 +424,7 @@ pub(crate) fn build<'a>(
         "last_trade_price" => {
             missing(&f.asset_id, "asset_id")?;
             missing(&f.price, "price")?;
-            Event::LastTradePrice(LastTradePriceMsg {
+            EventView::LastTradePrice(LastTradePriceMsg {
                 asset_id: req_str(src, &f.asset_id, "asset_id")?,
                 market: opt_str(src, &f.market, "market")?,
                 price: req_price(src, &f.price, "price")?,
@@ -438,7 +438,7 @@ pub(crate) fn build<'a>(
         }
         "best_bid_ask" => {
             missing(&f.asset_id, "asset_id")?;
-            Event::BestBidAsk(BestBidAskMsg {
+            EventView::BestBidAsk(BestBidAskMsg {
                 asset_id: req_str(src, &f.asset_id, "asset_id")?,
                 market: opt_str(src, &f.market, "market")?,
                 best_bid: opt_price(src, &f.best_bid, "best_bid")?,
@@ -465,9 +465,9 @@ pub(crate) fn build<'a>(
                 json,
             };
             if tag == "new_market" {
-                Event::NewMarket(m)
+                EventView::NewMarket(m)
             } else {
-                Event::MarketResolved(m)
+                EventView::MarketResolved(m)
             }
         }
         "order" => {
@@ -475,7 +475,7 @@ pub(crate) fn build<'a>(
             missing(&f.asset_id, "asset_id")?;
             missing(&f.side, "side")?;
             missing(&f.price, "price")?;
-            Event::Order(OrderMsg {
+            EventView::Order(OrderMsg {
                 id: req_str(src, &f.id, "id")?,
                 kind: opt_str(src, &f.type_, "type")?,
                 market: opt_str(src, &f.market, "market")?,
@@ -506,7 +506,7 @@ pub(crate) fn build<'a>(
             missing(&f.side, "side")?;
             missing(&f.size, "size")?;
             missing(&f.price, "price")?;
-            Event::Trade(TradeMsg {
+            EventView::Trade(TradeMsg {
                 id: req_str(src, &f.id, "id")?,
                 taker_order_id: opt_str(src, &f.taker_order_id, "taker_order_id")?,
                 market: opt_str(src, &f.market, "market")?,
@@ -528,7 +528,7 @@ pub(crate) fn build<'a>(
                 json,
             })
         }
-        _ => Event::Unknown {
+        _ => EventView::Unknown {
             event_type: tag,
             json,
         },

@@ -23,7 +23,7 @@ use super::events::{BookMsg, PriceChangeMsg};
 use super::lists::{
     Levels, PriceChanges, lit, member, past_unknown, plain, walk_changes, walk_levels,
 };
-use super::{Event, Sink, is_event_key, opt_price, opt_tick};
+use super::{EventView, Sink, is_event_key, opt_price, opt_tick};
 use crate::json::decimal::digits_u64;
 use crate::json::{Cursor, HASH_LEN, ID_LEN, MARKET_LEN, Raw, RawKind, TIMESTAMP_LEN, sub};
 use crate::types::Side;
@@ -36,7 +36,7 @@ pub(super) fn read<'a, S: Sink>(
     src: &'a str,
     start: usize,
     sink: &mut S,
-) -> Option<(Event<'a>, usize)> {
+) -> Option<(EventView<'a>, usize)> {
     let b = src.as_bytes();
     // `{"market":`, or members no event reads in front of it.
     let at = match lit(b, start, b"{\"market\":") {
@@ -62,7 +62,7 @@ pub(super) fn read<'a, S: Sink>(
             changes: PriceChanges::new(src, changes),
             json: sub(src, start, end)?,
         };
-        return Some((Event::PriceChange(msg), end));
+        return Some((EventView::PriceChange(msg), end));
     }
     let asset = plain::<ID_LEN>(b, member(src, q, b",\"asset_id\":", is_event_key)?)?;
     let ts = plain::<TIMESTAMP_LEN>(
@@ -96,7 +96,7 @@ pub(super) fn read<'a, S: Sink>(
         version: version.and_then(text),
         json: sub(src, start, end)?,
     };
-    Some((Event::Book(msg), end))
+    Some((EventView::Book(msg), end))
 }
 
 #[cfg(test)]
@@ -107,7 +107,7 @@ mod tests {
     use crate::decode::tests::{
         exchange_book, exchange_entry, exchange_message_of, members, value,
     };
-    use crate::decode::{Event, Events, general};
+    use crate::decode::{EventView, Events, general};
     use crate::json::Cursor;
 
     /// What the general reader makes of `frame` (one object), with what it hands the sink.
@@ -123,7 +123,7 @@ mod tests {
         let mut rec = Recorder::default();
         let (event, end) = read(frame, 0, &mut rec)?;
         assert_eq!(end, frame.len(), "{frame}");
-        Some((format!("{:?}", Ok::<Event<'_>, ()>(event)), rec.0))
+        Some((format!("{:?}", Ok::<EventView<'_>, ()>(event)), rec.0))
     }
 
     /// A random exchange message: a book of 0–5 levels a side, or a `price_change` of 0–4

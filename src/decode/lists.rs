@@ -415,12 +415,12 @@ fn walk<'a>(
 /// level yields an `Err` and iteration continues with the next one.
 ///
 /// ```
-/// use polyclob::decode::{decode, Event};
+/// use polyclob::decode::{decode, EventView};
 ///
 /// let frame = r#"{"event_type":"book","asset_id":"1","market":"0x",
 ///   "bids":[{"price":"0.1","size":"5"},{"price":"x","size":"1"},{"price":"0.2","size":"7"}],
 ///   "asks":[]}"#;
-/// let Some(Ok(Event::Book(b))) = decode(frame).next() else { panic!() };
+/// let Some(Ok(EventView::Book(b))) = decode(frame).next() else { panic!() };
 /// let levels: Vec<_> = b.bids.collect();
 /// assert_eq!(levels.len(), 3);
 /// assert!(levels[0].is_ok() && levels[1].is_err() && levels[2].is_ok());
@@ -458,11 +458,11 @@ impl Iterator for Levels<'_> {
 ///
 /// ```
 /// use polyclob::types::Side;
-/// use polyclob::decode::{decode, Event};
+/// use polyclob::decode::{decode, EventView};
 ///
 /// let frame = r#"{"event_type":"price_change","market":"m","timestamp":"1",
 ///   "price_changes":[{"asset_id":"a","price":"0.10","side":"BUY","hash":"abc"}]}"#;
-/// let Some(Ok(Event::PriceChange(pc))) = decode(frame).next() else { panic!() };
+/// let Some(Ok(EventView::PriceChange(pc))) = decode(frame).next() else { panic!() };
 /// let change = pc.changes.clone().next().unwrap()?;
 /// assert_eq!((change.asset_id, change.side, change.size), ("a", Side::Buy, None));
 /// # Ok::<(), polyclob::decode::DecodeError>(())
@@ -671,9 +671,9 @@ impl ChangeFields {
 /// The entries of a `price_change` message, read lazily from the frame.
 ///
 /// ```
-/// use polyclob::decode::{decode, Event};
+/// use polyclob::decode::{decode, EventView};
 /// let frame = r#"{"event_type":"price_change","market":"m","price_changes":[]}"#;
-/// let Some(Ok(Event::PriceChange(pc))) = decode(frame).next() else { panic!() };
+/// let Some(Ok(EventView::PriceChange(pc))) = decode(frame).next() else { panic!() };
 /// assert_eq!(pc.changes.count(), 0);
 /// ```
 #[derive(Clone, Copy, Debug)]
@@ -701,17 +701,17 @@ impl<'a> Iterator for PriceChanges<'a> {
 /// One maker leg of a user-channel `trade`.
 ///
 /// ```
-/// use polyclob::decode::{decode, Event};
+/// use polyclob::decode::{decode, EventView};
 /// let frame = r#"{"event_type":"trade","id":"t","asset_id":"a","side":"BUY","size":"10",
 ///   "price":"0.57","maker_orders":[{"asset_id":"a","matched_amount":"10","order_id":"0xff",
 ///   "outcome":"YES","owner":"k","price":"0.57"}]}"#;
-/// let Some(Ok(Event::Trade(t))) = decode(frame).next() else { panic!() };
+/// let Some(Ok(EventView::Trade(t))) = decode(frame).next() else { panic!() };
 /// let leg = t.maker_orders.clone().next().unwrap()?;
 /// assert_eq!((leg.order_id, leg.matched_amount.to_string()), ("0xff", "10".to_string()));
 /// # Ok::<(), polyclob::decode::DecodeError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MakerOrder<'a> {
+pub struct MakerOrderView<'a> {
     /// Token id traded by the maker.
     pub asset_id: &'a str,
     /// The maker order's id.
@@ -735,7 +735,7 @@ pub struct MakerOrder<'a> {
     pub outcome_index: Option<u64>,
 }
 
-fn parse_maker<'a>(c: &mut Cursor<'a>) -> Item<MakerOrder<'a>> {
+fn parse_maker<'a>(c: &mut Cursor<'a>) -> Item<MakerOrderView<'a>> {
     let src = c.src;
     let mut f: [Raw; 10] = [Raw::default(); 10];
     let at = c.pos;
@@ -764,7 +764,7 @@ fn parse_maker<'a>(c: &mut Cursor<'a>) -> Item<MakerOrder<'a>> {
         }
     }
     Ok((|| {
-        Ok(MakerOrder {
+        Ok(MakerOrderView {
             asset_id: req_str(src, &f[0], "asset_id")?,
             order_id: req_str(src, &f[1], "order_id")?,
             matched_amount: req_size(src, &f[2], "matched_amount")?,
@@ -782,9 +782,9 @@ fn parse_maker<'a>(c: &mut Cursor<'a>) -> Item<MakerOrder<'a>> {
 /// The maker legs of a `trade`, read lazily from the frame.
 ///
 /// ```
-/// use polyclob::decode::{decode, Event};
+/// use polyclob::decode::{decode, EventView};
 /// let frame = r#"{"type":"TRADE","id":"t","asset_id":"a","side":"SELL","size":"1","price":"0.5"}"#;
-/// let Some(Ok(Event::Trade(t))) = decode(frame).next() else { panic!() };
+/// let Some(Ok(EventView::Trade(t))) = decode(frame).next() else { panic!() };
 /// assert_eq!(t.maker_orders.count(), 0);
 /// ```
 #[derive(Clone, Copy, Debug)]
@@ -801,7 +801,7 @@ impl<'a> MakerOrders<'a> {
 }
 
 impl<'a> Iterator for MakerOrders<'a> {
-    type Item = Result<MakerOrder<'a>, DecodeError>;
+    type Item = Result<MakerOrderView<'a>, DecodeError>;
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
@@ -812,10 +812,10 @@ impl<'a> Iterator for MakerOrders<'a> {
 /// A JSON array of strings (`assets_ids`, `outcomes`, `associate_trades`), read lazily.
 ///
 /// ```
-/// use polyclob::decode::{decode, Event};
+/// use polyclob::decode::{decode, EventView};
 /// let frame = r#"{"event_type":"new_market","market":"0x1","assets_ids":["7","8"],
 ///   "outcomes":["Yes","No"]}"#;
-/// let Some(Ok(Event::NewMarket(m))) = decode(frame).next() else { panic!() };
+/// let Some(Ok(EventView::NewMarket(m))) = decode(frame).next() else { panic!() };
 /// let ids: Vec<_> = m.assets_ids.map(|s| s.unwrap().raw()).collect();
 /// assert_eq!(ids, ["7", "8"]);
 /// ```

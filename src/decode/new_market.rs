@@ -37,12 +37,12 @@ pub struct FeeSchedule {
 /// The 2026 fields of a `new_market` event (all optional on the wire).
 ///
 /// ```
-/// use polyclob::decode::{decode, Event};
+/// use polyclob::decode::{decode, EventView};
 /// let frame = r#"{"event_type":"new_market","id":"1","market":"0x31","assets_ids":["7","8"],
 ///   "tags":["stocks"],"condition_id":"0x31","clob_token_ids":["7","8"],"sports_market_type":"",
 ///   "line":"","game_start_time":"","order_price_min_tick_size":"0.01","fees_enabled":true,
 ///   "taker_base_fee":"1000","fee_schedule":{"exponent":"1","rate":"0.07","taker_only":true,"rebate_rate":"0.2"}}"#;
-/// let Some(Ok(Event::NewMarket(m))) = decode(frame).next() else { panic!() };
+/// let Some(Ok(EventView::NewMarket(m))) = decode(frame).next() else { panic!() };
 /// let f = m.fields()?;
 /// assert_eq!(f.order_price_min_tick_size.map(|t| t.as_str()), Some("0.01"));
 /// assert_eq!(f.fee_schedule.unwrap().rate.unwrap().to_string(), "0.07");
@@ -213,10 +213,10 @@ fn boolean(src: &str, r: &Raw, field: &'static str) -> Result<Option<bool>, Deco
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use crate::decode::{DecodeErrorKind, Event, decode};
+    use crate::decode::{DecodeErrorKind, EventView, decode};
 
     fn fields_of(json: &str) -> Result<(), DecodeErrorKind> {
-        let Some(Ok(Event::NewMarket(m))) = decode(json).next() else {
+        let Some(Ok(EventView::NewMarket(m))) = decode(json).next() else {
             panic!("{json}")
         };
         m.fields().map(drop).map_err(|e| e.kind())
@@ -227,7 +227,7 @@ mod tests {
         let f = r#"{"event_type":"new_market","market":"0x1","sports_market_type":"spreads",
             "line":"-3.5","game_start_time":"1766790415550","active":true,"fees_enabled":false,
             "order_price_min_tick_size":"0.001","taker_base_fee":0,"fee_schedule":null,"tags":null}"#;
-        let Some(Ok(Event::NewMarket(m))) = decode(f).next() else {
+        let Some(Ok(EventView::NewMarket(m))) = decode(f).next() else {
             panic!()
         };
         let x = m.fields().unwrap();

@@ -1,6 +1,6 @@
 //! Owned events for consumers that keep an event past the frame (channels, queues).
 
-use super::{DecodeError, Event, decode};
+use super::{DecodeError, EventView, decode};
 
 /// An event that owns its JSON text and re-reads it on demand.
 ///
@@ -9,12 +9,12 @@ use super::{DecodeError, Event, decode};
 /// decodes the same bytes again.
 ///
 /// ```
-/// use polyclob::decode::{decode, Event};
+/// use polyclob::decode::{decode, EventView};
 ///
 /// let frame = String::from(r#"[{"event_type":"best_bid_ask","asset_id":"a","best_bid":"0.4"}]"#);
 /// let owned: Vec<_> = decode(&frame).map(|e| e.map(|e| e.to_owned_event())).collect::<Result<_, _>>()?;
 /// drop(frame);
-/// let Event::BestBidAsk(q) = owned[0].event()? else { panic!() };
+/// let EventView::BestBidAsk(q) = owned[0].event()? else { panic!() };
 /// assert_eq!(q.best_bid.unwrap().to_string(), "0.4");
 /// # Ok::<(), polyclob::decode::DecodeError>(())
 /// ```
@@ -24,10 +24,10 @@ pub struct OwnedEvent {
 }
 
 impl OwnedEvent {
-    pub(crate) fn from_event(e: &Event<'_>) -> Self {
+    pub(crate) fn from_event(e: &EventView<'_>) -> Self {
         let json = match e {
-            Event::Pong => "PONG",
-            Event::NoNewAssets => "NO NEW ASSETS",
+            EventView::Pong => "PONG",
+            EventView::NoNewAssets => "NO NEW ASSETS",
             other => other.json(),
         };
         Self { json: json.into() }
@@ -36,19 +36,19 @@ impl OwnedEvent {
     /// The borrowed view of this event.
     ///
     /// ```
-    /// use polyclob::decode::{decode, Event};
+    /// use polyclob::decode::{decode, EventView};
     /// let owned = decode("NO NEW ASSETS").next().unwrap()?.to_owned_event();
-    /// assert!(matches!(owned.event()?, Event::NoNewAssets));
+    /// assert!(matches!(owned.event()?, EventView::NoNewAssets));
     /// # Ok::<(), polyclob::decode::DecodeError>(())
     /// ```
     ///
     /// # Errors
     /// None in practice: the text decoded successfully when the event was created.
-    pub fn event(&self) -> Result<Event<'_>, DecodeError> {
+    pub fn event(&self) -> Result<EventView<'_>, DecodeError> {
         match decode(&self.json).next() {
             Some(r) => r,
             // The text is an element that decoded before, so it yields exactly one event.
-            None => Ok(Event::Unknown {
+            None => Ok(EventView::Unknown {
                 event_type: "",
                 json: &self.json,
             }),

@@ -6,9 +6,9 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
-use super::event::{Event, SearchResults, Series, Sport, Tag};
+use super::event::{GammaEvent, SearchResults, Series, Sport, Tag};
 use super::filter::{EventFilter, MAX_CONDITION_IDS, MarketFilter};
-use super::market::Market;
+use super::market::GammaMarket;
 use crate::clob::SkippedRow;
 use crate::clob::pagination::decode_each;
 use crate::http::{self, Error, Req, path_with};
@@ -41,10 +41,10 @@ struct RawPage<'a> {
 /// (the legacy lists), one row at a time so that a bad row is reported, not fatal.
 ///
 /// ```
-/// use polyclob::gamma::{Market, decode_keyset_page};
+/// use polyclob::gamma::{GammaMarket, decode_keyset_page};
 ///
 /// let body = br#"{"markets":[{"id":"1"},{"id":"2","outcomes":"[broken"}],"next_cursor":"abc"}"#;
-/// let page = decode_keyset_page::<Market>(body)?;
+/// let page = decode_keyset_page::<GammaMarket>(body)?;
 /// assert_eq!(page.data.len(), 1);
 /// assert_eq!(page.skipped[0].index, 1);
 /// assert_eq!(page.next_cursor.as_deref(), Some("abc"));
@@ -121,7 +121,7 @@ impl Client {
         &self,
         filter: &MarketFilter,
         cursor: Option<&str>,
-    ) -> Result<KeysetPage<Market>, Error> {
+    ) -> Result<KeysetPage<GammaMarket>, Error> {
         let ids = &filter.condition_ids[..filter.condition_ids.len().min(MAX_CONDITION_IDS)];
         self.market_chunk(filter, ids, cursor).await
     }
@@ -131,7 +131,7 @@ impl Client {
         filter: &MarketFilter,
         ids: &[String],
         cursor: Option<&str>,
-    ) -> Result<KeysetPage<Market>, Error> {
+    ) -> Result<KeysetPage<GammaMarket>, Error> {
         const PATH: &str = "/markets/keyset";
         let mut req = Req::get(PATH);
         for (k, v) in &filter.pairs {
@@ -154,7 +154,7 @@ impl Client {
     pub fn markets(
         &self,
         filter: MarketFilter,
-    ) -> impl Stream<Item = Result<KeysetPage<Market>, Error>> + Send + 'static {
+    ) -> impl Stream<Item = Result<KeysetPage<GammaMarket>, Error>> + Send + 'static {
         let client = self.clone();
         let chunks: Vec<Vec<String>> = if filter.condition_ids.is_empty() {
             vec![Vec::new()]
@@ -189,7 +189,7 @@ impl Client {
     pub async fn all_markets(
         &self,
         filter: MarketFilter,
-    ) -> Result<(Vec<Market>, Vec<SkippedRow>), Error> {
+    ) -> Result<(Vec<GammaMarket>, Vec<SkippedRow>), Error> {
         collect(self.markets(filter)).await
     }
 
@@ -201,7 +201,7 @@ impl Client {
         &self,
         filter: &EventFilter,
         cursor: Option<&str>,
-    ) -> Result<KeysetPage<Event>, Error> {
+    ) -> Result<KeysetPage<GammaEvent>, Error> {
         const PATH: &str = "/events/keyset";
         let mut req = Req::get(PATH);
         for (k, v) in &filter.pairs {
@@ -219,7 +219,7 @@ impl Client {
     pub fn events(
         &self,
         filter: EventFilter,
-    ) -> impl Stream<Item = Result<KeysetPage<Event>, Error>> + Send + 'static {
+    ) -> impl Stream<Item = Result<KeysetPage<GammaEvent>, Error>> + Send + 'static {
         let client = self.clone();
         futures_util::stream::try_unfold(Some((0usize, None::<String>)), move |state| {
             let client = client.clone();
@@ -242,7 +242,7 @@ impl Client {
     pub async fn all_events(
         &self,
         filter: EventFilter,
-    ) -> Result<(Vec<Event>, Vec<SkippedRow>), Error> {
+    ) -> Result<(Vec<GammaEvent>, Vec<SkippedRow>), Error> {
         collect(self.events(filter)).await
     }
 
@@ -250,7 +250,7 @@ impl Client {
     ///
     /// # Errors
     /// Transport, status (404 for an unknown id) or decode.
-    pub async fn market(&self, id: &str) -> Result<Market, Error> {
+    pub async fn market(&self, id: &str) -> Result<GammaMarket, Error> {
         self.get(&Req::get(&path_with("/markets/", id))).await
     }
 
@@ -258,7 +258,7 @@ impl Client {
     ///
     /// # Errors
     /// Transport, status (404 for an unknown slug) or decode.
-    pub async fn market_by_slug(&self, slug: &str) -> Result<Market, Error> {
+    pub async fn market_by_slug(&self, slug: &str) -> Result<GammaMarket, Error> {
         self.get(&Req::get(&path_with("/markets/slug/", slug)))
             .await
     }
@@ -267,7 +267,7 @@ impl Client {
     ///
     /// # Errors
     /// Transport, status (404 for an unknown id) or decode.
-    pub async fn event(&self, id: &str) -> Result<Event, Error> {
+    pub async fn event(&self, id: &str) -> Result<GammaEvent, Error> {
         self.get(&Req::get(&path_with("/events/", id))).await
     }
 
@@ -275,7 +275,7 @@ impl Client {
     ///
     /// # Errors
     /// Transport, status (404 for an unknown slug) or decode.
-    pub async fn event_by_slug(&self, slug: &str) -> Result<Event, Error> {
+    pub async fn event_by_slug(&self, slug: &str) -> Result<GammaEvent, Error> {
         self.get(&Req::get(&path_with("/events/slug/", slug))).await
     }
 
@@ -383,11 +383,11 @@ mod tests {
     fn pages_and_bare_lists() {
         let p = decode_keyset_page::<Tag>(br#"[{"id":"1"},{"id":{"x":1}}]"#).unwrap();
         assert_eq!((p.data.len(), p.skipped.len(), p.next_cursor), (1, 1, None));
-        let p =
-            decode_keyset_page::<Event>(br#"{"events":[{"id":"9"}],"next_cursor":""}"#).unwrap();
+        let p = decode_keyset_page::<GammaEvent>(br#"{"events":[{"id":"9"}],"next_cursor":""}"#)
+            .unwrap();
         assert_eq!(p.data[0].id, "9");
         assert_eq!(p.next_cursor, None, "an empty cursor is the end");
-        assert!(decode_keyset_page::<Event>(b"7").is_err());
-        assert!(decode_keyset_page::<Event>(b"{\"events\":").is_err());
+        assert!(decode_keyset_page::<GammaEvent>(b"7").is_err());
+        assert!(decode_keyset_page::<GammaEvent>(b"{\"events\":").is_err());
     }
 }

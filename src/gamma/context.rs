@@ -1,10 +1,10 @@
-//! From discovery to trading: a Gamma [`Market`] carries everything an order needs (token ids,
+//! From discovery to trading: a Gamma [`GammaMarket`] carries everything an order needs (token ids,
 //! tick size, neg-risk, minimum size, fees, settlement generation), so the CLOB's metadata
 //! endpoints (`/tick-size`, `/neg-risk`, `/clob-markets`) need not be asked.
 
 use std::time::Instant;
 
-use super::market::{FeeSchedule, Market};
+use super::market::{GammaFeeSchedule, GammaMarket};
 use crate::fixed::Size;
 use crate::order::{MarketContext, OrderError, TokenId};
 use crate::types::{Chain, ExchangeVersion, Protocol, ProtocolError, padded_condition};
@@ -85,10 +85,10 @@ impl std::error::Error for ContextError {
 /// constraints and fees, built with no I/O.
 ///
 /// ```
-/// use polyclob::gamma::Market;
+/// use polyclob::gamma::GammaMarket;
 /// use polyclob::types::{Chain, ExchangeVersion, TickSize};
 ///
-/// let m: Market = serde_json::from_str(r#"{"conditionId":"0xc","outcomes":"[\"Yes\",\"No\"]",
+/// let m: GammaMarket = serde_json::from_str(r#"{"conditionId":"0xc","outcomes":"[\"Yes\",\"No\"]",
 ///     "clobTokenIds":"[\"11\",\"22\"]","orderPriceMinTickSize":0.01,"orderMinSize":5,"negRisk":true}"#)?;
 /// let t = m.trading(Chain::Polygon, ExchangeVersion::V2)?;
 /// let yes = t.context_for("Yes").unwrap();
@@ -116,7 +116,7 @@ pub struct Trading {
     /// Whether trading fees apply.
     pub fees_enabled: bool,
     /// The fee curve, when Gamma lists one.
-    pub fee_schedule: Option<FeeSchedule>,
+    pub fee_schedule: Option<GammaFeeSchedule>,
     /// Taker base fee in basis points (legacy V1 field).
     pub taker_base_fee_bps: Option<u32>,
     /// Whether the market accepts orders now.
@@ -135,7 +135,7 @@ impl Trading {
     }
 }
 
-impl Market {
+impl GammaMarket {
     /// The exchange generation orders on this market are signed for: ExchangeV3 on
     /// position-ID markets (Gamma `version` `"v2"`), otherwise `clob_version` (what the CLOB's
     /// `GET /version` says; [`ExchangeVersion::V2`] today).
@@ -216,10 +216,10 @@ impl crate::clob::Client {
     /// [`market_context`](Self::market_context) on these tokens make no metadata request.
     ///
     /// ```
-    /// use polyclob::gamma::Market;
+    /// use polyclob::gamma::GammaMarket;
     /// use polyclob::types::{Chain, ExchangeVersion};
     ///
-    /// let m: Market = serde_json::from_str(r#"{"clobTokenIds":["11","22"],"orderPriceMinTickSize":"0.001"}"#)?;
+    /// let m: GammaMarket = serde_json::from_str(r#"{"clobTokenIds":["11","22"],"orderPriceMinTickSize":"0.001"}"#)?;
     /// let client = polyclob::clob::Client::builder().host("http://127.0.0.1:1").build()?;
     /// client.remember_trading(&m.trading(Chain::Polygon, ExchangeVersion::V2)?);
     /// assert_eq!(client.cached_tick_size("22").map(|t| t.as_str()), Some("0.001"));
@@ -248,7 +248,7 @@ mod tests {
     use super::*;
     use crate::types::TickSize;
 
-    fn market(json: &str) -> Market {
+    fn market(json: &str) -> GammaMarket {
         serde_json::from_str(json).unwrap()
     }
 

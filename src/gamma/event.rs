@@ -1,9 +1,9 @@
 //! Gamma events (a group of markets), tags, series, sports metadata and public-search
-//! results, decoded leniently like [`Market`].
+//! results, decoded leniently like [`GammaMarket`].
 
 use serde::Deserialize;
 
-use super::market::Market;
+use super::market::GammaMarket;
 use crate::clob::types::lenient;
 use crate::clob::types::rounded;
 use crate::fixed::Size;
@@ -11,9 +11,9 @@ use crate::fixed::Size;
 /// A Gamma event: one question family (an election, a match, a price ladder) and its markets.
 ///
 /// ```
-/// use polyclob::gamma::Event;
+/// use polyclob::gamma::GammaEvent;
 ///
-/// let e: Event = serde_json::from_str(r#"{"id":"30829","slug":"dem-nominee-2028","negRisk":true,
+/// let e: GammaEvent = serde_json::from_str(r#"{"id":"30829","slug":"dem-nominee-2028","negRisk":true,
 ///     "liquidity":43042905.16152,"markets":[{"id":"1","conditionId":"0xa"}],"tags":[{"id":"2","label":"Politics"}]}"#)?;
 /// assert!(e.neg_risk);
 /// assert_eq!(e.markets[0].condition_id, "0xa");
@@ -23,7 +23,7 @@ use crate::fixed::Size;
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct Event {
+pub struct GammaEvent {
     /// Gamma's numeric id, as text.
     #[serde(deserialize_with = "lenient::string")]
     pub id: String,
@@ -86,7 +86,7 @@ pub struct Event {
     pub series_slug: String,
     /// The event's markets (rows that fail to decode are dropped).
     #[serde(deserialize_with = "rounded::vec_skip")]
-    pub markets: Vec<Market>,
+    pub markets: Vec<GammaMarket>,
     /// Tags.
     #[serde(deserialize_with = "rounded::vec_skip")]
     pub tags: Vec<Tag>,
@@ -157,7 +157,7 @@ pub struct Series {
     pub liquidity: Option<Size>,
     /// The series' events, when the endpoint embeds them.
     #[serde(deserialize_with = "rounded::vec_skip")]
-    pub events: Vec<Event>,
+    pub events: Vec<GammaEvent>,
 }
 
 /// Sports metadata from Gamma's `GET /sports`: one row per sport.
@@ -216,7 +216,7 @@ pub struct Profile {
 #[non_exhaustive]
 pub struct SearchResults {
     /// Matching events (with their markets).
-    pub events: Vec<Event>,
+    pub events: Vec<GammaEvent>,
     /// Matching tags.
     pub tags: Vec<Tag>,
     /// Matching profiles.

@@ -5,7 +5,7 @@
 
 use serde::Deserialize;
 
-use super::event::{Event, Tag};
+use super::event::{GammaEvent, Tag};
 use crate::clob::types::lenient;
 use crate::clob::types::rounded;
 use crate::data::Amount;
@@ -21,9 +21,9 @@ use crate::types::{ConditionId, Protocol, ProtocolError, TickSize};
 /// crate's 6 decimals; trading parameters (tick size, minimum size) are exact.
 ///
 /// ```
-/// use polyclob::gamma::Market;
+/// use polyclob::gamma::GammaMarket;
 ///
-/// let m: Market = serde_json::from_str(r#"{
+/// let m: GammaMarket = serde_json::from_str(r#"{
 ///     "id": "1557558", "conditionId": "0x78",
 ///     "outcomes": "[\"Up\", \"Down\"]", "outcomePrices": "[\"0.505\", \"0.495\"]",
 ///     "clobTokenIds": "[\"1042\", \"7118\"]", "orderPriceMinTickSize": 0.01,
@@ -38,7 +38,7 @@ use crate::types::{ConditionId, Protocol, ProtocolError, TickSize};
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct Market {
+pub struct GammaMarket {
     /// Gamma's numeric id, as text.
     #[serde(deserialize_with = "lenient::string")]
     pub id: String,
@@ -125,7 +125,7 @@ pub struct Market {
     pub fee_type: String,
     /// The fee curve, when the market has fees.
     #[serde(deserialize_with = "fee_schedule_opt")]
-    pub fee_schedule: Option<FeeSchedule>,
+    pub fee_schedule: Option<GammaFeeSchedule>,
     /// Maker base fee in basis points (legacy V1 field).
     #[serde(deserialize_with = "rounded::u32_opt")]
     pub maker_base_fee: Option<u32>,
@@ -179,7 +179,7 @@ pub struct Market {
     pub line: Option<Amount>,
     /// The events this market belongs to (rows that fail to decode are dropped).
     #[serde(deserialize_with = "rounded::vec_skip")]
-    pub events: Vec<Event>,
+    pub events: Vec<GammaEvent>,
     /// Tags (rows that fail to decode are dropped).
     #[serde(deserialize_with = "rounded::vec_skip")]
     pub tags: Vec<Tag>,
@@ -192,7 +192,7 @@ pub struct Market {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct FeeSchedule {
+pub struct GammaFeeSchedule {
     /// The peak rate `r`, a fraction of 1.
     #[serde(deserialize_with = "rounded::price_opt")]
     pub rate: Option<Price>,
@@ -209,13 +209,13 @@ pub struct FeeSchedule {
 
 fn fee_schedule_opt<'de, D: serde::Deserializer<'de>>(
     d: D,
-) -> Result<Option<FeeSchedule>, D::Error> {
+) -> Result<Option<GammaFeeSchedule>, D::Error> {
     // A malformed schedule must not cost the market row: it reads as "unknown".
     let v: Option<serde_json::Value> = Option::deserialize(d)?;
     Ok(v.and_then(|v| serde_json::from_value(v).ok()))
 }
 
-impl Market {
+impl GammaMarket {
     /// The market's protocol from Gamma `version` (docs `/migrate/polymarket-v2/api-integrations`:
     /// choose the ids by `version`, even when both lists are present; reject unknown versions).
     ///
@@ -225,12 +225,12 @@ impl Market {
     /// is refused: nothing says which list to trade.
     ///
     /// ```
-    /// use polyclob::gamma::Market;
+    /// use polyclob::gamma::GammaMarket;
     /// use polyclob::types::Protocol;
-    /// let m: Market = serde_json::from_str(r#"{"version":"v2","positionIds":["5"],"clobTokenIds":"[\"1\"]"}"#)?;
+    /// let m: GammaMarket = serde_json::from_str(r#"{"version":"v2","positionIds":["5"],"clobTokenIds":"[\"1\"]"}"#)?;
     /// assert_eq!(m.protocol()?, Protocol::V2);
     /// assert_eq!(m.token_ids(), ["5"]);
-    /// let odd: Market = serde_json::from_str(r#"{"version":"v3"}"#)?;
+    /// let odd: GammaMarket = serde_json::from_str(r#"{"version":"v3"}"#)?;
     /// assert!(odd.protocol().is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -296,7 +296,7 @@ mod tests {
 
     #[test]
     fn decodes_strings_numbers_and_gaps() {
-        let m: Market = serde_json::from_str(
+        let m: GammaMarket = serde_json::from_str(
             r#"{"id":1,"conditionId":"0xc","questionID":"0xq","outcomes":["Yes","No"],
                 "clobTokenIds":"[\"1\", \"2\"]","orderPriceMinTickSize":"0.001","orderMinSize":"5",
                 "volume":"26458.188064999995","volumeNum":26458.188064999995,"line":-1.5,
@@ -325,11 +325,11 @@ mod tests {
         assert_eq!(m.token_ids(), ["1", "2"]);
         assert_eq!(m.outcome_index("no"), Some(1));
 
-        let v2: Market =
+        let v2: GammaMarket =
             serde_json::from_str(r#"{"version":"v2","positionIds":["7","8"],"clobTokenIds":null}"#)
                 .unwrap();
         assert!(v2.is_position_id());
         assert_eq!(v2.token_ids(), ["7", "8"]);
-        assert!(serde_json::from_str::<Market>(r#"{"outcomePrices":"[\"2\"]"}"#).is_err());
+        assert!(serde_json::from_str::<GammaMarket>(r#"{"outcomePrices":"[\"2\"]"}"#).is_err());
     }
 }

@@ -26,7 +26,7 @@
 //! numbers as strings, JSON arrays inside strings, missing fields; one bad row is reported in
 //! `skipped`, never fatal.
 //!
-//! A Gamma [`Market`] yields its trading contexts ([`Market::trading`]): token ids, tick
+//! A Gamma [`GammaMarket`] yields its trading contexts ([`GammaMarket::trading`]): token ids, tick
 //! size, neg-risk, minimum size, fees and exchange generation, so an order on a market found
 //! here needs no CLOB metadata request.
 //!
@@ -40,10 +40,25 @@ mod market;
 
 pub use self::client::{Client, ClientBuilder, DEFAULT_HOST, KeysetPage, decode_keyset_page};
 pub use self::context::{ContextError, Trading};
-pub use self::event::{Event, Profile, SearchResults, Series, Sport, Tag};
+pub use self::event::{GammaEvent, Profile, SearchResults, Series, Sport, Tag};
 pub use self::filter::{
     EventFilter, MAX_CONDITION_IDS, MAX_EVENTS_PAGE, MAX_MARKETS_PAGE, MarketFilter,
 };
-pub use self::market::{FeeSchedule, Market};
+pub use self::market::{GammaFeeSchedule, GammaMarket};
 pub use crate::clob::SkippedRow;
 pub use crate::http::Error;
+
+/// The old name of [`GammaEvent`], kept for one minor release (another module has a type of
+/// that name).
+#[deprecated(since = "0.2.0", note = "renamed `GammaEvent`")]
+pub type Event = GammaEvent; // renamed-alias: Event
+
+/// The old name of [`GammaMarket`], kept for one minor release (another module has a type of
+/// that name).
+#[deprecated(since = "0.2.0", note = "renamed `GammaMarket`")]
+pub type Market = GammaMarket; // renamed-alias: Market
+
+/// The old name of [`GammaFeeSchedule`], kept for one minor release (another module has a type of
+/// that name).
+#[deprecated(since = "0.2.0", note = "renamed `GammaFeeSchedule`")]
+pub type FeeSchedule = GammaFeeSchedule; // renamed-alias: FeeSchedule

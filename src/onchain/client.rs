@@ -712,7 +712,10 @@ impl Settler {
     /// Adapter, unsent (no I/O). The docs list that adapter as deprecated (neg-risk
     /// split/merge/redeem moved to the NegRiskCtfCollateralAdapter, which
     /// [`split`](Self::split) and friends use) and name no successor for conversion, so
-    /// conversion still targets it.
+    /// conversion still targets it. The adapter pulls the No positions: the holder needs
+    /// `setApprovalForAll(adapter)` on the conditional tokens
+    /// ([`erc1155::set_approval_for_all`]), which [`approval_calls`](Self::approval_calls)
+    /// leaves out (it never approves the deprecated adapter); batch the two.
     ///
     /// # Errors
     /// No Neg Risk Adapter in the contract table; a zero index set or amount

@@ -15,13 +15,13 @@
 //! - keys may come in any order; unknown keys are skipped.
 //!
 //! ```
-//! use polyclob::polybolt::decode::{decode, Message, Payload};
+//! use polyclob::polybolt::decode::{decode, BoltMessage, BoltPayload};
 //!
 //! let frame = r#"{"v":1,"channel":"price.crypto","seq":2,"ts":1788973001000,
 //!   "payload":{"symbol":"btcusd","value":64126.0,"full_accuracy_value":"64126.00000001",
 //!   "timestamp":1788973001000,"source":"pyth"}}"#;
-//! let Message::Data(env) = decode(frame)? else { panic!("data") };
-//! let Payload::Price(p) = env.payload else { panic!("a price") };
+//! let BoltMessage::Data(env) = decode(frame)? else { panic!("data") };
+//! let BoltPayload::Price(p) = env.payload else { panic!("a price") };
 //! assert_eq!((env.seq, p.symbol, p.price.to_string()), (2, "btcusd", "64126.00000001".to_owned()));
 //! # Ok::<(), polyclob::decode::DecodeError>(())
 //! ```
@@ -96,7 +96,7 @@ impl Channel {
 /// One decoded PolyBolt frame, borrowing from it.
 #[derive(Clone, Copy, Debug)]
 #[non_exhaustive]
-pub enum Message<'a> {
+pub enum BoltMessage<'a> {
     /// A data envelope (snapshot or live update).
     Data(Envelope<'a>),
     /// An acknowledgement (`authed`, `subscribed`, `error` …).
@@ -120,17 +120,17 @@ pub struct Envelope<'a> {
     /// Frames of this channel the server dropped since the last delivered one (0 when absent).
     pub dropped: u64,
     /// The payload.
-    pub payload: Payload<'a>,
+    pub payload: BoltPayload<'a>,
 }
 
 /// A data envelope's payload.
 #[derive(Clone, Copy, Debug)]
 #[non_exhaustive]
-pub enum Payload<'a> {
+pub enum BoltPayload<'a> {
     /// A live price.
     Price(LivePrice<'a>),
     /// A snapshot: the symbol's recent points.
-    Snapshot(Snapshot<'a>),
+    Snapshot(BoltSnapshot<'a>),
     /// A payload this decoder does not read (an unknown channel); its JSON text.
     Other(&'a str),
 }
@@ -166,7 +166,7 @@ pub type Price<'a> = LivePrice<'a>;
 /// A snapshot: the preceding two minutes of one symbol.
 #[derive(Clone, Copy, Debug)]
 #[non_exhaustive]
-pub struct Snapshot<'a> {
+pub struct BoltSnapshot<'a> {
     /// The symbol.
     pub symbol: &'a str,
     /// The vendor, when sent.
@@ -222,7 +222,7 @@ pub struct Ack<'a> {
 /// [`DecodeError`] when the frame is not one JSON object, is neither an acknowledgement
 /// (`op`) nor a data envelope (`channel` + `seq` + `payload`), has `v` other than 1, or a
 /// payload of a known channel lacks its symbol or price or holds an invalid one.
-pub fn decode(frame: &str) -> Result<Message<'_>, DecodeError> {
+pub fn decode(frame: &str) -> Result<BoltMessage<'_>, DecodeError> {
     if u32::try_from(frame.len()).is_err() {
         return Err(err(DecodeErrorKind::TooDeep, "", u32::MAX as usize));
     }
@@ -261,7 +261,7 @@ pub fn decode(frame: &str) -> Result<Message<'_>, DecodeError> {
         return Err(err(DecodeErrorKind::Syntax, "", c.pos));
     }
     if let Some(op) = opt_str(frame, &f[0], "op")? {
-        return Ok(Message::Ack(Ack {
+        return Ok(BoltMessage::Ack(Ack {
             op: match op {
                 "authed" => AckOp::Authed,
                 "subscribed" => AckOp::Subscribed,
@@ -295,9 +295,9 @@ pub fn decode(frame: &str) -> Result<Message<'_>, DecodeError> {
     let channel = Channel::parse(channel_name);
     let payload = match channel {
         Some(_) => read_payload(frame, a)?,
-        None => Payload::Other(sub(frame, a, b).unwrap_or("")),
+        None => BoltPayload::Other(sub(frame, a, b).unwrap_or("")),
     };
-    Ok(Message::Data(Envelope {
+    Ok(BoltMessage::Data(Envelope {
         channel,
         channel_name,
         seq,
@@ -312,14 +312,14 @@ pub fn decode(frame: &str) -> Result<Message<'_>, DecodeError> {
 ///
 /// # Errors
 /// [`DecodeErrorKind::Utf8`] for bytes that are not UTF-8, else as [`decode`].
-pub fn decode_bytes(frame: &[u8]) -> Result<Message<'_>, DecodeError> {
+pub fn decode_bytes(frame: &[u8]) -> Result<BoltMessage<'_>, DecodeError> {
     match core::str::from_utf8(frame) {
         Ok(s) => decode(s),
         Err(e) => Err(err(DecodeErrorKind::Utf8, "", e.valid_up_to())),
     }
 }
 
-fn read_payload(src: &str, at: usize) -> Result<Payload<'_>, DecodeError> {
+fn read_payload(src: &str, at: usize) -> Result<BoltPayload<'_>, DecodeError> {
     let mut c = Cursor::new(src, at);
     let mut f: [Raw; 8] = Default::default();
     let mut data: Option<usize> = None;
@@ -352,7 +352,7 @@ fn read_payload(src: &str, at: usize) -> Result<Payload<'_>, DecodeError> {
     let source = opt_str(src, &f[4], "source")?;
     let window_seconds = opt_u64(src, &f[5]).and_then(|w| u32::try_from(w).ok());
     if let Some(open) = data {
-        return Ok(Payload::Snapshot(Snapshot {
+        return Ok(BoltPayload::Snapshot(BoltSnapshot {
             symbol,
             source,
             window_seconds,
@@ -365,7 +365,7 @@ fn read_payload(src: &str, at: usize) -> Result<Payload<'_>, DecodeError> {
     let price = full_accuracy
         .or(value)
         .ok_or_else(|| err(DecodeErrorKind::MissingField, "value", at))?;
-    Ok(Payload::Price(LivePrice {
+    Ok(BoltPayload::Price(LivePrice {
         symbol,
         price,
         full_accuracy,
@@ -378,6 +378,21 @@ fn read_payload(src: &str, at: usize) -> Result<Payload<'_>, DecodeError> {
     }))
 }
 
+/// The old name of [`BoltMessage`], kept for one minor release (another module has a type of
+/// that name).
+#[deprecated(since = "0.2.0", note = "renamed `BoltMessage`")]
+pub type Message<'a> = BoltMessage<'a>; // renamed-alias: Message
+
+/// The old name of [`BoltPayload`], kept for one minor release (another module has a type of
+/// that name).
+#[deprecated(since = "0.2.0", note = "renamed `BoltPayload`")]
+pub type Payload<'a> = BoltPayload<'a>; // renamed-alias: Payload
+
+/// The old name of [`BoltSnapshot`], kept for one minor release (another module has a type of
+/// that name).
+#[deprecated(since = "0.2.0", note = "renamed `BoltSnapshot`")]
+pub type Snapshot<'a> = BoltSnapshot<'a>; // renamed-alias: Snapshot
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -385,8 +400,8 @@ mod tests {
 
     fn data(f: &str) -> Envelope<'_> {
         match decode(f).unwrap() {
-            Message::Data(e) => e,
-            Message::Ack(a) => panic!("ack {a:?}"),
+            BoltMessage::Data(e) => e,
+            BoltMessage::Ack(a) => panic!("ack {a:?}"),
         }
     }
 
@@ -399,7 +414,7 @@ mod tests {
             (e.seq, e.ts, e.snapshot, e.dropped),
             (2, Some(1_788_973_001_000), false, 0)
         );
-        let Payload::Price(p) = e.payload else {
+        let BoltPayload::Price(p) = e.payload else {
             panic!()
         };
         assert_eq!(p.price.to_string(), "64126");
@@ -408,7 +423,7 @@ mod tests {
         let e = data(snap);
         assert!(e.snapshot);
         assert_eq!(e.dropped, 3);
-        let Payload::Snapshot(s) = e.payload else {
+        let BoltPayload::Snapshot(s) = e.payload else {
             panic!()
         };
         assert_eq!(s.window_seconds, Some(60));
@@ -420,12 +435,12 @@ mod tests {
             "exact, not E18"
         );
         let empty = r#"{"v":1,"channel":"price.equity","seq":1,"ts":1,"snapshot":true,"payload":{"symbol":"aapl","data":[]}}"#;
-        let Payload::Snapshot(s) = data(empty).payload else {
+        let BoltPayload::Snapshot(s) = data(empty).payload else {
             panic!()
         };
         assert_eq!(s.points.count(), 0);
         let ack = r#"{"op":"error","code":"auth_required","channel":"price.crypto","rid":"s1"}"#;
-        let Message::Ack(a) = decode(ack).unwrap() else {
+        let BoltMessage::Ack(a) = decode(ack).unwrap() else {
             panic!()
         };
         assert_eq!(
@@ -481,7 +496,7 @@ mod tests {
         }
         // An unknown channel is not an error.
         let e = data(r#"{"v":1,"channel":"news","seq":1,"payload":{"a":1}}"#);
-        assert!(matches!(e.payload, Payload::Other(r#"{"a":1}"#)));
+        assert!(matches!(e.payload, BoltPayload::Other(r#"{"a":1}"#)));
         assert_eq!(e.channel, None);
     }
 }

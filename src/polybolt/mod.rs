@@ -6,8 +6,8 @@
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-//! use polyclob::polybolt::{PolyBoltHandler, PolyBoltStream, Subscription};
-//! use polyclob::polybolt::decode::{Message, Payload};
+//! use polyclob::polybolt::{PolyBoltHandler, PolyBoltStream, BoltSubscription};
+//! use polyclob::polybolt::decode::{BoltMessage, BoltPayload};
 //! use polyclob::rtds::RefPrice;
 //! use polyclob::ws::continuity::Break;
 //! use polyclob::ws::event::Frame;
@@ -15,9 +15,9 @@
 //!
 //! struct Twap { open: Option<RefPrice> }
 //! impl PolyBoltHandler for Twap {
-//!     fn on_message(&mut self, msg: &Message<'_>, _: &Frame<'_>) {
-//!         if let Message::Data(env) = msg {
-//!             if let Payload::Price(p) = env.payload {
+//!     fn on_message(&mut self, msg: &BoltMessage<'_>, _: &Frame<'_>) {
+//!         if let BoltMessage::Data(env) = msg {
+//!             if let BoltPayload::Price(p) = env.payload {
 //!                 let open = *self.open.get_or_insert(p.price);
 //!                 println!("{} {} ({} bp)", p.symbol, p.price, p.price.bps_from(open).unwrap_or_default());
 //!             }
@@ -30,7 +30,7 @@
 //!
 //! let mut stream = PolyBoltStream::builder()
 //!     .credentials(Credentials::new("key", "secret", "passphrase"))
-//!     .subscribe(Subscription::crypto_twap("btcusd"))
+//!     .subscribe(BoltSubscription::crypto_twap("btcusd"))
 //!     .build()?;
 //! stream.run(&mut Twap { open: None }).await;
 //! # Ok(()) }
@@ -39,7 +39,7 @@
 //! | module | what it holds |
 //! |---|---|
 //! | [`decode`] | borrowed, allocation-free views of frames: envelopes, prices, snapshots, acknowledgements |
-//! | [`subscription`] | [`Subscription`]s, the documented limits and [`LimitError`] |
+//! | [`subscription`] | [`BoltSubscription`]s, the documented limits and [`LimitError`] |
 //! | [`stream`] | [`PolyBoltStream`]: auth, subscribe, keepalive, close-code policy, continuity; zero-copy [`PolyBoltHandler`] and owned [`PolyBoltEvent`] tiers |
 //!
 //! Prices are [`RefPrice`](crate::rtds::RefPrice)s (the crate's one exact reference-price
@@ -55,7 +55,17 @@ pub mod subscription;
 
 pub use decode::Channel;
 pub use stream::{
-    OwnedMessage, POLYBOLT_URL, PolyBoltEvent, PolyBoltHandle, PolyBoltHandler, PolyBoltStream,
+    OwnedBoltMessage, POLYBOLT_URL, PolyBoltEvent, PolyBoltHandle, PolyBoltHandler, PolyBoltStream,
     PolyBoltStreamBuilder,
 };
-pub use subscription::{LimitError, Provider, Subscription};
+pub use subscription::{BoltSubscription, LimitError, Provider};
+
+/// The old name of [`BoltSubscription`], kept for one minor release (another module has a type of
+/// that name).
+#[deprecated(since = "0.2.0", note = "renamed `BoltSubscription`")]
+pub type Subscription = BoltSubscription; // renamed-alias: Subscription
+
+/// The old name of [`OwnedBoltMessage`], kept for one minor release (another module has a type of
+/// that name).
+#[deprecated(since = "0.2.0", note = "renamed `OwnedBoltMessage`")]
+pub type OwnedMessage = OwnedBoltMessage; // renamed-alias: OwnedMessage

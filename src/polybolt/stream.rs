@@ -46,10 +46,10 @@ use crate::ws::event::{Event, Frame, Handler, OwnedFrame, Status};
 use crate::ws::options::{BuildError, Options, common_setters};
 use crate::ws::shards::{Dispatcher, Shards, StreamCore};
 
-use super::decode::{Channel, Envelope, Message, decode, decode_bytes};
+use super::decode::{BoltMessage, Channel, Envelope, decode, decode_bytes};
 use super::subscription::{
-    LimitError, MAX_SUBSCRIBE_FRAMES_PER_SEC, MAX_SUBSCRIPTION_BYTES, MAX_SUBSCRIPTIONS,
-    Subscription,
+    BoltSubscription, LimitError, MAX_SUBSCRIBE_FRAMES_PER_SEC, MAX_SUBSCRIPTION_BYTES,
+    MAX_SUBSCRIPTIONS,
 };
 
 /// Polymarket's production PolyBolt endpoint.
@@ -61,19 +61,19 @@ pub const POLYBOLT_URL: &str = "wss://ws-live-v2.polymarket.com/ws";
 /// ```no_run
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 /// use futures_util::StreamExt;
-/// use polyclob::polybolt::{PolyBoltEvent, PolyBoltStream, Subscription};
-/// use polyclob::polybolt::decode::{Message, Payload};
+/// use polyclob::polybolt::{PolyBoltEvent, PolyBoltStream, BoltSubscription};
+/// use polyclob::polybolt::decode::{BoltMessage, BoltPayload};
 /// use polyclob::clob::Credentials;
 ///
 /// let mut stream = PolyBoltStream::builder()
 ///     .credentials(Credentials::new("key", "secret", "passphrase"))
-///     .subscribe(Subscription::crypto_twap("btcusd"))
+///     .subscribe(BoltSubscription::crypto_twap("btcusd"))
 ///     .build()?;
 /// while let Some(ev) = stream.next().await {
 ///     match ev {
 ///         PolyBoltEvent::Message(m) => {
-///             if let Message::Data(env) = m.message()? {
-///                 if let Payload::Price(p) = env.payload {
+///             if let BoltMessage::Data(env) = m.message()? {
+///                 if let BoltPayload::Price(p) = env.payload {
 ///                     println!("{} {}", p.symbol, p.price); // exact
 ///                 }
 ///             }
@@ -88,7 +88,7 @@ pub const POLYBOLT_URL: &str = "wss://ws-live-v2.polymarket.com/ws";
 pub struct PolyBoltStreamBuilder {
     opts: Options,
     auth: Option<Credentials>,
-    subs: Vec<Subscription>,
+    subs: Vec<BoltSubscription>,
 }
 
 impl PolyBoltStreamBuilder {
@@ -105,7 +105,7 @@ impl PolyBoltStreamBuilder {
     /// Adds a subscription sent once authenticated (and after every reconnect). Default is
     /// none.
     #[must_use]
-    pub fn subscribe(mut self, sub: Subscription) -> Self {
+    pub fn subscribe(mut self, sub: BoltSubscription) -> Self {
         self.subs.push(sub);
         self
     }
@@ -120,7 +120,7 @@ impl PolyBoltStreamBuilder {
         let auth = self.auth.ok_or(BuildError::Invalid(
             "credentials: PolyBolt's price channels need CLOB API credentials",
         ))?;
-        let mut ids: Vec<String> = self.subs.iter().map(Subscription::to_json).collect();
+        let mut ids: Vec<String> = self.subs.iter().map(BoltSubscription::to_json).collect();
         ids.sort_unstable();
         ids.dedup();
         if ids.len() > MAX_SUBSCRIPTIONS {
@@ -165,7 +165,7 @@ impl PolyBoltStreamBuilder {
 /// Receives decoded PolyBolt frames, borrowed, on the consumer's task.
 pub trait PolyBoltHandler {
     /// A frame that decoded (data envelope or acknowledgement).
-    fn on_message(&mut self, msg: &Message<'_>, frame: &Frame<'_>);
+    fn on_message(&mut self, msg: &BoltMessage<'_>, frame: &Frame<'_>);
 
     /// A break in continuity (delivered before the frame that revealed it).
     fn on_break(&mut self, brk: &Break) {
@@ -286,7 +286,7 @@ impl<H: PolyBoltHandler + ?Sized> Handler for Decoding<'_, H> {
         };
         match decoded {
             Ok(msg) => {
-                if let Message::Data(env) = &msg {
+                if let BoltMessage::Data(env) = &msg {
                     if let Some(b) = self.tracker.on_data(frame.shard(), frame.epoch(), env) {
                         self.handler.on_break(&b);
                     }
@@ -314,16 +314,16 @@ impl<H: PolyBoltHandler + ?Sized> Handler for Decoding<'_, H> {
 
 /// A PolyBolt frame that owns its buffer (reference-counted, not a copy).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OwnedMessage {
+pub struct OwnedBoltMessage {
     frame: OwnedFrame,
 }
 
-impl OwnedMessage {
+impl OwnedBoltMessage {
     /// The decoded view.
     ///
     /// # Errors
     /// None in practice: the frame decoded when this message was made.
-    pub fn message(&self) -> Result<Message<'_>, DecodeError> {
+    pub fn message(&self) -> Result<BoltMessage<'_>, DecodeError> {
         decode_bytes(self.frame.as_bytes())
     }
 
@@ -339,7 +339,7 @@ impl OwnedMessage {
 #[non_exhaustive]
 pub enum PolyBoltEvent {
     /// A frame that decoded.
-    Message(OwnedMessage),
+    Message(OwnedBoltMessage),
     /// A break in continuity (delivered before the frame that revealed it).
     Break(Break),
     /// A frame that did not decode; later frames are still delivered.
@@ -404,7 +404,7 @@ impl PolyBoltStream {
     /// [`LimitError`] when the documented limits would be exceeded, or after shutdown.
     pub fn subscribe(
         &self,
-        subs: impl IntoIterator<Item = Subscription>,
+        subs: impl IntoIterator<Item = BoltSubscription>,
     ) -> Result<(), LimitError> {
         self.handle.subscribe(subs)
     }
@@ -415,7 +415,7 @@ impl PolyBoltStream {
     /// [`LimitError::Rate`] past 20 calls per second, [`LimitError::Closed`] after shutdown.
     pub fn unsubscribe(
         &self,
-        subs: impl IntoIterator<Item = Subscription>,
+        subs: impl IntoIterator<Item = BoltSubscription>,
     ) -> Result<(), LimitError> {
         self.handle.unsubscribe(subs)
     }
@@ -446,16 +446,16 @@ impl PolyBoltStream {
             Event::Frame(frame) => match decode_bytes(frame.as_bytes()) {
                 Ok(msg) => {
                     let brk = match &msg {
-                        Message::Data(env) => {
+                        BoltMessage::Data(env) => {
                             self.tracker.on_data(frame.shard(), frame.epoch(), env)
                         }
-                        Message::Ack(_) => None,
+                        BoltMessage::Ack(_) => None,
                     };
                     if let Some(shard) = self.tracker.ask.take() {
                         // Fails only after shutdown, when there is nothing to recover.
                         let _ = self.core.shards.reconnect(Some(shard));
                     }
-                    let m = PolyBoltEvent::Message(OwnedMessage { frame });
+                    let m = PolyBoltEvent::Message(OwnedBoltMessage { frame });
                     match brk {
                         Some(b) => {
                             self.pending = Some(m);
@@ -536,7 +536,7 @@ impl PolyBoltHandle {
     /// [`LimitError`].
     pub fn subscribe(
         &self,
-        subs: impl IntoIterator<Item = Subscription>,
+        subs: impl IntoIterator<Item = BoltSubscription>,
     ) -> Result<(), LimitError> {
         let active = self.shards.ids_of(0);
         let mut fresh: Vec<String> = subs.into_iter().map(|s| s.to_json()).collect();
@@ -565,7 +565,7 @@ impl PolyBoltHandle {
     /// [`LimitError`].
     pub fn unsubscribe(
         &self,
-        subs: impl IntoIterator<Item = Subscription>,
+        subs: impl IntoIterator<Item = BoltSubscription>,
     ) -> Result<(), LimitError> {
         self.take_rate()?;
         self.shards
@@ -593,6 +593,11 @@ impl PolyBoltHandle {
     }
 }
 
+/// The old name of [`OwnedBoltMessage`], kept for one minor release (another module has a type of
+/// that name).
+#[deprecated(since = "0.2.0", note = "renamed `OwnedBoltMessage`")]
+pub type OwnedMessage = OwnedBoltMessage; // renamed-alias: OwnedMessage
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -611,7 +616,7 @@ mod tests {
     }
 
     fn feed(t: &mut Tracker, epoch: u64, f: &str) -> Option<Break> {
-        let Message::Data(e) = decode(f).unwrap() else {
+        let BoltMessage::Data(e) = decode(f).unwrap() else {
             panic!()
         };
         t.on_data(0, epoch, &e)

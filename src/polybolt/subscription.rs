@@ -45,18 +45,18 @@ impl Provider {
 /// One PolyBolt subscription.
 ///
 /// ```
-/// use polyclob::polybolt::{Provider, Subscription};
+/// use polyclob::polybolt::{Provider, BoltSubscription};
 /// assert_eq!(
-///     Subscription::crypto_twap("BTCUSD").to_json(),
+///     BoltSubscription::crypto_twap("BTCUSD").to_json(),
 ///     r#"{"channel":"price.crypto.twap","filter":{"symbol":"btcusd","window_seconds":60}}"#
 /// );
 /// assert_eq!(
-///     Subscription::equity("xauusd").provider(Provider::Pyth).to_json(),
+///     BoltSubscription::equity("xauusd").provider(Provider::Pyth).to_json(),
 ///     r#"{"channel":"price.equity","filter":{"symbol":"xauusd","provider":"pyth"}}"#
 /// );
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Subscription {
+pub struct BoltSubscription {
     channel: Channel,
     symbol: String,
     provider: Option<Provider>,
@@ -65,7 +65,7 @@ pub struct Subscription {
 /// The only TWAP window PolyBolt serves.
 const TWAP_WINDOW: u32 = 60;
 
-impl Subscription {
+impl BoltSubscription {
     /// A subscription to `channel` for `symbol` (lower-cased, as the server wants; TWAP
     /// channels get `window_seconds: 60`, the only window served).
     #[must_use]
@@ -188,6 +188,11 @@ impl fmt::Display for LimitError {
 
 impl std::error::Error for LimitError {}
 
+/// The old name of [`BoltSubscription`], kept for one minor release (another module has a type of
+/// that name).
+#[deprecated(since = "0.2.0", note = "renamed `BoltSubscription`")]
+pub type Subscription = BoltSubscription; // renamed-alias: Subscription
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,11 +200,11 @@ mod tests {
     #[test]
     fn json_and_limits_fit() {
         assert_eq!(
-            Subscription::crypto("btcusd").to_json(),
+            BoltSubscription::crypto("btcusd").to_json(),
             r#"{"channel":"price.crypto","filter":{"symbol":"btcusd"}}"#
         );
         assert_eq!(
-            Subscription::crypto("a\"b").to_json(),
+            BoltSubscription::crypto("a\"b").to_json(),
             r#"{"channel":"price.crypto","filter":{"symbol":"a\"b"}}"#
         );
         // 64 subscriptions of the largest allowed size plus the envelope fit a frame.

@@ -161,7 +161,7 @@ pub struct PriceHistory<'a> {
 /// One point of a [`PriceHistory`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub struct PricePoint {
+pub struct RtdsPricePoint {
     /// Time of the point (ms).
     pub timestamp_ms: u64,
     /// The value: `full_accuracy_value` when the point carries it (exact), else the float
@@ -204,7 +204,7 @@ impl<'a> PricePoints<'a> {
 }
 
 impl<'a> Iterator for PricePoints<'a> {
-    type Item = Result<PricePoint, DecodeError>;
+    type Item = Result<RtdsPricePoint, DecodeError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         let pos = self.pos?;
@@ -239,7 +239,7 @@ impl<'a> Iterator for PricePoints<'a> {
 
 /// One point: `full_accuracy_value` when present (exact; the oracle's E18 integer on
 /// Chainlink topics), else the float `value`, exactly as the live updates are read.
-fn point(c: &mut Cursor<'_>, e18: bool) -> Result<PricePoint, DecodeError> {
+fn point(c: &mut Cursor<'_>, e18: bool) -> Result<RtdsPricePoint, DecodeError> {
     let at = c.pos;
     let (mut ts, mut value, mut exact) = (Raw::default(), Raw::default(), Raw::default());
     walk_object(c, "data", |c, key| {
@@ -259,7 +259,7 @@ fn point(c: &mut Cursor<'_>, e18: bool) -> Result<PricePoint, DecodeError> {
         None => opt_ref_price(src, &value, "value", false)?
             .ok_or_else(|| err(DecodeErrorKind::MissingField, "value", at))?,
     };
-    Ok(PricePoint {
+    Ok(RtdsPricePoint {
         timestamp_ms,
         value,
     })
@@ -759,6 +759,11 @@ fn lenient_micros(src: &str, r: &Raw, field: &'static str) -> Result<u64, Decode
     }
 }
 
+/// The old name of [`RtdsPricePoint`], kept for one minor release (another module has a type of
+/// that name).
+#[deprecated(since = "0.2.0", note = "renamed `RtdsPricePoint`")]
+pub type PricePoint = RtdsPricePoint; // renamed-alias: PricePoint
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -889,7 +894,7 @@ mod tests {
         let Payload::PriceHistory(h) = decode(f).unwrap().payload else {
             panic!()
         };
-        let pts: Vec<PricePoint> = h.points.map(Result::unwrap).collect();
+        let pts: Vec<RtdsPricePoint> = h.points.map(Result::unwrap).collect();
         assert_eq!(pts[0].value.as_e18(), 79_696_840_994_573_453_885_440);
         assert_eq!(pts[0].value.to_string(), "79696.84099457345388544");
         assert_eq!(

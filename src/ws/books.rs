@@ -41,7 +41,7 @@ use super::counters::Counters;
 use super::event::{Event, Frame, Handler, Status};
 use super::market::{MarketHandle, MarketStream};
 use crate::book::{BookManager, Outcome, Update};
-use crate::decode::{DecodeError, Event as Decoded, Level, OwnedEvent};
+use crate::decode::{DecodeError, EventView as Decoded, Level, OwnedEvent};
 use crate::types::TickSize;
 
 /// Called with `(asset_id, new_tick_size)` for every `tick_size_change`.
@@ -177,7 +177,7 @@ fn gate(books: &mut BookManager, handle: &MarketHandle, status: &Status) {
 /// struct Top;
 /// impl BookHandler for Top {
 ///     fn on_update(&mut self, _frame: &Frame<'_>, u: Update<'_, '_>) {
-///         if let Ok(polyclob::decode::Event::PriceChange(_)) = u.event {
+///         if let Ok(polyclob::decode::EventView::PriceChange(_)) = u.event {
 ///             for book in u.manager.books() {
 ///                 let _ = book.best_bid();
 ///             }

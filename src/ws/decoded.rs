@@ -15,7 +15,7 @@ use super::continuity::{Break, StreamKind};
 use super::event::{Event, Status};
 use super::market::MarketStream;
 use super::user::UserStream;
-use crate::decode::{DecodeError, Event as Decoded, OwnedEvent, decode_bytes};
+use crate::decode::{DecodeError, EventView as Decoded, OwnedEvent, decode_bytes};
 
 /// An item of a [`DecodedStream`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,17 +48,17 @@ mod sealed {
     /// The CLOB channel streams a [`DecodedStream`](super::DecodedStream) decodes (sealed:
     /// public in name only, so that it can bound the public type).
     #[allow(unreachable_pub)]
-    pub trait Channel {
+    pub trait Sealed {
         /// The stream a break is reported for.
         const KIND: crate::ws::continuity::StreamKind;
     }
 }
 
-impl sealed::Channel for MarketStream {
+impl sealed::Sealed for MarketStream {
     const KIND: StreamKind = StreamKind::Market;
 }
 
-impl sealed::Channel for UserStream {
+impl sealed::Sealed for UserStream {
     const KIND: StreamKind = StreamKind::User;
 }
 
@@ -68,7 +68,7 @@ impl sealed::Channel for UserStream {
 /// ```no_run
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 /// use futures_util::StreamExt;
-/// use polyclob::decode::Event;
+/// use polyclob::decode::EventView;
 /// use polyclob::ws::decoded::{DecodedEvent, DecodedStream};
 /// use polyclob::{clob::Credentials, ws::user::UserStream};
 ///
@@ -76,7 +76,7 @@ impl sealed::Channel for UserStream {
 /// let mut events = DecodedStream::new(user);
 /// while let Some(item) = events.next().await {
 ///     if let DecodedEvent::Event { event, .. } = item {
-///         if let Ok(Event::Trade(t)) = event.event() {
+///         if let Ok(EventView::Trade(t)) = event.event() {
 ///             println!("trade {} {:?}", t.id, t.status);
 ///         }
 ///     }
@@ -89,7 +89,7 @@ pub struct DecodedStream<S> {
     pending: VecDeque<DecodedEvent>,
 }
 
-impl<S: sealed::Channel> DecodedStream<S> {
+impl<S: sealed::Sealed> DecodedStream<S> {
     /// Decode the frames of `inner`.
     #[must_use]
     pub fn new(inner: S) -> Self {
@@ -145,7 +145,7 @@ fn split(pending: &mut VecDeque<DecodedEvent>, kind: StreamKind, ev: Event) {
     }
 }
 
-impl<S: Stream<Item = Event> + Unpin + sealed::Channel> Stream for DecodedStream<S> {
+impl<S: Stream<Item = Event> + Unpin + sealed::Sealed> Stream for DecodedStream<S> {
     type Item = DecodedEvent;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<DecodedEvent>> {

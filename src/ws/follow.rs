@@ -5,7 +5,7 @@
 //! `custom_feature_enabled` ([Polymarket market channel]; [`MarketStreamBuilder`]'s default).
 //! [`FollowNewMarkets`] wraps any frame [`Handler`] (a [`BookFeed`](super::books::BookFeed),
 //! your own): every frame goes to the inner handler unchanged, and a `new_market` event whose
-//! market passes the [`MarketFilter`] has its token ids subscribed through the stream's
+//! market passes the [`FollowFilter`] has its token ids subscribed through the stream's
 //! [`MarketHandle`]. The subscription then behaves like any other: the book of a new token
 //! starts from its snapshot, under the same gating rules.
 //!
@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use super::event::{Frame, Handler, Status};
 use super::market::MarketHandle;
-use crate::decode::{Event as Decoded, JsonStr, MarketMsg, NewMarketFields, decode};
+use crate::decode::{EventView as Decoded, JsonStr, MarketMsg, NewMarketFields, decode};
 
 type Predicate = Arc<dyn Fn(&MarketMsg<'_>, &NewMarketFields<'_>) -> bool + Send + Sync>;
 
@@ -28,21 +28,21 @@ type Predicate = Arc<dyn Fn(&MarketMsg<'_>, &NewMarketFields<'_>) -> bool + Send
 /// market. Text comparisons ignore ASCII case.
 ///
 /// ```
-/// use polyclob::ws::follow::MarketFilter;
-/// let f = MarketFilter::any().tag("crypto").tag("stocks").question_contains("above");
+/// use polyclob::ws::follow::FollowFilter;
+/// let f = FollowFilter::any().tag("crypto").tag("stocks").question_contains("above");
 /// # let _ = f;
 /// ```
 #[derive(Clone, Default)]
-pub struct MarketFilter {
+pub struct FollowFilter {
     tags: Vec<String>,
     question: Vec<String>,
     sports: Vec<String>,
     predicate: Option<Predicate>,
 }
 
-impl fmt::Debug for MarketFilter {
+impl fmt::Debug for FollowFilter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("MarketFilter")
+        f.debug_struct("FollowFilter")
             .field("tags", &self.tags)
             .field("question", &self.question)
             .field("sports", &self.sports)
@@ -65,7 +65,7 @@ fn text_eq(s: &JsonStr<'_>, want: &str) -> bool {
     }
 }
 
-impl MarketFilter {
+impl FollowFilter {
     /// Every new market.
     #[must_use]
     pub fn any() -> Self {
@@ -133,7 +133,7 @@ impl MarketFilter {
 /// ```no_run
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 /// use polyclob::ws::event::{Frame, Handler};
-/// use polyclob::ws::follow::{FollowNewMarkets, MarketFilter};
+/// use polyclob::ws::follow::{FollowNewMarkets, FollowFilter};
 /// use polyclob::ws::market::MarketStream;
 ///
 /// struct Print;
@@ -141,14 +141,14 @@ impl MarketFilter {
 ///     fn on_frame(&mut self, f: Frame<'_>) { let _ = f.as_bytes().len(); }
 /// }
 /// let mut stream = MarketStream::builder().assets(["7604"]).build()?;
-/// let mut follow = FollowNewMarkets::new(stream.handle(), MarketFilter::any().tag("crypto"), Print);
+/// let mut follow = FollowNewMarkets::new(stream.handle(), FollowFilter::any().tag("crypto"), Print);
 /// stream.run(&mut follow).await;
 /// # Ok(()) }
 /// ```
 #[derive(Debug)]
 pub struct FollowNewMarkets<H> {
     handle: MarketHandle,
-    filter: MarketFilter,
+    filter: FollowFilter,
     inner: H,
     followed: u64,
     ids: Vec<String>,
@@ -158,7 +158,7 @@ impl<H> FollowNewMarkets<H> {
     /// Follows the markets `filter` accepts on the stream behind `handle`, passing every
     /// frame on to `inner`.
     #[must_use]
-    pub fn new(handle: MarketHandle, filter: MarketFilter, inner: H) -> Self {
+    pub fn new(handle: MarketHandle, filter: FollowFilter, inner: H) -> Self {
         Self {
             handle,
             filter,
@@ -241,12 +241,17 @@ impl<H: Handler> Handler for FollowNewMarkets<H> {
     }
 }
 
+/// The old name of [`FollowFilter`], kept for one minor release (another module has a type of
+/// that name).
+#[deprecated(since = "0.2.0", note = "renamed `FollowFilter`")]
+pub type MarketFilter = FollowFilter; // renamed-alias: MarketFilter
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
-    fn check(filter: &MarketFilter, json: &str) -> bool {
+    fn check(filter: &FollowFilter, json: &str) -> bool {
         let Some(Ok(Decoded::NewMarket(m))) = decode(json).next() else {
             panic!()
         };
@@ -257,30 +262,30 @@ mod tests {
     fn criteria_combine_and_within_or() {
         let stocks = r#"{"event_type":"new_market","market":"0x1","question":"Will NVIDIA close ABOVE $240?","tags":["stocks","Tech"]}"#;
         let nba = r#"{"event_type":"new_market","market":"0x2","question":"Lakers vs. Celtics","tags":["sports"],"sports_market_type":"moneyline"}"#;
-        assert!(check(&MarketFilter::any(), stocks));
+        assert!(check(&FollowFilter::any(), stocks));
         assert!(check(
-            &MarketFilter::any().tag("crypto").tag("tech"),
+            &FollowFilter::any().tag("crypto").tag("tech"),
             stocks
         ));
-        assert!(!check(&MarketFilter::any().tag("crypto"), stocks));
+        assert!(!check(&FollowFilter::any().tag("crypto"), stocks));
         assert!(check(
-            &MarketFilter::any().question_contains("above"),
+            &FollowFilter::any().question_contains("above"),
             stocks
         ));
-        assert!(!check(&MarketFilter::any().question_contains("above"), nba));
+        assert!(!check(&FollowFilter::any().question_contains("above"), nba));
         assert!(check(
-            &MarketFilter::any().sports_market_type("MONEYLINE"),
+            &FollowFilter::any().sports_market_type("MONEYLINE"),
             nba
         ));
         assert!(!check(
-            &MarketFilter::any().sports_market_type("moneyline"),
+            &FollowFilter::any().sports_market_type("moneyline"),
             stocks
         ));
         assert!(!check(
-            &MarketFilter::any().tag("stocks").question_contains("below"),
+            &FollowFilter::any().tag("stocks").question_contains("below"),
             stocks
         ));
-        let f = MarketFilter::any().matching(|m, _| m.market == "0x2");
+        let f = FollowFilter::any().matching(|m, _| m.market == "0x2");
         assert!(check(&f, nba) && !check(&f, stocks));
     }
 

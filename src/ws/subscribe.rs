@@ -157,7 +157,7 @@ pub(crate) fn polybolt_auth(out: &mut String, auth: &Credentials) {
 }
 
 /// PolyBolt's `{"op":"subscribe"|"unsubscribe","subscriptions":[…]}` from subscription objects
-/// already rendered by `polybolt::Subscription`.
+/// already rendered by `polybolt::BoltSubscription`.
 pub(crate) fn polybolt_request<'a>(
     out: &mut String,
     op: Op,

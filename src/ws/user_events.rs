@@ -50,7 +50,7 @@ use super::reconcile::{Fetched, Outcome, Reconcile, Reconciled, Reconciler};
 use crate::clob::SkippedRow;
 use crate::clob::types as rest;
 use crate::clob::types::{OrderStatus, TraderSide};
-use crate::decode::{DecodeError, Event as Decoded, JsonStr, OrderMsg, TradeMsg, decode_bytes};
+use crate::decode::{DecodeError, EventView as Decoded, JsonStr, OrderMsg, TradeMsg, decode_bytes};
 use crate::fixed::{Price, Size};
 use crate::types::{OrderType, Side};
 

@@ -9,7 +9,7 @@ use crate::support::ws_frames;
 use std::time::{Duration, Instant};
 
 use polyclob::book::{BookManager, WalkAmount};
-use polyclob::decode::{Event, decode};
+use polyclob::decode::{EventView, decode};
 use polyclob::fixed::Size;
 use polyclob::types::Side;
 use ws_frames::Lcg;
@@ -101,7 +101,7 @@ fn replay_makes_no_allocation_after_warm_up() {
     let ((), allocations) = counting_alloc::count(|| {
         for f in &frames {
             books.apply_with(f, t0, |u| {
-                if let Ok(Event::Book(b)) = &u.event {
+                if let Ok(EventView::Book(b)) = &u.event {
                     seen += u
                         .manager
                         .book(b.asset_id)
@@ -154,10 +154,10 @@ fn decode_only_makes_no_allocation() {
             for f in &frames {
                 for e in decode(f) {
                     match e.expect("valid") {
-                        Event::Book(b) => {
+                        EventView::Book(b) => {
                             levels += b.bids.chain(b.asks).filter(Result::is_ok).count() as u64
                         }
-                        Event::PriceChange(pc) => {
+                        EventView::PriceChange(pc) => {
                             levels += pc.changes.filter(Result::is_ok).count() as u64
                         }
                         _ => {}

@@ -12,8 +12,8 @@ use crate::support::ws_server;
 use std::time::Duration;
 
 use polyclob::clob::Credentials;
-use polyclob::polybolt::decode::{Message, Payload, decode};
-use polyclob::polybolt::{PolyBoltHandler, PolyBoltStream, Subscription};
+use polyclob::polybolt::decode::{BoltMessage, BoltPayload, decode};
+use polyclob::polybolt::{BoltSubscription, PolyBoltHandler, PolyBoltStream};
 use polyclob::ws::continuity::Break;
 use polyclob::ws::event::Frame;
 use ws_server::Action;
@@ -44,17 +44,17 @@ fn replay() -> Vec<String> {
     out
 }
 
-fn consume(msg: &Message<'_>) -> u128 {
+fn consume(msg: &BoltMessage<'_>) -> u128 {
     match msg {
-        Message::Data(e) => match e.payload {
-            Payload::Price(p) => p.price.as_e18() ^ u128::from(e.seq),
-            Payload::Snapshot(s) => s
+        BoltMessage::Data(e) => match e.payload {
+            BoltPayload::Price(p) => p.price.as_e18() ^ u128::from(e.seq),
+            BoltPayload::Snapshot(s) => s
                 .points
                 .map(|p| p.map_or(0, |p| p.value.as_e18()))
                 .fold(0, u128::wrapping_add),
             _ => 1,
         },
-        Message::Ack(a) => a.op_name.len() as u128,
+        BoltMessage::Ack(a) => a.op_name.len() as u128,
         _ => 1,
     }
 }
@@ -73,7 +73,7 @@ struct Sum {
 }
 
 impl PolyBoltHandler for Sum {
-    fn on_message(&mut self, msg: &Message<'_>, _: &Frame<'_>) {
+    fn on_message(&mut self, msg: &BoltMessage<'_>, _: &Frame<'_>) {
         self.messages += 1;
         self.total = self.total.wrapping_add(consume(msg));
     }
@@ -101,7 +101,7 @@ fn dispatch_to_a_polybolt_handler_allocates_nothing() {
             .url(server.url())
             .no_proxy()
             .credentials(Credentials::new("k", "s", "p"))
-            .subscribe(Subscription::crypto("btcusd"))
+            .subscribe(BoltSubscription::crypto("btcusd"))
             .ping_interval(Duration::from_secs(5))
             .silence_timeout(Duration::from_secs(10))
             .queue_capacity(1 << 16)

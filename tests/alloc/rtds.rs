@@ -15,7 +15,7 @@ use std::time::Duration;
 use polyclob::rtds::decode::{Message, Payload, decode};
 use polyclob::rtds::{RtdsHandler, RtdsStream, Subscription};
 use polyclob::ws::event::{Frame, Handler};
-use polyclob::ws::follow::{FollowNewMarkets, MarketFilter};
+use polyclob::ws::follow::{FollowFilter, FollowNewMarkets};
 use polyclob::ws::market::MarketStream;
 use ws_server::Action;
 
@@ -88,7 +88,7 @@ fn following_new_markets_costs_nothing_on_other_frames() {
         .build()
         .unwrap();
     let stream = rt.block_on(async { MarketStream::builder().build().unwrap() });
-    let mut follow = FollowNewMarkets::new(stream.handle(), MarketFilter::any(), Nop(0));
+    let mut follow = FollowNewMarkets::new(stream.handle(), FollowFilter::any(), Nop(0));
     let frames = [
         r#"{"event_type":"price_change","market":"0x5f","price_changes":[{"asset_id":"7","price":"0.5","size":"200","side":"BUY"}],"timestamp":"1766789470012"}"#,
         r#"{"event_type":"best_bid_ask","asset_id":"7","best_bid":"0.5","best_ask":"0.52"}"#,

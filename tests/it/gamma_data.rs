@@ -6,11 +6,11 @@
 use crate::support::fixtures;
 
 use polyclob::data::{
-    Activity, Amount, HolderGroup, PortfolioValue, Position, Trade, UNLABELLED_OUTCOME,
+    Activity, Amount, DataTrade, HolderGroup, PortfolioValue, Position, UNLABELLED_OUTCOME,
     decode_cursor_page,
 };
 use polyclob::fixed::{Price, Size};
-use polyclob::gamma::{Event, Market, SearchResults, Tag, decode_keyset_page};
+use polyclob::gamma::{GammaEvent, GammaMarket, SearchResults, Tag, decode_keyset_page};
 use polyclob::types::{Chain, ExchangeVersion, Side, TickSize};
 use proptest::prelude::*;
 use serde_json::Value as Json;
@@ -52,7 +52,7 @@ fn captures(prefix: &str) -> Vec<(String, Vec<u8>)> {
 }
 
 /// Asserts that a decoded market kept every list the JSON had.
-fn assert_market_complete(name: &str, m: &Market, raw: &Json) {
+fn assert_market_complete(name: &str, m: &GammaMarket, raw: &Json) {
     let list_len = |key: &str| -> usize {
         match raw.get(key) {
             Some(Json::String(s)) => serde_json::from_str::<Vec<Json>>(s).unwrap().len(),
@@ -90,7 +90,7 @@ fn assert_market_complete(name: &str, m: &Market, raw: &Json) {
     }
 }
 
-fn assert_event_complete(name: &str, e: &Event, raw: &Json) {
+fn assert_event_complete(name: &str, e: &GammaEvent, raw: &Json) {
     let n = |key: &str| raw.get(key).and_then(Json::as_array).map_or(0, Vec::len);
     assert_eq!(
         e.markets.len(),
@@ -119,7 +119,8 @@ fn every_gamma_market_capture_decodes_whole() {
     let files = captures("gamma_market");
     for (name, bytes) in &files {
         let raw: Json = serde_json::from_slice(bytes).unwrap();
-        let m: Market = serde_json::from_slice(bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let m: GammaMarket =
+            serde_json::from_slice(bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_market_complete(name, &m, &raw);
         // Every capture with token ids and a tick yields one signing context per outcome.
         if !m.clob_token_ids.is_empty() && m.tick_size.is_some() {
@@ -140,7 +141,7 @@ fn every_gamma_market_capture_decodes_whole() {
         .iter()
         .find(|(n, _)| n == "gamma_market.json")
         .unwrap();
-    let m: Market = serde_json::from_slice(live).unwrap();
+    let m: GammaMarket = serde_json::from_slice(live).unwrap();
     assert_eq!(m.outcomes, ["Up", "Down"]);
     assert_eq!(m.outcome_prices, [p("0.505"), p("0.495")]);
     assert_eq!(m.tick_size, Some(TickSize::Hundredth));
@@ -153,7 +154,7 @@ fn every_gamma_market_capture_decodes_whole() {
         .iter()
         .find(|(n, _)| n == "gamma_market_fee_crypto.json")
         .unwrap();
-    let m: Market = serde_json::from_slice(fee).unwrap();
+    let m: GammaMarket = serde_json::from_slice(fee).unwrap();
     let t = m.trading(Chain::Polygon, ExchangeVersion::V2).unwrap();
     assert!(t.fees_enabled);
     let fs = t.fee_schedule.unwrap();
@@ -167,7 +168,7 @@ fn every_gamma_market_capture_decodes_whole() {
         .iter()
         .find(|(n, _)| n == "gamma_market_sports_market_money_line.json")
         .unwrap();
-    let m: Market = serde_json::from_slice(sports).unwrap();
+    let m: GammaMarket = serde_json::from_slice(sports).unwrap();
     assert_eq!(m.sports_market_type, "moneyline");
     assert_eq!(m.tick_size, Some(TickSize::Thousandth));
     assert_eq!(
@@ -182,7 +183,7 @@ fn every_gamma_market_capture_decodes_whole() {
 fn gamma_event_tags_and_search_captures_decode_whole() {
     for (name, bytes) in captures("gamma_event") {
         let raw: Vec<Json> = serde_json::from_slice(&bytes).unwrap();
-        let page = decode_keyset_page::<Event>(&bytes).unwrap();
+        let page = decode_keyset_page::<GammaEvent>(&bytes).unwrap();
         assert!(page.skipped.is_empty(), "{name}: {:?}", page.skipped);
         assert_eq!(page.data.len(), raw.len(), "{name}");
         for (e, r) in page.data.iter().zip(&raw) {
@@ -224,7 +225,7 @@ fn data_api_captures_decode_whole() {
             let p = decode_cursor_page::<Position>(&bytes).unwrap();
             (p.data.len(), p.skipped)
         } else {
-            let p = decode_cursor_page::<Trade>(&bytes).unwrap();
+            let p = decode_cursor_page::<DataTrade>(&bytes).unwrap();
             (p.data.len(), p.skipped)
         };
         assert!(skipped.is_empty(), "{name}: {skipped:?}");
@@ -250,7 +251,7 @@ fn data_api_captures_decode_whole() {
         "{CAPTURES}/data_api_trades_captured_response.json"
     ))
     .unwrap();
-    let t = decode_cursor_page::<Trade>(&bytes).unwrap();
+    let t = decode_cursor_page::<DataTrade>(&bytes).unwrap();
     assert_eq!(t.next_cursor, None);
     assert!(!t.has_more);
     assert_eq!(t.data[1].side, Some(Side::Buy));
@@ -265,7 +266,7 @@ fn data_api_captures_decode_whole() {
 
 #[test]
 fn our_gamma_fixtures() {
-    let page = decode_keyset_page::<Market>(&ours("gamma/markets_keyset.json")).unwrap();
+    let page = decode_keyset_page::<GammaMarket>(&ours("gamma/markets_keyset.json")).unwrap();
     assert_eq!(page.data.len(), 2);
     assert_eq!(page.skipped.len(), 1, "the garbled row is reported");
     assert_eq!(page.skipped[0].index, 2);
@@ -284,7 +285,7 @@ fn our_gamma_fixtures() {
     assert_eq!(ctx.version(), ExchangeVersion::V3);
     assert_eq!(ctx.token_id().as_str(), "78");
 
-    let page = decode_keyset_page::<Event>(&ours("gamma/events_keyset_last.json")).unwrap();
+    let page = decode_keyset_page::<GammaEvent>(&ours("gamma/events_keyset_last.json")).unwrap();
     assert_eq!(page.next_cursor, None, "no next_cursor on the last page");
     let e = &page.data[0];
     assert_eq!((e.markets.len(), e.tags.len(), e.series.len()), (2, 1, 1));
@@ -336,11 +337,11 @@ fn our_data_api_fixtures() {
 
 /// Every decoder of this module on `bytes`: errors are fine, panics are not.
 fn decode_everything(bytes: &[u8]) {
-    let _ = decode_keyset_page::<Market>(bytes);
-    let _ = decode_keyset_page::<Event>(bytes);
+    let _ = decode_keyset_page::<GammaMarket>(bytes);
+    let _ = decode_keyset_page::<GammaEvent>(bytes);
     let _ = serde_json::from_slice::<SearchResults>(bytes);
     let _ = decode_cursor_page::<Position>(bytes);
-    let _ = decode_cursor_page::<Trade>(bytes);
+    let _ = decode_cursor_page::<DataTrade>(bytes);
     let _ = decode_cursor_page::<Activity>(bytes);
     let _ = decode_cursor_page::<HolderGroup>(bytes);
     let _ = decode_cursor_page::<PortfolioValue>(bytes);

@@ -17,6 +17,7 @@ mod polybolt;
 mod presign;
 mod proxy;
 mod rails;
+mod renamed;
 mod rtds;
 mod sim;
 mod sports;

@@ -199,7 +199,7 @@ fn a_broken_layer_is_reported() {
         "pub mod decode; pub mod ws; pub mod book;\n",
     )
     .unwrap();
-    fs::write(src.join("book.rs"), "use crate::decode::Event;\n").unwrap();
+    fs::write(src.join("book.rs"), "use crate::decode::EventView;\n").unwrap();
     fs::write(
         src.join("ws/mod.rs"),
         "use crate::book::Book; // crate::rtds\n",
@@ -225,7 +225,7 @@ fn moved_paths_still_resolve() {
     use polyclob::ws::decode as old;
 
     let frame = r#"{"event_type":"tick_size_change","asset_id":"1","market":"0x1","old_tick_size":"0.01","new_tick_size":"0.001","timestamp":"1"}"#;
-    let via_old: Vec<polyclob::decode::Event<'_>> =
+    let via_old: Vec<polyclob::decode::EventView<'_>> =
         old::decode(frame).map(Result::unwrap).collect();
     let via_new: Vec<_> = polyclob::decode::decode(frame)
         .map(Result::unwrap)
@@ -233,7 +233,7 @@ fn moved_paths_still_resolve() {
     assert_eq!(format!("{via_old:?}"), format!("{via_new:?}"));
     assert!(matches!(
         via_new[..],
-        [polyclob::decode::Event::TickSizeChange(_)]
+        [polyclob::decode::EventView::TickSizeChange(_)]
     ));
 
     let id: polyclob::order::TokenId = "42".parse().unwrap();

@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use polyclob::clob::Credentials;
-use polyclob::polybolt::decode::{AckOp, Message, Payload};
+use polyclob::polybolt::decode::{AckOp, BoltMessage, BoltPayload};
 use polyclob::polybolt::{
-    Channel, LimitError, PolyBoltEvent, PolyBoltStream, PolyBoltStreamBuilder, Subscription,
+    BoltSubscription, Channel, LimitError, PolyBoltEvent, PolyBoltStream, PolyBoltStreamBuilder,
 };
 use polyclob::ws::connection::{ConnectError, Disconnect};
 use polyclob::ws::continuity::{Cause, Lost, Recovery, StreamKind};
@@ -47,13 +47,13 @@ fn builder(s: &WsServer) -> PolyBoltStreamBuilder {
         .url(s.url())
         .no_proxy()
         .credentials(Credentials::new("key-1", SECRET, "pass-1"))
-        .subscribe(Subscription::crypto_twap("btcusd"))
+        .subscribe(BoltSubscription::crypto_twap("btcusd"))
         .backoff(Duration::from_millis(10), Duration::from_millis(50))
 }
 
 fn is_snapshot(ev: &PolyBoltEvent) -> bool {
     matches!(ev, PolyBoltEvent::Message(m)
-        if matches!(m.message(), Ok(Message::Data(e)) if e.snapshot))
+        if matches!(m.message(), Ok(BoltMessage::Data(e)) if e.snapshot))
 }
 
 fn price_of(ev: &PolyBoltEvent) -> Option<String> {
@@ -61,8 +61,8 @@ fn price_of(ev: &PolyBoltEvent) -> Option<String> {
         return None;
     };
     match m.message().ok()? {
-        Message::Data(e) => match e.payload {
-            Payload::Price(p) => Some(p.price.to_string()),
+        BoltMessage::Data(e) => match e.payload {
+            BoltPayload::Price(p) => Some(p.price.to_string()),
             _ => None,
         },
         _ => None,
@@ -86,14 +86,14 @@ async fn auth_then_subscribe_snapshot_and_exact_updates() {
     assert!(!stream.is_trusted(Channel::CryptoTwap));
     let evs = until(&mut stream, 5 * SEC, is_snapshot).await;
     assert!(evs.iter().any(|e| matches!(e, PolyBoltEvent::Message(m)
-        if matches!(m.message(), Ok(Message::Ack(a)) if a.op == AckOp::Authed))));
+        if matches!(m.message(), Ok(BoltMessage::Ack(a)) if a.op == AckOp::Authed))));
     let PolyBoltEvent::Message(m) = evs.last().unwrap() else {
         panic!()
     };
-    let Ok(Message::Data(env)) = m.message() else {
+    let Ok(BoltMessage::Data(env)) = m.message() else {
         panic!()
     };
-    let Payload::Snapshot(snap) = env.payload else {
+    let BoltPayload::Snapshot(snap) = env.payload else {
         panic!()
     };
     let pts: Vec<_> = snap.points.map(Result::unwrap).collect();
@@ -118,7 +118,9 @@ async fn auth_then_subscribe_snapshot_and_exact_updates() {
     assert!(breaks(&evs).is_empty());
 
     // A subscription added later goes in its own frame.
-    stream.subscribe([Subscription::equity("AAPL")]).unwrap();
+    stream
+        .subscribe([BoltSubscription::equity("AAPL")])
+        .unwrap();
     assert!(
         s.wait_for(5 * SEC, |st| st.conns[0].received.iter().any(|m| m
             == r#"{"op":"subscribe","subscriptions":[{"channel":"price.equity","filter":{"symbol":"aapl"}}]}"#))
@@ -340,7 +342,7 @@ async fn limits_are_enforced_locally() {
     let stream = builder(&s).build().unwrap();
     // 64 active at most: one is active, 64 more is too many.
     let many: Vec<_> = (0..64)
-        .map(|i| Subscription::equity(&format!("s{i}")))
+        .map(|i| BoltSubscription::equity(&format!("s{i}")))
         .collect();
     assert_eq!(
         stream.subscribe(many.clone()),
@@ -356,7 +358,7 @@ async fn limits_are_enforced_locally() {
     assert_eq!(stream.subscribe([many[20].clone()]), Err(LimitError::Rate));
     assert_eq!(stream.unsubscribe([many[0].clone()]), Err(LimitError::Rate));
     // A subscription that could push a frame past 64 KB.
-    let huge = Subscription::equity(&"x".repeat(2000));
+    let huge = BoltSubscription::equity(&"x".repeat(2000));
     assert!(matches!(
         stream.subscribe([huge]),
         Err(LimitError::FrameTooLarge { .. })
@@ -397,7 +399,7 @@ async fn rejected_credentials_are_surfaced_and_nothing_is_subscribed() {
     let mut stream = builder(&s).build().unwrap();
     let evs = until(&mut stream, 5 * SEC, |e| {
         matches!(e, PolyBoltEvent::Message(m)
-            if matches!(m.message(), Ok(Message::Ack(a)) if a.code == Some("auth_invalid")))
+            if matches!(m.message(), Ok(BoltMessage::Ack(a)) if a.code == Some("auth_invalid")))
     })
     .await;
     assert!(breaks(&evs).is_empty());

@@ -3,7 +3,7 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use polyclob::clob::types::Book;
+use polyclob::clob::types::BookSummary;
 use polyclob::clob::{Credentials, MarketList};
 use polyclob::types::{Protocol, Side};
 
@@ -25,7 +25,7 @@ pub(crate) struct Ctx<'a> {
 pub(crate) struct Picked {
     pub(crate) tokens: Vec<(String, Protocol)>,
     /// Each token's last REST book.
-    pub(crate) books: Vec<Book>,
+    pub(crate) books: Vec<BookSummary>,
 }
 
 /// API credentials derived from `--key`, and the key.
@@ -234,13 +234,13 @@ async fn markets(ctx: &Ctx<'_>, report: &mut Report, list: MarketList) -> Vec<St
 }
 
 /// One REST book: the raw text and its decoding.
-pub(crate) async fn rest_book(ctx: &Ctx<'_>, token: &str) -> Result<(String, Book), String> {
+pub(crate) async fn rest_book(ctx: &Ctx<'_>, token: &str) -> Result<(String, BookSummary), String> {
     let path = format!("/book?token_id={token}");
     let (status, body) = ctx.raw_get("clob.book", ctx.clob.host(), &path).await?;
     if status != 200 {
         return Err(format!("GET /book: HTTP {status}"));
     }
-    let book: Book =
+    let book: BookSummary =
         serde_json::from_str(&body).map_err(|e| format!("GET /book: does not decode: {e}"))?;
     Ok((body, book))
 }
@@ -276,7 +276,7 @@ async fn books(ctx: &Ctx<'_>, report: &mut Report, candidates: &[String]) -> Pic
         );
         return picked;
     }
-    let modeled = fields::modeled::<Book>().unwrap_or(&[]);
+    let modeled = fields::modeled::<BookSummary>().unwrap_or(&[]);
     for p in [Protocol::Ctf, Protocol::V2] {
         let tokens: Vec<usize> = (0..picked.tokens.len())
             .filter(|&i| picked.tokens[i].1 == p)
@@ -454,7 +454,7 @@ async fn gamma(ctx: &Ctx<'_>, report: &mut Report) {
             .or(Some(v))
             .and_then(serde_json::Value::as_array)
     });
-    if let (Some(rows), Some(modeled)) = (rows, fields::modeled::<polyclob::gamma::Market>()) {
+    if let (Some(rows), Some(modeled)) = (rows, fields::modeled::<polyclob::gamma::GammaMarket>()) {
         let unknown = fields::unknown_in(rows, modeled);
         ctx.unknown_fields(
             report,

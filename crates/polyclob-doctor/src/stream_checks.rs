@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 
 use futures_util::{FutureExt, StreamExt};
 use polyclob::book::{BookManager, HashStatus};
-use polyclob::polybolt::decode::Message;
-use polyclob::polybolt::{PolyBoltEvent, PolyBoltStream, Subscription};
+use polyclob::polybolt::decode::BoltMessage;
+use polyclob::polybolt::{BoltSubscription, PolyBoltEvent, PolyBoltStream};
 use polyclob::sports::{SportsEvent, SportsStream};
 use polyclob::types::Side;
 use polyclob::ws::connection::Disconnect;
@@ -261,7 +261,7 @@ pub(crate) async fn polybolt(ctx: &Ctx<'_>, auth: Option<&Auth>, report: &mut Re
     };
     let mut b = PolyBoltStream::builder()
         .credentials(auth.creds.clone())
-        .subscribe(Subscription::crypto_twap("btcusd"));
+        .subscribe(BoltSubscription::crypto_twap("btcusd"));
     if let Some(u) = &ctx.opts.polybolt {
         b = b.url(u);
     }
@@ -301,7 +301,7 @@ pub(crate) async fn polybolt(ctx: &Ctx<'_>, auth: Option<&Auth>, report: &mut Re
                 if let Some(t) = msg.frame().as_str() {
                     ctx.recorder.frame("polybolt", t);
                 }
-                if let Ok(Message::Data(e)) = msg.message() {
+                if let Ok(BoltMessage::Data(e)) = msg.message() {
                     if e.snapshot {
                         snapshot = true;
                     } else {

@@ -139,6 +139,11 @@ fn bytes32_field(o: &Value, k: &str) -> Result<B256, String> {
     }
 }
 
+/// The exchange's refusal of a non-deposit-wallet maker of an account that must trade from its
+/// deposit wallet.
+const DEPOSIT_WALLET_REQUIRED: &str =
+    "maker address not allowed, please use the deposit wallet flow";
+
 /// Parses one `{"order": {…}, "owner", "orderType", "postOnly", …}` object, checks the
 /// owner, the maker/signer/signature-type consistency and the EIP-712 signature against the
 /// exchange the market settles on, and returns what the matching engine needs.
@@ -258,6 +263,14 @@ fn parse_order_as(
     // Who may sign what (protocol.md §1.5). POLY_ADDRESS (the key's address) is the EOA.
     let eoa =
         Address::from_str(&key.address).map_err(|_| "API key has no valid address".to_owned())?;
+    // New API accounts trade from their deposit wallet (docs: deposit wallet migration); the
+    // exchange's words for any other maker. Lock order: the exchange, then the rails.
+    if !rfq
+        && sig_type != SignatureType::Poly1271
+        && shared.rails().is_deposit_wallet_only(&key.address)
+    {
+        return Err(DEPOSIT_WALLET_REQUIRED.into());
+    }
     match sig_type {
         SignatureType::Eoa if maker != signer || signer != eoa => {
             return Err("invalid order: for signature type EOA (0) maker and signer must both be the API key's address".into());

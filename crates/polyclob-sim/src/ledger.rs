@@ -10,8 +10,9 @@
 //! table's PositionManager and are split, merged and redeemed through its Router; their fills
 //! settle on ExchangeV3. Simplifications: a CTF market's position ids are its configured token
 //! ids (not derived by the CTF's collection-id hashing); only the binary partition `[1, 2]`
-//! splits and merges; the Neg Risk Adapter's redemption is modelled but its conversion is not;
-//! the simulator's own liquidity (the seeded books and simulated traders) is an unlimited
+//! splits and merges; the Neg Risk Adapter's redemption and conversion are modelled without
+//! its fee (question `i` of a neg-risk group is the `i`-th market configured with its
+//! `negRiskMarketID`); the simulator's own liquidity (the seeded books and simulated traders) is an unlimited
 //! counterparty whose side of a fill is minted or burned.
 
 use std::collections::{HashMap, HashSet};
@@ -80,6 +81,8 @@ pub(crate) struct Ledger {
     pub(crate) v2: Contracts,
     pub(crate) balances: Balances,
     conditions: HashMap<B256, Condition>,
+    /// Neg-risk groups: the `negRiskMarketID` → its questions' conditions, by question index.
+    neg_risk_groups: HashMap<B256, Vec<B256>>,
     /// The simulator's own liquidity: its side of fills is minted/burned.
     house: Address,
     pub(crate) settlement_failures: u64,
@@ -135,6 +138,7 @@ fn word(v: U256) -> Vec<u8> {
 impl Ledger {
     pub(crate) fn new(chain: Chain, markets: &[MarketSpec], house: Address) -> Self {
         let mut conditions = HashMap::new();
+        let mut neg_risk_groups: HashMap<B256, Vec<B256>> = HashMap::new();
         for m in markets {
             // A V2 market is one whose condition is a `bytes31` of the V2 layout and whose
             // tokens are that condition's position ids; anything else settles as CTF.
@@ -153,6 +157,13 @@ impl Ledger {
             ) else {
                 continue;
             };
+            if let (true, false, Ok(group)) = (m.neg_risk, v2, m.neg_risk_market_id.parse::<B256>())
+            {
+                neg_risk_groups
+                    .entry(group)
+                    .or_default()
+                    .push(B256::from(*id.as_bytes32()));
+            }
             conditions.insert(
                 B256::from(*id.as_bytes32()),
                 Condition {
@@ -168,6 +179,7 @@ impl Ledger {
             v2: *contracts(chain, ExchangeVersion::V3),
             balances: Balances::default(),
             conditions,
+            neg_risk_groups,
             house,
             settlement_failures: 0,
             basis: HashMap::new(),
@@ -455,9 +467,7 @@ impl Ledger {
         if Some(to) == c.neg_risk_adapter {
             match selector {
                 sel::NEG_RISK_REDEEM => return self.neg_risk_redeem(from, to, &r),
-                sel::CONVERT_POSITIONS => {
-                    return revert("the simulator does not model neg-risk conversion");
-                }
+                sel::CONVERT_POSITIONS => return self.neg_risk_convert(from, to, &r),
                 _ => {}
             }
         }
@@ -495,6 +505,50 @@ impl Ledger {
             pay = pay.saturating_add(amount.saturating_mul(U256::from(payouts[i])) / den);
         }
         self.move_collateral(self.contracts.conditional_tokens, from, pay)
+    }
+
+    /// The Neg Risk Adapter's `convertPositions(marketId, indexSet, amount)`, as the adapter
+    /// moves positions (its fee is 0 here): `amount` No of every question in the set is
+    /// taken (the adapter pulls it: it needs the ERC-1155 approval) and burned, `amount` Yes of
+    /// every other question is minted to the caller, and `amount × (m − 1)` collateral, `m`
+    /// the questions in the set, is released from the conditional tokens' escrow.
+    fn neg_risk_convert(
+        &mut self,
+        from: Address,
+        adapter: Address,
+        r: &Reader<'_>,
+    ) -> Result<(), Revert> {
+        let Some(group) = self.neg_risk_groups.get(&r.b256(0)?).cloned() else {
+            return revert("MarketNotPrepared");
+        };
+        let (set, amount) = (r.uint(1)?, r.uint(2)?);
+        let n = group.len();
+        if n <= 1 {
+            return revert("NoConvertiblePositions");
+        }
+        if set.is_zero() || !(set >> n).is_zero() {
+            return revert("InvalidIndexSet");
+        }
+        if amount.is_zero() {
+            return Ok(());
+        }
+        if !self.balances.operators.contains(&(from, adapter)) {
+            return revert("NotApprovedForAll");
+        }
+        let mut taken = 0u64;
+        for (i, condition) in group.iter().enumerate() {
+            let Some(tokens) = self.conditions.get(condition).map(|c| c.tokens) else {
+                return revert("condition not prepared or found");
+            };
+            if set.bit(i) {
+                self.burn_token(from, tokens[1], amount)?;
+                taken += 1;
+            } else {
+                self.mint_token(from, tokens[0], amount);
+            }
+        }
+        let released = amount.saturating_mul(U256::from(taken - 1));
+        self.move_collateral(self.contracts.conditional_tokens, from, released)
     }
 
     /// The Router's `split`, `merge` and `redeem` on a V2 condition (`bytes31`, left-aligned
@@ -1034,19 +1088,98 @@ mod tests {
         assert_eq!(l.collateral_of(me), U256::from(4u8));
         assert_eq!(l.token_of(me, ids[0]), U256::from(6u8));
         assert_eq!(l.token_of(me, ids[1]), U256::ZERO);
-        let convert = polyclob::onchain::neg_risk::convert_positions(
-            adapter,
-            cond,
-            U256::from(1u8),
-            U256::from(1u8),
+    }
+
+    /// A neg-risk group of four questions (generated markets 6 … 9): converting No of
+    /// questions {0, 2} gives Yes of {1, 3} and one unit of collateral per unit converted.
+    #[test]
+    fn neg_risk_conversion_moves_positions_as_the_adapter_does() {
+        let markets = MarketSpec::generate(10);
+        let group: Vec<&MarketSpec> = markets.iter().filter(|m| m.is_neg_risk()).collect();
+        assert_eq!(group.len(), 4);
+        let market_id: B256 = group[0].neg_risk_market_id.parse().unwrap();
+        let conds: Vec<B256> = group
+            .iter()
+            .map(|m| m.condition_id().parse().unwrap())
+            .collect();
+        let ids: Vec<[U256; 2]> = group
+            .iter()
+            .map(|m| m.tokens().clone().map(|t| t.token_id().parse().unwrap()))
+            .collect();
+        let mut l = Ledger::new(Chain::Polygon, &markets, Address::repeat_byte(0x5e));
+        let me = Address::repeat_byte(1);
+        let c = l.contracts;
+        let adapter = c.neg_risk_adapter.unwrap();
+        let target = c.positions_target(true);
+        l.mint_collateral(me, U256::from(40u8));
+        l.apply(
+            me,
+            &erc20::approve(c.collateral, target, U256::MAX).unwrap(),
         )
         .unwrap();
+        for cond in &conds {
+            let split = ctf::split_position(
+                target,
+                c.collateral,
+                B256::ZERO,
+                *cond,
+                &ctf::BINARY_PARTITION,
+                U256::from(10u8),
+            )
+            .unwrap();
+            l.apply(me, &split).unwrap();
+        }
+        assert_eq!(l.collateral_of(me), U256::ZERO);
+        let convert = |set: u8, amount: u8| {
+            polyclob::onchain::neg_risk::convert_positions(
+                adapter,
+                market_id,
+                U256::from(set),
+                U256::from(amount),
+            )
+            .unwrap()
+        };
         assert_eq!(
-            l.apply(me, &convert),
-            Err(Revert(
-                "the simulator does not model neg-risk conversion".into()
-            ))
+            l.apply(me, &convert(0b0101, 4)),
+            Err(Revert("NotApprovedForAll".into()))
         );
+        l.apply(
+            me,
+            &erc1155::set_approval_for_all(c.conditional_tokens, adapter, true).unwrap(),
+        )
+        .unwrap();
+        // Questions beyond the group, another market id, more No than held: refused whole.
+        assert_eq!(
+            l.apply(me, &convert(0b1_0000, 4)),
+            Err(Revert("InvalidIndexSet".into()))
+        );
+        let other =
+            polyclob::onchain::neg_risk::convert_positions(adapter, conds[0], U256::ONE, U256::ONE)
+                .unwrap();
+        assert_eq!(l.apply(me, &other), Err(Revert("MarketNotPrepared".into())));
+        let snapshot = l.balances.clone();
+        assert!(l.apply(me, &convert(0b0101, 11)).is_err());
+        l.balances = snapshot; // the relayer and the chain undo a reverted call this way
+        l.apply(me, &convert(0b0101, 4)).unwrap();
+        let held = |l: &Ledger, q: usize| [l.token_of(me, ids[q][0]), l.token_of(me, ids[q][1])];
+        let u = |n: u8| U256::from(n);
+        assert_eq!(held(&l, 0), [u(10), u(6)]);
+        assert_eq!(held(&l, 1), [u(14), u(10)]);
+        assert_eq!(held(&l, 2), [u(10), u(6)]);
+        assert_eq!(held(&l, 3), [u(14), u(10)]);
+        assert_eq!(l.collateral_of(me), u(4));
+        // Three questions' No: two units of collateral per unit.
+        l.apply(me, &convert(0b1011, 5)).unwrap();
+        assert_eq!(l.collateral_of(me), u(14));
+        assert_eq!(held(&l, 2), [u(15), u(6)]);
+        assert_eq!(held(&l, 0)[1], u(1));
+        // A zero amount is a no-op, as on the adapter.
+        let before: Vec<[U256; 2]> = (0..4).map(|q| held(&l, q)).collect();
+        let mut zero = convert(0b1, 1).data().to_vec();
+        zero[68..100].fill(0); // the amount word
+        l.apply(me, &Call::new(adapter, zero)).unwrap();
+        assert_eq!((0..4).map(|q| held(&l, q)).collect::<Vec<_>>(), before);
+        assert_eq!(l.collateral_of(me), u(14));
     }
 
     #[test]

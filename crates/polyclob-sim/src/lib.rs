@@ -189,6 +189,12 @@
 //!   batch's calls run on the ledger as the deposit wallet, all or none, and one that reverts is
 //!   refused with its reason without spending the nonce. A deposit wallet belongs to the first
 //!   owner that signs for it (the simulator does not require the factory's derived address).
+//!   `/submit`, the nonce and transaction routes also take a Relayer API key
+//!   ([`SimHandle::relayer_api_key`], sent as `RELAYER_API_KEY` / `RELAYER_API_KEY_ADDRESS`);
+//!   `WALLET-CREATE` deploys the signer's beacon deposit wallet once and `GET /deployed`
+//!   (`type=WALLET`) reports it; a `/submit` repeating an `Idempotency-Key` gets the first
+//!   executed answer (the same body) or `422` (another body). Whether the live `/submit`
+//!   honours that header is not documented.
 //! - Market (FOK/FAK) orders are matched for the share quantity they imply (`takerAmount` for
 //!   BUY, `makerAmount` for SELL) at the tick price recovered from the amounts.
 //! - A user's orders may match each other (no self-trade prevention).
@@ -212,7 +218,10 @@
 //!   counterparty: their side of a fill is minted or burned, and they have no positions.
 //! - Proxy/Safe makers must be the CREATE2 wallets of `POLY_ADDRESS` (the proxy factory only
 //!   on Polygon). POLY_1271 signatures are checked (the owner's ERC-7739 signature must recover
-//!   to `POLY_ADDRESS`); who owns a deposit wallet is not modelled.
+//!   to `POLY_ADDRESS`); who owns a deposit wallet is not modelled. An account marked with
+//!   [`SimHandle::set_deposit_wallet_only`] (as the exchange treats new API accounts) has its
+//!   EOA, proxy and Safe orders refused with `maker address not allowed, please use the
+//!   deposit wallet flow`.
 //! - `POLY_TIMESTAMP` is not checked for freshness (fixed-timestamp test vectors work).
 //! - GTD orders must expire more than 60 s ahead and are removed 60 s before their
 //!   expiration (the exchange's documented one-minute security threshold).

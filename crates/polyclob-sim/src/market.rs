@@ -205,6 +205,13 @@ impl MarketSpec {
         self.neg_risk
     }
 
+    /// The neg-risk group the market belongs to (Gamma `negRiskMarketID`, the Neg Risk
+    /// Adapter's market id), empty when none.
+    #[must_use]
+    pub fn neg_risk_market_id(&self) -> &str {
+        &self.neg_risk_market_id
+    }
+
     /// Whether the market settles position IDs on ExchangeV3.
     #[must_use]
     pub fn is_position_ids(&self) -> bool {

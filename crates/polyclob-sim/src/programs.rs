@@ -90,6 +90,30 @@ pub(crate) fn builder_auth(
     Ok(())
 }
 
+/// The relayer's check for its transaction routes, which take a builder key or a Relayer
+/// API key (`RELAYER_API_KEY` naming a key of this simulator and `RELAYER_API_KEY_ADDRESS`
+/// its owner): the caller's identity (the key), or the `401`.
+pub(crate) fn relayer_auth(
+    shared: &Shared,
+    ex: &Exchange,
+    parts: &Parts,
+    body: &[u8],
+) -> Result<String, Reject> {
+    let h = |k: &str| parts.headers.get(k).and_then(|v| v.to_str().ok());
+    if let Some(key) = h("relayer_api_key") {
+        let owner = h("relayer_api_key_address").and_then(|a| a.parse::<Address>().ok());
+        return match ex.programs.relayer_keys.get(key) {
+            Some(o) if Some(*o) == owner => Ok(key.to_owned()),
+            _ => Err(Reject::new(
+                StatusCode::UNAUTHORIZED,
+                "invalid relayer API key",
+            )),
+        };
+    }
+    builder_auth(shared, ex, parts, body)?;
+    Ok(h("poly_builder_api_key").unwrap_or_default().to_owned())
+}
+
 /// The relayer's session-signer routes: the body is checked like the deposit wallet checks
 /// the batch (owner signature over the `Batch` digest, the owner's next nonce, a deadline
 /// still ahead, a wallet no other owner signed for), then the signer is added or removed at
@@ -195,6 +219,8 @@ pub(crate) struct Programs {
     session_signers: HashMap<String, OwnerSigners>,
     /// The relayer's executed `WALLET` batches (relayer.rs).
     pub(crate) relayer: super::relayer::Relayer,
+    /// Relayer API keys → the address that owns each.
+    relayer_keys: HashMap<String, Address>,
 }
 
 /// A deposit wallet's session signers and the owner's next batch nonce, as the relayer
@@ -236,6 +262,15 @@ impl Programs {
             .or_default();
         rec.wallet = Some(wallet);
         rec.nonce += 1;
+    }
+
+    /// A Relayer API key of `owner`, made and kept on first request (deterministic per
+    /// address; the exchange makes them with Gamma auth, which the simulator does not serve).
+    pub(crate) fn relayer_key(&mut self, owner: Address) -> String {
+        let seed = alloy_primitives::keccak256(format!("polyclob-sim relayer key {owner:#x}"));
+        let key = super::rng::uuid_from(seed.as_slice());
+        self.relayer_keys.insert(key.clone(), owner);
+        key
     }
 
     fn fee(&self, code: &B256) -> (u32, u32) {
@@ -307,7 +342,7 @@ pub(crate) fn route(
                 ));
             };
             let ex = shared.ex();
-            if let Err(r) = builder_auth(shared, &ex, parts, body) {
+            if let Err(r) = relayer_auth(shared, &ex, parts, body) {
                 return Some(r.into_response());
             }
             let key = format!("{owner:#x}");
@@ -317,6 +352,7 @@ pub(crate) fn route(
         polyclob::clob::relayer::SUBMIT_PATH if m == Method::POST => {
             super::relayer::submit(shared, parts, body)
         }
+        polyclob::clob::relayer::DEPLOYED_PATH if get => super::relayer::deployed(shared, query),
         AUTHORIZATIONS | REVOCATIONS if m == Method::POST => {
             session_signer_batch(shared, parts, path == AUTHORIZATIONS, body)
         }

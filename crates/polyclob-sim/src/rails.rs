@@ -66,6 +66,8 @@ pub(crate) struct Rails {
     buckets: HashMap<(String, Bucket), TokenBucket>,
     post_only_until: Option<Instant>,
     closed_only: HashSet<String>,
+    /// Accounts whose CLOB orders must come from their deposit wallet (POLY_1271).
+    deposit_wallet_only: HashSet<String>,
     stats: RailStats,
 }
 
@@ -127,6 +129,18 @@ impl Rails {
 
     pub(crate) fn is_closed_only(&self, address: &str) -> bool {
         self.closed_only.contains(address)
+    }
+
+    pub(crate) fn set_deposit_wallet_only(&mut self, address: String, on: bool) {
+        if on {
+            self.deposit_wallet_only.insert(address);
+        } else {
+            self.deposit_wallet_only.remove(&address);
+        }
+    }
+
+    pub(crate) fn is_deposit_wallet_only(&self, address: &str) -> bool {
+        self.deposit_wallet_only.contains(address)
     }
 
     /// Meters `cost` tokens of `address`'s `bucket` for a request that arrived `at`: the

@@ -11,29 +11,42 @@
 //! batch with its reason and spends no nonce (the simulator's relayer simulates before it
 //! sends, so a failing batch never becomes a transaction). An accepted batch answers
 //! `STATE_NEW` and is `STATE_CONFIRMED` with a transaction hash on lookup.
+//!
+//! Also served: a builder key or a Relayer API key (`RELAYER_API_KEY` +
+//! `RELAYER_API_KEY_ADDRESS`) authenticates `/submit`, the nonce and transaction lookups;
+//! `WALLET-CREATE` deploys the signer's deposit wallet (the factory's beacon wallet of
+//! `from`), and `GET /deployed?address=…&type=WALLET` reports deployed wallets (created, or
+//! used by an executed batch). A `/submit` with an `Idempotency-Key` the same caller already
+//! used is answered with the first answer and not executed again (the same body), or refused
+//! with `422` (another body); only executed requests are remembered.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use alloy_primitives::{Address, U256};
+use alloy_primitives::{Address, B256, U256};
 use hyper::http::request::Parts;
 use hyper::{Response, StatusCode};
 use serde_json::{Value, json};
 
 use polyclob::clob::relayer::{DEPOSIT_WALLET_FACTORY, MAX_METADATA_LEN, WalletBatch};
 use polyclob::onchain::Call;
+use polyclob::sign::wallet::derive_deposit_wallets;
 
 use super::rest::ok;
-use super::server::{Shared, error_response};
+use super::server::{Reject, Shared, error_response};
 
 type Resp = Response<http_body_util::Full<bytes::Bytes>>;
 
 /// The most calls one batch may carry here (a bound on the work one request makes).
 const MAX_CALLS: usize = 64;
 
-/// Executed relayer transactions by id: the chain transaction's hash.
+/// Executed relayer transactions by id: the chain transaction's hash; deployed deposit
+/// wallets; the answers of idempotent submits.
 #[derive(Debug, Default)]
 pub(crate) struct Relayer {
     done: HashMap<String, String>,
+    deployed: HashSet<Address>,
+    /// (caller, `Idempotency-Key`) → (keccak of the body, the answer).
+    answered: HashMap<(String, String), (B256, Value)>,
 }
 
 fn bad(message: &str) -> Resp {
@@ -106,43 +119,119 @@ fn parse(v: &Value) -> Result<(Address, WalletBatch, polyclob::sign::Signature),
 
 /// `POST /submit`.
 pub(crate) fn submit(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
-    if let Err(r) = super::programs::builder_auth(shared, &shared.ex(), parts, body) {
-        return r.into_response();
+    let caller = match super::programs::relayer_auth(shared, &shared.ex(), parts, body) {
+        Ok(c) => c,
+        Err(r) => return r.into_response(),
+    };
+    let key = parts
+        .headers
+        .get("idempotency-key")
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|k| !k.is_empty())
+        .map(|k| (caller, k.to_owned()));
+    let hash = alloy_primitives::keccak256(body);
+    if let Some(k) = &key {
+        if let Some((seen, answer)) = shared.ex().programs.relayer.answered.get(k) {
+            return if *seen == hash {
+                ok(answer)
+            } else {
+                error_response(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "Idempotency-Key was used with another request body",
+                )
+            };
+        }
     }
     let Ok(v) = serde_json::from_slice::<Value>(body) else {
         return bad("Invalid payload: expected a JSON object");
     };
-    let (from, batch, sig) = match parse(&v) {
-        Ok(p) => p,
-        Err(m) => return bad(&m),
+    let answer = if v.get("type").and_then(Value::as_str) == Some("WALLET-CREATE") {
+        wallet_create(shared, &v, hash)
+    } else {
+        wallet_batch(shared, &v, body)
     };
+    match answer {
+        Ok(a) => {
+            if let Some(k) = key {
+                shared
+                    .ex()
+                    .programs
+                    .relayer
+                    .answered
+                    .insert(k, (hash, a.clone()));
+            }
+            ok(&a)
+        }
+        Err(r) => r.into_response(),
+    }
+}
+
+/// `WALLET-CREATE`: deploys `from`'s deposit wallet (the factory's beacon wallet).
+fn wallet_create(shared: &Shared, v: &Value, seed: B256) -> Result<Value, Reject> {
+    let text = |k: &str| v.get(k).and_then(Value::as_str);
+    let from = text("from")
+        .and_then(|s| s.parse::<Address>().ok())
+        .ok_or_else(|| Reject::bad("Invalid payload: from must be an address"))?;
+    if text("to").and_then(|s| s.parse::<Address>().ok()) != Some(DEPOSIT_WALLET_FACTORY) {
+        return Err(Reject::bad(
+            "Invalid payload: to must be the deposit wallet factory",
+        ));
+    }
+    if text("metadata").unwrap_or_default().chars().count() > MAX_METADATA_LEN {
+        return Err(Reject::bad(format!(
+            "Invalid payload: metadata is longer than {MAX_METADATA_LEN} characters"
+        )));
+    }
+    let wallet = derive_deposit_wallets(from)[1];
+    let mut ex = shared.ex();
+    if !ex.programs.relayer.deployed.insert(wallet) {
+        return Err(Reject::bad(format!(
+            "deposit wallet {wallet} is already deployed"
+        )));
+    }
+    let id = super::rng::uuid_from(seed.as_slice());
+    let hash = format!("{:#x}", alloy_primitives::keccak256(id.as_bytes()));
+    ex.programs.relayer.done.insert(id.clone(), hash);
+    Ok(json!({"transactionID": id, "state": "STATE_NEW"}))
+}
+
+/// A `WALLET` batch: checked, then run on the ledger as the wallet, all or none.
+fn wallet_batch(shared: &Shared, v: &Value, body: &[u8]) -> Result<Value, Reject> {
+    let (from, batch, sig) = parse(v).map_err(Reject::bad)?;
     let digest = batch.digest(shared.chain);
     match polyclob::sign::eip712::recover_address(&digest.0, &sig) {
         Ok(signer) if signer == from => {}
-        _ => return bad("invalid signature: the batch is not signed by `from`"),
+        _ => {
+            return Err(Reject::bad(
+                "invalid signature: the batch is not signed by `from`",
+            ));
+        }
     }
     if batch.deadline <= super::state::now_s() {
-        return bad("the batch deadline has passed");
+        return Err(Reject::bad("the batch deadline has passed"));
     }
     let mut ex = shared.ex();
     let Some(next) = ex.programs.wallet_owner_nonce(from, batch.wallet) else {
-        return bad("the signature is not the deposit wallet owner's");
+        return Err(Reject::bad(
+            "the signature is not the deposit wallet owner's",
+        ));
     };
     if U256::from(next) != batch.nonce {
-        return bad(&format!(
+        return Err(Reject::bad(format!(
             "batch nonce {} does not match on-chain nonce {next}",
             batch.nonce
-        ));
+        )));
     }
     let ledger = ex.ledger_mut();
     let snapshot = ledger.balances.clone();
     for (i, call) in batch.calls.iter().enumerate() {
         if let Err(r) = ledger.apply(batch.wallet, call) {
             ledger.balances = snapshot;
-            return bad(&format!(
+            return Err(Reject::bad(format!(
                 "transaction simulation failed: call {i} reverted: {}",
                 r.0
-            ));
+            )));
         }
     }
     ex.programs.spend_wallet_nonce(from, batch.wallet);
@@ -150,13 +239,27 @@ pub(crate) fn submit(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
     let id = super::rng::uuid_from(seed.as_slice());
     let hash = format!("{:#x}", alloy_primitives::keccak256(sig.to_hex_string()));
     ex.programs.relayer.done.insert(id.clone(), hash);
-    ok(&json!({"transactionID": id, "state": "STATE_NEW"}))
+    ex.programs.relayer.deployed.insert(batch.wallet);
+    Ok(json!({"transactionID": id, "state": "STATE_NEW"}))
+}
+
+/// `GET /deployed?address=…&type=WALLET`: public, as the SDK calls it without a key.
+pub(crate) fn deployed(shared: &Shared, query: &[(String, String)]) -> Resp {
+    let Some(wallet) = super::rest::q(query, "address").and_then(|a| a.parse::<Address>().ok())
+    else {
+        return bad("address is required");
+    };
+    if super::rest::q(query, "type") != Some("WALLET") {
+        return bad("the simulator's relayer tracks deposit wallets only: type=WALLET");
+    }
+    let deployed = shared.ex().programs.relayer.deployed.contains(&wallet);
+    ok(&json!({ "deployed": deployed }))
 }
 
 /// `GET /v1/account/transactions/{id}`.
 pub(crate) fn transaction(shared: &Shared, parts: &Parts, id: &str) -> Resp {
     let ex = shared.ex();
-    if let Err(r) = super::programs::builder_auth(shared, &ex, parts, b"") {
+    if let Err(r) = super::programs::relayer_auth(shared, &ex, parts, b"") {
         return r.into_response();
     }
     match ex.programs.relayer.done.get(id) {

@@ -685,6 +685,26 @@ impl SimHandle {
             .set_closed_only(normalize_address(address), on);
     }
 
+    /// Makes an address trade from its deposit wallet only (`on`), as the exchange treats new
+    /// API accounts: its CLOB orders with an EOA, proxy or Safe maker (signature types 0, 1,
+    /// 2) are refused with `400 {"error":"maker address not allowed, please use the deposit
+    /// wallet flow"}`; POLY_1271 orders from its deposit wallet are taken. Default is off for
+    /// every address.
+    pub fn set_deposit_wallet_only(&self, address: &str, on: bool) {
+        self.shared
+            .rails()
+            .set_deposit_wallet_only(normalize_address(address), on);
+    }
+
+    /// A Relayer API key of `owner` for the simulator's relayer routes, sent as
+    /// `RELAYER_API_KEY` with `RELAYER_API_KEY_ADDRESS` = `owner` (the same key every time for
+    /// one address). On the exchange these keys are made on polymarket.com (Settings → API
+    /// Keys → Relayer API Keys).
+    #[must_use]
+    pub fn relayer_api_key(&self, owner: alloy_primitives::Address) -> String {
+        self.shared.ex().programs.relayer_key(owner)
+    }
+
     /// What the trading rails did so far (admitted, rate-limited, warned, post-only refusals).
     #[must_use]
     pub fn rail_stats(&self) -> super::rails::RailStats {

@@ -291,3 +291,93 @@ fn a_refused_post_is_rejected_and_a_lost_answer_stays_submitted() {
         )
     );
 }
+
+/// A trade of our taker order `order` (BUY `size` of `ASSET`).
+fn trade_of(order: &str, id: &str, status: &str, size: &str) -> Trade {
+    serde_json::from_str(&format!(
+        r#"{{"id":"{id}","taker_order_id":"{order}","asset_id":"{ASSET}","side":"BUY","size":"{size}","price":"0.5","status":"{status}","maker_orders":[{{"order_id":"0xother","matched_amount":"{size}","price":"0.5","asset_id":"{ASSET}","maker_address":"0xsomeone"}}]}}"#
+    ))
+    .unwrap()
+}
+
+#[test]
+fn settled_history_is_bounded_and_late_duplicates_never_count_again() {
+    let mut t = Tracker::new().retain(2);
+    // A resting order with many fills: it stays, its old trades are folded into it.
+    let big: OpenOrder = serde_json::from_str(&format!(
+        r#"{{"id":"big","status":"LIVE","asset_id":"{ASSET}","market":"0xm","side":"BUY","original_size":"100","size_matched":"0","price":"0.5","created_at":100}}"#
+    ))
+    .unwrap();
+    t.on_order(&big);
+    // Six orders filled and settled, one failed trade, and the big order's five fills.
+    for i in 0..6 {
+        let id = format!("o{i}");
+        t.on_order(&order_json(&id, "MATCHED", "10"));
+        t.on_trade(&trade_of(&id, &format!("t{i}"), "MATCHED", "10"));
+        t.on_trade(&trade_of(&id, &format!("t{i}"), "CONFIRMED", "10"));
+    }
+    t.on_order(&order_json("ghost", "MATCHED", "10"));
+    t.on_trade(&trade_of("ghost", "tg", "FAILED", "10"));
+    for i in 0..5 {
+        t.on_trade(&trade_of("big", &format!("b{i}"), "CONFIRMED", "2"));
+    }
+    // One trade still settling is kept whatever the bound.
+    t.on_order(&order_json("open", "MATCHED", "10"));
+    t.on_trade(&trade_of("open", "tp", "MATCHED", "10"));
+    let events = t.take_events();
+    assert_eq!(fills(&events), 6 + 5 + 1, "{events:?}");
+
+    assert!(t.trades.len() <= 3, "{} trades kept", t.trades.len());
+    assert!(t.orders.len() <= 4, "{:?}", t.orders.keys());
+    assert!(t.order("big").is_some() && t.order("open").is_some());
+    assert!(
+        t.order("o0").is_none(),
+        "the oldest settled order is forgotten"
+    );
+    let p = t.position(ASSET).unwrap();
+    assert_eq!(p.held(), Some("70".parse().unwrap()));
+    assert_eq!(p.pending_buy, "10".parse().unwrap());
+    let s = t.settlement("big");
+    assert_eq!(s.confirmed, "10".parse().unwrap());
+    assert_eq!(t.order("big").unwrap().state, OrderState::PartiallyMatched);
+
+    // Everything again, late and twice: nothing new is counted or announced, and forgotten
+    // orders do not come back.
+    for _ in 0..2 {
+        for i in 0..6 {
+            let id = format!("o{i}");
+            t.on_order(&order_json(&id, "MATCHED", "10"));
+            for status in ["MATCHED", "MINED", "CONFIRMED"] {
+                t.on_trade(&trade_of(&id, &format!("t{i}"), status, "10"));
+            }
+        }
+        t.on_trade(&trade_of("ghost", "tg", "CONFIRMED", "10"));
+        for i in 0..5 {
+            t.on_trade(&trade_of("big", &format!("b{i}"), "CONFIRMED", "2"));
+        }
+    }
+    assert_eq!(fills(&t.take_events()), 0);
+    assert!(t.order("o0").is_none());
+    assert_eq!(
+        t.position(ASSET).unwrap().held(),
+        Some("70".parse().unwrap())
+    );
+    assert_eq!(t.settlement("big").confirmed, "10".parse().unwrap());
+    assert!(t.trades.len() <= 3 && t.orders.len() <= 4);
+
+    // The settling trade confirms: counted once, then it may be forgotten too.
+    t.on_trade(&trade_of("open", "tp", "CONFIRMED", "10"));
+    t.on_trade(&trade_of("open", "tp", "CONFIRMED", "10"));
+    assert_eq!(
+        t.position(ASSET).unwrap().held(),
+        Some("80".parse().unwrap())
+    );
+    // A genuinely new fill of a kept order still counts.
+    t.on_trade(&trade_of("big", "b5", "CONFIRMED", "2"));
+    assert_eq!(
+        t.position(ASSET).unwrap().held(),
+        Some("82".parse().unwrap())
+    );
+    assert_eq!(t.settlement("big").confirmed, "12".parse().unwrap());
+    assert!(t.trades.len() <= 2, "{}", t.trades.len());
+}

@@ -10,7 +10,7 @@ use crate::types::{Protocol, ProtocolError, Side, TickSize};
 
 /// One price level.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-pub struct Level {
+pub struct BookLevel {
     /// Price.
     #[serde(deserialize_with = "lenient::price")]
     pub price: Price,
@@ -19,12 +19,12 @@ pub struct Level {
     pub size: Size,
 }
 
-/// `GET /book`: one token's book. Levels are as the server sends them (worst first); a
+/// `GET /book`: one token's book. BookLevels are as the server sends them (worst first); a
 /// malformed level is skipped and counted in [`skipped_levels`](Self::skipped_levels)
 /// instead of failing the book.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[non_exhaustive]
-pub struct Book {
+pub struct BookSummary {
     /// Condition id.
     #[serde(default, deserialize_with = "lenient::string")]
     pub market: String,
@@ -34,15 +34,15 @@ pub struct Book {
     /// Server timestamp in milliseconds.
     #[serde(default, deserialize_with = "lenient::u64_lenient")]
     pub timestamp: u64,
-    /// Book hash.
+    /// BookSummary hash.
     #[serde(default, deserialize_with = "lenient::string")]
     pub hash: String,
     /// Bids, worst (lowest) first.
     #[serde(default, deserialize_with = "levels")]
-    pub bids: Levels,
+    pub bids: BookLevels,
     /// Asks, worst (highest) first.
     #[serde(default, deserialize_with = "levels")]
-    pub asks: Levels,
+    pub asks: BookLevels,
     /// Smallest accepted order.
     #[serde(default, deserialize_with = "lenient::size_opt")]
     pub min_order_size: Option<Size>,
@@ -63,21 +63,21 @@ pub struct Book {
 
 /// The levels of one side plus how many malformed levels were dropped.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Levels {
+pub struct BookLevels {
     /// Decoded levels, in server order.
-    pub levels: Vec<Level>,
-    /// Levels that could not be decoded.
+    pub levels: Vec<BookLevel>,
+    /// BookLevels that could not be decoded.
     pub skipped: u32,
 }
 
-impl core::ops::Deref for Levels {
-    type Target = [Level];
-    fn deref(&self) -> &[Level] {
+impl core::ops::Deref for BookLevels {
+    type Target = [BookLevel];
+    fn deref(&self) -> &[BookLevel] {
         &self.levels
     }
 }
 
-impl Book {
+impl BookSummary {
     /// The book's protocol: V2 for `"version":"v2"`, CTF when `version` is absent.
     ///
     /// # Errors
@@ -114,35 +114,35 @@ impl Book {
 
     /// The best bid (the last of the worst-first bids, or the highest if unordered).
     #[must_use]
-    pub fn best_bid(&self) -> Option<Level> {
+    pub fn best_bid(&self) -> Option<BookLevel> {
         self.bids.iter().copied().max_by_key(|l| l.price)
     }
 
     /// The best ask.
     #[must_use]
-    pub fn best_ask(&self) -> Option<Level> {
+    pub fn best_ask(&self) -> Option<BookLevel> {
         self.asks.iter().copied().min_by_key(|l| l.price)
     }
 }
 
-fn levels<'de, D: Deserializer<'de>>(d: D) -> Result<Levels, D::Error> {
+fn levels<'de, D: Deserializer<'de>>(d: D) -> Result<BookLevels, D::Error> {
     struct V;
     impl<'de> Visitor<'de> for V {
-        type Value = Levels;
+        type Value = BookLevels;
         fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
             f.write_str("a list of levels")
         }
-        fn visit_unit<E>(self) -> Result<Levels, E> {
-            Ok(Levels::default())
+        fn visit_unit<E>(self) -> Result<BookLevels, E> {
+            Ok(BookLevels::default())
         }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Levels, A::Error> {
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<BookLevels, A::Error> {
             #[derive(Deserialize)]
             #[serde(untagged)]
             enum Maybe {
-                Ok(Level),
+                Ok(BookLevel),
                 Bad(IgnoredAny),
             }
-            let mut out = Levels {
+            let mut out = BookLevels {
                 levels: Vec::with_capacity(seq.size_hint().unwrap_or(16)),
                 skipped: 0,
             };
@@ -161,7 +161,7 @@ fn levels<'de, D: Deserializer<'de>>(d: D) -> Result<Levels, D::Error> {
 /// `GET /last-trade-price` and each row of `POST /last-trades-prices`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[non_exhaustive]
-pub struct LastTrade {
+pub struct LastTradeInfo {
     /// Token id (batch form only).
     #[serde(default, deserialize_with = "lenient::string")]
     pub token_id: String,
@@ -238,7 +238,7 @@ mod tests {
 
     #[test]
     fn one_bad_level_does_not_fail_the_book() {
-        let b: Book = serde_json::from_str(
+        let b: BookSummary = serde_json::from_str(
             r#"{"market":"0xc","asset_id":"1","timestamp":"1700000000123","hash":"h",
             "bids":[{"price":"0.1","size":"5"},{"price":"x","size":"1"},{"price":"0.2","size":"7.5"}],
             "asks":[{"price":"0.9","size":"1"},"junk"],"tick_size":"0.01","neg_risk":false,"min_order_size":"5"}"#,

@@ -1,4 +1,4 @@
-//! Book hashes of a mixed exchange: Protocol V2 books carry
+//! BookSummary hashes of a mixed exchange: Protocol V2 books carry
 //! `"version":"v2"` and the hash covers it; snapshots that omit `tick_size` or
 //! `last_trade_price` are hashed with the market's current values; a corrupted snapshot is
 //! still flagged. Checked against the real captures in `shared/fixtures` (skipped with a notice
@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use polyclob::book::{BookManager, BookMeta, BookState, HashStatus, Outcome, book_hash};
-use polyclob::clob::types::Book;
+use polyclob::clob::types::BookSummary;
 use polyclob::fixed::{Price, Size};
 use polyclob::types::{Protocol, TickSize};
 use serde_json::Value;
@@ -116,7 +116,7 @@ fn captured_rest_book_verifies_with_its_own_meta() {
     else {
         return;
     };
-    let book: Book = serde_json::from_str(&text).expect("book");
+    let book: BookSummary = serde_json::from_str(&text).expect("book");
     assert_eq!(book.protocol(), Ok(Protocol::Ctf));
     let meta = book.book_meta().unwrap();
     let h = book_hash(&text, meta, &mut Vec::new()).unwrap();
@@ -178,7 +178,7 @@ fn vectors_verify_and_corruption_is_flagged() {
         );
         // Decoded views expose the version as sent.
         let decoded = polyclob::decode::decode(frame).next().unwrap().unwrap();
-        let polyclob::decode::Event::Book(b) = decoded else {
+        let polyclob::decode::EventView::Book(b) = decoded else {
             panic!("{name}: not a book")
         };
         assert_eq!(
@@ -230,13 +230,13 @@ fn vectors_verify_and_corruption_is_flagged() {
 /// A REST book exposes its version and refuses an unknown one with a typed error.
 #[test]
 fn rest_book_version() {
-    let v2: Book = serde_json::from_str(
+    let v2: BookSummary = serde_json::from_str(
         r#"{"market":"0x01","asset_id":"1","timestamp":"5","hash":"","bids":[],"asks":[],"version":"v2"}"#,
     )
     .unwrap();
     assert_eq!(v2.version, "v2");
     assert_eq!(v2.protocol(), Ok(Protocol::V2));
-    let odd: Book = serde_json::from_str(r#"{"version":"v7"}"#).unwrap();
+    let odd: BookSummary = serde_json::from_str(r#"{"version":"v7"}"#).unwrap();
     assert!(odd.protocol().is_err());
     assert!(odd.book_meta().is_err());
 }

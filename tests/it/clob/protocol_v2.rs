@@ -7,7 +7,7 @@ use crate::support::mock_clob::{MockClob, Reply, auth_verifier, verify_order};
 use polyclob::U256;
 use polyclob::clob::types::AssetKind;
 use polyclob::clob::{Client, Credentials, OrderFilter};
-use polyclob::gamma::{ContextError, Market};
+use polyclob::gamma::{ContextError, GammaMarket};
 use polyclob::order::{LimitOrder, MarketOrder, OrderSigner, TokenId};
 use polyclob::sign::Signer;
 use polyclob::sign::wallet::Wallet;
@@ -246,7 +246,7 @@ async fn unknown_clob_version_is_a_typed_error() {
 #[test]
 fn gamma_markets_pick_ids_and_refuse_unknown_versions() {
     let (cond, yes, no) = v2_market();
-    let m: Market = serde_json::from_str(&format!(
+    let m: GammaMarket = serde_json::from_str(&format!(
         r#"{{"conditionId":"{cond}","version":"v2","positionIds":["{yes}","{no}"],
             "clobTokenIds":"[\"1\",\"2\"]","outcomes":"[\"Yes\",\"No\"]","orderPriceMinTickSize":0.01,
             "resolutionStatus":"active"}}"#
@@ -264,7 +264,7 @@ fn gamma_markets_pick_ids_and_refuse_unknown_versions() {
     assert_eq!(m.resolution_status, "active");
     assert_eq!(m.condition().unwrap().protocol(), Protocol::V2);
 
-    let unknown: Market = serde_json::from_str(
+    let unknown: GammaMarket = serde_json::from_str(
         r#"{"version":"v3","clobTokenIds":"[\"1\"]","orderPriceMinTickSize":0.01}"#,
     )
     .unwrap();
@@ -273,7 +273,7 @@ fn gamma_markets_pick_ids_and_refuse_unknown_versions() {
         Err(ContextError::Protocol(ProtocolError::UnknownVersion(v))) if v == "v3"
     ));
     // No version beside `positionIds`: nothing says which list to trade.
-    let bare: Market = serde_json::from_str(&format!(
+    let bare: GammaMarket = serde_json::from_str(&format!(
         r#"{{"positionIds":["{yes}"],"orderPriceMinTickSize":0.01}}"#
     ))
     .unwrap();

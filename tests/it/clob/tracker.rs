@@ -108,7 +108,7 @@ impl Bot {
 }
 
 /// The best price a taker on `side` meets (levels come worst first: the last is the best).
-fn best(book: &polyclob::clob::types::Book, side: Side) -> Price {
+fn best(book: &polyclob::clob::types::BookSummary, side: Side) -> Price {
     let levels = match side {
         Side::Buy => &book.asks.levels,
         Side::Sell => &book.bids.levels,
@@ -117,7 +117,7 @@ fn best(book: &polyclob::clob::types::Book, side: Side) -> Price {
 }
 
 /// A limit three ticks (0.01) through the best price: the order sweeps levels and fills whole.
-fn through(book: &polyclob::clob::types::Book, side: Side) -> Price {
+fn through(book: &polyclob::clob::types::BookSummary, side: Side) -> Price {
     let p = best(book, side).as_micros();
     Price::new(match side {
         Side::Buy => p + 30_000,

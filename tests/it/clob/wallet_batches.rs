@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use alloy_primitives::{Address, U256};
-use polyclob::clob::relayer::{RelayerRefusal, RelayerState, WalletBatch};
+use polyclob::clob::relayer::{RelayerApiKey, RelayerRefusal, RelayerState, WalletBatch};
 use polyclob::clob::{Client, Credentials};
 use polyclob::fixed::Size;
 use polyclob::onchain::{Call, Settler, erc20, erc1155};
@@ -180,6 +180,27 @@ fn bad_batches_are_refused_before_signing() {
     }
 }
 
+/// `POST /submit` with a Relayer API key's headers and an optional `Idempotency-Key`, as a
+/// client that sends nothing else would: the status and the body.
+async fn raw_submit(
+    host: &str,
+    key: &RelayerApiKey,
+    body: &[u8],
+    idempotency_key: Option<&str>,
+) -> (u16, String) {
+    let mut rb = crate::support::sim::http_client()
+        .post(format!("{host}/submit"))
+        .header("RELAYER_API_KEY", key.key())
+        .header("RELAYER_API_KEY_ADDRESS", key.address().to_checksum(None))
+        .header("content-type", "application/json")
+        .body(body.to_vec());
+    if let Some(k) = idempotency_key {
+        rb = rb.header("Idempotency-Key", k);
+    }
+    let resp = rb.send().await.unwrap();
+    (resp.status().as_u16(), resp.text().await.unwrap())
+}
+
 fn usd(n: u64) -> U256 {
     U256::from(n) * U256::from(1_000_000u64)
 }
@@ -195,8 +216,13 @@ struct Rig {
 
 impl Rig {
     async fn new() -> Self {
+        Self::with_markets(MarketSpec::defaults()).await
+    }
+
+    async fn with_markets(markets: Vec<MarketSpec>) -> Self {
         let sim = Simulator::builder()
             .seed(9)
+            .markets(markets)
             .onchain(true)
             .start()
             .await
@@ -353,29 +379,33 @@ async fn the_simulators_relayer_refuses_as_the_relayer_does() {
     assert_eq!(r.held(&tokens), [usd(5), usd(5)]);
     assert_eq!(r.nonce().await, U256::ONE);
 
-    // A signed batch executes once: posting it again is refused with the relayer's nonce
-    // message, and nothing moves (the safe retry of a lost answer).
+    // A signed batch executes once. Posted again (the retry of a lost answer) it carries the
+    // same Idempotency-Key and is answered with the first answer; nothing moves.
     let deadline = now_s() + 600;
     let once = WalletBatch::new(r.wallet, vec![split.clone()], U256::ONE, deadline)
         .sign(&r.owner, Chain::Polygon)
         .unwrap();
-    r.client
+    let first = r
+        .client
         .submit_wallet_batch(&host, &r.builder, &once)
         .await
         .unwrap();
     assert_eq!(r.held(&tokens), [usd(10), usd(10)]);
-    let e = r
+    let again = r
         .client
         .submit_wallet_batch(&host, &r.builder, &once)
         .await
-        .unwrap_err();
-    assert_eq!(
-        RelayerRefusal::of(&e),
-        Some(RelayerRefusal::NonceMismatch {
-            submitted: U256::ONE,
-            on_chain: U256::from(2u8)
-        }),
-        "{e}"
+        .unwrap();
+    assert_eq!(again, first);
+    assert_eq!(r.held(&tokens), [usd(10), usd(10)]);
+    assert_eq!(r.nonce().await, U256::from(2u8));
+    // Without the key (a relayer that ignores it) the repeat is refused by its spent nonce.
+    let key = RelayerApiKey::new(r.sim.relayer_api_key(r.owner.address()), r.owner.address());
+    let (status, text) = raw_submit(&host, &key, &once.body, None).await;
+    assert_eq!(status, 400, "{text}");
+    assert!(
+        text.contains("batch nonce 1 does not match on-chain nonce 2"),
+        "{text}"
     );
     assert_eq!(r.held(&tokens), [usd(10), usd(10)]);
     // A nonce ahead of the wallet's is refused too.
@@ -462,4 +492,228 @@ async fn the_simulators_relayer_refuses_as_the_relayer_does() {
         .unwrap_err();
     assert_eq!(e.status(), Some(404));
     assert_eq!(r.held(&tokens), [usd(10), usd(10)]);
+}
+
+/// Neg-risk conversion as a `WALLET` batch: the deposit wallet splits each question of a
+/// four-question neg-risk group, approves the Neg Risk Adapter and converts No of questions
+/// {0, 2}; the simulator's relayer moves the positions as the adapter does (its fee aside).
+#[tokio::test]
+async fn deposit_wallet_converts_neg_risk_positions_through_the_relayer() {
+    let r = Rig::with_markets(MarketSpec::generate(10)).await;
+    let group: Vec<MarketSpec> = r
+        .sim
+        .markets()
+        .into_iter()
+        .filter(|m| m.is_neg_risk())
+        .collect();
+    assert_eq!(group.len(), 4);
+    let market_id = group[0].neg_risk_market_id().parse().unwrap();
+    assert!(
+        group
+            .iter()
+            .all(|m| m.neg_risk_market_id() == group[0].neg_risk_market_id())
+    );
+    let tokens: Vec<[U256; 2]> = group
+        .iter()
+        .map(|m| m.tokens().clone().map(|t| t.token_id().parse().unwrap()))
+        .collect();
+    let mut calls = r.settler.approval_calls_for(Protocol::Ctf).await.unwrap();
+    for m in &group {
+        let cond: ConditionId = m.condition_id().parse().unwrap();
+        calls.push(
+            r.settler
+                .split_call(cond, Size::from_micros(10_000_000), true)
+                .unwrap(),
+        );
+    }
+    r.run(calls).await.unwrap();
+    assert_eq!(r.pusd(), usd(60));
+
+    let adapter = contracts(Chain::Polygon, ExchangeVersion::V2)
+        .neg_risk_adapter
+        .unwrap();
+    let convert = r
+        .settler
+        .convert_neg_risk_call(
+            market_id,
+            U256::from(0b0101u8),
+            Size::from_micros(4_000_000),
+        )
+        .unwrap();
+    // Without the adapter's ERC-1155 approval the conversion reverts: nothing moves.
+    let e = r.run(vec![convert.clone()]).await.unwrap_err();
+    assert!(e.message().unwrap().contains("NotApprovedForAll"), "{e}");
+    let approve = erc1155::set_approval_for_all(
+        contracts(Chain::Polygon, ExchangeVersion::V2).conditional_tokens,
+        adapter,
+        true,
+    )
+    .unwrap();
+    assert_eq!(
+        r.run(vec![approve, convert]).await.unwrap(),
+        RelayerState::Confirmed
+    );
+    // No of 0 and 2 went; Yes of 1 and 3 came; one pUSD per share converted, (2 − 1) × 4.
+    let held: Vec<[U256; 2]> = tokens.iter().map(|t| r.held(t)).collect();
+    assert_eq!(
+        held,
+        vec![
+            [usd(10), usd(6)],
+            [usd(14), usd(10)],
+            [usd(10), usd(6)],
+            [usd(14), usd(10)],
+        ]
+    );
+    assert_eq!(r.pusd(), usd(64));
+    // An index set beyond the group's four questions is refused whole, as the adapter does.
+    let beyond = r
+        .settler
+        .convert_neg_risk_call(
+            market_id,
+            U256::from(0b1_0001u8),
+            Size::from_micros(1_000_000),
+        )
+        .unwrap();
+    let e = r.run(vec![beyond]).await.unwrap_err();
+    assert!(e.message().unwrap().contains("InvalidIndexSet"), "{e}");
+    assert_eq!(r.pusd(), usd(64));
+}
+
+/// The relayer's other rules: a Relayer API key authenticates like a builder key (and a key
+/// named for another address does not); an `Idempotency-Key` replays the first answer of its
+/// body and refuses another body; `WALLET-CREATE` deploys the key's beacon deposit wallet
+/// once, with the body the official SDK sends.
+#[tokio::test]
+async fn relayer_keys_idempotency_and_wallet_creation() {
+    let r = Rig::new().await;
+    let host = r.sim.http_url();
+    let me = r.owner.address();
+    let key = RelayerApiKey::new(r.sim.relayer_api_key(me), me);
+    assert!(!format!("{key:?}").contains(key.key()), "{key:?}");
+
+    // The nonce, a batch and its lookup with the Relayer API key.
+    assert_eq!(
+        r.client
+            .relayer_wallet_nonce(&host, &key, me)
+            .await
+            .unwrap(),
+        U256::ZERO
+    );
+    let approvals = r.settler.approval_calls_for(Protocol::Ctf).await.unwrap();
+    let t = r
+        .client
+        .execute_wallet_batch(&host, &key, r.wallet, approvals, "approve")
+        .await
+        .unwrap();
+    let looked = r
+        .client
+        .relayer_transaction(&host, &key, &t.transaction_id)
+        .await
+        .unwrap();
+    assert_eq!(looked.state, RelayerState::Confirmed);
+    // A key presented for another address, or an unknown key: 401, and no secret in the error.
+    let other = RelayerApiKey::new(key.key(), Address::repeat_byte(7));
+    let e = r
+        .client
+        .relayer_wallet_nonce(&host, &other, me)
+        .await
+        .unwrap_err();
+    assert_eq!(e.status(), Some(401));
+    assert!(!format!("{e} {e:?}").contains(key.key()), "{e:?}");
+    let made_up = RelayerApiKey::new("not-a-key", me);
+    let e = r
+        .client
+        .relayer_wallet_nonce(&host, &made_up, me)
+        .await
+        .unwrap_err();
+    assert_eq!(e.status(), Some(401));
+
+    // Idempotency: the first answer of a key is replayed for the same body, once executed.
+    let (cond, tokens, _) = market(&r.sim, false);
+    let split = |n: u64| {
+        r.settler
+            .split_call(cond, Size::from_micros(n * 1_000_000), false)
+            .unwrap()
+    };
+    let deadline = now_s() + 600;
+    let b1 = WalletBatch::new(r.wallet, vec![split(3)], U256::ONE, deadline)
+        .sign(&r.owner, Chain::Polygon)
+        .unwrap();
+    let (status, first) = raw_submit(&host, &key, &b1.body, Some("op-1")).await;
+    assert_eq!(status, 200, "{first}");
+    let (status, again) = raw_submit(&host, &key, &b1.body, Some("op-1")).await;
+    assert_eq!((status, &again), (200, &first));
+    assert_eq!(r.held(&tokens), [usd(3), usd(3)]);
+    let b2 = WalletBatch::new(r.wallet, vec![split(4)], U256::from(2u8), deadline)
+        .sign(&r.owner, Chain::Polygon)
+        .unwrap();
+    let (status, text) = raw_submit(&host, &key, &b2.body, Some("op-1")).await;
+    assert_eq!(status, 422, "{text}");
+    assert_eq!(r.held(&tokens), [usd(3), usd(3)]);
+    // A refused request is not remembered: fixed, the same key goes through.
+    let (status, _) = raw_submit(&host, &key, &b1.body, Some("op-2")).await;
+    assert_eq!(status, 400); // nonce 1 is spent
+    let (status, text) = raw_submit(&host, &key, &b2.body, Some("op-2")).await;
+    assert_eq!(status, 200, "{text}");
+    assert_eq!(r.held(&tokens), [usd(7), usd(7)]);
+
+    // WALLET-CREATE: the body and headers are the official SDK's (known answers), and the
+    // simulator's relayer deploys the key's beacon wallet once.
+    let text = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/wallet_batch_vectors.json"
+    ));
+    let doc: Value = serde_json::from_str(text).unwrap();
+    let b = &doc["builder"];
+    let hmac = HmacKey::from_base64url(s(&b["secret"])).unwrap();
+    let vector_key = &doc["relayer_key"];
+    for v in doc["wallet_create"].as_array().unwrap() {
+        let owner: Address = s(&v["owner"]).parse().unwrap();
+        let body = polyclob::clob::relayer::wallet_create_body(owner, s(&v["metadata"])).unwrap();
+        assert_eq!(std::str::from_utf8(&body).unwrap(), s(&v["body"]));
+        assert_eq!((s(&v["method"]), s(&v["path"])), ("POST", "/submit"));
+        let h = &v["headers"];
+        if let Some(sig) = h.get("poly_builder_signature") {
+            let ts = b["time"].as_u64().unwrap();
+            assert_eq!(hmac.sign(ts, "POST", "/submit", &body).as_str(), s(sig));
+        } else {
+            let k = RelayerApiKey::new(
+                s(&vector_key["key"]),
+                s(&vector_key["address"]).parse().unwrap(),
+            );
+            assert_eq!(s(&h["relayer_api_key"]), k.key());
+            assert_eq!(
+                s(&h["relayer_api_key_address"]),
+                k.address().to_checksum(None)
+            );
+        }
+    }
+    assert!(
+        polyclob::clob::relayer::wallet_create_body(me, &"x".repeat(501))
+            .unwrap_err()
+            .is_argument()
+    );
+    let beacon = polyclob::sign::wallet::derive_deposit_wallets(me)[1];
+    assert!(!r.client.relayer_deployed(&host, beacon).await.unwrap());
+    // The wallet that ran batches exists.
+    assert!(r.client.relayer_deployed(&host, r.wallet).await.unwrap());
+    let t = r
+        .client
+        .deploy_deposit_wallet(&host, &r.builder, "Deploy Deposit Wallet")
+        .await
+        .unwrap();
+    assert_eq!(t.state, RelayerState::New);
+    let looked = r
+        .client
+        .relayer_transaction(&host, &key, &t.transaction_id)
+        .await
+        .unwrap();
+    assert_eq!(looked.state, RelayerState::Confirmed);
+    assert!(r.client.relayer_deployed(&host, beacon).await.unwrap());
+    let e = r
+        .client
+        .deploy_deposit_wallet(&host, &key, "")
+        .await
+        .unwrap_err();
+    assert_eq!(e.status(), Some(400), "{e}");
 }

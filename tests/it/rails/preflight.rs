@@ -146,3 +146,74 @@ async fn remote_preflight_asks_the_exchange_about_the_key() {
         .unwrap();
     assert!(fresh.preflight_remote(&a).await.unwrap_err().is_auth());
 }
+
+/// An account that must trade from its deposit wallet: the simulator refuses its EOA, proxy
+/// and Safe orders in the exchange's words, the client answers with a typed predicate that
+/// names the deposit wallets to use, and the key's deposit wallet then trades.
+#[tokio::test]
+async fn deposit_wallet_accounts_are_refused_other_makers_and_told_which_wallet() {
+    let sim = sim(None).await;
+    let c = client(&sim, KEY_A, Throttle::Off).await;
+    let eoa = c.address().unwrap();
+    sim.set_deposit_wallet_only(&eoa.to_string(), true);
+    let [uups, beacon] = polyclob::sign::wallet::derive_deposit_wallets(eoa);
+    let key = || Signer::from_hex(KEY_A).unwrap();
+    for w in [
+        Wallet::Eoa,
+        Wallet::derived_safe(eoa, Chain::Polygon),
+        Wallet::derived_proxy(eoa, Chain::Polygon).unwrap(),
+    ] {
+        let orders = OrderSigner::new(key(), Chain::Polygon, w).unwrap();
+        // The local pre-flight passes: whether an account must use its deposit wallet is the
+        // exchange's to say, and it says so on the first order.
+        c.preflight(&orders).unwrap();
+        let e = c.place_limit_order(&orders, YES, &req()).await.unwrap_err();
+        assert_eq!(
+            e.preflight_mismatch(),
+            Some(PreflightMismatch::DepositWalletRequired),
+            "{w:?}: {e}"
+        );
+        assert!(e.is_maker_not_allowed(), "{e}");
+        let msg = e.to_string();
+        assert!(
+            msg.contains("please use the deposit wallet flow")
+                && msg.contains(&uups.to_string())
+                && msg.contains(&beacon.to_string()),
+            "{msg}"
+        );
+        // The exchange's own answer is kept as the source: a 400 in its words.
+        let source = std::error::Error::source(&e)
+            .and_then(|s| s.downcast_ref::<polyclob::clob::Error>())
+            .unwrap();
+        assert_eq!(source.status(), Some(400));
+        assert!(source.is_maker_not_allowed());
+        // A raw post of the same order gets the plain refusal, with the same predicate.
+        let ctx = c
+            .market_context_with(YES, polyclob::types::TickSize::Hundredth, false)
+            .unwrap();
+        let signed = orders.limit_order(&ctx, &req()).unwrap();
+        let e = c.post_order(&signed).await.unwrap_err();
+        assert!(e.is_maker_not_allowed() && e.status() == Some(400), "{e}");
+    }
+    assert!(
+        c.orders(&Default::default(), None)
+            .await
+            .unwrap()
+            .data
+            .is_empty()
+    );
+    // From the deposit wallet (POLY_1271) the order rests.
+    sim.fund(uups, 1_000_000_000);
+    let dw = OrderSigner::new(key(), Chain::Polygon, Wallet::DepositWallet(uups)).unwrap();
+    let placed = c.place_limit_order(&dw, YES, &req()).await.unwrap();
+    assert!(placed.success, "{placed:?}");
+    // And the rule is per account: another account's EOA orders still go through.
+    let b = client(&sim, KEY_B, Throttle::Off).await;
+    b.place_limit_order(&order_signer(KEY_B), YES, &req())
+        .await
+        .unwrap();
+    sim.set_deposit_wallet_only(&eoa.to_string(), false);
+    c.place_limit_order(&order_signer(KEY_A), YES, &req())
+        .await
+        .unwrap();
+}

@@ -6,7 +6,7 @@
 use polyclob::clob::ClientBuilder;
 use polyclob::data::{self, Query};
 use polyclob::fixed::{Price, Size};
-use polyclob::gamma::{self, EventFilter, Market, MarketFilter};
+use polyclob::gamma::{self, EventFilter, GammaMarket, MarketFilter};
 use polyclob::order::{LimitOrder, OrderSigner};
 use polyclob::sign::Signer;
 use polyclob::sign::wallet::Wallet;
@@ -215,7 +215,7 @@ async fn a_market_found_through_gamma_trades_without_metadata_requests() {
     }
 
     // The one-call helper too, once the contexts are remembered: only the post goes out.
-    let m: &Market = markets.iter().find(|m| m.neg_risk).unwrap();
+    let m: &GammaMarket = markets.iter().find(|m| m.neg_risk).unwrap();
     let t = m.trading(Chain::Polygon, ExchangeVersion::V2).unwrap();
     clob.remember_trading(&t);
     sim.clear_requests();

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use polyclob::clob::Credentials;
-use polyclob::polybolt::decode::{AckOp, Message, Payload};
-use polyclob::polybolt::{Channel, PolyBoltEvent, PolyBoltStream, Subscription};
+use polyclob::polybolt::decode::{AckOp, BoltMessage, BoltPayload};
+use polyclob::polybolt::{BoltSubscription, Channel, PolyBoltEvent, PolyBoltStream};
 use polyclob::sports::{SportsEvent, SportsStream};
 use polyclob::ws::connection::Disconnect;
 use polyclob::ws::continuity::{Cause, Lost, Recovery};
@@ -41,12 +41,12 @@ fn data_seq(ev: &PolyBoltEvent) -> Option<(u64, bool, String)> {
     let PolyBoltEvent::Message(m) = ev else {
         return None;
     };
-    let Ok(Message::Data(e)) = m.message() else {
+    let Ok(BoltMessage::Data(e)) = m.message() else {
         return None;
     };
     let price = match e.payload {
-        Payload::Price(p) => p.price.to_string(),
-        Payload::Snapshot(s) => s
+        BoltPayload::Price(p) => p.price.to_string(),
+        BoltPayload::Snapshot(s) => s
             .points
             .last()
             .and_then(Result::ok)
@@ -65,7 +65,7 @@ async fn polybolt_authenticates_snapshots_and_counts() {
         .url(sim.polybolt_url())
         .no_proxy()
         .credentials(t.creds.clone())
-        .subscribe(Subscription::crypto_twap("btcusd"))
+        .subscribe(BoltSubscription::crypto_twap("btcusd"))
         .backoff(Duration::from_millis(10), Duration::from_millis(50))
         .build()
         .unwrap();
@@ -89,7 +89,7 @@ async fn polybolt_authenticates_snapshots_and_counts() {
     assert!(s.is_trusted(Channel::CryptoTwap));
 }
 
-fn stream(sim: &SimHandle, t: &Trader, subs: &[Subscription]) -> PolyBoltStream {
+fn stream(sim: &SimHandle, t: &Trader, subs: &[BoltSubscription]) -> PolyBoltStream {
     subs.iter()
         .fold(
             PolyBoltStream::builder()
@@ -125,7 +125,7 @@ fn close_on(code: u16, n: u64) -> Faults {
 async fn polybolt_close_4002_and_4003_reconnect_with_a_new_snapshot() {
     let sim = sim().await;
     let t = Trader::new(&sim, KEY_A).await;
-    let mut s = stream(&sim, &t, &[Subscription::crypto("btcusd")]);
+    let mut s = stream(&sim, &t, &[BoltSubscription::crypto("btcusd")]);
     // Connected and subscribed before the faults are set.
     while data_seq(&next(&mut s).await).is_none() {}
     for code in [4002, 4003] {
@@ -178,7 +178,7 @@ async fn polybolt_close_4001_and_4008_stop_and_report() {
         if let Some(a) = account {
             rule = rule.account(a.address().to_checksum(None));
             // Another account's connection does not count: its frames leave the rule alone.
-            let mut o = stream(&sim, &other, &[Subscription::crypto("solusd")]);
+            let mut o = stream(&sim, &other, &[BoltSubscription::crypto("solusd")]);
             sim.set_faults(Faults::none().ws(rule.clone()));
             for _ in 0..12 {
                 assert!(!matches!(next(&mut o).await, PolyBoltEvent::Break(_)));
@@ -187,7 +187,7 @@ async fn polybolt_close_4001_and_4008_stop_and_report() {
             sim.set_faults(Faults::none().ws(rule));
         }
         let connects = polybolt_connects(&sim);
-        let mut s = stream(&sim, &t, &[Subscription::crypto("ethusd")]);
+        let mut s = stream(&sim, &t, &[BoltSubscription::crypto("ethusd")]);
         let mut evs = Vec::new();
         while let Ok(Some(ev)) = tokio::time::timeout(5 * SEC, s.next()).await {
             evs.push(ev);
@@ -237,7 +237,10 @@ async fn a_slow_consumer_hears_what_was_dropped_and_resnapshots() {
         .channel(WsChannel::PolyBolt)),
     );
     let symbols = ["btcusd", "ethusd", "solusd", "xrpusd", "dogeusd"];
-    let subs: Vec<_> = symbols.iter().map(|s| Subscription::crypto(s)).collect();
+    let subs: Vec<_> = symbols
+        .iter()
+        .map(|s| BoltSubscription::crypto(s))
+        .collect();
     let mut s = stream(&sim, &t, &subs);
     let mut evs = Vec::new();
     let resnapshot = loop {
@@ -302,12 +305,12 @@ async fn polybolt_refuses_unknown_credentials() {
         .url(sim.polybolt_url())
         .no_proxy()
         .credentials(Credentials::new("nope", "c2VjcmV0", "x"))
-        .subscribe(Subscription::crypto("btcusd"))
+        .subscribe(BoltSubscription::crypto("btcusd"))
         .build()
         .unwrap();
     loop {
         if let PolyBoltEvent::Message(m) = next(&mut s).await {
-            if let Ok(Message::Ack(a)) = m.message() {
+            if let Ok(BoltMessage::Ack(a)) = m.message() {
                 assert_eq!((a.op, a.code), (AckOp::Error, Some("auth_invalid")));
                 break;
             }

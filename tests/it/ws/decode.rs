@@ -7,7 +7,7 @@ use crate::support::fixtures;
 use std::time::{Duration, Instant};
 
 use polyclob::book::{BookManager, BookState, Outcome, TopState, WalkAmount};
-use polyclob::decode::{DecodeErrorKind, Event, decode, decode_bytes};
+use polyclob::decode::{DecodeErrorKind, EventView, decode, decode_bytes};
 use polyclob::fixed::{Price, Size};
 use polyclob::types::{OrderType, Side, TickSize};
 
@@ -24,7 +24,7 @@ fn sz(s: &str) -> Size {
     s.parse().unwrap()
 }
 
-fn one(frame: &str) -> Event<'_> {
+fn one(frame: &str) -> EventView<'_> {
     let mut it = decode(frame);
     let e = it.next().expect("one event").expect("decodes");
     assert!(it.next().is_none(), "exactly one event");
@@ -34,7 +34,9 @@ fn one(frame: &str) -> Event<'_> {
 #[test]
 fn book_docs_shape_with_leading_dot_prices() {
     let f = data("book_docs_shape.json");
-    let Event::Book(b) = one(&f) else { panic!() };
+    let EventView::Book(b) = one(&f) else {
+        panic!()
+    };
     assert_eq!(b.asset_id.len(), 77);
     assert_eq!(b.timestamp_ms, Some(123_456_789_000));
     assert_eq!(b.hash, Some("0x0000000000000000000000000000000000000000"));
@@ -50,7 +52,9 @@ fn book_docs_shape_with_leading_dot_prices() {
 #[test]
 fn event_type_last_and_pretty_printed() {
     let f = data("book_event_type_last.json");
-    let Event::Book(b) = one(&f) else { panic!() };
+    let EventView::Book(b) = one(&f) else {
+        panic!()
+    };
     assert_eq!(b.tick_size, Some(TickSize::Hundredth));
     assert_eq!(b.last_trade_price, Some(p("0.3")));
     let bids: Vec<_> = b.bids.map(Result::unwrap).collect();
@@ -117,7 +121,7 @@ fn level_layouts_mixed_in_one_array() {
             side(&mut next),
             side(&mut next)
         );
-        let Some(Ok(Event::Book(b))) = decode(&frame).next() else {
+        let Some(Ok(EventView::Book(b))) = decode(&frame).next() else {
             panic!("{frame}")
         };
         let lazy = |levels: polyclob::decode::Levels<'_>| -> Result<Vec<(Price, Size)>, _> {
@@ -152,7 +156,7 @@ fn level_layouts_mixed_in_one_array() {
 #[test]
 fn price_change_full_and_with_optional_fields_missing() {
     let f = data("price_change_full.json");
-    let Event::PriceChange(pc) = one(&f) else {
+    let EventView::PriceChange(pc) = one(&f) else {
         panic!()
     };
     assert_eq!(pc.timestamp_ms, Some(1_757_908_892_351));
@@ -165,7 +169,7 @@ fn price_change_full_and_with_optional_fields_missing() {
     assert_eq!(ch[1].best_bid, Some(Price::ZERO));
 
     let f = data("price_change_optional_missing.json");
-    let Event::PriceChange(pc) = one(&f) else {
+    let EventView::PriceChange(pc) = one(&f) else {
         panic!()
     };
     let ch: Vec<_> = pc.changes.map(Result::unwrap).collect();
@@ -182,7 +186,7 @@ fn price_change_full_and_with_optional_fields_missing() {
 #[test]
 fn the_other_market_events() {
     let f = data("tick_size_change.json");
-    let Event::TickSizeChange(t) = one(&f) else {
+    let EventView::TickSizeChange(t) = one(&f) else {
         panic!()
     };
     assert_eq!(
@@ -191,7 +195,7 @@ fn the_other_market_events() {
     );
 
     let f = data("last_trade_price.json");
-    let Event::LastTradePrice(t) = one(&f) else {
+    let EventView::LastTradePrice(t) = one(&f) else {
         panic!()
     };
     assert_eq!(
@@ -200,7 +204,7 @@ fn the_other_market_events() {
     );
 
     let f = data("best_bid_ask.json");
-    let Event::BestBidAsk(q) = one(&f) else {
+    let EventView::BestBidAsk(q) = one(&f) else {
         panic!()
     };
     assert_eq!(
@@ -209,7 +213,7 @@ fn the_other_market_events() {
     );
 
     let f = data("new_market.json");
-    let Event::NewMarket(m) = one(&f) else {
+    let EventView::NewMarket(m) = one(&f) else {
         panic!()
     };
     assert_eq!(m.id, Some("1031769"));
@@ -231,7 +235,7 @@ fn the_other_market_events() {
     assert!(m.event_message.unwrap().starts_with("{\"id\":\"125819\""));
 
     let f = data("market_resolved.json");
-    let Event::MarketResolved(m) = one(&f) else {
+    let EventView::MarketResolved(m) = one(&f) else {
         panic!()
     };
     assert_eq!(m.winning_asset_id.map(str::len), Some(77));
@@ -242,7 +246,9 @@ fn the_other_market_events() {
 #[test]
 fn user_channel_order_and_trade() {
     let f = data("user_order_fok_killed.json");
-    let Event::Order(o) = one(&f) else { panic!() };
+    let EventView::Order(o) = one(&f) else {
+        panic!()
+    };
     assert_eq!(
         (o.side, o.price, o.original_size, o.size_matched),
         (Side::Sell, p("0.41"), Some(sz("7.5")), None)
@@ -262,7 +268,9 @@ fn user_channel_order_and_trade() {
     assert_eq!(o.associate_trades.count(), 0);
 
     let f = data("user_trade.json");
-    let Event::Trade(t) = one(&f) else { panic!() };
+    let EventView::Trade(t) = one(&f) else {
+        panic!()
+    };
     assert_eq!((t.size, t.price, t.side), (sz("10"), p("0.57"), Side::Buy));
     let legs: Vec<_> = t.maker_orders.map(Result::unwrap).collect();
     assert_eq!(legs.len(), 1);
@@ -273,7 +281,7 @@ fn user_channel_order_and_trade() {
 
     // Only `type` present: still recognised.
     let untagged = f.replace("\"event_type\":\"trade\",", "");
-    assert!(matches!(one(&untagged), Event::Trade(_)));
+    assert!(matches!(one(&untagged), EventView::Trade(_)));
 }
 
 #[test]
@@ -281,10 +289,10 @@ fn batch_errors_are_per_element() {
     let f = data("batch_mixed.json");
     let got: Vec<_> = decode(&f).collect();
     assert_eq!(got.len(), 6);
-    assert!(matches!(got[0], Ok(Event::Book(_))));
+    assert!(matches!(got[0], Ok(EventView::Book(_))));
     assert!(matches!(
         got[1],
-        Ok(Event::Unknown {
+        Ok(EventView::Unknown {
             event_type: "settlement_preview",
             ..
         })
@@ -297,8 +305,8 @@ fn batch_errors_are_per_element() {
         got[3].as_ref().unwrap_err().kind(),
         DecodeErrorKind::WrongType
     );
-    assert!(matches!(got[4], Ok(Event::PriceChange(_))));
-    let Ok(Event::LastTradePrice(t)) = &got[5] else {
+    assert!(matches!(got[4], Ok(EventView::PriceChange(_))));
+    let Ok(EventView::LastTradePrice(t)) = &got[5] else {
         panic!()
     };
     assert_eq!(t.transaction_hash, Some("0xabc"));
@@ -313,9 +321,9 @@ fn batch_errors_are_per_element() {
 
 #[test]
 fn control_frames_and_structural_errors() {
-    assert!(matches!(one("PONG"), Event::Pong));
-    assert!(matches!(one("NO NEW ASSETS"), Event::NoNewAssets));
-    assert!(matches!(one(" \r\nPONG\n"), Event::Pong));
+    assert!(matches!(one("PONG"), EventView::Pong));
+    assert!(matches!(one("NO NEW ASSETS"), EventView::NoNewAssets));
+    assert!(matches!(one(" \r\nPONG\n"), EventView::Pong));
     assert_eq!(decode("[]").count(), 0);
     for bad in [
         "",
@@ -380,7 +388,7 @@ fn escapes_in_skipped_and_needed_fields() {
     // Escapes (including an escaped quote and brace) in a field we skip are skipped correctly.
     let f =
         r#"{"note":"a \"}\" b \\","event_type":"best_bid_ask","asset_id":"1","best_bid":"0.1"}"#;
-    let Event::BestBidAsk(q) = one(f) else {
+    let EventView::BestBidAsk(q) = one(f) else {
         panic!()
     };
     assert_eq!(q.best_bid, Some(p("0.1")));
@@ -409,7 +417,7 @@ fn owned_events_outlive_the_frame() {
             .collect()
     };
     assert_eq!(owned.len(), 4);
-    let Event::PriceChange(pc) = owned[2].event().unwrap() else {
+    let EventView::PriceChange(pc) = owned[2].event().unwrap() else {
         panic!()
     };
     assert_eq!(pc.changes.count(), 1);
@@ -526,7 +534,9 @@ fn shared_captured_snapshot() {
         return;
     };
     let f = String::from_utf8(bytes).unwrap();
-    let Event::Book(b) = one(&f) else { panic!() };
+    let EventView::Book(b) = one(&f) else {
+        panic!()
+    };
     assert_eq!((b.bids.count(), b.asks.count()), (7, 57));
     let mut m = BookManager::new();
     assert_eq!(m.apply(&f, Instant::now()).applied, 1);
@@ -549,7 +559,7 @@ fn shared_crossing_burst_replay() {
     let mut mismatches = 0;
     let mut matches = 0;
     let s = m.apply_with(&f, Instant::now(), |u| {
-        if let Ok(Event::PriceChange(pc)) = &u.event {
+        if let Ok(EventView::PriceChange(pc)) = &u.event {
             for c in pc.changes.map(Result::unwrap) {
                 let b = u.manager.book(c.asset_id).unwrap();
                 if b.state() != BookState::Live {
@@ -608,13 +618,13 @@ fn every_shared_ws_fixture_decodes() {
         let f = std::fs::read_to_string(&path).unwrap();
         for r in decode(&f) {
             let e = r.unwrap_or_else(|e| panic!("{name}: {e}"));
-            if let Event::Book(b) = &e {
+            if let EventView::Book(b) = &e {
                 assert!(b.bids.chain(b.asks).all(|l| l.is_ok()), "{name}");
             }
-            if let Event::PriceChange(pc) = &e {
+            if let EventView::PriceChange(pc) = &e {
                 assert!({ pc.changes }.all(|c| c.is_ok()), "{name}");
             }
-            if let Event::Trade(t) = &e {
+            if let EventView::Trade(t) = &e {
                 assert!({ t.maker_orders }.all(|c| c.is_ok()), "{name}");
             }
         }

@@ -10,13 +10,13 @@ use crate::support::sim as support;
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use polyclob::decode::{Event, decode};
+use polyclob::decode::{EventView, decode};
 use polyclob::types::{OrderType, Side};
 use polyclob::ws::event::Event as StreamEvent;
 use polyclob::ws::market::MarketStream;
 use support::*;
 
-fn one(frame: &str) -> Event<'_> {
+fn one(frame: &str) -> EventView<'_> {
     let mut it = decode(frame);
     let e = it.next().expect("one element").expect("decodes");
     assert!(it.next().is_none());
@@ -28,14 +28,14 @@ fn last_trade_price_carries_the_transaction_hash() {
     let f = r#"{"event_type":"last_trade_price","asset_id":"7","market":"0xm","price":"0.51",
         "side":"BUY","size":"25","fee_rate_bps":"0","timestamp":"1703875202000",
         "transaction_hash":"0xabc123"}"#;
-    let Event::LastTradePrice(t) = one(f) else {
+    let EventView::LastTradePrice(t) = one(f) else {
         panic!()
     };
     assert_eq!(t.transaction_hash, Some("0xabc123"));
     // Absent or "" is None, not an error.
     let f =
         r#"{"event_type":"last_trade_price","asset_id":"7","price":"0.5","transaction_hash":""}"#;
-    let Event::LastTradePrice(t) = one(f) else {
+    let EventView::LastTradePrice(t) = one(f) else {
         panic!()
     };
     assert_eq!(t.transaction_hash, None);
@@ -47,7 +47,7 @@ fn user_orders_carry_created_at_expiration_order_type_and_new_statuses() {
         fixtures::read_shared("polymarket/nautilus_test_data/ws_user_order_placement.json")
     {
         let text = String::from_utf8(bytes).unwrap();
-        let Event::Order(o) = one(&text) else {
+        let EventView::Order(o) = one(&text) else {
             panic!()
         };
         assert_eq!(o.created_at, Some(1_703_875_200_000));
@@ -61,7 +61,9 @@ fn user_orders_carry_created_at_expiration_order_type_and_new_statuses() {
             "price":"0.5","original_size":"10","size_matched":"","status":"{status}",
             "created_at":"1777824065","expiration":"1777900000","order_type":"GTD"}}"#
         );
-        let Event::Order(o) = one(&f) else { panic!() };
+        let EventView::Order(o) = one(&f) else {
+            panic!()
+        };
         assert_eq!(o.status.unwrap().as_str(), Some(status));
         assert_eq!(o.created_at, Some(1_777_824_065));
         assert_eq!(o.expiration, Some(1_777_900_000));
@@ -78,7 +80,9 @@ fn maker_orders_carry_outcome_index_and_side() {
         {"asset_id":"a","matched_amount":"6","order_id":"0x1","price":"0.57","side":"SELL","outcome_index":1},
         {"asset_id":"b","matched_amount":"4","order_id":"0x2","price":"0.43","side":"BUY","outcome_index":"0"},
         {"asset_id":"a","matched_amount":"1","order_id":"0x3","price":"0.57"}]}"#;
-    let Event::Trade(t) = one(f) else { panic!() };
+    let EventView::Trade(t) = one(f) else {
+        panic!()
+    };
     let legs: Vec<_> = t.maker_orders.map(Result::unwrap).collect();
     assert_eq!(
         legs.iter()

@@ -7,9 +7,9 @@ use crate::support::ws_server;
 
 use std::time::Duration;
 
-use polyclob::decode::{Event, decode_bytes};
+use polyclob::decode::{EventView, decode_bytes};
 use polyclob::ws::event::{Frame, Handler};
-use polyclob::ws::follow::{FollowNewMarkets, MarketFilter};
+use polyclob::ws::follow::{FollowFilter, FollowNewMarkets};
 use polyclob::ws::market::MarketStream;
 use tokio::time::Instant;
 use ws_server::{Action, WsServer};
@@ -34,7 +34,7 @@ fn the_new_market_capture_decodes_with_its_2026_fields() {
     };
     let oracle: serde_json::Value = serde_json::from_slice(&bytes).expect("json");
     let mut events = decode_bytes(&bytes).expect("utf-8");
-    let Some(Ok(Event::NewMarket(m))) = events.next() else {
+    let Some(Ok(EventView::NewMarket(m))) = events.next() else {
         panic!("a new_market event")
     };
     let f = m.fields().expect("fields");
@@ -63,14 +63,14 @@ fn the_new_market_capture_decodes_with_its_2026_fields() {
         f.group_item_title.and_then(|t| t.as_str()),
         oracle["group_item_title"].as_str()
     );
-    assert!(MarketFilter::any().tag("STOCKS").matches(&m, &f));
+    assert!(FollowFilter::any().tag("STOCKS").matches(&m, &f));
 }
 
 #[test]
 fn documented_fee_fields_decode() {
     let text = new_market("0x31", r#"["crypto"]"#, Y, N);
     let mut events = decode_bytes(text.as_bytes()).expect("utf-8");
-    let Some(Ok(Event::NewMarket(m))) = events.next() else {
+    let Some(Ok(EventView::NewMarket(m))) = events.next() else {
         panic!()
     };
     let f = m.fields().expect("fields");
@@ -101,7 +101,7 @@ async fn accepted_new_markets_are_subscribed_on_the_open_connection() {
     let handle = stream.handle();
     let mut follow = FollowNewMarkets::new(
         stream.handle(),
-        MarketFilter::any().tag("stocks"),
+        FollowFilter::any().tag("stocks"),
         Count::default(),
     );
     assert!(
@@ -168,14 +168,16 @@ async fn accepted_new_markets_are_subscribed_on_the_open_connection() {
 fn truncated_and_mutated_new_markets_never_panic() {
     let text = new_market("0x31", r#"["stocks","a\"b"]"#, Y, N);
     let b = text.as_bytes();
-    let filter = MarketFilter::any().tag("stocks").question_contains("above");
+    let filter = FollowFilter::any().tag("stocks").question_contains("above");
     let mut read = 0usize;
     let mut check = |bytes: &[u8]| {
         let Ok(events) = decode_bytes(bytes) else {
             return;
         };
         for e in events {
-            let Ok(Event::NewMarket(m)) = e else { continue };
+            let Ok(EventView::NewMarket(m)) = e else {
+                continue;
+            };
             if let Ok(f) = m.fields() {
                 read += 1;
                 f.tags.chain(f.clob_token_ids).for_each(drop);
@@ -218,7 +220,7 @@ async fn a_followed_market_gets_a_live_book_under_the_usual_gating() {
         .expect("build");
     let mut follow = FollowNewMarkets::new(
         stream.handle(),
-        MarketFilter::any().tag("stocks"),
+        FollowFilter::any().tag("stocks"),
         BookFeed::new(stream.handle(), Nop),
     );
     assert!(

@@ -166,7 +166,7 @@ async fn secrets_stay_out_of_debug_output() {
 #[tokio::test]
 async fn decoded_stream_yields_owned_order_and_trade_events() {
     use futures_util::StreamExt;
-    use polyclob::decode::Event as D;
+    use polyclob::decode::EventView as D;
     use polyclob::ws::decoded::{DecodedEvent, DecodedStream};
 
     const TRADE: &str = r#"{"event_type":"trade","type":"TRADE","id":"28c4d2eb-bbea-40e7-a9f0-b2fdb56b2c2e","taker_order_id":"0x06bc63e346ed4ceddce9efd6b3af37c8f8f440c92fe7da6b2d0f9e4ccbc50c42","market":"0xbd31dc8a20211944f6b70f31557f1001557b59905b7738480ca09bd4532f84af","asset_id":"52114319501245915516055106046884209969926127482827954674443846427813813222426","side":"BUY","size":"10","price":"0.57","status":"MATCHED","outcome":"YES","owner":"9180014b-33c8-9240-a14b-bdca11c0a465","trade_owner":"9180014b-33c8-9240-a14b-bdca11c0a465","matchtime":"1672290701","last_update":"1672290701","timestamp":"1672290701","maker_orders":[{"asset_id":"52114319501245915516055106046884209969926127482827954674443846427813813222426","matched_amount":"10","order_id":"0xff354cd7ca7539dfa9c28d90943ab5779a4eac34b9b37a757d7b32bdfb11790b","outcome":"YES","owner":"9180014b-33c8-9240-a14b-bdca11c0a465","price":"0.57"}]}"#;
