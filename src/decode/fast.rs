@@ -53,15 +53,11 @@ pub(super) fn read<'a, S: Sink>(
         let mut c = Cursor::new(src, at);
         let changes = walk_changes(&mut c, sink).ok()?;
         let ts = plain::<TIMESTAMP_LEN>(b, member(src, c.pos, b",\"timestamp\":", is_event_key)?)?;
-        let q = match lead {
-            Some(_) => ts.1 + 1,
-            None => member(
-                src,
-                ts.1 + 1,
-                b",\"event_type\":\"price_change\"",
-                is_event_key,
-            )?,
-        };
+        let tail = b",\"event_type\":\"price_change\"";
+        let q = lead.map_or_else(
+            || member(src, ts.1 + 1, tail, is_event_key),
+            |_| Some(ts.1 + 1),
+        )?;
         let end = member(src, q, b"}", is_event_key)?;
         let msg = PriceChangeMsg {
             market: sub(src, market.0, market.1)?,

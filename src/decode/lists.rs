@@ -489,16 +489,15 @@ pub struct PriceChange<'a> {
     pub best_ask: Option<Price>,
 }
 
-/// The members of a `price_change` entry, by their index in [`ChangeFields`] (for errors).
+/// The members of a `price_change` entry, by their index in [`ChangeFields`].
 const ENTRY_NAMES: [&str; 7] = [
     "asset_id", "price", "size", "side", "hash", "best_bid", "best_ask",
 ];
 
-/// `name` (at most eight bytes) as a little-endian word, zero bytes after it: every entry
-/// member's name fits one word, so one compare matches a key whole.
+/// `name`'s first eight bytes as a little-endian word, zero-padded: every entry member's name
+/// fits one, so one compare matches a key whole.
 const fn word(name: &[u8]) -> u64 {
-    let mut w = 0;
-    let mut j = 0;
+    let (mut w, mut j) = (0, 0);
     while j < name.len() && j < 8 {
         w |= (name[j] as u64) << (8 * j);
         j += 1;
@@ -506,40 +505,28 @@ const fn word(name: &[u8]) -> u64 {
     w
 }
 
-/// The member of an entry whose name is the word `w` (see [`word`]).
+/// The index of the entry member whose name is the word `w`.
 #[inline(always)]
 fn entry_member_word(w: u64) -> Option<usize> {
-    const KEYS: [u64; 7] = [
-        word(b"asset_id"),
-        word(b"price"),
-        word(b"size"),
-        word(b"side"),
-        word(b"hash"),
-        word(b"best_bid"),
-        word(b"best_ask"),
-    ];
-    Some(match w {
-        w if w == KEYS[0] => 0,
-        w if w == KEYS[1] => 1,
-        w if w == KEYS[2] => 2,
-        w if w == KEYS[3] => 3,
-        w if w == KEYS[4] => 4,
-        w if w == KEYS[5] => 5,
-        w if w == KEYS[6] => 6,
-        _ => return None,
-    })
+    const KEYS: [u64; 7] = {
+        let (mut k, mut i) = ([0; 7], 0);
+        while i < 7 {
+            k[i] = word(ENTRY_NAMES[i].as_bytes());
+            i += 1;
+        }
+        k
+    };
+    KEYS.iter().position(|&k| k == w)
 }
 
-/// The member of an entry named `key`, if any.
+/// The index of the entry member named `key`.
 fn entry_member(key: &[u8]) -> Option<usize> {
-    match key.len() {
-        1..=8 => entry_member_word(word(key)),
-        _ => None,
-    }
+    (1..=8)
+        .contains(&key.len())
+        .then(|| entry_member_word(word(key)))?
 }
 
-/// What the general entry reader captured of one entry, by member ([`ENTRY_NAMES`]): the
-/// value's text (for the `fixed` parsers and errors) and, when the compact reader took it, its
+/// An entry's members as read: each value's text and, where the compact reader took it, its
 /// value (a decimal in 10⁻⁶ units; the side, 0 for `BUY`, 1 for `SELL`).
 #[derive(Debug, Default)]
 struct ChangeFields {
@@ -548,9 +535,8 @@ struct ChangeFields {
 }
 
 impl ChangeFields {
-    /// Reads the member `"key":value` whose key's quote is at `p` when it is compact, its key an
-    /// entry's and its value plain, with the exact reader's primitives: the index after the
-    /// value. `None` for anything else (the caller reads that member with the cursor).
+    /// The compact member `"key":value` of an entry at `p` with a plain value, read with the
+    /// exact reader's primitives: the index after it. `None` for anything else.
     #[inline(always)]
     fn compact(&mut self, b: &[u8], p: usize) -> Option<usize> {
         let (k, e) = plain::<0>(b, p)?;
@@ -582,22 +568,18 @@ impl ChangeFields {
         Some(text.1 + 1)
     }
 
-    /// The typed entry: the compact reader's values where it took them (a price out of range
-    /// goes to the parsers, which report it), the `fixed` parsers on the text elsewhere.
+    /// The typed entry: the compact reader's values, else (a price out of range included) the
+    /// `fixed` parsers on the text, which report.
     #[inline]
     fn change<'a>(&self, src: &'a str) -> Result<PriceChange<'a>, DecodeError> {
         let r = &self.raw;
         let fast_price = |i: usize| self.value[i].and_then(|m| Price::new(u32::try_from(m).ok()?));
-        let opt = |i: usize| match fast_price(i) {
-            Some(p) => Ok(Some(p)),
-            None => opt_price(src, &r[i], ENTRY_NAMES[i]),
+        let opt = |i| {
+            fast_price(i).map_or_else(|| opt_price(src, &r[i], ENTRY_NAMES[i]), |p| Ok(Some(p)))
         };
         Ok(PriceChange {
             asset_id: req_str(src, &r[0], "asset_id")?,
-            price: match fast_price(1) {
-                Some(p) => p,
-                None => req_price(src, &r[1], "price")?,
-            },
+            price: fast_price(1).map_or_else(|| req_price(src, &r[1], "price"), Ok)?,
             size: match self.value[2] {
                 Some(m) => Some(Size::from_micros(m)),
                 None => opt_size(src, &r[2], "size")?,
@@ -670,11 +652,9 @@ fn parse_change<'a>(c: &mut Cursor<'a>) -> Item<PriceChange<'a>> {
     general_change(c)
 }
 
-/// Any `price_change` entry object, the one reader after [`exact_change`]: members in any
-/// order, whitespace, escapes, values of any type (reported), members no entry has (skipped
-/// with the scanner's checked skipper). A compact member with a plain value is read by
-/// [`ChangeFields::compact`]; any other by the cursor, its value converted by the `fixed`
-/// parsers. The reference [`exact_change`] is tested against.
+/// Any `price_change` entry, the one reader after [`exact_change`] (and its reference): any
+/// order, spelling or extra member (skipped). Compact plain members go through
+/// [`ChangeFields::compact`], others through the cursor and the `fixed` parsers.
 fn general_change<'a>(c: &mut Cursor<'a>) -> Item<PriceChange<'a>> {
     let at = c.pos;
     let b = c.src.as_bytes();
@@ -685,10 +665,7 @@ fn general_change<'a>(c: &mut Cursor<'a>) -> Item<PriceChange<'a>> {
             return Ok(());
         }
         match entry_member(c.key()?) {
-            Some(i) => {
-                f.raw[i] = c.raw()?;
-                f.value[i] = None;
-            }
+            Some(i) => (f.raw[i], f.value[i]) = (c.raw()?, None),
             None => c.skip(0)?,
         }
         Ok(())

@@ -131,8 +131,7 @@ pub(crate) fn digits_u64(b: &[u8], at: usize, len: usize) -> Option<u64> {
             }
         }
         9..=16 => {
-            // The first `len - 8` digits and the last eight: both words lie inside the text,
-            // so a timestamp at the frame's end is read the same way.
+            // The first `len - 8` digits and the last eight: both words lie inside the text.
             if let (Some(hi), Some(lo)) = (word8(b, at), word8(b, end - 8)) {
                 let n = len - 8;
                 return (digits(hi, n) && digits(lo, 8))
