@@ -18,7 +18,7 @@
 //! How: a `book` or `price_change` in the exchange's exact layout takes one fast path
 //! (`decode/fast.rs`); any other element, or a miss, is read by one general reader from the
 //! element's start, with the same result (tested). Levels and entries are read by their
-//! exact-layout (or keyed) reader or the general item reader (`decode/lists.rs`). The bytes are
+//! exact-layout reader or the general item reader (`decode/lists.rs`). The bytes are
 //! walked by the crate's JSON scanner (`src/json/`). Nothing depends on frames decoded earlier.
 //!
 //! Errors are per element: a malformed event yields an `Err` and the next element of the

@@ -4,11 +4,13 @@
 //!
 //! ```text
 //! {"market":"…","price_changes":[…],"timestamp":"…","event_type":"price_change"}
+//! {"event_type":"price_change","market":"…","price_changes":[…],"timestamp":"…"}
 //! {"market":"…","asset_id":"…","timestamp":"…","hash":"…","bids":[…],"asks":[…],
 //!  "tick_size":"…","event_type":"book","last_trade_price":"…"[,"version":"v2"]}
 //! ```
 //!
-//! The members are these, in this order, with plain string values; the levels and entries go
+//! The members are these, in this order (a `price_change`'s `event_type` last, as captured, or
+//! first, as Polymarket's docs show it), with plain string values; the levels and entries go
 //! through the walkers the general reader uses (each item in the exchange's layout or read by
 //! the general item reader). A member no event reads, anywhere between them (a field the
 //! exchange added, the REST book's `min_order_size` and `neg_risk`, any JSON value), is
@@ -38,8 +40,10 @@ pub(super) fn read<'a, S: Sink>(
     sink: &mut S,
 ) -> Option<(EventView<'a>, usize)> {
     let b = src.as_bytes();
-    // `{"market":`, or members no event reads in front of it.
-    let at = match lit(b, start, b"{\"market\":") {
+    // A `price_change` with its `event_type` first, as Polymarket's docs show it.
+    let lead = lit(b, start, b"{\"event_type\":\"price_change\",\"market\":");
+    // Else `{"market":`, or members no event reads in front of it.
+    let at = match lead.or_else(|| lit(b, start, b"{\"market\":")) {
         Some(at) => at,
         None => lit(b, past_unknown(src, start, is_event_key)?, b",\"market\":")?,
     };
@@ -49,11 +53,10 @@ pub(super) fn read<'a, S: Sink>(
         let mut c = Cursor::new(src, at);
         let changes = walk_changes(&mut c, sink).ok()?;
         let ts = plain::<TIMESTAMP_LEN>(b, member(src, c.pos, b",\"timestamp\":", is_event_key)?)?;
-        let q = member(
-            src,
-            ts.1 + 1,
-            b",\"event_type\":\"price_change\"",
-            is_event_key,
+        let tail = b",\"event_type\":\"price_change\"";
+        let q = lead.map_or_else(
+            || member(src, ts.1 + 1, tail, is_event_key),
+            |_| Some(ts.1 + 1),
         )?;
         let end = member(src, q, b"}", is_event_key)?;
         let msg = PriceChangeMsg {
@@ -63,6 +66,9 @@ pub(super) fn read<'a, S: Sink>(
             json: sub(src, start, end)?,
         };
         return Some((EventView::PriceChange(msg), end));
+    }
+    if lead.is_some() {
+        return None;
     }
     let asset = plain::<ID_LEN>(b, member(src, q, b",\"asset_id\":", is_event_key)?)?;
     let ts = plain::<TIMESTAMP_LEN>(
@@ -149,10 +155,18 @@ mod tests {
     fn exact_layouts_take_the_fast_path() {
         let mut next = crate::testutil::lcg(35);
         for round in 0..3_000 {
-            let exact = exchange(&mut next);
+            let mut exact = exchange(&mut next);
+            // The docs' layout, `event_type` first: added members go after `market`.
+            let lead = round % 2 == 1 && exact.ends_with(",\"event_type\":\"price_change\"}");
+            if lead {
+                exact = exact
+                    .replacen(",\"event_type\":\"price_change\"}", "}", 1)
+                    .replacen("{", "{\"event_type\":\"price_change\",", 1);
+            }
             let mut m = members(&exact);
             if round % 3 > 0 {
-                let at = next(m.len() as u64 + 1) as usize;
+                let first = if lead { 2 } else { 0 };
+                let at = first + next(m.len() as u64 + 1 - first as u64) as usize;
                 let name = ["min_order_size", "neg_risk", "fees", "x"][next(4) as usize];
                 m.insert(at, format!("\"{name}\":{}", value(&mut next, 0)));
             }

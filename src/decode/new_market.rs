@@ -101,8 +101,8 @@ impl<'a> MarketMsg<'a> {
         let mut c = Cursor::new(src, 0);
         let mut r: [Raw; 10] = Default::default();
         let (mut tokens, mut tags, mut fees) = (None, None, None);
-        object(&mut c, "", |key, c| {
-            let k = match key {
+        object(&mut c, "", |c| {
+            let k = match c.key()? {
                 b"condition_id" => 0,
                 b"active" => 1,
                 b"order_price_min_tick_size" => 2,
@@ -147,8 +147,8 @@ fn fee_schedule(c: &mut Cursor<'_>) -> Result<Option<Option<FeeSchedule>>, Decod
         return Ok(Some(None));
     }
     let mut r: [Raw; 4] = Default::default();
-    object(c, "fee_schedule", |key, c| {
-        let k = match key {
+    object(c, "fee_schedule", |c| {
+        let k = match c.key()? {
             b"rate" => 0,
             b"exponent" => 1,
             b"taker_only" => 2,

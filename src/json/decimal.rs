@@ -131,10 +131,11 @@ pub(crate) fn digits_u64(b: &[u8], at: usize, len: usize) -> Option<u64> {
             }
         }
         9..=16 => {
-            if let (Some(hi), Some(lo)) = (word8(b, at), word8(b, at + 8)) {
+            // The first `len - 8` digits and the last eight: both words lie inside the text.
+            if let (Some(hi), Some(lo)) = (word8(b, at), word8(b, end - 8)) {
                 let n = len - 8;
-                return (digits(hi, 8) && digits(lo, n))
-                    .then(|| digits_value(hi, 8) * POW10[n] + digits_value(lo, n));
+                return (digits(hi, n) && digits(lo, 8))
+                    .then(|| digits_value(hi, n) * 100_000_000 + digits_value(lo, 8));
             }
         }
         _ => {}
@@ -149,17 +150,6 @@ pub(crate) fn digits_u64(b: &[u8], at: usize, len: usize) -> Option<u64> {
     }
     (len > 0).then_some(v)
 }
-
-/// 10⁰ … 10⁸.
-const POW10: [u64; 9] = {
-    let mut t = [1u64; 9];
-    let mut i = 1;
-    while i < t.len() {
-        t[i] = t[i - 1] * 10;
-        i += 1;
-    }
-    t
-};
 
 /// Bit 7 of each byte of the result is set when that byte of `w` is not an ASCII digit; all
 /// other bits are clear.
