@@ -640,6 +640,36 @@ impl Contracts {
         out.retain(|a| *a != self.outcome_tokens());
         out
     }
+
+    /// Every address of the table with its field's name, in declaration order; the entries
+    /// this generation does not have are left out.
+    ///
+    /// ```
+    /// use polyclob::types::{Chain, ExchangeVersion, contracts};
+    ///
+    /// let v3 = contracts(Chain::Polygon, ExchangeVersion::V3);
+    /// let names: Vec<&str> = v3.entries().map(|(name, _)| name).collect();
+    /// assert_eq!(names, ["exchange", "collateral", "conditional_tokens", "position_manager", "router", "auto_redeemer"]);
+    /// ```
+    pub fn entries(&self) -> impl Iterator<Item = (&'static str, Address)> + use<> {
+        [
+            ("exchange", Some(self.exchange)),
+            ("neg_risk_exchange", self.neg_risk_exchange),
+            ("neg_risk_adapter", self.neg_risk_adapter),
+            ("collateral", Some(self.collateral)),
+            ("conditional_tokens", Some(self.conditional_tokens)),
+            ("ctf_collateral_adapter", self.ctf_collateral_adapter),
+            (
+                "neg_risk_collateral_adapter",
+                self.neg_risk_collateral_adapter,
+            ),
+            ("position_manager", self.position_manager),
+            ("router", self.router),
+            ("auto_redeemer", self.auto_redeemer),
+        ]
+        .into_iter()
+        .filter_map(|(name, a)| a.map(|a| (name, a)))
+    }
 }
 
 // Polygon, from docs.polymarket.com/resources/contracts ("Core Trading Contracts",

@@ -3,7 +3,8 @@
 //! Enable it with [`SimBuilder::onchain`](super::SimBuilder::onchain). Serves the methods [`onchain::Settler`](polyclob::onchain::Settler) uses (`eth_chainId`,
 //! `eth_call`, `eth_estimateGas`, `eth_getTransactionCount`, `eth_getBalance`,
 //! `eth_getBlockByNumber`, `eth_maxPriorityFeePerGas`, `eth_gasPrice`, `eth_sendRawTransaction`,
-//! `eth_getTransactionReceipt`), single or batched. A raw transaction is decoded as EIP-1559,
+//! `eth_getTransactionReceipt`), single or batched, and `eth_getCode` (a placeholder
+//! bytecode at every address of the contract tables the ledger uses, `0x` elsewhere). A raw transaction is decoded as EIP-1559,
 //! its chain id, signature, nonce, fee and the sender's native balance are checked as a node
 //! would, and it is mined at once in its own block: applied to the [`Ledger`], or reverted
 //! (status 0, state unchanged, the nonce and the fee still spent). Gas is a fixed schedule, not
@@ -18,6 +19,7 @@ use bytes::Bytes;
 use http_body_util::Full;
 use hyper::{Response, StatusCode};
 
+use super::drift::{Drift, Drifts};
 use super::ledger::{Ledger, Revert};
 use super::market::MarketSpec;
 use super::server::{Shared, SimHandle, error_response, json_response};
@@ -28,6 +30,10 @@ use polyclob::types::Chain;
 const BASE_FEE: u128 = 30_000_000_000;
 /// The tip `eth_maxPriorityFeePerGas` suggests: 30 gwei (Polygon's floor is 25).
 const TIP: u128 = 30_000_000_000;
+
+/// What `eth_getCode` answers for a contract: the usual Solidity prologue
+/// (`PUSH1 0x80 PUSH1 0x40 MSTORE`), standing for bytecode the simulator does not run.
+const PLACEHOLDER_CODE: &str = "0x6080604052";
 
 /// Gas a call costs on the simulator: 21,000 + 16 per calldata byte + 30,000.
 fn gas_for(data: &[u8]) -> u64 {
@@ -98,25 +104,25 @@ impl SimChain {
     }
 
     /// Answers one HTTP body: a request object or a batch array.
-    pub(crate) fn handle(&mut self, body: &[u8]) -> String {
+    pub(crate) fn handle(&mut self, body: &[u8], drift: &Drifts) -> String {
         match serde_json::from_slice::<Value>(body) {
             Ok(Value::Array(items)) if !items.is_empty() => {
-                let out: Vec<Value> = items.iter().map(|r| self.one(r)).collect();
+                let out: Vec<Value> = items.iter().map(|r| self.one(r, drift)).collect();
                 Value::Array(out).to_string()
             }
-            Ok(v @ Value::Object(_)) => self.one(&v).to_string(),
+            Ok(v @ Value::Object(_)) => self.one(&v, drift).to_string(),
             _ => json!({"jsonrpc": "2.0", "id": null,
                         "error": {"code": -32700, "message": "parse error"}})
             .to_string(),
         }
     }
 
-    fn one(&mut self, req: &Value) -> Value {
+    fn one(&mut self, req: &Value, drift: &Drifts) -> Value {
         let id = req.get("id").cloned().unwrap_or(Value::Null);
         let method = req.get("method").and_then(Value::as_str).unwrap_or("");
         let empty = Value::Array(Vec::new());
         let params = req.get("params").unwrap_or(&empty);
-        match self.dispatch(method, params) {
+        match self.dispatch(method, params, drift) {
             Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
             Err(e) => {
                 let mut err = json!({"code": e.code, "message": e.message});
@@ -128,7 +134,7 @@ impl SimChain {
         }
     }
 
-    fn dispatch(&mut self, method: &str, p: &Value) -> Result<Value, RpcError> {
+    fn dispatch(&mut self, method: &str, p: &Value, drift: &Drifts) -> Result<Value, RpcError> {
         let q = |n: u128| json!(format!("{n:#x}"));
         match method {
             "eth_chainId" => Ok(q(u128::from(self.ledger.chain_id()))),
@@ -154,6 +160,15 @@ impl SimChain {
                     .copied()
                     .unwrap_or_default();
                 Ok(json!(format!("{b:#x}")))
+            }
+            "eth_getCode" => {
+                let at = param_address(p, 0)?;
+                let deployed = [&self.ledger.contracts, &self.ledger.v2]
+                    .iter()
+                    .any(|t| t.entries().any(|(_, a)| a == at))
+                    && !(drift.has(Drift::MissingContractCode)
+                        && Some(at) == self.ledger.v2.router);
+                Ok(json!(if deployed { PLACEHOLDER_CODE } else { "0x" }))
             }
             "eth_call" => {
                 let (call, _) = param_call(p)?;
@@ -364,7 +379,7 @@ fn param_call(p: &Value) -> Result<(Call, Option<Address>), RpcError> {
 pub(crate) fn serve(shared: &Shared, body: &[u8]) -> Response<Full<Bytes>> {
     let mut ex = shared.ex();
     match ex.chain.as_mut() {
-        Some(chain) => json_response(StatusCode::OK, chain.handle(body)),
+        Some(chain) => json_response(StatusCode::OK, chain.handle(body, &shared.drift)),
         None => error_response(
             StatusCode::NOT_FOUND,
             "the simulator chain is off (SimBuilder::onchain)",

@@ -1,6 +1,8 @@
 //! The Data API v2 served from the simulator's own trades, under `/data-api`:
 //! `/v2/positions`, `/v2/trades`, `/v2/activity`, `/v2/value`, `/v2/holders`, in the
-//! `{data, pagination}` envelope with opaque cursors (`cursor` in, `pagination.next_cursor`
+//! `{data, pagination}` envelope, and the unpaginated `{data}` figures `/v2/resolutions`
+//! (by `condition`: the ledger's payouts once a market is resolved), `/v2/oi` (open interest:
+//! the value of the positions held) and `/v2/prices-history` (a token's fills) with opaque cursors (`cursor` in, `pagination.next_cursor`
 //! out, `null` on the last page; `limit` applies to the first page only, the cursor carries it
 //! after), snake_case fields, at most 20 `condition` ids a request.
 //!
@@ -65,11 +67,15 @@ pub(crate) fn route(shared: &Shared, parts: &Parts) -> Option<Resp> {
         )));
     }
     let ex = shared.ex();
+    // A V2 (62-hex) condition id arrives right-padded to 64 hex, the form the API requires.
     let in_market = |mi: usize| {
+        let own = &ex.markets[mi].spec.condition_id;
+        let padded = polyclob::types::ConditionId::parse(own).map(|c| c.to_string());
         distinct.is_empty()
-            || distinct
-                .iter()
-                .any(|c| c.eq_ignore_ascii_case(&ex.markets[mi].spec.condition_id))
+            || distinct.iter().any(|c| {
+                c.eq_ignore_ascii_case(own)
+                    || padded.as_ref().is_ok_and(|p| c.eq_ignore_ascii_case(p))
+            })
     };
     let user = q(&query, "user").map(str::to_ascii_lowercase);
     Some(match path {
@@ -146,6 +152,74 @@ pub(crate) fn route(shared: &Shared, parts: &Parts) -> Option<Resp> {
                 })
                 .collect();
             page(rows, &query)
+        }
+        "/v2/resolutions" => {
+            if distinct.is_empty() {
+                return Some(bad("one of question_id, condition or event_id is required"));
+            }
+            let payouts_key = if shared.drift.has(crate::Drift::RenamedResolutionField) {
+                "payout_numerators"
+            } else {
+                "payouts"
+            };
+            let rows: Vec<Value> = (0..ex.markets.len())
+                .filter(|&mi| in_market(mi))
+                .map(|mi| {
+                    let s = &ex.markets[mi].spec;
+                    let payouts = ex.ledger().payouts(&s.condition_id);
+                    let mut row = json!({
+                        "question_id": s.question_id,
+                        "condition_id": s.condition_id,
+                        "status": if payouts.is_some() { "resolved" } else { "initialized" },
+                        "reporter": "UMA_OO",
+                        "market_type": if s.neg_risk { "INCREMENTAL_NEGRISK" } else { "BINARY" },
+                        "extended_review": false,
+                        "was_disputed": false,
+                        "was_arbitrated": false,
+                    });
+                    // Micro-units of pUSD per share: the winner pays $1.
+                    row[payouts_key] = json!(
+                        payouts
+                            .map_or_else(Vec::new, |p| p.iter().map(|n| n * 1_000_000).collect())
+                    );
+                    row
+                })
+                .collect();
+            ok(&json!({ "data": rows }))
+        }
+        "/v2/oi" => {
+            let held = positions(&ex);
+            let mut rows = Vec::new();
+            let value = |mi: Option<usize>| -> i128 {
+                held.iter()
+                    .filter(|p| mi.is_none_or(|m| p.market == m))
+                    .map(|p| p.current_value(&ex))
+                    .sum()
+            };
+            if distinct.is_empty() {
+                rows.push(json!({"condition_id": "GLOBAL", "value": num(value(None))}));
+            }
+            for mi in (0..ex.markets.len()).filter(|&mi| !distinct.is_empty() && in_market(mi)) {
+                rows.push(json!({
+                    "condition_id": ex.markets[mi].spec.condition_id,
+                    "value": num(value(Some(mi))),
+                }));
+            }
+            ok(&json!({ "data": rows }))
+        }
+        "/v2/prices-history" => {
+            let Some(token) = q(&query, "token_id") else {
+                return Some(bad("token_id is required"));
+            };
+            let Some((market, index)) = ex.token(token) else {
+                return Some(ok(&json!({ "data": [] })));
+            };
+            let rows: Vec<Value> = fills(&ex)
+                .into_iter()
+                .filter(|f| f.taker && f.market == market && f.token == index)
+                .map(|f| json!({"t": f.time, "p": num(i128::from(f.price))}))
+                .collect();
+            ok(&json!({ "data": rows }))
         }
         _ => error_response(StatusCode::NOT_FOUND, "Not Found"),
     })

@@ -1,7 +1,7 @@
 //! Drift: the simulator departs from the exchange's documented behaviour on purpose, one way at
 //! a time, so a conformance checker (`polyclob-doctor`) can be shown to catch each kind of
 //! change the real exchange has made under its clients: a renamed field, a new key, a new hash
-//! formula, a removed endpoint, a new close code.
+//! formula, a removed endpoint, a new close code, a contract moved away from its address.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -34,20 +34,29 @@ pub enum Drift {
     /// PolyBolt closes a connection with code 4010 (a code the docs do not list) right after
     /// the first subscription's snapshot.
     PolyBoltCloseCode,
+    /// The chain (feature `onchain`) has no code at the Router's address (`eth_getCode`
+    /// answers `0x`), as if the contract table named an address nothing is deployed at.
+    MissingContractCode,
+    /// Data API resolutions (`GET /v2/resolutions`) name the payouts `payout_numerators`
+    /// instead of `payouts`.
+    RenamedResolutionField,
 }
 
 impl Drift {
     /// Every drift, in declaration order.
-    pub const ALL: [Drift; 5] = [
+    pub const ALL: [Drift; 7] = [
         Drift::RenamedField,
         Drift::ExtraBookKey,
         Drift::HashInput,
         Drift::RemovedEndpoint,
         Drift::PolyBoltCloseCode,
+        Drift::MissingContractCode,
+        Drift::RenamedResolutionField,
     ];
 
     /// The flag's name (`renamed-field`, `extra-book-key`, `hash-input`, `removed-endpoint`,
-    /// `polybolt-close-code`), as the binary's `--drift` takes it.
+    /// `polybolt-close-code`, `missing-contract-code`, `renamed-resolution-field`), as the
+    /// binary's `--drift` takes it.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
@@ -56,6 +65,8 @@ impl Drift {
             Drift::HashInput => "hash-input",
             Drift::RemovedEndpoint => "removed-endpoint",
             Drift::PolyBoltCloseCode => "polybolt-close-code",
+            Drift::MissingContractCode => "missing-contract-code",
+            Drift::RenamedResolutionField => "renamed-resolution-field",
         }
     }
 

@@ -263,6 +263,13 @@ impl Ledger {
             .unwrap_or_default()
     }
 
+    /// A condition's payout numerators (`[1, 0]`: outcome 0 won), once resolved; `None` while
+    /// open or for an unknown condition.
+    pub(crate) fn payouts(&self, condition_id: &str) -> Option<[u64; 2]> {
+        let id = condition_id.parse::<ConditionId>().ok()?;
+        self.conditions.get(&B256::from(*id.as_bytes32()))?.payouts
+    }
+
     /// Sets a binary condition's payout to `winner`; false when the condition is unknown or
     /// the index is not 0/1.
     pub(crate) fn resolve(&mut self, condition: B256, winner: usize) -> bool {

@@ -49,7 +49,8 @@ USAGE: polyclob-sim [FLAGS]
   --no-balances            accept orders without balances (plumbing tests only)
   --drift NAME             depart from the exchange's behaviour, for conformance checks
                            (repeatable): renamed-field, extra-book-key, hash-input,
-                           removed-endpoint, polybolt-close-code
+                           removed-endpoint, polybolt-close-code,
+                           missing-contract-code (the library's chain), renamed-resolution-field
   --help                   this text
 ";
 
