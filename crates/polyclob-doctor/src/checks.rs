@@ -28,10 +28,11 @@ pub(crate) struct Picked {
     pub(crate) books: Vec<BookSummary>,
 }
 
-/// API credentials derived from `--key`, and the key.
+/// API credentials derived from `--key`, the key, and a CLOB client holding both.
 pub(crate) struct Auth {
     pub(crate) creds: Credentials,
     pub(crate) key: crate::Secret,
+    pub(crate) client: polyclob::clob::Client,
 }
 
 impl<'a> Ctx<'a> {
@@ -160,6 +161,7 @@ pub(crate) async fn rest(ctx: &Ctx<'_>, report: &mut Report) -> Picked {
     }
     gamma(ctx, report).await;
     data(ctx, report).await;
+    resolution(ctx, report, &picked).await;
     picked
 }
 
@@ -485,6 +487,105 @@ async fn data(ctx: &Ctx<'_>, report: &mut Report) {
     }
 }
 
+/// The Data API's resolution and market figures (`src/data/resolution.rs`) for the first
+/// picked market: each decodes with no row lost; members polyclob does not model.
+async fn resolution(ctx: &Ctx<'_>, report: &mut Report, picked: &Picked) {
+    use polyclob::data::{DataPricePoint, OpenInterest, Query, Resolution};
+    let (Some((token, _)), Some(book)) = (picked.tokens.first(), picked.books.first()) else {
+        report.warn(
+            "data.resolutions",
+            "no market picked: the resolution endpoints are not checked",
+        );
+        return;
+    };
+    // The 64-hex form the Data API requires (a V2 id right-padded), as polyclob sends it.
+    let condition = polyclob::types::ConditionId::parse(&book.market)
+        .map_or_else(|_| book.market.clone(), |c| c.to_string());
+    data_rows(
+        ctx,
+        report,
+        "data.resolutions",
+        &format!("/v2/resolutions?condition={condition}"),
+        &Query::<Resolution>::resolutions(&book.market),
+    )
+    .await;
+    data_rows(
+        ctx,
+        report,
+        "data.oi",
+        "/v2/oi",
+        &Query::<OpenInterest>::open_interest(),
+    )
+    .await;
+    data_rows(
+        ctx,
+        report,
+        "data.prices-history",
+        &format!("/v2/prices-history?token_id={token}"),
+        &Query::<DataPricePoint>::prices_history(token),
+    )
+    .await;
+}
+
+/// One Data API read: polyclob's page has every row the server sent (none skipped, the
+/// counts equal), and the members of those rows polyclob does not model (`CHECK.fields`).
+/// No row at all is a WARN: nothing was checked.
+async fn data_rows<T: serde::de::DeserializeOwned>(
+    ctx: &Ctx<'_>,
+    report: &mut Report,
+    check: &str,
+    path_and_query: &str,
+    query: &polyclob::data::Query<T>,
+) {
+    let path = path_and_query.split('?').next().unwrap_or(path_and_query);
+    let raw = match ctx.raw_get(check, ctx.data.host(), path_and_query).await {
+        Ok((200, body)) => serde_json::from_str::<serde_json::Value>(&body).ok(),
+        _ => None,
+    };
+    let rows = raw
+        .as_ref()
+        .and_then(|v| v.get("data"))
+        .and_then(serde_json::Value::as_array);
+    match ctx.data.page(query, None).await {
+        Err(e) => report.fail(check, format!("GET {path}: {}", error_text(&e))),
+        Ok(p) if !p.skipped.is_empty() => report.fail(
+            check,
+            format!(
+                "GET {path}: {} of {} rows did not decode (first: {:?})",
+                p.skipped.len(),
+                p.skipped.len() + p.data.len(),
+                p.skipped[0]
+            ),
+        ),
+        Ok(p) => match rows.map(Vec::len) {
+            Some(n) if n != p.data.len() => report.fail(
+                check,
+                format!(
+                    "GET {path}: the server sent {n} rows, polyclob decoded {}",
+                    p.data.len()
+                ),
+            ),
+            _ if p.data.is_empty() => report.warn(
+                check,
+                format!("GET {path} answered no row: nothing to decode"),
+            ),
+            _ => report.pass(
+                check,
+                format!("GET {path}: {} rows decoded, none lost", p.data.len()),
+            ),
+        },
+    }
+    if let (Some(rows), Some(modeled)) = (rows.filter(|r| !r.is_empty()), fields::modeled::<T>()) {
+        let unknown = fields::unknown_in(rows, modeled);
+        ctx.unknown_fields(
+            report,
+            &format!("{check}.fields"),
+            &format!("GET {path} rows"),
+            &unknown,
+        );
+    }
+}
+
 /// With `--key`: API credentials derived (a read: nothing is created) and the account's
 /// rate-limit tier.
 pub(crate) async fn credentials(ctx: &Ctx<'_>, report: &mut Report) -> Option<Auth> {
@@ -552,5 +653,80 @@ pub(crate) async fn credentials(ctx: &Ctx<'_>, report: &mut Report) -> Option<Au
     Some(Auth {
         creds,
         key: key.clone(),
+        client,
     })
+}
+
+/// `--heartbeats` with a key: `POST /v1/heartbeats` starts a chain and answers the id the
+/// next one carries, accepts that id back, and refuses a wrong one with the id the chain
+/// expects (what polyclob resynchronises on). Opt-in: once a heartbeat is sent, the exchange
+/// cancels all the account's open orders when heartbeats stop.
+pub(crate) async fn heartbeats(ctx: &Ctx<'_>, auth: Option<&Auth>, report: &mut Report) {
+    if !ctx.opts.heartbeats {
+        report.warn(
+            "heartbeat",
+            "not checked: a heartbeat arms the exchange's cancel-on-silence (every open order of the account is cancelled when heartbeats stop); --heartbeats to check",
+        );
+        return;
+    }
+    let Some(auth) = auth else {
+        report.warn("heartbeat", "not checked: it needs API credentials (--key)");
+        return;
+    };
+    let c = &auth.client;
+    const PATH: &str = "POST /v1/heartbeats";
+    let first = match c.heartbeat(None).await {
+        Ok(h) if !h.heartbeat_id.is_empty() => h.heartbeat_id,
+        Ok(h) => {
+            report.fail(
+                "heartbeat",
+                format!(
+                    "{PATH} answered no heartbeat_id (error {:?}): polyclob chains each id into the next heartbeat",
+                    h.error
+                ),
+            );
+            return;
+        }
+        Err(e) => {
+            report.fail("heartbeat", format!("{PATH}: {}", error_text(&e)));
+            return;
+        }
+    };
+    match c.heartbeat(Some(&first)).await {
+        Ok(h) if !h.heartbeat_id.is_empty() => report.pass(
+            "heartbeat",
+            format!("{PATH}: a chain started and its id was accepted back, answering the next"),
+        ),
+        Ok(h) => report.fail(
+            "heartbeat",
+            format!(
+                "{PATH} with the chain's id: answered no heartbeat_id (error {:?})",
+                h.error
+            ),
+        ),
+        Err(e) => report.fail(
+            "heartbeat",
+            format!("{PATH} with the id it answered: {}", error_text(&e)),
+        ),
+    }
+    match c.heartbeat(Some("polyclob-doctor-wrong-id")).await {
+        Err(e) if e.heartbeat_id().is_some() => report.pass(
+            "heartbeat.resync",
+            format!(
+                "{PATH} with a wrong id: HTTP {}, naming the chain's id (polyclob resynchronises on it)",
+                e.status().unwrap_or(0)
+            ),
+        ),
+        Err(e) => report.fail(
+            "heartbeat.resync",
+            format!(
+                "{PATH} with a wrong id: {}, without the chain's id to resynchronise on",
+                error_text(&e)
+            ),
+        ),
+        Ok(_) => report.warn(
+            "heartbeat.resync",
+            format!("{PATH} accepted a wrong id: the chain is not checked"),
+        ),
+    }
 }

@@ -2,17 +2,22 @@
 //! a live one (or the simulator), with polyclob's own clients, and reports one line per
 //! assumption: pass, warn or fail, with the evidence. Read-only unless `--trade`.
 //!
-//! The binary is a thin shell over [`run`]; tests call [`run`] against the simulator.
+//! The binary is a thin shell over [`run`]; tests call [`run`] against the simulator, and
+//! [`replay`] decodes a `--record` directory again offline.
 
 use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
+mod chain_checks;
 mod checks;
 mod fields;
 mod record;
+mod replay;
 mod stream_checks;
 mod trade;
+
+pub use replay::{Replayed, replay};
 
 /// Where the exchange lives, and what to check. A host left `None` is polyclob's default
 /// (the live exchange).
@@ -32,6 +37,11 @@ pub struct Options {
     pub polybolt: Option<String>,
     /// The sports socket URL.
     pub sports: Option<String>,
+    /// The RTDS URL.
+    pub rtds: Option<String>,
+    /// A JSON-RPC node of the chain (Polygon or Amoy): the contract table is checked against
+    /// it. `None`: not checked.
+    pub rpc: Option<String>,
     /// REST snapshots per token whose hash must reproduce.
     pub snapshots: usize,
     /// Tokens of each protocol (CTF, V2) to check.
@@ -45,6 +55,9 @@ pub struct Options {
     pub key: Option<Secret>,
     /// Place one post-only order far from the touch, see it on the user channel, cancel it.
     pub trade: bool,
+    /// Send heartbeats (with a key). Opt-in: once one is sent, the exchange cancels every
+    /// open order of the account when heartbeats stop.
+    pub heartbeats: bool,
     /// Save every response and frame seen under this directory.
     pub record: Option<PathBuf>,
 }
@@ -62,18 +75,21 @@ impl Options {
             user_ws: None,
             polybolt: None,
             sports: None,
+            rtds: None,
+            rpc: None,
             snapshots: 3,
             tokens: 2,
             duration: Duration::from_secs(60),
             strict: false,
             key: None,
             trade: false,
+            heartbeats: false,
             record: None,
         }
     }
 
     /// Every host at a simulator's address (`http://127.0.0.1:PORT`), as `polyclob-sim`
-    /// lays them out.
+    /// lays them out (the chain, `BASE/rpc`, only where the simulator serves one: set `rpc`).
     #[must_use]
     pub fn sim(base: &str) -> Self {
         let base = base.trim_end_matches('/');
@@ -86,6 +102,7 @@ impl Options {
             user_ws: Some(format!("{ws}/ws/user")),
             polybolt: Some(format!("{ws}/polybolt")),
             sports: Some(format!("{ws}/sports")),
+            rtds: Some(format!("{ws}/rtds")),
             ..Self::live()
         }
     }
@@ -209,10 +226,14 @@ pub async fn run(opts: &Options) -> Report {
     stream_checks::market(&ctx, &picked, &mut report).await;
     let creds = checks::credentials(&ctx, &mut report).await;
     stream_checks::polybolt(&ctx, creds.as_ref(), &mut report).await;
+    stream_checks::rtds(&ctx, &mut report).await;
     stream_checks::sports(&ctx, &mut report).await;
+    chain_checks::contracts_on_chain(&ctx, &mut report).await;
     if opts.trade {
         trade::round_trip(&ctx, creds.as_ref(), &picked, &mut report).await;
     }
+    // Last: a heartbeat arms the exchange's cancel-on-silence for the account.
+    checks::heartbeats(&ctx, creds.as_ref(), &mut report).await;
     ctx.recorder.finish(&mut report);
     report
 }

@@ -16,7 +16,9 @@ USAGE: polyclob-doctor [FLAGS]        (no flags: the live exchange, read-only)
   --clob URL           CLOB REST host          --gamma URL     Gamma host
   --data URL           Data API host           --ws URL        market channel URL
   --user-ws URL        user channel URL        --polybolt URL  PolyBolt URL
-  --sports URL         sports socket URL
+  --sports URL         sports socket URL     --rtds URL      RTDS URL
+  --rpc URL            a Polygon (or Amoy) JSON-RPC node: every address of polyclob's
+                       contract table has code and answers the read polyclob makes on it
   --snapshots N        REST book snapshots per token whose hash must reproduce (default 3)
   --tokens N           tokens of each protocol (CTF, V2) to check (default 2)
   --duration SECS      how long streams are watched (default 60)
@@ -26,6 +28,9 @@ USAGE: polyclob-doctor [FLAGS]        (no flags: the live exchange, read-only)
                        rate-limit tier and the user channel are checked. Never printed.
   --trade              with a key: one post-only BUY at the lowest tick and minimum size,
                        seen on the user channel, cancelled. Nothing else is ever sent.
+  --heartbeats         with a key: check POST /v1/heartbeats (3 heartbeats). CAUTION: once
+                       one is sent, the exchange cancels every open order of the account
+                       when heartbeats stop; use a key with no resting orders.
   --record DIR         save every response and frame (layout: the crate's README)
   --help               this text
 ";
@@ -50,6 +55,8 @@ fn parse() -> Result<Option<Options>, String> {
                     duration: o.duration,
                     strict: o.strict,
                     trade: o.trade,
+                    heartbeats: o.heartbeats,
+                    rpc: o.rpc.take(),
                     record: o.record.take(),
                     ..Options::sim(&v)
                 };
@@ -61,12 +68,15 @@ fn parse() -> Result<Option<Options>, String> {
             "--user-ws" => o.user_ws = Some(val()?),
             "--polybolt" => o.polybolt = Some(val()?),
             "--sports" => o.sports = Some(val()?),
+            "--rtds" => o.rtds = Some(val()?),
+            "--rpc" => o.rpc = Some(val()?),
             "--snapshots" => o.snapshots = usize::try_from(num(val()?)?).unwrap_or(usize::MAX),
             "--tokens" => o.tokens = usize::try_from(num(val()?)?).unwrap_or(usize::MAX),
             "--duration" => o.duration = Duration::from_secs(num(val()?)?),
             "--strict" => o.strict = true,
             "--key-env" => key_env = val()?,
             "--trade" => o.trade = true,
+            "--heartbeats" => o.heartbeats = true,
             "--record" => o.record = Some(val()?.into()),
             other => return Err(format!("unknown flag {other:?} (try --help)")),
         }
@@ -105,14 +115,16 @@ fn main() -> ExitCode {
         }
     };
     println!(
-        "polyclob-doctor {} — clob {}, gamma {}, data {}, ws {}, polybolt {}, sports {}; {} snapshots, {} tokens/protocol, {} s streams{}{}{}",
+        "polyclob-doctor {} — clob {}, gamma {}, data {}, ws {}, polybolt {}, rtds {}, sports {}, rpc {}; {} snapshots, {} tokens/protocol, {} s streams{}{}{}{}",
         env!("CARGO_PKG_VERSION"),
         host(&opts.clob),
         host(&opts.gamma),
         host(&opts.data),
         host(&opts.market_ws),
         host(&opts.polybolt),
+        host(&opts.rtds),
         host(&opts.sports),
+        opts.rpc.as_deref().unwrap_or("none"),
         opts.snapshots,
         opts.tokens,
         opts.duration.as_secs(),
@@ -123,6 +135,11 @@ fn main() -> ExitCode {
             ""
         },
         if opts.trade { ", --trade" } else { "" },
+        if opts.heartbeats {
+            ", --heartbeats"
+        } else {
+            ""
+        },
     );
     let report = rt.block_on(run(&opts));
     for line in &report.lines {

@@ -3,7 +3,10 @@
 //!
 //! - `DIR/rest/NNNN.json`: one response body, as received;
 //! - `DIR/rest/index.tsv`: `NNNN <TAB> what <TAB> status <TAB> path?query`, one line per body;
-//! - `DIR/ws/<channel>.txt`: one frame per line, as received (frames are single-line JSON).
+//! - `DIR/ws/<channel>.txt` (`market`, `polybolt`, `rtds`): one frame per line, as received
+//!   (frames are single-line JSON).
+//!
+//! [`replay`](crate::replay) decodes it all again.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};

@@ -1,5 +1,6 @@
 //! The stream checks: the market channel (snapshots, their hashes, deltas against REST,
-//! continuity), PolyBolt (auth, snapshot, sequence numbers, close codes) and the sports socket.
+//! continuity), PolyBolt (auth, snapshot, sequence numbers, close codes), RTDS (activity, the
+//! deprecated price topics) and the sports socket.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -8,6 +9,8 @@ use futures_util::{FutureExt, StreamExt};
 use polyclob::book::{BookManager, HashStatus};
 use polyclob::polybolt::decode::BoltMessage;
 use polyclob::polybolt::{BoltSubscription, PolyBoltEvent, PolyBoltStream};
+use polyclob::rtds::decode::Payload;
+use polyclob::rtds::{ActivityFilter, RtdsEvent, RtdsStream};
 use polyclob::sports::{SportsEvent, SportsStream};
 use polyclob::types::Side;
 use polyclob::ws::connection::Disconnect;
@@ -277,7 +280,6 @@ pub(crate) async fn polybolt(ctx: &Ctx<'_>, auth: Option<&Auth>, report: &mut Re
     let (mut connected, mut snapshot, mut updates) = (false, false, 0u64);
     let mut breaks: Vec<String> = Vec::new();
     let mut closed: Option<u16> = None;
-    let mut seq: Option<u64> = None;
     let deadline = start + FIRST.max(watch);
     while Instant::now() < deadline && !(snapshot && start.elapsed() >= watch) {
         let Ok(Some(ev)) = tokio::time::timeout_at(deadline.into(), s.next()).await else {
@@ -301,18 +303,13 @@ pub(crate) async fn polybolt(ctx: &Ctx<'_>, auth: Option<&Auth>, report: &mut Re
                 if let Some(t) = msg.frame().as_str() {
                     ctx.recorder.frame("polybolt", t);
                 }
+                // polyclob's own tracker reports gaps and server drops as `Break`s.
                 if let Ok(BoltMessage::Data(e)) = msg.message() {
                     if e.snapshot {
                         snapshot = true;
                     } else {
                         updates += 1;
                     }
-                    if let Some(prev) = seq {
-                        if e.seq != prev + 1 && !e.snapshot {
-                            breaks.push(format!("seq {} after {prev}", e.seq));
-                        }
-                    }
-                    seq = Some(e.seq);
                 }
             }
             _ => {}
@@ -345,14 +342,138 @@ pub(crate) async fn polybolt(ctx: &Ctx<'_>, auth: Option<&Auth>, report: &mut Re
         report.pass(
             "polybolt.sequence",
             format!(
-                "{updates} updates in {} s, seq consecutive",
-                watch.as_secs()
+                "{updates} updates in {} s, seq consecutive, no dropped ({} connection(s))",
+                watch.as_secs(),
+                s.counters().connects
             ),
         );
     } else if let Some(b) = breaks.first() {
         report.fail(
             "polybolt.sequence",
             format!("{} break(s), first: {b}", breaks.len()),
+        );
+    }
+}
+
+/// RTDS: connects, and of what it subscribes (`activity` `orders_matched`, which stays on
+/// RTDS, and the deprecated price topics `crypto_prices` and `crypto_prices_chainlink`, whose
+/// removal Polymarket announced) receives and decodes every frame. Price topics still served
+/// are a WARN (migrate to PolyBolt), gone ones a PASS; no activity in the window is a WARN (no
+/// trade happened).
+pub(crate) async fn rtds(ctx: &Ctx<'_>, report: &mut Report) {
+    use polyclob::rtds::Subscription as Rtds;
+    let mut b = RtdsStream::builder()
+        .subscribe(Rtds::orders_matched(ActivityFilter::All))
+        .subscribe(Rtds::crypto_prices(["btcusdt"]))
+        .subscribe(Rtds::chainlink_prices(Some("btc/usd")));
+    if let Some(u) = &ctx.opts.rtds {
+        b = b.url(u);
+    }
+    let mut s = match b.build() {
+        Ok(s) => s,
+        Err(e) => {
+            report.fail("rtds.connect", format!("cannot build the stream: {e}"));
+            return;
+        }
+    };
+    let start = Instant::now();
+    // Watched for `--duration` (2 to 10 s) from the connection on.
+    let window = ctx
+        .opts
+        .duration
+        .clamp(Duration::from_secs(2), Duration::from_secs(10));
+    let mut until = start + FIRST;
+    let (mut connected, mut frames) = (false, 0u64);
+    let mut per_topic: BTreeMap<String, u64> = BTreeMap::new();
+    let mut invalid: Option<String> = None;
+    let mut unread: Option<String> = None;
+    let mut invalid_count = 0u64;
+    while let Ok(Some(ev)) = tokio::time::timeout_at(until.into(), s.next()).await {
+        match ev {
+            RtdsEvent::Status(Status::Connected { .. }) if !connected => {
+                connected = true;
+                until = Instant::now() + window;
+            }
+            RtdsEvent::Message(m) => {
+                frames += 1;
+                if let Some(t) = m.frame().as_str() {
+                    ctx.recorder.frame("rtds", t);
+                }
+                if let Ok(msg) = m.message() {
+                    *per_topic.entry(msg.topic.to_owned()).or_default() += 1;
+                    // An activity trade that reads as `Other` is a shape polyclob does not know.
+                    if msg.topic == "activity" && matches!(msg.payload, Payload::Other(_)) {
+                        unread.get_or_insert_with(|| format!("type {:?}", msg.kind));
+                    }
+                }
+            }
+            RtdsEvent::Invalid { error, frame } => {
+                frames += 1;
+                invalid_count += 1;
+                if let Some(t) = frame.as_str() {
+                    ctx.recorder.frame("rtds", t);
+                }
+                invalid.get_or_insert_with(|| error.to_string());
+            }
+            _ => {}
+        }
+    }
+    s.handle().shutdown();
+    if !connected {
+        report.fail(
+            "rtds.connect",
+            format!("no connection within {} s", FIRST.as_secs()),
+        );
+        return;
+    }
+    report.pass(
+        "rtds.connect",
+        format!(
+            "connected; {frames} frames in {} ms",
+            start.elapsed().as_millis()
+        ),
+    );
+    match (&invalid, &unread) {
+        (Some(e), _) => report.fail(
+            "rtds.decode",
+            format!("{invalid_count} of {frames} frames did not decode (first: {e})"),
+        ),
+        (None, Some(kind)) => report.fail(
+            "rtds.decode",
+            format!("an activity message of {kind} is not one polyclob reads"),
+        ),
+        (None, None) => report.pass("rtds.decode", format!("all {frames} frames decode")),
+    }
+    let count = |t: &str| per_topic.get(t).copied().unwrap_or(0);
+    if count("activity") > 0 {
+        report.pass(
+            "rtds.activity",
+            format!("{} orders_matched messages", count("activity")),
+        );
+    } else {
+        report.warn(
+            "rtds.activity",
+            "no orders_matched message in the window (no trade?)",
+        );
+    }
+    let legacy = ["crypto_prices", "crypto_prices_chainlink"];
+    let served: Vec<String> = legacy
+        .iter()
+        .filter(|t| count(t) > 0)
+        .map(|t| format!("{t} ({} messages)", count(t)))
+        .collect();
+    if served.is_empty() {
+        report.pass(
+            "rtds.prices",
+            "the deprecated price topics are no longer served (removal announced; polyclob's PolyBolt streams serve them)",
+        );
+    } else {
+        report.warn(
+            "rtds.prices",
+            format!(
+                "deprecated price topics still served: {}; Polymarket announced their removal, use PolyBolt",
+                served.join(", ")
+            ),
         );
     }
 }

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use polyclob_doctor::{Options, Report, Secret, Verdict, run};
+use polyclob_doctor::{Options, Report, Secret, Verdict, replay, run};
 use polyclob_sim::{Drift, SimHandle, Simulator};
 
 /// Hardhat account #0: a public test key, never funded on a real chain.
@@ -14,7 +14,8 @@ async fn sim(drift: Option<Drift>) -> SimHandle {
     let b = Simulator::builder()
         .seed(7)
         .activity(Some(Duration::from_millis(30)))
-        .rtds_interval(Duration::from_millis(50));
+        .rtds_interval(Duration::from_millis(50))
+        .onchain(true);
     let b = match drift {
         Some(d) => b.drift(d),
         None => b,
@@ -33,6 +34,8 @@ fn options(sim: &SimHandle) -> Options {
         duration: Duration::from_secs(1),
         strict: true,
         key: Some(Secret(KEY.to_owned())),
+        rpc: Some(sim.rpc_url()),
+        heartbeats: true,
         ..Options::sim(&sim.http_url())
     }
 }
@@ -89,6 +92,16 @@ async fn a_conforming_exchange_passes_every_check_and_the_trade_round_trip() {
         "trade.user-channel",
         "trade.cancel",
         "record",
+        "data.resolutions",
+        "data.resolutions.fields",
+        "data.oi",
+        "heartbeat",
+        "heartbeat.resync",
+        "rtds.connect",
+        "rtds.decode",
+        "chain.id",
+        "chain.code",
+        "chain.interface",
     ] {
         let lines = r.named(check);
         assert!(
@@ -109,10 +122,58 @@ async fn a_conforming_exchange_passes_every_check_and_the_trade_round_trip() {
             .lines()
             .any(|l| l.contains("\"event_type\":\"book\""))
     );
+    // The simulator serves the deprecated RTDS price topics: a warning, not a failure.
+    assert!(
+        r.named("rtds.prices")
+            .iter()
+            .any(|l| l.verdict == Verdict::Warn && l.evidence.contains("crypto_prices")),
+        "{}",
+        show(&r)
+    );
     // No secret in the report.
     let text = show(&r);
     assert!(!text.contains(KEY), "the key leaked into the report");
+
+    // The recording replays offline: every body and frame decodes, no row lost.
+    let replayed = replay(&dir).unwrap();
+    assert!(replayed.problems.is_empty(), "{:?}", replayed.problems);
+    assert_eq!(
+        replayed.bodies + replayed.error_bodies,
+        index.lines().count(),
+        "every recorded body was replayed: {replayed:?}"
+    );
+    assert!(replayed.rows > replayed.bodies, "{replayed:?}");
+    let recorded_frames: usize = ["market", "polybolt", "rtds"]
+        .iter()
+        .map(|c| {
+            std::fs::read_to_string(dir.join("ws").join(format!("{c}.txt")))
+                .unwrap()
+                .lines()
+                .count()
+        })
+        .sum();
+    assert_eq!(replayed.frames, recorded_frames, "{replayed:?}");
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A recording made elsewhere (`polyclob-doctor --record DIR` against the live exchange),
+/// named by `POLYCLOB_RECORD_DIR`: everything in it decodes with no row lost. Skips, saying
+/// so, when the variable is unset.
+#[test]
+fn a_recording_named_by_polyclob_record_dir_replays() {
+    let Some(dir) = std::env::var_os("POLYCLOB_RECORD_DIR") else {
+        println!(
+            "SKIPPED: POLYCLOB_RECORD_DIR is not set (a `polyclob-doctor --record DIR` directory)"
+        );
+        return;
+    };
+    let replayed = replay(std::path::Path::new(&dir)).unwrap();
+    assert!(replayed.problems.is_empty(), "{:#?}", replayed.problems);
+    assert!(replayed.bodies > 0, "nothing recorded: {replayed:?}");
+    println!(
+        "replayed {} bodies ({} rows) and {} frames",
+        replayed.bodies, replayed.rows, replayed.frames
+    );
 }
 
 /// Runs the doctor against a simulator with `drift` and returns its failing lines.
@@ -185,6 +246,34 @@ async fn a_new_polybolt_close_code_fails_naming_the_code() {
         f.iter().any(|l| l.starts_with("FAIL polybolt.close")
             && l.contains("code 4010")
             && l.contains("does not handle")),
+        "{}",
+        show(&r)
+    );
+}
+
+#[tokio::test]
+async fn a_contract_without_code_fails_naming_its_address() {
+    let (f, r) = fails_with(Drift::MissingContractCode).await;
+    assert_eq!(
+        f.len(),
+        1,
+        "only the chain's code check fails:\n{}",
+        show(&r)
+    );
+    assert!(
+        f[0].starts_with("FAIL chain.code") && f[0].contains("no code at v3 router 0x"),
+        "{}",
+        show(&r)
+    );
+}
+
+#[tokio::test]
+async fn a_renamed_resolution_field_fails_strict_mode_naming_it() {
+    let (f, r) = fails_with(Drift::RenamedResolutionField).await;
+    assert_eq!(f.len(), 1, "only the resolution fields fail:\n{}", show(&r));
+    assert!(
+        f[0].starts_with("FAIL data.resolutions.fields")
+            && f[0].ends_with("members polyclob does not model: payout_numerators"),
         "{}",
         show(&r)
     );
