@@ -32,9 +32,9 @@ pub struct StreamCounters {
     pub connects: u64,
     /// Of those, reconnects.
     pub reconnects: u64,
-    /// Connections that ended or failed to open (each one
-    /// [`Break`](super::continuity::Break); in-connection PolyBolt sequence gaps are not
-    /// counted here).
+    /// Connections that ended or failed to open, each one
+    /// [`Break`](super::continuity::Break). A PolyBolt sequence gap or server `dropped` counts
+    /// once, as the reconnect it causes (for new snapshots).
     pub breaks: u64,
     /// Frames lost to consumer lag.
     pub lagged: u64,

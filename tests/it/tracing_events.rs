@@ -323,3 +323,91 @@ async fn no_secret_reaches_a_tracing_field() {
         }
     }
 }
+
+/// A PolyBolt sequence gap: the stream reconnects for new snapshots, and that reconnect is
+/// the same `polyclob.ws.break` event (channel `polybolt`, every field of the table) and the
+/// one counted break, as for any other stream.
+#[tokio::test(flavor = "current_thread")]
+async fn a_polybolt_gap_is_traced_and_counted_as_one_break() {
+    use crate::support::ws_server::{Action, WsServer};
+    use polyclob::polybolt::decode::BoltMessage;
+    use polyclob::polybolt::{BoltSubscription, PolyBoltEvent, PolyBoltStream};
+    use polyclob::ws::continuity::Cause;
+
+    let _serial = ONE_AT_A_TIME.lock().await;
+    let col = Collector::default();
+    let _guard = tracing::subscriber::set_default(col.clone());
+    let update = |seq: u64| {
+        format!(
+            r#"{{"v":1,"channel":"price.crypto.twap","seq":{seq},"ts":1788973001000,"dropped":0,"payload":{{"symbol":"btcusd","value":64126.0,"full_accuracy_value":"64126","timestamp":1788973001000,"window_seconds":60,"source":"chainlink"}}}}"#
+        )
+    };
+    let s = WsServer::start().await;
+    s.reply_to(
+        r#""op":"auth""#,
+        vec![r#"{"op":"authed","rid":"auth"}"#.to_owned()],
+    );
+    s.reply_to(
+        r#""op":"subscribe""#,
+        vec![
+            r#"{"op":"subscribed","channel":"price.crypto.twap","rid":"s1"}"#.to_owned(),
+            r#"{"v":1,"channel":"price.crypto.twap","seq":1,"ts":1788973000000,"snapshot":true,"payload":{"symbol":"btcusd","source":"chainlink","window_seconds":60,"data":[{"timestamp":1788972880000,"value":64123.5,"full_accuracy_value":"64123.500000001"}]}}"#.to_owned(),
+        ],
+    );
+    let mut stream = PolyBoltStream::builder()
+        .url(s.url())
+        .no_proxy()
+        .credentials(Credentials::new("key-1", "c2VjcmV0LXNlY3JldA==", "pass-1"))
+        .subscribe(BoltSubscription::crypto_twap("btcusd"))
+        .backoff(Duration::from_millis(10), Duration::from_millis(50))
+        .build()
+        .unwrap();
+    let (mut snapshots, mut gap) = (0, false);
+    while snapshots < 2 {
+        match tokio::time::timeout(Duration::from_secs(10), stream.next())
+            .await
+            .expect("timely")
+            .expect("open")
+        {
+            PolyBoltEvent::Message(m) => {
+                if let Ok(BoltMessage::Data(e)) = m.message() {
+                    if e.snapshot {
+                        snapshots += 1;
+                        if snapshots == 1 {
+                            // seq 2, then 5: 3 and 4 lost.
+                            s.act(0, Action::Text(update(2)));
+                            s.act(0, Action::Text(update(5)));
+                        }
+                    }
+                }
+            }
+            PolyBoltEvent::Break(b) => {
+                gap |= matches!(
+                    b.cause,
+                    Cause::SequenceGap {
+                        expected: 3,
+                        got: 5,
+                        ..
+                    }
+                );
+            }
+            _ => {}
+        }
+    }
+    assert!(gap, "the gap was reported");
+    let traced: Vec<Rec> = col
+        .named("polyclob.ws.break")
+        .into_iter()
+        .filter(|r| r.field("channel") == Some("polybolt"))
+        .collect();
+    assert_eq!(traced.len(), 1, "{traced:?}");
+    assert_complete(
+        &traced[0],
+        &[
+            "channel", "shard", "epoch", "reason", "recovery", "retry_ms",
+        ],
+    );
+    assert_eq!(traced[0].field("recovery"), Some("reconnect"));
+    let c = stream.counters();
+    assert_eq!((c.breaks, c.reconnects), (1, 1), "{c:?}");
+}
