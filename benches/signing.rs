@@ -427,9 +427,42 @@ fn run_all<M: Measurement<Value = Duration> + 'static>(c: &mut Criterion<M>) {
     presigned(c);
 }
 
+/// Instruction counting (`scripts/instructions.py`): `SIGNING_COUNT=submit_limit:<n>` runs the
+/// prepared pipeline's `submit_limit` row (build → sign → serialise → HMAC) `n` times and exits.
+fn count_mode(spec: &str) {
+    let (row, n) = spec
+        .rsplit_once(':')
+        .expect("SIGNING_COUNT=submit_limit:<n>");
+    assert_eq!(row, "submit_limit", "the one counted row");
+    let n: u32 = n.parse().unwrap();
+    let market = MarketContext::new(
+        Chain::Polygon,
+        ExchangeVersion::V2,
+        TOKEN.parse().unwrap(),
+        TickSize::Hundredth,
+        false,
+    )
+    .unwrap();
+    let prepared =
+        OrderSigner::new(Signer::from_hex(KEY).unwrap(), Chain::Polygon, Wallet::Eoa).unwrap();
+    let hmac = HmacKey::from_base64url(SECRET).unwrap();
+    let limit = LimitOrder::new(Side::Buy, "0.56".parse().unwrap(), "21.04".parse().unwrap());
+    let mut body = Vec::with_capacity(2048);
+    for _ in 0..n {
+        body.clear();
+        let signed = prepared.limit_order(&market, black_box(&limit)).unwrap();
+        signed.write_json(OWNER, &mut body);
+        black_box(hmac.sign(1_713_398_400, "POST", "/order", &body));
+    }
+}
+
 /// `POLYCLOB_BENCH_CLOCK=thread-cpu` measures the CPU time of the benchmark thread instead of
 /// wall-clock time: on a shared VM, time slices given to other processes then do not count.
 fn main() {
+    if let Ok(spec) = std::env::var("SIGNING_COUNT") {
+        count_mode(&spec);
+        return;
+    }
     if std::env::var("POLYCLOB_BENCH_CLOCK").as_deref() == Ok("thread-cpu") {
         clock::select_thread_cpu();
         let mut c = Criterion::default()
