@@ -278,3 +278,14 @@ async fn a_renamed_resolution_field_fails_strict_mode_naming_it() {
         show(&r)
     );
 }
+
+#[tokio::test]
+async fn a_heartbeat_answer_without_an_id_fails_the_heartbeat_check() {
+    let (f, r) = fails_with(Drift::HeartbeatWithoutId).await;
+    assert_eq!(f.len(), 1, "only the heartbeat fails:\n{}", show(&r));
+    assert!(
+        f[0].starts_with("FAIL heartbeat ") && f[0].contains("answered no heartbeat_id"),
+        "{}",
+        show(&r)
+    );
+}

@@ -40,11 +40,14 @@ pub enum Drift {
     /// Data API resolutions (`GET /v2/resolutions`) name the payouts `payout_numerators`
     /// instead of `payouts`.
     RenamedResolutionField,
+    /// `POST /v1/heartbeats` answers `{"status":"ok"}` (the shape of the docs' example) with no
+    /// `heartbeat_id` to chain into the next heartbeat.
+    HeartbeatWithoutId,
 }
 
 impl Drift {
     /// Every drift, in declaration order.
-    pub const ALL: [Drift; 7] = [
+    pub const ALL: [Drift; 8] = [
         Drift::RenamedField,
         Drift::ExtraBookKey,
         Drift::HashInput,
@@ -52,11 +55,12 @@ impl Drift {
         Drift::PolyBoltCloseCode,
         Drift::MissingContractCode,
         Drift::RenamedResolutionField,
+        Drift::HeartbeatWithoutId,
     ];
 
     /// The flag's name (`renamed-field`, `extra-book-key`, `hash-input`, `removed-endpoint`,
-    /// `polybolt-close-code`, `missing-contract-code`, `renamed-resolution-field`), as the
-    /// binary's `--drift` takes it.
+    /// `polybolt-close-code`, `missing-contract-code`, `renamed-resolution-field`,
+    /// `heartbeat-without-id`), as the binary's `--drift` takes it.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
@@ -67,6 +71,7 @@ impl Drift {
             Drift::PolyBoltCloseCode => "polybolt-close-code",
             Drift::MissingContractCode => "missing-contract-code",
             Drift::RenamedResolutionField => "renamed-resolution-field",
+            Drift::HeartbeatWithoutId => "heartbeat-without-id",
         }
     }
 

@@ -50,7 +50,8 @@ USAGE: polyclob-sim [FLAGS]
   --drift NAME             depart from the exchange's behaviour, for conformance checks
                            (repeatable): renamed-field, extra-book-key, hash-input,
                            removed-endpoint, polybolt-close-code,
-                           missing-contract-code (the library's chain), renamed-resolution-field
+                           missing-contract-code (the library's chain), renamed-resolution-field,
+                           heartbeat-without-id
   --help                   this text
 ";
 

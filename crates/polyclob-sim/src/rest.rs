@@ -357,6 +357,9 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
             };
             let id = v.get("heartbeat_id").and_then(Value::as_str);
             match ex.heartbeat(&key.address, id) {
+                Ok(_) if shared.drift.has(crate::Drift::HeartbeatWithoutId) => {
+                    ok(&json!({"status": "ok"}))
+                }
                 Ok(next) => ok(&json!({"heartbeat_id": next, "error": null})),
                 // The exchange's answer names the id the chain expects, so a client can
                 // resynchronise (docs: order heartbeats).
