@@ -289,3 +289,14 @@ async fn a_heartbeat_answer_without_an_id_fails_the_heartbeat_check() {
         show(&r)
     );
 }
+
+#[tokio::test]
+async fn a_renamed_activity_field_fails_the_rtds_decode_naming_it() {
+    let (f, r) = fails_with(Drift::RenamedActivityField).await;
+    assert_eq!(f.len(), 1, "only the RTDS decode fails:\n{}", show(&r));
+    assert!(
+        f[0].starts_with("FAIL rtds.decode") && f[0].contains("asset"),
+        "{}",
+        show(&r)
+    );
+}

@@ -3,7 +3,7 @@
 //! change the real exchange has made under its clients: a renamed field, a new key, a new hash
 //! formula, a removed endpoint, a new close code, a contract moved away from its address.
 
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU16, Ordering};
 
 /// One deliberate departure from the exchange's documented behaviour
 /// ([`SimBuilder::drift`](crate::SimBuilder::drift), [`SimHandle::set_drift`](crate::SimHandle::set_drift)).
@@ -43,11 +43,13 @@ pub enum Drift {
     /// `POST /v1/heartbeats` answers `{"status":"ok"}` (the shape of the docs' example) with no
     /// `heartbeat_id` to chain into the next heartbeat.
     HeartbeatWithoutId,
+    /// RTDS `activity` `orders_matched` payloads name the token `asset_id` instead of `asset`.
+    RenamedActivityField,
 }
 
 impl Drift {
     /// Every drift, in declaration order.
-    pub const ALL: [Drift; 8] = [
+    pub const ALL: [Drift; 9] = [
         Drift::RenamedField,
         Drift::ExtraBookKey,
         Drift::HashInput,
@@ -56,11 +58,12 @@ impl Drift {
         Drift::MissingContractCode,
         Drift::RenamedResolutionField,
         Drift::HeartbeatWithoutId,
+        Drift::RenamedActivityField,
     ];
 
     /// The flag's name (`renamed-field`, `extra-book-key`, `hash-input`, `removed-endpoint`,
     /// `polybolt-close-code`, `missing-contract-code`, `renamed-resolution-field`,
-    /// `heartbeat-without-id`), as the binary's `--drift` takes it.
+    /// `heartbeat-without-id`, `renamed-activity-field`), as the binary's `--drift` takes it.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
@@ -72,6 +75,7 @@ impl Drift {
             Drift::MissingContractCode => "missing-contract-code",
             Drift::RenamedResolutionField => "renamed-resolution-field",
             Drift::HeartbeatWithoutId => "heartbeat-without-id",
+            Drift::RenamedActivityField => "renamed-activity-field",
         }
     }
 
@@ -81,7 +85,7 @@ impl Drift {
         Self::ALL.into_iter().find(|d| d.name() == name)
     }
 
-    const fn bit(self) -> u8 {
+    const fn bit(self) -> u16 {
         1 << self as u8
     }
 }
@@ -91,7 +95,7 @@ pub(crate) const UNKNOWN_CLOSE: u16 = 4010;
 
 /// The drifts switched on, as bits.
 #[derive(Debug, Default)]
-pub(crate) struct Drifts(AtomicU8);
+pub(crate) struct Drifts(AtomicU16);
 
 impl Drifts {
     pub(crate) fn new(on: &[Drift]) -> Self {

@@ -51,7 +51,7 @@ USAGE: polyclob-sim [FLAGS]
                            (repeatable): renamed-field, extra-book-key, hash-input,
                            removed-endpoint, polybolt-close-code,
                            missing-contract-code (the library's chain), renamed-resolution-field,
-                           heartbeat-without-id
+                           heartbeat-without-id, renamed-activity-field
   --help                   this text
 ";
 

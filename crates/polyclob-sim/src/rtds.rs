@@ -233,15 +233,16 @@ fn message(topic: &str, kind: &str, payload: Value) -> String {
     json!({"topic": topic, "type": kind, "timestamp": now_ms(), "payload": payload}).to_string()
 }
 
-/// The `orders_matched` messages for the fills of trades `from..`, as `(market slug, text)`.
-fn activity(ex: &Exchange, from: usize) -> Vec<(String, String)> {
+/// The `orders_matched` messages for the fills of trades `from..`, as `(market slug, text)`;
+/// `renamed` names the token `asset_id` ([`Drift::RenamedActivityField`](crate::Drift)).
+fn activity(ex: &Exchange, from: usize, renamed: bool) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for t in ex.trades.since(from) {
         let m = &ex.markets[t.market];
         let token = &m.spec.tokens[t.token];
         let taker = ex.order_by_seq(t.taker_seq).map_or("", |o| o.user.as_str());
         for f in &t.fills {
-            let payload = json!({
+            let mut payload = json!({
                 "asset": token.token_id(),
                 "conditionId": m.spec.condition_id,
                 "eventSlug": m.spec.slug,
@@ -258,6 +259,12 @@ fn activity(ex: &Exchange, from: usize) -> Vec<(String, String)> {
                 "name": "",
                 "pseudonym": "",
             });
+            if renamed {
+                if let Some(p) = payload.as_object_mut() {
+                    let asset = p.remove("asset").unwrap_or(Value::Null);
+                    p.insert("asset_id".to_owned(), asset);
+                }
+            }
             out.push((
                 m.spec.slug.clone(),
                 message("activity", "orders_matched", payload),
@@ -311,7 +318,7 @@ where
                 Ok(_) | Err(RecvError::Lagged(_)) => {
                     let out = {
                         let ex = shared.ex();
-                        let out = if ex.trades.end() > seen { activity(&ex, seen) } else { Vec::new() };
+                        let out = if ex.trades.end() > seen { activity(&ex, seen, shared.drift.has(crate::Drift::RenamedActivityField)) } else { Vec::new() };
                         seen = ex.trades.end();
                         out
                     };
