@@ -42,23 +42,48 @@ fn read_for(name: &str, at: Address) -> Option<(&'static str, Call)> {
     }
 }
 
+/// A node URL as the doctor prints it: scheme and host only. A hosted node's URL often
+/// carries an API key (in its path, its query or before an `@`), and the doctor never prints
+/// a secret.
+///
+/// ```
+/// use polyclob_doctor::rpc_origin;
+/// assert_eq!(rpc_origin("https://u:pw@polygon.example/v2/KEY?x=1"), "https://polygon.example/…");
+/// assert_eq!(rpc_origin("http://127.0.0.1:8545"), "http://127.0.0.1:8545");
+/// ```
+#[must_use]
+pub fn rpc_origin(url: &str) -> String {
+    let Some(at) = url.find("://") else {
+        return "<the --rpc URL>".to_owned();
+    };
+    let rest = &url[at + 3..];
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority = &rest[..end];
+    let host = authority.rsplit('@').next().unwrap_or(authority);
+    let more = if end < rest.len() { "/…" } else { "" };
+    format!("{}{host}{more}", &url[..at + 3])
+}
+
 /// `chain.id`, `chain.code`, `chain.interface`; nothing without `--rpc`.
 pub(crate) async fn contracts_on_chain(ctx: &Ctx<'_>, report: &mut Report) {
     let Some(url) = &ctx.opts.rpc else {
         report.warn("chain", "no --rpc URL: the contract table is not checked");
         return;
     };
+    // Error texts may quote the URL: only its origin is printed.
+    let shown = rpc_origin(url);
+    let text = |e: &dyn std::fmt::Display| e.to_string().replace(url.as_str(), &shown);
     let rpc = match Rpc::new(url.as_str()) {
         Ok(r) => r,
         Err(e) => {
-            report.fail("chain.id", format!("--rpc {url}: {e}"));
+            report.fail("chain.id", format!("--rpc {shown}: {}", text(&e)));
             return;
         }
     };
     let chain = match rpc.chain_id().await {
         Ok(id) => match Chain::from_id(id) {
             Some(c) => {
-                report.pass("chain.id", format!("eth_chainId {id} ({c:?})"));
+                report.pass("chain.id", format!("eth_chainId {id} ({c:?}) at {shown}"));
                 c
             }
             None => {
@@ -70,7 +95,7 @@ pub(crate) async fn contracts_on_chain(ctx: &Ctx<'_>, report: &mut Report) {
             }
         },
         Err(e) => {
-            report.fail("chain.id", format!("eth_chainId: {e}"));
+            report.fail("chain.id", format!("eth_chainId: {}", text(&e)));
             return;
         }
     };
@@ -95,7 +120,7 @@ pub(crate) async fn contracts_on_chain(ctx: &Ctx<'_>, report: &mut Report) {
     let answers = match rpc.batch(&calls).await {
         Ok(a) => a,
         Err(e) => {
-            report.fail("chain.code", format!("eth_getCode: {e}"));
+            report.fail("chain.code", format!("eth_getCode: {}", text(&e)));
             return;
         }
     };
@@ -105,7 +130,7 @@ pub(crate) async fn contracts_on_chain(ctx: &Ctx<'_>, report: &mut Report) {
             Ok(Value::String(code)) if code.len() > 2 => {}
             Ok(Value::String(_)) => missing.push(format!("no code at {}", e.label())),
             Ok(other) => missing.push(format!("{}: eth_getCode answered {other}", e.label())),
-            Err(err) => missing.push(format!("{}: {err}", e.label())),
+            Err(err) => missing.push(format!("{}: {}", e.label(), text(err))),
         }
     }
     match missing.first() {
@@ -139,7 +164,7 @@ pub(crate) async fn contracts_on_chain(ctx: &Ctx<'_>, report: &mut Report) {
                 e.label(),
                 other.len()
             )),
-            Err(err) => broken.push(format!("{} {signature}: {err}", e.label())),
+            Err(err) => broken.push(format!("{} {signature}: {}", e.label(), text(&err))),
         }
     }
     match broken.first() {

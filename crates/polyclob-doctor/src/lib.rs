@@ -17,6 +17,7 @@ mod replay;
 mod stream_checks;
 mod trade;
 
+pub use chain_checks::rpc_origin;
 pub use replay::{Replayed, replay};
 
 /// Where the exchange lives, and what to check. A host left `None` is polyclob's default

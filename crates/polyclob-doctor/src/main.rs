@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use polyclob_doctor::{Options, Secret, run};
+use polyclob_doctor::{Options, Secret, rpc_origin, run};
 
 const HELP: &str = "\
 polyclob-doctor: checks polyclob's assumptions against a Polymarket exchange, one line each
@@ -124,7 +124,9 @@ fn main() -> ExitCode {
         host(&opts.polybolt),
         host(&opts.rtds),
         host(&opts.sports),
-        opts.rpc.as_deref().unwrap_or("none"),
+        opts.rpc
+            .as_deref()
+            .map_or_else(|| "none".to_owned(), rpc_origin),
         opts.snapshots,
         opts.tokens,
         opts.duration.as_secs(),

@@ -133,6 +133,9 @@ async fn a_conforming_exchange_passes_every_check_and_the_trade_round_trip() {
     // No secret in the report.
     let text = show(&r);
     assert!(!text.contains(KEY), "the key leaked into the report");
+    // Nor the node URL's path (a hosted node's carries its API key): its origin only.
+    assert!(!text.contains("/rpc"), "{text}");
+    assert!(text.contains(&format!("at {}/…", sim.http_url())), "{text}");
 
     // The recording replays offline: every body and frame decodes, no row lost.
     let replayed = replay(&dir).unwrap();
