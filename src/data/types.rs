@@ -260,6 +260,12 @@ pub struct Activity {
     /// Market title.
     #[serde(deserialize_with = "lenient::string")]
     pub title: String,
+    /// Market slug.
+    #[serde(deserialize_with = "lenient::string")]
+    pub slug: String,
+    /// Event slug.
+    #[serde(alias = "eventSlug", deserialize_with = "lenient::string")]
+    pub event_slug: String,
     /// Transaction hash.
     #[serde(alias = "transactionHash", deserialize_with = "lenient::string")]
     pub transaction_hash: String,

@@ -467,23 +467,70 @@ async fn gamma(ctx: &Ctx<'_>, report: &mut Report) {
     }
 }
 
-/// The Data API's trade feed decodes with no row lost.
+/// The Data API's reads: the trade feed, then the wallet of its first row (a real trader, so
+/// the per-user reads have rows) for positions and activity, and the first row's market for
+/// holders. Each with no row lost and, in strict mode, the members polyclob does not model.
 async fn data(ctx: &Ctx<'_>, report: &mut Report) {
+    use polyclob::data::{Activity, HolderGroup, Position, Query};
     const CHECK: &str = "data.trades";
-    match ctx.data.page(&polyclob::data::Query::trades(), None).await {
-        Ok(p) if p.skipped.is_empty() => report.pass(
-            CHECK,
-            format!("GET /v2/trades: {} rows decoded, none lost", p.data.len()),
-        ),
-        Ok(p) => report.fail(
-            CHECK,
-            format!(
-                "GET /v2/trades: {} rows did not decode (first: {:?})",
-                p.skipped.len(),
-                p.skipped[0]
-            ),
-        ),
-        Err(e) => report.fail(CHECK, format!("GET /v2/trades: {}", error_text(&e))),
+    let first = match ctx.data.page(&Query::trades(), None).await {
+        Ok(p) if p.skipped.is_empty() => {
+            report.pass(
+                CHECK,
+                format!("GET /v2/trades: {} rows decoded, none lost", p.data.len()),
+            );
+            p.data.into_iter().next()
+        }
+        Ok(p) => {
+            report.fail(
+                CHECK,
+                format!(
+                    "GET /v2/trades: {} rows did not decode (first: {:?})",
+                    p.skipped.len(),
+                    p.skipped[0]
+                ),
+            );
+            p.data.into_iter().next()
+        }
+        Err(e) => {
+            report.fail(CHECK, format!("GET /v2/trades: {}", error_text(&e)));
+            None
+        }
+    };
+    let Some(trade) = first.filter(|t| !t.proxy_wallet.is_empty()) else {
+        report.warn(
+            "data.positions",
+            "the trade feed named no wallet: positions, activity and holders are not checked",
+        );
+        return;
+    };
+    let user = &trade.proxy_wallet;
+    data_rows(
+        ctx,
+        report,
+        "data.positions",
+        &format!("/v2/positions?user={user}"),
+        &Query::<Position>::positions(user.as_str()),
+    )
+    .await;
+    data_rows(
+        ctx,
+        report,
+        "data.activity",
+        &format!("/v2/activity?user={user}"),
+        &Query::<Activity>::activity(user.as_str()),
+    )
+    .await;
+    if !trade.condition_id.is_empty() {
+        let condition = &trade.condition_id;
+        data_rows(
+            ctx,
+            report,
+            "data.holders",
+            &format!("/v2/holders?condition={condition}"),
+            &Query::<HolderGroup>::holders(condition.as_str()),
+        )
+        .await;
     }
 }
 

@@ -7,7 +7,9 @@ use std::path::Path;
 use std::time::Instant;
 
 use polyclob::book::BookManager;
-use polyclob::data::{DataPricePoint, OpenInterest, Resolution, decode_cursor_page};
+use polyclob::data::{
+    Activity, DataPricePoint, HolderGroup, OpenInterest, Position, Resolution, decode_cursor_page,
+};
 use serde_json::Value;
 
 /// What a replay decoded, and what it could not.
@@ -134,6 +136,9 @@ fn rest_rows(what: &str, body: &[u8]) -> Result<usize, String> {
         "data.resolutions" => cursor_rows::<Resolution>(body, &raw)?,
         "data.oi" => cursor_rows::<OpenInterest>(body, &raw)?,
         "data.prices-history" => cursor_rows::<DataPricePoint>(body, &raw)?,
+        "data.positions" => cursor_rows::<Position>(body, &raw)?,
+        "data.activity" => cursor_rows::<Activity>(body, &raw)?,
+        "data.holders" => cursor_rows::<HolderGroup>(body, &raw)?,
         other => return Err(format!("no decoder for {other:?}")),
     };
     if skipped > 0 {

@@ -5,14 +5,19 @@
 use std::time::Duration;
 
 use polyclob_doctor::{Options, Report, Secret, Verdict, replay, run};
-use polyclob_sim::{Drift, SimHandle, Simulator};
+use polyclob_sim::{Crowd, Drift, SimHandle, Simulator};
 
 /// Hardhat account #0: a public test key, never funded on a real chain.
 const KEY: &str = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 
 async fn sim(drift: Option<Drift>) -> SimHandle {
+    sim_with(drift, Crowd::new()).await
+}
+
+async fn sim_with(drift: Option<Drift>, crowd: Crowd) -> SimHandle {
     let b = Simulator::builder()
         .seed(7)
+        .crowd(crowd)
         .activity(Some(Duration::from_millis(30)))
         .rtds_interval(Duration::from_millis(50))
         .onchain(true);
@@ -58,7 +63,20 @@ fn show(r: &Report) -> String {
 
 #[tokio::test]
 async fn a_conforming_exchange_passes_every_check_and_the_trade_round_trip() {
-    let sim = sim(None).await;
+    // Other traders, so the Data API's trade feed names a wallet whose positions, activity
+    // and market holders the doctor then reads.
+    let sim = sim_with(None, Crowd::standard(7)).await;
+    let data = polyclob::data::Client::builder()
+        .host(sim.data_api_url())
+        .build()
+        .unwrap();
+    for _ in 0..200 {
+        let page = data.page(&polyclob::data::Query::trades(), None).await;
+        if page.is_ok_and(|p| !p.data.is_empty()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     sim.fund(
         polyclob::sign::Signer::from_hex(KEY).unwrap().address(),
         1_000_000_000,
@@ -80,6 +98,8 @@ async fn a_conforming_exchange_passes_every_check_and_the_trade_round_trip() {
         "clob.midpoint",
         "gamma.markets",
         "data.trades",
+        "data.activity",
+        "data.activity.fields",
         "ws.market.snapshot",
         "ws.market.hash",
         "ws.market.deltas",
