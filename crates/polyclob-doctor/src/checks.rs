@@ -160,6 +160,7 @@ pub(crate) async fn rest(ctx: &Ctx<'_>, report: &mut Report) -> Picked {
         reads(ctx, report, token).await;
     }
     gamma(ctx, report).await;
+    gamma_lists(ctx, report).await;
     data(ctx, report).await;
     resolution(ctx, report, &picked).await;
     picked
@@ -415,6 +416,45 @@ async fn reads(ctx: &Ctx<'_>, report: &mut Report, token: &str) {
         "/neg-risk",
         c.neg_risk(token).await.map(|b| b.to_string()),
     );
+    line(
+        report,
+        "clob.fee-rate",
+        "/fee-rate",
+        c.fee_rate_bps(token).await.map(|b| format!("{b} bps")),
+    );
+    line(
+        report,
+        "clob.last-trade-price",
+        "/last-trade-price",
+        c.last_trade_price(token).await.map(|t| format!("{t:?}")),
+    );
+    line(
+        report,
+        "clob.market-by-token",
+        "/markets-by-token",
+        c.market_by_token(token).await.map(|m| format!("{m:?}")),
+    );
+    // The batch reads answer one row per token asked: none may go missing.
+    let batch =
+        |report: &mut Report, check: &str, path: &str, r: Result<usize, polyclob::clob::Error>| {
+            match r {
+                Ok(1) => report.pass(check, format!("{path}: 1 row for the 1 token asked")),
+                Ok(n) => report.fail(check, format!("{path}: {n} rows for the 1 token asked")),
+                Err(e) => report.fail(check, format!("{path}: {}", error_text(&e))),
+            }
+        };
+    batch(
+        report,
+        "clob.books",
+        "POST /books",
+        c.books(&[token]).await.map(|b| b.len()),
+    );
+    batch(
+        report,
+        "clob.midpoints",
+        "POST /midpoints",
+        c.midpoints(&[token]).await.map(|m| m.len()),
+    );
 }
 
 /// Gamma's first keyset page of markets decodes with no row lost.
@@ -464,6 +504,46 @@ async fn gamma(ctx: &Ctx<'_>, report: &mut Report) {
             "GET /markets/keyset rows",
             &unknown,
         );
+    }
+}
+
+/// Gamma's other reads: the first keyset page of events, the tags and the sports, each with
+/// no row lost.
+async fn gamma_lists(ctx: &Ctx<'_>, report: &mut Report) {
+    let g = &ctx.gamma;
+    let verdict = |report: &mut Report, check: &str, path: &str, rows: usize, lost: usize| {
+        if lost == 0 {
+            report.pass(check, format!("GET {path}: {rows} rows decoded, none lost"));
+        } else {
+            report.fail(
+                check,
+                format!("GET {path}: {lost} of {} rows did not decode", rows + lost),
+            );
+        }
+    };
+    match g
+        .events_page(&polyclob::gamma::EventFilter::new(), None)
+        .await
+    {
+        Ok(p) => verdict(
+            report,
+            "gamma.events",
+            "/events/keyset",
+            p.data.len(),
+            p.skipped.len(),
+        ),
+        Err(e) => report.fail(
+            "gamma.events",
+            format!("GET /events/keyset: {}", error_text(&e)),
+        ),
+    }
+    match g.tags(100).await {
+        Ok((rows, lost)) => verdict(report, "gamma.tags", "/tags", rows.len(), lost.len()),
+        Err(e) => report.fail("gamma.tags", format!("GET /tags: {}", error_text(&e))),
+    }
+    match g.sports().await {
+        Ok((rows, lost)) => verdict(report, "gamma.sports", "/sports", rows.len(), lost.len()),
+        Err(e) => report.fail("gamma.sports", format!("GET /sports: {}", error_text(&e))),
     }
 }
 
