@@ -160,6 +160,7 @@ pub(crate) async fn rest(ctx: &Ctx<'_>, report: &mut Report) -> Picked {
         reads(ctx, report, token).await;
     }
     gamma(ctx, report).await;
+    simplified(ctx, report).await;
     gamma_lists(ctx, report).await;
     data(ctx, report).await;
     resolution(ctx, report, &picked).await;
@@ -504,6 +505,39 @@ async fn gamma(ctx: &Ctx<'_>, report: &mut Report) {
             "GET /markets/keyset rows",
             &unknown,
         );
+    }
+}
+
+/// The CLOB's simplified market lists (all and sampling): the first page, no row lost.
+async fn simplified(ctx: &Ctx<'_>, report: &mut Report) {
+    for (check, path, list) in [
+        (
+            "clob.simplified-markets",
+            "/simplified-markets",
+            MarketList::All,
+        ),
+        (
+            "clob.sampling-simplified-markets",
+            "/sampling-simplified-markets",
+            MarketList::Sampling,
+        ),
+    ] {
+        match ctx.clob.simplified_markets(list, None).await {
+            Ok(p) if p.skipped.is_empty() => report.pass(
+                check,
+                format!("GET {path}: {} rows decoded, none lost", p.data.len()),
+            ),
+            Ok(p) => report.fail(
+                check,
+                format!(
+                    "GET {path}: {} of {} rows did not decode (first: {:?})",
+                    p.skipped.len(),
+                    p.skipped.len() + p.data.len(),
+                    p.skipped[0]
+                ),
+            ),
+            Err(e) => report.fail(check, format!("GET {path}: {}", error_text(&e))),
+        }
     }
 }
 

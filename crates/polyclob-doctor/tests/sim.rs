@@ -101,6 +101,8 @@ async fn a_conforming_exchange_passes_every_check_and_the_trade_round_trip() {
         "clob.market-by-token",
         "clob.books",
         "clob.midpoints",
+        "clob.simplified-markets",
+        "clob.sampling-simplified-markets",
         "gamma.events",
         "gamma.tags",
         "gamma.sports",
