@@ -435,6 +435,18 @@ async fn reads(ctx: &Ctx<'_>, report: &mut Report, token: &str) {
         "/markets-by-token",
         c.market_by_token(token).await.map(|m| format!("{m:?}")),
     );
+    line(
+        report,
+        "clob.prices-history",
+        "/prices-history",
+        c.prices_history(
+            token,
+            polyclob::clob::types::HistoryRange::Interval(polyclob::clob::types::Interval::OneDay),
+            None,
+        )
+        .await
+        .map(|h| format!("{} points", h.len())),
+    );
     // The batch reads answer one row per token asked: none may go missing.
     let batch =
         |report: &mut Report, check: &str, path: &str, r: Result<usize, polyclob::clob::Error>| {

@@ -100,6 +100,7 @@ async fn a_conforming_exchange_passes_every_check_and_the_trade_round_trip() {
         "clob.last-trade-price",
         "clob.market-by-token",
         "clob.books",
+        "clob.prices-history",
         "clob.midpoints",
         "clob.simplified-markets",
         "clob.sampling-simplified-markets",

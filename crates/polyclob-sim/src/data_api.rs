@@ -214,12 +214,7 @@ pub(crate) fn route(shared: &Shared, parts: &Parts) -> Option<Resp> {
             let Some((market, index)) = ex.token(token) else {
                 return Some(ok(&json!({ "data": [] })));
             };
-            let rows: Vec<Value> = fills(&ex)
-                .into_iter()
-                .filter(|f| f.taker && f.market == market && f.token == index)
-                .map(|f| json!({"t": f.time, "p": num(i128::from(f.price))}))
-                .collect();
-            ok(&json!({ "data": rows }))
+            ok(&json!({ "data": price_points(&ex, market, index) }))
         }
         _ => error_response(StatusCode::NOT_FOUND, "Not Found"),
     })
@@ -282,6 +277,16 @@ impl FillRow {
         }
         v
     }
+}
+
+/// A token's price history: `{t, p}` per taker fill, oldest first (the Data API's
+/// `/v2/prices-history` rows and the CLOB's `/prices-history` `history`).
+pub(crate) fn price_points(ex: &Exchange, market: usize, index: usize) -> Vec<Value> {
+    fills(ex)
+        .into_iter()
+        .filter(|f| f.taker && f.market == market && f.token == index)
+        .map(|f| json!({"t": f.time, "p": num(i128::from(f.price))}))
+        .collect()
 }
 
 /// Every order fill, oldest first: the taker's row per trade, then one row per maker fill.

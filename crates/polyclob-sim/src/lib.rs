@@ -107,7 +107,7 @@
 //! |---|---|
 //! | health | `GET /`, `/ok`, `/time`, `/version` |
 //! | markets | `GET /markets`, `/simplified-markets`, `/sampling-markets`, `/sampling-simplified-markets` (cursor pages `MA==` … `LTE=`), `/markets/{condition_id}`, `/clob-markets/{condition_id}`, `/markets-by-token/{token_id}` |
-//! | prices | `GET /book` (levels worst-first), `POST /books`, `GET /price`, `POST /prices`, `GET /midpoint`, `POST /midpoints`, `GET /spread`, `POST /spreads`, `/tick-size`, `/neg-risk`, `/fee-rate`, `/last-trade-price`, `/last-trades-prices` |
+//! | prices | `GET /book` (levels worst-first), `POST /books`, `GET /price`, `POST /prices`, `GET /midpoint`, `POST /midpoints`, `GET /spread`, `POST /spreads`, `/tick-size`, `/neg-risk`, `/fee-rate`, `/last-trade-price`, `/last-trades-prices`, `/prices-history` (the token's taker fills) |
 //! | keys (L1) | `POST /auth/api-key`, `GET /auth/derive-api-key` (deterministic per address, nonce and seed); `GET /auth/api-keys` (L2) |
 //! | trading (L2) | `POST /order`, `POST /orders` (≤ 15), `DELETE /order`, `/orders` (≤ 1000 ids), `/cancel-all`, `/cancel-market-orders` |
 //! | account (L2) | `GET /balance-allowance` (and `/update`; `asset_type=COLLATERAL` or `CONDITIONAL` with `token_id`, `signature_type` 0/1/2 picks EOA/proxy/Safe), `GET /data/orders` (`asset_id` needs `market`), `/data/order/{id}`, `/data/trades` (cursor pages), `POST /v1/heartbeats` (chained ids; silence for the heartbeat timeout cancels all the user's orders) |

@@ -196,6 +196,7 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
             with_token(shared, &query, |ex, mi, ti| ok(&last_trade(ex, mi, ti)))
         }
         "/last-trades-prices" if get || post => last_trades(shared, body),
+        "/prices-history" if get => prices_history(shared, &query),
         "/auth/api-key" if post => l1_key(shared, parts, true),
         "/auth/derive-api-key" if get => l1_key(shared, parts, false),
         "/auth/api-keys" if get => l2(shared, parts, body, |ex, key| {
@@ -435,6 +436,20 @@ fn markets(shared: &Shared, query: &[(String, String)], simplified: bool) -> Res
         })
         .collect();
     page(items, q(query, "next_cursor"), shared.page_size)
+}
+
+/// `GET /prices-history?market=<token id>`: the token's taker fills as `{t, p}` points (the
+/// interval and fidelity parameters are accepted and not applied); an unknown token has none.
+fn prices_history(shared: &Shared, query: &[(String, String)]) -> Resp {
+    let Some(token) = q(query, "market") else {
+        return bad("market is required");
+    };
+    let ex = shared.ex();
+    let history = ex
+        .token(token)
+        .map(|(mi, ti)| super::data_api::price_points(&ex, mi, ti))
+        .unwrap_or_default();
+    ok(&json!({ "history": history }))
 }
 
 fn with_token(
