@@ -550,14 +550,25 @@ impl Client {
             Error::auth("a deposit wallet is deployed for the client's key: none was given")
         })?;
         let body = wallet_create_body(owner.address(), metadata)?;
+        self.relayer_submit(host, auth.into(), &body, None).await
+    }
+
+    /// `POST /submit` of a relayer body (with its `Idempotency-Key`, if any), decoded.
+    async fn relayer_submit(
+        &self,
+        host: &str,
+        auth: RelayerAuth<'_>,
+        body: &[u8],
+        idempotency_key: Option<&str>,
+    ) -> Result<RelayerTransaction, Error> {
         let answer = self
             .relayer(
                 host,
-                Some(auth.into()),
+                Some(auth),
                 reqwest::Method::POST,
                 SUBMIT_PATH,
                 &[],
-                Some((&body, None)),
+                Some((body, idempotency_key)),
             )
             .await?;
         decode_relayer_transaction(&answer)
@@ -596,7 +607,7 @@ mod batch {
 
     use super::{
         BATCH_LIFETIME, DEPOSIT_WALLET_FACTORY, MAX_METADATA_LEN, RelayerAuth, RelayerRefusal,
-        RelayerTransaction, SUBMIT_PATH, batch_digest, decode_relayer_transaction,
+        RelayerTransaction, batch_digest,
     };
     use crate::clob::transport::Client;
     use crate::http::Error;
@@ -798,17 +809,8 @@ mod batch {
             signed: &SignedWalletBatch,
         ) -> Result<RelayerTransaction, Error> {
             let key = signed.idempotency_key();
-            let body = self
-                .relayer(
-                    host,
-                    Some(auth.into()),
-                    reqwest::Method::POST,
-                    SUBMIT_PATH,
-                    &[],
-                    Some((&signed.body, Some(&key))),
-                )
-                .await?;
-            decode_relayer_transaction(&body)
+            self.relayer_submit(host, auth.into(), &signed.body, Some(&key))
+                .await
         }
 
         /// Runs `calls` from deposit `wallet` through the relayer at `host`: reads the owner's

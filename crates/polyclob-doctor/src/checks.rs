@@ -4,7 +4,7 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use polyclob::clob::types::BookSummary;
-use polyclob::clob::{Credentials, MarketList};
+use polyclob::clob::{Credentials, MarketList, SkippedRow};
 use polyclob::types::{Protocol, Side};
 
 use crate::record::Recorder;
@@ -485,21 +485,7 @@ async fn gamma(ctx: &Ctx<'_>, report: &mut Report) {
         .markets_page(&polyclob::gamma::MarketFilter::new(), None)
         .await
     {
-        Ok(p) if p.skipped.is_empty() => report.pass(
-            CHECK,
-            format!(
-                "GET /markets/keyset: {} rows decoded, none lost",
-                p.data.len()
-            ),
-        ),
-        Ok(p) => report.fail(
-            CHECK,
-            format!(
-                "GET /markets/keyset: {} rows did not decode (first: {:?})",
-                p.skipped.len(),
-                p.skipped[0]
-            ),
-        ),
+        Ok(p) => decoded_rows(report, CHECK, "/markets/keyset", p.data.len(), &p.skipped),
         Err(e) => report.fail(CHECK, format!("GET /markets/keyset: {}", error_text(&e))),
     }
     let rows = raw.as_ref().and_then(|v| {
@@ -535,21 +521,34 @@ async fn simplified(ctx: &Ctx<'_>, report: &mut Report) {
         ),
     ] {
         match ctx.clob.simplified_markets(list, None).await {
-            Ok(p) if p.skipped.is_empty() => report.pass(
-                check,
-                format!("GET {path}: {} rows decoded, none lost", p.data.len()),
-            ),
-            Ok(p) => report.fail(
-                check,
-                format!(
-                    "GET {path}: {} of {} rows did not decode (first: {:?})",
-                    p.skipped.len(),
-                    p.skipped.len() + p.data.len(),
-                    p.skipped[0]
-                ),
-            ),
+            Ok(p) => decoded_rows(report, check, path, p.data.len(), &p.skipped),
             Err(e) => report.fail(check, format!("GET {path}: {}", error_text(&e))),
         }
+    }
+}
+
+/// One page's verdict: PASS when every row decoded, else FAIL naming how many did not and the
+/// first one's error.
+fn decoded_rows(
+    report: &mut Report,
+    check: &str,
+    path: &str,
+    decoded: usize,
+    skipped: &[SkippedRow],
+) {
+    match skipped.first() {
+        None => report.pass(
+            check,
+            format!("GET {path}: {decoded} rows decoded, none lost"),
+        ),
+        Some(first) => report.fail(
+            check,
+            format!(
+                "GET {path}: {} of {} rows did not decode (first: {first:?})",
+                skipped.len(),
+                skipped.len() + decoded
+            ),
+        ),
     }
 }
 
@@ -557,26 +556,16 @@ async fn simplified(ctx: &Ctx<'_>, report: &mut Report) {
 /// no row lost.
 async fn gamma_lists(ctx: &Ctx<'_>, report: &mut Report) {
     let g = &ctx.gamma;
-    let verdict = |report: &mut Report, check: &str, path: &str, rows: usize, lost: usize| {
-        if lost == 0 {
-            report.pass(check, format!("GET {path}: {rows} rows decoded, none lost"));
-        } else {
-            report.fail(
-                check,
-                format!("GET {path}: {lost} of {} rows did not decode", rows + lost),
-            );
-        }
-    };
     match g
         .events_page(&polyclob::gamma::EventFilter::new(), None)
         .await
     {
-        Ok(p) => verdict(
+        Ok(p) => decoded_rows(
             report,
             "gamma.events",
             "/events/keyset",
             p.data.len(),
-            p.skipped.len(),
+            &p.skipped,
         ),
         Err(e) => report.fail(
             "gamma.events",
@@ -584,11 +573,11 @@ async fn gamma_lists(ctx: &Ctx<'_>, report: &mut Report) {
         ),
     }
     match g.tags(100).await {
-        Ok((rows, lost)) => verdict(report, "gamma.tags", "/tags", rows.len(), lost.len()),
+        Ok((rows, lost)) => decoded_rows(report, "gamma.tags", "/tags", rows.len(), &lost),
         Err(e) => report.fail("gamma.tags", format!("GET /tags: {}", error_text(&e))),
     }
     match g.sports().await {
-        Ok((rows, lost)) => verdict(report, "gamma.sports", "/sports", rows.len(), lost.len()),
+        Ok((rows, lost)) => decoded_rows(report, "gamma.sports", "/sports", rows.len(), &lost),
         Err(e) => report.fail("gamma.sports", format!("GET /sports: {}", error_text(&e))),
     }
 }
@@ -600,22 +589,8 @@ async fn data(ctx: &Ctx<'_>, report: &mut Report) {
     use polyclob::data::{Activity, HolderGroup, Position, Query};
     const CHECK: &str = "data.trades";
     let first = match ctx.data.page(&Query::trades(), None).await {
-        Ok(p) if p.skipped.is_empty() => {
-            report.pass(
-                CHECK,
-                format!("GET /v2/trades: {} rows decoded, none lost", p.data.len()),
-            );
-            p.data.into_iter().next()
-        }
         Ok(p) => {
-            report.fail(
-                CHECK,
-                format!(
-                    "GET /v2/trades: {} rows did not decode (first: {:?})",
-                    p.skipped.len(),
-                    p.skipped[0]
-                ),
-            );
+            decoded_rows(report, CHECK, "/v2/trades", p.data.len(), &p.skipped);
             p.data.into_iter().next()
         }
         Err(e) => {
