@@ -24,6 +24,7 @@ use serde_json::value::RawValue;
 use super::auth::Level;
 use super::transport::{Client, Req};
 use super::types::lenient;
+use crate::http::from_body;
 use crate::http::{Error, Kind};
 
 /// The first cursor (base64 of `"0"`).
@@ -177,13 +178,7 @@ pub fn decode_page<'a, T: Deserialize<'a>>(body: &'a [u8]) -> Result<Page<T>, Er
     if !is_object(body) {
         return Err(not_a_page());
     }
-    // One UTF-8 check of the whole body (word-at-a-time over ASCII) lets serde_json read
-    // every string without validating it again, string by string.
-    let fast = match core::str::from_utf8(body) {
-        Ok(text) => serde_json::from_str::<Fast<'a, T>>(text),
-        Err(_) => serde_json::from_slice::<Fast<'a, T>>(body),
-    };
-    if let Ok(f) = fast {
+    if let Ok(f) = from_body::<Fast<'a, T>>(body) {
         return Ok(Page {
             data: f.data,
             next_cursor: f.next_cursor.into_owned(),
@@ -192,8 +187,7 @@ pub fn decode_page<'a, T: Deserialize<'a>>(body: &'a [u8]) -> Result<Page<T>, Er
             skipped: Vec::new(),
         });
     }
-    let s: Split<'a> =
-        serde_json::from_slice(body).map_err(|e| Error::new(Kind::Decode).with_source(e))?;
+    let s: Split<'a> = from_body(body).map_err(|e| Error::new(Kind::Decode).with_source(e))?;
     let (data, skipped) = decode_each(s.data);
     Ok(Page {
         data,
@@ -246,14 +240,14 @@ pub fn decode_page_simd<'a, T: Deserialize<'a>>(
 pub(crate) fn decode_rows<'a, T: Deserialize<'a>>(
     body: &'a [u8],
 ) -> Result<(Vec<T>, Vec<SkippedRow>), Error> {
-    if let Ok(v) = serde_json::from_slice::<Vec<ObjectRow<T>>>(body) {
+    if let Ok(v) = from_body::<Vec<ObjectRow<T>>>(body) {
         return Ok((
             v.into_iter().map(|ObjectRow(row)| row).collect(),
             Vec::new(),
         ));
     }
     let raws: Vec<&'a RawValue> =
-        serde_json::from_slice(body).map_err(|e| Error::new(Kind::Decode).with_source(e))?;
+        from_body(body).map_err(|e| Error::new(Kind::Decode).with_source(e))?;
     Ok(decode_each(raws))
 }
 

@@ -289,7 +289,7 @@ fn cancelled_count(body: &[u8]) -> u64 {
         #[serde(default)]
         canceled: Vec<serde::de::IgnoredAny>,
     }
-    serde_json::from_slice::<C>(body).map_or(0, |c| c.canceled.len() as u64)
+    crate::http::from_body::<C>(body).map_or(0, |c| c.canceled.len() as u64)
 }
 
 impl Client {

@@ -735,6 +735,6 @@ pub(crate) fn body_value(body: &[u8]) -> Value {
     if body.trim_ascii().is_empty() {
         return Value::Null;
     }
-    serde_json::from_slice(body)
+    crate::http::from_body(body)
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(body).into_owned()))
 }

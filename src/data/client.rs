@@ -70,12 +70,12 @@ pub fn decode_cursor_page<T: DeserializeOwned>(body: &[u8]) -> Result<CursorPage
         match body.iter().find(|b| !b.is_ascii_whitespace()) {
             // A bare list (v1): every element is a row.
             Some(b'[') => (
-                Some(serde_json::from_slice::<&RawValue>(body).map_err(not_data)?),
+                Some(crate::http::from_body::<&RawValue>(body).map_err(not_data)?),
                 Pagination::default(),
             ),
             Some(b'{') => {
                 let members: BTreeMap<String, &RawValue> =
-                    serde_json::from_slice(body).map_err(not_data)?;
+                    crate::http::from_body(body).map_err(not_data)?;
                 if members.contains_key("data") || members.contains_key("pagination") {
                     let pagination = match members.get("pagination").map(|p| p.get()) {
                         None | Some("null") => Pagination::default(),
@@ -87,7 +87,7 @@ pub fn decode_cursor_page<T: DeserializeOwned>(body: &[u8]) -> Result<CursorPage
                 } else {
                     // A bare object (a single-row answer without the envelope) is one row.
                     (
-                        Some(serde_json::from_slice::<&RawValue>(body).map_err(not_data)?),
+                        Some(crate::http::from_body::<&RawValue>(body).map_err(not_data)?),
                         Pagination::default(),
                     )
                 }

@@ -54,10 +54,10 @@ struct RawPage<'a> {
 /// # Errors
 /// When `body` is neither a page object nor an array.
 pub fn decode_keyset_page<T: DeserializeOwned>(body: &[u8]) -> Result<KeysetPage<T>, Error> {
-    let (rows, next_cursor) = match serde_json::from_slice::<RawPage<'_>>(body) {
+    let (rows, next_cursor) = match crate::http::from_body::<RawPage<'_>>(body) {
         Ok(p) => (p.rows.unwrap_or_default(), p.next_cursor),
         Err(_) => {
-            let rows: Vec<&RawValue> = serde_json::from_slice(body)
+            let rows: Vec<&RawValue> = crate::http::from_body(body)
                 .map_err(|e| Error::decode(format!("not a Gamma page: {e}")))?;
             (rows, None)
         }

@@ -347,7 +347,7 @@ fn server_message(body: &[u8]) -> Parts {
         #[serde(borrow, default)]
         heartbeat_id: Option<std::borrow::Cow<'a, str>>,
     }
-    if let Ok(mut b) = serde_json::from_slice::<ErrBody<'_>>(body) {
+    if let Ok(mut b) = crate::http::from_body::<ErrBody<'_>>(body) {
         b.error = b
             .error
             .take()

@@ -21,7 +21,7 @@ pub(crate) mod tls;
 mod tunnel;
 
 pub use breaker::{BreakerConfig, BreakerState};
-pub(crate) use client::{Client, Req, decode, encode_into, path_with};
+pub(crate) use client::{Client, Req, decode, encode_into, from_body, path_with};
 pub use counters::ClientCounters;
 pub use error::{Error, PreflightMismatch};
 pub(crate) use error::{Kind, Rail};
