@@ -5,7 +5,7 @@
 //! frame shapes. The heap figures per book are bounded in `tests/alloc/memory_at_scale.rs`; this
 //! bench asserts the apply cost (CI builds benches but does not run them).
 //!
-//! `cargo bench --bench memory_scale -- shards` instead streams 5,000 assets over 25
+//! `cargo bench -p polyclob --bench memory_scale -- shards` instead streams 5,000 assets over 25
 //! connections (200 each, the exchange's cap) from the simulator, paced to 10,000 market frames
 //! a second in total, into three clients in turn: `BookStream` and the zero-copy `BookFeed` on
 //! a current-thread runtime, `BookStream` on a two-worker runtime. It prints each client's CPU
@@ -14,7 +14,7 @@
 //! sees a disconnect or a lag in the window, or ends without every asset's book live.
 //!
 //! ```text
-//! cargo bench --bench memory_scale
+//! cargo bench -p polyclob --bench memory_scale
 //! ```
 #![allow(
     clippy::unwrap_used,

@@ -4,7 +4,7 @@
 Each row runs at two iteration counts through the bench binary's count mode; the difference
 of the two totals divided by the difference of the counts removes start-up and warm-up.
 
-    cargo bench --all-features --bench ws_hot_path --no-run
+    cargo bench -p polyclob --all-features --bench ws_hot_path --no-run
     python3 scripts/instructions.py target/release/deps/ws_hot_path-<hash> WS_HOT_PATH_COUNT \\
         book_16x16:apply,price_change_x2:apply,...
     (book_hash: BOOK_HASH_COUNT and captured_7x58:apply_unverified, …)

@@ -6,7 +6,7 @@ shared VM lands on one row and moves its ratio to the exact layout. Here every r
 group once (interleaved), each at two iteration counts (the difference removes start-up), and
 each group keeps its best round; the first group is the reference.
 
-    cargo bench --all-features --bench ws_hot_path --no-run
+    cargo bench -p polyclob --all-features --bench ws_hot_path --no-run
     python3 scripts/no_cliff_times.py target/release/deps/ws_hot_path-<hash> \
         price_change_x2_exact,price_change_x2_new_field,... [rounds]
 """
