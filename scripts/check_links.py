@@ -15,7 +15,7 @@ def main():
     targets = set(re.findall(r"\]\(([^)#\s]+)", readme)) | set(re.findall(r'src="([^"]+)"', readme))
     local = sorted(t for t in targets if "://" not in t and not t.startswith("mailto:"))
     packaged = set(subprocess.check_output(
-        ["cargo", "package", "--list", "--allow-dirty", "--locked"], text=True).split())
+        ["cargo", "package", "-p", "polyclob", "--list", "--allow-dirty", "--locked"], text=True).split())
     missing = [t for t in local if t.lstrip("./") not in packaged]
     print(f"README: {len(local)} relative links, {len(missing)} outside the package")
     for t in missing:
