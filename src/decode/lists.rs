@@ -507,8 +507,8 @@ fn entry_member(key: &[u8]) -> Option<usize> {
     ENTRY_NAMES.iter().position(|n| n.as_bytes() == key)
 }
 
-/// An entry's members as read: each value's text and, where the compact reader took it, its
-/// value (a decimal in 10⁻⁶ units; the side, 0 for `BUY`, 1 for `SELL`), else [`UNREAD`].
+/// An entry's members as read: the text of the strings and of members the cursor read, the
+/// value of those the compact reader converted (10⁻⁶ units; side 0 `BUY`, 1 `SELL`) or [`UNREAD`].
 #[derive(Debug)]
 struct ChangeFields {
     raw: [Raw; 7],
