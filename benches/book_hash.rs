@@ -46,8 +46,12 @@ fn with_true_hash(frame: &str) -> String {
 
 fn inputs() -> Vec<(String, String)> {
     let mut out = Vec::new();
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/fixtures/polymarket/nautilus_test_data/ws_book_snapshot_captured.json");
+    // `POLYCLOB_FIXTURES` when set (a worktree has no `../shared`).
+    let fixtures = std::env::var_os("POLYCLOB_FIXTURES").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures"),
+        PathBuf::from,
+    );
+    let path = fixtures.join("polymarket/nautilus_test_data/ws_book_snapshot_captured.json");
     match std::fs::read_to_string(&path) {
         Ok(text) => {
             let v: serde_json::Value = serde_json::from_str(&text).unwrap();

@@ -10,7 +10,7 @@
 //!
 //! Inputs are production-shaped (compact, 77-digit ids, 40-hex hashes, string timestamps,
 //! worst-first levels) plus, when `../shared/fixtures/polymarket/nautilus_bench_inline/` is
-//! present, the exact byte strings behind the nautilus_trader adapter's published rows.
+//! present (or under `POLYCLOB_FIXTURES`), the exact byte strings behind the nautilus_trader adapter's published rows.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -201,9 +201,17 @@ fn group(c: &mut Criterion, name: &str, frame: &str, kind: Kind, warm: &[String]
     g.finish();
 }
 
+/// The shared fixtures: `POLYCLOB_FIXTURES` when set (a worktree has no `../shared`), else
+/// `../shared/fixtures` beside the clone.
+fn fixtures() -> PathBuf {
+    std::env::var_os("POLYCLOB_FIXTURES").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures"),
+        PathBuf::from,
+    )
+}
+
 fn nautilus_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/fixtures/polymarket/nautilus_bench_inline");
+    let dir = fixtures().join("polymarket/nautilus_bench_inline");
     if dir.is_dir() {
         Some(dir)
     } else {

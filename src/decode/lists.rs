@@ -5,8 +5,8 @@
 //! An item is read in the exchange's exact layout by straight-line code ([`exact_level`],
 //! [`exact_change`], which skips members no entry has in place: [`member`]); on any miss, by
 //! the general item reader from the item's start ([`general_level`], [`general_change`], which
-//! reads compact members with the exact reader's primitives). Both give the same result on
-//! what they accept (tested below).
+//! reads each compact member, found by its key, with the exact reader's primitives), which the
+//! walkers then leave the rest of the array to. Both agree on what they accept (tested below).
 
 use super::{
     Level, Sink, opt_price, opt_size, opt_str, opt_text, opt_u64, opt_word, req_price, req_side,
@@ -141,7 +141,7 @@ pub(super) fn member<const N: usize>(
     src: &str,
     q: usize,
     l: &[u8; N],
-    known: fn(&[u8]) -> bool,
+    known: impl Fn(&[u8]) -> bool,
 ) -> Option<usize> {
     let b = src.as_bytes();
     lit(b, q, l).or_else(|| lit(b, past_unknown(src, q, known)?, l))
@@ -153,7 +153,11 @@ pub(super) fn member<const N: usize>(
 /// comes here.
 #[cold]
 #[inline(never)]
-pub(super) fn past_unknown(src: &str, mut q: usize, known: fn(&[u8]) -> bool) -> Option<usize> {
+pub(super) fn past_unknown(
+    src: &str,
+    mut q: usize,
+    known: impl Fn(&[u8]) -> bool,
+) -> Option<usize> {
     let b = src.as_bytes();
     let open = q;
     while b.get(q) == Some(&b',') || (q == open && b.get(q) == Some(&b'{')) {
@@ -205,46 +209,15 @@ fn micros_level(price: u64, size: u64) -> Option<Level> {
     })
 }
 
-/// Bytes [`exact_level`] reads from a level's start in one bounds-checked window: enough for
-/// `{"price":"` (10), a price of up to eight bytes and `","size":"` (10), then a word of the
-/// size and the byte after it.
-const WIN: usize = 48;
-
 /// A level exactly as the exchange writes it, `{"price":"<decimal>","size":"<decimal>"}`, no
 /// whitespace, no escapes: the level and the index after its `}`. `None` for anything else.
-/// Straight-line word operations on one window: literals compared a word at a time, each
-/// short value parsed from the word that holds it.
+/// Straight-line code: the literals compared a word at a time, each short value parsed from
+/// the word that holds it.
 #[inline(always)]
 fn exact_level(b: &[u8], p: usize) -> Option<(Level, usize)> {
-    let pad;
-    let win: &[u8; WIN] = match chunk::<WIN>(b, p) {
-        Some(win) => win,
-        None => {
-            pad = padded::<WIN>(b.get(p..)?);
-            &pad
-        }
-    };
-    let le = |at: usize, n: usize| {
-        let mut w = [0u8; 8];
-        w[..n].copy_from_slice(&win[at..at + n]);
-        u64::from_le_bytes(w)
-    };
-    if le(0, 8) != u64::from_le_bytes(*b"{\"price\"")
-        || le(8, 2) != u64::from(u16::from_le_bytes(*b":\""))
-    {
-        return None;
-    }
-    let w = le(10, 8);
-    let len = quote_in_word(w).or_else(|| (win[18] == b'"').then_some(8))?;
-    let price = price_word_decimal(w, len)?;
-    let e = 10 + len;
-    if le(e, 8) != u64::from_le_bytes(*b"\",\"size\"")
-        || le(e + 8, 2) != u64::from(u16::from_le_bytes(*b":\""))
-    {
-        return None;
-    }
-    let (size, end) = quoted_decimal::<false>(b, p + e + 10)?;
-    Some((micros_level(price, size)?, lit(b, end, b"\"}")?))
+    let (price, e) = quoted_decimal::<true>(b, lit(b, p, b"{\"price\":\"")?)?;
+    let (size, e) = quoted_decimal::<false>(b, lit(b, e, b"\",\"size\":\"")?)?;
+    Some((micros_level(price, size)?, lit(b, e, b"\"}")?))
 }
 
 /// `rest` (the frame's last bytes, fewer than `N`) followed by zero bytes, which are neither
@@ -307,8 +280,12 @@ pub(crate) fn walk_levels<S: Sink>(
         if !S::CAPTURE {
             return None;
         }
-        exact_run(st, exact_level, |level| sink.level(side, Ok(level)));
-        while let Some(r) = st.next_item(|c| parse_level(c, field)) {
+        // Once a level misses the exchange's layout, the general reader reads the rest.
+        let missed = exact_run(st, exact_level, |level| sink.level(side, Ok(level)));
+        while let Some(r) = st.next_item(|c| match missed {
+            true => general_level(c, field),
+            false => parse_level(c, field),
+        }) {
             if let Err(e) = r {
                 if e.kind().is_structural() {
                     return Some(Err(e));
@@ -321,14 +298,15 @@ pub(crate) fn walk_levels<S: Sink>(
 }
 
 /// Consumes the leading run of items `read` accepts, back to back after bare commas (compact
-/// JSON), handing each to `emit`; stops before the first it does not accept (or at the `]`),
-/// where the general item loop takes over.
+/// JSON), handing each to `emit`; stops before the first it does not accept (then `true`: the
+/// array is not in the exchange's layout, the general item reader takes the rest) or at
+/// anything else (the `]`, a space).
 #[inline(always)]
 fn exact_run<T>(
     st: &mut ListState<'_>,
     read: impl Fn(&[u8], usize) -> Option<(T, usize)>,
     mut emit: impl FnMut(T),
-) {
+) -> bool {
     let b = st.src.as_bytes();
     loop {
         let p = if st.first {
@@ -336,10 +314,10 @@ fn exact_run<T>(
         } else if b.get(st.pos) == Some(&b',') {
             st.pos + 1
         } else {
-            return;
+            return false;
         };
         let Some((item, end)) = read(b, p) else {
-            return;
+            return b.get(p) == Some(&b'{');
         };
         emit(item);
         st.first = false;
@@ -359,12 +337,12 @@ pub(crate) fn walk_changes<S: Sink>(c: &mut Cursor<'_>, sink: &mut S) -> Result<
             return None;
         }
         let src = st.src;
-        exact_run(
-            st,
-            |_, p| exact_change(src, p),
-            |change| sink.change(Ok(change)),
-        );
-        while let Some(r) = st.next_item(parse_change) {
+        let read = |_: &[u8], p| exact_change(src, p);
+        let missed = exact_run(st, read, |change| sink.change(Ok(change)));
+        while let Some(r) = st.next_item(|c| match missed {
+            true => general_change(c),
+            false => parse_change(c),
+        }) {
             if let Err(e) = r {
                 if e.kind().is_structural() {
                     return Some(Err(e));
@@ -494,97 +472,103 @@ const ENTRY_NAMES: [&str; 7] = [
     "asset_id", "price", "size", "side", "hash", "best_bid", "best_ask",
 ];
 
-/// `name`'s first eight bytes as a little-endian word, zero-padded: every entry member's name
-/// fits one, so one compare matches a key whole.
-const fn word(name: &[u8]) -> u64 {
-    let (mut w, mut j) = (0, 0);
-    while j < name.len() && j < 8 {
-        w |= (name[j] as u64) << (8 * j);
-        j += 1;
-    }
-    w
-}
-
-/// The index of the entry member whose name is the word `w`.
-#[inline(always)]
-fn entry_member_word(w: u64) -> Option<usize> {
-    const KEYS: [u64; 7] = {
-        let (mut k, mut i) = ([0; 7], 0);
-        while i < 7 {
-            k[i] = word(ENTRY_NAMES[i].as_bytes());
-            i += 1;
+/// Each entry member's key `"name":` as a little-endian word of sixteen bytes with the mask of
+/// its bytes, its length and its index in [`ENTRY_NAMES`], at its [`key_slot`]: one compare
+/// matches a key (an empty slot, word 1 and mask 0, matches nothing).
+const KEYS: [(u128, u128, usize, usize); 16] = {
+    let mut t = [(1, 0, 0, 0); 16];
+    let mut i = 0;
+    while i < 7 {
+        let name = ENTRY_NAMES[i].as_bytes();
+        let (mut w, mut m, mut j) = (0u128, 0u128, 0);
+        while j < name.len() + 3 {
+            let c = match j {
+                0 => b'"',
+                _ if j <= name.len() => name[j - 1],
+                _ => b"\":"[j - 1 - name.len()],
+            };
+            (w, m) = (w | (c as u128) << (8 * j), m | 0xFF << (8 * j));
+            j += 1;
         }
-        k
-    };
-    KEYS.iter().position(|&k| k == w)
+        assert!(t[key_slot(w)].1 == 0, "two entry members share a slot");
+        t[key_slot(w)] = (w, m, j, i);
+        i += 1;
+    }
+    t
+};
+
+/// Where a key's word is in [`KEYS`]: bits of the name's third and sixth bytes.
+const fn key_slot(w: u128) -> usize {
+    ((w >> 24 ^ w >> 48) & 15) as usize
 }
 
 /// The index of the entry member named `key`.
 fn entry_member(key: &[u8]) -> Option<usize> {
-    (1..=8)
-        .contains(&key.len())
-        .then(|| entry_member_word(word(key)))?
+    ENTRY_NAMES.iter().position(|n| n.as_bytes() == key)
 }
 
-/// An entry's members as read: each value's text and, where the compact reader took it, its
-/// value (a decimal in 10⁻⁶ units; the side, 0 for `BUY`, 1 for `SELL`).
-#[derive(Debug, Default)]
+/// An entry's members as read: the text of the strings and of members the cursor read, the
+/// value of those the compact reader converted (10⁻⁶ units; side 0 `BUY`, 1 `SELL`) or [`UNREAD`].
+#[derive(Debug)]
 struct ChangeFields {
     raw: [Raw; 7],
-    value: [Option<u64>; 7],
+    value: [u64; 7],
 }
+
+/// No value read: more than any decimal the readers accept (at most 13 integer digits).
+const UNREAD: u64 = u64::MAX;
 
 impl ChangeFields {
     /// The compact member `"key":value` of an entry at `p` with a plain value, read with the
-    /// exact reader's primitives: the index after it. `None` for anything else.
+    /// exact reader's primitives: the key by one word compare, the value converted at once.
+    /// The index after it; `None` for anything else.
     #[inline(always)]
     fn compact(&mut self, b: &[u8], p: usize) -> Option<usize> {
-        let (k, e) = plain::<0>(b, p)?;
-        let len = e - k;
-        if len == 0 || len > 8 {
+        let w = u128::from_le_bytes(*chunk::<16>(b, p)?);
+        let (k, m, n, i) = KEYS[key_slot(w)];
+        if w & m != k {
             return None;
         }
-        let i = entry_member_word(word8_padded(b, k)? & (u64::MAX >> (64 - 8 * len)))?;
-        let v = lit(b, e, b"\":")?;
-        let (text, value) = match i {
-            0 => (plain::<ID_LEN>(b, v)?, None),
-            4 => (plain::<HASH_LEN>(b, v)?, None),
-            3 => match lit(b, v, b"\"BUY\"") {
-                Some(_) => ((v + 1, v + 4), Some(0)),
-                None => ((v + 1, lit(b, v, b"\"SELL\"")? - 1), Some(1)),
-            },
-            _ => {
-                let at = lit(b, v, b"\"")?;
-                let (m, end) = if i == 2 {
-                    quoted_decimal::<false>(b, at)?
-                } else {
-                    quoted_decimal::<true>(b, at)?
+        let v = p + n;
+        let (value, end) = match i {
+            0 | 4 => {
+                let (at, end) = match i {
+                    0 => plain::<ID_LEN>(b, v)?,
+                    _ => plain::<HASH_LEN>(b, v)?,
                 };
-                ((at, end), Some(m))
+                self.raw[i] = Raw::new(at, end - at, RawKind::Str);
+                return Some(end + 1);
             }
+            3 => match lit(b, v, b"\"BUY\"") {
+                Some(end) => (0, end),
+                None => (1, lit(b, v, b"\"SELL\"")?),
+            },
+            2 => quoted_decimal::<false>(b, lit(b, v, b"\"")?)?,
+            // A price out of range goes to the cursor, whose parsers report it.
+            _ => quoted_decimal::<true>(b, lit(b, v, b"\"")?)
+                .filter(|&(px, _)| px <= u64::from(Price::MAX.as_micros()))?,
         };
-        self.raw[i] = Raw::new(text.0, text.1 - text.0, RawKind::Str);
         self.value[i] = value;
-        Some(text.1 + 1)
+        Some(end + usize::from(i != 3))
     }
 
-    /// The typed entry: the compact reader's values, else (a price out of range included) the
-    /// `fixed` parsers on the text, which report.
+    /// The typed entry: the compact reader's values, else the `fixed` parsers on the text.
     #[inline]
     fn change<'a>(&self, src: &'a str) -> Result<PriceChange<'a>, DecodeError> {
         let r = &self.raw;
-        let fast_price = |i: usize| self.value[i].and_then(|m| Price::new(u32::try_from(m).ok()?));
+        let value = |i: usize| (self.value[i] != UNREAD).then_some(self.value[i]);
+        let fast_price = |i: usize| value(i).and_then(|m| Price::new(u32::try_from(m).ok()?));
         let opt = |i| {
             fast_price(i).map_or_else(|| opt_price(src, &r[i], ENTRY_NAMES[i]), |p| Ok(Some(p)))
         };
         Ok(PriceChange {
             asset_id: req_str(src, &r[0], "asset_id")?,
             price: fast_price(1).map_or_else(|| req_price(src, &r[1], "price"), Ok)?,
-            size: match self.value[2] {
+            size: match value(2) {
                 Some(m) => Some(Size::from_micros(m)),
                 None => opt_size(src, &r[2], "size")?,
             },
-            side: match self.value[3] {
+            side: match value(3) {
                 Some(0) => Side::Buy,
                 Some(_) => Side::Sell,
                 None => req_side(src, &r[3], "side")?,
@@ -654,18 +638,29 @@ fn parse_change<'a>(c: &mut Cursor<'a>) -> Item<PriceChange<'a>> {
 
 /// Any `price_change` entry, the one reader after [`exact_change`] (and its reference): any
 /// order, spelling or extra member (skipped). Compact plain members go through
-/// [`ChangeFields::compact`], others through the cursor and the `fixed` parsers.
+/// [`ChangeFields::compact`] in place, others through the cursor and the `fixed` parsers.
 fn general_change<'a>(c: &mut Cursor<'a>) -> Item<PriceChange<'a>> {
     let at = c.pos;
     let b = c.src.as_bytes();
-    let mut f = ChangeFields::default();
+    let mut f = ChangeFields {
+        raw: [Raw::default(); 7],
+        value: [UNREAD; 7],
+    };
     let walked = object(c, "price_changes", |c| {
-        if let Some(end) = f.compact(b, c.pos) {
-            c.pos = end;
-            return Ok(());
+        // A run of compact members after bare commas, in place; the cursor for any other.
+        let mut p = c.pos;
+        while let Some(end) = f.compact(b, p) {
+            match b.get(end) {
+                Some(b',') => p = end + 1,
+                _ => {
+                    c.pos = end;
+                    return Ok(());
+                }
+            }
         }
+        c.pos = p;
         match entry_member(c.key()?) {
-            Some(i) => (f.raw[i], f.value[i]) = (c.raw()?, None),
+            Some(i) => (f.raw[i], f.value[i]) = (c.raw()?, UNREAD),
             None => c.skip(0)?,
         }
         Ok(())
@@ -752,21 +747,14 @@ fn parse_maker<'a>(c: &mut Cursor<'a>) -> Item<MakerOrderView<'a>> {
     let src = c.src;
     let mut f: [Raw; 10] = [Raw::default(); 10];
     let at = c.pos;
+    let names = "asset_id order_id matched_amount price outcome owner maker_address side \
+                 fee_rate_bps outcome_index";
     if let Err(e) = object(c, "maker_orders", |c| {
-        let slot = match c.key()? {
-            b"asset_id" => 0,
-            b"order_id" => 1,
-            b"matched_amount" => 2,
-            b"price" => 3,
-            b"outcome" => 4,
-            b"owner" => 5,
-            b"maker_address" => 6,
-            b"side" => 7,
-            b"fee_rate_bps" => 8,
-            b"outcome_index" => 9,
-            _ => return c.skip(0),
-        };
-        f[slot] = c.raw()?;
+        let key = c.key()?;
+        match names.split(' ').position(|n| n.as_bytes() == key) {
+            Some(i) => f[i] = c.raw()?,
+            None => c.skip(0)?,
+        }
         Ok(())
     })? {
         return Ok(Err(e));
