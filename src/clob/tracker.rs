@@ -347,15 +347,13 @@ fn lower(s: &str) -> Option<String> {
     (!s.is_empty()).then(|| s.to_ascii_lowercase())
 }
 
-/// The fingerprint of a forgotten trade (`b't'`) or order (`b'o'`) id.
+/// The fingerprint of a forgotten trade (`b't'`) or order (`b'o'`) id: 127 bits of the id's
+/// Keccak-256, the lowest bit telling trades from orders.
 fn fingerprint(tag: u8, id: &str) -> u128 {
-    let mut b = Vec::with_capacity(id.len() + 1);
-    b.push(tag);
-    b.extend_from_slice(id.as_bytes());
-    let h = crate::sign::keccak::keccak256(&b);
+    let h = crate::sign::keccak::keccak256(id.as_bytes());
     let mut w = [0u8; 16];
     w.copy_from_slice(&h[..16]);
-    u128::from_be_bytes(w)
+    u128::from_be_bytes(w) & !1 | u128::from(tag == b'o')
 }
 
 /// The order tracker: see the [module docs](self).
@@ -590,9 +588,7 @@ impl Tracker {
     /// Feeds a trade as `GET /data/trades` returns it.
     pub fn on_trade(&mut self, t: &Trade) {
         let Some(side) = t.side else {
-            if !self.trades.contains_key(&t.id)
-                && !self.forgotten.contains(&fingerprint(b't', &t.id))
-            {
+            if !self.trades.contains_key(&t.id) && !self.is_forgotten(b't', &t.id) {
                 self.events.push_back(TrackerEvent::Unreadable {
                     trade_id: t.id.clone(),
                 });
@@ -644,7 +640,7 @@ impl Tracker {
     // ----- the state machine -----
 
     fn known(&mut self, id: &str, asset: Option<&str>, side: Option<Side>) {
-        if id.is_empty() || self.forgotten.contains(&fingerprint(b'o', id)) {
+        if id.is_empty() || self.is_forgotten(b'o', id) {
             return;
         }
         let fresh = !self.orders.contains_key(id);
@@ -752,7 +748,7 @@ impl Tracker {
     }
 
     fn trade(&mut self, id: &str, status: TradeStatus, legs: Vec<Leg>) {
-        if id.is_empty() || self.forgotten.contains(&fingerprint(b't', id)) {
+        if id.is_empty() || self.is_forgotten(b't', id) {
             return;
         }
         let changed = match self.trades.get_mut(id) {
@@ -814,6 +810,11 @@ impl Tracker {
             }
         }
         self.compact();
+    }
+
+    /// Whether the trade (`b't'`) or order (`b'o'`) `id` was forgotten (no hash while none was).
+    fn is_forgotten(&self, tag: u8, id: &str) -> bool {
+        !self.forgotten.is_empty() && self.forgotten.contains(&fingerprint(tag, id))
     }
 
     /// Forgets the oldest settled trades and orders beyond the bound.
