@@ -4,12 +4,19 @@
 # each built from scratch into its own empty target directory, one at a time. Sources are
 # fetched first, so the figures are compile time, not download time. Run on a quiet machine:
 #   scripts/cold_builds.sh [OUT_DIR]        (default: a new temporary directory)
+# BASELINE=<commit> adds, first, the demo's cold build at that commit (same run, same machine),
+# e.g. the commit before the workspace split, whose 187 s issue 33 set the 70% target against.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 out="${1:-$(mktemp -d)}"
 mkdir -p "$out"
 log="$out/results.txt"
 git clone -q "$repo" "$out/clone"
+if [ -n "${BASELINE:-}" ]; then
+  git clone -q "$repo" "$out/baseline"
+  git -C "$out/baseline" checkout -q "$BASELINE"
+  (cd "$out/baseline" && cargo fetch -q)
+fi
 
 mkdir -p "$out/oneline-polyclob/src" "$out/oneline-sdk/src"
 cat > "$out/oneline-polyclob/Cargo.toml" <<TOML
@@ -47,6 +54,9 @@ measure() { # name dir command...
     >"$out/$name.log" 2>&1) || { tail -20 "$out/$name.log"; exit 1; }
   tail -1 "$out/$name.log" | tee -a "$log"
 }
+if [ -n "${BASELINE:-}" ]; then
+  measure "demo-at-$(git -C "$out/baseline" rev-parse --short HEAD)" "$out/baseline" cargo build --release --example demo
+fi
 measure demo "$out/clone" cargo build --release --example demo
 measure oneline-polyclob "$out/oneline-polyclob" cargo build --release
 measure oneline-sdk "$out/oneline-sdk" cargo build --release
