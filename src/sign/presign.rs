@@ -380,6 +380,22 @@ fn spawn_refill_thread(weak: Weak<Shared>) {
         .spawn(move || refill_thread(&weak));
 }
 
+/// [`NoncePool::try_new`] was asked for a [`Refill::Tokio`] pool outside a tokio runtime: its
+/// refill task would have nowhere to run. Create it within the runtime, or use
+/// [`Refill::Thread`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NoRuntime;
+
+impl fmt::Display for NoRuntime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(
+            "a Refill::Tokio nonce pool must be created within a Tokio runtime (or use Refill::Thread)",
+        )
+    }
+}
+
+impl std::error::Error for NoRuntime {}
+
 /// A pool of precomputed ECDSA nonces, shared by every clone of the handle.
 ///
 /// The pool is attached to a [`Signer`](super::Signer) with
@@ -419,9 +435,30 @@ impl NoncePool {
     /// up. A [`Refill::Manual`] pool starts empty until [`refill`](Self::refill).
     ///
     /// # Panics
-    /// With [`Refill::Tokio`] outside a tokio runtime (as `tokio::spawn` does).
+    /// With [`Refill::Tokio`] outside a tokio runtime (as `tokio::spawn` does);
+    /// [`try_new`](Self::try_new) returns an error instead.
     #[must_use]
     pub fn new(config: PoolConfig) -> Self {
+        match Self::try_new(config) {
+            Ok(pool) => pool,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// [`new`](Self::new), with [`NoRuntime`] instead of a panic when a [`Refill::Tokio`] pool
+    /// is created outside a tokio runtime (checked before anything is computed).
+    ///
+    /// ```
+    /// use polyclob::sign::presign::{NoRuntime, NoncePool, PoolConfig, Refill};
+    ///
+    /// let config = PoolConfig::new().depth(4).refill(Refill::Tokio);
+    /// assert_eq!(NoncePool::try_new(config).err(), Some(NoRuntime));
+    /// ```
+    pub fn try_new(config: PoolConfig) -> Result<Self, NoRuntime> {
+        let runtime = match config.refill {
+            Refill::Tokio => Some(tokio::runtime::Handle::try_current().map_err(|_| NoRuntime)?),
+            Refill::Thread | Refill::Manual => None,
+        };
         let depth = config.depth.max(1);
         let shared = Arc::new(Shared {
             queue: Mutex::new(Ring {
@@ -446,17 +483,17 @@ impl NoncePool {
             // An entropy failure leaves the rest to the worker (and the fallback, counted).
             while let Ok(true) = shared.produce_one() {}
         }
-        match config.refill {
-            Refill::Thread => spawn_refill_thread(weak.clone()),
-            Refill::Tokio => {
-                tokio::spawn(refill_task(weak.clone()));
+        match (config.refill, runtime) {
+            (Refill::Thread, _) => spawn_refill_thread(weak.clone()),
+            (Refill::Tokio, Some(runtime)) => {
+                runtime.spawn(refill_task(weak.clone()));
             }
-            Refill::Manual => {}
+            _ => {}
         }
-        Self {
+        Ok(Self {
             shared,
             _closer: Arc::new(Closer(weak)),
-        }
+        })
     }
 
     /// Computes entries until the pool is full; returns how many were added. Runs on the

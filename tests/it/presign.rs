@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use alloy_primitives::{Address, B256, U256, keccak256};
 use polyclob::order::{Order, TokenId};
 use polyclob::sign::eip712::{exchange_domain, order_hash, recover_address};
-use polyclob::sign::presign::{NoncePool, PoolConfig, Refill};
+use polyclob::sign::presign::{NoRuntime, NoncePool, PoolConfig, Refill};
 use polyclob::sign::{Signature, Signer};
 use polyclob::types::{Chain, ExchangeVersion, Side};
 
@@ -170,6 +170,23 @@ fn exhausted_pool_falls_back_to_rfc6979_and_counts() {
     assert!(started.elapsed() < Duration::from_secs(5));
     let stats = signer.nonce_pool().unwrap().stats();
     assert_eq!((stats.taken, stats.fallbacks, stats.available), (3, 5, 0));
+}
+
+#[test]
+fn a_tokio_pool_outside_a_runtime_is_an_error_not_a_panic() {
+    let config = PoolConfig::new().depth(4).refill(Refill::Tokio);
+    let err = NoncePool::try_new(config).err();
+    assert_eq!(err, Some(NoRuntime));
+    assert!(err.unwrap().to_string().contains("within a Tokio runtime"));
+    // The same configuration within a runtime: accepted, and filled before it returns.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    let pool = rt
+        .block_on(async { NoncePool::try_new(config) })
+        .expect("within a runtime");
+    assert_eq!(pool.stats().available, 4);
 }
 
 #[test]
