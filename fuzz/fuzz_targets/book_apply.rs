@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use libfuzzer_sys::fuzz_target;
-use polyclob::book::{Amount, BookManager};
+use polyclob::book::{BookManager, WalkAmount};
 use polyclob::fixed::Size;
 use polyclob::types::Side;
 
@@ -32,7 +32,7 @@ fuzz_target!(|data: &[u8]| {
                 };
                 assert_eq!(best, levels.first().copied());
                 let total = levels.iter().fold(0u128, |a, l| a + u128::from(l.size.as_micros()));
-                let fill = b.walk(side.opposite(), Amount::Shares(Size::MAX));
+                let fill = b.walk(side.opposite(), WalkAmount::Shares(Size::MAX));
                 assert_eq!(u128::from(fill.shares.as_micros()), total.min(u128::from(u64::MAX)));
             }
             let _ = (b.top_state(), b.mid(), b.spread_micros(), b.to_snapshot());
