@@ -8,6 +8,7 @@ use alloy_primitives::{Address, B256, U256};
 
 use super::abi::Reader;
 use super::call::Call;
+use super::check::CallError;
 use super::error::{Error, Kind};
 use super::nonce::NonceManager;
 use super::rpc::{Receipt, Rpc};
@@ -19,6 +20,10 @@ use crate::sign::wallet::Wallet;
 use crate::types::{
     Chain, ConditionId, Contracts, ExchangeVersion, PositionId, Protocol, contracts,
 };
+
+/// `ctf::split_position` and `ctf::merge_positions`: target, collateral, parent collection,
+/// condition, partition, amount.
+type CtfPositionCall = fn(Address, Address, B256, B256, &[U256], U256) -> Result<Call, CallError>;
 
 const GWEI: u128 = 1_000_000_000;
 
@@ -509,20 +514,13 @@ impl Settler {
         amount: Size,
         neg_risk: bool,
     ) -> Result<Call, Error> {
-        let condition = condition.into();
-        let amount = U256::from(amount.as_micros());
-        let c = match condition.protocol() {
-            Protocol::V2 => router::split(self.router()?, condition, amount),
-            _ => Some(ctf::split_position(
-                self.contracts.positions_target(neg_risk),
-                self.contracts.collateral,
-                B256::ZERO,
-                B256::from(*condition.as_bytes32()),
-                &ctf::BINARY_PARTITION,
-                amount,
-            )?),
-        };
-        c.ok_or(Error::invalid("not a V2 condition"))
+        self.binary_call(
+            condition.into(),
+            amount,
+            neg_risk,
+            router::split,
+            ctf::split_position,
+        )
     }
 
     /// Sends [`split_call`](Self::split_call).
@@ -550,11 +548,29 @@ impl Settler {
         amount: Size,
         neg_risk: bool,
     ) -> Result<Call, Error> {
-        let condition = condition.into();
+        self.binary_call(
+            condition.into(),
+            amount,
+            neg_risk,
+            router::merge,
+            ctf::merge_positions,
+        )
+    }
+
+    /// A split or a merge of a binary market: the Router's call for a V2 condition, the CTF
+    /// call on the collateral adapter of the market type otherwise.
+    fn binary_call(
+        &self,
+        condition: ConditionId,
+        amount: Size,
+        neg_risk: bool,
+        v2: fn(Address, ConditionId, U256) -> Option<Call>,
+        ctf_call: CtfPositionCall,
+    ) -> Result<Call, Error> {
         let amount = U256::from(amount.as_micros());
         let c = match condition.protocol() {
-            Protocol::V2 => router::merge(self.router()?, condition, amount),
-            _ => Some(ctf::merge_positions(
+            Protocol::V2 => v2(self.router()?, condition, amount),
+            _ => Some(ctf_call(
                 self.contracts.positions_target(neg_risk),
                 self.contracts.collateral,
                 B256::ZERO,
