@@ -18,11 +18,12 @@
     missing_docs
 )]
 
+#[path = "../tests/support/fixtures.rs"]
+mod fixtures;
 #[path = "../tests/support/ws_frames.rs"]
 mod ws_frames;
 
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::time::Instant;
 
 use criterion::{Criterion, Throughput};
@@ -46,18 +47,11 @@ fn with_true_hash(frame: &str) -> String {
 
 fn inputs() -> Vec<(String, String)> {
     let mut out = Vec::new();
-    // `POLYCLOB_FIXTURES` when set (a worktree has no `../shared`).
-    let fixtures = std::env::var_os("POLYCLOB_FIXTURES").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures"),
-        PathBuf::from,
-    );
-    let path = fixtures.join("polymarket/nautilus_test_data/ws_book_snapshot_captured.json");
-    match std::fs::read_to_string(&path) {
-        Ok(text) => {
-            let v: serde_json::Value = serde_json::from_str(&text).unwrap();
-            out.push(("captured_7x58".to_owned(), v.to_string()));
-        }
-        Err(_) => println!("SKIP: {} not found", path.display()),
+    if let Some(bytes) =
+        fixtures::read_shared("polymarket/nautilus_test_data/ws_book_snapshot_captured.json")
+    {
+        let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        out.push(("captured_7x58".to_owned(), v.to_string()));
     }
     let mut rng = ws_frames::Lcg(3);
     let asset = ws_frames::asset_id(1);

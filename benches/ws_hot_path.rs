@@ -10,7 +10,8 @@
 //!
 //! Inputs are production-shaped (compact, 77-digit ids, 40-hex hashes, string timestamps,
 //! worst-first levels) plus, when `../shared/fixtures/polymarket/nautilus_bench_inline/` is
-//! present (or under `POLYCLOB_FIXTURES`), the exact byte strings behind the nautilus_trader adapter's published rows.
+//! present (or under `POLYCLOB_FIXTURES`), the exact byte strings behind the nautilus_trader
+//! adapter's published rows.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -18,11 +19,12 @@
     missing_docs
 )]
 
+#[path = "../tests/support/fixtures.rs"]
+mod fixtures;
 #[path = "../tests/support/ws_frames.rs"]
 mod ws_frames;
 
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::time::Instant;
 
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, measurement::WallTime};
@@ -201,28 +203,6 @@ fn group(c: &mut Criterion, name: &str, frame: &str, kind: Kind, warm: &[String]
     g.finish();
 }
 
-/// The shared fixtures: `POLYCLOB_FIXTURES` when set (a worktree has no `../shared`), else
-/// `../shared/fixtures` beside the clone.
-fn fixtures() -> PathBuf {
-    std::env::var_os("POLYCLOB_FIXTURES").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures"),
-        PathBuf::from,
-    )
-}
-
-fn nautilus_dir() -> Option<PathBuf> {
-    let dir = fixtures().join("polymarket/nautilus_bench_inline");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!(
-            "SKIP: {} not found; nautilus_inline rows skipped",
-            dir.display()
-        );
-        None
-    }
-}
-
 /// Every input: (group name, frame, kind, frames applied first).
 fn inputs() -> Vec<(String, String, Kind, Vec<String>)> {
     let mut rng = Lcg(42);
@@ -343,7 +323,7 @@ fn inputs() -> Vec<(String, String, Kind, Vec<String>)> {
         out.push((name.into(), frame, kind, warm));
     }
 
-    if let Some(dir) = nautilus_dir() {
+    if let Some(dir) = fixtures::shared("polymarket/nautilus_bench_inline") {
         // The captures are pretty-printed; the exchange sends compact JSON.
         let read = |f: &str| compact(&std::fs::read_to_string(dir.join(f)).unwrap());
         let book = read("market_book.json");

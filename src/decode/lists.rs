@@ -282,9 +282,12 @@ pub(crate) fn walk_levels<S: Sink>(
         }
         // Once a level misses the exchange's layout, the general reader reads the rest.
         let missed = exact_run(st, exact_level, |level| sink.level(side, Ok(level)));
-        while let Some(r) = st.next_item(|c| match missed {
-            true => general_level(c, field),
-            false => parse_level(c, field),
+        while let Some(r) = st.next_item(|c| {
+            if missed {
+                general_level(c, field)
+            } else {
+                parse_level(c, field)
+            }
         }) {
             if let Err(e) = r {
                 if e.kind().is_structural() {
@@ -339,9 +342,12 @@ pub(crate) fn walk_changes<S: Sink>(c: &mut Cursor<'_>, sink: &mut S) -> Result<
         let src = st.src;
         let read = |_: &[u8], p| exact_change(src, p);
         let missed = exact_run(st, read, |change| sink.change(Ok(change)));
-        while let Some(r) = st.next_item(|c| match missed {
-            true => general_change(c),
-            false => parse_change(c),
+        while let Some(r) = st.next_item(|c| {
+            if missed {
+                general_change(c)
+            } else {
+                parse_change(c)
+            }
         }) {
             if let Err(e) = r {
                 if e.kind().is_structural() {
@@ -743,15 +749,27 @@ pub struct MakerOrderView<'a> {
     pub outcome_index: Option<u64>,
 }
 
+/// The members of a maker leg [`parse_maker`] keeps, by their index in its fields.
+const MAKER_NAMES: [&str; 10] = [
+    "asset_id",
+    "order_id",
+    "matched_amount",
+    "price",
+    "outcome",
+    "owner",
+    "maker_address",
+    "side",
+    "fee_rate_bps",
+    "outcome_index",
+];
+
 fn parse_maker<'a>(c: &mut Cursor<'a>) -> Item<MakerOrderView<'a>> {
     let src = c.src;
     let mut f: [Raw; 10] = [Raw::default(); 10];
     let at = c.pos;
-    let names = "asset_id order_id matched_amount price outcome owner maker_address side \
-                 fee_rate_bps outcome_index";
     if let Err(e) = object(c, "maker_orders", |c| {
         let key = c.key()?;
-        match names.split(' ').position(|n| n.as_bytes() == key) {
+        match MAKER_NAMES.iter().position(|n| n.as_bytes() == key) {
             Some(i) => f[i] = c.raw()?,
             None => c.skip(0)?,
         }

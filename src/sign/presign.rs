@@ -483,12 +483,11 @@ impl NoncePool {
             // An entropy failure leaves the rest to the worker (and the fallback, counted).
             while let Ok(true) = shared.produce_one() {}
         }
-        match (config.refill, runtime) {
-            (Refill::Thread, _) => spawn_refill_thread(weak.clone()),
-            (Refill::Tokio, Some(runtime)) => {
-                runtime.spawn(refill_task(weak.clone()));
-            }
-            _ => {}
+        if config.refill == Refill::Thread {
+            spawn_refill_thread(weak.clone());
+        }
+        if let Some(runtime) = runtime {
+            runtime.spawn(refill_task(weak.clone()));
         }
         Ok(Self {
             shared,

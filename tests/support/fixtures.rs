@@ -3,11 +3,14 @@
 
 use std::path::PathBuf;
 
-/// The shared fixtures directory, or `None` (with a printed notice) when it is absent.
+/// `relative` under the shared fixtures directory (`POLYCLOB_FIXTURES` when set, for a
+/// worktree that has no `../shared`), or `None` (with a printed notice) when it is absent.
 pub fn shared(relative: &str) -> Option<PathBuf> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/fixtures")
-        .join(relative);
+    let root = std::env::var_os("POLYCLOB_FIXTURES").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures"),
+        PathBuf::from,
+    );
+    let path = root.join(relative);
     if path.exists() {
         Some(path)
     } else {
