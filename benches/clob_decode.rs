@@ -23,8 +23,9 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput};
+use polyclob::clob::decode_simplified_page;
 use polyclob::clob::types::{Market, SimplifiedMarket};
-use polyclob::clob::{decode_page, decode_simplified_page};
+use polyclob::http::decode_page;
 use serde::Deserialize;
 
 /// The usual typed decode: owned strings, f64 numbers.
@@ -224,7 +225,7 @@ fn decode(c: &mut Criterion, page: &[u8]) {
     #[cfg(feature = "simd-json")]
     {
         let mut scratch = Vec::with_capacity(page.len());
-        let simd = polyclob::clob::decode_page_simd::<Market<'_>>(page, &mut scratch).unwrap();
+        let simd = polyclob::http::decode_page_simd::<Market<'_>>(page, &mut scratch).unwrap();
         assert_eq!(
             simd.data, ours.data,
             "simd-json and serde_json decode the same rows"
@@ -233,7 +234,7 @@ fn decode(c: &mut Criterion, page: &[u8]) {
         g.bench_function("polyclob_simd_borrowed", |b| {
             b.iter(|| {
                 let p =
-                    polyclob::clob::decode_page_simd::<Market<'_>>(black_box(page), &mut scratch)
+                    polyclob::http::decode_page_simd::<Market<'_>>(black_box(page), &mut scratch)
                         .unwrap();
                 assert_eq!(p.data.len(), rows);
                 p.data.len()
@@ -349,7 +350,7 @@ fn counted_loop(spec: &str, page: &[u8], simplified: &[u8]) {
                 .len(),
             #[cfg(feature = "simd-json")]
             "markets/polyclob_simd_borrowed" => {
-                polyclob::clob::decode_page_simd::<Market<'_>>(black_box(page), &mut scratch)
+                polyclob::http::decode_page_simd::<Market<'_>>(black_box(page), &mut scratch)
                     .unwrap()
                     .data
                     .len()

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use criterion::Criterion;
 use criterion::measurement::Measurement;
-use polyclob::clob::{Bucket, Governor, Limit};
 use polyclob::fixed::{Price, Size};
+use polyclob::http::{Bucket, Governor, Limit};
 use polyclob::order::{
     LimitOrder, MarketContext, MarketOrder, Order, OrderSigner, market_price, write_cancel_body,
 };

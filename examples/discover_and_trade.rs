@@ -11,13 +11,13 @@
 use std::time::Duration;
 
 use futures_util::StreamExt;
+use polyclob::account::Account;
 use polyclob::book::Outcome;
-use polyclob::clob::ApiKeyNonce;
 use polyclob::clob::ClientBuilder;
 use polyclob::data::{self, Query};
 use polyclob::fixed::Price;
 use polyclob::gamma;
-use polyclob::order::{LimitOrder, OrderSigner};
+use polyclob::order::LimitOrder;
 use polyclob::rtds::decode::Payload;
 use polyclob::rtds::{ActivityFilter, RtdsEvent, RtdsStream, Subscription};
 use polyclob::sign::Signer;
@@ -111,19 +111,20 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .subscribe(Subscription::orders_matched(ActivityFilter::All))
         .build()?;
 
-    // 4. Trade: API credentials from the key, the Gamma contexts remembered by the client.
+    // 4. Trade: an account (API credentials from the key), the Gamma contexts remembered by
+    // its client.
     let signer = Signer::from_hex(TEST_KEY)?;
     let me = format!("{:#x}", signer.address());
     // The simulator enforces balances like the exchange: the account needs pUSD to buy.
     sim.fund(signer.address(), 1_000 * 1_000_000);
 
-    let clob = ClientBuilder::new()
-        .host(sim.http_url())
-        .signer(signer.clone())
-        .build()?;
-    clob.set_credentials(clob.create_or_derive_api_key(ApiKeyNonce::ZERO).await?);
-    clob.remember_trading(&trading);
-    let orders = OrderSigner::new(signer, Chain::Polygon, Wallet::Eoa)?;
+    let account = Account::builder(signer)
+        .wallet(Wallet::Eoa)
+        .client(ClientBuilder::new().host(sim.http_url()))
+        .connect()
+        .await?;
+    account.client().remember_contexts(&trading.contexts);
+    let orders = account.order_signer();
     sim.clear_requests();
 
     // A post-only bid one tick under the best bid rests; then it is cancelled.
@@ -131,16 +132,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let under = best_bid.checked_sub(tick).ok_or("bid at the floor")?;
     let size = trading.min_order_size.max("5".parse()?);
     let resting = LimitOrder::new(Side::Buy, under, size).post_only(true);
-    let placed = clob
+    let placed = account
         .post_order(&orders.limit_order(&ctx, &resting)?)
         .await?;
     println!("placed:   {} {}", placed.order_id, placed.status);
-    let cancelled = clob.cancel(&placed.order_id).await?;
+    let cancelled = account.cancel(&placed.order_id).await?;
     println!("canceled: {:?}", cancelled.canceled);
 
     // A marketable bid at the best ask fills at once.
     let take = LimitOrder::new(Side::Buy, best_ask, size);
-    let filled = clob.post_order(&orders.limit_order(&ctx, &take)?).await?;
+    let filled = account
+        .post_order(&orders.limit_order(&ctx, &take)?)
+        .await?;
     println!(
         "filled:   {} {} (trades {:?})",
         filled.order_id, filled.status, filled.trade_ids

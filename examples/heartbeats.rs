@@ -6,12 +6,11 @@
 
 use std::time::Duration;
 
-use polyclob::clob::ApiKeyNonce;
+use polyclob::account::Account;
 use polyclob::clob::ClientBuilder;
-use polyclob::order::{LimitOrder, OrderSigner};
+use polyclob::order::LimitOrder;
 use polyclob::sign::Signer;
-use polyclob::sign::wallet::Wallet;
-use polyclob::types::{Chain, Side};
+use polyclob::types::Side;
 use polyclob_sim::Simulator;
 
 /// Hardhat account #0: a public test key, never funded.
@@ -28,24 +27,19 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let signer = Signer::from_hex(TEST_KEY)?;
     // The simulator enforces balances like the exchange: the account needs pUSD to buy.
     sim.fund(signer.address(), 1_000 * 1_000_000);
-    let client = ClientBuilder::new()
-        .host(sim.http_url())
-        .signer(signer.clone())
-        .build()?;
-    client.set_credentials(client.create_or_derive_api_key(ApiKeyNonce::ZERO).await?);
-    let orders = OrderSigner::new(signer, Chain::Polygon, Wallet::Eoa)?;
+    let account = Account::builder(signer)
+        .client(ClientBuilder::new().host(sim.http_url()))
+        .connect() // creates or derives the API key
+        .await?;
 
     // One resting order to protect.
     let req = LimitOrder::new(Side::Buy, "0.10".parse()?, "10".parse()?).post_only(true);
-    let id = client
-        .place_limit_order(&orders, &token, &req)
-        .await?
-        .order_id;
+    let id = account.place_limit_order(&token, &req).await?.order_id;
     println!("placed {}…", &id[..18]);
 
     // Manual heartbeats: each response carries the id the next one must send (a chain).
-    let first = client.heartbeat(None).await?;
-    let second = client.heartbeat(Some(&first.heartbeat_id)).await?;
+    let first = account.heartbeat(None).await?;
+    let second = account.heartbeat(Some(&first.heartbeat_id)).await?;
     println!(
         "manual heartbeats: {} → {}",
         first.heartbeat_id, second.heartbeat_id
@@ -53,7 +47,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // Or let a background task do it. It chains the ids, restarts the chain after a failure,
     // and stops when the handle is dropped. Send well within the timeout.
-    let beats = client.start_heartbeats(Duration::from_millis(150));
+    let beats = account.start_heartbeats(Duration::from_millis(150));
     tokio::time::sleep(Duration::from_millis(1200)).await; // twice the timeout
     let status = beats.status();
     println!(
@@ -62,21 +56,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     println!(
         "after 1.2 s with heartbeats: {:?}",
-        client.order(&id).await?.status
+        account.order(&id).await?.status
     );
 
     // Simulate a crash: stop heartbeating. After the timeout the exchange cancels all of
     // this account's orders.
     beats.stop();
     tokio::time::sleep(Duration::from_millis(1200)).await;
-    let after = client.order(&id).await?.status;
+    let after = account.order(&id).await?.status;
     println!("after 1.2 s of silence:      {after:?}");
-    if client
-        .orders(&Default::default(), None)
-        .await?
-        .data
-        .is_empty()
-    {
+    if account.all_orders(&Default::default()).await?.0.is_empty() {
         println!("no open orders left: the exchange cancelled them");
         Ok(())
     } else {

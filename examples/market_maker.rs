@@ -34,9 +34,10 @@ use std::time::Duration;
 
 use polyclob::book::{Book, Outcome, Update};
 use polyclob::clob::ApiKeyNonce;
-use polyclob::clob::{Bucket, Client, ClientBuilder, OrderFilter, Throttle, Tier, TradeFilter};
+use polyclob::clob::{Client, ClientBuilder, OrderFilter, TradeFilter};
 use polyclob::decode::{EventView as Decoded, decode};
 use polyclob::fixed::{Price, Size};
+use polyclob::http::{Bucket, Throttle, Tier};
 use polyclob::order::{LimitOrder, OrderSigner};
 use polyclob::sign::Signer;
 use polyclob::sign::wallet::Wallet;

@@ -4,12 +4,12 @@
 //! Hardhat account #0 (a public test key, never funded). For the real exchange, load your
 //! own key from the environment, drop `.host(..)`, and make sure of price and size first.
 
-use polyclob::clob::ApiKeyNonce;
+use polyclob::account::Account;
 use polyclob::clob::{ClientBuilder, OrderFilter};
-use polyclob::order::{LimitOrder, OrderSigner};
+use polyclob::order::LimitOrder;
 use polyclob::sign::Signer;
 use polyclob::sign::wallet::Wallet;
-use polyclob::types::{Chain, OrderType, Side};
+use polyclob::types::{OrderType, Side};
 use polyclob_sim::Simulator;
 
 const TEST_KEY: &str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
@@ -23,23 +23,20 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let signer = Signer::from_hex(TEST_KEY)?;
     // The simulator enforces balances like the exchange: the account needs pUSD to buy.
     sim.fund(signer.address(), 1_000 * 1_000_000);
-    // The client signs L1 requests (API-key creation) with it.
-    let client = ClientBuilder::new()
-        .host(sim.http_url())
-        .signer(signer.clone())
-        .build()?;
-
-    // L1 → L2: create (or, if one exists, derive) API credentials and install them; every
-    // trading request is then HMAC-signed with them (the five POLY_* headers).
-    let creds = client.create_or_derive_api_key(ApiKeyNonce::ZERO).await?;
-    client.set_credentials(creds);
-
-    // The order signer: who signs and who funds. `Wallet::Eoa` = the key's own address;
-    // Polymarket proxy and Safe wallets are `Wallet::derived_proxy` / `Wallet::derived_safe`.
-    let orders = OrderSigner::new(signer, Chain::Polygon, Wallet::Eoa)?;
+    // The account: the key signs L1 requests (API-key creation) and the orders; the wallet is
+    // who funds. `Wallet::Eoa` = the key's own address; Polymarket proxy and Safe wallets are
+    // `Wallet::derived_proxy` / `Wallet::derived_safe`, a deposit wallet `Wallet::DepositWallet`.
+    // L1 → L2: `connect` creates (or, if one exists, derives) API credentials and installs
+    // them; every trading request is then HMAC-signed with them (the five POLY_* headers).
+    let account = Account::builder(signer)
+        .wallet(Wallet::Eoa)
+        .client(ClientBuilder::new().host(sim.http_url()))
+        .connect()
+        .await?;
+    let orders = account.order_signer();
 
     // Tick size, neg-risk flag and exchange version of the market, fetched once and cached.
-    let ctx = client.market_context(&token).await?;
+    let ctx = account.market_context(&token).await?;
 
     // A GTC post-only BUY of 10 shares at 0.10: far under the market, so it rests. Prices
     // and sizes are exact decimals; an off-grid price is refused before anything is signed.
@@ -50,7 +47,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         signed.order().maker_amount,
         signed.order().taker_amount
     );
-    let placed = client.post_order(&signed).await?; // POST /order (never retried blindly)
+    let placed = account.post_order(&signed).await?; // POST /order (never retried blindly)
     println!("placed: {} status {}", placed.order_id, placed.status);
 
     // The same in one call: build, sign and post, re-signing once if the exchange reports
@@ -58,7 +55,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let gtd = LimitOrder::new(Side::Buy, "0.11".parse()?, "5".parse()?)
         .order_type(OrderType::Gtd)
         .expiration(u64::try_from(unix_now())? + 3600);
-    let second = client.place_limit_order(&orders, &token, &gtd).await?;
+    let second = account.place_limit_order(&token, &gtd).await?;
     println!("placed: {} status {}", second.order_id, second.status);
 
     // An off-grid price (tick is 0.01) is a local validation error: nothing was sent.
@@ -74,8 +71,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         market: Some(sim.markets()[0].condition_id().to_owned()),
         ..OrderFilter::default()
     };
-    let open = client.orders(&filter, None).await?;
-    for o in &open.data {
+    let (open, _skipped) = account.all_orders(&filter).await?;
+    for o in &open {
         println!(
             "open:   {} {:?} {:?} size {}",
             o.id, o.side, o.status, o.original_size
@@ -83,11 +80,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     // Cancel one by id, then everything else.
-    let r = client.cancel(&placed.order_id).await?;
+    let r = account.cancel(&placed.order_id).await?;
     println!("cancelled {:?}", r.canceled);
-    let r = client.cancel_all().await?;
+    let r = account.cancel_all().await?;
     println!("cancel-all cancelled {:?}", r.canceled);
-    let left = client.orders(&filter, None).await?.data.len();
+    let left = account.all_orders(&filter).await?.0.len();
     println!("open orders left: {left}");
     if left != 0 {
         return Err("orders left after cancel-all".into());

@@ -1,10 +1,17 @@
 #!/usr/bin/env python3
-"""Counts non-test, non-blank lines of Rust files (issue 35's measure).
+"""Counts non-test, non-blank lines of Rust files (issue 35's measure), or with `--public` the
+top-level public items (issue 46's measure).
 
 A line is counted when it is not blank and not inside an item marked `#[cfg(test)]`
 (a `mod tests { … }`, a test-only fn or use). Comments count: they are code a reader reads.
 
-usage: scripts/count_lines.py [FILE_OR_DIR ...]   (default: the decoder and the JSON scanner)
+With `--public`, an item is counted when its line starts, with no indentation, with
+`pub fn|struct|enum|trait|type|const|static` (`pub async fn`, `pub const fn` and `pub unsafe fn`
+included) outside `#[cfg(test)]` items: the crate's top-level public surface, file by file.
+Re-exports (`pub use`), methods and items inside an inline module are not counted.
+
+usage: scripts/count_lines.py [--public] [FILE_OR_DIR ...]
+       (default: the decoder and the JSON scanner; `--public` alone: src/)
 """
 import os
 import re
@@ -74,7 +81,12 @@ def strip_code(line, state):
     return "".join(out), state
 
 
-def count(path):
+PUBLIC_ITEM = re.compile(
+    r"pub (async )?(const )?(unsafe )?(fn|struct|enum|trait|type|const|static) "
+)
+
+
+def count(path, public=False):
     total = 0
     depth = 0  # brace depth of the code
     skip_until = None  # depth at which a skipped cfg(test) item ends
@@ -100,7 +112,9 @@ def count(path):
             if re.match(r"#\[cfg\((test|all\(test.*)\)\]", stripped):
                 pending = True
                 continue
-            if stripped:
+            if public:
+                total += 1 if PUBLIC_ITEM.match(line) else 0
+            elif stripped:
                 total += 1
     return total
 
@@ -117,10 +131,14 @@ def files(args):
 
 
 def main():
-    args = sys.argv[1:] or DEFAULT
+    args = sys.argv[1:]
+    public = "--public" in args
+    args = [a for a in args if a != "--public"] or (["src"] if public else DEFAULT)
     grand = 0
     for path in files(args):
-        n = count(path)
+        n = count(path, public)
+        if public and n == 0:
+            continue
         grand += n
         print(f"{n:6} {path}")
     print(f"{grand:6} total")

@@ -4,10 +4,11 @@ outside the polymarket-rs-client 0.1.1 compat surface (src/compat/, frozen by co
 
     python3 scripts/public_name_clashes.py        # exit status 1 when a name repeats
 
-A deprecated alias (`#[deprecated] pub type Old = New;`) does not count: it is the way a
-renamed type keeps its old name for a release. Names in BY_DESIGN are one concept per client
-module, used module-qualified as reqwest's are (`gamma::Client`, `onchain::Error`), or one item
-declared twice under `cfg`; they are listed apart and do not fail the check.
+The rule it enforces is CONTRIBUTING.md's "Names": a type's name is unique in the crate,
+except the few concepts every client module has, named with the module as std and reqwest
+name theirs (`gamma::Client`, `http::Error`). Those are BY_DESIGN (and one item declared twice
+under `cfg`); they are listed apart and do not fail the check. A type alias counts like any
+other declaration: the crate keeps no old names (CI runs this script).
 """
 import pathlib
 import re
@@ -28,9 +29,6 @@ def main():
         for i, line in enumerate(lines):
             m = DECL.match(line)
             if not m:
-                continue
-            window = "\n".join(lines[max(0, i - 3) : i])
-            if m.group(1) == "type" and "#[deprecated" in window:
                 continue
             seen.setdefault(m.group(2), []).append(f"{rel}:{i + 1}")
     clashes = {k: v for k, v in seen.items() if len(v) > 1}

@@ -720,16 +720,6 @@ impl fmt::Display for Level {
     }
 }
 
-/// The old name of [`EventView`], kept for one minor release (another module has a type of
-/// that name).
-#[deprecated(since = "0.2.0", note = "renamed `EventView`")]
-pub type Event<'a> = EventView<'a>; // renamed-alias: Event
-
-/// The old name of [`MakerOrderView`], kept for one minor release (another module has a type of
-/// that name).
-#[deprecated(since = "0.2.0", note = "renamed `MakerOrderView`")]
-pub type MakerOrder<'a> = MakerOrderView<'a>; // renamed-alias: MakerOrder
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

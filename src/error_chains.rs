@@ -9,8 +9,8 @@
 
 use std::error::Error as StdError;
 
-use crate::clob::Error as ClobError;
 use crate::gamma::ContextError;
+use crate::http::Error as ClobError;
 use crate::order::OrderError;
 use crate::sign::SignError;
 
@@ -151,7 +151,7 @@ fn client_errors() {
         &["client setup failed", "builder error"],
     );
     // A body that does not decode: the path, then serde's reason.
-    let e = crate::clob::decode_page::<serde_json::Value>(b"{\"data\":").expect_err("truncated");
+    let e = crate::http::decode_page::<serde_json::Value>(b"{\"data\":").expect_err("truncated");
     reads_once(e, &["unexpected response body"]);
     // Server and rail errors are leaves with their message.
     let e = ClobError::from_status(400, br#"{"error":"invalid order payload"}"#, None);

@@ -81,7 +81,8 @@
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! # let sim = polyclob_sim::Simulator::builder().seed(5).start().await?;
 //! # let token = sim.markets()[0].tokens()[0].token_id().to_owned();
-//! use polyclob::clob::{Account, ClientBuilder};
+//! use polyclob::clob::ClientBuilder;
+//! use polyclob::account::Account;
 //! use polyclob::order::LimitOrder;
 //! use polyclob::sign::{Signer, wallet::Wallet};
 //! use polyclob::types::Side;
@@ -234,6 +235,7 @@
 // Library code never unwraps; `expect` only on a locally proven invariant, with its reason.
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
+pub mod account;
 pub mod book;
 pub mod clob;
 mod compat;
@@ -243,12 +245,13 @@ pub mod decode;
 mod error_chains;
 pub mod fixed;
 pub mod gamma;
-mod http;
+pub mod http;
 mod json;
 #[cfg(feature = "onchain")]
 pub mod onchain;
 pub mod order;
 pub mod polybolt;
+pub mod relayer;
 pub mod rtds;
 pub mod sign;
 pub mod sports;

@@ -6,7 +6,7 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    if let Some((status, head)) = polyclob::clob::fuzz_proxy_replies(data) {
+    if let Some((status, head)) = polyclob::http::fuzz_proxy_replies(data) {
         assert!((100..1000).contains(&status));
         assert!(head <= data.len());
     }

@@ -5,7 +5,7 @@
 //! [`UserEvents::reconcile`](super::user_events::UserEvents::reconcile) closes the hole. After
 //! every break (a disconnect, a failed connect, local lag) the stream:
 //!
-//! 1. delivers the [`Break`](super::continuity::Break); from here on, what the bot derived from
+//! 1. delivers the [`Break`](crate::ws::continuity::Break); from here on, what the bot derived from
 //!    the channel is **untrusted**;
 //! 2. waits for the next connection, then [`settle`](Reconcile::settle) more, so that the
 //!    server has applied the new subscription (anything matched from then on arrives live);
@@ -46,10 +46,11 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::backoff::Backoff;
-use super::event::Status;
 use crate::clob::types::{OpenOrder, Trade};
-use crate::clob::{Client, OrderFilter, SkippedRow, TradeFilter};
+use crate::clob::{Client, OrderFilter, TradeFilter};
+use crate::http::SkippedRow;
+use crate::ws::backoff::{self, Backoff};
+use crate::ws::event::Status;
 
 /// How far before the newest delivered trade the trade fetch starts: trades matched in the
 /// same second, a skew between the local and the exchange's clock, and the settlement status
@@ -69,10 +70,10 @@ const RETRY_MAX: Duration = Duration::from_secs(30);
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 /// use futures_util::StreamExt;
 /// use polyclob::clob::{Client, Credentials};
-/// use polyclob::ws::reconcile::Reconcile;
-/// use polyclob::ws::subscribe::UserAuth;
+/// use polyclob::account::reconcile::Reconcile;
+/// use polyclob::clob::Credentials;
 /// use polyclob::ws::user::UserStream;
-/// use polyclob::ws::user_events::{UserEvent, UserEvents};
+/// use polyclob::account::user_events::{UserEvent, UserEvents};
 ///
 /// let client = Client::builder()
 ///     .signer(polyclob::sign::Signer::from_hex("0x…")?)
@@ -244,7 +245,7 @@ impl Reconciler {
             watermark: now,
             phase: Phase::Live,
             shard: 0,
-            backoff: Backoff::new(RETRY_INITIAL, RETRY_MAX, super::backoff::entropy_seed()),
+            backoff: Backoff::new(RETRY_INITIAL, RETRY_MAX, backoff::entropy_seed()),
         }
     }
 

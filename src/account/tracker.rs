@@ -38,7 +38,8 @@
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! # let sim = polyclob_sim::Simulator::builder().seed(5).start().await?;
 //! # let token = sim.markets()[0].tokens()[0].token_id().to_owned();
-//! use polyclob::clob::{Account, ClientBuilder};
+//! use polyclob::account::Account;
+//! use polyclob::clob::ClientBuilder;
 //! use polyclob::order::LimitOrder;
 //! use polyclob::sign::Signer;
 //! use polyclob::types::Side;
@@ -53,13 +54,13 @@
 //! let mut tracker = account.tracker();
 //!
 //! // A marketable bid: it takes the best ask.
-//! let ask = account.book(&token).await?.asks.levels.last().ok_or("no asks")?.price;
+//! let ask = account.client().book(&token).await?.asks.levels.last().ok_or("no asks")?.price;
 //! let order = account.sign_limit_order(&token, &LimitOrder::new(Side::Buy, ask, "5".parse()?)).await?;
 //! let answer = account.post_order(&order).await;
 //! tracker.posted(&order, &answer); // the order is known before any fill is reported
 //!
 //! let id = answer?.order_id;
-//! let settled = tracker.wait_for_settlement(&account, &id, Duration::from_millis(20)).await?;
+//! let settled = tracker.wait_for_settlement(account.client(), &id, Duration::from_millis(20)).await?;
 //! assert!(settled.is_settled());
 //! println!("confirmed {}, failed {}", settled.confirmed, settled.failed);
 //! let held = tracker.position(&token).and_then(|p| p.held());
@@ -71,16 +72,14 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
-use super::orders::TradeFilter;
-use super::pagination::SkippedRow;
-use super::transport::Client;
-use super::types::{OpenOrder, OrderStatus, PostOrderResponse, Trade, TradeStatus};
+use super::user_events::{OrderEventKind, OrderUpdate, TradeUpdate, UserEvent};
+use crate::clob::types::{OpenOrder, OrderStatus, PostOrderResponse, Trade, TradeStatus};
+use crate::clob::{Client, TradeFilter};
 use crate::data;
 use crate::fixed::{Price, Size};
-use crate::http::Error;
+use crate::http::{Error, SkippedRow};
 use crate::order::SignedOrder;
 use crate::types::{Address, Side};
-use crate::ws::user_events::{OrderEventKind, OrderUpdate, TradeUpdate, UserEvent};
 
 /// How long a matched trade may take to confirm before it is reported overdue, by default.
 /// Polymarket's SDKs poll a matched trade for at most 30 s; the tracker allows twice that.
@@ -515,7 +514,7 @@ impl Tracker {
     }
 
     /// Feeds one user-channel event. Feed every status: wrap the stream with
-    /// [`UserEvents::all_statuses`](crate::ws::user_events::UserEvents::all_statuses), or
+    /// [`UserEvents::all_statuses`](super::user_events::UserEvents::all_statuses), or
     /// `MINED`/`CONFIRMED` repeats are removed before they get here. Breaks and statuses are
     /// ignored (after a [`UserEvent::Break`], [`refresh_order`](Self::refresh_order) the
     /// [`unsettled_orders`](Self::unsettled_orders)).
@@ -1103,16 +1102,6 @@ impl Tracker {
         }
     }
 }
-
-/// The old name of [`TrackedFill`], kept for one minor release (another module has a type of
-/// that name).
-#[deprecated(since = "0.2.0", note = "renamed `TrackedFill`")]
-pub type Fill = TrackedFill; // renamed-alias: Fill
-
-/// The old name of [`TrackedPosition`], kept for one minor release (another module has a type of
-/// that name).
-#[deprecated(since = "0.2.0", note = "renamed `TrackedPosition`")]
-pub type Position = TrackedPosition; // renamed-alias: Position
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]

@@ -18,7 +18,7 @@
 //! use futures_util::StreamExt;
 //! use polyclob::clob::Credentials;
 //! use polyclob::ws::user::UserStream;
-//! use polyclob::ws::user_events::{TradeStatus, UserEvent, UserEvents};
+//! use polyclob::account::user_events::{TradeStatus, UserEvent, UserEvents};
 //!
 //! let stream = UserStream::builder(Credentials::new("key", "secret", "pass")).build()?;
 //! let mut events = UserEvents::new(stream);
@@ -44,15 +44,15 @@ use std::task::{Context, Poll};
 
 use futures_util::Stream;
 
-use super::continuity::{Break, StreamKind};
-use super::event::{Event, Status};
 use super::reconcile::{Fetched, Outcome, Reconcile, Reconciled, Reconciler};
-use crate::clob::SkippedRow;
 use crate::clob::types as rest;
 use crate::clob::types::{OrderStatus, TraderSide};
 use crate::decode::{DecodeError, EventView as Decoded, JsonStr, OrderMsg, TradeMsg, decode_bytes};
 use crate::fixed::{Price, Size};
+use crate::http::SkippedRow;
 use crate::types::{OrderType, Side};
+use crate::ws::continuity::{Break, StreamKind};
+use crate::ws::event::{Event, Status};
 
 /// A trade's settlement status: the same type as the REST trades' (`MATCHED`, `MINED`,
 /// `CONFIRMED`, `RETRYING`, `FAILED`, …, unknown names kept in `Unknown`).

@@ -31,8 +31,4 @@ mod side;
 pub use integrity::{BookHash, BookMeta, HashStatus, IntegrityError, book_hash};
 pub use l2::{Book, BookSnapshot, BookState, Fill, LastTrade, ReportedBest, TopState, WalkAmount};
 
-/// The old name of [`WalkAmount`] (renamed: [`data::Amount`](crate::data::Amount) is a
-/// different type).
-#[deprecated(note = "renamed `book::WalkAmount`; `data::Amount` is a different type")]
-pub type Amount = WalkAmount;
 pub use manager::{BookManager, FrameSummary, Outcome, Update};

@@ -4,14 +4,24 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::auth::{Auth, AuthConfig, Credentials};
 use super::cache::Caches;
-use super::transport::{Client, Inner};
+use super::client::{Client, Inner, UNSYNCED};
+use super::lane::Lane;
+use super::rails::{Rails, RailsConfig};
 use crate::http::proxy::Setting;
-use crate::http::{BreakerConfig, Error, RetryPolicy, Settings};
+use crate::http::{BreakerConfig, Error, Governor, Proxy, RetryPolicy, Settings, Throttle, Tier};
 use crate::types::Chain;
 
 /// The production CLOB host.
 pub const DEFAULT_HOST: &str = "https://clob.polymarket.com";
+
+impl Client {
+    /// A builder with every default (production host, Polygon).
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::new()
+    }
+}
 
 /// Builds a [`Client`]. Setters are infallible and state their default; only
 /// [`build`](Self::build) can fail.
@@ -36,8 +46,8 @@ pub struct ClientBuilder {
     server_time: bool,
     cache_ttl: Duration,
     order_lane: bool,
-    pub(crate) auth: super::auth::AuthConfig,
-    rails: super::rails::RailsConfig,
+    pub(crate) auth: AuthConfig,
+    rails: RailsConfig,
 }
 
 impl Default for ClientBuilder {
@@ -55,8 +65,8 @@ impl ClientBuilder {
             server_time: false,
             cache_ttl: Duration::from_secs(300),
             order_lane: false,
-            auth: super::auth::AuthConfig::default(),
-            rails: super::rails::RailsConfig::default(),
+            auth: AuthConfig::default(),
+            rails: RailsConfig::default(),
         }
     }
 
@@ -185,7 +195,7 @@ impl ClientBuilder {
 
     /// API credentials for L2 endpoints. Default is none; they can also be set later with
     /// [`Client::set_credentials`].
-    pub fn credentials(mut self, creds: super::Credentials) -> Self {
+    pub fn credentials(mut self, creds: Credentials) -> Self {
         self.auth.creds = Some(creds);
         self
     }
@@ -194,9 +204,7 @@ impl ClientBuilder {
     /// wait for the tokens, refuse at once with [`Error::is_throttled`] and the wait, or send
     /// anyway ([`Throttle::Off`]). Default is [`Throttle::Wait`] of up to 5 s.
     ///
-    /// [`Throttle::Off`]: super::Throttle::Off
-    /// [`Throttle::Wait`]: super::Throttle::Wait
-    pub fn throttle(mut self, throttle: super::Throttle) -> Self {
+    pub fn throttle(mut self, throttle: Throttle) -> Self {
         self.rails.throttle = throttle;
         self
     }
@@ -204,15 +212,15 @@ impl ClientBuilder {
     /// The account's trading tier, when known in advance (it is also learnt from the
     /// exchange's `Poly-RateLimit-Tier` header and [`Client::sync_rate_limit_tier`]). Default is
     /// none: Standard, the tightest, is assumed until the exchange names one.
-    pub fn rate_limit_tier(mut self, tier: super::Tier) -> Self {
+    pub fn rate_limit_tier(mut self, tier: Tier) -> Self {
         self.rails.tier = Some(tier);
         self
     }
 
-    /// Shares one [`Governor`](super::Governor) between clients that trade for the same signer
+    /// Shares one [`Governor`] between clients that trade for the same signer
     /// (the exchange meters per signer, not per connection). Default is a governor of this
     /// client's own.
-    pub fn governor(mut self, governor: Arc<super::Governor>) -> Self {
+    pub fn governor(mut self, governor: Arc<Governor>) -> Self {
         self.rails.governor = Some(governor);
         self
     }
@@ -253,15 +261,15 @@ impl ClientBuilder {
     /// streams built with `proxy_from(&client)`
     /// ([`MarketStreamBuilder::proxy_from`](crate::ws::market::MarketStreamBuilder::proxy_from)).
     /// It also applies to loopback hosts. Default is the proxy environment variables
-    /// ([`Proxy`](crate::clob::Proxy#where-it-applies) lists them and the `NO_PROXY` rules).
-    pub fn proxy(mut self, proxy: crate::clob::Proxy) -> Self {
+    /// ([`Proxy`](Proxy#where-it-applies) lists them and the `NO_PROXY` rules).
+    pub fn proxy(mut self, proxy: Proxy) -> Self {
         self.http.proxy = Setting::Fixed(Arc::new(proxy));
         self
     }
 
     /// Never use a proxy, whatever the environment says. Default is the proxy environment
     /// variables (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`;
-    /// [`Proxy`](crate::clob::Proxy#where-it-applies)), as reqwest and `polymarket-rs-client`
+    /// [`Proxy`](Proxy#where-it-applies)), as reqwest and `polymarket-rs-client`
     /// 0.1.1 do; with none set this is the same.
     pub fn no_proxy(mut self) -> Self {
         self.http.proxy = Setting::Direct;
@@ -278,7 +286,7 @@ impl ClientBuilder {
         // The environment is read once, here; every transport follows the same route.
         let route = self.http.proxy.resolve();
         let lane = if self.order_lane {
-            super::lane::Lane::new(
+            Lane::new(
                 &self.http.host,
                 &self.http.user_agent,
                 self.http.connect_timeout,
@@ -292,11 +300,10 @@ impl ClientBuilder {
                 http: self.http.build(&route)?,
                 chain: self.chain,
                 server_time: self.server_time,
-                clock_offset: std::sync::atomic::AtomicI64::new(super::transport::UNSYNCED),
+                clock_offset: std::sync::atomic::AtomicI64::new(UNSYNCED),
                 caches: Caches::new(self.cache_ttl),
-                auth: super::auth::Auth::new(self.auth),
-                rails: super::rails::Rails::new(self.rails),
-                token_markets: Default::default(),
+                auth: Auth::new(self.auth),
+                rails: Rails::new(self.rails),
                 lane,
             }),
         })

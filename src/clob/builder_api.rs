@@ -8,12 +8,14 @@ use alloy_primitives::B256;
 use futures_core::Stream;
 
 use super::auth::{Credentials, Level};
+use super::client::Client;
 use super::orders::TradeFilter;
-use super::pagination::{Page, PageSpec, SkippedRow, decode_page, decode_rows};
-use super::transport::{Client, Req};
+use super::paging::PageSpec;
+use super::request::Req;
 use super::types::{ApiKeyRaw, BuilderApiKey, BuilderFeeRate, BuilderTrade};
 use crate::http::Error;
 use crate::http::path_with;
+use crate::http::{Page, SkippedRow, decode_page, decode_rows};
 
 const BUILDER_KEY: &str = "/auth/builder-api-key";
 

@@ -1,6 +1,8 @@
 //! Per-token caches (tick size, neg-risk, fee rate) and the `/version` cache, with a TTL,
 //! and the single-flight table that coalesces concurrent misses: a cold burst of orders on one
 //! token sends one `GET /tick-size`, one `/neg-risk` and one `/version`, not one per order.
+//! Beside them, what never expires: the tokens known to be position IDs and each token's
+//! market (condition id), for the open-orders filter rule.
 
 use std::collections::HashMap;
 use std::hash::Hash;
@@ -153,6 +155,9 @@ pub(crate) struct Caches {
     /// Tokens known to be position IDs (Gamma `version` `"v2"` markets), signed for
     /// ExchangeV3 whatever `/version` says. A token never changes kind, so no TTL.
     pub(crate) positions: RwLock<std::collections::HashSet<String>>,
+    /// Token → condition id, for the open-orders filter rule
+    /// ([`Client::set_token_market`](super::Client::set_token_market)).
+    pub(crate) token_markets: TokenMarkets,
     pub(crate) flights: Flights,
 }
 
@@ -164,8 +169,37 @@ impl Caches {
             fee_bps: TtlMap::new(ttl),
             version: TtlMap::new(ttl),
             positions: RwLock::default(),
+            token_markets: TokenMarkets::default(),
             flights: Flights::default(),
         }
+    }
+}
+
+/// Token id → condition id. Grows with the tokens the caller touches (two per market), so it
+/// is not evicted.
+#[derive(Debug, Default)]
+pub(crate) struct TokenMarkets(RwLock<HashMap<String, String>>);
+
+impl TokenMarkets {
+    pub(crate) fn insert(&self, token_id: &str, condition_id: &str) {
+        if token_id.is_empty() || condition_id.is_empty() {
+            return;
+        }
+        let mut map = self
+            .0
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if map.get(token_id).map(String::as_str) != Some(condition_id) {
+            map.insert(token_id.to_owned(), condition_id.to_owned());
+        }
+    }
+
+    pub(crate) fn get(&self, token_id: &str) -> Option<String> {
+        self.0
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(token_id)
+            .cloned()
     }
 }
 

@@ -5,16 +5,22 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
+use serde::Deserialize;
+
 use super::auth::{Auth, Level};
-use super::builder::ClientBuilder;
 use super::cache::Caches;
-use crate::http::{self, BreakerState, Error};
+use super::lane::{Lane, carries};
+use super::rails::Rails;
+use super::request::Req;
+use crate::http::{
+    self, BreakerState, Bucket, ClientCounters, Error, Governor, RateLimitStatus, Tier,
+};
 use crate::types::Chain;
 
 /// The native CLOB REST client: cheap to clone (one `Arc`), safe to share between tasks.
 ///
 /// ```no_run
-/// # async fn f() -> Result<(), polyclob::clob::Error> {
+/// # async fn f() -> Result<(), polyclob::http::Error> {
 /// let client = polyclob::clob::Client::builder().build()?;
 /// client.prewarm().await?;
 /// let book = client.book("71321045679252212594626385532706912750332728571942532289631379312455583992563").await?;
@@ -36,11 +42,10 @@ pub(crate) struct Inner {
     pub(crate) caches: Caches,
     pub(crate) auth: Auth,
     /// Rate-limit governor, read pacers, restriction windows, heartbeat guard.
-    pub(crate) rails: super::rails::Rails,
-    /// Token → condition id, for the open-orders filter rule (`token_market`).
-    pub(crate) token_markets: super::token_market::TokenMarkets,
-    /// The order lane, when switched on ([`ClientBuilder::order_lane`]).
-    pub(crate) lane: Option<super::lane::Lane>,
+    pub(crate) rails: Rails,
+    /// The order lane, when switched on
+    /// ([`ClientBuilder::order_lane`](super::ClientBuilder::order_lane)).
+    pub(crate) lane: Option<Lane>,
 }
 
 impl core::fmt::Debug for Client {
@@ -53,73 +58,7 @@ impl core::fmt::Debug for Client {
     }
 }
 
-/// One CLOB request: the transport's request and the auth level it is signed with.
-#[derive(Debug)]
-pub(crate) struct Req<'a> {
-    req: http::Req<'a>,
-    pub(crate) auth: Level,
-}
-
-impl<'a> core::ops::Deref for Req<'a> {
-    type Target = http::Req<'a>;
-
-    fn deref(&self) -> &Self::Target {
-        &self.req
-    }
-}
-
-impl<'a> Req<'a> {
-    fn public(req: http::Req<'a>) -> Self {
-        Self {
-            req,
-            auth: Level::None,
-        }
-    }
-
-    pub(crate) fn get(path: &'a str) -> Self {
-        Self::public(http::Req::get(path))
-    }
-
-    pub(crate) fn post(path: &'a str, body: Vec<u8>) -> Self {
-        Self::public(http::Req::post(path, body))
-    }
-
-    pub(crate) fn post_empty(path: &'a str) -> Self {
-        Self::public(http::Req::post_empty(path))
-    }
-
-    /// Cancels are idempotent: cancelling twice has the same effect as once.
-    pub(crate) fn delete(path: &'a str, body: Option<Vec<u8>>) -> Self {
-        Self::public(http::Req::delete(path, body))
-    }
-
-    pub(crate) fn query(mut self, key: &str, value: &str) -> Self {
-        self.req = self.req.query(key, value);
-        self
-    }
-
-    pub(crate) fn query_opt(mut self, key: &str, value: Option<&str>) -> Self {
-        self.req = self.req.query_opt(key, value);
-        self
-    }
-
-    pub(crate) fn auth(mut self, level: Level) -> Self {
-        self.auth = level;
-        self
-    }
-
-    pub(crate) fn idempotent(mut self, yes: bool) -> Self {
-        self.req = self.req.idempotent(yes);
-        self
-    }
-}
-
 impl Client {
-    /// A builder with every default (production host, Polygon).
-    pub fn builder() -> ClientBuilder {
-        ClientBuilder::new()
-    }
-
     /// The base URL requests go to.
     #[must_use]
     pub fn host(&self) -> &str {
@@ -146,7 +85,7 @@ impl Client {
 
     /// Opens the pooled connection (DNS, TCP, TLS, HTTP/2) ahead of the first real request
     /// with a `GET /time`, so the first order does not pay for the handshake; with the
-    /// [order lane](ClientBuilder::order_lane) on, first one lane connection too.
+    /// [order lane](super::ClientBuilder::order_lane) on, first one lane connection too.
     ///
     /// # Errors
     ///
@@ -158,18 +97,15 @@ impl Client {
         self.server_time().await.map(drop)
     }
 
-    /// Open [order lane](ClientBuilder::order_lane) connections (0 when the lane is off).
+    /// Open [order lane](super::ClientBuilder::order_lane) connections (0 when the lane is off).
     #[doc(hidden)]
     #[must_use]
     pub fn order_lane_connections(&self) -> usize {
-        self.inner
-            .lane
-            .as_ref()
-            .map_or(0, super::lane::Lane::open_connections)
+        self.inner.lane.as_ref().map_or(0, Lane::open_connections)
     }
 
     /// Reads `GET /time` and stores the server-minus-local clock offset used when the client
-    /// was built with [`server_time(true)`](ClientBuilder::server_time). Returns the offset in
+    /// was built with [`server_time(true)`](super::ClientBuilder::server_time). Returns the offset in
     /// seconds.
     ///
     /// # Errors
@@ -197,7 +133,7 @@ impl Client {
         }
     }
 
-    /// With [`server_time(true)`](ClientBuilder::server_time), learns the clock offset before
+    /// With [`server_time(true)`](super::ClientBuilder::server_time), learns the clock offset before
     /// the first signed request if [`Client::sync_clock`] was not called: the exchange accepts
     /// an L2 signature for 30 s only, so a skewed local clock would fail every call. When
     /// `GET /time` fails the local clock is used (offset 0) until `sync_clock` succeeds.
@@ -256,11 +192,8 @@ impl Client {
     async fn send_once(
         &self,
         req: &Req<'_>,
-        bucket: Option<super::ratelimit::Bucket>,
-    ) -> (
-        Result<bytes::Bytes, Error>,
-        Option<super::ratelimit::RateLimitStatus>,
-    ) {
+        bucket: Option<Bucket>,
+    ) -> (Result<bytes::Bytes, Error>, Option<RateLimitStatus>) {
         let mut limits = None;
         let result = self.attempt(req, bucket, &mut limits).await;
         (result, limits)
@@ -269,18 +202,31 @@ impl Client {
     async fn attempt(
         &self,
         req: &Req<'_>,
-        bucket: Option<super::ratelimit::Bucket>,
-        limits: &mut Option<super::ratelimit::RateLimitStatus>,
+        bucket: Option<Bucket>,
+        limits: &mut Option<RateLimitStatus>,
     ) -> Result<bytes::Bytes, Error> {
-        if let Some(lane) = &self.inner.lane
-            && super::lane::carries(req)
-            && let Some(r) = self.lane_attempt(lane, req, bucket, limits).await
-        {
-            return r;
-        }
-        let mut rb = self.inner.http.request(req);
         // Signed per attempt: every retry and every page gets a fresh timestamp.
         let body = req.body.as_deref().unwrap_or_default();
+        if let Some(lane) = &self.inner.lane
+            && carries(req)
+        {
+            let headers = |w: &mut Vec<u8>| {
+                self.inner.auth.write_headers(
+                    req.auth,
+                    self.inner.chain.id(),
+                    self.timestamp(),
+                    req.method.as_str(),
+                    req.path,
+                    body,
+                    w,
+                )
+            };
+            let timeout = self.inner.http.timeout();
+            if let Some(r) = lane.attempt(req, timeout, headers, bucket, limits).await {
+                return r;
+            }
+        }
+        let mut rb = self.inner.http.request(req);
         for (name, value) in self.inner.auth.headers(
             req.auth,
             self.inner.chain.id(),
@@ -295,8 +241,7 @@ impl Client {
             .http
             .execute(rb, req.path, |status, headers| {
                 if bucket.is_some() {
-                    *limits =
-                        super::ratelimit::RateLimitStatus::from_headers(headers, status, bucket);
+                    *limits = RateLimitStatus::from_headers(headers, status, bucket);
                 }
             })
             .await
@@ -313,9 +258,9 @@ impl Client {
 
     /// What this client (and its clones) has done since it was built: requests, errors by
     /// kind, 429s, client-side rate-limit delays, heartbeat failures, presign fallbacks. A
-    /// few relaxed atomic loads; see [`ClientCounters`](super::ClientCounters).
+    /// few relaxed atomic loads; see [`ClientCounters`].
     #[must_use]
-    pub fn counters(&self) -> super::ClientCounters {
+    pub fn counters(&self) -> ClientCounters {
         let mut c = self.inner.http.counters();
         self.inner.rails.fill_counters(&mut c);
         #[cfg(feature = "presign")]
@@ -333,6 +278,49 @@ impl Client {
     /// The transport's proxy choice (streams built with `proxy_from` reuse it).
     pub(crate) fn proxy_setting(&self) -> &crate::http::proxy::Setting {
         self.inner.http.proxy_setting()
+    }
+
+    /// The signer's rate-limit governor (shared by every clone of this client).
+    #[must_use]
+    pub fn governor(&self) -> &Arc<Governor> {
+        &self.inner.rails.governor
+    }
+
+    /// The last `Poly-RateLimit-*` headers the exchange sent for `bucket`'s requests.
+    #[must_use]
+    pub fn rate_limit_status(&self, bucket: Bucket) -> Option<RateLimitStatus> {
+        self.inner.rails.governor.last_status(bucket)
+    }
+
+    /// `GET /v1/user/rate-limit-tier` (L2): the account's tier, adopted by the governor.
+    ///
+    /// The answer is read leniently: a JSON string, or an object with `tier` (or
+    /// `rate_limit_tier`, `name`).
+    ///
+    /// # Errors
+    ///
+    /// Missing credentials, transport, status, or a tier this crate does not know.
+    pub async fn sync_rate_limit_tier(&self) -> Result<Tier, Error> {
+        const PATH: &str = "/v1/user/rate-limit-tier";
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Answer {
+            Name(String),
+            Object {
+                #[serde(alias = "rate_limit_tier", alias = "name", alias = "rateLimitTier")]
+                tier: String,
+            },
+        }
+        let a: Answer = self.json(&Req::get(PATH).auth(Level::L2)).await?;
+        let name = match a {
+            Answer::Name(n) | Answer::Object { tier: n } => n,
+        };
+        let tier = Tier::parse(&name).ok_or_else(|| {
+            let shown: String = name.chars().take(32).collect();
+            Error::decode(format!("unknown rate-limit tier {shown:?}")).with_path(PATH)
+        })?;
+        self.inner.rails.governor.set_tier(tier);
+        Ok(tier)
     }
 }
 

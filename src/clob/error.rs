@@ -2,7 +2,25 @@
 //! windows, heartbeat guard, pre-flight), the exchange's trading restrictions and order
 //! refusals.
 
-use crate::http::{Error, Rail};
+use crate::http::{Error, Kind, Rail};
+use crate::order::OrderError;
+
+impl Error {
+    /// An order the order layer refused (bad arguments, nothing to match), as an argument
+    /// error whose source is the [`OrderError`].
+    pub(crate) fn order(e: OrderError) -> Self {
+        // The reason is the source's text; a message too would print it twice.
+        Self::new(Kind::Argument).with_source(e)
+    }
+
+    /// A post the exchange answered with 200, `success: false` and an
+    /// `order_version_mismatch` message, as the status error it sends otherwise.
+    pub(crate) fn version_mismatch(msg: String) -> Self {
+        Self::new(Kind::Status)
+            .with_message(msg)
+            .with_path("/order")
+    }
+}
 
 impl Error {
     /// The client's rate-limit governor refused the request without sending it: the signer's
@@ -42,7 +60,8 @@ impl Error {
     /// ([`is_preflight`](Self::is_preflight)).
     ///
     /// ```
-    /// use polyclob::clob::{Client, PreflightMismatch};
+    /// use polyclob::clob::Client;
+    /// use polyclob::http::PreflightMismatch;
     /// use polyclob::order::OrderSigner;
     /// use polyclob::sign::{Signer, wallet::Wallet};
     /// use polyclob::types::Chain;
@@ -217,7 +236,7 @@ impl Error {
     /// use the deposit wallet flow`: new API accounts trade from a deposit wallet, POLY_1271),
     /// as the exchange answered it or as the pre-flight caught or explained it
     /// ([`PreflightMismatch::MakerNotAllowed`](super::PreflightMismatch) and
-    /// [`DepositWalletRequired`](super::PreflightMismatch::DepositWalletRequired), which
+    /// [`DepositWalletRequired`](crate::http::PreflightMismatch::DepositWalletRequired), which
     /// names the key's deposit wallets).
     #[must_use]
     pub fn is_maker_not_allowed(&self) -> bool {
@@ -225,8 +244,8 @@ impl Error {
             || matches!(
                 self.preflight_mismatch(),
                 Some(
-                    super::PreflightMismatch::MakerNotAllowed
-                        | super::PreflightMismatch::DepositWalletRequired
+                    crate::http::PreflightMismatch::MakerNotAllowed
+                        | crate::http::PreflightMismatch::DepositWalletRequired
                 )
             )
     }

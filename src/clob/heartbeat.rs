@@ -11,7 +11,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::auth::Level;
-use super::transport::{Client, Req};
+use super::client::Client;
+use super::request::Req;
 use super::types::HeartbeatResponse;
 use crate::http::Error;
 

@@ -28,10 +28,8 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::sync::{Mutex, MutexGuard};
 
-use super::ratelimit::{Bucket, RateLimitStatus};
-use super::transport::{Client, Req};
 use crate::http::parse_retry_after;
-use crate::http::{Error, Kind};
+use crate::http::{Bucket, Error, Kind, RateLimitStatus, Req};
 use crate::sign::eip712::write_u64_decimal;
 
 /// Lane connections per client (opened when first needed; [`Client::prewarm`] opens one).
@@ -67,7 +65,7 @@ pub(crate) struct Lane {
     /// The host name (IPv6 without brackets) and port, for a proxy tunnel.
     target: (String, u16),
     /// The proxy the lane tunnels through, if any (`http://` or SOCKS5).
-    proxy: Option<Arc<crate::clob::Proxy>>,
+    proxy: Option<Arc<crate::http::Proxy>>,
     /// The `Host` header.
     host: String,
     /// A path prefix of the base URL (usually empty).
@@ -318,19 +316,21 @@ enum Fail {
     Malformed(&'static str),
 }
 
-impl Client {
-    /// One attempt of `req` on the lane; `None` when every lane connection is busy (the
-    /// caller then sends it by `reqwest`).
-    pub(crate) async fn lane_attempt(
+impl Lane {
+    /// One attempt of `req` on the lane within `timeout`, its auth headers written by
+    /// `auth_headers`; `None` when every lane connection is busy (the caller then sends it by
+    /// `reqwest`).
+    pub(crate) async fn attempt(
         &self,
-        lane: &Lane,
         req: &Req<'_>,
+        timeout: Option<Duration>,
+        auth_headers: impl FnOnce(&mut Vec<u8>) -> Result<(), Error>,
         bucket: Option<Bucket>,
         limits: &mut Option<RateLimitStatus>,
     ) -> Option<Result<Bytes, Error>> {
-        let mut slot = lane.acquire()?;
-        let run = self.lane_exchange(lane, &mut slot, req, bucket, limits);
-        Some(match self.inner.http.timeout() {
+        let mut slot = self.acquire()?;
+        let run = self.run(&mut slot, req, auth_headers, bucket, limits);
+        Some(match timeout {
             Some(t) => match tokio::time::timeout(t, run).await {
                 Ok(r) => r,
                 Err(_) => {
@@ -351,14 +351,15 @@ impl Client {
         })
     }
 
-    async fn lane_exchange(
+    async fn run(
         &self,
-        lane: &Lane,
         slot: &mut Slot,
         req: &Req<'_>,
+        auth_headers: impl FnOnce(&mut Vec<u8>) -> Result<(), Error>,
         bucket: Option<Bucket>,
         limits: &mut Option<RateLimitStatus>,
     ) -> Result<Bytes, Error> {
+        let lane = self;
         let body = req.body.as_deref();
         // The request, signed for this attempt.
         let w = &mut slot.wbuf;
@@ -378,15 +379,7 @@ impl Client {
         w.extend_from_slice(b"\r\nuser-agent: ");
         w.extend_from_slice(lane.user_agent.as_bytes());
         w.extend_from_slice(b"\r\n");
-        self.inner.auth.write_headers(
-            req.auth,
-            self.inner.chain.id(),
-            self.timestamp(),
-            req.method.as_str(),
-            req.path,
-            body.unwrap_or_default(),
-            w,
-        )?;
+        auth_headers(w)?;
         if let Some(b) = body {
             w.extend_from_slice(b"content-type: application/json\r\ncontent-length: ");
             let mut digits = [0u8; 20];

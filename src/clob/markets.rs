@@ -7,15 +7,15 @@ use futures_core::Stream;
 use serde::Deserialize;
 
 use super::cache::Fill;
-use super::pagination::{Page, PageSpec};
-use super::transport::{Client, Req};
+use super::client::Client;
+use super::paging::PageSpec;
+use super::request::Req;
 use super::types::{
-    BookSummary, ClobMarket, HistoryRange, LastTradeInfo, Market, MarketByToken, PricePoint,
-    SimplifiedMarket, lenient,
+    BookSummary, ClobMarket, FeeCurve, HistoryRange, LastTradeInfo, Market, MarketByToken,
+    PricePoint, SimplifiedMarket,
 };
 use crate::fixed::Price;
-use crate::http::Error;
-use crate::http::{decode, path_with};
+use crate::http::{Error, Page, decode, decode_page, decode_rows, lenient, path_with};
 use crate::types::{ExchangeVersion, Protocol, Side, TickSize, padded_condition};
 
 /// The four market lists.
@@ -77,11 +77,11 @@ fn decode_markets_owned(b: &[u8]) -> Result<Page<Market<'static>>, Error> {
     #[cfg(feature = "simd-json")]
     {
         let mut scratch = Vec::new();
-        super::pagination::decode_page_simd::<Market<'_>>(b, &mut scratch)
+        crate::http::decode_page_simd::<Market<'_>>(b, &mut scratch)
             .map(|p| p.map(Market::into_owned))
     }
     #[cfg(not(feature = "simd-json"))]
-    super::pagination::decode_page::<Market<'_>>(b).map(|p| p.map(Market::into_owned))
+    decode_page::<Market<'_>>(b).map(|p| p.map(Market::into_owned))
 }
 
 fn decode_simplified_owned(b: &[u8]) -> Result<Page<SimplifiedMarket<'static>>, Error> {
@@ -204,7 +204,7 @@ impl Client {
     /// rows instead (one allocation per text field).
     ///
     /// ```no_run
-    /// # async fn f(client: polyclob::clob::Client) -> Result<(), polyclob::clob::Error> {
+    /// # async fn f(client: polyclob::clob::Client) -> Result<(), polyclob::http::Error> {
     /// use polyclob::clob::MarketList;
     /// let mut body = polyclob::clob::Bytes::new();
     /// let page = client.markets_borrowed(MarketList::All, None, &mut body).await?;
@@ -225,7 +225,7 @@ impl Client {
     ) -> Result<Page<Market<'b>>, Error> {
         *body = self.markets_raw(list, cursor).await?;
         let body: &'b bytes::Bytes = body;
-        super::pagination::decode_page(body).map_err(|e| e.with_path(list.path()))
+        decode_page(body).map_err(|e| e.with_path(list.path()))
     }
 
     /// One page of a simplified market list, decoded straight from the response bytes (see
@@ -257,7 +257,8 @@ impl Client {
         cursor: Option<&str>,
     ) -> Result<bytes::Bytes, Error> {
         self.send(
-            &Req::get(list.path()).query("next_cursor", cursor.unwrap_or(super::START_CURSOR)),
+            &Req::get(list.path())
+                .query("next_cursor", cursor.unwrap_or(crate::http::START_CURSOR)),
         )
         .await
     }
@@ -294,6 +295,7 @@ impl Client {
                 self.set_position_token(&t.token_id);
             }
             self.inner
+                .caches
                 .token_markets
                 .insert(&t.token_id, &m.condition_id);
             if let Some(tick) = m.min_tick_size {
@@ -317,11 +319,23 @@ impl Client {
         let m: MarketByToken = self
             .json(&Req::get(&path_with("/markets-by-token/", token_id)))
             .await?;
-        let tm = &self.inner.token_markets;
+        let tm = &self.inner.caches.token_markets;
         tm.insert(token_id, &m.condition_id);
         tm.insert(&m.primary_token_id, &m.condition_id);
         tm.insert(&m.secondary_token_id, &m.condition_id);
         Ok(m)
+    }
+
+    /// The fee curve (`r`, `e`, taker-only) of the market that trades `token_id`:
+    /// `GET /markets-by-token/{token_id}` then `GET /clob-markets/{condition_id}`. `None` when
+    /// the market charges no curve fee.
+    ///
+    /// # Errors
+    ///
+    /// Transport, status or decode of either lookup.
+    pub async fn fee_curve(&self, token_id: &str) -> Result<Option<FeeCurve>, Error> {
+        let m = self.market_by_token(token_id).await?;
+        Ok(self.clob_market(&m.condition_id).await?.fee)
     }
 
     /// `GET /markets/live-activity/{condition_id}`: recent trade events, as JSON.
@@ -358,7 +372,7 @@ impl Client {
     pub async fn books(&self, token_ids: &[&str]) -> Result<Vec<BookSummary>, Error> {
         let req = Req::post("/books", token_body(token_ids)).idempotent(true);
         let body = self.send(&req).await?;
-        super::pagination::decode_rows::<BookSummary>(&body)
+        decode_rows::<BookSummary>(&body)
             .map(|(b, _)| b)
             .map_err(|e| e.with_path("/books"))
     }
@@ -494,7 +508,7 @@ impl Client {
         let body = self
             .send(&Req::post("/last-trades-prices", token_body(token_ids)).idempotent(true))
             .await?;
-        super::pagination::decode_rows::<LastTradeInfo>(&body)
+        decode_rows::<LastTradeInfo>(&body)
             .map(|(v, _)| v)
             .map_err(|e| e.with_path("/last-trades-prices"))
     }

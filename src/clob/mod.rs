@@ -16,82 +16,78 @@
 //! println!("{} bids, best {:?}", book.bids.levels.len(), book.bids.levels.last().map(|l| l.price));
 //! println!("mid {}, best bid {}", client.midpoint(&token).await?, client.price(&token, Side::Buy).await?);
 //!
-//! // Failures are one error type, queried by predicates.
+//! // Failures are one error type (`polyclob::http::Error`), queried by predicates.
 //! if let Err(e) = client.book("12345").await {
 //!     println!("{e}: status {:?}, retry after {:?}", e.status(), e.retry_after());
 //! }
 //! # Ok(()) }
 //! ```
 //!
-//! [`Client`] is built by [`ClientBuilder`] over the crate's one HTTP transport, shared with
-//! Gamma, the Data API and the on-chain JSON-RPC (rustls, HTTP/2 with keep-alive pings, pooled
-//! connections, `TCP_NODELAY`, gzip, [proxies](Proxy)). Idempotent requests are retried with
-//! jittered exponential backoff that honours `Retry-After`; order posts never are. Failures
-//! are one opaque [`Error`] with predicates. This module adds the CLOB's layers: L1/L2 auth,
-//! the server clock, caches, the rate-limit and restriction rails, the heartbeat guard. With
-//! [`ClientBuilder::order_lane`] orders, cancels and heartbeats go on kept-alive HTTP/1.1
-//! connections of the client's own instead.
+//! [`Client`] is built by [`ClientBuilder`] over the crate's one HTTP transport
+//! ([`http`](crate::http)), shared with Gamma, the Data API, the relayer and the on-chain
+//! JSON-RPC (rustls, HTTP/2 with keep-alive pings, pooled connections, `TCP_NODELAY`, gzip,
+//! [proxies](crate::http::Proxy)). Idempotent requests are retried with jittered exponential
+//! backoff that honours `Retry-After`; order posts never are. Failures are one opaque
+//! [`http::Error`](crate::http::Error) with predicates. This module adds the CLOB's layers:
+//! L1/L2 auth, the server clock, caches, the rate-limit and restriction rails, the heartbeat
+//! guard. With [`ClientBuilder::order_lane`] orders, cancels and heartbeats go on kept-alive
+//! HTTP/1.1 connections of the client's own instead.
+//!
+//! It holds one call per endpoint. Orders signed by an account's key, its open orders, fills,
+//! positions and settlement are the account layer's ([`account`](crate::account)), which is
+//! built on this client.
+//!
+//! | file | what it holds |
+//! |---|---|
+//! | `client.rs`, `builder.rs`, `request.rs` | [`Client`], [`ClientBuilder`], one CLOB request |
+//! | `auth.rs`, `cache.rs`, `rails.rs`, `guard.rs`, `lane.rs` | the layers every request passes: auth headers, caches, rails, heartbeat guard, order lane |
+//! | `markets.rs`, `simplified.rs`, `context.rs` | market data, and the market contexts orders are signed with |
+//! | `orders.rs`, `heartbeat.rs` | order posts, queries, cancels, scoring; heartbeats |
+//! | `api_keys.rs`, `balances.rs`, `session_signers.rs` | API keys, balances and notifications, the session-signer list |
+//! | `rewards.rs`, `builder_api.rs`, [`rfq`] | rewards, builder keys and trades, requests for quote |
+//! | `geoblock.rs` | the geoblock check (Polymarket's web host) |
+//! | `paging.rs`, [`types`], `error.rs` | the page walker, the typed answers, the CLOB's error predicates |
 
-mod account;
-mod account_extras;
+mod api_keys;
 mod auth;
+mod balances;
 mod builder;
 mod builder_api;
 mod cache;
+mod client;
+mod context;
 mod error;
+mod geoblock;
 mod guard;
 mod heartbeat;
 mod lane;
 mod markets;
 mod orders;
-pub(crate) mod pagination;
-mod preflight;
+mod paging;
 mod rails;
-mod ratelimit;
-pub mod relayer;
+mod request;
 mod rewards;
 pub mod rfq;
-pub mod session_signers;
+mod session_signers;
 mod simplified;
-mod token_market;
-pub mod tracker;
-mod trading;
-mod trading_account;
-mod transport;
 pub mod types;
 
-pub use account_extras::{DEFAULT_GEOBLOCK_HOST, Geoblock};
 pub use auth::{ApiKeyNonce, Credentials};
 pub use builder::{ClientBuilder, DEFAULT_HOST};
 /// The body buffer of [`Client::markets_borrowed`] and [`Client::markets_raw`].
 pub use bytes::Bytes;
+pub use client::Client;
+pub use geoblock::{DEFAULT_GEOBLOCK_HOST, Geoblock};
 pub use heartbeat::{HeartbeatHandle, HeartbeatStatus};
 #[doc(hidden)]
 pub use lane::fuzz_read_response;
 pub use markets::MarketList;
 pub use orders::{MAX_CANCEL_IDS, OrderFilter, TradeFilter};
-#[cfg(feature = "simd-json")]
-pub use pagination::decode_page_simd;
-pub use pagination::{END_CURSOR, Page, START_CURSOR, SkippedRow, decode_page};
-pub use ratelimit::{
-    Bucket, BucketStats, Governor, Limit, Pacer, PerWindow, RateLimitStatus, Throttle, Throttled,
-    Tier,
-};
 pub use rewards::RewardsQuery;
+pub use session_signers::{SessionScope, SessionSigner, SessionSigners, decode_session_signers};
 pub use simplified::decode_simplified_page;
-pub use tracker::Tracker;
-pub use trading_account::{Account, AccountBuilder};
-pub use transport::Client;
-
-// The transport's public types, where users have always found them.
-#[doc(hidden)]
-pub use crate::http::fuzz_proxy_replies;
-pub use crate::http::{
-    BreakerConfig, BreakerState, ClientCounters, Error, PreflightMismatch, Proxy, ProxyError,
-    ProxyFailure, ProxyKind, RetryPolicy,
-};
 
 // For the compat layer, which speaks the same transport.
 pub(crate) use auth::Level;
-pub(crate) use pagination::PageSpec;
-pub(crate) use transport::Req;
+pub(crate) use paging::PageSpec;
+pub(crate) use request::Req;

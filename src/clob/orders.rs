@@ -1,16 +1,28 @@
-//! Authenticated (L2) order endpoints: queries, trades, cancels, scoring.
+//! Authenticated (L2) order endpoints, one call per endpoint: posts (one order, a batch),
+//! queries (open orders, the pre-migration orders, trades), cancels, scoring.
+//!
+//! From 2026-12-14 `GET /data/orders` refuses an `asset_id` filter without `market`
+//! (announced with Polymarket's py-sdk `polymarket-client` v0.20.0 release: "an `asset_id`
+//! filter on open orders now needs a `market`"). The client fills `market` in from what it has
+//! learnt — [`Client::clob_market`], [`Client::market_by_token`] and
+//! [`Client::set_token_market`] record the pairs — and otherwise refuses the call before any
+//! I/O with an argument error naming the missing field.
+//!
+//! Order posts are never retried blindly: the exchange may have accepted the first one.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use futures_core::Stream;
 use serde::Deserialize;
 
 use super::auth::Level;
-use super::pagination::{Page, PageSpec, SkippedRow, decode_page};
-use super::transport::{Client, Req};
-use super::types::{CancelResponse, OpenOrder, Trade};
-use crate::http::Error;
-use crate::http::path_with;
+use super::client::Client;
+use super::paging::PageSpec;
+use super::request::Req;
+use super::types::{CancelResponse, OpenOrder, PostOrderResponse, Trade};
+use crate::http::{Error, Page, SkippedRow, decode_page, path_with};
+use crate::order::{SignedOrder, write_batch_body};
 
 /// Filters of `GET /data/orders`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -338,5 +350,174 @@ impl Client {
                 .auth(Level::L2),
         )
         .await
+    }
+}
+
+fn pre_migration_spec() -> PageSpec<OpenOrder> {
+    PageSpec {
+        path: "/data/pre-migration-orders",
+        query: Vec::new(),
+        auth: Level::L2,
+        decode: |b| decode_page::<OpenOrder>(b),
+    }
+}
+
+impl Client {
+    fn owner(&self) -> Result<String, Error> {
+        self.inner
+            .auth
+            .creds()
+            .map(|k| k.creds.api_key().to_owned())
+            .ok_or_else(|| {
+                Error::auth("posting orders needs API credentials (L2): none were given")
+            })
+    }
+
+    /// `POST /order` (L2) with the order's own type and flags. Not retried.
+    ///
+    /// # Errors
+    ///
+    /// Missing credentials, transport, status or decode. A refused order usually comes back
+    /// as a 400 with the reason in [`Error::message`].
+    pub async fn post_order(&self, order: &SignedOrder) -> Result<PostOrderResponse, Error> {
+        let body = order.to_json(&self.owner()?);
+        let r: Result<PostOrderResponse, Error> =
+            self.json(&Req::post("/order", body).auth(Level::L2)).await;
+        crate::telemetry::event!(
+            INFO,
+            "polyclob.order.post",
+            ok = r.as_ref().is_ok_and(|p| p.success),
+            order_id = r.as_ref().map_or("", |p| p.order_id.as_str()),
+            order_status = ?r.as_ref().map(|p| &p.status).ok(),
+            status = r.as_ref().err().and_then(Error::status).unwrap_or(0),
+        );
+        r
+    }
+
+    /// `POST /orders` (L2): up to 15 orders in one request. Not retried.
+    ///
+    /// # Errors
+    ///
+    /// An empty batch or more than 15 orders; missing credentials, transport, status or decode.
+    pub async fn post_orders(
+        &self,
+        orders: &[SignedOrder],
+    ) -> Result<Vec<PostOrderResponse>, Error> {
+        let mut body = Vec::with_capacity(orders.len() * 900);
+        write_batch_body(orders, &self.owner()?, &mut body).map_err(Error::order)?;
+        self.json(&Req::post("/orders", body).auth(Level::L2)).await
+    }
+
+    /// One page of `GET /data/pre-migration-orders` (L2): the account's V1 orders from before
+    /// the CLOB V2 cutover (docs.polymarket.com/v2-migration).
+    ///
+    /// # Errors
+    ///
+    /// Missing credentials, transport, status, or a body that is not a page.
+    pub async fn pre_migration_orders(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<Page<OpenOrder>, Error> {
+        self.page(&pre_migration_spec(), cursor).await
+    }
+
+    /// Every page of `GET /data/pre-migration-orders`.
+    pub fn pre_migration_orders_stream(
+        &self,
+    ) -> impl Stream<Item = Result<Page<OpenOrder>, Error>> + Send + 'static {
+        self.page_stream(pre_migration_spec())
+    }
+
+    /// All pre-migration orders, plus rows that did not decode.
+    ///
+    /// # Errors
+    ///
+    /// The first page error.
+    pub async fn all_pre_migration_orders(
+        &self,
+    ) -> Result<(Vec<OpenOrder>, Vec<SkippedRow>), Error> {
+        self.collect_all(pre_migration_spec()).await
+    }
+
+    /// Records that `token_id` trades in the market `condition_id`, so open-order queries
+    /// filtered by that token can name its market (required from 2026-12-14).
+    ///
+    /// ```
+    /// let client = polyclob::clob::Client::builder().build()?;
+    /// client.set_token_market("123", "0xabc");
+    /// assert_eq!(client.cached_token_market("123").as_deref(), Some("0xabc"));
+    /// # Ok::<(), polyclob::http::Error>(())
+    /// ```
+    pub fn set_token_market(&self, token_id: &str, condition_id: &str) {
+        self.inner
+            .caches
+            .token_markets
+            .insert(token_id, condition_id);
+    }
+
+    /// The market (condition id) recorded for `token_id`. Never does I/O.
+    ///
+    /// ```
+    /// let client = polyclob::clob::Client::builder().build()?;
+    /// assert!(client.cached_token_market("123").is_none());
+    /// # Ok::<(), polyclob::http::Error>(())
+    /// ```
+    #[must_use]
+    pub fn cached_token_market(&self, token_id: &str) -> Option<String> {
+        self.inner.caches.token_markets.get(token_id)
+    }
+
+    /// `filter` as it can be sent: an `asset_id` without `market` gets the recorded market.
+    ///
+    /// # Errors
+    /// An argument error naming `market` when the token's market is not known.
+    pub(crate) fn complete_order_filter<'f>(
+        &self,
+        filter: &'f OrderFilter,
+    ) -> Result<Cow<'f, OrderFilter>, Error> {
+        match (&filter.asset_id, &filter.market) {
+            (Some(asset), None) => match self.cached_token_market(asset) {
+                Some(market) => Ok(Cow::Owned(OrderFilter {
+                    market: Some(market),
+                    ..filter.clone()
+                })),
+                None => Err(Error::argument(format!(
+                    "open orders filtered by asset_id {asset} need the market field too \
+                     (the exchange requires it from 2026-12-14), and this client has not seen \
+                     that token's market: set OrderFilter::market, call Client::set_token_market, \
+                     or look it up with Client::market_by_token"
+                ))),
+            },
+            _ => Ok(Cow::Borrowed(filter)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fills_or_refuses() {
+        let client = Client::builder().build().unwrap();
+        let f = OrderFilter {
+            asset_id: Some("7".into()),
+            ..OrderFilter::default()
+        };
+        let e = client.complete_order_filter(&f).unwrap_err();
+        assert!(e.is_argument());
+        assert!(e.to_string().contains("market"), "{e}");
+        client.set_token_market("7", "0xc");
+        let done = client.complete_order_filter(&f).unwrap();
+        assert_eq!(done.market.as_deref(), Some("0xc"));
+        // Nothing to fill: borrowed as is.
+        let plain = OrderFilter::default();
+        assert!(matches!(
+            client.complete_order_filter(&plain).unwrap(),
+            Cow::Borrowed(_)
+        ));
+        // Empty ids are not recorded.
+        client.set_token_market("", "0xd");
+        assert!(client.cached_token_market("").is_none());
     }
 }

@@ -12,11 +12,9 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 
-use super::auth::Level;
 use super::guard::HeartbeatGuard;
-use super::ratelimit::{Bucket, Governor, RateLimitStatus, ReadPacers, Throttle, Tier};
-use super::transport::{Client, Req};
-use crate::http::{Error, Rail};
+use super::request::Req;
+use crate::http::{Bucket, Error, Governor, Rail, RateLimitStatus, ReadPacers, Throttle, Tier};
 
 /// What the builder chose.
 #[derive(Debug, Clone, Default)]
@@ -108,7 +106,7 @@ impl Rails {
         );
     }
 
-    /// The rails' share of [`ClientCounters`](crate::clob::ClientCounters).
+    /// The rails' share of [`ClientCounters`](crate::http::ClientCounters).
     pub(crate) fn fill_counters(&self, c: &mut crate::http::ClientCounters) {
         c.throttle_delays = self.delays.load(Ordering::Relaxed);
         c.throttle_delay = Duration::from_nanos(self.delay_ns.load(Ordering::Relaxed));
@@ -123,7 +121,8 @@ impl Rails {
     /// Returns the bucket the request drew from, for [`after`](Self::after).
     pub(crate) async fn before(&self, req: &Req<'_>) -> Result<Option<Bucket>, Error> {
         let body = req.body.as_deref().unwrap_or_default();
-        let Some((bucket, cost)) = super::ratelimit::price(&req.method, req.path, body) else {
+        let Some((bucket, cost)) = crate::http::ratelimit::price(&req.method, req.path, body)
+        else {
             // Every other request counts against the per-IP limits (POST /books is a read).
             if let Some(p) = &self.pacers {
                 let wait = p.reserve(req.path);
@@ -290,51 +289,6 @@ fn cancelled_count(body: &[u8]) -> u64 {
         canceled: Vec<serde::de::IgnoredAny>,
     }
     crate::http::from_body::<C>(body).map_or(0, |c| c.canceled.len() as u64)
-}
-
-impl Client {
-    /// The signer's rate-limit governor (shared by every clone of this client).
-    #[must_use]
-    pub fn governor(&self) -> &Arc<Governor> {
-        &self.inner.rails.governor
-    }
-
-    /// The last `Poly-RateLimit-*` headers the exchange sent for `bucket`'s requests.
-    #[must_use]
-    pub fn rate_limit_status(&self, bucket: Bucket) -> Option<RateLimitStatus> {
-        self.inner.rails.governor.last_status(bucket)
-    }
-
-    /// `GET /v1/user/rate-limit-tier` (L2): the account's tier, adopted by the governor.
-    ///
-    /// The answer is read leniently: a JSON string, or an object with `tier` (or
-    /// `rate_limit_tier`, `name`).
-    ///
-    /// # Errors
-    ///
-    /// Missing credentials, transport, status, or a tier this crate does not know.
-    pub async fn sync_rate_limit_tier(&self) -> Result<Tier, Error> {
-        const PATH: &str = "/v1/user/rate-limit-tier";
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Answer {
-            Name(String),
-            Object {
-                #[serde(alias = "rate_limit_tier", alias = "name", alias = "rateLimitTier")]
-                tier: String,
-            },
-        }
-        let a: Answer = self.json(&Req::get(PATH).auth(Level::L2)).await?;
-        let name = match a {
-            Answer::Name(n) | Answer::Object { tier: n } => n,
-        };
-        let tier = Tier::parse(&name).ok_or_else(|| {
-            let shown: String = name.chars().take(32).collect();
-            Error::decode(format!("unknown rate-limit tier {shown:?}")).with_path(PATH)
-        })?;
-        self.inner.rails.governor.set_tier(tier);
-        Ok(tier)
-    }
 }
 
 #[cfg(test)]

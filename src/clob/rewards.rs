@@ -9,13 +9,15 @@
 use futures_core::Stream;
 
 use super::auth::Level;
-use super::pagination::{END_CURSOR, Page, PageSpec, SkippedRow, decode_page, decode_rows};
-use super::transport::{Client, Req};
+use super::client::Client;
+use super::paging::PageSpec;
+use super::request::Req;
 use super::types::{
     CurrentReward, MarketReward, RewardPercentages, TotalEarning, UserEarning, UserMarketEarning,
 };
 use crate::http::Error;
 use crate::http::path_with;
+use crate::http::{END_CURSOR, Page, SkippedRow, decode_page, decode_rows};
 use crate::types::SignatureType;
 
 /// Query of `GET /rewards/user/markets`.
@@ -299,7 +301,9 @@ impl Client {
             &crate::types::padded_condition(condition_id),
         );
         let body = self
-            .send(&Req::get(&path).query("next_cursor", cursor.unwrap_or(super::START_CURSOR)))
+            .send(
+                &Req::get(&path).query("next_cursor", cursor.unwrap_or(crate::http::START_CURSOR)),
+            )
             .await?;
         decode_page(&body).map_err(|e| e.with_path("/rewards/markets/{condition_id}"))
     }

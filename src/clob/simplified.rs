@@ -13,11 +13,12 @@
 
 use std::borrow::Cow;
 
-use super::pagination::{Page, decode_page};
-use super::types::{RewardRate, Rewards, SimplifiedMarket, Token, lenient};
+use super::types::{RewardRate, Rewards, SimplifiedMarket, Token};
 use crate::decode::DecodeError;
 use crate::fixed::{Price, Size};
 use crate::http::Error;
+use crate::http::lenient;
+use crate::http::{Page, decode_page};
 use crate::json::simd::{chunk, word8};
 use crate::json::{Cursor, ID_LEN, JsonStr, MARKET_LEN};
 

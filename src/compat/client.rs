@@ -12,14 +12,15 @@ use super::types::{
     OpenOrderParams, OrderBookSummary, PriceResponse, Side, SpreadResponse, TradeParams,
 };
 use crate::clob::types::AssetKind;
-use crate::clob::{Client, Credentials, Error, Level, PageSpec, Req, decode_page};
+use crate::clob::{Client, Credentials, Level, PageSpec, Req};
 use crate::http::path_with;
+use crate::http::{Error, decode_page};
 use crate::sign::{SignError, Signer};
 use crate::types::{Chain, ExchangeVersion, contracts};
 
 /// The polymarket-rs-client 0.1.1 client: same constructors, same 50 methods, fixed
 /// behaviour where 0.1.1's was a bug: V2 orders, HMAC over the bytes sent, working pagination,
-/// `Err` on non-2xx (downcasts to [`polyclob::clob::Error`](crate::clob::Error)), no panics.
+/// `Err` on non-2xx (downcasts to [`polyclob::http::Error`](crate::http::Error)), no panics.
 ///
 /// ```no_run
 /// use polyclob::ClobClient;
@@ -90,7 +91,7 @@ impl ClobClient {
     /// Like 0.1.1 (reqwest's `Client::new()`), every client of this type honours the proxy
     /// environment variables (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`, lower
     /// case too), read when it is created; unlike it, a loopback host always goes direct
-    /// ([`Proxy`](crate::clob::Proxy#where-it-applies)).
+    /// ([`Proxy`](crate::http::Proxy#where-it-applies)).
     #[must_use]
     pub fn new(host: &str) -> Self {
         let (client, setup_error) = build(host, None, None);
@@ -324,7 +325,7 @@ impl ClobClient {
     ) -> ClientResult<Value> {
         self.value(Req::get(path).query(
             "next_cursor",
-            next_cursor.unwrap_or(crate::clob::START_CURSOR),
+            next_cursor.unwrap_or(crate::http::START_CURSOR),
         ))
         .await
     }
@@ -704,7 +705,7 @@ async fn collect_from<T: Send + 'static>(
     start: Option<&str>,
 ) -> ClientResult<Vec<T>> {
     let mut out = Vec::new();
-    let mut cursor = start.unwrap_or(crate::clob::START_CURSOR).to_owned();
+    let mut cursor = start.unwrap_or(crate::http::START_CURSOR).to_owned();
     loop {
         let page = c.page(spec, Some(&cursor)).await.map_err(err)?;
         let last = page.is_last() || page.next_cursor == cursor;

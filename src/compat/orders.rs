@@ -52,7 +52,7 @@ fn round_to_tick(price: Price, tick: TickSize) -> Price {
 }
 
 fn order_err(e: OrderError) -> anyhow::Error {
-    err(crate::clob::Error::order(e))
+    err(crate::http::Error::order(e))
 }
 
 fn extras_of(extras: Option<ExtraOrderArgs>) -> ClientResult<(u64, u64, Address)> {
@@ -273,7 +273,7 @@ fn mismatch_in(v: &Value) -> bool {
             .is_some_and(|m| m.contains("order_version_mismatch"))
 }
 
-async fn post(c: &Client, body: PostOrder) -> Result<Value, crate::clob::Error> {
+async fn post(c: &Client, body: PostOrder) -> Result<Value, crate::http::Error> {
     // Serializing strings and numbers cannot fail.
     let bytes = serde_json::to_vec(&body).unwrap_or_default();
     let resp = c.send(&Req::post("/order", bytes).auth(Level::L2)).await?;

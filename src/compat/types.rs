@@ -208,7 +208,7 @@ impl OpenOrderParams {
 }
 
 fn u64_str_or_num<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
-    crate::clob::types::lenient::u64_lenient(d)
+    crate::http::lenient::u64_lenient(d)
 }
 
 fn null_vec<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {

@@ -3,8 +3,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::clob::types::rounded::parse_micros_rounded;
 use crate::fixed::{Price, Size};
+use crate::http::rounded::parse_micros_rounded;
 
 /// A signed decimal exact to 10⁻⁶: cash and realized PnL in pUSD, percentages, sports lines.
 ///
@@ -142,7 +142,7 @@ impl fmt::Debug for Amount {
 pub(crate) fn amount_opt<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> Result<Option<Amount>, D::Error> {
-    match crate::clob::types::rounded::micros_opt(d)? {
+    match crate::http::rounded::micros_opt(d)? {
         None => Ok(None),
         Some(m) => Amount::from_micros_i128(m)
             .map(Some)

@@ -11,9 +11,7 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
 use super::types::{Activity, DataTrade, HolderGroup, PortfolioValue, Position};
-use crate::clob::SkippedRow;
-use crate::clob::pagination::decode_each;
-use crate::http::{self, Error, Req};
+use crate::http::{self, Error, Req, SkippedRow, decode_each};
 use crate::types::Side;
 
 /// The production Data API host (v2 routes live under `/v2`).
@@ -40,7 +38,7 @@ pub struct CursorPage<T> {
 #[serde(default)]
 struct Pagination {
     next_cursor: Option<String>,
-    #[serde(deserialize_with = "crate::clob::types::lenient::bool_lenient")]
+    #[serde(deserialize_with = "crate::http::lenient::bool_lenient")]
     has_more: bool,
 }
 
@@ -56,7 +54,7 @@ struct Pagination {
 /// assert_eq!(page.data.len(), 1);
 /// assert_eq!(page.skipped[0].index, 1);
 /// assert_eq!(page.next_cursor.as_deref(), Some("eyJ"));
-/// # Ok::<(), polyclob::clob::Error>(())
+/// # Ok::<(), polyclob::http::Error>(())
 /// ```
 ///
 /// # Errors
@@ -260,7 +258,7 @@ crate::http::host_builder::host_client_builder!("Data API", "https://data-api.po
 /// The Data API v2 client (no auth). Cheap to clone.
 ///
 /// ```no_run
-/// # async fn f() -> Result<(), polyclob::clob::Error> {
+/// # async fn f() -> Result<(), polyclob::http::Error> {
 /// use polyclob::data::{Client, Query};
 ///
 /// let data = Client::builder().build()?;

@@ -40,20 +40,6 @@ pub use self::client::{
     Client, ClientBuilder, CursorPage, DEFAULT_HOST, MAX_CONDITIONS, Query, decode_cursor_page,
 };
 pub use self::resolution::{DataPricePoint, OpenInterest, Redeemability, Resolution};
-#[allow(deprecated)]
-pub use self::types::Value;
 pub use self::types::{
     Activity, DataTrade, Holder, HolderGroup, PortfolioValue, Position, UNLABELLED_OUTCOME,
 };
-pub use crate::clob::SkippedRow;
-pub use crate::http::Error;
-
-/// The old name of [`DataTrade`], kept for one minor release (another module has a type of
-/// that name).
-#[deprecated(since = "0.2.0", note = "renamed `DataTrade`")]
-pub type Trade = DataTrade; // renamed-alias: Trade
-
-/// The old name of [`DataPricePoint`], kept for one minor release (another module has a type of
-/// that name).
-#[deprecated(since = "0.2.0", note = "renamed `DataPricePoint`")]
-pub type PricePoint = DataPricePoint; // renamed-alias: PricePoint

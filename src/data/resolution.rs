@@ -11,9 +11,10 @@ use serde::de::Deserializer;
 
 use super::client::{Client, Query};
 use super::types::Position;
-use crate::clob::Error;
-use crate::clob::types::{lenient, rounded};
 use crate::fixed::{Price, Size};
+use crate::http::Error;
+use crate::http::lenient;
+use crate::http::rounded;
 
 /// One market resolution (`GET /v2/resolutions`).
 ///

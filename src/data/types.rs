@@ -8,9 +8,9 @@
 use serde::Deserialize;
 
 use super::amount::{Amount, amount_opt};
-use crate::clob::types::lenient;
-use crate::clob::types::rounded;
 use crate::fixed::{Price, Size};
+use crate::http::lenient;
+use crate::http::rounded;
 use crate::types::Side;
 
 /// `outcome_index` value meaning "the outcome could not be labelled" (Data API v2 docs).
@@ -283,11 +283,6 @@ pub struct PortfolioValue {
     #[serde(deserialize_with = "rounded::size_opt")]
     pub value: Option<Size>,
 }
-
-/// The old name of [`PortfolioValue`], which shared its name with the crate root's `Value`
-/// (JSON, from the polymarket-rs-client surface).
-#[deprecated(since = "0.2.0", note = "renamed PortfolioValue")]
-pub type Value = PortfolioValue;
 
 /// The top holders of one outcome token (`GET /v2/holders`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]

@@ -9,9 +9,7 @@ use serde_json::value::RawValue;
 use super::event::{GammaEvent, SearchResults, Series, Sport, Tag};
 use super::filter::{EventFilter, MAX_CONDITION_IDS, MarketFilter};
 use super::market::GammaMarket;
-use crate::clob::SkippedRow;
-use crate::clob::pagination::decode_each;
-use crate::http::{self, Error, Req, path_with};
+use crate::http::{self, Error, Req, SkippedRow, decode_each, path_with};
 
 /// The production Gamma host.
 pub const DEFAULT_HOST: &str = "https://gamma-api.polymarket.com";
@@ -48,7 +46,7 @@ struct RawPage<'a> {
 /// assert_eq!(page.data.len(), 1);
 /// assert_eq!(page.skipped[0].index, 1);
 /// assert_eq!(page.next_cursor.as_deref(), Some("abc"));
-/// # Ok::<(), polyclob::clob::Error>(())
+/// # Ok::<(), polyclob::http::Error>(())
 /// ```
 ///
 /// # Errors
@@ -76,7 +74,7 @@ crate::http::host_builder::host_client_builder!("Gamma", "https://gamma-api.poly
 /// Cheap to clone.
 ///
 /// ```no_run
-/// # async fn f() -> Result<(), polyclob::clob::Error> {
+/// # async fn f() -> Result<(), polyclob::http::Error> {
 /// use polyclob::gamma::{Client, MarketFilter};
 ///
 /// let gamma = Client::builder().build()?;
@@ -95,7 +93,7 @@ impl Client {
     /// ```
     /// let gamma = polyclob::gamma::Client::builder().host("http://127.0.0.1:1/gamma/").build()?;
     /// assert_eq!(gamma.host(), "http://127.0.0.1:1/gamma");
-    /// # Ok::<(), polyclob::clob::Error>(())
+    /// # Ok::<(), polyclob::http::Error>(())
     /// ```
     pub fn builder() -> ClientBuilder {
         ClientBuilder::new()

@@ -2,8 +2,6 @@
 //! tick size, neg-risk, minimum size, fees, settlement generation), so the CLOB's metadata
 //! endpoints (`/tick-size`, `/neg-risk`, `/clob-markets`) need not be asked.
 
-use std::time::Instant;
-
 use super::market::{GammaFeeSchedule, GammaMarket};
 use crate::fixed::Size;
 use crate::order::{MarketContext, OrderError, TokenId};
@@ -209,40 +207,6 @@ impl GammaMarket {
     }
 }
 
-impl crate::clob::Client {
-    /// Seeds this client's tick-size and neg-risk caches (and, for token-ID markets, the
-    /// exchange-version cache when it is empty) from prepared contexts, so that
-    /// [`place_limit_order`](Self::place_limit_order) and
-    /// [`market_context`](Self::market_context) on these tokens make no metadata request.
-    ///
-    /// ```
-    /// use polyclob::gamma::GammaMarket;
-    /// use polyclob::types::{Chain, ExchangeVersion};
-    ///
-    /// let m: GammaMarket = serde_json::from_str(r#"{"clobTokenIds":["11","22"],"orderPriceMinTickSize":"0.001"}"#)?;
-    /// let client = polyclob::clob::Client::builder().host("http://127.0.0.1:1").build()?;
-    /// client.remember_trading(&m.trading(Chain::Polygon, ExchangeVersion::V2)?);
-    /// assert_eq!(client.cached_tick_size("22").map(|t| t.as_str()), Some("0.001"));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn remember_trading(&self, trading: &Trading) {
-        let now = Instant::now();
-        let caches = &self.inner.caches;
-        for ctx in &trading.contexts {
-            let token = ctx.token_id().as_str().to_owned();
-            caches.tick.insert(token.clone(), ctx.tick(), now);
-            caches.neg_risk.insert(token, ctx.neg_risk(), now);
-            // V3 is chosen per market, not by `/version`: never cache it as the CLOB's answer,
-            // but remember the token, so later orders on it are signed for ExchangeV3.
-            if ctx.version() == ExchangeVersion::V3 {
-                self.set_position_token(ctx.token_id().as_str());
-            } else if caches.version.get(&(), now).is_none() {
-                caches.version.insert((), ctx.version(), now);
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -286,37 +250,6 @@ mod tests {
         assert_eq!(c.version(), ExchangeVersion::V3);
         assert_eq!(c.token_id().as_str(), "5");
         assert!(!c.neg_risk(), "V3 has one exchange");
-    }
-
-    #[tokio::test]
-    async fn a_remembered_position_market_is_signed_for_v3_without_asking_version() {
-        // No server listens on port 1: any metadata request would fail the call.
-        let client = crate::clob::Client::builder()
-            .host("http://127.0.0.1:1")
-            .build()
-            .unwrap();
-        let v2 = market(r#"{"clobTokenIds":["11","22"],"orderPriceMinTickSize":"0.01"}"#);
-        let v3 =
-            market(r#"{"version":"v2","positionIds":["5","6"],"orderPriceMinTickSize":"0.01"}"#);
-        client.remember_trading(&v3.trading(Chain::Polygon, ExchangeVersion::V2).unwrap());
-        assert!(client.is_position_token("5") && client.is_position_token("6"));
-        assert!(!client.is_position_token("11"));
-        // V3 never becomes the CLOB's `/version` answer.
-        assert_eq!(client.cached_exchange_version(), None);
-        let ctx = client.market_context("6").await.unwrap();
-        assert_eq!(ctx.version(), ExchangeVersion::V3);
-        let ctx = client
-            .market_context_with("5", TickSize::Hundredth, false)
-            .unwrap();
-        assert_eq!(ctx.version(), ExchangeVersion::V3);
-
-        client.remember_trading(&v2.trading(Chain::Polygon, ExchangeVersion::V2).unwrap());
-        let ctx = client.market_context("22").await.unwrap();
-        assert_eq!(ctx.version(), ExchangeVersion::V2);
-        assert_eq!(
-            client.market_context("6").await.unwrap().version(),
-            ExchangeVersion::V3
-        );
     }
 
     #[test]

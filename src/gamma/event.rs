@@ -4,9 +4,9 @@
 use serde::Deserialize;
 
 use super::market::GammaMarket;
-use crate::clob::types::lenient;
-use crate::clob::types::rounded;
 use crate::fixed::Size;
+use crate::http::lenient;
+use crate::http::rounded;
 
 /// A Gamma event: one question family (an election, a match, a price ladder) and its markets.
 ///

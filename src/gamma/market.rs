@@ -6,11 +6,11 @@
 use serde::Deserialize;
 
 use super::event::{GammaEvent, Tag};
-use crate::clob::types::lenient;
-use crate::clob::types::rounded;
 use crate::data::Amount;
 use crate::data::amount::amount_opt;
 use crate::fixed::{Price, Size};
+use crate::http::lenient;
+use crate::http::rounded;
 use crate::types::{ConditionId, Protocol, ProtocolError, TickSize};
 
 /// One Gamma market: identity, outcomes and their token ids, trading parameters, fees,

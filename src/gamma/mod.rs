@@ -45,20 +45,3 @@ pub use self::filter::{
     EventFilter, MAX_CONDITION_IDS, MAX_EVENTS_PAGE, MAX_MARKETS_PAGE, MarketFilter,
 };
 pub use self::market::{GammaFeeSchedule, GammaMarket};
-pub use crate::clob::SkippedRow;
-pub use crate::http::Error;
-
-/// The old name of [`GammaEvent`], kept for one minor release (another module has a type of
-/// that name).
-#[deprecated(since = "0.2.0", note = "renamed `GammaEvent`")]
-pub type Event = GammaEvent; // renamed-alias: Event
-
-/// The old name of [`GammaMarket`], kept for one minor release (another module has a type of
-/// that name).
-#[deprecated(since = "0.2.0", note = "renamed `GammaMarket`")]
-pub type Market = GammaMarket; // renamed-alias: Market
-
-/// The old name of [`GammaFeeSchedule`], kept for one minor release (another module has a type of
-/// that name).
-#[deprecated(since = "0.2.0", note = "renamed `GammaFeeSchedule`")]
-pub type FeeSchedule = GammaFeeSchedule; // renamed-alias: FeeSchedule

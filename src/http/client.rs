@@ -115,7 +115,7 @@ impl<'a> Req<'a> {
 }
 
 /// Percent-encodes everything but RFC 3986 unreserved characters.
-pub(crate) fn encode_into(out: &mut String, s: &str) {
+fn encode_into(out: &mut String, s: &str) {
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
     for &b in s.as_bytes() {
         if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {

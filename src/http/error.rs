@@ -15,7 +15,7 @@ type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 /// predicates rather than matched, so new causes can be added without breaking callers.
 ///
 /// ```
-/// use polyclob::clob::Error;
+/// use polyclob::http::Error;
 ///
 /// assert_eq!(core::mem::size_of::<Error>(), core::mem::size_of::<usize>());
 /// ```
@@ -59,8 +59,6 @@ pub(crate) enum Rail {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum PreflightMismatch {
-    /// The order signer is prepared for another chain than the client's.
-    Chain,
     /// "signer has to be the API KEY address": the key signing the order is not the one the
     /// API credentials belong to.
     ApiKeySigner,

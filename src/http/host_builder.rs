@@ -1,11 +1,56 @@
-//! `host_client_builder!`: the public builder of a client for a Polymarket host with no layer
-//! of its own (Gamma, the Data API): the transport's [`Settings`](super::Settings) with the
-//! setters that make sense there.
+//! The public builder of a client for one Polymarket host: the transport's
+//! [`Settings`](super::Settings) with the setters that make sense there. `host_client_builder!`
+//! defines the whole builder of a client with no layer of its own (Gamma, the Data API);
+//! `host_setters!` gives a builder with more settings (the relayer's) the same shared setters.
 
-/// Defines `ClientBuilder` for a `Client { http: crate::http::Client }`: `host`,
-/// `timeout`, `retry`, `user_agent`, `proxy`, `no_proxy`, `build`, `Default`. `$name` is the
+/// The setters every host builder shares, for a builder with an `http: crate::http::Settings`
+/// field: `host`, `timeout`, `retry`, `user_agent`, `proxy`, `no_proxy`. `$name` is the
 /// service's name in the docs, `$host` its default URL (the module's `DEFAULT_HOST`, repeated
 /// for the docs).
+macro_rules! host_setters {
+    ($name:literal, $host:literal) => {
+        #[doc = concat!("The base URL (a trailing `/` is removed). Default is `", $host, "`.")]
+        pub fn host(mut self, host: impl Into<String>) -> Self {
+            self.http.set_host(host);
+            self
+        }
+
+        /// Deadline of one attempt. Default is 10 s.
+        pub fn timeout(mut self, timeout: impl Into<Option<std::time::Duration>>) -> Self {
+            self.http.timeout = timeout.into();
+            self
+        }
+
+        #[doc = concat!("Retry policy for the ", $name, "'s idempotent requests. Default is [`RetryPolicy::default`](crate::http::RetryPolicy::default).")]
+        pub fn retry(mut self, policy: crate::http::RetryPolicy) -> Self {
+            self.http.retry = policy;
+            self
+        }
+
+        /// The `User-Agent` header. Default is `polyclob/<version>`.
+        pub fn user_agent(mut self, ua: impl Into<String>) -> Self {
+            self.http.user_agent = ua.into();
+            self
+        }
+
+        /// Every request through `proxy` (loopback hosts too). Default is the proxy
+        /// environment variables ([`Proxy`](crate::http::Proxy#where-it-applies)).
+        pub fn proxy(mut self, proxy: crate::http::Proxy) -> Self {
+            self.http.proxy = crate::http::proxy::Setting::Fixed(std::sync::Arc::new(proxy));
+            self
+        }
+
+        /// Never a proxy, whatever the environment says. Default is the proxy
+        /// environment variables ([`Proxy`](crate::http::Proxy#where-it-applies)).
+        pub fn no_proxy(mut self) -> Self {
+            self.http.proxy = crate::http::proxy::Setting::Direct;
+            self
+        }
+    };
+}
+
+/// Defines `ClientBuilder` for a `Client { http: crate::http::Client }`: the
+/// [shared setters](host_setters), `new`, `build`, `Default`.
 macro_rules! host_client_builder {
     ($name:literal, $host:literal) => {
         #[doc = concat!("Builds a ", $name, " [`Client`]. Setters are infallible and state their default.")]
@@ -23,43 +68,7 @@ macro_rules! host_client_builder {
                 }
             }
 
-            #[doc = concat!("The base URL (a trailing `/` is removed). Default is `", $host, "`.")]
-            pub fn host(mut self, host: impl Into<String>) -> Self {
-                self.http.set_host(host);
-                self
-            }
-
-            /// Deadline of one attempt. Default is 10 s.
-            pub fn timeout(mut self, timeout: impl Into<Option<std::time::Duration>>) -> Self {
-                self.http.timeout = timeout.into();
-                self
-            }
-
-            #[doc = concat!("Retry policy (every ", $name, " request is idempotent). Default is [`RetryPolicy::default`](crate::clob::RetryPolicy::default).")]
-            pub fn retry(mut self, policy: crate::clob::RetryPolicy) -> Self {
-                self.http.retry = policy;
-                self
-            }
-
-            /// The `User-Agent` header. Default is `polyclob/<version>`.
-            pub fn user_agent(mut self, ua: impl Into<String>) -> Self {
-                self.http.user_agent = ua.into();
-                self
-            }
-
-            /// Every request through `proxy` (loopback hosts too). Default is the proxy
-            /// environment variables ([`Proxy`](crate::clob::Proxy#where-it-applies)).
-            pub fn proxy(mut self, proxy: crate::clob::Proxy) -> Self {
-                self.http.proxy = crate::http::proxy::Setting::Fixed(std::sync::Arc::new(proxy));
-                self
-            }
-
-            /// Never a proxy, whatever the environment says. Default is the proxy
-            /// environment variables ([`Proxy`](crate::clob::Proxy#where-it-applies)).
-            pub fn no_proxy(mut self) -> Self {
-                self.http.proxy = crate::http::proxy::Setting::Direct;
-                self
-            }
+            crate::http::host_builder::host_setters!($name, $host);
 
             /// Builds the client.
             ///
@@ -82,4 +91,4 @@ macro_rules! host_client_builder {
     };
 }
 
-pub(crate) use host_client_builder;
+pub(crate) use {host_client_builder, host_setters};

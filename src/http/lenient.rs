@@ -271,7 +271,7 @@ where
 /// Declares a string enum that keeps unknown names in `Unknown(String)`.
 macro_rules! lenient_enum {
     ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $var:ident = $text:literal),+ $(,)? }) => {
-        $crate::clob::types::lenient::lenient_enum!(
+        $crate::http::lenient::lenient_enum!(
             $(#[$m])* $name prefix "" { $($(#[$vm])* $var = $text),+ }
         );
     };
@@ -317,7 +317,7 @@ macro_rules! lenient_enum {
 
         impl<'de> serde::Deserialize<'de> for $name {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                $crate::clob::types::lenient::text(d).map(|s| Self::parse(&s))
+                $crate::http::lenient::text(d).map(|s| Self::parse(&s))
             }
         }
     };

@@ -1,11 +1,27 @@
-//! The crate's one HTTP transport, serving the CLOB, Gamma, the Data API, the relayer and the
+//! The crate's one HTTP transport, under its own name (as `reqwest` and `std::io` name theirs:
+//! `http::Error`, `http::Proxy`), serving the CLOB, Gamma, the Data API, the relayer and the
 //! on-chain JSON-RPC: the tuned `reqwest` client and what it is built from, the rustls
 //! configuration (shared with the WebSocket streams), proxies, the DNS cache, the retry
-//! policy, the circuit breaker and the one error type. Host-specific layers (the CLOB's auth,
-//! rails, caches and order lane) wrap it in their own modules.
+//! policy, the circuit breaker, the client-side rate limits, the one error type, and the pages
+//! and rows every client's answers are read into.
 //!
-//! Private: its public types are re-exported where users found them (`polyclob::clob::Proxy`,
-//! `polyclob::clob::Error`, …).
+//! Host-specific layers (the CLOB's auth, rails, caches and order lane) wrap it in their own
+//! modules; every client fails with [`Error`].
+//!
+//! ```
+//! use std::time::Duration;
+//! use polyclob::http::{BreakerConfig, Proxy, RetryPolicy};
+//!
+//! let client = polyclob::clob::Client::builder()
+//!     .host("http://127.0.0.1:1")
+//!     .retry(RetryPolicy::default())
+//!     .breaker(BreakerConfig::default())
+//!     .proxy(Proxy::parse("socks5://127.0.0.1:1080")?)
+//!     .timeout(Duration::from_secs(2))
+//!     .build()?;
+//! # let _ = client;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod breaker;
 mod client;
@@ -14,18 +30,31 @@ mod counters;
 mod dns;
 mod error;
 pub(crate) mod host_builder;
+pub(crate) mod lenient;
+mod page;
 pub(crate) mod proxy;
+pub(crate) mod ratelimit;
 mod retry;
+pub(crate) mod rounded;
 mod settings;
 pub(crate) mod tls;
 mod tunnel;
 
 pub use breaker::{BreakerConfig, BreakerState};
-pub(crate) use client::{Client, Req, decode, encode_into, from_body, path_with};
+pub(crate) use client::{Client, Req, decode, from_body, path_with};
 pub use counters::ClientCounters;
 pub use error::{Error, PreflightMismatch};
 pub(crate) use error::{Kind, Rail};
+#[cfg(feature = "simd-json")]
+pub use page::decode_page_simd;
+pub use page::{END_CURSOR, Page, START_CURSOR, SkippedRow, decode_page};
+pub(crate) use page::{decode_each, decode_rows};
 pub use proxy::{Proxy, ProxyError, ProxyKind};
+pub(crate) use ratelimit::ReadPacers;
+pub use ratelimit::{
+    Bucket, BucketStats, Governor, Limit, Pacer, PerWindow, RateLimitStatus, Throttle, Throttled,
+    Tier,
+};
 pub use retry::RetryPolicy;
 pub(crate) use retry::parse_retry_after;
 pub(crate) use settings::Settings;

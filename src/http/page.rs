@@ -1,5 +1,7 @@
-//! Cursor pagination: `{"data":[…],"next_cursor":"…","limit":N,"count":N}`, starting at
-//! `MA==` and ending at `LTE=`.
+//! Pages and rows as every client reads them: the CLOB's cursor page
+//! (`{"data":[…],"next_cursor":"…","limit":N,"count":N}`, starting at `MA==` and ending at
+//! `LTE=`), and the row-by-row fallback Gamma's and the Data API's pages share, which reports a
+//! row that does not decode as a [`SkippedRow`] instead of failing the page.
 //!
 //! A page is decoded in one pass. Only when that pass fails on a row does the decoder split
 //! the page into raw rows and decode each on its own, so one odd row is reported in
@@ -13,19 +15,14 @@
 //! grammar; a range is checked only where a number is converted).
 
 use std::borrow::Cow;
-
 use std::marker::PhantomData;
 
-use futures_core::Stream;
 use serde::de::{Deserializer, SeqAccess, Visitor};
 use serde::{Deserialize, forward_to_deserialize_any};
 use serde_json::value::RawValue;
 
-use super::auth::Level;
-use super::transport::{Client, Req};
-use super::types::lenient;
-use crate::http::from_body;
-use crate::http::{Error, Kind};
+use super::lenient;
+use super::{Error, Kind, from_body};
 
 /// The first cursor (base64 of `"0"`).
 pub const START_CURSOR: &str = "MA==";
@@ -161,7 +158,8 @@ fn not_a_page() -> Error {
 /// Decodes one page, borrowing from `body` where `T` does.
 ///
 /// ```
-/// use polyclob::clob::{decode_page, types::Market};
+/// use polyclob::clob::types::Market;
+/// use polyclob::http::decode_page;
 ///
 /// let body = br#"{"data":[{"condition_id":"0x1","minimum_tick_size":0.01},{"condition_id":7,"tokens":"oops"}],
 ///                 "next_cursor":"LTE=","limit":2,"count":2}"#;
@@ -203,7 +201,8 @@ pub fn decode_page<'a, T: Deserialize<'a>>(body: &'a [u8]) -> Result<Page<T>, Er
 /// when a row does not decode, so odd rows are still skipped and reported.
 ///
 /// ```
-/// use polyclob::clob::{decode_page_simd, types::Market};
+/// use polyclob::clob::types::Market;
+/// use polyclob::http::decode_page_simd;
 ///
 /// let body = br#"{"data":[{"condition_id":"0x1","question":"a \"quoted\" one"}],"next_cursor":"LTE="}"#;
 /// let mut scratch = Vec::new();
@@ -271,84 +270,20 @@ pub(crate) fn decode_each<'a, T: Deserialize<'a>>(
     (data, skipped)
 }
 
-/// What a paged request needs: path, fixed query pairs, auth, and how to decode a page.
-pub(crate) struct PageSpec<T> {
-    pub(crate) path: &'static str,
-    pub(crate) query: Vec<(&'static str, String)>,
-    pub(crate) auth: Level,
-    pub(crate) decode: fn(&[u8]) -> Result<Page<T>, Error>,
-}
-
-impl<T> Clone for PageSpec<T> {
-    fn clone(&self) -> Self {
-        Self {
-            path: self.path,
-            query: self.query.clone(),
-            auth: self.auth,
-            decode: self.decode,
-        }
-    }
-}
-
-impl Client {
-    /// Fetches one page at `cursor` (`None` = first page). Headers are signed for this request.
-    pub(crate) async fn page<T>(
-        &self,
-        spec: &PageSpec<T>,
-        cursor: Option<&str>,
-    ) -> Result<Page<T>, Error> {
-        let mut req = Req::get(spec.path).auth(spec.auth);
-        for (k, v) in &spec.query {
-            req = req.query(k, v);
-        }
-        req = req.query("next_cursor", cursor.unwrap_or(START_CURSOR));
-        let body = self.send(&req).await?;
-        (spec.decode)(&body).map_err(|e| e.with_path(spec.path))
-    }
-
-    /// Every page from `START_CURSOR` to `END_CURSOR`, each request signed afresh.
-    pub(crate) fn page_stream<T: Send + 'static>(
-        &self,
-        spec: PageSpec<T>,
-    ) -> impl Stream<Item = Result<Page<T>, Error>> + Send + 'static {
-        let client = self.clone();
-        futures_util::stream::try_unfold(Some(START_CURSOR.to_owned()), move |cursor| {
-            let client = client.clone();
-            let spec = spec.clone();
-            async move {
-                let Some(cursor) = cursor else {
-                    return Ok(None);
-                };
-                let page = client.page(&spec, Some(&cursor)).await?;
-                // A server that repeats the cursor would loop forever; treat it as the end.
-                let next = (!page.is_last() && page.next_cursor != cursor)
-                    .then(|| page.next_cursor.clone());
-                Ok(Some((page, next)))
-            }
-        })
-    }
-
-    /// Collects every row of every page; skipped rows of all pages are returned too.
-    pub(crate) async fn collect_all<T: Send + 'static>(
-        &self,
-        spec: PageSpec<T>,
-    ) -> Result<(Vec<T>, Vec<SkippedRow>), Error> {
-        use futures_util::TryStreamExt as _;
-        let mut rows = Vec::new();
-        let mut skipped = Vec::new();
-        let mut s = std::pin::pin!(self.page_stream(spec));
-        while let Some(page) = s.try_next().await? {
-            rows.extend(page.data);
-            skipped.extend(page.skipped);
-        }
-        Ok((rows, skipped))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clob::types::Market;
+
+    /// A row with the shape of a CLOB market's first fields.
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Market<'a> {
+        #[serde(borrow)]
+        condition_id: Cow<'a, str>,
+        #[serde(borrow, default)]
+        question: Cow<'a, str>,
+        #[serde(default)]
+        tokens: Vec<serde_json::Value>,
+    }
 
     const BODY: &[u8] = br#"{"data":[{"condition_id":"0x1","question":"q \"1\""},{"condition_id":"0x2","tokens":7},{"condition_id":"0x3"}],"next_cursor":"Mg==","limit":3,"count":3}"#;
 
@@ -363,7 +298,6 @@ mod tests {
             b"7",
         ] {
             assert!(decode_page::<Market<'_>>(body).is_err());
-            assert!(crate::clob::decode_simplified_page(body).is_err());
         }
         let body = br#"{"data":[["0x1","q"],{"condition_id":"0x2"}],"next_cursor":"LTE="}"#;
         let p = decode_page::<Market<'_>>(body).unwrap();

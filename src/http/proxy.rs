@@ -1,4 +1,4 @@
-//! Outbound proxies ([`Proxy`], re-exported as `polyclob::clob::Proxy`): the URL type, the
+//! Outbound proxies ([`Proxy`], re-exported as `polyclob::http::Proxy`): the URL type, the
 //! builders' choice ([`Setting`]), the environment's proxies and `NO_PROXY` rules, and the
 //! [`Route`] every transport follows (reqwest is configured from it; the order lane and the
 //! streams open their tunnels in `tunnel.rs`).
@@ -43,7 +43,7 @@ pub enum ProxyKind {
 /// - the order lane ([`ClientBuilder::order_lane`](crate::clob::ClientBuilder::order_lane)) and
 ///   the WebSocket streams (market, user, RTDS) open the tunnel themselves: an HTTP `CONNECT`
 ///   or a SOCKS5 handshake on the TCP stream before TLS, inside the connect timeout. A proxy
-///   that refuses is a connect failure ([`ProxyFailure`](crate::clob::ProxyFailure)), retried
+///   that refuses is a connect failure ([`ProxyFailure`](crate::http::ProxyFailure)), retried
 ///   with backoff by the streams. An `https://` proxy is for the pooled client only: the lane is not used with
 ///   it, and stream builders refuse it.
 ///
@@ -66,7 +66,7 @@ pub enum ProxyKind {
 /// `no_proxy()`: nothing is looked up per request.
 ///
 /// ```
-/// use polyclob::clob::Proxy;
+/// use polyclob::http::Proxy;
 ///
 /// let proxy: Proxy = "socks5h://bot:s3cret@10.0.0.7:1080".parse()?;
 /// assert_eq!(proxy.host(), "10.0.0.7");

@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 /// The table is the exchange's (docs.polymarket.com/api-reference/trading-rate-limits).
 ///
 /// ```
-/// use polyclob::clob::{Bucket, Tier};
+/// use polyclob::http::{Bucket, Tier};
 ///
 /// let std = Tier::Standard.limit(Bucket::Order);
 /// assert_eq!((std.per_second, std.burst), (40, 60));
@@ -242,7 +242,7 @@ impl std::error::Error for Throttled {}
 ///
 /// ```
 /// use std::time::Duration;
-/// use polyclob::clob::{Bucket, Governor, Limit};
+/// use polyclob::http::{Bucket, Governor, Limit};
 ///
 /// let g = Governor::with_limits(Limit::new(1, 2), Limit::new(2, 4));
 /// for _ in 0..3 {
@@ -688,7 +688,7 @@ impl Default for Throttle {
 ///
 /// ```
 /// use std::time::Duration;
-/// use polyclob::clob::{Bucket, Governor, Tier};
+/// use polyclob::http::{Bucket, Governor, Tier};
 ///
 /// let g = Governor::new(Tier::Standard);
 /// for _ in 0..54 {
@@ -732,7 +732,7 @@ impl Governor {
     /// requests are refused. [`set_tier`](Self::set_tier) replaces the limits with a tier's.
     ///
     /// ```
-    /// use polyclob::clob::{Bucket, Governor, Limit};
+    /// use polyclob::http::{Bucket, Governor, Limit};
     ///
     /// let g = Governor::with_limits(Limit::new(5, 10), Limit::new(10, 20));
     /// assert_eq!(g.burst(Bucket::Cancel), 20);
@@ -976,7 +976,7 @@ impl Governor {
 /// ```
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
-/// use polyclob::clob::{Limit, Pacer};
+/// use polyclob::http::{Limit, Pacer};
 ///
 /// let gamma = Pacer::new(Limit::per_10s(4_000));
 /// gamma.wait().await; // immediate while the window has room

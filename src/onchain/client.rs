@@ -107,15 +107,15 @@ impl SettlerBuilder {
     }
 
     /// JSON-RPC through `proxy` (loopback nodes too). Default is the proxy environment
-    /// variables ([`Proxy`](crate::clob::Proxy#where-it-applies)). Ignored with
+    /// variables ([`Proxy`](crate::http::Proxy#where-it-applies)). Ignored with
     /// [`http_client`](Self::http_client).
-    pub fn proxy(mut self, proxy: crate::clob::Proxy) -> Self {
+    pub fn proxy(mut self, proxy: crate::http::Proxy) -> Self {
         self.proxy = crate::http::proxy::Setting::Fixed(std::sync::Arc::new(proxy));
         self
     }
 
     /// JSON-RPC never through a proxy, whatever the environment says. Default is the proxy
-    /// environment variables ([`Proxy`](crate::clob::Proxy#where-it-applies)).
+    /// environment variables ([`Proxy`](crate::http::Proxy#where-it-applies)).
     pub fn no_proxy(mut self) -> Self {
         self.proxy = crate::http::proxy::Setting::Direct;
         self

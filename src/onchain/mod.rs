@@ -70,10 +70,6 @@ pub use self::abi::{AbiError, decode_revert_reason};
 pub use self::call::Call;
 pub use self::check::CallError;
 pub use self::client::{Approval, Payouts, Settler, SettlerBuilder};
-/// The old name of [`Payouts`], which shared its name with the Data API's
-/// [`Resolution`](crate::data::Resolution).
-#[deprecated(since = "0.2.0", note = "renamed Payouts")]
-pub type Resolution = Payouts;
 pub use self::error::Error;
 pub use self::nonce::NonceManager;
 pub use self::rpc::{Receipt, Rpc};

@@ -66,7 +66,7 @@ impl Rpc {
     /// When the TLS configuration or the HTTP client cannot be built.
     ///
     /// The proxy environment variables are honoured (`HTTPS_PROXY`, `HTTP_PROXY`,
-    /// `ALL_PROXY`, `NO_PROXY`; [`Proxy`](crate::clob::Proxy#where-it-applies)).
+    /// `ALL_PROXY`, `NO_PROXY`; [`Proxy`](crate::http::Proxy#where-it-applies)).
     pub fn new(url: impl Into<String>) -> Result<Self, Error> {
         Self::build(url.into(), crate::http::proxy::Setting::Env)
     }

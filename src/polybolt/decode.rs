@@ -159,10 +159,6 @@ pub struct LivePrice<'a> {
     pub carried_forward: Option<bool>,
 }
 
-/// The old name of [`LivePrice`], which shared its name with [`fixed::Price`](crate::fixed::Price).
-#[deprecated(since = "0.2.0", note = "renamed LivePrice")]
-pub type Price<'a> = LivePrice<'a>;
-
 /// A snapshot: the preceding two minutes of one symbol.
 #[derive(Clone, Copy, Debug)]
 #[non_exhaustive]
@@ -377,21 +373,6 @@ fn read_payload(src: &str, at: usize) -> Result<BoltPayload<'_>, DecodeError> {
         carried_forward: opt_bool(src, &f[7]),
     }))
 }
-
-/// The old name of [`BoltMessage`], kept for one minor release (another module has a type of
-/// that name).
-#[deprecated(since = "0.2.0", note = "renamed `BoltMessage`")]
-pub type Message<'a> = BoltMessage<'a>; // renamed-alias: Message
-
-/// The old name of [`BoltPayload`], kept for one minor release (another module has a type of
-/// that name).
-#[deprecated(since = "0.2.0", note = "renamed `BoltPayload`")]
-pub type Payload<'a> = BoltPayload<'a>; // renamed-alias: Payload
-
-/// The old name of [`BoltSnapshot`], kept for one minor release (another module has a type of
-/// that name).
-#[deprecated(since = "0.2.0", note = "renamed `BoltSnapshot`")]
-pub type Snapshot<'a> = BoltSnapshot<'a>; // renamed-alias: Snapshot
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]

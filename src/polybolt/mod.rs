@@ -59,13 +59,3 @@ pub use stream::{
     PolyBoltStreamBuilder,
 };
 pub use subscription::{BoltSubscription, LimitError, Provider};
-
-/// The old name of [`BoltSubscription`], kept for one minor release (another module has a type of
-/// that name).
-#[deprecated(since = "0.2.0", note = "renamed `BoltSubscription`")]
-pub type Subscription = BoltSubscription; // renamed-alias: Subscription
-
-/// The old name of [`OwnedBoltMessage`], kept for one minor release (another module has a type of
-/// that name).
-#[deprecated(since = "0.2.0", note = "renamed `OwnedBoltMessage`")]
-pub type OwnedMessage = OwnedBoltMessage; // renamed-alias: OwnedMessage

@@ -593,11 +593,6 @@ impl PolyBoltHandle {
     }
 }
 
-/// The old name of [`OwnedBoltMessage`], kept for one minor release (another module has a type of
-/// that name).
-#[deprecated(since = "0.2.0", note = "renamed `OwnedBoltMessage`")]
-pub type OwnedMessage = OwnedBoltMessage; // renamed-alias: OwnedMessage
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

@@ -188,11 +188,6 @@ impl fmt::Display for LimitError {
 
 impl std::error::Error for LimitError {}
 
-/// The old name of [`BoltSubscription`], kept for one minor release (another module has a type of
-/// that name).
-#[deprecated(since = "0.2.0", note = "renamed `BoltSubscription`")]
-pub type Subscription = BoltSubscription; // renamed-alias: Subscription
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -759,11 +759,6 @@ fn lenient_micros(src: &str, r: &Raw, field: &'static str) -> Result<u64, Decode
     }
 }
 
-/// The old name of [`RtdsPricePoint`], kept for one minor release (another module has a type of
-/// that name).
-#[deprecated(since = "0.2.0", note = "renamed `RtdsPricePoint`")]
-pub type PricePoint = RtdsPricePoint; // renamed-alias: PricePoint
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

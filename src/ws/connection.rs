@@ -79,7 +79,7 @@ pub enum ConnectError {
     Timeout,
     /// The proxy did not open a tunnel to the endpoint (the step that failed; never the
     /// proxy's credentials).
-    Proxy(crate::clob::ProxyFailure),
+    Proxy(crate::http::ProxyFailure),
 }
 
 impl ConnectError {
@@ -266,7 +266,7 @@ pub(crate) const DRAIN_MAX: Duration = Duration::from_secs(10);
 pub(crate) struct Config {
     pub(crate) endpoint: Endpoint,
     /// The proxy this endpoint is reached through, if any (resolved at build).
-    pub(crate) proxy: Option<Arc<crate::clob::Proxy>>,
+    pub(crate) proxy: Option<Arc<crate::http::Proxy>>,
     pub(crate) tls: Option<Arc<rustls::ClientConfig>>,
     pub(crate) ping_interval: Duration,
     pub(crate) pong_timeout: Duration,

@@ -10,7 +10,7 @@
 //! |---|---|---|---|---|
 //! | market ([`MarketStream`](super::market::MarketStream)) | reconnect, silence (watchdog), close | unknown | reconnects with backoff, resubscribes; [`BookStream`](super::books::BookStream) drops the shard's books | a fresh `book` snapshot per asset |
 //! | market | local lag (queue full) | count | reconnects at once for fresh snapshots | a fresh `book` snapshot per asset |
-//! | user ([`UserStream`](super::user::UserStream)) | reconnect, failed connect, silence, close | unknown | reconnects, resubscribes; [`UserEvents`](super::user_events::UserEvents) with [`reconcile`](super::reconcile) fetches open orders and the trades since the last one delivered, delivers the missed ones marked `recovered`, holding live events until then | [`UserEvent::Reconciled`](super::user_events::UserEvent::Reconciled) |
+//! | user ([`UserStream`](super::user::UserStream)) | reconnect, failed connect, silence, close | unknown | reconnects, resubscribes; [`UserEvents`](crate::account::user_events::UserEvents) with [`reconcile`](crate::account::reconcile) fetches open orders and the trades since the last one delivered, delivers the missed ones marked `recovered`, holding live events until then | [`UserEvent::Reconciled`](crate::account::user_events::UserEvent::Reconciled) |
 //! | user | local lag | count | reconnects at once; reconciles as above | as above |
 //! | PolyBolt ([`PolyBoltStream`](crate::polybolt::PolyBoltStream)) | reconnect, silence, close 4002 (slow consumer), 4003 (draining: one reconnect after 0–10 s) | unknown | re-authenticates, resubscribes every subscription | the channel's new `snapshot` ([`is_trusted`](crate::polybolt::PolyBoltStream::is_trusted) per channel) |
 //! | PolyBolt | sequence gap (`seq` not previous + 1 within a connection) | count | reconnects at once (only a new subscription brings a snapshot); the reconnect's own `Disconnected` status is no second break | the channel's new `snapshot` |
@@ -24,7 +24,7 @@
 //!
 //! Where the break is heard: every owned stream yields it as an item right after the
 //! [`Status`] that reported it — [`BookEvent::Break`](super::books::BookEvent::Break),
-//! [`UserEvent::Break`](super::user_events::UserEvent::Break),
+//! [`UserEvent::Break`](crate::account::user_events::UserEvent::Break),
 //! [`PolyBoltEvent::Break`](crate::polybolt::PolyBoltEvent::Break),
 //! [`RtdsEvent::Break`](crate::rtds::RtdsEvent::Break),
 //! [`SportsEvent::Break`](crate::sports::SportsEvent::Break),

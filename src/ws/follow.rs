@@ -241,11 +241,6 @@ impl<H: Handler> Handler for FollowNewMarkets<H> {
     }
 }
 
-/// The old name of [`FollowFilter`], kept for one minor release (another module has a type of
-/// that name).
-#[deprecated(since = "0.2.0", note = "renamed `FollowFilter`")]
-pub type MarketFilter = FollowFilter; // renamed-alias: MarketFilter
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

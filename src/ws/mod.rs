@@ -35,8 +35,6 @@
 //! | [`decoded`] | [`DecodedStream`](decoded::DecodedStream): any stream's frames as owned decoded events |
 //! | [`market`] | [`MarketStream`](market::MarketStream): sharded market-channel connections |
 //! | [`user`] | [`UserStream`](user::UserStream): the authenticated user channel |
-//! | [`user_events`] | [`UserEvents`](user_events::UserEvents): the user channel as flat orders and trades, status repeats removed |
-//! | [`reconcile`] | [`Reconcile`](reconcile::Reconcile): after a break, the user channel's missed orders and trades over REST, marked `recovered` |
 //! | [`follow`] | [`FollowNewMarkets`](follow::FollowNewMarkets): subscribe the tokens of `new_market` events that pass a filter |
 //! | [`event`] | frames (borrowed and owned), status changes, the zero-copy [`Handler`](event::Handler) |
 //! | [`connection`] | one shard's lifecycle: keepalive, watchdog, reconnect, epochs, lag |
@@ -55,7 +53,7 @@
 //! | market channel `book` | one asset's whole book (a snapshot) |
 //! | market channel `price_change` | one market's level changes; each entry names its asset, price and side |
 //! | market channel `last_trade_price` | one trade print of one asset |
-//! | user channel `trade` ([`UserEvent::Trade`](user_events::UserEvent::Trade)) | one trade of the user's (its id), the maker orders it filled listed inside; sent again on each settlement status ([`UserEvents`](user_events::UserEvents) removes the repeats) |
+//! | user channel `trade` (`account::user_events::UserEvent::Trade`) | one trade of the user's (its id), the maker orders it filled listed inside; sent again on each settlement status (`account::user_events::UserEvents` removes the repeats) |
 //! | user channel `order` | one change of one of the user's orders (placement, match, cancellation) |
 //! | CLOB `GET /data/trades` | one trade, as the user channel's `trade` (the reconciliation's source) |
 //! | RTDS `activity` / `orders_matched` ([`rtds`](crate::rtds)) | one **maker order** of a match: a trade against three makers is three messages (group by `transactionHash`) |
@@ -65,7 +63,8 @@
 //!
 //! Frames are decoded by the top-level [`decode`](crate::decode) module (bytes in, borrowed
 //! events out) and applied to books by [`book`](crate::book); this module holds the connections and the
-//! streams that join the three.
+//! streams that join the three. The user channel's events as account state (flat orders and
+//! trades, the recovery after a break) are the account layer's (`polyclob::account`).
 //!
 //! [Polymarket WSS overview]: https://docs.polymarket.com/developers/CLOB/websocket/wss-overview
 
@@ -74,24 +73,15 @@ pub mod books;
 pub mod connection;
 pub mod continuity;
 mod counters;
-/// Moved to [`polyclob::decode`](crate::decode); this path re-exports it for the 0.2 series
-/// and will be removed after it.
-#[deprecated(since = "0.2.0", note = "moved to `polyclob::decode`")]
-pub mod decode {
-    #[doc(no_inline)]
-    pub use crate::decode::*;
-}
 pub mod decoded;
 pub mod event;
 pub mod follow;
 pub mod market;
 pub(crate) mod options;
-pub mod reconcile;
 pub(crate) mod shards;
 pub mod subscribe;
 mod transport;
 pub mod user;
-pub mod user_events;
 
 pub use counters::StreamCounters;
 pub use options::BuildError;

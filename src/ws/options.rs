@@ -142,7 +142,7 @@ impl Options {
             .for_target(endpoint.is_tls(), endpoint.host());
         if proxy
             .as_ref()
-            .is_some_and(|p| p.kind() == crate::clob::ProxyKind::Https)
+            .is_some_and(|p| p.kind() == crate::http::ProxyKind::Https)
         {
             return Err(BuildError::Invalid(
                 "proxy: https:// proxies are not supported by WebSocket streams (use http:// or socks5://)",
@@ -193,15 +193,15 @@ macro_rules! common_setters {
         /// ([`ConnectError::Proxy`](crate::ws::connection::ConnectError::Proxy)), retried with
         /// backoff; `https://` proxies are not supported here (`build` says so). Applies to
         /// loopback hosts too. Default is the proxy environment variables
-        /// ([`Proxy`](crate::clob::Proxy#where-it-applies)).
+        /// ([`Proxy`](crate::http::Proxy#where-it-applies)).
         #[must_use]
-        pub fn proxy(mut self, proxy: crate::clob::Proxy) -> Self {
+        pub fn proxy(mut self, proxy: crate::http::Proxy) -> Self {
             self.opts.proxy = crate::http::proxy::Setting::Fixed(std::sync::Arc::new(proxy));
             self
         }
 
         /// Connects directly, whatever the proxy environment variables say. Default is the
-        /// proxy environment variables ([`Proxy`](crate::clob::Proxy#where-it-applies)).
+        /// proxy environment variables ([`Proxy`](crate::http::Proxy#where-it-applies)).
         #[must_use]
         pub fn no_proxy(mut self) -> Self {
             self.opts.proxy = crate::http::proxy::Setting::Direct;

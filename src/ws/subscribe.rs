@@ -15,14 +15,6 @@
 use crate::clob::Credentials;
 use crate::json::escape::push_string;
 
-/// The user channel's and PolyBolt's `auth` object: the CLOB API credentials,
-/// [`Credentials`] (this name was a second credential type until 0.2).
-#[deprecated(
-    since = "0.2.0",
-    note = "use polyclob::clob::Credentials, the crate's one credential type"
-)]
-pub type UserAuth = Credentials;
-
 /// Overwrite a string's bytes with zeros (`zeroize` keeps the stores from being elided).
 pub(crate) fn wipe(s: &mut String) {
     zeroize::Zeroize::zeroize(s);

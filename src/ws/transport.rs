@@ -126,7 +126,7 @@ pub(crate) fn default_tls() -> Result<Arc<rustls::ClientConfig>, ConnectError> {
 /// WebSocket handshake, all within `timeout`.
 pub(crate) async fn connect(
     ep: &Endpoint,
-    proxy: Option<&crate::clob::Proxy>,
+    proxy: Option<&crate::http::Proxy>,
     tls: Option<&Arc<rustls::ClientConfig>>,
     ws_config: WebSocketConfig,
     timeout: Duration,

@@ -2,9 +2,9 @@
 //! credentials and optionally filtered by market (condition id).
 //!
 //! The channel does not replay what happened while disconnected ([Polymarket user
-//! channel]); wrap the stream in [`UserEvents`](super::user_events::UserEvents) with
-//! [`reconcile`](super::user_events::UserEvents::reconcile) to have what was missed fetched
-//! over REST and delivered after every break ([`reconcile`](super::reconcile)).
+//! channel]); wrap the stream in [`UserEvents`](crate::account::user_events::UserEvents) with
+//! [`reconcile`](crate::account::user_events::UserEvents::reconcile) to have what was missed fetched
+//! over REST and delivered after every break ([`reconcile`](crate::account::reconcile)).
 //!
 //! [Polymarket user channel]: https://docs.polymarket.com/developers/CLOB/websocket/user-channel
 

@@ -8,7 +8,8 @@ use crate::support::rails;
 
 use std::io::{Read, Write};
 
-use polyclob::clob::{ClientBuilder, Credentials, Throttle};
+use polyclob::clob::{ClientBuilder, Credentials};
+use polyclob::http::Throttle;
 use polyclob::sign::Signer;
 use rails::{KEY_A, resting_bids};
 

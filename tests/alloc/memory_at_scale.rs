@@ -73,7 +73,7 @@ fn memory_at_scale() {
     println!(
         "size_of::<Book>() = {} B, size_of::<Level>() = {} B",
         size_of::<polyclob::book::Book>(),
-        size_of::<polyclob::ws::decode::Level>()
+        size_of::<polyclob::decode::Level>()
     );
     println!(
         "empty book: {per_empty} B; book with {DEPTH} levels a side: {per_full} B \

@@ -6,6 +6,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod account;
 mod book;
 mod clob;
 mod compat;
@@ -17,7 +18,7 @@ mod polybolt;
 mod presign;
 mod proxy;
 mod rails;
-mod renamed;
+mod relayer;
 mod rtds;
 mod sim;
 mod sports;

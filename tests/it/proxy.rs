@@ -14,9 +14,10 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use polyclob::clob::Proxy;
-use polyclob::clob::ProxyFailure;
-use polyclob::clob::{Client, Throttle};
+use polyclob::clob::Client;
+use polyclob::http::Proxy;
+use polyclob::http::ProxyFailure;
+use polyclob::http::Throttle;
 use polyclob::rtds::{RtdsEvent, RtdsStream, Subscription};
 use polyclob::ws::connection::{ConnectError, Disconnect};
 use polyclob::ws::event::{Event, Status};
@@ -440,7 +441,7 @@ async fn rest_error_through_refusing_proxy_hides_credentials() {
     let c = Client::builder()
         .host(sim.http_url())
         .proxy(p)
-        .retry(polyclob::clob::RetryPolicy::none())
+        .retry(polyclob::http::RetryPolicy::none())
         .build()
         .unwrap();
     let e = c.server_time().await.expect_err("407");
@@ -453,7 +454,7 @@ async fn rest_error_through_refusing_proxy_hides_credentials() {
     let c = Client::builder()
         .host(sim.http_url())
         .proxy(p)
-        .retry(polyclob::clob::RetryPolicy::none())
+        .retry(polyclob::http::RetryPolicy::none())
         .build()
         .unwrap();
     let e = c.server_time().await.expect_err("socks auth");

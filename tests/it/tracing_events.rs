@@ -13,7 +13,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
-use polyclob::clob::{Client, Credentials, Governor, Limit, RetryPolicy, Throttle};
+use polyclob::clob::{Client, Credentials};
+use polyclob::http::{Governor, Limit, RetryPolicy, Throttle};
 use polyclob::ws::event::{Event, Status};
 use polyclob::ws::market::MarketStream;
 use polyclob::ws::user::UserStream;

@@ -2,7 +2,8 @@
 //! with API credentials for a Hardhat key, and resting orders to post.
 #![allow(dead_code, unreachable_pub, clippy::unwrap_used, clippy::expect_used)]
 
-use polyclob::clob::{Client, ClientBuilder, Throttle};
+use polyclob::clob::{Client, ClientBuilder};
+use polyclob::http::Throttle;
 use polyclob::order::{LimitOrder, OrderSigner, SignedOrder};
 use polyclob::sign::Signer;
 use polyclob::sign::wallet::Wallet;
@@ -22,7 +23,7 @@ pub fn market() -> MarketSpec {
 }
 
 /// A simulator with one empty market and the given trading limits.
-pub async fn sim(limits: Option<polyclob::clob::Tier>) -> SimHandle {
+pub async fn sim(limits: Option<polyclob::http::Tier>) -> SimHandle {
     Simulator::builder()
         .markets(vec![market()])
         .rate_limits(limits)

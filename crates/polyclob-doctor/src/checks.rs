@@ -4,7 +4,8 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use polyclob::clob::types::BookSummary;
-use polyclob::clob::{Credentials, MarketList, SkippedRow};
+use polyclob::clob::{Credentials, MarketList};
+use polyclob::http::SkippedRow;
 use polyclob::types::{Protocol, Side};
 
 use crate::record::Recorder;
@@ -168,7 +169,7 @@ pub(crate) async fn rest(ctx: &Ctx<'_>, report: &mut Report) -> Picked {
 }
 
 /// An error as a line's evidence: the status first when there is one.
-pub(crate) fn error_text(e: &polyclob::clob::Error) -> String {
+pub(crate) fn error_text(e: &polyclob::http::Error) -> String {
     match e.status() {
         Some(404) => format!("HTTP 404: the endpoint is gone ({e})"),
         Some(s) => format!("HTTP {s}: {e}"),
@@ -383,7 +384,7 @@ async fn reads(ctx: &Ctx<'_>, report: &mut Report, token: &str) {
     let line = |report: &mut Report,
                 check: &str,
                 path: &str,
-                r: Result<String, polyclob::clob::Error>| match r {
+                r: Result<String, polyclob::http::Error>| match r {
         Ok(v) => report.pass(check, format!("GET {path} decodes: {v}")),
         Err(e) => report.fail(check, format!("GET {path}: {}", error_text(&e))),
     };
@@ -449,7 +450,7 @@ async fn reads(ctx: &Ctx<'_>, report: &mut Report, token: &str) {
     );
     // The batch reads answer one row per token asked: none may go missing.
     let batch =
-        |report: &mut Report, check: &str, path: &str, r: Result<usize, polyclob::clob::Error>| {
+        |report: &mut Report, check: &str, path: &str, r: Result<usize, polyclob::http::Error>| {
             match r {
                 Ok(1) => report.pass(check, format!("{path}: 1 row for the 1 token asked")),
                 Ok(n) => report.fail(check, format!("{path}: {n} rows for the 1 token asked")),

@@ -108,7 +108,7 @@ fn rest_rows(what: &str, body: &[u8]) -> Result<usize, String> {
     let sent = |v: &Value| v.as_array().map(Vec::len);
     let (decoded, skipped, sent) = match what {
         "clob.sampling-markets" | "clob.markets" => {
-            let p = polyclob::clob::decode_page::<polyclob::clob::types::Market<'_>>(body)
+            let p = polyclob::http::decode_page::<polyclob::clob::types::Market<'_>>(body)
                 .map_err(|e| e.to_string())?;
             (
                 p.data.len(),

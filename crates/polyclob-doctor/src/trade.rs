@@ -5,13 +5,14 @@
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
-use polyclob::clob::{Account, Bucket};
+use polyclob::account::Account;
+use polyclob::account::user_events::{UserEvent, UserEvents};
 use polyclob::fixed::Size;
+use polyclob::http::Bucket;
 use polyclob::order::LimitOrder;
 use polyclob::types::{Side, TickSize};
 use polyclob::ws::event::Status;
 use polyclob::ws::user::UserStream;
-use polyclob::ws::user_events::{UserEvent, UserEvents};
 
 use crate::Report;
 use crate::checks::{Auth, Ctx, Picked, error_text};
@@ -115,7 +116,7 @@ pub(crate) async fn round_trip(
             placed.order_id, placed.status
         ),
     );
-    match account.rate_limit_status(Bucket::Order) {
+    match account.client().rate_limit_status(Bucket::Order) {
         Some(s) => report.pass(
             "ratelimit.headers",
             format!(

@@ -77,7 +77,7 @@ struct Args {
     generate: Option<usize>,
     crowd: Option<u64>,
     replay: Option<String>,
-    rate_limits: Option<polyclob::clob::Tier>,
+    rate_limits: Option<polyclob::http::Tier>,
     rate_limit_warning: bool,
     fund: Vec<(alloy_primitives::Address, u64)>,
     balances: bool,
@@ -150,7 +150,7 @@ fn parse_args() -> Result<Option<Args>, String> {
             "--rate-limits" => {
                 let v = val()?;
                 a.rate_limits = Some(
-                    polyclob::clob::Tier::parse(&v)
+                    polyclob::http::Tier::parse(&v)
                         .ok_or_else(|| format!("--rate-limits: unknown tier {v:?}"))?,
                 );
             }

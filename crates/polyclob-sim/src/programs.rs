@@ -47,10 +47,16 @@ struct BuilderKey {
     revoked_at: Option<u64>,
 }
 
-use polyclob::clob::session_signers::{
-    AUTHORIZATIONS_PATH as AUTHORIZATIONS, EXECUTE_PARAMS_PATH as EXECUTE_PARAMS,
-    REVOCATIONS_PATH as REVOCATIONS, SessionScope, SessionSignerAction, SessionSignerBatch,
-};
+use polyclob::clob::SessionScope;
+use polyclob::relayer::{SessionSignerAction, SessionSignerBatch};
+
+/// The relayer's routes (Polymarket's Relayer API reference).
+const EXECUTE_PARAMS: &str = "/v1/account/transactions/params";
+const SUBMIT: &str = "/submit";
+const DEPLOYED: &str = "/deployed";
+const TRANSACTION: &str = "/v1/account/transactions/";
+const AUTHORIZATIONS: &str = "/v1/session-signers/authorizations";
+const REVOCATIONS: &str = "/v1/session-signers/revocations";
 
 /// The relayer's builder-key check: `POLY_BUILDER_*` headers naming a live builder key, its
 /// passphrase, and (when the simulator verifies signatures) the HMAC of the request.
@@ -349,10 +355,8 @@ pub(crate) fn route(
             let nonce = ex.programs.session_signers.get(&key).map_or(0, |r| r.nonce);
             ok(&json!({"address": owner.to_checksum(None), "nonce": nonce.to_string()}))
         }
-        polyclob::clob::relayer::SUBMIT_PATH if m == Method::POST => {
-            super::relayer::submit(shared, parts, body)
-        }
-        polyclob::clob::relayer::DEPLOYED_PATH if get => super::relayer::deployed(shared, query),
+        SUBMIT if m == Method::POST => super::relayer::submit(shared, parts, body),
+        DEPLOYED if get => super::relayer::deployed(shared, query),
         AUTHORIZATIONS | REVOCATIONS if m == Method::POST => {
             session_signer_batch(shared, parts, path == AUTHORIZATIONS, body)
         }
@@ -399,7 +403,7 @@ pub(crate) fn route(
             })
         }
         _ => {
-            if let Some(id) = path.strip_prefix(polyclob::clob::relayer::TRANSACTION_PATH) {
+            if let Some(id) = path.strip_prefix(TRANSACTION) {
                 if !get {
                     return None;
                 }

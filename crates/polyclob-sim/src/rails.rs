@@ -23,7 +23,7 @@ use http_body_util::Full;
 use hyper::header::{HeaderName, HeaderValue, RETRY_AFTER};
 use hyper::{Response, StatusCode};
 
-use polyclob::clob::{Bucket, Tier};
+use polyclob::http::{Bucket, Tier};
 
 use super::server::json_response;
 

@@ -27,8 +27,9 @@ use hyper::http::request::Parts;
 use hyper::{Response, StatusCode};
 use serde_json::{Value, json};
 
-use polyclob::clob::relayer::{DEPOSIT_WALLET_FACTORY, MAX_METADATA_LEN, WalletBatch};
 use polyclob::onchain::Call;
+use polyclob::relayer::{MAX_METADATA_LEN, WalletBatch};
+use polyclob::sign::wallet::DEPOSIT_WALLET_FACTORY;
 use polyclob::sign::wallet::derive_deposit_wallets;
 
 use super::rest::ok;

@@ -12,7 +12,7 @@ use polyclob::types::Side;
 use super::server::{Reject, Shared, error_response, json_response};
 use super::state::{Canceled, Exchange, Placed, now_s};
 use super::{auth, events, rails};
-use polyclob::clob::Bucket;
+use polyclob::http::Bucket;
 
 pub(super) type Resp = Response<Full<Bytes>>;
 

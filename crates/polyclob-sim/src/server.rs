@@ -120,7 +120,7 @@ pub struct SimBuilder {
     clob_version: u64,
     activity: Option<Duration>,
     rtds_interval: Duration,
-    rate_limits: Option<polyclob::clob::Tier>,
+    rate_limits: Option<polyclob::http::Tier>,
     rate_limit_warning_only: bool,
     enforce_balances: bool,
     drift: Vec<super::Drift>,
@@ -264,7 +264,7 @@ impl SimBuilder {
     /// `Retry-After` when a bucket is short, batches all or nothing. Default is `None`: no
     /// trading limits (as before the exchange enforced them).
     #[must_use]
-    pub fn rate_limits(mut self, tier: Option<polyclob::clob::Tier>) -> Self {
+    pub fn rate_limits(mut self, tier: Option<polyclob::http::Tier>) -> Self {
         self.rate_limits = tier;
         self
     }
@@ -659,7 +659,7 @@ impl SimHandle {
 
     /// Gives one signer (its address) its own rate-limit tier; with trading limits off this
     /// turns them on for that signer alone.
-    pub fn set_rate_limit_tier(&self, address: &str, tier: polyclob::clob::Tier) {
+    pub fn set_rate_limit_tier(&self, address: &str, tier: polyclob::http::Tier) {
         self.shared
             .rails()
             .set_tier(normalize_address(address), tier);
@@ -667,7 +667,7 @@ impl SimHandle {
 
     /// Turns the trading rate limits on for every signer at `tier` (`None`: only signers given
     /// a tier of their own are limited).
-    pub fn set_rate_limits(&self, tier: Option<polyclob::clob::Tier>) {
+    pub fn set_rate_limits(&self, tier: Option<polyclob::http::Tier>) {
         self.shared.rails().set_default_tier(tier);
     }
 

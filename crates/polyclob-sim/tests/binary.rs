@@ -161,6 +161,6 @@ async fn enforces_the_rate_limit_tier_it_is_given() {
     c.set_credentials(creds);
     assert_eq!(
         c.sync_rate_limit_tier().await.unwrap(),
-        polyclob::clob::Tier::Silver
+        polyclob::http::Tier::Silver
     );
 }

@@ -33,7 +33,8 @@ use std::time::Instant;
 
 use alloy_primitives::{Address, B256};
 use polyclob::clob::types::Market;
-use polyclob::clob::{Client, DEFAULT_HOST, MarketList, decode_page};
+use polyclob::clob::{Client, DEFAULT_HOST, MarketList};
+use polyclob::http::decode_page;
 use polyclob::order::{LimitOrder, MarketContext, Order, OrderSigner, TokenId};
 use polyclob::sign::eip712::{exchange_domain, order_hash, recover_address};
 use polyclob::sign::wallet::Wallet;

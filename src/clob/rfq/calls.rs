@@ -5,10 +5,12 @@ use serde::Serialize;
 use super::amounts::{RfqAmounts, RfqOrderTerms, order_body};
 use super::types::{RfqCreated, RfqQuote, RfqRequest, RfqState};
 use crate::clob::auth::Level;
-use crate::clob::pagination::{Page, PageSpec, SkippedRow, decode_page};
-use crate::clob::transport::{Client, Req};
+use crate::clob::client::Client;
+use crate::clob::paging::PageSpec;
+use crate::clob::request::Req;
 use crate::fixed::{Price, Size};
 use crate::http::Error;
+use crate::http::{Page, SkippedRow, decode_page};
 use crate::order::OrderSigner;
 use crate::types::{ExchangeVersion, Side, SignatureType};
 

@@ -2,8 +2,8 @@
 
 use serde::Deserialize;
 
-use crate::clob::types::lenient::{self, lenient_enum};
 use crate::fixed::{Price, Size};
+use crate::http::lenient::{self, lenient_enum};
 use crate::types::Side;
 
 lenient_enum!(

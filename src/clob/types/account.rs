@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
-use super::lenient;
+use crate::http::lenient;
 
 /// `GET /balance-allowance`: raw 6-decimal amounts.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]

@@ -3,9 +3,9 @@
 use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, SeqAccess, Visitor};
 
-use super::lenient;
 use crate::book::BookMeta;
 use crate::fixed::{Price, Size};
+use crate::http::lenient;
 use crate::types::{Protocol, ProtocolError, Side, TickSize};
 
 /// One price level.

@@ -7,8 +7,8 @@
 use serde::Deserialize;
 
 use super::TradeStatus;
-use super::lenient;
 use crate::fixed::{Price, Size};
+use crate::http::lenient;
 use crate::types::Side;
 
 /// One row of `GET /auth/builder-api-key`.

@@ -7,8 +7,8 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use super::lenient;
 use crate::fixed::{Price, Size};
+use crate::http::lenient;
 use crate::types::{ConditionId, Protocol, ProtocolError, TickSize};
 
 fn cow_owned(c: Cow<'_, str>) -> Cow<'static, str> {

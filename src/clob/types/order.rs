@@ -4,8 +4,8 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
-use super::lenient::{self, lenient_enum};
 use crate::fixed::{Price, Size};
+use crate::http::lenient::{self, lenient_enum};
 use crate::types::Side;
 
 lenient_enum!(
@@ -260,7 +260,7 @@ impl PostOrderResponse {
     /// (`errorMsg` `invalid post-only order: order crosses book`): how a `POST /orders` batch
     /// reports it per order inside its `200` answer, whatever the `success` flag says. A
     /// single `POST /order` answers `400` instead, seen as
-    /// [`Error::is_post_only_crossing`](crate::clob::Error::is_post_only_crossing).
+    /// [`Error::is_post_only_crossing`](crate::http::Error::is_post_only_crossing).
     ///
     /// ```
     /// use polyclob::clob::types::PostOrderResponse;
@@ -277,7 +277,7 @@ impl PostOrderResponse {
     }
 
     /// A FAK/FOK order in a `POST /orders` batch found nothing (or, FOK, not enough) to
-    /// match, as [`Error::is_no_match`](crate::clob::Error::is_no_match) reports it for one
+    /// match, as [`Error::is_no_match`](crate::http::Error::is_no_match) reports it for one
     /// order.
     #[must_use]
     pub fn is_no_match(&self) -> bool {

@@ -10,8 +10,8 @@ use std::collections::HashMap;
 use serde::Deserialize;
 use serde::de::{self, Deserializer};
 
-use super::lenient::{self, Scalar};
 use crate::fixed::Size;
+use crate::http::lenient::{self, Scalar};
 
 /// A non-negative reward amount or rate from a number or a decimal string; `""`/`null` → 0.
 pub(crate) fn amount<'de, D: Deserializer<'de>>(d: D) -> Result<Size, D::Error> {

@@ -10,7 +10,8 @@ use std::time::Duration;
 use futures_util::TryStreamExt as _;
 use mock_clob::{MockClob, Reply, auth_verifier};
 use polyclob::clob::types::{AssetKind, OrderKind, OrderStatus, TradeStatus};
-use polyclob::clob::{Client, Credentials, OrderFilter, RetryPolicy, TradeFilter};
+use polyclob::clob::{Client, Credentials, OrderFilter, TradeFilter};
+use polyclob::http::RetryPolicy;
 use polyclob::sign::Signer;
 use polyclob::types::{Side, SignatureType};
 

@@ -10,7 +10,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use polyclob::clob::{Bucket, Client, ClientBuilder, Credentials, Error, RetryPolicy, Throttle};
+use polyclob::clob::{Client, ClientBuilder, Credentials};
+use polyclob::http::{Bucket, Error, RetryPolicy, Throttle};
 use polyclob::order::SignedOrder;
 use polyclob::sign::Signer;
 use rails::*;
@@ -365,7 +366,7 @@ fn shape(r: &Result<polyclob::clob::types::PostOrderResponse, Error>) -> String 
 }
 
 async fn simulator_run(lane: bool) -> Vec<String> {
-    let sim = sim(Some(polyclob::clob::Tier::Standard)).await;
+    let sim = sim(Some(polyclob::http::Tier::Standard)).await;
     let build = |key| {
         client_with(
             &sim,

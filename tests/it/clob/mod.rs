@@ -1,4 +1,3 @@
-mod account;
 mod auth;
 mod http2;
 mod lane;
@@ -6,6 +5,4 @@ mod orders;
 mod parity;
 mod protocol_v2;
 mod session_signers;
-mod tracker;
 mod transport;
-mod wallet_batches;

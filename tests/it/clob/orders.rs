@@ -13,7 +13,8 @@ use crate::support::mock_clob;
 use std::time::Duration;
 
 use mock_clob::{MockClob, Reply, auth_verifier, verify_order};
-use polyclob::clob::{Client, Credentials, RetryPolicy};
+use polyclob::clob::{Client, Credentials};
+use polyclob::http::RetryPolicy;
 use polyclob::order::{LimitOrder, MarketOrder, OrderSigner};
 use polyclob::sign::Signer;
 use polyclob::sign::wallet::Wallet;
@@ -44,6 +45,15 @@ async fn setup() -> (MockClob, Client, OrderSigner) {
         c,
         OrderSigner::new(signer, Chain::Polygon, Wallet::Eoa).unwrap(),
     )
+}
+
+/// The account of [`setup`]'s key on the same mock.
+fn account(m: &MockClob) -> polyclob::account::Account {
+    polyclob::account::Account::builder(Signer::from_hex(KEY).unwrap())
+        .client(Client::builder().host(m.url()))
+        .credentials(Credentials::new("key-1", SECRET, "pp"))
+        .build()
+        .unwrap()
 }
 
 fn posted(m: &MockClob) -> Vec<serde_json::Value> {
@@ -153,7 +163,8 @@ async fn batch_of_orders() {
 
 #[tokio::test]
 async fn version_mismatch_rebuilds_resigns_and_retries_once() {
-    let (m, c, os) = setup().await;
+    let (m, _, _) = setup().await;
+    let a = account(&m);
     m.on(
         "GET",
         "/tick-size",
@@ -180,9 +191,8 @@ async fn version_mismatch_rebuilds_resigns_and_retries_once() {
             Reply::json(OK),
         ],
     );
-    let r = c
+    let r = a
         .place_limit_order(
-            &os,
             TOKEN,
             &LimitOrder::new(Side::Buy, "0.5".parse().unwrap(), "10".parse().unwrap()),
         )
@@ -201,7 +211,10 @@ async fn version_mismatch_rebuilds_resigns_and_retries_once() {
         "re-signed for the server's version"
     );
     assert_eq!(m.requests_to("/version").len(), 2);
-    assert_eq!(c.cached_exchange_version(), Some(ExchangeVersion::V1));
+    assert_eq!(
+        a.client().cached_exchange_version(),
+        Some(ExchangeVersion::V1)
+    );
 
     // A second mismatch is returned, not looped on.
     m.on(
@@ -210,9 +223,8 @@ async fn version_mismatch_rebuilds_resigns_and_retries_once() {
         vec![Reply::status(400, r#"{"error":"order_version_mismatch"}"#)],
     );
     m.on("GET", "/version", vec![Reply::json(r#"{"version":2}"#)]);
-    let e = c
+    let e = a
         .place_market_order(
-            &os,
             TOKEN,
             &MarketOrder::new(
                 Side::Buy,

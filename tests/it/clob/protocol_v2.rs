@@ -5,12 +5,12 @@
 
 use crate::support::mock_clob::{MockClob, Reply, auth_verifier, verify_order};
 use polyclob::U256;
+use polyclob::account::Account;
 use polyclob::clob::types::AssetKind;
 use polyclob::clob::{Client, Credentials, OrderFilter};
 use polyclob::gamma::{ContextError, GammaMarket};
-use polyclob::order::{LimitOrder, MarketOrder, OrderSigner, TokenId};
+use polyclob::order::{LimitOrder, MarketOrder, TokenId};
 use polyclob::sign::Signer;
-use polyclob::sign::wallet::Wallet;
 use polyclob::types::{
     Chain, ConditionId, ExchangeVersion, PositionId, Protocol, ProtocolError, Side, SignatureType,
     TickSize,
@@ -32,21 +32,15 @@ fn v2_market() -> (String, String, String) {
     (cond, yes, no)
 }
 
-async fn setup() -> (MockClob, Client, OrderSigner) {
+async fn setup() -> (MockClob, Client, Account) {
     let m = MockClob::start().await;
     m.set_verifier(auth_verifier("key-1", SECRET, "pp", 137));
-    let signer = Signer::from_hex(KEY).unwrap();
-    let c = Client::builder()
-        .host(m.url())
-        .signer(signer.clone())
+    let a = Account::builder(Signer::from_hex(KEY).unwrap())
+        .client(Client::builder().host(m.url()))
         .credentials(Credentials::new("key-1", SECRET, "pp"))
         .build()
         .unwrap();
-    (
-        m,
-        c,
-        OrderSigner::new(signer, Chain::Polygon, Wallet::Eoa).unwrap(),
-    )
+    (m, a.client().clone(), a)
 }
 
 fn clob_market_body(cond: &str, yes: &str, no: &str, v: &str) -> String {
@@ -57,7 +51,8 @@ fn clob_market_body(cond: &str, yes: &str, no: &str, v: &str) -> String {
 
 #[tokio::test]
 async fn a_v2_market_from_the_clob_trades_on_exchange_v3_everywhere() {
-    let (m, c, os) = setup().await;
+    let (m, c, a) = setup().await;
+    let os = a.order_signer();
     let (cond, yes, no) = v2_market();
     let padded = format!("{cond}00");
     m.on(
@@ -81,15 +76,13 @@ async fn a_v2_market_from_the_clob_trades_on_exchange_v3_everywhere() {
         .unwrap();
     assert_eq!(ctx.version(), ExchangeVersion::V3);
     // Native limit and market orders, through the caches `clob_market` filled.
-    c.place_limit_order(
-        &os,
+    a.place_limit_order(
         &no,
         &LimitOrder::new(Side::Buy, "0.4".parse().unwrap(), "10".parse().unwrap()),
     )
     .await
     .unwrap();
-    c.place_market_order(
-        &os,
+    a.place_market_order(
         &yes,
         &MarketOrder::new(
             Side::Buy,

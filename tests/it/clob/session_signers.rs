@@ -5,9 +5,8 @@
 #![allow(clippy::unwrap_used)]
 
 use alloy_primitives::{Address, U256};
-use polyclob::clob::session_signers::{
-    SessionScope, SessionSignerAction, SessionSignerBatch, decode_session_signers,
-};
+use polyclob::clob::{SessionScope, decode_session_signers};
+use polyclob::relayer::{SessionSignerAction, SessionSignerBatch};
 use polyclob::sign::Signer;
 use polyclob::types::Chain;
 use serde_json::Value;
@@ -144,8 +143,13 @@ async fn authorize_list_and_revoke_against_the_simulator() {
     use support::*;
 
     let sim = start_empty().await;
-    let relayer = sim.http_url();
     let owner = Signer::from_hex(KEY_A).unwrap();
+    // The simulator serves the relayer's routes on its HTTP address.
+    let relayer = polyclob::relayer::Client::builder()
+        .host(sim.http_url())
+        .signer(owner.clone())
+        .build()
+        .unwrap();
     let c = Client::builder()
         .host(sim.http_url())
         .signer(owner.clone())
@@ -160,7 +164,8 @@ async fn authorize_list_and_revoke_against_the_simulator() {
     let l = c.session_signers().await.unwrap();
     assert!(l.signers.is_empty() && l.skipped.is_empty());
     assert_eq!(
-        c.relayer_wallet_nonce(&relayer, &builder, owner.address())
+        relayer
+            .wallet_nonce(&builder, owner.address())
             .await
             .unwrap(),
         U256::ZERO
@@ -169,9 +174,8 @@ async fn authorize_list_and_revoke_against_the_simulator() {
     let wallet = Address::repeat_byte(0x11);
     let session = Address::repeat_byte(0x22);
     let until = now_s() + 3600;
-    let r = c
+    let r = relayer
         .authorize_session_signer(
-            &relayer,
             &builder,
             wallet,
             session,
@@ -210,9 +214,8 @@ async fn authorize_list_and_revoke_against_the_simulator() {
     // A spent nonce is refused.
     let mut stale = b.clone();
     stale.nonce = U256::ZERO;
-    let e = c
+    let e = relayer
         .relay_session_signer_batch(
-            &relayer,
             &builder,
             &stale.sign(&owner, Chain::Polygon).unwrap(),
             "stale",
@@ -224,9 +227,8 @@ async fn authorize_list_and_revoke_against_the_simulator() {
     let mut forged = b.clone();
     forged.nonce = U256::ZERO;
     let intruder = Signer::from_hex(KEY_B).unwrap();
-    let e = c
+    let e = relayer
         .relay_session_signer_batch(
-            &relayer,
             &builder,
             &forged.sign(&intruder, Chain::Polygon).unwrap(),
             "forged",
@@ -237,8 +239,8 @@ async fn authorize_list_and_revoke_against_the_simulator() {
     assert!(format!("{e:?}").contains("owner"), "{e:?}");
     assert_eq!(c.session_signers().await.unwrap().signers.len(), 1);
 
-    let r = c
-        .revoke_session_signer(&relayer, &builder, wallet, session, "revoke-1")
+    let r = relayer
+        .revoke_session_signer(&builder, wallet, session, "revoke-1")
         .await
         .unwrap();
     assert_eq!((r.status.as_str(), r.fenced), ("CONFIRMED", Some(true)));
@@ -261,8 +263,8 @@ async fn authorize_list_and_revoke_against_the_simulator() {
             let mut odd = good.clone();
             odd.path = path;
             odd.body = body.as_bytes().to_vec();
-            let e = c
-                .relay_session_signer_batch(&relayer, &builder, &odd, &format!("odd-{i}"))
+            let e = relayer
+                .relay_session_signer_batch(&builder, &odd, &format!("odd-{i}"))
                 .await
                 .unwrap_err();
             assert_eq!(e.status(), Some(400), "{path} {body}: {e:?}");
@@ -273,8 +275,8 @@ async fn authorize_list_and_revoke_against_the_simulator() {
     // A revoked builder key no longer reaches the relayer.
     c.set_credentials(builder.clone());
     c.revoke_builder_api_key().await.unwrap();
-    let e = c
-        .relayer_wallet_nonce(&relayer, &builder, owner.address())
+    let e = relayer
+        .wallet_nonce(&builder, owner.address())
         .await
         .unwrap_err();
     assert_eq!(e.status(), Some(401));

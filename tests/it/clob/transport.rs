@@ -8,8 +8,9 @@ use std::time::Duration;
 
 use futures_util::TryStreamExt as _;
 use mock_clob::{MockClob, Reply};
-use polyclob::clob::{BreakerConfig, BreakerState, Client, MarketList, RetryPolicy};
+use polyclob::clob::{Client, MarketList};
 use polyclob::fixed::{Price, Size};
+use polyclob::http::{BreakerConfig, BreakerState, RetryPolicy};
 use polyclob::types::{ExchangeVersion, Side, TickSize};
 
 fn client(mock: &MockClob) -> Client {

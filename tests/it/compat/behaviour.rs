@@ -37,7 +37,7 @@ async fn non_2xx_is_an_err_that_downcasts() {
     );
     let e = c.get_last_trade_price("1").await.unwrap_err();
     let typed = e
-        .downcast_ref::<polyclob::clob::Error>()
+        .downcast_ref::<polyclob::http::Error>()
         .expect("typed error inside anyhow");
     assert_eq!(typed.status(), Some(404));
     assert_eq!(typed.message(), Some("no trades"));
@@ -48,7 +48,7 @@ async fn non_2xx_is_an_err_that_downcasts() {
     );
     let e = c.get_midpoint("1").await.unwrap_err();
     assert!(
-        e.downcast_ref::<polyclob::clob::Error>()
+        e.downcast_ref::<polyclob::http::Error>()
             .unwrap()
             .is_cancel_only()
     );

@@ -421,8 +421,10 @@ fn root_exports_nothing_else() {
     for m in &modules {
         assert!(
             [
+                "mod account",
                 "mod clob",
                 "mod fixed",
+                "mod http",
                 "mod order",
                 "mod sign",
                 "mod types",
@@ -435,7 +437,8 @@ fn root_exports_nothing_else() {
                 "mod rtds",
                 "mod polybolt",
                 "mod sports",
-                "mod onchain"
+                "mod onchain",
+                "mod relayer"
             ]
             .contains(&m.as_str()),
             "unexpected public module {m}"

@@ -160,7 +160,7 @@ async fn run(listener: std::net::TcpListener) {
     .await
     .unwrap();
     drop(market);
-    let quick = polyclob::clob::RetryPolicy::none();
+    let quick = polyclob::http::RetryPolicy::none();
     let bypass = Client::builder()
         .host(format!("http://bypass.invalid:{}", up.port()))
         .retry(quick)

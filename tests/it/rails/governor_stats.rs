@@ -9,8 +9,9 @@ use crate::support::rails;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use polyclob::clob::Client;
 use polyclob::clob::types::OrderStatus;
-use polyclob::clob::{Bucket, BucketStats, Client, Governor, Limit, Throttle, Tier};
+use polyclob::http::{Bucket, BucketStats, Governor, Limit, Throttle, Tier};
 use rails::*;
 
 #[tokio::test]

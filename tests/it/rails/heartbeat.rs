@@ -8,7 +8,8 @@ use crate::support::rails;
 use std::time::{Duration, Instant};
 
 use mock_clob::{MockClob, Reply};
-use polyclob::clob::{Client, Credentials, RetryPolicy, Throttle};
+use polyclob::clob::{Client, Credentials};
+use polyclob::http::{RetryPolicy, Throttle};
 use rails::*;
 
 const PLACED: &str = r#"{"success":true,"errorMsg":"","orderID":"0x1","status":"live"}"#;

@@ -10,7 +10,8 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use polyclob::clob::{Bucket, Client, OrderFilter, RetryPolicy, Throttle, Tier};
+use polyclob::clob::{Client, OrderFilter};
+use polyclob::http::{Bucket, RetryPolicy, Throttle, Tier};
 use polyclob::order::LimitOrder;
 use polyclob::types::Side;
 use rails::*;
@@ -260,20 +261,17 @@ async fn a_cold_burst_sends_one_request_per_metadata_kind() {
             r#"{"success":true,"errorMsg":"","orderID":"0x1","status":"live"}"#,
         )],
     );
-    let c = Client::builder()
-        .host(m.url())
-        .signer(polyclob::sign::Signer::from_hex(KEY_A).unwrap())
+    let a = polyclob::account::Account::builder(polyclob::sign::Signer::from_hex(KEY_A).unwrap())
+        .client(Client::builder().host(m.url()).throttle(Throttle::Off))
         .credentials(polyclob::clob::Credentials::new("k", "AAAA", "p"))
-        .throttle(Throttle::Off)
         .build()
         .unwrap();
-    let signer = Arc::new(order_signer(KEY_A));
     let mut tasks = Vec::new();
     for _ in 0..300 {
-        let (c, s) = (c.clone(), Arc::clone(&signer));
+        let a = a.clone();
         tasks.push(tokio::spawn(async move {
             let req = LimitOrder::new(Side::Buy, "0.4".parse().unwrap(), "5".parse().unwrap());
-            c.place_limit_order(&s, YES, &req).await
+            a.place_limit_order(YES, &req).await
         }));
     }
     for t in tasks {

@@ -1,54 +1,67 @@
-//! Pre-flight checks: the order's signer must be the API key's address, and the funder the
-//! wallet its signature type implies; mismatches are refused before signing, naming both
-//! addresses, and nothing is sent.
+//! Pre-flight checks: an account signs with the key its API credentials are asked for, and its
+//! funder must be the wallet its signature type implies; a wrong wallet is refused before the
+//! account exists, naming both addresses, and nothing is sent. Credentials that belong to
+//! another key are caught by the exchange (and by the remote pre-flight).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support::rails;
 
-use polyclob::clob::{PreflightMismatch, Throttle};
+use polyclob::account::Account;
+use polyclob::clob::{ClientBuilder, Credentials};
+use polyclob::http::{Error, PreflightMismatch, Throttle};
 use polyclob::order::{LimitOrder, OrderSigner};
 use polyclob::sign::Signer;
 use polyclob::sign::wallet::Wallet;
 use polyclob::types::{Chain, Side};
+use polyclob_sim::SimHandle;
 use rails::*;
 
 fn req() -> LimitOrder {
     LimitOrder::new(Side::Buy, "0.2".parse().unwrap(), "5".parse().unwrap())
 }
 
-#[tokio::test]
-async fn signer_must_be_the_api_key_address() {
-    let sim = sim(None).await;
-    let c = client(&sim, KEY_A, Throttle::Off).await;
-    let b = order_signer(KEY_B);
-    let e = c.place_limit_order(&b, YES, &req()).await.unwrap_err();
-    assert!(e.is_preflight() && e.is_refused_locally(), "{e:?}");
-    assert_eq!(
-        e.preflight_mismatch(),
-        Some(PreflightMismatch::ApiKeySigner)
-    );
-    let msg = e.to_string();
-    let a_addr = c.address().unwrap().to_string();
-    let b_addr = b.signer().address().to_string();
-    assert!(
-        msg.contains("signer has to be the API KEY address"),
-        "{msg}"
-    );
-    assert!(msg.contains(&a_addr) && msg.contains(&b_addr), "{msg}");
-    assert_eq!(sim.rail_stats().admitted, 0);
-    // The right signer goes through.
-    let a = order_signer(KEY_A);
-    c.place_limit_order(&a, YES, &req()).await.unwrap();
+fn key() -> Signer {
+    Signer::from_hex(KEY_A).unwrap()
+}
+
+/// A's account with `wallet` and `creds`, on `host`, built without I/O.
+fn account_on(
+    host: &str,
+    chain: Chain,
+    wallet: Wallet,
+    creds: Credentials,
+) -> Result<Account, Error> {
+    Account::builder(key())
+        .wallet(wallet)
+        .client(
+            ClientBuilder::new()
+                .host(host)
+                .chain(chain)
+                .throttle(Throttle::Off),
+        )
+        .credentials(creds)
+        .build()
+}
+
+async fn account(sim: &SimHandle, wallet: Wallet) -> Account {
+    let creds = client(sim, KEY_A, Throttle::Off)
+        .await
+        .credentials()
+        .unwrap();
+    account_on(&sim.http_url(), Chain::Polygon, wallet, creds).unwrap()
 }
 
 #[test]
 fn funder_must_match_the_signature_type() {
-    let c = polyclob::clob::Client::builder()
-        .signer(Signer::from_hex(KEY_A).unwrap())
-        .build()
-        .unwrap();
-    let eoa = c.address().unwrap();
-    let key = || Signer::from_hex(KEY_A).unwrap();
+    let build = |chain, w| {
+        account_on(
+            "http://127.0.0.1:9",
+            chain,
+            w,
+            Credentials::new("k", "AAAA", "p"),
+        )
+    };
+    let eoa = key().address();
     let stranger: alloy_primitives::Address = "0x2222222222222222222222222222222222222222"
         .parse()
         .unwrap();
@@ -61,14 +74,11 @@ fn funder_must_match_the_signature_type() {
         Wallet::DepositWallet(uups),
         Wallet::DepositWallet(beacon),
     ] {
-        c.preflight(&OrderSigner::new(key(), Chain::Polygon, w).unwrap())
-            .unwrap();
+        build(Chain::Polygon, w).unwrap();
     }
     // A Safe or proxy that is not the signer's: named, with the expected wallet.
     let safe = polyclob::sign::wallet::derive_safe_wallet(eoa, Chain::Polygon);
-    let e = c
-        .preflight(&OrderSigner::new(key(), Chain::Polygon, Wallet::Safe(stranger)).unwrap())
-        .unwrap_err();
+    let e = build(Chain::Polygon, Wallet::Safe(stranger)).unwrap_err();
     let msg = e.to_string();
     assert!(
         e.is_preflight() && msg.contains("maker address not allowed"),
@@ -82,19 +92,13 @@ fn funder_must_match_the_signature_type() {
         msg.contains(&stranger.to_string()) && msg.contains(&safe.to_string()),
         "{msg}"
     );
-    let e = c
-        .preflight(&OrderSigner::new(key(), Chain::Polygon, Wallet::Proxy(safe)).unwrap())
-        .unwrap_err();
+    let e = build(Chain::Polygon, Wallet::Proxy(safe)).unwrap_err();
     assert!(
         e.is_preflight() && e.to_string().contains("proxy wallet"),
         "{e}"
     );
     // A deposit wallet the key does not own: its POLY_1271 signature would be refused.
-    let e = c
-        .preflight(
-            &OrderSigner::new(key(), Chain::Polygon, Wallet::DepositWallet(stranger)).unwrap(),
-        )
-        .unwrap_err();
+    let e = build(Chain::Polygon, Wallet::DepositWallet(stranger)).unwrap_err();
     assert_eq!(
         e.preflight_mismatch(),
         Some(PreflightMismatch::NotWalletOwner)
@@ -106,68 +110,64 @@ fn funder_must_match_the_signature_type() {
         "{msg}"
     );
     // The factory is Polygon's: elsewhere ownership is not derived, the wallet passes.
-    let amoy = polyclob::clob::Client::builder()
-        .chain(Chain::Amoy)
-        .signer(key())
-        .build()
-        .unwrap();
-    amoy.preflight(&OrderSigner::new(key(), Chain::Amoy, Wallet::DepositWallet(stranger)).unwrap())
-        .unwrap();
+    build(Chain::Amoy, Wallet::DepositWallet(stranger)).unwrap();
     // A deposit wallet (or proxy, Safe) that is the signer itself cannot even be prepared.
     assert!(OrderSigner::new(key(), Chain::Polygon, Wallet::DepositWallet(eoa)).is_err());
-    // The chain must be the client's.
-    let e = c
-        .preflight(&OrderSigner::new(key(), Chain::Amoy, Wallet::Eoa).unwrap())
-        .unwrap_err();
-    assert!(e.is_preflight() && e.to_string().contains("chain"), "{e}");
-    assert_eq!(e.preflight_mismatch(), Some(PreflightMismatch::Chain));
+    assert!(
+        build(Chain::Polygon, Wallet::DepositWallet(eoa))
+            .unwrap_err()
+            .is_argument()
+    );
 }
 
+/// Credentials of another key: the remote pre-flight names the key, the exchange refuses the
+/// orders, and nothing rests.
 #[tokio::test]
-async fn remote_preflight_asks_the_exchange_about_the_key() {
+async fn credentials_of_another_key_are_caught() {
     let sim = sim(None).await;
-    let c = client(&sim, KEY_A, Throttle::Off).await;
-    let a = order_signer(KEY_A);
-    c.preflight_remote(&a).await.unwrap();
-    // B's credentials installed on A's client: the exchange refuses them for A.
-    let b = client(&sim, KEY_B, Throttle::Off).await;
-    c.set_credentials(b.credentials().unwrap());
-    let e = c.preflight_remote(&a).await.unwrap_err();
-    assert!(e.is_preflight(), "{e:?}");
-    assert!(
-        e.to_string().contains(&a.signer().address().to_string()),
-        "{e}"
-    );
-    // And without credentials it is an auth error, not a request.
-    let fresh = polyclob::clob::Client::builder()
-        .host(sim.http_url())
-        .signer(Signer::from_hex(KEY_A).unwrap())
-        .build()
+    account(&sim, Wallet::Eoa)
+        .await
+        .preflight_remote()
+        .await
         .unwrap();
-    assert!(fresh.preflight_remote(&a).await.unwrap_err().is_auth());
+    let b = client(&sim, KEY_B, Throttle::Off).await;
+    let a_with_b = account_on(
+        &sim.http_url(),
+        Chain::Polygon,
+        Wallet::Eoa,
+        b.credentials().unwrap(),
+    )
+    .unwrap();
+    let e = a_with_b.preflight_remote().await.unwrap_err();
+    assert!(e.is_preflight(), "{e:?}");
+    assert_eq!(
+        e.preflight_mismatch(),
+        Some(PreflightMismatch::ApiKeySigner)
+    );
+    assert!(e.to_string().contains(&key().address().to_string()), "{e}");
+    assert!(a_with_b.place_limit_order(YES, &req()).await.is_err());
+    let (open, _) = b.all_orders(&Default::default()).await.unwrap();
+    assert!(open.is_empty(), "{open:?}");
 }
 
 /// An account that must trade from its deposit wallet: the simulator refuses its EOA, proxy
-/// and Safe orders in the exchange's words, the client answers with a typed predicate that
+/// and Safe orders in the exchange's words, the account answers with a typed predicate that
 /// names the deposit wallets to use, and the key's deposit wallet then trades.
 #[tokio::test]
 async fn deposit_wallet_accounts_are_refused_other_makers_and_told_which_wallet() {
     let sim = sim(None).await;
-    let c = client(&sim, KEY_A, Throttle::Off).await;
-    let eoa = c.address().unwrap();
+    let eoa = key().address();
     sim.set_deposit_wallet_only(&eoa.to_string(), true);
     let [uups, beacon] = polyclob::sign::wallet::derive_deposit_wallets(eoa);
-    let key = || Signer::from_hex(KEY_A).unwrap();
     for w in [
         Wallet::Eoa,
         Wallet::derived_safe(eoa, Chain::Polygon),
         Wallet::derived_proxy(eoa, Chain::Polygon).unwrap(),
     ] {
-        let orders = OrderSigner::new(key(), Chain::Polygon, w).unwrap();
         // The local pre-flight passes: whether an account must use its deposit wallet is the
         // exchange's to say, and it says so on the first order.
-        c.preflight(&orders).unwrap();
-        let e = c.place_limit_order(&orders, YES, &req()).await.unwrap_err();
+        let a = account(&sim, w).await;
+        let e = a.place_limit_order(YES, &req()).await.unwrap_err();
         assert_eq!(
             e.preflight_mismatch(),
             Some(PreflightMismatch::DepositWalletRequired),
@@ -183,37 +183,43 @@ async fn deposit_wallet_accounts_are_refused_other_makers_and_told_which_wallet(
         );
         // The exchange's own answer is kept as the source: a 400 in its words.
         let source = std::error::Error::source(&e)
-            .and_then(|s| s.downcast_ref::<polyclob::clob::Error>())
+            .and_then(|s| s.downcast_ref::<polyclob::http::Error>())
             .unwrap();
         assert_eq!(source.status(), Some(400));
         assert!(source.is_maker_not_allowed());
         // A raw post of the same order gets the plain refusal, with the same predicate.
-        let ctx = c
+        let ctx = a
+            .client()
             .market_context_with(YES, polyclob::types::TickSize::Hundredth, false)
             .unwrap();
-        let signed = orders.limit_order(&ctx, &req()).unwrap();
-        let e = c.post_order(&signed).await.unwrap_err();
+        let signed = a.order_signer().limit_order(&ctx, &req()).unwrap();
+        let e = a.post_order(&signed).await.unwrap_err();
         assert!(e.is_maker_not_allowed() && e.status() == Some(400), "{e}");
     }
-    assert!(
-        c.orders(&Default::default(), None)
-            .await
-            .unwrap()
-            .data
-            .is_empty()
-    );
+    let eoa_account = account(&sim, Wallet::Eoa).await;
+    let (open, _) = eoa_account.all_orders(&Default::default()).await.unwrap();
+    assert!(open.is_empty());
     // From the deposit wallet (POLY_1271) the order rests.
     sim.fund(uups, 1_000_000_000);
-    let dw = OrderSigner::new(key(), Chain::Polygon, Wallet::DepositWallet(uups)).unwrap();
-    let placed = c.place_limit_order(&dw, YES, &req()).await.unwrap();
+    let dw = account(&sim, Wallet::DepositWallet(uups)).await;
+    let placed = dw.place_limit_order(YES, &req()).await.unwrap();
     assert!(placed.success, "{placed:?}");
     // And the rule is per account: another account's EOA orders still go through.
-    let b = client(&sim, KEY_B, Throttle::Off).await;
-    b.place_limit_order(&order_signer(KEY_B), YES, &req())
-        .await
+    let b = Account::builder(Signer::from_hex(KEY_B).unwrap())
+        .client(
+            ClientBuilder::new()
+                .host(sim.http_url())
+                .throttle(Throttle::Off),
+        )
+        .credentials(
+            client(&sim, KEY_B, Throttle::Off)
+                .await
+                .credentials()
+                .unwrap(),
+        )
+        .build()
         .unwrap();
+    b.place_limit_order(YES, &req()).await.unwrap();
     sim.set_deposit_wallet_only(&eoa.to_string(), false);
-    c.place_limit_order(&order_signer(KEY_A), YES, &req())
-        .await
-        .unwrap();
+    eoa_account.place_limit_order(YES, &req()).await.unwrap();
 }

@@ -7,8 +7,9 @@ use crate::support::rails;
 
 use std::time::Duration;
 
+use polyclob::clob::Client;
 use polyclob::clob::types::OrderStatus;
-use polyclob::clob::{Client, RetryPolicy, Throttle};
+use polyclob::http::{RetryPolicy, Throttle};
 use rails::*;
 
 #[tokio::test]

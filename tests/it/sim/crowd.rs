@@ -304,7 +304,7 @@ async fn one_account_is_rate_limited_while_another_is_not() {
     let b = Trader::new(&sim, KEY_B).await;
     sim.set_rate_limit_tier(
         &a.address().to_checksum(None),
-        polyclob::clob::Tier::Standard,
+        polyclob::http::Tier::Standard,
     );
     // 121 cancels in one request: more than a Standard cancel bucket ever holds.
     let ids: Vec<String> = (0..121).map(|i| format!("0x{i:064x}")).collect();

@@ -217,11 +217,16 @@ async fn a_market_found_through_gamma_trades_without_metadata_requests() {
     // The one-call helper too, once the contexts are remembered: only the post goes out.
     let m: &GammaMarket = markets.iter().find(|m| m.neg_risk).unwrap();
     let t = m.trading(Chain::Polygon, ExchangeVersion::V2).unwrap();
-    clob.remember_trading(&t);
+    let account = polyclob::account::Account::builder(orders.signer().clone())
+        .client(ClientBuilder::new().host(sim.http_url()))
+        .credentials(clob.credentials().unwrap())
+        .build()
+        .unwrap();
+    account.client().remember_contexts(&t.contexts);
     sim.clear_requests();
     let token = t.contexts[1].token_id().as_str().to_owned();
     let req = LimitOrder::new(Side::Buy, "0.02".parse().unwrap(), "5".parse().unwrap());
-    let placed = clob.place_limit_order(&orders, &token, &req).await.unwrap();
+    let placed = account.place_limit_order(&token, &req).await.unwrap();
     assert!(placed.success, "{}", placed.error_msg);
     assert_eq!(sim.requests(), ["POST /order"]);
     // Without it, the same helper asks the CLOB first (the counter is not blind).

@@ -11,14 +11,14 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::StreamExt;
+use polyclob::account::reconcile::Reconcile;
+use polyclob::account::user_events::{OrderEventKind, TradeStatus, UserEvent, UserEvents};
 use polyclob::clob::{Client, TradeFilter};
 use polyclob::sign::Signer;
 use polyclob::types::Side;
 use polyclob::ws::continuity::StreamKind;
 use polyclob::ws::event::Status;
-use polyclob::ws::reconcile::Reconcile;
 use polyclob::ws::user::UserStream;
-use polyclob::ws::user_events::{OrderEventKind, TradeStatus, UserEvent, UserEvents};
 use polyclob_sim::SimHandle;
 use support::{KEY_A, KEY_B, Trader, YES, limit, start_empty};
 

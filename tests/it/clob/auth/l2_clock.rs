@@ -5,7 +5,8 @@
 use crate::support::mock_clob;
 
 use mock_clob::{MockClob, Reply, auth_verifier};
-use polyclob::clob::{Client, Credentials, OrderFilter, RetryPolicy};
+use polyclob::clob::{Client, Credentials, OrderFilter};
+use polyclob::http::RetryPolicy;
 use polyclob::sign::Signer;
 
 const KEY: &str = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";

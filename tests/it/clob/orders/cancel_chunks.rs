@@ -6,11 +6,11 @@ use crate::support::mock_clob;
 use crate::support::sim as support;
 
 use mock_clob::{MockClob, Reply, auth_verifier};
-use polyclob::clob::{Bucket, Client, Credentials, MAX_CANCEL_IDS, RetryPolicy, Throttle, Tier};
-use polyclob::order::{LimitOrder, OrderSigner};
+use polyclob::clob::{Client, Credentials, MAX_CANCEL_IDS};
+use polyclob::http::{Bucket, RetryPolicy, Throttle, Tier};
+use polyclob::order::LimitOrder;
 use polyclob::sign::Signer;
-use polyclob::sign::wallet::Wallet;
-use polyclob::types::{Chain, Side};
+use polyclob::types::Side;
 use support::*;
 
 const SECRET: &str = "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlYw==";
@@ -137,20 +137,21 @@ async fn simulator_refuses_more_than_1000_and_the_client_chunks() {
     // cancel burst (1,800) lets chunks of 1,000 through; at the default tier the governor
     // would pace 2,500 cancels over ~30 s (80/s), which is right on the exchange but slow here.
     let signer = Signer::from_hex(KEY_A).unwrap();
-    let c = Client::builder()
-        .host(sim.http_url())
-        .rate_limit_tier(Tier::Elite)
-        .signer(signer.clone())
+    let account = polyclob::account::Account::builder(signer)
+        .client(
+            Client::builder()
+                .host(sim.http_url())
+                .rate_limit_tier(Tier::Elite),
+        )
         .credentials(t.creds.clone())
         .build()
         .unwrap();
-    let os = OrderSigner::new(signer, Chain::Polygon, Wallet::Eoa).unwrap();
+    let c = account.client().clone();
     let token = markets()[0].tokens()[0].token_id().to_owned();
     let mut real = Vec::new();
     for size in ["10", "11", "12"] {
-        let r = c
+        let r = account
             .place_limit_order(
-                &os,
                 &token,
                 &LimitOrder::new(Side::Buy, "0.1".parse().unwrap(), size.parse().unwrap()),
             )

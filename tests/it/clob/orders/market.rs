@@ -2,7 +2,8 @@
 //! the simulator.
 #![allow(clippy::unwrap_used)]
 
-use polyclob::clob::{Account, ClientBuilder, Credentials};
+use polyclob::account::Account;
+use polyclob::clob::{ClientBuilder, Credentials};
 use polyclob::fixed::Size;
 use polyclob::order::{LimitOrder, MarketAmount, MarketOrder, OrderError};
 use polyclob::sign::Signer;
@@ -35,7 +36,7 @@ async fn setup() -> (SimHandle, Account, Account) {
     let taker = account(KEY_B).await.unwrap();
     // The simulator, like the exchange, refuses orders an account cannot pay for.
     for a in [&maker, &taker] {
-        crate::support::sim::fund_all(&sim, a.orders().maker());
+        crate::support::sim::fund_all(&sim, a.maker());
     }
     // Asks: 10 at 0.50, 10 at 0.55.
     for price in ["0.50", "0.55"] {
@@ -55,12 +56,12 @@ async fn a_buy_sized_in_shares_walks_the_book_and_gets_those_shares() {
     )
     .order_type(OrderType::Fak);
     // Tightened to the book: 15 shares reach the 0.55 level, so at most 15 × 0.55 is signed.
-    let book = taker.book(YES).await.unwrap();
+    let book = taker.client().book(YES).await.unwrap();
     let asks = book.asks.levels.iter().rev().map(|l| (l.price, l.size));
     let buy = buy.with_book(asks).unwrap();
     assert_eq!(buy.price(), "0.55".parse().unwrap());
     let ctx = taker.market_context(YES).await.unwrap();
-    let signed = taker.orders().market_order(&ctx, &buy).unwrap();
+    let signed = taker.order_signer().market_order(&ctx, &buy).unwrap();
     assert_eq!(
         (signed.order().maker_amount, signed.order().taker_amount),
         (8_250_000, 15_000_000)
@@ -98,7 +99,7 @@ async fn nothing_to_match_is_a_predicate_not_message_text() {
     )
     .order_type(OrderType::Fak);
     let ctx = taker.market_context(NO).await.unwrap();
-    let signed = taker.orders().market_order(&ctx, &spend).unwrap();
+    let signed = taker.order_signer().market_order(&ctx, &spend).unwrap();
     let e = taker.post_order(&signed).await.unwrap_err();
     assert!(e.is_no_match() && e.status() == Some(400), "{e}");
     // A FOK the exchange cannot fill in full.
@@ -108,7 +109,7 @@ async fn nothing_to_match_is_a_predicate_not_message_text() {
         "0.55".parse().unwrap(),
     );
     let ctx = taker.market_context(YES).await.unwrap();
-    let signed = taker.orders().market_order(&ctx, &too_much).unwrap();
+    let signed = taker.order_signer().market_order(&ctx, &too_much).unwrap();
     let e = taker.post_order(&signed).await.unwrap_err();
     assert!(e.is_no_match(), "{e}");
     // A FOK sized in shares the book cannot fill: refused by the exchange, or before sending
@@ -120,7 +121,7 @@ async fn nothing_to_match_is_a_predicate_not_message_text() {
     );
     let e = taker.place_market_order(YES, &fok).await.unwrap_err();
     assert!(e.is_no_match() && e.status() == Some(400), "{e}");
-    let book = taker.book(YES).await.unwrap();
+    let book = taker.client().book(YES).await.unwrap();
     let asks = book.asks.levels.iter().rev().map(|l| (l.price, l.size));
     assert_eq!(fok.with_book(asks).unwrap_err(), OrderError::NoMatch);
     // Other refusals are not no-matches.
@@ -138,23 +139,33 @@ fn units_a_side_cannot_be_sized_in_are_refused_when_signed() {
         .build()
         .unwrap();
     let ctx = account
+        .client()
         .market_context_with(YES, polyclob::types::TickSize::Hundredth, false)
         .unwrap();
     let price = "0.5".parse().unwrap();
     let sell_usdc = MarketOrder::new(Side::Sell, MarketAmount::Usdc(q("5")), price);
     assert_eq!(
-        account.orders().market_order(&ctx, &sell_usdc).unwrap_err(),
+        account
+            .order_signer()
+            .market_order(&ctx, &sell_usdc)
+            .unwrap_err(),
         OrderError::AmountUnit { side: Side::Sell }
     );
     // A BUY in shares names the shares it takes; one in pUSD the pUSD it gives.
     let buy_shares = MarketOrder::new(Side::Buy, MarketAmount::Shares(q("5")), price);
-    let o = account.orders().market_order(&ctx, &buy_shares).unwrap();
+    let o = account
+        .order_signer()
+        .market_order(&ctx, &buy_shares)
+        .unwrap();
     assert_eq!(
         (o.order().maker_amount, o.order().taker_amount),
         (2_500_000, 5_000_000)
     );
     let buy_usdc = MarketOrder::new(Side::Buy, MarketAmount::Usdc(q("5")), price);
-    let o = account.orders().market_order(&ctx, &buy_usdc).unwrap();
+    let o = account
+        .order_signer()
+        .market_order(&ctx, &buy_usdc)
+        .unwrap();
     assert_eq!(
         (o.order().maker_amount, o.order().taker_amount),
         (5_000_000, 10_000_000)

@@ -9,10 +9,9 @@ use crate::support::sim as support;
 use futures_util::StreamExt;
 use mock_clob::{MockClob, Reply};
 use polyclob::clob::{Client, Credentials, OrderFilter};
-use polyclob::order::{LimitOrder, OrderSigner};
+use polyclob::order::LimitOrder;
 use polyclob::sign::Signer;
-use polyclob::sign::wallet::Wallet;
-use polyclob::types::{Chain, Side};
+use polyclob::types::Side;
 use support::*;
 
 const SECRET: &str = "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlYw==";
@@ -89,17 +88,15 @@ async fn market_lookups_teach_the_client_and_the_simulator_enforces_the_rule() {
     assert_eq!(s, 200);
 
     let signer = Signer::from_hex(KEY_A).unwrap();
-    let c = Client::builder()
-        .host(sim.http_url())
-        .signer(signer.clone())
+    let account = polyclob::account::Account::builder(signer)
+        .client(Client::builder().host(sim.http_url()))
         .credentials(t.creds.clone())
         .build()
         .unwrap();
-    let os = OrderSigner::new(signer, Chain::Polygon, Wallet::Eoa).unwrap();
+    let c = account.client().clone();
     for token in [yes, no] {
-        let r = c
+        let r = account
             .place_limit_order(
-                &os,
                 token,
                 &LimitOrder::new(Side::Buy, "0.1".parse().unwrap(), "10".parse().unwrap()),
             )

@@ -9,9 +9,10 @@ use crate::support::rails;
 
 use std::time::Duration;
 
+use polyclob::clob::Client;
 use polyclob::clob::types::PostOrderResponse;
-use polyclob::clob::{Client, Error, RetryPolicy, Throttle};
 use polyclob::fixed::{Price, Size};
+use polyclob::http::{Error, RetryPolicy, Throttle};
 use polyclob::order::{LimitOrder, SignedOrder};
 use polyclob::types::{Side, TickSize};
 use rails::*;

@@ -6,12 +6,12 @@ use crate::support::ws_server;
 
 use std::time::Duration;
 
+use polyclob::account::user_events::{UserEvent, UserEvents};
 use polyclob::clob::Credentials;
 use polyclob::ws::connection::{ConnectError, Disconnect};
 use polyclob::ws::continuity::{Cause, Lost, Recovery, StreamKind};
 use polyclob::ws::event::Status;
 use polyclob::ws::user::{UserStream, UserStreamBuilder};
-use polyclob::ws::user_events::{UserEvent, UserEvents};
 use ws_server::client::until;
 use ws_server::{Action, WsServer};
 

@@ -9,16 +9,17 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use polyclob::U256;
-use polyclob::clob::tracker::{OrderState, TrackerEvent};
+use polyclob::account::tracker::{OrderState, TrackerEvent};
+use polyclob::account::user_events::{UserEvent, UserEvents};
+use polyclob::account::{Account, Tracker};
+use polyclob::clob::ClientBuilder;
 use polyclob::clob::types::{OrderStatus, TradeStatus, TraderSide};
-use polyclob::clob::{Account, ClientBuilder, Tracker};
 use polyclob::data;
 use polyclob::fixed::{Price, Size};
 use polyclob::order::{LimitOrder, SignedOrder};
 use polyclob::sign::Signer;
 use polyclob::types::Side;
 use polyclob::ws::user::UserStream;
-use polyclob::ws::user_events::{UserEvent, UserEvents};
 use polyclob_sim::{Settlement, SimHandle, Simulator, Trigger};
 use tokio::sync::mpsc;
 
@@ -99,7 +100,7 @@ impl Bot {
     async fn settle(&mut self, id: &str) {
         let s = self
             .tracker
-            .wait_for_settlement(&self.account, id, Duration::from_millis(15))
+            .wait_for_settlement(self.account.client(), id, Duration::from_millis(15))
             .await
             .unwrap();
         self.drain();
@@ -146,7 +147,7 @@ async fn positions_equal_what_settled_with_failed_retried_and_delayed_trades() {
     let no = markets[0].tokens()[1].token_id().to_owned();
     let a = account(&sim, KEY_A).await;
     let b = account(&sim, KEY_B).await;
-    let me = a.orders().maker();
+    let me = a.maker();
     let user = user_channel(&sim, &a);
     let mut bot = Bot {
         tracker: a.tracker().settle_within(Duration::from_secs(5)),
@@ -162,7 +163,7 @@ async fn positions_equal_what_settled_with_failed_retried_and_delayed_trades() {
     // trade 4 goes RETRYING then confirms.
     let mut ids = Vec::new();
     for _ in 0..4 {
-        let ask = through(&bot.account.book(&yes).await.unwrap(), Side::Buy);
+        let ask = through(&bot.account.client().book(&yes).await.unwrap(), Side::Buy);
         let id = bot.post(&yes, Side::Buy, ask, "10").await;
         let o = bot.tracker.order(&id).unwrap();
         assert_eq!(o.state, OrderState::Delayed, "a taker order is held");
@@ -179,15 +180,15 @@ async fn positions_equal_what_settled_with_failed_retried_and_delayed_trades() {
     }
 
     // Trade 5: A sells part of what settled (the ledger refuses more than that).
-    let bid = through(&bot.account.book(&yes).await.unwrap(), Side::Sell);
+    let bid = through(&bot.account.client().book(&yes).await.unwrap(), Side::Sell);
     let sell = bot.post(&yes, Side::Sell, bid, "5").await;
     bot.settle(&sell).await;
     ids.push(sell);
 
     // Trades 6-7: A rests bids on NO and B sells into them; A is the maker, B's order is held.
-    sim.fund_tokens(b.orders().maker(), &no, 100_000_000);
+    sim.fund_tokens(b.maker(), &no, 100_000_000);
     for _ in 0..2 {
-        let book = bot.account.book(&no).await.unwrap();
+        let book = bot.account.client().book(&no).await.unwrap();
         let price = Price::new(best(&book, Side::Sell).as_micros() + 10_000).unwrap();
         assert!(price < best(&book, Side::Buy), "the bid rests");
         let bid = bot.post(&no, Side::Buy, price, "5").await;
@@ -205,7 +206,10 @@ async fn positions_equal_what_settled_with_failed_retried_and_delayed_trades() {
         while bot.tracker.order(&bid).unwrap().state != OrderState::Matched {
             assert!(Instant::now() < deadline, "B's order never matched A's bid");
             tokio::time::sleep(Duration::from_millis(20)).await;
-            bot.tracker.refresh_order(&bot.account, &bid).await.unwrap();
+            bot.tracker
+                .refresh_order(bot.account.client(), &bid)
+                .await
+                .unwrap();
         }
         bot.settle(&bid).await;
         ids.push(bid);
@@ -361,6 +365,7 @@ async fn a_trade_that_does_not_confirm_in_time_is_reported_and_not_held() {
     let a = account(&sim, KEY_A).await;
     let mut tracker = a.tracker().settle_within(Duration::from_millis(200));
     let ask = a
+        .client()
         .book(&yes)
         .await
         .unwrap()
@@ -379,7 +384,7 @@ async fn a_trade_that_does_not_confirm_in_time_is_reported_and_not_held() {
     assert_eq!(tracker.order(&id).unwrap().state, OrderState::Matched);
 
     let s = tracker
-        .wait_for_settlement(&a, &id, Duration::from_millis(20))
+        .wait_for_settlement(a.client(), &id, Duration::from_millis(20))
         .await
         .unwrap();
     assert!(
@@ -398,12 +403,12 @@ async fn a_trade_that_does_not_confirm_in_time_is_reported_and_not_held() {
         (Some(Size::ZERO), "5".parse().unwrap())
     );
     // Nothing moved on the ledger either, until it confirms.
-    let me = a.orders().maker();
+    let me = a.maker();
     assert_eq!(sim.outcome_balance(me, yes.parse().unwrap()), U256::ZERO);
 
     tokio::time::sleep(Duration::from_millis(700)).await;
     let s = tracker
-        .wait_for_settlement(&a, &id, Duration::from_millis(20))
+        .wait_for_settlement(a.client(), &id, Duration::from_millis(20))
         .await
         .unwrap();
     assert!(s.is_settled(), "{s:?}");

@@ -9,10 +9,10 @@
 use std::time::Duration;
 
 use alloy_primitives::{Address, U256};
-use polyclob::clob::relayer::{RelayerApiKey, RelayerRefusal, RelayerState, WalletBatch};
 use polyclob::clob::{Client, Credentials};
 use polyclob::fixed::Size;
 use polyclob::onchain::{Call, Settler, erc20, erc1155};
+use polyclob::relayer::{RelayerApiKey, RelayerRefusal, RelayerState, WalletBatch};
 use polyclob::sign::Signer;
 use polyclob::sign::hmac::HmacKey;
 use polyclob::sign::wallet::Wallet;
@@ -98,7 +98,7 @@ async fn batches_match_the_official_python_sdk() {
     assert_eq!(s(&doc["generator"]), "polymarket-client 0.14.0");
     assert_eq!(
         s(&doc["factory"]).parse::<Address>().unwrap(),
-        polyclob::clob::relayer::DEPOSIT_WALLET_FACTORY
+        polyclob::sign::wallet::DEPOSIT_WALLET_FACTORY
     );
     let b = &doc["builder"];
     let hmac = HmacKey::from_base64url(s(&b["secret"])).unwrap();
@@ -207,7 +207,7 @@ fn usd(n: u64) -> U256 {
 
 struct Rig {
     sim: SimHandle,
-    client: Client,
+    relayer: polyclob::relayer::Client,
     builder: Credentials,
     owner: Signer,
     wallet: Address,
@@ -245,9 +245,15 @@ impl Rig {
             .unwrap();
         assert!(sim.fund_collateral(wallet, usd(100)));
         let settler = settler_for(&sim.rpc_url(), KEY_A, wallet);
+        // The simulator serves the relayer's routes on its HTTP address.
+        let relayer = polyclob::relayer::Client::builder()
+            .host(sim.http_url())
+            .signer(owner.clone())
+            .build()
+            .unwrap();
         Self {
             sim,
-            client,
+            relayer,
             builder,
             owner,
             wallet,
@@ -255,15 +261,15 @@ impl Rig {
         }
     }
 
-    async fn run(&self, calls: Vec<Call>) -> Result<RelayerState, polyclob::clob::Error> {
+    async fn run(&self, calls: Vec<Call>) -> Result<RelayerState, polyclob::http::Error> {
         let t = self
-            .client
-            .execute_wallet_batch(&self.sim.http_url(), &self.builder, self.wallet, calls, "")
+            .relayer
+            .execute_wallet_batch(&self.builder, self.wallet, calls, "")
             .await?;
         assert_eq!(t.state, RelayerState::New);
         let looked = self
-            .client
-            .relayer_transaction(&self.sim.http_url(), &self.builder, &t.transaction_id)
+            .relayer
+            .transaction(&self.builder, &t.transaction_id)
             .await
             .unwrap();
         assert!(looked.transaction_hash.is_some());
@@ -279,8 +285,8 @@ impl Rig {
     }
 
     async fn nonce(&self) -> U256 {
-        self.client
-            .relayer_wallet_nonce(&self.sim.http_url(), &self.builder, self.owner.address())
+        self.relayer
+            .wallet_nonce(&self.builder, self.owner.address())
             .await
             .unwrap()
     }
@@ -386,14 +392,14 @@ async fn the_simulators_relayer_refuses_as_the_relayer_does() {
         .sign(&r.owner, Chain::Polygon)
         .unwrap();
     let first = r
-        .client
-        .submit_wallet_batch(&host, &r.builder, &once)
+        .relayer
+        .submit_wallet_batch(&r.builder, &once)
         .await
         .unwrap();
     assert_eq!(r.held(&tokens), [usd(10), usd(10)]);
     let again = r
-        .client
-        .submit_wallet_batch(&host, &r.builder, &once)
+        .relayer
+        .submit_wallet_batch(&r.builder, &once)
         .await
         .unwrap();
     assert_eq!(again, first);
@@ -413,8 +419,8 @@ async fn the_simulators_relayer_refuses_as_the_relayer_does() {
         .sign(&r.owner, Chain::Polygon)
         .unwrap();
     let e = r
-        .client
-        .submit_wallet_batch(&host, &r.builder, &ahead)
+        .relayer
+        .submit_wallet_batch(&r.builder, &ahead)
         .await
         .unwrap_err();
     assert!(matches!(
@@ -429,8 +435,8 @@ async fn the_simulators_relayer_refuses_as_the_relayer_does() {
         .sign(&intruder, Chain::Polygon)
         .unwrap();
     let e = r
-        .client
-        .submit_wallet_batch(&host, &r.builder, &forged)
+        .relayer
+        .submit_wallet_batch(&r.builder, &forged)
         .await
         .unwrap_err();
     assert!(e.message().unwrap().contains("owner"), "{e}");
@@ -438,8 +444,8 @@ async fn the_simulators_relayer_refuses_as_the_relayer_does() {
         .sign(&r.owner, Chain::Polygon)
         .unwrap();
     let e = r
-        .client
-        .submit_wallet_batch(&host, &r.builder, &expired)
+        .relayer
+        .submit_wallet_batch(&r.builder, &expired)
         .await
         .unwrap_err();
     assert!(e.message().unwrap().contains("deadline"), "{e}");
@@ -459,8 +465,8 @@ async fn the_simulators_relayer_refuses_as_the_relayer_does() {
     ] {
         odd.body = body.as_bytes().to_vec();
         let e = r
-            .client
-            .submit_wallet_batch(&host, &r.builder, &odd)
+            .relayer
+            .submit_wallet_batch(&r.builder, &odd)
             .await
             .unwrap_err();
         assert_eq!(e.status(), Some(400), "{body}: {e}");
@@ -478,18 +484,14 @@ async fn the_simulators_relayer_refuses_as_the_relayer_does() {
         odd.body = body.replacen(from, to, 1).into_bytes();
         assert_ne!(odd.body, once.body);
         let e = r
-            .client
-            .submit_wallet_batch(&host, &r.builder, &odd)
+            .relayer
+            .submit_wallet_batch(&r.builder, &odd)
             .await
             .unwrap_err();
         assert_eq!(e.status(), Some(400), "{from}: {e}");
     }
     // Unknown transactions are a 404.
-    let e = r
-        .client
-        .relayer_transaction(&host, &r.builder, "nope")
-        .await
-        .unwrap_err();
+    let e = r.relayer.transaction(&r.builder, "nope").await.unwrap_err();
     assert_eq!(e.status(), Some(404));
     assert_eq!(r.held(&tokens), [usd(10), usd(10)]);
 }
@@ -592,40 +594,26 @@ async fn relayer_keys_idempotency_and_wallet_creation() {
     assert!(!format!("{key:?}").contains(key.key()), "{key:?}");
 
     // The nonce, a batch and its lookup with the Relayer API key.
-    assert_eq!(
-        r.client
-            .relayer_wallet_nonce(&host, &key, me)
-            .await
-            .unwrap(),
-        U256::ZERO
-    );
+    assert_eq!(r.relayer.wallet_nonce(&key, me).await.unwrap(), U256::ZERO);
     let approvals = r.settler.approval_calls_for(Protocol::Ctf).await.unwrap();
     let t = r
-        .client
-        .execute_wallet_batch(&host, &key, r.wallet, approvals, "approve")
+        .relayer
+        .execute_wallet_batch(&key, r.wallet, approvals, "approve")
         .await
         .unwrap();
     let looked = r
-        .client
-        .relayer_transaction(&host, &key, &t.transaction_id)
+        .relayer
+        .transaction(&key, &t.transaction_id)
         .await
         .unwrap();
     assert_eq!(looked.state, RelayerState::Confirmed);
     // A key presented for another address, or an unknown key: 401, and no secret in the error.
     let other = RelayerApiKey::new(key.key(), Address::repeat_byte(7));
-    let e = r
-        .client
-        .relayer_wallet_nonce(&host, &other, me)
-        .await
-        .unwrap_err();
+    let e = r.relayer.wallet_nonce(&other, me).await.unwrap_err();
     assert_eq!(e.status(), Some(401));
     assert!(!format!("{e} {e:?}").contains(key.key()), "{e:?}");
     let made_up = RelayerApiKey::new("not-a-key", me);
-    let e = r
-        .client
-        .relayer_wallet_nonce(&host, &made_up, me)
-        .await
-        .unwrap_err();
+    let e = r.relayer.wallet_nonce(&made_up, me).await.unwrap_err();
     assert_eq!(e.status(), Some(401));
 
     // Idempotency: the first answer of a key is replayed for the same body, once executed.
@@ -669,7 +657,7 @@ async fn relayer_keys_idempotency_and_wallet_creation() {
     let vector_key = &doc["relayer_key"];
     for v in doc["wallet_create"].as_array().unwrap() {
         let owner: Address = s(&v["owner"]).parse().unwrap();
-        let body = polyclob::clob::relayer::wallet_create_body(owner, s(&v["metadata"])).unwrap();
+        let body = polyclob::relayer::wallet_create_body(owner, s(&v["metadata"])).unwrap();
         assert_eq!(std::str::from_utf8(&body).unwrap(), s(&v["body"]));
         assert_eq!((s(&v["method"]), s(&v["path"])), ("POST", "/submit"));
         let h = &v["headers"];
@@ -689,31 +677,27 @@ async fn relayer_keys_idempotency_and_wallet_creation() {
         }
     }
     assert!(
-        polyclob::clob::relayer::wallet_create_body(me, &"x".repeat(501))
+        polyclob::relayer::wallet_create_body(me, &"x".repeat(501))
             .unwrap_err()
             .is_argument()
     );
     let beacon = polyclob::sign::wallet::derive_deposit_wallets(me)[1];
-    assert!(!r.client.relayer_deployed(&host, beacon).await.unwrap());
+    assert!(!r.relayer.deployed(beacon).await.unwrap());
     // The wallet that ran batches exists.
-    assert!(r.client.relayer_deployed(&host, r.wallet).await.unwrap());
+    assert!(r.relayer.deployed(r.wallet).await.unwrap());
     let t = r
-        .client
-        .deploy_deposit_wallet(&host, &r.builder, "Deploy Deposit Wallet")
+        .relayer
+        .deploy_deposit_wallet(&r.builder, "Deploy Deposit Wallet")
         .await
         .unwrap();
     assert_eq!(t.state, RelayerState::New);
     let looked = r
-        .client
-        .relayer_transaction(&host, &key, &t.transaction_id)
+        .relayer
+        .transaction(&key, &t.transaction_id)
         .await
         .unwrap();
     assert_eq!(looked.state, RelayerState::Confirmed);
-    assert!(r.client.relayer_deployed(&host, beacon).await.unwrap());
-    let e = r
-        .client
-        .deploy_deposit_wallet(&host, &key, "")
-        .await
-        .unwrap_err();
+    assert!(r.relayer.deployed(beacon).await.unwrap());
+    let e = r.relayer.deploy_deposit_wallet(&key, "").await.unwrap_err();
     assert_eq!(e.status(), Some(400), "{e}");
 }

@@ -2,7 +2,8 @@
 //! simulator.
 #![allow(clippy::unwrap_used)]
 
-use polyclob::clob::{Account, ClientBuilder, Credentials};
+use polyclob::account::Account;
+use polyclob::clob::{ClientBuilder, Credentials};
 use polyclob::order::LimitOrder;
 use polyclob::sign::Signer;
 use polyclob::sign::wallet::Wallet;
@@ -29,8 +30,8 @@ async fn connect_creates_then_derives_the_same_key_and_trades() {
     let first = connect().await.unwrap();
     let again = connect().await.unwrap();
     assert_eq!(first.credentials().api_key(), again.credentials().api_key());
-    assert_eq!(first.orders().maker(), signer().address());
-    assert_eq!(first.orders().chain(), first.chain());
+    assert_eq!(first.maker(), signer().address());
+    assert_eq!(first.order_signer().chain(), first.client().chain());
 
     let bid =
         LimitOrder::new(Side::Buy, "0.10".parse().unwrap(), "10".parse().unwrap()).post_only(true);
@@ -58,7 +59,7 @@ async fn build_without_credentials_is_an_auth_error_and_with_them_needs_no_io() 
         .build()
         .unwrap();
     assert_eq!(account.credentials().api_key(), "k");
-    assert_eq!(account.address(), Some(signer().address()));
+    assert_eq!(account.client().address(), Some(signer().address()));
 }
 
 #[tokio::test]
@@ -86,6 +87,6 @@ async fn a_wallet_that_is_not_the_signers_is_refused_before_any_request() {
         .credentials(Credentials::new("k", "AAAA", "p"))
         .build()
         .unwrap();
-    assert_eq!(account.orders().chain(), Chain::Amoy);
-    assert_ne!(account.orders().maker(), signer().address());
+    assert_eq!(account.order_signer().chain(), Chain::Amoy);
+    assert_ne!(account.maker(), signer().address());
 }

@@ -1,0 +1,4 @@
+//! The account layer: one account's trading surface, and the fill tracker.
+
+mod tracker;
+mod trading;

@@ -1,0 +1,4 @@
+//! The relayer client: deposit-wallet batches against known answers and the simulator's
+//! relayer.
+
+mod wallet_batches;
