@@ -67,22 +67,23 @@
 //! # Ok(()) }
 //! ```
 //!
-//! ### 3. Trade ([`sign`], [`order`], [`clob`])
+//! ### 3. Trade ([`account`], [`sign`], [`order`])
 //!
-//! A [`clob::Account`] is one trading account: the [`sign::Signer`] (the key), the wallet
+//! An [`account::Account`] is one trading account: the [`sign::Signer`] (the key), the wallet
 //! (EOA here; proxy, Safe and deposit wallet through [`sign::wallet`]) and the chain, given
 //! once; `connect` creates or derives the API credentials (L1) and checks the wallet against
-//! the key before any order. Its L2 calls cannot run without credentials, and it places orders
-//! with its own [`order::OrderSigner`] (which signs CLOB V2 orders; keep a
-//! [`order::MarketContext`] to sign prepared orders with no I/O).
+//! the key before any order. It is the one way to place an order: its L2 calls cannot run
+//! without credentials, and it signs with its own [`order::OrderSigner`] (which signs CLOB V2
+//! orders; keep an [`order::MarketContext`] to sign prepared orders with no I/O). Market data
+//! and every other endpoint are its [`clob::Client`]'s.
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! # let sim = polyclob_sim::Simulator::builder().seed(5).start().await?;
 //! # let token = sim.markets()[0].tokens()[0].token_id().to_owned();
-//! use polyclob::clob::ClientBuilder;
 //! use polyclob::account::Account;
+//! use polyclob::clob::ClientBuilder;
 //! use polyclob::order::LimitOrder;
 //! use polyclob::sign::{Signer, wallet::Wallet};
 //! use polyclob::types::Side;
@@ -102,7 +103,7 @@
 //!
 //! // Prepared: the context kept, then sign and post with no lookups.
 //! let market = account.market_context(&token).await?;
-//! let signed = account.orders().limit_order(&market, &bid)?;
+//! let signed = account.order_signer().limit_order(&market, &bid)?;
 //! account.post_order(&signed).await?;
 //! # Ok(()) }
 //! ```
@@ -128,7 +129,9 @@
 //! ### 5. Settle on chain (`onchain`, feature `onchain`)
 //!
 //! Approvals, split/merge/redeem and balances as EIP-1559 transactions signed by the same
-//! [`sign::Signer`]; the simulator (with its own feature `onchain`) serves a chain its fills move.
+//! [`sign::Signer`] (an account's `settler(rpc_url)` presets its key, chain and wallet; a deposit
+//! wallet settles through Polymarket's [`relayer`] instead); the simulator (with its own
+//! feature `onchain`) serves a chain its fills move.
 //!
 //! ```
 //! # #[cfg(feature = "onchain")]
@@ -154,28 +157,33 @@
 //!
 //! ## Modules
 //!
+//! The layers, bottom first: a module uses only the modules of the layers below its own
+//! (`tests/it/module_graph.rs` checks it; CONTRIBUTING.md has the table).
+//!
 //! | module | what it holds |
 //! |---|---|
 //! | [`fixed`] | [`Price`](fixed::Price), [`Size`](fixed::Size), [`Notional`](fixed::Notional): exact 6-decimal newtypes |
-//! | [`clob`] | the native REST [`Client`](clob::Client): endpoints, pagination, caches, auth, rate-limit and restriction rails, the order lane; the transport's public types ([`Proxy`](clob::Proxy), [`Error`](clob::Error), [`RetryPolicy`](clob::RetryPolicy), …) |
 //! | [`types`] | sides, order types, tick sizes, signature types, chains, the contract table, the exchange's order struct and token ids |
 //! | [`sign`] | keys, EIP-712, ECDSA backends, L1 ClobAuth, L2 HMAC, wallets |
-//! | [`order`] | order amounts per tick size, validation, the builder, the wire body |
 //! | [`decode`] | WebSocket frames decoded into borrowed, allocation-free views (bytes in, events out) |
-//! | [`ws`] | WebSocket streams that stay alive (sharding, keepalive, reconnect, lag reports) and the continuity contract every stream follows ([`ws::continuity`]) |
+//! | [`http`] | the one HTTP transport every client uses: the tuned `reqwest` client, rustls (shared with [`ws`]), [proxies](http::Proxy), DNS cache, [retries](http::RetryPolicy), breaker, the client-side [rate limits](http::Governor), the one [`Error`](http::Error), and the [pages](http::Page) and [skipped rows](http::SkippedRow) answers are read into |
+//! | [`order`] | order amounts per tick size, validation, the builder, the wire body |
 //! | [`book`] | fixed-point L2 books and the manager that applies decoded frames to them |
-//! | [`gamma`] | market discovery (Gamma): keyset-paged markets and events, tags, series, sports, search; a market's trading contexts |
+//! | [`clob`] | the CLOB's REST surface, one call per endpoint: the [`Client`](clob::Client), auth, caches, the rate-limit and restriction rails, the order lane |
 //! | [`data`] | the Data API v2: positions, trades, activity, portfolio value, holders, with cursor paging |
-//! | `http` (private) | the one HTTP transport every client above and `onchain` uses: the tuned `reqwest` client, rustls (shared with [`ws`]), proxies, DNS cache, retries, breaker, the error type |
+//! | `onchain` (feature `onchain`) | approvals, split/merge/redeem, neg-risk conversion and balances as EIP-1559 transactions (EOA, Safe, proxy) |
+//! | [`ws`] | WebSocket streams that stay alive (sharding, keepalive, reconnect, lag reports) and the continuity contract every stream follows ([`ws::continuity`]) |
+//! | [`gamma`] | market discovery (Gamma): keyset-paged markets and events, tags, series, sports, search; a market's trading contexts |
 //! | [`rtds`] | the real-time data socket: matched-order `activity` (its price topics are deprecated: use [`polybolt`]) |
+//! | [`relayer`] | Polymarket's relayer: deposit-wallet batches and deployment, session signers |
 //! | [`polybolt`] | PolyBolt reference prices (crypto, TWAP, equity), exact, authenticated, with sequence and drop tracking |
 //! | [`sports`] | the sports socket: live `sport_result` scores and game state |
-//! | `onchain` (feature `onchain`) | approvals, split/merge/redeem, neg-risk conversion and balances as EIP-1559 transactions (EOA, Safe, proxy) |
+//! | [`account`] | one trading account: [`Account`](account::Account) (orders, cancels, trades, balances, heartbeats, positions, settlement), the fill [`Tracker`](account::Tracker), the user channel's events and their recovery after a break |
 //!
 //! ## Observing it in production: counters and tracing
 //!
 //! **Counters** are always on and cost a relaxed atomic add where they count: a
-//! [`clob::Client::counters`] snapshot ([`clob::ClientCounters`]: requests, retries, errors by
+//! [`clob::Client::counters`] snapshot ([`http::ClientCounters`]: requests, retries, errors by
 //! kind, 429s, client-side rate-limit delays and their total time, local refusals, heartbeat
 //! failures, presign fallbacks) and one per stream (`counters()` on every stream, a
 //! [`ws::StreamCounters`]: connects, reconnects, breaks, lag, frames, bytes, decode errors,

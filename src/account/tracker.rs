@@ -131,7 +131,7 @@ impl OrderState {
 
     /// Whether a cancel can succeed now: the order rests on the book. A
     /// [`Delayed`](Self::Delayed) order is refused by the exchange
-    /// ([`CancelResponse::is_delayed`](super::types::CancelResponse::is_delayed)).
+    /// ([`CancelResponse::is_delayed`](crate::clob::types::CancelResponse::is_delayed)).
     #[must_use]
     pub fn is_cancellable(&self) -> bool {
         matches!(self, Self::Live | Self::PartiallyMatched)

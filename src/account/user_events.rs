@@ -371,7 +371,7 @@ impl Seen {
 }
 
 /// The user channel (any stream of its [`Event`]s, e.g. a
-/// [`UserStream`](super::user::UserStream)) as flat [`UserEvent`]s.
+/// [`UserStream`](crate::ws::user::UserStream)) as flat [`UserEvent`]s.
 #[derive(Debug)]
 pub struct UserEvents<S> {
     inner: S,

@@ -225,8 +225,8 @@ impl Error {
     }
 
     /// The exchange could not verify the order's signature (wrong key, funder, signature
-    /// type, exchange or chain: [`Client::preflight`](super::Client::preflight) explains the
-    /// common causes before sending).
+    /// type, exchange or chain; an account's pre-flight checks catch the common causes before
+    /// sending).
     #[must_use]
     pub fn is_invalid_signature(&self) -> bool {
         self.refusal(&[], &["invalid signature"])
@@ -235,7 +235,7 @@ impl Error {
     /// The maker (funder) may not trade this way: `maker address not allowed` (with `please
     /// use the deposit wallet flow`: new API accounts trade from a deposit wallet, POLY_1271),
     /// as the exchange answered it or as the pre-flight caught or explained it
-    /// ([`PreflightMismatch::MakerNotAllowed`](super::PreflightMismatch) and
+    /// ([`PreflightMismatch::MakerNotAllowed`](crate::http::PreflightMismatch) and
     /// [`DepositWalletRequired`](crate::http::PreflightMismatch::DepositWalletRequired), which
     /// names the key's deposit wallets).
     #[must_use]

@@ -246,7 +246,7 @@ impl Client {
     }
 
     /// The raw bytes of one market-list page, for zero-copy decoding with
-    /// [`decode_page`](super::decode_page)`::<Market<'_>>`.
+    /// [`decode_page`](crate::http::decode_page)`::<Market<'_>>`.
     ///
     /// # Errors
     ///

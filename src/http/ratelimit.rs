@@ -679,9 +679,10 @@ impl Default for Throttle {
 
 /// The client-side mirror of one signer's two buckets.
 ///
-/// Shared by every clone of a [`Client`](super::Client); reachable with
-/// [`Client::governor`](super::Client::governor). Until the exchange names the tier (a
-/// `Poly-RateLimit-Tier` header, or [`Client::sync_rate_limit_tier`](super::Client::sync_rate_limit_tier))
+/// Shared by every clone of a CLOB [`Client`](crate::clob::Client); reachable with
+/// [`Client::governor`](crate::clob::Client::governor). Until the exchange names the tier (a
+/// `Poly-RateLimit-Tier` header, or
+/// [`Client::sync_rate_limit_tier`](crate::clob::Client::sync_rate_limit_tier))
 /// the tightest one, Standard, is assumed, and a request costing more than Standard's capacity
 /// is let through (a higher tier may admit it); once the tier is known such a request is
 /// refused locally as [over capacity](super::Error::is_over_capacity).
