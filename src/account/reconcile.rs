@@ -10,7 +10,7 @@
 //! 2. waits for the next connection, then [`settle`](Reconcile::settle) more, so that the
 //!    server has applied the new subscription (anything matched from then on arrives live);
 //! 3. fetches the open orders (`GET /data/orders`) and then the trades matched since the newest
-//!    trade it delivered, less [`LOOKBACK`] (`GET /data/trades?after=`), every page with the
+//!    trade it delivered, less five minutes (`GET /data/trades?after=`), every page with the
 //!    client's page walker and through the client's read pacing (its rate budget);
 //! 4. delivers, marked `recovered`: each trade it had not delivered (or whose status changed
 //!    in a way that matters, as on the live path), oldest first; then each open order
@@ -35,7 +35,7 @@
 //!
 //! Before the first trade is delivered, "since" is the moment reconciliation was switched on,
 //! by the local clock; so the first reconciliation may also deliver trades matched up to
-//! [`LOOKBACK`] before the stream started.
+//! five minutes before the stream started.
 //!
 //! [user channel]: https://docs.polymarket.com/developers/CLOB/websocket/user-channel
 
@@ -56,7 +56,7 @@ use crate::ws::event::Status;
 /// same second, a skew between the local and the exchange's clock, and the settlement status
 /// changes (`FAILED`, `RETRYING`) of recent trades are all covered. Trades already delivered
 /// are not delivered again.
-pub const LOOKBACK: Duration = Duration::from_secs(300);
+const LOOKBACK: Duration = Duration::from_secs(300);
 
 /// First delay after a failed fetch; doubles up to [`RETRY_MAX`].
 const RETRY_INITIAL: Duration = Duration::from_secs(1);

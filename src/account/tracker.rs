@@ -83,10 +83,10 @@ use crate::types::{Address, Side};
 
 /// How long a matched trade may take to confirm before it is reported overdue, by default.
 /// Polymarket's SDKs poll a matched trade for at most 30 s; the tracker allows twice that.
-pub const DEFAULT_SETTLE_WITHIN: Duration = Duration::from_secs(60);
+const DEFAULT_SETTLE_WITHIN: Duration = Duration::from_secs(60);
 
 /// How many settled trades (and settled orders) the tracker keeps in full, by default.
-pub const DEFAULT_RETAIN: usize = 10_000;
+const DEFAULT_RETAIN: usize = 10_000;
 
 /// Where an order stands, as far as the exchange has said.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -384,7 +384,7 @@ impl Default for Tracker {
 }
 
 impl Tracker {
-    /// An empty tracker with the [default bound](DEFAULT_SETTLE_WITHIN) and no maker address
+    /// An empty tracker with the default bound (60 s) and no maker address
     /// (fills are then attributed by order id only). [`Account::tracker`](super::Account::tracker)
     /// sets the account's maker.
     #[must_use]
@@ -407,7 +407,7 @@ impl Tracker {
 
     /// How many settled trades, and how many settled orders, are kept in full; older ones
     /// are folded into the totals and forgotten (see the [module docs](self)). Default is
-    /// [`DEFAULT_RETAIN`].
+    /// 10,000.
     #[must_use]
     pub const fn retain(mut self, settled: usize) -> Self {
         self.retain = settled;
@@ -415,7 +415,8 @@ impl Tracker {
     }
 
     /// How long a matched trade may take to confirm before it is reported overdue. Default
-    /// is [`DEFAULT_SETTLE_WITHIN`].
+    /// is 60 s: Polymarket's SDKs poll a matched trade for at most 30 s; the tracker allows
+    /// twice that.
     #[must_use]
     pub const fn settle_within(mut self, bound: Duration) -> Self {
         self.settle_within = bound;

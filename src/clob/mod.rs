@@ -84,7 +84,7 @@ pub use lane::fuzz_read_response;
 pub use markets::MarketList;
 pub use orders::{MAX_CANCEL_IDS, OrderFilter, TradeFilter};
 pub use rewards::RewardsQuery;
-pub use session_signers::{SessionScope, SessionSigner, SessionSigners, decode_session_signers};
+pub use session_signers::{SessionScope, SessionSigner, SessionSigners};
 pub use simplified::decode_simplified_page;
 
 // For the compat layer, which speaks the same transport.

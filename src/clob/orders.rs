@@ -22,7 +22,9 @@ use super::paging::PageSpec;
 use super::request::Req;
 use super::types::{CancelResponse, OpenOrder, PostOrderResponse, Trade};
 use crate::http::{Error, Page, SkippedRow, decode_page, path_with};
-use crate::order::{SignedOrder, write_batch_body};
+use crate::order::{
+    SignedOrder, write_batch_body, write_cancel_body_str, write_cancel_market_body,
+};
 
 /// Filters of `GET /data/orders`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -203,13 +205,10 @@ impl Client {
     ///
     /// Missing credentials, transport, status or decode.
     pub async fn cancel(&self, order_id: &str) -> Result<CancelResponse, Error> {
-        #[derive(serde::Serialize)]
-        struct B<'a> {
-            #[serde(rename = "orderID")]
-            order_id: &'a str,
-        }
+        let mut body = Vec::with_capacity(order_id.len() + 16);
+        write_cancel_body_str(order_id, &mut body);
         let r: Result<CancelResponse, Error> = self
-            .json(&Req::delete("/order", Some(json_body(&B { order_id }))).auth(Level::L2))
+            .json(&Req::delete("/order", Some(body)).auth(Level::L2))
             .await;
         crate::telemetry::event!(
             INFO,
@@ -306,14 +305,8 @@ impl Client {
         market: Option<&str>,
         asset_id: Option<&str>,
     ) -> Result<CancelResponse, Error> {
-        #[derive(serde::Serialize)]
-        struct B<'a> {
-            #[serde(skip_serializing_if = "Option::is_none")]
-            market: Option<&'a str>,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            asset_id: Option<&'a str>,
-        }
-        let body = json_body(&B { market, asset_id });
+        let mut body = Vec::new();
+        write_cancel_market_body(market, asset_id, &mut body);
         self.json(&Req::delete("/cancel-market-orders", Some(body)).auth(Level::L2))
             .await
     }

@@ -129,7 +129,7 @@ fn row(v: &serde_json::Value) -> Result<SessionSigner, String> {
 /// # Errors
 ///
 /// ([`Error::is_decode`]) a body that is not an object with a `signers` array.
-pub fn decode_session_signers(body: &[u8]) -> Result<SessionSigners, Error> {
+pub(crate) fn decode_session_signers(body: &[u8]) -> Result<SessionSigners, Error> {
     let raw: RawList = crate::http::decode(body, SESSION_SIGNERS_PATH)?;
     let rows = raw
         .signers
@@ -160,5 +160,37 @@ impl Client {
             .send(&Req::get(SESSION_SIGNERS_PATH).auth(Level::L2))
             .await?;
         decode_session_signers(&body)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_list_decodes_leniently() {
+        let body = br#"{"wallet":"0x1111111111111111111111111111111111111111","signers":[
+            {"address":"0x70997970c51812dc3a010c7d01b50e0d17dc79c8","scopes":["CLOB","NEWER"],"valid_until":1900000000},
+            {"address":"nope","scopes":["CLOB"],"valid_until":1},
+            {"address":"0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc","scopes":[],"valid_until":1},
+            {"address":"0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc","scopes":["ALL"],"valid_until":"1800000000"},
+            {"address":"0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc","scopes":["ALL"],"valid_until":-5},
+            7
+        ]}"#;
+        let l = decode_session_signers(body).unwrap();
+        assert_eq!(l.wallet, Some(Address::repeat_byte(0x11)));
+        assert_eq!(l.signers.len(), 2);
+        assert_eq!(
+            l.signers[0].scopes,
+            vec![SessionScope::Clob, SessionScope::Other("NEWER".into())]
+        );
+        assert_eq!(l.signers[0].valid_until, 1_900_000_000);
+        assert_eq!(l.signers[1].scopes, vec![SessionScope::All]);
+        assert_eq!(l.signers[1].valid_until, 1_800_000_000);
+        let skipped: Vec<usize> = l.skipped.iter().map(|r| r.index).collect();
+        assert_eq!(skipped, vec![1, 2, 4, 5]);
+        for bad in [&b"[]"[..], b"{\"signers\":{}}", b"null", b"{"] {
+            assert!(decode_session_signers(bad).unwrap_err().is_decode());
+        }
     }
 }

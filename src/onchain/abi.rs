@@ -12,12 +12,12 @@
 //! ```
 //! use alloy_primitives::{Address, U256};
 //! use polyclob::onchain::abi::{Value, encode_args, split_selector};
-//! use polyclob::onchain::{erc20, selector};
+//! use polyclob::onchain::{Selector, erc20};
 //!
 //! let (spender, amount) = (Address::repeat_byte(2), U256::from(5u8));
 //! let call = erc20::approve(Address::repeat_byte(1), spender, amount).unwrap();
 //! let (sel, args) = split_selector(call.data())?;
-//! assert_eq!(sel, selector::APPROVE);
+//! assert_eq!(sel, Selector::Approve.bytes());
 //! assert_eq!((args.address(0)?, args.uint(1)?), (spender, amount));
 //!
 //! let returned = encode_args(&[Value::bool(true)]); // what `approve` returns
@@ -141,10 +141,10 @@ fn encode_value(value: &Value<'_>, out: &mut Vec<u8>) {
 ///
 /// ```
 /// use alloy_primitives::U256;
-/// use polyclob::onchain::{abi::{Value, encode_call}, selector};
+/// use polyclob::onchain::{Selector, abi::{Value, encode_call}};
 ///
-/// let data = encode_call(selector::PAYOUT_DENOMINATOR, &[Value::uint(U256::ZERO)]);
-/// assert_eq!((&data[..4], data.len()), (&selector::PAYOUT_DENOMINATOR[..], 4 + 32));
+/// let data = encode_call(Selector::PayoutDenominator.bytes(), &[Value::uint(U256::ZERO)]);
+/// assert_eq!((&data[..4], data.len()), (&Selector::PayoutDenominator.bytes()[..], 4 + 32));
 /// ```
 #[must_use]
 pub fn encode_call(selector: [u8; 4], args: &[Value<'_>]) -> Vec<u8> {

@@ -11,7 +11,7 @@
 use alloy_primitives::{Address, B256, U256};
 
 use super::abi::{Value, encode_call};
-use super::{Call, CallError, check, selector};
+use super::{Call, CallError, Selector, check};
 
 /// The binary partition: Yes (index set `0b01`) and No (`0b10`).
 pub const BINARY_PARTITION: [U256; 2] = [
@@ -48,7 +48,7 @@ pub fn split_position(
 ) -> Result<Call, CallError> {
     check::amount(amount, "the amount")?;
     position_call(
-        selector::SPLIT_POSITION,
+        Selector::SplitPosition.bytes(),
         target,
         collateral,
         parent_collection,
@@ -74,7 +74,7 @@ pub fn merge_positions(
 ) -> Result<Call, CallError> {
     check::amount(amount, "the amount")?;
     position_call(
-        selector::MERGE_POSITIONS,
+        Selector::MergePositions.bytes(),
         target,
         collateral,
         parent_collection,
@@ -98,7 +98,7 @@ pub fn redeem_positions(
     index_sets: &[U256],
 ) -> Result<Call, CallError> {
     position_call(
-        selector::REDEEM_POSITIONS,
+        Selector::RedeemPositions.bytes(),
         target,
         collateral,
         parent_collection,
@@ -139,7 +139,7 @@ pub fn payout_numerators(ctf: Address, condition_id: B256, index: u64) -> Call {
     Call::new(
         ctf,
         encode_call(
-            selector::PAYOUT_NUMERATORS,
+            Selector::PayoutNumerators.bytes(),
             &[Value::b256(condition_id), Value::small(index)],
         ),
     )
@@ -150,7 +150,10 @@ pub fn payout_numerators(ctf: Address, condition_id: B256, index: u64) -> Call {
 pub fn payout_denominator(ctf: Address, condition_id: B256) -> Call {
     Call::new(
         ctf,
-        encode_call(selector::PAYOUT_DENOMINATOR, &[Value::b256(condition_id)]),
+        encode_call(
+            Selector::PayoutDenominator.bytes(),
+            &[Value::b256(condition_id)],
+        ),
     )
 }
 
@@ -160,7 +163,7 @@ pub fn outcome_slot_count(ctf: Address, condition_id: B256) -> Call {
     Call::new(
         ctf,
         encode_call(
-            selector::GET_OUTCOME_SLOT_COUNT,
+            Selector::GetOutcomeSlotCount.bytes(),
             &[Value::b256(condition_id)],
         ),
     )

@@ -3,7 +3,7 @@
 use alloy_primitives::{Address, U256};
 
 use super::abi::{Value, encode_call};
-use super::{Call, CallError, check, selector};
+use super::{Call, CallError, Selector, check};
 
 /// `setApprovalForAll(operator, approved)` on `tokens` (the ConditionalTokens contract): lets
 /// `operator` (an exchange or adapter) move every outcome token of the caller.
@@ -27,7 +27,7 @@ pub fn set_approval_for_all(
     Ok(Call::new(
         tokens,
         encode_call(
-            selector::SET_APPROVAL_FOR_ALL,
+            Selector::SetApprovalForAll.bytes(),
             &[Value::address(operator), Value::bool(approved)],
         ),
     ))
@@ -39,7 +39,7 @@ pub fn is_approved_for_all(tokens: Address, owner: Address, operator: Address) -
     Call::new(
         tokens,
         encode_call(
-            selector::IS_APPROVED_FOR_ALL,
+            Selector::IsApprovedForAll.bytes(),
             &[Value::address(owner), Value::address(operator)],
         ),
     )
@@ -51,7 +51,7 @@ pub fn balance_of(tokens: Address, owner: Address, id: U256) -> Call {
     Call::new(
         tokens,
         encode_call(
-            selector::BALANCE_OF_1155,
+            Selector::BalanceOf1155.bytes(),
             &[Value::address(owner), Value::uint(id)],
         ),
     )
@@ -63,6 +63,9 @@ pub fn balance_of_batch(tokens: Address, owners: &[Address], ids: &[U256]) -> Ca
     let owners = Value::Array(owners.iter().map(|a| Value::address(*a)).collect());
     Call::new(
         tokens,
-        encode_call(selector::BALANCE_OF_BATCH, &[owners, Value::uints(ids)]),
+        encode_call(
+            Selector::BalanceOfBatch.bytes(),
+            &[owners, Value::uints(ids)],
+        ),
     )
 }

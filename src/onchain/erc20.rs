@@ -3,7 +3,7 @@
 use alloy_primitives::{Address, U256};
 
 use super::abi::{Value, encode_call};
-use super::{Call, CallError, check, selector};
+use super::{Call, CallError, Selector, check};
 
 /// `approve(spender, amount)` on `token`: lets `spender` move up to `amount` of the caller's
 /// tokens. Polymarket's approvals use `U256::MAX`.
@@ -23,7 +23,7 @@ pub fn approve(token: Address, spender: Address, amount: U256) -> Result<Call, C
     Ok(Call::new(
         token,
         encode_call(
-            selector::APPROVE,
+            Selector::Approve.bytes(),
             &[Value::address(spender), Value::uint(amount)],
         ),
     ))
@@ -40,7 +40,7 @@ pub fn transfer(token: Address, to: Address, amount: U256) -> Result<Call, CallE
     Ok(Call::new(
         token,
         encode_call(
-            selector::TRANSFER,
+            Selector::Transfer.bytes(),
             &[Value::address(to), Value::uint(amount)],
         ),
     ))
@@ -51,7 +51,7 @@ pub fn transfer(token: Address, to: Address, amount: U256) -> Result<Call, CallE
 pub fn balance_of(token: Address, owner: Address) -> Call {
     Call::new(
         token,
-        encode_call(selector::BALANCE_OF, &[Value::address(owner)]),
+        encode_call(Selector::BalanceOf.bytes(), &[Value::address(owner)]),
     )
 }
 
@@ -61,7 +61,7 @@ pub fn allowance(token: Address, owner: Address, spender: Address) -> Call {
     Call::new(
         token,
         encode_call(
-            selector::ALLOWANCE,
+            Selector::Allowance.bytes(),
             &[Value::address(owner), Value::address(spender)],
         ),
     )

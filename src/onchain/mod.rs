@@ -33,7 +33,7 @@
 //! | [`Settler`] | one account's reads (balances, allowances, approvals, resolution) and writes, with nonces, fee caps and receipt waiting |
 //! | [`Rpc`] | JSON-RPC over the crate's reqwest/rustls client, batched where the node allows |
 //! | [`erc20`], [`erc1155`], [`ctf`], [`neg_risk`], [`router`] | calldata for every call, as [`Call`]s |
-//! | [`selector`], [`abi`] | the calls' function selectors; the ABI encoder and bounds-checked reader |
+//! | [`Selector`], [`abi`] | the calls' function selectors; the ABI encoder and bounds-checked reader |
 //! | [`wallet`] | Safe `execTransaction` (EIP-712 `SafeTx`) and proxy-factory wrapping |
 //! | [`Eip1559Tx`], [`SignedTx`] | type-2 transactions: encoding, signing, decoding, sender recovery |
 //! | [`NonceManager`] | nonces that survive concurrent senders |
@@ -62,7 +62,7 @@ pub mod neg_risk;
 mod nonce;
 pub mod router;
 mod rpc;
-pub mod selector;
+mod selector;
 mod tx;
 pub mod wallet;
 
@@ -73,4 +73,5 @@ pub use self::client::{Approval, Payouts, Settler, SettlerBuilder};
 pub use self::error::Error;
 pub use self::nonce::NonceManager;
 pub use self::rpc::{Receipt, Rpc};
-pub use self::tx::{EIP1559_TYPE, Eip1559Tx, SignedTx, TxDecodeError};
+pub use self::selector::Selector;
+pub use self::tx::{Eip1559Tx, SignedTx, TxDecodeError};

@@ -11,7 +11,7 @@
 use alloy_primitives::{Address, B256, U256};
 
 use super::abi::{Value, encode_call};
-use super::{Call, CallError, check, selector};
+use super::{Call, CallError, Selector, check};
 
 /// `convertPositions(marketId, indexSet, amount)` on the adapter.
 ///
@@ -39,7 +39,7 @@ pub fn convert_positions(
     Ok(Call::new(
         adapter,
         encode_call(
-            selector::CONVERT_POSITIONS,
+            Selector::ConvertPositions.bytes(),
             &[
                 Value::b256(market_id),
                 Value::uint(index_set),
@@ -67,7 +67,7 @@ pub fn redeem_positions(
     Ok(Call::new(
         adapter,
         encode_call(
-            selector::NEG_RISK_REDEEM,
+            Selector::NegRiskRedeem.bytes(),
             &[Value::b256(condition_id), Value::uints(amounts)],
         ),
     ))

@@ -22,8 +22,8 @@
 use alloy_primitives::{Address, B256, U256};
 
 use super::Call;
+use super::Selector;
 use super::abi::{Value, encode_call};
-use super::selector as sel;
 use crate::types::{ConditionId, PositionId, Protocol};
 
 /// The `bytes31` word of a V2 condition; `None` for a CTF condition.
@@ -50,7 +50,10 @@ pub fn split(router: Address, condition: ConditionId, amount: U256) -> Option<Ca
     let c = word(condition)?;
     Some(Call::new(
         router,
-        encode_call(sel::ROUTER_SPLIT, &[Value::b256(c), Value::uint(amount)]),
+        encode_call(
+            Selector::RouterSplit.bytes(),
+            &[Value::b256(c), Value::uint(amount)],
+        ),
     ))
 }
 
@@ -61,7 +64,10 @@ pub fn merge(router: Address, condition: ConditionId, amount: U256) -> Option<Ca
     let c = word(condition)?;
     Some(Call::new(
         router,
-        encode_call(sel::ROUTER_MERGE, &[Value::b256(c), Value::uint(amount)]),
+        encode_call(
+            Selector::RouterMerge.bytes(),
+            &[Value::b256(c), Value::uint(amount)],
+        ),
     ))
 }
 
@@ -73,7 +79,7 @@ pub fn redeem(router: Address, condition: ConditionId, outcome: u8, amount: U256
     Some(Call::new(
         router,
         encode_call(
-            sel::ROUTER_REDEEM,
+            Selector::RouterRedeem.bytes(),
             &[
                 Value::b256(c),
                 Value::small(u64::from(outcome)),
@@ -91,7 +97,7 @@ pub fn get_payout(position_manager: Address, position: PositionId, amount: U256)
     Call::new(
         position_manager,
         encode_call(
-            sel::GET_PAYOUT,
+            Selector::GetPayout.bytes(),
             &[Value::uint(position.as_u256()), Value::uint(amount)],
         ),
     )

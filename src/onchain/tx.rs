@@ -17,7 +17,7 @@ use crate::sign::eip712::recover_address;
 use crate::sign::{SignError, Signature, Signer};
 
 /// The EIP-2718 type byte of an EIP-1559 transaction.
-pub const EIP1559_TYPE: u8 = 0x02;
+const EIP1559_TYPE: u8 = 0x02;
 
 /// An unsigned EIP-1559 transaction with an empty access list.
 ///

@@ -14,25 +14,24 @@
 
 use alloy_primitives::{Address, B256, U256, b256, keccak256};
 
-use super::Call;
 use super::abi::{Value, encode_args, encode_call};
-use super::selector;
+use super::{Call, Selector};
 use crate::sign::wallet::PROXY_FACTORY;
 use crate::sign::{SignError, Signature, Signer};
 
 /// `keccak256("SafeTx(address to,uint256 value,bytes data,uint8 operation,uint256 safeTxGas,uint256 baseGas,uint256 gasPrice,address gasToken,address refundReceiver,uint256 nonce)")`.
-pub const SAFE_TX_TYPEHASH: B256 =
+const SAFE_TX_TYPEHASH: B256 =
     b256!("0xbb8310d486368db6bd6f849402fdd73ad53d316b5a4b2644ad6efe0f941286d8");
 /// `keccak256("EIP712Domain(uint256 chainId,address verifyingContract)")` (Safe ≥ 1.3.0).
-pub const SAFE_DOMAIN_TYPEHASH: B256 =
+const SAFE_DOMAIN_TYPEHASH: B256 =
     b256!("0x47e79534a245952e8b16893a336b85a3d9ea9fa8c573f3d803afb92a79469218");
 
 /// The proxy factory's call type for a plain `CALL`.
-pub const PROXY_CALL_TYPE: u8 = 1;
+const PROXY_CALL_TYPE: u8 = 1;
 
 /// The Safe's EIP-712 domain separator.
 #[must_use]
-pub fn safe_domain_separator(chain_id: u64, safe: Address) -> B256 {
+fn safe_domain_separator(chain_id: u64, safe: Address) -> B256 {
     keccak256(encode_args(&[
         Value::b256(SAFE_DOMAIN_TYPEHASH),
         Value::small(chain_id),
@@ -78,11 +77,11 @@ pub fn safe_tx_hash(chain_id: u64, safe: Address, call: &Call, nonce: U256) -> B
 /// `execTransaction(…)` on `safe` running `call` with the owner's `signature` (`r‖s‖v`,
 /// `v` = 27/28).
 #[must_use]
-pub fn exec_transaction(safe: Address, call: &Call, signature: &Signature) -> Call {
+fn exec_transaction(safe: Address, call: &Call, signature: &Signature) -> Call {
     Call::new(
         safe,
         encode_call(
-            selector::EXEC_TRANSACTION,
+            Selector::ExecTransaction.bytes(),
             &[
                 Value::address(call.to()),
                 Value::uint(call.value()),
@@ -116,8 +115,8 @@ pub fn sign_safe_call(
 
 /// `nonce()` on a Safe (a read): the nonce its next `SafeTx` must carry.
 #[must_use]
-pub fn safe_nonce(safe: Address) -> Call {
-    Call::new(safe, encode_call(selector::SAFE_NONCE, &[]))
+pub(crate) fn safe_nonce(safe: Address) -> Call {
+    Call::new(safe, encode_call(Selector::SafeNonce.bytes(), &[]))
 }
 
 /// `proxy([(CALL, to, value, data)…])` on the proxy-wallet factory: the caller's proxy wallet
@@ -146,7 +145,7 @@ pub fn proxy_calls(calls: &[Call]) -> Call {
         .collect();
     Call::new(
         PROXY_FACTORY,
-        encode_call(selector::PROXY, &[Value::Array(items)]),
+        encode_call(Selector::Proxy.bytes(), &[Value::Array(items)]),
     )
 }
 

@@ -10,7 +10,7 @@ use crate::fixed::{Notional, Price, Size};
 use crate::types::{ExchangeVersion, OrderType, Side, TickSize};
 
 /// `(makerAmount, takerAmount)` in 10⁻⁶ units.
-pub type Amounts = (u64, u64);
+pub(crate) type Amounts = (u64, u64);
 
 const POW10: [u128; 11] = [
     1,
@@ -58,19 +58,7 @@ fn check_price(price: Price, tick: TickSize) -> Result<(), OrderError> {
 /// # Errors
 /// [`OrderError::PriceOffGrid`], [`OrderError::PriceOutOfRange`],
 /// [`OrderError::SizeZeroAfterRounding`], [`OrderError::AmountOverflow`].
-///
-/// ```
-/// use polyclob::order::limit_amounts;
-/// use polyclob::types::{Side, TickSize};
-///
-/// let (maker, taker) = limit_amounts(Side::Buy, "0.56".parse()?, "21.04".parse()?, TickSize::Hundredth)?;
-/// assert_eq!((maker, taker), (11_782_400, 21_040_000));
-/// // Exact decimals: no float artefact (Python SDKs turn 4.35 into 4.34).
-/// let (maker, taker) = limit_amounts(Side::Sell, "0.33".parse()?, "4.35".parse()?, TickSize::Hundredth)?;
-/// assert_eq!((maker, taker), (4_350_000, 1_435_500));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn limit_amounts(
+pub(crate) fn limit_amounts(
     side: Side,
     price: Price,
     size: Size,
@@ -98,7 +86,7 @@ pub fn limit_amounts(
 ///
 /// # Errors
 /// [`OrderError::PriceOutOfRange`].
-pub fn market_order_price(
+pub(crate) fn market_order_price(
     price: Price,
     tick: TickSize,
     version: ExchangeVersion,
@@ -125,20 +113,7 @@ pub fn market_order_price(
 /// # Errors
 /// As [`market_order_price`], plus [`OrderError::SizeZeroAfterRounding`] and
 /// [`OrderError::AmountOverflow`].
-///
-/// ```
-/// use polyclob::order::market_amounts;
-/// use polyclob::types::{ExchangeVersion, Side, TickSize};
-///
-/// // BUY 100 pUSD at 0.56: 178.5714 shares.
-/// let a = market_amounts(Side::Buy, "0.56".parse()?, "100".parse()?, TickSize::Hundredth, ExchangeVersion::V2)?;
-/// assert_eq!(a, (100_000_000, 178_571_400));
-/// // V2 truncates the price to the tick: 0.339 → 0.33.
-/// let a = market_amounts(Side::Buy, "0.339".parse()?, "10".parse()?, TickSize::Hundredth, ExchangeVersion::V2)?;
-/// assert_eq!(a, (10_000_000, 30_303_000));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn market_amounts(
+pub(crate) fn market_amounts(
     side: Side,
     price: Price,
     amount: Size,
@@ -239,20 +214,7 @@ where
 ///
 /// # Errors
 /// As [`market_amounts`].
-///
-/// ```
-/// use polyclob::order::market_buy_shares_amounts;
-/// use polyclob::types::{ExchangeVersion, TickSize};
-///
-/// // 15 shares at worst 0.55: up to 8.25 pUSD.
-/// let a = market_buy_shares_amounts("0.55".parse()?, "15".parse()?, TickSize::Hundredth, ExchangeVersion::V2)?;
-/// assert_eq!(a, (8_250_000, 15_000_000));
-/// // 7 shares at 0.333 (tick 0.001): 2.331 rounds up to 2.34 pUSD.
-/// let a = market_buy_shares_amounts("0.333".parse()?, "7".parse()?, TickSize::Thousandth, ExchangeVersion::V2)?;
-/// assert_eq!(a, (2_340_000, 7_000_000));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn market_buy_shares_amounts(
+pub(crate) fn market_buy_shares_amounts(
     price: Price,
     shares: Size,
     tick: TickSize,
@@ -305,6 +267,42 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Known answers, exact decimals: no float artefact (Python SDKs turn 4.35 into 4.34);
+    /// V2 truncates a market price to the tick; a shares-sized BUY rounds its spend up.
+    #[test]
+    fn known_amounts() {
+        let p = |s: &str| s.parse::<Price>().unwrap();
+        let z = |s: &str| s.parse::<Size>().unwrap();
+        let h = TickSize::Hundredth;
+        assert_eq!(
+            limit_amounts(Side::Buy, p("0.56"), z("21.04"), h).unwrap(),
+            (11_782_400, 21_040_000)
+        );
+        assert_eq!(
+            limit_amounts(Side::Sell, p("0.33"), z("4.35"), h).unwrap(),
+            (4_350_000, 1_435_500)
+        );
+        // BUY 100 pUSD at 0.56: 178.5714 shares; 0.339 is truncated to 0.33.
+        let v2 = ExchangeVersion::V2;
+        assert_eq!(
+            market_amounts(Side::Buy, p("0.56"), z("100"), h, v2).unwrap(),
+            (100_000_000, 178_571_400)
+        );
+        assert_eq!(
+            market_amounts(Side::Buy, p("0.339"), z("10"), h, v2).unwrap(),
+            (10_000_000, 30_303_000)
+        );
+        // 15 shares at worst 0.55: up to 8.25 pUSD; 7 at 0.333 (tick 0.001): 2.331 → 2.34.
+        assert_eq!(
+            market_buy_shares_amounts(p("0.55"), z("15"), h, v2).unwrap(),
+            (8_250_000, 15_000_000)
+        );
+        assert_eq!(
+            market_buy_shares_amounts(p("0.333"), z("7"), TickSize::Thousandth, v2).unwrap(),
+            (2_340_000, 7_000_000)
+        );
+    }
 
     fn p(s: &str) -> Price {
         s.parse().unwrap()

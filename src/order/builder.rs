@@ -13,7 +13,7 @@ use crate::sign::wallet::Wallet;
 use crate::types::{Chain, ExchangeVersion, OrderType, Side, SignatureType};
 
 /// The largest salt the body can carry as a JSON number without precision loss.
-pub const MAX_SALT: u64 = (1 << 53) - 1;
+pub(crate) const MAX_SALT: u64 = (1 << 53) - 1;
 
 /// A fresh random salt ≤ 2⁵³ − 1 from the OS entropy source.
 ///
@@ -23,7 +23,7 @@ pub const MAX_SALT: u64 = (1 << 53) - 1;
 ///
 /// # Errors
 /// [`OrderError::Entropy`] if the OS source fails.
-pub fn random_salt() -> Result<u64, OrderError> {
+pub(crate) fn random_salt() -> Result<u64, OrderError> {
     use std::cell::RefCell;
     const BUF: usize = 4096;
     thread_local! {

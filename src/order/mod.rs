@@ -40,19 +40,15 @@ mod market;
 mod signed;
 mod wire;
 
-pub use self::amounts::{
-    Amounts, limit_amounts, market_amounts, market_buy_shares_amounts, market_order_price,
-    market_price,
-};
+pub use self::amounts::market_price;
+pub(crate) use self::amounts::{limit_amounts, market_amounts, market_buy_shares_amounts};
 pub use self::args::{LimitOrder, MarketAmount, MarketOrder};
-pub use self::builder::{MAX_SALT, OrderSigner, random_salt};
+pub use self::builder::OrderSigner;
 pub use self::error::OrderError;
 pub use self::market::MarketContext;
 pub use self::signed::SignedOrder;
-pub use self::wire::{
-    MAX_BATCH, write_batch_body, write_cancel_body, write_cancel_body_str,
-    write_cancel_market_body, write_cancel_orders_body,
-};
+pub(crate) use self::wire::write_cancel_market_body;
+pub use self::wire::{MAX_BATCH, write_batch_body, write_cancel_body, write_cancel_body_str};
 pub use crate::sign::wallet::OrderSignature;
 // The struct EIP-712 hashes and its token id live in `types`, which `sign` and `order` both
 // import; they are re-exported here, where order-building code looks for them.

@@ -81,31 +81,13 @@ pub fn write_cancel_body_str(order_id: &str, out: &mut Vec<u8>) {
     out.push(b'}');
 }
 
-/// Appends the `DELETE /orders` body: a JSON array of order ids.
-pub fn write_cancel_orders_body(order_ids: &[B256], out: &mut Vec<u8>) {
-    out.push(b'[');
-    for (i, id) in order_ids.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(b"\"0x");
-        push_hex(out, id);
-        out.push(b'"');
-    }
-    out.push(b']');
-}
-
 /// Appends the `DELETE /cancel-market-orders` body; absent keys are omitted (as the V2 SDKs
 /// do), so `{}` cancels nothing in particular — pass at least one.
-///
-/// ```
-/// use polyclob::order::write_cancel_market_body;
-///
-/// let mut body = Vec::new();
-/// write_cancel_market_body(Some("0xcond"), None, &mut body);
-/// assert_eq!(body, br#"{"market":"0xcond"}"#);
-/// ```
-pub fn write_cancel_market_body(market: Option<&str>, asset_id: Option<&str>, out: &mut Vec<u8>) {
+pub(crate) fn write_cancel_market_body(
+    market: Option<&str>,
+    asset_id: Option<&str>,
+    out: &mut Vec<u8>,
+) {
     out.push(b'{');
     if let Some(m) = market {
         out.extend_from_slice(br#""market":"#);
@@ -133,15 +115,9 @@ mod tests {
 
     #[test]
     fn cancel_bodies() {
-        let id = B256::repeat_byte(0x12);
         let mut out = Vec::new();
-        write_cancel_orders_body(&[id, id], &mut out);
-        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
-        assert_eq!(v.as_array().unwrap().len(), 2);
-        assert_eq!(v[0].as_str().unwrap(), id.to_string());
-        out.clear();
-        write_cancel_orders_body(&[], &mut out);
-        assert_eq!(out, b"[]");
+        write_cancel_market_body(Some("0xcond"), None, &mut out);
+        assert_eq!(out, br#"{"market":"0xcond"}"#);
         out.clear();
         write_cancel_market_body(Some("m"), Some("a"), &mut out);
         assert_eq!(out, br#"{"market":"m","asset_id":"a"}"#);

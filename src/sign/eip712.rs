@@ -21,8 +21,9 @@ pub const TYPED_DATA_SIGN_TYPE: &str = "TypedDataSign(Order contents,string name
 /// `ClobAuth` type string (L1 authentication).
 pub const CLOB_AUTH_TYPE: &str =
     "ClobAuth(address address,string timestamp,uint256 nonce,string message)";
-/// The fixed ClobAuth message.
-pub const CLOB_AUTH_MESSAGE: &str = "This message attests that I control the given wallet";
+/// The fixed ClobAuth message (signed as its hash, [`CLOB_AUTH_MESSAGE_HASH`]).
+#[cfg(test)]
+const CLOB_AUTH_MESSAGE: &str = "This message attests that I control the given wallet";
 
 /// `keccak256(ORDER_V1_TYPE)`.
 pub const ORDER_V1_TYPEHASH: B256 =
@@ -40,7 +41,7 @@ pub const CLOB_AUTH_DOMAIN_TYPEHASH: B256 =
 pub const CLOB_AUTH_TYPEHASH: B256 =
     b256!("0x52578c5c725a28a84fedc8c22aa47947822942f35b4dc350db028e45320e035c");
 /// `keccak256(TYPED_DATA_SIGN_TYPE)`.
-pub const TYPED_DATA_SIGN_TYPEHASH: B256 =
+const TYPED_DATA_SIGN_TYPEHASH: B256 =
     b256!("0x6ba028565cb324c2aa02bb714b9816d0bddd557a2f33bb36cf13272a4256bd42");
 
 /// `keccak256("Polymarket CTF Exchange")`.

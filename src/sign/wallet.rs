@@ -82,10 +82,10 @@ pub fn derive_safe_wallet(eoa: Address, chain: Chain) -> Address {
 /// the `to` of every relayer `WALLET` batch (the unified Python SDK's production configuration).
 pub const DEPOSIT_WALLET_FACTORY: Address = address!("0x00000000000Fb5C9ADea0298D729A0CB3823Cc07");
 /// The implementation behind the factory's UUPS (ERC-1967) deposit-wallet proxies.
-pub const DEPOSIT_WALLET_IMPLEMENTATION: Address =
+const DEPOSIT_WALLET_IMPLEMENTATION: Address =
     address!("0x58CA52ebe0DadfdF531Cde7062e76746de4Db1eB");
 /// The beacon behind the factory's beacon deposit-wallet proxies.
-pub const DEPOSIT_WALLET_BEACON: Address = address!("0x7A18EDfe055488A3128f01F563e5B479D92ffc3a");
+const DEPOSIT_WALLET_BEACON: Address = address!("0x7A18EDfe055488A3128f01F563e5B479D92ffc3a");
 
 /// The factory's constructor arguments for `owner`'s wallet: `abi.encode(factory, bytes32(owner))`.
 fn deposit_wallet_args(owner: Address) -> [u8; 64] {
@@ -244,7 +244,7 @@ impl Wallet {
 }
 
 /// Length of a POLY_1271 signature: 65 + 32 + 32 + 186 + 2.
-pub const POLY_1271_SIGNATURE_LEN: usize = 65 + 32 + 32 + ORDER_V2_TYPE.len() + 2;
+const POLY_1271_SIGNATURE_LEN: usize = 65 + 32 + 32 + ORDER_V2_TYPE.len() + 2;
 
 /// An order's `signature` field: a plain 65-byte ECDSA signature, or the 317-byte ERC-7739
 /// envelope of a POLY_1271 deposit wallet. Lives on the stack.

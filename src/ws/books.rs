@@ -45,7 +45,7 @@ use crate::decode::{DecodeError, EventView as Decoded, Level, OwnedEvent};
 use crate::types::TickSize;
 
 /// Called with `(asset_id, new_tick_size)` for every `tick_size_change`.
-pub type TickSizeHook = Box<dyn FnMut(&str, TickSize) + Send + 'static>;
+pub(crate) type TickSizeHook = Box<dyn FnMut(&str, TickSize) + Send + 'static>;
 
 /// Receives book updates with borrowed data; see [`BookFeed`].
 pub trait BookHandler {

@@ -197,7 +197,7 @@ pub struct Reconnected {
 }
 
 /// The boxed future a reconnect hook returns.
-pub type HookFuture = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
+pub(crate) type HookFuture = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
 
 /// A user-supplied async callback run (on its own task) after every *re*connect, once the
 /// resubscription has been sent — e.g. to fetch open orders and recent trades over REST,

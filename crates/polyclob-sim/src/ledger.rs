@@ -21,8 +21,8 @@ use alloy_primitives::{Address, B256, U256};
 
 use polyclob::fixed::Price;
 use polyclob::onchain::Call;
+use polyclob::onchain::Selector;
 use polyclob::onchain::abi::{Reader, Value, encode_args, split_selector};
-use polyclob::onchain::selector as sel;
 use polyclob::sign::Signature;
 use polyclob::sign::eip712::recover_address;
 use polyclob::sign::wallet::{PROXY_FACTORY, derive_proxy_wallet, derive_safe_wallet};
@@ -300,9 +300,9 @@ impl Ledger {
         let c = &self.contracts;
         let to = call.to();
         if to == c.collateral {
-            return match selector {
-                sel::BALANCE_OF => Ok(word(self.collateral_of(r.address(0)?))),
-                sel::ALLOWANCE => Ok(word(
+            return match Selector::of(selector) {
+                Some(Selector::BalanceOf) => Ok(word(self.collateral_of(r.address(0)?))),
+                Some(Selector::Allowance) => Ok(word(
                     self.balances
                         .allowance
                         .get(&(r.address(0)?, r.address(1)?))
@@ -313,28 +313,28 @@ impl Ledger {
             };
         }
         if Some(to) == self.v2.position_manager {
-            return match selector {
-                sel::BALANCE_OF_1155 => Ok(word(self.token_of(r.address(0)?, r.uint(1)?))),
-                sel::BALANCE_OF_BATCH => self.balance_of_batch(&r),
-                sel::IS_APPROVED_FOR_ALL => Ok(word(U256::from(u8::from(
+            return match Selector::of(selector) {
+                Some(Selector::BalanceOf1155) => Ok(word(self.token_of(r.address(0)?, r.uint(1)?))),
+                Some(Selector::BalanceOfBatch) => self.balance_of_batch(&r),
+                Some(Selector::IsApprovedForAll) => Ok(word(U256::from(u8::from(
                     self.balances
                         .pm_operators
                         .contains(&(r.address(0)?, r.address(1)?)),
                 )))),
-                sel::GET_PAYOUT => self.get_payout(r.uint(0)?, r.uint(1)?).map(word),
+                Some(Selector::GetPayout) => self.get_payout(r.uint(0)?, r.uint(1)?).map(word),
                 _ => revert("PositionManager: unsupported read"),
             };
         }
         if to == c.conditional_tokens {
-            return match selector {
-                sel::BALANCE_OF_1155 => Ok(word(self.token_of(r.address(0)?, r.uint(1)?))),
-                sel::BALANCE_OF_BATCH => self.balance_of_batch(&r),
-                sel::IS_APPROVED_FOR_ALL => Ok(word(U256::from(u8::from(
+            return match Selector::of(selector) {
+                Some(Selector::BalanceOf1155) => Ok(word(self.token_of(r.address(0)?, r.uint(1)?))),
+                Some(Selector::BalanceOfBatch) => self.balance_of_batch(&r),
+                Some(Selector::IsApprovedForAll) => Ok(word(U256::from(u8::from(
                     self.balances
                         .operators
                         .contains(&(r.address(0)?, r.address(1)?)),
                 )))),
-                sel::PAYOUT_NUMERATORS => {
+                Some(Selector::PayoutNumerators) => {
                     let cond = self.conditions.get(&r.b256(0)?);
                     let i = usize::try_from(r.small(1)?).unwrap_or(usize::MAX);
                     match cond {
@@ -342,13 +342,13 @@ impl Ledger {
                         _ => revert("payoutNumerators: index out of range"),
                     }
                 }
-                sel::PAYOUT_DENOMINATOR => Ok(word(U256::from(
+                Some(Selector::PayoutDenominator) => Ok(word(U256::from(
                     self.conditions
                         .get(&r.b256(0)?)
                         .and_then(|c| c.payouts)
                         .map_or(0, |p| p[0] + p[1]),
                 ))),
-                sel::GET_OUTCOME_SLOT_COUNT => Ok(word(U256::from(
+                Some(Selector::GetOutcomeSlotCount) => Ok(word(U256::from(
                     if self.conditions.contains_key(&r.b256(0)?) {
                         2u8
                     } else {
@@ -358,7 +358,7 @@ impl Ledger {
                 _ => revert("ConditionalTokens: unsupported read"),
             };
         }
-        if selector == sel::SAFE_NONCE {
+        if selector == Selector::SafeNonce.bytes() {
             return Ok(word(
                 self.balances
                     .safe_nonces
@@ -424,18 +424,18 @@ impl Ledger {
         let to = call.to();
         let c = self.contracts;
         if to == c.collateral {
-            return match selector {
-                sel::APPROVE => {
+            return match Selector::of(selector) {
+                Some(Selector::Approve) => {
                     self.balances
                         .allowance
                         .insert((from, r.address(0)?), r.uint(1)?);
                     Ok(())
                 }
-                sel::TRANSFER => self.move_collateral(from, r.address(0)?, r.uint(1)?),
+                Some(Selector::Transfer) => self.move_collateral(from, r.address(0)?, r.uint(1)?),
                 _ => revert("collateral: unsupported call"),
             };
         }
-        if to == PROXY_FACTORY && selector == sel::PROXY {
+        if to == PROXY_FACTORY && selector == Selector::Proxy.bytes() {
             let Some(proxy) = derive_proxy_wallet(from, self.chain) else {
                 return revert("no proxy factory on this chain");
             };
@@ -449,10 +449,10 @@ impl Ledger {
             }
             return Ok(());
         }
-        if selector == sel::EXEC_TRANSACTION {
+        if selector == Selector::ExecTransaction.bytes() {
             return self.exec_safe(to, &r, depth);
         }
-        if Some(to) == self.v2.position_manager && selector == sel::SET_APPROVAL_FOR_ALL {
+        if Some(to) == self.v2.position_manager && selector == Selector::SetApprovalForAll.bytes() {
             if r.bool(1)? {
                 self.balances.pm_operators.insert((from, r.address(0)?));
             } else {
@@ -463,7 +463,7 @@ impl Ledger {
         if Some(to) == self.v2.router {
             return self.router_op(from, to, selector, &r);
         }
-        if to == c.conditional_tokens && selector == sel::SET_APPROVAL_FOR_ALL {
+        if to == c.conditional_tokens && selector == Selector::SetApprovalForAll.bytes() {
             if r.bool(1)? {
                 self.balances.operators.insert((from, r.address(0)?));
             } else {
@@ -472,9 +472,9 @@ impl Ledger {
             return Ok(());
         }
         if Some(to) == c.neg_risk_adapter {
-            match selector {
-                sel::NEG_RISK_REDEEM => return self.neg_risk_redeem(from, to, &r),
-                sel::CONVERT_POSITIONS => return self.neg_risk_convert(from, to, &r),
+            match Selector::of(selector) {
+                Some(Selector::NegRiskRedeem) => return self.neg_risk_redeem(from, to, &r),
+                Some(Selector::ConvertPositions) => return self.neg_risk_convert(from, to, &r),
                 _ => {}
             }
         }
@@ -580,8 +580,8 @@ impl Ledger {
             return revert("no PositionManager on this chain");
         };
         let operator_ok = self.balances.pm_operators.contains(&(from, router));
-        match selector {
-            sel::ROUTER_SPLIT => {
+        match Selector::of(selector) {
+            Some(Selector::RouterSplit) => {
                 let amount = r.uint(1)?;
                 self.pull_collateral(from, router, pm, amount)?;
                 for id in cond.tokens {
@@ -589,7 +589,7 @@ impl Ledger {
                 }
                 Ok(())
             }
-            sel::ROUTER_MERGE => {
+            Some(Selector::RouterMerge) => {
                 if !operator_ok {
                     return revert("NotOwnerNorApproved");
                 }
@@ -599,7 +599,7 @@ impl Ledger {
                 }
                 self.move_collateral(pm, from, amount)
             }
-            sel::ROUTER_REDEEM => {
+            Some(Selector::RouterRedeem) => {
                 let outcome = match r.small(1)? {
                     0 => 0,
                     1 => 1,
@@ -752,11 +752,11 @@ impl Ledger {
         // An adapter pulls the outcome tokens it merges or redeems: it needs the approval.
         let direct = target == self.contracts.conditional_tokens;
         let operator_ok = direct || self.balances.operators.contains(&(from, target));
-        match selector {
-            sel::SPLIT_POSITION | sel::MERGE_POSITIONS if !binary => {
+        match Selector::of(selector) {
+            Some(Selector::SplitPosition | Selector::MergePositions) if !binary => {
                 revert("the simulator splits and merges the partition [1, 2] only")
             }
-            sel::SPLIT_POSITION => {
+            Some(Selector::SplitPosition) => {
                 let amount = r.uint(4)?;
                 self.pull_collateral(from, target, self.contracts.conditional_tokens, amount)?;
                 for id in cond.tokens {
@@ -764,7 +764,7 @@ impl Ledger {
                 }
                 Ok(())
             }
-            sel::MERGE_POSITIONS => {
+            Some(Selector::MergePositions) => {
                 if !operator_ok {
                     return revert("ERC1155: caller is not owner nor approved");
                 }
@@ -774,7 +774,7 @@ impl Ledger {
                 }
                 self.move_collateral(self.contracts.conditional_tokens, from, amount)
             }
-            sel::REDEEM_POSITIONS => {
+            Some(Selector::RedeemPositions) => {
                 let Some(payouts) = cond.payouts else {
                     return revert("result for condition not received yet");
                 };
