@@ -69,17 +69,16 @@ const RETRY_MAX: Duration = Duration::from_secs(30);
 /// ```no_run
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 /// use futures_util::StreamExt;
-/// use polyclob::clob::{Client, Credentials};
 /// use polyclob::account::reconcile::Reconcile;
-/// use polyclob::clob::Credentials;
-/// use polyclob::ws::user::UserStream;
 /// use polyclob::account::user_events::{UserEvent, UserEvents};
+/// use polyclob::clob::{Client, Credentials};
+/// use polyclob::ws::user::UserStream;
 ///
 /// let client = Client::builder()
 ///     .signer(polyclob::sign::Signer::from_hex("0x…")?)
 ///     .credentials(Credentials::new("key", "secret", "pass"))
 ///     .build()?;
-/// let stream = UserStream::builder(UserAuth::new("key", "secret", "pass")).build()?;
+/// let stream = UserStream::builder(Credentials::new("key", "secret", "pass")).build()?;
 /// let mut events = UserEvents::new(stream).reconcile(Reconcile::new(client));
 /// while let Some(ev) = events.next().await {
 ///     match ev {

@@ -34,7 +34,7 @@ use crate::clob::{
 };
 use crate::data;
 use crate::http::{Error, SkippedRow};
-use crate::order::{LimitOrder, MarketContext, MarketOrder, OrderSigner, SignedOrder};
+use crate::order::{LimitOrder, MarketContext, MarketOrder, OrderError, OrderSigner, SignedOrder};
 use crate::relayer;
 use crate::sign::Signer;
 use crate::sign::wallet::Wallet;
@@ -162,18 +162,7 @@ impl Account {
         token_id: &str,
         req: &LimitOrder,
     ) -> Result<PostOrderResponse, Error> {
-        let s = &self.order_signer;
-        let ctx = self.client.market_context(token_id).await?;
-        let signed = s.limit_order(&ctx, req).map_err(Error::order)?;
-        match self.post_checked(&signed).await {
-            Err(e) if e.is_order_version_mismatch() => {
-                let ctx = self.client.refreshed_context(&ctx).await?;
-                let signed = s.limit_order(&ctx, req).map_err(Error::order)?;
-                self.post_checked(&signed).await
-            }
-            r => r,
-        }
-        .map_err(|e| preflight::explain(s, e))
+        self.place(token_id, |s, ctx| s.limit_order(ctx, req)).await
     }
 
     /// As [`place_limit_order`](Self::place_limit_order) for a market (FOK/FAK) order (a BUY
@@ -188,13 +177,24 @@ impl Account {
         token_id: &str,
         req: &MarketOrder,
     ) -> Result<PostOrderResponse, Error> {
+        self.place(token_id, |s, ctx| s.market_order(ctx, req))
+            .await
+    }
+
+    /// Signs with the cached market context and posts; on `order_version_mismatch` re-reads
+    /// the version, re-signs and posts once more.
+    async fn place(
+        &self,
+        token_id: &str,
+        sign: impl Fn(&OrderSigner, &MarketContext) -> Result<SignedOrder, OrderError>,
+    ) -> Result<PostOrderResponse, Error> {
         let s = &self.order_signer;
         let ctx = self.client.market_context(token_id).await?;
-        let signed = s.market_order(&ctx, req).map_err(Error::order)?;
+        let signed = sign(s, &ctx).map_err(Error::order)?;
         match self.post_checked(&signed).await {
             Err(e) if e.is_order_version_mismatch() => {
                 let ctx = self.client.refreshed_context(&ctx).await?;
-                let signed = s.market_order(&ctx, req).map_err(Error::order)?;
+                let signed = sign(s, &ctx).map_err(Error::order)?;
                 self.post_checked(&signed).await
             }
             r => r,

@@ -48,7 +48,7 @@ impl Error {
         self.rail() == Some(Rail::HeartbeatGuard)
     }
 
-    /// A pre-flight check found that the order's signer, funder (maker) and API credentials
+    /// A pre-flight check found that the account's key, funder (maker) and API credentials
     /// do not belong together ("maker address not allowed", "signer has to be the API KEY
     /// address" before the exchange says so). The message names both addresses.
     #[must_use]
@@ -60,18 +60,19 @@ impl Error {
     /// ([`is_preflight`](Self::is_preflight)).
     ///
     /// ```
-    /// use polyclob::clob::Client;
+    /// use polyclob::account::Account;
+    /// use polyclob::clob::Credentials;
     /// use polyclob::http::PreflightMismatch;
-    /// use polyclob::order::OrderSigner;
     /// use polyclob::sign::{Signer, wallet::Wallet};
-    /// use polyclob::types::Chain;
     ///
-    /// let key = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
-    /// let client = Client::builder().signer(Signer::from_hex(key)?).build()?;
+    /// let key = Signer::from_hex("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")?;
     /// // A deposit wallet this key does not own: the wallet would refuse its signature.
     /// let wallet = Wallet::DepositWallet("0x2222222222222222222222222222222222222222".parse()?);
-    /// let orders = OrderSigner::new(Signer::from_hex(key)?, Chain::Polygon, wallet)?;
-    /// let e = client.preflight(&orders).unwrap_err();
+    /// let e = Account::builder(key)
+    ///     .wallet(wallet)
+    ///     .credentials(Credentials::new("key", "c2VjcmV0", "pass"))
+    ///     .build() // no I/O: the checks run before the account exists
+    ///     .unwrap_err();
     /// assert_eq!(e.preflight_mismatch(), Some(PreflightMismatch::NotWalletOwner));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

@@ -354,7 +354,7 @@ mod polyclob_row {
     use polyclob::sign::wallet::Wallet;
     use polyclob::types::{Chain, ExchangeVersion, Side, TickSize};
     use polyclob::ws::books::{BookFeed, BookHandler};
-    use polyclob::ws::decode::EventView as Decoded;
+    use polyclob::decode::EventView as Decoded;
     use polyclob::ws::event::Frame;
     use polyclob::ws::market::MarketStream;
 

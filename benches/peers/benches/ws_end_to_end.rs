@@ -112,7 +112,7 @@ mod polyclob_rows {
     use super::*;
     use polyclob::book::Update;
     use polyclob::ws::books::{BookEvent, BookFeed, BookHandler, BookStream};
-    use polyclob::ws::decode::EventView as Decoded;
+    use polyclob::decode::EventView as Decoded;
     use polyclob::ws::event::Frame;
     use polyclob::ws::market::MarketStream;
 
