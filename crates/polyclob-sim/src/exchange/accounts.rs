@@ -1,6 +1,6 @@
 //! Accounts with money: the exchange's balance and allowance checks on new orders, the
-//! balance reserved by open orders, fills settled on the ledger, `GET /balance-allowance`,
-//! and the handle's funding calls.
+//! balance reserved by open orders, and fills settled on the ledger (read by
+//! `GET /balance-allowance`, funded through the handle).
 //!
 //! There is one book of balances, the [`Ledger`]: the chain's when the simulator runs one
 //! (`SimBuilder::onchain`), else the exchange's own. The simulator's own liquidity (the seeded
@@ -8,17 +8,13 @@
 //! fill is minted or burned.
 
 use alloy_primitives::{Address, U256};
-use serde_json::{Value, json};
 
-use polyclob::types::{Chain, Side};
+use polyclob::types::Side;
 
 use super::engine::Fill;
 use super::ledger::Ledger;
-use hyper::StatusCode;
-
-use super::rest::{Resp, ok};
-use super::server::{SimHandle, error_response};
-use super::state::{ApiKeyRec, Exchange, NewOrder, SEED_ADDRESS, Status, fill_notional};
+use super::orders::{NewOrder, Status};
+use super::state::{Exchange, SEED_ADDRESS, fill_notional};
 
 /// The exchange's refusal of an order its maker cannot cover (Polymarket's error text; the
 /// part after the colon says which of the two is short).
@@ -223,146 +219,5 @@ impl Exchange {
                 None => ledger.settlement_failures += 1,
             }
         }
-    }
-}
-
-/// The address whose balances an API key's `signature_type` names: the key's own EOA (0), its
-/// proxy wallet (1) or its Safe (2).
-fn funder(key: &ApiKeyRec, signature_type: Option<&str>, chain: Chain) -> Option<Address> {
-    let eoa: Address = key.address.parse().ok()?;
-    match signature_type.unwrap_or("0") {
-        "0" => Some(eoa),
-        "1" => polyclob::sign::wallet::derive_proxy_wallet(eoa, chain),
-        "2" => Some(polyclob::sign::wallet::derive_safe_wallet(eoa, chain)),
-        _ => None,
-    }
-}
-
-/// `GET /balance-allowance?asset_type=COLLATERAL|CONDITIONAL&token_id=…&signature_type=…`:
-/// `{"balance": "<micro-units>", "allowances": {spender: "<amount>"}}` from the ledger
-/// (for outcome tokens an operator's allowance is the maximum when approved, else 0).
-pub(crate) fn balance_allowance(
-    ex: &Exchange,
-    key: &ApiKeyRec,
-    query: &[(String, String)],
-    chain: Chain,
-) -> Resp {
-    let q = |k: &str| query.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
-    let Some(who) = funder(key, q("signature_type"), chain) else {
-        return error_response(
-            StatusCode::BAD_REQUEST,
-            "invalid signature_type: expected 0 (EOA), 1 (proxy) or 2 (Safe)",
-        );
-    };
-    let ledger = ex.ledger();
-    let c = &ledger.contracts;
-    let body = match q("asset_type").map(str::to_ascii_uppercase).as_deref() {
-        Some("COLLATERAL") => {
-            let allowances: serde_json::Map<String, Value> = c
-                .collateral_spenders()
-                .into_iter()
-                .map(|s| {
-                    (
-                        s.to_checksum(None),
-                        json!(ledger.allowance_of(who, s).to_string()),
-                    )
-                })
-                .collect();
-            json!({"balance": ledger.collateral_of(who).to_string(), "allowances": allowances})
-        }
-        Some("CONDITIONAL" | "CONDITIONAL-V2") => {
-            let Some(token) = q("token_id").and_then(|t| t.parse::<U256>().ok()) else {
-                return error_response(
-                    StatusCode::BAD_REQUEST,
-                    "token_id is required for asset_type CONDITIONAL",
-                );
-            };
-            let allowances: serde_json::Map<String, Value> = c
-                .token_operators()
-                .into_iter()
-                .map(|op| {
-                    let v = if ledger.is_operator(who, op) {
-                        U256::MAX
-                    } else {
-                        U256::ZERO
-                    };
-                    (op.to_checksum(None), json!(v.to_string()))
-                })
-                .collect();
-            json!({"balance": ledger.token_of(who, token).to_string(), "allowances": allowances})
-        }
-        _ => {
-            return error_response(
-                StatusCode::BAD_REQUEST,
-                "asset_type must be COLLATERAL or CONDITIONAL",
-            );
-        }
-    };
-    ok(&body)
-}
-
-impl SimHandle {
-    /// Credits `pusd` micro-pUSD (10⁻⁶ pUSD) to `address` and grants the exchange contracts
-    /// every allowance trading needs, as a funded account that did Polymarket's approval
-    /// step. Fund the address that makes the orders: the EOA, or its proxy / Safe / deposit
-    /// wallet (the order's `maker`). With [`SimBuilder::onchain`](super::SimBuilder::onchain)
-    /// this funds the chain's balances.
-    ///
-    /// ```
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> std::io::Result<()> {
-    /// use alloy_primitives::{Address, U256};
-    /// let sim = polyclob_sim::Simulator::builder().start().await?;
-    /// let me = Address::repeat_byte(7);
-    /// sim.fund(me, 100_000_000); // 100 pUSD
-    /// assert_eq!(sim.collateral_balance(me), U256::from(100_000_000u64));
-    /// # Ok(()) }
-    /// ```
-    pub fn fund(&self, address: Address, pusd: u64) {
-        let mut ex = self.shared.ex();
-        let ledger = ex.ledger_mut();
-        ledger.mint_collateral(address, U256::from(pusd));
-        ledger.set_approved(address, true);
-    }
-
-    /// Credits `shares` micro-shares of outcome token `token_id` (decimal) to `address`, with
-    /// the approvals of [`SimHandle::fund`]; false for a token no market has.
-    pub fn fund_tokens(&self, address: Address, token_id: &str, shares: u64) -> bool {
-        let mut ex = self.shared.ex();
-        let (Some(_), Ok(id)) = (ex.token(token_id), token_id.parse::<U256>()) else {
-            return false;
-        };
-        let ledger = ex.ledger_mut();
-        ledger.mint_token(address, id, U256::from(shares));
-        ledger.set_approved(address, true);
-        true
-    }
-
-    /// Grants (`true`) or revokes every exchange allowance and ERC-1155 approval of `address`.
-    pub fn set_approved(&self, address: Address, approved: bool) {
-        self.shared
-            .ex()
-            .ledger_mut()
-            .set_approved(address, approved);
-    }
-
-    /// `who`'s pUSD balance, micro-pUSD (the chain's with `onchain`).
-    #[must_use]
-    pub fn collateral_balance(&self, who: Address) -> U256 {
-        self.shared.ex().ledger().collateral_of(who)
-    }
-
-    /// `who`'s balance of the outcome token `token_id`, micro-shares.
-    #[must_use]
-    pub fn outcome_balance(&self, who: Address, token_id: U256) -> U256 {
-        self.shared.ex().ledger().token_of(who, token_id)
-    }
-
-    /// Fills the ledger could not settle (an account short of balance or approval, possible
-    /// with [`SimBuilder::enforce_balances`](super::SimBuilder::enforce_balances) off); the
-    /// trade of such a fill moves nothing and is reported `FAILED`.
-    #[must_use]
-    pub fn settlement_failures(&self) -> u64 {
-        self.shared.ex().ledger().settlement_failures
     }
 }

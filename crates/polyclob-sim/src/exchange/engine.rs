@@ -342,7 +342,7 @@ mod tests {
     /// Naive oracle: a list of resting orders sorted by (price priority, arrival).
     #[test]
     fn matches_naive_oracle_on_random_flow() {
-        let mut rng = crate::rng::Rng::new(5, 5);
+        let mut rng = crate::exchange::rng::Rng::new(5, 5);
         let mut b = Book::default();
         // oracle: (side, price, seq, remaining)
         let mut oracle: Vec<(Side, u32, u64, u64)> = Vec::new();

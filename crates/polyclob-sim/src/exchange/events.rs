@@ -9,7 +9,9 @@ use polyclob::types::{Side, TickSize};
 
 use super::engine::LevelChange;
 use super::market::MarketSpec;
-use super::state::{Exchange, OrderRec, SEED_OWNER, TradeRec};
+use super::orders::OrderRec;
+use super::state::{Exchange, SEED_OWNER};
+use super::trades::TradeRec;
 
 /// A price in micro-units as the exchange's decimal text (`"0.52"`).
 pub(crate) fn price(p: u32) -> String {

@@ -961,7 +961,6 @@ impl Ledger {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::MarketSpec;
     use polyclob::onchain::{ctf, erc20, erc1155};
 
     fn ledger() -> (Ledger, B256, [U256; 2]) {

@@ -19,9 +19,10 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
-use super::faults::Trigger;
+use super::orders::Status;
 use super::rng::Rng;
-use super::state::{Exchange, Status};
+use super::state::Exchange;
+use super::trigger::Trigger;
 
 /// The exchange's refusal to cancel an order in the taker hold.
 pub(crate) const CANCEL_DELAYED: &str =

@@ -1,8 +1,9 @@
 //! The exchange state: markets and their books, orders, trades, API keys and heartbeats, plus
 //! the rules the exchange applies when an order arrives (validation, matching, resting,
-//! cancelling, expiring). Every change is published to the WS fan-out as pre-rendered frames.
+//! cancelling, expiring). Every change is published to the WS fan-out as pre-rendered frames
+//! (`feed.rs`).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -10,12 +11,14 @@ use tokio::sync::broadcast;
 use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use polyclob::fixed::{Price, Size};
-use polyclob::types::{OrderType, Side, TickSize};
+use polyclob::types::{OrderType, Side};
 
-use super::engine::{Book, Fill, LevelChange};
+use super::engine::{Book, Fill};
+use super::keys::Keys;
 use super::market::{MarketSpec, seed_orders};
+use super::orders::{Canceled, NewOrder, OrderRec, Placed, Status};
 use super::rng::Rng;
-use super::{events, rng};
+use super::trades::TradeRec;
 
 /// Address used as owner of the seeded liquidity.
 pub(crate) const SEED_OWNER: &str = "sim-liquidity";
@@ -61,139 +64,15 @@ pub(crate) struct MarketState {
     pub(crate) books: [Book; 2],
     pub(crate) last_trade: [Option<(u32, Side)>; 2],
     /// Best bid/ask last announced by `best_bid_ask`, per token.
-    last_bba: [(Option<u32>, Option<u32>); 2],
+    pub(super) last_bba: [(Option<u32>, Option<u32>); 2],
     /// Notional of every fill ever, micro-pUSD (size × price).
     pub(crate) traded_notional: u64,
-}
-
-/// Lifecycle of an order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Status {
-    Live,
-    /// In the taker hold: not on the book yet, not cancellable.
-    Delayed,
-    Matched,
-    Canceled,
-}
-
-impl Status {
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Self::Live => "LIVE",
-            Self::Delayed => "DELAYED",
-            Self::Matched => "MATCHED",
-            Self::Canceled => "CANCELED",
-        }
-    }
-}
-
-/// An order the exchange has accepted.
-#[derive(Debug, Clone)]
-pub(crate) struct OrderRec {
-    pub(crate) seq: u64,
-    pub(crate) id: String,
-    pub(crate) owner: String,
-    pub(crate) user: String,
-    pub(crate) maker_address: String,
-    pub(crate) market: usize,
-    pub(crate) token: usize,
-    pub(crate) side: Side,
-    pub(crate) price: u32,
-    pub(crate) original: u64,
-    pub(crate) matched: u64,
-    pub(crate) order_type: OrderType,
-    pub(crate) expiration: u64,
-    pub(crate) created_at: u64,
-    pub(crate) status: Status,
-    pub(crate) trades: Vec<String>,
-    /// Index of the latest trade the order took part in.
-    pub(crate) last_trade: Option<usize>,
-    /// Took part in a trade with a client: kept for as long as that trade is.
-    pub(crate) pinned: bool,
-    /// Builder code the order was signed with (zero = none).
-    pub(crate) builder: alloy_primitives::B256,
-    /// Signed as a V1 order (a pre-migration order).
-    pub(crate) v1: bool,
-}
-
-/// A trade: one taker order against one or more makers.
-#[derive(Debug, Clone)]
-pub(crate) struct TradeRec {
-    pub(crate) id: String,
-    pub(crate) taker_seq: u64,
-    pub(crate) market: usize,
-    pub(crate) token: usize,
-    pub(crate) side: Side,
-    pub(crate) size: u64,
-    /// The price of the last (worst) fill: where the taker's sweep stopped.
-    pub(crate) price: u32,
-    pub(crate) fills: Vec<Fill>,
-    pub(crate) match_time: u64,
-    pub(crate) status: &'static str,
-    pub(crate) tx_hash: String,
-}
-
-/// Credentials issued by `POST /auth/api-key`.
-#[derive(Clone)]
-pub(crate) struct ApiKeyRec {
-    pub(crate) key: String,
-    pub(crate) secret: String,
-    pub(crate) passphrase: String,
-    /// Lowercase 0x address.
-    pub(crate) address: String,
-}
-
-impl std::fmt::Debug for ApiKeyRec {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ApiKeyRec")
-            .field("key", &self.key)
-            .field("address", &self.address)
-            .finish_non_exhaustive()
-    }
 }
 
 #[derive(Debug)]
 struct Heartbeat {
     id: String,
     last: Instant,
-}
-
-/// What the HTTP layer hands the exchange for a new order, after parsing and signature checks.
-#[derive(Debug, Clone)]
-pub(crate) struct NewOrder {
-    pub(crate) id: String,
-    pub(crate) owner: String,
-    pub(crate) user: String,
-    pub(crate) maker_address: String,
-    pub(crate) token_id: String,
-    pub(crate) side: Side,
-    pub(crate) maker_amount: u64,
-    pub(crate) taker_amount: u64,
-    pub(crate) order_type: OrderType,
-    pub(crate) post_only: bool,
-    pub(crate) expiration: u64,
-    /// Builder code the order was signed with (zero = none).
-    pub(crate) builder: alloy_primitives::B256,
-    /// Signed as a V1 order (a pre-migration order).
-    pub(crate) v1: bool,
-}
-
-/// The exchange's answer to an accepted order.
-#[derive(Debug, Clone)]
-pub(crate) struct Placed {
-    pub(crate) id: String,
-    pub(crate) status: &'static str,
-    pub(crate) making: u64,
-    pub(crate) taking: u64,
-    pub(crate) trade_ids: Vec<String>,
-    pub(crate) tx_hashes: Vec<String>,
-}
-
-/// Result of a cancel request.
-#[derive(Debug, Default)]
-pub(crate) struct Canceled {
-    pub(crate) canceled: Vec<String>,
-    pub(crate) not_canceled: Vec<(String, String)>,
 }
 
 /// Exchange-wide settings the state needs.
@@ -218,7 +97,7 @@ pub(crate) struct Exchange {
     pub(crate) markets: Vec<MarketState>,
     by_token: HashMap<String, (usize, usize)>,
     by_condition: HashMap<String, usize>,
-    pub(super) orders: HashMap<u64, OrderRec>,
+    pub(crate) orders: HashMap<u64, OrderRec>,
     order_ids: HashMap<String, u64>,
     next_seq: u64,
     pub(crate) trades: super::trades::TradeLog,
@@ -229,29 +108,24 @@ pub(crate) struct Exchange {
     pub(crate) ledger: super::ledger::Ledger,
     /// Live order seqs per user (lowercase address): open-order queries and cancel-all
     /// cost the user's live orders, not the whole history.
-    pub(super) live_by_user: HashMap<String, BTreeSet<u64>>,
+    pub(crate) live_by_user: HashMap<String, BTreeSet<u64>>,
     /// Trade indices per user (taker or maker).
     trades_by_user: HashMap<String, Vec<usize>>,
     /// Resting GTD orders by (expiration, seq).
     gtd_queue: BTreeSet<(u64, u64)>,
-    keys: HashMap<String, ApiKeyRec>,
-    keys_by_owner: HashMap<(String, u64), String>,
+    /// API keys (`keys.rs`).
+    pub(crate) keys: Keys,
     heartbeats: HashMap<String, Heartbeat>,
-    /// Builder keys and fees, rewards (sim/programs.rs).
+    /// Builder keys and fees, rewards, RFQ, the relayer (`programs.rs`).
     pub(crate) programs: super::programs::Programs,
     rng: Rng,
-    pub(super) activity_rng: Rng,
-    events: broadcast::Sender<Arc<Outbound>>,
-    msg_seq: u64,
+    pub(super) events: broadcast::Sender<Arc<Outbound>>,
+    pub(super) msg_seq: u64,
     pub(crate) cancel_only: bool,
     /// Trades settling and orders held (`settlement.rs`).
     pub(crate) settling: super::settlement::Settling,
-    /// Simulated traders with identities (`crowd.rs`).
-    pub(crate) crowd: super::crowd::CrowdState,
-    /// Driven fair values and reference prices (`paths.rs`).
-    pub(crate) paths: super::paths::Paths,
-    /// A recorded feed being replayed (`replay.rs`).
-    pub(crate) replay: super::replay::ReplayState,
+    /// The simulated traders besides the seed liquidity (`house.rs`), lowercase addresses.
+    pub(super) house: HashSet<String>,
 }
 
 impl Exchange {
@@ -268,7 +142,7 @@ impl Exchange {
             settling,
             ledger,
             rng: Rng::new(cfg.seed, 1),
-            activity_rng: Rng::new(cfg.seed, 3),
+            keys: Keys::new(cfg.seed),
             cfg,
             markets: Vec::new(),
             by_token: HashMap::new(),
@@ -282,16 +156,12 @@ impl Exchange {
             live_by_user: HashMap::new(),
             trades_by_user: HashMap::new(),
             gtd_queue: BTreeSet::new(),
-            keys: HashMap::new(),
-            keys_by_owner: HashMap::new(),
             heartbeats: HashMap::new(),
             programs: super::programs::Programs::default(),
             events,
             msg_seq: 0,
             cancel_only: false,
-            crowd: super::crowd::CrowdState::default(),
-            paths: super::paths::Paths::default(),
-            replay: super::replay::ReplayState::default(),
+            house: HashSet::new(),
         };
         let mut book_rng = Rng::new(ex.cfg.seed, 0);
         for spec in specs {
@@ -399,92 +269,6 @@ impl Exchange {
     /// The sequence number of the last published market frame (for snapshot/delta consistency).
     pub(crate) fn msg_seq(&self) -> u64 {
         self.msg_seq
-    }
-
-    // ----- API keys -----
-
-    /// The deterministic credentials for (address, nonce): the same seed, address and nonce
-    /// always give the same key, so `derive` can recompute what `create` issued.
-    fn credentials_for(&self, address: &str, nonce: u64) -> ApiKeyRec {
-        let mut material = Vec::with_capacity(64);
-        material.extend_from_slice(b"polyclob-sim api key");
-        material.extend_from_slice(&self.cfg.seed.to_be_bytes());
-        material.extend_from_slice(address.as_bytes());
-        material.extend_from_slice(&nonce.to_be_bytes());
-        let k = alloy_primitives::keccak256(&material);
-        material.push(1);
-        let s = alloy_primitives::keccak256(&material);
-        material.push(2);
-        let p = alloy_primitives::keccak256(&material);
-        use base64::Engine as _;
-        ApiKeyRec {
-            key: rng::uuid_from(k.as_slice()),
-            secret: base64::engine::general_purpose::URL_SAFE.encode(s.as_slice()),
-            passphrase: alloy_primitives::hex::encode(&p.as_slice()[..32]),
-            address: address.to_owned(),
-        }
-    }
-
-    /// `POST /auth/api-key`: issues the key for (address, nonce); an existing key is an error.
-    pub(crate) fn create_api_key(
-        &mut self,
-        address: &str,
-        nonce: u64,
-    ) -> Result<ApiKeyRec, &'static str> {
-        let owner = (address.to_owned(), nonce);
-        if self.keys_by_owner.contains_key(&owner) {
-            return Err("Could not create api key");
-        }
-        let rec = self.credentials_for(address, nonce);
-        self.keys_by_owner.insert(owner, rec.key.clone());
-        self.keys.insert(rec.key.clone(), rec.clone());
-        Ok(rec)
-    }
-
-    /// `GET /auth/derive-api-key`: returns the key already issued for (address, nonce).
-    pub(crate) fn derive_api_key(
-        &self,
-        address: &str,
-        nonce: u64,
-    ) -> Result<ApiKeyRec, &'static str> {
-        self.keys_by_owner
-            .get(&(address.to_owned(), nonce))
-            .and_then(|k| self.keys.get(k))
-            .cloned()
-            .ok_or("Could not derive api key!")
-    }
-
-    /// Every API key issued to `address`.
-    pub(crate) fn keys_of(&self, address: &str) -> Vec<String> {
-        let mut v: Vec<String> = self
-            .keys
-            .values()
-            .filter(|k| k.address == address)
-            .map(|k| k.key.clone())
-            .collect();
-        v.sort_unstable();
-        v
-    }
-
-    pub(crate) fn api_key(&self, key: &str) -> Option<&ApiKeyRec> {
-        self.keys.get(key)
-    }
-
-    /// Registers given credentials for (address, nonce), replacing any issued before.
-    pub(crate) fn insert_api_key(&mut self, rec: ApiKeyRec, nonce: u64) {
-        if let Some(old) = self
-            .keys_by_owner
-            .insert((rec.address.clone(), nonce), rec.key.clone())
-        {
-            self.keys.remove(&old);
-        }
-        self.keys.insert(rec.key.clone(), rec);
-    }
-
-    /// Removes an API key (a revoked builder key stops authenticating).
-    pub(crate) fn remove_api_key(&mut self, key: &str) {
-        self.keys.remove(key);
-        self.keys_by_owner.retain(|_, k| k != key);
     }
 
     // ----- orders -----
@@ -723,13 +507,7 @@ impl Exchange {
         self.publish_price_changes(mi, ti, &changes, ts_ms);
         if let Some(last) = fills.last() {
             self.markets[mi].last_trade[ti] = Some((last.price, side));
-            if self.has_listeners() {
-                let text = events::last_trade_price(self, mi, ti, last.price, side, filled, ts_ms);
-                self.publish_market(mi, ti, text);
-                // The exchange also sends a fresh `book` when a trade changes the book.
-                let text = events::ws_book(self, mi, ti, ts_ms);
-                self.publish_market(mi, ti, text);
-            }
+            self.publish_last_trade(mi, ti, (last.price, side, filled), ts_ms);
         }
         if rests {
             self.publish_order_event(seq, "PLACEMENT");
@@ -987,7 +765,7 @@ impl Exchange {
         out
     }
 
-    pub(super) fn cancel_seq(&mut self, seq: u64) -> Option<String> {
+    pub(crate) fn cancel_seq(&mut self, seq: u64) -> Option<String> {
         let o = self.orders.get_mut(&seq)?;
         if o.status != Status::Live {
             return None;
@@ -1081,117 +859,18 @@ impl Exchange {
         }
     }
 
-    /// Changes a market's tick size and announces it on the market channel.
-    pub(crate) fn set_tick_size(&mut self, mi: usize, tick: TickSize) {
-        let old = self.markets[mi].spec.tick;
-        self.markets[mi].spec.tick = tick;
-        let ts = now_ms();
-        for ti in 0..2 {
-            let text = events::tick_size_change(self, mi, ti, old, tick, ts);
-            self.publish_market(mi, ti, text);
-        }
-    }
-
-    // ----- publishing -----
-
-    fn publish(&mut self, msg: Outbound) {
-        // No receivers is fine: nobody is listening.
-        let _ = self.events.send(Arc::new(msg));
-    }
-
-    fn publish_market(&mut self, mi: usize, ti: usize, text: String) {
-        self.publish_market_frame(mi, ti, text, false);
-    }
-
-    fn publish_market_frame(&mut self, mi: usize, ti: usize, text: String, custom: bool) {
-        self.msg_seq += 1;
-        let assets = vec![self.markets[mi].spec.tokens[ti].token_id().to_owned()];
-        self.publish(Outbound::Market {
-            seq: self.msg_seq,
-            assets,
-            custom,
-            text: text.into(),
-        });
-    }
-
-    /// Whether any WS connection is open: without one, frames are not even rendered.
-    fn has_listeners(&self) -> bool {
-        self.events.receiver_count() > 0
-    }
-
-    pub(crate) fn publish_price_changes(
-        &mut self,
-        mi: usize,
-        ti: usize,
-        changes: &[LevelChange],
-        ts_ms: u64,
-    ) {
-        let book = &self.markets[mi].books[ti];
-        let bba = (book.best_bid(), book.best_ask());
-        let top_moved = self.markets[mi].last_bba[ti] != bba;
-        self.markets[mi].last_bba[ti] = bba;
-        if changes.is_empty() || !self.has_listeners() {
-            return;
-        }
-        let text = events::price_change(self, mi, ti, changes, ts_ms);
-        self.publish_market(mi, ti, text);
-        // `custom_feature_enabled` subscribers also get `best_bid_ask` when the top moves.
-        if top_moved {
-            let text = events::best_bid_ask(self, mi, ti, ts_ms);
-            self.publish_market_frame(mi, ti, text, true);
-        }
-    }
-
-    fn publish_order_event(&mut self, seq: u64, kind: &str) {
-        if !self.has_listeners() {
-            return;
-        }
-        let Some(o) = self.orders.get(&seq) else {
-            return;
-        };
-        if o.owner == SEED_OWNER {
-            return;
-        }
-        let text = events::user_order(self, o, kind);
-        let (user, market) = (
-            o.user.clone(),
-            self.markets[o.market].spec.condition_id.clone(),
-        );
-        self.publish(Outbound::User {
-            user,
-            market,
-            text: text.into(),
-        });
-    }
-
-    /// Publishes trade `trade_idx` in its current status to the users in it.
-    pub(crate) fn publish_trade_events(&mut self, trade_idx: usize) {
-        if !self.has_listeners() {
-            return;
-        }
-        let Some(t) = self.trades.get(trade_idx) else {
-            return;
-        };
-        let mut users: Vec<String> = std::iter::once(t.taker_seq)
-            .chain(t.fills.iter().map(|f| f.maker_seq))
-            .filter_map(|s| self.orders.get(&s))
-            .filter(|o| o.owner != SEED_OWNER)
-            .map(|o| o.user.clone())
-            .collect();
-        users.sort_unstable();
-        users.dedup();
-        let market = self.markets[t.market].spec.condition_id.clone();
-        let taker = self.orders.get(&t.taker_seq).map(|o| o.user.clone());
-        // Rendered once per side: `trader_side` says which side of the trade the user was on.
-        let texts: [Utf8Bytes; 2] =
-            [true, false].map(|is_taker| events::user_trade(self, t, t.status, is_taker).into());
-        for user in users {
-            let text = texts[usize::from(taker.as_ref() != Some(&user))].clone();
-            self.publish(Outbound::User {
-                user,
-                market: market.clone(),
-                text,
-            });
+    /// Every id that names the market `id` names (a condition id, or a token id): the
+    /// condition id and its token ids, or `id` alone for a token id or an unknown id.
+    pub(crate) fn market_ids(&self, id: &str) -> Vec<String> {
+        let condition = |m: &&MarketState| m.spec.condition_id.eq_ignore_ascii_case(id);
+        match self.markets.iter().find(condition) {
+            Some(m) => {
+                let spec = &m.spec;
+                std::iter::once(spec.condition_id.clone())
+                    .chain(spec.tokens.iter().map(|t| t.token_id().to_owned()))
+                    .collect()
+            }
+            None => vec![id.to_owned()],
         }
     }
 }

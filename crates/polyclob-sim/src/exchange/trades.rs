@@ -8,7 +8,26 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use super::state::TradeRec;
+use polyclob::types::Side;
+
+use super::engine::Fill;
+
+/// A trade: one taker order against one or more makers.
+#[derive(Debug, Clone)]
+pub(crate) struct TradeRec {
+    pub(crate) id: String,
+    pub(crate) taker_seq: u64,
+    pub(crate) market: usize,
+    pub(crate) token: usize,
+    pub(crate) side: Side,
+    pub(crate) size: u64,
+    /// The price of the last (worst) fill: where the taker's sweep stopped.
+    pub(crate) price: u32,
+    pub(crate) fills: Vec<Fill>,
+    pub(crate) match_time: u64,
+    pub(crate) status: &'static str,
+    pub(crate) tx_hash: String,
+}
 
 /// How many of the most recent house-only trades are kept.
 pub(crate) const HOUSE_HISTORY: usize = 100_000;

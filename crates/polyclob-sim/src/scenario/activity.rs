@@ -1,37 +1,91 @@
-//! Simulated third-party trading: seeded random actions (rest near the top, cancel, take)
-//! that keep books moving and trades printing without a second client.
+//! Simulated market activity: what moves the books without a client. One activity step moves
+//! every price path ([`Paths`]), applies the next frame of a replayed feed ([`ReplayState`]),
+//! then lets the crowd act ([`CrowdState`]), or, without a crowd or a replay, the seed
+//! liquidity's random action: rest near the top, cancel, or take.
 
+use polyclob::fixed::Price;
 use polyclob::types::{OrderType, Side};
 
-use super::state::{Exchange, SEED_ADDRESS};
+use super::crowd::{Crowd, CrowdState};
+use super::paths::Paths;
+use super::replay::{Replay, ReplayState};
+use crate::exchange::rng::Rng;
+use crate::exchange::state::{Exchange, SEED_ADDRESS};
 
-impl Exchange {
+/// The simulated market around one exchange: the crowd, the price paths, the replayed feed.
+/// Behind a lock of its own in the server's shared state, always taken before the
+/// exchange's.
+#[derive(Debug)]
+pub(crate) struct Activity {
+    pub(crate) crowd: CrowdState,
+    pub(crate) paths: Paths,
+    pub(crate) replay: ReplayState,
+    /// Ids of the simulated traders' orders, and the seed liquidity's random choices.
+    rng: Rng,
+}
+
+impl Activity {
+    /// No crowd, no driven price, nothing to replay.
+    pub(crate) fn new(seed: u64) -> Self {
+        Self {
+            crowd: CrowdState::default(),
+            paths: Paths::default(),
+            replay: ReplayState::default(),
+            rng: Rng::new(seed, 3),
+        }
+    }
+
+    /// Puts `crowd` to work and sets `replay` to be replayed.
+    pub(crate) fn install(&mut self, ex: &mut Exchange, crowd: Crowd, replay: Replay) {
+        self.crowd.install(ex, crowd);
+        self.replay = ReplayState::new(replay);
+    }
+
+    /// One activity step: every price path, the next frame of a replayed feed, then the
+    /// crowd (or, without one and without a replay, the default activity).
+    pub(crate) fn step(&mut self, ex: &mut Exchange) {
+        self.paths.step(ex);
+        let replaying = self.replay_frame(ex);
+        if self.crowd.is_empty() {
+            if !replaying {
+                self.random(ex);
+            }
+        } else {
+            self.crowd.step(ex, &self.paths, &mut self.rng);
+        }
+    }
+
+    /// Applies the next frame of the replayed feed; false when the feed is over.
+    pub(crate) fn replay_frame(&mut self, ex: &mut Exchange) -> bool {
+        self.replay.frame(ex, &mut self.rng)
+    }
+
     /// One step of simulated third-party activity on a random token (seeded): rest a new
     /// order near the top of the book, cancel a resting one, or take liquidity at the best
     /// price. Keeps both sides of every book populated.
-    pub(crate) fn random_activity(&mut self) {
-        if self.markets.is_empty() || self.cancel_only {
+    fn random(&mut self, ex: &mut Exchange) {
+        if ex.markets.is_empty() || ex.cancel_only {
             return;
         }
-        let mi = self.activity_rng.below(self.markets.len() as u64) as usize;
-        let ti = self.activity_rng.below(2) as usize;
-        let tick = self.markets[mi].spec.tick.as_micros();
-        let min = self.markets[mi]
+        let mi = self.rng.below(ex.markets.len() as u64) as usize;
+        let ti = self.rng.below(2) as usize;
+        let tick = ex.markets[mi].spec.tick.as_micros();
+        let min = ex.markets[mi]
             .spec
             .min_order_size
             .as_micros()
             .max(1_000_000);
         let (bid, ask) = {
-            let b = &self.markets[mi].books[ti];
+            let b = &ex.markets[mi].books[ti];
             (b.best_bid(), b.best_ask())
         };
-        let roll = self.activity_rng.below(100);
-        let side = if self.activity_rng.below(2) == 0 {
+        let roll = self.rng.below(100);
+        let side = if self.rng.below(2) == 0 {
             Side::Buy
         } else {
             Side::Sell
         };
-        let size = min + self.activity_rng.below(20) * 1_000_000;
+        let size = min + self.rng.below(20) * 1_000_000;
         let empty_side = match side {
             Side::Buy => bid.is_none(),
             Side::Sell => ask.is_none(),
@@ -39,11 +93,11 @@ impl Exchange {
         // The house rests about as often as it cancels or takes, so its orders pile up near the
         // top: past twice the seeded depth a rest becomes a cancel, which keeps a simulator
         // under activity for hours at a steady size.
-        let cap = 8 * self.markets[mi].spec.seed_levels as usize + 32;
-        let crowded = self.markets[mi].books[ti].resting_seqs().nth(cap).is_some();
+        let cap = 8 * ex.markets[mi].spec.seed_levels as usize + 32;
+        let crowded = ex.markets[mi].books[ti].resting_seqs().nth(cap).is_some();
         if (roll < 50 && !crowded) || empty_side {
             // Rest within two ticks of the top, never crossing.
-            let k = self.activity_rng.below(3) as u32;
+            let k = self.rng.below(3) as u32;
             let price = match (side, bid, ask) {
                 (Side::Buy, Some(b), a) => (b + tick)
                     .saturating_sub(k * tick)
@@ -55,21 +109,30 @@ impl Exchange {
                 (Side::Sell, Some(b), None) => b + (k + 1) * tick,
                 (_, None, None) => 500_000 / tick * tick,
             };
-            self.place_as(SEED_ADDRESS, mi, ti, side, price, size, OrderType::Gtc);
+            ex.place_as(
+                &mut self.rng,
+                SEED_ADDRESS,
+                mi,
+                ti,
+                side,
+                price,
+                size,
+                OrderType::Gtc,
+            );
         } else if roll < 75 || (crowded && roll < 50) {
             // The liquidity owner's live orders on this book, in seq order. Read from the
             // book (a few orders), not from the owner's live set (every book's orders: a
             // scan of it per step was most of the simulator's time with thousands of books).
-            let live = self.live_by_user.get(SEED_ADDRESS);
-            let mut mine: Vec<u64> = self.markets[mi].books[ti]
+            let live = ex.live_by_user.get(SEED_ADDRESS);
+            let mut mine: Vec<u64> = ex.markets[mi].books[ti]
                 .resting_seqs()
                 .filter(|s| live.is_some_and(|l| l.contains(s)))
                 .collect();
             mine.sort_unstable();
             // Sorted by seq: the pick is deterministic.
             if !mine.is_empty() {
-                let pick = mine[self.activity_rng.below(mine.len() as u64) as usize];
-                self.cancel_seq(pick);
+                let pick = mine[self.rng.below(mine.len() as u64) as usize];
+                ex.cancel_seq(pick);
             }
         } else {
             let limit = match side {
@@ -77,27 +140,46 @@ impl Exchange {
                 Side::Sell => bid,
             };
             if let Some(limit) = limit {
-                self.place_as(SEED_ADDRESS, mi, ti, side, limit, size, OrderType::Fak);
+                ex.place_as(
+                    &mut self.rng,
+                    SEED_ADDRESS,
+                    mi,
+                    ti,
+                    side,
+                    limit,
+                    size,
+                    OrderType::Fak,
+                );
             }
         }
         // A cancel or a take may have removed a side's last order: rest a new one at once, so
         // that both sides are populated after every step (not only after a later rest).
-        self.replenish(mi, ti, tick, min);
+        self.replenish(ex, mi, ti, tick, min);
     }
 
     /// Rests an order of `size` one tick outside the other side on each side of the book
     /// that is empty.
-    fn replenish(&mut self, mi: usize, ti: usize, tick: u32, size: u64) {
+    fn replenish(&mut self, ex: &mut Exchange, mi: usize, ti: usize, tick: u32, size: u64) {
         let mid = 500_000 / tick * tick;
-        if self.markets[mi].books[ti].best_bid().is_none() {
-            let ask = self.markets[mi].books[ti].best_ask();
+        if ex.markets[mi].books[ti].best_bid().is_none() {
+            let ask = ex.markets[mi].books[ti].best_ask();
             let price = ask.map_or(mid.saturating_sub(tick), |a| a.saturating_sub(tick));
-            self.place_as(SEED_ADDRESS, mi, ti, Side::Buy, price, size, OrderType::Gtc);
+            ex.place_as(
+                &mut self.rng,
+                SEED_ADDRESS,
+                mi,
+                ti,
+                Side::Buy,
+                price,
+                size,
+                OrderType::Gtc,
+            );
         }
-        if self.markets[mi].books[ti].best_ask().is_none() {
-            let bid = self.markets[mi].books[ti].best_bid();
+        if ex.markets[mi].books[ti].best_ask().is_none() {
+            let bid = ex.markets[mi].books[ti].best_bid();
             let price = bid.map_or(mid + tick, |b| b + tick);
-            self.place_as(
+            ex.place_as(
+                &mut self.rng,
                 SEED_ADDRESS,
                 mi,
                 ti,
@@ -108,15 +190,68 @@ impl Exchange {
             );
         }
     }
+
+    /// Moves market `mi`'s book to `price` at once: the fair value becomes `price` (on the
+    /// grid), a simulated trader takes every order on the first token priced through it (asks
+    /// at or below, bids at or above, clients' orders included, as an informed trader would)
+    /// and the mirror image on the second token, then the crowd's makers requote around it (or,
+    /// without makers, one order of the minimum size rests a tick either side).
+    pub(crate) fn move_book(&mut self, ex: &mut Exchange, mi: usize, price: u32) {
+        if ex.cancel_only {
+            return;
+        }
+        let tick = ex.markets[mi].spec.tick.as_micros();
+        let p = self.paths.set_fair(ex, mi, price);
+        let mover = self.crowd.mover();
+        for (ti, target) in [(0usize, p), (1, Price::SCALE - p)] {
+            for side in [Side::Buy, Side::Sell] {
+                let size = ex.markets[mi].books[ti].available(side, target);
+                if size > 0 {
+                    let whole = size.div_ceil(1_000_000) * 1_000_000;
+                    ex.place_as(
+                        &mut self.rng,
+                        &mover,
+                        mi,
+                        ti,
+                        side,
+                        target,
+                        whole,
+                        OrderType::Fak,
+                    );
+                }
+            }
+        }
+        if !self.crowd.requote_all(ex, &self.paths, &mut self.rng, mi) {
+            let min = ex.markets[mi]
+                .spec
+                .min_order_size
+                .as_micros()
+                .div_ceil(1_000_000)
+                .max(1)
+                * 1_000_000;
+            let (bid, ask) = (p.saturating_sub(tick), p + tick);
+            for (ti, side, at) in [
+                (0, Side::Buy, bid),
+                (0, Side::Sell, ask),
+                (1, Side::Buy, Price::SCALE - ask),
+                (1, Side::Sell, Price::SCALE - bid),
+            ] {
+                ex.place_as(&mut self.rng, &mover, mi, ti, side, at, min, OrderType::Gtc);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
 
-    use crate::market::MarketSpec;
-    use crate::state::{Exchange, NewOrder, StateConfig};
-    use crate::trades::TradeLog;
+    use super::Activity;
+    use crate::exchange::market::MarketSpec;
+    use crate::exchange::orders::NewOrder;
+    use crate::exchange::settlement::Settlement;
+    use crate::exchange::state::{Exchange, StateConfig};
+    use crate::exchange::trades::TradeLog;
     use polyclob::types::{OrderType, Side};
 
     fn exchange(house_cap: usize) -> Exchange {
@@ -128,7 +263,7 @@ mod tests {
                 chain: polyclob::types::Chain::Polygon,
                 enforce_balances: true,
                 taker_hold: Duration::ZERO,
-                settlement: crate::Settlement::immediate(),
+                settlement: Settlement::immediate(),
             },
             MarketSpec::defaults(),
             tx,
@@ -151,8 +286,9 @@ mod tests {
     #[test]
     fn activity_runs_at_a_steady_size_and_keeps_client_trades() {
         let mut ex = exchange(500);
+        let mut activity = Activity::new(7);
         for _ in 0..5_000 {
-            ex.random_activity();
+            activity.random(&mut ex);
         }
         // A funded client buys from the house's best ask.
         let client: alloy_primitives::Address = "0x00000000000000000000000000000000000c1e47"
@@ -190,7 +326,7 @@ mod tests {
         let mut sizes = Vec::new();
         for _ in 0..4 {
             for _ in 0..10_000 {
-                ex.random_activity();
+                activity.random(&mut ex);
             }
             sizes.push((ex.orders.len(), ex.trades.len(), resting(&ex)));
         }
@@ -216,5 +352,57 @@ mod tests {
         );
         let client = "0x00000000000000000000000000000000000c1e47";
         assert_eq!(ex.user_trades(client).len(), 1);
+    }
+
+    /// What stepping the standard crowd on 1,000 generated markets costs the simulator, with
+    /// one listener (so every frame is rendered): the README's "Scale" figures.
+    #[test]
+    #[ignore = "a measurement: cargo test --release -p polyclob-sim --lib crowd_steps -- --ignored --nocapture"]
+    #[allow(clippy::print_stderr)] // the measurement is its output
+    fn crowd_steps_on_a_thousand_markets() {
+        use crate::scenario::crowd::Crowd;
+        use crate::scenario::paths::{FairValue, PricePath};
+        let (tx, mut rx) = tokio::sync::broadcast::channel(1 << 16);
+        let mut ex = Exchange::new(
+            StateConfig {
+                seed: 3,
+                heartbeat_timeout: std::time::Duration::from_secs(10),
+                chain: polyclob::types::Chain::Polygon,
+                enforce_balances: true,
+                taker_hold: std::time::Duration::ZERO,
+                settlement: Settlement::immediate(),
+            },
+            MarketSpec::generate(1_000),
+            tx,
+        );
+        let mut activity = Activity::new(3);
+        activity.install(&mut ex, Crowd::standard(3), Default::default());
+        activity.paths.drive_reference(
+            &ex,
+            "btc",
+            PricePath::random_walk(100_000_000_000, 40_000_000, 9).jumps(20_000, 500_000_000),
+        );
+        for mi in (0..1_000).step_by(50) {
+            activity.paths.drive_market(
+                &ex,
+                mi,
+                FairValue::reference("btc", 100_000_000_000, 20_000_000_000),
+            );
+        }
+        let (steps, mut frames) = (2_000, 0u64);
+        let t = std::time::Instant::now();
+        for _ in 0..steps {
+            activity.step(&mut ex);
+            while rx.try_recv().is_ok() {
+                frames += 1;
+            }
+        }
+        let secs = t.elapsed().as_secs_f64();
+        assert!(frames > 100 * steps);
+        eprintln!(
+            "{steps} steps, {frames} frames in {secs:.2} s: {:.0} frames/s, {:.0} µs a step",
+            frames as f64 / secs,
+            secs * 1e6 / steps as f64
+        );
     }
 }

@@ -1,14 +1,15 @@
 //! The crowd: simulated traders with identities (see [`Crowd`]), and what they do each
 //! activity step.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use alloy_primitives::Address;
 use polyclob::fixed::Price;
 use polyclob::types::{OrderType, Side};
 
-use super::rng::Rng;
-use super::state::{Exchange, NewOrder, SEED_ADDRESS, SEED_OWNER, fill_notional};
+use super::paths::Paths;
+use crate::exchange::rng::Rng;
+use crate::exchange::state::{Exchange, SEED_ADDRESS};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Role {
@@ -237,16 +238,15 @@ struct Member {
 #[derive(Debug, Default)]
 pub(crate) struct CrowdState {
     members: Vec<Member>,
-    addresses: HashSet<String>,
 }
 
 impl CrowdState {
-    /// Whether `user` (lowercase address) is a crowd trader.
-    pub(crate) fn owns(&self, user: &str) -> bool {
-        self.addresses.contains(user)
+    /// Whether the crowd has no trader (the seed liquidity's random activity runs instead).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.members.is_empty()
     }
 
-    /// Who moves books at once ([`Exchange::move_book`]): the first maker, else the seed
+    /// Who moves books at once (`Activity::move_book`): the first maker, else the seed
     /// liquidity's address.
     pub(crate) fn mover(&self) -> String {
         self.members
@@ -270,114 +270,87 @@ fn poisson(rng: &mut Rng, lambda: f64) -> u32 {
     }
 }
 
-impl Exchange {
-    /// Whether `user` is one of the simulator's own traders (seed liquidity or crowd): an
-    /// unlimited counterparty whose trades among themselves are not settled.
-    pub(crate) fn is_simulated(&self, user: &str) -> bool {
-        user == SEED_ADDRESS || self.crowd.owns(user)
-    }
-
+impl CrowdState {
     /// Puts `crowd` to work; with a maker in it, the seeded books become its orders.
-    pub(crate) fn install_crowd(&mut self, crowd: Crowd) {
+    pub(crate) fn install(&mut self, ex: &mut Exchange, crowd: Crowd) {
         for spec in crowd.traders {
             let address = format!("{:#x}", spec.address());
-            self.crowd.addresses.insert(address.clone());
-            self.crowd.members.push(Member {
+            ex.join_house(address.clone());
+            self.members.push(Member {
                 rng: Rng::new(spec.seed, 17),
                 spec,
                 address,
                 quoted: BTreeMap::new(),
             });
         }
-        let maker = self.crowd.mover();
+        let maker = self.mover();
         if maker == SEED_ADDRESS {
             return;
         }
-        let seeded = self.live_by_user.remove(SEED_ADDRESS).unwrap_or_default();
-        for seq in &seeded {
-            if let Some(o) = self.orders.get_mut(seq) {
-                o.user.clone_from(&maker);
-                o.maker_address.clone_from(&maker);
-            }
-        }
-        self.live_by_user.entry(maker).or_default().extend(seeded);
+        ex.hand_over_seed_orders(maker);
     }
 
-    /// One activity step: every price path, the next frame of a replayed feed, then the
-    /// crowd (or, without one and without a replay, the default activity).
-    pub(crate) fn activity_step(&mut self) {
-        self.step_paths();
-        let replaying = self.replay_frame();
-        if self.crowd.members.is_empty() {
-            if !replaying {
-                self.random_activity();
-            }
-        } else {
-            self.crowd_step();
-        }
-    }
-
-    fn crowd_step(&mut self) {
-        if self.markets.is_empty() || self.cancel_only {
+    /// Every trader acts once, in order; ids of their orders come from `rng`.
+    pub(crate) fn step(&mut self, ex: &mut Exchange, paths: &Paths, rng: &mut Rng) {
+        if ex.markets.is_empty() || ex.cancel_only {
             return;
         }
-        let mut members = std::mem::take(&mut self.crowd.members);
+        let mut members = std::mem::take(&mut self.members);
         for m in &mut members {
             match m.spec.role {
                 Role::Maker => {
                     let p = (m.spec.rate.min(1.0) * 1_000_000.0) as u32;
                     if m.rng.chance(p) {
-                        let stale: Vec<(usize, u32)> = self
-                            .paths
+                        let stale: Vec<(usize, u32)> = paths
                             .moved()
                             .filter(|(mi, f)| m.quoted.get(mi) != Some(f))
                             .collect();
                         for (mi, f) in stale {
-                            self.requote(m, mi);
+                            requote(ex, paths, rng, m, mi);
                             m.quoted.insert(mi, f);
                         }
                     }
                 }
                 Role::Taker => {
                     for _ in 0..poisson(&mut m.rng, m.spec.rate) {
-                        let mi = m.rng.below(self.markets.len() as u64) as usize;
+                        let mi = m.rng.below(ex.markets.len() as u64) as usize;
                         let ti = m.rng.below(2) as usize;
                         let side = if m.rng.below(2) == 0 {
                             Side::Buy
                         } else {
                             Side::Sell
                         };
-                        let book = &self.markets[mi].books[ti];
+                        let book = &ex.markets[mi].books[ti];
                         let best = match side {
                             Side::Buy => book.best_ask(),
                             Side::Sell => book.best_bid(),
                         };
                         if let Some(at) = best {
                             let size = m.spec.size * 1_000_000;
-                            self.place_as(&m.address, mi, ti, side, at, size, OrderType::Fak);
+                            ex.place_as(rng, &m.address, mi, ti, side, at, size, OrderType::Fak);
                         }
                     }
                 }
                 Role::Informed => {
-                    let driven: Vec<usize> = self.paths.moved().map(|(mi, _)| mi).collect();
+                    let driven: Vec<usize> = paths.moved().map(|(mi, _)| mi).collect();
                     for _ in 0..poisson(&mut m.rng, m.spec.rate) {
                         for &mi in &driven {
-                            self.inform(m, mi);
+                            inform(ex, paths, rng, m, mi);
                         }
                     }
                 }
                 Role::Sweeper => {
                     for _ in 0..poisson(&mut m.rng, m.spec.rate) {
-                        let mi = m.rng.below(self.markets.len() as u64) as usize;
+                        let mi = m.rng.below(ex.markets.len() as u64) as usize;
                         let ti = m.rng.below(2) as usize;
                         let side = if m.rng.below(2) == 0 {
                             Side::Buy
                         } else {
                             Side::Sell
                         };
-                        let tick = self.markets[mi].spec.tick.as_micros();
+                        let tick = ex.markets[mi].spec.tick.as_micros();
                         let reach = m.spec.depth * tick;
-                        let book = &self.markets[mi].books[ti];
+                        let book = &ex.markets[mi].books[ti];
                         let limit = match side {
                             Side::Buy => book
                                 .best_ask()
@@ -388,152 +361,114 @@ impl Exchange {
                         };
                         if let Some(limit) = limit {
                             let size = book.available(side, limit).div_ceil(1_000_000) * 1_000_000;
-                            self.place_as(&m.address, mi, ti, side, limit, size, OrderType::Fak);
+                            ex.place_as(rng, &m.address, mi, ti, side, limit, size, OrderType::Fak);
                         }
                     }
                 }
             }
         }
-        self.crowd.members = members;
-    }
-
-    /// An informed look at market `mi`: take the first token's quotes `edge` ticks or more on
-    /// the wrong side of the fair value.
-    fn inform(&mut self, m: &Member, mi: usize) {
-        let fair = self.fair_value(mi);
-        let tick = self.markets[mi].spec.tick.as_micros();
-        let edge = m.spec.edge * tick;
-        let size = m.spec.size * 1_000_000;
-        let book = &self.markets[mi].books[0];
-        if book.best_ask().is_some_and(|a| a + edge <= fair) {
-            self.place_as(
-                &m.address,
-                mi,
-                0,
-                Side::Buy,
-                fair - edge,
-                size,
-                OrderType::Fak,
-            );
-        } else if book.best_bid().is_some_and(|b| b >= fair + edge) {
-            self.place_as(
-                &m.address,
-                mi,
-                0,
-                Side::Sell,
-                fair + edge,
-                size,
-                OrderType::Fak,
-            );
-        }
+        self.members = members;
     }
 
     /// Every crowd maker requotes market `mi` now; false when the crowd has no maker.
-    pub(crate) fn requote_all(&mut self, mi: usize) -> bool {
-        let mut members = std::mem::take(&mut self.crowd.members);
-        let fair = self.fair_value(mi);
+    pub(crate) fn requote_all(
+        &mut self,
+        ex: &mut Exchange,
+        paths: &Paths,
+        rng: &mut Rng,
+        mi: usize,
+    ) -> bool {
+        let mut members = std::mem::take(&mut self.members);
+        let fair = paths.fair_value(ex, mi);
         let mut any = false;
         for m in members.iter_mut().filter(|m| m.spec.role == Role::Maker) {
-            self.requote(m, mi);
+            requote(ex, paths, rng, m, mi);
             m.quoted.insert(mi, fair);
             any = true;
         }
-        self.crowd.members = members;
+        self.members = members;
         any
     }
+}
 
-    /// Maker `m` cancels its orders on market `mi` and quotes around the fair value.
-    fn requote(&mut self, m: &Member, mi: usize) {
-        for ti in 0..2 {
-            let mut mine: Vec<u64> = self.markets[mi].books[ti]
-                .resting_seqs()
-                .filter(|s| self.orders.get(s).is_some_and(|o| o.user == m.address))
-                .collect();
-            mine.sort_unstable();
-            for seq in mine {
-                self.cancel_seq(seq);
-            }
-        }
-        let fair = self.fair_value(mi);
-        let tick = self.markets[mi].spec.tick.as_micros();
-        let size = m.spec.size * 1_000_000;
-        for k in 0..m.spec.levels {
-            let off = (m.spec.spread + k) * tick;
-            let bid = fair.checked_sub(off).filter(|b| *b >= tick);
-            let ask = Some(fair + off).filter(|a| *a <= Price::SCALE - tick);
-            if let Some(b) = bid {
-                self.place_as(&m.address, mi, 0, Side::Buy, b, size, OrderType::Gtc);
-                self.place_as(
-                    &m.address,
-                    mi,
-                    1,
-                    Side::Sell,
-                    Price::SCALE - b,
-                    size,
-                    OrderType::Gtc,
-                );
-            }
-            if let Some(a) = ask {
-                self.place_as(&m.address, mi, 0, Side::Sell, a, size, OrderType::Gtc);
-                self.place_as(
-                    &m.address,
-                    mi,
-                    1,
-                    Side::Buy,
-                    Price::SCALE - a,
-                    size,
-                    OrderType::Gtc,
-                );
-            }
+/// An informed look at market `mi`: take the first token's quotes `edge` ticks or more on
+/// the wrong side of the fair value.
+fn inform(ex: &mut Exchange, paths: &Paths, rng: &mut Rng, m: &Member, mi: usize) {
+    let fair = paths.fair_value(ex, mi);
+    let tick = ex.markets[mi].spec.tick.as_micros();
+    let edge = m.spec.edge * tick;
+    let size = m.spec.size * 1_000_000;
+    let book = &ex.markets[mi].books[0];
+    if book.best_ask().is_some_and(|a| a + edge <= fair) {
+        ex.place_as(
+            rng,
+            &m.address,
+            mi,
+            0,
+            Side::Buy,
+            fair - edge,
+            size,
+            OrderType::Fak,
+        );
+    } else if book.best_bid().is_some_and(|b| b >= fair + edge) {
+        ex.place_as(
+            rng,
+            &m.address,
+            mi,
+            0,
+            Side::Sell,
+            fair + edge,
+            size,
+            OrderType::Fak,
+        );
+    }
+}
+
+/// Maker `m` cancels its orders on market `mi` and quotes around the fair value.
+fn requote(ex: &mut Exchange, paths: &Paths, rng: &mut Rng, m: &Member, mi: usize) {
+    for ti in 0..2 {
+        let mut mine: Vec<u64> = ex.markets[mi].books[ti]
+            .resting_seqs()
+            .filter(|s| ex.orders.get(s).is_some_and(|o| o.user == m.address))
+            .collect();
+        mine.sort_unstable();
+        for seq in mine {
+            ex.cancel_seq(seq);
         }
     }
-
-    /// Places an order for simulated trader `user` (lowercase address) through the normal
-    /// rules; a refusal (an amount that does not divide exactly, a FAK with nothing to take)
-    /// just skips it.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn place_as(
-        &mut self,
-        user: &str,
-        mi: usize,
-        ti: usize,
-        side: Side,
-        price: u32,
-        size: u64,
-        order_type: OrderType,
-    ) {
-        let tick = self.markets[mi].spec.tick;
-        let Some(p) = Price::new(price).filter(|p| tick.in_range(*p) && tick.is_on_grid(*p)) else {
-            return;
-        };
-        let usdc = fill_notional(size, p.as_micros());
-        if usdc == 0 {
-            return;
+    let fair = paths.fair_value(ex, mi);
+    let tick = ex.markets[mi].spec.tick.as_micros();
+    let size = m.spec.size * 1_000_000;
+    for k in 0..m.spec.levels {
+        let off = (m.spec.spread + k) * tick;
+        let bid = fair.checked_sub(off).filter(|b| *b >= tick);
+        let ask = Some(fair + off).filter(|a| *a <= Price::SCALE - tick);
+        if let Some(b) = bid {
+            ex.place_as(rng, &m.address, mi, 0, Side::Buy, b, size, OrderType::Gtc);
+            ex.place_as(
+                rng,
+                &m.address,
+                mi,
+                1,
+                Side::Sell,
+                Price::SCALE - b,
+                size,
+                OrderType::Gtc,
+            );
         }
-        let (maker_amount, taker_amount) = match side {
-            Side::Buy => (usdc, size),
-            Side::Sell => (size, usdc),
-        };
-        let id = format!(
-            "0x{}",
-            alloy_primitives::hex::encode(self.activity_rng.bytes32())
-        );
-        let token_id = self.markets[mi].spec.tokens[ti].token_id().to_owned();
-        let _ = self.place(NewOrder {
-            id,
-            owner: SEED_OWNER.to_owned(),
-            user: user.to_owned(),
-            maker_address: user.to_owned(),
-            token_id,
-            side,
-            maker_amount,
-            taker_amount,
-            order_type,
-            post_only: false,
-            expiration: 0,
-            builder: alloy_primitives::B256::ZERO,
-            v1: false,
-        });
+        if let Some(a) = ask {
+            ex.place_as(rng, &m.address, mi, 0, Side::Sell, a, size, OrderType::Gtc);
+            ex.place_as(
+                rng,
+                &m.address,
+                mi,
+                1,
+                Side::Buy,
+                Price::SCALE - a,
+                size,
+                OrderType::Gtc,
+            );
+        }
     }
 }
 
@@ -554,54 +489,6 @@ mod tests {
             );
         }
         assert_eq!(poisson(&mut rng, 0.0), 0);
-    }
-
-    /// What stepping the standard crowd on 1,000 generated markets costs the simulator, with
-    /// one listener (so every frame is rendered): the README's "Scale" figures.
-    #[test]
-    #[ignore = "a measurement: cargo test --release -p polyclob-sim --lib crowd_steps -- --ignored --nocapture"]
-    #[allow(clippy::print_stderr)] // the measurement is its output
-    fn crowd_steps_on_a_thousand_markets() {
-        use crate::{FairValue, MarketSpec, PricePath};
-        let (tx, mut rx) = tokio::sync::broadcast::channel(1 << 16);
-        let mut ex = Exchange::new(
-            crate::state::StateConfig {
-                seed: 3,
-                heartbeat_timeout: std::time::Duration::from_secs(10),
-                chain: polyclob::types::Chain::Polygon,
-                enforce_balances: true,
-                taker_hold: std::time::Duration::ZERO,
-                settlement: crate::Settlement::immediate(),
-            },
-            MarketSpec::generate(1_000),
-            tx,
-        );
-        ex.install_crowd(Crowd::standard(3));
-        ex.drive_reference(
-            "btc",
-            PricePath::random_walk(100_000_000_000, 40_000_000, 9).jumps(20_000, 500_000_000),
-        );
-        for mi in (0..1_000).step_by(50) {
-            ex.drive_market(
-                mi,
-                FairValue::reference("btc", 100_000_000_000, 20_000_000_000),
-            );
-        }
-        let (steps, mut frames) = (2_000, 0u64);
-        let t = std::time::Instant::now();
-        for _ in 0..steps {
-            ex.activity_step();
-            while rx.try_recv().is_ok() {
-                frames += 1;
-            }
-        }
-        let secs = t.elapsed().as_secs_f64();
-        assert!(frames > 100 * steps);
-        eprintln!(
-            "{steps} steps, {frames} frames in {secs:.2} s: {:.0} frames/s, {:.0} µs a step",
-            frames as f64 / secs,
-            secs * 1e6 / steps as f64
-        );
     }
 
     #[test]

@@ -17,10 +17,9 @@
 use std::collections::BTreeMap;
 
 use polyclob::fixed::Price;
-use polyclob::types::{OrderType, Side};
 
-use super::rng::Rng;
-use super::state::Exchange;
+use crate::exchange::rng::Rng;
+use crate::exchange::state::Exchange;
 
 /// A series of integer values, one per activity step: scripted, or a seeded random walk with
 /// jumps. The unit is the user's: micro-units of probability (10⁻⁶, as [`Price`]) for a
@@ -232,16 +231,48 @@ impl Paths {
     }
 
     /// The value a feed's series for `symbol` reports at tick `k` (10⁻⁵ USD): the driven
-    /// price when its asset is driven, else the synthetic series (`rtds::series_value`).
+    /// price when its asset is driven, else the synthetic series ([`series_value`]).
     pub(crate) fn reference_at(&self, seed: u64, symbol: &str, base: u64, k: u64) -> u64 {
         self.reference(symbol)
-            .unwrap_or_else(|| super::rtds::series_value(seed, symbol, base, k))
+            .unwrap_or_else(|| series_value(seed, symbol, base, k))
     }
 
     /// Markets whose fair value was driven or moved, with it.
     pub(crate) fn moved(&self) -> impl Iterator<Item = (usize, u32)> + '_ {
         self.fair.iter().map(|(m, f)| (*m, *f))
     }
+}
+
+/// splitmix64 finaliser: a well-mixed hash of the tick inputs.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn symbol_hash(s: &str) -> u64 {
+    s.bytes().fold(0xCBF2_9CE4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01B3)
+    })
+}
+
+/// The synthetic value (10⁻⁵ USD) of a symbol at tick `k`: a slow triangle wave of ±0.1%
+/// plus a little seeded noise. Integer arithmetic only, so it is identical everywhere.
+pub(crate) fn series_value(seed: u64, symbol: &str, base: u64, k: u64) -> u64 {
+    const PERIOD: u64 = 240;
+    let phase = k % PERIOD;
+    let tri = if phase < PERIOD / 2 {
+        phase
+    } else {
+        PERIOD - phase
+    };
+    let amp = base / 500;
+    let wave = amp * tri / (PERIOD / 2);
+    let span = base / 5000 + 1;
+    let noise =
+        mix(seed ^ symbol_hash(symbol) ^ k.wrapping_mul(0xA24B_AED4_963E_E407)) % (2 * span + 1);
+    (base - amp / 2 + wave + noise).saturating_sub(span)
 }
 
 /// `p` on `tick`'s grid (nearest, ties up) within the tradable range `tick ..= 1 − tick`.
@@ -252,20 +283,26 @@ pub(crate) fn snap(p: u64, tick: u32) -> u32 {
     u32::try_from(on.clamp(t, hi.max(t))).unwrap_or(tick)
 }
 
-impl Exchange {
+impl Paths {
     /// The fair value of market `mi`: driven or moved, else its configured midpoint; on the
     /// market's grid.
-    pub(crate) fn fair_value(&self, mi: usize) -> u32 {
-        let tick = self.markets[mi].spec.tick.as_micros();
-        self.paths
-            .fair
+    pub(crate) fn fair_value(&self, ex: &Exchange, mi: usize) -> u32 {
+        let tick = ex.markets[mi].spec.tick.as_micros();
+        self.fair
             .get(&mi)
             .copied()
-            .unwrap_or_else(|| snap(u64::from(self.markets[mi].spec.mid.as_micros()), tick))
+            .unwrap_or_else(|| snap(u64::from(ex.markets[mi].spec.mid.as_micros()), tick))
+    }
+
+    /// Sets market `mi`'s fair value to `price` (on the grid) at once; returns it.
+    pub(crate) fn set_fair(&mut self, ex: &Exchange, mi: usize, price: u32) -> u32 {
+        let p = snap(u64::from(price), ex.markets[mi].spec.tick.as_micros());
+        self.fair.insert(mi, p);
+        p
     }
 
     /// Drives market `mi`'s fair value from now on (the value for this step is set at once).
-    pub(crate) fn drive_market(&mut self, mi: usize, fair: FairValue) {
+    pub(crate) fn drive_market(&mut self, ex: &Exchange, mi: usize, fair: FairValue) {
         let driver = match fair.0 {
             Fair::Path(p) => Driver::Path(p.start()),
             Fair::Reference {
@@ -278,44 +315,43 @@ impl Exchange {
                 width,
             },
         };
-        self.paths.drivers.insert(mi, driver);
-        self.update_fair(mi);
+        self.drivers.insert(mi, driver);
+        self.update_fair(ex, mi);
     }
 
     /// Drives the reference price of `symbol`'s asset from now on.
-    pub(crate) fn drive_reference(&mut self, symbol: &str, path: PricePath) {
+    pub(crate) fn drive_reference(&mut self, ex: &Exchange, symbol: &str, path: PricePath) {
         let asset = asset_of(symbol);
-        self.paths.references.insert(asset.clone(), path.start());
+        self.references.insert(asset.clone(), path.start());
         let linked: Vec<usize> = self
-            .paths
             .drivers
             .iter()
             .filter(|(_, d)| matches!(d, Driver::Reference { asset: a, .. } if *a == asset))
             .map(|(m, _)| *m)
             .collect();
         for mi in linked {
-            self.update_fair(mi);
+            self.update_fair(ex, mi);
         }
     }
 
     /// One step of every path: references first, then the fair values that follow them.
-    pub(crate) fn step_paths(&mut self) {
-        for r in self.paths.references.values_mut() {
+    pub(crate) fn step(&mut self, ex: &Exchange) {
+        for r in self.references.values_mut() {
             r.step();
         }
-        let markets: Vec<usize> = self.paths.drivers.keys().copied().collect();
+        let markets: Vec<usize> = self.drivers.keys().copied().collect();
         for mi in markets {
-            if let Some(Driver::Path(r)) = self.paths.drivers.get_mut(&mi) {
+            if let Some(Driver::Path(r)) = self.drivers.get_mut(&mi) {
                 r.step();
             }
-            self.update_fair(mi);
+            self.update_fair(ex, mi);
         }
     }
 
     /// Recomputes market `mi`'s fair value from its driver.
-    fn update_fair(&mut self, mi: usize) {
-        let tick = self.markets[mi].spec.tick.as_micros();
-        let raw = match self.paths.drivers.get(&mi) {
+    fn update_fair(&mut self, ex: &Exchange, mi: usize) {
+        let tick = ex.markets[mi].spec.tick.as_micros();
+        let raw = match self.drivers.get(&mi) {
             None => return,
             Some(Driver::Path(r)) => r.value,
             Some(Driver::Reference {
@@ -324,7 +360,7 @@ impl Exchange {
                 width,
             }) => {
                 // Until the reference is driven, the fair value stays where it is.
-                let Some(r) = self.paths.references.get(asset) else {
+                let Some(r) = self.references.get(asset) else {
                     return;
                 };
                 let reference = i128::from(r.value);
@@ -333,49 +369,7 @@ impl Exchange {
                 u64::try_from(p.max(0)).unwrap_or(0)
             }
         };
-        self.paths.fair.insert(mi, snap(raw, tick));
-    }
-
-    /// Moves market `mi`'s book to `price` at once: the fair value becomes `price` (on the
-    /// grid), a simulated trader takes every order on the first token priced through it (asks
-    /// at or below, bids at or above, clients' orders included, as an informed trader would)
-    /// and the mirror image on the second token, then the crowd's makers requote around it (or,
-    /// without makers, one order of the minimum size rests a tick either side).
-    pub(crate) fn move_book(&mut self, mi: usize, price: u32) {
-        if self.cancel_only {
-            return;
-        }
-        let tick = self.markets[mi].spec.tick.as_micros();
-        let p = snap(u64::from(price), tick);
-        self.paths.fair.insert(mi, p);
-        let mover = self.crowd.mover();
-        for (ti, target) in [(0usize, p), (1, Price::SCALE - p)] {
-            for side in [Side::Buy, Side::Sell] {
-                let size = self.markets[mi].books[ti].available(side, target);
-                if size > 0 {
-                    let whole = size.div_ceil(1_000_000) * 1_000_000;
-                    self.place_as(&mover, mi, ti, side, target, whole, OrderType::Fak);
-                }
-            }
-        }
-        if !self.requote_all(mi) {
-            let min = self.markets[mi]
-                .spec
-                .min_order_size
-                .as_micros()
-                .div_ceil(1_000_000)
-                .max(1)
-                * 1_000_000;
-            let (bid, ask) = (p.saturating_sub(tick), p + tick);
-            for (ti, side, at) in [
-                (0, Side::Buy, bid),
-                (0, Side::Sell, ask),
-                (1, Side::Buy, Price::SCALE - ask),
-                (1, Side::Sell, Price::SCALE - bid),
-            ] {
-                self.place_as(&mover, mi, ti, side, at, min, OrderType::Gtc);
-            }
-        }
+        self.fair.insert(mi, snap(raw, tick));
     }
 }
 
@@ -427,5 +421,25 @@ mod tests {
         assert_eq!(snap(456_000, 10_000), 460_000);
         assert_eq!(snap(0, 10_000), 10_000);
         assert_eq!(snap(2_000_000, 1_000), 999_000);
+    }
+
+    #[test]
+    fn series_is_deterministic_bounded_and_moving() {
+        let base = 10_000_000_000; // $100,000 in 10⁻⁵ USD
+        let a: Vec<u64> = (0..500)
+            .map(|k| series_value(7, "btcusdt", base, k))
+            .collect();
+        let b: Vec<u64> = (0..500)
+            .map(|k| series_value(7, "btcusdt", base, k))
+            .collect();
+        assert_eq!(a, b);
+        assert_ne!(
+            a,
+            (0..500)
+                .map(|k| series_value(8, "btcusdt", base, k))
+                .collect::<Vec<_>>()
+        );
+        assert!(a.iter().all(|v| v.abs_diff(base) <= base / 500));
+        assert!(a.windows(2).filter(|w| w[0] != w[1]).count() > 400);
     }
 }

@@ -5,7 +5,8 @@ use polyclob::fixed::{Price, Size};
 use polyclob::types::{OrderType, Side};
 use serde_json::Value;
 
-use super::state::{Exchange, SEED_ADDRESS, now_ms};
+use crate::exchange::rng::Rng;
+use crate::exchange::state::{Exchange, SEED_ADDRESS, now_ms};
 
 /// A recorded market-channel feed to replay ([`SimBuilder::replay`]): its raw frames in
 /// order.
@@ -156,135 +157,144 @@ fn expressible(size: u64, price: u32) -> u64 {
     size / unit * unit
 }
 
-impl Exchange {
-    /// Sets the feed to replay.
-    pub(crate) fn install_replay(&mut self, replay: Replay) {
-        self.replay = ReplayState {
+impl ReplayState {
+    /// The feed to replay, from its first frame.
+    pub(crate) fn new(replay: Replay) -> Self {
+        Self {
             frames: replay.frames,
             next: 0,
-        };
+        }
     }
 
     /// Frames of the replayed feed not applied yet.
-    pub(crate) fn replay_left(&self) -> usize {
-        self.replay.frames.len() - self.replay.next
+    pub(crate) fn left(&self) -> usize {
+        self.frames.len() - self.next
     }
 
-    /// Applies the next recorded frame; false when the feed is over.
-    pub(crate) fn replay_frame(&mut self) -> bool {
-        let Some(text) = self.replay.frames.get(self.replay.next).cloned() else {
+    /// Applies the next recorded frame (the recorded traders' orders get their ids from
+    /// `rng`); false when the feed is over.
+    pub(crate) fn frame(&mut self, ex: &mut Exchange, rng: &mut Rng) -> bool {
+        let Some(text) = self.frames.get(self.next).cloned() else {
             return false;
         };
-        self.replay.next += 1;
+        self.next += 1;
         let events = match serde_json::from_str::<Value>(&text) {
             Ok(Value::Array(a)) => a,
             Ok(v) => vec![v],
             Err(_) => return true,
         };
         for e in &events {
-            self.replay_event(e);
+            replay_event(ex, rng, e);
         }
         true
     }
+}
 
-    fn replay_event(&mut self, e: &Value) {
-        let token = |ex: &Exchange, v: &Value| v.as_str().and_then(|id| ex.token(id));
-        match e.get("event_type").and_then(Value::as_str) {
-            Some("book") => {
-                let Some((mi, ti)) = token(self, &e["asset_id"]) else {
-                    return;
-                };
-                let levels = |key: &str| -> Vec<(u32, u64)> {
-                    e[key]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .filter_map(|l| {
-                            let p = u32::try_from(micros(&l["price"])?).ok()?;
-                            Some((p, micros(&l["size"])?))
-                        })
-                        .collect()
-                };
-                let sides = [(Side::Buy, levels("bids")), (Side::Sell, levels("asks"))];
-                // Levels the snapshot does not have go first, so the new ones cross nothing
-                // stale.
-                for (side, want) in &sides {
-                    for p in self.markets[mi].books[ti].prices(*side) {
-                        if !want.iter().any(|(w, _)| *w == p) {
-                            self.replay_level(mi, ti, *side, p, 0);
-                        }
-                    }
-                }
-                for (side, want) in sides {
-                    for (p, size) in want {
-                        self.replay_level(mi, ti, side, p, size);
+fn replay_event(ex: &mut Exchange, rng: &mut Rng, e: &Value) {
+    let token = |ex: &Exchange, v: &Value| v.as_str().and_then(|id| ex.token(id));
+    match e.get("event_type").and_then(Value::as_str) {
+        Some("book") => {
+            let Some((mi, ti)) = token(ex, &e["asset_id"]) else {
+                return;
+            };
+            let levels = |key: &str| -> Vec<(u32, u64)> {
+                e[key]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|l| {
+                        let p = u32::try_from(micros(&l["price"])?).ok()?;
+                        Some((p, micros(&l["size"])?))
+                    })
+                    .collect()
+            };
+            let sides = [(Side::Buy, levels("bids")), (Side::Sell, levels("asks"))];
+            // Levels the snapshot does not have go first, so the new ones cross nothing
+            // stale.
+            for (side, want) in &sides {
+                for p in ex.markets[mi].books[ti].prices(*side) {
+                    if !want.iter().any(|(w, _)| *w == p) {
+                        replay_level(ex, rng, mi, ti, *side, p, 0);
                     }
                 }
             }
-            Some("price_change") => {
-                for c in e["price_changes"].as_array().into_iter().flatten() {
-                    let (Some((mi, ti)), Some(side), Some(p), Some(size)) = (
-                        token(self, &c["asset_id"]),
-                        side_of(&c["side"]),
-                        micros(&c["price"]).and_then(|p| u32::try_from(p).ok()),
-                        micros(&c["size"]),
-                    ) else {
-                        continue;
-                    };
-                    self.replay_level(mi, ti, side, p, size);
+            for (side, want) in sides {
+                for (p, size) in want {
+                    replay_level(ex, rng, mi, ti, side, p, size);
                 }
             }
-            Some("last_trade_price") => {
+        }
+        Some("price_change") => {
+            for c in e["price_changes"].as_array().into_iter().flatten() {
                 let (Some((mi, ti)), Some(side), Some(p), Some(size)) = (
-                    token(self, &e["asset_id"]),
-                    side_of(&e["side"]),
-                    micros(&e["price"]).and_then(|p| u32::try_from(p).ok()),
-                    micros(&e["size"]),
+                    token(ex, &c["asset_id"]),
+                    side_of(&c["side"]),
+                    micros(&c["price"]).and_then(|p| u32::try_from(p).ok()),
+                    micros(&c["size"]),
                 ) else {
-                    return;
+                    continue;
                 };
-                let size = expressible(size, p);
-                self.place_as(SEED_ADDRESS, mi, ti, side, p, size, OrderType::Fak);
+                replay_level(ex, rng, mi, ti, side, p, size);
             }
-            _ => {}
+        }
+        Some("last_trade_price") => {
+            let (Some((mi, ti)), Some(side), Some(p), Some(size)) = (
+                token(ex, &e["asset_id"]),
+                side_of(&e["side"]),
+                micros(&e["price"]).and_then(|p| u32::try_from(p).ok()),
+                micros(&e["size"]),
+            ) else {
+                return;
+            };
+            let size = expressible(size, p);
+            ex.place_as(rng, SEED_ADDRESS, mi, ti, side, p, size, OrderType::Fak);
+        }
+        _ => {}
+    }
+}
+
+/// Sets the recorded traders' size at one level to `want`: more joins the back of the
+/// queue, less is taken from the back of the queue first.
+fn replay_level(
+    ex: &mut Exchange,
+    rng: &mut Rng,
+    mi: usize,
+    ti: usize,
+    side: Side,
+    price: u32,
+    want: u64,
+) {
+    let recorded: Vec<(u64, u64)> = ex.markets[mi].books[ti]
+        .queue(side, price)
+        .filter(|(seq, _)| ex.orders.get(seq).is_some_and(|o| o.user == SEED_ADDRESS))
+        .collect();
+    let have: u64 = recorded.iter().map(|(_, q)| q).sum();
+    if want > have {
+        let more = expressible(want - have, price);
+        if more > 0 {
+            ex.place_as(rng, SEED_ADDRESS, mi, ti, side, price, more, OrderType::Gtc);
+        }
+        return;
+    }
+    let mut excess = have - want;
+    let mut changes = Vec::new();
+    for (seq, qty) in recorded.into_iter().rev() {
+        if excess == 0 {
+            break;
+        }
+        if qty <= excess {
+            ex.cancel_seq(seq);
+            excess -= qty;
+        } else {
+            ex.markets[mi].books[ti].reduce(side, price, seq, excess, &mut changes);
+            if let Some(o) = ex.orders.get_mut(&seq) {
+                o.original -= excess;
+            }
+            excess = 0;
         }
     }
-
-    /// Sets the recorded traders' size at one level to `want`: more joins the back of the
-    /// queue, less is taken from the back of the queue first.
-    fn replay_level(&mut self, mi: usize, ti: usize, side: Side, price: u32, want: u64) {
-        let recorded: Vec<(u64, u64)> = self.markets[mi].books[ti]
-            .queue(side, price)
-            .filter(|(seq, _)| self.orders.get(seq).is_some_and(|o| o.user == SEED_ADDRESS))
-            .collect();
-        let have: u64 = recorded.iter().map(|(_, q)| q).sum();
-        if want > have {
-            let more = expressible(want - have, price);
-            if more > 0 {
-                self.place_as(SEED_ADDRESS, mi, ti, side, price, more, OrderType::Gtc);
-            }
-            return;
-        }
-        let mut excess = have - want;
-        let mut changes = Vec::new();
-        for (seq, qty) in recorded.into_iter().rev() {
-            if excess == 0 {
-                break;
-            }
-            if qty <= excess {
-                self.cancel_seq(seq);
-                excess -= qty;
-            } else {
-                self.markets[mi].books[ti].reduce(side, price, seq, excess, &mut changes);
-                if let Some(o) = self.orders.get_mut(&seq) {
-                    o.original -= excess;
-                }
-                excess = 0;
-            }
-        }
-        if !changes.is_empty() {
-            self.publish_price_changes(mi, ti, &changes, now_ms());
-        }
+    if !changes.is_empty() {
+        ex.publish_price_changes(mi, ti, &changes, now_ms());
     }
 }
 

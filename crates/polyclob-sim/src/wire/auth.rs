@@ -20,8 +20,11 @@ use polyclob::sign::hmac::HmacKey;
 use polyclob::sign::wallet::{derive_proxy_wallet, derive_safe_wallet};
 use polyclob::types::{ExchangeVersion, OrderType, Side, SignatureType, contracts};
 
-use super::server::{Reject, Shared};
-use super::state::{ApiKeyRec, Exchange, NewOrder};
+use super::http::{Reject, Resp};
+use super::shared::Shared;
+use crate::exchange::keys::ApiKeyRec;
+use crate::exchange::orders::NewOrder;
+use crate::exchange::state::Exchange;
 
 const L1_ERROR: &str = "Invalid L1 Request headers";
 const L2_ERROR: &str = "Unauthorized/Invalid api key";
@@ -76,7 +79,7 @@ pub(crate) fn l1(shared: &Shared, h: &HeaderMap) -> Result<L1, Reject> {
 /// Checks the five `POLY_*` L2 headers: a known API key with its passphrase, issued to
 /// `POLY_ADDRESS`, and an HMAC over `timestamp + METHOD + path + body` (path without query,
 /// the exact received body bytes).
-pub(crate) fn l2(
+pub(crate) fn check_l2(
     shared: &Shared,
     ex: &Exchange,
     parts: &Parts,
@@ -85,7 +88,7 @@ pub(crate) fn l2(
     let h = &parts.headers;
     let unauthorized = || Reject::new(StatusCode::UNAUTHORIZED, L2_ERROR);
     let key = header(h, "poly_api_key")
-        .and_then(|k| ex.api_key(k))
+        .and_then(|k| ex.keys.get(k))
         .ok_or_else(unauthorized)?;
     let address = header(h, "poly_address")
         .and_then(|a| Address::from_str(a).ok())
@@ -108,6 +111,83 @@ pub(crate) fn l2(
         }
     }
     Ok(key.clone())
+}
+
+/// Runs `f` with the exchange locked once L2 authentication passed.
+pub(crate) fn l2(
+    shared: &Shared,
+    parts: &Parts,
+    body: &[u8],
+    f: impl FnOnce(&mut Exchange, &ApiKeyRec) -> Resp,
+) -> Resp {
+    let mut ex = shared.ex();
+    let key = match check_l2(shared, &ex, parts, body) {
+        Ok(k) => k,
+        Err(r) => return r.into_response(),
+    };
+    f(&mut ex, &key)
+}
+
+/// The relayer's builder-key check: `POLY_BUILDER_*` headers naming a live builder key, its
+/// passphrase, and (when the simulator verifies signatures) the HMAC of the request.
+pub(crate) fn builder_auth(
+    shared: &Shared,
+    ex: &Exchange,
+    parts: &Parts,
+    body: &[u8],
+) -> Result<(), Reject> {
+    let h = |k: &str| parts.headers.get(k).and_then(|v| v.to_str().ok());
+    let refuse = || Reject::new(StatusCode::UNAUTHORIZED, "invalid builder credentials");
+    let name = h("poly_builder_api_key").ok_or_else(refuse)?;
+    let live = ex
+        .programs
+        .builder_keys
+        .iter()
+        .any(|k| k.key == name && k.revoked_at.is_none());
+    let key = ex.keys.get(name).filter(|_| live).ok_or_else(refuse)?;
+    if h("poly_builder_passphrase") != Some(key.passphrase.as_str()) {
+        return Err(refuse());
+    }
+    let ts = h("poly_builder_timestamp")
+        .and_then(|t| t.parse::<u64>().ok())
+        .ok_or_else(refuse)?;
+    let sig = h("poly_builder_signature").ok_or_else(refuse)?;
+    if shared.verify {
+        let mac =
+            polyclob::sign::hmac::HmacKey::from_base64url(&key.secret).map_err(|_| refuse())?;
+        if mac
+            .sign(ts, parts.method.as_str(), parts.uri.path(), body)
+            .as_str()
+            != sig
+        {
+            return Err(refuse());
+        }
+    }
+    Ok(())
+}
+
+/// The relayer's check for its transaction routes, which take a builder key or a Relayer
+/// API key (`RELAYER_API_KEY` naming a key of this simulator and `RELAYER_API_KEY_ADDRESS`
+/// its owner): the caller's identity (the key), or the `401`.
+pub(crate) fn relayer_auth(
+    shared: &Shared,
+    ex: &Exchange,
+    parts: &Parts,
+    body: &[u8],
+) -> Result<String, Reject> {
+    let h = |k: &str| parts.headers.get(k).and_then(|v| v.to_str().ok());
+    if let Some(key) = h("relayer_api_key") {
+        let owner = h("relayer_api_key_address").and_then(|a| a.parse::<Address>().ok());
+        return match ex.programs.relayer_keys.get(key) {
+            Some(o) if Some(*o) == owner => Ok(key.to_owned()),
+            _ => Err(Reject::new(
+                StatusCode::UNAUTHORIZED,
+                "invalid relayer API key",
+            )),
+        };
+    }
+    builder_auth(shared, ex, parts, body)?;
+    Ok(h("poly_builder_api_key").unwrap_or_default().to_owned())
 }
 
 fn str_field<'a>(o: &'a Value, k: &str) -> Result<&'a str, String> {

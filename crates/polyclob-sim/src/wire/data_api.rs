@@ -24,9 +24,10 @@ use hyper::http::request::Parts;
 use hyper::{Method, Response, StatusCode};
 use serde_json::{Value, json};
 
-use super::rest::{parse_query, q};
-use super::server::{Shared, error_response, json_response};
-use super::state::Exchange;
+use super::http::{error_response, json_response, parse_query, q};
+use super::shared::Shared;
+use crate::exchange::state::Exchange;
+use crate::scenario::drift::Drift;
 use polyclob::fixed::Price;
 use polyclob::types::Side;
 
@@ -157,7 +158,7 @@ pub(crate) fn route(shared: &Shared, parts: &Parts) -> Option<Resp> {
             if distinct.is_empty() {
                 return Some(bad("one of question_id, condition or event_id is required"));
             }
-            let payouts_key = if shared.drift.has(crate::Drift::RenamedResolutionField) {
+            let payouts_key = if shared.drift.has(Drift::RenamedResolutionField) {
                 "payout_numerators"
             } else {
                 "payouts"

@@ -14,10 +14,10 @@ use hyper::http::request::Parts;
 use hyper::{Method, Response, StatusCode};
 use serde_json::{Value, json};
 
-use super::events::price;
-use super::rest::{parse_query, q};
-use super::server::{Shared, error_response, json_response};
-use super::state::Exchange;
+use super::http::{error_response, json_response, parse_query, q};
+use super::shared::Shared;
+use crate::exchange::events::{self, price};
+use crate::exchange::state::Exchange;
 
 type Resp = Response<Full<Bytes>>;
 
@@ -90,17 +90,17 @@ pub(crate) fn market(ex: &Exchange, mi: usize, with_event: bool) -> Value {
         "enableOrderBook": true,
         "acceptingOrders": !ex.cancel_only,
         "orderPriceMinTickSize": num(s.tick.as_str()),
-        "orderMinSize": num(&super::events::size(s.min_order_size.as_micros())),
+        "orderMinSize": num(&events::size(s.min_order_size.as_micros())),
         "negRisk": s.neg_risk,
         "negRiskMarketID": s.neg_risk_market_id,
         "feesEnabled": false,
         "bestBid": best(m.books[0].best_bid()),
         "bestAsk": best(m.books[0].best_ask()),
         "lastTradePrice": best(m.last_trade[0].map(|(p, _)| p)),
-        "volume": super::events::size(volume(ex, mi)),
-        "volumeNum": num(&super::events::size(volume(ex, mi))),
-        "liquidity": super::events::size(liquidity(ex, mi)),
-        "liquidityNum": num(&super::events::size(liquidity(ex, mi))),
+        "volume": events::size(volume(ex, mi)),
+        "volumeNum": num(&events::size(volume(ex, mi))),
+        "liquidity": events::size(liquidity(ex, mi)),
+        "liquidityNum": num(&events::size(liquidity(ex, mi))),
         "tags": [tag()],
     });
     if s.position_ids {
@@ -163,8 +163,8 @@ fn event_head(ex: &Exchange, mi: usize) -> Value {
         "closed": false,
         "negRisk": s.neg_risk,
         "negRiskMarketID": s.neg_risk_market_id,
-        "volume": num(&super::events::size(volume(ex, mi))),
-        "liquidity": num(&super::events::size(liquidity(ex, mi))),
+        "volume": num(&events::size(volume(ex, mi))),
+        "liquidity": num(&events::size(liquidity(ex, mi))),
     })
 }
 

@@ -39,11 +39,12 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::frame::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
-use super::faults::WsChannel;
-use super::rtds::series_value;
-use super::server::Shared;
-use super::state::now_ms;
-use super::ws::{AbortOnDrop, CLOSE_WAIT, End, Timed, TimedConn, finish};
+use super::shared::Shared;
+use super::socket::{AbortOnDrop, CLOSE_WAIT, End, Timed, TimedConn, finish};
+use crate::exchange::state::now_ms;
+use crate::scenario::drift::{Drift, UNKNOWN_CLOSE};
+use crate::scenario::faults::WsChannel;
+use crate::scenario::paths::series_value;
 
 /// `whole` dollars and `frac` hundred-thousandths, in 10⁻⁵ USD.
 const fn usd(whole: u64, frac: u64) -> u64 {
@@ -349,7 +350,8 @@ fn on_text(
             };
             let account = shared
                 .ex()
-                .api_key(field("apiKey"))
+                .keys
+                .get(field("apiKey"))
                 .filter(|k| k.secret == field("secret") && k.passphrase == field("passphrase"))
                 .map(|k| k.address.to_ascii_lowercase());
             match account {
@@ -404,15 +406,15 @@ fn on_text(
                     json!({"channel": sub.channel, "provider": source(sub.channel)}),
                 ))?;
                 if fresh {
-                    let driven = shared.ex().paths.reference(&sub.symbol);
+                    let driven = shared.activity().paths.reference(&sub.symbol);
                     out.data(
                         sub.channel,
                         true,
                         snapshot(&sub, seed, k, interval_ms, driven),
                     )?;
                     st.subs.push(sub);
-                    if shared.drift.has(super::Drift::PolyBoltCloseCode) {
-                        return Err(close(super::drift::UNKNOWN_CLOSE));
+                    if shared.drift.has(Drift::PolyBoltCloseCode) {
+                        return Err(close(UNKNOWN_CLOSE));
                     }
                 }
             }
@@ -422,7 +424,7 @@ fn on_text(
     }
 }
 
-pub(super) async fn run<T>(ws: WebSocketStream<T>, shared: Arc<Shared>)
+pub(crate) async fn run<T>(ws: WebSocketStream<T>, shared: Arc<Shared>)
 where
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
@@ -457,7 +459,7 @@ where
             _ = ticker.tick() => {
                 let k = now_ms() / interval_ms;
                 st.subs.iter().try_for_each(|sub| {
-                    let driven = shared.ex().paths.reference(&sub.symbol);
+                    let driven = shared.activity().paths.reference(&sub.symbol);
                     out.data(sub.channel, false, update(sub, seed, k, interval_ms, driven))
                 })
             },
@@ -509,7 +511,7 @@ fn sport_result(k: u64, game: (u64, &str, &str, &str)) -> String {
     v.to_string()
 }
 
-pub(super) async fn run_sports<T>(ws: WebSocketStream<T>, shared: Arc<Shared>)
+pub(crate) async fn run_sports<T>(ws: WebSocketStream<T>, shared: Arc<Shared>)
 where
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
 {

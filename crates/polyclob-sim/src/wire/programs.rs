@@ -14,20 +14,21 @@
 //!   maker), with the builder's fee from `/fees/builder-fees/{code}` applied; sizes and fees
 //!   are raw 6-decimal integers and the status `TRADE_STATUS_*`, as the exchange documents.
 
-use std::collections::HashMap;
-
 use alloy_primitives::{Address, B256, U256};
 use hyper::http::request::Parts;
-use hyper::{Method, Response, StatusCode};
+use hyper::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::events;
-use super::rest::{l2, ok, page, q};
-use super::server::{Reject, Shared, error_response};
-use super::state::{ApiKeyRec, Exchange, OrderRec, Status};
+use super::auth::{builder_auth, l2, relayer_auth};
+use super::http::{Resp, error_response, ok, page, q};
+use super::shared::Shared;
+use crate::exchange::events;
+use crate::exchange::keys::ApiKeyRec;
+use crate::exchange::orders::{OrderRec, Status};
+use crate::exchange::programs::BuilderKey;
+use crate::exchange::rng;
+use crate::exchange::state::{Exchange, now_s};
 use polyclob::types::{ExchangeVersion, contracts};
-
-type Resp = Response<http_body_util::Full<bytes::Bytes>>;
 
 /// Daily reward of every simulated market, in collateral micro-units (10 pUSD).
 pub(crate) const RATE_PER_DAY: u64 = 10_000_000;
@@ -37,82 +38,10 @@ const START_DATE: &str = "2026-01-01";
 const END_DATE: &str = "2500-12-31";
 const BPS: u128 = 10_000;
 
-/// One builder API key.
-#[derive(Debug, Clone)]
-struct BuilderKey {
-    key: String,
-    /// Lowercase address of the account that created it.
-    owner: String,
-    created_at: u64,
-    revoked_at: Option<u64>,
-}
-
 use polyclob::clob::session_signers::{
     AUTHORIZATIONS_PATH as AUTHORIZATIONS, EXECUTE_PARAMS_PATH as EXECUTE_PARAMS,
     REVOCATIONS_PATH as REVOCATIONS, SessionScope, SessionSignerAction, SessionSignerBatch,
 };
-
-/// The relayer's builder-key check: `POLY_BUILDER_*` headers naming a live builder key, its
-/// passphrase, and (when the simulator verifies signatures) the HMAC of the request.
-pub(crate) fn builder_auth(
-    shared: &Shared,
-    ex: &Exchange,
-    parts: &Parts,
-    body: &[u8],
-) -> Result<(), Reject> {
-    let h = |k: &str| parts.headers.get(k).and_then(|v| v.to_str().ok());
-    let refuse = || Reject::new(StatusCode::UNAUTHORIZED, "invalid builder credentials");
-    let name = h("poly_builder_api_key").ok_or_else(refuse)?;
-    let live = ex
-        .programs
-        .builder_keys
-        .iter()
-        .any(|k| k.key == name && k.revoked_at.is_none());
-    let key = ex.api_key(name).filter(|_| live).ok_or_else(refuse)?;
-    if h("poly_builder_passphrase") != Some(key.passphrase.as_str()) {
-        return Err(refuse());
-    }
-    let ts = h("poly_builder_timestamp")
-        .and_then(|t| t.parse::<u64>().ok())
-        .ok_or_else(refuse)?;
-    let sig = h("poly_builder_signature").ok_or_else(refuse)?;
-    if shared.verify {
-        let mac =
-            polyclob::sign::hmac::HmacKey::from_base64url(&key.secret).map_err(|_| refuse())?;
-        if mac
-            .sign(ts, parts.method.as_str(), parts.uri.path(), body)
-            .as_str()
-            != sig
-        {
-            return Err(refuse());
-        }
-    }
-    Ok(())
-}
-
-/// The relayer's check for its transaction routes, which take a builder key or a Relayer
-/// API key (`RELAYER_API_KEY` naming a key of this simulator and `RELAYER_API_KEY_ADDRESS`
-/// its owner): the caller's identity (the key), or the `401`.
-pub(crate) fn relayer_auth(
-    shared: &Shared,
-    ex: &Exchange,
-    parts: &Parts,
-    body: &[u8],
-) -> Result<String, Reject> {
-    let h = |k: &str| parts.headers.get(k).and_then(|v| v.to_str().ok());
-    if let Some(key) = h("relayer_api_key") {
-        let owner = h("relayer_api_key_address").and_then(|a| a.parse::<Address>().ok());
-        return match ex.programs.relayer_keys.get(key) {
-            Some(o) if Some(*o) == owner => Ok(key.to_owned()),
-            _ => Err(Reject::new(
-                StatusCode::UNAUTHORIZED,
-                "invalid relayer API key",
-            )),
-        };
-    }
-    builder_auth(shared, ex, parts, body)?;
-    Ok(h("poly_builder_api_key").unwrap_or_default().to_owned())
-}
 
 /// The relayer's session-signer routes: the body is checked like the deposit wallet checks
 /// the batch (owner signature over the `Batch` digest, the owner's next nonce, a deadline
@@ -183,7 +112,7 @@ fn session_signer_batch(shared: &Shared, parts: &Parts, authorize: bool, body: &
     if nonce != next {
         return bad(&format!("invalid nonce: expected {next}"));
     }
-    if deadline <= super::state::now_s() {
+    if deadline <= now_s() {
         return bad("the batch deadline has passed");
     }
     ex.programs.spend_wallet_nonce(owner, wallet);
@@ -204,77 +133,6 @@ fn session_signer_batch(shared: &Shared, parts: &Parts, authorize: bool, body: &
             ok(&json!({"status": "REGISTERED", "transactionId": id, "transactionHash": null}))
         }
         _ => ok(&json!({"status": "CONFIRMED", "fenced": true, "transactionId": id})),
-    }
-}
-
-/// Program state kept with the exchange.
-#[derive(Debug, Default)]
-pub(crate) struct Programs {
-    builder_keys: Vec<BuilderKey>,
-    /// Builder code → (maker bps, taker bps).
-    builder_fees: HashMap<B256, (u32, u32)>,
-    /// Requests and quotes (sim/rfq.rs).
-    pub(crate) rfq: super::rfq::Rfq,
-    /// Deposit-wallet owner (lowercase) → its wallet and session signers.
-    session_signers: HashMap<String, OwnerSigners>,
-    /// The relayer's executed `WALLET` batches (relayer.rs).
-    pub(crate) relayer: super::relayer::Relayer,
-    /// Relayer API keys → the address that owns each.
-    relayer_keys: HashMap<String, Address>,
-}
-
-/// A deposit wallet's session signers and the owner's next batch nonce, as the relayer
-/// keeps them.
-#[derive(Debug, Default)]
-struct OwnerSigners {
-    wallet: Option<Address>,
-    nonce: u64,
-    /// Signer → (scopes, valid until).
-    signers: Vec<(Address, Vec<String>, u64)>,
-}
-
-impl Programs {
-    /// Sets a builder code's fees (basis points).
-    pub(crate) fn set_builder_fee(&mut self, code: B256, maker_bps: u32, taker_bps: u32) {
-        self.builder_fees.insert(code, (maker_bps, taker_bps));
-    }
-
-    /// The owner's next relayer `WALLET` nonce, when `wallet` may be `owner`'s: a wallet
-    /// belongs to the owner that first signed for it, and an owner has one wallet.
-    pub(crate) fn wallet_owner_nonce(&self, owner: Address, wallet: Address) -> Option<u64> {
-        let me = format!("{owner:#x}");
-        let taken = self
-            .session_signers
-            .iter()
-            .any(|(o, r)| *o != me && r.wallet == Some(wallet));
-        let rec = self.session_signers.get(&me);
-        if taken || rec.and_then(|r| r.wallet).is_some_and(|w| w != wallet) {
-            return None;
-        }
-        Some(rec.map_or(0, |r| r.nonce))
-    }
-
-    /// Spends the owner's `WALLET` nonce and records `wallet` as the owner's.
-    pub(crate) fn spend_wallet_nonce(&mut self, owner: Address, wallet: Address) {
-        let rec = self
-            .session_signers
-            .entry(format!("{owner:#x}"))
-            .or_default();
-        rec.wallet = Some(wallet);
-        rec.nonce += 1;
-    }
-
-    /// A Relayer API key of `owner`, made and kept on first request (deterministic per
-    /// address; the exchange makes them with Gamma auth, which the simulator does not serve).
-    pub(crate) fn relayer_key(&mut self, owner: Address) -> String {
-        let seed = alloy_primitives::keccak256(format!("polyclob-sim relayer key {owner:#x}"));
-        let key = super::rng::uuid_from(seed.as_slice());
-        self.relayer_keys.insert(key.clone(), owner);
-        key
-    }
-
-    fn fee(&self, code: &B256) -> (u32, u32) {
-        self.builder_fees.get(code).copied().unwrap_or((0, 0))
     }
 }
 
@@ -318,7 +176,7 @@ pub(crate) fn route(
             "region": "",
         })),
         "/v1/user/session-signers" if get => l2(shared, parts, body, |ex, key| {
-            let now = super::state::now_s();
+            let now = now_s();
             let rec = ex.programs.session_signers.get(&key.address);
             let wallet = rec
                 .and_then(|r| r.wallet)
@@ -452,25 +310,25 @@ fn create_key(ex: &mut Exchange, key: &ApiKeyRec) -> Resp {
     let p = alloy_primitives::keccak256(&material);
     use base64::Engine as _;
     let rec = ApiKeyRec {
-        key: super::rng::uuid_from(k.as_slice()),
+        key: rng::uuid_from(k.as_slice()),
         secret: base64::engine::general_purpose::URL_SAFE.encode(s.as_slice()),
         passphrase: alloy_primitives::hex::encode(p.as_slice()),
         address: key.address.clone(),
     };
     // Builder keys authenticate like API keys; a nonce space no wallet uses keeps them
     // apart from the account's own (address, nonce) keys.
-    ex.insert_api_key(rec.clone(), u64::MAX - n);
+    ex.keys.insert(rec.clone(), u64::MAX - n);
     ex.programs.builder_keys.push(BuilderKey {
         key: rec.key.clone(),
         owner: key.address.clone(),
-        created_at: super::state::now_s(),
+        created_at: now_s(),
         revoked_at: None,
     });
     ok(&json!({"apiKey": rec.key, "secret": rec.secret, "passphrase": rec.passphrase}))
 }
 
 fn revoke_key(ex: &mut Exchange, key: &ApiKeyRec) -> Resp {
-    let now = super::state::now_s();
+    let now = now_s();
     let Some(k) = ex
         .programs
         .builder_keys
@@ -484,7 +342,7 @@ fn revoke_key(ex: &mut Exchange, key: &ApiKeyRec) -> Resp {
     };
     k.revoked_at = Some(now);
     let revoked = k.key.clone();
-    ex.remove_api_key(&revoked);
+    ex.keys.remove(&revoked);
     ok(&json!("OK"))
 }
 

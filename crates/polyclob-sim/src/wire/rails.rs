@@ -18,16 +18,12 @@
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use bytes::Bytes;
-use http_body_util::Full;
+use hyper::StatusCode;
 use hyper::header::{HeaderName, HeaderValue, RETRY_AFTER};
-use hyper::{Response, StatusCode};
 
 use polyclob::clob::{Bucket, Tier};
 
-use super::server::json_response;
-
-type Resp = Response<Full<Bytes>>;
+use super::http::{Resp, json_response};
 
 const MICRO: u64 = 1_000_000;
 
@@ -241,51 +237,6 @@ impl Rails {
             .to_string(),
         )
     }
-}
-
-/// Meters a trading request of `address` at its [`Arrival`] (now, for a request the server
-/// did not stamp): `f` runs only when the bucket admits `cost`, and its answer carries the
-/// rate-limit headers.
-pub(crate) fn metered(
-    shared: &super::server::Shared,
-    parts: &hyper::http::request::Parts,
-    address: &str,
-    bucket: Bucket,
-    cost: u32,
-    f: impl FnOnce() -> Resp,
-) -> Resp {
-    let at = parts
-        .extensions
-        .get::<Arrival>()
-        .map_or_else(Instant::now, |a| a.0);
-    let admitted = shared.rails().admit(address, bucket, cost, at);
-    match admitted {
-        Ok(a) => stamped(f(), a),
-        Err(r) => *r,
-    }
-}
-
-/// The order-side rails after parsing: a post-only window refuses orders that are not
-/// post-only (a batch whole); a closed-only account may not buy. `Some` is the refusal.
-pub(crate) fn order_gate(
-    shared: &super::server::Shared,
-    address: &str,
-    all_post_only: bool,
-    any_buy: bool,
-) -> Option<Resp> {
-    let mut rails = shared.rails();
-    if let Some(left) = rails.post_only_left() {
-        if !all_post_only {
-            return Some(rails.post_only_refusal(left));
-        }
-    }
-    if any_buy && rails.is_closed_only(address) {
-        return Some(super::server::error_response(
-            StatusCode::BAD_REQUEST,
-            "address is in closed-only mode: orders that open positions are not accepted",
-        ));
-    }
-    None
 }
 
 fn stamp(h: &mut hyper::HeaderMap, a: &Admitted) {

@@ -20,34 +20,23 @@
 //! used is answered with the first answer and not executed again (the same body), or refused
 //! with `422` (another body); only executed requests are remembered.
 
-use std::collections::{HashMap, HashSet};
-
 use alloy_primitives::{Address, B256, U256};
+use hyper::StatusCode;
 use hyper::http::request::Parts;
-use hyper::{Response, StatusCode};
 use serde_json::{Value, json};
 
 use polyclob::clob::relayer::{DEPOSIT_WALLET_FACTORY, MAX_METADATA_LEN, WalletBatch};
 use polyclob::onchain::Call;
 use polyclob::sign::wallet::derive_deposit_wallets;
 
-use super::rest::ok;
-use super::server::{Reject, Shared, error_response};
-
-type Resp = Response<http_body_util::Full<bytes::Bytes>>;
+use super::auth::relayer_auth;
+use super::http::{Reject, Resp, error_response, ok, q};
+use super::shared::Shared;
+use crate::exchange::rng;
+use crate::exchange::state::now_s;
 
 /// The most calls one batch may carry here (a bound on the work one request makes).
 const MAX_CALLS: usize = 64;
-
-/// Executed relayer transactions by id: the chain transaction's hash; deployed deposit
-/// wallets; the answers of idempotent submits.
-#[derive(Debug, Default)]
-pub(crate) struct Relayer {
-    done: HashMap<String, String>,
-    deployed: HashSet<Address>,
-    /// (caller, `Idempotency-Key`) → (keccak of the body, the answer).
-    answered: HashMap<(String, String), (B256, Value)>,
-}
 
 fn bad(message: &str) -> Resp {
     error_response(StatusCode::BAD_REQUEST, message)
@@ -119,7 +108,7 @@ fn parse(v: &Value) -> Result<(Address, WalletBatch, polyclob::sign::Signature),
 
 /// `POST /submit`.
 pub(crate) fn submit(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
-    let caller = match super::programs::relayer_auth(shared, &shared.ex(), parts, body) {
+    let caller = match relayer_auth(shared, &shared.ex(), parts, body) {
         Ok(c) => c,
         Err(r) => return r.into_response(),
     };
@@ -190,7 +179,7 @@ fn wallet_create(shared: &Shared, v: &Value, seed: B256) -> Result<Value, Reject
             "deposit wallet {wallet} is already deployed"
         )));
     }
-    let id = super::rng::uuid_from(seed.as_slice());
+    let id = rng::uuid_from(seed.as_slice());
     let hash = format!("{:#x}", alloy_primitives::keccak256(id.as_bytes()));
     ex.programs.relayer.done.insert(id.clone(), hash);
     Ok(json!({"transactionID": id, "state": "STATE_NEW"}))
@@ -208,7 +197,7 @@ fn wallet_batch(shared: &Shared, v: &Value, body: &[u8]) -> Result<Value, Reject
             ));
         }
     }
-    if batch.deadline <= super::state::now_s() {
+    if batch.deadline <= now_s() {
         return Err(Reject::bad("the batch deadline has passed"));
     }
     let mut ex = shared.ex();
@@ -236,7 +225,7 @@ fn wallet_batch(shared: &Shared, v: &Value, body: &[u8]) -> Result<Value, Reject
     }
     ex.programs.spend_wallet_nonce(from, batch.wallet);
     let seed = alloy_primitives::keccak256(body);
-    let id = super::rng::uuid_from(seed.as_slice());
+    let id = rng::uuid_from(seed.as_slice());
     let hash = format!("{:#x}", alloy_primitives::keccak256(sig.to_hex_string()));
     ex.programs.relayer.done.insert(id.clone(), hash);
     ex.programs.relayer.deployed.insert(batch.wallet);
@@ -245,11 +234,10 @@ fn wallet_batch(shared: &Shared, v: &Value, body: &[u8]) -> Result<Value, Reject
 
 /// `GET /deployed?address=…&type=WALLET`: public, as the SDK calls it without a key.
 pub(crate) fn deployed(shared: &Shared, query: &[(String, String)]) -> Resp {
-    let Some(wallet) = super::rest::q(query, "address").and_then(|a| a.parse::<Address>().ok())
-    else {
+    let Some(wallet) = q(query, "address").and_then(|a| a.parse::<Address>().ok()) else {
         return bad("address is required");
     };
-    if super::rest::q(query, "type") != Some("WALLET") {
+    if q(query, "type") != Some("WALLET") {
         return bad("the simulator's relayer tracks deposit wallets only: type=WALLET");
     }
     let deployed = shared.ex().programs.relayer.deployed.contains(&wallet);
@@ -259,7 +247,7 @@ pub(crate) fn deployed(shared: &Shared, query: &[(String, String)]) -> Resp {
 /// `GET /v1/account/transactions/{id}`.
 pub(crate) fn transaction(shared: &Shared, parts: &Parts, id: &str) -> Resp {
     let ex = shared.ex();
-    if let Err(r) = super::programs::relayer_auth(shared, &ex, parts, b"") {
+    if let Err(r) = relayer_auth(shared, &ex, parts, b"") {
         return r.into_response();
     }
     match ex.programs.relayer.done.get(id) {

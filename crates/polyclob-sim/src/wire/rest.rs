@@ -1,31 +1,25 @@
 //! REST routes (protocol.md §4): public market data, L1 key management, L2 trading and
 //! account data, heartbeats. Every error is the exchange's `{"error": "…"}` shape.
 
-use bytes::Bytes;
-use http_body_util::Full;
+use alloy_primitives::{Address, U256};
 use hyper::http::request::Parts;
-use hyper::{Method, Response, StatusCode};
+use hyper::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use polyclob::types::Side;
+use polyclob::types::{Chain, Side};
 
-use super::server::{Reject, Shared, error_response, json_response};
-use super::state::{Canceled, Exchange, Placed, now_s};
-use super::{auth, events, rails};
+use super::auth::{self, l2};
+use super::http::{Reject, Resp, error_response, json_response, ok, page, parse_query, q};
+use super::shared::Shared;
+use crate::exchange::events;
+use crate::exchange::keys::ApiKeyRec;
+use crate::exchange::orders::{Canceled, NewOrder, Placed};
+use crate::exchange::state::{Exchange, now_ms, now_s};
+use crate::scenario::drift::Drift;
 use polyclob::clob::Bucket;
-
-pub(super) type Resp = Response<Full<Bytes>>;
-
-/// The first cursor and the end marker of paginated endpoints (base64 of "0" and "-1").
-pub(crate) const FIRST_CURSOR: &str = "MA==";
-pub(crate) const END_CURSOR: &str = "LTE=";
 
 /// Most orders one `POST /orders` may carry.
 const MAX_BATCH: usize = 15;
-
-pub(super) fn ok(v: &Value) -> Resp {
-    json_response(StatusCode::OK, v.to_string())
-}
 
 /// `DELETE /orders` takes at most this many ids (Polymarket changelog, 2026-06-15).
 pub(crate) const MAX_CANCEL_IDS: usize = 1000;
@@ -36,101 +30,6 @@ const ASSET_WITHOUT_MARKET: &str = "market is required when filtering open order
 
 fn bad(msg: &str) -> Resp {
     error_response(StatusCode::BAD_REQUEST, msg)
-}
-
-/// Decoded query string pairs (minimal percent-decoding; ids are digits and hex).
-pub(crate) fn parse_query(q: Option<&str>) -> Vec<(String, String)> {
-    q.unwrap_or("")
-        .split('&')
-        .filter(|s| !s.is_empty())
-        .map(|kv| {
-            let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
-            (percent_decode(k), percent_decode(v))
-        })
-        .collect()
-}
-
-fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'%' if i + 2 < b.len() => {
-                let hex = std::str::from_utf8(&b[i + 1..i + 3])
-                    .ok()
-                    .and_then(|h| u8::from_str_radix(h, 16).ok());
-                match hex {
-                    Some(v) => {
-                        out.push(v);
-                        i += 3;
-                    }
-                    None => {
-                        out.push(b'%');
-                        i += 1;
-                    }
-                }
-            }
-            b'+' => {
-                out.push(b' ');
-                i += 1;
-            }
-            c => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-pub(crate) fn q<'a>(query: &'a [(String, String)], key: &str) -> Option<&'a str> {
-    query
-        .iter()
-        .find(|(k, _)| k == key)
-        .map(|(_, v)| v.as_str())
-        .filter(|v| !v.is_empty())
-}
-
-fn encode_cursor(offset: usize) -> String {
-    use base64::Engine as _;
-    base64::engine::general_purpose::STANDARD.encode(offset.to_string())
-}
-
-/// The offset a cursor stands for; `None` for the end marker.
-fn decode_cursor(c: Option<&str>) -> Result<Option<usize>, Reject> {
-    use base64::Engine as _;
-    match c {
-        None | Some(FIRST_CURSOR) => Ok(Some(0)),
-        Some(END_CURSOR) => Ok(None),
-        Some(c) => base64::engine::general_purpose::STANDARD
-            .decode(c)
-            .ok()
-            .and_then(|b| String::from_utf8(b).ok())
-            .and_then(|s| s.parse::<usize>().ok())
-            .map(Some)
-            .ok_or_else(|| Reject::bad(format!("invalid next_cursor {c:?}"))),
-    }
-}
-
-/// A page `{"data","next_cursor","limit","count"}` of `items` starting at the cursor.
-pub(super) fn page(items: Vec<Value>, cursor: Option<&str>, size: usize) -> Resp {
-    let start = match decode_cursor(cursor) {
-        Ok(Some(s)) => s,
-        Ok(None) => {
-            return ok(&json!({"data": [], "next_cursor": END_CURSOR, "limit": size, "count": 0}));
-        }
-        Err(r) => return r.into_response(),
-    };
-    let total = items.len();
-    let data: Vec<Value> = items.into_iter().skip(start).take(size).collect();
-    let end = start.saturating_add(data.len());
-    let next = if end < total {
-        encode_cursor(end)
-    } else {
-        END_CURSOR.to_owned()
-    };
-    ok(&json!({"data": data, "next_cursor": next, "limit": size, "count": data.len()}))
 }
 
 /// Dispatches one request.
@@ -158,9 +57,7 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
         "/book" if get => with_token(shared, &query, |ex, mi, ti| {
             json_response(
                 StatusCode::OK,
-                shared
-                    .drift
-                    .rest_book(events::book(ex, mi, ti, super::state::now_ms())),
+                shared.drift.rest_book(events::book(ex, mi, ti, now_ms())),
             )
         }),
         "/books" if post => books(shared, body),
@@ -200,10 +97,10 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
         "/auth/api-key" if post => l1_key(shared, parts, true),
         "/auth/derive-api-key" if get => l1_key(shared, parts, false),
         "/auth/api-keys" if get => l2(shared, parts, body, |ex, key| {
-            ok(&json!({"apiKeys": ex.keys_of(&key.address)}))
+            ok(&json!({"apiKeys": ex.keys.of(&key.address)}))
         }),
         "/order" if post => l2(shared, parts, body, |ex, key| {
-            rails::metered(shared, parts, &key.address, Bucket::Order, 1, || {
+            shared.metered(parts, &key.address, Bucket::Order, 1, || {
                 post_order(shared, ex, key, body)
             })
         }),
@@ -212,12 +109,12 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
                 Ok(Value::Array(items)) => u32::try_from(items.len()).unwrap_or(u32::MAX).max(1),
                 _ => 1,
             };
-            rails::metered(shared, parts, &key.address, Bucket::Order, cost, || {
+            shared.metered(parts, &key.address, Bucket::Order, cost, || {
                 post_orders(shared, ex, key, body)
             })
         }),
         "/order" if delete => l2(shared, parts, body, |ex, key| {
-            rails::metered(shared, parts, &key.address, Bucket::Cancel, 1, || {
+            shared.metered(parts, &key.address, Bucket::Cancel, 1, || {
                 let id = serde_json::from_slice::<Value>(body)
                     .ok()
                     .and_then(|v| v.get("orderID").and_then(Value::as_str).map(str::to_owned));
@@ -238,7 +135,7 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
                 )),
                 Ok(ids) => {
                     let cost = u32::try_from(ids.len()).unwrap_or(u32::MAX).max(1);
-                    rails::metered(shared, parts, &key.address, Bucket::Cancel, cost, || {
+                    shared.metered(parts, &key.address, Bucket::Cancel, cost, || {
                         cancel_resp(ex.cancel(&key.address, &ids))
                     })
                 }
@@ -249,7 +146,7 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
             // 1 + the number cancelled.
             let open = ex.open_orders(&key.address).len();
             let cost = u32::try_from(open).unwrap_or(u32::MAX).saturating_add(1);
-            rails::metered(shared, parts, &key.address, Bucket::Cancel, cost, || {
+            shared.metered(parts, &key.address, Bucket::Cancel, cost, || {
                 cancel_resp(ex.cancel_where(&key.address, None, None))
             })
         }),
@@ -292,7 +189,7 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
             let cost = u32::try_from(matching)
                 .unwrap_or(u32::MAX)
                 .saturating_add(1);
-            rails::metered(shared, parts, &key.address, Bucket::Cancel, cost, || {
+            shared.metered(parts, &key.address, Bucket::Cancel, cost, || {
                 if none {
                     return cancel_resp(Canceled::default());
                 }
@@ -301,7 +198,7 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
         }),
         "/balance-allowance" | "/balance-allowance/update" if get => {
             l2(shared, parts, body, |ex, key| {
-                super::accounts::balance_allowance(ex, key, &query, shared.chain)
+                balance_allowance(ex, key, &query, shared.chain)
             })
         }
         "/data/orders" if get => l2(shared, parts, body, |ex, key| {
@@ -358,7 +255,7 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
             };
             let id = v.get("heartbeat_id").and_then(Value::as_str);
             match ex.heartbeat(&key.address, id) {
-                Ok(_) if shared.drift.has(crate::Drift::HeartbeatWithoutId) => {
+                Ok(_) if shared.drift.has(Drift::HeartbeatWithoutId) => {
                     ok(&json!({"status": "ok"}))
                 }
                 Ok(next) => ok(&json!({"heartbeat_id": next, "error": null})),
@@ -532,7 +429,7 @@ fn books(shared: &Shared, body: &[u8]) -> Resp {
         Err(r) => return r.into_response(),
     };
     let ex = shared.ex();
-    let ts = super::state::now_ms();
+    let ts = now_ms();
     let out: Vec<String> = items
         .iter()
         .filter_map(|i| i.get("token_id").and_then(Value::as_str))
@@ -601,29 +498,14 @@ fn l1_key(shared: &Shared, parts: &Parts, create: bool) -> Resp {
     };
     let mut ex = shared.ex();
     let rec = if create {
-        ex.create_api_key(&l1.address, l1.nonce)
+        ex.keys.create(&l1.address, l1.nonce)
     } else {
-        ex.derive_api_key(&l1.address, l1.nonce)
+        ex.keys.derive(&l1.address, l1.nonce)
     };
     match rec {
         Ok(k) => ok(&json!({"apiKey": k.key, "secret": k.secret, "passphrase": k.passphrase})),
         Err(e) => bad(e),
     }
-}
-
-/// Runs `f` with the exchange locked once L2 authentication passed.
-pub(super) fn l2(
-    shared: &Shared,
-    parts: &Parts,
-    body: &[u8],
-    f: impl FnOnce(&mut Exchange, &super::state::ApiKeyRec) -> Resp,
-) -> Resp {
-    let mut ex = shared.ex();
-    let key = match auth::l2(shared, &ex, parts, body) {
-        Ok(k) => k,
-        Err(r) => return r.into_response(),
-    };
-    f(&mut ex, &key)
 }
 
 fn placed_json(p: &Placed) -> Value {
@@ -650,17 +532,14 @@ fn placed_json(p: &Placed) -> Value {
 fn place_one(
     shared: &Shared,
     ex: &mut Exchange,
-    key: &super::state::ApiKeyRec,
+    key: &ApiKeyRec,
     v: &Value,
 ) -> Result<Placed, (StatusCode, String)> {
     let order = auth::parse_order(shared, ex, key, v).map_err(|e| (StatusCode::BAD_REQUEST, e))?;
     place_parsed(ex, order)
 }
 
-fn place_parsed(
-    ex: &mut Exchange,
-    order: super::state::NewOrder,
-) -> Result<Placed, (StatusCode, String)> {
+fn place_parsed(ex: &mut Exchange, order: NewOrder) -> Result<Placed, (StatusCode, String)> {
     ex.place(order).map_err(|e| {
         let status = if ex.cancel_only {
             StatusCode::SERVICE_UNAVAILABLE
@@ -671,12 +550,7 @@ fn place_parsed(
     })
 }
 
-fn post_order(
-    shared: &Shared,
-    ex: &mut Exchange,
-    key: &super::state::ApiKeyRec,
-    body: &[u8],
-) -> Resp {
+fn post_order(shared: &Shared, ex: &mut Exchange, key: &ApiKeyRec, body: &[u8]) -> Resp {
     let v: Value = match serde_json::from_slice(body) {
         Ok(v @ Value::Object(_)) => v,
         _ => return bad("Invalid order payload"),
@@ -685,12 +559,7 @@ fn post_order(
         Ok(o) => o,
         Err(e) => return bad(&e),
     };
-    if let Some(r) = rails::order_gate(
-        shared,
-        &key.address,
-        order.post_only,
-        order.side == Side::Buy,
-    ) {
+    if let Some(r) = shared.order_gate(&key.address, order.post_only, order.side == Side::Buy) {
         return r;
     }
     match place_parsed(ex, order) {
@@ -699,12 +568,7 @@ fn post_order(
     }
 }
 
-fn post_orders(
-    shared: &Shared,
-    ex: &mut Exchange,
-    key: &super::state::ApiKeyRec,
-    body: &[u8],
-) -> Resp {
+fn post_orders(shared: &Shared, ex: &mut Exchange, key: &ApiKeyRec, body: &[u8]) -> Resp {
     let items = match serde_json::from_slice::<Value>(body) {
         Ok(Value::Array(items)) if !items.is_empty() => items,
         _ => return bad("Invalid order payload"),
@@ -729,7 +593,7 @@ fn post_orders(
             .and_then(|o| o.get("side"))
             .is_some_and(|s| s.as_str() == Some("BUY") || s.as_u64() == Some(0))
     });
-    if let Some(r) = rails::order_gate(shared, &key.address, all_post_only, any_buy) {
+    if let Some(r) = shared.order_gate(&key.address, all_post_only, any_buy) {
         return r;
     }
     let out: Vec<Value> = items
@@ -760,29 +624,77 @@ fn cancel_resp(c: Canceled) -> Resp {
     ok(&json!({"canceled": c.canceled, "not_canceled": not}))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// The address whose balances an API key's `signature_type` names: the key's own EOA (0), its
+/// proxy wallet (1) or its Safe (2).
+fn funder(key: &ApiKeyRec, signature_type: Option<&str>, chain: Chain) -> Option<Address> {
+    let eoa: Address = key.address.parse().ok()?;
+    match signature_type.unwrap_or("0") {
+        "0" => Some(eoa),
+        "1" => polyclob::sign::wallet::derive_proxy_wallet(eoa, chain),
+        "2" => Some(polyclob::sign::wallet::derive_safe_wallet(eoa, chain)),
+        _ => None,
+    }
+}
 
-    #[test]
-    fn cursors_round_trip() {
-        assert_eq!(encode_cursor(0), FIRST_CURSOR);
-        assert_eq!(decode_cursor(Some(FIRST_CURSOR)).ok(), Some(Some(0)));
-        assert_eq!(
-            decode_cursor(Some(&encode_cursor(500))).ok(),
-            Some(Some(500))
+/// `GET /balance-allowance?asset_type=COLLATERAL|CONDITIONAL&token_id=…&signature_type=…`:
+/// `{"balance": "<micro-units>", "allowances": {spender: "<amount>"}}` from the ledger
+/// (for outcome tokens an operator's allowance is the maximum when approved, else 0).
+pub(crate) fn balance_allowance(
+    ex: &Exchange,
+    key: &ApiKeyRec,
+    query: &[(String, String)],
+    chain: Chain,
+) -> Resp {
+    let q = |k: &str| query.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+    let Some(who) = funder(key, q("signature_type"), chain) else {
+        return error_response(
+            StatusCode::BAD_REQUEST,
+            "invalid signature_type: expected 0 (EOA), 1 (proxy) or 2 (Safe)",
         );
-        assert_eq!(decode_cursor(Some(END_CURSOR)).ok(), Some(None));
-        assert!(decode_cursor(Some("%%%")).is_err());
-    }
-
-    #[test]
-    fn query_decoding() {
-        let q = parse_query(Some("token_id=123&side=BUY&x=a%20b&bad=%zz&e="));
-        assert_eq!(q[0], ("token_id".into(), "123".into()));
-        assert_eq!(q[2].1, "a b");
-        assert_eq!(q[3].1, "%zz");
-        assert_eq!(super::q(&q, "e"), None);
-        assert_eq!(percent_decode("%4"), "%4");
-    }
+    };
+    let ledger = ex.ledger();
+    let c = &ledger.contracts;
+    let body = match q("asset_type").map(str::to_ascii_uppercase).as_deref() {
+        Some("COLLATERAL") => {
+            let allowances: serde_json::Map<String, Value> = c
+                .collateral_spenders()
+                .into_iter()
+                .map(|s| {
+                    (
+                        s.to_checksum(None),
+                        json!(ledger.allowance_of(who, s).to_string()),
+                    )
+                })
+                .collect();
+            json!({"balance": ledger.collateral_of(who).to_string(), "allowances": allowances})
+        }
+        Some("CONDITIONAL" | "CONDITIONAL-V2") => {
+            let Some(token) = q("token_id").and_then(|t| t.parse::<U256>().ok()) else {
+                return error_response(
+                    StatusCode::BAD_REQUEST,
+                    "token_id is required for asset_type CONDITIONAL",
+                );
+            };
+            let allowances: serde_json::Map<String, Value> = c
+                .token_operators()
+                .into_iter()
+                .map(|op| {
+                    let v = if ledger.is_operator(who, op) {
+                        U256::MAX
+                    } else {
+                        U256::ZERO
+                    };
+                    (op.to_checksum(None), json!(v.to_string()))
+                })
+                .collect();
+            json!({"balance": ledger.token_of(who, token).to_string(), "allowances": allowances})
+        }
+        _ => {
+            return error_response(
+                StatusCode::BAD_REQUEST,
+                "asset_type must be COLLATERAL or CONDITIONAL",
+            );
+        }
+    };
+    ok(&body)
 }

@@ -8,95 +8,21 @@
 //! tokens merge back into collateral shared at the two prices).
 
 use hyper::http::request::Parts;
-use hyper::{Method, Response, StatusCode};
+use hyper::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use super::auth;
-use super::events;
-use super::rest::{l2, ok, page, q};
-use super::server::{Reject, Shared, error_response};
-use super::state::{ApiKeyRec, Exchange, NewOrder, now_s};
+use super::auth::{self, l2};
+use super::http::{Reject, Resp, error_response, ok, page, q};
+use super::shared::Shared;
+use crate::exchange::events;
+use crate::exchange::keys::ApiKeyRec;
+use crate::exchange::orders::NewOrder;
+use crate::exchange::rfq::{Match, Phase, QuoteRec, RequestRec, Terms};
+use crate::exchange::state::{Exchange, now_s};
 use polyclob::types::Side;
-
-type Resp = Response<http_body_util::Full<bytes::Bytes>>;
 
 /// How long a request stays open, seconds.
 const REQUEST_TTL: u64 = 300;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    Active,
-    Canceled,
-    Accepted,
-    Filled,
-}
-
-/// One side's terms: token, side, shares and collateral (micro-units).
-#[derive(Debug, Clone)]
-struct Terms {
-    mi: usize,
-    ti: usize,
-    side: Side,
-    shares: u64,
-    usdc: u64,
-}
-
-impl Terms {
-    fn price(&self) -> u32 {
-        u32::try_from(u128::from(self.usdc) * 1_000_000 / u128::from(self.shares.max(1)))
-            .unwrap_or(0)
-    }
-}
-
-#[derive(Debug, Clone)]
-struct RequestRec {
-    id: String,
-    user: String,
-    terms: Terms,
-    expiry: u64,
-    phase: Phase,
-}
-
-/// How a quote meets its request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Match {
-    /// Same token, opposite sides.
-    Complementary,
-    /// Complement token, both buy.
-    Mint,
-    /// Complement token, both sell.
-    Merge,
-}
-
-impl Match {
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::Complementary => "COMPLEMENTARY",
-            Self::Mint => "MINT",
-            Self::Merge => "MERGE",
-        }
-    }
-}
-
-#[derive(Debug, Clone)]
-struct QuoteRec {
-    id: String,
-    request_id: String,
-    user: String,
-    terms: Terms,
-    kind: Match,
-    phase: Phase,
-    /// The requester's signed order, once accepted.
-    accepted: Option<NewOrder>,
-}
-
-/// RFQ state kept with the exchange.
-#[derive(Debug, Default)]
-pub(crate) struct Rfq {
-    requests: Vec<RequestRec>,
-    quotes: Vec<QuoteRec>,
-    next: u64,
-}
 
 fn bad(msg: &str) -> Resp {
     error_response(StatusCode::BAD_REQUEST, msg)

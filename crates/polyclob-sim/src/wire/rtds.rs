@@ -27,11 +27,12 @@ use tokio_tungstenite::tungstenite::Message;
 
 use polyclob::types::Side;
 
-use super::events;
-use super::faults::WsChannel;
-use super::server::Shared;
-use super::state::{Exchange, now_ms};
-use super::ws::{Conn, End, Timed, finish};
+use super::shared::Shared;
+use super::socket::{Conn, End, Timed, finish};
+use crate::exchange::events;
+use crate::exchange::state::{Exchange, now_ms};
+use crate::scenario::drift::Drift;
+use crate::scenario::faults::WsChannel;
 
 /// `whole` dollars and `frac` hundred-thousandths, in 10⁻⁵ USD.
 const fn usd(whole: u64, frac: u64) -> u64 {
@@ -168,38 +169,6 @@ impl Sub {
     }
 }
 
-/// splitmix64 finaliser: a well-mixed hash of the tick inputs.
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-fn symbol_hash(s: &str) -> u64 {
-    s.bytes().fold(0xCBF2_9CE4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01B3)
-    })
-}
-
-/// The synthetic value (10⁻⁵ USD) of a symbol at tick `k`: a slow triangle wave of ±0.1%
-/// plus a little seeded noise. Integer arithmetic only, so it is identical everywhere.
-pub(crate) fn series_value(seed: u64, symbol: &str, base: u64, k: u64) -> u64 {
-    const PERIOD: u64 = 240;
-    let phase = k % PERIOD;
-    let tri = if phase < PERIOD / 2 {
-        phase
-    } else {
-        PERIOD - phase
-    };
-    let amp = base / 500;
-    let wave = amp * tri / (PERIOD / 2);
-    let span = base / 5000 + 1;
-    let noise =
-        mix(seed ^ symbol_hash(symbol) ^ k.wrapping_mul(0xA24B_AED4_963E_E407)) % (2 * span + 1);
-    (base - amp / 2 + wave + noise).saturating_sub(span)
-}
-
 /// 10⁻⁵ units as the shortest decimal text.
 fn decimal5(v: u64) -> String {
     let frac = format!("{:05}", v % 100_000);
@@ -274,7 +243,7 @@ fn activity(ex: &Exchange, from: usize, renamed: bool) -> Vec<(String, String)> 
     out
 }
 
-pub(super) async fn run<T>(ws: WebSocketStream<T>, shared: Arc<Shared>)
+pub(crate) async fn run<T>(ws: WebSocketStream<T>, shared: Arc<Shared>)
 where
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
 {
@@ -306,7 +275,7 @@ where
                 for s in subs.iter().filter(|s| s.wants_type("update")) {
                     let Some(feed) = Feed::of(&s.topic) else { continue };
                     for (sym, base) in s.priced(feed) {
-                        let v = shared.ex().paths.reference_at(seed, sym, base, k);
+                        let v = shared.activity().paths.reference_at(seed, sym, base, k);
                         out.push(message(&s.topic, "update", price_payload(feed, sym, v, k * interval_ms)));
                     }
                 }
@@ -318,7 +287,7 @@ where
                 Ok(_) | Err(RecvError::Lagged(_)) => {
                     let out = {
                         let ex = shared.ex();
-                        let out = if ex.trades.end() > seen { activity(&ex, seen, shared.drift.has(crate::Drift::RenamedActivityField)) } else { Vec::new() };
+                        let out = if ex.trades.end() > seen { activity(&ex, seen, shared.drift.has(Drift::RenamedActivityField)) } else { Vec::new() };
                         seen = ex.trades.end();
                         out
                     };
@@ -397,7 +366,7 @@ where
                             let p = price_payload(
                                 feed,
                                 sym,
-                                conn.shared.ex().paths.reference_at(seed, sym, base, i),
+                                conn.shared.activity().paths.reference_at(seed, sym, base, i),
                                 i * interval_ms,
                             );
                             json!({"timestamp": p["timestamp"], "value": p["value"], "full_accuracy_value": p["full_accuracy_value"]})
@@ -419,26 +388,6 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn series_is_deterministic_bounded_and_moving() {
-        let base = usd(100_000, 0);
-        let a: Vec<u64> = (0..500)
-            .map(|k| series_value(7, "btcusdt", base, k))
-            .collect();
-        let b: Vec<u64> = (0..500)
-            .map(|k| series_value(7, "btcusdt", base, k))
-            .collect();
-        assert_eq!(a, b);
-        assert_ne!(
-            a,
-            (0..500)
-                .map(|k| series_value(8, "btcusdt", base, k))
-                .collect::<Vec<_>>()
-        );
-        assert!(a.iter().all(|v| v.abs_diff(base) <= base / 500));
-        assert!(a.windows(2).filter(|w| w[0] != w[1]).count() > 400);
-    }
 
     #[test]
     fn decimals_render_exactly() {
