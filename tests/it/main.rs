@@ -19,7 +19,6 @@ mod proxy;
 mod rails;
 mod renamed;
 mod rtds;
-mod sim;
 mod sports;
 mod tracing_events;
 mod vectors;
