@@ -89,14 +89,14 @@ impl SimHandle {
 
     /// The PolyBolt URL, `ws://127.0.0.1:<port>/polybolt`: authentication against this
     /// simulator's API keys, snapshots and `seq`-numbered reference prices every
-    /// [`SimBuilder::rtds_interval`], the documented limits and close codes.
+    /// [`SimBuilder::rtds_interval`](crate::SimBuilder::rtds_interval), the documented limits and close codes.
     #[must_use]
     pub fn polybolt_url(&self) -> String {
         format!("ws://{}/polybolt", self.addr)
     }
 
     /// The sports socket URL, `ws://127.0.0.1:<port>/sports`: `ping` and scripted
-    /// `sport_result`s every [`SimBuilder::rtds_interval`]; a client that does not answer
+    /// `sport_result`s every [`SimBuilder::rtds_interval`](crate::SimBuilder::rtds_interval); a client that does not answer
     /// `pong` within two intervals is dropped.
     #[must_use]
     pub fn sports_url(&self) -> String {
@@ -183,13 +183,13 @@ impl SimHandle {
     }
 
     /// Starts (`Some(interval)`), retimes or stops (`None`) the simulated market activity
-    /// (see [`SimBuilder::activity`]).
+    /// (see [`SimBuilder::activity`](crate::SimBuilder::activity)).
     pub fn set_activity(&self, interval: Option<Duration>) {
         self.shared.activity_interval.send_replace(interval);
     }
 
     /// Runs `steps` activity steps now, synchronously (each moves every price path one step,
-    /// then the crowd acts; see [`SimBuilder::activity`]): the same seed and steps always give
+    /// then the crowd acts; see [`SimBuilder::activity`](crate::SimBuilder::activity)): the same seed and steps always give
     /// the same books.
     pub fn step_activity(&self, steps: usize) {
         let mut activity = self.shared.activity();
@@ -199,7 +199,7 @@ impl SimHandle {
         }
     }
 
-    /// Applies up to `frames` frames of the replayed feed ([`SimBuilder::replay`]) now, and
+    /// Applies up to `frames` frames of the replayed feed ([`SimBuilder::replay`](crate::SimBuilder::replay)) now, and
     /// nothing else; returns how many were applied (fewer at the end of the feed).
     pub fn replay_step(&self, frames: usize) -> usize {
         let mut activity = self.shared.activity();
