@@ -254,23 +254,7 @@ impl CrowdState {
             .find(|m| m.spec.role == Role::Maker)
             .map_or_else(|| SEED_ADDRESS.to_owned(), |m| m.address.clone())
     }
-}
 
-/// A Poisson draw with mean `lambda` (Knuth's method; means above 30 are capped there).
-fn poisson(rng: &mut Rng, lambda: f64) -> u32 {
-    let l = (-lambda.min(30.0)).exp();
-    let mut k = 0;
-    let mut p = 1.0;
-    loop {
-        p *= (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-        if p <= l {
-            return k;
-        }
-        k += 1;
-    }
-}
-
-impl CrowdState {
     /// Puts `crowd` to work; with a maker in it, the seeded books become its orders.
     pub(crate) fn install(&mut self, ex: &mut Exchange, crowd: Crowd) {
         for spec in crowd.traders {
@@ -388,6 +372,20 @@ impl CrowdState {
         }
         self.members = members;
         any
+    }
+}
+
+/// A Poisson draw with mean `lambda` (Knuth's method; means above 30 are capped there).
+fn poisson(rng: &mut Rng, lambda: f64) -> u32 {
+    let l = (-lambda.min(30.0)).exp();
+    let mut k = 0;
+    let mut p = 1.0;
+    loop {
+        p *= (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        if p <= l {
+            return k;
+        }
+        k += 1;
     }
 }
 
