@@ -20,7 +20,6 @@ mod proxy;
 mod rails;
 mod relayer;
 mod rtds;
-mod sim;
 mod sports;
 mod tracing_events;
 mod vectors;

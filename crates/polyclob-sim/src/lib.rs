@@ -236,49 +236,27 @@
 // proven invariant, with its reason.
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
-mod accounts;
-mod activity;
-mod auth;
-#[cfg(feature = "onchain")]
-mod chain;
-mod crowd;
-mod data_api;
-mod drift;
-mod engine;
-mod events;
-mod faults;
-mod gamma;
-// Without the chain, its calldata execution has no caller.
-#[cfg_attr(not(feature = "onchain"), allow(dead_code))]
-mod ledger;
-mod market;
-mod paths;
-mod polybolt;
-mod programs;
-mod rails;
-mod relayer;
-mod replay;
-mod rest;
-mod rfq;
-mod rng;
-mod rtds;
+// The front door (the builder, the handle, the server) on top; below it the wire front-ends,
+// the scenario tools and, at the bottom, the exchange core. Imports run downward only
+// (tests/it/layers.rs checks it).
+mod builder;
+mod exchange;
+mod handle;
+mod scenario;
 mod server;
-mod settlement;
-mod state;
-mod trades;
-mod ws;
+mod wire;
 
-pub use self::crowd::{Crowd, CrowdTrader};
-pub use self::drift::Drift;
-pub use self::faults::{Faults, HttpFault, HttpRule, Trigger, WsChannel, WsFault, WsRule};
-pub use self::market::{MarketSpec, TokenSpec, parse_markets};
-pub use self::paths::{FairValue, PricePath};
-pub use self::rails::RailStats;
-pub use self::replay::Replay;
-#[allow(deprecated)]
-pub use self::server::ApiCredentials;
-pub use self::server::{SimBuilder, SimHandle, Simulator};
-pub use self::settlement::Settlement;
+pub use self::builder::{SimBuilder, Simulator};
+pub use self::exchange::market::{MarketSpec, TokenSpec, parse_markets};
+pub use self::exchange::settlement::Settlement;
+pub use self::exchange::trigger::Trigger;
+pub use self::handle::SimHandle;
+pub use self::scenario::crowd::{Crowd, CrowdTrader};
+pub use self::scenario::drift::Drift;
+pub use self::scenario::faults::{Faults, HttpFault, HttpRule, WsChannel, WsFault, WsRule};
+pub use self::scenario::paths::{FairValue, PricePath};
+pub use self::scenario::replay::Replay;
+pub use self::wire::rails::RailStats;
 
 // Compiles the README's code blocks as doctests, so the README cannot drift.
 #[doc = include_str!("../README.md")]
