@@ -116,9 +116,11 @@
 //!
 //! let me = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
 //! let data = data::Client::builder().host(sim.data_api_url()).build()?;
-//! for p in data.positions(me).await? {
+//! let (positions, unreadable) = data.positions(me).await?; // rows that did not decode too
+//! for p in positions {
 //!     println!("{} {:?} shares at {:?}", p.outcome, p.size, p.avg_price);
 //! }
+//! assert!(unreadable.is_empty());
 //! let (trades, _skipped) = data.collect(Query::trades().user(me)).await?; // every page
 //! println!("{} trades", trades.len());
 //! # Ok(()) }
