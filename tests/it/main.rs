@@ -18,6 +18,7 @@ mod presign;
 mod proxy;
 mod rails;
 mod renamed;
+mod rows;
 mod rtds;
 mod sim;
 mod sports;

@@ -519,7 +519,7 @@ async fn deposit_wallet_converts_neg_risk_positions_through_the_relayer() {
         .collect();
     let mut calls = r.settler.approval_calls_for(Protocol::Ctf).await.unwrap();
     for m in &group {
-        let cond: ConditionId = m.condition_id().parse().unwrap();
+        let cond = ConditionId::parse_for(m.condition_id(), m.protocol()).unwrap();
         calls.push(
             r.settler
                 .split_call(cond, Size::from_micros(10_000_000), true)

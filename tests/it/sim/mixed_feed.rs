@@ -152,7 +152,12 @@ async fn gamma_and_clob_agree_on_a_v2_market() {
         .host(sim.gamma_url())
         .build()
         .unwrap();
-    let cond: ConditionId = spec.condition_id().parse().unwrap();
+    // The padded 64-hex id alone could be either protocol: the market says which.
+    assert_eq!(
+        spec.condition_id().parse::<ConditionId>(),
+        Err(polyclob::types::ProtocolError::AmbiguousConditionId)
+    );
+    let cond = ConditionId::parse_for(spec.condition_id(), spec.protocol()).unwrap();
     let (found, _) = gamma
         .all_markets(
             polyclob::gamma::MarketFilter::new().condition_ids([spec.condition_id().to_owned()]),
