@@ -180,7 +180,7 @@
 //! kind, 429s, client-side rate-limit delays and their total time, local refusals, heartbeat
 //! failures, presign fallbacks) and one per stream (`counters()` on every stream, a
 //! [`ws::StreamCounters`]: connects, reconnects, breaks, lag, frames, bytes, decode errors,
-//! hash mismatches). Plain structs: export them to any metrics system (the `counters` example
+//! hash mismatches, and apart from them snapshots that could not be verified). Plain structs: export them to any metrics system (the `counters` example
 //! prints them every second).
 //!
 //! **Tracing** (feature `tracing`, off by default; without it every call site compiles to
@@ -203,7 +203,8 @@
 //! | `polyclob.ws.resubscribe` | event, INFO: a reconnected shard subscribed again | `channel`, `shard`, `epoch`, `assets` |
 //! | `polyclob.ws.break` | event, WARN (ERROR when the stream stops): a continuity break ([`ws::continuity`]) | `channel`, `shard`, `epoch`, `reason`, `recovery` (`reconnect` or `stop`), `retry_ms` |
 //! | `polyclob.ws.lag` | event, WARN: the consumer fell behind | `channel`, `shard`, `epoch`, `lost` |
-//! | `polyclob.book.hash_mismatch` | event, WARN | `channel`, `shard`, `asset`, `streak` |
+//! | `polyclob.book.hash_mismatch` | event, WARN: a snapshot carrying every hashed member did not verify | `channel`, `shard`, `asset`, `streak` |
+//! | `polyclob.book.hash_unverifiable` | event, DEBUG: a snapshot omitting a member the exchange fills in could not be verified (not a mismatch) | `channel`, `shard`, `asset` |
 //!
 //! `endpoint` is a path without its query; `channel` is `market`, `user`, `rtds`,
 //! `polybolt` or `sports`; durations are `*_ms` integers. No field carries a key, secret,
