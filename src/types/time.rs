@@ -1,20 +1,5 @@
-//! [`Timestamp`]: the one type for an instant the venue sends, in whichever form it sends it.
-//!
-//! The same field comes in different forms on different rows of one endpoint: Data API
-//! `/v2/resolutions` sends `last_update_timestamp` as ISO 8601 (`"2026-10-05T23:00:53Z"`) on
-//! condition rows and as unix seconds in a string (`"1790000000"`) on question rows; feeds send
-//! unix seconds or milliseconds, as JSON numbers or strings. Reading one form into a `u64` made
-//! rows of the other form fail. A `Timestamp` reads every one of them:
-//!
-//! - a number or a decimal string: unix **seconds** below 10¹¹ (the year 5138), unix
-//!   **milliseconds** from there up to 10¹⁴; a fraction of a second is kept to the millisecond;
-//!   anything larger (micro- or nanoseconds) is refused, not guessed;
-//! - ISO 8601 / RFC 3339 text: `YYYY-MM-DD`, then optionally `T` (or a space) and `HH:MM`,
-//!   `:SS`, a fraction, and a zone (`Z`, `±HH:MM`, `±HHMM`, `±HH`); a date alone is midnight
-//!   and a time without a zone is UTC (the venue's servers write UTC).
-//!
-//! Instants before 1970 are refused; the precision is a millisecond (finer digits are
-//! dropped). Shown as RFC 3339 in UTC.
+//! [`Timestamp`]: the one type for an instant the venue sends, in whichever form it sends it
+//! (unix seconds or milliseconds, as a number or a string, or ISO 8601).
 
 use core::fmt;
 use core::str::FromStr;
@@ -30,8 +15,21 @@ const SECONDS_BELOW: u64 = 100_000_000_000;
 /// Milliseconds at or above this are refused (the year 5138 again: micro- or nanoseconds).
 const MILLIS_BELOW: u64 = 100_000_000_000_000;
 
-/// An instant in UTC, to the millisecond, read from any form the venue sends (see the
-/// [module docs](self)).
+/// An instant in UTC, to the millisecond, read from any form the venue sends.
+///
+/// The same field comes in different forms on different rows of one endpoint (Data API
+/// `/v2/resolutions` sends `last_update_timestamp` as ISO 8601 on condition rows and as unix
+/// seconds in a string on question rows), so every form is read:
+///
+/// - a number or a decimal string: unix **seconds** below 10¹¹ (the year 5138), unix
+///   **milliseconds** from there up to 10¹⁴; a fraction of a second is kept to the
+///   millisecond; anything larger (micro- or nanoseconds) is refused, not guessed;
+/// - ISO 8601 / RFC 3339 text: `YYYY-MM-DD`, then optionally `T` (or a space) and `HH:MM`,
+///   `:SS`, a fraction, and a zone (`Z`, `±HH:MM`, `±HHMM`, `±HH`); a date alone is midnight
+///   and a time without a zone is UTC (the venue's servers write UTC).
+///
+/// Instants before 1970 are refused; finer digits than a millisecond are dropped. Shown as
+/// RFC 3339 in UTC. In a row, `null`, `""` and `0` (the venue's "unset") read as `None`.
 ///
 /// ```
 /// use polyclob::types::Timestamp;

@@ -1142,14 +1142,20 @@ mod tests {
             l.apply(me, &split).unwrap();
         }
         assert_eq!(l.collateral_of(me), U256::ZERO);
+        // Raw calldata, not the builder: the builder refuses what the adapter would revert
+        // on, and the adapter's own refusals are what this tests.
         let convert = |set: u8, amount: u8| {
-            polyclob::onchain::neg_risk::convert_positions(
+            Call::new(
                 adapter,
-                market_id,
-                U256::from(set),
-                U256::from(amount),
+                polyclob::onchain::abi::encode_call(
+                    sel::CONVERT_POSITIONS,
+                    &[
+                        Value::b256(market_id),
+                        Value::uint(U256::from(set)),
+                        Value::uint(U256::from(amount)),
+                    ],
+                ),
             )
-            .unwrap()
         };
         assert_eq!(
             l.apply(me, &convert(0b0101, 4)),
@@ -1165,9 +1171,14 @@ mod tests {
             l.apply(me, &convert(0b1_0000, 4)),
             Err(Revert("InvalidIndexSet".into()))
         );
-        let other =
-            polyclob::onchain::neg_risk::convert_positions(adapter, conds[0], U256::ONE, U256::ONE)
-                .unwrap();
+        let other = polyclob::onchain::neg_risk::convert_positions(
+            adapter,
+            conds[0],
+            4,
+            U256::ONE,
+            U256::ONE,
+        )
+        .unwrap();
         assert_eq!(l.apply(me, &other), Err(Revert("MarketNotPrepared".into())));
         let snapshot = l.balances.clone();
         assert!(l.apply(me, &convert(0b0101, 11)).is_err());
@@ -1200,11 +1211,11 @@ mod tests {
         let me = Address::repeat_byte(1);
         let mut call = erc20::approve(l.contracts.collateral, me, U256::from(1u8)).unwrap();
         for _ in 0..4 {
-            call = polyclob::onchain::wallet::proxy_calls(&[call]);
+            call = polyclob::onchain::wallet::proxy_calls(&[call]).unwrap();
         }
         l.apply(me, &call).unwrap();
         for _ in 0..200 {
-            call = polyclob::onchain::wallet::proxy_calls(&[call]);
+            call = polyclob::onchain::wallet::proxy_calls(&[call]).unwrap();
         }
         assert_eq!(
             l.apply(me, &call),

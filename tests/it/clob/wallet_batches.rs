@@ -79,6 +79,7 @@ async fn our_calls(name: &str, v: &Value) -> Vec<Call> {
         "neg_risk_convert" => vec![
             st.convert_neg_risk_call(
                 format!("0x{}00", "5e".repeat(31)).parse().unwrap(),
+                3,
                 U256::from(0b101u8),
                 Size::from_micros(2_000_000),
             )
@@ -536,6 +537,7 @@ async fn deposit_wallet_converts_neg_risk_positions_through_the_relayer() {
         .settler
         .convert_neg_risk_call(
             market_id,
+            4,
             U256::from(0b0101u8),
             Size::from_micros(4_000_000),
         )
@@ -565,15 +567,31 @@ async fn deposit_wallet_converts_neg_risk_positions_through_the_relayer() {
         ]
     );
     assert_eq!(r.pusd(), usd(64));
-    // An index set beyond the group's four questions is refused whole, as the adapter does.
-    let beyond = r
+    // An index set beyond the group's four questions is refused before it is signed (the
+    // adapter would revert)...
+    let e = r
         .settler
         .convert_neg_risk_call(
             market_id,
+            4,
             U256::from(0b1_0001u8),
             Size::from_micros(1_000_000),
         )
-        .unwrap();
+        .unwrap_err();
+    assert!(e.is_invalid_request(), "{e}");
+    assert!(e.to_string().contains("beyond the market's 4"), "{e}");
+    // ... and the simulated adapter, handed the calldata anyway, refuses it whole.
+    let beyond = polyclob::onchain::Call::new(
+        adapter,
+        polyclob::onchain::abi::encode_call(
+            polyclob::onchain::selector::CONVERT_POSITIONS,
+            &[
+                polyclob::onchain::abi::Value::b256(market_id),
+                polyclob::onchain::abi::Value::uint(U256::from(0b1_0001u8)),
+                polyclob::onchain::abi::Value::uint(U256::from(1_000_000u64)),
+            ],
+        ),
+    );
     let e = r.run(vec![beyond]).await.unwrap_err();
     assert!(e.message().unwrap().contains("InvalidIndexSet"), "{e}");
     assert_eq!(r.pusd(), usd(64));
