@@ -556,7 +556,9 @@ mod tests {
             r#"{"condition_id":"0x01","status":"resolved","payouts":[0,1000000]}"#,
         )
         .unwrap();
-        assert!(Redeemability::of_rows(&p, &[resolved], &[bad.clone()]).is_redeemable());
+        assert!(
+            Redeemability::of_rows(&p, &[resolved], std::slice::from_ref(&bad)).is_redeemable()
+        );
         // Nothing held is nothing held, whatever the rows.
         assert_eq!(
             Redeemability::of_rows(&position("0", 1), &[], &[bad]),

@@ -251,9 +251,9 @@ impl ConditionId {
         }
     }
 
-    /// Parses a condition id whose width says its protocol: `0x` + 62 hex digits is V2; `0x`
-    /// + 64 is CTF unless it could also be a right-padded V2 id (last byte zero, first byte a
-    /// V2 module), which is refused rather than guessed. The `0x` is optional.
+    /// Parses a condition id whose width says its protocol: 62 hex digits is V2; 64 is CTF
+    /// unless it could also be a right-padded V2 id (last byte zero, first byte a V2 module),
+    /// which is refused rather than guessed. The `0x` is optional.
     ///
     /// # Errors
     /// [`ProtocolError::AmbiguousConditionId`] for a 64-hex id that may be either protocol

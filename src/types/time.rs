@@ -325,7 +325,7 @@ pub(crate) fn timestamp_opt<'de, D: Deserializer<'de>>(
         Scalar::U64(n) => Timestamp::from_number(n, 0)
             .map(Some)
             .ok_or_else(|| bad(&n)),
-        Scalar::F64(f) if f == 0.0 => Ok(None),
+        Scalar::F64(0.0) => Ok(None),
         Scalar::F64(f) => Timestamp::from_f64(f).map(Some).ok_or_else(|| bad(&f)),
         Scalar::Str(s) if s.trim().is_empty() || s.trim() == "0" => Ok(None),
         Scalar::Str(s) => Timestamp::parse(&s)
