@@ -140,11 +140,13 @@ mod tests {
 
     #[test]
     fn redeem_layout() {
-        let cond = ConditionId::v2([0xab; 31]);
+        let mut bytes = [0xab; 31];
+        bytes[0] = 1; // the binary module
+        let cond = ConditionId::v2(bytes);
         let call = redeem(Address::repeat_byte(1), cond, 1, U256::from(5u8)).unwrap();
         let d = call.data();
         assert_eq!(d.len(), 4 + 96);
-        assert_eq!(&d[4..35], &[0xab; 31]);
+        assert_eq!(&d[4..35], &bytes);
         assert_eq!(d[35], 0);
         assert_eq!(d[4 + 63], 1);
         assert_eq!(d[4 + 95], 5);

@@ -275,10 +275,13 @@ impl ConditionId {
     /// position id carries its condition in its top 31 bytes), CTF otherwise.
     ///
     /// ```
-    /// use polyclob::U256;
     /// use polyclob::types::{ConditionId, PositionId, Protocol, TokenId};
     ///
-    /// let v2 = ConditionId::v2([1; 31]);
+    /// // A binary-module (1) condition: module byte, 16-byte base hash, the rest zero.
+    /// let mut bytes = [0u8; 31];
+    /// bytes[0] = 1;
+    /// bytes[1..17].copy_from_slice(&[0xab; 16]);
+    /// let v2 = ConditionId::v2(bytes);
     /// let yes = PositionId::of(v2, 0)?.as_u256().to_string();
     /// let token = TokenId::parse(yes.as_bytes()).unwrap();
     /// let padded = v2.to_string(); // what the Data API sends

@@ -4,10 +4,9 @@
 use core::fmt;
 use core::str::FromStr;
 
-use serde::de::{Deserialize, Deserializer, Error as _};
+use serde::de::{Deserialize, Deserializer, Error as _, Visitor};
 
 use super::UnknownValue;
-use crate::clob::types::lenient::{Scalar, scalar};
 
 /// Unix seconds below this are seconds; from here they are milliseconds (10¹¹ s is the year
 /// 5138, 10¹¹ ms is 1973).
@@ -314,26 +313,66 @@ impl<'de> Deserialize<'de> for Timestamp {
 pub(crate) fn timestamp_opt<'de, D: Deserializer<'de>>(
     d: D,
 ) -> Result<Option<Timestamp>, D::Error> {
-    let bad = |what: &dyn fmt::Display| {
-        D::Error::custom(format_args!(
-            "not a timestamp (unix seconds or ms, or ISO 8601): {what}"
-        ))
-    };
-    match scalar(d)? {
-        Scalar::Null => Ok(None),
-        Scalar::U64(0) => Ok(None),
-        Scalar::U64(n) => Timestamp::from_number(n, 0)
+    d.deserialize_any(Forms)
+}
+
+/// Reads every JSON form of a timestamp (`None` for the "unset" ones).
+struct Forms;
+
+const EXPECTED: &str = "a timestamp (unix seconds or ms, or ISO 8601)";
+
+impl<'de> Visitor<'de> for Forms {
+    type Value = Option<Timestamp>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(EXPECTED)
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Self::Value, E> {
+        if n == 0 {
+            return Ok(None);
+        }
+        Timestamp::from_number(n, 0)
             .map(Some)
-            .ok_or_else(|| bad(&n)),
-        Scalar::F64(0.0) => Ok(None),
-        Scalar::F64(f) => Timestamp::from_f64(f).map(Some).ok_or_else(|| bad(&f)),
-        Scalar::Str(s) if s.trim().is_empty() || s.trim() == "0" => Ok(None),
-        Scalar::Str(s) => Timestamp::parse(&s)
+            .ok_or_else(|| E::custom(format_args!("not {EXPECTED}: {n}")))
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Self::Value, E> {
+        match u64::try_from(n) {
+            Ok(n) => self.visit_u64(n),
+            Err(_) => Err(E::custom(format_args!("not {EXPECTED}: {n}"))),
+        }
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, f: f64) -> Result<Self::Value, E> {
+        if f == 0.0 {
+            return Ok(None);
+        }
+        Timestamp::from_f64(f)
             .map(Some)
-            .map_err(|_| bad(&format_args!("{s:?}"))),
-        Scalar::I64(n) => Err(bad(&n)),
-        Scalar::Bool(b) => Err(bad(&b)),
-        Scalar::Other => Err(bad(&"an array or object")),
+            .ok_or_else(|| E::custom(format_args!("not {EXPECTED}: {f}")))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
+        let t = s.trim();
+        if t.is_empty() || t == "0" {
+            return Ok(None);
+        }
+        Timestamp::parse(t)
+            .map(Some)
+            .map_err(|_| E::custom(format_args!("not {EXPECTED}: {s:?}")))
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
     }
 }
 
@@ -476,7 +515,7 @@ mod tests {
             r#"{"t":"soon"}"#,
         ] {
             let e = t(json).unwrap_err().to_string();
-            assert!(e.contains("not a timestamp"), "{json}: {e}");
+            assert!(e.contains("a timestamp (unix seconds or ms"), "{json}: {e}");
         }
         assert!(serde_json::from_str::<Timestamp>("null").is_err());
     }
