@@ -56,9 +56,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     c.throttle_delay, c.heartbeat_failures, c.presign_fallbacks,
                 );
                 println!(
-                    "t={t}s stream: connects={} reconnects={} breaks={} lagged={} frames={} bytes={} decode_errors={} hash_mismatches={}",
+                    "t={t}s stream: connects={} reconnects={} breaks={} lagged={} frames={} bytes={} decode_errors={} hash_mismatches={} hash_unverifiable={}",
                     s.connects, s.reconnects, s.breaks, s.lagged, s.frames, s.bytes,
-                    s.decode_errors, s.hash_mismatches,
+                    s.decode_errors, s.hash_mismatches, s.hash_unverifiable,
                 );
                 if !dropped {
                     // As a network failure would: the stream reconnects on its own.

@@ -157,7 +157,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // 5. Read it back from the Data API v2: the open position and the trade.
     let data = data::Client::builder().host(sim.data_api_url()).build()?;
-    for p in data.positions(&me).await? {
+    let (positions, unreadable) = data.positions(&me).await?;
+    for row in &unreadable {
+        println!("position row {} did not decode: {}", row.index, row.error);
+    }
+    for p in positions {
         println!(
             "position: {} {} shares @ avg {} (value {}, {})",
             p.outcome,

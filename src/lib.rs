@@ -118,9 +118,11 @@
 //!
 //! let me = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
 //! let data = data::Client::builder().host(sim.data_api_url()).build()?;
-//! for p in data.positions(me).await? {
+//! let (positions, unreadable) = data.positions(me).await?; // rows that did not decode too
+//! for p in positions {
 //!     println!("{} {:?} shares at {:?}", p.outcome, p.size, p.avg_price);
 //! }
+//! assert!(unreadable.is_empty());
 //! let (trades, _skipped) = data.collect(Query::trades().user(me)).await?; // every page
 //! println!("{} trades", trades.len());
 //! # Ok(()) }
@@ -187,7 +189,7 @@
 //! kind, 429s, client-side rate-limit delays and their total time, local refusals, heartbeat
 //! failures, presign fallbacks) and one per stream (`counters()` on every stream, a
 //! [`ws::StreamCounters`]: connects, reconnects, breaks, lag, frames, bytes, decode errors,
-//! hash mismatches). Plain structs: export them to any metrics system (the `counters` example
+//! hash mismatches, and apart from them snapshots that could not be verified). Plain structs: export them to any metrics system (the `counters` example
 //! prints them every second).
 //!
 //! **Tracing** (feature `tracing`, off by default; without it every call site compiles to
@@ -210,7 +212,8 @@
 //! | `polyclob.ws.resubscribe` | event, INFO: a reconnected shard subscribed again | `channel`, `shard`, `epoch`, `assets` |
 //! | `polyclob.ws.break` | event, WARN (ERROR when the stream stops): a continuity break ([`ws::continuity`]) | `channel`, `shard`, `epoch`, `reason`, `recovery` (`reconnect` or `stop`), `retry_ms` |
 //! | `polyclob.ws.lag` | event, WARN: the consumer fell behind | `channel`, `shard`, `epoch`, `lost` |
-//! | `polyclob.book.hash_mismatch` | event, WARN | `channel`, `shard`, `asset`, `streak` |
+//! | `polyclob.book.hash_mismatch` | event, WARN: a snapshot carrying every hashed member did not verify | `channel`, `shard`, `asset`, `streak` |
+//! | `polyclob.book.hash_unverifiable` | event, DEBUG: a snapshot omitting a member the exchange fills in could not be verified (not a mismatch) | `channel`, `shard`, `asset` |
 //!
 //! `endpoint` is a path without its query; `channel` is `market`, `user`, `rtds`,
 //! `polybolt` or `sports`; durations are `*_ms` integers. No field carries a key, secret,

@@ -1,6 +1,6 @@
 //! Core protocol types: sides, order types, tick sizes, signature types, chains, the
-//! contract table per exchange generation, and the exchange's order struct ([`Order`], what
-//! EIP-712 hashes) with its [`TokenId`].
+//! contract table per exchange generation, the exchange's order struct ([`Order`], what
+//! EIP-712 hashes) with its [`TokenId`], and the [`Timestamp`] every venue time is read into.
 //!
 //! `Order` and `TokenId` live here, below both [`sign`](crate::sign) (which hashes them) and
 //! [`order`](crate::order) (which builds them and re-exports both), so neither of those two
@@ -31,11 +31,14 @@ use crate::fixed::Price;
 
 mod order;
 mod protocol;
+mod time;
 mod token_id;
 
 pub use self::order::Order;
-pub(crate) use self::protocol::padded_condition;
 pub use self::protocol::{ConditionId, PositionId, Protocol, ProtocolError};
+pub(crate) use self::protocol::{is_module, padded_condition};
+pub use self::time::Timestamp;
+pub(crate) use self::time::timestamp_opt;
 pub use self::token_id::{TokenId, TokenIdError};
 /// The 20-byte address and 32-byte word of the protocol (`alloy-primitives`' types, so naming
 /// a maker, a funder or a condition id needs no extra dependency).

@@ -25,6 +25,15 @@
 //! shortest decimal form; `""` (the Go zero value) only while nothing is known. Likewise a V2
 //! market's book that omits `version` is hashed with `"v2"`.
 //!
+//! The stand-ins are the client's best knowledge, not the exchange's values: a trade the
+//! feed never announced moves the current price, and the exchange writes its text its own
+//! way (in a recorded session the hash reproduced only with `"0.490"`, a price no frame had
+//! carried, with a trailing zero). So a snapshot that omits either member and does not
+//! reproduce with the stand-ins is [`HashStatus::Unverifiable`], never a
+//! [`Mismatch`](HashStatus::Mismatch): it does not make the book suspect, is not counted as a
+//! mismatch and causes no resync. Only a snapshot that carries every member it is hashed from
+//! (or reproduces with the stand-ins) can be a mismatch or verified.
+//!
 //! Where it runs and what it costs: inside [`BookManager`](super::BookManager)'s apply, on the
 //! consumer's task, only on `book` events, only for assets whose [`BookMeta`] was registered
 //! with [`BookManager::set_book_meta`](super::BookManager::set_book_meta), and only while
@@ -221,11 +230,13 @@ impl fmt::Debug for BookHash {
     }
 }
 
-/// The result of checking one `book` snapshot.
+/// The result of checking one `book` snapshot. Only [`Mismatch`](Self::Mismatch) says the
+/// snapshot is wrong; [`Unverifiable`](Self::Unverifiable) says the client cannot tell.
 ///
 /// ```
 /// use polyclob::book::HashStatus;
 /// assert!(HashStatus::Mismatch.is_mismatch());
+/// assert!(!HashStatus::Unverifiable.is_mismatch());
 /// assert!(!HashStatus::Unchecked.is_mismatch());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -233,8 +244,14 @@ impl fmt::Debug for BookHash {
 pub enum HashStatus {
     /// The snapshot's hash was recomputed and matches.
     Verified,
-    /// The recomputed hash differs from the one sent: the snapshot (or the metadata) is wrong.
+    /// The recomputed hash differs from the one sent although the snapshot carries every
+    /// member the hash covers: the snapshot (or the registered [`BookMeta`]) is wrong.
     Mismatch,
+    /// Cannot verify: the snapshot omits `tick_size` or `last_trade_price`, which the exchange
+    /// hashes with the market's current values, and the hash does not reproduce with the
+    /// values this client knows (see the [module docs](self)). Says nothing against the
+    /// snapshot: the book stays trusted, nothing is counted as a mismatch.
+    Unverifiable,
     /// Not checked: verification is off, the asset has no [`BookMeta`], or the frame carries
     /// no (or an empty) hash.
     Unchecked,
@@ -302,6 +319,17 @@ pub fn book_hash(
     Ok(BookHash(Sha1::digest(out.as_slice()).into()))
 }
 
+/// [`book_hash`], and whether the element omits a member the exchange fills with the
+/// market's current value (`tick_size`, `last_trade_price`).
+fn hash_and_omits(
+    json: &str,
+    meta: BookMeta,
+    out: &mut Vec<u8>,
+) -> Result<(BookHash, bool), IntegrityError> {
+    let omits = write_input(json, meta, out)?;
+    Ok((BookHash(Sha1::digest(out.as_slice()).into()), omits))
+}
+
 /// The raw JSON tokens of the members the hash covers (byte ranges of the element).
 #[derive(Clone, Copy, Default)]
 struct Members {
@@ -326,6 +354,11 @@ pub fn write_hash_input(
     meta: BookMeta,
     out: &mut Vec<u8>,
 ) -> Result<(), IntegrityError> {
+    write_input(json, meta, out).map(|_| ())
+}
+
+/// [`write_hash_input`], returning whether `tick_size` or `last_trade_price` was omitted.
+fn write_input(json: &str, meta: BookMeta, out: &mut Vec<u8>) -> Result<bool, IntegrityError> {
     let b = json.as_bytes();
     let m = members(json)?;
     out.clear();
@@ -366,7 +399,7 @@ pub fn write_hash_input(
         (None, _) => {}
     }
     out.push(b'}');
-    Ok(())
+    Ok(m.tick_size.is_none() || m.last_trade_price.is_none())
 }
 
 fn quoted(text: &[u8], out: &mut Vec<u8>) {
@@ -625,11 +658,14 @@ impl Integrity {
     pub(crate) fn check(&mut self, slot: usize, json: &str, sent: Option<&str>) -> HashStatus {
         let status = match (self.enabled, self.meta(slot), sent) {
             (true, Some(meta), Some(sent)) if !sent.is_empty() => {
-                match book_hash(json, meta, &mut self.scratch) {
-                    Ok(h) if h.matches(sent) => HashStatus::Verified,
+                match hash_and_omits(json, meta, &mut self.scratch) {
+                    Ok((h, _)) if h.matches(sent) => HashStatus::Verified,
+                    // Hashed with stand-ins for members the exchange filled itself: a
+                    // difference may be the stand-ins', so it proves nothing.
+                    Ok((_, true)) => HashStatus::Unverifiable,
                     // An element the decoder accepted but this reader cannot walk is not the
                     // snapshot the exchange hashed either.
-                    Ok(_) | Err(_) => HashStatus::Mismatch,
+                    Ok((_, false)) | Err(_) => HashStatus::Mismatch,
                 }
             }
             _ => HashStatus::Unchecked,
@@ -640,10 +676,11 @@ impl Integrity {
             self.streak.resize(slot + 1, 0);
         }
         self.last[slot] = status;
-        self.streak[slot] = if status.is_mismatch() {
-            self.streak[slot].saturating_add(1)
-        } else {
-            0
+        self.streak[slot] = match status {
+            HashStatus::Mismatch => self.streak[slot].saturating_add(1),
+            // Says nothing either way: a run of mismatches is neither broken nor extended.
+            HashStatus::Unverifiable => self.streak[slot],
+            _ => 0,
         };
         status
     }
@@ -700,9 +737,56 @@ mod tests {
         assert_eq!(h.to_string(), "a9993e364706816aba3e25717850c26c9cd0d89d");
     }
 
+    /// A snapshot that omits a member the exchange fills in is verified when the stand-ins
+    /// reproduce its hash and unverifiable otherwise, never a mismatch; one that carries
+    /// every member is a mismatch when it differs.
+    #[test]
+    fn omitted_members_never_cry_wolf() {
+        let full = r#"{"market":"m","asset_id":"a","bids":[],"asks":[],"tick_size":"0.01","last_trade_price":"0.49"}"#;
+        let sparse = r#"{"market":"m","asset_id":"a","bids":[],"asks":[]}"#;
+        let no_price = r#"{"market":"m","asset_id":"a","bids":[],"asks":[],"tick_size":"0.01"}"#;
+        let exact = meta()
+            .with_tick_size(TickSize::Hundredth)
+            .with_last_trade_price(Price::parse(b"0.49").unwrap());
+        let mut scratch = Vec::new();
+        // What the exchange hashed: its current values, one written "0.490".
+        let exchange = book_hash(
+            &full.replace(r#""0.49""#, r#""0.490""#),
+            meta(),
+            &mut scratch,
+        )
+        .unwrap()
+        .to_string();
+        let mut i = Integrity::default();
+        i.set_meta(0, exact);
+        assert_eq!(
+            i.check(0, sparse, Some(&exchange)),
+            HashStatus::Unverifiable
+        );
+        assert_eq!(
+            i.check(0, no_price, Some(&exchange)),
+            HashStatus::Unverifiable
+        );
+        assert_eq!(i.streak(0), 0);
+        // The same frames whose hash the stand-ins do reproduce are verified.
+        let standin = book_hash(full, meta(), &mut scratch).unwrap().to_string();
+        assert_eq!(i.check(0, sparse, Some(&standin)), HashStatus::Verified);
+        assert_eq!(i.check(0, no_price, Some(&standin)), HashStatus::Verified);
+        // A full frame that differs is a mismatch; an unverifiable one between two
+        // mismatches neither ends nor extends the run.
+        assert_eq!(i.check(0, full, Some(&exchange)), HashStatus::Mismatch);
+        assert_eq!(
+            i.check(0, sparse, Some(&exchange)),
+            HashStatus::Unverifiable
+        );
+        assert_eq!(i.streak(0), 1);
+        assert_eq!(i.check(0, full, Some(&exchange)), HashStatus::Mismatch);
+        assert_eq!(i.streak(0), 2);
+    }
+
     #[test]
     fn unchecked_without_meta_hash_or_switch() {
-        let frame = r#"{"market":"m","asset_id":"a","bids":[],"asks":[]}"#;
+        let frame = r#"{"market":"m","asset_id":"a","bids":[],"asks":[],"tick_size":"0.01","last_trade_price":"0.5"}"#;
         let mut i = Integrity::default();
         assert_eq!(i.check(0, frame, Some("00")), HashStatus::Unchecked);
         i.set_meta(0, meta());

@@ -38,7 +38,8 @@ pub enum Outcome {
     /// were applied but the book is [`BookState::Suspect`](super::BookState::Suspect) (deltas
     /// ignored) until a snapshot verifies or is applied without a check. The streams
     /// ([`BookFeed`](crate::ws::books::BookFeed), [`BookStream`](crate::ws::books::BookStream))
-    /// ask for a fresh snapshot when they see it.
+    /// ask for a fresh snapshot when they see it. A snapshot the client cannot verify
+    /// ([`HashStatus::Unverifiable`]) is [`Applied`](Self::Applied), never this.
     HashMismatch,
     /// The event does not concern books (user channel, market lifecycle, pong, unknown).
     NotBook,
@@ -67,6 +68,10 @@ pub struct Update<'m, 'a> {
     pub event: Result<EventView<'a>, DecodeError>,
     /// What applying it did.
     pub outcome: Outcome,
+    /// The hash check of a `book` snapshot (`None` for any other event): tells a
+    /// [`Verified`](HashStatus::Verified) snapshot from an
+    /// [`Unverifiable`](HashStatus::Unverifiable) one, both [`Outcome::Applied`].
+    pub hash: Option<HashStatus>,
 }
 
 /// Totals for one frame.
@@ -89,6 +94,9 @@ pub struct FrameSummary {
     /// `book` snapshots whose hash did not verify ([`Outcome::HashMismatch`]); their levels
     /// were applied but they are counted here, not in `applied`.
     pub hash_mismatches: u32,
+    /// `book` snapshots the client could not verify ([`HashStatus::Unverifiable`]); applied
+    /// and counted in `applied` too, never as mismatches.
+    pub hash_unverifiable: u32,
     /// The first error in the frame.
     pub first_error: Option<DecodeError>,
 }
@@ -275,10 +283,13 @@ impl BookManager {
         self.scratch.frame_at = frame.as_ptr() as usize;
         while let Some(r) = events.next_with(&mut self.scratch) {
             summary.events += 1;
-            let outcome = match &r {
+            let (outcome, hash) = match &r {
                 Ok(e) => self.commit(frame, e, now),
-                Err(e) => Outcome::Rejected(*e),
+                Err(e) => (Outcome::Rejected(*e), None),
             };
+            if hash == Some(HashStatus::Unverifiable) {
+                summary.hash_unverifiable += 1;
+            }
             match outcome {
                 Outcome::Applied => summary.applied += 1,
                 Outcome::Ignored => summary.ignored += 1,
@@ -293,52 +304,75 @@ impl BookManager {
                 manager: self,
                 event: r,
                 outcome,
+                hash,
             });
         }
         summary
     }
 
-    /// Applies one decoded element whose levels/changes are in the scratch buffers.
-    fn commit(&mut self, frame: &str, event: &EventView<'_>, now: Instant) -> Outcome {
+    /// Applies one decoded element whose levels/changes are in the scratch buffers; for a
+    /// `book` snapshot, also its hash check.
+    fn commit(
+        &mut self,
+        frame: &str,
+        event: &EventView<'_>,
+        now: Instant,
+    ) -> (Outcome, Option<HashStatus>) {
         if let Some(e) = self.scratch.error {
             if matches!(event, EventView::Book(_) | EventView::PriceChange(_)) {
-                return Outcome::Rejected(e);
+                return (Outcome::Rejected(e), None);
             }
         }
-        match event {
-            EventView::Book(b) => {
-                let slot = self.slot(b.asset_id);
-                let status = self.integrity.check(slot, b.json, b.hash);
-                let Scratch { bids, asks, .. } = &mut self.scratch;
-                let book = &mut self.books[slot];
-                if let Err(e) = book.replace(bids, asks, b.timestamp_ms, now) {
-                    return Outcome::Rejected(e);
-                }
-                if status.is_mismatch() {
-                    book.mark_suspect();
-                }
-                if let Some(t) = b.tick_size {
-                    book.set_tick_from_snapshot(t);
-                    self.integrity.note_tick(slot, t);
-                }
-                if let Some(p) = b.last_trade_price {
-                    self.integrity.note_trade(slot, p);
-                    let prev = book.last_trade();
-                    if prev.is_none_or(|t| t.price != p) {
-                        book.record_trade(LastTrade {
-                            price: p,
-                            size: None,
-                            side: None,
-                            timestamp_ms: b.timestamp_ms,
-                        });
-                    }
-                }
-                if status.is_mismatch() {
-                    Outcome::HashMismatch
-                } else {
-                    Outcome::Applied
-                }
+        if let EventView::Book(b) = event {
+            return self.commit_book(b, now);
+        }
+        (self.commit_other(frame, event, now), None)
+    }
+
+    /// A `book` snapshot: its hash checked, its levels applied (the book suspect only after a
+    /// real mismatch), its tick size and last trade noted.
+    fn commit_book(
+        &mut self,
+        b: &crate::decode::BookMsg<'_>,
+        now: Instant,
+    ) -> (Outcome, Option<HashStatus>) {
+        let slot = self.slot(b.asset_id);
+        let status = self.integrity.check(slot, b.json, b.hash);
+        let Scratch { bids, asks, .. } = &mut self.scratch;
+        let book = &mut self.books[slot];
+        if let Err(e) = book.replace(bids, asks, b.timestamp_ms, now) {
+            return (Outcome::Rejected(e), None);
+        }
+        if status.is_mismatch() {
+            book.mark_suspect();
+        }
+        if let Some(t) = b.tick_size {
+            book.set_tick_from_snapshot(t);
+            self.integrity.note_tick(slot, t);
+        }
+        if let Some(p) = b.last_trade_price {
+            self.integrity.note_trade(slot, p);
+            let prev = book.last_trade();
+            if prev.is_none_or(|t| t.price != p) {
+                book.record_trade(LastTrade {
+                    price: p,
+                    size: None,
+                    side: None,
+                    timestamp_ms: b.timestamp_ms,
+                });
             }
+        }
+        let outcome = if status.is_mismatch() {
+            Outcome::HashMismatch
+        } else {
+            Outcome::Applied
+        };
+        (outcome, Some(status))
+    }
+
+    /// Every other element: deltas, tick-size changes, trades, reported best prices.
+    fn commit_other(&mut self, frame: &str, event: &EventView<'_>, now: Instant) -> Outcome {
+        match event {
             EventView::PriceChange(pc) => {
                 let mut applied = false;
                 for i in 0..self.scratch.changes.len() {
@@ -449,6 +483,7 @@ impl BookManager {
     /// let mut m = BookManager::new();
     /// m.set_book_meta("7", BookMeta::new(Size::parse(b"5")?, false));
     /// m.apply(r#"{"event_type":"book","asset_id":"7","market":"m","bids":[],"asks":[],
+    ///   "tick_size":"0.01","last_trade_price":"0.5",
     ///   "hash":"0000000000000000000000000000000000000000"}"#, std::time::Instant::now());
     /// assert_eq!(m.hash_status("7"), Some(HashStatus::Mismatch));
     /// # Ok::<(), polyclob::fixed::ParseError>(())

@@ -30,7 +30,8 @@ pub struct CursorPage<T> {
     pub next_cursor: Option<String>,
     /// `pagination.has_more` (exact, per the docs).
     pub has_more: bool,
-    /// Rows dropped because they did not decode.
+    /// Rows that did not decode, with their index in the page and the reason: reported
+    /// here, never silently dropped.
     pub skipped: Vec<SkippedRow>,
 }
 
@@ -187,6 +188,9 @@ impl<T> Query<T> {
                 self.conditions.len()
             )));
         }
+        if self.path == super::resolution::RESOLUTIONS {
+            self.one_selector()?;
+        }
         let mut req = Req::get(self.path);
         for (k, v) in &self.pairs {
             req = req.query(k, v);
@@ -195,6 +199,46 @@ impl<T> Query<T> {
             req = req.query("condition", &self.conditions.join(","));
         }
         Ok(req.query_opt("cursor", cursor))
+    }
+}
+
+impl<T> Query<T> {
+    /// `/v2/resolutions` takes exactly one of `question_id` (one value), `condition` and
+    /// `event_id` (up to [`MAX_CONDITIONS`] values each); the server answers 400 otherwise.
+    fn one_selector(&self) -> Result<(), Error> {
+        let values = |key: &str| -> Vec<&str> {
+            self.pairs
+                .iter()
+                .filter(|(k, _)| *k == key)
+                .flat_map(|(_, v)| v.split(','))
+                .map(str::trim)
+                .filter(|v| !v.is_empty())
+                .collect()
+        };
+        let (questions, events) = (values("question_id"), values("event_id"));
+        let given = [
+            !questions.is_empty(),
+            !self.conditions.is_empty(),
+            !events.is_empty(),
+        ];
+        if given.iter().filter(|&&g| g).count() != 1 {
+            return Err(Error::argument(
+                "`/v2/resolutions` takes exactly one of question_id, condition and event_id",
+            ));
+        }
+        if questions.len() > 1 {
+            return Err(Error::argument(format!(
+                "{} question ids given; `/v2/resolutions` takes one",
+                questions.len()
+            )));
+        }
+        if events.len() > MAX_CONDITIONS {
+            return Err(Error::argument(format!(
+                "{} event ids given; the Data API takes at most {MAX_CONDITIONS}",
+                events.len()
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -325,7 +369,9 @@ impl Client {
         })
     }
 
-    /// Every row of every page of `query`, with the rows that did not decode.
+    /// Every row of every page of `query`, with the rows that did not decode. A skipped
+    /// row's [`index`](SkippedRow::index) counts every row of the walk (decoded or not) from
+    /// the first page on, so it names one row even across pages.
     ///
     /// # Errors
     /// The first request that fails.
@@ -338,56 +384,64 @@ impl Client {
         let mut rows = Vec::new();
         let mut skipped = Vec::new();
         while let Some(p) = s.try_next().await? {
+            let seen = rows.len() + skipped.len();
             rows.extend(p.data);
-            skipped.extend(p.skipped);
+            skipped.extend(p.skipped.into_iter().map(|mut r| {
+                r.index += seen;
+                r
+            }));
         }
         Ok((rows, skipped))
     }
 
-    /// Every open position of `user`.
+    /// Every open position of `user`, with the rows that did not decode (a position that
+    /// fails to decode is reported there, never left out unsaid).
     ///
     /// # Errors
     /// As [`collect`](Self::collect).
-    pub async fn positions(&self, user: &str) -> Result<Vec<Position>, Error> {
-        Ok(self.collect(Query::positions(user).status("OPEN")).await?.0)
+    pub async fn positions(&self, user: &str) -> Result<(Vec<Position>, Vec<SkippedRow>), Error> {
+        self.collect(Query::positions(user).status("OPEN")).await
     }
 
-    /// Every closed position of `user` (`status=CLOSED`; v1's `/closed-positions`).
+    /// Every closed position of `user` (`status=CLOSED`; v1's `/closed-positions`), with the
+    /// rows that did not decode.
     ///
     /// # Errors
     /// As [`collect`](Self::collect).
-    pub async fn closed_positions(&self, user: &str) -> Result<Vec<Position>, Error> {
-        Ok(self
-            .collect(Query::positions(user).status("CLOSED"))
-            .await?
-            .0)
+    pub async fn closed_positions(
+        &self,
+        user: &str,
+    ) -> Result<(Vec<Position>, Vec<SkippedRow>), Error> {
+        self.collect(Query::positions(user).status("CLOSED")).await
     }
 
-    /// Every trade of `user`, maker rows included.
+    /// Every trade of `user`, maker rows included, with the rows that did not decode.
     ///
     /// # Errors
     /// As [`collect`](Self::collect).
-    pub async fn trades(&self, user: &str) -> Result<Vec<DataTrade>, Error> {
-        Ok(self
-            .collect(Query::trades().user(user).taker_only(false))
-            .await?
-            .0)
+    pub async fn trades(&self, user: &str) -> Result<(Vec<DataTrade>, Vec<SkippedRow>), Error> {
+        self.collect(Query::trades().user(user).taker_only(false))
+            .await
     }
 
-    /// Every activity row of `user`.
+    /// Every activity row of `user`, with the rows that did not decode.
     ///
     /// # Errors
     /// As [`collect`](Self::collect).
-    pub async fn activity(&self, user: &str) -> Result<Vec<Activity>, Error> {
-        Ok(self.collect(Query::activity(user)).await?.0)
+    pub async fn activity(&self, user: &str) -> Result<(Vec<Activity>, Vec<SkippedRow>), Error> {
+        self.collect(Query::activity(user)).await
     }
 
-    /// The top holders of a market, one group per outcome token (pages merged by token).
+    /// The top holders of a market, one group per outcome token (pages merged by token),
+    /// with the groups that did not decode.
     ///
     /// # Errors
     /// As [`collect`](Self::collect).
-    pub async fn holders(&self, condition_id: &str) -> Result<Vec<HolderGroup>, Error> {
-        let (groups, _) = self.collect(Query::holders(condition_id)).await?;
+    pub async fn holders(
+        &self,
+        condition_id: &str,
+    ) -> Result<(Vec<HolderGroup>, Vec<SkippedRow>), Error> {
+        let (groups, skipped) = self.collect(Query::holders(condition_id)).await?;
         let mut merged: Vec<HolderGroup> = Vec::new();
         for g in groups {
             match merged.iter_mut().find(|m| m.token_id == g.token_id) {
@@ -395,7 +449,7 @@ impl Client {
                 None => merged.push(g),
             }
         }
-        Ok(merged)
+        Ok((merged, skipped))
     }
 
     /// `GET /v2/value`: the portfolio value of `user`.
@@ -405,16 +459,55 @@ impl Client {
     pub async fn value(&self, user: &str) -> Result<PortfolioValue, Error> {
         let q: Query<PortfolioValue> = Query::new("/v2/value").pair("user", user.to_owned());
         let page = self.page(&q, None).await?;
-        page.data
-            .into_iter()
-            .next()
-            .ok_or_else(|| Error::decode("`/v2/value` answered without a row").with_path(q.path))
+        single_row(page).map_err(|e| e.with_path(q.path))
     }
+}
+
+/// The one row of a single-row answer, or why there is none (its row did not decode, or it
+/// sent none).
+pub(super) fn single_row<T>(page: CursorPage<T>) -> Result<T, Error> {
+    if let Some(row) = page.data.into_iter().next() {
+        return Ok(row);
+    }
+    Err(match page.skipped.first() {
+        Some(bad) => Error::decode(format!("its row did not decode: {}", bad.error)),
+        None => Error::decode("answered without a row"),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn resolutions_take_exactly_one_selector() {
+        use super::super::Resolution;
+        let ok = |q: Query<Resolution>| q.request(None).map(|r| r.query);
+        assert!(ok(Query::resolutions("0xa")).is_ok());
+        assert!(ok(Query::resolution_of_question("0xq")).is_ok());
+        let twenty: Vec<String> = (0..20).map(|i| i.to_string()).collect();
+        assert!(ok(Query::resolutions_of_event(twenty.join(","))).is_ok());
+        let mixed = [
+            Query::resolutions_of_event("1").condition("0xa"),
+            Query::resolution_of_question("0xq").condition("0xa"),
+            Query::resolution_of_question("0xq").pair("event_id", "1".into()),
+            Query::resolution_of_question(""),
+            Query::resolution_of_question("0xq").pair("question_id", "0xr".into()),
+            Query::resolutions_of_event(format!("{},20", twenty.join(","))),
+        ];
+        for q in mixed {
+            let e = q.request(None).unwrap_err();
+            assert!(e.is_argument(), "{e}");
+        }
+        // Other routes may combine filters.
+        assert!(
+            Query::trades()
+                .user("0x1")
+                .condition("0xa")
+                .request(None)
+                .is_ok()
+        );
+    }
 
     #[test]
     fn envelopes_nulls_objects_and_v1_arrays() {

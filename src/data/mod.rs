@@ -10,13 +10,25 @@
 //!
 //! let me = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
 //! let data = Client::builder().host(sim.data_api_url()).build()?; // default: Polymarket's host
-//! for p in data.positions(me).await? {
+//! let (positions, unreadable) = data.positions(me).await?;
+//! for p in positions {
 //!     println!("{}: {:?} shares at {:?}, now worth {:?}", p.outcome, p.size, p.avg_price, p.current_value);
+//! }
+//! for row in unreadable {
+//!     eprintln!("position row {} did not decode: {}", row.index, row.error);
 //! }
 //! let (trades, skipped) = data.collect(Query::trades().user(me)).await?; // follows every cursor
 //! println!("{} trades ({} rows unreadable)", trades.len(), skipped.len());
 //! # Ok(()) }
 //! ```
+//!
+//! **No row is dropped unsaid.** Every call that returns rows returns the rows that did not
+//! decode beside them ([`SkippedRow`]: the row's index and why), or fails; none returns a bare
+//! list while leaving rows out. A nested list (a group's holders) that does not decode fails
+//! its row, which is then reported. Where a row that did not decode could change an answer,
+//! the answer says so: [`Client::redeemability`] is [`Redeemability::Unknown`] then, never
+//! [`Redeemability::NoResolution`]. Times are [`Timestamp`](crate::types::Timestamp)s,
+//! whichever form (unix seconds or milliseconds, number or string, ISO 8601) a row sends.
 //!
 //! Every v2 response wraps its payload in `data`; list routes add `pagination`, walked by
 //! sending `next_cursor` back as `cursor` until it is `null` ([`Client::pages`],
@@ -39,7 +51,9 @@ pub use self::amount::{Amount, AmountError};
 pub use self::client::{
     Client, ClientBuilder, CursorPage, DEFAULT_HOST, MAX_CONDITIONS, Query, decode_cursor_page,
 };
-pub use self::resolution::{DataPricePoint, OpenInterest, Redeemability, Resolution};
+pub use self::resolution::{
+    DataPricePoint, OpenInterest, Redeemability, Resolution, ResolutionStatus,
+};
 pub use self::types::{
     Activity, DataTrade, Holder, HolderGroup, PortfolioValue, Position, UNLABELLED_OUTCOME,
 };

@@ -3,7 +3,9 @@
 //! v2 sends snake_case (`proxy_wallet`, `condition_id`); the v1 camelCase names are accepted
 //! too, so captures of either generation decode (docs.polymarket.com, "Migrate from Data API
 //! v1 to v2"). A missing or `null` number is "unavailable" (`None`), never zero. Server
-//! computed figures (averages, PnL) are rounded to 6 decimals.
+//! computed figures (averages, PnL) are rounded to 6 decimals. Times are
+//! [`Timestamp`]s, whatever form a row sends them in. A row's condition comes with its
+//! protocol through `condition()`, derived from the row's token.
 
 use serde::Deserialize;
 
@@ -11,7 +13,7 @@ use super::amount::{Amount, amount_opt};
 use crate::fixed::{Price, Size};
 use crate::http::lenient;
 use crate::http::rounded;
-use crate::types::Side;
+use crate::types::{ConditionId, ProtocolError, Side, Timestamp, TokenId, timestamp_opt};
 
 /// `outcome_index` value meaning "the outcome could not be labelled" (Data API v2 docs).
 pub const UNLABELLED_OUTCOME: u32 = 999;
@@ -144,12 +146,12 @@ pub struct Position {
         deserialize_with = "lenient::string"
     )]
     pub opposite_token_id: String,
-    /// Unix seconds of the first entry; `None` when absent or 0 (no native economics).
-    #[serde(alias = "firstEntryAt", deserialize_with = "seconds_opt")]
-    pub first_entry_at: Option<u64>,
-    /// Unix seconds of the row's last economics event; `None` when absent or 0.
-    #[serde(alias = "lastEventAt", deserialize_with = "seconds_opt")]
-    pub last_event_at: Option<u64>,
+    /// When the first entry was made; `None` when absent or 0 (no native economics).
+    #[serde(alias = "firstEntryAt", deserialize_with = "timestamp_opt")]
+    pub first_entry_at: Option<Timestamp>,
+    /// When the row's last economics event happened; `None` when absent or 0.
+    #[serde(alias = "lastEventAt", deserialize_with = "timestamp_opt")]
+    pub last_event_at: Option<Timestamp>,
     /// The holder's display name.
     #[serde(deserialize_with = "lenient::string")]
     pub name: String,
@@ -161,10 +163,36 @@ pub struct Position {
     pub verified: bool,
 }
 
-/// Unix seconds, lenient (a number or a decimal string); `None` for absent, `null`, 0 or junk.
-fn seconds_opt<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    let v = lenient::u64_lenient(d)?;
-    Ok((v != 0).then_some(v))
+impl Position {
+    /// The market's condition with its protocol, derived from the position's token: V2 when
+    /// [`token_id`](Self::token_id) is a V2 position id of this condition, CTF otherwise
+    /// ([`ConditionId::parse_with_token`]). The Data API sends a V2 condition right-padded to
+    /// 64 hex digits, which alone could be either protocol.
+    ///
+    /// ```
+    /// use polyclob::data::Position;
+    /// use polyclob::types::Protocol;
+    ///
+    /// let p: Position = serde_json::from_str(r#"{"condition_id":"0x5f65177b394277fd294cd75650044e32ba009a95022d88a0c1d565897d72f8f1",
+    ///     "token_id":"71321045679252212594626385532706912750332728571942532289631379312455583992563"}"#)?;
+    /// assert_eq!(p.condition()?.protocol(), Protocol::Ctf);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`ConditionId::parse_with_token`]; without a token id, as [`ConditionId::parse`]
+    /// (an id that may be either protocol is refused).
+    pub fn condition(&self) -> Result<ConditionId, ProtocolError> {
+        row_condition(&self.condition_id, &self.token_id)
+    }
+}
+
+/// The condition of a row from its condition and token id texts.
+fn row_condition(condition: &str, token: &str) -> Result<ConditionId, ProtocolError> {
+    match TokenId::parse(token.trim().as_bytes()) {
+        Ok(t) => ConditionId::parse_with_token(condition, &t),
+        Err(_) => ConditionId::parse(condition),
+    }
 }
 
 /// One fill in the trade feed (`GET /v2/trades`).
@@ -190,9 +218,9 @@ pub struct DataTrade {
     /// Price.
     #[serde(deserialize_with = "rounded::price_opt")]
     pub price: Option<Price>,
-    /// Unix seconds.
-    #[serde(deserialize_with = "lenient::u64_lenient")]
-    pub timestamp: u64,
+    /// When it traded (unix seconds on the wire); `None` when absent.
+    #[serde(deserialize_with = "timestamp_opt")]
+    pub timestamp: Option<Timestamp>,
     /// Market title.
     #[serde(deserialize_with = "lenient::string")]
     pub title: String,
@@ -227,9 +255,9 @@ pub struct Activity {
     /// The proxy wallet.
     #[serde(alias = "proxyWallet", deserialize_with = "lenient::string")]
     pub proxy_wallet: String,
-    /// Unix seconds.
-    #[serde(deserialize_with = "lenient::u64_lenient")]
-    pub timestamp: u64,
+    /// When it happened (unix seconds on the wire); `None` when absent.
+    #[serde(deserialize_with = "timestamp_opt")]
+    pub timestamp: Option<Timestamp>,
     /// Kind (`TRADE`, `SPLIT`, `MERGE`, `REDEEM`, `REWARD`, `CONVERSION`, …).
     #[serde(rename = "type", deserialize_with = "lenient::string")]
     pub kind: String,
@@ -271,6 +299,28 @@ pub struct Activity {
     pub transaction_hash: String,
 }
 
+impl DataTrade {
+    /// The market's condition with its protocol, derived from the traded token (as
+    /// [`Position::condition`]).
+    ///
+    /// # Errors
+    /// As [`Position::condition`].
+    pub fn condition(&self) -> Result<ConditionId, ProtocolError> {
+        row_condition(&self.condition_id, &self.token_id)
+    }
+}
+
+impl Activity {
+    /// The market's condition with its protocol, derived from the row's token (as
+    /// [`Position::condition`]).
+    ///
+    /// # Errors
+    /// As [`Position::condition`].
+    pub fn condition(&self) -> Result<ConditionId, ProtocolError> {
+        row_condition(&self.condition_id, &self.token_id)
+    }
+}
+
 /// A wallet's portfolio value (`GET /v2/value`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(default)]
@@ -292,8 +342,9 @@ pub struct HolderGroup {
     /// The outcome token id (v1: `token`).
     #[serde(alias = "token", deserialize_with = "lenient::string")]
     pub token_id: String,
-    /// Holders, largest first (rows that fail to decode are dropped).
-    #[serde(deserialize_with = "rounded::vec_skip")]
+    /// Holders, largest first. One that does not decode fails the group, which the page
+    /// then reports.
+    #[serde(deserialize_with = "lenient::null_default")]
     pub holders: Vec<Holder>,
 }
 

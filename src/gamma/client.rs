@@ -23,7 +23,8 @@ pub struct KeysetPage<T> {
     pub data: Vec<T>,
     /// The `next_cursor` to send as `after_cursor`; `None` (absent on the wire) on the last page.
     pub next_cursor: Option<String>,
-    /// Rows dropped because they did not decode, with the reason.
+    /// Rows that did not decode, with their index in the page and the reason (reported,
+    /// never silently dropped).
     pub skipped: Vec<SkippedRow>,
 }
 
@@ -180,7 +181,8 @@ impl Client {
         })
     }
 
-    /// Every market of every page, with the rows that did not decode.
+    /// Every market of every page, with the rows that did not decode (their indexes count
+    /// every row of the walk from the first page on).
     ///
     /// # Errors
     /// The first request that fails.
@@ -233,7 +235,8 @@ impl Client {
         })
     }
 
-    /// Every event of every page, with the rows that did not decode.
+    /// Every event of every page, with the rows that did not decode (indexed as in
+    /// [`all_markets`](Self::all_markets)).
     ///
     /// # Errors
     /// The first request that fails.
@@ -358,8 +361,13 @@ async fn collect<T>(
     let mut rows = Vec::new();
     let mut skipped = Vec::new();
     while let Some(page) = s.try_next().await? {
+        // Indexes count every row of the walk, so each names one row across pages.
+        let seen = rows.len() + skipped.len();
         rows.extend(page.data);
-        skipped.extend(page.skipped);
+        skipped.extend(page.skipped.into_iter().map(|mut r| {
+            r.index += seen;
+            r
+        }));
     }
     Ok((rows, skipped))
 }

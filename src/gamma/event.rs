@@ -84,14 +84,14 @@ pub struct GammaEvent {
     /// The series slug, for recurring events.
     #[serde(deserialize_with = "lenient::string")]
     pub series_slug: String,
-    /// The event's markets (rows that fail to decode are dropped).
-    #[serde(deserialize_with = "rounded::vec_skip")]
+    /// The event's markets.
+    #[serde(deserialize_with = "lenient::null_default")]
     pub markets: Vec<GammaMarket>,
     /// Tags.
-    #[serde(deserialize_with = "rounded::vec_skip")]
+    #[serde(deserialize_with = "lenient::null_default")]
     pub tags: Vec<Tag>,
     /// The series this event recurs in.
-    #[serde(deserialize_with = "rounded::vec_skip")]
+    #[serde(deserialize_with = "lenient::null_default")]
     pub series: Vec<Series>,
 }
 
@@ -156,7 +156,7 @@ pub struct Series {
     #[serde(deserialize_with = "rounded::size_opt")]
     pub liquidity: Option<Size>,
     /// The series' events, when the endpoint embeds them.
-    #[serde(deserialize_with = "rounded::vec_skip")]
+    #[serde(deserialize_with = "lenient::null_default")]
     pub events: Vec<GammaEvent>,
 }
 
@@ -221,7 +221,8 @@ pub struct SearchResults {
     pub tags: Vec<Tag>,
     /// Matching profiles.
     pub profiles: Vec<Profile>,
-    /// Whether another page exists (`pagination.hasMore`).
+    /// Whether another page exists (`pagination.hasMore`, or the top-level `hasMore` of an
+    /// `optimized=true` answer).
     pub has_more: bool,
     /// Total matches (`pagination.totalResults`).
     pub total_results: u64,
@@ -246,6 +247,9 @@ impl<'de> Deserialize<'de> for SearchResults {
             tags: Option<Vec<serde_json::Value>>,
             profiles: Option<Vec<serde_json::Value>>,
             pagination: Option<Pagination>,
+            /// `optimized=true` answers carry it here instead of in `pagination`.
+            #[serde(rename = "hasMore", deserialize_with = "lenient::bool_lenient")]
+            has_more: bool,
         }
         let raw = Raw::deserialize(d)?;
         let mut skipped = Vec::new();
@@ -257,7 +261,7 @@ impl<'de> Deserialize<'de> for SearchResults {
             events,
             tags,
             profiles,
-            has_more: p.has_more,
+            has_more: p.has_more || raw.has_more,
             total_results: p.total_results,
             skipped,
         })
@@ -297,6 +301,12 @@ mod tests {
         assert_eq!(r.tags[0].id, "3");
         assert!(r.has_more);
         assert_eq!(r.total_results, 46_940);
+        // `optimized=true`: `hasMore` at the top level, no `pagination`.
+        let r: SearchResults =
+            serde_json::from_str(r#"{"events":[{"id":"1"}],"hasMore":true}"#).unwrap();
+        assert!(r.has_more);
+        let r: SearchResults = serde_json::from_str(r#"{"events":[],"hasMore":false}"#).unwrap();
+        assert!(!r.has_more);
         let s: Sport = serde_json::from_str(r#"{"sport":"nba","tags":"1, 745,"}"#).unwrap();
         assert_eq!(s.tag_ids().collect::<Vec<_>>(), ["1", "745"]);
     }

@@ -177,11 +177,11 @@ pub struct GammaMarket {
     /// Handicap or total line of a sports market.
     #[serde(deserialize_with = "amount_opt")]
     pub line: Option<Amount>,
-    /// The events this market belongs to (rows that fail to decode are dropped).
-    #[serde(deserialize_with = "rounded::vec_skip")]
+    /// The events this market belongs to.
+    #[serde(deserialize_with = "lenient::null_default")]
     pub events: Vec<GammaEvent>,
-    /// Tags (rows that fail to decode are dropped).
-    #[serde(deserialize_with = "rounded::vec_skip")]
+    /// Tags.
+    #[serde(deserialize_with = "lenient::null_default")]
     pub tags: Vec<Tag>,
 }
 
@@ -301,7 +301,7 @@ mod tests {
                 "clobTokenIds":"[\"1\", \"2\"]","orderPriceMinTickSize":"0.001","orderMinSize":"5",
                 "volume":"26458.188064999995","volumeNum":26458.188064999995,"line":-1.5,
                 "feeSchedule":{"exponent":1,"rate":0.03,"rebateRate":0.25,"takerOnly":true},
-                "makerBaseFee":1000,"acceptingOrders":"true","events":[{"id":"9"},7],
+                "makerBaseFee":1000,"acceptingOrders":"true","events":[{"id":"9"}],"tags":null,
                 "unknownField":{"nested":[1,2]}}"#,
         )
         .unwrap();
@@ -317,11 +317,11 @@ mod tests {
         assert!(fs.taker_only);
         assert_eq!(m.maker_base_fee, Some(1000));
         assert!(m.accepting_orders);
-        assert_eq!(
-            m.events.len(),
-            1,
-            "a bad nested event is dropped, not fatal"
-        );
+        assert_eq!(m.events.len(), 1);
+        assert!(m.tags.is_empty(), "null is an empty list");
+        // A bad nested event fails the market, which the page then reports: never dropped.
+        let e = serde_json::from_str::<GammaMarket>(r#"{"id":1,"events":[{"id":"9"},7]}"#);
+        assert!(e.is_err());
         assert_eq!(m.token_ids(), ["1", "2"]);
         assert_eq!(m.outcome_index("no"), Some(1));
 

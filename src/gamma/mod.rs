@@ -24,7 +24,10 @@
 //! 100 `condition_ids` a request — larger sets are chunked), as a `Stream` of pages or
 //! collected, and reads tags, series, sports metadata and public search. Models are lenient:
 //! numbers as strings, JSON arrays inside strings, missing fields; one bad row is reported in
-//! `skipped`, never fatal.
+//! `skipped`, never fatal and never silently dropped. Every call that returns rows returns
+//! the rows that did not decode beside them ([`SkippedRow`]: index and reason); a nested
+//! list (an event's markets, a market's tags) that does not decode fails its row, which is
+//! then reported.
 //!
 //! A Gamma [`GammaMarket`] yields its trading contexts ([`GammaMarket::trading`]): token ids, tick
 //! size, neg-risk, minimum size, fees and exchange generation, so an order on a market found

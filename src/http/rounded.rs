@@ -194,24 +194,6 @@ impl<'de> Visitor<'de> for ListVisitor {
     }
 }
 
-/// A `Vec<T>` where elements that fail to decode are dropped instead of failing the parent
-/// row (nested events, tags and series inside a market).
-pub(crate) fn vec_skip<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: serde::de::DeserializeOwned,
-{
-    // Anything but a list (`null`, a stray string) is an empty list, not a failed parent.
-    let raw: serde_json::Value = serde::Deserialize::deserialize(d)?;
-    let serde_json::Value::Array(items) = raw else {
-        return Ok(Vec::new());
-    };
-    Ok(items
-        .into_iter()
-        .filter_map(|v| serde_json::from_value(v).ok())
-        .collect())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,23 +261,5 @@ mod tests {
         assert!(serde_json::from_str::<Row>(r#"{"p":"[\"1.5\"]"}"#).is_err());
         assert!(serde_json::from_str::<Row>(r#"{"s":-1}"#).is_err());
         assert!(serde_json::from_str::<Row>(r#"{"u":1.5}"#).is_err());
-    }
-
-    #[derive(serde::Deserialize)]
-    struct Nested {
-        #[serde(default, deserialize_with = "vec_skip")]
-        v: Vec<u8>,
-    }
-
-    #[test]
-    fn nested_lists_drop_bad_items_and_tolerate_non_lists() {
-        let n: Nested = serde_json::from_str(r#"{"v":[1,"x",300,2]}"#).unwrap();
-        assert_eq!(n.v, [1, 2]);
-        for odd in [r#"{"v":null}"#, r#"{"v":"[1]"}"#, r#"{"v":{}}"#, "{}"] {
-            assert!(
-                serde_json::from_str::<Nested>(odd).unwrap().v.is_empty(),
-                "{odd}"
-            );
-        }
     }
 }

@@ -1,10 +1,19 @@
-//! [`CallError`]: the argument checks of the calldata builders, so a call the contract would
-//! revert (an empty or overlapping partition, a zero amount, the zero address) is refused
-//! before any gas is spent.
+//! [`CallError`]: the argument checks of the calldata and transaction builders, so a call the
+//! contract would revert or the official clients refuse is refused before anything is signed
+//! or any gas is spent, with the argument named. The same rules hold on the CTF and the
+//! Protocol V2 paths: a zero amount, the zero address, a zero condition; a CTF partition of
+//! fewer than two sets (ConditionalTokens: "got empty or singleton partition"), an empty,
+//! zero or overlapping index set; a V2 condition whose module byte is none of the V2 modules,
+//! an outcome other than 0 or 1; a neg-risk redemption of other than two amounts, a
+//! conversion whose index set names a question beyond the market's (NegRiskAdapter:
+//! `InvalidIndexSet`, `NoConvertiblePositions`); a transaction or Safe signature for chain 0,
+//! a tip above the max fee; an empty proxy batch.
 
 use core::fmt;
 
-use alloy_primitives::{Address, U256};
+use alloy_primitives::{Address, B256, U256};
+
+use crate::types::{ConditionId, Protocol};
 
 /// Arguments a calldata builder refuses; nothing was encoded or sent.
 ///
@@ -43,6 +52,64 @@ pub enum CallError {
         /// The later one, sharing a bit with `first`.
         second: U256,
     },
+    /// A split or merge partition of one index set (ConditionalTokens reverts: "got empty or
+    /// singleton partition").
+    SingletonPartition,
+    /// An id that names nothing is zero (a condition, a neg-risk market, a chain).
+    ZeroId {
+        /// Which argument.
+        what: &'static str,
+    },
+    /// A condition of the other protocol: the Router takes V2 (`bytes31`) conditions, the
+    /// ConditionalTokens calls CTF ones.
+    WrongProtocol {
+        /// The protocol the call takes.
+        expected: Protocol,
+    },
+    /// A V2 condition whose module byte (its first) is none of the V2 modules (1 binary,
+    /// 2 neg-risk, 3 combinatorial, 4 directional): no position of it exists.
+    UnknownModule {
+        /// The module byte.
+        module: u8,
+    },
+    /// An outcome index other than 0 (YES) or 1 (NO).
+    OutcomeIndex {
+        /// The index given.
+        outcome: u8,
+    },
+    /// A list of the wrong length (a neg-risk redemption takes `[yes, no]`).
+    Length {
+        /// Which argument.
+        what: &'static str,
+        /// The length the call takes.
+        expected: usize,
+        /// The length given.
+        got: usize,
+    },
+    /// A neg-risk conversion on a market of fewer than two questions (the adapter reverts
+    /// `NoConvertiblePositions`).
+    TooFewQuestions {
+        /// The market's question count.
+        questions: u8,
+    },
+    /// A neg-risk index set naming a question at or beyond the market's question count (the
+    /// adapter reverts `InvalidIndexSet`).
+    IndexSetBeyondQuestions {
+        /// The index set.
+        index_set: U256,
+        /// The market's question count.
+        questions: u8,
+    },
+    /// A transaction whose tip (`maxPriorityFeePerGas`) is above its `maxFeePerGas` (nodes
+    /// refuse it).
+    TipAboveMaxFee {
+        /// The tip, in wei.
+        tip: u128,
+        /// The max fee, in wei.
+        max_fee: u128,
+    },
+    /// A batch with no call in it.
+    EmptyBatch,
 }
 
 impl fmt::Display for CallError {
@@ -56,6 +123,48 @@ impl fmt::Display for CallError {
                 f,
                 "index sets {first:#x} and {second:#x} overlap (a partition's sets are disjoint)"
             ),
+            Self::SingletonPartition => {
+                f.write_str("the partition has one index set; a split or merge needs at least two")
+            }
+            Self::ZeroId { what } => write!(f, "{what} is zero"),
+            Self::WrongProtocol { expected } => match expected {
+                Protocol::V2 => f.write_str(
+                    "the condition is a CTF (bytes32) one; this call takes a Protocol V2 \
+                     (bytes31) condition (CTF conditions settle through the collateral adapters)",
+                ),
+                _ => f.write_str(
+                    "the condition is a Protocol V2 (bytes31) one; this call takes a CTF \
+                     (bytes32) condition (V2 conditions settle through the Router)",
+                ),
+            },
+            Self::UnknownModule { module } => write!(
+                f,
+                "the condition's module byte {module:#04x} is not a Protocol V2 module (1-4)"
+            ),
+            Self::OutcomeIndex { outcome } => {
+                write!(f, "outcome index {outcome} is not 0 (YES) or 1 (NO)")
+            }
+            Self::Length {
+                what,
+                expected,
+                got,
+            } => write!(f, "{what} has {got} entries; the call takes {expected}"),
+            Self::TooFewQuestions { questions } => write!(
+                f,
+                "the neg-risk market has {questions} question(s); converting needs at least two"
+            ),
+            Self::IndexSetBeyondQuestions {
+                index_set,
+                questions,
+            } => write!(
+                f,
+                "index set {index_set:#x} names a question beyond the market's {questions}"
+            ),
+            Self::TipAboveMaxFee { tip, max_fee } => write!(
+                f,
+                "the tip of {tip} wei is above the max fee of {max_fee} wei"
+            ),
+            Self::EmptyBatch => f.write_str("the batch holds no call"),
         }
     }
 }
@@ -74,6 +183,39 @@ pub(crate) fn amount(a: U256, what: &'static str) -> Result<(), CallError> {
         return Err(CallError::ZeroAmount { what });
     }
     Ok(())
+}
+
+pub(crate) fn id(v: B256, what: &'static str) -> Result<(), CallError> {
+    if v.is_zero() {
+        return Err(CallError::ZeroId { what });
+    }
+    Ok(())
+}
+
+/// The `bytes31` word of a V2 condition: V2, of a known module.
+pub(crate) fn v2_condition(c: ConditionId) -> Result<B256, CallError> {
+    match c.module_id() {
+        None => Err(CallError::WrongProtocol {
+            expected: Protocol::V2,
+        }),
+        Some(m) if !crate::types::is_module(m) => Err(CallError::UnknownModule { module: m }),
+        Some(_) => Ok(B256::from(*c.as_bytes32())),
+    }
+}
+
+pub(crate) fn outcome(outcome: u8) -> Result<(), CallError> {
+    if outcome > 1 {
+        return Err(CallError::OutcomeIndex { outcome });
+    }
+    Ok(())
+}
+
+/// A split or merge partition: at least two sets, then as [`partition`].
+pub(crate) fn split_partition(sets: &[U256]) -> Result<(), CallError> {
+    if sets.len() == 1 {
+        return Err(CallError::SingletonPartition);
+    }
+    partition(sets)
 }
 
 /// Non-empty, no zero set, pairwise disjoint (quadratic: partitions have a few sets).

@@ -170,7 +170,9 @@ impl SettlerBuilder {
 /// let signer = Signer::from_hex(&std::env::var("POLYCLOB_PRIVATE_KEY")?)?;
 /// let settler = Settler::builder("https://polygon-rpc.example", signer).build()?;
 /// settler.ensure_approvals().await?;            // only the missing ones (CTF markets)
-/// let condition: polyclob::types::ConditionId = "0x5eed…".parse()?; // 64 hex: CTF, 62: V2
+/// // 62 hex digits: V2; 64: CTF, unless it may be a padded V2 id (then say which, with
+/// // `ConditionId::parse_for` and the market's protocol).
+/// let condition: polyclob::types::ConditionId = "0x5eed…".parse()?;
 /// settler.split(condition, Size::from_micros(10_000_000), false).await?;
 /// # Ok(()) }
 /// ```
@@ -507,7 +509,10 @@ impl Settler {
     /// both).
     ///
     /// # Errors
-    /// A zero amount ([`Error::is_invalid_request`]); V2 on a chain without a published Router.
+    /// What the contracts would revert on, refused before anything is signed
+    /// ([`Error::is_invalid_request`], with the [`CallError`](super::CallError) naming the
+    /// argument): a zero amount, a zero condition id, a V2 condition of no known module; V2 on
+    /// a chain without a published Router.
     pub fn split_call(
         &self,
         condition: impl Into<ConditionId>,
@@ -564,22 +569,21 @@ impl Settler {
         condition: ConditionId,
         amount: Size,
         neg_risk: bool,
-        v2: fn(Address, ConditionId, U256) -> Option<Call>,
+        v2: fn(Address, ConditionId, U256) -> Result<Call, super::CallError>,
         ctf_call: CtfPositionCall,
     ) -> Result<Call, Error> {
         let amount = U256::from(amount.as_micros());
-        let c = match condition.protocol() {
-            Protocol::V2 => v2(self.router()?, condition, amount),
-            _ => Some(ctf_call(
+        Ok(match condition.protocol() {
+            Protocol::V2 => v2(self.router()?, condition, amount)?,
+            _ => ctf_call(
                 self.contracts.positions_target(neg_risk),
                 self.contracts.collateral,
                 B256::ZERO,
                 B256::from(*condition.as_bytes32()),
                 &ctf::BINARY_PARTITION,
                 amount,
-            )?),
-        };
-        c.ok_or(Error::invalid("not a V2 condition"))
+            )?,
+        })
     }
 
     /// Sends [`merge_call`](Self::merge_call).
@@ -612,6 +616,8 @@ impl Settler {
     ) -> Result<Vec<Call>, Error> {
         let condition = condition.into();
         if condition.protocol() == Protocol::V2 {
+            // Refused before the balance read, with the reason a builder gives.
+            super::check::v2_condition(condition)?;
             let held = self.position_balances(self.holder(), condition).await?;
             let mut calls = Vec::new();
             for (outcome, amount) in (0u8..).zip(held) {
@@ -654,19 +660,15 @@ impl Settler {
     ///
     /// # Errors
     /// A CTF condition (those redeem whole balances: [`redeem_calls`](Self::redeem_calls)),
-    /// an outcome above 1, no Router on this chain.
+    /// a V2 condition of no known module, an outcome above 1, a zero amount (each
+    /// [`Error::is_invalid_request`]); no Router on this chain.
     pub fn redeem_outcome_call(
         &self,
         condition: ConditionId,
         outcome: u8,
         amount: U256,
     ) -> Result<Call, Error> {
-        if outcome > 1 {
-            return Err(Error::invalid("a binary V2 outcome index is 0 or 1"));
-        }
-        router::redeem(self.router()?, condition, outcome, amount).ok_or(Error::invalid(
-            "redeem_outcome takes a V2 (bytes31) condition",
-        ))
+        Ok(router::redeem(self.router()?, condition, outcome, amount)?)
     }
 
     /// Sends [`redeem_outcome_call`](Self::redeem_outcome_call).
@@ -733,12 +735,18 @@ impl Settler {
     /// ([`erc1155::set_approval_for_all`]), which [`approval_calls`](Self::approval_calls)
     /// leaves out (it never approves the deprecated adapter); batch the two.
     ///
+    /// `questions` is the neg-risk market's question count (Gamma lists the event's markets;
+    /// the adapter's `getQuestionCount`): an index set naming a question beyond it would
+    /// revert, so it is refused here.
+    ///
     /// # Errors
-    /// No Neg Risk Adapter in the contract table; a zero index set or amount
+    /// No Neg Risk Adapter in the contract table; a zero market id, index set or amount, a
+    /// market of fewer than two questions, an index set beyond `questions`
     /// ([`Error::is_invalid_request`]).
     pub fn convert_neg_risk_call(
         &self,
         market_id: B256,
+        questions: u8,
         index_set: U256,
         amount: Size,
     ) -> Result<Call, Error> {
@@ -749,6 +757,7 @@ impl Settler {
         Ok(neg_risk::convert_positions(
             adapter,
             market_id,
+            questions,
             index_set,
             U256::from(amount.as_micros()),
         )?)
@@ -761,10 +770,11 @@ impl Settler {
     pub async fn convert_neg_risk(
         &self,
         market_id: B256,
+        questions: u8,
         index_set: U256,
         amount: Size,
     ) -> Result<Receipt, Error> {
-        self.send(self.convert_neg_risk_call(market_id, index_set, amount)?)
+        self.send(self.convert_neg_risk_call(market_id, questions, index_set, amount)?)
             .await
     }
 
@@ -778,15 +788,9 @@ impl Settler {
             Wallet::Eoa => Ok(call),
             Wallet::Safe(safe) => {
                 let nonce = word(&self.rpc.call(&wrap::safe_nonce(safe), None).await?)?;
-                Ok(wrap::sign_safe_call(
-                    &self.signer,
-                    self.chain.id(),
-                    safe,
-                    &call,
-                    nonce,
-                )?)
+                wrap::sign_safe_call(&self.signer, self.chain.id(), safe, &call, nonce)
             }
-            Wallet::Proxy(_) => Ok(wrap::proxy_calls(&[call])),
+            Wallet::Proxy(_) => Ok(wrap::proxy_calls(&[call])?),
             _ => Err(Error::invalid(
                 "deposit wallets settle through Polymarket's relayer, not a direct transaction",
             )),

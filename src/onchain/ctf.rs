@@ -36,8 +36,8 @@ pub const BINARY_PARTITION: [U256; 2] = [
 /// ```
 ///
 /// # Errors
-/// A zero target or collateral, a zero amount, or a partition that is empty, holds a zero
-/// index set or overlaps ([`CallError`]).
+/// A zero target, collateral or condition id, a zero amount, or a partition of fewer than two
+/// index sets, one holding a zero index set, or overlapping ([`CallError`]).
 pub fn split_position(
     target: Address,
     collateral: Address,
@@ -62,8 +62,7 @@ pub fn split_position(
 /// each outcome in `partition` becomes `amount` collateral.
 ///
 /// # Errors
-/// A zero target or collateral, a zero amount, or a partition that is empty, holds a zero
-/// index set or overlaps ([`CallError`]).
+/// As [`split_position`].
 pub fn merge_positions(
     target: Address,
     collateral: Address,
@@ -88,8 +87,8 @@ pub fn merge_positions(
 /// the caller's whole balance of each listed outcome pays out by the payout vector.
 ///
 /// # Errors
-/// A zero target or collateral, or index sets that are empty, hold a zero or overlap
-/// ([`CallError`]).
+/// A zero target, collateral or condition id, or index sets that are empty, hold a zero or
+/// overlap ([`CallError`]). One index set is fine here: redeeming only the winning outcome.
 pub fn redeem_positions(
     target: Address,
     collateral: Address,
@@ -119,7 +118,14 @@ fn position_call(
 ) -> Result<Call, CallError> {
     check::address(target, "the target contract")?;
     check::address(collateral, "the collateral token")?;
-    check::partition(sets)?;
+    // An unprepared condition reverts ("condition not prepared yet"); the zero id never is.
+    check::id(condition, "the condition id")?;
+    // Split and merge (the calls with an amount) need two sets or more; redeem takes any.
+    if amount.is_some() {
+        check::split_partition(sets)?;
+    } else {
+        check::partition(sets)?;
+    }
     let mut args = vec![
         Value::address(collateral),
         Value::b256(parent),

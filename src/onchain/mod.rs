@@ -44,7 +44,18 @@
 //! pUSD collateral adapters that CTF split/merge/redeem go through; for Protocol V2 markets,
 //! ExchangeV3, the PositionManager that holds positions and the Router that splits, merges
 //! and redeems them. The [`Settler`] picks CTF or V2 from the condition id it is given
-//! ([`ConditionId`](crate::types::ConditionId): `bytes32` or `bytes31`).
+//! ([`ConditionId`](crate::types::ConditionId): `bytes32` or `bytes31`; a 64-hex id that may
+//! be a padded V2 one is never read as CTF by guess).
+//!
+//! **No call is built that the chain would refuse.** Every calldata and transaction builder,
+//! and every [`Settler`] write, refuses what the contract would revert on or the official
+//! clients refuse, before anything is signed or sent, with a typed [`CallError`] naming the
+//! argument (inside [`Error::is_invalid_request`] on the `Settler`). The CTF and V2 paths
+//! share the rules: a zero amount, address or condition; a CTF split or merge partition of
+//! fewer than two sets, or one with a zero or overlapping set; a V2 condition of no known
+//! module, an outcome other than 0 or 1; a neg-risk redemption of other than two amounts, a
+//! conversion naming a question beyond the market's; a transaction or Safe signature for
+//! chain 0, a tip above the max fee; an empty proxy batch.
 //!
 //! The `polyclob-sim` crate (feature `onchain`) serves a minimal chain for all of this
 //! (`SimBuilder::onchain`), so the loop approve → trade → resolve → redeem runs offline, as in

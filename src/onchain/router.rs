@@ -19,36 +19,38 @@
 //! burns exactly `amount` of one outcome (0 = YES, 1 = NO), unlike CTF's whole-balance
 //! redemption. A `bytes31` argument fills the left 31 bytes of its ABI word.
 
-use alloy_primitives::{Address, B256, U256};
+use alloy_primitives::{Address, U256};
 
-use super::Call;
-use super::Selector;
 use super::abi::{Value, encode_call};
-use crate::types::{ConditionId, PositionId, Protocol};
-
-/// The `bytes31` word of a V2 condition; `None` for a CTF condition.
-fn word(condition: ConditionId) -> Option<B256> {
-    (condition.protocol() == Protocol::V2).then(|| B256::from(*condition.as_bytes32()))
-}
+use super::{Call, CallError, Selector, check};
+use crate::types::{ConditionId, PositionId};
 
 /// `split(conditionId, amount)` on the Router: `amount` pUSD becomes `amount` of each outcome.
-/// `None` for a CTF condition (those split through the collateral adapters, [`ctf`](super::ctf)).
 ///
 /// ```
 /// use alloy_primitives::{Address, U256};
-/// use polyclob::onchain::router;
-/// use polyclob::types::ConditionId;
+/// use polyclob::onchain::{CallError, router};
+/// use polyclob::types::{ConditionId, Protocol};
 ///
 /// let cond: ConditionId = format!("0x01{}", "ab".repeat(30)).parse()?;
-/// let call = router::split(Address::repeat_byte(0x12), cond, U256::from(1_000_000u64)).unwrap();
+/// let call = router::split(Address::repeat_byte(0x12), cond, U256::from(1_000_000u64))?;
 /// assert_eq!(&call.data()[..4], &[0x82, 0xd3, 0xb9, 0xf1]);
 /// assert_eq!(call.data()[4 + 31], 0, "bytes31 is left-aligned");
-/// # Ok::<(), polyclob::types::ProtocolError>(())
+/// // A CTF condition says why it has no Router call.
+/// let ctf = ConditionId::ctf([7; 32]);
+/// assert_eq!(
+///     router::split(Address::repeat_byte(0x12), ctf, U256::from(1u8)).unwrap_err(),
+///     CallError::WrongProtocol { expected: Protocol::V2 }
+/// );
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[must_use]
-pub fn split(router: Address, condition: ConditionId, amount: U256) -> Option<Call> {
-    let c = word(condition)?;
-    Some(Call::new(
+///
+/// # Errors
+/// A zero Router or amount, a CTF condition, or a V2 condition of no known module
+/// ([`CallError`]).
+pub fn split(router: Address, condition: ConditionId, amount: U256) -> Result<Call, CallError> {
+    let c = binary_args(router, condition, amount)?;
+    Ok(Call::new(
         router,
         encode_call(
             Selector::RouterSplit.bytes(),
@@ -58,11 +60,12 @@ pub fn split(router: Address, condition: ConditionId, amount: U256) -> Option<Ca
 }
 
 /// `merge(conditionId, amount)` on the Router: `amount` of each outcome becomes `amount` pUSD.
-/// `None` for a CTF condition.
-#[must_use]
-pub fn merge(router: Address, condition: ConditionId, amount: U256) -> Option<Call> {
-    let c = word(condition)?;
-    Some(Call::new(
+///
+/// # Errors
+/// As [`split`].
+pub fn merge(router: Address, condition: ConditionId, amount: U256) -> Result<Call, CallError> {
+    let c = binary_args(router, condition, amount)?;
+    Ok(Call::new(
         router,
         encode_call(
             Selector::RouterMerge.bytes(),
@@ -71,12 +74,32 @@ pub fn merge(router: Address, condition: ConditionId, amount: U256) -> Option<Ca
     ))
 }
 
+/// The checks every Router call shares; the condition's word.
+fn binary_args(
+    router: Address,
+    condition: ConditionId,
+    amount: U256,
+) -> Result<alloy_primitives::B256, CallError> {
+    check::address(router, "the Router")?;
+    let c = check::v2_condition(condition)?;
+    check::amount(amount, "the amount")?;
+    Ok(c)
+}
+
 /// `redeem(conditionId, outcomeIndex, amount)` on the Router: after resolution, `amount` of
-/// outcome `outcome` (0 = YES, 1 = NO) pays out. `None` for a CTF condition.
-#[must_use]
-pub fn redeem(router: Address, condition: ConditionId, outcome: u8, amount: U256) -> Option<Call> {
-    let c = word(condition)?;
-    Some(Call::new(
+/// outcome `outcome` (0 = YES, 1 = NO) pays out.
+///
+/// # Errors
+/// As [`split`], and an outcome other than 0 or 1.
+pub fn redeem(
+    router: Address,
+    condition: ConditionId,
+    outcome: u8,
+    amount: U256,
+) -> Result<Call, CallError> {
+    let c = binary_args(router, condition, amount)?;
+    check::outcome(outcome)?;
+    Ok(Call::new(
         router,
         encode_call(
             Selector::RouterRedeem.bytes(),
@@ -109,21 +132,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ctf_conditions_have_no_router_call() {
+    fn ctf_conditions_have_no_router_call_and_say_why() {
         let ctf = ConditionId::ctf([7; 32]);
         let r = Address::repeat_byte(1);
-        assert!(split(r, ctf, U256::from(1u8)).is_none());
-        assert!(merge(r, ctf, U256::from(1u8)).is_none());
-        assert!(redeem(r, ctf, 0, U256::from(1u8)).is_none());
+        let why = Err(CallError::WrongProtocol {
+            expected: crate::types::Protocol::V2,
+        });
+        assert_eq!(split(r, ctf, U256::from(1u8)), why);
+        assert_eq!(merge(r, ctf, U256::from(1u8)), why);
+        assert_eq!(redeem(r, ctf, 0, U256::from(1u8)), why);
     }
 
     #[test]
     fn redeem_layout() {
-        let cond = ConditionId::v2([0xab; 31]);
+        let mut bytes = [0xab; 31];
+        bytes[0] = 1; // the binary module
+        let cond = ConditionId::v2(bytes);
         let call = redeem(Address::repeat_byte(1), cond, 1, U256::from(5u8)).unwrap();
         let d = call.data();
         assert_eq!(d.len(), 4 + 96);
-        assert_eq!(&d[4..35], &[0xab; 31]);
+        assert_eq!(&d[4..35], &bytes);
         assert_eq!(d[35], 0);
         assert_eq!(d[4 + 63], 1);
         assert_eq!(d[4 + 95], 5);

@@ -136,8 +136,23 @@ impl Eip1559Tx {
     /// `eth_sendRawTransaction`.
     ///
     /// # Errors
-    /// Only if the signing backend fails, which a valid key does not.
-    pub fn sign(&self, signer: &Signer) -> Result<SignedTx, SignError> {
+    /// A chain id of 0 (a signature valid on no chain) or a tip above the max fee, which
+    /// nodes refuse ([`Error::is_invalid_request`](super::Error::is_invalid_request)); a
+    /// signing failure, which a valid key does not cause.
+    pub fn sign(&self, signer: &Signer) -> Result<SignedTx, super::Error> {
+        if self.chain_id == 0 {
+            return Err(super::CallError::ZeroId {
+                what: "the chain id",
+            }
+            .into());
+        }
+        if self.max_priority_fee_per_gas > self.max_fee_per_gas {
+            return Err(super::CallError::TipAboveMaxFee {
+                tip: self.max_priority_fee_per_gas,
+                max_fee: self.max_fee_per_gas,
+            }
+            .into());
+        }
         let sig = signer.sign_prehash(&self.signing_hash().0)?;
         Ok(SignedTx::from_parts(self.clone(), sig))
     }

@@ -15,9 +15,9 @@
 use alloy_primitives::{Address, B256, U256, b256, keccak256};
 
 use super::abi::{Value, encode_args, encode_call};
-use super::{Call, Selector};
+use super::{Call, CallError, Error, Selector, check};
 use crate::sign::wallet::PROXY_FACTORY;
-use crate::sign::{SignError, Signature, Signer};
+use crate::sign::{Signature, Signer};
 
 /// `keccak256("SafeTx(address to,uint256 value,bytes data,uint8 operation,uint256 safeTxGas,uint256 baseGas,uint256 gasPrice,address gasToken,address refundReceiver,uint256 nonce)")`.
 const SAFE_TX_TYPEHASH: B256 =
@@ -100,15 +100,36 @@ fn exec_transaction(safe: Address, call: &Call, signature: &Signature) -> Call {
 
 /// Signs `call` as the Safe's owner and wraps it in `execTransaction`.
 ///
+/// ```
+/// use alloy_primitives::{Address, U256};
+/// use polyclob::onchain::{Call, wallet::sign_safe_call};
+/// use polyclob::sign::Signer;
+///
+/// let owner = Signer::from_hex("ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80")?;
+/// let call = Call::new(Address::repeat_byte(1), vec![0xab]);
+/// let safe = Address::repeat_byte(2);
+/// assert!(sign_safe_call(&owner, 137, safe, &call, U256::ZERO).is_ok());
+/// // A signature for chain 0 is valid on no chain: refused, not signed.
+/// assert!(sign_safe_call(&owner, 0, safe, &call, U256::ZERO).unwrap_err().is_invalid_request());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
 /// # Errors
-/// Only if signing fails.
+/// A chain id of 0 or a zero Safe address ([`Error::is_invalid_request`]); a signing failure.
 pub fn sign_safe_call(
     signer: &Signer,
     chain_id: u64,
     safe: Address,
     call: &Call,
     nonce: U256,
-) -> Result<Call, SignError> {
+) -> Result<Call, Error> {
+    if chain_id == 0 {
+        return Err(CallError::ZeroId {
+            what: "the chain id",
+        }
+        .into());
+    }
+    check::address(safe, "the Safe")?;
     let sig = signer.sign_prehash(&safe_tx_hash(chain_id, safe, call, nonce).0)?;
     Ok(exec_transaction(safe, call, &sig))
 }
@@ -126,12 +147,19 @@ pub(crate) fn safe_nonce(safe: Address) -> Call {
 /// use alloy_primitives::Address;
 /// use polyclob::onchain::{Call, wallet::proxy_calls};
 ///
-/// let wrapped = proxy_calls(&[Call::new(Address::repeat_byte(1), vec![0xab])]);
+/// let wrapped = proxy_calls(&[Call::new(Address::repeat_byte(1), vec![0xab])])?;
 /// assert_eq!(wrapped.to(), polyclob::sign::wallet::PROXY_FACTORY);
 /// assert_eq!(&wrapped.data()[..4], &[0x34, 0xee, 0x97, 0x91]);
+/// assert!(proxy_calls(&[]).is_err());
+/// # Ok::<(), polyclob::onchain::CallError>(())
 /// ```
-#[must_use]
-pub fn proxy_calls(calls: &[Call]) -> Call {
+///
+/// # Errors
+/// [`CallError::EmptyBatch`] for no call.
+pub fn proxy_calls(calls: &[Call]) -> Result<Call, CallError> {
+    if calls.is_empty() {
+        return Err(CallError::EmptyBatch);
+    }
     let items = calls
         .iter()
         .map(|c| {
@@ -143,10 +171,10 @@ pub fn proxy_calls(calls: &[Call]) -> Call {
             ])
         })
         .collect();
-    Call::new(
+    Ok(Call::new(
         PROXY_FACTORY,
         encode_call(Selector::Proxy.bytes(), &[Value::Array(items)]),
-    )
+    ))
 }
 
 #[cfg(test)]
@@ -172,7 +200,8 @@ mod tests {
         let c = proxy_calls(&[
             Call::new(Address::repeat_byte(1), vec![0xab; 3]),
             Call::new(Address::repeat_byte(2), vec![]).with_value(U256::from(5u8)),
-        ]);
+        ])
+        .unwrap();
         let (_, r) = super::super::abi::split_selector(c.data()).unwrap();
         let items = r.tuples(0).unwrap();
         assert_eq!(items.len(), 2);

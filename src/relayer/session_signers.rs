@@ -144,6 +144,11 @@ impl SessionSignerBatch {
     }
 
     fn check(&self) -> Result<(), Error> {
+        if self.wallet == Address::ZERO {
+            return Err(Error::argument(
+                "the deposit wallet must not be the zero address",
+            ));
+        }
         if self.session_signer == Address::ZERO {
             return Err(Error::argument(
                 "session signer must not be the zero address",
@@ -169,6 +174,16 @@ impl SessionSignerBatch {
             }
             if *valid_until == 0 {
                 return Err(Error::argument("session signer expiry must be set"));
+            }
+            // The batch may run until its deadline: an expiry before then (one in the past,
+            // with the client's deadline of now + the batch lifetime) would authorize a
+            // signer that is, or soon is, no longer valid.
+            if *valid_until <= self.deadline {
+                return Err(Error::argument(format!(
+                    "session signer expiry {valid_until} is not after the batch deadline {} \
+                     (an expiry in the past, or before the batch can run)",
+                    self.deadline
+                )));
             }
         }
         Ok(())
@@ -234,8 +249,9 @@ impl SessionSignerBatch {
     ///
     /// # Errors
     ///
-    /// ([`Error::is_argument`]) a zero signer, a signer equal to the wallet, no scopes, `ALL`
-    /// with another scope, a zero expiry; a signing failure.
+    /// ([`Error::is_argument`]) a zero wallet or signer, a signer equal to the wallet, no
+    /// scopes, `ALL` with another scope, a zero expiry or one not after the batch's
+    /// `deadline` (in the past); a signing failure.
     pub fn sign(&self, owner: &Signer, chain: Chain) -> Result<SignedSessionSignerBatch, Error> {
         self.check()?;
         let digest = self.digest(chain);

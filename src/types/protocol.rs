@@ -11,7 +11,7 @@
 //! outcomeIndex 8]` bits, its condition id the top 31 bytes.
 //!
 //! ```
-//! use polyclob::types::{ConditionId, Protocol};
+//! use polyclob::types::{ConditionId, Protocol, ProtocolError};
 //!
 //! assert_eq!(Protocol::parse("v2")?, Protocol::V2);
 //! assert!(Protocol::parse("v3").is_err());
@@ -19,7 +19,12 @@
 //! let v2: ConditionId = "0x0100000000000000000000000000000000000000000000000000000000000a".parse()?;
 //! assert_eq!(v2.protocol(), Protocol::V2);
 //! // Every endpoint gets the 64-hex form.
-//! assert_eq!(v2.to_string(), "0x0100000000000000000000000000000000000000000000000000000000000a00");
+//! let padded = "0x0100000000000000000000000000000000000000000000000000000000000a00";
+//! assert_eq!(v2.to_string(), padded);
+//! // Read back, the padded form could be either protocol: the caller (or the market, or a
+//! // position id) says which; it is never guessed.
+//! assert_eq!(padded.parse::<ConditionId>(), Err(ProtocolError::AmbiguousConditionId));
+//! assert_eq!(ConditionId::parse_for(padded, Protocol::V2)?, v2);
 //! # Ok::<(), polyclob::types::ProtocolError>(())
 //! ```
 
@@ -167,6 +172,11 @@ pub enum ProtocolError {
         /// What was wrong.
         reason: &'static str,
     },
+    /// A 64-hex condition id that may be either protocol: its last byte is zero and its first
+    /// is a V2 module, so it may be a right-padded V2 (`bytes31`) id as well as a CTF one.
+    /// Say which ([`ConditionId::parse_for`]: from the market's `version`, or the caller), or
+    /// derive it from the row's token ([`ConditionId::parse_with_token`]).
+    AmbiguousConditionId,
 }
 
 impl fmt::Display for ProtocolError {
@@ -179,6 +189,10 @@ impl fmt::Display for ProtocolError {
                 write!(f, "invalid condition id ({digits} hex digits): {reason}")
             }
             Self::BadPositionId { reason } => write!(f, "not a Protocol V2 position id: {reason}"),
+            Self::AmbiguousConditionId => f.write_str(
+                "ambiguous condition id: 64 hex digits ending in a zero byte may be a padded \
+                 Protocol V2 id or a CTF id; give its protocol (from the market or a position id)",
+            ),
         }
     }
 }
@@ -195,6 +209,7 @@ impl std::error::Error for ProtocolError {}
 /// ```
 /// use polyclob::types::{ConditionId, Protocol};
 ///
+/// // 64 hex digits not ending in a zero byte: only CTF has those.
 /// let ctf: ConditionId = "0xd9b1ad3d4c1b2e95a54e3b77de0e6a16a1ba8e1b7bac56c0ec4c7e8a0c7f3c6a".parse()?;
 /// assert_eq!(ctf.protocol(), Protocol::Ctf);
 /// assert!(ctf.as_bytes31().is_none());
@@ -236,15 +251,67 @@ impl ConditionId {
         }
     }
 
-    /// Parses `0x` + 62 hex digits as V2 and `0x` + 64 as CTF (the `0x` is optional).
+    /// Parses a condition id whose width says its protocol: 62 hex digits is V2; 64 is CTF
+    /// unless it could also be a right-padded V2 id (last byte zero, first byte a V2 module),
+    /// which is refused rather than guessed. The `0x` is optional.
     ///
     /// # Errors
+    /// [`ProtocolError::AmbiguousConditionId`] for a 64-hex id that may be either protocol
+    /// (use [`parse_for`](Self::parse_for) or [`parse_with_token`](Self::parse_with_token));
     /// [`ProtocolError::BadConditionId`] for any other length or a non-hex digit.
     pub fn parse(text: &str) -> Result<Self, ProtocolError> {
-        let hex = strip(text);
-        match hex.len() {
-            62 => Self::parse_for(text, Protocol::V2),
-            _ => Self::parse_for(text, Protocol::Ctf),
+        if strip(text).len() == 62 {
+            return Self::parse_for(text, Protocol::V2);
+        }
+        let c = Self::parse_for(text, Protocol::Ctf)?;
+        if c.bytes[31] == 0 && is_module(c.bytes[0]) {
+            return Err(ProtocolError::AmbiguousConditionId);
+        }
+        Ok(c)
+    }
+
+    /// Parses the condition of a row that also names its outcome token (Data API positions,
+    /// trades and activity): V2 when `token` is a V2 position id of this very condition (a
+    /// position id carries its condition in its top 31 bytes), CTF otherwise.
+    ///
+    /// ```
+    /// use polyclob::types::{ConditionId, PositionId, Protocol, TokenId};
+    ///
+    /// // A binary-module (1) condition: module byte, 16-byte base hash, the rest zero.
+    /// let mut bytes = [0u8; 31];
+    /// bytes[0] = 1;
+    /// bytes[1..17].copy_from_slice(&[0xab; 16]);
+    /// let v2 = ConditionId::v2(bytes);
+    /// let yes = PositionId::of(v2, 0)?.as_u256().to_string();
+    /// let token = TokenId::parse(yes.as_bytes()).unwrap();
+    /// let padded = v2.to_string(); // what the Data API sends
+    /// assert_eq!(ConditionId::parse_with_token(&padded, &token)?.protocol(), Protocol::V2);
+    /// // A CTF token id (a hash) says CTF, even for a 64-hex id ending in a zero byte.
+    /// let ctf_token = TokenId::parse(b"71321045679252212594626385532706912750332728571942532289631379312455583992563").unwrap();
+    /// assert_eq!(ConditionId::parse_with_token(&padded, &ctf_token)?.protocol(), Protocol::Ctf);
+    /// # Ok::<(), polyclob::types::ProtocolError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ProtocolError::BadConditionId`] when `text` is not a condition id of the protocol
+    /// the token says.
+    pub fn parse_with_token(text: &str, token: &TokenId) -> Result<Self, ProtocolError> {
+        if let Ok(position) = PositionId::parse(token) {
+            let c = position.condition_id();
+            if Self::parse_for(text, Protocol::V2) == Ok(c) {
+                return Ok(c);
+            }
+        }
+        Self::parse_for(text, Protocol::Ctf)
+    }
+
+    /// The module byte of a V2 condition (its first byte): 1 binary, 2 neg-risk,
+    /// 3 combinatorial, 4 directional; `None` for a CTF condition.
+    #[must_use]
+    pub const fn module_id(&self) -> Option<u8> {
+        match self.protocol {
+            Protocol::V2 => Some(self.bytes[0]),
+            Protocol::Ctf => None,
         }
     }
 
@@ -375,10 +442,18 @@ impl FromStr for ConditionId {
 /// right-padded), or `text` unchanged when it is not a condition id at all (a slug, a test
 /// name), so a caller's odd id still reaches the server and gets the server's answer.
 pub(crate) fn padded_condition(text: &str) -> std::borrow::Cow<'_, str> {
-    match ConditionId::parse(text) {
+    match ConditionId::parse_for(text, Protocol::V2) {
         Ok(c) if strip(text).len() == 62 => std::borrow::Cow::Owned(c.to_string()),
         _ => std::borrow::Cow::Borrowed(text),
     }
+}
+
+/// Whether `module` is a V2 position-id module.
+pub(crate) const fn is_module(module: u8) -> bool {
+    matches!(
+        module,
+        MODULE_BINARY | MODULE_NEG_RISK | MODULE_COMBINATORIAL | MODULE_DIRECTIONAL
+    )
 }
 
 /// A Protocol V2 position id, decoded from its layout.
@@ -593,6 +668,67 @@ mod tests {
         assert_eq!(padded_condition(&v2), format!("{v2}00"));
         assert_eq!(padded_condition(&ctf), ctf);
         assert_eq!(padded_condition("0xabc"), "0xabc");
+    }
+
+    /// A 64-hex id is read as CTF only when it cannot be a padded V2 id; otherwise the
+    /// protocol must come from the caller, the market or the row's token.
+    #[test]
+    fn padded_v2_ids_are_never_guessed_ctf() {
+        for module in 0..=255u8 {
+            for last in [0u8, 1, 0xff] {
+                let mut b = [0x5a; 32];
+                b[0] = module;
+                b[31] = last;
+                let text = alloy_primitives::hex::encode_prefixed(b);
+                let got = ConditionId::parse(&text);
+                if last == 0 && is_module(module) {
+                    assert_eq!(got, Err(ProtocolError::AmbiguousConditionId), "{text}");
+                    assert_eq!(
+                        ConditionId::parse_for(&text, Protocol::V2)
+                            .unwrap()
+                            .protocol(),
+                        Protocol::V2
+                    );
+                    assert_eq!(
+                        ConditionId::parse_for(&text, Protocol::Ctf)
+                            .unwrap()
+                            .protocol(),
+                        Protocol::Ctf
+                    );
+                } else {
+                    assert_eq!(got.unwrap().protocol(), Protocol::Ctf, "{text}");
+                }
+            }
+        }
+        // The row's token decides: a position of this condition is V2, anything else CTF.
+        let v2 = PositionId::from_u256(pos(1, 0, 0, 1)).unwrap();
+        let cond = v2.condition_id();
+        let token = TokenId::parse(v2.as_u256().to_string().as_bytes()).unwrap();
+        let text = cond.to_string();
+        assert_eq!(ConditionId::parse_with_token(&text, &token), Ok(cond));
+        let other = TokenId::parse(
+            pos(1, 0, 0, 1)
+                .wrapping_add(U256::from(1u8) << 200)
+                .to_string()
+                .as_bytes(),
+        )
+        .unwrap();
+        assert_eq!(
+            ConditionId::parse_with_token(&text, &other)
+                .unwrap()
+                .protocol(),
+            Protocol::Ctf
+        );
+        assert!(
+            ConditionId::parse_with_token(&text[..64], &token).is_ok(),
+            "62 hex"
+        );
+        assert!(
+            ConditionId::parse_with_token(&text[..64], &other).is_err(),
+            "62 hex is not CTF"
+        );
+        assert_eq!(cond.module_id(), Some(1));
+        assert_eq!(ConditionId::ctf([1; 32]).module_id(), None);
     }
 
     #[test]

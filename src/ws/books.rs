@@ -18,7 +18,10 @@
 //! [`BookMeta`](crate::book::BookMeta) in the manager) is reported as
 //! [`Outcome::HashMismatch`], leaves its book [`Suspect`](crate::book::BookState::Suspect),
 //! and makes the stream reconnect the shard that sent it, for fresh snapshots (once per run of
-//! mismatches).
+//! mismatches). A snapshot the client cannot verify (it omits a member the exchange fills
+//! with a value the client cannot know exactly: [`HashStatus::Unverifiable`]) is applied and
+//! trusted like an unchecked one; it is counted apart (`hash_unverifiable`) and traced apart
+//! (`polyclob.book.hash_unverifiable`), never as a mismatch.
 //!
 //! Optional REST resync: a [`ResyncSender`] (from [`BookFeed::resync_sender`] or
 //! [`BookStream::resync_sender`]) lets any task — typically an
@@ -40,7 +43,7 @@ use super::continuity::{Break, StreamKind};
 use super::counters::Counters;
 use super::event::{Event, Frame, Handler, Status};
 use super::market::{MarketHandle, MarketStream};
-use crate::book::{BookManager, Outcome, Update};
+use crate::book::{BookManager, HashStatus, Outcome, Update};
 use crate::decode::{DecodeError, EventView as Decoded, Level, OwnedEvent};
 use crate::types::TickSize;
 
@@ -127,8 +130,8 @@ fn apply_snapshot(books: &mut BookManager, mut s: Snapshot) -> ResyncOutcome {
     }
 }
 
-/// Runs after every applied element: counts decode errors and hash mismatches in the
-/// stream's counters; after a `book` snapshot failed its hash check
+/// Runs after every applied element: counts decode errors, hash mismatches and unverifiable
+/// snapshots in the stream's counters (apart); after a `book` snapshot failed its hash check
 /// ([`Outcome::HashMismatch`]), asks the shard that sent it for fresh snapshots by
 /// reconnecting it (the books it carries are gated when the connection ends). Only on the
 /// first mismatch of a run: a second one in a row is reported but not chased, so wrong
@@ -136,6 +139,19 @@ fn apply_snapshot(books: &mut BookManager, mut s: Snapshot) -> ResyncOutcome {
 fn resync_on_mismatch(update: &Update<'_, '_>, handle: &MarketHandle, shard: usize) {
     if update.event.is_err() {
         Counters::add(&handle.counter_cells().decode_errors, 1);
+    }
+    if update.hash == Some(HashStatus::Unverifiable) {
+        Counters::add(&handle.counter_cells().hash_unverifiable, 1);
+        #[cfg(feature = "tracing")]
+        if let Ok(Decoded::Book(b)) = &update.event {
+            crate::telemetry::event!(
+                DEBUG,
+                "polyclob.book.hash_unverifiable",
+                channel = "market",
+                shard,
+                asset = b.asset_id,
+            );
+        }
     }
     if update.outcome != Outcome::HashMismatch {
         return;

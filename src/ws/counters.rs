@@ -45,8 +45,14 @@ pub struct StreamCounters {
     /// Frames or elements that did not decode (counted by the streams that decode:
     /// [`BookStream`](super::books::BookStream), [`BookFeed`](super::books::BookFeed)).
     pub decode_errors: u64,
-    /// `book` snapshots whose hash did not verify (book streams).
+    /// `book` snapshots whose hash did not verify although they carry every member it covers
+    /// (book streams): the snapshot or its metadata is wrong.
     pub hash_mismatches: u64,
+    /// `book` snapshots the client could not verify (book streams): they omit a member the
+    /// exchange hashes with the market's current value, which this client cannot know
+    /// exactly ([`HashStatus::Unverifiable`](crate::book::HashStatus::Unverifiable)). Not
+    /// mismatches.
+    pub hash_unverifiable: u64,
 }
 
 /// The cells behind [`StreamCounters`]; one per stream, in its shared configuration.
@@ -60,6 +66,7 @@ pub(crate) struct Counters {
     pub(crate) bytes: AtomicU64,
     pub(crate) decode_errors: AtomicU64,
     pub(crate) hash_mismatches: AtomicU64,
+    pub(crate) hash_unverifiable: AtomicU64,
 }
 
 impl Counters {
@@ -78,6 +85,7 @@ impl Counters {
             bytes: self.bytes.load(Relaxed),
             decode_errors: self.decode_errors.load(Relaxed),
             hash_mismatches: self.hash_mismatches.load(Relaxed),
+            hash_unverifiable: self.hash_unverifiable.load(Relaxed),
         }
     }
 }

@@ -345,6 +345,11 @@ fn decode_everything(bytes: &[u8]) {
     let _ = decode_cursor_page::<Activity>(bytes);
     let _ = decode_cursor_page::<HolderGroup>(bytes);
     let _ = decode_cursor_page::<PortfolioValue>(bytes);
+    let _ = decode_cursor_page::<polyclob::data::Resolution>(bytes);
+    let _ = decode_cursor_page::<polyclob::data::DataPricePoint>(bytes);
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        let _ = text.parse::<polyclob::types::Timestamp>();
+    }
 }
 
 proptest! {
@@ -357,7 +362,7 @@ proptest! {
 
     #[test]
     fn damaged_documents_never_panic(at in any::<usize>(), byte in any::<u8>(), cut in any::<usize>()) {
-        for doc in ["gamma/markets_keyset.json", "gamma/events_keyset_last.json", "data_api/positions_v2.json", "data_api/holders_v2.json"] {
+        for doc in ["gamma/markets_keyset.json", "gamma/events_keyset_last.json", "data_api/positions_v2.json", "data_api/holders_v2.json", "data_api/resolutions/event.json"] {
             let mut bytes = ours(doc);
             let i = at % bytes.len();
             bytes[i] = byte;

@@ -19,6 +19,7 @@ mod presign;
 mod proxy;
 mod rails;
 mod relayer;
+mod rows;
 mod rtds;
 mod sports;
 mod tracing_events;

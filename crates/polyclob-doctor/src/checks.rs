@@ -648,8 +648,9 @@ async fn resolution(ctx: &Ctx<'_>, report: &mut Report, picked: &Picked) {
         return;
     };
     // The 64-hex form the Data API requires (a V2 id right-padded), as polyclob sends it.
-    let condition = polyclob::types::ConditionId::parse(&book.market)
-        .map_or_else(|_| book.market.clone(), |c| c.to_string());
+    let condition =
+        polyclob::types::ConditionId::parse_for(&book.market, polyclob::types::Protocol::V2)
+            .map_or_else(|_| book.market.clone(), |c| c.to_string());
     data_rows(
         ctx,
         report,

@@ -47,6 +47,7 @@ struct Market {
     stream: MarketStream,
     books: BookManager,
     mismatches: u32,
+    unverifiable: u32,
     errors: u32,
     applied: u32,
 }
@@ -58,6 +59,7 @@ impl Market {
                 ctx.recorder.frame("market", text);
                 let s = self.books.apply(text, std::time::Instant::now());
                 self.mismatches += s.hash_mismatches;
+                self.unverifiable += s.hash_unverifiable;
                 self.errors += s.errors;
                 self.applied += s.applied;
             }
@@ -107,6 +109,7 @@ pub(crate) async fn market(ctx: &Ctx<'_>, picked: &Picked, report: &mut Report) 
         stream,
         books,
         mismatches: 0,
+        unverifiable: 0,
         errors: 0,
         applied: 0,
     };
@@ -167,8 +170,11 @@ pub(crate) async fn market(ctx: &Ctx<'_>, picked: &Picked, report: &mut Report) 
         report.warn(
             "ws.market.hash",
             format!(
-                "{verified} of {} snapshot hashes checked (the rest carried none)",
-                picked.tokens.len()
+                "{verified} of {} snapshot hashes reproduce; {} snapshots could not be verified \
+                 (they omit tick_size or last_trade_price, which the exchange hashes with values \
+                 this client does not know exactly: not mismatches); the rest carried no hash",
+                picked.tokens.len(),
+                m.unverifiable
             ),
         );
     }

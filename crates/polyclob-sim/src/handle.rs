@@ -491,10 +491,9 @@ impl SimHandle {
     /// the other 0. False for an unknown condition, a bad index or the chain off. A V2
     /// condition may be given in its 62-hex (`bytes31`) or padded 64-hex form.
     pub fn resolve_market(&self, condition_id: &str, winner: usize) -> bool {
-        let Ok(id) = condition_id.parse::<polyclob::types::ConditionId>() else {
+        let Some(id) = crate::exchange::ledger::condition_word(condition_id) else {
             return false;
         };
-        let id = alloy_primitives::B256::from(*id.as_bytes32());
         self.with_chain(|c| c.ledger.resolve(id, winner))
             .unwrap_or(false)
     }

@@ -338,10 +338,11 @@ async fn positions_equal_what_settled_with_failed_retried_and_delayed_trades() {
         .host(sim.data_api_url())
         .build()
         .unwrap();
-    let rows = data_api
+    let (rows, skipped) = data_api
         .positions(&me.to_string().to_ascii_lowercase())
         .await
         .unwrap();
+    assert!(skipped.is_empty());
     assert_eq!(bot.tracker.reconcile(&rows), []);
     assert!(
         rows.iter()

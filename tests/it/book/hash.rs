@@ -105,6 +105,7 @@ fn corrupted_captured_snapshot_is_flagged_then_recovers() {
 #[test]
 fn unchecked_without_meta_or_when_off() {
     let frame = r#"{"event_type":"book","asset_id":"1","market":"m","bids":[],"asks":[],
+        "tick_size":"0.01","last_trade_price":"0.5",
         "hash":"0000000000000000000000000000000000000000"}"#;
     let mut m = BookManager::new();
     let mut o = Vec::new();
@@ -438,4 +439,64 @@ mod zero_copy {
         assert_eq!(feed.books().hash_status(ASSET), Some(HashStatus::Verified));
         assert_eq!(feed.books().book(ASSET).unwrap().state(), BookState::Live);
     }
+}
+
+/// Issue 47, item 2: a recorded session replayed over loopback. Its last snapshot omits
+/// `tick_size` and `last_trade_price`, and the session carries no `last_trade_price` message
+/// (the capture kept books and deltas only), so the client cannot know the price the
+/// exchange hashed: that genuine snapshot is "cannot verify", never a mismatch. The book stays
+/// trusted, the stream does not reconnect, and the counters keep the two apart.
+#[tokio::test]
+async fn a_recorded_sparse_session_replayed_never_cries_wolf() {
+    let Some(bytes) = fixtures::read_shared(
+        "polymarket/nautilus_test_data/ws_market_price_change_crossing_burst.json",
+    ) else {
+        return;
+    };
+    let frames: Vec<Value> = serde_json::from_slice(&bytes).expect("json");
+    let asset = frames[0]["asset_id"].as_str().unwrap().to_owned();
+    let books_sent = frames.iter().filter(|f| f["event_type"] == "book").count();
+    assert_eq!(books_sent, 2);
+    assert!(frames.last().unwrap().get("tick_size").is_none());
+
+    let server = WsServer::start().await;
+    server.on_subscribe(frames.iter().map(Value::to_string).collect());
+    let s = MarketStream::builder()
+        .url(server.url())
+        .assets([asset.as_str()])
+        .backoff(Duration::from_millis(10), Duration::from_millis(50))
+        .build()
+        .expect("build");
+    let mut books = BookStream::new(s);
+    books.books_mut().set_book_meta(&asset, meta(false));
+    let mut checks = Vec::new();
+    let mut outcomes = Vec::new();
+    let seen = until(&mut books, Duration::from_secs(5), |e| {
+        if let BookEvent::Market { event, outcome, .. } = e {
+            outcomes.push(*outcome);
+            if event.json().contains(r#""event_type":"book""#) {
+                checks.push(*outcome);
+                return checks.len() == books_sent;
+            }
+        }
+        false
+    })
+    .await;
+    assert!(!seen.is_empty());
+    assert!(
+        !outcomes.contains(&Outcome::HashMismatch),
+        "no mismatch in a genuine session: {outcomes:?}"
+    );
+    assert_eq!(checks, [Outcome::Applied, Outcome::Applied]);
+    assert_eq!(
+        books.books().hash_status(&asset),
+        Some(HashStatus::Unverifiable)
+    );
+    assert_eq!(books.books().book(&asset).unwrap().state(), BookState::Live);
+    assert_eq!(books.books().hash_mismatch_streak(&asset), 0);
+    let c = books.counters();
+    assert_eq!((c.hash_mismatches, c.hash_unverifiable), (0, 1));
+    let quiet = tokio::time::timeout(Duration::from_millis(200), books.next()).await;
+    assert!(quiet.is_err(), "nothing more: {quiet:?}");
+    assert_eq!(server.connections(), 1, "no resync was chased");
 }

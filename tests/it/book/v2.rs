@@ -96,17 +96,40 @@ fn captured_snapshot_without_tick_and_last_trade_verifies() {
     assert_eq!(m.hash_status(&asset), Some(HashStatus::Verified));
     assert_eq!(m.book(&asset).unwrap().state(), BookState::Live);
 
-    // The same snapshot with one size changed is flagged and leaves the book suspect.
+    // The same snapshot with one size changed no longer reproduces, but it omits members
+    // the exchange filled in: the client cannot tell a changed size from a price it does
+    // not know, so it says "cannot verify", not "mismatch", and keeps the book.
     let corrupt = last_text.replacen("\"45.83\"", "\"45.84\"", 1);
     assert_ne!(corrupt, last_text);
-    assert_eq!(statuses(&mut m, &corrupt), [Outcome::HashMismatch]);
+    assert_eq!(statuses(&mut m, &corrupt), [Outcome::Applied]);
+    assert_eq!(m.hash_status(&asset), Some(HashStatus::Unverifiable));
+    assert_eq!(m.book(&asset).unwrap().state(), BookState::Live);
+    // With the omitted members written in as the exchange hashed them, the same change is
+    // a real mismatch.
+    let whole = corrupt.replacen(
+        "\"event_type\":\"book\"",
+        "\"event_type\":\"book\",\"tick_size\":\"0.001\",\"last_trade_price\":\"0.301\"",
+        1,
+    );
+    assert_ne!(whole, corrupt);
+    assert_eq!(statuses(&mut m, &whole), [Outcome::HashMismatch]);
     assert_eq!(m.book(&asset).unwrap().state(), BookState::Suspect);
 
-    // Without the trade the manager does not guess a price: the snapshot is flagged.
+    // Without the trade the manager does not guess a price, nor does it cry wolf: the
+    // genuine snapshot cannot be verified, and the book is trusted.
     let mut blind = BookManager::new();
     blind.set_book_meta(&asset, meta5());
     statuses(&mut blind, &frames[0].to_string());
-    assert_eq!(statuses(&mut blind, &last_text), [Outcome::HashMismatch]);
+    let mut seen = Vec::new();
+    let s = blind.apply_with(&last_text, Instant::now(), |u| {
+        seen.push((u.outcome, u.hash))
+    });
+    assert_eq!(seen, [(Outcome::Applied, Some(HashStatus::Unverifiable))]);
+    assert_eq!(
+        (s.hash_mismatches, s.hash_unverifiable, s.applied),
+        (0, 1, 1)
+    );
+    assert_eq!(blind.book(&asset).unwrap().state(), BookState::Live);
 }
 
 /// A real REST book (`last_trade_price: ""`) verifies with the metadata it carries.
@@ -191,19 +214,24 @@ fn vectors_verify_and_corruption_is_flagged() {
             "{name}"
         );
         // The manager verifies it; a changed level, a changed version or a different
-        // protocol in the metadata are each flagged.
+        // protocol in the metadata are each flagged. A changed level in a frame that omits
+        // `tick_size` or `last_trade_price` (hashed with stand-ins) cannot be told from a
+        // stand-in the exchange held otherwise: "cannot verify", never a mismatch.
         let asset = b.asset_id.to_owned();
         let mut m = BookManager::new();
         m.set_book_meta(&asset, meta);
         assert_eq!(statuses(&mut m, frame), [Outcome::Applied], "{name}");
         assert_eq!(m.hash_status(&asset), Some(HashStatus::Verified), "{name}");
         let corrupt = frame.replacen("\"20.5\"", "\"20.4\"", 1);
+        let sparse = !frame.contains("\"tick_size\"") || !frame.contains("\"last_trade_price\"");
         if corrupt != frame {
-            assert_eq!(
-                statuses(&mut m, &corrupt),
-                [Outcome::HashMismatch],
-                "{name}"
-            );
+            let (outcome, status) = if sparse {
+                (Outcome::Applied, HashStatus::Unverifiable)
+            } else {
+                (Outcome::HashMismatch, HashStatus::Mismatch)
+            };
+            assert_eq!(statuses(&mut m, &corrupt), [outcome], "{name}");
+            assert_eq!(m.hash_status(&asset), Some(status), "{name}");
         }
         if frame.contains("\"version\":\"v2\"") {
             let v1 = frame.replacen("\"version\":\"v2\"", "\"version\":\"v1\"", 1);

@@ -103,6 +103,26 @@ fn bad_batches_are_refused_before_signing() {
             Address::repeat_byte(2),
             auth(vec![SessionScope::Clob], 0),
         ),
+        // Issue 47: a zero wallet, and an expiry in the past (not after the deadline).
+        batch(
+            Address::ZERO,
+            Address::repeat_byte(2),
+            SessionSignerAction::Revoke,
+        ),
+        SessionSignerBatch::new(
+            wallet,
+            Address::repeat_byte(2),
+            auth(vec![SessionScope::Clob], 1_790_000_000),
+            U256::ZERO,
+            1_796_000_600,
+        ),
+        SessionSignerBatch::new(
+            wallet,
+            Address::repeat_byte(2),
+            auth(vec![SessionScope::Clob], 1_796_000_600),
+            U256::ZERO,
+            1_796_000_600,
+        ),
     ];
     for b in cases {
         let e = b.sign(&owner, Chain::Polygon).unwrap_err();

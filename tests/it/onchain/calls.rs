@@ -83,7 +83,7 @@ async fn the_calls_sent_by_the_users_own_sender_do_what_the_settler_would() {
     assert!(e.is_invalid_request(), "{e}");
     assert!(e.to_string().contains("amount is zero"), "{e}");
     let e = s
-        .convert_neg_risk_call(cond, U256::from(1u8), Size::ZERO)
+        .convert_neg_risk_call(cond, 2, U256::from(1u8), Size::ZERO)
         .unwrap_err();
     assert!(e.is_invalid_request(), "{e}");
 }
@@ -138,10 +138,10 @@ fn builders_refuse_what_the_contracts_would_revert_on() {
         CallError::EmptyPartition
     );
     assert_eq!(
-        neg_risk::convert_positions(a, cond, U256::ZERO, u(1)).unwrap_err(),
+        neg_risk::convert_positions(a, cond, 2, U256::ZERO, u(1)).unwrap_err(),
         CallError::ZeroIndexSet
     );
-    assert!(neg_risk::convert_positions(a, cond, u(0b101), U256::ZERO).is_err());
+    assert!(neg_risk::convert_positions(a, cond, 3, u(0b101), U256::ZERO).is_err());
     assert!(neg_risk::redeem_positions(a, cond, &[U256::ZERO, U256::ZERO]).is_err());
     assert!(neg_risk::redeem_positions(a, cond, &[U256::ZERO, u(1)]).is_ok());
     assert!(erc20::approve(c, Address::ZERO, U256::MAX).is_err());

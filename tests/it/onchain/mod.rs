@@ -1,4 +1,5 @@
 mod calls;
+mod refusals;
 mod router_vectors;
 mod rpc;
 mod sim;

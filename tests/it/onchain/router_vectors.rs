@@ -82,7 +82,7 @@ fn build(name: &str, to: Address, a: &Value) -> Call {
                 )
             })
             .collect();
-        wallet::proxy_calls(&calls)
+        wallet::proxy_calls(&calls).unwrap()
     } else {
         panic!("vector {name} has no builder: add one")
     }

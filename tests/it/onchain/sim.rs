@@ -160,7 +160,7 @@ async fn neg_risk_redemption_and_conversion() {
     // A condition id is no neg-risk market id: the adapter refuses (conversion itself is
     // tested through the relayer, tests/it/clob/wallet_batches.rs).
     let e = s
-        .convert_neg_risk(cond, U256::from(1u8), Size::from_micros(1_000_000))
+        .convert_neg_risk(cond, 2, U256::from(1u8), Size::from_micros(1_000_000))
         .await
         .unwrap_err();
     assert_eq!(e.revert_reason(), Some("MarketNotPrepared"));

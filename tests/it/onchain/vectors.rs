@@ -112,6 +112,8 @@ fn build(name: &str, a: &Value) -> Call {
         "neg_risk_convert" => neg_risk::convert_positions(
             addr(&a["adapter"]),
             b256(&a["market"]),
+            // The calldata carries no question count: any market large enough for the set.
+            u8::MAX,
             uint(&a["index_set"]),
             uint(&a["amount"]),
         )
@@ -129,7 +131,7 @@ fn build(name: &str, a: &Value) -> Call {
                 .iter()
                 .map(|c| Call::new(addr(&c["to"]), bytes(&c["data"])).with_value(uint(&c["value"])))
                 .collect();
-            wallet::proxy_calls(&calls)
+            wallet::proxy_calls(&calls).unwrap()
         }
         other => panic!("vector {other} has no builder: add one"),
     }

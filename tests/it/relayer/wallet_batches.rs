@@ -79,6 +79,7 @@ async fn our_calls(name: &str, v: &Value) -> Vec<Call> {
         "neg_risk_convert" => vec![
             st.convert_neg_risk_call(
                 format!("0x{}00", "5e".repeat(31)).parse().unwrap(),
+                3,
                 U256::from(0b101u8),
                 Size::from_micros(2_000_000),
             )
@@ -521,7 +522,7 @@ async fn deposit_wallet_converts_neg_risk_positions_through_the_relayer() {
         .collect();
     let mut calls = r.settler.approval_calls_for(Protocol::Ctf).await.unwrap();
     for m in &group {
-        let cond: ConditionId = m.condition_id().parse().unwrap();
+        let cond = ConditionId::parse_for(m.condition_id(), m.protocol()).unwrap();
         calls.push(
             r.settler
                 .split_call(cond, Size::from_micros(10_000_000), true)
@@ -538,6 +539,7 @@ async fn deposit_wallet_converts_neg_risk_positions_through_the_relayer() {
         .settler
         .convert_neg_risk_call(
             market_id,
+            4,
             U256::from(0b0101u8),
             Size::from_micros(4_000_000),
         )
@@ -567,15 +569,31 @@ async fn deposit_wallet_converts_neg_risk_positions_through_the_relayer() {
         ]
     );
     assert_eq!(r.pusd(), usd(64));
-    // An index set beyond the group's four questions is refused whole, as the adapter does.
-    let beyond = r
+    // An index set beyond the group's four questions is refused before it is signed (the
+    // adapter would revert)...
+    let e = r
         .settler
         .convert_neg_risk_call(
             market_id,
+            4,
             U256::from(0b1_0001u8),
             Size::from_micros(1_000_000),
         )
-        .unwrap();
+        .unwrap_err();
+    assert!(e.is_invalid_request(), "{e}");
+    assert!(e.to_string().contains("beyond the market's 4"), "{e}");
+    // ... and the simulated adapter, handed the calldata anyway, refuses it whole.
+    let beyond = polyclob::onchain::Call::new(
+        adapter,
+        polyclob::onchain::abi::encode_call(
+            polyclob::onchain::Selector::ConvertPositions.bytes(),
+            &[
+                polyclob::onchain::abi::Value::b256(market_id),
+                polyclob::onchain::abi::Value::uint(U256::from(0b1_0001u8)),
+                polyclob::onchain::abi::Value::uint(U256::from(1_000_000u64)),
+            ],
+        ),
+    );
     let e = r.run(vec![beyond]).await.unwrap_err();
     assert!(e.message().unwrap().contains("InvalidIndexSet"), "{e}");
     assert_eq!(r.pusd(), usd(64));

@@ -33,6 +33,15 @@ use polyclob::types::{
 use super::engine::Fill;
 use super::market::MarketSpec;
 
+/// The `bytes32` word of a condition id in any form the simulator is given: 62 hex digits (a
+/// V2 `bytes31`, right-padded) or 64 (CTF, or a V2 id already padded: the word is the same).
+pub(crate) fn condition_word(text: &str) -> Option<B256> {
+    ConditionId::parse_for(text, Protocol::V2)
+        .or_else(|_| ConditionId::parse_for(text, Protocol::Ctf))
+        .ok()
+        .map(|c| B256::from(*c.as_bytes32()))
+}
+
 /// Wallet wrappers (Safe `execTransaction`, proxy `proxy(...)`) one call may nest.
 const MAX_WRAP_DEPTH: u8 = 4;
 
@@ -150,8 +159,8 @@ impl Ledger {
                         })
                     })
                 });
-            let (Ok(id), Ok(a), Ok(b)) = (
-                m.condition_id.parse::<ConditionId>(),
+            let (Some(id), Ok(a), Ok(b)) = (
+                condition_word(&m.condition_id),
                 m.tokens[0].token_id().parse::<U256>(),
                 m.tokens[1].token_id().parse::<U256>(),
             ) else {
@@ -159,13 +168,10 @@ impl Ledger {
             };
             if let (true, false, Ok(group)) = (m.neg_risk, v2, m.neg_risk_market_id.parse::<B256>())
             {
-                neg_risk_groups
-                    .entry(group)
-                    .or_default()
-                    .push(B256::from(*id.as_bytes32()));
+                neg_risk_groups.entry(group).or_default().push(id);
             }
             conditions.insert(
-                B256::from(*id.as_bytes32()),
+                id,
                 Condition {
                     tokens: [a, b],
                     payouts: None,
@@ -266,8 +272,7 @@ impl Ledger {
     /// A condition's payout numerators (`[1, 0]`: outcome 0 won), once resolved; `None` while
     /// open or for an unknown condition.
     pub(crate) fn payouts(&self, condition_id: &str) -> Option<[u64; 2]> {
-        let id = condition_id.parse::<ConditionId>().ok()?;
-        self.conditions.get(&B256::from(*id.as_bytes32()))?.payouts
+        self.conditions.get(&condition_word(condition_id)?)?.payouts
     }
 
     /// Sets a binary condition's payout to `winner`; false when the condition is unknown or
@@ -1136,14 +1141,20 @@ mod tests {
             l.apply(me, &split).unwrap();
         }
         assert_eq!(l.collateral_of(me), U256::ZERO);
+        // Raw calldata, not the builder: the builder refuses what the adapter would revert
+        // on, and the adapter's own refusals are what this tests.
         let convert = |set: u8, amount: u8| {
-            polyclob::onchain::neg_risk::convert_positions(
+            Call::new(
                 adapter,
-                market_id,
-                U256::from(set),
-                U256::from(amount),
+                polyclob::onchain::abi::encode_call(
+                    polyclob::onchain::Selector::ConvertPositions.bytes(),
+                    &[
+                        Value::b256(market_id),
+                        Value::uint(U256::from(set)),
+                        Value::uint(U256::from(amount)),
+                    ],
+                ),
             )
-            .unwrap()
         };
         assert_eq!(
             l.apply(me, &convert(0b0101, 4)),
@@ -1159,9 +1170,14 @@ mod tests {
             l.apply(me, &convert(0b1_0000, 4)),
             Err(Revert("InvalidIndexSet".into()))
         );
-        let other =
-            polyclob::onchain::neg_risk::convert_positions(adapter, conds[0], U256::ONE, U256::ONE)
-                .unwrap();
+        let other = polyclob::onchain::neg_risk::convert_positions(
+            adapter,
+            conds[0],
+            4,
+            U256::ONE,
+            U256::ONE,
+        )
+        .unwrap();
         assert_eq!(l.apply(me, &other), Err(Revert("MarketNotPrepared".into())));
         let snapshot = l.balances.clone();
         assert!(l.apply(me, &convert(0b0101, 11)).is_err());
@@ -1194,11 +1210,11 @@ mod tests {
         let me = Address::repeat_byte(1);
         let mut call = erc20::approve(l.contracts.collateral, me, U256::from(1u8)).unwrap();
         for _ in 0..4 {
-            call = polyclob::onchain::wallet::proxy_calls(&[call]);
+            call = polyclob::onchain::wallet::proxy_calls(&[call]).unwrap();
         }
         l.apply(me, &call).unwrap();
         for _ in 0..200 {
-            call = polyclob::onchain::wallet::proxy_calls(&[call]);
+            call = polyclob::onchain::wallet::proxy_calls(&[call]).unwrap();
         }
         assert_eq!(
             l.apply(me, &call),

@@ -71,7 +71,8 @@ pub(crate) fn route(shared: &Shared, parts: &Parts) -> Option<Resp> {
     // A V2 (62-hex) condition id arrives right-padded to 64 hex, the form the API requires.
     let in_market = |mi: usize| {
         let own = &ex.markets[mi].spec.condition_id;
-        let padded = polyclob::types::ConditionId::parse(own).map(|c| c.to_string());
+        let padded = polyclob::types::ConditionId::parse_for(own, polyclob::types::Protocol::V2)
+            .map(|c| c.to_string());
         distinct.is_empty()
             || distinct.iter().any(|c| {
                 c.eq_ignore_ascii_case(own)

@@ -28,7 +28,7 @@ use crate::exchange::orders::{OrderRec, Status};
 use crate::exchange::programs::BuilderKey;
 use crate::exchange::rng;
 use crate::exchange::state::{Exchange, now_s};
-use polyclob::types::{ExchangeVersion, contracts};
+use polyclob::types::{ExchangeVersion, Timestamp, contracts};
 
 /// Daily reward of every simulated market, in collateral micro-units (10 pUSD).
 pub(crate) const RATE_PER_DAY: u64 = 10_000_000;
@@ -629,48 +629,26 @@ fn notional(size: u64, price: u32) -> u64 {
     u64::try_from(u128::from(size) * u128::from(price) / 1_000_000).unwrap_or(u64::MAX)
 }
 
-/// Days since the epoch of a `YYYY-MM-DD` date.
+/// Days since the epoch of a `YYYY-MM-DD` date (the crate's one time parser, held to the
+/// date form the route takes).
 fn parse_date(s: &str) -> Option<u64> {
-    let mut it = s.split('-');
-    let y: i64 = it.next()?.parse().ok()?;
-    let m: i64 = it.next()?.parse().ok()?;
-    let d: i64 = it.next()?.parse().ok()?;
-    if it.next().is_some() || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+    if s.len() != 10 {
         return None;
     }
-    // Days from civil (H. Hinnant's algorithm).
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    u64::try_from(era * 146_097 + doe - 719_468).ok()
+    let t: Timestamp = s.parse().ok()?;
+    Some(t.as_secs() / 86_400)
 }
 
 /// `YYYY-MM-DD` of a day number since the epoch.
 fn civil(day: u64) -> String {
-    let z = i64::try_from(day).unwrap_or(0) + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
+    let mut text = rfc3339(day.saturating_mul(86_400));
+    text.truncate(10);
+    text
 }
 
+/// RFC 3339 in UTC, as the venue writes it.
 fn rfc3339(secs: u64) -> String {
-    let (day, rem) = (secs / 86_400, secs % 86_400);
-    format!(
-        "{}T{:02}:{:02}:{:02}Z",
-        civil(day),
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
+    Timestamp::from_secs(secs).map_or_else(String::new, |t| t.to_string())
 }
 
 #[cfg(test)]

@@ -247,7 +247,7 @@ async fn a_fill_shows_up_in_data_api_positions_and_trades() {
     let m = found.events[0].markets[0].clone();
     let t = m.trading(Chain::Polygon, ExchangeVersion::V2).unwrap();
     let ask = m.best_ask.expect("the seeded book has asks");
-    assert!(data.positions(&me).await.unwrap().is_empty());
+    assert_eq!(data.positions(&me).await.unwrap(), (vec![], vec![]));
 
     // Take 10 shares at the best ask.
     let buy = LimitOrder::new(Side::Buy, ask, "10".parse().unwrap());
@@ -261,7 +261,8 @@ async fn a_fill_shows_up_in_data_api_positions_and_trades() {
         "{placed:?}"
     );
 
-    let pos = data.positions(&me).await.unwrap();
+    let (pos, skipped) = data.positions(&me).await.unwrap();
+    assert!(skipped.is_empty());
     assert_eq!(pos.len(), 1);
     let p = &pos[0];
     assert_eq!(p.token_id, t.contexts[0].token_id().as_str());
@@ -271,19 +272,22 @@ async fn a_fill_shows_up_in_data_api_positions_and_trades() {
     assert_eq!(p.status, "OPEN");
     assert_eq!(p.proxy_wallet, me);
 
-    let trades = data.trades(&me).await.unwrap();
+    let (trades, skipped) = data.trades(&me).await.unwrap();
+    assert!(skipped.is_empty());
     assert_eq!(trades.len(), 1);
     assert_eq!(trades[0].side, Some(Side::Buy));
     assert_eq!(trades[0].size, Some("10".parse().unwrap()));
     assert_eq!(trades[0].price, Some(ask));
     assert_eq!(trades[0].outcome, m.outcomes[0]);
 
-    let activity = data.activity(&me).await.unwrap();
+    let (activity, skipped) = data.activity(&me).await.unwrap();
+    assert!(skipped.is_empty());
     assert_eq!(activity.len(), 1);
     assert_eq!(activity[0].kind, "TRADE");
     let value = data.value(&me).await.unwrap();
     assert!(value.value.unwrap() > Size::ZERO);
-    let holders = data.holders(&m.condition_id).await.unwrap();
+    let (holders, skipped) = data.holders(&m.condition_id).await.unwrap();
+    assert!(skipped.is_empty());
     assert_eq!(holders[0].holders[0].proxy_wallet, me);
 
     // Sell it all back into the bid: the position closes with a realized PnL.
@@ -295,14 +299,15 @@ async fn a_fill_shows_up_in_data_api_positions_and_trades() {
         .await
         .unwrap();
     assert_eq!(placed.status, polyclob::clob::types::OrderStatus::Matched);
-    assert!(data.positions(&me).await.unwrap().is_empty());
-    let closed = data.closed_positions(&me).await.unwrap();
+    assert_eq!(data.positions(&me).await.unwrap(), (vec![], vec![]));
+    let (closed, skipped) = data.closed_positions(&me).await.unwrap();
+    assert!(skipped.is_empty());
     assert_eq!(closed.len(), 1);
     let pnl = closed[0].realized_pnl.unwrap();
     // (bid − ask) × 10: negative, the spread paid.
     let want = (i64::from(bid.as_micros()) - i64::from(ask.as_micros())) * 10;
     assert_eq!(pnl.as_micros(), want);
-    assert_eq!(data.trades(&me).await.unwrap().len(), 2);
+    assert_eq!(data.trades(&me).await.unwrap().0.len(), 2);
 }
 
 #[tokio::test]

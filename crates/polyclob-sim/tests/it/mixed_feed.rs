@@ -121,7 +121,8 @@ async fn mixed_feed(sparse_parity: usize) {
         assert_eq!(books.books().hash_mismatch_streak(t), 0);
     }
 
-    // A corrupted V2 snapshot is flagged.
+    // A corrupted V2 snapshot is flagged when it carries every hashed member; a sparse one
+    // the client cannot rebuild exactly is "cannot verify", never a mismatch.
     let (asset, frame) = last_v2_frame.unwrap();
     let corrupt = frame.replacen(r#""size":""#, r#""size":"1"#, 1);
     assert_ne!(corrupt, frame);
@@ -131,11 +132,13 @@ async fn mixed_feed(sparse_parity: usize) {
         .apply_with(&corrupt, std::time::Instant::now(), |u| {
             outcomes.push(u.outcome)
         });
-    assert_eq!(outcomes, [Outcome::HashMismatch]);
-    assert_eq!(
-        books.books().hash_status(&asset),
-        Some(HashStatus::Mismatch)
-    );
+    let (outcome, status) = if v2_sparse {
+        (Outcome::Applied, HashStatus::Unverifiable)
+    } else {
+        (Outcome::HashMismatch, HashStatus::Mismatch)
+    };
+    assert_eq!(outcomes, [outcome]);
+    assert_eq!(books.books().hash_status(&asset), Some(status));
 }
 
 /// A V2 market found through Gamma carries its version and position ids, and trades on
@@ -152,7 +155,12 @@ async fn gamma_and_clob_agree_on_a_v2_market() {
         .host(sim.gamma_url())
         .build()
         .unwrap();
-    let cond: ConditionId = spec.condition_id().parse().unwrap();
+    // The padded 64-hex id alone could be either protocol: the market says which.
+    assert_eq!(
+        spec.condition_id().parse::<ConditionId>(),
+        Err(polyclob::types::ProtocolError::AmbiguousConditionId)
+    );
+    let cond = ConditionId::parse_for(spec.condition_id(), spec.protocol()).unwrap();
     let (found, _) = gamma
         .all_markets(
             polyclob::gamma::MarketFilter::new().condition_ids([spec.condition_id().to_owned()]),
@@ -174,4 +182,93 @@ async fn gamma_and_clob_agree_on_a_v2_market() {
             .iter()
             .all(|c| c.version() == polyclob::types::ExchangeVersion::V3)
     );
+}
+
+/// Issue 47, item 2: the simulator's sparse snapshots (no `tick_size`, no
+/// `last_trade_price`), watched by a client that registered only what it knows exactly (the
+/// minimum size, neg-risk and protocol, no stand-ins) and joined after trades printed: each
+/// snapshot is verified when the client's knowledge reproduces it and "cannot verify"
+/// otherwise, never a mismatch; nothing is suspect, nothing is resynced.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sparse_snapshots_the_client_cannot_rebuild_are_unverifiable_not_mismatches() {
+    use polyclob::book::{BookMeta, BookState};
+    let specs: Vec<MarketSpec> = MarketSpec::defaults()
+        .into_iter()
+        .map(|m| m.sparse_books(true))
+        .collect();
+    let sim = Simulator::builder()
+        .markets(specs.clone())
+        .start()
+        .await
+        .unwrap();
+    // Trades print before the client subscribes: it never sees their prices.
+    sim.step_activity(40);
+    let client = Client::builder().host(sim.http_url()).build().unwrap();
+    let mut tokens = Vec::new();
+    let mut metas = Vec::new();
+    for s in &specs {
+        for t in s.tokens() {
+            let rest = client.book(t.token_id()).await.unwrap();
+            let meta = BookMeta::new(rest.min_order_size.unwrap(), rest.neg_risk.unwrap())
+                .with_protocol(s.protocol());
+            tokens.push(t.token_id().to_owned());
+            metas.push(meta);
+        }
+    }
+    let stream = MarketStream::builder()
+        .url(format!("{}/ws/market", sim.ws_url()))
+        .assets(tokens.iter().map(String::as_str))
+        .build()
+        .unwrap();
+    let mut books = BookStream::new(stream);
+    for (t, m) in tokens.iter().zip(&metas) {
+        books.books_mut().set_book_meta(t, *m);
+    }
+    let mut statuses: HashMap<HashStatus, u32> = HashMap::new();
+    for _ in 0..200 {
+        sim.step_activity(5);
+        while let Ok(Some(ev)) = tokio::time::timeout(Duration::from_millis(20), books.next()).await
+        {
+            let BookEvent::Market { event, outcome, .. } = &ev else {
+                continue;
+            };
+            let json = event.json();
+            if !json.contains(r#""event_type":"book""#) {
+                continue;
+            }
+            assert!(!json.contains("\"tick_size\""), "{json}");
+            assert_eq!(*outcome, Outcome::Applied, "{json}");
+            let asset = tokens.iter().find(|t| json.contains(t.as_str())).unwrap();
+            let status = books.books().hash_status(asset).unwrap();
+            assert!(
+                matches!(status, HashStatus::Verified | HashStatus::Unverifiable),
+                "{status:?}: {json}"
+            );
+            assert_eq!(books.books().book(asset).unwrap().state(), BookState::Live);
+            *statuses.entry(status).or_default() += 1;
+        }
+        if statuses
+            .get(&HashStatus::Unverifiable)
+            .copied()
+            .unwrap_or(0)
+            >= 3
+        {
+            break;
+        }
+    }
+    assert!(
+        statuses
+            .get(&HashStatus::Unverifiable)
+            .copied()
+            .unwrap_or(0)
+            >= 3,
+        "{statuses:?}"
+    );
+    let c = books.counters();
+    assert_eq!(c.hash_mismatches, 0);
+    assert_eq!(
+        c.hash_unverifiable,
+        u64::from(statuses[&HashStatus::Unverifiable])
+    );
+    assert_eq!(c.reconnects, 0, "no resync was chased");
 }
