@@ -7,8 +7,8 @@
 //!
 //! `cargo bench -p polyclob --bench memory_scale -- shards` instead streams 5,000 assets over 25
 //! connections (200 each, the exchange's cap) from the simulator, paced to 10,000 market frames
-//! a second in total, into three clients in turn: `BookStream` and the zero-copy `BookFeed` on
-//! a current-thread runtime, `BookStream` on a two-worker runtime. It prints each client's CPU
+//! a second in total, into three clients in turn: the owned `MarketStream` and its zero-copy handler tier on
+//! a current-thread runtime, the owned tier on a two-worker runtime. It prints each client's CPU
 //! (its threads only, not the simulator's) per frame and per 10,000 frames a second, and fails
 //! when a row costs more than twice its recorded figure, falls below 9,000 frames a second,
 //! sees a disconnect or a lag in the window, or ends without every asset's book live.
@@ -32,8 +32,8 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt as _;
 use polyclob::book::BookManager;
 use polyclob::book::BookState;
-use polyclob::ws::books::{BookEvent, BookFeed, BookStream};
-use polyclob::ws::market::MarketStream;
+use polyclob::ws::feed::{Cx, FeedEvent, Handler};
+use polyclob::ws::market::{MarketFeed, MarketMessage, MarketStream};
 use polyclob_sim::{MarketSpec, Simulator};
 use ws_frames::Lcg;
 
@@ -93,8 +93,8 @@ fn thread_cpu() -> Duration {
     Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 
-/// Client CPU per market frame at [`RATE`], µs, by row (`BookStream` on a current-thread
-/// runtime, `BookFeed` on the same, `BookStream` on a two-worker runtime): about the median of
+/// Client CPU per market frame at [`RATE`], µs, by row (the owned tier on a current-thread
+/// runtime, the handler tier on the same, the owned tier on a two-worker runtime): about the median of
 /// five runs on 2026-11-24 under load 3.9–8.3 (BENCHMARKS.md, "Memory at scale"); the run fails
 /// when a row costs more than twice its figure.
 const SHARD_US: [f64; 3] = [7.5, 6.7, 11.5];
@@ -128,20 +128,20 @@ fn threads_cpu(prefix: &str) -> Duration {
 /// One row: which consumer, on which runtime.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Client {
-    /// `BookStream` (owned events) on a current-thread runtime.
+    /// The owned tier on a current-thread runtime.
     StreamCurrent,
-    /// `BookFeed` (borrowed frames, a handler) on a current-thread runtime.
+    /// The handler tier (borrowed messages) on a current-thread runtime.
     FeedCurrent,
-    /// `BookStream` on a multi-thread runtime with two workers (this machine's cores).
+    /// The owned tier on a multi-thread runtime with two workers (this machine's cores).
     StreamMulti,
 }
 
 impl Client {
     fn label(self) -> &'static str {
         match self {
-            Self::StreamCurrent => "BookStream, current-thread runtime",
-            Self::FeedCurrent => "BookFeed (zero-copy), current-thread runtime",
-            Self::StreamMulti => "BookStream, multi-thread runtime (2 workers)",
+            Self::StreamCurrent => "MarketStream (owned), current-thread runtime",
+            Self::FeedCurrent => "MarketStream + Handler (zero-copy), current-thread runtime",
+            Self::StreamMulti => "MarketStream (owned), multi-thread runtime (2 workers)",
         }
     }
 }
@@ -157,20 +157,16 @@ struct Window {
     published: u64,
 }
 
-/// Counts what a `BookFeed` delivers.
+/// Counts what the market feed's handler tier delivers.
 #[derive(Default)]
 struct Count(Window);
 
-impl polyclob::ws::books::BookHandler for Count {
-    fn on_update(
-        &mut self,
-        _frame: &polyclob::ws::event::Frame<'_>,
-        _u: polyclob::book::Update<'_, '_>,
-    ) {
+impl Handler<MarketFeed> for Count {
+    fn on_message(&mut self, _: &MarketMessage<'_>, _: &Cx<'_, MarketFeed>) {
         self.0.messages += 1;
     }
 
-    fn on_status(&mut self, _status: &polyclob::ws::event::Status, _books: &BookManager) {
+    fn on_status(&mut self, _: &polyclob::ws::event::Status, _: &Cx<'_, MarketFeed>) {
         self.0.statuses += 1;
     }
 }
@@ -219,11 +215,11 @@ fn run_client(
         };
         if client == Client::FeedCurrent {
             let mut stream = stream;
-            let mut feed = BookFeed::new(stream.handle(), Count::default());
+            let mut feed = Count::default();
             // Warm-up: every connection up and every book live (the connections are
             // staggered), then 2 s at the rate.
             let limit = tokio::time::Instant::now() + Duration::from_secs(60);
-            while live(feed.books()) < assets.len() {
+            while live(stream.state()) < assets.len() {
                 let t = (tokio::time::Instant::now() + Duration::from_millis(100)).min(limit);
                 while let Ok(true) = tokio::time::timeout_at(t, stream.dispatch(&mut feed)).await {}
                 assert!(
@@ -234,26 +230,25 @@ fn run_client(
             }
             let warm = tokio::time::Instant::now() + Duration::from_secs(2);
             while let Ok(true) = tokio::time::timeout_at(warm, stream.dispatch(&mut feed)).await {}
-            feed.handler_mut().0 = Window::default();
+            feed.0 = Window::default();
             let (c0, t0, p0) = (cpu(), Instant::now(), sim.market_frames_published());
             let end = tokio::time::Instant::from_std(t0 + Duration::from_secs(5));
             while let Ok(true) = tokio::time::timeout_at(end, stream.dispatch(&mut feed)).await {}
             let (used, wall) = (cpu() - c0, t0.elapsed());
-            let (books, count) = feed.into_parts();
             let published = sim.market_frames_published() - p0;
-            check(&books);
+            check(stream.state());
             (
                 Window {
                     published,
-                    ..count.0
+                    ..feed.0
                 },
                 wall,
                 used,
             )
         } else {
-            let mut books = BookStream::new(stream);
+            let mut books = stream;
             let limit = tokio::time::Instant::now() + Duration::from_secs(60);
-            while live(books.books()) < assets.len() {
+            while live(books.state()) < assets.len() {
                 let t = (tokio::time::Instant::now() + Duration::from_millis(100)).min(limit);
                 while let Ok(Some(_)) = tokio::time::timeout_at(t, books.next()).await {}
                 assert!(
@@ -269,8 +264,8 @@ fn run_client(
             let end = tokio::time::Instant::from_std(t0 + Duration::from_secs(5));
             while let Ok(Some(e)) = tokio::time::timeout_at(end, books.next()).await {
                 match e {
-                    BookEvent::Market { .. } => w.messages += 1,
-                    BookEvent::Status(st) => {
+                    FeedEvent::Message(_) => w.messages += 1,
+                    FeedEvent::Status(st) => {
                         w.statuses += 1;
                         eprintln!("status: {st:?}");
                     }
@@ -279,7 +274,7 @@ fn run_client(
             }
             let (used, wall) = (cpu() - c0, t0.elapsed());
             w.published = sim.market_frames_published() - p0;
-            check(books.books());
+            check(books.state());
             (w, wall, used)
         }
     })

@@ -6,11 +6,12 @@
 //! framing, queue, decode, book update, handler.
 //!
 //! Rows (same frames, same run):
-//! - `polyclob_book_feed`: `MarketStream` + `BookFeed` (read → queue → decode → apply → handler);
+//! - `polyclob_book_feed`: `MarketStream` + a `Handler` (read → queue → decode → apply → handler);
 //! - `baseline_tungstenite_serde_value`: a bare tokio-tungstenite reader that parses every
 //!   frame into a `serde_json::Value` (the DOM decode peers use) and keeps no book;
 //! - `baseline_tungstenite_read_only`: the transport floor, a bare reader that only counts;
-//! - `polyclob_market_stream_count_only`: our connection layer with a handler that only counts;
+//! - `polyclob_market_stream_count_only`: our connection layer (raw frames) with a handler that
+//!   only counts;
 //! - `decode_apply_only_no_network` vs `baseline_serde_value_only_no_network`: the same frames
 //!   without a socket, decoded and applied to books vs parsed into a `serde_json::Value`.
 //!
@@ -24,11 +25,11 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput};
 use futures_util::{SinkExt, StreamExt};
-use polyclob::book::{Outcome, Update};
+use polyclob::book::Outcome;
 use polyclob::decode::EventView as Decoded;
-use polyclob::ws::books::{BookFeed, BookHandler};
 use polyclob::ws::event::Frame;
-use polyclob::ws::market::MarketStream;
+use polyclob::ws::feed::{Cx, FeedEvent, FrameStream, Frames, Handler};
+use polyclob::ws::market::{MarketFeed, MarketMessage, MarketStream};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Notify, mpsc};
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
@@ -199,10 +200,13 @@ struct BookProbe {
     last_a_size: u64,
 }
 
-impl BookHandler for BookProbe {
-    fn on_update(&mut self, _frame: &Frame<'_>, u: Update<'_, '_>) {
-        if let (Ok(Decoded::PriceChange(_)), Outcome::Applied) = (&u.event, u.outcome) {
-            if let Some(l) = u.manager.book(A).and_then(|b| b.best_bid()) {
+impl Handler<MarketFeed> for BookProbe {
+    fn on_message(&mut self, msg: &MarketMessage<'_>, cx: &Cx<'_, MarketFeed>) {
+        let MarketMessage::Update(u) = msg else {
+            return;
+        };
+        if let (Decoded::PriceChange(_), Outcome::Applied) = (&u.event, u.outcome) {
+            if let Some(l) = cx.state().book(A).and_then(|b| b.best_bid()) {
                 self.last_a_size = l.size.as_micros();
             }
             self.probe.arrived();
@@ -219,20 +223,20 @@ trait Client {
 
 struct Ours {
     stream: MarketStream,
-    feed: BookFeed<BookProbe>,
+    feed: BookProbe,
 }
 
 impl Client for Ours {
     fn probe(&mut self) -> &mut Probe {
-        &mut self.feed.handler_mut().probe
+        &mut self.feed.probe
     }
     async fn pump(&mut self, target: u64) {
-        while self.feed.handler_mut().probe.frames < target {
+        while self.feed.probe.frames < target {
             assert!(self.stream.dispatch(&mut self.feed).await, "stream ended");
         }
     }
     fn check(&self, last_sent: usize) {
-        let book = self.feed.books().book(A).expect("book A");
+        let book = self.stream.state().book(A).expect("book A");
         let best = book.best_bid().expect("bid");
         assert_eq!(
             best.size.as_micros(),
@@ -242,9 +246,9 @@ impl Client for Ours {
     }
 }
 
-/// The connection layer alone: `MarketStream` + a handler that only counts.
+/// The connection layer alone: raw frames + a handler that only counts.
 struct Raw {
-    stream: MarketStream,
+    stream: FrameStream,
     counter: RawCount,
 }
 
@@ -252,8 +256,8 @@ struct RawCount {
     probe: Probe,
 }
 
-impl polyclob::ws::event::Handler for RawCount {
-    fn on_frame(&mut self, frame: Frame<'_>) {
+impl Handler<Frames> for RawCount {
+    fn on_message(&mut self, frame: &Frame<'_>, _: &Cx<'_, Frames>) {
         if frame
             .as_bytes()
             .starts_with(b"{\"event_type\":\"price_change\"")
@@ -283,6 +287,7 @@ async fn raw(server: &Server) -> Raw {
         .url(&server.url)
         .assets([A, B])
         .queue_capacity(1 << 16)
+        .frames()
         .build()
         .expect("build");
     let mut c = Raw {
@@ -294,7 +299,7 @@ async fn raw(server: &Server) -> Raw {
     // Wait for the snapshot frame so the server is past the subscribe.
     loop {
         let ev = c.stream.next_event().await.expect("event");
-        if let polyclob::ws::event::Event::Frame(_) = ev {
+        if let FeedEvent::Message(_) = ev {
             break;
         }
     }
@@ -352,17 +357,14 @@ async fn ours(server: &Server) -> Ours {
         .queue_capacity(1 << 16)
         .build()
         .expect("build");
-    let feed = BookFeed::new(
-        stream.handle(),
-        BookProbe {
-            probe: Probe::new(server),
-            last_a_size: 0,
-        },
-    );
+    let feed = BookProbe {
+        probe: Probe::new(server),
+        last_a_size: 0,
+    };
     let mut c = Ours { stream, feed };
     while c
-        .feed
-        .books()
+        .stream
+        .state()
         .book(B)
         .is_none_or(|b| b.best_ask().is_none())
     {

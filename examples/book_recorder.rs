@@ -42,13 +42,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use polyclob::book::{BookManager, BookSnapshot, BookState, LastTrade, Update};
+use polyclob::book::{BookManager, BookSnapshot, BookState, LastTrade};
 use polyclob::decode::Level;
 use polyclob::fixed::{Price, Size};
 use polyclob::types::{Side, TickSize};
-use polyclob::ws::books::{BookFeed, BookHandler};
-use polyclob::ws::event::{Frame, Handler, Status};
-use polyclob::ws::market::{MarketHandle, MarketStream};
+use polyclob::ws::event::{Frame, Status};
+use polyclob::ws::feed::{Cx, FeedHandle, Frames, Handler};
+use polyclob::ws::market::MarketStream;
 use polyclob_sim::Simulator;
 
 const HEADER: &str = "polyclob-book-recording 1";
@@ -153,13 +153,14 @@ async fn record(path: &Path, length: Duration) -> Result<(), Failure> {
     let mut stream = MarketStream::builder()
         .url(sim.market_ws_url())
         .assets(assets.iter().cloned())
+        .frames()
         .build()
         .map_err(|e| Failure::Other(format!("market stream: {e}")))?;
     let mut out = BufWriter::new(File::create(path)?);
     writeln!(out, "{HEADER}")?;
     let mut rec = Recorder {
         handle: stream.handle(),
-        feed: BookFeed::new(stream.handle(), NoOp),
+        books: BookManager::new(),
         out,
         frames: 0,
         snapshots: 0,
@@ -193,17 +194,11 @@ async fn record(path: &Path, length: Duration) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The live feed only applies frames; the recorder reads the books between frames.
-struct NoOp;
-
-impl BookHandler for NoOp {
-    fn on_update(&mut self, _frame: &Frame<'_>, _update: Update<'_, '_>) {}
-}
-
-/// Writes every frame and status, then hands it to the book feed.
+/// Writes every raw frame and status, then applies it to its books as the market feed does
+/// (a status makes the books of its connection await their snapshot).
 struct Recorder<W: Write> {
-    handle: MarketHandle,
-    feed: BookFeed<NoOp>,
+    handle: FeedHandle<Frames>,
+    books: BookManager,
     out: W,
     frames: u64,
     snapshots: u64,
@@ -223,7 +218,7 @@ impl<W: Write> Recorder<W> {
     fn snapshot_all(&mut self) {
         let t = unix_micros();
         let mut lines = Vec::new();
-        for book in self.feed.books().books() {
+        for book in self.books.books_unchecked() {
             lines.push(format!("B {t} {}", format_snapshot(&book.to_snapshot())));
         }
         self.snapshots += lines.len() as u64;
@@ -231,8 +226,8 @@ impl<W: Write> Recorder<W> {
     }
 }
 
-impl<W: Write> Handler for Recorder<W> {
-    fn on_frame(&mut self, frame: Frame<'_>) {
+impl<W: Write> Handler<Frames> for Recorder<W> {
+    fn on_message(&mut self, frame: &Frame<'_>, _: &Cx<'_, Frames>) {
         let t = unix_micros();
         let bytes = frame.as_bytes();
         self.write(|w| {
@@ -246,14 +241,15 @@ impl<W: Write> Handler for Recorder<W> {
             w.write_all(bytes)?;
             w.write_all(b"\n")
         });
-        self.feed.on_frame(frame);
+        let text = frame.as_str().unwrap_or("\u{fffd}");
+        self.books.apply(text, std::time::Instant::now());
         self.frames += 1;
         if self.frames % SNAPSHOT_EVERY == 0 {
             self.snapshot_all();
         }
     }
 
-    fn on_status(&mut self, status: &Status) {
+    fn on_status(&mut self, status: &Status, _: &Cx<'_, Frames>) {
         let t = unix_micros();
         let kind = match status {
             _ if status.connect_error().is_some() => "connect_error",
@@ -272,7 +268,11 @@ impl<W: Write> Handler for Recorder<W> {
             assets
         };
         self.write(|w| writeln!(w, "S {t} {} {kind} {assets}", status.shard()));
-        self.feed.on_status(status);
+        if status.connect_error().is_none() {
+            for id in self.handle.shard_assets(status.shard()) {
+                self.books.register(&id).await_snapshot();
+            }
+        }
     }
 }
 

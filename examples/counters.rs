@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use polyclob::clob::ClientBuilder;
-use polyclob::ws::books::BookStream;
 use polyclob::ws::market::MarketStream;
 use polyclob_sim::Simulator;
 
@@ -29,12 +28,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .await?;
     let token = sim.markets()[0].tokens()[0].token_id().to_owned();
     let client = ClientBuilder::new().host(sim.http_url()).build()?;
-    let stream = MarketStream::builder()
+    let mut books = MarketStream::builder()
         .url(sim.market_ws_url())
         .assets([token.clone()])
         .backoff(Duration::from_millis(20), Duration::from_millis(200))
         .build()?;
-    let mut books = BookStream::new(stream);
 
     let start = Instant::now();
     let mut tick = tokio::time::interval(Duration::from_secs(1));

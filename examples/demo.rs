@@ -20,7 +20,8 @@ use std::error::Error as StdError;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use polyclob::book::{BookManager, Outcome, Update};
+use polyclob::account::user_events::UserStream;
+use polyclob::book::{BookManager, Outcome};
 use polyclob::clob::ApiKeyNonce;
 use polyclob::clob::{Client, ClientBuilder, Credentials, MarketList, OrderFilter};
 use polyclob::fixed::{Price, Size};
@@ -28,10 +29,9 @@ use polyclob::order::{LimitOrder, MarketContext, OrderSigner};
 use polyclob::sign::Signer;
 use polyclob::sign::wallet::Wallet;
 use polyclob::types::{Chain, Side};
-use polyclob::ws::books::{BookFeed, BookHandler};
-use polyclob::ws::event::{Event, Frame, Handler, Status};
-use polyclob::ws::market::MarketStream;
-use polyclob::ws::user::UserStream;
+use polyclob::ws::event::Status;
+use polyclob::ws::feed::{Cx, FeedEvent, FrameStream, Handler};
+use polyclob::ws::market::{MarketFeed, MarketMessage, MarketStream};
 use polyclob_sim::Simulator;
 
 type Res<T> = Result<T, Box<dyn StdError + Send + Sync>>;
@@ -114,6 +114,7 @@ async fn offline() -> Res<()> {
     let mut user = UserStream::builder(creds.clone())
         .url(sim.user_ws_url())
         .markets(conditions.iter().take(1).cloned())
+        .frames()
         .build()?;
     wait_connected(&mut user).await?;
 
@@ -233,32 +234,27 @@ async fn pick_markets(client: &Client) -> Res<(Vec<String>, Vec<String>)> {
     Ok(picked.into_iter().unzip())
 }
 
-/// Counts book events that changed a book.
-#[derive(Default)]
-struct Applied(u64);
-
-impl BookHandler for Applied {
-    fn on_update(&mut self, _frame: &Frame<'_>, update: Update<'_, '_>) {
-        self.0 += u64::from(update.outcome == Outcome::Applied);
-    }
-}
-
-/// Wraps the zero-copy [`BookFeed`] and times each frame from hand-over to books updated.
+/// The zero-copy handler tier: counts book events that changed a book, and times each frame
+/// from the connection's task taking it off the socket to its books updated (the handler is
+/// called after each element was applied; the frame's first element is timed).
 struct Timed<'a> {
-    feed: BookFeed<Applied>,
+    applied: u64,
+    last: Option<Instant>,
     stages: &'a mut Stages,
 }
 
-impl Handler for Timed<'_> {
-    fn on_frame(&mut self, frame: Frame<'_>) {
-        let t = Instant::now();
-        // From the connection's task taking the frame off the socket to this handler.
-        self.stages.handover.push(t - frame.received_at());
-        self.feed.on_frame(frame); // decode in place + apply to the books
-        self.stages.frame_to_book.push(t.elapsed());
-    }
-    fn on_status(&mut self, status: &Status) {
-        self.feed.on_status(status);
+impl Handler<MarketFeed> for Timed<'_> {
+    fn on_message(&mut self, msg: &MarketMessage<'_>, cx: &Cx<'_, MarketFeed>) {
+        if let MarketMessage::Update(u) = msg {
+            self.applied += u64::from(u.outcome == Outcome::Applied);
+        }
+        let Some(received) = cx.frame().map(|f| f.received_at()) else {
+            return;
+        };
+        if self.last != Some(received) {
+            self.last = Some(received);
+            self.stages.frame_to_book.push(received.elapsed());
+        }
     }
 }
 
@@ -273,7 +269,8 @@ async fn stream_books(
         .assets(tokens.iter().cloned())
         .build()?;
     let mut timed = Timed {
-        feed: BookFeed::new(stream.handle(), Applied::default()),
+        applied: 0,
+        last: None,
         stages,
     };
     let start = tokio::time::Instant::now();
@@ -289,20 +286,19 @@ async fn stream_books(
         }
         println!("books at {:>5} ms:", (until - start).as_millis());
         for t in tokens {
-            print_book(timed.feed.books(), t);
+            print_book(stream.state(), t);
         }
     }
     stream.handle().shutdown();
     let frames = timed.stages.frame_to_book.len();
-    let (books, applied) = timed.feed.into_parts();
     println!(
         "stream     {frames} frames, {} book events applied",
-        applied.0
+        timed.applied
     );
     if frames == 0 {
         return Err("no frame received on the market stream".into());
     }
-    Ok(books)
+    Ok(std::mem::take(stream.books_mut()))
 }
 
 fn print_book(books: &BookManager, token: &str) {
@@ -330,11 +326,11 @@ fn print_book(books: &BookManager, token: &str) {
     );
 }
 
-async fn wait_connected(user: &mut UserStream) -> Res<()> {
+async fn wait_connected(user: &mut FrameStream) -> Res<()> {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
     loop {
         match tokio::time::timeout_at(deadline, user.next_event()).await {
-            Ok(Some(Event::Status(Status::Connected { .. }))) => return Ok(()),
+            Ok(Some(FeedEvent::Status(Status::Connected { .. }))) => return Ok(()),
             Ok(Some(_)) => {}
             Ok(None) => return Err("user stream ended".into()),
             Err(_) => return Err("user stream: not connected after 5 s".into()),
@@ -381,7 +377,7 @@ async fn place_observe_cancel(
     ctx: &MarketContext,
     price: Price,
     size: Size,
-    user: Option<&mut UserStream>,
+    user: Option<&mut FrameStream>,
     st: &mut Stages,
 ) -> Res<String> {
     let token = ctx.token_id().to_string();
@@ -413,7 +409,9 @@ async fn place_observe_cancel(
         let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
         loop {
             match tokio::time::timeout_at(deadline, user.next_event()).await {
-                Ok(Some(Event::Frame(f))) if f.as_str().is_some_and(|s| s.contains(&id)) => break,
+                Ok(Some(FeedEvent::Message(f))) if f.as_str().is_some_and(|s| s.contains(&id)) => {
+                    break;
+                }
                 Ok(Some(_)) => {}
                 Ok(None) => return Err("user stream ended".into()),
                 Err(_) => return Err("no user-channel event for the order within 5 s".into()),
@@ -429,7 +427,6 @@ async fn place_observe_cancel(
 
 #[derive(Default)]
 struct Stages {
-    handover: Vec<Duration>,
     frame_to_book: Vec<Duration>,
     build: Vec<Duration>,
     sign: Vec<Duration>,
@@ -440,8 +437,7 @@ struct Stages {
 impl Stages {
     fn print(&mut self) {
         println!("latency (µs)              n        p50  p99 (=max when n<100)");
-        row("socket → handler", &mut self.handover);
-        row("frame → book update", &mut self.frame_to_book);
+        row("socket → book updated", &mut self.frame_to_book);
         row("build (order args)", &mut self.build);
         row("build → signed", &mut self.sign);
         row("signed → posted", &mut self.post);

@@ -19,12 +19,12 @@ use polyclob::fixed::Price;
 use polyclob::gamma;
 use polyclob::order::LimitOrder;
 use polyclob::rtds::decode::Payload;
-use polyclob::rtds::{ActivityFilter, RtdsEvent, RtdsStream, Subscription};
+use polyclob::rtds::{ActivityFilter, RtdsStream, Subscription};
 use polyclob::sign::Signer;
 use polyclob::sign::wallet::Wallet;
 use polyclob::types::{Chain, ExchangeVersion, Side};
-use polyclob::ws::books::{BookEvent, BookStream};
-use polyclob::ws::market::MarketStream;
+use polyclob::ws::feed::FeedEvent;
+use polyclob::ws::market::{MarketEvent, MarketStream};
 use polyclob_sim::Simulator;
 
 const TEST_KEY: &str = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
@@ -75,26 +75,25 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     // 3. Stream its book until the first snapshot is applied.
-    let stream = MarketStream::builder()
+    let mut books = MarketStream::builder()
         .url(sim.market_ws_url())
         .assets([token.clone()])
         .build()?;
-    let mut books = BookStream::new(stream);
     let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
     while let Ok(Some(event)) = tokio::time::timeout_at(deadline, books.next()).await {
         if matches!(
             event,
-            BookEvent::Market {
+            FeedEvent::Message(MarketEvent::Update {
                 outcome: Outcome::Applied,
                 ..
-            }
-        ) && books.books().book(&token).is_some()
+            })
+        ) && books.state().book(&token).is_some()
         {
             break;
         }
     }
     let book = books
-        .books()
+        .state()
         .book(&token)
         .ok_or("no book snapshot within 3 s")?;
     let best_bid = book.best_bid().ok_or("empty bid side")?.price;
@@ -191,7 +190,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let Ok(Some(event)) = tokio::time::timeout_at(deadline, rtds.next()).await else {
             break;
         };
-        let RtdsEvent::Message(m) = event else {
+        let FeedEvent::Message(m) = event else {
             continue;
         };
         match m.message()?.payload {

@@ -7,8 +7,9 @@
 //! ```
 //!
 //! What it shows, in the order the code does it:
-//! - the zero-copy [`BookFeed`] keeps the book; a [`BookHandler`] only marks it changed, and
-//!   the quoting decision is made between deliveries, with the books borrowed;
+//! - the market feed keeps the book; its zero-copy `Handler` only marks it changed, and the
+//!   quoting decision is made between deliveries, with the books borrowed (`book()` shows a
+//!   book only while it is live: after a break the bot does not quote on old levels);
 //! - the fair mid is taken from *other* traders' orders: our own quote is subtracted from its
 //!   level, so the bot never chases itself;
 //! - cancel/replace when that mid moves by a threshold (half a tick here), or when a quote is
@@ -28,24 +29,23 @@
 //! simulator, the `.host(..)`/`.url(..)` calls and the test key; load your own key; size and
 //! spread are yours to choose. A real bot would also route SIGINT/SIGTERM to the same shutdown.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use polyclob::book::{Book, Outcome, Update};
+use polyclob::account::user_events::{TradeStatus, UserEvent, UserFeed, UserStream};
+use polyclob::book::{Book, Outcome};
 use polyclob::clob::ApiKeyNonce;
 use polyclob::clob::{Client, ClientBuilder, OrderFilter, TradeFilter};
-use polyclob::decode::{EventView as Decoded, decode};
 use polyclob::fixed::{Price, Size};
 use polyclob::http::{Bucket, Throttle, Tier};
 use polyclob::order::{LimitOrder, OrderSigner};
 use polyclob::sign::Signer;
 use polyclob::sign::wallet::Wallet;
 use polyclob::types::{Chain, Side};
-use polyclob::ws::books::{BookFeed, BookHandler};
-use polyclob::ws::event::{Frame, Handler, Status};
-use polyclob::ws::market::MarketStream;
-use polyclob::ws::user::UserStream;
+use polyclob::ws::event::Status;
+use polyclob::ws::feed::{Cx, Handler};
+use polyclob::ws::market::{MarketFeed, MarketMessage, MarketStream};
 use polyclob_sim::{MarketSpec, Simulator};
 
 type Res<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
@@ -148,12 +148,14 @@ async fn run(length: Duration) -> Res<()> {
     // refuses new orders itself as soon as a heartbeat fails.
     let beats = client.start_heartbeats(Duration::from_millis(500));
 
-    // The market channel through the zero-copy feed (books), the user channel for our fills.
+    // The market channel through the zero-copy handler tier (books), the user channel for our
+    // fills.
     let mut market_ws = MarketStream::builder()
         .url(sim.market_ws_url())
         .assets([token.clone()])
+        .tick_size_cache(&client)
         .build()?;
-    let mut feed = BookFeed::new(market_ws.handle(), Changed::default()).tick_size_cache(&client);
+    let mut feed = Changed::default();
     let mut user_ws = UserStream::builder(creds.clone())
         .url(sim.user_ws_url())
         .markets([condition.clone()])
@@ -182,9 +184,9 @@ async fn run(length: Duration) -> Res<()> {
         for fill in fills.pending.drain(..) {
             mm.on_fill(&fill);
         }
-        let changed = std::mem::take(&mut feed.handler_mut().changed);
+        let changed = std::mem::take(&mut feed.changed);
         if changed || mm.quotes.needs_refill() {
-            let Some(book) = feed.books().book(&token) else {
+            let Some(book) = market_ws.state().book(&token) else {
                 continue;
             };
             if let Err(e) = mm.maybe_requote(book).await {
@@ -245,10 +247,7 @@ async fn run(length: Duration) -> Res<()> {
     println!(
         "streams    {} heartbeats sent ({} failed), {} market-stream gaps, {} unreadable \
          user-channel elements",
-        heartbeats.sent,
-        heartbeats.failed,
-        feed.handler_mut().gaps,
-        fills.bad_frames
+        heartbeats.sent, heartbeats.failed, feed.gaps, fills.bad_frames
     );
     mm.check(left, heartbeats.failed, from_rest)
 }
@@ -260,12 +259,12 @@ struct Changed {
     gaps: u64,
 }
 
-impl BookHandler for Changed {
-    fn on_update(&mut self, _frame: &Frame<'_>, update: Update<'_, '_>) {
-        self.changed |= update.outcome == Outcome::Applied;
+impl Handler<MarketFeed> for Changed {
+    fn on_message(&mut self, msg: &MarketMessage<'_>, _: &Cx<'_, MarketFeed>) {
+        self.changed |= matches!(msg, MarketMessage::Update(u) if u.outcome == Outcome::Applied);
     }
 
-    fn on_status(&mut self, status: &Status, _books: &polyclob::book::BookManager) {
+    fn on_status(&mut self, status: &Status, _: &Cx<'_, MarketFeed>) {
         // The feed has already stopped trusting the book until a fresh snapshot arrives.
         if !matches!(
             status,
@@ -285,39 +284,30 @@ struct Fill {
     size: Size,
 }
 
-/// Collects maker fills from the user channel's `trade` events (each trade counted once: the
-/// channel repeats it as its status moves from MATCHED to MINED and CONFIRMED).
+/// Collects maker fills from the user feed's trades: each trade is counted once, at its first
+/// delivery (the feed delivers each status change once, in order: MATCHED, MINED, CONFIRMED).
 #[derive(Default)]
 struct Fills {
-    seen: HashSet<String>,
     pending: Vec<Fill>,
     bad_frames: u64,
 }
 
-impl Handler for Fills {
-    fn on_frame(&mut self, frame: Frame<'_>) {
-        let Some(text) = frame.as_str() else {
-            self.bad_frames += 1;
+impl Handler<UserFeed> for Fills {
+    fn on_message(&mut self, msg: &UserEvent, _: &Cx<'_, UserFeed>) {
+        let UserEvent::Trade(t) = msg else {
             return;
         };
-        for event in decode(text) {
-            let Ok(Decoded::Trade(t)) = event else {
-                self.bad_frames += u64::from(event.is_err());
-                continue;
-            };
-            if t.status.is_some_and(|s| s.raw() == "FAILED") || !self.seen.insert(t.id.into()) {
-                continue;
-            }
-            for leg in t.maker_orders {
-                match leg {
-                    Ok(leg) => self.pending.push(Fill {
-                        order_id: leg.order_id.to_owned(),
-                        size: leg.matched_amount,
-                    }),
-                    Err(_) => self.bad_frames += 1,
-                }
-            }
+        if !t.first || t.status == TradeStatus::Failed {
+            return;
         }
+        self.pending.extend(t.maker_fills.iter().map(|leg| Fill {
+            order_id: leg.order_id.clone(),
+            size: leg.matched,
+        }));
+    }
+
+    fn on_invalid(&mut self, _: &polyclob::decode::DecodeError, _: &Cx<'_, UserFeed>) {
+        self.bad_frames += 1;
     }
 }
 

@@ -9,9 +9,9 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use polyclob::book::Outcome;
 use polyclob::types::Side;
-use polyclob::ws::books::{BookEvent, BookStream};
 use polyclob::ws::event::Status;
-use polyclob::ws::market::MarketStream;
+use polyclob::ws::feed::FeedEvent;
+use polyclob::ws::market::{MarketEvent, MarketStream};
 use polyclob_sim::Simulator;
 
 #[tokio::main(flavor = "current_thread")]
@@ -31,31 +31,29 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .collect();
 
     // The stream connects lazily, subscribes, pings, and reconnects with backoff. Large
-    // asset lists are split over several connections (`assets_per_connection`).
-    let stream = MarketStream::builder()
+    // asset lists are split over several connections (`assets_per_connection`). It keeps a
+    // `BookManager` up to date: `book` snapshots replace a book, `price_change` deltas edit
+    // levels. After a disconnect the affected books ignore deltas until a fresh snapshot
+    // arrives, and `book()` shows only live books, so a stale book is never read as current.
+    let mut books = MarketStream::builder()
         .url(sim.market_ws_url())
         .assets(assets.iter().cloned())
         .build()?;
-
-    // `BookStream` keeps a `BookManager` up to date from the stream: `book` snapshots
-    // replace a book, `price_change` deltas edit levels. After a disconnect the affected
-    // books ignore deltas until a fresh snapshot arrives, so a book is never silently wrong.
-    let mut books = BookStream::new(stream);
 
     let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
     let mut applied = 0u32;
     while let Ok(Some(event)) = tokio::time::timeout_at(deadline, books.next()).await {
         match event {
-            // Each element of a frame, already applied to `books.books()`.
+            // Each element of a frame, already applied to `books.state()`.
             // (`event.event()` gives the typed view: book, price_change, last_trade_price…)
-            BookEvent::Market {
+            FeedEvent::Message(MarketEvent::Update {
                 outcome: Outcome::Applied,
                 ..
-            } => {
+            }) => {
                 applied += 1;
                 if applied % 25 == 1 {
                     let id = &assets[(applied as usize / 25) % assets.len()];
-                    if let Some(book) = books.books().book(id) {
+                    if let Some(book) = books.state().book(id) {
                         // Prices are exact fixed-point `Price`s; `None` = empty side.
                         let px = |p: Option<polyclob::fixed::Price>| {
                             p.map_or_else(|| "-".to_owned(), |p| p.to_string())
@@ -70,10 +68,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                     }
                 }
             }
-            BookEvent::Status(Status::Connected { .. }) => println!("connected"),
-            BookEvent::Status(s) => println!("status: {s:?}"),
+            FeedEvent::Status(Status::Connected { .. }) => println!("connected"),
+            FeedEvent::Status(s) => println!("status: {s:?}"),
             // Malformed elements are reported, never a panic; the rest of the frame applies.
-            BookEvent::Invalid { error, .. } => println!("invalid element: {error}"),
+            FeedEvent::Invalid { error, .. } => println!("invalid element: {error}"),
             _ => {}
         }
     }
@@ -81,7 +79,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Read the books at any time between items: top three levels of each side.
     println!("{applied} book events applied; final books:");
     for id in &assets {
-        let Some(book) = books.books().book(id) else {
+        let Some(book) = books.state().book(id) else {
             continue;
         };
         let side = |s| {

@@ -51,18 +51,17 @@
 //! # let token = sim.markets()[0].tokens()[0].token_id().to_owned();
 //! use futures_util::StreamExt;
 //! use polyclob::clob::ClientBuilder;
-//! use polyclob::ws::{books::BookStream, market::MarketStream};
+//! use polyclob::ws::market::MarketStream;
 //! use std::time::Duration;
 //!
 //! let client = ClientBuilder::new().host(sim.http_url()).build()?;
 //! println!("midpoint {}", client.midpoint(&token).await?);
 //!
-//! let stream = MarketStream::builder().url(sim.market_ws_url()).assets([token.clone()]).build()?;
-//! let mut books = BookStream::new(stream);
-//! while books.books().book(&token).is_none() {
+//! let mut books = MarketStream::builder().url(sim.market_ws_url()).assets([token.clone()]).build()?;
+//! while books.state().book(&token).is_none() {
 //!     tokio::time::timeout(Duration::from_secs(5), books.next()).await?.ok_or("closed")?;
 //! }
-//! let book = books.books().book(&token).ok_or("no book")?;
+//! let book = books.state().book(&token).ok_or("no book")?; // live books only
 //! println!("best bid {:?}, best ask {:?}", book.best_bid(), book.best_ask());
 //! # Ok(()) }
 //! ```
@@ -174,7 +173,7 @@
 //! | [`clob`] | the CLOB's REST surface, one call per endpoint: the [`Client`](clob::Client), auth, caches, the rate-limit and restriction rails, the order lane |
 //! | [`data`] | the Data API v2: positions, trades, activity, portfolio value, holders, with cursor paging |
 //! | `onchain` (feature `onchain`) | approvals, split/merge/redeem, neg-risk conversion and balances as EIP-1559 transactions (EOA, Safe, proxy) |
-//! | [`ws`] | WebSocket streams that stay alive (sharding, keepalive, reconnect, lag reports) and the continuity contract every stream follows ([`ws::continuity`]) |
+//! | [`ws`] | the one feed machine every WebSocket stream runs on (sharding, keepalive, backoff, close codes, trust per key, conflation and lag reports) and the continuity contract it keeps ([`ws::continuity`]) |
 //! | [`gamma`] | market discovery (Gamma): keyset-paged markets and events, tags, series, sports, search; a market's trading contexts |
 //! | [`rtds`] | the real-time data socket: matched-order `activity` (its price topics are deprecated: use [`polybolt`]) |
 //! | [`relayer`] | Polymarket's relayer: deposit-wallet batches and deployment, session signers |
@@ -189,7 +188,8 @@
 //! kind, 429s, client-side rate-limit delays and their total time, local refusals, heartbeat
 //! failures, presign fallbacks) and one per stream (`counters()` on every stream, a
 //! [`ws::StreamCounters`]: connects, reconnects, breaks, lag, frames, bytes, decode errors,
-//! hash mismatches, and apart from them snapshots that could not be verified). Plain structs: export them to any metrics system (the `counters` example
+//! hash mismatches, and apart from them snapshots that could not be verified, messages a
+//! conflating feed folded). Plain structs: export them to any metrics system (the `counters` example
 //! prints them every second).
 //!
 //! **Tracing** (feature `tracing`, off by default; without it every call site compiles to
@@ -210,8 +210,10 @@
 //! | `polyclob.ws.connection` | span, INFO: one WebSocket connection | `channel`, `shard`, `epoch`, `assets` |
 //! | `polyclob.ws.connect` | event, INFO | `channel`, `shard`, `epoch`, `reconnect`, `assets` |
 //! | `polyclob.ws.resubscribe` | event, INFO: a reconnected shard subscribed again | `channel`, `shard`, `epoch`, `assets` |
-//! | `polyclob.ws.break` | event, WARN (ERROR when the stream stops): a continuity break ([`ws::continuity`]) | `channel`, `shard`, `epoch`, `reason`, `recovery` (`reconnect` or `stop`), `retry_ms` |
-//! | `polyclob.ws.lag` | event, WARN: the consumer fell behind | `channel`, `shard`, `epoch`, `lost` |
+//! | `polyclob.ws.break` | event, WARN (ERROR when the stream stops): a continuity break ([`ws::continuity`]) | `channel`, `shard`, `epoch`, `reason`, `recovery` (`reconnect` or `stop`); when reconnecting `retry_ms` and `step` (the backoff step) |
+//! | `polyclob.ws.refused` | event, WARN: the server refused an operation (a PolyBolt error acknowledgement the feed acts on) | `channel`, `shard`, `epoch`, `code` |
+//! | `polyclob.ws.lag` | event, WARN: the consumer fell behind and the queue overflowed | `channel`, `shard`, `epoch`, `lost` |
+//! | `polyclob.feed.lag` | event, DEBUG: the consumer took a frame that had waited past the feed's lag threshold ([`ws::feed::Lag`]) | `behind_ms`, `conflated` |
 //! | `polyclob.book.hash_mismatch` | event, WARN: a snapshot carrying every hashed member did not verify | `channel`, `shard`, `asset`, `streak` |
 //! | `polyclob.book.hash_unverifiable` | event, DEBUG: a snapshot omitting a member the exchange fills in could not be verified (not a mismatch) | `channel`, `shard`, `asset` |
 //!

@@ -6,7 +6,7 @@
 //! |---|---|
 //! | [`Account`] | the one trading surface: orders signed by its own signer (with the version-mismatch retry), its open orders, cancels, trades, balances, heartbeats, positions, and settlement through the chain or the relayer |
 //! | [`tracker`] | [`Tracker`]: what a bot believes about its orders and fills, from the post to settlement, reconciled with the Data API's positions |
-//! | [`user_events`] | [`UserEvents`](user_events::UserEvents): the user channel as flat orders and trades, status repeats removed |
+//! | [`user_events`] | [`UserStream`](user_events::UserStream): the user channel's feed — flat orders and trades, each trade's status once and in order |
 //! | [`reconcile`] | [`Reconcile`](reconcile::Reconcile): after a break, the user channel's missed orders and trades over REST, marked `recovered` |
 //!
 //! ```

@@ -2,27 +2,30 @@
 //! REST and delivered as ordinary events marked `recovered`, before live events resume.
 //!
 //! The user channel does not replay what happened while a client was away ([user channel]).
-//! [`UserEvents::reconcile`](super::user_events::UserEvents::reconcile) closes the hole. After
-//! every break (a disconnect, a failed connect, local lag) the stream:
+//! [`reconcile`](crate::ws::feed::FeedBuilder::reconcile) on the user feed closes the hole. After
+//! every break (a disconnect, a failed connect, local lag, a `trade` element that did not
+//! decode, a market added on the open socket) the feed:
 //!
 //! 1. delivers the [`Break`](crate::ws::continuity::Break); from here on, what the bot derived from
 //!    the channel is **untrusted**;
-//! 2. waits for the next connection, then [`settle`](Reconcile::settle) more, so that the
-//!    server has applied the new subscription (anything matched from then on arrives live);
+//! 2. waits for the next connection (or keeps the open one), then [`settle`](Reconcile::settle)
+//!    more, so that the server has applied the subscription (anything matched from then on
+//!    arrives live);
 //! 3. fetches the open orders (`GET /data/orders`) and then the trades matched since the newest
 //!    trade it delivered, less five minutes (`GET /data/trades?after=`), every page with the
 //!    client's page walker and through the client's read pacing (its rate budget);
-//! 4. delivers, marked `recovered`: each trade it had not delivered (or whose status changed
-//!    in a way that matters, as on the live path), oldest first; then each open order
+//! 4. delivers, marked `recovered`: each trade of the stream's markets it had not delivered
+//!    (or whose status moved on, as on the live path), oldest first; then each open order
 //!    ([`OrderEventKind::Open`](super::user_events::OrderEventKind::Open): its state at the
 //!    fetch, not a change); then one [`UserEvent::Reconciled`](super::user_events::UserEvent::Reconciled).
 //!    From that marker on the data is trusted again: an order the bot thinks open that was not
 //!    among the recovered open orders is no longer open (filled, as the recovered trades show,
 //!    or cancelled / expired);
 //! 5. only then delivers the live events that arrived meanwhile (held in memory, in order),
-//!    and after them the live stream. A trade is never delivered twice: recovered and live
-//!    trades share one de-duplication by trade id. A held order event whose `size_matched` is
-//!    below its recovered open order's predates the REST snapshot and is not delivered.
+//!    and after them the live stream. A trade status is never delivered twice nor backwards:
+//!    recovered, held and live trades pass one filter by trade id. A held order event whose
+//!    `size_matched` is below its recovered open order's predates the REST snapshot and is not
+//!    delivered.
 //!
 //! Track fills by the orders' `size_matched` and the trades' `taker_order_id` /
 //! `maker_fills[].order_id`; the orders' `associate_trades` is not used (deprecated by the
@@ -39,7 +42,6 @@
 //!
 //! [user channel]: https://docs.polymarket.com/developers/CLOB/websocket/user-channel
 
-use std::collections::HashSet;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -49,7 +51,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use crate::clob::types::{OpenOrder, Trade};
 use crate::clob::{Client, OrderFilter, TradeFilter};
 use crate::http::SkippedRow;
-use crate::ws::backoff::{self, Backoff};
+use crate::ws::backoff::{self, Backoff, Jitter};
 use crate::ws::event::Status;
 
 /// How far before the newest delivered trade the trade fetch starts: trades matched in the
@@ -70,41 +72,31 @@ const RETRY_MAX: Duration = Duration::from_secs(30);
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 /// use futures_util::StreamExt;
 /// use polyclob::account::reconcile::Reconcile;
-/// use polyclob::account::user_events::{UserEvent, UserEvents};
+/// use polyclob::account::user_events::{UserEvent, UserStream};
 /// use polyclob::clob::{Client, Credentials};
-/// use polyclob::ws::user::UserStream;
+/// use polyclob::ws::feed::FeedEvent;
 ///
 /// let client = Client::builder()
 ///     .signer(polyclob::sign::Signer::from_hex("0x…")?)
 ///     .credentials(Credentials::new("key", "secret", "pass"))
 ///     .build()?;
-/// let stream = UserStream::builder(Credentials::new("key", "secret", "pass")).build()?;
-/// let mut events = UserEvents::new(stream).reconcile(Reconcile::new(client));
+/// let mut events = UserStream::builder(Credentials::new("key", "secret", "pass"))
+///     .reconcile(Reconcile::new(client))
+///     .build()?;
 /// while let Some(ev) = events.next().await {
 ///     match ev {
-///         UserEvent::Trade(t) => println!("fill {} (recovered: {})", t.id, t.recovered),
-///         UserEvent::Break(b) => println!("{b}: untrusted until Reconciled"),
-///         UserEvent::Reconciled(r) => println!("trusted again: {} missed trades", r.trades),
+///         FeedEvent::Message(UserEvent::Trade(t)) => println!("fill {} (recovered: {})", t.id, t.recovered),
+///         FeedEvent::Break(b) => println!("{b}: untrusted until Reconciled"),
+///         FeedEvent::Message(UserEvent::Reconciled(r)) => println!("trusted again: {} missed trades", r.trades),
 ///         _ => {}
 ///     }
 /// }
 /// # Ok(()) }
 /// ```
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct Reconcile {
     client: Client,
-    markets: Option<HashSet<String>>,
     settle: Duration,
-}
-
-impl fmt::Debug for Reconcile {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Reconcile")
-            .field("client", &self.client)
-            .field("markets", &self.markets.as_ref().map(HashSet::len))
-            .field("settle", &self.settle)
-            .finish()
-    }
 }
 
 impl Reconcile {
@@ -114,23 +106,8 @@ impl Reconcile {
     pub fn new(client: Client) -> Self {
         Self {
             client,
-            markets: None,
             settle: Duration::from_millis(500),
         }
-    }
-
-    /// Keeps only recovered orders and trades of these markets (condition ids): set it to
-    /// the user stream's market filter. Default is every market (a user stream with no
-    /// filter).
-    #[must_use]
-    pub fn markets<I, S>(mut self, ids: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: AsRef<str>,
-    {
-        let set = self.markets.get_or_insert_with(HashSet::new);
-        set.extend(ids.into_iter().map(|s| market_key(s.as_ref())));
-        self
     }
 
     /// How long after a reconnect the fetch waits, so that the server has applied the new
@@ -140,20 +117,6 @@ impl Reconcile {
         self.settle = delay;
         self
     }
-
-    /// Whether an order or trade of `market` is kept.
-    pub(super) fn keeps(&self, market: Option<&str>) -> bool {
-        match (&self.markets, market) {
-            (None, _) => true,
-            (Some(set), Some(m)) => set.contains(&market_key(m)),
-            (Some(_), None) => false,
-        }
-    }
-}
-
-/// A condition id in the form markets are compared in (64-hex, lower case).
-fn market_key(id: &str) -> String {
-    crate::types::padded_condition(id).to_ascii_lowercase()
 }
 
 /// What one reconciliation delivered: the [`UserEvent::Reconciled`](super::user_events::UserEvent::Reconciled)
@@ -206,9 +169,9 @@ enum Phase {
     Retrying(Pin<Box<tokio::time::Sleep>>),
 }
 
-/// The reconciliation state of one [`UserEvents`](super::user_events::UserEvents).
+/// The reconciliation state of one user feed.
 pub(super) struct Reconciler {
-    pub(super) cfg: Reconcile,
+    cfg: Reconcile,
     /// Match time (exchange unix seconds) of the newest delivered trade, or the start.
     watermark: u64,
     phase: Phase,
@@ -244,7 +207,12 @@ impl Reconciler {
             watermark: now,
             phase: Phase::Live,
             shard: 0,
-            backoff: Backoff::new(RETRY_INITIAL, RETRY_MAX, backoff::entropy_seed()),
+            backoff: Backoff::new(
+                RETRY_INITIAL,
+                RETRY_MAX,
+                Jitter::Equal,
+                backoff::entropy_seed(),
+            ),
         }
     }
 
@@ -274,6 +242,15 @@ impl Reconciler {
             Status::Disconnected { .. } | Status::Lagged { .. } | Status::Stopped { .. } => {
                 self.phase = Phase::Broken;
             }
+        }
+    }
+
+    /// Fetch again on the open connection `shard` (a `trade` element that did not decode, a
+    /// market added): live frames are held from now on.
+    pub(super) fn refetch(&mut self, shard: usize) {
+        if matches!(self.phase, Phase::Live) {
+            self.shard = shard;
+            self.phase = Phase::Settling(Box::pin(tokio::time::sleep(self.cfg.settle)));
         }
     }
 

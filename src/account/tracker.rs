@@ -453,8 +453,8 @@ impl Tracker {
         self.orders.get(order_id)
     }
 
-    /// The orders that may still change: not done, or with fills not settled. After a
-    /// [`UserEvent::Break`] (events were missed), [`refresh_order`](Self::refresh_order) each.
+    /// The orders that may still change: not done, or with fills not settled. After a break
+    /// of the user feed (events were missed), [`refresh_order`](Self::refresh_order) each.
     #[must_use]
     pub fn unsettled_orders(&self) -> Vec<&str> {
         let mut ids: Vec<&str> = self
@@ -514,11 +514,10 @@ impl Tracker {
         self.refresh_state(&id);
     }
 
-    /// Feeds one user-channel event. Feed every status: wrap the stream with
-    /// [`UserEvents::all_statuses`](super::user_events::UserEvents::all_statuses), or
-    /// `MINED`/`CONFIRMED` repeats are removed before they get here. Breaks and statuses are
-    /// ignored (after a [`UserEvent::Break`], [`refresh_order`](Self::refresh_order) the
-    /// [`unsettled_orders`](Self::unsettled_orders)).
+    /// Feeds one user-channel event: every message of the user feed (it delivers each trade
+    /// status once, in order). After a break the feed reports (without
+    /// [`reconcile`](crate::ws::feed::FeedBuilder::reconcile)), [`refresh_order`](Self::refresh_order)
+    /// the [`unsettled_orders`](Self::unsettled_orders).
     pub fn on_user_event(&mut self, event: &UserEvent) {
         match event {
             UserEvent::Order(o) => self.on_order_update(o),

@@ -1,35 +1,40 @@
-//! The user channel as flat owned events: [`UserEvent::Order`] and [`UserEvent::Trade`] with
-//! typed statuses and the maker fills inline, trade-status repeats removed by default.
+//! The user channel as a feed: [`UserEvent::Order`] and [`UserEvent::Trade`] with typed
+//! statuses and the maker fills inline, each trade's status monotone, what a break hid fetched
+//! over REST.
 //!
-//! The exchange sends every trade again as it progresses (`MATCHED`, then `MINED`, then
-//! `CONFIRMED`; [user channel]), so a bot counting fills would count each one up to three
-//! times. [`UserEvents`] delivers a trade the first time its id is seen, and again only when
-//! the new status undoes or delays it (`FAILED`, `RETRYING`) or ends such a state;
-//! [`UserEvents::all_statuses`] turns that off. Ids are remembered for the last 65,536 trades.
+//! The exchange sends every trade again as it settles (`MATCHED`, then `MINED`, then
+//! `CONFIRMED`; `RETRYING` in between; `FAILED` instead; [user channel]), and may send an older
+//! status late (a replay after a reconnect, a race with the REST catch-up). The feed delivers
+//! each trade once per status **change that moves it forward**: `MATCHED` → (`RETRYING` ⇄
+//! `MINED`) → `CONFIRMED` or `FAILED`, both final; an older or repeated status is dropped on
+//! every path (live, held during a catch-up, fetched over REST, replayed). So one stream serves
+//! a fill counter (count [`TradeUpdate::first`]) and a [`Tracker`](super::Tracker) (feed it every
+//! item) alike. Statuses are remembered for the last 65,536 trades.
 //!
 //! The channel does not replay what happened while disconnected. With
-//! [`UserEvents::reconcile`] the stream fetches what it missed after every break and delivers
-//! it as ordinary events whose `recovered` field is `true`, then a
-//! [`UserEvent::Reconciled`] marker, and only then the live events again: every fill exactly
-//! once ([`reconcile`](super::reconcile) has the sequence).
+//! [`reconcile`](FeedBuilder::reconcile) the feed fetches what it missed after every break —
+//! and after a `trade` element that did not decode, whose fill would otherwise be lost — and
+//! delivers it as ordinary events whose `recovered` field is `true`, then a
+//! [`UserEvent::Reconciled`] marker, and only then the live events that arrived meanwhile
+//! ([`reconcile`](super::reconcile) has the sequence). Markets change on the open socket
+//! ([`FeedHandle::subscribe`]); the catch-up follows the stream's markets.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use futures_util::StreamExt;
 //! use polyclob::clob::Credentials;
-//! use polyclob::ws::user::UserStream;
-//! use polyclob::account::user_events::{TradeStatus, UserEvent, UserEvents};
+//! use polyclob::account::user_events::{TradeStatus, UserEvent, UserStream};
+//! use polyclob::ws::feed::FeedEvent;
 //!
-//! let stream = UserStream::builder(Credentials::new("key", "secret", "pass")).build()?;
-//! let mut events = UserEvents::new(stream);
+//! let mut events = UserStream::builder(Credentials::new("key", "secret", "pass")).build()?;
 //! while let Some(ev) = events.next().await {
 //!     match ev {
-//!         UserEvent::Trade(t) if t.status != TradeStatus::Failed => {
+//!         FeedEvent::Message(UserEvent::Trade(t)) if t.first && t.status != TradeStatus::Failed => {
 //!             for m in &t.maker_fills {
 //!                 println!("{} filled {} at {}", m.order_id, m.matched, m.price);
 //!             }
 //!         }
-//!         UserEvent::Break(b) => println!("{b}"), // see `UserEvents::reconcile`
+//!         FeedEvent::Break(b) => println!("{b}"), // see `reconcile`
 //!         _ => {}
 //!     }
 //! }
@@ -39,29 +44,41 @@
 //! [user channel]: https://docs.polymarket.com/developers/CLOB/websocket/user-channel
 
 use std::collections::{HashMap, VecDeque};
-use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use futures_util::Stream;
-
 use super::reconcile::{Fetched, Outcome, Reconcile, Reconciled, Reconciler};
+use crate::clob::Credentials;
 use crate::clob::types as rest;
 use crate::clob::types::{OrderStatus, TraderSide};
 use crate::decode::{DecodeError, EventView as Decoded, JsonStr, OrderMsg, TradeMsg, decode_bytes};
 use crate::fixed::{Price, Size};
 use crate::http::SkippedRow;
 use crate::types::{OrderType, Side};
-use crate::ws::continuity::{Break, StreamKind};
-use crate::ws::event::{Event, Status};
+use crate::ws::Closed;
+use crate::ws::continuity::{Break, Cause, Lost, Recovery, StreamKind};
+use crate::ws::event::{OwnedFrame, Status};
+use crate::ws::feed::{BuildError, Decoder, Feed, FeedBuilder, FeedHandle, Io, Sealed, Sink, Wire};
+use crate::ws::trust::{Keys, Trust};
+use crate::ws::user::{POLICY, UserWire};
 
 /// A trade's settlement status: the same type as the REST trades' (`MATCHED`, `MINED`,
 /// `CONFIRMED`, `RETRYING`, `FAILED`, …, unknown names kept in `Unknown`).
 pub use crate::clob::types::TradeStatus;
 
-/// Whether a later event with this status must reach the bot even after the trade was
-/// delivered: the fill is undone or delayed.
-fn always_delivered(s: &TradeStatus) -> bool {
-    matches!(s, TradeStatus::Failed | TradeStatus::Retrying)
+/// How far a status has moved: `MATCHED` 0, `RETRYING` and `MINED` 1, `CONFIRMED` and `FAILED`
+/// 2 (final). The docs give no transition graph; this is the order the exchange sends.
+fn rank(s: &TradeStatus) -> u8 {
+    match s {
+        TradeStatus::Confirmed | TradeStatus::Failed => 2,
+        TradeStatus::Mined | TradeStatus::Retrying => 1,
+        _ => 0,
+    }
+}
+
+/// Whether `next` moves a trade on from `prev`: never after a final status, never backwards,
+/// never the same status twice.
+fn advances(prev: &TradeStatus, next: &TradeStatus) -> bool {
+    rank(prev) < 2 && prev != next && rank(next) >= rank(prev)
 }
 
 /// What an order event reports (`type`).
@@ -132,8 +149,11 @@ pub struct TradeUpdate {
     /// The maker legs.
     pub maker_fills: Vec<MakerFill>,
     /// `false` for a live event; `true` when fetched over REST after a break
-    /// ([`UserEvents::reconcile`]): the socket missed it.
+    /// ([`reconcile`](FeedBuilder::reconcile)): the socket missed it.
     pub recovered: bool,
+    /// `true` on the trade's first delivery (count fills by it); later deliveries of the same
+    /// trade carry its newer statuses.
+    pub first: bool,
 }
 
 /// An order event of the user's.
@@ -163,29 +183,18 @@ pub struct OrderUpdate {
     /// Order type, when sent.
     pub order_type: Option<OrderType>,
     /// `false` for a live event; `true` for an open order fetched over REST after a break
-    /// ([`UserEvents::reconcile`], kind [`OrderEventKind::Open`]).
+    /// ([`reconcile`](FeedBuilder::reconcile), kind [`OrderEventKind::Open`]).
     pub recovered: bool,
 }
 
-/// An item of [`UserEvents`].
+/// A message of the user feed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum UserEvent {
     /// An order event.
     Order(OrderUpdate),
-    /// A trade (after de-duplication unless [`UserEvents::all_statuses`]).
+    /// A trade, each status change once and in order (see the [module docs](self)).
     Trade(TradeUpdate),
-    /// A frame or element that did not decode (including a trade whose maker legs did not).
-    Invalid {
-        /// Connection.
-        shard: usize,
-        /// Why.
-        error: DecodeError,
-    },
-    /// A break in continuity (after the status that reported it): data derived from the
-    /// channel is untrusted until [`Reconciled`](Self::Reconciled) (with
-    /// [`UserEvents::reconcile`]; without it, fetch over REST yourself).
-    Break(Break),
     /// The missed events of a break were delivered (marked `recovered`): data derived from
     /// the channel is trusted again, and live events resume.
     Reconciled(Reconciled),
@@ -200,8 +209,6 @@ pub enum UserEvent {
         /// When the fetch is retried.
         retry_in: Option<std::time::Duration>,
     },
-    /// A connection status change.
-    Status(Status),
 }
 
 fn text(s: Option<JsonStr<'_>>) -> Option<String> {
@@ -242,6 +249,7 @@ fn trade(shard: usize, t: &TradeMsg<'_>) -> Result<TradeUpdate, DecodeError> {
         match_time: t.matchtime.map(str::to_owned),
         maker_fills,
         recovered: false,
+        first: false,
     })
 }
 
@@ -309,6 +317,7 @@ fn recovered_trade(shard: usize, t: rest::Trade) -> Result<TradeUpdate, SkippedR
         match_time: Some(t.match_time.to_string()),
         maker_fills,
         recovered: true,
+        first: false,
     })
 }
 
@@ -338,26 +347,25 @@ fn recovered_order(shard: usize, o: rest::OpenOrder) -> Result<OrderUpdate, Skip
     })
 }
 
-/// The last status seen of each trade, bounded (oldest trade forgotten first).
+/// The last status delivered of each trade, bounded (oldest trade forgotten first).
 #[derive(Debug, Default)]
 struct Seen {
     last: HashMap<String, TradeStatus>,
     order: VecDeque<String>,
 }
 
-/// Trades remembered for de-duplication.
+/// Trades remembered.
 const SEEN_CAP: usize = 65_536;
 
 impl Seen {
-    /// Remembers `t`'s status; returns whether it is news: a trade not seen before, or a
-    /// status change to or from one that undoes or delays the fill. With `repeats`, any
-    /// status other than the last one seen is news.
-    fn admit(&mut self, t: &TradeUpdate, repeats: bool) -> bool {
+    /// Whether `t` moves its trade on (then remembered, `first` set on a new trade).
+    fn admit(&mut self, t: &mut TradeUpdate) -> bool {
         if let Some(prev) = self.last.get_mut(&t.id) {
-            let news = *prev != t.status
-                && (repeats || always_delivered(&t.status) || always_delivered(prev));
+            if !advances(prev, &t.status) {
+                return false;
+            }
             prev.clone_from(&t.status);
-            return news;
+            return true;
         }
         if self.order.len() == SEEN_CAP {
             if let Some(old) = self.order.pop_front() {
@@ -366,42 +374,85 @@ impl Seen {
         }
         self.last.insert(t.id.clone(), t.status.clone());
         self.order.push_back(t.id.clone());
+        t.first = true;
         true
     }
 }
 
-/// The user channel (any stream of its [`Event`]s, e.g. a
-/// [`UserStream`](crate::ws::user::UserStream)) as flat [`UserEvent`]s.
-#[derive(Debug)]
-pub struct UserEvents<S> {
-    inner: S,
-    pending: VecDeque<UserEvent>,
+/// The user feed.
+pub type UserStream = Feed<UserFeed>;
+
+/// The user channel's decoder: flat orders and trades, monotone statuses, the REST catch-up;
+/// its state is the trust of the account (key `None`) and of each market (`Some(condition id)`).
+#[derive(Debug, Default)]
+pub struct UserFeed {
+    auth: Option<Credentials>,
     seen: Seen,
-    /// Every live trade event is delivered ([`all_statuses`](Self::all_statuses)).
-    repeats: bool,
+    keys: Keys,
     reconciler: Option<Reconciler>,
     /// Live frames that arrived after a break, before its reconciliation completed.
-    held: VecDeque<Event>,
+    held: VecDeque<OwnedFrame>,
     /// While held frames are released: each recovered open order's `size_matched`. A held
     /// order event behind it predates the REST snapshot and is not delivered.
     snapshot: HashMap<String, Size>,
+    /// The markets the account's trust covers (the stream's, as of the last catch-up).
+    markets: Vec<String>,
+    /// The subscription changes seen (see `Shards::changes`).
+    changes: u64,
 }
 
-impl<S> UserEvents<S> {
-    /// Wraps `inner`; trade-status repeats are removed (see the [module docs](self)).
+impl Feed<UserFeed> {
+    /// A builder with the user channel's policy (the market channel's) and `auth`.
     #[must_use]
-    pub fn new(inner: S) -> Self {
-        Self {
-            inner,
-            pending: VecDeque::new(),
-            seen: Seen::default(),
-            repeats: false,
-            reconciler: None,
-            held: VecDeque::new(),
-            snapshot: HashMap::new(),
-        }
+    pub fn builder(auth: Credentials) -> FeedBuilder<UserFeed> {
+        let feed = UserFeed {
+            auth: Some(auth),
+            ..UserFeed::default()
+        };
+        FeedBuilder::new(feed, &POLICY)
+    }
+}
+
+impl FeedBuilder<UserFeed> {
+    /// Condition ids to receive events for; more (or fewer) later on the open connection with
+    /// [`FeedHandle::subscribe`]. Default is none, which the exchange treats as every market
+    /// of the account.
+    #[must_use]
+    pub fn markets<I, S>(mut self, ids: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.ids
+            .extend(ids.into_iter().map(|m| market_key(&m.into())));
+        self
     }
 
+    /// After every break (and after a `trade` element that did not decode), fetch what the
+    /// socket missed over REST and deliver it (marked `recovered`) before live events resume;
+    /// see [`reconcile`](super::reconcile). Live events that arrive meanwhile are held in
+    /// memory. Default is off: a break is only reported.
+    #[must_use]
+    pub fn reconcile(mut self, how: Reconcile) -> Self {
+        self.decoder_mut().reconciler = Some(Reconciler::new(how));
+        self
+    }
+}
+
+impl FeedHandle<UserFeed> {
+    /// The markets the stream receives (condition ids; empty: every market).
+    #[must_use]
+    pub fn markets(&self) -> Vec<String> {
+        self.assignment().concat()
+    }
+}
+
+/// A condition id in the form markets are compared in (64-hex, lower case).
+pub(super) fn market_key(id: &str) -> String {
+    crate::types::padded_condition(id).to_ascii_lowercase()
+}
+
+impl UserFeed {
     /// Whether a held order event is older than the recovered state of its order.
     fn is_stale(&self, o: &OrderUpdate) -> bool {
         match (self.snapshot.get(&o.id), o.size_matched) {
@@ -410,130 +461,99 @@ impl<S> UserEvents<S> {
         }
     }
 
-    /// Delivers every live trade event as sent, repeats included. Default: repeats removed.
-    /// Recovered trades are still delivered once per status change.
-    #[must_use]
-    pub fn all_statuses(mut self) -> Self {
-        self.repeats = true;
-        self
+    fn holding(&self) -> bool {
+        self.reconciler.as_ref().is_some_and(Reconciler::holding)
     }
 
-    /// After every break, fetches what the socket missed over REST and delivers it (marked
-    /// `recovered`) before live events resume; see [`reconcile`](super::reconcile). Default
-    /// is off: a break is only reported.
-    ///
-    /// Live events that arrive while the fetch runs are held in memory.
-    #[must_use]
-    pub fn reconcile(mut self, how: Reconcile) -> Self {
-        self.reconciler = Some(Reconciler::new(how));
-        self
-    }
-
-    /// The wrapped stream.
-    pub fn get_ref(&self) -> &S {
-        &self.inner
-    }
-
-    /// A trade event, live or recovered: delivered unless it repeats one already delivered.
-    fn push_trade(&mut self, t: TradeUpdate) {
-        let news = self.seen.admit(&t, self.repeats);
-        // With `all_statuses`, a live event is delivered even when it is not news.
-        let as_sent = self.repeats && !t.recovered;
-        if !news && !as_sent {
-            return;
+    /// A trade, live or recovered: delivered (`true`) when it moves the trade on.
+    fn trade<S: Sink<Self>>(
+        &mut self,
+        mut t: TradeUpdate,
+        frame: Option<&OwnedFrame>,
+        sink: &mut S,
+    ) -> bool {
+        if !self.seen.admit(&mut t) {
+            return false;
         }
         if let Some(r) = &mut self.reconciler {
             r.delivered(t.match_time.as_deref());
         }
-        self.pending.push_back(UserEvent::Trade(t));
+        sink.message(UserEvent::Trade(t), frame, &self.keys);
+        true
     }
 
-    fn split(&mut self, ev: Event) {
-        match ev {
-            Event::Frame(f) => {
-                let shard = f.shard();
-                let events = match decode_bytes(f.as_bytes()) {
-                    Ok(events) => events,
-                    Err(error) => {
-                        self.pending.push_back(UserEvent::Invalid { shard, error });
-                        return;
+    /// One frame's elements, in order.
+    fn split<S: Sink<Self>>(&mut self, frame: &OwnedFrame, sink: &mut S) {
+        let shard = frame.shard();
+        let events = match decode_bytes(frame.as_bytes()) {
+            Ok(events) => events,
+            Err(error) => return sink.invalid(error, frame, &self.keys),
+        };
+        for r in events {
+            let error = match r {
+                Ok(Decoded::Trade(t)) => match trade(shard, &t) {
+                    Ok(t) => {
+                        self.trade(t, Some(frame), sink);
+                        continue;
                     }
+                    Err(error) => error,
+                },
+                Ok(Decoded::Order(o)) => {
+                    let o = order(shard, &o);
+                    if !self.is_stale(&o) {
+                        sink.message(UserEvent::Order(o), Some(frame), &self.keys);
+                    }
+                    continue;
+                }
+                Ok(_) => continue,
+                Err(error) => error,
+            };
+            sink.invalid(error, frame, &self.keys);
+            // A trade that did not decode is a fill the bot would never hear of: fetch it.
+            let trade = frame.as_str().is_some_and(|t| t.contains("\"trade\""));
+            if let Some(r) = self.reconciler.as_mut().filter(|_| trade) {
+                r.refetch(shard);
+                self.keys.break_shard(shard);
+                let brk = Break {
+                    stream: StreamKind::User,
+                    shard,
+                    cause: Cause::Malformed,
+                    lost: Lost::Count(1),
+                    recovery: Recovery::Refetch,
                 };
-                for r in events {
-                    let ev = match r {
-                        Ok(Decoded::Trade(t)) => match trade(shard, &t) {
-                            Ok(t) => {
-                                self.push_trade(t);
-                                continue;
-                            }
-                            Err(error) => UserEvent::Invalid { shard, error },
-                        },
-                        Ok(Decoded::Order(o)) => {
-                            let o = order(shard, &o);
-                            if self.is_stale(&o) {
-                                continue;
-                            }
-                            UserEvent::Order(o)
-                        }
-                        Ok(_) => continue,
-                        Err(error) => UserEvent::Invalid { shard, error },
-                    };
-                    self.pending.push_back(ev);
-                }
+                sink.brk(brk, &self.keys);
             }
-            Event::Status(s) => {
-                let b = Break::from_status(StreamKind::User, &s);
-                if let Some(r) = &mut self.reconciler {
-                    r.on_status(&s);
-                }
-                self.pending.push_back(UserEvent::Status(s));
-                if let Some(b) = b {
-                    self.pending.push_back(UserEvent::Break(b));
-                }
-            }
-        }
-    }
-
-    /// An event of the inner stream: statuses at once, frames held while a break is not
-    /// reconciled.
-    fn accept(&mut self, ev: Event) {
-        let hold = matches!(ev, Event::Frame(_))
-            && self.reconciler.as_ref().is_some_and(Reconciler::holding);
-        if hold {
-            self.held.push_back(ev);
-        } else {
-            self.split(ev);
         }
     }
 
     /// Delivers a finished fetch, the marker, then the held live frames.
-    fn recovered(&mut self, shard: usize, fetched: Fetched) {
-        let Some(r) = &self.reconciler else { return };
+    fn recovered<S: Sink<Self>>(
+        &mut self,
+        shard: usize,
+        fetched: Fetched,
+        io: &Io<'_>,
+        sink: &mut S,
+    ) {
         let Fetched {
             orders,
             mut trades,
             mut skipped,
         } = fetched;
-        trades.retain(|t| {
-            r.cfg
-                .keeps(Some(t.market.as_str()).filter(|m| !m.is_empty()))
-        });
-        let orders: Vec<_> = orders
-            .into_iter()
-            .filter(|o| {
-                r.cfg
-                    .keeps(Some(o.market.as_str()).filter(|m| !m.is_empty()))
-            })
-            .collect();
+        self.markets = io.shards.ids_of_all();
+        self.changes = io.shards.changes();
+        let keeps = |m: &str| {
+            self.markets.is_empty() || !m.is_empty() && self.markets.contains(&market_key(m))
+        };
+        trades.retain(|t| keeps(&t.market));
+        let orders: Vec<_> = orders.into_iter().filter(|o| keeps(&o.market)).collect();
         trades.sort_by_key(|t| t.match_time);
-        let before = self.pending.len();
+        let mut n_trades = 0;
         for t in trades {
             match recovered_trade(shard, t) {
-                Ok(t) => self.push_trade(t),
+                Ok(t) => n_trades += usize::from(self.trade(t, None, sink)),
                 Err(row) => skipped.push(row),
             }
         }
-        let n_trades = self.pending.len() - before;
         let mut n_orders = 0;
         for o in orders {
             match recovered_order(shard, o) {
@@ -542,92 +562,164 @@ impl<S> UserEvents<S> {
                     if let Some(m) = o.size_matched {
                         self.snapshot.insert(o.id.clone(), m);
                     }
-                    self.pending.push_back(UserEvent::Order(o));
+                    sink.message(UserEvent::Order(o), None, &self.keys);
                 }
                 Err(row) => skipped.push(row),
             }
         }
-        self.pending.push_back(UserEvent::Reconciled(Reconciled {
+        self.establish(shard);
+        let done = Reconciled {
             shard,
             orders: n_orders,
             trades: n_trades,
             skipped,
-        }));
-        self.release_held();
+        };
+        sink.message(UserEvent::Reconciled(done), None, &self.keys);
+        self.release_held(sink);
+    }
+
+    /// The account and its markets are trusted again on connection `shard`.
+    fn establish(&mut self, shard: usize) {
+        self.keys.establish("", shard, None);
+        for m in &self.markets {
+            self.keys.establish(m, shard, None);
+        }
     }
 
     /// Delivers the held frames in order, then forgets the snapshot they were checked against.
-    fn release_held(&mut self) {
-        while let Some(ev) = self.held.pop_front() {
-            self.split(ev);
+    fn release_held<S: Sink<Self>>(&mut self, sink: &mut S) {
+        while let Some(f) = self.held.pop_front() {
+            self.split(&f, sink);
         }
         self.snapshot.clear();
     }
 }
 
-impl<S: Stream<Item = Event> + Unpin> Stream for UserEvents<S> {
-    type Item = UserEvent;
+impl Sealed for UserFeed {
+    type Sub = String;
+    type Refused = Closed;
+    type Remote = ();
 
-    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<UserEvent>> {
-        let this = self.get_mut();
-        loop {
-            if let Some(ev) = this.pending.pop_front() {
-                return Poll::Ready(Some(ev));
+    fn render(sub: String) -> String {
+        market_key(&sub)
+    }
+    fn wire(&mut self) -> Result<Box<dyn Wire>, BuildError> {
+        let auth = self.auth.take().ok_or(BuildError::Invalid("credentials"))?;
+        Ok(Box::new(UserWire(auth)))
+    }
+    fn remote(&mut self) {}
+    fn state(&self) -> &Keys {
+        &self.keys
+    }
+    fn trust(keys: &Keys, market: Option<&str>) -> Trust {
+        match market {
+            None => keys.trust(""),
+            Some(m) => keys.trust(&market_key(m)),
+        }
+    }
+    fn frame<S: Sink<Self>>(&mut self, frame: &OwnedFrame, _: &Io<'_>, sink: &mut S) {
+        if self.holding() {
+            self.held.push_back(frame.clone());
+        } else {
+            self.split(frame, sink);
+        }
+    }
+    fn status(&mut self, status: &Status, io: &Io<'_>) {
+        if let Some(r) = &mut self.reconciler {
+            r.on_status(status);
+        }
+        match status {
+            Status::Connected {
+                shard,
+                reconnect: false,
+                ..
+            } => {
+                // Nothing was missed before the first connection.
+                self.markets = io.shards.ids_of_all();
+                self.changes = io.shards.changes();
+                self.establish(*shard);
             }
-            if let Some(r) = &mut this.reconciler {
-                if let Poll::Ready(outcome) = r.poll(cx) {
-                    match outcome {
-                        Outcome::Done { shard, fetched } => this.recovered(shard, fetched),
-                        Outcome::Failed {
-                            shard,
-                            error,
-                            retry_in,
-                        } => {
-                            this.pending.push_back(UserEvent::ReconcileFailed {
-                                shard,
-                                error,
-                                retry_in,
-                            });
-                            if retry_in.is_none() {
-                                this.release_held();
-                            }
-                        }
-                    }
-                    continue;
-                }
+            Status::Connected { .. } => {}
+            _ => self.keys.break_shard(status.shard()),
+        }
+    }
+    fn poll<S: Sink<Self>>(&mut self, cx: &mut Context<'_>, io: &Io<'_>, sink: &mut S) -> Poll<()> {
+        let Some(r) = &mut self.reconciler else {
+            return Poll::Pending;
+        };
+        if !r.holding() && io.shards.changes() != self.changes {
+            // A market was added on the open socket: its earlier fills never came over it.
+            self.changes = io.shards.changes();
+            r.refetch(0);
+        }
+        match r.poll(cx) {
+            Poll::Pending => Poll::Pending,
+            Poll::Ready(Outcome::Done { shard, fetched }) => {
+                self.recovered(shard, fetched, io, sink);
+                Poll::Ready(())
             }
-            match Pin::new(&mut this.inner).poll_next(cx) {
-                Poll::Ready(Some(ev)) => this.accept(ev),
-                Poll::Ready(None) => {
-                    // The stream ended (shut down): what was held is still the user's.
-                    if let Some(r) = &mut this.reconciler {
-                        if r.holding() && !this.held.is_empty() {
-                            this.reconciler = None;
-                            this.release_held();
-                            continue;
-                        }
-                    }
-                    return Poll::Ready(None);
+            Poll::Ready(Outcome::Failed {
+                shard,
+                error,
+                retry_in,
+            }) => {
+                let failed = UserEvent::ReconcileFailed {
+                    shard,
+                    error,
+                    retry_in,
+                };
+                sink.message(failed, None, &self.keys);
+                if retry_in.is_none() {
+                    self.release_held(sink);
                 }
-                Poll::Pending => return Poll::Pending,
+                Poll::Ready(())
             }
         }
     }
+    fn to_owned(msg: UserEvent, _: Option<&OwnedFrame>) -> UserEvent {
+        msg
+    }
+}
+
+impl Decoder for UserFeed {
+    type Message<'a> = UserEvent;
+    type Owned = UserEvent;
+    /// `None`: the account; `Some(condition id)`: one market.
+    type Key<'a> = Option<&'a str>;
+    type State = Keys;
 }
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use futures_util::StreamExt;
+    use crate::ws::feed::Lag;
 
-    fn frame(json: &str) -> Event {
-        Event::Frame(crate::ws::event::OwnedFrame {
+    #[derive(Default)]
+    struct Got(Vec<UserEvent>, Vec<Break>, usize);
+
+    impl Sink<UserFeed> for Got {
+        const OWNED: bool = true;
+        fn message(&mut self, msg: UserEvent, _: Option<&OwnedFrame>, _: &Keys) {
+            self.0.push(msg);
+        }
+        fn invalid(&mut self, _: DecodeError, _: &OwnedFrame, _: &Keys) {
+            self.2 += 1;
+        }
+        fn brk(&mut self, brk: Break, _: &Keys) {
+            self.1.push(brk);
+        }
+        fn status(&mut self, _: Status, _: &Keys) {}
+        fn lag(&mut self, _: Lag, _: &Keys) {}
+    }
+
+    fn frame(json: &str) -> OwnedFrame {
+        OwnedFrame {
             shard: 0,
             epoch: 1,
             payload: crate::ws::event::Payload::Text(json.to_owned().into()),
             received: std::time::Instant::now(),
-        })
+        }
     }
 
     fn trade_json(id: &str, status: &str) -> String {
@@ -636,88 +728,90 @@ mod tests {
         )
     }
 
-    async fn collect(evs: Vec<Event>, all: bool) -> Vec<UserEvent> {
-        let s = UserEvents::new(futures_util::stream::iter(evs));
-        let s = if all { s.all_statuses() } else { s };
-        s.collect().await
-    }
-
-    #[tokio::test]
-    async fn trades_are_flat_and_repeats_removed() {
-        let evs = vec![
-            frame(&trade_json("t1", "MATCHED")),
-            frame(&trade_json("t1", "MINED")),
-            frame(&trade_json("t2", "MATCHED")),
-            frame(&trade_json("t1", "CONFIRMED")),
-            frame(&trade_json("t2", "FAILED")),
-            frame(
-                r#"{"event_type":"order","id":"0xo","type":"CANCELLATION","asset_id":"7","side":"SELL","price":"0.4","status":"CANCELED"}"#,
-            ),
-        ];
-        let got = collect(evs.clone(), false).await;
-        let trades: Vec<_> = got
-            .iter()
+    fn statuses(frames: &[String]) -> Vec<(String, TradeStatus, bool)> {
+        let (mut feed, mut got) = (UserFeed::default(), Got::default());
+        for f in frames {
+            feed.split(&frame(f), &mut got);
+        }
+        got.0
+            .into_iter()
             .filter_map(|e| match e {
-                UserEvent::Trade(t) => Some((t.id.as_str(), t.status.clone())),
+                UserEvent::Trade(t) => Some((t.id, t.status, t.first)),
                 _ => None,
             })
-            .collect();
-        assert_eq!(
-            trades,
-            [
-                ("t1", TradeStatus::Matched),
-                ("t2", TradeStatus::Matched),
-                ("t2", TradeStatus::Failed)
-            ]
+            .collect()
+    }
+
+    #[test]
+    fn each_trade_moves_forward_once_per_status() {
+        use TradeStatus::{Confirmed as C, Failed as F, Matched as M, Mined as N, Retrying as R};
+        let sent = [
+            ("t1", "MATCHED"),
+            ("t1", "MINED"),
+            ("t2", "MATCHED"),
+            ("t1", "MATCHED"), // late: dropped
+            ("t1", "CONFIRMED"),
+            ("t1", "MINED"), // a replay after the final status: dropped
+            ("t2", "FAILED"),
+            ("t2", "RETRYING"), // FAILED is final
+            ("t2", "FAILED"),   // and never delivered twice
+            ("t3", "MATCHED"),
+            ("t3", "RETRYING"),
+            ("t3", "RETRYING"),
+            ("t3", "MINED"),
+            ("t3", "CONFIRMED"),
+        ]
+        .map(|(id, s)| trade_json(id, s));
+        let got = statuses(&sent);
+        let want = [
+            ("t1", M, true),
+            ("t1", N, false),
+            ("t2", M, true),
+            ("t1", C, false),
+            ("t2", F, false),
+            ("t3", M, true),
+            ("t3", R, false),
+            ("t3", N, false),
+            ("t3", C, false),
+        ]
+        .map(|(id, s, first)| (id.to_owned(), s, first));
+        assert_eq!(got, want);
+        // Table: a final status ends the trade; backwards never.
+        for (prev, next, ok) in [
+            (M, N, true),
+            (N, R, true),
+            (R, N, true),
+            (N, M, false),
+            (C, F, false),
+            (F, R, false),
+            (M, M, false),
+        ] {
+            assert_eq!(advances(&prev, &next), ok, "{prev:?} -> {next:?}");
+        }
+    }
+
+    #[test]
+    fn flat_trades_and_orders() {
+        let (mut feed, mut got) = (UserFeed::default(), Got::default());
+        feed.split(&frame(&trade_json("t1", "MATCHED")), &mut got);
+        feed.split(
+            &frame(r#"{"event_type":"order","id":"0xo","type":"CANCELLATION","asset_id":"7","side":"SELL","price":"0.4","status":"CANCELED"}"#),
+            &mut got,
         );
-        let UserEvent::Trade(t) = &got[0] else {
+        feed.split(&frame("garbage"), &mut got);
+        let UserEvent::Trade(t) = &got.0[0] else {
             panic!()
         };
         assert_eq!(t.maker_fills.len(), 2);
         assert_eq!(t.maker_fills[1].matched.to_string(), "6");
-        let UserEvent::Order(o) = got.last().unwrap() else {
+        let UserEvent::Order(o) = &got.0[1] else {
             panic!()
         };
         assert_eq!(o.kind, OrderEventKind::Cancellation);
-        assert_eq!(
-            collect(evs, true).await.len(),
-            6,
-            "opt-out keeps every status"
+        assert_eq!(got.2, 1, "garbage is one invalid element");
+        assert!(
+            got.1.is_empty(),
+            "without a catch-up there is nothing to restart"
         );
-    }
-
-    #[tokio::test]
-    async fn the_end_of_a_retry_is_news_a_repeat_is_not() {
-        let evs = ["MATCHED", "RETRYING", "RETRYING", "CONFIRMED", "CONFIRMED"]
-            .map(|s| frame(&trade_json("t1", s)))
-            .to_vec();
-        let got: Vec<_> = collect(evs, false)
-            .await
-            .into_iter()
-            .filter_map(|e| match e {
-                UserEvent::Trade(t) => Some(t.status),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(
-            got,
-            [
-                TradeStatus::Matched,
-                TradeStatus::Retrying,
-                TradeStatus::Confirmed
-            ]
-        );
-    }
-
-    #[tokio::test]
-    async fn breaks_follow_their_status() {
-        let lag = Event::Status(Status::Lagged {
-            shard: 0,
-            dropped: 2,
-        });
-        let got = collect(vec![lag, frame("garbage")], false).await;
-        assert!(matches!(got[0], UserEvent::Status(_)));
-        assert!(matches!(got[1], UserEvent::Break(b) if b.stream == StreamKind::User));
-        assert!(matches!(got[2], UserEvent::Invalid { .. }));
     }
 }

@@ -37,7 +37,7 @@ pub enum Outcome {
     /// A `book` snapshot whose hash did not verify ([`HashStatus::Mismatch`]): its levels
     /// were applied but the book is [`BookState::Suspect`](super::BookState::Suspect) (deltas
     /// ignored) until a snapshot verifies or is applied without a check. The streams
-    /// ([`BookFeed`](crate::ws::books::BookFeed), [`BookStream`](crate::ws::books::BookStream))
+    /// (the market feed, [`MarketStream`](crate::ws::market::MarketStream))
     /// ask for a fresh snapshot when they see it. A snapshot the client cannot verify
     /// ([`HashStatus::Unverifiable`]) is [`Applied`](Self::Applied), never this.
     HashMismatch,
@@ -466,7 +466,7 @@ impl BookManager {
     /// use polyclob::book::BookManager;
     /// let mut m = BookManager::new();
     /// m.register("7");
-    /// assert!(m.book("7").is_some());
+    /// assert!(m.book_unchecked("7").is_some());
     /// ```
     pub fn register(&mut self, asset_id: &str) -> &mut Book {
         let slot = self.slot(asset_id);
@@ -556,14 +556,28 @@ impl BookManager {
             .map_or(0, |slot| self.integrity.streak(slot as usize))
     }
 
-    /// The book of `asset_id`, if it was seen.
+    /// The book of `asset_id` if it is [`Live`](super::BookState::Live): its levels can be
+    /// relied on. A book awaiting its snapshot after a break (or a tick-size change), or
+    /// suspect after a hash mismatch, is `None` here; [`book_unchecked`](Self::book_unchecked)
+    /// shows it anyway.
     ///
     /// ```
     /// use polyclob::book::BookManager;
-    /// assert!(BookManager::new().book("7").is_none());
+    /// let mut m = BookManager::new();
+    /// m.register("7");
+    /// assert!(m.book("7").is_none(), "no snapshot yet");
+    /// assert!(m.book_unchecked("7").is_some());
     /// ```
     #[must_use]
     pub fn book(&self, asset_id: &str) -> Option<&Book> {
+        self.book_unchecked(asset_id)
+            .filter(|b| b.state() == super::BookState::Live)
+    }
+
+    /// The book of `asset_id` in whatever state it is (check [`Book::state`] before reading
+    /// its levels: after a break they are the old ones).
+    #[must_use]
+    pub fn book_unchecked(&self, asset_id: &str) -> Option<&Book> {
         self.index
             .get(asset_id)
             .and_then(|s| self.books.get(s as usize))
@@ -577,17 +591,24 @@ impl BookManager {
     /// ```
     #[must_use]
     pub fn snapshot(&self, asset_id: &str) -> Option<super::BookSnapshot> {
-        self.book(asset_id).map(Book::to_snapshot)
+        self.book_unchecked(asset_id).map(Book::to_snapshot)
     }
 
-    /// Every book, in registration order.
+    /// Every book in whatever state, in registration order (check [`Book::state`]).
     ///
     /// ```
     /// use polyclob::book::BookManager;
-    /// assert_eq!(BookManager::new().books().count(), 0);
+    /// assert_eq!(BookManager::new().books_unchecked().count(), 0);
     /// ```
-    pub fn books(&self) -> impl ExactSizeIterator<Item = &Book> + '_ {
+    pub fn books_unchecked(&self) -> impl ExactSizeIterator<Item = &Book> + '_ {
         self.books.iter()
+    }
+
+    /// Every [`Live`](super::BookState::Live) book, in registration order.
+    pub fn books(&self) -> impl Iterator<Item = &Book> + '_ {
+        self.books
+            .iter()
+            .filter(|b| b.state() == super::BookState::Live)
     }
 
     /// Number of books.

@@ -259,7 +259,7 @@ impl ClientBuilder {
     /// calls included), the order lane (a `CONNECT` or SOCKS5 tunnel of its own; with an
     /// `https://` proxy the lane is not used and orders go by the pooled client), and the
     /// streams built with `proxy_from(&client)`
-    /// ([`MarketStreamBuilder::proxy_from`](crate::ws::market::MarketStreamBuilder::proxy_from)).
+    /// ([`FeedBuilder::proxy_from`](crate::ws::feed::FeedBuilder::proxy_from)).
     /// It also applies to loopback hosts. Default is the proxy environment variables
     /// ([`Proxy`](Proxy#where-it-applies) lists them and the `NO_PROXY` rules).
     pub fn proxy(mut self, proxy: Proxy) -> Self {

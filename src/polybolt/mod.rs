@@ -6,25 +6,26 @@
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-//! use polyclob::polybolt::{PolyBoltHandler, PolyBoltStream, BoltSubscription};
+//! use polyclob::clob::Credentials;
 //! use polyclob::polybolt::decode::{BoltMessage, BoltPayload};
+//! use polyclob::polybolt::{BoltFeed, BoltSubscription, Channel, PolyBoltStream};
 //! use polyclob::rtds::RefPrice;
 //! use polyclob::ws::continuity::Break;
-//! use polyclob::ws::event::Frame;
-//! use polyclob::clob::Credentials;
+//! use polyclob::ws::feed::{Cx, Handler};
 //!
 //! struct Twap { open: Option<RefPrice> }
-//! impl PolyBoltHandler for Twap {
-//!     fn on_message(&mut self, msg: &BoltMessage<'_>, _: &Frame<'_>) {
+//! impl Handler<BoltFeed> for Twap {
+//!     fn on_message(&mut self, msg: &BoltMessage<'_>, cx: &Cx<'_, BoltFeed>) {
 //!         if let BoltMessage::Data(env) = msg {
 //!             if let BoltPayload::Price(p) = env.payload {
 //!                 let open = *self.open.get_or_insert(p.price);
-//!                 println!("{} {} ({} bp)", p.symbol, p.price, p.price.bps_from(open).unwrap_or_default());
+//!                 let trusted = cx.trust((Channel::CryptoTwap, p.symbol)).is_trusted();
+//!                 println!("{} {} ({} bp, trusted: {trusted})", p.symbol, p.price, p.price.bps_from(open).unwrap_or_default());
 //!             }
 //!         }
 //!     }
-//!     fn on_break(&mut self, b: &Break) {
-//!         println!("{b}"); // history has a hole until the next snapshot
+//!     fn on_break(&mut self, b: &Break, _: &Cx<'_, BoltFeed>) {
+//!         println!("{b}"); // each key is untrusted until its own next snapshot
 //!     }
 //! }
 //!
@@ -40,7 +41,7 @@
 //! |---|---|
 //! | [`decode`] | borrowed, allocation-free views of frames: envelopes, prices, snapshots, acknowledgements |
 //! | [`subscription`] | [`BoltSubscription`]s, the documented limits and [`LimitError`] |
-//! | [`stream`] | [`PolyBoltStream`]: auth, subscribe, keepalive, close-code policy, continuity; zero-copy [`PolyBoltHandler`] and owned [`PolyBoltEvent`] tiers |
+//! | [`stream`] | [`PolyBoltStream`]: the PolyBolt feed (auth, subscriptions, its close-code and error-ack policy, sequence checks, trust per key) on [`ws::feed`](crate::ws::feed) |
 //!
 //! Prices are [`RefPrice`](crate::rtds::RefPrice)s (the crate's one exact reference-price
 //! type), parsed from `full_accuracy_value`, with [`bps_from`](crate::rtds::RefPrice::bps_from),
@@ -54,8 +55,5 @@ pub mod stream;
 pub mod subscription;
 
 pub use decode::Channel;
-pub use stream::{
-    OwnedBoltMessage, POLYBOLT_URL, PolyBoltEvent, PolyBoltHandle, PolyBoltHandler, PolyBoltStream,
-    PolyBoltStreamBuilder,
-};
+pub use stream::{BoltFeed, OwnedBoltMessage, POLYBOLT_URL, PolyBoltStream};
 pub use subscription::{BoltSubscription, LimitError, Provider};

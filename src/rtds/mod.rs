@@ -22,7 +22,8 @@
 //! #     .start()
 //! #     .await?;
 //! use futures_util::StreamExt;
-//! use polyclob::rtds::{RtdsEvent, RtdsStream, Subscription, decode::Payload};
+//! use polyclob::rtds::{RtdsStream, Subscription, decode::Payload};
+//! use polyclob::ws::feed::FeedEvent;
 //! use std::time::Duration;
 //!
 //! let mut rtds = RtdsStream::builder()
@@ -31,7 +32,7 @@
 //!     .build()?;
 //! loop {
 //!     let event = tokio::time::timeout(Duration::from_secs(5), rtds.next()).await?.ok_or("closed")?;
-//!     if let RtdsEvent::Message(m) = event {
+//!     if let FeedEvent::Message(m) = event {
 //!         if let Payload::Price(p) = m.message()?.payload {
 //!             println!("{} {} at {:?} ms", p.symbol, p.price, p.timestamp_ms); // exact to 10⁻¹⁸
 //!             break;
@@ -46,7 +47,7 @@
 //! | [`decode`] | borrowed, allocation-free views of RTDS messages |
 //! | [`subscription`] | [`Subscription`]s and the messages that carry them |
 //! | [`ref_price`] | [`RefPrice`]: reference prices exact to 10⁻¹⁸ |
-//! | [`stream`] | [`RtdsStream`]: the connection (keepalive, watchdog, reconnect, resubscribe, lag), zero-copy [`RtdsHandler`] and owned [`RtdsEvent`] tiers |
+//! | [`stream`] | [`RtdsStream`]: the RTDS feed (its policy, subscriptions, trust per symbol) on [`ws::feed`](crate::ws::feed) |
 //!
 //! [Polymarket RTDS]: https://docs.polymarket.com/market-data/websocket/rtds
 //! [migration guide]: https://docs.polymarket.com/migrate/rtds-to-polybolt
@@ -57,8 +58,5 @@ pub mod stream;
 pub mod subscription;
 
 pub use ref_price::{Bps, RefPrice};
-pub use stream::{
-    OwnedMessage, RTDS_PING_INTERVAL, RTDS_URL, RtdsEvent, RtdsHandle, RtdsHandler, RtdsStream,
-    RtdsStreamBuilder,
-};
+pub use stream::{OwnedMessage, RTDS_PING_INTERVAL, RTDS_URL, RtdsFeed, RtdsStream};
 pub use subscription::{ActivityFilter, Subscription, TwapWindow};

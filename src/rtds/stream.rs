@@ -1,36 +1,30 @@
-//! [`RtdsStream`]: the RTDS connection, on the market channel's connection machinery.
+//! [`RtdsStream`]: the RTDS connection as a feed ([`ws::feed`](crate::ws::feed)).
 //!
-//! One connection (a [`ws::connection`](crate::ws::connection) shard) carries every
-//! subscription: it sends the text `PING` every 5 s as the docs ask ([Polymarket RTDS]),
-//! replaces a silent or broken connection with backoff, re-sends every subscription after a
-//! reconnect, and reports a consumer that falls behind as [`Status::Lagged`]. Any message
+//! One connection carries every subscription: it sends the text `PING` every 5 s as the docs
+//! ask ([Polymarket RTDS]), replaces a silent or broken connection with backoff, re-sends
+//! every subscription after a reconnect, and reports a consumer that falls behind. Any message
 //! from the server answers a `PING` (the RTDS server is not documented to reply `PONG`).
 //!
-//! Two delivery tiers:
-//! - zero-copy: [`RtdsStream::dispatch`] decodes each frame in place and hands the borrowed
-//!   [`Message`] to an [`RtdsHandler`] (no allocation per message);
-//! - owned: the `Stream` of [`RtdsEvent`]s, each message holding the transport's
-//!   reference-counted frame (no copy) and re-reading it on demand.
+//! Trust is per (topic, symbol): after a break a symbol is untrusted until its next price
+//! (the socket has no sequence numbers and no snapshot; a filtered subscription's history dump
+//! also restores it). Activity has no key: what was missed during an outage is not replayed.
 //!
 //! [Polymarket RTDS]: https://docs.polymarket.com/market-data/websocket/rtds
 
-use std::pin::Pin;
-use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::collections::BTreeSet;
 use std::time::Duration;
-
-use futures_util::Stream;
-use tokio::sync::mpsc;
 
 use crate::decode::{DecodeError, DecodeErrorKind};
 use crate::ws::Closed;
-use crate::ws::connection::ChannelKind;
-use crate::ws::continuity::{Break, LiveEpoch, StreamKind};
-use crate::ws::event::{Event, Frame, Handler, OwnedFrame, Status};
-use crate::ws::options::{BuildError, Options, common_setters};
-use crate::ws::shards::{Dispatcher, Shards, StreamCore};
+use crate::ws::backoff::Jitter;
+use crate::ws::connection::Policy;
+use crate::ws::continuity::StreamKind;
+use crate::ws::event::{OwnedFrame, Status};
+use crate::ws::feed::{BuildError, Control, Decoder, Feed, FeedBuilder, Io, Sealed, Sink, Wire};
+use crate::ws::subscribe::Op;
+use crate::ws::trust::{Keys, Trust, with_key};
 
-use super::decode::{Message, decode, decode_bytes};
+use super::decode::{Message, Payload, decode, decode_bytes};
 use super::subscription::Subscription;
 
 /// Polymarket's production RTDS endpoint.
@@ -39,139 +33,89 @@ pub const RTDS_URL: &str = "wss://ws-live-data.polymarket.com";
 /// The keepalive interval the RTDS docs ask for.
 pub const RTDS_PING_INTERVAL: Duration = Duration::from_secs(5);
 
-/// Builder of an [`RtdsStream`]. The setters shared with the market channel document the
-/// market channel's defaults; here the ping interval defaults to [`RTDS_PING_INTERVAL`].
+/// RTDS's policy: text `PING` every 5 s ([Polymarket RTDS]), any inbound frame answers it,
+/// dead after 15 s without one (three pings); backoff 1 s → 30 s with full jitter, reset after
+/// 30 s up (our choice: the docs give none); no close codes are documented.
+///
+/// [Polymarket RTDS]: https://docs.polymarket.com/market-data/websocket/rtds
+const POLICY: Policy = Policy {
+    kind: StreamKind::Rtds,
+    url: RTDS_URL,
+    keepalive: Some("PING"),
+    any_frame_answers: true,
+    ping_interval: RTDS_PING_INTERVAL,
+    pong_timeout: Duration::from_secs(15),
+    silence_timeout: Duration::from_secs(15),
+    backoff: (Duration::from_secs(1), Duration::from_secs(30)),
+    jitter: Jitter::Full,
+    healthy_after: Duration::from_secs(30),
+    closes: &[],
+};
+
+/// `{"action":"subscribe"|"unsubscribe","subscriptions":[…]}` from subscription objects
+/// already rendered by [`Subscription::to_json`].
+#[derive(Debug)]
+struct RtdsWire;
+
+impl Wire for RtdsWire {
+    fn initial(&self, out: &mut String, ids: &BTreeSet<String>) -> bool {
+        let ids: Vec<String> = ids.iter().cloned().collect();
+        self.operation(out, &ids, Op::Subscribe);
+        true
+    }
+    fn operation(&self, out: &mut String, subs: &[String], op: Op) {
+        request(out, op, subs);
+    }
+    fn control(&self, text: &str) -> Control {
+        if text.eq_ignore_ascii_case("pong") {
+            Control::Pong
+        } else {
+            Control::Data
+        }
+    }
+    fn connects_empty(&self) -> bool {
+        false
+    }
+}
+
+/// `{"action":…,"subscriptions":[…]}` into `out`.
+pub(crate) fn request(out: &mut String, op: Op, subs: &[String]) {
+    out.clear();
+    out.push_str("{\"action\":\"");
+    out.push_str(op.as_str());
+    out.push_str("\",\"subscriptions\":[");
+    out.push_str(&subs.join(","));
+    out.push_str("]}");
+}
+
+/// The live RTDS connection.
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 /// use futures_util::StreamExt;
-/// use polyclob::rtds::{RtdsEvent, RtdsStream, Subscription};
+/// use polyclob::rtds::{RtdsStream, Subscription};
 /// use polyclob::rtds::decode::Payload;
+/// use polyclob::ws::feed::FeedEvent;
 ///
 /// let mut stream = RtdsStream::builder()
 ///     .subscribe(Subscription::crypto_prices(["btcusdt"]))
-///     .subscribe(Subscription::chainlink_prices(Some("btc/usd")))
 ///     .build()?;
 /// while let Some(ev) = stream.next().await {
-///     if let RtdsEvent::Message(m) = ev {
+///     if let FeedEvent::Message(m) = ev {
 ///         if let Payload::Price(p) = m.message()?.payload {
-///             println!("{} {}", p.symbol, p.price);
+///             let trusted = stream.trust(("crypto_prices", p.symbol)).is_trusted();
+///             println!("{} {} (trusted: {trusted})", p.symbol, p.price);
 ///         }
 ///     }
 /// }
 /// # Ok(()) }
 /// ```
-#[derive(Debug)]
-pub struct RtdsStreamBuilder {
-    opts: Options,
-    subs: Vec<Subscription>,
-}
+pub type RtdsStream = Feed<RtdsFeed>;
 
-impl RtdsStreamBuilder {
-    common_setters!();
-
-    /// Adds a subscription sent on connect (and re-sent after every reconnect). Default is
-    /// none: the connection opens with the first subscription.
-    #[must_use]
-    pub fn subscribe(mut self, sub: Subscription) -> Self {
-        self.subs.push(sub);
-        self
-    }
-
-    /// Starts the connection (on the current Tokio runtime).
-    ///
-    /// # Errors
-    /// [`BuildError`] for an invalid URL or setting, or when called outside a runtime.
-    pub fn build(self) -> Result<RtdsStream, BuildError> {
-        let runtime = tokio::runtime::Handle::try_current().map_err(|_| BuildError::NoRuntime)?;
-        let (cfg, capacity, busy_poll) = self.opts.into_config(ChannelKind::Rtds)?;
-        let (tx, rx) = mpsc::channel(capacity);
-        // One connection carries every subscription.
-        let shards = Arc::new(Shards::new(
-            Arc::new(cfg),
-            tx,
-            runtime,
-            usize::MAX,
-            Duration::ZERO,
-        ));
-        shards
-            .subscribe(self.subs.iter().map(Subscription::to_json))
-            .map_err(|_| BuildError::NoRuntime)?;
-        Ok(RtdsStream {
-            core: StreamCore {
-                shards,
-                dispatcher: Dispatcher::new(rx, busy_poll),
-            },
-            pending: None,
-            live: LiveEpoch::default(),
-        })
-    }
-}
-
-/// Receives decoded RTDS messages, borrowed, on the consumer's task.
-///
-/// ```
-/// use polyclob::rtds::decode::{Message, Payload};
-/// use polyclob::rtds::RtdsHandler;
-/// use polyclob::ws::event::Frame;
-///
-/// #[derive(Default)]
-/// struct LastBtc(u128);
-///
-/// impl RtdsHandler for LastBtc {
-///     fn on_message(&mut self, msg: &Message<'_>, _frame: &Frame<'_>) {
-///         if let Payload::Price(p) = msg.payload {
-///             if p.symbol == "btcusdt" {
-///                 self.0 = p.price.as_e18();
-///             }
-///         }
-///     }
-/// }
-/// ```
-pub trait RtdsHandler {
-    /// A message that decoded.
-    fn on_message(&mut self, msg: &Message<'_>, frame: &Frame<'_>);
-
-    /// A frame that did not decode (not UTF-8, not an RTDS object, a bad field). Default:
-    /// ignore.
-    fn on_invalid(&mut self, error: DecodeError, frame: &Frame<'_>) {
-        let _ = (error, frame);
-    }
-
-    /// A connection status change. Default: ignore.
-    fn on_status(&mut self, status: &Status) {
-        let _ = status;
-    }
-
-    /// A break in continuity, right after the status that reported it (see
-    /// [`continuity`](crate::ws::continuity)). Default: ignore.
-    fn on_break(&mut self, brk: &Break) {
-        let _ = brk;
-    }
-}
-
-/// Decodes frames for an [`RtdsHandler`].
-struct Decoding<'h, H: ?Sized>(&'h mut H, &'h mut LiveEpoch);
-
-impl<H: RtdsHandler + ?Sized> Handler for Decoding<'_, H> {
-    fn on_frame(&mut self, frame: Frame<'_>) {
-        let decoded = match frame.as_str() {
-            Some(text) => decode(text),
-            None => Err(DecodeError::new(DecodeErrorKind::Utf8, "", 0)),
-        };
-        match decoded {
-            Ok(msg) => self.0.on_message(&msg, &frame),
-            Err(e) => self.0.on_invalid(e, &frame),
-        }
-    }
-
-    fn on_status(&mut self, status: &Status) {
-        self.1.on_status(status);
-        self.0.on_status(status);
-        if let Some(b) = Break::from_status(StreamKind::Rtds, status) {
-            self.0.on_break(&b);
-        }
-    }
+/// RTDS's decoder; its state is the trust of each (topic, symbol).
+#[derive(Debug, Default)]
+pub struct RtdsFeed {
+    keys: Keys,
 }
 
 /// An RTDS message that owns its frame (a reference-counted buffer, not a copy).
@@ -196,199 +140,90 @@ impl OwnedMessage {
     }
 }
 
-/// An item of the owned tier.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum RtdsEvent {
-    /// A message that decoded.
-    Message(OwnedMessage),
-    /// A frame that did not decode; later frames are still delivered.
-    Invalid {
-        /// Why.
-        error: DecodeError,
-        /// The frame.
-        frame: OwnedFrame,
-    },
-    /// A connection status change.
-    Status(Status),
-    /// A break in continuity, right after the status that reported it: prices and
-    /// activity derived from the stream are untrusted until the resubscription's history
-    /// (see [`continuity`](crate::ws::continuity)).
-    Break(Break),
-}
-
-impl RtdsEvent {
-    fn from_event(ev: Event) -> Self {
-        match ev {
-            Event::Frame(frame) => match decode_bytes(frame.as_bytes()) {
-                Ok(_) => Self::Message(OwnedMessage { frame }),
-                Err(error) => Self::Invalid { error, frame },
-            },
-            Event::Status(s) => Self::Status(s),
-        }
+impl Feed<RtdsFeed> {
+    /// A builder with RTDS's policy (ping every 5 s, production URL).
+    #[must_use]
+    pub fn builder() -> FeedBuilder<RtdsFeed> {
+        FeedBuilder::new(RtdsFeed::default(), &POLICY)
     }
 }
 
-/// The live RTDS connection. Deliver with [`dispatch`](Self::dispatch) and an
-/// [`RtdsHandler`] (zero-copy), or poll it as a `Stream` of [`RtdsEvent`]s.
-#[derive(Debug)]
-pub struct RtdsStream {
-    core: StreamCore,
-    /// The break that follows the status just delivered.
-    pending: Option<Break>,
-    live: LiveEpoch,
-}
-
-impl RtdsStream {
-    /// A builder with the defaults listed on each setter (ping every 5 s, production URL).
+impl FeedBuilder<RtdsFeed> {
+    /// Adds a subscription sent on connect (and re-sent after every reconnect). Default is
+    /// none: the connection opens with the first subscription.
     #[must_use]
-    pub fn builder() -> RtdsStreamBuilder {
-        let mut opts = Options::new(RTDS_URL);
-        opts.ping_interval = RTDS_PING_INTERVAL;
-        RtdsStreamBuilder {
-            opts,
-            subs: Vec::new(),
-        }
-    }
-
-    /// This stream's counters: connects, breaks, frames, bytes, … (see
-    /// [`StreamCounters`](crate::ws::StreamCounters)).
-    #[must_use]
-    pub fn counters(&self) -> crate::ws::StreamCounters {
-        self.core.shards.counters()
-    }
-
-    /// A cloneable handle for subscription changes from other tasks.
-    #[must_use]
-    pub fn handle(&self) -> RtdsHandle {
-        RtdsHandle {
-            shards: Arc::clone(&self.core.shards),
-        }
-    }
-
-    /// Adds subscriptions (ones already active are ignored).
-    ///
-    /// # Errors
-    /// [`Closed`] after shutdown.
-    pub fn subscribe(&self, subs: impl IntoIterator<Item = Subscription>) -> Result<(), Closed> {
-        self.handle().subscribe(subs)
-    }
-
-    /// Removes subscriptions (unknown ones are ignored).
-    ///
-    /// # Errors
-    /// [`Closed`] after shutdown.
-    pub fn unsubscribe(&self, subs: impl IntoIterator<Item = Subscription>) -> Result<(), Closed> {
-        self.handle().unsubscribe(subs)
-    }
-
-    /// Whether what came in a frame of connection `epoch` ([`Frame::epoch`],
-    /// [`OwnedFrame::epoch`]) is still current: no break since. After a break, what a bot
-    /// keeps from earlier messages (a symbol's last price, the activity it has seen) is
-    /// untrusted until a message of the new connection replaces it: a price at the symbol's
-    /// next update (a filtered subscription's history dump also refills the history);
-    /// activity missed during the outage is not replayed.
-    ///
-    /// ```no_run
-    /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-    /// use futures_util::StreamExt;
-    /// use polyclob::rtds::{RtdsEvent, RtdsStream, Subscription};
-    ///
-    /// let mut rtds = RtdsStream::builder()
-    ///     .subscribe(Subscription::crypto_prices(["btcusdt"]))
-    ///     .build()?;
-    /// let mut last = None; // the last BTC message
-    /// while let Some(ev) = rtds.next().await {
-    ///     if let RtdsEvent::Message(m) = ev {
-    ///         last = Some(m);
-    ///     }
-    ///     let trusted = last.as_ref().is_some_and(|m| rtds.is_current(m.frame().epoch()));
-    ///     println!("trusted: {trusted}");
-    /// }
-    /// # Ok(()) }
-    /// ```
-    #[must_use]
-    pub fn is_current(&self, epoch: u64) -> bool {
-        self.live.is_current(epoch)
-    }
-
-    /// Delivers the next message (decoded, borrowed) or status change to `handler`. Returns
-    /// `false` once the stream has shut down.
-    pub async fn dispatch<H: RtdsHandler + ?Sized>(&mut self, handler: &mut H) -> bool {
-        let mut d = Decoding(handler, &mut self.live);
-        self.core.dispatcher.dispatch(&mut d).await
-    }
-
-    /// [`dispatch`](Self::dispatch) until the stream shuts down.
-    pub async fn run<H: RtdsHandler + ?Sized>(&mut self, handler: &mut H) {
-        while self.dispatch(handler).await {}
-    }
-
-    /// Delivers the next raw frame or status change to a frame [`Handler`].
-    pub async fn dispatch_frames<H: Handler + ?Sized>(&mut self, handler: &mut H) -> bool {
-        self.core.dispatcher.dispatch(handler).await
-    }
-
-    /// The next owned event (`None` once shut down).
-    pub async fn next_event(&mut self) -> Option<RtdsEvent> {
-        std::future::poll_fn(|cx| Pin::new(&mut *self).poll_next(cx)).await
+    pub fn subscribe(mut self, sub: Subscription) -> Self {
+        self.ids.push(sub.to_json());
+        self
     }
 }
 
-impl Stream for RtdsStream {
-    type Item = RtdsEvent;
+/// The (topic, symbol) a price message re-establishes.
+fn price_key<'a>(msg: &Message<'a>) -> Option<(&'a str, &'a str)> {
+    match msg.payload {
+        Payload::Price(p) => Some((msg.topic, p.symbol)),
+        Payload::PriceHistory(h) => Some((msg.topic, h.symbol)),
+        _ => None,
+    }
+}
 
-    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<RtdsEvent>> {
-        let this = self.get_mut();
-        if let Some(b) = this.pending.take() {
-            return Poll::Ready(Some(RtdsEvent::Break(b)));
-        }
-        Pin::new(&mut this.core).poll_next(cx).map(|e| {
-            e.map(|ev| {
-                if let Event::Status(s) = &ev {
-                    this.live.on_status(s);
-                    this.pending = Break::from_status(StreamKind::Rtds, s);
+impl Sealed for RtdsFeed {
+    type Sub = Subscription;
+    type Refused = Closed;
+    type Remote = ();
+
+    fn render(sub: Subscription) -> String {
+        sub.to_json()
+    }
+    fn wire(&mut self) -> Result<Box<dyn Wire>, BuildError> {
+        Ok(Box::new(RtdsWire))
+    }
+    fn remote(&mut self) {}
+    fn state(&self) -> &Keys {
+        &self.keys
+    }
+    fn trust(keys: &Keys, (topic, symbol): (&str, &str)) -> Trust {
+        with_key(&[topic, symbol], |k| keys.trust(k))
+    }
+    fn frame<S: Sink<Self>>(&mut self, frame: &OwnedFrame, _: &Io<'_>, sink: &mut S) {
+        let decoded = match frame.as_str() {
+            Some(text) => decode(text),
+            None => Err(DecodeError::new(DecodeErrorKind::Utf8, "", 0)),
+        };
+        match decoded {
+            Ok(msg) => {
+                if let Some((topic, symbol)) = price_key(&msg) {
+                    let shard = frame.shard();
+                    with_key(&[topic, symbol], |k| self.keys.establish(k, shard, None));
                 }
-                RtdsEvent::from_event(ev)
+                sink.message(msg, Some(frame), &self.keys);
+            }
+            Err(e) => sink.invalid(e, frame, &self.keys),
+        }
+    }
+    fn status(&mut self, status: &Status, _: &Io<'_>) {
+        self.keys.break_shard(status.shard());
+    }
+    fn to_owned(_: Message<'_>, frame: Option<&OwnedFrame>) -> OwnedMessage {
+        OwnedMessage {
+            // A message always comes from a frame here.
+            frame: frame.cloned().unwrap_or_else(OwnedFrame::empty),
+        }
+    }
+    fn conflation_key(msg: &Message<'_>, key: &mut String) -> bool {
+        price_key(msg)
+            .map(|(topic, symbol)| {
+                key.push_str(topic);
+                key.push('|');
+                key.push_str(symbol);
             })
-        })
+            .is_some()
     }
 }
 
-/// A cloneable handle to an [`RtdsStream`]'s subscriptions.
-#[derive(Debug, Clone)]
-pub struct RtdsHandle {
-    shards: Arc<Shards>,
-}
-
-impl RtdsHandle {
-    /// See [`RtdsStream::subscribe`].
-    ///
-    /// # Errors
-    /// [`Closed`] after shutdown.
-    pub fn subscribe(&self, subs: impl IntoIterator<Item = Subscription>) -> Result<(), Closed> {
-        self.shards.subscribe(subs.into_iter().map(|s| s.to_json()))
-    }
-
-    /// See [`RtdsStream::unsubscribe`].
-    ///
-    /// # Errors
-    /// [`Closed`] after shutdown.
-    pub fn unsubscribe(&self, subs: impl IntoIterator<Item = Subscription>) -> Result<(), Closed> {
-        self.shards
-            .unsubscribe(subs.into_iter().map(|s| s.to_json()))
-    }
-
-    /// Reconnects now.
-    ///
-    /// # Errors
-    /// [`Closed`] after shutdown.
-    pub fn reconnect(&self) -> Result<(), Closed> {
-        self.shards.reconnect(None)
-    }
-
-    /// Closes the connection; the stream then ends.
-    pub fn shutdown(&self) {
-        self.shards.shutdown();
-    }
+impl Decoder for RtdsFeed {
+    type Message<'a> = Message<'a>;
+    type Owned = OwnedMessage;
+    type Key<'a> = (&'a str, &'a str);
+    type State = Keys;
 }

@@ -238,8 +238,9 @@ impl fmt::Debug for Subscription {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+    use super::super::stream::request as write_request;
     use super::*;
-    use crate::ws::subscribe::{Op, rtds_request as write_request};
+    use crate::ws::subscribe::Op;
 
     #[test]
     fn messages_match_the_documented_shapes() {
@@ -251,7 +252,7 @@ mod tests {
         ];
         let json: Vec<String> = subs.iter().map(Subscription::to_json).collect();
         let mut out = String::new();
-        write_request(&mut out, Op::Subscribe, json.iter().map(String::as_str));
+        write_request(&mut out, Op::Subscribe, &json);
         assert_eq!(
             out,
             concat!(
@@ -262,7 +263,7 @@ mod tests {
                 r#"{"topic":"comments","type":"*","gamma_auth":{"address":"0xab"}}]}"#
             )
         );
-        write_request(&mut out, Op::Unsubscribe, [json[0].as_str()]);
+        write_request(&mut out, Op::Unsubscribe, &json[..1]);
         assert_eq!(
             out,
             r#"{"action":"unsubscribe","subscriptions":[{"topic":"crypto_prices","type":"update"}]}"#

@@ -4,16 +4,17 @@
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use futures_util::StreamExt;
-//! use polyclob::sports::{SportsEvent, SportsStream};
+//! use polyclob::sports::SportsStream;
+//! use polyclob::ws::feed::FeedEvent;
 //!
-//! let mut sports = SportsStream::builder().build()?; // answers the server's pings itself
+//! let mut sports = SportsStream::builder().build()?; // the transport answers the server's pings
 //! while let Some(ev) = sports.next().await {
 //!     match ev {
-//!         SportsEvent::Result(r) => {
+//!         FeedEvent::Message(r) => {
 //!             let r = r.result()?;
 //!             println!("{} {:?} {:?}", r.game_id, r.score, r.period);
 //!         }
-//!         SportsEvent::Break(b) => println!("{b}"),
+//!         FeedEvent::Break(b) => println!("{b}"),
 //!         _ => {}
 //!     }
 //! }
@@ -23,13 +24,11 @@
 //! | module | what it holds |
 //! |---|---|
 //! | [`decode`] | the borrowed, allocation-free [`SportResult`](decode::SportResult) |
-//! | [`stream`] | [`SportsStream`]: connect, answer `ping`, watchdog, reconnect; zero-copy [`SportsHandler`] and owned [`SportsEvent`] tiers |
+//! | [`stream`] | [`SportsStream`]: the sports feed (liveness in missed server pings, trust per game) on [`ws::feed`](crate::ws::feed) |
 //!
 //! [Sports WebSocket]: https://docs.polymarket.com/market-data/websocket/sports
 
 pub mod decode;
 pub mod stream;
 
-pub use stream::{
-    OwnedSportResult, SPORTS_URL, SportsEvent, SportsHandler, SportsStream, SportsStreamBuilder,
-};
+pub use stream::{OwnedSportResult, SPORTS_PING_INTERVAL, SPORTS_URL, SportsFeed, SportsStream};

@@ -3,15 +3,25 @@
 //! Each shard runs as its own task and owns its socket. The loop is
 //! connect → subscribe → read/ping/watch → (end) → bump epoch → back off → connect …
 //!
-//! - **Keepalive** ([Polymarket WSS overview]): the text frame `PING` every `ping_interval`,
-//!   only once something has been subscribed; the server answers the text `PONG`, which is
-//!   consumed here and never delivered.
+//! What differs between feeds is data, not code: a wire (subscription formats,
+//! authentication, control frames) and a policy (keepalive, default timeouts and backoff,
+//! close codes), given by each feed.
+//!
+//! - **Keepalive** ([Polymarket WSS overview]): the feed's text keepalive (`PING` on the CLOB
+//!   channels) every `ping_interval`, only once something has been subscribed; its answer is
+//!   consumed here and never delivered. Protocol pings of the server are answered by the
+//!   transport and count as inbound traffic.
 //! - **Watchdog**: no inbound byte for `silence_timeout`, or no `PONG` within `pong_timeout`
 //!   of a `PING`, ends the connection. A half-open TCP connection (peer gone without FIN)
 //!   is detected this way; no read waits forever. Writes are bounded by the same timeout.
 //! - **Epochs**: the shard increments its epoch (shared with the consumer) the moment a
 //!   connection ends, so frames of that connection still queued are discarded rather than
 //!   mixed with the next connection's snapshots.
+//! - **Backoff**: every break takes one step of the feed's [`Backoff`]; the steps reset once a
+//!   connection stayed up for the policy's healthy period. A loss (lag, a gap the consumer saw)
+//!   reconnects at once after a healthy period, else after its step; a reconnect the user asks
+//!   for is immediate; a handshake `Retry-After` is a minimum the step's delay adds to.
+//! - **Close**: every end the client chooses sends a Close frame first.
 //! - **Lag**: frames go to a bounded queue with `try_send`; when it is full and the consumer
 //!   frees no slot within 50 ms, the shard reports [`Status::Lagged`] and reconnects (a fresh
 //!   connection brings fresh snapshots), so a slow consumer never loses data silently. A
@@ -32,32 +42,23 @@ use std::time::Duration;
 use futures_util::{FutureExt, SinkExt, StreamExt};
 use tokio::sync::mpsc;
 use tokio::time::{Instant, sleep_until};
-use tokio_tungstenite::tungstenite::{self, Message, protocol::WebSocketConfig};
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
+use tokio_tungstenite::tungstenite::{self, Message};
 
-use super::backoff::Backoff;
+use super::backoff::{Backoff, Jitter};
+use super::continuity::StreamKind;
 use super::counters::Counters;
 use super::event::{Payload, Status};
+use super::feed::{Control, Wire};
 use super::subscribe::{self, Op};
 use super::transport::{self, Endpoint, Ws};
-use crate::clob::Credentials;
 
 /// How long a full queue may stay full before the consumer counts as lagging.
 pub(crate) const LAG_GRACE: Duration = Duration::from_millis(50);
 
 /// Queued frames at which a shard lets the consumer run before reading more.
 pub(crate) const YIELD_AT: usize = 64;
-
-/// What one read result asks of the session loop.
-enum Step {
-    /// Keep reading.
-    Next,
-    /// Send this text (the sports socket's `pong`), then keep reading.
-    Reply(&'static str),
-    /// The queue is full: wait for room (up to [`LAG_GRACE`]) to hand this over.
-    Full(Inbound),
-    /// The session ends.
-    End(End),
-}
 
 /// Why a connection attempt failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,11 +139,30 @@ pub enum Disconnect {
     PongTimeout,
     /// The consumer fell behind; reconnecting for fresh snapshots (see [`Status::Lagged`]).
     Lagged,
+    /// The stream saw a loss inside the connection (a sequence gap, a server `dropped`, a
+    /// book hash mismatch) and reconnects for fresh snapshots.
+    Resnapshot,
+    /// The server refused an operation with this error code (a PolyBolt error
+    /// acknowledgement such as `auth_unavailable` or `auth_invalid`).
+    Refused(&'static str),
     /// A reconnect was requested through the API.
     Requested,
 }
 
 impl Disconnect {
+    /// Whether the client chose to end the connection (it then sends a Close frame first).
+    fn is_local(self) -> bool {
+        matches!(
+            self,
+            Disconnect::Silence
+                | Disconnect::PongTimeout
+                | Disconnect::Lagged
+                | Disconnect::Resnapshot
+                | Disconnect::Refused(_)
+                | Disconnect::Requested
+        )
+    }
+
     fn from_ws(e: &tungstenite::Error) -> Self {
         match e {
             tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => {
@@ -178,6 +198,8 @@ impl fmt::Display for Disconnect {
             }
             Disconnect::PongTimeout => f.write_str("no PONG within the pong timeout"),
             Disconnect::Lagged => f.write_str("consumer lagged; reconnecting for fresh snapshots"),
+            Disconnect::Resnapshot => f.write_str("a loss; reconnecting for fresh snapshots"),
+            Disconnect::Refused(code) => write!(f, "the server refused with {code}"),
             Disconnect::Requested => f.write_str("reconnect requested"),
         }
     }
@@ -192,7 +214,7 @@ pub struct Reconnected {
     /// Epoch of the new connection.
     pub epoch: u64,
     /// What the shard is subscribed to (asset ids; condition ids on the user channel; on
-    /// RTDS, each subscription object as sent, see [`crate::rtds::Subscription::to_json`]).
+    /// RTDS and PolyBolt, each subscription object as sent).
     pub ids: Vec<String>,
 }
 
@@ -200,67 +222,51 @@ pub struct Reconnected {
 pub(crate) type HookFuture = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
 
 /// A user-supplied async callback run (on its own task) after every *re*connect, once the
-/// resubscription has been sent — e.g. to fetch open orders and recent trades over REST,
-/// since the user channel does not replay what happened while disconnected.
+/// resubscription has been sent (or accepted, where the feed authenticates first).
 pub(crate) type ReconnectHook = Arc<dyn Fn(Reconnected) -> HookFuture + Send + Sync + 'static>;
 
-/// What kind of channel a shard speaks.
-#[derive(Debug)]
-pub(crate) enum ChannelKind {
-    Market {
-        custom_feature_enabled: bool,
-        initial_dump: bool,
-    },
-    User {
-        auth: Credentials,
-    },
-    /// The real-time data socket: the shard's ids are subscription objects, rendered by
-    /// [`crate::rtds::Subscription::write_json`]. Its server shows liveness by sending, not
-    /// necessarily by answering `PING` with `PONG`, so any inbound message answers a `PING`.
-    Rtds,
-    /// PolyBolt: the first frame is `{"op":"auth",…}`; the subscription (the shard's ids are
-    /// `{"channel","filter"}` objects) goes once the server answered `authed`. Keepalive is
-    /// `{"op":"ping"}` (any inbound message answers it); the server's WebSocket pings are
-    /// answered by the transport. Close 4001 and 4008 stop the shard, 4003 reconnects once
-    /// after a uniformly random delay of at most 10 s.
-    PolyBolt {
-        auth: Credentials,
-    },
-    /// The sports socket: nothing to subscribe, the server's text `ping` is answered with
-    /// `pong`, and the client sends no keepalive of its own (the server's pings are the
-    /// liveness signal the watchdog watches).
-    Sports,
+/// What a feed does when the server closes with a given code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OnClose {
+    /// Do not reconnect: the stream reports [`Status::Stopped`] and ends.
+    Stop,
+    /// Reconnect once after a uniformly random delay up to this (bounded by the backoff cap).
+    Drain(Duration),
 }
 
-impl ChannelKind {
+/// A feed's connection policy: its keepalive, its default timeouts and backoff, and what its
+/// close codes mean. Each feed documents its own (the constants in its module).
+#[derive(Debug)]
+pub(crate) struct Policy {
+    pub(crate) kind: StreamKind,
+    pub(crate) url: &'static str,
+    /// The text keepalive the client sends every `ping_interval` (none: the server pings).
+    pub(crate) keepalive: Option<&'static str>,
+    /// Any inbound frame answers the keepalive (the server is not documented to reply).
+    pub(crate) any_frame_answers: bool,
+    pub(crate) ping_interval: Duration,
+    pub(crate) pong_timeout: Duration,
+    pub(crate) silence_timeout: Duration,
+    pub(crate) backoff: (Duration, Duration),
+    pub(crate) jitter: Jitter,
+    /// A connection up this long without a break resets the backoff steps.
+    pub(crate) healthy_after: Duration,
+    pub(crate) closes: &'static [(u16, OnClose)],
+}
+
+impl Policy {
     /// The `channel` field of tracing events.
     #[cfg(feature = "tracing")]
     fn name(&self) -> &'static str {
-        match self {
-            ChannelKind::Market { .. } => "market",
-            ChannelKind::User { .. } => "user",
-            ChannelKind::Rtds => "rtds",
-            ChannelKind::PolyBolt { .. } => "polybolt",
-            ChannelKind::Sports => "sports",
+        match self.kind {
+            StreamKind::Market => "market",
+            StreamKind::User => "user",
+            StreamKind::Rtds => "rtds",
+            StreamKind::PolyBolt => "polybolt",
+            StreamKind::Sports => "sports",
         }
     }
 }
-
-/// Close codes of PolyBolt ([PolyBolt WebSocket]).
-///
-/// [PolyBolt WebSocket]: https://docs.polymarket.com/api-reference/live-data/overview
-pub(crate) mod close {
-    // 4002 (slow consumer or pong timeout) takes the usual backoff: no constant needed.
-    /// Authentication failed: do not retry with the same credentials.
-    pub(crate) const AUTH: u16 = 4001;
-    /// Server draining: reconnect after a uniformly random 0–10 s.
-    pub(crate) const DRAINING: u16 = 4003;
-    /// Policy violation (a limit): do not retry the same request.
-    pub(crate) const POLICY: u16 = 4008;
-}
-
-/// Longest delay of the one reconnect after PolyBolt's close 4003 (the docs: 0 to 10 s).
-pub(crate) const DRAIN_MAX: Duration = Duration::from_secs(10);
 
 /// Connection settings shared by all shards of a stream.
 pub(crate) struct Config {
@@ -272,12 +278,12 @@ pub(crate) struct Config {
     pub(crate) pong_timeout: Duration,
     pub(crate) silence_timeout: Duration,
     pub(crate) connect_timeout: Duration,
-    pub(crate) backoff_initial: Duration,
-    pub(crate) backoff_max: Duration,
+    pub(crate) backoff: (Duration, Duration),
     pub(crate) max_message_size: usize,
     pub(crate) read_buffer_size: usize,
     pub(crate) on_reconnect: Option<ReconnectHook>,
-    pub(crate) kind: ChannelKind,
+    pub(crate) policy: &'static Policy,
+    pub(crate) wire: Box<dyn Wire>,
     /// The stream's counters, shared by its shards.
     pub(crate) counters: super::counters::Counters,
 }
@@ -291,9 +297,8 @@ impl fmt::Debug for Config {
             .field("pong_timeout", &self.pong_timeout)
             .field("silence_timeout", &self.silence_timeout)
             .field("connect_timeout", &self.connect_timeout)
-            .field("backoff_initial", &self.backoff_initial)
-            .field("backoff_max", &self.backoff_max)
-            .field("kind", &self.kind)
+            .field("backoff", &self.backoff)
+            .field("wire", &self.wire)
             .finish_non_exhaustive()
     }
 }
@@ -303,7 +308,11 @@ impl fmt::Debug for Config {
 pub(crate) enum Command {
     Subscribe(Vec<String>),
     Unsubscribe(Vec<String>),
+    /// The user asked for a reconnect: immediate, no backoff step.
     Reconnect,
+    /// The consumer saw a loss (a sequence gap, a hash mismatch): reconnect for fresh
+    /// snapshots, paced by the backoff.
+    Resnapshot,
     Shutdown,
 }
 
@@ -328,29 +337,27 @@ pub(crate) enum Inbound {
 /// How a session ended.
 struct End {
     reason: Disconnect,
-    /// At least one data frame was received: the server accepted us, so the next
-    /// failure starts the backoff from the beginning.
-    healthy: bool,
     /// Frames lost to a full queue.
     lagged: u64,
+    /// The stream shut down.
     shutdown: bool,
+    /// The server's answer means retrying cannot help.
+    stop: bool,
 }
 
 impl End {
-    fn new(reason: Disconnect, healthy: bool) -> Self {
+    fn new(reason: Disconnect) -> Self {
         Self {
             reason,
-            healthy,
             lagged: 0,
             shutdown: false,
+            stop: false,
         }
     }
     fn shutdown() -> Self {
         Self {
-            reason: Disconnect::Requested,
-            healthy: true,
-            lagged: 0,
             shutdown: true,
+            ..Self::new(Disconnect::Requested)
         }
     }
 }
@@ -386,11 +393,9 @@ impl Shard {
         tx: mpsc::Sender<Inbound>,
         start_at: Option<Instant>,
     ) -> Self {
-        let backoff = Backoff::new(
-            cfg.backoff_initial,
-            cfg.backoff_max,
-            super::backoff::entropy_seed() ^ id as u64,
-        );
+        let (base, cap) = cfg.backoff;
+        let seed = super::backoff::entropy_seed() ^ id as u64;
+        let backoff = Backoff::new(base, cap, cfg.policy.jitter, seed);
         Self {
             id,
             cfg,
@@ -404,39 +409,43 @@ impl Shard {
         }
     }
 
-    /// Whether the shard connects with nothing subscribed (its first message does not depend
-    /// on subscriptions).
-    fn connects_empty(&self) -> bool {
-        matches!(
-            self.cfg.kind,
-            ChannelKind::User { .. } | ChannelKind::PolyBolt { .. } | ChannelKind::Sports
-        )
+    async fn report(&self, status: Status) -> bool {
+        self.tx.send(Inbound::Status(status)).await.is_ok()
     }
 
-    /// What to do after a session of a PolyBolt shard ended with `reason`: `None` to stop,
-    /// `Some(delay)` to reconnect after `delay` (`Some(None)` = the usual backoff).
-    fn polybolt_policy(&mut self, reason: Disconnect) -> Option<Option<Duration>> {
-        if !matches!(self.cfg.kind, ChannelKind::PolyBolt { .. }) {
-            return Some(None);
-        }
-        match reason {
-            Disconnect::Closed {
-                code: Some(close::AUTH | close::POLICY),
-            } => None,
-            Disconnect::Closed {
-                code: Some(close::DRAINING),
-            } => {
-                let max = DRAIN_MAX.min(self.cfg.backoff_max);
-                // Full jitter over [0, max]: a fresh backoff's draw is uniform on [max/2, max].
-                let mut b = Backoff::new(max * 2, max * 2, super::backoff::entropy_seed());
-                Some(Some(b.next_delay().saturating_sub(max)))
+    /// The delay before the next attempt after `end`, taking its backoff step; `None` to stop.
+    fn next_attempt(&mut self, end: &End, retry_after: Option<Duration>) -> Option<Duration> {
+        let policy = self.cfg.policy;
+        let code = match end.reason {
+            Disconnect::Closed { code } => code,
+            _ => None,
+        };
+        let on_close = policy
+            .closes
+            .iter()
+            .find(|(c, _)| Some(*c) == code)
+            .map(|(_, on)| *on);
+        Some(match (end.reason, on_close) {
+            _ if end.stop => return None,
+            (_, Some(OnClose::Stop)) => return None,
+            // The user asked: at once, and no step.
+            (Disconnect::Requested, _) => Duration::ZERO,
+            (_, Some(OnClose::Drain(max))) => {
+                self.backoff.next_delay();
+                self.backoff.uniform(max.min(self.cfg.backoff.1))
             }
-            _ => Some(None),
-        }
+            // A loss inside the connection: the first after a healthy period is immediate.
+            (Disconnect::Lagged | Disconnect::Resnapshot, _) if self.backoff.step() == 0 => {
+                self.backoff.next_delay();
+                Duration::ZERO
+            }
+            // The server's `Retry-After` is the minimum; the step's jitter comes on top.
+            _ => retry_after.unwrap_or_default() + self.backoff.next_delay(),
+        })
     }
 
-    /// The shard's task body. Ends on `Shutdown`, when every handle is gone, or when the
-    /// consumer dropped the stream.
+    /// The shard's task body. Ends on `Shutdown`, when every handle is gone, when the
+    /// consumer dropped the stream, or when the policy says to stop.
     pub(crate) async fn run(mut self) {
         let started = Inbound::Started {
             shard: self.id,
@@ -453,7 +462,7 @@ impl Shard {
         let mut reconnect = false;
         loop {
             // A market shard with nothing to subscribe stays offline until it has.
-            if self.ids.is_empty() && !self.connects_empty() {
+            if self.ids.is_empty() && !self.cfg.wire.connects_empty() {
                 match self.cmd_rx.recv().await {
                     None | Some(Command::Shutdown) => return,
                     Some(cmd) => {
@@ -478,14 +487,14 @@ impl Shard {
             )
             .await;
             let end = match connected {
-                Ok(ws) => {
+                Ok(mut ws) => {
                     let counters = &self.cfg.counters;
                     Counters::add(&counters.connects, 1);
                     Counters::add(&counters.reconnects, u64::from(reconnect));
                     crate::telemetry::event!(
                         INFO,
                         "polyclob.ws.connect",
-                        channel = self.cfg.kind.name(),
+                        channel = self.cfg.policy.name(),
                         shard = self.id,
                         epoch,
                         reconnect,
@@ -496,19 +505,32 @@ impl Shard {
                         epoch,
                         reconnect,
                     };
-                    if self.tx.send(Inbound::Status(status)).await.is_err() {
+                    if !self.report(status).await {
                         return;
                     }
                     let span = crate::telemetry::span!(
                         "polyclob.ws.connection",
-                        channel = self.cfg.kind.name(),
+                        channel = self.cfg.policy.name(),
                         shard = self.id,
                         epoch,
                         assets = self.ids.len(),
                     );
-                    let end =
-                        crate::telemetry::instrument(self.session(ws, epoch, reconnect), &span)
-                            .await;
+                    let opened = Instant::now();
+                    let session = self.session(&mut ws, epoch, reconnect);
+                    let end = crate::telemetry::instrument(session, &span).await;
+                    // Every end we choose is announced with a Close frame (the peer may be
+                    // gone: bounded).
+                    if end.reason.is_local() || end.shutdown {
+                        let limit = self.cfg.connect_timeout.min(Duration::from_secs(1));
+                        let normal = CloseFrame {
+                            code: CloseCode::Normal,
+                            reason: "".into(),
+                        };
+                        let _ = tokio::time::timeout(limit, ws.close(Some(normal))).await;
+                    }
+                    if opened.elapsed() >= self.cfg.policy.healthy_after {
+                        self.backoff.reset();
+                    }
                     reconnect = true;
                     // From here on, frames of this connection still queued are stale.
                     self.epoch.fetch_add(1, Ordering::AcqRel);
@@ -516,21 +538,20 @@ impl Shard {
                 }
                 Err(refused) => {
                     retry_after = refused.retry_after;
-                    End::new(Disconnect::Connect(refused.error), false)
+                    End::new(Disconnect::Connect(refused.error))
                 }
             };
             if end.shutdown {
                 return;
             }
-            if end.healthy {
-                self.backoff.reset();
-            }
+            let step = self.backoff.step();
+            let next = self.next_attempt(&end, retry_after);
             if end.lagged > 0 {
                 Counters::add(&self.cfg.counters.lagged, end.lagged);
                 crate::telemetry::event!(
                     WARN,
                     "polyclob.ws.lag",
-                    channel = self.cfg.kind.name(),
+                    channel = self.cfg.policy.name(),
                     shard = self.id,
                     epoch,
                     lost = end.lagged,
@@ -539,16 +560,16 @@ impl Shard {
                     shard: self.id,
                     dropped: end.lagged,
                 };
-                if self.tx.send(Inbound::Status(status)).await.is_err() {
+                if !self.report(status).await {
                     return;
                 }
             }
             Counters::add(&self.cfg.counters.breaks, 1);
-            let Some(policy) = self.polybolt_policy(end.reason) else {
+            let Some(retry_in) = next else {
                 crate::telemetry::event!(
                     ERROR,
                     "polyclob.ws.break",
-                    channel = self.cfg.kind.name(),
+                    channel = self.cfg.policy.name(),
                     shard = self.id,
                     epoch,
                     reason = %end.reason,
@@ -558,35 +579,29 @@ impl Shard {
                     shard: self.id,
                     reason: end.reason,
                 };
-                let _ = self.tx.send(Inbound::Status(status)).await;
+                let _ = self.report(status).await;
                 return;
-            };
-            let retry_in = match (end.reason, policy) {
-                (Disconnect::Lagged | Disconnect::Requested, _) => Duration::ZERO,
-                (_, Some(delay)) => delay,
-                (_, None) => self
-                    .backoff
-                    .next_delay()
-                    .max(retry_after.unwrap_or_default()),
             };
             crate::telemetry::event!(
                 WARN,
                 "polyclob.ws.break",
-                channel = self.cfg.kind.name(),
+                channel = self.cfg.policy.name(),
                 shard = self.id,
                 epoch,
                 reason = %end.reason,
                 recovery = "reconnect",
                 retry_ms = crate::telemetry::ms(retry_in),
+                step,
             );
             let status = Status::Disconnected {
                 shard: self.id,
                 epoch,
                 reason: end.reason,
                 retry_in,
+                step,
                 discarded: 0,
             };
-            if self.tx.send(Inbound::Status(status)).await.is_err() {
+            if !self.report(status).await {
                 return;
             }
             if self.idle_until(Instant::now() + retry_in).await {
@@ -618,93 +633,51 @@ impl Shard {
                     self.ids.remove(id);
                 }
             }
-            Command::Reconnect | Command::Shutdown => {}
+            Command::Reconnect | Command::Resnapshot | Command::Shutdown => {}
         }
     }
 
-    fn write_initial(&mut self) {
-        match &self.cfg.kind {
-            ChannelKind::Market {
-                custom_feature_enabled,
-                initial_dump,
-            } => {
-                subscribe::market_initial(
-                    &mut self.buf,
-                    self.ids.iter().map(String::as_str),
-                    *custom_feature_enabled,
-                    *initial_dump,
-                );
-            }
-            ChannelKind::User { auth } => {
-                subscribe::user_initial(&mut self.buf, auth, self.ids.iter().map(String::as_str));
-            }
-            ChannelKind::Rtds => subscribe::rtds_request(
-                &mut self.buf,
-                Op::Subscribe,
-                self.ids.iter().map(String::as_str),
-            ),
-            ChannelKind::PolyBolt { auth } => subscribe::polybolt_auth(&mut self.buf, auth),
-            ChannelKind::Sports => self.buf.clear(),
-        }
-    }
-
-    fn write_operation(&mut self, ids: &[String], op: Op) {
-        match &self.cfg.kind {
-            ChannelKind::Market {
-                custom_feature_enabled,
-                ..
-            } => subscribe::market_operation(
-                &mut self.buf,
-                ids.iter().map(String::as_str),
-                op,
-                *custom_feature_enabled,
-            ),
-            ChannelKind::User { .. } => {
-                subscribe::user_operation(&mut self.buf, ids.iter().map(String::as_str), op);
-            }
-            ChannelKind::Rtds => {
-                subscribe::rtds_request(&mut self.buf, op, ids.iter().map(String::as_str))
-            }
-            ChannelKind::PolyBolt { .. } => {
-                subscribe::polybolt_request(&mut self.buf, op, ids.iter().map(String::as_str))
-            }
-            ChannelKind::Sports => self.buf.clear(),
-        }
-    }
-
-    /// Send `self.buf` as a text frame, bounded by the silence timeout.
+    /// Send `self.buf` as a text frame, bounded by the silence timeout; a secret is wiped.
     async fn send_buf(&mut self, ws: &mut Ws) -> Result<(), Disconnect> {
         let msg = Message::text(self.buf.as_str());
-        if matches!(
-            self.cfg.kind,
-            ChannelKind::User { .. } | ChannelKind::PolyBolt { .. }
-        ) {
-            // The first user or PolyBolt message holds the API secret: do not leave it in
-            // our buffer.
+        if self.cfg.wire.secret() {
             subscribe::wipe(&mut self.buf);
         }
         send_bounded(ws, msg, self.cfg.silence_timeout).await
     }
 
-    async fn session(&mut self, mut ws: Ws, epoch: u64, reconnect: bool) -> End {
+    /// Subscribes every id (after `authed`), then runs the reconnect hook.
+    async fn subscribe_all(
+        &mut self,
+        ws: &mut Ws,
+        epoch: u64,
+        reconnect: bool,
+    ) -> Result<(), Disconnect> {
+        if !self.ids.is_empty() {
+            let ids: Vec<String> = self.ids.iter().cloned().collect();
+            self.cfg.wire.operation(&mut self.buf, &ids, Op::Subscribe);
+            self.send_buf(ws).await?;
+        }
+        if reconnect {
+            self.resubscribed(epoch);
+        }
+        Ok(())
+    }
+
+    async fn session(&mut self, ws: &mut Ws, epoch: u64, reconnect: bool) -> End {
         let cfg = Arc::clone(&self.cfg);
-        let mut healthy = false;
+        let wire = &*cfg.wire;
         let mut subscribed = false;
-        let polybolt = matches!(cfg.kind, ChannelKind::PolyBolt { .. });
-        let sports = matches!(cfg.kind, ChannelKind::Sports);
-        // PolyBolt: the subscription waits for `authed`.
-        let mut authed = !polybolt;
-        if sports {
-            subscribed = true;
-        } else if !self.ids.is_empty() || self.connects_empty() {
-            self.write_initial();
-            if let Err(reason) = self.send_buf(&mut ws).await {
-                return End::new(reason, false);
+        let mut authed = !wire.awaits_auth();
+        if !self.ids.is_empty() || wire.connects_empty() {
+            if wire.initial(&mut self.buf, &self.ids) {
+                if let Err(reason) = self.send_buf(ws).await {
+                    return End::new(reason);
+                }
             }
             subscribed = true;
-            if reconnect && !polybolt {
+            if reconnect && authed {
                 self.resubscribed(epoch);
-                self.run_hook(epoch);
             }
         }
         let mut last_in = Instant::now();
@@ -717,12 +690,10 @@ impl Shard {
             tokio::select! {
                 biased;
                 cmd = self.cmd_rx.recv() => {
-                    let ids = match cmd {
-                        None | Some(Command::Shutdown) => {
-                            let _ = tokio::time::timeout(cfg.connect_timeout, ws.close(None)).await;
-                            return End::shutdown();
-                        }
-                        Some(Command::Reconnect) => return End::new(Disconnect::Requested, healthy),
+                    match cmd {
+                        None | Some(Command::Shutdown) => return End::shutdown(),
+                        Some(Command::Reconnect) => return End::new(Disconnect::Requested),
+                        Some(Command::Resnapshot) => return End::new(Disconnect::Resnapshot),
                         Some(Command::Subscribe(ids)) => {
                             let fresh: Vec<String> =
                                 ids.into_iter().filter(|id| !self.ids.contains(id)).collect();
@@ -731,19 +702,18 @@ impl Shard {
                                 // Sent with the rest once `authed` arrives.
                                 continue;
                             }
-                            if !subscribed && (!self.ids.is_empty() || self.connects_empty()) {
-                                self.write_initial();
+                            if !subscribed && (!self.ids.is_empty() || wire.connects_empty()) {
+                                wire.initial(&mut self.buf, &self.ids);
                                 subscribed = true;
                                 let now = Instant::now();
                                 last_in = now;
                                 ping.as_mut().reset(now + cfg.ping_interval);
                                 watchdog.as_mut().reset(now + cfg.silence_timeout);
                             } else if !fresh.is_empty() {
-                                self.write_operation(&fresh, Op::Subscribe);
+                                wire.operation(&mut self.buf, &fresh, Op::Subscribe);
                             } else {
                                 continue;
                             }
-                            fresh
                         }
                         Some(Command::Unsubscribe(ids)) => {
                             let gone: Vec<String> =
@@ -751,37 +721,33 @@ impl Shard {
                             if !subscribed || !authed || gone.is_empty() {
                                 continue;
                             }
-                            self.write_operation(&gone, Op::Unsubscribe);
-                            gone
+                            wire.operation(&mut self.buf, &gone, Op::Unsubscribe);
                         }
-                    };
-                    drop(ids);
-                    if let Err(reason) = self.send_buf(&mut ws).await {
-                        return End::new(reason, healthy);
+                    }
+                    if let Err(reason) = self.send_buf(ws).await {
+                        return End::new(reason);
                     }
                 }
                 () = &mut watchdog, if subscribed => {
                     let now = Instant::now();
-                    if let Some(due) = pong_due {
-                        if now >= due {
-                            return End::new(Disconnect::PongTimeout, healthy);
-                        }
+                    if pong_due.is_some_and(|due| now >= due) {
+                        return End::new(Disconnect::PongTimeout);
                     }
                     let silent_until = last_in + cfg.silence_timeout;
                     if now >= silent_until {
-                        return End::new(Disconnect::Silence, healthy);
+                        return End::new(Disconnect::Silence);
                     }
                     let next = pong_due.map_or(silent_until, |d| d.min(silent_until));
                     watchdog.as_mut().reset(next);
                 }
-                () = &mut ping, if subscribed && !sports => {
+                () = &mut ping, if subscribed && cfg.policy.keepalive.is_some() => {
                     let now = Instant::now();
                     ping.as_mut().reset(now + cfg.ping_interval);
-                    let keepalive = if polybolt { "{\"op\":\"ping\"}" } else { "PING" };
+                    let keepalive = cfg.policy.keepalive.unwrap_or_default();
                     if let Err(reason) =
-                        send_bounded(&mut ws, Message::text(keepalive), cfg.silence_timeout).await
+                        send_bounded(ws, Message::text(keepalive), cfg.silence_timeout).await
                     {
-                        return End::new(reason, healthy);
+                        return End::new(reason);
                     }
                     if pong_due.is_none() {
                         let due = now + cfg.pong_timeout;
@@ -801,42 +767,53 @@ impl Shard {
                     let mut next = Some(msg);
                     let mut budget = 64u32;
                     while let Some(msg) = next.take() {
-                        let mut st = (last_in, pong_due, healthy);
-                        let was_authed = authed;
-                        match self.on_message(msg, epoch, &mut st, &mut authed) {
-                            Step::Next => {}
-                            Step::Reply(text) => {
+                        let msg = match msg {
+                            None => return End::new(Disconnect::Eof),
+                            Some(Err(e)) => return End::new(Disconnect::from_ws(&e)),
+                            Some(Ok(msg)) => msg,
+                        };
+                        last_in = Instant::now();
+                        if cfg.policy.any_frame_answers {
+                            pong_due = None;
+                        }
+                        let control = match &msg {
+                            Message::Text(t) => wire.control(t.as_str()),
+                            _ => Control::Data,
+                        };
+                        match control {
+                            Control::Pong => pong_due = None,
+                            Control::Reply(text) => {
                                 if let Err(reason) =
-                                    send_bounded(&mut ws, Message::text(text), cfg.silence_timeout).await
+                                    send_bounded(ws, Message::text(text), cfg.silence_timeout).await
                                 {
-                                    return End::new(reason, healthy);
+                                    return End::new(reason);
                                 }
                             }
-                            Step::End(end) => return end,
-                            Step::Full(item) => {
-                                match tokio::time::timeout(LAG_GRACE, self.tx.reserve()).await {
-                                    Ok(Ok(permit)) => permit.send(item),
-                                    Ok(Err(_)) => return End::shutdown(),
-                                    Err(_) => {
-                                        return End {
-                                            lagged: 1,
-                                            ..End::new(Disconnect::Lagged, true)
-                                        };
-                                    }
+                            Control::Data | Control::Authed | Control::Refused { .. } => {
+                                if let Some(end) = self.forward(msg, epoch, last_in).await {
+                                    return end;
                                 }
                             }
                         }
-                        (last_in, pong_due, healthy) = st;
-                        if authed && !was_authed && !self.ids.is_empty() {
-                            let ids: Vec<String> = self.ids.iter().cloned().collect();
-                            self.write_operation(&ids, Op::Subscribe);
-                            if let Err(reason) = self.send_buf(&mut ws).await {
-                                return End::new(reason, healthy);
+                        match control {
+                            Control::Authed if !authed => {
+                                authed = true;
+                                if let Err(reason) = self.subscribe_all(ws, epoch, reconnect).await {
+                                    return End::new(reason);
+                                }
                             }
-                        }
-                        if authed && !was_authed && reconnect {
-                            self.resubscribed(epoch);
-                            self.run_hook(epoch);
+                            Control::Refused { code, stop } => {
+                                crate::telemetry::event!(
+                                    WARN,
+                                    "polyclob.ws.refused",
+                                    channel = cfg.policy.name(),
+                                    shard = self.id,
+                                    epoch,
+                                    code,
+                                );
+                                return End { stop, ..End::new(Disconnect::Refused(code)) };
+                            }
+                            _ => {}
                         }
                         budget -= 1;
                         if budget > 0 {
@@ -855,81 +832,56 @@ impl Shard {
         }
     }
 
-    /// Handle one read result. `st` is `(last_inbound, pong_due, healthy)`.
-    fn on_message(
-        &self,
-        msg: Option<Result<Message, tungstenite::Error>>,
-        epoch: u64,
-        st: &mut (Instant, Option<Instant>, bool),
-        authed: &mut bool,
-    ) -> Step {
-        let healthy = st.2;
-        let msg = match msg {
-            None => return Step::End(End::new(Disconnect::Eof, healthy)),
-            Some(Err(e)) => return Step::End(End::new(Disconnect::from_ws(&e), healthy)),
-            Some(Ok(msg)) => msg,
-        };
-        st.0 = Instant::now();
-        let rtds = matches!(self.cfg.kind, ChannelKind::Rtds);
-        let polybolt = matches!(self.cfg.kind, ChannelKind::PolyBolt { .. });
-        let sports = matches!(self.cfg.kind, ChannelKind::Sports);
-        if rtds || polybolt || sports {
-            // These servers show liveness by sending.
-            st.1 = None;
-        }
+    /// Hands a message to the consumer: `Some` when the session must end (the consumer is
+    /// gone, lags, or the server closed).
+    async fn forward(&self, msg: Message, epoch: u64, at: Instant) -> Option<End> {
         let payload = match msg {
-            Message::Text(t) => {
-                if t.as_str() == "PONG" || (rtds && t.as_str().eq_ignore_ascii_case("pong")) {
-                    st.1 = None;
-                    return Step::Next;
-                }
-                if sports && t.as_str() == "ping" {
-                    return Step::Reply("pong");
-                }
-                if polybolt && !*authed && subscribe::is_polybolt_authed(t.as_str()) {
-                    *authed = true;
-                }
-                Counters::add(&self.cfg.counters.bytes, t.len() as u64);
-                Payload::Text(t)
-            }
-            Message::Binary(b) => {
-                Counters::add(&self.cfg.counters.bytes, b.len() as u64);
-                Payload::Binary(b)
-            }
+            Message::Text(t) => Payload::Text(t),
+            Message::Binary(b) => Payload::Binary(b),
             Message::Close(frame) => {
                 let code = frame.map(|f| u16::from(f.code));
-                return Step::End(End::new(Disconnect::Closed { code }, healthy));
+                return Some(End::new(Disconnect::Closed { code }));
             }
-            Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => return Step::Next,
+            // Protocol pings prove liveness (the read above) and are answered by the transport.
+            Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => return None,
         };
-        st.2 = true;
-        Counters::add(&self.cfg.counters.frames, 1);
-        match self.tx.try_send(Inbound::Frame {
+        let counters = &self.cfg.counters;
+        Counters::add(&counters.bytes, payload.as_bytes().len() as u64);
+        Counters::add(&counters.frames, 1);
+        let item = Inbound::Frame {
             shard: self.id,
             epoch,
             payload,
-            received: st.0.into_std(),
-        }) {
-            Ok(()) => Step::Next,
-            Err(mpsc::error::TrySendError::Full(item)) => Step::Full(item),
-            Err(mpsc::error::TrySendError::Closed(_)) => Step::End(End::shutdown()),
+            received: at.into_std(),
+        };
+        let item = match self.tx.try_send(item) {
+            Ok(()) => return None,
+            Err(mpsc::error::TrySendError::Full(item)) => item,
+            Err(mpsc::error::TrySendError::Closed(_)) => return Some(End::shutdown()),
+        };
+        match tokio::time::timeout(LAG_GRACE, self.tx.reserve()).await {
+            Ok(Ok(permit)) => {
+                permit.send(item);
+                None
+            }
+            Ok(Err(_)) => Some(End::shutdown()),
+            Err(_) => Some(End {
+                lagged: 1,
+                ..End::new(Disconnect::Lagged)
+            }),
         }
     }
 
-    /// A reconnected shard sent its subscriptions again.
+    /// A reconnected shard sent its subscriptions again: traced, and the hook runs.
     fn resubscribed(&self, epoch: u64) {
         crate::telemetry::event!(
             INFO,
             "polyclob.ws.resubscribe",
-            channel = self.cfg.kind.name(),
+            channel = self.cfg.policy.name(),
             shard = self.id,
             epoch,
             assets = self.ids.len(),
         );
-        let _ = epoch;
-    }
-
-    fn run_hook(&self, epoch: u64) {
         if let Some(hook) = &self.cfg.on_reconnect {
             let info = Reconnected {
                 shard: self.id,

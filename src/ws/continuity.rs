@@ -1,40 +1,30 @@
-//! One continuity contract for every stream: each break is one typed [`Break`].
+//! One continuity contract for every stream: each break is one typed [`Break`], and what a
+//! bot derived from a stream is trusted again **key by key**.
 //!
-//! A bot needs to know when what it derived from a stream (a book, its open orders, a price
-//! history) stopped being complete. Every stream of the crate reports every break in its
-//! sequence the same way: one [`Break`] that names the stream, the cause, what was lost
-//! ([`Lost`]: a count, or unknown) and what the library does about it ([`Recovery`]). From the
-//! break until the recovery completes, data derived from the stream is **untrusted**.
+//! A bot needs to know when what it derived from a stream (a book, its open orders, a price)
+//! stopped being complete. Every feed ([`Feed`](super::feed::Feed)) reports every break the
+//! same way: one [`Break`] that names the stream, the cause, what was lost ([`Lost`]: a count,
+//! or unknown) and what the library does about it ([`Recovery`]). From the break on, every key
+//! of the broken connection (an asset's book, a PolyBolt channel + symbol, a game, the user's
+//! account) is untrusted until **its own** re-establishment ([`RestoredBy`]); the feed answers
+//! per key ([`Feed::trust`](super::feed::Feed::trust), [`Cx::trust`](super::feed::Cx::trust),
+//! [`Trust`](super::trust::Trust)).
 //!
-//! | stream | break | lost | what the library does | trusted again when |
-//! |---|---|---|---|---|
-//! | market ([`MarketStream`](super::market::MarketStream)) | reconnect, silence (watchdog), close | unknown | reconnects with backoff, resubscribes; [`BookStream`](super::books::BookStream) drops the shard's books | a fresh `book` snapshot per asset |
-//! | market | local lag (queue full) | count | reconnects at once for fresh snapshots | a fresh `book` snapshot per asset |
-//! | user ([`UserStream`](super::user::UserStream)) | reconnect, failed connect, silence, close | unknown | reconnects, resubscribes; [`UserEvents`](crate::account::user_events::UserEvents) with [`reconcile`](crate::account::reconcile) fetches open orders and the trades since the last one delivered, delivers the missed ones marked `recovered`, holding live events until then | [`UserEvent::Reconciled`](crate::account::user_events::UserEvent::Reconciled) |
-//! | user | local lag | count | reconnects at once; reconciles as above | as above |
-//! | PolyBolt ([`PolyBoltStream`](crate::polybolt::PolyBoltStream)) | reconnect, silence, close 4002 (slow consumer), 4003 (draining: one reconnect after 0–10 s) | unknown | re-authenticates, resubscribes every subscription | the channel's new `snapshot` ([`is_trusted`](crate::polybolt::PolyBoltStream::is_trusted) per channel) |
-//! | PolyBolt | sequence gap (`seq` not previous + 1 within a connection) | count | reconnects at once (only a new subscription brings a snapshot); the reconnect's own `Disconnected` status is no second break | the channel's new `snapshot` |
-//! | PolyBolt | server `dropped: n` (it discarded `n` updates for a client reading too slowly) | count (`n`) | as above | as above |
-//! | PolyBolt | close 4001 (auth) or 4008 (policy) | unknown | **stops**: no reconnect loop; the stream reports and ends | never (fix credentials or the request) |
-//! | PolyBolt | local lag | count | reconnects at once for fresh snapshots | the new snapshots |
-//! | RTDS ([`RtdsStream`](crate::rtds::RtdsStream)) | reconnect, silence, close | unknown | reconnects, resubscribes (no sequence numbers: gaps inside a connection are invisible) | per symbol, its next price (a filtered subscription's `subscribe` history dump also refills the history); missed activity is not replayed; [`is_current`](crate::rtds::RtdsStream::is_current) says whether a kept message is from before the break |
-//! | RTDS | local lag | count | reconnects at once | as above |
-//! | sports ([`SportsStream`](crate::sports::SportsStream)) | reconnect, silence (no `ping` for the silence timeout), close | unknown | reconnects with backoff (no subscribe message) | per game, its next `sport_result` (the socket sends no snapshot); [`is_current`](crate::sports::SportsStream::is_current) as for RTDS |
-//! | sports | local lag | count | reconnects at once | as above |
+//! | stream | breaks | what the library does | a key is trusted again at |
+//! |---|---|---|---|
+//! | market ([`MarketStream`](super::market::MarketStream)) | disconnect, silence, close, local lag, a `book` whose hash does not verify | reconnects (backoff step), resubscribes; books of the connection await their snapshot ([`BookManager::book`](crate::book::BookManager::book) shows only live books) | the asset's next `book` snapshot, or a REST snapshot sent through [`FeedHandle::restore`](super::feed::FeedHandle::restore) |
+//! | user ([`UserStream`](crate::account::user_events::UserStream)) | disconnect, failed connect, silence, close, local lag, a `trade` element that does not decode | reconnects (a malformed trade: on the open connection); with [`catch_up`](crate::account::user_events::UserFeed) fetches open orders and the trades since the newest delivered one over REST, delivers the missed ones marked `recovered`, live events held and age-checked meanwhile | [`UserEvent::Reconciled`](crate::account::user_events::UserEvent::Reconciled) (the account; a market added on the open socket after its own catch-up) |
+//! | RTDS ([`RtdsStream`](crate::rtds::RtdsStream)) | disconnect, silence, close, local lag (no sequence numbers: gaps inside a connection are invisible) | reconnects, resubscribes | the symbol's next price (a filtered subscription's history dump refills history); activity is not replayed |
+//! | PolyBolt ([`PolyBoltStream`](crate::polybolt::PolyBoltStream)) | disconnect, silence, pong timeout, closes 4002/4003, a `seq` gap, server `dropped`, local lag, `auth_unavailable`/`auth_expired` | reconnects (4003: once after a uniform 0–10 s; loss: at once after a healthy period, else after its step), authenticates, resubscribes every subscription | the key's (channel + symbol or asset) own new snapshot |
+//! | PolyBolt | close 4001 or 4008, `auth_invalid` | **stops**: the stream reports and ends | never |
+//! | sports ([`SportsStream`](crate::sports::SportsStream)) | disconnect, missed protocol pings, close, local lag | reconnects (no subscribe message) | the game's next message; a game that ended during the outage is only learnt over REST: Gamma `/events?game_id=` ([`gamma::EventFilter`](crate::gamma::EventFilter)), games listed by [`Keys::untrusted`](super::trust::Keys::untrusted) |
 //!
-//! Where the break is heard: every owned stream yields it as an item right after the
-//! [`Status`] that reported it — [`BookEvent::Break`](super::books::BookEvent::Break),
-//! [`UserEvent::Break`](crate::account::user_events::UserEvent::Break),
-//! [`PolyBoltEvent::Break`](crate::polybolt::PolyBoltEvent::Break),
-//! [`RtdsEvent::Break`](crate::rtds::RtdsEvent::Break),
-//! [`SportsEvent::Break`](crate::sports::SportsEvent::Break),
-//! [`DecodedEvent::Break`](super::decoded::DecodedEvent::Break) — and the zero-copy handlers have an
-//! `on_break` hook ([`BookHandler`](super::books::BookHandler::on_break),
-//! [`RtdsHandler`](crate::rtds::RtdsHandler::on_break),
-//! [`PolyBoltHandler`](crate::polybolt::PolyBoltHandler::on_break),
-//! [`SportsHandler`](crate::sports::SportsHandler::on_break)). The raw connection streams
-//! ([`MarketStream`](super::market::MarketStream), [`UserStream`](super::user::UserStream))
-//! yield only the [`Status`]; [`Break::from_status`] reads it as a [`Break`].
+//! Every break takes one backoff step ([`backoff`](super::backoff)); steps reset only after a
+//! connection stayed up, unbroken, for the feed's healthy period. Under sustained loss a feed
+//! therefore reconnects at most once per step. Where the break is heard: the owned tier yields
+//! [`FeedEvent::Break`](super::feed::FeedEvent::Break) right after the
+//! [`Status`] that reported it (or before the message that revealed a loss); handlers get
+//! [`Handler::on_break`](super::feed::Handler::on_break).
 
 use std::fmt;
 use std::time::Duration;
@@ -80,6 +70,11 @@ pub enum Cause {
     },
     /// The consumer fell behind and the local queue overflowed.
     LocalLag,
+    /// A `book` snapshot did not verify against its hash (market): fresh snapshots are asked.
+    HashMismatch,
+    /// An element the stream cannot afford to lose did not decode (a user `trade`): what it
+    /// carried is fetched again over REST.
+    Malformed,
 }
 
 /// What was lost in a break.
@@ -96,14 +91,37 @@ pub enum Lost {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Recovery {
-    /// Reconnects after this delay and resubscribes; state is re-established by the
-    /// stream's snapshots (books, PolyBolt snapshots, RTDS history dumps).
+    /// Reconnects after this delay, authenticates and resubscribes; keys come back as
+    /// [`Break::restored_by`] says.
     Reconnect {
         /// Delay before the attempt.
         retry_in: Duration,
+        /// The backoff step the delay was drawn for (0 after a healthy period).
+        step: u32,
     },
+    /// Reconnects for fresh snapshots after a loss inside the connection (a sequence gap,
+    /// `dropped`, local lag, a hash mismatch): at once after a healthy period, else after the
+    /// next backoff step. The [`Status::Disconnected`] of that reconnect carries the delay and
+    /// is no second break.
+    Resnapshot,
+    /// Keeps the connection and fetches what was missed over REST (user channel).
+    Refetch,
     /// Does not reconnect: the stream ends (authentication or policy failure).
     Stop,
+}
+
+/// How the keys of a broken stream are re-established (the table in the [module docs](self)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RestoredBy {
+    /// Each key by its own snapshot on the new connection (market books, PolyBolt), or a REST
+    /// snapshot of it.
+    Snapshot,
+    /// Each key by its next message (RTDS prices): the socket has no snapshot.
+    NextMessage,
+    /// Over REST: the user channel's catch-up; sports games through Gamma
+    /// `/events?game_id=` (a game's next message also restores it).
+    Rest,
 }
 
 /// One break in a stream's continuity. See the [module docs](self) for the contract.
@@ -123,52 +141,58 @@ pub struct Break {
 }
 
 impl Break {
-    /// Reads a connection [`Status`] of `stream` as a break: `Disconnected` and `Lagged`
-    /// are breaks, `Connected` is not.
-    ///
-    /// ```
-    /// use polyclob::ws::connection::Disconnect;
-    /// use polyclob::ws::continuity::{Break, Cause, Lost, Recovery, StreamKind};
-    /// use polyclob::ws::event::Status;
-    /// use std::time::Duration;
-    ///
-    /// let lag = Status::Lagged { shard: 0, dropped: 3 };
-    /// let b = Break::from_status(StreamKind::Market, &lag).unwrap();
-    /// assert_eq!((b.cause, b.lost), (Cause::LocalLag, Lost::Count(3)));
-    /// ```
+    /// How this stream's keys come back after the break.
     #[must_use]
-    pub fn from_status(stream: StreamKind, status: &Status) -> Option<Self> {
-        match *status {
+    pub fn restored_by(&self) -> RestoredBy {
+        match self.stream {
+            StreamKind::Market | StreamKind::PolyBolt => RestoredBy::Snapshot,
+            StreamKind::Rtds => RestoredBy::NextMessage,
+            StreamKind::User | StreamKind::Sports => RestoredBy::Rest,
+        }
+    }
+
+    /// Reads a connection [`Status`] of `stream` as a break: `Disconnected`, `Stopped` and
+    /// `Lagged` are breaks, `Connected` is not, nor the disconnect a loss asked for (its break
+    /// was reported with the loss).
+    pub(crate) fn from_status(stream: StreamKind, status: &Status) -> Option<Self> {
+        let (shard, cause, lost, recovery) = match *status {
+            Status::Disconnected {
+                reason: Disconnect::Lagged | Disconnect::Resnapshot,
+                ..
+            }
+            | Status::Connected { .. } => return None,
             Status::Disconnected {
                 shard,
                 reason,
                 retry_in,
+                step,
                 ..
-            } => Some(Self {
-                stream,
+            } => (
                 shard,
-                cause: Cause::Disconnected(reason),
-                lost: Lost::Unknown,
-                recovery: Recovery::Reconnect { retry_in },
-            }),
-            Status::Stopped { shard, reason } => Some(Self {
-                stream,
+                Cause::Disconnected(reason),
+                Lost::Unknown,
+                Recovery::Reconnect { retry_in, step },
+            ),
+            Status::Stopped { shard, reason } => (
                 shard,
-                cause: Cause::Disconnected(reason),
-                lost: Lost::Unknown,
-                recovery: Recovery::Stop,
-            }),
-            Status::Lagged { shard, dropped } => Some(Self {
-                stream,
+                Cause::Disconnected(reason),
+                Lost::Unknown,
+                Recovery::Stop,
+            ),
+            Status::Lagged { shard, dropped } => (
                 shard,
-                cause: Cause::LocalLag,
-                lost: Lost::Count(dropped),
-                recovery: Recovery::Reconnect {
-                    retry_in: Duration::ZERO,
-                },
-            }),
-            Status::Connected { .. } => None,
-        }
+                Cause::LocalLag,
+                Lost::Count(dropped),
+                Recovery::Resnapshot,
+            ),
+        };
+        Some(Self {
+            stream,
+            shard,
+            cause,
+            lost,
+            recovery,
+        })
     }
 }
 
@@ -188,81 +212,20 @@ impl fmt::Display for Break {
             } => write!(f, "{channel}: seq {got} where {expected} was due")?,
             Cause::ServerDropped { channel } => write!(f, "{channel}: the server dropped frames")?,
             Cause::LocalLag => f.write_str("the consumer fell behind")?,
+            Cause::HashMismatch => f.write_str("a book snapshot failed its hash check")?,
+            Cause::Malformed => f.write_str("an element that must not be lost did not decode")?,
         }
         match self.lost {
             Lost::Count(n) => write!(f, "; {n} lost")?,
             Lost::Unknown => f.write_str("; loss unknown")?,
         }
         match self.recovery {
-            Recovery::Reconnect { retry_in } => write!(f, "; reconnecting in {retry_in:?}"),
+            Recovery::Reconnect { retry_in, step } => {
+                write!(f, "; reconnecting in {retry_in:?} (step {step})")
+            }
+            Recovery::Resnapshot => f.write_str("; reconnecting for fresh snapshots"),
+            Recovery::Refetch => f.write_str("; fetching what was missed"),
             Recovery::Stop => f.write_str("; stopped"),
         }
-    }
-}
-
-/// Which connection's data is current, for the streams whose state comes back message by
-/// message (RTDS, sports): data from a frame is current while its connection is, and
-/// untrusted from the next break until a message of a new connection replaces it.
-#[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct LiveEpoch {
-    /// The epoch of the connection delivered as `Connected` and not broken since.
-    live: Option<u64>,
-}
-
-impl LiveEpoch {
-    pub(crate) fn on_status(&mut self, status: &Status) {
-        self.live = match *status {
-            Status::Connected { epoch, .. } => Some(epoch),
-            Status::Disconnected { .. } | Status::Stopped { .. } | Status::Lagged { .. } => None,
-        };
-    }
-
-    pub(crate) fn is_current(self, epoch: u64) -> bool {
-        self.live == Some(epoch)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn live_epoch_follows_connects_and_breaks() {
-        let mut l = LiveEpoch::default();
-        assert!(!l.is_current(0));
-        l.on_status(&Status::Connected {
-            shard: 0,
-            epoch: 0,
-            reconnect: false,
-        });
-        assert!(l.is_current(0));
-        l.on_status(&Status::Disconnected {
-            shard: 0,
-            epoch: 0,
-            reason: Disconnect::Eof,
-            retry_in: Duration::ZERO,
-            discarded: 0,
-        });
-        assert!(!l.is_current(0));
-        // A failed attempt keeps the next epoch number; only its `Connected` makes it live.
-        l.on_status(&Status::Disconnected {
-            shard: 0,
-            epoch: 1,
-            reason: Disconnect::Silence,
-            retry_in: Duration::ZERO,
-            discarded: 0,
-        });
-        assert!(!l.is_current(1));
-        l.on_status(&Status::Connected {
-            shard: 0,
-            epoch: 1,
-            reconnect: true,
-        });
-        assert!(l.is_current(1) && !l.is_current(0));
-        l.on_status(&Status::Lagged {
-            shard: 0,
-            dropped: 2,
-        });
-        assert!(!l.is_current(1));
     }
 }

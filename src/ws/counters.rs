@@ -33,8 +33,8 @@ pub struct StreamCounters {
     /// Of those, reconnects.
     pub reconnects: u64,
     /// Connections that ended or failed to open, each one
-    /// [`Break`](super::continuity::Break). A PolyBolt sequence gap or server `dropped` counts
-    /// once, as the reconnect it causes (for new snapshots).
+    /// [`Break`](super::continuity::Break). A loss inside a connection (a PolyBolt sequence gap
+    /// or `dropped`, a hash mismatch) counts once, as the reconnect it causes.
     pub breaks: u64,
     /// Frames lost to consumer lag.
     pub lagged: u64,
@@ -42,8 +42,7 @@ pub struct StreamCounters {
     pub frames: u64,
     /// Payload bytes of those frames.
     pub bytes: u64,
-    /// Frames or elements that did not decode (counted by the streams that decode:
-    /// [`BookStream`](super::books::BookStream), [`BookFeed`](super::books::BookFeed)).
+    /// Frames or elements that did not decode.
     pub decode_errors: u64,
     /// `book` snapshots whose hash did not verify although they carry every member it covers
     /// (book streams): the snapshot or its metadata is wrong.
@@ -53,6 +52,9 @@ pub struct StreamCounters {
     /// exactly ([`HashStatus::Unverifiable`](crate::book::HashStatus::Unverifiable)). Not
     /// mismatches.
     pub hash_unverifiable: u64,
+    /// Messages a conflating feed folded into a later one of their key (their state was
+    /// applied; see [`FeedBuilder::conflate`](super::feed::FeedBuilder::conflate)).
+    pub conflated: u64,
 }
 
 /// The cells behind [`StreamCounters`]; one per stream, in its shared configuration.
@@ -67,6 +69,7 @@ pub(crate) struct Counters {
     pub(crate) decode_errors: AtomicU64,
     pub(crate) hash_mismatches: AtomicU64,
     pub(crate) hash_unverifiable: AtomicU64,
+    pub(crate) conflated: AtomicU64,
 }
 
 impl Counters {
@@ -86,6 +89,7 @@ impl Counters {
             decode_errors: self.decode_errors.load(Relaxed),
             hash_mismatches: self.hash_mismatches.load(Relaxed),
             hash_unverifiable: self.hash_unverifiable.load(Relaxed),
+            conflated: self.conflated.load(Relaxed),
         }
     }
 }

@@ -1,4 +1,4 @@
-//! What a stream delivers: frames (borrowed or owned) and connection status changes.
+//! What a connection delivers: frames (borrowed or owned) and connection status changes.
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -8,9 +8,10 @@ use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use super::connection::{ConnectError, Disconnect};
 
-/// One data frame as received, borrowed for the duration of a [`Handler`] call.
+/// One data frame as received, borrowed for the duration of a
+/// [`Handler`](super::feed::Handler) call ([`Cx::frame`](super::feed::Cx::frame)).
 ///
-/// PONG replies are filtered out before delivery; everything else the server sends as a
+/// Keepalive answers are filtered out before delivery; everything else the server sends as a
 /// text or binary message arrives here unchanged, in order, tagged with the shard
 /// (connection) and its epoch.
 #[derive(Debug, Clone, Copy)]
@@ -62,13 +63,13 @@ impl<'a> Frame<'a> {
     /// WebSocket framing came before it.
     ///
     /// ```
-    /// use polyclob::ws::event::{Frame, Handler, Status};
+    /// use polyclob::ws::event::Frame;
+    /// use polyclob::ws::feed::{Cx, Frames, Handler};
     /// struct Lag(Vec<std::time::Duration>);
-    /// impl Handler for Lag {
-    ///     fn on_frame(&mut self, frame: Frame<'_>) {
+    /// impl Handler<Frames> for Lag {
+    ///     fn on_message(&mut self, frame: &Frame<'_>, _: &Cx<'_, Frames>) {
     ///         self.0.push(frame.received_at().elapsed());
     ///     }
-    ///     fn on_status(&mut self, _: &Status) {}
     /// }
     /// ```
     #[must_use]
@@ -77,7 +78,7 @@ impl<'a> Frame<'a> {
     }
 }
 
-/// An owned data frame, as yielded by the `Stream` implementations.
+/// An owned data frame, as a [`FrameStream`](super::feed::FrameStream) yields it.
 ///
 /// Holds the transport's reference-counted buffer: creating it copies nothing.
 ///
@@ -123,6 +124,16 @@ impl Payload {
 }
 
 impl OwnedFrame {
+    /// An empty text frame (what a message that came over REST is tied to).
+    pub(crate) fn empty() -> Self {
+        Self {
+            shard: 0,
+            epoch: 0,
+            payload: Payload::Binary(Bytes::new()),
+            received: Instant::now(),
+        }
+    }
+
     /// A borrowed view of this frame.
     #[must_use]
     pub fn as_frame(&self) -> Frame<'_> {
@@ -212,11 +223,15 @@ pub enum Status {
         reason: Disconnect,
         /// Delay before the next attempt (exponential backoff with jitter).
         retry_in: Duration,
+        /// The backoff step this delay was drawn for (0 after a healthy period; each break
+        /// takes one step; see [`backoff`](super::backoff)).
+        step: u32,
         /// Frames of the ended connection that were still queued and were discarded.
         discarded: u64,
     },
     /// The connection ended in a way retrying cannot fix (PolyBolt close 4001,
-    /// authentication, or 4008, policy): the shard does not reconnect and its stream ends.
+    /// authentication, 4008, policy, or an `auth_invalid` error acknowledgement): the shard
+    /// does not reconnect and its stream ends.
     Stopped {
         /// Connection index.
         shard: usize,
@@ -224,7 +239,8 @@ pub enum Status {
         reason: Disconnect,
     },
     /// The consumer fell behind: the queue was full and `dropped` frames of this shard
-    /// were lost. The shard reconnects at once to obtain fresh snapshots.
+    /// were lost. The shard reconnects for fresh snapshots (at once after a healthy period,
+    /// else after its backoff step).
     Lagged {
         /// Connection index.
         shard: usize,
@@ -256,54 +272,5 @@ impl Status {
             } => Some(*e),
             _ => None,
         }
-    }
-}
-
-/// An owned stream item.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Event {
-    /// A data frame.
-    Frame(OwnedFrame),
-    /// A connection status change.
-    Status(Status),
-}
-
-/// The zero-copy delivery API: called on the consumer's task for every frame and status
-/// change, in order, with borrowed data. Nothing is allocated per call by the stream.
-///
-/// ```
-/// use polyclob::ws::event::{Frame, Handler, Status};
-///
-/// #[derive(Default)]
-/// struct Count { frames: u64, gaps: u64 }
-///
-/// impl Handler for Count {
-///     fn on_frame(&mut self, frame: Frame<'_>) {
-///         self.frames += frame.as_bytes().len().min(1) as u64;
-///     }
-///     fn on_status(&mut self, status: &Status) {
-///         if matches!(status, Status::Lagged { .. }) {
-///             self.gaps += 1;
-///         }
-///     }
-/// }
-/// ```
-pub trait Handler {
-    /// A data frame.
-    fn on_frame(&mut self, frame: Frame<'_>);
-
-    /// A connection status change. Default: ignore.
-    fn on_status(&mut self, status: &Status) {
-        let _ = status;
-    }
-}
-
-impl<H: Handler + ?Sized> Handler for &mut H {
-    fn on_frame(&mut self, frame: Frame<'_>) {
-        (**self).on_frame(frame);
-    }
-    fn on_status(&mut self, status: &Status) {
-        (**self).on_status(status);
     }
 }

@@ -2,23 +2,20 @@
 //! filter (tags, question text, sports market type).
 //!
 //! The market channel announces every new market to connections subscribed with
-//! `custom_feature_enabled` ([Polymarket market channel]; [`MarketStreamBuilder`]'s default).
-//! [`FollowNewMarkets`] wraps any frame [`Handler`] (a [`BookFeed`](super::books::BookFeed),
-//! your own): every frame goes to the inner handler unchanged, and a `new_market` event whose
-//! market passes the [`FollowFilter`] has its token ids subscribed through the stream's
-//! [`MarketHandle`]. The subscription then behaves like any other: the book of a new token
-//! starts from its snapshot, under the same gating rules.
-//!
-//! Frames without the text `new_market` cost one substring search and no allocation.
+//! `custom_feature_enabled` ([Polymarket market channel]; the market feed's default).
+//! [`FollowNewMarkets`] wraps any market [`Handler`]: every message goes to the inner handler
+//! unchanged, and a `new_market` event whose market passes the [`FollowFilter`] has its token
+//! ids subscribed through the feed's [`FeedHandle`]. The subscription then behaves like any
+//! other: the book of a new token starts from its snapshot, under the same trust rules.
 //!
 //! [Polymarket market channel]: https://docs.polymarket.com/developers/CLOB/websocket/market-channel
-//! [`MarketStreamBuilder`]: super::market::MarketStreamBuilder
 
 use std::fmt;
 use std::sync::Arc;
 
-use super::event::{Frame, Handler, Status};
-use super::market::MarketHandle;
+use super::event::Status;
+use super::feed::{Cx, FeedHandle, Handler};
+use super::market::{MarketFeed, MarketMessage};
 use crate::decode::{EventView as Decoded, JsonStr, MarketMsg, NewMarketFields, decode};
 
 type Predicate = Arc<dyn Fn(&MarketMsg<'_>, &NewMarketFields<'_>) -> bool + Send + Sync>;
@@ -132,13 +129,13 @@ impl FollowFilter {
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-/// use polyclob::ws::event::{Frame, Handler};
+/// use polyclob::ws::feed::{Cx, Handler};
 /// use polyclob::ws::follow::{FollowNewMarkets, FollowFilter};
-/// use polyclob::ws::market::MarketStream;
+/// use polyclob::ws::market::{MarketFeed, MarketMessage, MarketStream};
 ///
 /// struct Print;
-/// impl Handler for Print {
-///     fn on_frame(&mut self, f: Frame<'_>) { let _ = f.as_bytes().len(); }
+/// impl Handler<MarketFeed> for Print {
+///     fn on_message(&mut self, m: &MarketMessage<'_>, _: &Cx<'_, MarketFeed>) { println!("{m:?}"); }
 /// }
 /// let mut stream = MarketStream::builder().assets(["7604"]).build()?;
 /// let mut follow = FollowNewMarkets::new(stream.handle(), FollowFilter::any().tag("crypto"), Print);
@@ -147,7 +144,7 @@ impl FollowFilter {
 /// ```
 #[derive(Debug)]
 pub struct FollowNewMarkets<H> {
-    handle: MarketHandle,
+    handle: FeedHandle<MarketFeed>,
     filter: FollowFilter,
     inner: H,
     followed: u64,
@@ -158,7 +155,7 @@ impl<H> FollowNewMarkets<H> {
     /// Follows the markets `filter` accepts on the stream behind `handle`, passing every
     /// frame on to `inner`.
     #[must_use]
-    pub fn new(handle: MarketHandle, filter: FollowFilter, inner: H) -> Self {
+    pub fn new(handle: FeedHandle<MarketFeed>, filter: FollowFilter, inner: H) -> Self {
         Self {
             handle,
             filter,
@@ -170,39 +167,38 @@ impl<H> FollowNewMarkets<H> {
 
     /// Reads one frame's text: subscribes the tokens of every accepted `new_market` event in
     /// it and returns how many markets were followed. For the owned tier (call it on each
-    /// frame's text); the handler tier calls it for you.
+    /// `new_market` event's JSON); the handler tier calls it for you.
     pub fn observe(&mut self, frame: &str) -> usize {
         if !frame.contains("new_market") {
             return 0;
         }
-        let mut n = 0;
-        for ev in decode(frame) {
-            let Ok(Decoded::NewMarket(m)) = ev else {
-                continue;
-            };
-            let Ok(fields) = m.fields() else { continue };
-            if !self.filter.matches(&m, &fields) {
-                continue;
-            }
-            // `clob_token_ids` when sent, else `assets_ids` (the older field).
-            let list = if fields.has_clob_token_ids {
-                fields.clob_token_ids
-            } else {
-                m.assets_ids
-            };
-            self.ids.clear();
-            self.ids.extend(
-                list.filter_map(Result::ok)
-                    .filter_map(|s| s.as_str())
-                    .filter(|s| !s.is_empty())
-                    .map(str::to_owned),
-            );
-            if !self.ids.is_empty() && self.handle.subscribe(self.ids.drain(..)).is_ok() {
-                n += 1;
-            }
+        decode(frame)
+            .filter(|ev| matches!(ev, Ok(Decoded::NewMarket(m)) if self.follow(m)))
+            .count()
+    }
+
+    /// Subscribes the tokens of `m` if the filter accepts it.
+    fn follow(&mut self, m: &MarketMsg<'_>) -> bool {
+        let Ok(fields) = m.fields() else { return false };
+        if !self.filter.matches(m, &fields) {
+            return false;
         }
-        self.followed += n as u64;
-        n
+        // `clob_token_ids` when sent, else `assets_ids` (the older field).
+        let list = if fields.has_clob_token_ids {
+            fields.clob_token_ids
+        } else {
+            m.assets_ids
+        };
+        self.ids.clear();
+        self.ids.extend(
+            list.filter_map(Result::ok)
+                .filter_map(|s| s.as_str())
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned),
+        );
+        let ok = !self.ids.is_empty() && self.handle.subscribe(self.ids.drain(..)).is_ok();
+        self.followed += u64::from(ok);
+        ok
     }
 
     /// Markets followed so far.
@@ -228,16 +224,26 @@ impl<H> FollowNewMarkets<H> {
     }
 }
 
-impl<H: Handler> Handler for FollowNewMarkets<H> {
-    fn on_frame(&mut self, frame: Frame<'_>) {
-        self.inner.on_frame(frame);
-        if let Some(text) = frame.as_str() {
-            self.observe(text);
+impl<H: Handler<MarketFeed>> Handler<MarketFeed> for FollowNewMarkets<H> {
+    fn on_message(&mut self, msg: &MarketMessage<'_>, cx: &Cx<'_, MarketFeed>) {
+        self.inner.on_message(msg, cx);
+        if let MarketMessage::Update(u) = msg {
+            if let Decoded::NewMarket(m) = &u.event {
+                self.follow(m);
+            }
         }
     }
-
-    fn on_status(&mut self, status: &Status) {
-        self.inner.on_status(status);
+    fn on_invalid(&mut self, error: &crate::decode::DecodeError, cx: &Cx<'_, MarketFeed>) {
+        self.inner.on_invalid(error, cx);
+    }
+    fn on_status(&mut self, status: &Status, cx: &Cx<'_, MarketFeed>) {
+        self.inner.on_status(status, cx);
+    }
+    fn on_break(&mut self, brk: &super::continuity::Break, cx: &Cx<'_, MarketFeed>) {
+        self.inner.on_break(brk, cx);
+    }
+    fn on_lag(&mut self, lag: &super::feed::Lag, cx: &Cx<'_, MarketFeed>) {
+        self.inner.on_lag(lag, cx);
     }
 }
 

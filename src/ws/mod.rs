@@ -6,42 +6,41 @@
 //! # let sim = polyclob_sim::Simulator::builder().start().await?;
 //! # let token = sim.markets()[0].tokens()[0].token_id().to_owned();
 //! use futures_util::StreamExt;
-//! use polyclob::ws::books::{BookEvent, BookStream};
 //! use polyclob::ws::event::Status;
+//! use polyclob::ws::feed::FeedEvent;
 //! use polyclob::ws::market::MarketStream;
 //! use std::time::Duration;
 //!
-//! // Connects lazily, subscribes, pings, reconnects with backoff, resubscribes.
-//! let stream = MarketStream::builder()
+//! // Connects lazily, subscribes, pings, reconnects with backoff, resubscribes; keeps the books.
+//! let mut books = MarketStream::builder()
 //!     .url(sim.market_ws_url()) // default: Polymarket's market channel
 //!     .assets([token.clone()])
 //!     .build()?;
-//! let mut books = BookStream::new(stream); // keeps a BookManager current
-//! while books.books().book(&token).is_none() {
+//! while books.state().book(&token).is_none() {
 //!     match tokio::time::timeout(Duration::from_secs(5), books.next()).await?.ok_or("closed")? {
-//!         BookEvent::Status(Status::Connected { .. }) => println!("connected"),
-//!         BookEvent::Invalid { error, .. } => println!("skipped a bad element: {error}"),
+//!         FeedEvent::Status(Status::Connected { .. }) => println!("connected"),
+//!         FeedEvent::Invalid { error, .. } => println!("skipped a bad element: {error}"),
 //!         _ => {}
 //!     }
 //! }
-//! let book = books.books().book(&token).ok_or("no book")?;
+//! let book = books.state().book(&token).ok_or("no book")?; // live books only
 //! println!("bid {:?} ask {:?} mid {:?}", book.best_bid(), book.best_ask(), book.mid());
 //! # Ok(()) }
 //! ```
 //!
 //! | module | what it holds |
 //! |---|---|
-//! | [`books`] | streams feeding a [`BookManager`](crate::book::BookManager): zero-copy [`BookFeed`](books::BookFeed), owned [`BookStream`](books::BookStream) |
-//! | [`decoded`] | [`DecodedStream`](decoded::DecodedStream): any stream's frames as owned decoded events |
-//! | [`market`] | [`MarketStream`](market::MarketStream): sharded market-channel connections |
-//! | [`user`] | [`UserStream`](user::UserStream): the authenticated user channel |
+//! | [`feed`] | the one feed machine: [`Feed`](feed::Feed), its builder and handle, the [`Handler`](feed::Handler) trait, owned [`FeedEvent`](feed::FeedEvent)s, conflation and [`Lag`](feed::Lag), raw [`Frames`](feed::Frames) |
+//! | [`market`] | [`MarketStream`](market::MarketStream): sharded market-channel connections keeping a [`BookManager`](crate::book::BookManager) |
+//! | [`user`] | the user channel's connection (its feed is [`account::user_events`](crate::account::user_events)) |
 //! | [`follow`] | [`FollowNewMarkets`](follow::FollowNewMarkets): subscribe the tokens of `new_market` events that pass a filter |
-//! | [`event`] | frames (borrowed and owned), status changes, the zero-copy [`Handler`](event::Handler) |
-//! | [`connection`] | one shard's lifecycle: keepalive, watchdog, reconnect, epochs, lag |
-//! | [`StreamCounters`] | a stream's counters (connects, breaks, frames, bytes, decode errors, hash mismatches) |
-//! | [`continuity`] | the continuity contract of every stream: one [`Break`](continuity::Break) per break, the table of breaks and recoveries |
-//! | [`backoff`] | exponential backoff with jitter |
-//! | [`subscribe`] | subscription message formats, user credentials |
+//! | [`trust`] | [`Trust`](trust::Trust) per key, and the table behind it |
+//! | [`continuity`] | the continuity contract of every feed: one [`Break`](continuity::Break) per break, the table of breaks and recoveries |
+//! | [`event`] | frames (borrowed and owned) and connection status changes |
+//! | [`connection`] | one connection's lifecycle: keepalive, watchdog, reconnect, epochs, lag, close frames |
+//! | [`backoff`] | backoff in steps, with jitter |
+//! | [`StreamCounters`] | a feed's counters (connects, breaks, frames, bytes, decode errors, hash mismatches, conflated) |
+//! | [`subscribe`] | the CLOB channels' subscription messages |
 //!
 //! ## What one message stands for
 //!
@@ -53,7 +52,7 @@
 //! | market channel `book` | one asset's whole book (a snapshot) |
 //! | market channel `price_change` | one market's level changes; each entry names its asset, price and side |
 //! | market channel `last_trade_price` | one trade print of one asset |
-//! | user channel `trade` (`account::user_events::UserEvent::Trade`) | one trade of the user's (its id), the maker orders it filled listed inside; sent again on each settlement status (`account::user_events::UserEvents` removes the repeats) |
+//! | user channel `trade` (`account::user_events::UserEvent::Trade`) | one trade of the user's (its id), the maker orders it filled listed inside; sent again on each settlement status (the user feed delivers each status once, in order, `first` on the first) |
 //! | user channel `order` | one change of one of the user's orders (placement, match, cancellation) |
 //! | CLOB `GET /data/trades` | one trade, as the user channel's `trade` (the reconciliation's source) |
 //! | RTDS `activity` / `orders_matched` ([`rtds`](crate::rtds)) | one **maker order** of a match: a trade against three makers is three messages (group by `transactionHash`) |
@@ -69,20 +68,19 @@
 //! [Polymarket WSS overview]: https://docs.polymarket.com/developers/CLOB/websocket/wss-overview
 
 pub mod backoff;
-pub mod books;
 pub mod connection;
 pub mod continuity;
 mod counters;
-pub mod decoded;
 pub mod event;
+pub mod feed;
 pub mod follow;
 pub mod market;
-pub(crate) mod options;
 pub(crate) mod shards;
 pub mod subscribe;
 mod transport;
+pub mod trust;
 pub mod user;
 
 pub use counters::StreamCounters;
-pub use options::BuildError;
+pub use feed::BuildError;
 pub use shards::Closed;

@@ -1,7 +1,6 @@
 //! The consumer side: shards assigned to ids, and the in-order delivery of what they send.
 
 use std::collections::{BTreeSet, HashMap};
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
@@ -11,7 +10,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::connection::{Command, Config, Inbound, Shard};
-use super::event::{Event, Handler, OwnedFrame, Status};
+use super::event::{OwnedFrame, Status};
 
 /// Error returned when subscription changes are sent to a stream that has shut down.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +42,8 @@ struct Assignment {
 /// staggered first connects. Shared between a stream and its handles.
 pub(crate) struct Shards {
     cfg: Arc<Config>,
+    /// Subscription changes made through the handles.
+    changes: AtomicU64,
     runtime: tokio::runtime::Handle,
     per_shard: usize,
     stagger: Duration,
@@ -75,6 +76,7 @@ impl Shards {
         };
         Self {
             cfg,
+            changes: AtomicU64::new(0),
             runtime,
             per_shard: per_shard.max(1),
             stagger,
@@ -128,8 +130,14 @@ impl Shards {
         self.spawn(&mut st, set).map(drop)
     }
 
+    /// How many subscription changes were made (after the start).
+    pub(crate) fn changes(&self) -> u64 {
+        self.changes.load(Ordering::Acquire)
+    }
+
     /// Add ids, filling existing shards first and opening new ones as needed.
     pub(crate) fn subscribe(&self, ids: impl IntoIterator<Item = String>) -> Result<(), Closed> {
+        self.changes.fetch_add(1, Ordering::AcqRel);
         let mut st = self.lock();
         if st.closed {
             return Err(Closed);
@@ -169,6 +177,7 @@ impl Shards {
 
     /// Remove ids from whichever shard holds them. Unknown ids are ignored.
     pub(crate) fn unsubscribe(&self, ids: impl IntoIterator<Item = String>) -> Result<(), Closed> {
+        self.changes.fetch_add(1, Ordering::AcqRel);
         let mut st = self.lock();
         if st.closed {
             return Err(Closed);
@@ -191,13 +200,23 @@ impl Shards {
 
     /// Force shard `shard` (or all, with `None`) to reconnect now.
     pub(crate) fn reconnect(&self, shard: Option<usize>) -> Result<(), Closed> {
+        self.command(shard, || Command::Reconnect)
+    }
+
+    /// Ask shard `shard` for fresh snapshots after a loss (paced by its backoff).
+    pub(crate) fn resnapshot(&self, shard: usize) {
+        // Fails only after shutdown, when there is nothing to recover.
+        let _ = self.command(Some(shard), || Command::Resnapshot);
+    }
+
+    fn command(&self, shard: Option<usize>, cmd: impl Fn() -> Command) -> Result<(), Closed> {
         let st = self.lock();
         if st.closed {
             return Err(Closed);
         }
         for (k, slot) in st.slots.iter().enumerate() {
             if shard.is_none_or(|s| s == k) {
-                slot.cmd.send(Command::Reconnect).map_err(|_| Closed)?;
+                slot.cmd.send(cmd()).map_err(|_| Closed)?;
             }
         }
         Ok(())
@@ -231,6 +250,13 @@ impl Shards {
         v
     }
 
+    /// Every id, sorted.
+    pub(crate) fn ids_of_all(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.lock().owner.keys().cloned().collect();
+        v.sort_unstable();
+        v
+    }
+
     /// Ids per shard, in shard order.
     pub(crate) fn assignment(&self) -> Vec<Vec<String>> {
         let st = self.lock();
@@ -245,8 +271,9 @@ impl Shards {
     }
 }
 
-/// A delivery, before it is shaped into a borrowed or owned form.
-enum Delivery {
+/// What the consumer receives, in order.
+#[derive(Debug)]
+pub(crate) enum Delivery {
     Frame(OwnedFrame),
     Status(Status),
 }
@@ -325,7 +352,7 @@ impl Dispatcher {
         }
     }
 
-    fn poll_delivery(&mut self, cx: &mut Context<'_>) -> Poll<Option<Delivery>> {
+    pub(crate) fn poll_delivery(&mut self, cx: &mut Context<'_>) -> Poll<Option<Delivery>> {
         loop {
             match self.rx.poll_recv(cx) {
                 Poll::Ready(Some(msg)) => {
@@ -346,74 +373,22 @@ impl Dispatcher {
         }
     }
 
-    async fn recv(&mut self) -> Option<Inbound> {
-        if !self.busy_poll {
-            return self.rx.recv().await;
-        }
-        loop {
-            match self.rx.try_recv() {
-                Ok(msg) => return Some(msg),
-                Err(mpsc::error::TryRecvError::Disconnected) => return None,
-                // The runtime checks its sockets (without blocking) before resuming us, so a
-                // frame that arrived meanwhile is read by its shard first.
-                Err(mpsc::error::TryRecvError::Empty) => tokio::task::yield_now().await,
-            }
-        }
-    }
-
-    async fn next_delivery(&mut self) -> Option<Delivery> {
-        loop {
-            let msg = self.recv().await?;
+    /// A delivery already queued, without waiting.
+    pub(crate) fn try_delivery(&mut self) -> Option<Delivery> {
+        while let Ok(msg) = self.rx.try_recv() {
             if let Some(d) = self.accept(msg) {
                 return Some(d);
             }
         }
-    }
-
-    /// Deliver the next frame or status to `handler`. `false` once every shard has ended.
-    pub(crate) async fn dispatch<H: Handler + ?Sized>(&mut self, handler: &mut H) -> bool {
-        match self.next_delivery().await {
-            Some(Delivery::Frame(f)) => {
-                handler.on_frame(f.as_frame());
-                true
-            }
-            Some(Delivery::Status(s)) => {
-                handler.on_status(&s);
-                true
-            }
-            None => false,
-        }
-    }
-
-    pub(crate) async fn next_event(&mut self) -> Option<Event> {
-        self.next_delivery().await.map(Delivery::into_event)
-    }
-
-    pub(crate) fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Option<Event>> {
-        self.poll_delivery(cx).map(|d| d.map(Delivery::into_event))
+        None
     }
 }
 
-impl Delivery {
-    fn into_event(self) -> Event {
-        match self {
-            Delivery::Frame(f) => Event::Frame(f),
-            Delivery::Status(s) => Event::Status(s),
-        }
-    }
-}
-
-/// Shared implementation of the market and user streams.
+/// The connections of one feed and the consumer's end of their queue.
 #[derive(Debug)]
 pub(crate) struct StreamCore {
     pub(crate) shards: Arc<Shards>,
     pub(crate) dispatcher: Dispatcher,
-}
-
-impl StreamCore {
-    pub(crate) fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event>> {
-        self.get_mut().dispatcher.poll_event(cx)
-    }
 }
 
 impl Drop for StreamCore {

@@ -12,28 +12,13 @@
 //! [user channel]: https://docs.polymarket.com/developers/CLOB/websocket/user-channel
 //! [dynamic subscriptions]: https://docs.polymarket.com/developers/CLOB/websocket/wss-overview
 
+pub(crate) use super::feed::Op;
 use crate::clob::Credentials;
 use crate::json::escape::push_string;
 
 /// Overwrite a string's bytes with zeros (`zeroize` keeps the stores from being elided).
 pub(crate) fn wipe(s: &mut String) {
     zeroize::Zeroize::zeroize(s);
-}
-
-/// Dynamic subscription direction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Op {
-    Subscribe,
-    Unsubscribe,
-}
-
-impl Op {
-    fn as_str(self) -> &'static str {
-        match self {
-            Op::Subscribe => "subscribe",
-            Op::Unsubscribe => "unsubscribe",
-        }
-    }
 }
 
 fn push_json_array<'a>(out: &mut String, items: impl IntoIterator<Item = &'a str>) {
@@ -117,82 +102,6 @@ pub(crate) fn user_operation<'a>(
     out.push_str("\"}");
 }
 
-/// The RTDS socket's whole request, `{"action":…,"subscriptions":[…]}`, from subscription
-/// objects already rendered by `rtds::Subscription::write_json` (the RTDS stream keeps them in
-/// that form). It lives here, with the other channels' writers, so the transport does not
-/// import the `rtds` module that builds on it.
-pub(crate) fn rtds_request<'a>(out: &mut String, op: Op, subs: impl IntoIterator<Item = &'a str>) {
-    out.clear();
-    out.push_str("{\"action\":\"");
-    out.push_str(op.as_str());
-    out.push_str("\",\"subscriptions\":[");
-    for (i, s) in subs.into_iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(s);
-    }
-    out.push_str("]}");
-}
-
-/// PolyBolt's `auth` frame: `{"op":"auth","rid":"auth","auth":{"apiKey","secret","passphrase"}}`
-/// ([PolyBolt WebSocket](https://docs.polymarket.com/api-reference/live-data/overview)).
-pub(crate) fn polybolt_auth(out: &mut String, auth: &Credentials) {
-    out.clear();
-    out.push_str("{\"op\":\"auth\",\"rid\":\"auth\",\"auth\":{\"apiKey\":");
-    push_string(out, auth.api_key());
-    out.push_str(",\"secret\":");
-    push_string(out, auth.secret());
-    out.push_str(",\"passphrase\":");
-    push_string(out, auth.passphrase());
-    out.push_str("}}");
-}
-
-/// PolyBolt's `{"op":"subscribe"|"unsubscribe","subscriptions":[…]}` from subscription objects
-/// already rendered by `polybolt::BoltSubscription`.
-pub(crate) fn polybolt_request<'a>(
-    out: &mut String,
-    op: Op,
-    subs: impl IntoIterator<Item = &'a str>,
-) {
-    out.clear();
-    out.push_str("{\"op\":\"");
-    out.push_str(op.as_str());
-    out.push_str("\",\"subscriptions\":[");
-    for (i, s) in subs.into_iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(s);
-    }
-    out.push_str("]}");
-}
-
-/// Whether a PolyBolt text frame is the `authed` acknowledgement: an object whose `op` is
-/// the string `authed` (keys in any order; read with the crate's JSON scanner).
-pub(crate) fn is_polybolt_authed(text: &str) -> bool {
-    use crate::json::{Cursor, RawKind};
-    let mut c = Cursor::new(text, 0);
-    if c.peek() != Some(b'{') || !text.contains("authed") {
-        return false;
-    }
-    c.pos += 1;
-    if c.close_if(b'}') {
-        return false;
-    }
-    loop {
-        let Ok(key) = c.key() else { return false };
-        if key == b"op" {
-            return c
-                .raw()
-                .is_ok_and(|r| r.kind == RawKind::Str && r.text(text) == "authed");
-        }
-        if c.skip(0).is_err() || !matches!(c.next_or_close(b'}'), Ok(true)) {
-            return false;
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -243,28 +152,6 @@ mod tests {
             s,
             r#"{"assets_ids":["a\"b\\c\n\u0001"],"operation":"subscribe","custom_feature_enabled":true}"#
         );
-    }
-
-    #[test]
-    fn polybolt_messages() {
-        let mut s = String::new();
-        polybolt_auth(&mut s, &Credentials::new("k", "s\"", "p"));
-        assert_eq!(
-            s,
-            r#"{"op":"auth","rid":"auth","auth":{"apiKey":"k","secret":"s\"","passphrase":"p"}}"#
-        );
-        polybolt_request(
-            &mut s,
-            Op::Subscribe,
-            [r#"{"channel":"price.crypto","filter":{"symbol":"btcusd"}}"#],
-        );
-        assert_eq!(
-            s,
-            r#"{"op":"subscribe","subscriptions":[{"channel":"price.crypto","filter":{"symbol":"btcusd"}}]}"#
-        );
-        assert!(is_polybolt_authed(r#"{"rid":"auth","op":"authed"}"#));
-        assert!(!is_polybolt_authed(r#"{"op":"error","code":"authed"}"#));
-        assert!(!is_polybolt_authed("authed"));
     }
 
     #[test]

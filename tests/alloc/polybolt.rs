@@ -13,9 +13,9 @@ use std::time::Duration;
 
 use polyclob::clob::Credentials;
 use polyclob::polybolt::decode::{BoltMessage, BoltPayload, decode};
-use polyclob::polybolt::{BoltSubscription, PolyBoltHandler, PolyBoltStream};
+use polyclob::polybolt::{BoltFeed, BoltSubscription, PolyBoltStream};
 use polyclob::ws::continuity::Break;
-use polyclob::ws::event::Frame;
+use polyclob::ws::feed::{Cx, Handler};
 use ws_server::Action;
 
 fn replay() -> Vec<String> {
@@ -72,15 +72,15 @@ struct Sum {
     invalid: u64,
 }
 
-impl PolyBoltHandler for Sum {
-    fn on_message(&mut self, msg: &BoltMessage<'_>, _: &Frame<'_>) {
+impl Handler<BoltFeed> for Sum {
+    fn on_message(&mut self, msg: &BoltMessage<'_>, _: &Cx<'_, BoltFeed>) {
         self.messages += 1;
         self.total = self.total.wrapping_add(consume(msg));
     }
-    fn on_break(&mut self, _: &Break) {
+    fn on_break(&mut self, _: &Break, _: &Cx<'_, BoltFeed>) {
         self.breaks += 1;
     }
-    fn on_invalid(&mut self, _: polyclob::decode::DecodeError, _: &Frame<'_>) {
+    fn on_invalid(&mut self, _: &polyclob::decode::DecodeError, _: &Cx<'_, BoltFeed>) {
         self.invalid += 1;
     }
 }

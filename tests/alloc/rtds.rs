@@ -13,10 +13,11 @@ use crate::support::ws_server;
 use std::time::Duration;
 
 use polyclob::rtds::decode::{Message, Payload, decode};
-use polyclob::rtds::{RtdsHandler, RtdsStream, Subscription};
-use polyclob::ws::event::{Frame, Handler};
+use polyclob::rtds::{RtdsFeed, RtdsStream, Subscription};
+use polyclob::ws::feed::{Cx, Handler};
 use polyclob::ws::follow::{FollowFilter, FollowNewMarkets};
 use polyclob::ws::market::MarketStream;
+use polyclob::ws::market::{MarketFeed, MarketMessage};
 use ws_server::Action;
 
 fn replay() -> Vec<String> {
@@ -78,9 +79,9 @@ fn decoding_a_long_mixed_replay_allocates_nothing() {
 #[test]
 fn following_new_markets_costs_nothing_on_other_frames() {
     struct Nop(u64);
-    impl Handler for Nop {
-        fn on_frame(&mut self, f: Frame<'_>) {
-            self.0 += f.as_bytes().len() as u64;
+    impl Handler<MarketFeed> for Nop {
+        fn on_message(&mut self, _: &MarketMessage<'_>, _: &Cx<'_, MarketFeed>) {
+            self.0 += 1;
         }
     }
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -113,12 +114,12 @@ struct Sum {
     invalid: u64,
 }
 
-impl RtdsHandler for Sum {
-    fn on_message(&mut self, msg: &Message<'_>, _: &Frame<'_>) {
+impl Handler<RtdsFeed> for Sum {
+    fn on_message(&mut self, msg: &Message<'_>, _: &Cx<'_, RtdsFeed>) {
         self.messages += 1;
         self.total = self.total.wrapping_add(consume(msg));
     }
-    fn on_invalid(&mut self, _: polyclob::decode::DecodeError, _: &Frame<'_>) {
+    fn on_invalid(&mut self, _: &polyclob::decode::DecodeError, _: &Cx<'_, RtdsFeed>) {
         self.invalid += 1;
     }
 }

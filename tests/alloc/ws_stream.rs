@@ -10,7 +10,8 @@ use crate::support::ws_server;
 use std::sync::Arc;
 use std::time::Duration;
 
-use polyclob::ws::event::{Frame, Handler, Status};
+use polyclob::ws::event::{Frame, Status};
+use polyclob::ws::feed::{Cx, FrameStream, Frames, Handler};
 use polyclob::ws::market::MarketStream;
 use ws_server::{Action, WsServer};
 
@@ -28,13 +29,13 @@ struct Count {
     lagged: bool,
 }
 
-impl Handler for Count {
-    fn on_frame(&mut self, frame: Frame<'_>) {
+impl Handler<Frames> for Count {
+    fn on_message(&mut self, frame: &Frame<'_>, _: &Cx<'_, Frames>) {
         self.frames += 1;
         let text = frame.as_str().unwrap_or("");
         self.checksum = self.checksum.wrapping_add(text.len() as u64);
     }
-    fn on_status(&mut self, status: &Status) {
+    fn on_status(&mut self, status: &Status, _: &Cx<'_, Frames>) {
         if matches!(status, Status::Lagged { .. }) {
             self.lagged = true;
         }
@@ -57,13 +58,14 @@ fn server_thread() -> Arc<WsServer> {
     rx.recv().expect("server")
 }
 
-async fn flooded_stream(server: &WsServer, frames: usize) -> MarketStream {
+async fn flooded_stream(server: &WsServer, frames: usize) -> FrameStream {
     let stream = MarketStream::builder()
         .url(server.url())
         .assets(["71321045679252212594626385532706912750332728571942532289631379312455583992563"])
         .ping_interval(Duration::from_secs(5))
         .silence_timeout(Duration::from_secs(10))
         .queue_capacity(1 << 16)
+        .frames()
         .build()
         .expect("build");
     assert!(
@@ -128,13 +130,13 @@ fn dispatch_to_handler_allocates_nothing() {
     });
 }
 
-/// Decoding and applying `price_change` frames to a live book through [`BookFeed`], and
+/// Decoding and applying `price_change` frames to a live book through the market feed, and
 /// handing the borrowed event plus the updated books to a handler: zero allocations.
 #[test]
 fn book_feed_applies_deltas_without_allocating() {
     use futures_util::FutureExt;
-    use polyclob::book::{BookState, Outcome, Update};
-    use polyclob::ws::books::{BookFeed, BookHandler};
+    use polyclob::book::{BookState, Outcome};
+    use polyclob::ws::market::{MarketFeed, MarketMessage};
 
     const B: &str = "52114319501245915516055106046884209969926127482827954674443846427813813222426";
     #[derive(Default)]
@@ -142,12 +144,12 @@ fn book_feed_applies_deltas_without_allocating() {
         applied: u64,
         bid_micros: u64,
     }
-    impl BookHandler for Top {
-        fn on_update(&mut self, _frame: &Frame<'_>, u: Update<'_, '_>) {
-            if u.outcome == Outcome::Applied {
+    impl Handler<MarketFeed> for Top {
+        fn on_message(&mut self, msg: &MarketMessage<'_>, cx: &Cx<'_, MarketFeed>) {
+            if matches!(msg, MarketMessage::Update(u) if u.outcome == Outcome::Applied) {
                 self.applied += 1;
             }
-            if let Some(l) = u.manager.book(B).and_then(|b| b.best_bid()) {
+            if let Some(l) = cx.state().book(B).and_then(|b| b.best_bid()) {
                 self.bid_micros = l.size.as_micros();
             }
         }
@@ -179,9 +181,9 @@ fn book_feed_applies_deltas_without_allocating() {
             .queue_capacity(1 << 16)
             .build()
             .expect("build");
-        let mut feed = BookFeed::new(stream.handle(), Top::default());
-        while feed
-            .books()
+        let mut feed = Top::default();
+        while stream
+            .state()
             .book(B)
             .is_none_or(|b| b.state() != BookState::Live)
         {
@@ -194,11 +196,11 @@ fn book_feed_applies_deltas_without_allocating() {
                 count: (WARM + MEASURED) as usize,
             },
         );
-        while feed.handler_mut().applied < WARM {
+        while feed.applied < WARM {
             assert!(stream.dispatch(&mut feed).await);
         }
         let (mut measured, mut allocs) = (0u64, 0u64);
-        while feed.handler_mut().applied < WARM + MEASURED {
+        while feed.applied < WARM + MEASURED {
             let before = counting_alloc::allocations();
             let polled = stream.dispatch(&mut feed).now_or_never();
             let after = counting_alloc::allocations();
@@ -222,19 +224,19 @@ fn book_feed_applies_deltas_without_allocating() {
         // Drain the rest: the book ends exactly at the last delta sent.
         let last = WARM + MEASURED - 1;
         let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-        while feed.handler_mut().bid_micros != last * 1_000_000 + 500_000 {
+        while feed.bid_micros != last * 1_000_000 + 500_000 {
             assert!(
                 tokio::time::Instant::now() < deadline,
                 "last delta not applied"
             );
             assert!(stream.dispatch(&mut feed).await);
         }
-        let book = feed.books().book(B).expect("B");
+        let book = stream.state().book(B).expect("B");
         assert_eq!(book.state(), BookState::Live);
         assert_eq!(
             book.best_bid().expect("bid").size.as_micros(),
             last * 1_000_000 + 500_000
         );
-        assert_eq!(feed.handler_mut().bid_micros, last * 1_000_000 + 500_000);
+        assert_eq!(feed.bid_micros, last * 1_000_000 + 500_000);
     });
 }

@@ -10,12 +10,16 @@ use futures_util::StreamExt;
 use polyclob::clob::Credentials;
 use polyclob::polybolt::decode::{AckOp, BoltMessage, BoltPayload};
 use polyclob::polybolt::{
-    BoltSubscription, Channel, LimitError, PolyBoltEvent, PolyBoltStream, PolyBoltStreamBuilder,
+    BoltFeed, BoltSubscription, Channel, LimitError, OwnedBoltMessage, PolyBoltStream,
 };
 use polyclob::ws::connection::{ConnectError, Disconnect};
 use polyclob::ws::continuity::{Cause, Lost, Recovery, StreamKind};
 use polyclob::ws::event::Status;
+use polyclob::ws::feed::{FeedBuilder, FeedEvent};
 use ws_server::client::until;
+
+type PolyBoltEvent = FeedEvent<OwnedBoltMessage>;
+const BTC: (Channel, &str) = (Channel::CryptoTwap, "btcusd");
 use ws_server::{Action, WsServer};
 
 const SEC: Duration = Duration::from_secs(1);
@@ -42,7 +46,7 @@ async fn server() -> WsServer {
     s
 }
 
-fn builder(s: &WsServer) -> PolyBoltStreamBuilder {
+fn builder(s: &WsServer) -> FeedBuilder<BoltFeed> {
     PolyBoltStream::builder()
         .url(s.url())
         .no_proxy()
@@ -83,7 +87,7 @@ async fn auth_then_subscribe_snapshot_and_exact_updates() {
     let s = server().await;
     let mut stream = builder(&s).build().unwrap();
     assert!(!format!("{stream:?}").contains(SECRET));
-    assert!(!stream.is_trusted(Channel::CryptoTwap));
+    assert!(!stream.trust(BTC).is_trusted());
     let evs = until(&mut stream, 5 * SEC, is_snapshot).await;
     assert!(evs.iter().any(|e| matches!(e, PolyBoltEvent::Message(m)
         if matches!(m.message(), Ok(BoltMessage::Ack(a)) if a.op == AckOp::Authed))));
@@ -98,7 +102,7 @@ async fn auth_then_subscribe_snapshot_and_exact_updates() {
     };
     let pts: Vec<_> = snap.points.map(Result::unwrap).collect();
     assert_eq!(pts[0].value.to_string(), "64123.500000001");
-    assert!(stream.is_trusted(Channel::CryptoTwap));
+    assert!(stream.trust(BTC).is_trusted());
 
     // The auth frame first, the subscription only after `authed`.
     let conn = s.conn(0);
@@ -143,12 +147,7 @@ async fn gaps_and_server_drops_are_one_break_each_then_a_new_snapshot() {
     assert_eq!(b.len(), 1, "{evs:#?}");
     assert_eq!(b[0].stream, StreamKind::PolyBolt);
     assert_eq!(b[0].lost, Lost::Count(2));
-    assert_eq!(
-        b[0].recovery,
-        Recovery::Reconnect {
-            retry_in: Duration::ZERO
-        }
-    );
+    assert_eq!(b[0].recovery, Recovery::Resnapshot);
     assert!(matches!(
         b[0].cause,
         Cause::SequenceGap {
@@ -157,7 +156,7 @@ async fn gaps_and_server_drops_are_one_break_each_then_a_new_snapshot() {
             channel: "price.crypto.twap"
         }
     ));
-    assert!(!stream.is_trusted(Channel::CryptoTwap));
+    assert!(!stream.trust(BTC).is_trusted());
     // Only a new subscription brings a snapshot: the stream reconnects for one, and that
     // reconnect is part of the break above, not a second one.
     let evs = until(&mut stream, 5 * SEC, is_snapshot).await;
@@ -165,11 +164,11 @@ async fn gaps_and_server_drops_are_one_break_each_then_a_new_snapshot() {
     assert!(evs.iter().any(|e| matches!(
         e,
         PolyBoltEvent::Status(Status::Disconnected {
-            reason: Disconnect::Requested,
+            reason: Disconnect::Resnapshot,
             ..
         })
     )));
-    assert!(stream.is_trusted(Channel::CryptoTwap));
+    assert!(stream.trust(BTC).is_trusted());
     assert_eq!(s.connections(), 2);
 
     // The server's count wins over the seq arithmetic: one break, the count it gave.
@@ -225,7 +224,7 @@ async fn reconnects_with_new_snapshot(action: Action) -> Vec<PolyBoltEvent> {
     until(&mut stream, 5 * SEC, is_snapshot).await;
     s.act(0, action);
     let evs = until(&mut stream, 5 * SEC, is_snapshot).await;
-    assert!(stream.is_trusted(Channel::CryptoTwap));
+    assert!(stream.trust(BTC).is_trusted());
     assert_eq!(s.connections(), 2);
     // Re-authenticated and resubscribed on the new connection.
     let msgs = s.conn(1).received;
@@ -250,7 +249,7 @@ async fn close_4002_slow_consumer_reconnects_and_resnapshots() {
 #[tokio::test]
 async fn close_4003_draining_reconnects_once_within_the_jitter_bound() {
     let evs = reconnects_with_new_snapshot(Action::Close(4003)).await;
-    let Recovery::Reconnect { retry_in } = breaks(&evs)[0].recovery else {
+    let Recovery::Reconnect { retry_in, .. } = breaks(&evs)[0].recovery else {
         panic!()
     };
     // Bounded by min(10 s, backoff max = 50 ms).
@@ -389,25 +388,78 @@ async fn silence_is_a_break_and_reconnects() {
     assert_eq!(s.connections(), 2);
 }
 
+/// Finding: `auth_invalid` left the stream connected, pinging and silent forever. The docs:
+/// stop and report.
 #[tokio::test]
-async fn rejected_credentials_are_surfaced_and_nothing_is_subscribed() {
+async fn auth_invalid_stops_and_reports() {
     let s = WsServer::start().await;
     s.reply_to(
         r#""op":"auth""#,
         vec![r#"{"op":"error","code":"auth_invalid","rid":"auth"}"#.to_owned()],
     );
     let mut stream = builder(&s).build().unwrap();
-    let evs = until(&mut stream, 5 * SEC, |e| {
-        matches!(e, PolyBoltEvent::Message(m)
-            if matches!(m.message(), Ok(BoltMessage::Ack(a)) if a.code == Some("auth_invalid")))
-    })
-    .await;
-    assert!(breaks(&evs).is_empty());
+    let mut evs = Vec::new();
+    while let Ok(Some(ev)) = tokio::time::timeout(5 * SEC, stream.next()).await {
+        evs.push(ev);
+    }
+    let b = breaks(&evs);
+    assert_eq!(b.len(), 1, "{evs:#?}");
+    assert_eq!(
+        (b[0].cause, b[0].recovery),
+        (
+            Cause::Disconnected(Disconnect::Refused("auth_invalid")),
+            Recovery::Stop
+        )
+    );
     tokio::time::sleep(Duration::from_millis(200)).await;
-    // One auth frame, no subscription on an unauthenticated connection, no retry loop.
-    let msgs = s.conn(0).received;
-    assert_eq!(msgs.len(), 1, "{msgs:?}");
+    // One auth frame, no subscription on an unauthenticated connection, no retry loop, and a
+    // Close frame on the way out.
+    let conn = s.conn(0);
+    assert_eq!(conn.received.len(), 1, "{:?}", conn.received);
+    assert_eq!(conn.close_received, Some(1000));
     assert_eq!(s.connections(), 1);
+}
+
+/// Finding: `auth_unavailable` (temporary, the docs: wait and authenticate again) left the
+/// stream connected and silent forever.
+#[tokio::test]
+async fn auth_unavailable_waits_a_step_and_authenticates_again() {
+    let s = WsServer::start().await;
+    s.reply_to(
+        r#""op":"subscribe""#,
+        vec![SUBSCRIBED.to_owned(), SNAPSHOT.to_owned()],
+    );
+    // The first auth is refused as temporarily unavailable; the next one succeeds.
+    s.reply_to(
+        r#""op":"auth""#,
+        vec![r#"{"op":"error","code":"auth_unavailable","rid":"auth"}"#.to_owned()],
+    );
+    let mut stream = builder(&s).build().unwrap();
+    assert!(
+        s.wait_for(5 * SEC, |st| st.conns.len() == 1 && st.conns[0].closed)
+            .await
+    );
+    s.clear_replies();
+    s.reply_to(r#""op":"auth""#, vec![AUTHED.to_owned()]);
+    s.reply_to(
+        r#""op":"subscribe""#,
+        vec![SUBSCRIBED.to_owned(), SNAPSHOT.to_owned()],
+    );
+    let evs = until(&mut stream, 5 * SEC, is_snapshot).await;
+    let b = breaks(&evs);
+    assert!(
+        b.iter().any(
+            |b| b.cause == Cause::Disconnected(Disconnect::Refused("auth_unavailable"))
+                && matches!(b.recovery, Recovery::Reconnect { .. })
+        ),
+        "{evs:#?}"
+    );
+    assert!(stream.trust(BTC).is_trusted());
+    let last = s.conn(s.connections() - 1).received;
+    assert!(
+        last[0].starts_with(r#"{"op":"auth""#),
+        "authenticated again"
+    );
 }
 
 #[tokio::test]
@@ -430,7 +482,7 @@ async fn an_http_refusal_is_retried_after_its_retry_after() {
         b[0].cause,
         Cause::Disconnected(Disconnect::Connect(ConnectError::Rejected(503)))
     ));
-    assert!(matches!(b[0].recovery, Recovery::Reconnect { retry_in } if retry_in >= SEC));
+    assert!(matches!(b[0].recovery, Recovery::Reconnect { retry_in, .. } if retry_in >= SEC));
 }
 
 #[tokio::test]
@@ -454,7 +506,7 @@ async fn a_flood_faster_than_the_consumer_is_a_counted_break_then_a_new_snapshot
         .find(|b| b.cause == Cause::LocalLag)
         .unwrap_or_else(|| panic!("{evs:#?}"));
     assert!(matches!(lag.lost, Lost::Count(n) if n >= 1));
-    assert!(matches!(lag.recovery, Recovery::Reconnect { .. }));
-    assert!(stream.is_trusted(Channel::CryptoTwap), "the new snapshot");
+    assert_eq!(lag.recovery, Recovery::Resnapshot);
+    assert!(stream.trust(BTC).is_trusted(), "the new snapshot");
     assert_eq!(s.connections(), 2);
 }

@@ -18,9 +18,11 @@ use polyclob::clob::Client;
 use polyclob::http::Proxy;
 use polyclob::http::ProxyFailure;
 use polyclob::http::Throttle;
-use polyclob::rtds::{RtdsEvent, RtdsStream, Subscription};
+use polyclob::rtds::{RtdsStream, Subscription};
 use polyclob::ws::connection::{ConnectError, Disconnect};
-use polyclob::ws::event::{Event, Status};
+use polyclob::ws::event::{OwnedFrame, Status};
+use polyclob::ws::feed::FeedEvent;
+type Event = FeedEvent<OwnedFrame>;
 use polyclob::ws::market::MarketStream;
 use polyclob_sim::SimHandle;
 use proxy_support::{Behave, Kind, TestProxy, first_frame};
@@ -140,6 +142,7 @@ async fn socks5h_carries_everything_to_an_unresolvable_host() {
         .url(format!("ws://sim.invalid:{}/ws/market", port(&sim)))
         .proxy_from(&c)
         .assets([YES])
+        .frames()
         .build()
         .unwrap();
     let frame = first_frame(&mut market).await;
@@ -160,8 +163,8 @@ async fn socks5h_carries_everything_to_an_unresolvable_host() {
     tokio::time::timeout(Duration::from_secs(5), async {
         loop {
             match rtds.next().await.unwrap() {
-                RtdsEvent::Message(_) => break,
-                RtdsEvent::Status(Status::Disconnected { reason, .. }) => panic!("{reason:?}"),
+                FeedEvent::Message(_) => break,
+                FeedEvent::Status(Status::Disconnected { reason, .. }) => panic!("{reason:?}"),
                 _ => {}
             }
         }
@@ -196,10 +199,11 @@ async fn no_proxy_goes_direct() {
         .proxy(proxy)
         .no_proxy()
         .assets([YES])
+        .frames()
         .build()
         .unwrap();
     tokio::time::timeout(Duration::from_secs(5), async {
-        while !matches!(market.next().await.unwrap(), Event::Frame(_)) {}
+        while !matches!(market.next().await.unwrap(), Event::Message(_)) {}
     })
     .await
     .unwrap();
@@ -213,6 +217,7 @@ async fn ws_failure(proxy: Proxy, sim: &SimHandle) -> ConnectError {
         .proxy(proxy)
         .backoff(Duration::from_millis(10), Duration::from_millis(50))
         .assets([YES])
+        .frames()
         .build()
         .unwrap();
     let mut seen = None;
@@ -230,7 +235,7 @@ async fn ws_failure(proxy: Proxy, sim: &SimHandle) -> ConnectError {
                         break;
                     }
                 }
-                Event::Frame(_) => panic!("connected through a refusing proxy"),
+                Event::Message(_) => panic!("connected through a refusing proxy"),
                 _ => {}
             }
         }
@@ -372,6 +377,7 @@ async fn refusals_are_clear_connect_errors_without_credentials() {
             .proxy(p.clone())
             .connect_timeout(Duration::from_millis(200))
             .assets([YES])
+            .frames()
             .build()
             .unwrap();
         let reason = tokio::time::timeout(Duration::from_secs(5), async {

@@ -8,13 +8,15 @@ use crate::support::ws_server;
 use std::time::Duration;
 
 use polyclob::rtds::decode::{Payload, PriceSource, decode, decode_bytes};
-use polyclob::rtds::{
-    ActivityFilter, RefPrice, RtdsEvent, RtdsStream, RtdsStreamBuilder, Subscription,
-};
+use polyclob::rtds::{ActivityFilter, OwnedMessage, RefPrice, RtdsFeed, RtdsStream, Subscription};
 use polyclob::types::Side;
 use polyclob::ws::connection::{ConnectError, Disconnect};
 use polyclob::ws::event::Status;
+use polyclob::ws::feed::{FeedBuilder, FeedEvent};
 use tokio::time::Instant;
+
+type RtdsEvent = FeedEvent<OwnedMessage>;
+const BTC: (&str, &str) = ("crypto_prices", "btcusdt");
 use ws_server::client::until;
 use ws_server::{Action, WsServer};
 
@@ -141,7 +143,7 @@ fn replay() -> Vec<String> {
     ]
 }
 
-fn fast(url: &str) -> RtdsStreamBuilder {
+fn fast(url: &str) -> FeedBuilder<RtdsFeed> {
     RtdsStream::builder()
         .url(url)
         .subscribe(Subscription::crypto_prices(["btcusdt"]))
@@ -283,13 +285,13 @@ fn last_message(events: Vec<RtdsEvent>) -> polyclob::rtds::OwnedMessage {
 async fn abrupt_close_reconnects_and_resubscribes() {
     let server = WsServer::start().await;
     let mut stream = started(&server).await;
-    server.act(0, Action::Text(replay()[1].clone()));
-    let kept = last_message(n_messages(&mut stream, 1).await);
-    assert!(stream.is_current(kept.frame().epoch()));
+    server.act(0, Action::Text(replay()[0].clone()));
+    last_message(n_messages(&mut stream, 1).await);
+    assert!(stream.trust(BTC).is_trusted());
     server.act(0, Action::CloseAbrupt);
     let mut events = until(&mut stream, SEC, |e| matches!(e, RtdsEvent::Break(_))).await;
     // What a bot kept from before the break is untrusted from the break on.
-    assert!(!stream.is_current(kept.frame().epoch()));
+    assert!(!stream.trust(BTC).is_trusted());
     events.extend(assert_recovers(&server, &mut stream, SEC).await);
     assert!(
         matches!(
@@ -298,11 +300,10 @@ async fn abrupt_close_reconnects_and_resubscribes() {
         ),
         "{events:#?}"
     );
-    // A message of the new connection is current; the kept one stays stale.
-    server.act_last(Action::Text(replay()[1].clone()));
-    let fresh = last_message(n_messages(&mut stream, 1).await);
-    assert!(stream.is_current(fresh.frame().epoch()));
-    assert!(!stream.is_current(kept.frame().epoch()));
+    // The symbol's next price on the new connection re-establishes it.
+    server.act_last(Action::Text(replay()[0].clone()));
+    last_message(n_messages(&mut stream, 1).await);
+    assert!(stream.trust(BTC).is_trusted());
 }
 
 #[tokio::test]
@@ -469,7 +470,7 @@ async fn subscriptions_change_on_the_open_connection() {
     assert_eq!(msgs[2]["action"], "unsubscribe");
     assert_eq!(msgs[2]["subscriptions"][0]["topic"], "crypto_prices");
     // A reconnect re-sends exactly what is active now.
-    stream.handle().reconnect().expect("open");
+    stream.handle().reconnect(None).expect("open");
     until(&mut stream, SEC, |e| is_connected(e, true)).await;
     assert!(
         server
@@ -489,9 +490,8 @@ async fn subscriptions_change_on_the_open_connection() {
 
 #[tokio::test]
 async fn zero_copy_handler_tier_sees_decoded_messages() {
-    use polyclob::rtds::RtdsHandler;
     use polyclob::rtds::decode::Message;
-    use polyclob::ws::event::Frame;
+    use polyclob::ws::feed::{Cx, Handler};
 
     #[derive(Default)]
     struct H {
@@ -499,15 +499,15 @@ async fn zero_copy_handler_tier_sees_decoded_messages() {
         trades: usize,
         invalid: usize,
     }
-    impl RtdsHandler for H {
-        fn on_message(&mut self, msg: &Message<'_>, _: &Frame<'_>) {
+    impl Handler<RtdsFeed> for H {
+        fn on_message(&mut self, msg: &Message<'_>, _: &Cx<'_, RtdsFeed>) {
             match msg.payload {
                 Payload::Price(p) => self.prices.push(p.price.to_string()),
                 Payload::Trade(_) => self.trades += 1,
                 _ => {}
             }
         }
-        fn on_invalid(&mut self, _: polyclob::decode::DecodeError, _: &Frame<'_>) {
+        fn on_invalid(&mut self, _: &polyclob::decode::DecodeError, _: &Cx<'_, RtdsFeed>) {
             self.invalid += 1;
         }
     }

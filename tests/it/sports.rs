@@ -6,11 +6,15 @@ use crate::support::ws_server;
 
 use std::time::Duration;
 
-use polyclob::sports::{SportsEvent, SportsStream};
+use polyclob::sports::{OwnedSportResult, SportsStream};
 use polyclob::ws::connection::Disconnect;
 use polyclob::ws::continuity::{Cause, Lost, StreamKind};
 use polyclob::ws::event::Status;
+use polyclob::ws::feed::FeedEvent;
 use ws_server::client::until;
+
+type SportsEvent = FeedEvent<OwnedSportResult>;
+const GAME: (&str, u64) = ("nfl", 19439);
 use ws_server::{Action, WsServer};
 
 const SEC: Duration = Duration::from_secs(1);
@@ -22,7 +26,7 @@ fn connected(ev: &SportsEvent) -> bool {
 
 fn game(ev: &SportsEvent) -> Option<u64> {
     match ev {
-        SportsEvent::Result(r) => r.result().ok().map(|r| r.game_id),
+        SportsEvent::Message(r) => r.result().ok().map(|r| r.game_id),
         _ => None,
     }
 }
@@ -55,7 +59,7 @@ async fn pings_answered_results_typed_nothing_subscribed() {
         1,
         "{evs:#?}"
     );
-    let SportsEvent::Result(r) = evs.last().unwrap() else {
+    let SportsEvent::Message(r) = evs.last().unwrap() else {
         panic!()
     };
     let r = r.result().unwrap();
@@ -76,15 +80,12 @@ async fn abrupt_close_silence_and_refusal_are_breaks_then_reconnects() {
     let mut st = stream(&s);
     until(&mut st, 5 * SEC, connected).await;
     s.act(0, Action::Text(NFL.to_owned()));
-    let kept = match until(&mut st, 5 * SEC, |e| game(e).is_some()).await.pop() {
-        Some(SportsEvent::Result(r)) => r,
-        other => panic!("{other:?}"),
-    };
-    assert!(st.is_current(kept.frame().epoch()));
+    until(&mut st, 5 * SEC, |e| game(e).is_some()).await;
+    assert!(st.trust(GAME).is_trusted());
     s.act(0, Action::CloseAbrupt);
     let evs = until(&mut st, 5 * SEC, connected).await;
     // The game's last result is untrusted from the break until its next result.
-    assert!(!st.is_current(kept.frame().epoch()));
+    assert!(!st.trust(GAME).is_trusted());
     let b: Vec<_> = evs
         .iter()
         .filter_map(|e| match e {
@@ -115,13 +116,6 @@ async fn abrupt_close_silence_and_refusal_are_breaks_then_reconnects() {
         Cause::Disconnected(Disconnect::Connect(_))
     ));
     s.act(2, Action::Text(NFL.to_owned()));
-    let fresh = match until(&mut st, 5 * SEC, |e| game(e) == Some(19439))
-        .await
-        .pop()
-    {
-        Some(SportsEvent::Result(r)) => r,
-        other => panic!("{other:?}"),
-    };
-    assert!(st.is_current(fresh.frame().epoch()));
-    assert!(!st.is_current(kept.frame().epoch()));
+    until(&mut st, 5 * SEC, |e| game(e) == Some(19439)).await;
+    assert!(st.trust(GAME).is_trusted());
 }

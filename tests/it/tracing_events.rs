@@ -13,11 +13,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
+use polyclob::account::user_events::UserStream;
 use polyclob::clob::{Client, Credentials};
 use polyclob::http::{Governor, Limit, RetryPolicy, Throttle};
-use polyclob::ws::event::{Event, Status};
+use polyclob::ws::event::Status;
+use polyclob::ws::feed::FeedEvent as Event;
 use polyclob::ws::market::MarketStream;
-use polyclob::ws::user::UserStream;
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record as SpanValues};
 use tracing::subscriber::Interest;
@@ -346,8 +347,9 @@ async fn no_secret_reaches_a_tracing_field() {
 async fn a_polybolt_gap_is_traced_and_counted_as_one_break() {
     use crate::support::ws_server::{Action, WsServer};
     use polyclob::polybolt::decode::BoltMessage;
-    use polyclob::polybolt::{BoltSubscription, PolyBoltEvent, PolyBoltStream};
+    use polyclob::polybolt::{BoltSubscription, PolyBoltStream};
     use polyclob::ws::continuity::Cause;
+    use polyclob::ws::feed::FeedEvent as PolyBoltEvent;
 
     let _serial = ONE_AT_A_TIME.lock().await;
     let col = Collector::default();

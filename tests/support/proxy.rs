@@ -15,15 +15,16 @@ use tokio::net::{TcpListener, TcpStream};
 /// The first frame `market` delivers within 5 s; a disconnect (a proxy that failed) panics
 /// with its reason.
 pub async fn first_frame(
-    market: &mut polyclob::ws::market::MarketStream,
+    market: &mut polyclob::ws::feed::FrameStream,
 ) -> polyclob::ws::event::OwnedFrame {
     use futures_util::StreamExt;
-    use polyclob::ws::event::{Event, Status};
+    use polyclob::ws::event::Status;
+    use polyclob::ws::feed::FeedEvent;
     tokio::time::timeout(std::time::Duration::from_secs(5), async {
         loop {
             match market.next().await.unwrap() {
-                Event::Frame(f) => break f,
-                Event::Status(Status::Disconnected { reason, .. }) => panic!("{reason:?}"),
+                FeedEvent::Message(f) => break f,
+                FeedEvent::Status(Status::Disconnected { reason, .. }) => panic!("{reason:?}"),
                 _ => {}
             }
         }

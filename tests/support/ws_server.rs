@@ -54,6 +54,8 @@ pub struct Conn {
     pub closed: bool,
     /// WebSocket Pong frames received.
     pub pongs: usize,
+    /// The code of the Close frame the client sent, if it sent one.
+    pub close_received: Option<u16>,
     ctl: mpsc::UnboundedSender<Action>,
 }
 
@@ -144,6 +146,11 @@ impl WsServer {
     /// `on_subscribe` replay, in the order the rules were added).
     pub fn reply_to(&self, needle: &str, frames: Vec<String>) {
         self.state().replies.push((needle.to_owned(), frames));
+    }
+
+    /// Forget every [`reply_to`](Self::reply_to) rule.
+    pub fn clear_replies(&self) {
+        self.state().replies.clear();
     }
 
     /// Accept and immediately drop the next `n` TCP connections (handshake fails).
@@ -293,6 +300,7 @@ async fn serve(tcp: TcpStream, shared: Arc<Shared>) {
             pings_at: Vec::new(),
             closed: false,
             pongs: 0,
+            close_received: None,
             ctl,
         });
         (st.conns.len() - 1, silent)
@@ -306,6 +314,11 @@ async fn serve(tcp: TcpStream, shared: Arc<Shared>) {
                 let Some(Ok(msg)) = msg else { break };
                 if let Message::Pong(_) = msg {
                     shared.state.lock().expect("state").conns[k].pongs += 1;
+                    continue;
+                }
+                if let Message::Close(frame) = &msg {
+                    let code = frame.as_ref().map_or(1005, |f| u16::from(f.code));
+                    shared.state.lock().expect("state").conns[k].close_received = Some(code);
                     continue;
                 }
                 let Message::Text(text) = msg else { continue };
@@ -387,8 +400,12 @@ pub mod client {
     use std::time::Duration;
 
     use futures_util::{Stream, StreamExt};
-    use polyclob::ws::event::{Event, Status};
+    use polyclob::ws::event::{OwnedFrame, Status};
+    use polyclob::ws::feed::FeedEvent;
     use tokio::time::Instant;
+
+    /// An item of a raw frame feed.
+    pub type Event = FeedEvent<OwnedFrame>;
 
     /// The replay fixture, one frame per line.
     pub fn fixture_frames() -> Vec<String> {
@@ -445,25 +462,25 @@ pub mod client {
         seen
     }
 
-    pub fn is_connected(ev: &Event, reconnect: bool) -> bool {
-        matches!(ev, Event::Status(Status::Connected { reconnect: r, .. }) if *r == reconnect)
+    pub fn is_connected<M>(ev: &FeedEvent<M>, reconnect: bool) -> bool {
+        matches!(ev, FeedEvent::Status(Status::Connected { reconnect: r, .. }) if *r == reconnect)
     }
 
     pub fn frames(events: &[Event]) -> Vec<String> {
         events
             .iter()
             .filter_map(|e| match e {
-                Event::Frame(f) => Some(String::from_utf8_lossy(f.as_bytes()).into_owned()),
+                Event::Message(f) => Some(String::from_utf8_lossy(f.as_bytes()).into_owned()),
                 _ => None,
             })
             .collect()
     }
 
-    pub fn statuses(events: &[Event]) -> Vec<Status> {
+    pub fn statuses<M>(events: &[FeedEvent<M>]) -> Vec<Status> {
         events
             .iter()
             .filter_map(|e| match e {
-                Event::Status(s) => Some(s.clone()),
+                FeedEvent::Status(s) => Some(s.clone()),
                 _ => None,
             })
             .collect()

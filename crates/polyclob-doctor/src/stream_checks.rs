@@ -8,13 +8,14 @@ use std::time::{Duration, Instant};
 use futures_util::{FutureExt, StreamExt};
 use polyclob::book::{BookManager, HashStatus};
 use polyclob::polybolt::decode::BoltMessage;
-use polyclob::polybolt::{BoltSubscription, PolyBoltEvent, PolyBoltStream};
+use polyclob::polybolt::{BoltSubscription, PolyBoltStream};
 use polyclob::rtds::decode::Payload;
-use polyclob::rtds::{ActivityFilter, RtdsEvent, RtdsStream};
-use polyclob::sports::{SportsEvent, SportsStream};
+use polyclob::rtds::{ActivityFilter, RtdsStream};
+use polyclob::sports::SportsStream;
 use polyclob::types::Side;
 use polyclob::ws::connection::Disconnect;
-use polyclob::ws::event::{Event, Status};
+use polyclob::ws::event::{OwnedFrame, Status};
+use polyclob::ws::feed::{FeedEvent, FrameStream};
 use polyclob::ws::market::MarketStream;
 
 use crate::Report;
@@ -44,7 +45,7 @@ fn side_text(
 }
 
 struct Market {
-    stream: MarketStream,
+    stream: FrameStream,
     books: BookManager,
     mismatches: u32,
     unverifiable: u32,
@@ -53,8 +54,8 @@ struct Market {
 }
 
 impl Market {
-    fn apply(&mut self, ctx: &Ctx<'_>, ev: Event) {
-        if let Event::Frame(f) = ev {
+    fn apply(&mut self, ctx: &Ctx<'_>, ev: FeedEvent<OwnedFrame>) {
+        if let FeedEvent::Message(f) = ev {
             if let Some(text) = f.as_str() {
                 ctx.recorder.frame("market", text);
                 let s = self.books.apply(text, std::time::Instant::now());
@@ -92,7 +93,7 @@ pub(crate) async fn market(ctx: &Ctx<'_>, picked: &Picked, report: &mut Report) 
     if let Some(u) = &ctx.opts.market_ws {
         b = b.url(u);
     }
-    let stream = match b.build() {
+    let stream = match b.frames().build() {
         Ok(s) => s,
         Err(e) => {
             report.fail("ws.market", format!("cannot build the stream: {e}"));
@@ -292,8 +293,8 @@ pub(crate) async fn polybolt(ctx: &Ctx<'_>, auth: Option<&Auth>, report: &mut Re
             break;
         };
         match ev {
-            PolyBoltEvent::Status(Status::Connected { .. }) => connected = true,
-            PolyBoltEvent::Status(
+            FeedEvent::Status(Status::Connected { .. }) => connected = true,
+            FeedEvent::Status(
                 Status::Disconnected { reason, .. } | Status::Stopped { reason, .. },
             ) => {
                 if let Disconnect::Closed { code: Some(c) } = reason {
@@ -304,8 +305,8 @@ pub(crate) async fn polybolt(ctx: &Ctx<'_>, auth: Option<&Auth>, report: &mut Re
                     break;
                 }
             }
-            PolyBoltEvent::Break(b) => breaks.push(b.to_string()),
-            PolyBoltEvent::Message(msg) => {
+            FeedEvent::Break(b) => breaks.push(b.to_string()),
+            FeedEvent::Message(msg) => {
                 if let Some(t) = msg.frame().as_str() {
                     ctx.recorder.frame("polybolt", t);
                 }
@@ -396,11 +397,11 @@ pub(crate) async fn rtds(ctx: &Ctx<'_>, report: &mut Report) {
     let mut invalid_count = 0u64;
     while let Ok(Some(ev)) = tokio::time::timeout_at(until.into(), s.next()).await {
         match ev {
-            RtdsEvent::Status(Status::Connected { .. }) if !connected => {
+            FeedEvent::Status(Status::Connected { .. }) if !connected => {
                 connected = true;
                 until = Instant::now() + window;
             }
-            RtdsEvent::Message(m) => {
+            FeedEvent::Message(m) => {
                 frames += 1;
                 if let Some(t) = m.frame().as_str() {
                     ctx.recorder.frame("rtds", t);
@@ -413,7 +414,7 @@ pub(crate) async fn rtds(ctx: &Ctx<'_>, report: &mut Report) {
                     }
                 }
             }
-            RtdsEvent::Invalid { error, frame } => {
+            FeedEvent::Invalid { error, frame } => {
                 frames += 1;
                 invalid_count += 1;
                 if let Some(t) = frame.as_str() {
@@ -503,15 +504,15 @@ pub(crate) async fn sports(ctx: &Ctx<'_>, report: &mut Report) {
     let mut connected = false;
     while let Ok(Some(ev)) = tokio::time::timeout_at(deadline.into(), s.next()).await {
         match ev {
-            SportsEvent::Status(Status::Connected { .. }) => connected = true,
-            SportsEvent::Result(_) => {
+            FeedEvent::Status(Status::Connected { .. }) => connected = true,
+            FeedEvent::Message(_) => {
                 report.pass(
                     "sports.stream",
                     format!("a sport_result after {} ms", start.elapsed().as_millis()),
                 );
                 return;
             }
-            SportsEvent::Invalid { error, .. } => {
+            FeedEvent::Invalid { error, .. } => {
                 report.fail("sports.stream", format!("a frame did not decode: {error}"));
                 return;
             }

@@ -6,13 +6,13 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use polyclob::account::Account;
-use polyclob::account::user_events::{UserEvent, UserEvents};
+use polyclob::account::user_events::{UserEvent, UserStream};
 use polyclob::fixed::Size;
 use polyclob::http::Bucket;
 use polyclob::order::LimitOrder;
 use polyclob::types::{Side, TickSize};
 use polyclob::ws::event::Status;
-use polyclob::ws::user::UserStream;
+use polyclob::ws::feed::FeedEvent;
 
 use crate::Report;
 use crate::checks::{Auth, Ctx, Picked, error_text};
@@ -65,7 +65,7 @@ pub(crate) async fn round_trip(
         user = user.url(u);
     }
     let mut events = match user.build() {
-        Ok(s) => UserEvents::new(s),
+        Ok(s) => s,
         Err(e) => {
             report.fail(
                 "trade.user-channel",
@@ -78,7 +78,7 @@ pub(crate) async fn round_trip(
     let mut connected = false;
     while !connected {
         match tokio::time::timeout_at(deadline.into(), events.next()).await {
-            Ok(Some(UserEvent::Status(Status::Connected { .. }))) => connected = true,
+            Ok(Some(FeedEvent::Status(Status::Connected { .. }))) => connected = true,
             Ok(Some(_)) => {}
             _ => break,
         }
@@ -134,7 +134,9 @@ pub(crate) async fn round_trip(
     let mut seen = false;
     while !seen {
         match tokio::time::timeout_at(deadline.into(), events.next()).await {
-            Ok(Some(UserEvent::Order(o))) if o.id == placed.order_id => seen = true,
+            Ok(Some(FeedEvent::Message(UserEvent::Order(o)))) if o.id == placed.order_id => {
+                seen = true
+            }
             Ok(Some(_)) => {}
             _ => break,
         }

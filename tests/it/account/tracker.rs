@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt;
 use polyclob::U256;
 use polyclob::account::tracker::{OrderState, TrackerEvent};
-use polyclob::account::user_events::{UserEvent, UserEvents};
+use polyclob::account::user_events::{UserEvent, UserStream};
 use polyclob::account::{Account, Tracker};
 use polyclob::clob::ClientBuilder;
 use polyclob::clob::types::{OrderStatus, TradeStatus, TraderSide};
@@ -19,7 +19,7 @@ use polyclob::fixed::{Price, Size};
 use polyclob::order::{LimitOrder, SignedOrder};
 use polyclob::sign::Signer;
 use polyclob::types::Side;
-use polyclob::ws::user::UserStream;
+use polyclob::ws::feed::FeedEvent;
 use polyclob_sim::{Settlement, SimHandle, Simulator, Trigger};
 use tokio::sync::mpsc;
 
@@ -38,19 +38,21 @@ async fn account(sim: &SimHandle, key: &str) -> Account {
         .unwrap()
 }
 
-/// The account's user channel, every status, on a channel the test drains when it likes.
+/// The account's user feed (its one default: each status once, in order), on a channel the
+/// test drains when it likes.
 fn user_channel(sim: &SimHandle, a: &Account) -> mpsc::UnboundedReceiver<UserEvent> {
     let c = a.credentials();
-    let stream = UserStream::builder(c.clone())
+    let mut events = UserStream::builder(c.clone())
         .url(sim.user_ws_url())
         .build()
         .unwrap();
-    let mut events = UserEvents::new(stream).all_statuses();
     let (tx, rx) = mpsc::unbounded_channel();
     tokio::spawn(async move {
         while let Some(ev) = events.next().await {
-            if tx.send(ev).is_err() {
-                return;
+            if let FeedEvent::Message(ev) = ev {
+                if tx.send(ev).is_err() {
+                    return;
+                }
             }
         }
     });

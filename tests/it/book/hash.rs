@@ -10,8 +10,11 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt;
 use polyclob::book::{BookManager, BookMeta, BookState, HashStatus, Outcome, book_hash};
 use polyclob::fixed::Size;
-use polyclob::ws::books::{BookEvent, BookStream};
-use polyclob::ws::market::MarketStream;
+use polyclob::ws::feed::FeedEvent;
+use polyclob::ws::market::{MarketEvent, MarketStream};
+
+type BookEvent = FeedEvent<MarketEvent>;
+type BookStream = MarketStream;
 use serde_json::Value;
 use ws_server::client::until;
 use ws_server::{Action, WsServer};
@@ -55,7 +58,7 @@ fn captured_hash_is_reproduced() {
     assert_eq!(outcomes, [Outcome::Applied]);
     assert_eq!(s.hash_mismatches, 0);
     assert_eq!(m.hash_status(asset), Some(HashStatus::Verified));
-    assert_eq!(m.book(asset).unwrap().state(), BookState::Live);
+    assert_eq!(m.book_unchecked(asset).unwrap().state(), BookState::Live);
 }
 
 #[test]
@@ -81,7 +84,7 @@ fn corrupted_captured_snapshot_is_flagged_then_recovers() {
     assert_eq!((s.hash_mismatches, s.applied, s.errors), (1, 0, 0));
     assert_eq!(m.hash_status(&asset), Some(HashStatus::Mismatch));
     assert_eq!(m.hash_mismatch_streak(&asset), 1);
-    let book = m.book(&asset).unwrap();
+    let book = m.book_unchecked(&asset).unwrap();
     assert_eq!(book.state(), BookState::Suspect);
     // Levels are shown, deltas are not trusted.
     assert!(book.best_bid().is_some());
@@ -91,7 +94,7 @@ fn corrupted_captured_snapshot_is_flagged_then_recovers() {
     let mut o = Vec::new();
     m.apply_with(&delta, now, |u| o.push(u.outcome));
     assert_eq!(o, [Outcome::Ignored]);
-    assert_eq!(m.book(&asset).unwrap().ignored_deltas(), 1);
+    assert_eq!(m.book_unchecked(&asset).unwrap().ignored_deltas(), 1);
 
     // The true snapshot verifies and the book trusts deltas again.
     let mut o = Vec::new();
@@ -99,7 +102,7 @@ fn corrupted_captured_snapshot_is_flagged_then_recovers() {
     assert_eq!(o, [Outcome::Applied]);
     assert_eq!(m.hash_status(&asset), Some(HashStatus::Verified));
     assert_eq!(m.hash_mismatch_streak(&asset), 0);
-    assert_eq!(m.book(&asset).unwrap().state(), BookState::Live);
+    assert_eq!(m.book_unchecked(&asset).unwrap().state(), BookState::Live);
 }
 
 #[test]
@@ -116,7 +119,7 @@ fn unchecked_without_meta_or_when_off() {
     m.set_verify_hashes(false);
     m.apply(frame, Instant::now());
     assert_eq!(m.hash_status("1"), Some(HashStatus::Unchecked));
-    assert_eq!(m.book("1").unwrap().state(), BookState::Live);
+    assert_eq!(m.book_unchecked("1").unwrap().state(), BookState::Live);
     m.set_verify_hashes(true);
     m.apply(frame, Instant::now());
     assert_eq!(m.hash_status("1"), Some(HashStatus::Mismatch));
@@ -139,19 +142,18 @@ fn frame(bid_size: &str, corrupt: bool) -> String {
 
 fn outcome(ev: &BookEvent) -> Option<Outcome> {
     match ev {
-        BookEvent::Market { outcome, .. } => Some(*outcome),
+        BookEvent::Message(MarketEvent::Update { outcome, .. }) => Some(*outcome),
         _ => None,
     }
 }
 
 fn stream(url: &str) -> BookStream {
-    let s = MarketStream::builder()
+    MarketStream::builder()
         .url(url)
         .assets([ASSET])
         .backoff(Duration::from_millis(10), Duration::from_millis(50))
         .build()
-        .expect("build");
-    BookStream::new(s)
+        .expect("build")
 }
 
 #[tokio::test]
@@ -164,7 +166,7 @@ async fn stream_resyncs_a_corrupted_snapshot() {
         outcome(e) == Some(Outcome::Applied)
     })
     .await;
-    assert_eq!(books.books().hash_status(ASSET), Some(HashStatus::Verified));
+    assert_eq!(books.state().hash_status(ASSET), Some(HashStatus::Verified));
 
     // A corrupted snapshot mid-stream: flagged, suspect, and the shard reconnects for a
     // fresh one, which verifies.
@@ -174,20 +176,23 @@ async fn stream_resyncs_a_corrupted_snapshot() {
     })
     .await;
     assert_eq!(
-        books.books().book(ASSET).unwrap().state(),
+        books.state().book_unchecked(ASSET).unwrap().state(),
         BookState::Suspect
     );
     until(&mut books, Duration::from_secs(3), |e| {
         outcome(e) == Some(Outcome::Applied)
     })
     .await;
-    assert_eq!(books.books().hash_status(ASSET), Some(HashStatus::Verified));
-    assert_eq!(books.books().book(ASSET).unwrap().state(), BookState::Live);
+    assert_eq!(books.state().hash_status(ASSET), Some(HashStatus::Verified));
+    assert_eq!(
+        books.state().book_unchecked(ASSET).unwrap().state(),
+        BookState::Live
+    );
     assert_eq!(server.connections(), 2);
     assert_eq!(
         books
-            .books()
-            .book(ASSET)
+            .state()
+            .book_unchecked(ASSET)
             .unwrap()
             .best_bid()
             .unwrap()
@@ -213,7 +218,7 @@ async fn wrong_metadata_is_reported_without_a_reconnect_loop() {
         outcome(e) == Some(Outcome::HashMismatch)
     })
     .await;
-    assert_eq!(books.books().hash_mismatch_streak(ASSET), 2);
+    assert_eq!(books.state().hash_mismatch_streak(ASSET), 2);
     let quiet = tokio::time::timeout(Duration::from_millis(300), books.next()).await;
     assert!(quiet.is_err(), "no further events expected: {quiet:?}");
     assert_eq!(server.connections(), 2);
@@ -239,12 +244,11 @@ async fn simulator_snapshots_verify() {
         rest.min_order_size.expect("min_order_size"),
         rest.neg_risk.expect("neg_risk"),
     );
-    let s = MarketStream::builder()
+    let mut books = MarketStream::builder()
         .url(format!("{}/ws/market", sim.ws_url()))
         .assets([token.as_str()])
         .build()
         .expect("build");
-    let mut books = BookStream::new(s);
     books.books_mut().set_book_meta(&token, meta);
     let seen = until(&mut books, Duration::from_secs(3), |e| outcome(e).is_some()).await;
     assert_eq!(
@@ -253,13 +257,13 @@ async fn simulator_snapshots_verify() {
         "{seen:#?}"
     );
     assert_eq!(
-        books.books().hash_status(&token),
+        books.state().hash_status(&token),
         Some(HashStatus::Verified)
     );
 
     // Simulated traders trade: the fresh snapshots after each trade verify too.
     let is_book_of = |e: &BookEvent| {
-        matches!(e, BookEvent::Market { event, .. }
+        matches!(e, BookEvent::Message(MarketEvent::Update { event, .. })
             if event.json().contains(r#""event_type":"book""#) && event.json().contains(&token))
     };
     let mut snapshots = 0;
@@ -270,7 +274,7 @@ async fn simulator_snapshots_verify() {
             if is_book_of(&ev) {
                 assert_eq!(outcome(&ev), Some(Outcome::Applied), "{ev:#?}");
                 assert_eq!(
-                    books.books().hash_status(&token),
+                    books.state().hash_status(&token),
                     Some(HashStatus::Verified)
                 );
                 snapshots += 1;
@@ -281,7 +285,7 @@ async fn simulator_snapshots_verify() {
         }
     }
     assert!(snapshots >= 3, "only {snapshots} fresh snapshots");
-    assert_eq!(books.books().hash_mismatch_streak(&token), 0);
+    assert_eq!(books.state().hash_mismatch_streak(&token), 0);
 }
 
 mod props {
@@ -391,16 +395,17 @@ mod props {
 
 mod zero_copy {
     use super::*;
-    use polyclob::book::Update;
-    use polyclob::ws::books::{BookFeed, BookHandler};
-    use polyclob::ws::event::Frame;
+    use polyclob::ws::feed::{Cx, Handler};
+    use polyclob::ws::market::{MarketFeed, MarketMessage};
 
     #[derive(Debug, Default)]
     struct Outcomes(Vec<Outcome>);
 
-    impl BookHandler for Outcomes {
-        fn on_update(&mut self, _frame: &Frame<'_>, u: Update<'_, '_>) {
-            self.0.push(u.outcome);
+    impl Handler<MarketFeed> for Outcomes {
+        fn on_message(&mut self, msg: &MarketMessage<'_>, _: &Cx<'_, MarketFeed>) {
+            if let MarketMessage::Update(u) = msg {
+                self.0.push(u.outcome);
+            }
         }
     }
 
@@ -414,11 +419,11 @@ mod zero_copy {
             .backoff(Duration::from_millis(10), Duration::from_millis(50))
             .build()
             .expect("build");
-        let mut feed = BookFeed::new(stream.handle(), Outcomes::default());
-        feed.books_mut().set_book_meta(ASSET, meta(false));
-        let mut pump = async |feed: &mut BookFeed<Outcomes>, n: usize| {
+        let mut feed = Outcomes::default();
+        stream.books_mut().set_book_meta(ASSET, meta(false));
+        let mut pump = async |feed: &mut Outcomes, n: usize| {
             let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
-            while feed.handler_mut().0.len() < n {
+            while feed.0.len() < n {
                 assert!(tokio::time::Instant::now() < deadline, "timeout");
                 let _ =
                     tokio::time::timeout(Duration::from_millis(100), stream.dispatch(feed)).await;
@@ -428,7 +433,7 @@ mod zero_copy {
         server.act(0, Action::Text(frame("10", true)));
         pump(&mut feed, 3).await;
         assert_eq!(
-            feed.handler_mut().0,
+            feed.0,
             [Outcome::Applied, Outcome::HashMismatch, Outcome::Applied]
         );
         assert_eq!(
@@ -436,8 +441,14 @@ mod zero_copy {
             2,
             "the shard reconnected for a fresh snapshot"
         );
-        assert_eq!(feed.books().hash_status(ASSET), Some(HashStatus::Verified));
-        assert_eq!(feed.books().book(ASSET).unwrap().state(), BookState::Live);
+        assert_eq!(
+            stream.state().hash_status(ASSET),
+            Some(HashStatus::Verified)
+        );
+        assert_eq!(
+            stream.state().book_unchecked(ASSET).unwrap().state(),
+            BookState::Live
+        );
     }
 }
 
@@ -461,18 +472,17 @@ async fn a_recorded_sparse_session_replayed_never_cries_wolf() {
 
     let server = WsServer::start().await;
     server.on_subscribe(frames.iter().map(Value::to_string).collect());
-    let s = MarketStream::builder()
+    let mut books = MarketStream::builder()
         .url(server.url())
         .assets([asset.as_str()])
         .backoff(Duration::from_millis(10), Duration::from_millis(50))
         .build()
         .expect("build");
-    let mut books = BookStream::new(s);
     books.books_mut().set_book_meta(&asset, meta(false));
     let mut checks = Vec::new();
     let mut outcomes = Vec::new();
     let seen = until(&mut books, Duration::from_secs(5), |e| {
-        if let BookEvent::Market { event, outcome, .. } = e {
+        if let BookEvent::Message(MarketEvent::Update { event, outcome, .. }) = e {
             outcomes.push(*outcome);
             if event.json().contains(r#""event_type":"book""#) {
                 checks.push(*outcome);
@@ -489,11 +499,14 @@ async fn a_recorded_sparse_session_replayed_never_cries_wolf() {
     );
     assert_eq!(checks, [Outcome::Applied, Outcome::Applied]);
     assert_eq!(
-        books.books().hash_status(&asset),
+        books.state().hash_status(&asset),
         Some(HashStatus::Unverifiable)
     );
-    assert_eq!(books.books().book(&asset).unwrap().state(), BookState::Live);
-    assert_eq!(books.books().hash_mismatch_streak(&asset), 0);
+    assert_eq!(
+        books.state().book_unchecked(&asset).unwrap().state(),
+        BookState::Live
+    );
+    assert_eq!(books.state().hash_mismatch_streak(&asset), 0);
     let c = books.counters();
     assert_eq!((c.hash_mismatches, c.hash_unverifiable), (0, 1));
     let quiet = tokio::time::timeout(Duration::from_millis(200), books.next()).await;

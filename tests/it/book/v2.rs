@@ -94,7 +94,7 @@ fn captured_snapshot_without_tick_and_last_trade_verifies() {
     statuses(&mut m, &trade);
     assert_eq!(statuses(&mut m, &last_text), [Outcome::Applied]);
     assert_eq!(m.hash_status(&asset), Some(HashStatus::Verified));
-    assert_eq!(m.book(&asset).unwrap().state(), BookState::Live);
+    assert_eq!(m.book_unchecked(&asset).unwrap().state(), BookState::Live);
 
     // The same snapshot with one size changed no longer reproduces, but it omits members
     // the exchange filled in: the client cannot tell a changed size from a price it does
@@ -103,7 +103,7 @@ fn captured_snapshot_without_tick_and_last_trade_verifies() {
     assert_ne!(corrupt, last_text);
     assert_eq!(statuses(&mut m, &corrupt), [Outcome::Applied]);
     assert_eq!(m.hash_status(&asset), Some(HashStatus::Unverifiable));
-    assert_eq!(m.book(&asset).unwrap().state(), BookState::Live);
+    assert_eq!(m.book_unchecked(&asset).unwrap().state(), BookState::Live);
     // With the omitted members written in as the exchange hashed them, the same change is
     // a real mismatch.
     let whole = corrupt.replacen(
@@ -113,7 +113,10 @@ fn captured_snapshot_without_tick_and_last_trade_verifies() {
     );
     assert_ne!(whole, corrupt);
     assert_eq!(statuses(&mut m, &whole), [Outcome::HashMismatch]);
-    assert_eq!(m.book(&asset).unwrap().state(), BookState::Suspect);
+    assert_eq!(
+        m.book_unchecked(&asset).unwrap().state(),
+        BookState::Suspect
+    );
 
     // Without the trade the manager does not guess a price, nor does it cry wolf: the
     // genuine snapshot cannot be verified, and the book is trusted.
@@ -129,7 +132,10 @@ fn captured_snapshot_without_tick_and_last_trade_verifies() {
         (s.hash_mismatches, s.hash_unverifiable, s.applied),
         (0, 1, 1)
     );
-    assert_eq!(blind.book(&asset).unwrap().state(), BookState::Live);
+    assert_eq!(
+        blind.book_unchecked(&asset).unwrap().state(),
+        BookState::Live
+    );
 }
 
 /// A real REST book (`last_trade_price: ""`) verifies with the metadata it carries.

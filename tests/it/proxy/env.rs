@@ -16,7 +16,9 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use polyclob::clob::Client;
-use polyclob::ws::event::{Event, Status};
+use polyclob::ws::event::{OwnedFrame, Status};
+use polyclob::ws::feed::FeedEvent;
+type Event = FeedEvent<OwnedFrame>;
 use polyclob::ws::market::MarketStream;
 use polyclob_sim::{MarketSpec, Simulator};
 use proxy_support::{Behave, Kind, TestProxy, first_frame};
@@ -119,6 +121,7 @@ async fn run(listener: std::net::TcpListener) {
     let mut market = MarketStream::builder()
         .url(format!("ws://sim.invalid:{}/ws/market", up.port()))
         .assets(["1001"])
+        .frames()
         .build()
         .unwrap();
     first_frame(&mut market).await;
@@ -152,10 +155,11 @@ async fn run(listener: std::net::TcpListener) {
     let mut market = MarketStream::builder()
         .url(sim.market_ws_url())
         .assets(["1001"])
+        .frames()
         .build()
         .unwrap();
     tokio::time::timeout(Duration::from_secs(5), async {
-        while !matches!(market.next().await.unwrap(), Event::Frame(_)) {}
+        while !matches!(market.next().await.unwrap(), Event::Message(_)) {}
     })
     .await
     .unwrap();
@@ -178,6 +182,7 @@ async fn run(listener: std::net::TcpListener) {
         .url(format!("ws://sim.invalid:{}/ws/market", up.port()))
         .no_proxy()
         .assets(["1001"])
+        .frames()
         .build()
         .unwrap();
     let ev = tokio::time::timeout(Duration::from_secs(5), async {

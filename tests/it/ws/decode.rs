@@ -62,7 +62,7 @@ fn event_type_last_and_pretty_printed() {
     assert_eq!(bids[0].size.as_micros(), 1_000_123_456);
     let mut m = BookManager::new();
     m.apply(&f, Instant::now());
-    let book = m.book(b.asset_id).unwrap();
+    let book = m.book_unchecked(b.asset_id).unwrap();
     // Levels arrive worst-first: the best are the last elements.
     assert_eq!(book.best_bid().unwrap().price, p("0.3"));
     assert_eq!(book.best_ask().unwrap().price, p("0.31"));
@@ -139,7 +139,7 @@ fn level_layouts_mixed_in_one_array() {
         match (lazy(b.bids), lazy(b.asks)) {
             (Ok(mut bids), Ok(mut asks)) => {
                 assert_eq!(summary.errors, 0, "{frame}");
-                let book = m.book("9").unwrap();
+                let book = m.book_unchecked("9").unwrap();
                 bids.sort_by_key(|l| std::cmp::Reverse(l.0));
                 asks.sort_by_key(|l| l.0);
                 let got = |side| -> Vec<(Price, Size)> {
@@ -314,7 +314,7 @@ fn batch_errors_are_per_element() {
     let mut m = BookManager::new();
     let s = m.apply(&f, Instant::now());
     assert_eq!((s.events, s.applied, s.errors), (6, 3, 2));
-    let book = m.book("101").unwrap();
+    let book = m.book_unchecked("101").unwrap();
     assert_eq!(book.best_bid().unwrap().price, p("0.45")); // delta applied after the bad elements
     assert_eq!(book.last_trade().unwrap().side, Some(Side::Sell));
 }
@@ -447,7 +447,7 @@ fn deltas_keep_the_book_fresh_and_same_ms_snapshots_apply() {
     );
     m.apply(&pc("0.45", "1", "BUY"), t0 + Duration::from_millis(10));
     m.apply(&pc("0.6", "0", "SELL"), t0 + Duration::from_millis(20));
-    let b = m.book("9").unwrap();
+    let b = m.book_unchecked("9").unwrap();
     assert_eq!(b.best_bid().unwrap().price, p("0.45"));
     assert_eq!(b.best_ask(), None);
     assert_eq!(b.top_state(), TopState::OneSided);
@@ -464,7 +464,10 @@ fn deltas_keep_the_book_fresh_and_same_ms_snapshots_apply() {
         ),
         t0,
     );
-    assert_eq!(m.book("9").unwrap().best_bid().unwrap().price, p("0.3"));
+    assert_eq!(
+        m.book_unchecked("9").unwrap().best_bid().unwrap().price,
+        p("0.3")
+    );
     // A bad level rejects the snapshot but leaves the previous book intact.
     let s = m.apply(
         &book(
@@ -475,13 +478,16 @@ fn deltas_keep_the_book_fresh_and_same_ms_snapshots_apply() {
         t0,
     );
     assert_eq!(s.errors, 1);
-    assert_eq!(m.book("9").unwrap().best_ask().unwrap().price, p("0.7"));
+    assert_eq!(
+        m.book_unchecked("9").unwrap().best_ask().unwrap().price,
+        p("0.7")
+    );
     // Tick change: deltas ignored (and counted) until the next snapshot.
     m.apply(r#"{"event_type":"tick_size_change","asset_id":"9","old_tick_size":"0.01","new_tick_size":"0.001"}"#, t0);
     let mut outcome = None;
     m.apply_with(&pc("0.301", "4", "BUY"), t0, |u| outcome = Some(u.outcome));
     assert_eq!(outcome, Some(Outcome::Ignored));
-    let b = m.book("9").unwrap();
+    let b = m.book_unchecked("9").unwrap();
     assert_eq!(
         (b.state(), b.epoch(), b.ignored_deltas()),
         (BookState::AwaitingSnapshot, 1, 1)
@@ -495,7 +501,7 @@ fn deltas_keep_the_book_fresh_and_same_ms_snapshots_apply() {
         ),
         t0,
     );
-    assert_eq!(m.book("9").unwrap().state(), BookState::Live);
+    assert_eq!(m.book_unchecked("9").unwrap().state(), BookState::Live);
 }
 
 #[test]
@@ -504,7 +510,7 @@ fn market_order_walks_from_the_best_level() {
     let mut m = BookManager::new();
     m.apply(r#"{"event_type":"book","asset_id":"1","market":"m","bids":[{"price":"0.01","size":"100"},{"price":"0.40","size":"5"}],
         "asks":[{"price":"0.99","size":"100"},{"price":"0.55","size":"3"},{"price":"0.52","size":"2"}]}"#, Instant::now());
-    let b = m.book("1").unwrap();
+    let b = m.book_unchecked("1").unwrap();
     let fill = b.walk(Side::Buy, WalkAmount::Shares(sz("4")));
     assert_eq!(
         (fill.shares, fill.worst_price, fill.levels, fill.complete),
@@ -540,7 +546,7 @@ fn shared_captured_snapshot() {
     assert_eq!((b.bids.count(), b.asks.count()), (7, 57));
     let mut m = BookManager::new();
     assert_eq!(m.apply(&f, Instant::now()).applied, 1);
-    let book = m.book(b.asset_id).unwrap();
+    let book = m.book_unchecked(b.asset_id).unwrap();
     assert_eq!(book.best_bid().unwrap().price, p("0.07"));
     assert_eq!(book.best_ask().unwrap().price, p("0.08"));
     assert_eq!((book.len(Side::Buy), book.len(Side::Sell)), (7, 57));
@@ -561,7 +567,7 @@ fn shared_crossing_burst_replay() {
     let s = m.apply_with(&f, Instant::now(), |u| {
         if let Ok(EventView::PriceChange(pc)) = &u.event {
             for c in pc.changes.map(Result::unwrap) {
-                let b = u.manager.book(c.asset_id).unwrap();
+                let b = u.manager.book_unchecked(c.asset_id).unwrap();
                 if b.state() != BookState::Live {
                     continue;
                 }
@@ -588,12 +594,15 @@ fn shared_crossing_burst_replay() {
     assert_eq!(m.len(), 2);
     // The YES book was snapshotted, so its deltas applied; the NO token only ever got deltas
     // and, with no snapshot, they were ignored (and counted) instead of building a fake book.
-    let live: Vec<_> = m.books().filter(|b| b.state() == BookState::Live).collect();
+    let live: Vec<_> = m
+        .books_unchecked()
+        .filter(|b| b.state() == BookState::Live)
+        .collect();
     assert_eq!(live.len(), 1);
     assert_eq!(live[0].len(Side::Buy), 23); // the final snapshot replaced the crossed book
     assert_eq!(live[0].top_state(), TopState::Normal);
     let no = m
-        .books()
+        .books_unchecked()
         .find(|b| b.state() == BookState::AwaitingSnapshot)
         .unwrap();
     assert_eq!(no.ignored_deltas(), 49);

@@ -12,7 +12,7 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use polyclob::decode::{EventView, decode};
 use polyclob::types::{OrderType, Side};
-use polyclob::ws::event::Event as StreamEvent;
+use polyclob::ws::feed::FeedEvent as StreamEvent;
 use polyclob::ws::market::MarketStream;
 use support::*;
 
@@ -137,6 +137,7 @@ async fn the_client_meets_the_subscription_rules_of_the_simulator() {
     let mut s = MarketStream::builder()
         .url(format!("{}/ws/market", sim.ws_url()))
         .ping_interval(Duration::from_millis(30))
+        .frames()
         .build()
         .unwrap();
     let h = s.handle();
@@ -152,7 +153,7 @@ async fn the_client_meets_the_subscription_rules_of_the_simulator() {
             .await
             .expect("in time")
             .expect("open");
-        if let StreamEvent::Frame(f) = ev {
+        if let StreamEvent::Message(f) = ev {
             let t = f.as_str().unwrap_or_default().to_owned();
             if !subscribed_no && t.contains(YES) {
                 // Pings go out meanwhile; then a second subscription on the same connection.

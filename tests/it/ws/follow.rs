@@ -8,9 +8,9 @@ use crate::support::ws_server;
 use std::time::Duration;
 
 use polyclob::decode::{EventView, decode_bytes};
-use polyclob::ws::event::{Frame, Handler};
+use polyclob::ws::feed::{Cx, Handler};
 use polyclob::ws::follow::{FollowFilter, FollowNewMarkets};
-use polyclob::ws::market::MarketStream;
+use polyclob::ws::market::{MarketFeed, MarketMessage, MarketStream};
 use tokio::time::Instant;
 use ws_server::{Action, WsServer};
 
@@ -84,8 +84,8 @@ fn documented_fee_fields_decode() {
 #[derive(Default)]
 struct Count(u64);
 
-impl Handler for Count {
-    fn on_frame(&mut self, _: Frame<'_>) {
+impl Handler<MarketFeed> for Count {
+    fn on_message(&mut self, _: &MarketMessage<'_>, _: &Cx<'_, MarketFeed>) {
         self.0 += 1;
     }
 }
@@ -128,14 +128,18 @@ async fn accepted_new_markets_are_subscribed_on_the_open_connection() {
         )),
     );
     let deadline = Instant::now() + Duration::from_secs(2);
-    while follow.inner().0 < 2 && Instant::now() < deadline {
+    while follow.inner().0 < 3 && Instant::now() < deadline {
         assert!(
             tokio::time::timeout_at(deadline, stream.dispatch(&mut follow))
                 .await
                 .expect("frames in time")
         );
     }
-    assert_eq!(follow.inner().0, 2, "every frame reaches the inner handler");
+    assert_eq!(
+        follow.inner().0,
+        3,
+        "every message reaches the inner handler"
+    );
     assert_eq!(follow.followed(), 1);
     assert!(
         server
@@ -200,17 +204,16 @@ fn truncated_and_mutated_new_markets_never_panic() {
     assert!(read > 500, "mutations whose fields still read: {read}");
 }
 
-/// Following composes with `BookFeed`: a delta for a token before its market is followed
+/// Following composes with the books: a delta for a token before its market is followed
 /// and snapshotted is not applied; after the follow, the token's snapshot makes its book
 /// live and later deltas apply — the book gating rules, unchanged.
 #[tokio::test]
 async fn a_followed_market_gets_a_live_book_under_the_usual_gating() {
-    use polyclob::book::{BookState, Update};
-    use polyclob::ws::books::{BookFeed, BookHandler};
+    use polyclob::book::BookState;
 
     struct Nop;
-    impl BookHandler for Nop {
-        fn on_update(&mut self, _: &Frame<'_>, _: Update<'_, '_>) {}
+    impl Handler<MarketFeed> for Nop {
+        fn on_message(&mut self, _: &MarketMessage<'_>, _: &Cx<'_, MarketFeed>) {}
     }
     let server = WsServer::start().await;
     let mut stream = MarketStream::builder()
@@ -218,11 +221,7 @@ async fn a_followed_market_gets_a_live_book_under_the_usual_gating() {
         .assets([A])
         .build()
         .expect("build");
-    let mut follow = FollowNewMarkets::new(
-        stream.handle(),
-        FollowFilter::any().tag("stocks"),
-        BookFeed::new(stream.handle(), Nop),
-    );
+    let mut follow = FollowNewMarkets::new(stream.handle(), FollowFilter::any().tag("stocks"), Nop);
     assert!(
         server
             .wait_for(Duration::from_secs(2), |s| s
@@ -247,9 +246,8 @@ async fn a_followed_market_gets_a_live_book_under_the_usual_gating() {
     for f in frames {
         server.act(0, Action::Text(f));
     }
-    let bid_is = |f: &FollowNewMarkets<BookFeed<Nop>>, micros| {
-        f.inner()
-            .books()
+    let bid_is = |f: &MarketStream, micros| {
+        f.state()
             .book(Y)
             .and_then(|b| b.best_bid())
             .is_some_and(|l| l.price.as_micros() == micros)
@@ -263,14 +261,14 @@ async fn a_followed_market_gets_a_live_book_under_the_usual_gating() {
         );
     }
     // Followed, not snapshotted yet: the earlier delta made no live book.
+    assert!(stream.state().book(Y).is_none());
     assert!(
-        follow
-            .inner()
-            .books()
-            .book(Y)
+        stream
+            .state()
+            .book_unchecked(Y)
             .is_none_or(|b| b.state() != BookState::Live)
     );
-    while !bid_is(&follow, 490_000) {
+    while !bid_is(&stream, 490_000) {
         assert!(
             tokio::time::timeout_at(deadline, stream.dispatch(&mut follow))
                 .await
@@ -278,9 +276,8 @@ async fn a_followed_market_gets_a_live_book_under_the_usual_gating() {
         );
     }
     assert_eq!(follow.followed(), 1);
-    let book = follow
-        .inner()
-        .books()
+    let book = stream
+        .state()
         .book(Y)
         .expect("the followed token has a book");
     assert_eq!(book.state(), BookState::Live);

@@ -10,7 +10,10 @@ use futures_util::StreamExt;
 use polyclob::book::{HashStatus, Outcome};
 use polyclob::clob::Client;
 use polyclob::types::{ConditionId, Protocol};
-use polyclob::ws::books::{BookEvent, BookStream};
+use polyclob::ws::feed::FeedEvent;
+use polyclob::ws::market::MarketEvent;
+
+type BookEvent = FeedEvent<MarketEvent>;
 use polyclob::ws::market::MarketStream;
 use polyclob_sim::{MarketSpec, Simulator};
 
@@ -64,7 +67,7 @@ async fn mixed_feed(sparse_parity: usize) {
         .assets(tokens.iter().map(String::as_str))
         .build()
         .unwrap();
-    let mut books = BookStream::new(stream);
+    let mut books = stream;
     for t in &tokens {
         let rest = client.book(t).await.unwrap();
         assert_eq!(rest.protocol().unwrap(), protocol_of[t]);
@@ -80,7 +83,7 @@ async fn mixed_feed(sparse_parity: usize) {
         sim.step_activity(5);
         while let Ok(Some(ev)) = tokio::time::timeout(Duration::from_millis(20), books.next()).await
         {
-            let BookEvent::Market { event, outcome, .. } = &ev else {
+            let BookEvent::Message(MarketEvent::Update { event, outcome, .. }) = &ev else {
                 continue;
             };
             let json = event.json();
@@ -91,7 +94,7 @@ async fn mixed_feed(sparse_parity: usize) {
             let protocol = protocol_of[asset];
             assert_eq!(*outcome, Outcome::Applied, "{json}");
             assert_eq!(
-                books.books().hash_status(asset),
+                books.state().hash_status(asset),
                 Some(HashStatus::Verified),
                 "{json}"
             );
@@ -118,7 +121,7 @@ async fn mixed_feed(sparse_parity: usize) {
         );
     }
     for t in &tokens {
-        assert_eq!(books.books().hash_mismatch_streak(t), 0);
+        assert_eq!(books.state().hash_mismatch_streak(t), 0);
     }
 
     // A corrupted V2 snapshot is flagged when it carries every hashed member; a sparse one
@@ -138,7 +141,7 @@ async fn mixed_feed(sparse_parity: usize) {
         (Outcome::HashMismatch, HashStatus::Mismatch)
     };
     assert_eq!(outcomes, [outcome]);
-    assert_eq!(books.books().hash_status(&asset), Some(status));
+    assert_eq!(books.state().hash_status(&asset), Some(status));
 }
 
 /// A V2 market found through Gamma carries its version and position ids, and trades on
@@ -220,7 +223,7 @@ async fn sparse_snapshots_the_client_cannot_rebuild_are_unverifiable_not_mismatc
         .assets(tokens.iter().map(String::as_str))
         .build()
         .unwrap();
-    let mut books = BookStream::new(stream);
+    let mut books = stream;
     for (t, m) in tokens.iter().zip(&metas) {
         books.books_mut().set_book_meta(t, *m);
     }
@@ -229,7 +232,7 @@ async fn sparse_snapshots_the_client_cannot_rebuild_are_unverifiable_not_mismatc
         sim.step_activity(5);
         while let Ok(Some(ev)) = tokio::time::timeout(Duration::from_millis(20), books.next()).await
         {
-            let BookEvent::Market { event, outcome, .. } = &ev else {
+            let BookEvent::Message(MarketEvent::Update { event, outcome, .. }) = &ev else {
                 continue;
             };
             let json = event.json();
@@ -239,12 +242,12 @@ async fn sparse_snapshots_the_client_cannot_rebuild_are_unverifiable_not_mismatc
             assert!(!json.contains("\"tick_size\""), "{json}");
             assert_eq!(*outcome, Outcome::Applied, "{json}");
             let asset = tokens.iter().find(|t| json.contains(t.as_str())).unwrap();
-            let status = books.books().hash_status(asset).unwrap();
+            let status = books.state().hash_status(asset).unwrap();
             assert!(
                 matches!(status, HashStatus::Verified | HashStatus::Unverifiable),
                 "{status:?}: {json}"
             );
-            assert_eq!(books.books().book(asset).unwrap().state(), BookState::Live);
+            assert_eq!(books.state().book(asset).unwrap().state(), BookState::Live);
             *statuses.entry(status).or_default() += 1;
         }
         if statuses

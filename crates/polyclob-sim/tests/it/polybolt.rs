@@ -10,9 +10,13 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use polyclob::clob::Credentials;
-use polyclob::polybolt::decode::{AckOp, BoltMessage, BoltPayload};
-use polyclob::polybolt::{BoltSubscription, Channel, PolyBoltEvent, PolyBoltStream};
-use polyclob::sports::{SportsEvent, SportsStream};
+use polyclob::polybolt::decode::{BoltMessage, BoltPayload};
+use polyclob::polybolt::{BoltSubscription, Channel, OwnedBoltMessage, PolyBoltStream};
+use polyclob::sports::{OwnedSportResult, SportsStream};
+use polyclob::ws::feed::FeedEvent;
+
+type PolyBoltEvent = FeedEvent<OwnedBoltMessage>;
+type SportsEvent = FeedEvent<OwnedSportResult>;
 use polyclob::ws::connection::Disconnect;
 use polyclob::ws::continuity::{Cause, Lost, Recovery};
 use polyclob::ws::event::Status;
@@ -86,7 +90,7 @@ async fn polybolt_authenticates_snapshots_and_counts() {
         seqs.iter()
             .all(|d| d.2.contains('.') || d.2.parse::<u64>().is_ok())
     );
-    assert!(s.is_trusted(Channel::CryptoTwap));
+    assert!(s.trust((Channel::CryptoTwap, "btcusd")).is_trusted());
 }
 
 fn stream(sim: &SimHandle, t: &Trader, subs: &[BoltSubscription]) -> PolyBoltStream {
@@ -154,12 +158,12 @@ async fn polybolt_close_4002_and_4003_reconnect_with_a_new_snapshot() {
             breaks[0].cause,
             Cause::Disconnected(Disconnect::Closed { code: Some(code) })
         );
-        let Recovery::Reconnect { retry_in } = breaks[0].recovery else {
+        let Recovery::Reconnect { retry_in, .. } = breaks[0].recovery else {
             panic!("{:?}", breaks[0])
         };
         // 4003: one reconnect after min(10 s, backoff max = 50 ms) at most.
         assert!(retry_in <= Duration::from_millis(50), "{retry_in:?}");
-        assert!(s.is_trusted(Channel::Crypto));
+        assert!(s.trust((Channel::Crypto, "btcusd")).is_trusted());
         assert_eq!(polybolt_connects(&sim), connects + 1);
     }
 }
@@ -269,12 +273,7 @@ async fn a_slow_consumer_hears_what_was_dropped_and_resnapshots() {
             }
         );
         assert!(matches!(b.lost, Lost::Count(n) if n > 0), "{b:?}");
-        assert_eq!(
-            b.recovery,
-            Recovery::Reconnect {
-                retry_in: Duration::ZERO
-            }
-        );
+        assert_eq!(b.recovery, Recovery::Resnapshot);
     }
     // The stream asked for one reconnect itself: reported as a status, not as another break.
     let requested = evs
@@ -283,7 +282,7 @@ async fn a_slow_consumer_hears_what_was_dropped_and_resnapshots() {
             matches!(
                 e,
                 PolyBoltEvent::Status(Status::Disconnected {
-                    reason: Disconnect::Requested,
+                    reason: Disconnect::Resnapshot,
                     ..
                 })
             )
@@ -292,7 +291,7 @@ async fn a_slow_consumer_hears_what_was_dropped_and_resnapshots() {
     assert_eq!(requested, 1, "{evs:#?}");
     // Until the new snapshot, nothing after the break was trusted; now it is.
     assert!(data_seq(&resnapshot).is_some());
-    assert!(s.is_trusted(Channel::Crypto));
+    assert!(s.trust((Channel::Crypto, "btcusd")).is_trusted());
     // Every update delivered before the break was consecutive: nothing was lost silently.
     let seqs: Vec<u64> = evs.iter().filter_map(data_seq).map(|d| d.0).collect();
     assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1), "{seqs:?}");
@@ -308,14 +307,19 @@ async fn polybolt_refuses_unknown_credentials() {
         .subscribe(BoltSubscription::crypto("btcusd"))
         .build()
         .unwrap();
+    // `auth_invalid` stops the stream (the docs: fix the credentials), naming the code.
     loop {
-        if let PolyBoltEvent::Message(m) = next(&mut s).await {
-            if let Ok(BoltMessage::Ack(a)) = m.message() {
-                assert_eq!((a.op, a.code), (AckOp::Error, Some("auth_invalid")));
-                break;
-            }
+        if let PolyBoltEvent::Status(Status::Stopped { reason, .. }) = next(&mut s).await {
+            assert_eq!(reason, Disconnect::Refused("auth_invalid"));
+            break;
         }
     }
+    assert!(
+        tokio::time::timeout(5 * SEC, s.next())
+            .await
+            .is_ok_and(|e| matches!(e, Some(PolyBoltEvent::Break(_)))),
+        "the break follows its status"
+    );
 }
 
 #[tokio::test]
@@ -338,7 +342,7 @@ async fn sports_pings_are_answered_and_results_decode() {
             .expect("results")
             .expect("open");
         match ev {
-            SportsEvent::Result(r) => {
+            SportsEvent::Message(r) => {
                 let r = r.result().unwrap();
                 assert!(r.game_id == 19439 || r.game_id == 1317359);
                 results += 1;

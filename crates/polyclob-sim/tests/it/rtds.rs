@@ -11,7 +11,10 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use polyclob::rtds::decode::{Payload, PriceSource};
-use polyclob::rtds::{ActivityFilter, RefPrice, RtdsEvent, RtdsStream, Subscription};
+use polyclob::rtds::{ActivityFilter, OwnedMessage, RefPrice, RtdsStream, Subscription};
+use polyclob::ws::feed::FeedEvent;
+
+type RtdsEvent = FeedEvent<OwnedMessage>;
 use polyclob::types::Side;
 use polyclob::ws::event::Status;
 use polyclob_sim::{Faults, Simulator, Trigger, WsFault, WsRule};

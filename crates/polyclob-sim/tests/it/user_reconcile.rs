@@ -12,13 +12,15 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use polyclob::account::reconcile::Reconcile;
-use polyclob::account::user_events::{OrderEventKind, TradeStatus, UserEvent, UserEvents};
+use polyclob::account::user_events::{OrderEventKind, TradeStatus, UserEvent as Item, UserStream};
 use polyclob::clob::{Client, TradeFilter};
 use polyclob::sign::Signer;
 use polyclob::types::Side;
 use polyclob::ws::continuity::StreamKind;
 use polyclob::ws::event::Status;
-use polyclob::ws::user::UserStream;
+use polyclob::ws::feed::FeedEvent;
+
+type UserEvent = FeedEvent<Item>;
 use polyclob_sim::SimHandle;
 use support::{KEY_A, KEY_B, Trader, YES, limit, start_empty};
 
@@ -38,14 +40,14 @@ fn rest_client(sim: &SimHandle, t: &Trader, key: &str) -> Client {
 
 /// A's user channel with reconciliation, collected into a log by a task of its own.
 fn follow(sim: &SimHandle, a: &Trader) -> Log {
-    let stream = UserStream::builder(a.creds.clone())
-    .url(format!("{}/ws/user", sim.ws_url()))
-    // Long enough that fills happen while the client is away.
-    .backoff(Duration::from_millis(200), Duration::from_millis(400))
-    .build()
-    .unwrap();
     let how = Reconcile::new(rest_client(sim, a, KEY_A)).settle(Duration::from_millis(100));
-    let mut events = UserEvents::new(stream).reconcile(how);
+    let mut events = UserStream::builder(a.creds.clone())
+        .url(format!("{}/ws/user", sim.ws_url()))
+        // Long enough that fills happen while the client is away.
+        .backoff(Duration::from_millis(200), Duration::from_millis(400))
+        .reconcile(how)
+        .build()
+        .unwrap();
     let log: Log = Arc::default();
     let sink = Arc::clone(&log);
     tokio::spawn(async move {
@@ -71,7 +73,7 @@ async fn wait(log: &Log, what: &str, done: impl Fn(&[UserEvent]) -> bool) {
 fn fills(log: &[UserEvent]) -> Vec<(String, bool)> {
     log.iter()
         .filter_map(|e| match e {
-            UserEvent::Trade(t) if t.status != TradeStatus::Failed => {
+            UserEvent::Message(Item::Trade(t)) if t.first && t.status != TradeStatus::Failed => {
                 Some((t.id.clone(), t.recovered))
             }
             _ => None,
@@ -97,7 +99,7 @@ async fn every_fill_exactly_once_across_dropped_connections() {
     assert_eq!(status, 200);
     wait(&log, "the placement", |l| {
         l.iter()
-            .any(|e| matches!(e, UserEvent::Order(o) if o.id == a_id))
+            .any(|e| matches!(e, UserEvent::Message(Item::Order(o)) if o.id == a_id))
     })
     .await;
 
@@ -163,7 +165,7 @@ async fn every_fill_exactly_once_across_dropped_connections() {
                 broken = true;
                 breaks += 1;
             }
-            UserEvent::Reconciled(r) => {
+            UserEvent::Message(Item::Reconciled(r)) => {
                 assert!(broken, "Reconciled without a break");
                 assert_eq!((r.trades, r.orders), recovered_since_break);
                 assert!(r.skipped.is_empty());
@@ -171,11 +173,11 @@ async fn every_fill_exactly_once_across_dropped_connections() {
                 broken = false;
                 reconciled += 1;
             }
-            UserEvent::Trade(t) => {
+            UserEvent::Message(Item::Trade(t)) => {
                 assert_eq!(t.recovered, broken, "{t:?}");
                 recovered_since_break.0 += usize::from(t.recovered);
             }
-            UserEvent::Order(o) => {
+            UserEvent::Message(Item::Order(o)) => {
                 assert_eq!(o.recovered, broken, "{o:?}");
                 if o.recovered {
                     assert_eq!(o.kind, OrderEventKind::Open);

@@ -732,8 +732,10 @@ struct FrameCount {
     trouble: Vec<String>,
 }
 
-impl polyclob::ws::event::Handler for FrameCount {
-    fn on_frame(&mut self, frame: polyclob::ws::event::Frame<'_>) {
+type RawCx<'a> = polyclob::ws::feed::Cx<'a, polyclob::ws::feed::Frames>;
+
+impl polyclob::ws::feed::Handler<polyclob::ws::feed::Frames> for FrameCount {
+    fn on_message(&mut self, frame: &polyclob::ws::event::Frame<'_>, _: &RawCx<'_>) {
         if frame.as_str().is_some_and(|t| t.starts_with('[')) {
             self.snapshots += 1;
         } else {
@@ -741,7 +743,7 @@ impl polyclob::ws::event::Handler for FrameCount {
         }
     }
 
-    fn on_status(&mut self, status: &polyclob::ws::event::Status) {
+    fn on_status(&mut self, status: &polyclob::ws::event::Status, _: &RawCx<'_>) {
         if !matches!(
             status,
             polyclob::ws::event::Status::Connected {
@@ -780,6 +782,7 @@ async fn paced_activity_reaches_every_shard() {
     let mut stream = polyclob::ws::market::MarketStream::builder()
         .url(sim.market_ws_url())
         .assets(ids)
+        .frames()
         .build()
         .unwrap();
     assert_eq!(stream.handle().shard_count(), 2);

@@ -7,11 +7,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use polyclob::book::{BookManager, BookState, Outcome, Update};
+use polyclob::book::{BookManager, BookState, Outcome};
 use polyclob::types::{Side, TickSize};
-use polyclob::ws::books::{BookEvent, BookFeed, BookHandler, BookStream};
-use polyclob::ws::event::{Frame, Status};
-use polyclob::ws::market::{MarketStream, MarketStreamBuilder};
+use polyclob::ws::event::Status;
+use polyclob::ws::feed::{Cx, FeedBuilder, FeedEvent, Handler};
+use polyclob::ws::market::{MarketEvent, MarketFeed, MarketMessage, MarketStream};
 use serde_json::Value;
 use tokio::time::Instant;
 use ws_server::client::{fixture_frames, until};
@@ -21,7 +21,9 @@ const A: &str = "713210456792522125946263855327069127503327285719425322896313793
 const B: &str = "52114319501245915516055106046884209969926127482827954674443846427813813222426";
 const SEC: Duration = Duration::from_secs(1);
 
-fn fast(url: &str) -> MarketStreamBuilder {
+type BookEvent = FeedEvent<MarketEvent>;
+
+fn fast(url: &str) -> FeedBuilder<MarketFeed> {
     MarketStream::builder()
         .url(url)
         .assets([A, B])
@@ -35,7 +37,7 @@ fn fast(url: &str) -> MarketStreamBuilder {
 /// A side of a book as sorted `(price, size)` strings.
 fn side(books: &BookManager, asset: &str, s: Side) -> Vec<(String, String)> {
     let book = books
-        .book(asset)
+        .book_unchecked(asset)
         .unwrap_or_else(|| panic!("no book {asset}"));
     let mut v: Vec<_> = book
         .levels(s)
@@ -78,7 +80,7 @@ fn book_msg(asset: &str, bids: &[(&str, &str)], asks: &[(&str, &str)]) -> String
 }
 
 fn is_tick_change(ev: &BookEvent) -> bool {
-    matches!(ev, BookEvent::Market { event, .. } if event.json().contains("tick_size_change"))
+    matches!(ev, BookEvent::Message(MarketEvent::Update { event, .. }) if event.json().contains("tick_size_change"))
 }
 
 #[tokio::test]
@@ -87,17 +89,19 @@ async fn replay_builds_exact_books_and_reports_tick_changes() {
     server.on_subscribe(fixture_frames());
     let ticks: Arc<Mutex<Vec<(String, TickSize)>>> = Arc::default();
     let sink = Arc::clone(&ticks);
-    let mut books = BookStream::new(fast(&server.url()).build().expect("build"))
-        .on_tick_size_change(move |id, t| sink.lock().expect("lock").push((id.to_owned(), t)));
+    let mut books = fast(&server.url())
+        .on_tick_size_change(move |id, t| sink.lock().expect("lock").push((id.to_owned(), t)))
+        .build()
+        .expect("build");
     let events = until(&mut books, 2 * SEC, |e| {
-        matches!(e, BookEvent::Market { event, .. } if event.json().contains("some_future_event"))
+        matches!(e, BookEvent::Message(MarketEvent::Update { event, .. }) if event.json().contains("some_future_event"))
     })
     .await;
     // Two snapshots, one price_change, trade, best_bid_ask, tick change, unknown.
     let outcomes: Vec<Outcome> = events
         .iter()
         .filter_map(|e| match e {
-            BookEvent::Market { outcome, .. } => Some(*outcome),
+            BookEvent::Message(MarketEvent::Update { outcome, .. }) => Some(*outcome),
             _ => None,
         })
         .collect();
@@ -108,7 +112,7 @@ async fn replay_builds_exact_books_and_reports_tick_changes() {
     );
     assert_eq!(outcomes[6], Outcome::NotBook);
 
-    let b = books.books();
+    let b = books.state();
     // B: snapshot then SELL 0.5 → 200.
     assert_eq!(
         side(b, B, Side::Buy),
@@ -124,7 +128,7 @@ async fn replay_builds_exact_books_and_reports_tick_changes() {
     );
     // A: snapshot, BUY 0.5 → 200, then the tick change gates it.
     assert_eq!(
-        b.book(A)
+        b.book_unchecked(A)
             .expect("A")
             .best_bid()
             .expect("bid")
@@ -132,7 +136,10 @@ async fn replay_builds_exact_books_and_reports_tick_changes() {
             .to_string(),
         "200"
     );
-    assert_eq!(b.book(A).expect("A").state(), BookState::AwaitingSnapshot);
+    assert_eq!(
+        b.book_unchecked(A).expect("A").state(),
+        BookState::AwaitingSnapshot
+    );
     assert_eq!(b.book(B).expect("B").state(), BookState::Live);
     assert_eq!(
         *ticks.lock().expect("lock"),
@@ -150,8 +157,10 @@ async fn tick_size_change_refreshes_the_rest_clients_cache() {
         .build()
         .expect("client");
     client.set_tick_size(A, TickSize::Hundredth);
-    let mut books =
-        BookStream::new(fast(&server.url()).build().expect("build")).tick_size_cache(&client);
+    let mut books = fast(&server.url())
+        .tick_size_cache(&client)
+        .build()
+        .expect("build");
     until(&mut books, 2 * SEC, is_tick_change).await;
     assert_eq!(client.cached_tick_size(A), Some(TickSize::Thousandth));
 }
@@ -160,9 +169,12 @@ async fn tick_size_change_refreshes_the_rest_clients_cache() {
 async fn reconnect_gates_deltas_until_the_snapshot_and_books_equal_the_servers() {
     let server = WsServer::start().await;
     server.on_subscribe(fixture_frames());
-    let mut books = BookStream::new(fast(&server.url()).build().expect("build"));
+    let mut books = fast(&server.url()).build().expect("build");
     until(&mut books, 2 * SEC, is_tick_change).await;
-    assert_eq!(books.books().book(B).expect("B").state(), BookState::Live);
+    assert_eq!(
+        books.state().book_unchecked(B).expect("B").state(),
+        BookState::Live
+    );
 
     // While we are away the server's book for B changes. On the new connection it sends
     // a delta *before* the snapshot: the delta must be ignored, the snapshot taken whole.
@@ -178,12 +190,12 @@ async fn reconnect_gates_deltas_until_the_snapshot_and_books_equal_the_servers()
     server.act(0, Action::CloseAbrupt);
 
     let events = until(&mut books, 2 * SEC, |e| {
-        matches!(e, BookEvent::Status(Status::Disconnected { .. }))
+        matches!(e, FeedEvent::Status(Status::Disconnected { .. }))
     })
     .await;
     assert!(!events.is_empty());
     assert_eq!(
-        books.books().book(B).expect("B").state(),
+        books.state().book_unchecked(B).expect("B").state(),
         BookState::AwaitingSnapshot,
         "gated at disconnect"
     );
@@ -191,13 +203,13 @@ async fn reconnect_gates_deltas_until_the_snapshot_and_books_equal_the_servers()
     let events = until(
         &mut books,
         2 * SEC,
-        |e| matches!(e, BookEvent::Market { event, .. } if event.json().contains("\"book\"")),
+        |e| matches!(e, BookEvent::Message(MarketEvent::Update { event, .. }) if event.json().contains("\"book\"")),
     )
     .await;
     let outcomes: Vec<Outcome> = events
         .iter()
         .filter_map(|e| match e {
-            BookEvent::Market { outcome, .. } => Some(*outcome),
+            BookEvent::Message(MarketEvent::Update { outcome, .. }) => Some(*outcome),
             _ => None,
         })
         .collect();
@@ -206,24 +218,25 @@ async fn reconnect_gates_deltas_until_the_snapshot_and_books_equal_the_servers()
         [Outcome::Ignored, Outcome::Applied],
         "{events:#?}"
     );
-    let b = books.books();
+    let b = books.state();
     assert_eq!(side(b, B, Side::Buy), server_side(&new_b, "bids"));
     assert_eq!(side(b, B, Side::Sell), server_side(&new_b, "asks"));
     assert_eq!(b.book(B).expect("B").state(), BookState::Live);
     // A got no snapshot on the new connection: still gated.
-    assert_eq!(b.book(A).expect("A").state(), BookState::AwaitingSnapshot);
+    assert_eq!(
+        b.book_unchecked(A).expect("A").state(),
+        BookState::AwaitingSnapshot
+    );
 }
 
 #[tokio::test]
 async fn lag_gates_books_and_the_fresh_snapshot_restores_them() {
     let server = WsServer::start().await;
     server.on_subscribe(fixture_frames());
-    let mut books = BookStream::new(
-        fast(&server.url())
-            .queue_capacity(8)
-            .build()
-            .expect("build"),
-    );
+    let mut books = fast(&server.url())
+        .queue_capacity(8)
+        .build()
+        .expect("build");
     until(&mut books, 2 * SEC, is_tick_change).await;
     let delta = format!(
         r#"{{"event_type":"price_change","market":"0x5f65","price_changes":[{{"asset_id":"{B}","price":"0.2","size":"{{n}}","side":"BUY"}}],"timestamp":"1766789479000"}}"#
@@ -237,20 +250,23 @@ async fn lag_gates_books_and_the_fresh_snapshot_restores_them() {
     );
     tokio::time::sleep(Duration::from_millis(300)).await;
     let events = until(&mut books, 2 * SEC, |e| {
-        matches!(e, BookEvent::Status(Status::Lagged { .. }))
+        matches!(e, FeedEvent::Status(Status::Lagged { .. }))
     })
     .await;
     assert!(!events.is_empty());
     assert_eq!(
-        books.books().book(B).expect("B").state(),
+        books.state().book_unchecked(B).expect("B").state(),
         BookState::AwaitingSnapshot,
         "gated on lag"
     );
     // The reconnect replays the fixture: B's snapshot makes it live again.
     until(&mut books, 2 * SEC, is_tick_change).await;
-    assert_eq!(books.books().book(B).expect("B").state(), BookState::Live);
     assert_eq!(
-        side(books.books(), B, Side::Buy),
+        books.state().book_unchecked(B).expect("B").state(),
+        BookState::Live
+    );
+    assert_eq!(
+        side(books.state(), B, Side::Buy),
         [("0.46".into(), "15".into()), ("0.47".into(), "12".into())]
     );
 }
@@ -262,18 +278,22 @@ struct Recorder {
     gated_on_status: Vec<BookState>,
 }
 
-impl BookHandler for Recorder {
-    fn on_update(&mut self, frame: &Frame<'_>, u: Update<'_, '_>) {
-        let best = u
-            .manager
-            .book(B)
+impl Handler<MarketFeed> for Recorder {
+    fn on_message(&mut self, msg: &MarketMessage<'_>, cx: &Cx<'_, MarketFeed>) {
+        let MarketMessage::Update(u) = msg else {
+            return;
+        };
+        let best = cx
+            .state()
+            .book_unchecked(B)
             .and_then(|b| b.best_ask())
             .map(|l| l.price.to_string());
-        self.updates.push((frame.shard(), u.outcome, best));
+        let shard = cx.frame().map_or(usize::MAX, |f| f.shard());
+        self.updates.push((shard, u.outcome, best));
     }
-    fn on_status(&mut self, status: &Status, books: &BookManager) {
+    fn on_status(&mut self, status: &Status, cx: &Cx<'_, MarketFeed>) {
         self.statuses.push(status.clone());
-        if let Some(b) = books.book(B) {
+        if let Some(b) = cx.state().book_unchecked(B) {
             self.gated_on_status.push(b.state());
         }
     }
@@ -283,13 +303,15 @@ impl BookHandler for Recorder {
 async fn zero_copy_feed_hands_borrowed_events_and_updated_books() {
     let server = WsServer::start().await;
     server.on_subscribe(fixture_frames());
-    let mut stream = fast(&server.url()).build().expect("build");
     let ticks = Arc::new(Mutex::new(0));
     let t = Arc::clone(&ticks);
-    let mut feed = BookFeed::new(stream.handle(), Recorder::default())
-        .on_tick_size_change(move |_, _| *t.lock().expect("lock") += 1);
+    let mut stream = fast(&server.url())
+        .on_tick_size_change(move |_, _| *t.lock().expect("lock") += 1)
+        .build()
+        .expect("build");
+    let mut feed = Recorder::default();
     let deadline = Instant::now() + 2 * SEC;
-    while feed.handler_mut().updates.len() < 7 {
+    while feed.updates.len() < 7 {
         assert!(Instant::now() < deadline, "timeout");
         assert!(
             tokio::time::timeout(SEC, stream.dispatch(&mut feed))
@@ -297,7 +319,7 @@ async fn zero_copy_feed_hands_borrowed_events_and_updated_books() {
                 .expect("dispatch")
         );
     }
-    let rec = feed.handler_mut();
+    let rec = &feed;
     // After B's snapshot (2nd element of the first frame) best ask is 0.51; the
     // price_change sets 0.5.
     assert_eq!(rec.updates[1].2.as_deref(), Some("0.51"));
@@ -313,7 +335,7 @@ async fn zero_copy_feed_hands_borrowed_events_and_updated_books() {
 
     server.act(0, Action::CloseAbrupt);
     let deadline = Instant::now() + 2 * SEC;
-    while !feed.handler_mut().statuses.iter().any(|s| {
+    while !feed.statuses.iter().any(|s| {
         matches!(
             s,
             Status::Connected {
@@ -329,7 +351,7 @@ async fn zero_copy_feed_hands_borrowed_events_and_updated_books() {
                 .expect("dispatch")
         );
     }
-    let rec = feed.handler_mut();
+    let rec = &feed;
     assert!(
         rec.gated_on_status
             .iter()
@@ -343,17 +365,17 @@ async fn zero_copy_feed_hands_borrowed_events_and_updated_books() {
 #[tokio::test]
 async fn rest_resync_snapshots_apply_unless_older_than_the_book() {
     use polyclob::decode::Level;
-    use polyclob::ws::books::{ResyncOutcome, Snapshot};
+    use polyclob::ws::market::{ResyncOutcome, Snapshot};
 
     let server = WsServer::start().await;
     server.on_subscribe(fixture_frames());
-    let mut books = BookStream::new(fast(&server.url()).build().expect("build"));
+    let mut books = fast(&server.url()).build().expect("build");
     until(&mut books, 2 * SEC, is_tick_change).await;
     let lv = |p: &str, s: &str| Level {
         price: p.parse().expect("p"),
         size: s.parse().expect("s"),
     };
-    let resync = books.resync_sender();
+    let resync = books.handle();
 
     // A is gated by the tick change: a REST snapshot (as an on_reconnect hook would fetch)
     // makes it live again with exactly those levels.
@@ -364,19 +386,22 @@ async fn rest_resync_snapshots_apply_unless_older_than_the_book() {
         timestamp_ms: Some(1_766_789_480_000),
     };
     let sender = resync.clone();
-    tokio::spawn(async move { sender.send(snap).expect("send") });
-    let ev = until(&mut books, SEC, |e| matches!(e, BookEvent::Resynced { .. })).await;
+    tokio::spawn(async move { sender.restore(snap).expect("send") });
+    let ev = until(&mut books, SEC, |e| {
+        matches!(e, BookEvent::Message(MarketEvent::Restored { .. }))
+    })
+    .await;
     assert!(
         matches!(
             ev.last(),
-            Some(BookEvent::Resynced {
+            Some(BookEvent::Message(MarketEvent::Restored {
                 outcome: ResyncOutcome::Applied,
                 ..
-            })
+            }))
         ),
         "{ev:?}"
     );
-    let b = books.books();
+    let b = books.state();
     assert_eq!(b.book(A).expect("A").state(), BookState::Live);
     assert_eq!(
         side(b, A, Side::Buy),
@@ -390,20 +415,23 @@ async fn rest_resync_snapshots_apply_unless_older_than_the_book() {
         asks: vec![],
         timestamp_ms: Some(1),
     };
-    resync.send(old).expect("send");
-    let ev = until(&mut books, SEC, |e| matches!(e, BookEvent::Resynced { .. })).await;
+    resync.restore(old).expect("send");
+    let ev = until(&mut books, SEC, |e| {
+        matches!(e, BookEvent::Message(MarketEvent::Restored { .. }))
+    })
+    .await;
     assert!(
         matches!(
             ev.last(),
-            Some(BookEvent::Resynced {
+            Some(BookEvent::Message(MarketEvent::Restored {
                 outcome: ResyncOutcome::Stale,
                 ..
-            })
+            }))
         ),
         "{ev:?}"
     );
     assert_eq!(
-        side(books.books(), B, Side::Buy),
+        side(books.state(), B, Side::Buy),
         [("0.46".into(), "15".into()), ("0.47".into(), "12".into())]
     );
 
@@ -414,22 +442,25 @@ async fn rest_resync_snapshots_apply_unless_older_than_the_book() {
         asks: vec![],
         timestamp_ms: Some(1_766_789_490_000),
     };
-    resync.send(dup).expect("send");
-    let ev = until(&mut books, SEC, |e| matches!(e, BookEvent::Resynced { .. })).await;
+    resync.restore(dup).expect("send");
+    let ev = until(&mut books, SEC, |e| {
+        matches!(e, BookEvent::Message(MarketEvent::Restored { .. }))
+    })
+    .await;
     assert!(
         matches!(
             ev.last(),
-            Some(BookEvent::Resynced {
+            Some(BookEvent::Message(MarketEvent::Restored {
                 outcome: ResyncOutcome::Rejected(_),
                 ..
-            })
+            }))
         ),
         "{ev:?}"
     );
     assert_eq!(
         books
-            .books()
-            .book(B)
+            .state()
+            .book_unchecked(B)
             .expect("B")
             .best_bid()
             .expect("bid")
@@ -442,15 +473,22 @@ async fn rest_resync_snapshots_apply_unless_older_than_the_book() {
 #[tokio::test]
 async fn book_feed_applies_resync_snapshots_before_the_next_delivery() {
     use polyclob::decode::Level;
-    use polyclob::ws::books::{ResyncOutcome, Snapshot};
+    use polyclob::ws::market::{ResyncOutcome, Snapshot};
 
     #[derive(Default)]
     struct Resyncs(Vec<(String, ResyncOutcome, BookState)>);
-    impl BookHandler for Resyncs {
-        fn on_update(&mut self, _: &Frame<'_>, _: Update<'_, '_>) {}
-        fn on_resync(&mut self, id: &str, outcome: ResyncOutcome, books: &BookManager) {
-            let state = books
-                .book(id)
+    impl Handler<MarketFeed> for Resyncs {
+        fn on_message(&mut self, msg: &MarketMessage<'_>, cx: &Cx<'_, MarketFeed>) {
+            let MarketMessage::Restored {
+                asset_id: id,
+                outcome,
+            } = *msg
+            else {
+                return;
+            };
+            let state = cx
+                .state()
+                .book_unchecked(id)
                 .map_or(BookState::AwaitingSnapshot, |b| b.state());
             self.0.push((id.to_owned(), outcome, state));
         }
@@ -458,38 +496,42 @@ async fn book_feed_applies_resync_snapshots_before_the_next_delivery() {
 
     let server = WsServer::start().await;
     let mut stream = fast(&server.url()).build().expect("build");
-    let mut feed = BookFeed::new(stream.handle(), Resyncs::default());
+    let mut feed = Resyncs::default();
     let lv = |p: &str, s: &str| Level {
         price: p.parse().expect("p"),
         size: s.parse().expect("s"),
     };
-    feed.resync_sender()
-        .send(Snapshot {
+    stream
+        .handle()
+        .restore(Snapshot {
             asset_id: A.to_owned(),
             bids: vec![lv("0.5", "1")],
             asks: vec![],
             timestamp_ms: None,
         })
         .expect("send");
-    // The first delivery (Connected) applies it; nothing was ever received for A, so a
-    // snapshot without a timestamp is accepted.
-    assert!(
-        tokio::time::timeout(2 * SEC, stream.dispatch(&mut feed))
-            .await
-            .expect("dispatch")
-    );
-    let got = &feed.handler_mut().0;
+    // The first delivery applies it (nothing was ever received for A, so a snapshot without
+    // a timestamp is accepted); the second is `Connected`.
+    for _ in 0..2 {
+        assert!(
+            tokio::time::timeout(2 * SEC, stream.dispatch(&mut feed))
+                .await
+                .expect("dispatch")
+        );
+    }
+    let got = &feed.0;
     assert_eq!(got.len(), 1);
     assert_eq!(got[0].1, ResyncOutcome::Applied);
     // `Connected` gates A again right after (its shard just connected): a snapshot from the
     // stream is still required, which is the safe order.
     assert_eq!(
-        feed.books().book(A).expect("A").state(),
+        stream.state().book_unchecked(A).expect("A").state(),
         BookState::AwaitingSnapshot
     );
     assert_eq!(
-        feed.books()
-            .book(A)
+        stream
+            .state()
+            .book_unchecked(A)
             .expect("A")
             .best_bid()
             .expect("kept for display")
@@ -515,16 +557,16 @@ async fn events_name_their_asset_and_market_shared_not_copied_and_breaks_are_typ
         two_assets,
         one_asset,
     ]);
-    let mut books = BookStream::new(fast(&server.url()).build().expect("build"));
+    let mut books = fast(&server.url()).build().expect("build");
     let mut got = Vec::new();
     while got.len() < 4 {
         let ev = tokio::time::timeout(2 * SEC, books.next())
             .await
             .expect("timely")
             .expect("open");
-        if let BookEvent::Market {
+        if let BookEvent::Message(MarketEvent::Update {
             asset_id, market, ..
-        } = ev
+        }) = ev
         {
             got.push((asset_id, market));
         }

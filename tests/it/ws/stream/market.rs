@@ -6,17 +6,18 @@ use crate::support::ws_server;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use polyclob::ws::event::{Event, Status};
-use polyclob::ws::market::{MarketStream, MarketStreamBuilder};
+use polyclob::ws::event::Status;
+use polyclob::ws::feed::FeedBuilder;
+use polyclob::ws::market::{MarketFeed, MarketStream};
 use serde_json::Value;
-use ws_server::client::{fixture_frames, frames, is_connected, until};
+use ws_server::client::{Event, fixture_frames, frames, is_connected, until};
 use ws_server::{Action, WsServer};
 
 const A: &str = "71321045679252212594626385532706912750332728571942532289631379312455583992563";
 const B: &str = "52114319501245915516055106046884209969926127482827954674443846427813813222426";
 const SEC: Duration = Duration::from_secs(1);
 
-fn fast(url: &str) -> MarketStreamBuilder {
+fn fast(url: &str) -> FeedBuilder<MarketFeed> {
     MarketStream::builder()
         .url(url)
         .ping_interval(Duration::from_millis(50))
@@ -45,11 +46,15 @@ async fn subscribes_with_documented_payload_and_delivers_replay_in_order() {
     let server = WsServer::start().await;
     let fixture = fixture_frames();
     server.on_subscribe(fixture.clone());
-    let mut stream = fast(&server.url()).assets([A, B]).build().expect("build");
+    let mut stream = fast(&server.url())
+        .assets([A, B])
+        .frames()
+        .build()
+        .expect("build");
 
     let count = std::cell::Cell::new(0);
     let seen = until(&mut stream, 2 * SEC, |e| {
-        count.set(count.get() + usize::from(matches!(e, Event::Frame(_))));
+        count.set(count.get() + usize::from(matches!(e, Event::Message(_))));
         count.get() == fixture.len()
     })
     .await;
@@ -96,11 +101,12 @@ async fn a_small_read_buffer_still_delivers_large_messages_whole() {
     let mut stream = fast(&server.url())
         .assets([A])
         .read_buffer_size(10)
+        .frames()
         .build()
         .expect("build");
     let count = std::cell::Cell::new(0);
     let seen = until(&mut stream, 2 * SEC, |e| {
-        count.set(count.get() + usize::from(matches!(e, Event::Frame(_))));
+        count.set(count.get() + usize::from(matches!(e, Event::Message(_))));
         count.get() == frames_sent.len()
     })
     .await;
@@ -114,6 +120,7 @@ async fn builder_options_change_the_payload() {
         .assets([A])
         .custom_feature_enabled(false)
         .initial_dump(false)
+        .frames()
         .build()
         .expect("build");
     assert!(
@@ -133,7 +140,11 @@ async fn builder_options_change_the_payload() {
 #[tokio::test]
 async fn dynamic_subscribe_and_unsubscribe_then_resubscribe_the_current_set() {
     let server = WsServer::start().await;
-    let mut stream = fast(&server.url()).assets([A, B]).build().expect("build");
+    let mut stream = fast(&server.url())
+        .assets([A, B])
+        .frames()
+        .build()
+        .expect("build");
     until(&mut stream, 2 * SEC, |e| is_connected(e, false)).await;
 
     stream.subscribe(["C", A]).expect("subscribe"); // A is already subscribed: not resent
@@ -173,7 +184,7 @@ async fn dynamic_subscribe_and_unsubscribe_then_resubscribe_the_current_set() {
 #[tokio::test]
 async fn no_connection_and_no_ping_before_the_first_subscribe() {
     let server = WsServer::start().await;
-    let mut stream = fast(&server.url()).build().expect("build");
+    let mut stream = fast(&server.url()).frames().build().expect("build");
     // Six ping intervals with nothing subscribed: nothing is opened, nothing is sent.
     let quiet = ws_server::client::drain_for(&mut stream, Duration::from_millis(300)).await;
     assert!(quiet.is_empty(), "{quiet:?}");
@@ -198,7 +209,11 @@ async fn no_connection_and_no_ping_before_the_first_subscribe() {
 #[tokio::test]
 async fn pongs_keep_a_quiet_connection_alive() {
     let server = WsServer::start().await;
-    let mut stream = fast(&server.url()).assets([A]).build().expect("build");
+    let mut stream = fast(&server.url())
+        .assets([A])
+        .frames()
+        .build()
+        .expect("build");
     until(&mut stream, 2 * SEC, |e| is_connected(e, false)).await;
     // 4× the silence timeout with no data, only PING/PONG: must stay up.
     let events = ws_server::client::drain_for(&mut stream, Duration::from_millis(800)).await;
@@ -222,6 +237,7 @@ async fn shards_at_most_200_assets_with_staggered_connects() {
     let t0 = tokio::time::Instant::now();
     let mut stream = fast(&server.url())
         .assets(all.clone())
+        .frames()
         .build()
         .expect("build");
     let handle = stream.handle();
@@ -286,6 +302,7 @@ async fn per_connection_limit_is_capped_at_200() {
     let stream = fast(&server.url())
         .assets_per_connection(10_000)
         .assets((0..201).map(|i| i.to_string()))
+        .frames()
         .build()
         .expect("build");
     assert_eq!(
@@ -302,7 +319,7 @@ async fn per_connection_limit_is_capped_at_200() {
 #[tokio::test]
 async fn build_rejects_bad_settings() {
     use polyclob::ws::BuildError;
-    let err = |b: MarketStreamBuilder| b.build().expect_err("must fail");
+    let err = |b: FeedBuilder<MarketFeed>| b.build().expect_err("must fail");
     assert_eq!(
         err(MarketStream::builder().url("http://x/")),
         BuildError::InvalidUrl

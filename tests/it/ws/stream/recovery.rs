@@ -6,16 +6,17 @@ use crate::support::ws_server;
 use std::time::Duration;
 
 use polyclob::ws::connection::{ConnectError, Disconnect};
-use polyclob::ws::event::{Event, Status};
-use polyclob::ws::market::{MarketStream, MarketStreamBuilder};
+use polyclob::ws::event::Status;
+use polyclob::ws::feed::{FeedBuilder, FrameStream, Frames};
+use polyclob::ws::market::MarketStream;
 use tokio::time::Instant;
-use ws_server::client::{drain_for, fixture_frames, frames, is_connected, statuses, until};
+use ws_server::client::{Event, drain_for, fixture_frames, frames, is_connected, statuses, until};
 use ws_server::{Action, WsServer};
 
 const A: &str = "71321045679252212594626385532706912750332728571942532289631379312455583992563";
 const SEC: Duration = Duration::from_secs(1);
 
-fn fast(url: &str) -> MarketStreamBuilder {
+fn fast(url: &str) -> FeedBuilder<Frames> {
     MarketStream::builder()
         .url(url)
         .assets([A])
@@ -24,6 +25,7 @@ fn fast(url: &str) -> MarketStreamBuilder {
         .silence_timeout(Duration::from_millis(200))
         .connect_timeout(SEC)
         .backoff(Duration::from_millis(20), Duration::from_millis(200))
+        .frames()
 }
 
 fn disconnect_reason(events: &[Event]) -> Disconnect {
@@ -40,7 +42,7 @@ fn disconnect_reason(events: &[Event]) -> Disconnect {
 /// the same assets, and gets the replay again.
 async fn assert_recovers(
     server: &WsServer,
-    stream: &mut MarketStream,
+    stream: &mut FrameStream,
     bound: Duration,
 ) -> Vec<Event> {
     let before = server.connections();
@@ -51,7 +53,7 @@ async fn assert_recovers(
     let replay = until(stream, 2 * SEC, {
         let n = std::cell::Cell::new(0);
         move |e| {
-            n.set(n.get() + usize::from(matches!(e, Event::Frame(_))));
+            n.set(n.get() + usize::from(matches!(e, Event::Message(_))));
             n.get() == fixture.len()
         }
     })
@@ -69,13 +71,13 @@ async fn assert_recovers(
     events
 }
 
-async fn started(server: &WsServer) -> MarketStream {
+async fn started(server: &WsServer) -> FrameStream {
     server.on_subscribe(fixture_frames());
     let mut stream = fast(&server.url()).build().expect("build");
     let n = fixture_frames().len();
     let c = std::cell::Cell::new(0);
     until(&mut stream, 2 * SEC, |e| {
-        c.set(c.get() + usize::from(matches!(e, Event::Frame(_))));
+        c.set(c.get() + usize::from(matches!(e, Event::Message(_))));
         c.get() == n
     })
     .await;
@@ -172,13 +174,13 @@ async fn garbage_and_unknown_events_are_delivered_without_breaking_the_connectio
     let events = until(
         &mut stream,
         SEC,
-        |e| matches!(e, Event::Frame(f) if f.as_bytes() == b"[1,2,"),
+        |e| matches!(e, Event::Message(f) if f.as_bytes() == b"[1,2,"),
     )
     .await;
     let got: Vec<Vec<u8>> = events
         .iter()
         .filter_map(|e| match e {
-            Event::Frame(f) => Some(f.as_bytes().to_vec()),
+            Event::Message(f) => Some(f.as_bytes().to_vec()),
             _ => None,
         })
         .collect();
@@ -317,7 +319,7 @@ async fn flood_faster_than_the_consumer_reports_lag_and_resyncs() {
     let mut lagged = None;
     for ev in &events {
         match ev {
-            Event::Frame(f) => {
+            Event::Message(f) => {
                 assert!(
                     lagged.is_none(),
                     "no frame of the old connection after Lagged"
@@ -489,7 +491,7 @@ async fn burst_is_delivered_in_order(busy_poll: bool) {
     // into a `serde_json::Value` here). What is checked is the order, the count and that no
     // lag is reported.
     let events = until(&mut stream, 30 * SEC, |e| {
-        if let Event::Frame(f) = e {
+        if let Event::Message(f) = e {
             let text = f.as_str().expect("utf8");
             if !fixture.iter().any(|x| x == text) {
                 let v: serde_json::Value = serde_json::from_str(text).expect("json");

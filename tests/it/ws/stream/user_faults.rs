@@ -6,21 +6,22 @@ use crate::support::ws_server;
 
 use std::time::Duration;
 
-use polyclob::account::user_events::{UserEvent, UserEvents};
+use polyclob::account::user_events::{UserEvent as Item, UserFeed, UserStream};
 use polyclob::clob::Credentials;
 use polyclob::ws::connection::{ConnectError, Disconnect};
 use polyclob::ws::continuity::{Cause, Lost, Recovery, StreamKind};
 use polyclob::ws::event::Status;
-use polyclob::ws::user::{UserStream, UserStreamBuilder};
+use polyclob::ws::feed::{FeedBuilder, FeedEvent};
 use ws_server::client::until;
 use ws_server::{Action, WsServer};
 
 const SEC: Duration = Duration::from_secs(1);
 const ORDER: &str = r#"{"event_type":"order","type":"PLACEMENT","id":"0xff354cd7ca7539dfa9c28d90943ab5779a4eac34b9b37a757d7b32bdfb11790b","market":"0xbd31dc8a20211944f6b70f31557f1001557b59905b7738480ca09bd4532f84af","asset_id":"52114319501245915516055106046884209969926127482827954674443846427813813222426","side":"SELL","price":"0.57","original_size":"10","size_matched":"0","status":"LIVE","timestamp":"1672290687"}"#;
 
-type Events = UserEvents<UserStream>;
+type Events = UserStream;
+type UserEvent = FeedEvent<Item>;
 
-fn fast(url: &str) -> UserStreamBuilder {
+fn fast(url: &str) -> FeedBuilder<UserFeed> {
     UserStream::builder(Credentials::new(
         "key-1",
         "c2VjcmV0LXNlY3JldA==",
@@ -35,7 +36,7 @@ fn fast(url: &str) -> UserStreamBuilder {
 }
 
 fn is_order(e: &UserEvent) -> bool {
-    matches!(e, UserEvent::Order(o) if o.id.starts_with("0xff35"))
+    matches!(e, UserEvent::Message(Item::Order(o)) if o.id.starts_with("0xff35"))
 }
 
 fn breaks(evs: &[UserEvent]) -> Vec<polyclob::ws::continuity::Break> {
@@ -50,7 +51,7 @@ fn breaks(evs: &[UserEvent]) -> Vec<polyclob::ws::continuity::Break> {
 /// A stream that has received its first order event.
 async fn started(server: &WsServer) -> Events {
     server.on_subscribe(vec![ORDER.to_owned()]);
-    let mut s = UserEvents::new(fast(&server.url()).build().expect("build"));
+    let mut s = fast(&server.url()).build().expect("build");
     until(&mut s, 2 * SEC, is_order).await;
     s
 }
@@ -144,7 +145,7 @@ async fn refused_connects_are_breaks_and_retried() {
     let server = WsServer::start().await;
     server.on_subscribe(vec![ORDER.to_owned()]);
     server.refuse_next(2);
-    let mut s = UserEvents::new(fast(&server.url()).build().expect("build"));
+    let mut s = fast(&server.url()).build().expect("build");
     let evs = until(&mut s, 3 * SEC, is_order).await;
     let b = breaks(&evs);
     assert_eq!(b.len(), 2, "{evs:#?}");
@@ -159,7 +160,7 @@ async fn an_http_refusal_is_retried_after_its_retry_after() {
     let server = WsServer::start().await;
     server.on_subscribe(vec![ORDER.to_owned()]);
     server.refuse_http(429, Some(1));
-    let mut s = UserEvents::new(fast(&server.url()).build().expect("build"));
+    let mut s = fast(&server.url()).build().expect("build");
     let evs = until(&mut s, 4 * SEC, is_order).await;
     let opened = server.conn(0).opened_at;
     let refused = server.state().http_refused_at.clone();
@@ -186,12 +187,10 @@ async fn an_http_refusal_is_retried_after_its_retry_after() {
 async fn a_flood_faster_than_the_consumer_is_a_counted_break() {
     let server = WsServer::start().await;
     server.on_subscribe(vec![ORDER.to_owned()]);
-    let mut s = UserEvents::new(
-        fast(&server.url())
-            .queue_capacity(16)
-            .build()
-            .expect("build"),
-    );
+    let mut s = fast(&server.url())
+        .queue_capacity(16)
+        .build()
+        .expect("build");
     until(&mut s, 2 * SEC, is_order).await;
     server.act(
         0,
@@ -223,7 +222,7 @@ async fn a_flood_faster_than_the_consumer_is_a_counted_break() {
     let matched: Vec<u64> = evs
         .iter()
         .filter_map(|e| match e {
-            UserEvent::Order(o) => o.size_matched.map(|s| s.as_micros() / 1_000_000),
+            UserEvent::Message(Item::Order(o)) => o.size_matched.map(|s| s.as_micros() / 1_000_000),
             _ => None,
         })
         .collect();

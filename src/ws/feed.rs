@@ -1,0 +1,1233 @@
+//! The one feed machine: every stream of the crate is a [`Feed`] of its decoder.
+//!
+//! A feed is three things — a decoder ([`Decoder`]: market books, the user's orders and
+//! trades, RTDS, PolyBolt, sports, or the raw [`Frames`]), its subscription format and its
+//! policy table (keepalive, timeouts, backoff, close codes, error acknowledgements) — on one
+//! machine written once: connections ([`connection`](super::connection)), liveness, backoff,
+//! trust per key ([`Trust`]), counters and tracing. Two tiers, for every feed:
+//!
+//! - zero-copy: [`Feed::dispatch`]/[`Feed::run`] hand each decoded message, borrowed from the
+//!   frame, to the one [`Handler`] trait, with a [`Cx`] that answers trust per key and shows
+//!   the feed's state (books …);
+//! - owned: the feed is a `Stream` of [`FeedEvent`]s. With
+//!   [`conflate`](FeedBuilder::conflate) it drains everything queued before yielding and keeps
+//!   only the latest message per key (the state has them all), so a bot that awaits REST
+//!   calls between items never works on an old book; a [`Lag`] item says how far behind it was.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let sim = polyclob_sim::Simulator::builder().start().await?;
+//! # let token = sim.markets()[0].tokens()[0].token_id().to_owned();
+//! use futures_util::StreamExt;
+//! use polyclob::ws::feed::FeedEvent;
+//! use polyclob::ws::market::MarketStream;
+//! use std::time::Duration;
+//!
+//! let mut market = MarketStream::builder().url(sim.market_ws_url()).assets([token.clone()]).build()?;
+//! while !market.trust(&token).is_trusted() {
+//!     match tokio::time::timeout(Duration::from_secs(5), market.next()).await?.ok_or("closed")? {
+//!         FeedEvent::Break(b) => println!("{b}"),
+//!         FeedEvent::Lag(l) => println!("behind by {:?}", l.behind),
+//!         _ => {}
+//!     }
+//! }
+//! let book = market.state().book(&token).ok_or("not live")?; // live books only
+//! println!("bid {:?} ask {:?}", book.best_bid(), book.best_ask());
+//! # Ok(()) }
+//! ```
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use futures_util::Stream;
+use tokio::sync::mpsc;
+
+use super::connection::{Config, ConnectError, HookFuture, Policy, Reconnected};
+use super::continuity::Break;
+use super::counters::Counters;
+use super::event::{Frame, OwnedFrame, Status};
+use super::shards::{Closed, Delivery, Dispatcher, Shards, StreamCore};
+use super::transport::Endpoint;
+use super::trust::Trust;
+use crate::decode::DecodeError;
+use std::collections::BTreeSet;
+
+pub(crate) use sealed::{Control, Io, Op, Sealed, Sink, Wire};
+
+/// The crate-private half of [`Decoder`]: only the crate defines feeds.
+#[allow(unreachable_pub, missing_debug_implementations)]
+pub(crate) mod sealed {
+    use super::*;
+
+    /// Dynamic subscription direction.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Op {
+        Subscribe,
+        Unsubscribe,
+    }
+
+    impl Op {
+        pub(crate) fn as_str(self) -> &'static str {
+            match self {
+                Op::Subscribe => "subscribe",
+                Op::Unsubscribe => "unsubscribe",
+            }
+        }
+    }
+
+    /// What a text frame is to the connection (a feed's `Wire` says).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Control {
+        /// Data for the consumer.
+        Data,
+        /// The answer to our keepalive: consumed here.
+        Pong,
+        /// A keepalive of the server's to answer with this text (consumed here).
+        Reply(&'static str),
+        /// The server accepted our credentials: the subscriptions go now (delivered too).
+        Authed,
+        /// The server refused an operation with this error code (delivered too): reconnect after
+        /// the next backoff step, or stop (`stop`).
+        Refused { code: &'static str, stop: bool },
+    }
+
+    /// What a feed sends on its connection and recognises in what it receives: the subscription
+    /// formats, the authentication and the control frames. Runs on the connection's task.
+    pub trait Wire: Send + Sync + fmt::Debug + 'static {
+        /// The first message of a connection subscribed to `ids` into `out`; `false` if there is
+        /// nothing to send.
+        fn initial(&self, out: &mut String, ids: &BTreeSet<String>) -> bool;
+        /// A subscription change on the open connection.
+        fn operation(&self, out: &mut String, ids: &[String], op: Op);
+        /// What a text frame is. Default: the text `PONG` answers the keepalive.
+        fn control(&self, text: &str) -> Control {
+            if text == "PONG" {
+                Control::Pong
+            } else {
+                Control::Data
+            }
+        }
+        /// The subscriptions wait for [`Control::Authed`]. Default: no.
+        fn awaits_auth(&self) -> bool {
+            false
+        }
+        /// The connection opens with nothing subscribed. Default: yes (a market shard waits for
+        /// its first asset).
+        fn connects_empty(&self) -> bool {
+            true
+        }
+        /// The first message holds a secret: it is wiped from the buffer once sent. Default: no.
+        fn secret(&self) -> bool {
+            false
+        }
+    }
+
+    /// What a decoder may ask of its connections while it decodes.
+    pub struct Io<'a> {
+        pub(crate) shards: &'a Shards,
+    }
+
+    impl Io<'_> {
+        pub(crate) fn counters(&self) -> &Counters {
+            self.shards.counter_cells()
+        }
+    }
+
+    /// Where a decoder puts what it decoded: a [`Handler`] or the owned queue.
+    pub trait Sink<D: Decoder> {
+        /// The owned queue: messages will be made owned (a decoder may prepare shared parts).
+        const OWNED: bool;
+        /// A message; `frame` is the frame it came from (`None` for what came over REST).
+        fn message(&mut self, msg: D::Message<'_>, frame: Option<&OwnedFrame>, state: &D::State);
+        /// An element that did not decode.
+        fn invalid(&mut self, error: DecodeError, frame: &OwnedFrame, state: &D::State);
+        /// A break (a status's, or one the decoder saw: a sequence gap, a malformed element).
+        fn brk(&mut self, brk: Break, state: &D::State);
+        /// A connection status change.
+        fn status(&mut self, status: Status, state: &D::State);
+        /// The consumer is behind.
+        fn lag(&mut self, lag: Lag, state: &D::State);
+    }
+
+    /// The operations every feed supplies to the machine.
+    pub trait Sealed: Send + Sized + 'static {
+        /// What [`FeedHandle::subscribe`] takes.
+        type Sub;
+        /// Why [`FeedHandle::subscribe`] refuses.
+        type Refused: From<Closed> + fmt::Debug;
+        /// What the handles carry besides the connections (a resync queue, a rate limit).
+        type Remote: Clone + Send + Sync + fmt::Debug;
+
+        /// The subscription as the connection keeps it (text sent on the wire).
+        fn render(sub: Self::Sub) -> String;
+        /// The feed's wire; called once, at build.
+        fn wire(&mut self) -> Result<Box<dyn Wire>, BuildError>;
+        /// The handles' part.
+        fn remote(&mut self) -> Self::Remote;
+        /// Checks a subscription change against the documented limits.
+        fn check(_: &Self::Remote, _: &[String], _: &[String]) -> Result<(), Self::Refused> {
+            Ok(())
+        }
+        /// The state handlers and bots read.
+        fn state(&self) -> &Self::State
+        where
+            Self: Decoder;
+        /// The trust of one key.
+        fn trust(state: &Self::State, key: Self::Key<'_>) -> Trust
+        where
+            Self: Decoder;
+        /// Decodes one frame into `sink`.
+        fn frame<S: Sink<Self>>(&mut self, frame: &OwnedFrame, io: &Io<'_>, sink: &mut S)
+        where
+            Self: Decoder;
+        /// A status of a connection, before anyone hears of it: a break untrusts its keys.
+        fn status(&mut self, status: &Status, io: &Io<'_>);
+        /// Work of the feed's own (a REST fetch, queued resyncs); `Ready` when it put something
+        /// into `sink`.
+        fn poll<S: Sink<Self>>(&mut self, _: &mut Context<'_>, _: &Io<'_>, _: &mut S) -> Poll<()>
+        where
+            Self: Decoder,
+        {
+            Poll::Pending
+        }
+        /// The owned form of a message.
+        fn to_owned(msg: Self::Message<'_>, frame: Option<&OwnedFrame>) -> Self::Owned
+        where
+            Self: Decoder;
+        /// Writes the key under which a conflating feed keeps only the latest message into
+        /// `key`; `false`: the message has none and is always kept.
+        fn conflation_key(_: &Self::Message<'_>, _: &mut String) -> bool
+        where
+            Self: Decoder,
+        {
+            false
+        }
+    }
+}
+
+/// A feed's decoder: what its messages are, borrowed and owned, what trust is asked about, and
+/// the state it keeps. Implemented by the crate's feeds only: [`MarketFeed`](super::market::MarketFeed),
+/// [`UserFeed`](crate::account::user_events::UserFeed), [`RtdsFeed`](crate::rtds::RtdsFeed),
+/// [`BoltFeed`](crate::polybolt::BoltFeed), [`SportsFeed`](crate::sports::SportsFeed),
+/// [`Frames`].
+pub trait Decoder: Sealed {
+    /// What a [`Handler`] receives, borrowed from the frame.
+    type Message<'a>;
+    /// What the `Stream` yields in [`FeedEvent::Message`].
+    type Owned: fmt::Debug + Send;
+    /// What trust is asked about (an asset id, a channel and symbol, a game …).
+    type Key<'a>: Copy;
+    /// What the feed keeps across messages (the books; the trust of its keys).
+    type State;
+}
+
+/// The handler of every feed: called on the consumer's task, in order, with borrowed data.
+///
+/// ```
+/// use polyclob::ws::feed::{Cx, Handler};
+/// use polyclob::ws::market::{MarketFeed, MarketMessage};
+///
+/// #[derive(Default)]
+/// struct Mids(u64);
+///
+/// impl Handler<MarketFeed> for Mids {
+///     fn on_message(&mut self, msg: &MarketMessage<'_>, cx: &Cx<'_, MarketFeed>) {
+///         if let MarketMessage::Event { asset_id: Some(id), .. } = msg {
+///             // `book` is `None` unless the book is live: no stale read after a break.
+///             if cx.state().book(id).and_then(|b| b.mid()).is_some() {
+///                 self.0 += 1;
+///             }
+///         }
+///     }
+/// }
+/// ```
+pub trait Handler<D: Decoder> {
+    /// A message.
+    fn on_message(&mut self, msg: &D::Message<'_>, cx: &Cx<'_, D>);
+
+    /// An element that did not decode; the rest of its frame is still delivered. Default:
+    /// ignore.
+    fn on_invalid(&mut self, error: &DecodeError, cx: &Cx<'_, D>) {
+        let _ = (error, cx);
+    }
+
+    /// A connection status change, after the keys it breaks were untrusted. Default: ignore.
+    fn on_status(&mut self, status: &Status, cx: &Cx<'_, D>) {
+        let _ = (status, cx);
+    }
+
+    /// A break in continuity (see [`continuity`](super::continuity)). Default: ignore.
+    fn on_break(&mut self, brk: &Break, cx: &Cx<'_, D>) {
+        let _ = (brk, cx);
+    }
+
+    /// The consumer is behind the socket (see [`Lag`]). Default: ignore.
+    fn on_lag(&mut self, lag: &Lag, cx: &Cx<'_, D>) {
+        let _ = (lag, cx);
+    }
+}
+
+impl<D: Decoder, H: Handler<D> + ?Sized> Handler<D> for &mut H {
+    fn on_message(&mut self, msg: &D::Message<'_>, cx: &Cx<'_, D>) {
+        (**self).on_message(msg, cx);
+    }
+    fn on_invalid(&mut self, error: &DecodeError, cx: &Cx<'_, D>) {
+        (**self).on_invalid(error, cx);
+    }
+    fn on_status(&mut self, status: &Status, cx: &Cx<'_, D>) {
+        (**self).on_status(status, cx);
+    }
+    fn on_break(&mut self, brk: &Break, cx: &Cx<'_, D>) {
+        (**self).on_break(brk, cx);
+    }
+    fn on_lag(&mut self, lag: &Lag, cx: &Cx<'_, D>) {
+        (**self).on_lag(lag, cx);
+    }
+}
+
+/// What a [`Handler`] callback can see besides its argument: the frame, the feed's state and
+/// the trust of any key.
+pub struct Cx<'a, D: Decoder> {
+    frame: Option<Frame<'a>>,
+    state: &'a D::State,
+}
+
+impl<D: Decoder> fmt::Debug for Cx<'_, D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Cx")
+            .field("frame", &self.frame)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a, D: Decoder> Cx<'a, D> {
+    /// The frame the message came from (`None` for statuses, breaks, lag and what came over
+    /// REST).
+    #[must_use]
+    pub fn frame(&self) -> Option<&Frame<'a>> {
+        self.frame.as_ref()
+    }
+
+    /// The feed's state, as of this callback (the books after this message).
+    #[must_use]
+    pub fn state(&self) -> &'a D::State {
+        self.state
+    }
+
+    /// The trust of `key` now.
+    #[must_use]
+    pub fn trust(&self, key: D::Key<'_>) -> Trust {
+        D::trust(self.state, key)
+    }
+}
+
+/// The consumer was behind the socket: the oldest frame it just took had waited `behind`
+/// since the connection read it. Yielded at most once per the feed's lag threshold
+/// ([`FeedBuilder::lag_after`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Lag {
+    /// How long the oldest frame taken had waited.
+    pub behind: Duration,
+    /// Messages folded into later ones of their key since the last `Lag` (conflating feeds).
+    pub conflated: u64,
+}
+
+/// An item of a feed's owned tier.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FeedEvent<M> {
+    /// A message.
+    Message(M),
+    /// An element that did not decode; the rest of its frame was still processed.
+    Invalid {
+        /// Why.
+        error: DecodeError,
+        /// The frame it came from (a reference-counted buffer, not a copy).
+        frame: OwnedFrame,
+    },
+    /// A connection status change (the keys it breaks are already untrusted).
+    Status(Status),
+    /// A break in continuity (see [`continuity`](super::continuity)).
+    Break(Break),
+    /// The consumer is behind the socket.
+    Lag(Lag),
+}
+
+/// The raw decoder: every frame as received, undecoded (for recorders and tools). Get one with
+/// [`FeedBuilder::frames`] on any feed's builder: the connection (subscription, keepalive,
+/// backoff) stays that feed's. No key is ever trusted: nothing is decoded.
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct Frames;
+
+/// A feed of raw frames.
+pub type FrameStream = Feed<Frames>;
+
+impl Sealed for Frames {
+    type Sub = String;
+    type Refused = Closed;
+    type Remote = ();
+    fn render(sub: String) -> String {
+        sub
+    }
+    fn wire(&mut self) -> Result<Box<dyn Wire>, BuildError> {
+        Err(BuildError::Invalid("frames: build from a feed's builder"))
+    }
+    fn remote(&mut self) {}
+    fn state(&self) -> &() {
+        &()
+    }
+    fn trust(_: &(), _: ()) -> Trust {
+        Trust::Unknown
+    }
+    fn frame<S: Sink<Self>>(&mut self, frame: &OwnedFrame, _: &Io<'_>, sink: &mut S) {
+        sink.message(frame.as_frame(), Some(frame), &());
+    }
+    fn status(&mut self, _: &Status, _: &Io<'_>) {}
+    fn to_owned(_: Frame<'_>, frame: Option<&OwnedFrame>) -> OwnedFrame {
+        frame.cloned().unwrap_or_else(OwnedFrame::empty)
+    }
+}
+
+impl Decoder for Frames {
+    type Message<'a> = Frame<'a>;
+    type Owned = OwnedFrame;
+    type Key<'a> = ();
+    type State = ();
+}
+
+/// Why a feed could not be built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// The URL is not a `ws://` or `wss://` URL with a host.
+    InvalidUrl,
+    /// `build()` was called outside a Tokio runtime (the connections are spawned on it).
+    NoRuntime,
+    /// A setting is out of range; the message names it.
+    Invalid(&'static str),
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::InvalidUrl => {
+                f.write_str("invalid WebSocket URL (need ws:// or wss:// and a host)")
+            }
+            BuildError::NoRuntime => f.write_str("build() must be called within a Tokio runtime"),
+            BuildError::Invalid(what) => write!(f, "invalid setting: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// Default socket read size (see [`FeedBuilder::read_buffer_size`]).
+pub(crate) const DEFAULT_READ_BUFFER: usize = 16 << 10;
+
+/// The builder of every feed. The setters common to all feeds are here, written once; each
+/// feed adds its own (`assets`, `credentials`, `subscribe` …) in its module. A default that
+/// differs per feed is its policy's, stated on the feed's `builder()`.
+pub struct FeedBuilder<D> {
+    decoder: D,
+    policy: &'static Policy,
+    wire: Option<Result<Box<dyn Wire>, BuildError>>,
+    pub(crate) ids: Vec<String>,
+    url: String,
+    tls: Option<Arc<rustls::ClientConfig>>,
+    ping_interval: Duration,
+    pong_timeout: Duration,
+    silence_timeout: Duration,
+    connect_timeout: Duration,
+    backoff: (Duration, Duration),
+    queue_capacity: usize,
+    busy_poll: bool,
+    max_message_size: usize,
+    read_buffer_size: usize,
+    on_reconnect: Option<super::connection::ReconnectHook>,
+    proxy: crate::http::proxy::Setting,
+    pub(crate) per_connection: usize,
+    pub(crate) stagger: Duration,
+    conflate: bool,
+    lag_after: Duration,
+}
+
+impl<D: fmt::Debug> fmt::Debug for FeedBuilder<D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FeedBuilder")
+            .field("decoder", &self.decoder)
+            .field("url", &self.url)
+            .field("ids", &self.ids.len())
+            .field("ping_interval", &self.ping_interval)
+            .field("silence_timeout", &self.silence_timeout)
+            .field("backoff", &self.backoff)
+            .field("conflate", &self.conflate)
+            .field("proxy", &self.proxy)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<D: Decoder> FeedBuilder<D> {
+    /// A builder for `decoder` with `policy`'s defaults.
+    pub(crate) fn new(decoder: D, policy: &'static Policy) -> Self {
+        Self {
+            decoder,
+            policy,
+            wire: None,
+            ids: Vec::new(),
+            url: policy.url.to_owned(),
+            tls: None,
+            ping_interval: policy.ping_interval,
+            pong_timeout: policy.pong_timeout,
+            silence_timeout: policy.silence_timeout,
+            connect_timeout: Duration::from_secs(10),
+            backoff: policy.backoff,
+            queue_capacity: 4096,
+            busy_poll: false,
+            max_message_size: 16 << 20,
+            read_buffer_size: DEFAULT_READ_BUFFER,
+            on_reconnect: None,
+            proxy: crate::http::proxy::Setting::Env,
+            per_connection: usize::MAX,
+            stagger: Duration::ZERO,
+            conflate: false,
+            lag_after: Duration::from_millis(100),
+        }
+    }
+
+    pub(crate) fn decoder_mut(&mut self) -> &mut D {
+        &mut self.decoder
+    }
+
+    /// The same connection delivering raw frames instead of decoded messages.
+    #[must_use]
+    pub fn frames(mut self) -> FeedBuilder<Frames> {
+        let wire = self.wire.take().unwrap_or_else(|| self.decoder.wire());
+        let mut b = FeedBuilder::new(Frames, self.policy);
+        b.wire = Some(wire);
+        b.ids = self.ids;
+        b.url = self.url;
+        b.tls = self.tls;
+        b.ping_interval = self.ping_interval;
+        b.pong_timeout = self.pong_timeout;
+        b.silence_timeout = self.silence_timeout;
+        b.connect_timeout = self.connect_timeout;
+        b.backoff = self.backoff;
+        b.queue_capacity = self.queue_capacity;
+        b.busy_poll = self.busy_poll;
+        b.max_message_size = self.max_message_size;
+        b.read_buffer_size = self.read_buffer_size;
+        b.on_reconnect = self.on_reconnect;
+        b.proxy = self.proxy;
+        b.per_connection = self.per_connection;
+        b.stagger = self.stagger;
+        b
+    }
+
+    /// The endpoint URL (`ws://` or `wss://`). Default is Polymarket's production endpoint
+    /// of the feed.
+    #[must_use]
+    pub fn url(mut self, url: impl AsRef<str>) -> Self {
+        url.as_ref().clone_into(&mut self.url);
+        self
+    }
+
+    /// The rustls configuration for `wss://`. Default is rustls with the ring provider and the
+    /// platform verifier — the configuration the HTTP clients use.
+    #[must_use]
+    pub fn tls_config(mut self, config: Arc<rustls::ClientConfig>) -> Self {
+        self.tls = Some(config);
+        self
+    }
+
+    /// Connects through `proxy`: an HTTP `CONNECT` tunnel (`http://`) or a SOCKS5 handshake
+    /// (`socks5://`, `socks5h://`) before TLS, within the connect timeout. A proxy that refuses
+    /// is a connect failure ([`ConnectError::Proxy`]), retried with backoff; `https://` proxies
+    /// are not supported here (`build` says so). Applies to loopback hosts too. Default is the
+    /// proxy environment variables ([`Proxy`](crate::http::Proxy#where-it-applies)).
+    #[must_use]
+    pub fn proxy(mut self, proxy: crate::http::Proxy) -> Self {
+        self.proxy = crate::http::proxy::Setting::Fixed(Arc::new(proxy));
+        self
+    }
+
+    /// Connects directly, whatever the proxy environment variables say. Default is the proxy
+    /// environment variables.
+    #[must_use]
+    pub fn no_proxy(mut self) -> Self {
+        self.proxy = crate::http::proxy::Setting::Direct;
+        self
+    }
+
+    /// Uses the same proxy choice as `client` (its [`proxy`](crate::clob::ClientBuilder::proxy),
+    /// [`no_proxy`](crate::clob::ClientBuilder::no_proxy) or the environment default).
+    #[must_use]
+    pub fn proxy_from(mut self, client: &crate::clob::Client) -> Self {
+        self.proxy = client.proxy_setting().clone();
+        self
+    }
+
+    /// Interval of the feed's keepalive, sent once something is subscribed. Default is the
+    /// feed's policy (CLOB channels 10 s, RTDS 5 s, PolyBolt 5 s; sports sends none).
+    #[must_use]
+    pub fn ping_interval(mut self, every: Duration) -> Self {
+        self.ping_interval = every;
+        self
+    }
+
+    /// How long a keepalive may go unanswered before the connection is considered dead.
+    /// Default is the feed's policy (CLOB channels 30 s, PolyBolt 5 s).
+    #[must_use]
+    pub fn pong_timeout(mut self, timeout: Duration) -> Self {
+        self.pong_timeout = timeout;
+        self
+    }
+
+    /// How long the connection may receive nothing at all (keepalive answers and protocol
+    /// pings included) before it is considered half-open and replaced; also bounds every write.
+    /// Must exceed the ping interval where the client pings. Default is the feed's policy
+    /// (CLOB channels and PolyBolt 30 s, RTDS 15 s, sports three missed 15 s server pings).
+    #[must_use]
+    pub fn silence_timeout(mut self, timeout: Duration) -> Self {
+        self.silence_timeout = timeout;
+        self
+    }
+
+    /// Bound on TCP connect + TLS + WebSocket handshake. Default is 10 s.
+    #[must_use]
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// Reconnect backoff: step `n` waits about `min(max, initial·2ⁿ)` with the feed's jitter;
+    /// every break takes a step, and the steps reset after a connection stayed up for the
+    /// feed's healthy period. Default is the feed's policy (CLOB channels 1 s → 60 s, equal
+    /// jitter; RTDS, PolyBolt and sports 1 s → 30 s, full jitter).
+    #[must_use]
+    pub fn backoff(mut self, initial: Duration, max: Duration) -> Self {
+        self.backoff = (initial, max);
+        self
+    }
+
+    /// Capacity of the queue between the connections and the consumer, in frames. When it
+    /// stays full (the consumer took nothing for 50 ms) the connection reports
+    /// [`Status::Lagged`] and reconnects for fresh snapshots. Default is 4096.
+    #[must_use]
+    pub fn queue_capacity(mut self, frames: usize) -> Self {
+        self.queue_capacity = frames;
+        self
+    }
+
+    /// Never let the consumer's thread sleep while it waits for a frame: when nothing is
+    /// queued, `dispatch`/`next` yield to the runtime (which then checks the sockets without
+    /// blocking) instead of parking. This takes the thread wake-up (tens of µs on a virtual
+    /// machine) out of the socket-to-handler latency, at the price of one core spinning. It
+    /// helps where the sockets are read on the consumer's thread: a current-thread runtime (or
+    /// a `LocalSet`). Default is off.
+    #[must_use]
+    pub fn busy_poll(mut self, on: bool) -> Self {
+        self.busy_poll = on;
+        self
+    }
+
+    /// Bytes asked of the socket per read. The WebSocket reader zero-fills the free part of
+    /// this buffer before every read, so a large one costs a memset of that size per read and
+    /// pushes the decoder's and the books' lines out of the caches; at 128 KiB it was a quarter
+    /// of the client's CPU over 25 connections at 10,000 msg/s. A message larger than the
+    /// buffer takes several reads. Default is 16 KiB; values under 1 KiB count as 1 KiB.
+    #[must_use]
+    pub fn read_buffer_size(mut self, bytes: usize) -> Self {
+        self.read_buffer_size = bytes;
+        self
+    }
+
+    /// Largest accepted message. Default is 16 MiB.
+    #[must_use]
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.max_message_size = bytes;
+        self
+    }
+
+    /// An async callback run on its own task after every reconnect, once the subscription was
+    /// sent again (after authentication, where the feed authenticates). Default is none.
+    #[must_use]
+    pub fn on_reconnect<F, Fut>(mut self, hook: F) -> Self
+    where
+        F: Fn(Reconnected) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        self.on_reconnect = Some(Arc::new(move |r| -> HookFuture { Box::pin(hook(r)) }));
+        self
+    }
+
+    /// Owned tier: before yielding, take every frame already queued and keep only the latest
+    /// message per key (the state, e.g. the books, has applied them all), so a consumer that
+    /// does slow work between items reads current state, never a backlog. Messages without a
+    /// key (a market's `new_market`, a trade print) are all kept. Default is off.
+    #[must_use]
+    pub fn conflate(mut self, on: bool) -> Self {
+        self.conflate = on;
+        self
+    }
+
+    /// A frame that waited longer than this between the socket and the consumer makes the
+    /// feed report a [`Lag`] (at most once per this period). Default is 100 ms.
+    #[must_use]
+    pub fn lag_after(mut self, threshold: Duration) -> Self {
+        self.lag_after = threshold;
+        self
+    }
+
+    /// Starts the connections (on the current Tokio runtime).
+    ///
+    /// # Errors
+    /// [`BuildError`] for an invalid URL or setting, or when called outside a runtime.
+    pub fn build(mut self) -> Result<Feed<D>, BuildError> {
+        let runtime = tokio::runtime::Handle::try_current().map_err(|_| BuildError::NoRuntime)?;
+        let endpoint = Endpoint::parse(&self.url).map_err(|e| match e {
+            ConnectError::InvalidUrl => BuildError::InvalidUrl,
+            _ => BuildError::Invalid("url"),
+        })?;
+        if self.ping_interval.is_zero() {
+            return Err(BuildError::Invalid("ping_interval must be > 0"));
+        }
+        if self.policy.keepalive.is_some() && self.silence_timeout <= self.ping_interval {
+            return Err(BuildError::Invalid(
+                "silence_timeout must exceed ping_interval",
+            ));
+        }
+        if self.pong_timeout.is_zero() || self.connect_timeout.is_zero() {
+            return Err(BuildError::Invalid("timeouts must be > 0"));
+        }
+        if self.queue_capacity == 0 {
+            return Err(BuildError::Invalid("queue_capacity must be > 0"));
+        }
+        let wire = match self.wire.take() {
+            Some(w) => w?,
+            None => self.decoder.wire()?,
+        };
+        // Built once here (loading the platform verifier is not free), not per connect.
+        let tls = match self.tls {
+            Some(c) => Some(c),
+            None if endpoint.is_tls() => {
+                Some(super::transport::default_tls().map_err(|_| BuildError::Invalid("tls"))?)
+            }
+            None => None,
+        };
+        // The environment is read once, here, for this endpoint.
+        let proxy = self
+            .proxy
+            .resolve()
+            .for_target(endpoint.is_tls(), endpoint.host());
+        if proxy
+            .as_ref()
+            .is_some_and(|p| p.kind() == crate::http::ProxyKind::Https)
+        {
+            return Err(BuildError::Invalid(
+                "proxy: https:// proxies are not supported by WebSocket streams (use http:// or socks5://)",
+            ));
+        }
+        let connects_empty = wire.connects_empty();
+        let cfg = Config {
+            proxy,
+            endpoint,
+            tls,
+            ping_interval: self.ping_interval,
+            pong_timeout: self.pong_timeout,
+            silence_timeout: self.silence_timeout,
+            connect_timeout: self.connect_timeout,
+            backoff: self.backoff,
+            max_message_size: self.max_message_size,
+            read_buffer_size: self.read_buffer_size.max(1 << 10),
+            on_reconnect: self.on_reconnect,
+            policy: self.policy,
+            wire,
+            counters: Counters::default(),
+        };
+        let (tx, rx) = mpsc::channel(self.queue_capacity);
+        let shards = Arc::new(Shards::new(
+            Arc::new(cfg),
+            tx,
+            runtime,
+            self.per_connection,
+            self.stagger,
+        ));
+        let started = if connects_empty {
+            shards.spawn_single(self.ids)
+        } else {
+            shards.subscribe(self.ids)
+        };
+        started.map_err(|_| BuildError::NoRuntime)?;
+        let remote = self.decoder.remote();
+        Ok(Feed {
+            core: StreamCore {
+                shards,
+                dispatcher: Dispatcher::new(rx, self.busy_poll),
+            },
+            decoder: self.decoder,
+            remote,
+            policy: self.policy,
+            pending: VecDeque::new(),
+            conflate: self.conflate.then(Conflation::default),
+            lag_after: self.lag_after,
+            lagged_at: None,
+            folded: 0,
+            stopped: false,
+        })
+    }
+}
+
+/// The latest message per key of one fill of the owned queue (conflating feeds).
+#[derive(Debug, Default)]
+struct Conflation {
+    key: String,
+    ids: HashMap<Box<str>, usize>,
+    /// Per key id: its item's index in the queue during this fill.
+    at: Vec<Option<usize>>,
+    touched: Vec<usize>,
+}
+
+impl Conflation {
+    /// Forget the positions (the queue was emptied, or an item without a key came between).
+    fn clear(&mut self) {
+        for id in self.touched.drain(..) {
+            self.at[id] = None;
+        }
+    }
+}
+
+/// A live feed: its connections, its decoder's state and its queue of owned items.
+///
+/// Deliver with the zero-copy [`dispatch`](Self::dispatch)/[`run`](Self::run) and a
+/// [`Handler`], or poll it as a `Stream` of [`FeedEvent`]s; change subscriptions from anywhere
+/// through a [`FeedHandle`]. Dropping it closes its connections.
+pub struct Feed<D: Decoder> {
+    core: StreamCore,
+    decoder: D,
+    remote: D::Remote,
+    policy: &'static Policy,
+    pending: VecDeque<FeedEvent<D::Owned>>,
+    conflate: Option<Conflation>,
+    lag_after: Duration,
+    lagged_at: Option<Instant>,
+    folded: u64,
+    stopped: bool,
+}
+
+// Nothing of a feed is pinned in place (its futures are boxed or polled by reference).
+impl<D: Decoder> Unpin for Feed<D> {}
+
+impl<D: Decoder + fmt::Debug> fmt::Debug for Feed<D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Feed")
+            .field("decoder", &self.decoder)
+            .field("shards", &self.core.shards)
+            .field("pending", &self.pending.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The zero-copy tier's sink: a [`Handler`].
+struct ToHandler<'h, H>(&'h mut H);
+
+impl<D: Decoder, H: Handler<D>> Sink<D> for ToHandler<'_, H> {
+    const OWNED: bool = false;
+    fn message(&mut self, msg: D::Message<'_>, frame: Option<&OwnedFrame>, state: &D::State) {
+        let cx = Cx {
+            frame: frame.map(OwnedFrame::as_frame),
+            state,
+        };
+        self.0.on_message(&msg, &cx);
+    }
+    fn invalid(&mut self, error: DecodeError, frame: &OwnedFrame, state: &D::State) {
+        let cx = Cx {
+            frame: Some(frame.as_frame()),
+            state,
+        };
+        self.0.on_invalid(&error, &cx);
+    }
+    fn brk(&mut self, brk: Break, state: &D::State) {
+        self.0.on_break(&brk, &Cx { frame: None, state });
+    }
+    fn status(&mut self, status: Status, state: &D::State) {
+        self.0.on_status(&status, &Cx { frame: None, state });
+    }
+    fn lag(&mut self, lag: Lag, state: &D::State) {
+        self.0.on_lag(&lag, &Cx { frame: None, state });
+    }
+}
+
+/// The owned tier's sink: the queue, conflating when asked.
+struct ToQueue<'q, M> {
+    pending: &'q mut VecDeque<FeedEvent<M>>,
+    conflate: Option<&'q mut Conflation>,
+    folded: &'q mut u64,
+}
+
+impl<M> ToQueue<'_, M> {
+    fn push(&mut self, ev: FeedEvent<M>) {
+        if let Some(c) = self.conflate.as_mut() {
+            c.clear();
+        }
+        self.pending.push_back(ev);
+    }
+}
+
+impl<D: Decoder> Sink<D> for ToQueue<'_, D::Owned> {
+    const OWNED: bool = true;
+    fn message(&mut self, msg: D::Message<'_>, frame: Option<&OwnedFrame>, _: &D::State) {
+        let keyed = self.conflate.as_deref_mut().is_some_and(|c| {
+            c.key.clear();
+            D::conflation_key(&msg, &mut c.key)
+        });
+        let Some(c) = self.conflate.as_deref_mut().filter(|_| keyed) else {
+            let owned = D::to_owned(msg, frame);
+            return self.push(FeedEvent::Message(owned));
+        };
+        let id = match c.ids.get(c.key.as_str()) {
+            Some(&id) => id,
+            None => {
+                let id = c.ids.len();
+                c.ids.insert(c.key.as_str().into(), id);
+                id
+            }
+        };
+        if c.at.len() <= id {
+            c.at.resize(id + 1, None);
+        }
+        let owned = FeedEvent::Message(D::to_owned(msg, frame));
+        match c.at[id] {
+            Some(i) => {
+                self.pending[i] = owned;
+                *self.folded += 1;
+            }
+            None => {
+                c.at[id] = Some(self.pending.len());
+                c.touched.push(id);
+                self.pending.push_back(owned);
+            }
+        }
+    }
+    fn invalid(&mut self, error: DecodeError, frame: &OwnedFrame, _: &D::State) {
+        self.push(FeedEvent::Invalid {
+            error,
+            frame: frame.clone(),
+        });
+    }
+    fn brk(&mut self, brk: Break, _: &D::State) {
+        self.push(FeedEvent::Break(brk));
+    }
+    fn status(&mut self, status: Status, _: &D::State) {
+        self.push(FeedEvent::Status(status));
+    }
+    fn lag(&mut self, lag: Lag, _: &D::State) {
+        self.push(FeedEvent::Lag(lag));
+    }
+}
+
+impl<D: Decoder> Feed<D> {
+    /// Delivers what comes next (a frame's messages, a status and its break, a lag report, a
+    /// feed's own results such as a REST catch-up) to `handler`. Returns `false` once the feed
+    /// has ended.
+    pub async fn dispatch<H: Handler<D>>(&mut self, handler: &mut H) -> bool {
+        if self.stopped {
+            self.core.shards.shutdown();
+            return false;
+        }
+        let mut sink = ToHandler(handler);
+        let delivery = std::future::poll_fn(|cx| {
+            let io = Io {
+                shards: &self.core.shards,
+            };
+            if self.decoder.poll(cx, &io, &mut sink).is_ready() {
+                return Poll::Ready(Some(None));
+            }
+            self.core.dispatcher.poll_delivery(cx).map(|d| d.map(Some))
+        })
+        .await;
+        match delivery {
+            None => false,
+            Some(None) => true,
+            Some(Some(d)) => {
+                self.deliver(d, &mut sink);
+                true
+            }
+        }
+    }
+
+    /// [`dispatch`](Self::dispatch) until the feed ends.
+    pub async fn run<H: Handler<D>>(&mut self, handler: &mut H) {
+        while self.dispatch(handler).await {}
+    }
+
+    /// The next owned item (`None` once the feed has ended). Equivalent to `StreamExt::next`.
+    pub async fn next_event(&mut self) -> Option<FeedEvent<D::Owned>> {
+        std::future::poll_fn(|cx| Pin::new(&mut *self).poll_next(cx)).await
+    }
+
+    /// A frame or a status from the connections, through the decoder into `sink`.
+    fn deliver<S: Sink<D>>(&mut self, delivery: Delivery, sink: &mut S) {
+        let io = Io {
+            shards: &self.core.shards,
+        };
+        match delivery {
+            Delivery::Frame(frame) => {
+                let behind = frame.received_at().elapsed();
+                if behind > self.lag_after
+                    && self.lagged_at.is_none_or(|t| t.elapsed() >= self.lag_after)
+                {
+                    self.lagged_at = Some(Instant::now());
+                    let lag = Lag {
+                        behind,
+                        conflated: std::mem::take(&mut self.folded),
+                    };
+                    crate::telemetry::event!(
+                        DEBUG,
+                        "polyclob.feed.lag",
+                        behind_ms = crate::telemetry::ms(behind),
+                        conflated = lag.conflated,
+                    );
+                    sink.lag(lag, self.decoder.state());
+                }
+                self.decoder.frame(&frame, &io, sink);
+            }
+            Delivery::Status(status) => {
+                self.decoder.status(&status, &io);
+                self.stopped |= matches!(status, Status::Stopped { .. });
+                let brk = Break::from_status(self.policy.kind, &status);
+                sink.status(status, self.decoder.state());
+                if let Some(b) = brk {
+                    sink.brk(b, self.decoder.state());
+                }
+            }
+        }
+    }
+
+    /// A cloneable handle for subscription changes and control from other tasks.
+    #[must_use]
+    pub fn handle(&self) -> FeedHandle<D> {
+        FeedHandle {
+            shards: Arc::clone(&self.core.shards),
+            remote: self.remote.clone(),
+        }
+    }
+
+    /// See [`FeedHandle::subscribe`].
+    ///
+    /// # Errors
+    /// As there.
+    pub fn subscribe<I, S>(&self, subs: I) -> Result<(), D::Refused>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<D::Sub>,
+    {
+        self.handle().subscribe(subs)
+    }
+
+    /// See [`FeedHandle::unsubscribe`].
+    ///
+    /// # Errors
+    /// As there.
+    pub fn unsubscribe<I, S>(&self, subs: I) -> Result<(), D::Refused>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<D::Sub>,
+    {
+        self.handle().unsubscribe(subs)
+    }
+
+    /// This feed's counters: connects, breaks, frames, bytes, … (see
+    /// [`StreamCounters`](super::StreamCounters)).
+    #[must_use]
+    pub fn counters(&self) -> super::StreamCounters {
+        self.core.shards.counters()
+    }
+
+    /// The feed's state as of the last item (market: the [`BookManager`](crate::book::BookManager);
+    /// RTDS, PolyBolt, sports and the user channel: the trust of their keys).
+    #[must_use]
+    pub fn state(&self) -> &D::State {
+        self.decoder.state()
+    }
+
+    /// The trust of `key` now (see [`continuity`](super::continuity)).
+    #[must_use]
+    pub fn trust(&self, key: D::Key<'_>) -> Trust {
+        D::trust(self.decoder.state(), key)
+    }
+
+    pub(crate) fn decoder_mut(&mut self) -> &mut D {
+        &mut self.decoder
+    }
+}
+
+impl<D: Decoder> Stream for Feed<D> {
+    type Item = FeedEvent<D::Owned>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        loop {
+            if let Some(ev) = this.pending.pop_front() {
+                return Poll::Ready(Some(ev));
+            }
+            if this.stopped {
+                this.core.shards.shutdown();
+                return Poll::Ready(None);
+            }
+            let mut pending = std::mem::take(&mut this.pending);
+            let mut conflate = this.conflate.take();
+            let mut folded = this.folded;
+            let mut sink = ToQueue {
+                pending: &mut pending,
+                conflate: conflate.as_mut(),
+                folded: &mut folded,
+            };
+            let io = Io {
+                shards: &this.core.shards,
+            };
+            let step = if this.decoder.poll(cx, &io, &mut sink).is_ready() {
+                Poll::Ready(Some(()))
+            } else {
+                match this.core.dispatcher.poll_delivery(cx) {
+                    Poll::Ready(Some(d)) => {
+                        this.deliver(d, &mut sink);
+                        // Conflating: take everything already queued before yielding.
+                        while sink.conflate.is_some() {
+                            let Some(d) = this.core.dispatcher.try_delivery() else {
+                                break;
+                            };
+                            this.deliver(d, &mut sink);
+                        }
+                        Poll::Ready(Some(()))
+                    }
+                    other => other.map(|d| d.map(drop)),
+                }
+            };
+            if let Some(c) = conflate.as_mut() {
+                c.clear();
+            }
+            Counters::add(
+                &this.core.shards.counter_cells().conflated,
+                folded - this.folded,
+            );
+            this.folded = folded;
+            this.conflate = conflate;
+            this.pending = pending;
+            match step {
+                Poll::Ready(Some(())) => {}
+                Poll::Ready(None) => return Poll::Ready(this.pending.pop_front()),
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+    }
+}
+
+/// A cloneable handle to a [`Feed`]: subscription changes, reconnects and shutdown from any
+/// task.
+pub struct FeedHandle<D: Decoder> {
+    shards: Arc<Shards>,
+    pub(crate) remote: D::Remote,
+}
+
+impl<D: Decoder> Clone for FeedHandle<D> {
+    fn clone(&self) -> Self {
+        Self {
+            shards: Arc::clone(&self.shards),
+            remote: self.remote.clone(),
+        }
+    }
+}
+
+impl<D: Decoder> fmt::Debug for FeedHandle<D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FeedHandle")
+            .field("shards", &self.shards)
+            .field("remote", &self.remote)
+            .finish()
+    }
+}
+
+impl<D: Decoder> FeedHandle<D> {
+    /// Subscribes more (what is already subscribed is ignored); sent on the open connections.
+    ///
+    /// # Errors
+    /// The feed's refusal: [`Closed`] after shutdown; PolyBolt's documented limits.
+    pub fn subscribe<I, S>(&self, subs: I) -> Result<(), D::Refused>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<D::Sub>,
+    {
+        let active = self.shards.ids_of_all();
+        let mut seen = BTreeSet::new();
+        let fresh: Vec<String> = subs
+            .into_iter()
+            .map(|s| D::render(s.into()))
+            .filter(|s| active.binary_search(s).is_err() && seen.insert(s.clone()))
+            .collect();
+        if fresh.is_empty() {
+            return Ok(());
+        }
+        D::check(&self.remote, &active, &fresh)?;
+        Ok(self.shards.subscribe(fresh)?)
+    }
+
+    /// Unsubscribes (what is not subscribed is ignored).
+    ///
+    /// # Errors
+    /// As [`subscribe`](Self::subscribe).
+    pub fn unsubscribe<I, S>(&self, subs: I) -> Result<(), D::Refused>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<D::Sub>,
+    {
+        let gone: Vec<String> = subs.into_iter().map(|s| D::render(s.into())).collect();
+        D::check(&self.remote, &[], &[])?;
+        Ok(self.shards.unsubscribe(gone)?)
+    }
+
+    /// Reconnects one connection (or all with `None`) now, with no backoff step (e.g. for
+    /// fresh snapshots).
+    ///
+    /// # Errors
+    /// [`Closed`] after [`shutdown`](Self::shutdown).
+    pub fn reconnect(&self, shard: Option<usize>) -> Result<(), Closed> {
+        self.shards.reconnect(shard)
+    }
+
+    /// Closes every connection (each with a Close frame); the feed then ends.
+    pub fn shutdown(&self) {
+        self.shards.shutdown();
+    }
+
+    /// Connections opened so far.
+    #[must_use]
+    pub fn shard_count(&self) -> usize {
+        self.shards.shard_count()
+    }
+
+    /// What each connection carries (sorted), in connection order.
+    #[must_use]
+    pub fn assignment(&self) -> Vec<Vec<String>> {
+        self.shards.assignment()
+    }
+
+    /// What connection `shard` carries (sorted; empty for an unknown one).
+    #[must_use]
+    pub fn shard_assets(&self, shard: usize) -> Vec<String> {
+        self.shards.ids_of(shard)
+    }
+
+    /// See [`Feed::counters`].
+    #[must_use]
+    pub fn counters(&self) -> super::StreamCounters {
+        self.shards.counters()
+    }
+}
