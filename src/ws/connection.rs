@@ -249,7 +249,7 @@ pub(crate) struct Policy {
     pub(crate) silence_timeout: Duration,
     pub(crate) backoff: (Duration, Duration),
     pub(crate) jitter: Jitter,
-    /// A connection up this long without a break resets the backoff steps.
+    /// A connection up this long without a break resets the backoff steps (default).
     pub(crate) healthy_after: Duration,
     pub(crate) closes: &'static [(u16, OnClose)],
 }
@@ -279,6 +279,7 @@ pub(crate) struct Config {
     pub(crate) silence_timeout: Duration,
     pub(crate) connect_timeout: Duration,
     pub(crate) backoff: (Duration, Duration),
+    pub(crate) healthy_after: Duration,
     pub(crate) max_message_size: usize,
     pub(crate) read_buffer_size: usize,
     pub(crate) on_reconnect: Option<ReconnectHook>,
@@ -528,7 +529,7 @@ impl Shard {
                         };
                         let _ = tokio::time::timeout(limit, ws.close(Some(normal))).await;
                     }
-                    if opened.elapsed() >= self.cfg.policy.healthy_after {
+                    if opened.elapsed() >= self.cfg.healthy_after {
                         self.backoff.reset();
                     }
                     reconnect = true;

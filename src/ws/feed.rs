@@ -447,6 +447,7 @@ pub struct FeedBuilder<D> {
     silence_timeout: Duration,
     connect_timeout: Duration,
     backoff: (Duration, Duration),
+    healthy_after: Duration,
     queue_capacity: usize,
     busy_poll: bool,
     max_message_size: usize,
@@ -489,6 +490,7 @@ impl<D: Decoder> FeedBuilder<D> {
             silence_timeout: policy.silence_timeout,
             connect_timeout: Duration::from_secs(10),
             backoff: policy.backoff,
+            healthy_after: policy.healthy_after,
             queue_capacity: 4096,
             busy_poll: false,
             max_message_size: 16 << 20,
@@ -520,6 +522,7 @@ impl<D: Decoder> FeedBuilder<D> {
         b.silence_timeout = self.silence_timeout;
         b.connect_timeout = self.connect_timeout;
         b.backoff = self.backoff;
+        b.healthy_after = self.healthy_after;
         b.queue_capacity = self.queue_capacity;
         b.busy_poll = self.busy_poll;
         b.max_message_size = self.max_message_size;
@@ -614,6 +617,14 @@ impl<D: Decoder> FeedBuilder<D> {
     #[must_use]
     pub fn backoff(mut self, initial: Duration, max: Duration) -> Self {
         self.backoff = (initial, max);
+        self
+    }
+
+    /// How long a connection must stay up without a break for the backoff steps to start over.
+    /// Default is 30 s.
+    #[must_use]
+    pub fn healthy_after(mut self, period: Duration) -> Self {
+        self.healthy_after = period;
         self
     }
 
@@ -745,6 +756,7 @@ impl<D: Decoder> FeedBuilder<D> {
             silence_timeout: self.silence_timeout,
             connect_timeout: self.connect_timeout,
             backoff: self.backoff,
+            healthy_after: self.healthy_after,
             max_message_size: self.max_message_size,
             read_buffer_size: self.read_buffer_size.max(1 << 10),
             on_reconnect: self.on_reconnect,

@@ -378,6 +378,14 @@ impl FeedHandle<MarketFeed> {
 }
 
 impl MarketFeed {
+    /// Every book connection `shard` carries awaits its snapshot. Rare (per connection event
+    /// or loss), so allocating the id list is irrelevant.
+    fn gate(&mut self, shard: usize, io: &Io<'_>) {
+        for id in io.shards.ids_of(shard) {
+            self.books.register(&id).await_snapshot();
+        }
+    }
+
     /// Counts decode errors, hash mismatches and unverifiable snapshots; a mismatch (the first
     /// of a run: wrong metadata cannot cause a reconnect loop) asks the connection for fresh
     /// snapshots and is a break.
@@ -469,8 +477,9 @@ impl Sealed for MarketFeed {
             on_tick,
             ..
         } = self;
+        let mut lost = None;
         books.apply_with(text, Instant::now(), |u| {
-            let brk = Self::account(&u, io, shard);
+            lost = lost.or(Self::account(&u, io, shard));
             match u.event {
                 Err(error) => sink.invalid(error, frame, u.manager),
                 Ok(EventView::Pong) => {}
@@ -492,20 +501,18 @@ impl Sealed for MarketFeed {
                     sink.message(MarketMessage::Update(update), Some(frame), u.manager);
                 }
             }
-            if let Some(b) = brk {
-                sink.brk(b, u.manager);
-            }
         });
+        if let Some(b) = lost {
+            // The connection is replaced for fresh snapshots: its books wait for theirs.
+            self.gate(shard, io);
+            sink.brk(b, &self.books);
+        }
     }
 
     fn status(&mut self, status: &Status, io: &Io<'_>) {
         // A failed attempt changes nothing: the books were gated when the connection ended.
-        if status.connect_error().is_some() {
-            return;
-        }
-        // Rare (per connection event), so allocating the id list is irrelevant.
-        for id in io.shards.ids_of(status.shard()) {
-            self.books.register(&id).await_snapshot();
+        if status.connect_error().is_none() {
+            self.gate(status.shard(), io);
         }
     }
 

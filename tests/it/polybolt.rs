@@ -2,6 +2,7 @@
 //! and gaps as breaks followed by a resnapshot, each close code's policy, abrupt close, garbage, invalid UTF-8,
 //! refused connects, server pings, and the local limits.
 
+use crate::support::trust_oracle::Checked;
 use crate::support::ws_server;
 
 use std::time::Duration;
@@ -85,7 +86,7 @@ fn breaks(evs: &[PolyBoltEvent]) -> Vec<polyclob::ws::continuity::Break> {
 #[tokio::test]
 async fn auth_then_subscribe_snapshot_and_exact_updates() {
     let s = server().await;
-    let mut stream = builder(&s).build().unwrap();
+    let mut stream = Checked::new(builder(&s).build().unwrap());
     assert!(!format!("{stream:?}").contains(SECRET));
     assert!(!stream.trust(BTC).is_trusted());
     let evs = until(&mut stream, 5 * SEC, is_snapshot).await;
@@ -135,7 +136,7 @@ async fn auth_then_subscribe_snapshot_and_exact_updates() {
 #[tokio::test]
 async fn gaps_and_server_drops_are_one_break_each_then_a_new_snapshot() {
     let s = server().await;
-    let mut stream = builder(&s).build().unwrap();
+    let mut stream = Checked::new(builder(&s).build().unwrap());
     until(&mut stream, 5 * SEC, is_snapshot).await;
     s.act(0, Action::Text(update(2, 0, "1")));
     s.act(0, Action::Text(update(5, 0, "2")));
@@ -187,7 +188,7 @@ async fn gaps_and_server_drops_are_one_break_each_then_a_new_snapshot() {
 
 async fn stops_on(code: u16) {
     let s = server().await;
-    let mut stream = builder(&s).build().unwrap();
+    let mut stream = Checked::new(builder(&s).build().unwrap());
     until(&mut stream, 5 * SEC, is_snapshot).await;
     s.act(0, Action::Close(code));
     let mut rest = Vec::new();
@@ -220,7 +221,7 @@ async fn close_4008_policy_stops_and_reports() {
 
 async fn reconnects_with_new_snapshot(action: Action) -> Vec<PolyBoltEvent> {
     let s = server().await;
-    let mut stream = builder(&s).build().unwrap();
+    let mut stream = Checked::new(builder(&s).build().unwrap());
     until(&mut stream, 5 * SEC, is_snapshot).await;
     s.act(0, action);
     let evs = until(&mut stream, 5 * SEC, is_snapshot).await;
@@ -277,7 +278,7 @@ async fn invalid_utf8_is_a_protocol_break_and_reconnects() {
 #[tokio::test]
 async fn garbage_is_invalid_and_the_stream_continues() {
     let s = server().await;
-    let mut stream = builder(&s).build().unwrap();
+    let mut stream = Checked::new(builder(&s).build().unwrap());
     until(&mut stream, 5 * SEC, is_snapshot).await;
     s.act(0, Action::Text("{not json".to_owned()));
     s.act(
@@ -303,7 +304,7 @@ async fn garbage_is_invalid_and_the_stream_continues() {
 async fn refused_connects_are_retried() {
     let s = server().await;
     s.refuse_next(2);
-    let mut stream = builder(&s).build().unwrap();
+    let mut stream = Checked::new(builder(&s).build().unwrap());
     let evs = until(&mut stream, 5 * SEC, is_snapshot).await;
     let refused = evs
         .iter()
@@ -316,11 +317,13 @@ async fn refused_connects_are_retried() {
 #[tokio::test]
 async fn server_pings_are_answered_and_app_pings_sent() {
     let s = server().await;
-    let mut stream = builder(&s)
-        .ping_interval(Duration::from_millis(50))
-        .silence_timeout(Duration::from_millis(500))
-        .build()
-        .unwrap();
+    let mut stream = Checked::new(
+        builder(&s)
+            .ping_interval(Duration::from_millis(50))
+            .silence_timeout(Duration::from_millis(500))
+            .build()
+            .unwrap(),
+    );
     until(&mut stream, 5 * SEC, is_snapshot).await;
     s.act(0, Action::Ping);
     // The transport answers the Pong while the consumer is idle on the stream.
@@ -338,7 +341,7 @@ async fn server_pings_are_answered_and_app_pings_sent() {
 #[tokio::test]
 async fn limits_are_enforced_locally() {
     let s = server().await;
-    let stream = builder(&s).build().unwrap();
+    let stream = Checked::new(builder(&s).build().unwrap());
     // 64 active at most: one is active, 64 more is too many.
     let many: Vec<_> = (0..64)
         .map(|i| BoltSubscription::equity(&format!("s{i}")))
@@ -371,11 +374,13 @@ async fn limits_are_enforced_locally() {
 #[tokio::test]
 async fn silence_is_a_break_and_reconnects() {
     let s = server().await;
-    let mut stream = builder(&s)
-        .ping_interval(Duration::from_millis(100))
-        .silence_timeout(Duration::from_millis(300))
-        .build()
-        .unwrap();
+    let mut stream = Checked::new(
+        builder(&s)
+            .ping_interval(Duration::from_millis(100))
+            .silence_timeout(Duration::from_millis(300))
+            .build()
+            .unwrap(),
+    );
     until(&mut stream, 5 * SEC, is_snapshot).await;
     s.act(0, Action::GoSilent);
     let evs = until(&mut stream, 5 * SEC, is_snapshot).await;
@@ -397,7 +402,7 @@ async fn auth_invalid_stops_and_reports() {
         r#""op":"auth""#,
         vec![r#"{"op":"error","code":"auth_invalid","rid":"auth"}"#.to_owned()],
     );
-    let mut stream = builder(&s).build().unwrap();
+    let mut stream = Checked::new(builder(&s).build().unwrap());
     let mut evs = Vec::new();
     while let Ok(Some(ev)) = tokio::time::timeout(5 * SEC, stream.next()).await {
         evs.push(ev);
@@ -434,7 +439,7 @@ async fn auth_unavailable_waits_a_step_and_authenticates_again() {
         r#""op":"auth""#,
         vec![r#"{"op":"error","code":"auth_unavailable","rid":"auth"}"#.to_owned()],
     );
-    let mut stream = builder(&s).build().unwrap();
+    let mut stream = Checked::new(builder(&s).build().unwrap());
     assert!(
         s.wait_for(5 * SEC, |st| st.conns.len() == 1 && st.conns[0].closed)
             .await
@@ -466,7 +471,7 @@ async fn auth_unavailable_waits_a_step_and_authenticates_again() {
 async fn an_http_refusal_is_retried_after_its_retry_after() {
     let s = server().await;
     s.refuse_http(503, Some(1));
-    let mut stream = builder(&s).build().unwrap();
+    let mut stream = Checked::new(builder(&s).build().unwrap());
     let evs = until(&mut stream, 5 * SEC, is_snapshot).await;
     let refused = s.state().http_refused_at.clone();
     assert_eq!(refused.len(), 1);
@@ -488,7 +493,7 @@ async fn an_http_refusal_is_retried_after_its_retry_after() {
 #[tokio::test]
 async fn a_flood_faster_than_the_consumer_is_a_counted_break_then_a_new_snapshot() {
     let s = server().await;
-    let mut stream = builder(&s).queue_capacity(16).build().unwrap();
+    let mut stream = Checked::new(builder(&s).queue_capacity(16).build().unwrap());
     until(&mut stream, 5 * SEC, is_snapshot).await;
     s.act(
         0,

@@ -3,6 +3,7 @@
 //! connects), resubscribing everything after each reconnect; lag is reported.
 
 use crate::support::fixtures;
+use crate::support::trust_oracle::Checked;
 use crate::support::ws_server;
 
 use std::time::Duration;
@@ -189,7 +190,7 @@ fn is_connected(e: &RtdsEvent, reconnect: bool) -> bool {
     matches!(e, RtdsEvent::Status(Status::Connected { reconnect: r, .. }) if *r == reconnect)
 }
 
-async fn n_messages(s: &mut RtdsStream, n: usize) -> Vec<RtdsEvent> {
+async fn n_messages(s: &mut Checked<RtdsFeed>, n: usize) -> Vec<RtdsEvent> {
     let mut k = 0;
     until(s, 2 * SEC, |e| {
         k += usize::from(matches!(e, RtdsEvent::Message(_)));
@@ -213,9 +214,9 @@ fn assert_subscribed(server: &WsServer, k: usize) {
     assert_eq!(sub["subscriptions"][1]["filters"], "btcusdt");
 }
 
-async fn started(server: &WsServer) -> RtdsStream {
+async fn started(server: &WsServer) -> Checked<RtdsFeed> {
     server.on_subscribe(replay());
-    let mut stream = fast(&server.url()).build().expect("build");
+    let mut stream = Checked::new(fast(&server.url()).build().expect("build"));
     let events = n_messages(&mut stream, replay().len()).await;
     assert_eq!(messages(&events), replay());
     assert_subscribed(server, 0);
@@ -225,7 +226,7 @@ async fn started(server: &WsServer) -> RtdsStream {
 /// After a failure: reported, reconnected within `bound`, resubscribed, replayed again.
 async fn assert_recovers(
     server: &WsServer,
-    stream: &mut RtdsStream,
+    stream: &mut Checked<RtdsFeed>,
     bound: Duration,
 ) -> Vec<RtdsEvent> {
     let before = server.connections();
@@ -415,10 +416,12 @@ async fn refused_connections_back_off_then_recover() {
 async fn flood_faster_than_the_consumer_reports_lag_and_resubscribes() {
     let server = WsServer::start().await;
     server.on_subscribe(replay());
-    let mut stream = fast(&server.url())
-        .queue_capacity(8)
-        .build()
-        .expect("build");
+    let mut stream = Checked::new(
+        fast(&server.url())
+            .queue_capacity(8)
+            .build()
+            .expect("build"),
+    );
     n_messages(&mut stream, replay().len()).await;
     server.act(
         0,
@@ -513,7 +516,7 @@ async fn zero_copy_handler_tier_sees_decoded_messages() {
     }
     let server = WsServer::start().await;
     server.on_subscribe(replay());
-    let mut stream = fast(&server.url()).build().expect("build");
+    let mut stream = Checked::new(fast(&server.url()).build().expect("build"));
     let mut h = H::default();
     let deadline = Instant::now() + 2 * SEC;
     while h.prices.len() + h.trades < 2 && Instant::now() < deadline {

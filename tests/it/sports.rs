@@ -2,11 +2,12 @@
 //! answered with `pong`, typed `sport_result`s, garbage skipped, and every break (abrupt
 //! close, silence, refused connect) reported as one `Break` and followed by a reconnect.
 
+use crate::support::trust_oracle::Checked;
 use crate::support::ws_server;
 
 use std::time::Duration;
 
-use polyclob::sports::{OwnedSportResult, SportsStream};
+use polyclob::sports::{OwnedSportResult, SportsFeed, SportsStream};
 use polyclob::ws::connection::Disconnect;
 use polyclob::ws::continuity::{Cause, Lost, StreamKind};
 use polyclob::ws::event::Status;
@@ -31,15 +32,16 @@ fn game(ev: &SportsEvent) -> Option<u64> {
     }
 }
 
-fn stream(s: &WsServer) -> SportsStream {
-    SportsStream::builder()
+fn stream(s: &WsServer) -> Checked<SportsFeed> {
+    let feed = SportsStream::builder()
         .url(s.url())
         .no_proxy()
         .backoff(Duration::from_millis(10), Duration::from_millis(50))
         .ping_interval(Duration::from_millis(100))
         .silence_timeout(Duration::from_millis(400))
         .build()
-        .unwrap()
+        .unwrap();
+    Checked::new(feed)
 }
 
 #[tokio::test]

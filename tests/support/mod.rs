@@ -12,5 +12,6 @@ pub(crate) mod rails;
 /// most (one home for the file).
 #[path = "../../crates/polyclob-sim/tests/support/sim.rs"]
 pub(crate) mod sim;
+pub(crate) mod trust_oracle;
 pub(crate) mod ws_frames;
 pub(crate) mod ws_server;

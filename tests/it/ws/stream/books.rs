@@ -1,6 +1,7 @@
 //! Books fed straight from the stream: exact after replay, gated across reconnects, equal
 //! to the server's book after the resync snapshot, tick-size hook called.
 
+use crate::support::trust_oracle::Checked;
 use crate::support::ws_server;
 
 use std::sync::{Arc, Mutex};
@@ -89,10 +90,12 @@ async fn replay_builds_exact_books_and_reports_tick_changes() {
     server.on_subscribe(fixture_frames());
     let ticks: Arc<Mutex<Vec<(String, TickSize)>>> = Arc::default();
     let sink = Arc::clone(&ticks);
-    let mut books = fast(&server.url())
-        .on_tick_size_change(move |id, t| sink.lock().expect("lock").push((id.to_owned(), t)))
-        .build()
-        .expect("build");
+    let mut books = Checked::new(
+        fast(&server.url())
+            .on_tick_size_change(move |id, t| sink.lock().expect("lock").push((id.to_owned(), t)))
+            .build()
+            .expect("build"),
+    );
     let events = until(&mut books, 2 * SEC, |e| {
         matches!(e, BookEvent::Message(MarketEvent::Update { event, .. }) if event.json().contains("some_future_event"))
     })
@@ -157,10 +160,12 @@ async fn tick_size_change_refreshes_the_rest_clients_cache() {
         .build()
         .expect("client");
     client.set_tick_size(A, TickSize::Hundredth);
-    let mut books = fast(&server.url())
-        .tick_size_cache(&client)
-        .build()
-        .expect("build");
+    let mut books = Checked::new(
+        fast(&server.url())
+            .tick_size_cache(&client)
+            .build()
+            .expect("build"),
+    );
     until(&mut books, 2 * SEC, is_tick_change).await;
     assert_eq!(client.cached_tick_size(A), Some(TickSize::Thousandth));
 }
@@ -169,7 +174,7 @@ async fn tick_size_change_refreshes_the_rest_clients_cache() {
 async fn reconnect_gates_deltas_until_the_snapshot_and_books_equal_the_servers() {
     let server = WsServer::start().await;
     server.on_subscribe(fixture_frames());
-    let mut books = fast(&server.url()).build().expect("build");
+    let mut books = Checked::new(fast(&server.url()).build().expect("build"));
     until(&mut books, 2 * SEC, is_tick_change).await;
     assert_eq!(
         books.state().book_unchecked(B).expect("B").state(),
@@ -233,10 +238,12 @@ async fn reconnect_gates_deltas_until_the_snapshot_and_books_equal_the_servers()
 async fn lag_gates_books_and_the_fresh_snapshot_restores_them() {
     let server = WsServer::start().await;
     server.on_subscribe(fixture_frames());
-    let mut books = fast(&server.url())
-        .queue_capacity(8)
-        .build()
-        .expect("build");
+    let mut books = Checked::new(
+        fast(&server.url())
+            .queue_capacity(8)
+            .build()
+            .expect("build"),
+    );
     until(&mut books, 2 * SEC, is_tick_change).await;
     let delta = format!(
         r#"{{"event_type":"price_change","market":"0x5f65","price_changes":[{{"asset_id":"{B}","price":"0.2","size":"{{n}}","side":"BUY"}}],"timestamp":"1766789479000"}}"#
@@ -369,7 +376,7 @@ async fn rest_resync_snapshots_apply_unless_older_than_the_book() {
 
     let server = WsServer::start().await;
     server.on_subscribe(fixture_frames());
-    let mut books = fast(&server.url()).build().expect("build");
+    let mut books = Checked::new(fast(&server.url()).build().expect("build"));
     until(&mut books, 2 * SEC, is_tick_change).await;
     let lv = |p: &str, s: &str| Level {
         price: p.parse().expect("p"),
@@ -557,7 +564,7 @@ async fn events_name_their_asset_and_market_shared_not_copied_and_breaks_are_typ
         two_assets,
         one_asset,
     ]);
-    let mut books = fast(&server.url()).build().expect("build");
+    let mut books = Checked::new(fast(&server.url()).build().expect("build"));
     let mut got = Vec::new();
     while got.len() < 4 {
         let ev = tokio::time::timeout(2 * SEC, books.next())

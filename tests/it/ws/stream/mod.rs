@@ -1,4 +1,5 @@
 mod books;
+mod feed;
 mod market;
 mod recovery;
 mod user;

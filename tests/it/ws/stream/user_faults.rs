@@ -2,6 +2,7 @@
 //! one typed `Break` naming the user stream, a bounded reconnect that authenticates again, and
 //! live events afterwards — never a panic, a hang or a silent loss.
 
+use crate::support::trust_oracle::Checked;
 use crate::support::ws_server;
 
 use std::time::Duration;
@@ -18,7 +19,7 @@ use ws_server::{Action, WsServer};
 const SEC: Duration = Duration::from_secs(1);
 const ORDER: &str = r#"{"event_type":"order","type":"PLACEMENT","id":"0xff354cd7ca7539dfa9c28d90943ab5779a4eac34b9b37a757d7b32bdfb11790b","market":"0xbd31dc8a20211944f6b70f31557f1001557b59905b7738480ca09bd4532f84af","asset_id":"52114319501245915516055106046884209969926127482827954674443846427813813222426","side":"SELL","price":"0.57","original_size":"10","size_matched":"0","status":"LIVE","timestamp":"1672290687"}"#;
 
-type Events = UserStream;
+type Events = Checked<UserFeed>;
 type UserEvent = FeedEvent<Item>;
 
 fn fast(url: &str) -> FeedBuilder<UserFeed> {
@@ -51,7 +52,7 @@ fn breaks(evs: &[UserEvent]) -> Vec<polyclob::ws::continuity::Break> {
 /// A stream that has received its first order event.
 async fn started(server: &WsServer) -> Events {
     server.on_subscribe(vec![ORDER.to_owned()]);
-    let mut s = fast(&server.url()).build().expect("build");
+    let mut s = Checked::new(fast(&server.url()).build().expect("build"));
     until(&mut s, 2 * SEC, is_order).await;
     s
 }
@@ -145,7 +146,7 @@ async fn refused_connects_are_breaks_and_retried() {
     let server = WsServer::start().await;
     server.on_subscribe(vec![ORDER.to_owned()]);
     server.refuse_next(2);
-    let mut s = fast(&server.url()).build().expect("build");
+    let mut s = Checked::new(fast(&server.url()).build().expect("build"));
     let evs = until(&mut s, 3 * SEC, is_order).await;
     let b = breaks(&evs);
     assert_eq!(b.len(), 2, "{evs:#?}");
@@ -160,7 +161,7 @@ async fn an_http_refusal_is_retried_after_its_retry_after() {
     let server = WsServer::start().await;
     server.on_subscribe(vec![ORDER.to_owned()]);
     server.refuse_http(429, Some(1));
-    let mut s = fast(&server.url()).build().expect("build");
+    let mut s = Checked::new(fast(&server.url()).build().expect("build"));
     let evs = until(&mut s, 4 * SEC, is_order).await;
     let opened = server.conn(0).opened_at;
     let refused = server.state().http_refused_at.clone();
@@ -187,10 +188,12 @@ async fn an_http_refusal_is_retried_after_its_retry_after() {
 async fn a_flood_faster_than_the_consumer_is_a_counted_break() {
     let server = WsServer::start().await;
     server.on_subscribe(vec![ORDER.to_owned()]);
-    let mut s = fast(&server.url())
-        .queue_capacity(16)
-        .build()
-        .expect("build");
+    let mut s = Checked::new(
+        fast(&server.url())
+            .queue_capacity(16)
+            .build()
+            .expect("build"),
+    );
     until(&mut s, 2 * SEC, is_order).await;
     server.act(
         0,
