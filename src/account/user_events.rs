@@ -423,8 +423,8 @@ impl FeedBuilder<UserFeed> {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.ids
-            .extend(ids.into_iter().map(|m| market_key(&m.into())));
+        let ids = ids.into_iter().map(|m| market_key(&m.into()));
+        self.opts.ids.extend(ids);
         self
     }
 

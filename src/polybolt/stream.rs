@@ -35,7 +35,9 @@ use crate::ws::backoff::Jitter;
 use crate::ws::connection::{OnClose, Policy};
 use crate::ws::continuity::{Break, Cause, Lost, Recovery, StreamKind};
 use crate::ws::event::{OwnedFrame, Status};
-use crate::ws::feed::{BuildError, Control, Decoder, Feed, FeedBuilder, Io, Sealed, Sink, Wire};
+use crate::ws::feed::{
+    BuildError, Control, Decoder, Feed, FeedBuilder, Io, Owned, Reread, Sealed, Sink, Wire,
+};
 use crate::ws::subscribe::Op;
 use crate::ws::trust::{Keys, Trust, with_key};
 
@@ -187,27 +189,8 @@ pub struct BoltFeed {
     replacing: Option<(usize, u64)>,
 }
 
-/// A PolyBolt frame that owns its buffer (reference-counted, not a copy).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OwnedBoltMessage {
-    frame: OwnedFrame,
-}
-
-impl OwnedBoltMessage {
-    /// The decoded view.
-    ///
-    /// # Errors
-    /// None in practice: the frame decoded when this message was made.
-    pub fn message(&self) -> Result<BoltMessage<'_>, DecodeError> {
-        decode_bytes(self.frame.as_bytes())
-    }
-
-    /// The frame as received.
-    #[must_use]
-    pub fn frame(&self) -> &OwnedFrame {
-        &self.frame
-    }
-}
+/// A PolyBolt frame that owns its buffer.
+pub type OwnedBoltMessage = Owned<BoltFeed>;
 
 impl Feed<BoltFeed> {
     /// A builder with PolyBolt's policy (production URL; credentials required for the price
@@ -235,7 +218,7 @@ impl FeedBuilder<BoltFeed> {
     /// none.
     #[must_use]
     pub fn subscribe(mut self, sub: BoltSubscription) -> Self {
-        self.ids.push(sub.to_json());
+        self.opts.ids.push(sub.to_json());
         self
     }
 
@@ -385,9 +368,7 @@ impl Sealed for BoltFeed {
         self.keys.break_shard(status.shard());
     }
     fn to_owned(_: BoltMessage<'_>, frame: Option<&OwnedFrame>) -> OwnedBoltMessage {
-        OwnedBoltMessage {
-            frame: frame.cloned().unwrap_or_else(OwnedFrame::empty),
-        }
+        Owned::new(frame)
     }
     fn conflation_key(msg: &BoltMessage<'_>, key: &mut String) -> bool {
         let BoltMessage::Data(env) = msg else {
@@ -400,6 +381,12 @@ impl Sealed for BoltFeed {
         key.push('|');
         key.push_str(p.symbol);
         true
+    }
+}
+
+impl Reread for BoltFeed {
+    fn reread(frame: &[u8]) -> Result<BoltMessage<'_>, DecodeError> {
+        decode_bytes(frame)
     }
 }
 

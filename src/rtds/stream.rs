@@ -20,7 +20,9 @@ use crate::ws::backoff::Jitter;
 use crate::ws::connection::Policy;
 use crate::ws::continuity::StreamKind;
 use crate::ws::event::{OwnedFrame, Status};
-use crate::ws::feed::{BuildError, Control, Decoder, Feed, FeedBuilder, Io, Sealed, Sink, Wire};
+use crate::ws::feed::{
+    BuildError, Control, Decoder, Feed, FeedBuilder, Io, Owned, Reread, Sealed, Sink, Wire,
+};
 use crate::ws::subscribe::Op;
 use crate::ws::trust::{Keys, Trust, with_key};
 
@@ -118,27 +120,8 @@ pub struct RtdsFeed {
     keys: Keys,
 }
 
-/// An RTDS message that owns its frame (a reference-counted buffer, not a copy).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OwnedMessage {
-    frame: OwnedFrame,
-}
-
-impl OwnedMessage {
-    /// The decoded view.
-    ///
-    /// # Errors
-    /// None in practice: the frame decoded when this message was made.
-    pub fn message(&self) -> Result<Message<'_>, DecodeError> {
-        decode_bytes(self.frame.as_bytes())
-    }
-
-    /// The frame as received.
-    #[must_use]
-    pub fn frame(&self) -> &OwnedFrame {
-        &self.frame
-    }
-}
+/// An RTDS message that owns its frame.
+pub type OwnedMessage = Owned<RtdsFeed>;
 
 impl Feed<RtdsFeed> {
     /// A builder with RTDS's policy (ping every 5 s, production URL).
@@ -153,7 +136,7 @@ impl FeedBuilder<RtdsFeed> {
     /// none: the connection opens with the first subscription.
     #[must_use]
     pub fn subscribe(mut self, sub: Subscription) -> Self {
-        self.ids.push(sub.to_json());
+        self.opts.ids.push(sub.to_json());
         self
     }
 }
@@ -205,10 +188,7 @@ impl Sealed for RtdsFeed {
         self.keys.break_shard(status.shard());
     }
     fn to_owned(_: Message<'_>, frame: Option<&OwnedFrame>) -> OwnedMessage {
-        OwnedMessage {
-            // A message always comes from a frame here.
-            frame: frame.cloned().unwrap_or_else(OwnedFrame::empty),
-        }
+        Owned::new(frame)
     }
     fn conflation_key(msg: &Message<'_>, key: &mut String) -> bool {
         price_key(msg)
@@ -218,6 +198,12 @@ impl Sealed for RtdsFeed {
                 key.push_str(symbol);
             })
             .is_some()
+    }
+}
+
+impl Reread for RtdsFeed {
+    fn reread(frame: &[u8]) -> Result<Message<'_>, DecodeError> {
+        decode_bytes(frame)
     }
 }
 

@@ -11,7 +11,7 @@
 //! while let Some(ev) = sports.next().await {
 //!     match ev {
 //!         FeedEvent::Message(r) => {
-//!             let r = r.result()?;
+//!             let r = r.message()?;
 //!             println!("{} {:?} {:?}", r.game_id, r.score, r.period);
 //!         }
 //!         FeedEvent::Break(b) => println!("{b}"),

@@ -23,7 +23,9 @@ use crate::ws::backoff::Jitter;
 use crate::ws::connection::Policy;
 use crate::ws::continuity::StreamKind;
 use crate::ws::event::{OwnedFrame, Status};
-use crate::ws::feed::{BuildError, Control, Decoder, Feed, FeedBuilder, Io, Sealed, Sink, Wire};
+use crate::ws::feed::{
+    BuildError, Control, Decoder, Feed, FeedBuilder, Io, Owned, Reread, Sealed, Sink, Wire,
+};
 use crate::ws::subscribe::Op;
 use crate::ws::trust::{Keys, Trust, with_key};
 
@@ -85,7 +87,7 @@ impl Wire for SportsWire {
 /// while let Some(ev) = sports.next().await {
 ///     match ev {
 ///         FeedEvent::Message(r) => {
-///             let r = r.result()?;
+///             let r = r.message()?;
 ///             println!("{} {:?} {:?}", r.game_id, r.score, r.period);
 ///         }
 ///         // Reconcile these through Gamma (`EventFilter::game_id`).
@@ -103,30 +105,8 @@ pub struct SportsFeed {
     keys: Keys,
 }
 
-/// A sports message that owns its frame (reference-counted, not a copy).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OwnedSportResult {
-    frame: OwnedFrame,
-}
-
-impl OwnedSportResult {
-    /// The decoded view.
-    ///
-    /// # Errors
-    /// None in practice: the frame decoded when this was made.
-    pub fn result(&self) -> Result<SportResult<'_>, DecodeError> {
-        match core::str::from_utf8(self.frame.as_bytes()) {
-            Ok(s) => decode(s),
-            Err(e) => Err(DecodeError::new(DecodeErrorKind::Utf8, "", e.valid_up_to())),
-        }
-    }
-
-    /// The frame as received.
-    #[must_use]
-    pub fn frame(&self) -> &OwnedFrame {
-        &self.frame
-    }
-}
+/// A sports message that owns its frame.
+pub type OwnedSportResult = Owned<SportsFeed>;
 
 impl Feed<SportsFeed> {
     /// A builder with the sports socket's policy (production URL, three missed 15 s server
@@ -184,8 +164,15 @@ impl Sealed for SportsFeed {
         self.keys.break_shard(status.shard());
     }
     fn to_owned(_: SportResult<'_>, frame: Option<&OwnedFrame>) -> OwnedSportResult {
-        OwnedSportResult {
-            frame: frame.cloned().unwrap_or_else(OwnedFrame::empty),
+        Owned::new(frame)
+    }
+}
+
+impl Reread for SportsFeed {
+    fn reread(frame: &[u8]) -> Result<SportResult<'_>, DecodeError> {
+        match core::str::from_utf8(frame) {
+            Ok(s) => decode(s),
+            Err(e) => Err(DecodeError::new(DecodeErrorKind::Utf8, "", e.valid_up_to())),
         }
     }
 }

@@ -223,7 +223,14 @@ pub(crate) type HookFuture = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
 
 /// A user-supplied async callback run (on its own task) after every *re*connect, once the
 /// resubscription has been sent (or accepted, where the feed authenticates first).
-pub(crate) type ReconnectHook = Arc<dyn Fn(Reconnected) -> HookFuture + Send + Sync + 'static>;
+#[derive(Clone)]
+pub(crate) struct Hook(pub(crate) Arc<dyn Fn(Reconnected) -> HookFuture + Send + Sync + 'static>);
+
+impl fmt::Debug for Hook {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Hook")
+    }
+}
 
 /// What a feed does when the server closes with a given code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -269,6 +276,7 @@ impl Policy {
 }
 
 /// Connection settings shared by all shards of a stream.
+#[derive(Debug)]
 pub(crate) struct Config {
     pub(crate) endpoint: Endpoint,
     /// The proxy this endpoint is reached through, if any (resolved at build).
@@ -282,26 +290,11 @@ pub(crate) struct Config {
     pub(crate) healthy_after: Duration,
     pub(crate) max_message_size: usize,
     pub(crate) read_buffer_size: usize,
-    pub(crate) on_reconnect: Option<ReconnectHook>,
+    pub(crate) on_reconnect: Option<Hook>,
     pub(crate) policy: &'static Policy,
     pub(crate) wire: Box<dyn Wire>,
     /// The stream's counters, shared by its shards.
     pub(crate) counters: super::counters::Counters,
-}
-
-impl fmt::Debug for Config {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Config")
-            .field("url", &self.endpoint.url)
-            .field("proxy", &self.proxy)
-            .field("ping_interval", &self.ping_interval)
-            .field("pong_timeout", &self.pong_timeout)
-            .field("silence_timeout", &self.silence_timeout)
-            .field("connect_timeout", &self.connect_timeout)
-            .field("backoff", &self.backoff)
-            .field("wire", &self.wire)
-            .finish_non_exhaustive()
-    }
 }
 
 /// Requests from the stream handle to a shard.
@@ -883,7 +876,7 @@ impl Shard {
             epoch,
             assets = self.ids.len(),
         );
-        if let Some(hook) = &self.cfg.on_reconnect {
+        if let Some(Hook(hook)) = &self.cfg.on_reconnect {
             let info = Reconnected {
                 shard: self.id,
                 epoch,

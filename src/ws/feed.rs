@@ -58,7 +58,7 @@ use super::trust::Trust;
 use crate::decode::DecodeError;
 use std::collections::BTreeSet;
 
-pub(crate) use sealed::{Control, Io, Op, Sealed, Sink, Wire};
+pub(crate) use sealed::{Control, Io, Op, Reread, Sealed, Sink, Wire};
 
 /// The crate-private half of [`Decoder`]: only the crate defines feeds.
 #[allow(unreachable_pub, missing_debug_implementations)]
@@ -153,6 +153,12 @@ pub(crate) mod sealed {
         fn status(&mut self, status: Status, state: &D::State);
         /// The consumer is behind.
         fn lag(&mut self, lag: Lag, state: &D::State);
+    }
+
+    /// Feeds whose owned message is its frame, decoded again on demand ([`Owned`]).
+    pub trait Reread: Decoder {
+        /// Decodes a frame this feed delivered before.
+        fn reread(frame: &[u8]) -> Result<Self::Message<'_>, DecodeError>;
     }
 
     /// The operations every feed supplies to the machine.
@@ -360,6 +366,60 @@ pub enum FeedEvent<M> {
     Lag(Lag),
 }
 
+/// A message that owns its frame (a reference-counted buffer, not a copy) and decodes it
+/// again on demand: the owned message of RTDS, PolyBolt and the sports socket.
+pub struct Owned<D> {
+    frame: OwnedFrame,
+    feed: std::marker::PhantomData<fn() -> D>,
+}
+
+impl<D: Reread> Owned<D> {
+    pub(crate) fn new(frame: Option<&OwnedFrame>) -> Self {
+        Self {
+            // A message always comes from a frame here.
+            frame: frame.cloned().unwrap_or_else(OwnedFrame::empty),
+            feed: std::marker::PhantomData,
+        }
+    }
+
+    /// The decoded view.
+    ///
+    /// # Errors
+    /// None in practice: the frame decoded when this message was made.
+    pub fn message(&self) -> Result<D::Message<'_>, DecodeError> {
+        D::reread(self.frame.as_bytes())
+    }
+
+    /// The frame as received.
+    #[must_use]
+    pub fn frame(&self) -> &OwnedFrame {
+        &self.frame
+    }
+}
+
+impl<D> Clone for Owned<D> {
+    fn clone(&self) -> Self {
+        Self {
+            frame: self.frame.clone(),
+            feed: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<D> PartialEq for Owned<D> {
+    fn eq(&self, other: &Self) -> bool {
+        self.frame == other.frame
+    }
+}
+
+impl<D> Eq for Owned<D> {}
+
+impl<D> fmt::Debug for Owned<D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.frame.fmt(f)
+    }
+}
+
 /// The raw decoder: every frame as received, undecoded (for recorders and tools). Get one with
 /// [`FeedBuilder::frames`] on any feed's builder: the connection (subscription, keepalive,
 /// backoff) stays that feed's. No key is ever trusted: nothing is decoded.
@@ -435,8 +495,15 @@ pub(crate) const DEFAULT_READ_BUFFER: usize = 16 << 10;
 /// The builder of every feed. The setters common to all feeds are here, written once; each
 /// feed adds its own (`assets`, `credentials`, `subscribe` …) in its module. A default that
 /// differs per feed is its policy's, stated on the feed's `builder()`.
+#[derive(Debug)]
 pub struct FeedBuilder<D> {
     decoder: D,
+    pub(crate) opts: Opts,
+}
+
+/// A feed builder's settings, whatever its decoder.
+#[derive(Debug)]
+pub(crate) struct Opts {
     policy: &'static Policy,
     wire: Option<Result<Box<dyn Wire>, BuildError>>,
     pub(crate) ids: Vec<String>,
@@ -452,7 +519,7 @@ pub struct FeedBuilder<D> {
     busy_poll: bool,
     max_message_size: usize,
     read_buffer_size: usize,
-    on_reconnect: Option<super::connection::ReconnectHook>,
+    on_reconnect: Option<super::connection::Hook>,
     proxy: crate::http::proxy::Setting,
     pub(crate) per_connection: usize,
     pub(crate) stagger: Duration,
@@ -460,26 +527,10 @@ pub struct FeedBuilder<D> {
     lag_after: Duration,
 }
 
-impl<D: fmt::Debug> fmt::Debug for FeedBuilder<D> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FeedBuilder")
-            .field("decoder", &self.decoder)
-            .field("url", &self.url)
-            .field("ids", &self.ids.len())
-            .field("ping_interval", &self.ping_interval)
-            .field("silence_timeout", &self.silence_timeout)
-            .field("backoff", &self.backoff)
-            .field("conflate", &self.conflate)
-            .field("proxy", &self.proxy)
-            .finish_non_exhaustive()
-    }
-}
-
 impl<D: Decoder> FeedBuilder<D> {
     /// A builder for `decoder` with `policy`'s defaults.
     pub(crate) fn new(decoder: D, policy: &'static Policy) -> Self {
-        Self {
-            decoder,
+        let opts = Opts {
             policy,
             wire: None,
             ids: Vec::new(),
@@ -501,7 +552,8 @@ impl<D: Decoder> FeedBuilder<D> {
             stagger: Duration::ZERO,
             conflate: false,
             lag_after: Duration::from_millis(100),
-        }
+        };
+        Self { decoder, opts }
     }
 
     pub(crate) fn decoder_mut(&mut self) -> &mut D {
@@ -511,34 +563,22 @@ impl<D: Decoder> FeedBuilder<D> {
     /// The same connection delivering raw frames instead of decoded messages.
     #[must_use]
     pub fn frames(mut self) -> FeedBuilder<Frames> {
-        let wire = self.wire.take().unwrap_or_else(|| self.decoder.wire());
-        let mut b = FeedBuilder::new(Frames, self.policy);
-        b.wire = Some(wire);
-        b.ids = self.ids;
-        b.url = self.url;
-        b.tls = self.tls;
-        b.ping_interval = self.ping_interval;
-        b.pong_timeout = self.pong_timeout;
-        b.silence_timeout = self.silence_timeout;
-        b.connect_timeout = self.connect_timeout;
-        b.backoff = self.backoff;
-        b.healthy_after = self.healthy_after;
-        b.queue_capacity = self.queue_capacity;
-        b.busy_poll = self.busy_poll;
-        b.max_message_size = self.max_message_size;
-        b.read_buffer_size = self.read_buffer_size;
-        b.on_reconnect = self.on_reconnect;
-        b.proxy = self.proxy;
-        b.per_connection = self.per_connection;
-        b.stagger = self.stagger;
-        b
+        let wire = self.opts.wire.take().unwrap_or_else(|| self.decoder.wire());
+        let opts = Opts {
+            wire: Some(wire),
+            ..self.opts
+        };
+        FeedBuilder {
+            decoder: Frames,
+            opts,
+        }
     }
 
     /// The endpoint URL (`ws://` or `wss://`). Default is Polymarket's production endpoint
     /// of the feed.
     #[must_use]
     pub fn url(mut self, url: impl AsRef<str>) -> Self {
-        url.as_ref().clone_into(&mut self.url);
+        url.as_ref().clone_into(&mut self.opts.url);
         self
     }
 
@@ -546,7 +586,7 @@ impl<D: Decoder> FeedBuilder<D> {
     /// platform verifier — the configuration the HTTP clients use.
     #[must_use]
     pub fn tls_config(mut self, config: Arc<rustls::ClientConfig>) -> Self {
-        self.tls = Some(config);
+        self.opts.tls = Some(config);
         self
     }
 
@@ -557,7 +597,7 @@ impl<D: Decoder> FeedBuilder<D> {
     /// proxy environment variables ([`Proxy`](crate::http::Proxy#where-it-applies)).
     #[must_use]
     pub fn proxy(mut self, proxy: crate::http::Proxy) -> Self {
-        self.proxy = crate::http::proxy::Setting::Fixed(Arc::new(proxy));
+        self.opts.proxy = crate::http::proxy::Setting::Fixed(Arc::new(proxy));
         self
     }
 
@@ -565,7 +605,7 @@ impl<D: Decoder> FeedBuilder<D> {
     /// environment variables.
     #[must_use]
     pub fn no_proxy(mut self) -> Self {
-        self.proxy = crate::http::proxy::Setting::Direct;
+        self.opts.proxy = crate::http::proxy::Setting::Direct;
         self
     }
 
@@ -573,7 +613,7 @@ impl<D: Decoder> FeedBuilder<D> {
     /// [`no_proxy`](crate::clob::ClientBuilder::no_proxy) or the environment default).
     #[must_use]
     pub fn proxy_from(mut self, client: &crate::clob::Client) -> Self {
-        self.proxy = client.proxy_setting().clone();
+        self.opts.proxy = client.proxy_setting().clone();
         self
     }
 
@@ -581,7 +621,7 @@ impl<D: Decoder> FeedBuilder<D> {
     /// feed's policy (CLOB channels 10 s, RTDS 5 s, PolyBolt 5 s; sports sends none).
     #[must_use]
     pub fn ping_interval(mut self, every: Duration) -> Self {
-        self.ping_interval = every;
+        self.opts.ping_interval = every;
         self
     }
 
@@ -589,7 +629,7 @@ impl<D: Decoder> FeedBuilder<D> {
     /// Default is the feed's policy (CLOB channels 30 s, PolyBolt 5 s).
     #[must_use]
     pub fn pong_timeout(mut self, timeout: Duration) -> Self {
-        self.pong_timeout = timeout;
+        self.opts.pong_timeout = timeout;
         self
     }
 
@@ -599,14 +639,14 @@ impl<D: Decoder> FeedBuilder<D> {
     /// (CLOB channels and PolyBolt 30 s, RTDS 15 s, sports three missed 15 s server pings).
     #[must_use]
     pub fn silence_timeout(mut self, timeout: Duration) -> Self {
-        self.silence_timeout = timeout;
+        self.opts.silence_timeout = timeout;
         self
     }
 
     /// Bound on TCP connect + TLS + WebSocket handshake. Default is 10 s.
     #[must_use]
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.connect_timeout = timeout;
+        self.opts.connect_timeout = timeout;
         self
     }
 
@@ -616,7 +656,7 @@ impl<D: Decoder> FeedBuilder<D> {
     /// jitter; RTDS, PolyBolt and sports 1 s → 30 s, full jitter).
     #[must_use]
     pub fn backoff(mut self, initial: Duration, max: Duration) -> Self {
-        self.backoff = (initial, max);
+        self.opts.backoff = (initial, max);
         self
     }
 
@@ -624,7 +664,7 @@ impl<D: Decoder> FeedBuilder<D> {
     /// Default is 30 s.
     #[must_use]
     pub fn healthy_after(mut self, period: Duration) -> Self {
-        self.healthy_after = period;
+        self.opts.healthy_after = period;
         self
     }
 
@@ -633,7 +673,7 @@ impl<D: Decoder> FeedBuilder<D> {
     /// [`Status::Lagged`] and reconnects for fresh snapshots. Default is 4096.
     #[must_use]
     pub fn queue_capacity(mut self, frames: usize) -> Self {
-        self.queue_capacity = frames;
+        self.opts.queue_capacity = frames;
         self
     }
 
@@ -645,7 +685,7 @@ impl<D: Decoder> FeedBuilder<D> {
     /// a `LocalSet`). Default is off.
     #[must_use]
     pub fn busy_poll(mut self, on: bool) -> Self {
-        self.busy_poll = on;
+        self.opts.busy_poll = on;
         self
     }
 
@@ -656,14 +696,14 @@ impl<D: Decoder> FeedBuilder<D> {
     /// buffer takes several reads. Default is 16 KiB; values under 1 KiB count as 1 KiB.
     #[must_use]
     pub fn read_buffer_size(mut self, bytes: usize) -> Self {
-        self.read_buffer_size = bytes;
+        self.opts.read_buffer_size = bytes;
         self
     }
 
     /// Largest accepted message. Default is 16 MiB.
     #[must_use]
     pub fn max_message_size(mut self, bytes: usize) -> Self {
-        self.max_message_size = bytes;
+        self.opts.max_message_size = bytes;
         self
     }
 
@@ -675,7 +715,9 @@ impl<D: Decoder> FeedBuilder<D> {
         F: Fn(Reconnected) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = ()> + Send + 'static,
     {
-        self.on_reconnect = Some(Arc::new(move |r| -> HookFuture { Box::pin(hook(r)) }));
+        self.opts.on_reconnect = Some(super::connection::Hook(Arc::new(move |r| -> HookFuture {
+            Box::pin(hook(r))
+        })));
         self
     }
 
@@ -685,7 +727,7 @@ impl<D: Decoder> FeedBuilder<D> {
     /// key (a market's `new_market`, a trade print) are all kept. Default is off.
     #[must_use]
     pub fn conflate(mut self, on: bool) -> Self {
-        self.conflate = on;
+        self.opts.conflate = on;
         self
     }
 
@@ -693,7 +735,7 @@ impl<D: Decoder> FeedBuilder<D> {
     /// feed report a [`Lag`] (at most once per this period). Default is 100 ms.
     #[must_use]
     pub fn lag_after(mut self, threshold: Duration) -> Self {
-        self.lag_after = threshold;
+        self.opts.lag_after = threshold;
         self
     }
 
@@ -703,30 +745,32 @@ impl<D: Decoder> FeedBuilder<D> {
     /// [`BuildError`] for an invalid URL or setting, or when called outside a runtime.
     pub fn build(mut self) -> Result<Feed<D>, BuildError> {
         let runtime = tokio::runtime::Handle::try_current().map_err(|_| BuildError::NoRuntime)?;
-        let endpoint = Endpoint::parse(&self.url).map_err(|e| match e {
+        let endpoint = Endpoint::parse(&self.opts.url).map_err(|e| match e {
             ConnectError::InvalidUrl => BuildError::InvalidUrl,
             _ => BuildError::Invalid("url"),
         })?;
-        if self.ping_interval.is_zero() {
+        if self.opts.ping_interval.is_zero() {
             return Err(BuildError::Invalid("ping_interval must be > 0"));
         }
-        if self.policy.keepalive.is_some() && self.silence_timeout <= self.ping_interval {
+        if self.opts.policy.keepalive.is_some()
+            && self.opts.silence_timeout <= self.opts.ping_interval
+        {
             return Err(BuildError::Invalid(
                 "silence_timeout must exceed ping_interval",
             ));
         }
-        if self.pong_timeout.is_zero() || self.connect_timeout.is_zero() {
+        if self.opts.pong_timeout.is_zero() || self.opts.connect_timeout.is_zero() {
             return Err(BuildError::Invalid("timeouts must be > 0"));
         }
-        if self.queue_capacity == 0 {
+        if self.opts.queue_capacity == 0 {
             return Err(BuildError::Invalid("queue_capacity must be > 0"));
         }
-        let wire = match self.wire.take() {
+        let wire = match self.opts.wire.take() {
             Some(w) => w?,
             None => self.decoder.wire()?,
         };
         // Built once here (loading the platform verifier is not free), not per connect.
-        let tls = match self.tls {
+        let tls = match self.opts.tls {
             Some(c) => Some(c),
             None if endpoint.is_tls() => {
                 Some(super::transport::default_tls().map_err(|_| BuildError::Invalid("tls"))?)
@@ -735,6 +779,7 @@ impl<D: Decoder> FeedBuilder<D> {
         };
         // The environment is read once, here, for this endpoint.
         let proxy = self
+            .opts
             .proxy
             .resolve()
             .for_target(endpoint.is_tls(), endpoint.host());
@@ -751,45 +796,45 @@ impl<D: Decoder> FeedBuilder<D> {
             proxy,
             endpoint,
             tls,
-            ping_interval: self.ping_interval,
-            pong_timeout: self.pong_timeout,
-            silence_timeout: self.silence_timeout,
-            connect_timeout: self.connect_timeout,
-            backoff: self.backoff,
-            healthy_after: self.healthy_after,
-            max_message_size: self.max_message_size,
-            read_buffer_size: self.read_buffer_size.max(1 << 10),
-            on_reconnect: self.on_reconnect,
-            policy: self.policy,
+            ping_interval: self.opts.ping_interval,
+            pong_timeout: self.opts.pong_timeout,
+            silence_timeout: self.opts.silence_timeout,
+            connect_timeout: self.opts.connect_timeout,
+            backoff: self.opts.backoff,
+            healthy_after: self.opts.healthy_after,
+            max_message_size: self.opts.max_message_size,
+            read_buffer_size: self.opts.read_buffer_size.max(1 << 10),
+            on_reconnect: self.opts.on_reconnect,
+            policy: self.opts.policy,
             wire,
             counters: Counters::default(),
         };
-        let (tx, rx) = mpsc::channel(self.queue_capacity);
+        let (tx, rx) = mpsc::channel(self.opts.queue_capacity);
         let shards = Arc::new(Shards::new(
             Arc::new(cfg),
             tx,
             runtime,
-            self.per_connection,
-            self.stagger,
+            self.opts.per_connection,
+            self.opts.stagger,
         ));
         let started = if connects_empty {
-            shards.spawn_single(self.ids)
+            shards.spawn_single(self.opts.ids)
         } else {
-            shards.subscribe(self.ids)
+            shards.subscribe(self.opts.ids)
         };
         started.map_err(|_| BuildError::NoRuntime)?;
         let remote = self.decoder.remote();
         Ok(Feed {
             core: StreamCore {
                 shards,
-                dispatcher: Dispatcher::new(rx, self.busy_poll),
+                dispatcher: Dispatcher::new(rx, self.opts.busy_poll),
             },
             decoder: self.decoder,
             remote,
-            policy: self.policy,
+            policy: self.opts.policy,
             pending: VecDeque::new(),
-            conflate: self.conflate.then(Conflation::default),
-            lag_after: self.lag_after,
+            conflate: self.opts.conflate.then(Conflation::default),
+            lag_after: self.opts.lag_after,
             lagged_at: None,
             folded: 0,
             stopped: false,

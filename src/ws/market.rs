@@ -281,8 +281,8 @@ impl Feed<MarketFeed> {
             restore_rx,
         };
         let mut b = FeedBuilder::new(feed, &POLICY);
-        b.per_connection = MAX_ASSETS_PER_CONNECTION;
-        b.stagger = Duration::from_millis(250);
+        b.opts.per_connection = MAX_ASSETS_PER_CONNECTION;
+        b.opts.stagger = Duration::from_millis(250);
         b
     }
 
@@ -302,7 +302,7 @@ impl FeedBuilder<MarketFeed> {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        self.ids.extend(ids.into_iter().map(Into::into));
+        self.opts.ids.extend(ids.into_iter().map(Into::into));
         self
     }
 
@@ -324,14 +324,14 @@ impl FeedBuilder<MarketFeed> {
     /// Asset ids per connection, capped at [`MAX_ASSETS_PER_CONNECTION`]. Default is 200.
     #[must_use]
     pub fn assets_per_connection(mut self, n: usize) -> Self {
-        self.per_connection = n.clamp(1, MAX_ASSETS_PER_CONNECTION);
+        self.opts.per_connection = n.clamp(1, MAX_ASSETS_PER_CONNECTION);
         self
     }
 
     /// Delay between the first connects of successive connections. Default is 250 ms.
     #[must_use]
     pub fn connect_stagger(mut self, delay: Duration) -> Self {
-        self.stagger = delay;
+        self.opts.stagger = delay;
         self
     }
 

@@ -237,27 +237,24 @@ impl Shards {
         self.lock().slots.len()
     }
 
-    /// The ids carried by one shard (sorted).
+    /// The ids carried by one shard (sorted; empty for an unknown shard).
     pub(crate) fn ids_of(&self, shard: usize) -> Vec<String> {
-        let st = self.lock();
-        let mut v: Vec<String> = st
-            .owner
-            .iter()
-            .filter(|&(_, &k)| k == shard)
-            .map(|(id, _)| id.clone())
-            .collect();
-        v.sort_unstable();
-        v
+        let mut all = self.assignment();
+        if shard < all.len() {
+            all.swap_remove(shard)
+        } else {
+            Vec::new()
+        }
     }
 
     /// Every id, sorted.
     pub(crate) fn ids_of_all(&self) -> Vec<String> {
-        let mut v: Vec<String> = self.lock().owner.keys().cloned().collect();
+        let mut v = self.assignment().concat();
         v.sort_unstable();
         v
     }
 
-    /// Ids per shard, in shard order.
+    /// Ids per shard (each sorted), in shard order.
     pub(crate) fn assignment(&self) -> Vec<Vec<String>> {
         let st = self.lock();
         let mut out = vec![Vec::new(); st.slots.len()];

@@ -27,7 +27,7 @@ fn connected(ev: &SportsEvent) -> bool {
 
 fn game(ev: &SportsEvent) -> Option<u64> {
     match ev {
-        SportsEvent::Message(r) => r.result().ok().map(|r| r.game_id),
+        SportsEvent::Message(r) => r.message().ok().map(|r| r.game_id),
         _ => None,
     }
 }
@@ -64,7 +64,7 @@ async fn pings_answered_results_typed_nothing_subscribed() {
     let SportsEvent::Message(r) = evs.last().unwrap() else {
         panic!()
     };
-    let r = r.result().unwrap();
+    let r = r.message().unwrap();
     assert_eq!((r.game_id, r.live, r.ended), (19439, true, false));
     assert_eq!(r.score.unwrap().raw(), "3-16");
     // The client answered `pong` and sent nothing else: no subscribe, no keepalive.

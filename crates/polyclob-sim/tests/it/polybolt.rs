@@ -343,7 +343,7 @@ async fn sports_pings_are_answered_and_results_decode() {
             .expect("open");
         match ev {
             SportsEvent::Message(r) => {
-                let r = r.result().unwrap();
+                let r = r.message().unwrap();
                 assert!(r.game_id == 19439 || r.game_id == 1317359);
                 results += 1;
             }
