@@ -183,12 +183,15 @@ pub trait PolyBoltHandler {
     }
 }
 
+/// Channels tracked (one slot each).
+const CHANNELS: usize = Channel::ALL.len();
+
 /// Per-channel sequence state of the current connection. Fixed size: nothing allocated.
 #[derive(Debug, Default)]
 struct Tracker {
     epoch: u64,
-    last: [Option<u64>; 4],
-    trusted: [bool; 4],
+    last: [Option<u64>; CHANNELS],
+    trusted: [bool; CHANNELS],
     /// The connection (epoch) this stream asked to replace for new snapshots: its
     /// `Requested` disconnect is part of the break already reported, not a second one.
     resnapshot: Option<u64>,
@@ -204,7 +207,7 @@ impl Tracker {
         if epoch != self.epoch {
             // Sequence numbers start over on every connection.
             self.epoch = epoch;
-            self.last = [None; 4];
+            self.last = [None; CHANNELS];
         }
         let ch = env.channel?;
         let i = ch.index();
@@ -258,7 +261,7 @@ impl Tracker {
     /// The break a status reports, if any; a break untrusts every channel.
     fn on_status(&mut self, status: &Status) -> Option<Break> {
         let b = Break::from_status(StreamKind::PolyBolt, status)?;
-        self.trusted = [false; 4];
+        self.trusted = [false; CHANNELS];
         match *status {
             Status::Disconnected {
                 reason: Disconnect::Requested,
@@ -659,7 +662,7 @@ mod tests {
             discarded: 0,
         };
         assert_eq!(t.on_status(&requested(1)), None);
-        assert_eq!(t.trusted, [false; 4]);
+        assert_eq!(t.trusted, [false; CHANNELS]);
         // A new connection restarts the sequence without a break of its own.
         assert_eq!(feed(&mut t, 2, &env("price.crypto", 1, true, 0)), None);
         assert!(t.trusted[0]);
@@ -671,6 +674,6 @@ mod tests {
             dropped: 4,
         };
         assert_eq!(t.on_status(&lag).unwrap().lost, Lost::Count(4));
-        assert_eq!(t.trusted, [false; 4]);
+        assert_eq!(t.trusted, [false; CHANNELS]);
     }
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use polyclob::clob::Credentials;
-use polyclob::polybolt::decode::{AckOp, BoltMessage, BoltPayload};
+use polyclob::polybolt::decode::{AckCode, AckOp, BoltMessage, BoltPayload};
 use polyclob::polybolt::{
     BoltSubscription, Channel, LimitError, PolyBoltEvent, PolyBoltStream, PolyBoltStreamBuilder,
 };
@@ -399,7 +399,7 @@ async fn rejected_credentials_are_surfaced_and_nothing_is_subscribed() {
     let mut stream = builder(&s).build().unwrap();
     let evs = until(&mut stream, 5 * SEC, |e| {
         matches!(e, PolyBoltEvent::Message(m)
-            if matches!(m.message(), Ok(BoltMessage::Ack(a)) if a.code == Some("auth_invalid")))
+            if matches!(m.message(), Ok(BoltMessage::Ack(a)) if a.code == Some(AckCode::AuthInvalid)))
     })
     .await;
     assert!(breaks(&evs).is_empty());

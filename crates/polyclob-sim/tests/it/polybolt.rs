@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use polyclob::clob::Credentials;
-use polyclob::polybolt::decode::{AckOp, BoltMessage, BoltPayload};
+use polyclob::polybolt::decode::{AckCode, AckOp, BoltMessage, BoltPayload};
 use polyclob::polybolt::{BoltSubscription, Channel, PolyBoltEvent, PolyBoltStream};
 use polyclob::sports::{SportsEvent, SportsStream};
 use polyclob::ws::connection::Disconnect;
@@ -311,7 +311,7 @@ async fn polybolt_refuses_unknown_credentials() {
     loop {
         if let PolyBoltEvent::Message(m) = next(&mut s).await {
             if let Ok(BoltMessage::Ack(a)) = m.message() {
-                assert_eq!((a.op, a.code), (AckOp::Error, Some("auth_invalid")));
+                assert_eq!((a.op, a.code), (AckOp::Error, Some(AckCode::AuthInvalid)));
                 break;
             }
         }
