@@ -8,6 +8,7 @@ use libfuzzer_sys::fuzz_target;
 use polyclob::fixed::Price;
 use polyclob::polybolt::decode::{AckCode, BoltMessage, BoltPayload, decode_bytes};
 use polyclob::rtds::RefPrice;
+use polyclob::sports::decode::GameState;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(BoltMessage::Ack(a)) = decode_bytes(data) {
@@ -43,6 +44,10 @@ fuzz_target!(|data: &[u8]| {
             {
                 let _ = t.to_unescaped();
             }
+            // The key shows, the issues name fields, and the state is the status's.
+            let _ = r.key.to_string();
+            assert_eq!(r.issues.iter().count(), r.issues.len());
+            assert_eq!(r.state, r.status.map(|s| GameState::parse(s.raw())));
         }
     }
 });

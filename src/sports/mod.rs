@@ -11,7 +11,7 @@
 //!     match ev {
 //!         SportsEvent::Result(r) => {
 //!             let r = r.result()?;
-//!             println!("{} {:?} {:?}", r.game_id, r.score, r.period);
+//!             println!("{} {:?} {:?}", r.key, r.score, r.period);
 //!         }
 //!         SportsEvent::Break(b) => println!("{b}"),
 //!         _ => {}

@@ -196,10 +196,10 @@ impl SportsStream {
     /// use polyclob::sports::{SportsEvent, SportsStream};
     ///
     /// let mut sports = SportsStream::builder().build()?;
-    /// let mut games = HashMap::new(); // game id → its last result
+    /// let mut games = HashMap::new(); // game (league|id) → its last result
     /// while let Some(ev) = sports.next().await {
     ///     if let SportsEvent::Result(r) = ev {
-    ///         games.insert(r.result()?.game_id, r);
+    ///         games.insert(r.result()?.key.to_string(), r);
     ///     }
     ///     let stale = games.values().filter(|r| !sports.is_current(r.frame().epoch())).count();
     ///     println!("{stale} games not current");

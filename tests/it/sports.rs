@@ -6,6 +6,7 @@ use crate::support::ws_server;
 
 use std::time::Duration;
 
+use polyclob::sports::decode::GameId;
 use polyclob::sports::{SportsEvent, SportsStream};
 use polyclob::ws::connection::Disconnect;
 use polyclob::ws::continuity::{Cause, Lost, StreamKind};
@@ -22,7 +23,10 @@ fn connected(ev: &SportsEvent) -> bool {
 
 fn game(ev: &SportsEvent) -> Option<u64> {
     match ev {
-        SportsEvent::Result(r) => r.result().ok().map(|r| r.game_id),
+        SportsEvent::Result(r) => match r.result().ok()?.key.id {
+            GameId::Num(n) => Some(n),
+            GameId::Text(_) => None,
+        },
         _ => None,
     }
 }
@@ -59,7 +63,10 @@ async fn pings_answered_results_typed_nothing_subscribed() {
         panic!()
     };
     let r = r.result().unwrap();
-    assert_eq!((r.game_id, r.live, r.ended), (19439, true, false));
+    assert_eq!(
+        (r.key.id, r.live, r.ended),
+        (GameId::Num(19439), Some(true), Some(false))
+    );
     assert_eq!(r.score.unwrap().raw(), "3-16");
     // The client answered `pong` and sent nothing else: no subscribe, no keepalive.
     assert!(

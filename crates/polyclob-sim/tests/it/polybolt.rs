@@ -12,6 +12,7 @@ use futures_util::StreamExt;
 use polyclob::clob::Credentials;
 use polyclob::polybolt::decode::{AckCode, AckOp, BoltMessage, BoltPayload};
 use polyclob::polybolt::{BoltSubscription, Channel, PolyBoltEvent, PolyBoltStream};
+use polyclob::sports::decode::GameId;
 use polyclob::sports::{SportsEvent, SportsStream};
 use polyclob::ws::connection::Disconnect;
 use polyclob::ws::continuity::{Cause, Lost, Recovery};
@@ -340,7 +341,11 @@ async fn sports_pings_are_answered_and_results_decode() {
         match ev {
             SportsEvent::Result(r) => {
                 let r = r.result().unwrap();
-                assert!(r.game_id == 19439 || r.game_id == 1317359);
+                assert!(
+                    matches!(r.key.id, GameId::Num(19439 | 1317359)),
+                    "{:?}",
+                    r.key
+                );
                 results += 1;
             }
             SportsEvent::Break(b) => panic!("{b}"),
