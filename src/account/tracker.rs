@@ -79,7 +79,7 @@ use crate::data;
 use crate::fixed::{Price, Size};
 use crate::http::{Error, SkippedRow};
 use crate::order::SignedOrder;
-use crate::types::{Address, Side};
+use crate::types::{Address, Side, Timestamp};
 
 /// How long a matched trade may take to confirm before it is reported overdue, by default.
 /// Polymarket's SDKs poll a matched trade for at most 30 s; the tracker allows twice that.
@@ -318,14 +318,12 @@ struct Leg {
 #[derive(Clone, Debug)]
 struct TradeEntry {
     status: TradeStatus,
+    /// When the status was last updated, as far as the messages said.
+    updated: Option<Timestamp>,
     /// The taker's leg first, then the makers'.
     legs: Vec<Leg>,
     seen: Instant,
     overdue: bool,
-}
-
-fn is_final(s: &TradeStatus) -> bool {
-    matches!(s, TradeStatus::Confirmed | TradeStatus::Failed)
 }
 
 /// The side a maker leg took: the opposite of the taker on the same token, the same side
@@ -567,7 +565,7 @@ impl Tracker {
             maker_address: m.maker_address.as_deref().and_then(lower),
             announced: false,
         }));
-        self.trade(&t.id, t.status.clone(), legs);
+        self.trade(&t.id, t.status.clone(), None, legs);
     }
 
     /// Feeds an order as `GET /data/order/{id}` or `GET /data/orders` returns it.
@@ -614,7 +612,8 @@ impl Tracker {
             maker_address: lower(&m.maker_address),
             announced: false,
         }));
-        self.trade(&t.id, t.status.clone(), legs);
+        let updated = Timestamp::from_secs(t.last_update).filter(|_| t.last_update > 0);
+        self.trade(&t.id, t.status.clone(), updated, legs);
     }
 
     /// Reports trades of the bot's that have not confirmed within the bound by `now`
@@ -623,7 +622,7 @@ impl Tracker {
         let mut late: Vec<(String, Duration)> = Vec::new();
         for (id, t) in &mut self.trades {
             let age = now.saturating_duration_since(t.seen);
-            if !t.overdue && !is_final(&t.status) && age >= self.settle_within {
+            if !t.overdue && !t.status.is_final() && age >= self.settle_within {
                 t.overdue = true;
                 late.push((id.clone(), age));
             }
@@ -747,7 +746,7 @@ impl Tracker {
             .is_some_and(|t| t.legs.iter().any(|l| self.is_ours(l)))
     }
 
-    fn trade(&mut self, id: &str, status: TradeStatus, legs: Vec<Leg>) {
+    fn trade(&mut self, id: &str, status: TradeStatus, updated: Option<Timestamp>, legs: Vec<Leg>) {
         if id.is_empty() || self.is_forgotten(b't', id) {
             return;
         }
@@ -765,6 +764,7 @@ impl Tracker {
                     id.to_owned(),
                     TradeEntry {
                         status,
+                        updated,
                         legs,
                         seen: Instant::now(),
                         overdue: false,
@@ -773,17 +773,13 @@ impl Tracker {
                 true
             }
             Some(t) => {
-                // Final statuses stay; MATCHED (the first) never overrides a later one.
-                let stale = is_final(&t.status)
-                    || t.status == status
-                    || matches!(
-                        status,
-                        TradeStatus::Matched | TradeStatus::MatchedNotBroadcasted
-                    );
-                if !stale {
+                // One rule for every source: final statuses stay, nothing goes backwards.
+                let newer = status.supersedes(updated, &t.status, t.updated);
+                if newer {
                     t.status = status;
+                    t.updated = t.updated.max(updated);
                 }
-                !stale
+                newer
             }
         };
         if !changed {
@@ -794,7 +790,7 @@ impl Tracker {
             return;
         };
         let status = t.status.clone();
-        if is_final(&status) {
+        if status.is_final() {
             self.settled_trades.push_back(id.to_owned());
         }
         let orders: Vec<String> = t.legs.iter().map(|l| l.order_id.clone()).collect();
