@@ -60,7 +60,9 @@
 //! tracker.posted(&order, &answer); // the order is known before any fill is reported
 //!
 //! let id = answer?.order_id;
-//! let settled = tracker.wait_for_settlement(account.client(), &id, Duration::from_millis(20)).await?;
+//! let settled = tracker
+//!     .wait_for_settlement(account.client(), &id, Duration::from_millis(20), Duration::from_secs(30))
+//!     .await?;
 //! assert!(settled.is_settled());
 //! println!("confirmed {}, failed {}", settled.confirmed, settled.failed);
 //! let held = tracker.position(&token).and_then(|p| p.held());
@@ -1071,31 +1073,46 @@ impl Tracker {
 
     /// Polls [`refresh_order`](Self::refresh_order) every `poll` until the order's fills
     /// are settled ([`Settlement::is_settled`]), a fill is overdue (so at most about the
-    /// bound after its trade was first seen), or the order stays submitted or delayed past
-    /// the bound; returns where it stands then. Only the fills
-    /// matched so far are waited for: a resting order may fill later.
+    /// bound after its trade was first seen), the order stays submitted or delayed past
+    /// the bound, or `deadline` has passed since the call; returns where it stands then.
+    /// Each request is bounded by the time left: at the deadline the answer is the
+    /// settlement as it stands (not [settled](Settlement::is_settled), if it was not), never
+    /// an error and never a wait past it. Only the fills matched so far are waited for: a
+    /// resting order may fill later.
     ///
     /// # Errors
     ///
-    /// The requests' errors.
+    /// The requests' errors (a request cut short by the deadline is not one).
     pub async fn wait_for_settlement(
         &mut self,
         client: &Client,
         order_id: &str,
         poll: Duration,
+        deadline: Duration,
     ) -> Result<Settlement, Error> {
         let start = Instant::now();
+        let end = start.checked_add(deadline);
+        let left = |now: Instant| end.map_or(Duration::MAX, |e| e.saturating_duration_since(now));
         loop {
-            self.refresh_order(client, order_id).await?;
+            let refreshed =
+                tokio::time::timeout(left(Instant::now()), self.refresh_order(client, order_id))
+                    .await;
+            match refreshed {
+                Ok(r) => drop(r?),
+                // The deadline passed mid-request: what is known so far.
+                Err(_) => return Ok(self.settlement(order_id)),
+            }
             let s = self.settlement(order_id);
             let held = matches!(s.state, OrderState::Submitted | OrderState::Delayed);
+            let now = Instant::now();
             if s.is_settled()
                 || !s.overdue.is_zero()
-                || held && start.elapsed() >= self.settle_within
+                || held && now.duration_since(start) >= self.settle_within
+                || left(now).is_zero()
             {
                 return Ok(s);
             }
-            tokio::time::sleep(poll).await;
+            tokio::time::sleep(poll.min(left(now))).await;
         }
     }
 }
