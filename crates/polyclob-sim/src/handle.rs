@@ -90,9 +90,13 @@ impl SimHandle {
         format!("ws://{}/polybolt", self.addr)
     }
 
-    /// The sports socket URL, `ws://127.0.0.1:<port>/sports`: `ping` and scripted
-    /// `sport_result`s every [`SimBuilder::rtds_interval`](crate::SimBuilder::rtds_interval); a client that does not answer
-    /// `pong` within two intervals is dropped.
+    /// The sports socket URL, `ws://127.0.0.1:<port>/sports`, as the live socket behaves: a
+    /// WebSocket ping frame and the scripted games' frames every
+    /// [`SimBuilder::rtds_interval`](crate::SimBuilder::rtds_interval) (keyed by `gameId`, or
+    /// cricket's string `metadataGameId`; `ended: true` sent once per game); a client whose
+    /// pong has not come within two intervals is dropped
+    /// ([`SimBuilder::sports_text_ping`](crate::SimBuilder::sports_text_ping): the docs' text
+    /// `ping` instead).
     #[must_use]
     pub fn sports_url(&self) -> String {
         format!("ws://{}/sports", self.addr)

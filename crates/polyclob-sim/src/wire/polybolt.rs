@@ -1,4 +1,4 @@
-//! PolyBolt (`/polybolt`) and the sports socket (`/sports`).
+//! PolyBolt (`/polybolt`).
 //!
 //! PolyBolt follows Polymarket's PolyBolt page: `{"op":"auth","rid"?,"auth":{apiKey,secret,
 //! passphrase}}` is checked against this simulator's API keys (`authed`, or the error
@@ -21,10 +21,6 @@
 //! loopback; [`WsFault::Close`](crate::WsFault::Close) rules (channel
 //! [`WsChannel::PolyBolt`](crate::WsChannel::PolyBolt)) close with 4001, 4002, 4003, 4008 or
 //! any other code on a chosen frame.
-//!
-//! The sports socket sends the text `ping` every `rtds_interval` and a `sport_result` for the
-//! scripted games every tick; it drops a connection that has not answered `pong` within two
-//! intervals of a ping (the live socket: ping every 5 s, pong within 10 s).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -33,7 +29,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
-use tokio::time::Instant;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::frame::CloseFrame;
@@ -481,84 +476,6 @@ where
             }
         }
     }
-}
-
-/// The scripted games of the sports socket: `(gameId, league, home, away)`.
-const GAMES: [(u64, &str, &str, &str); 2] = [
-    (19439, "nfl", "LAC", "BUF"),
-    (1317359, "cs2", "ARCRED", "The glecs"),
-];
-
-fn sport_result(k: u64, game: (u64, &str, &str, &str)) -> String {
-    let (id, league, home, away) = game;
-    let ended = k % 40 >= 36;
-    let mut v = json!({
-        "gameId": id,
-        "leagueAbbreviation": league,
-        "slug": format!("{league}-{}-{}-2026-11-27", home.to_ascii_lowercase(), away.to_ascii_lowercase().replace(' ', "-")),
-        "homeTeam": home,
-        "awayTeam": away,
-        "status": if ended { "Final" } else { "InProgress" },
-        "score": format!("{}-{}", (k / 3) % 40, (k / 5) % 40),
-        "period": format!("Q{}", (k / 10) % 4 + 1),
-        "elapsed": format!("{}:{:02}", 14 - (k % 15), (k * 7) % 60),
-        "live": !ended,
-        "ended": ended,
-    });
-    if ended {
-        v["finished_timestamp"] = Value::String("2026-11-27T23:00:00.000Z".to_owned());
-    }
-    v.to_string()
-}
-
-pub(crate) async fn run_sports<T>(ws: WebSocketStream<T>, shared: Arc<Shared>)
-where
-    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
-{
-    let Timed {
-        mut conn,
-        mut rx,
-        mut ticker,
-        interval,
-        interval_ms,
-        mut kick,
-        mut shutdown,
-    } = Timed::new(ws, &shared, WsChannel::Sports);
-    // The oldest unanswered ping.
-    let mut ping_at: Option<Instant> = None;
-    let end = loop {
-        let step: Result<(), End> = tokio::select! {
-            msg = rx.next() => match msg {
-                Some(Ok(Message::Text(t))) if t.as_str() == "pong" => {
-                    ping_at = None;
-                    Ok(())
-                }
-                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => Err(End::Close(None)),
-                Some(Ok(_)) => Ok(()),
-            },
-            _ = ticker.tick() => {
-                if ping_at.is_some_and(|t| t.elapsed() > interval * 2) {
-                    Err(End::Drop)
-                } else {
-                    ping_at.get_or_insert_with(Instant::now);
-                    let k = now_ms() / interval_ms;
-                    let mut r = conn.send("ping".to_owned()).await;
-                    for g in GAMES {
-                        if r.is_ok() {
-                            r = conn.send(sport_result(k, g)).await;
-                        }
-                    }
-                    r
-                }
-            },
-            _ = kick.changed() => Err(End::Drop),
-            _ = shutdown.changed() => Err(End::going_away()),
-        };
-        if let Err(e) = step {
-            break e;
-        }
-    };
-    finish(conn, end).await;
 }
 
 #[cfg(test)]

@@ -95,6 +95,18 @@ where
     pub(crate) async fn flush(&mut self) -> Result<(), End> {
         self.tx.flush().await.map_err(|_| End::Drop)
     }
+
+    /// Sends a WebSocket ping frame (a protocol keepalive, not data: the fault rules do not
+    /// count it, but a silence holds it back like everything else).
+    pub(crate) async fn ping(&mut self) -> Result<(), End> {
+        if self.silent_until.is_some_and(|t| Instant::now() < t) {
+            return Ok(());
+        }
+        self.tx
+            .send(Message::Ping(Default::default()))
+            .await
+            .map_err(|_| End::Drop)
+    }
 }
 
 impl End {

@@ -82,7 +82,7 @@ pub(crate) fn upgrade(req: Request<Incoming>, shared: Arc<Shared>) -> Response<F
                 Route::Clob(channel) => run(ws, channel, shared).await,
                 Route::Rtds => super::rtds::run(ws, shared).await,
                 Route::PolyBolt => super::polybolt::run(ws, shared).await,
-                Route::Sports => super::polybolt::run_sports(ws, shared).await,
+                Route::Sports => super::sports::run(ws, shared).await,
             }
         }
     });

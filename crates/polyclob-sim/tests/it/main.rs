@@ -21,6 +21,7 @@ mod rest;
 mod robustness;
 mod rtds;
 mod scale;
+mod sports;
 mod trading;
 mod user_reconcile;
 mod vectors;

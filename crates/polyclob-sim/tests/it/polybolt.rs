@@ -1,7 +1,6 @@
-//! The simulator's PolyBolt and sports endpoints through the crate's own streams: auth
-//! against the simulator's API keys, snapshot then consecutive `seq`, exact prices, refused
-//! credentials, `dropped` under a slow consumer and each close code as a scheduled fault;
-//! the sports socket's pings answered.
+//! The simulator's PolyBolt endpoint through the crate's own streams: auth against the
+//! simulator's API keys, snapshot then consecutive `seq`, exact prices, refused credentials,
+//! `dropped` under a slow consumer and each close code as a scheduled fault.
 #![allow(clippy::unwrap_used)]
 
 use crate::support::sim as support;
@@ -12,8 +11,6 @@ use futures_util::StreamExt;
 use polyclob::clob::Credentials;
 use polyclob::polybolt::decode::{AckCode, AckOp, BoltMessage, BoltPayload};
 use polyclob::polybolt::{BoltSubscription, Channel, PolyBoltEvent, PolyBoltStream};
-use polyclob::sports::decode::GameId;
-use polyclob::sports::{SportsEvent, SportsStream};
 use polyclob::ws::connection::Disconnect;
 use polyclob::ws::continuity::{Cause, Lost, Recovery};
 use polyclob::ws::event::Status;
@@ -315,42 +312,6 @@ async fn polybolt_refuses_unknown_credentials() {
                 assert_eq!((a.op, a.code), (AckOp::Error, Some(AckCode::AuthInvalid)));
                 break;
             }
-        }
-    }
-}
-
-#[tokio::test]
-async fn sports_pings_are_answered_and_results_decode() {
-    let sim = sim().await;
-    let mut s = SportsStream::builder()
-        .url(sim.sports_url())
-        .no_proxy()
-        .ping_interval(Duration::from_millis(100))
-        .silence_timeout(Duration::from_millis(500))
-        .build()
-        .unwrap();
-    let mut results = 0;
-    let deadline = tokio::time::Instant::now() + 5 * SEC;
-    // The simulator drops a client that does not answer two intervals' pings: 40 ticks
-    // on one connection prove the pongs arrive.
-    while results < 40 {
-        let ev = tokio::time::timeout_at(deadline, s.next())
-            .await
-            .expect("results")
-            .expect("open");
-        match ev {
-            SportsEvent::Result(r) => {
-                let r = r.result().unwrap();
-                assert!(
-                    matches!(r.key.id, GameId::Num(19439 | 1317359)),
-                    "{:?}",
-                    r.key
-                );
-                results += 1;
-            }
-            SportsEvent::Break(b) => panic!("{b}"),
-            SportsEvent::Invalid { error, .. } => panic!("{error}"),
-            _ => {}
         }
     }
 }
