@@ -84,7 +84,8 @@ impl SimHandle {
 
     /// The PolyBolt URL, `ws://127.0.0.1:<port>/polybolt`: authentication against this
     /// simulator's API keys, snapshots and `seq`-numbered reference prices every
-    /// [`SimBuilder::rtds_interval`](crate::SimBuilder::rtds_interval), the documented limits and close codes.
+    /// [`SimBuilder::rtds_interval`](crate::SimBuilder::rtds_interval), the public
+    /// `price.polymarket` top of book, the documented limits and close codes.
     #[must_use]
     pub fn polybolt_url(&self) -> String {
         format!("ws://{}/polybolt", self.addr)

@@ -13,6 +13,13 @@
 //! symbol is `bad_filter`; a 65th subscription is `sub_limit` and close 4008; `{"op":"ping"}`
 //! is answered `pong`.
 //!
+//! `price.polymarket` is public (no `auth` needed): filter `{"asset_id"}` (a token of this
+//! simulator, else `bad_filter`); its snapshot is the token's top of book from the matching
+//! engine, `{market, asset_id, best_bid, best_ask, hash, timestamp}` (prices as decimal
+//! strings, an empty side `""`; `hash` the one `price_change` entries carry, which changes
+//! whenever a level does), or an empty array `[]` for a token whose book is empty (a cold
+//! token); after it, an update on each tick where the top or the hash changed.
+//!
 //! Slow consumers: each connection has a send queue of at most [`SEND_QUEUE`] updates (its
 //! socket is written by a task of its own). An update that finds the queue full — the client
 //! has not read what was sent — is discarded and counted, and the channel's next envelope
@@ -36,6 +43,7 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
 use super::shared::Shared;
 use super::socket::{AbortOnDrop, CLOSE_WAIT, End, Timed, TimedConn, finish};
+use crate::exchange::events;
 use crate::exchange::state::now_ms;
 use crate::scenario::drift::{Drift, UNKNOWN_CLOSE};
 use crate::scenario::faults::WsChannel;
@@ -63,12 +71,16 @@ const EQUITY: [(&str, u64); 6] = [
 ];
 const FX: [(&str, u64); 2] = [("eurusd", usd(1, 8_000)), ("usdjpy", usd(150, 0))];
 
-const CHANNELS: [&str; 4] = [
+const CHANNELS: [&str; 5] = [
     "price.crypto",
     "price.crypto.twap",
     "price.equity",
     "price.equity.twap",
+    POLYMARKET,
 ];
+
+/// The public channel of a token's top of book.
+const POLYMARKET: &str = "price.polymarket";
 
 /// Documented limits.
 const MAX_SUBSCRIPTIONS: usize = 64;
@@ -109,8 +121,9 @@ struct Sub {
     base: u64,
 }
 
-/// Parses one `{channel, filter}`; `Err(code)` for a filter the server refuses.
-fn parse_sub(v: &Value) -> Result<Sub, &'static str> {
+/// Parses one `{channel, filter}`; `Err(code)` for a filter the server refuses. `token`
+/// says whether a `price.polymarket` asset id is a token of this simulator.
+fn parse_sub(v: &Value, token: impl Fn(&str) -> bool) -> Result<Sub, &'static str> {
     let channel = v.get("channel").and_then(Value::as_str).unwrap_or("");
     let Some(channel) = CHANNELS.into_iter().find(|c| *c == channel) else {
         return Err("bad_filter");
@@ -119,6 +132,18 @@ fn parse_sub(v: &Value) -> Result<Sub, &'static str> {
         .get("filter")
         .and_then(Value::as_object)
         .ok_or("bad_filter")?;
+    if channel == POLYMARKET {
+        let asset = filter
+            .get("asset_id")
+            .and_then(Value::as_str)
+            .filter(|a| token(a))
+            .ok_or("bad_filter")?;
+        return Ok(Sub {
+            channel,
+            symbol: asset.to_owned(),
+            base: 0,
+        });
+    }
     let symbol = filter
         .get("symbol")
         .and_then(Value::as_str)
@@ -162,6 +187,8 @@ struct Session {
     authed: bool,
     auth_frames: usize,
     subs: Vec<Sub>,
+    /// `price.polymarket`: the top last sent per asset.
+    tops: BTreeMap<String, Top>,
 }
 
 /// A point of `sub`'s series at tick `k`; `driven` is the asset's driven reference price
@@ -192,6 +219,41 @@ fn snapshot(sub: &Sub, seed: u64, k: u64, interval_ms: u64, driven: Option<u64>)
         p["window_seconds"] = json!(60);
     }
     p
+}
+
+/// A token's top of book as `price.polymarket` reports it: `(market, best bid, best ask,
+/// hash)`; `None` for a token this simulator does not list.
+type Top = (String, Option<u32>, Option<u32>, String);
+
+fn top(shared: &Shared, asset: &str) -> Option<Top> {
+    let ex = shared.ex();
+    let (mi, ti) = ex.token(asset)?;
+    let m = &ex.markets[mi];
+    let b = &m.books[ti];
+    Some((
+        m.spec.condition_id.clone(),
+        b.best_bid(),
+        b.best_ask(),
+        events::book_hash(&ex, mi, ti),
+    ))
+}
+
+/// The `price.polymarket` payload of `asset` at `top`: `[]` for the snapshot of an empty
+/// book.
+fn top_payload(asset: &str, top: &Top, snapshot: bool) -> Value {
+    let (market, bid, ask, hash) = top;
+    if snapshot && bid.is_none() && ask.is_none() {
+        return json!([]);
+    }
+    let side = |p: &Option<u32>| p.map(events::price).unwrap_or_default();
+    json!({
+        "market": market,
+        "asset_id": asset,
+        "best_bid": side(bid),
+        "best_ask": side(ask),
+        "hash": hash,
+        "timestamp": now_ms(),
+    })
 }
 
 /// A data envelope; `dropped` (updates of the channel discarded just before this one) is
@@ -366,7 +428,7 @@ fn on_text(
             let k = now_ms() / interval_ms;
             for item in list {
                 let channel = item.get("channel").cloned().unwrap_or(Value::Null);
-                if !st.authed {
+                if !st.authed && channel.as_str() != Some(POLYMARKET) {
                     out.text(ack(
                         "error",
                         rid,
@@ -374,7 +436,7 @@ fn on_text(
                     ))?;
                     continue;
                 }
-                let sub = match parse_sub(item) {
+                let sub = match parse_sub(item, |a| shared.ex().token(a).is_some()) {
                     Ok(s) => s,
                     Err(code) => {
                         out.text(ack("error", rid, json!({"code": code, "channel": channel})))?;
@@ -383,6 +445,9 @@ fn on_text(
                 };
                 if op == "unsubscribe" {
                     st.subs.retain(|s| *s != sub);
+                    if sub.channel == POLYMARKET {
+                        st.tops.remove(&sub.symbol);
+                    }
                     out.text(ack("unsubscribed", rid, json!({"channel": sub.channel})))?;
                     continue;
                 }
@@ -395,18 +460,26 @@ fn on_text(
                     ))?;
                     return Err(close(4008));
                 }
-                out.text(ack(
-                    "subscribed",
-                    rid,
-                    json!({"channel": sub.channel, "provider": source(sub.channel)}),
-                ))?;
+                if sub.channel == POLYMARKET {
+                    out.text(ack("subscribed", rid, json!({"channel": sub.channel})))?;
+                } else {
+                    out.text(ack(
+                        "subscribed",
+                        rid,
+                        json!({"channel": sub.channel, "provider": source(sub.channel)}),
+                    ))?;
+                }
                 if fresh {
-                    let driven = shared.activity().paths.reference(&sub.symbol);
-                    out.data(
-                        sub.channel,
-                        true,
-                        snapshot(&sub, seed, k, interval_ms, driven),
-                    )?;
+                    let payload = if sub.channel == POLYMARKET {
+                        let t = top(shared, &sub.symbol).ok_or(End::Drop)?;
+                        let p = top_payload(&sub.symbol, &t, true);
+                        st.tops.insert(sub.symbol.clone(), t);
+                        p
+                    } else {
+                        let driven = shared.activity().paths.reference(&sub.symbol);
+                        snapshot(&sub, seed, k, interval_ms, driven)
+                    };
+                    out.data(sub.channel, true, payload)?;
                     st.subs.push(sub);
                     if shared.drift.has(Drift::PolyBoltCloseCode) {
                         return Err(close(UNKNOWN_CLOSE));
@@ -453,9 +526,23 @@ where
             },
             _ = ticker.tick() => {
                 let k = now_ms() / interval_ms;
-                st.subs.iter().try_for_each(|sub| {
-                    let driven = shared.activity().paths.reference(&sub.symbol);
-                    out.data(sub.channel, false, update(sub, seed, k, interval_ms, driven))
+                let Session { subs, tops, .. } = &mut st;
+                subs.iter().try_for_each(|sub| {
+                    if sub.channel != POLYMARKET {
+                        let driven = shared.activity().paths.reference(&sub.symbol);
+                        return out.data(sub.channel, false, update(sub, seed, k, interval_ms, driven));
+                    }
+                    // An update only when the top or the hash moved.
+                    let now = top(&shared, &sub.symbol);
+                    match (now, tops.get(&sub.symbol)) {
+                        (Some(t), Some(last)) if t == *last => Ok(()),
+                        (Some(t), _) => {
+                            let p = top_payload(&sub.symbol, &t, false);
+                            tops.insert(sub.symbol.clone(), t);
+                            out.data(sub.channel, false, p)
+                        }
+                        (None, _) => Ok(()),
+                    }
                 })
             },
             // The writer ended the connection (a fault, a failed write).
@@ -486,6 +573,7 @@ mod tests {
     fn filters_and_exact_values() {
         let ok = parse_sub(
             &json!({"channel":"price.crypto.twap","filter":{"symbol":"btcusd","window_seconds":60}}),
+            |_| false,
         );
         assert_eq!(ok.map(|s| s.symbol), Ok("btcusd".to_owned()));
         for bad in [
@@ -495,11 +583,14 @@ mod tests {
             json!({"channel":"price.equity","filter":{"symbol":"aapl","provider":"x"}}),
             json!({"channel":"price.equity","filter":"aapl"}),
         ] {
-            assert_eq!(parse_sub(&bad), Err("bad_filter"), "{bad}");
+            assert_eq!(parse_sub(&bad, |_| true), Err("bad_filter"), "{bad}");
         }
         assert_eq!(exact(usd(64_126, 5)), "64126.00005000");
-        let sub =
-            parse_sub(&json!({"channel":"price.crypto","filter":{"symbol":"btcusd"}})).unwrap();
+        let sub = parse_sub(
+            &json!({"channel":"price.crypto","filter":{"symbol":"btcusd"}}),
+            |_| false,
+        )
+        .unwrap();
         let snap: Value = serde_json::from_str(&envelope(
             sub.channel,
             1,
@@ -527,6 +618,44 @@ mod tests {
             (Some(2), Some(7))
         );
         assert!(upd["payload"]["full_accuracy_value"].is_string());
+    }
+
+    #[test]
+    fn polymarket_filters_and_tops() {
+        let token = |a: &str| a == "7";
+        let sub = parse_sub(
+            &json!({"channel":"price.polymarket","filter":{"asset_id":"7"}}),
+            token,
+        )
+        .unwrap();
+        assert_eq!((sub.channel, sub.symbol.as_str()), (POLYMARKET, "7"));
+        for bad in [
+            json!({"channel":"price.polymarket","filter":{"asset_id":"8"}}),
+            json!({"channel":"price.polymarket","filter":{"symbol":"7"}}),
+            json!({"channel":"price.polymarket","filter":{"asset_id":7}}),
+        ] {
+            assert_eq!(parse_sub(&bad, token), Err("bad_filter"), "{bad}");
+        }
+        // A cold token's snapshot is `[]`; its updates are objects, an empty side `""`.
+        let cold: Top = ("0xc".to_owned(), None, None, "h0".to_owned());
+        assert_eq!(top_payload("7", &cold, true), json!([]));
+        let p = top_payload("7", &cold, false);
+        assert_eq!(
+            (p["best_bid"].as_str(), p["best_ask"].as_str()),
+            (Some(""), Some(""))
+        );
+        let warm: Top = ("0xc".to_owned(), Some(510_000), None, "h1".to_owned());
+        let p = top_payload("7", &warm, true);
+        assert_eq!(
+            (
+                p["market"].as_str(),
+                p["asset_id"].as_str(),
+                p["best_bid"].as_str(),
+                p["hash"].as_str()
+            ),
+            (Some("0xc"), Some("7"), Some("0.51"), Some("h1"))
+        );
+        assert!(p["timestamp"].is_u64());
     }
 
     #[test]

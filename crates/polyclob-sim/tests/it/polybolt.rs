@@ -315,3 +315,138 @@ async fn polybolt_refuses_unknown_credentials() {
         }
     }
 }
+
+type RawWs = crate::support::sim::Ws;
+
+async fn raw_polybolt(sim: &SimHandle) -> RawWs {
+    tokio_tungstenite::connect_async(sim.polybolt_url())
+        .await
+        .unwrap()
+        .0
+}
+
+/// The next text frames as JSON, until `done` holds of what was read (at most 5 s).
+async fn read_until(
+    ws: &mut RawWs,
+    done: impl Fn(&[serde_json::Value]) -> bool,
+) -> Vec<serde_json::Value> {
+    let mut got = Vec::new();
+    let end = tokio::time::Instant::now() + 5 * SEC;
+    while !done(&got) {
+        let t = support::next_text(ws, end - tokio::time::Instant::now())
+            .await
+            .unwrap_or_else(|| panic!("timed out: {got:#?}"));
+        got.push(serde_json::from_str(&t).unwrap());
+    }
+    got
+}
+
+/// `price.polymarket` without credentials: the top of book of a token with orders (what
+/// `GET /book` shows), `[]` for a cold token, `bad_filter` for a token the simulator does not
+/// list, then an update when the cold token's book gets its first order.
+#[tokio::test]
+async fn polymarket_is_public_with_tops_and_a_cold_snapshot() {
+    let sim = Simulator::builder()
+        .seed(3)
+        .rtds_interval(Duration::from_millis(20))
+        .markets(vec![
+            polyclob_sim::MarketSpec::defaults()[0].clone(),
+            support::empty_market(),
+        ])
+        .start()
+        .await
+        .unwrap();
+    let warm = sim.markets()[0].tokens()[0].token_id().to_owned();
+    let mut ws = raw_polybolt(&sim).await;
+    let sub =
+        |a: &str| format!(r#"{{"channel":"price.polymarket","filter":{{"asset_id":"{a}"}}}}"#);
+    support::send(
+        &mut ws,
+        &format!(
+            r#"{{"op":"subscribe","rid":"s1","subscriptions":[{},{},{}]}}"#,
+            sub(&warm),
+            sub(support::YES),
+            sub("999")
+        ),
+    )
+    .await;
+    let snapshots = |v: &[serde_json::Value]| v.iter().filter(|f| f["snapshot"] == true).count();
+    let got = read_until(&mut ws, |v| {
+        snapshots(v) == 2 && v.iter().any(|f| f["op"] == "error")
+    })
+    .await;
+    let acks: Vec<_> = got.iter().filter_map(|f| f["op"].as_str()).collect();
+    assert_eq!(
+        acks.iter().filter(|o| **o == "subscribed").count(),
+        2,
+        "{got:#?}"
+    );
+    let err = got.iter().find(|f| f["op"] == "error").unwrap();
+    assert_eq!(
+        (err["code"].as_str(), err["rid"].as_str()),
+        (Some("bad_filter"), Some("s1"))
+    );
+
+    let (_, book) = support::get(&sim, &format!("/book?token_id={warm}")).await;
+    let best = |side: &str, best: fn(f64, f64) -> f64, start: f64| {
+        book[side]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["price"].as_str().unwrap().parse::<f64>().unwrap())
+            .fold(start, best)
+    };
+    for f in got.iter().filter(|f| f["snapshot"] == true) {
+        assert_eq!(f["channel"], "price.polymarket");
+        let text = f.to_string();
+        let BoltMessage::Data(env) = polyclob::polybolt::decode::decode(&text).unwrap() else {
+            panic!()
+        };
+        match env.payload {
+            BoltPayload::Top(t) => {
+                assert_eq!(t.asset_id, warm);
+                let bid = t.best_bid.unwrap().to_string().parse::<f64>().unwrap();
+                let ask = t.best_ask.unwrap().to_string().parse::<f64>().unwrap();
+                assert_eq!(bid, best("bids", f64::max, 0.0), "{text}");
+                assert_eq!(ask, best("asks", f64::min, 1.0), "{text}");
+                assert!(t.hash.is_some_and(|h| !h.is_empty()) && t.timestamp_ms.is_some());
+            }
+            BoltPayload::Empty => {}
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(
+        got.iter().any(|f| f["payload"] == serde_json::json!([])),
+        "{got:#?}"
+    );
+
+    // The cold token's first order: one update with its top, the other side blank.
+    let t = Trader::new(&sim, KEY_A).await;
+    let (status, _, body) = t
+        .post(&support::limit(
+            support::YES,
+            polyclob::types::Side::Buy,
+            400_000,
+            10_000_000,
+            1,
+        ))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let got = read_until(&mut ws, |v| {
+        v.iter().any(|f| f["payload"]["asset_id"] == support::YES)
+    })
+    .await;
+    let upd = got
+        .iter()
+        .find(|f| f["payload"]["asset_id"] == support::YES)
+        .unwrap();
+    assert_eq!(upd.get("snapshot"), None);
+    assert_eq!(
+        (
+            upd["payload"]["best_bid"].as_str(),
+            upd["payload"]["best_ask"].as_str()
+        ),
+        (Some("0.4"), Some(""))
+    );
+    assert_eq!(upd["payload"]["market"], support::COND);
+}
