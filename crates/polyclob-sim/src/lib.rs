@@ -116,7 +116,7 @@
 //! | Gamma, at [`SimHandle::gamma_url`] | `GET /markets/keyset`, `/events/keyset` (keyset cursors: `after_cursor` in, `next_cursor` out, absent on the last page; ≤ 100 markets / 500 events a page, ≤ 100 `condition_ids`), `/markets/{id}`, `/markets/slug/{slug}`, `/events/{id}`, `/events/slug/{slug}`, `/public-search`, `/tags`, `/series`, `/sports`; the CLOB markets in Gamma's vocabulary |
 //! | Data API v2, at [`SimHandle::data_api_url`] | `GET /v2/positions`, `/v2/trades`, `/v2/activity`, `/v2/value`, `/v2/holders` in the `{data, pagination}` envelope with cursors; derived from the simulator's fills; `/v2/resolutions` (the ledger's payouts), `/v2/oi`, `/v2/prices-history` in `{data}` |
 //! | `/rtds` ([`SimHandle::rtds_url`]) | the real-time data socket: `{"action":"subscribe","subscriptions":[{topic,type,filters}]}` → deterministic synthetic (or driven, [`SimHandle::drive_reference`]) `crypto_prices` (Binance symbols), `crypto_prices_chainlink`, `crypto_prices_twap_*` and `equity_prices` updates every [`SimBuilder::rtds_interval`] (with the three-point `subscribe` history after a filtered subscribe), and `activity`/`orders_matched` for every fill of this simulator |
-//! | `/polybolt` ([`SimHandle::polybolt_url`]) | PolyBolt: `auth` checked against this simulator's API keys, `subscribe` on `price.crypto`, `price.crypto.twap`, `price.equity`, `price.equity.twap` → `subscribed`, a snapshot, then `seq`-numbered exact prices every [`SimBuilder::rtds_interval`]; public `price.polymarket` (filter `asset_id`): the token's top of book and book hash from the matching engine, `[]` as a cold token's snapshot, an update when the top or hash moves; `auth_required`, `auth_invalid`, `bad_filter`, `sub_limit`/`auth_attempts` with close 4008; a bounded send queue per connection whose overflow is counted in `dropped`; close codes (4001, 4002, 4003, 4008 …) as [`WsFault::Close`] rules |
+//! | `/polybolt` ([`SimHandle::polybolt_url`]) | PolyBolt: `auth` checked against this simulator's API keys, `subscribe` on `price.crypto`, `price.crypto.twap`, `price.equity`, `price.equity.twap` → `subscribed`, a snapshot, then `seq`-numbered exact prices every [`SimBuilder::rtds_interval`]; public `price.polymarket` (filter `asset_id`): the token's top of book and book hash from the matching engine, `[]` as a cold token's snapshot, an update when the top or hash moves; `auth_required`, `auth_invalid`, `bad_filter`, `sub_limit`/`auth_attempts` with close 4008, and any error acknowledgement on a chosen op as a [`WsFault::ErrorAck`] rule; a bounded send queue per connection whose overflow is counted in `dropped`; close codes (4001, 4002, 4003, 4008 …) as [`WsFault::Close`] rules |
 //! | `/sports` ([`SimHandle::sports_url`]) | the sports socket as it behaves live: WebSocket ping frames (no text `ping`; [`SimBuilder::sports_text_ping`] for the docs' text `ping`) and the scripted games' frames every [`SimBuilder::rtds_interval`], no message type and no `slug`, keyed by `gameId` or cricket's string `metadataGameId`, `status` in varying casing, `ended: true` once per game; no pong within two intervals drops the client |
 //! | RTDS | text `PING` → text `PONG` |
 //! | market and user WS | text `PING` → text `PONG` (`INVALID OPERATION` before the initial subscribe); a second initial (`"type"`) message → `INVALID OPERATION` |
@@ -124,8 +124,10 @@
 //!
 //! Faults: build a [`Faults`] (latency, jitter, `425`/`429`/`503` on a schedule or with a
 //! probability, each rule optionally for one path prefix, one account
-//! ([`HttpRule::account`]) or one market ([`HttpRule::market`]); WebSocket disconnects,
-//! silences, stalls and close codes ([`WsRule`]), each optionally for one endpoint
+//! ([`HttpRule::account`]) or one market ([`HttpRule::market`]) — a WebSocket handshake is
+//! a request too, so `429`/`503` with `Retry-After` ([`HttpFault::Overloaded`]) refuse a
+//! socket's upgrade; WebSocket disconnects, silences, stalls, close codes and PolyBolt error
+//! acknowledgements ([`WsRule`], [`WsFault::ErrorAck`]), each optionally for one endpoint
 //! ([`WsRule::channel`]), one authenticated account ([`WsRule::account`]) or one market
 //! ([`WsRule::market`])) and pass it to [`SimBuilder::faults`], or change it while running
 //! with [`SimHandle::set_faults`]; [`SimHandle::disconnect_ws`] drops every WS

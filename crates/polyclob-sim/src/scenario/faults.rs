@@ -1,7 +1,8 @@
 //! Fault injection: added latency, `425`/`429`/`503` answers, and WebSocket disconnects,
-//! silences, stalls and close codes, on a schedule or with a probability, each rule
-//! optionally for one account, one market or one kind of socket; all decided by a seeded PRNG
-//! so that the same seed and the same request (or frame) sequence give the same faults.
+//! silences, stalls and close codes, PolyBolt error acknowledgements, on a schedule or with a
+//! probability, each rule optionally for one account, one market or one kind of socket; all
+//! decided by a seeded PRNG so that the same seed and the same request (or frame) sequence
+//! give the same faults.
 
 use std::time::{Duration, Instant};
 
@@ -21,6 +22,13 @@ pub enum HttpFault {
     },
     /// `503 Service Unavailable` with the exchange's "trading is currently disabled" error.
     Unavailable,
+    /// `503 Service Unavailable` with a `Retry-After` header (whole seconds, rounded up): a
+    /// server that is overloaded or restarting, as PolyBolt may refuse a handshake (its docs:
+    /// 429 or 503, wait at least `Retry-After`).
+    Overloaded {
+        /// The value announced in `Retry-After`.
+        retry_after: Duration,
+    },
 }
 
 impl HttpFault {
@@ -30,7 +38,7 @@ impl HttpFault {
         match self {
             Self::TooEarly => 425,
             Self::RateLimited { .. } => 429,
-            Self::Unavailable => 503,
+            Self::Unavailable | Self::Overloaded { .. } => 503,
         }
     }
 
@@ -41,6 +49,18 @@ impl HttpFault {
             Self::TooEarly => "Too Early: the matching engine is restarting, retry shortly",
             Self::RateLimited { .. } => "Too Many Requests",
             Self::Unavailable => "Trading is currently disabled. Check polymarket.com for updates",
+            Self::Overloaded { .. } => "Service Unavailable: retry after the time announced",
+        }
+    }
+
+    /// The `Retry-After` it announces, if any.
+    #[must_use]
+    pub fn retry_after(self) -> Option<Duration> {
+        match self {
+            Self::RateLimited { retry_after } | Self::Overloaded { retry_after } => {
+                Some(retry_after)
+            }
+            Self::TooEarly | Self::Unavailable => None,
         }
     }
 }
@@ -191,6 +211,39 @@ pub enum WsFault {
     /// Sends a close frame with this code, then ends the connection (PolyBolt: 4001
     /// authentication, 4002 slow consumer, 4003 draining, 4008 policy).
     Close(u16),
+    /// PolyBolt answers an op with an error acknowledgement
+    /// (`{"op":"error","code":…,"rid":…}`) instead of doing it. `op` is `"auth"`,
+    /// `"subscribe"` or `"unsubscribe"` (each subscription of a batch is one op, and its
+    /// error names its `channel`); `code` is the code sent (`auth_unavailable`,
+    /// `auth_expired`, `auth_invalid`, `bad_filter` …; after `sub_limit`, `rate_limited` and
+    /// `auth_attempts` the connection is closed with 4008, as the docs say). A refused `auth`
+    /// leaves the connection open and unauthenticated. The rule's trigger counts those ops,
+    /// not frames: `Trigger::Window { first: 1, count: 2 }` with `auth_unavailable` refuses
+    /// the first two `auth` frames and lets the third through.
+    ErrorAck {
+        /// The op refused.
+        op: &'static str,
+        /// The error code sent.
+        code: &'static str,
+    },
+}
+
+/// What a [`WsRule`]'s trigger counts, by its fault.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Counts {
+    /// Outbound frames.
+    Frames,
+    /// PolyBolt ops of this kind.
+    Op(&'static str),
+}
+
+impl WsFault {
+    fn counts(self) -> Counts {
+        match self {
+            Self::ErrorAck { op, .. } => Counts::Op(op),
+            Self::Disconnect | Self::Silence(_) | Self::Stall(_) | Self::Close(_) => Counts::Frames,
+        }
+    }
 }
 
 /// One scheduled WebSocket fault: what, when, and on which connections.
@@ -447,11 +500,12 @@ impl FaultState {
         (delay, hit)
     }
 
-    /// Decides the fate of one outbound frame.
-    pub(crate) fn on_ws_frame(&mut self, frame: &WsFrame<'_>) -> WsAction {
+    /// The first rule (in order) counting `what` that fires for `frame`; every rule counting
+    /// `what` that applies to it counts it.
+    fn fire(&mut self, what: Counts, frame: &WsFrame<'_>) -> Option<WsFault> {
         let mut hit = None;
         for (i, rule) in self.faults.ws.iter().enumerate() {
-            if !rule.applies(frame, &self.ws_ids[i]) {
+            if rule.fault.counts() != what || !rule.applies(frame, &self.ws_ids[i]) {
                 continue;
             }
             self.ws_counts[i] += 1;
@@ -459,12 +513,32 @@ impl FaultState {
                 hit = Some(rule.fault);
             }
         }
-        match hit {
-            None => WsAction::Send,
+        hit
+    }
+
+    /// The error code PolyBolt answers `op` with, if an [`WsFault::ErrorAck`] rule fires for
+    /// it (`frame` says which connection it came on).
+    pub(crate) fn on_ws_op(&mut self, frame: &WsFrame<'_>, op: &str) -> Option<&'static str> {
+        let op = match op {
+            "auth" => "auth",
+            "subscribe" => "subscribe",
+            "unsubscribe" => "unsubscribe",
+            _ => return None,
+        };
+        match self.fire(Counts::Op(op), frame) {
+            Some(WsFault::ErrorAck { code, .. }) => Some(code),
+            _ => None,
+        }
+    }
+
+    /// Decides the fate of one outbound frame.
+    pub(crate) fn on_ws_frame(&mut self, frame: &WsFrame<'_>) -> WsAction {
+        match self.fire(Counts::Frames, frame) {
             Some(WsFault::Disconnect) => WsAction::Disconnect,
             Some(WsFault::Silence(d)) => WsAction::SilenceUntil(Instant::now() + d),
             Some(WsFault::Stall(d)) => WsAction::Stall(d),
             Some(WsFault::Close(code)) => WsAction::Close(code),
+            Some(WsFault::ErrorAck { .. }) | None => WsAction::Send,
         }
     }
 }
@@ -595,5 +669,63 @@ mod tests {
         let got: Vec<_> = (0..3).map(|_| s.on_ws_frame(&bolt)).collect();
         assert_eq!(got[2], WsAction::Close(4002));
         assert!(got[..2].iter().all(|a| *a == WsAction::Send));
+    }
+
+    /// An error-ack rule counts its ops, not frames; frame rules do not count ops.
+    #[test]
+    fn error_ack_rules_count_ops() {
+        let unavailable = WsFault::ErrorAck {
+            op: "auth",
+            code: "auth_unavailable",
+        };
+        let mut s =
+            FaultState::new(
+                Faults::none()
+                    .ws(
+                        WsRule::new(Trigger::Window { first: 1, count: 2 }, unavailable)
+                            .channel(WsChannel::PolyBolt),
+                    )
+                    .ws(WsRule::new(
+                        Trigger::Window { first: 2, count: 1 },
+                        WsFault::ErrorAck {
+                            op: "subscribe",
+                            code: "bad_filter",
+                        },
+                    ))
+                    .ws(WsRule::new(Trigger::EveryNth(1), WsFault::Disconnect)
+                        .channel(WsChannel::Rtds)),
+                0,
+                |_| Vec::new(),
+            );
+        let bolt = WsFrame {
+            channel: WsChannel::PolyBolt,
+            account: None,
+            about: About::Nothing,
+        };
+        // Frames do not move the op rules' counters.
+        for _ in 0..5 {
+            assert_eq!(s.on_ws_frame(&bolt), WsAction::Send);
+        }
+        let auths: Vec<_> = (0..3).map(|_| s.on_ws_op(&bolt, "auth")).collect();
+        assert_eq!(
+            auths,
+            [Some("auth_unavailable"), Some("auth_unavailable"), None]
+        );
+        let subs: Vec<_> = (0..3).map(|_| s.on_ws_op(&bolt, "subscribe")).collect();
+        assert_eq!(subs, [None, Some("bad_filter"), None]);
+        assert_eq!(s.on_ws_op(&bolt, "ping"), None);
+        // Ops do not move the frame rules' counters either.
+        let rtds = WsFrame {
+            channel: WsChannel::Rtds,
+            ..bolt
+        };
+        assert_eq!(s.on_ws_frame(&rtds), WsAction::Disconnect);
+        assert_eq!(
+            HttpFault::Overloaded {
+                retry_after: Duration::from_secs(2)
+            }
+            .retry_after(),
+            Some(Duration::from_secs(2))
+        );
     }
 }

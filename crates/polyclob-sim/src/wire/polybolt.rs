@@ -27,7 +27,12 @@
 //! [`WsFault::Stall`](crate::WsFault::Stall) rule holds the writes up to produce this on
 //! loopback; [`WsFault::Close`](crate::WsFault::Close) rules (channel
 //! [`WsChannel::PolyBolt`](crate::WsChannel::PolyBolt)) close with 4001, 4002, 4003, 4008 or
-//! any other code on a chosen frame.
+//! any other code on a chosen frame, and [`WsFault::ErrorAck`](crate::WsFault::ErrorAck)
+//! rules answer chosen `auth`, `subscribe` or `unsubscribe` ops with an error
+//! acknowledgement (`auth_unavailable`, `auth_expired`, `bad_filter` …). Handshakes are
+//! refused with an [`HttpRule`](crate::HttpRule) on path `/polybolt`
+//! ([`HttpFault::RateLimited`](crate::HttpFault::RateLimited) or
+//! [`HttpFault::Overloaded`](crate::HttpFault::Overloaded), both with `Retry-After`).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -46,7 +51,7 @@ use super::socket::{AbortOnDrop, CLOSE_WAIT, End, Timed, TimedConn, finish};
 use crate::exchange::events;
 use crate::exchange::state::now_ms;
 use crate::scenario::drift::{Drift, UNKNOWN_CLOSE};
-use crate::scenario::faults::WsChannel;
+use crate::scenario::faults::{About, WsChannel, WsFrame};
 use crate::scenario::paths::series_value;
 
 /// `whole` dollars and `frac` hundred-thousandths, in 10⁻⁵ USD.
@@ -185,6 +190,8 @@ fn ack(op: &str, rid: Option<&Value>, extra: Value) -> String {
 #[derive(Debug, Default)]
 struct Session {
     authed: bool,
+    /// The authenticated `(lowercase address, API key)`, for the fault rules.
+    account: Option<(String, String)>,
     auth_frames: usize,
     subs: Vec<Sub>,
     /// `price.polymarket`: the top last sent per asset.
@@ -379,6 +386,36 @@ async fn write<T>(
     finish(conn, end).await;
 }
 
+/// The error code a fault rule ([`WsFault::ErrorAck`](crate::WsFault::ErrorAck)) answers `op`
+/// with on a connection of `account` (lowercase address, API key), if one fires.
+fn injected(shared: &Shared, account: Option<&(String, String)>, op: &str) -> Option<&'static str> {
+    let frame = WsFrame {
+        channel: WsChannel::PolyBolt,
+        account: account.map(|(a, k)| (a.as_str(), k.as_str())),
+        about: About::Nothing,
+    };
+    shared.faults().on_ws_op(&frame, op)
+}
+
+/// Answers with the error acknowledgement `code` (naming `channel`, for a subscription); the
+/// codes the docs say are followed by close 4008 close the connection.
+fn refuse(
+    out: &Outbox,
+    rid: Option<&Value>,
+    code: &str,
+    channel: Option<&Value>,
+) -> Result<(), End> {
+    let body = match channel {
+        Some(c) => json!({"code": code, "channel": c}),
+        None => json!({"code": code}),
+    };
+    out.text(ack("error", rid, body))?;
+    if matches!(code, "sub_limit" | "rate_limited" | "auth_attempts") {
+        return Err(close(4008));
+    }
+    Ok(())
+}
+
 fn on_text(
     out: &mut Outbox,
     st: &mut Session,
@@ -405,16 +442,22 @@ fn on_text(
                     .and_then(Value::as_str)
                     .unwrap_or("")
             };
+            let key = field("apiKey");
             let account = shared
                 .ex()
                 .keys
-                .get(field("apiKey"))
+                .get(key)
                 .filter(|k| k.secret == field("secret") && k.passphrase == field("passphrase"))
                 .map(|k| k.address.to_ascii_lowercase());
+            let who = (account.clone().unwrap_or_default(), key.to_owned());
+            if let Some(code) = injected(shared, Some(&who), "auth") {
+                return refuse(out, rid, code, None);
+            }
             match account {
                 Some(address) => {
                     st.authed = true;
-                    out.put(Out::Account(address, field("apiKey").to_owned()))?;
+                    st.account = Some((address.clone(), key.to_owned()));
+                    out.put(Out::Account(address, key.to_owned()))?;
                     out.text(ack("authed", rid, json!({})))
                 }
                 None => out.text(ack("error", rid, json!({"code": "auth_invalid"}))),
@@ -434,6 +477,10 @@ fn on_text(
                         rid,
                         json!({"code": "auth_required", "channel": channel}),
                     ))?;
+                    continue;
+                }
+                if let Some(code) = injected(shared, st.account.as_ref(), op) {
+                    refuse(out, rid, code, Some(&channel))?;
                     continue;
                 }
                 let sub = match parse_sub(item, |a| shared.ex().token(a).is_some()) {

@@ -14,7 +14,9 @@ use polyclob::polybolt::{BoltSubscription, Channel, PolyBoltEvent, PolyBoltStrea
 use polyclob::ws::connection::Disconnect;
 use polyclob::ws::continuity::{Cause, Lost, Recovery};
 use polyclob::ws::event::Status;
-use polyclob_sim::{Faults, SimHandle, Simulator, Trigger, WsChannel, WsFault, WsRule};
+use polyclob_sim::{
+    Faults, HttpFault, HttpRule, SimHandle, Simulator, Trigger, WsChannel, WsFault, WsRule,
+};
 use support::{KEY_A, Trader};
 
 const SEC: Duration = Duration::from_secs(1);
@@ -449,4 +451,166 @@ async fn polymarket_is_public_with_tops_and_a_cold_snapshot() {
         (Some("0.4"), Some(""))
     );
     assert_eq!(upd["payload"]["market"], support::COND);
+}
+
+/// `{"op":"auth",…}` with `t`'s credentials.
+fn auth_frame(t: &Trader, rid: &str) -> String {
+    format!(
+        r#"{{"op":"auth","rid":"{rid}","auth":{{"apiKey":"{}","secret":"{}","passphrase":"{}"}}}}"#,
+        t.creds.api_key(),
+        t.creds.secret(),
+        t.creds.passphrase()
+    )
+}
+
+/// Error acknowledgements as fault rules: `auth_unavailable` twice then `authed` (the
+/// connection stays open meanwhile), `bad_filter` on one subscription of a batch, and
+/// `rate_limited` followed by close 4008.
+#[tokio::test]
+async fn error_acks_follow_the_rules() {
+    let sim = Simulator::builder()
+        .seed(3)
+        .rtds_interval(Duration::from_millis(20))
+        .faults(
+            Faults::none()
+                .ws(WsRule::new(
+                    Trigger::Window { first: 1, count: 2 },
+                    WsFault::ErrorAck {
+                        op: "auth",
+                        code: "auth_unavailable",
+                    },
+                )
+                .channel(WsChannel::PolyBolt))
+                .ws(WsRule::new(
+                    Trigger::Window { first: 2, count: 1 },
+                    WsFault::ErrorAck {
+                        op: "subscribe",
+                        code: "bad_filter",
+                    },
+                )),
+        )
+        .start()
+        .await
+        .unwrap();
+    let t = Trader::new(&sim, KEY_A).await;
+    let mut ws = raw_polybolt(&sim).await;
+    for rid in ["a1", "a2", "a3"] {
+        support::send(&mut ws, &auth_frame(&t, rid)).await;
+    }
+    let got = read_until(&mut ws, |v| v.len() == 3).await;
+    let answers: Vec<_> = got
+        .iter()
+        .map(|f| (f["op"].as_str(), f["code"].as_str(), f["rid"].as_str()))
+        .collect();
+    assert_eq!(
+        answers,
+        [
+            (Some("error"), Some("auth_unavailable"), Some("a1")),
+            (Some("error"), Some("auth_unavailable"), Some("a2")),
+            (Some("authed"), None, Some("a3")),
+        ]
+    );
+    // Each answer decodes to its typed code.
+    let first = got[0].to_string();
+    let BoltMessage::Ack(a) = polyclob::polybolt::decode::decode(&first).unwrap() else {
+        panic!()
+    };
+    assert_eq!(a.code, Some(AckCode::AuthUnavailable));
+
+    support::send(
+        &mut ws,
+        r#"{"op":"subscribe","rid":"s1","subscriptions":[{"channel":"price.crypto","filter":{"symbol":"btcusd"}},{"channel":"price.equity","filter":{"symbol":"aapl"}},{"channel":"price.crypto","filter":{"symbol":"ethusd"}}]}"#,
+    )
+    .await;
+    let got = read_until(&mut ws, |v| {
+        v.iter().filter(|f| f["snapshot"] == true).count() == 2
+    })
+    .await;
+    let errors: Vec<_> = got.iter().filter(|f| f["op"] == "error").collect();
+    assert_eq!(errors.len(), 1, "{got:#?}");
+    assert_eq!(
+        (errors[0]["code"].as_str(), errors[0]["channel"].as_str()),
+        (Some("bad_filter"), Some("price.equity"))
+    );
+    let symbols: Vec<_> = got
+        .iter()
+        .filter(|f| f["snapshot"] == true)
+        .map(|f| f["payload"]["symbol"].as_str().unwrap())
+        .collect();
+    assert_eq!(symbols, ["btcusd", "ethusd"]);
+
+    // A code the docs say closes the connection: the error, then close 4008.
+    sim.set_faults(Faults::none().ws(WsRule::new(
+        Trigger::EveryNth(1),
+        WsFault::ErrorAck {
+            op: "subscribe",
+            code: "rate_limited",
+        },
+    )));
+    support::send(
+        &mut ws,
+        r#"{"op":"subscribe","rid":"s2","channel":"price.crypto","filter":{"symbol":"solusd"}}"#,
+    )
+    .await;
+    let end = tokio::time::Instant::now() + 5 * SEC;
+    let mut saw_error = false;
+    let code = loop {
+        let msg = tokio::time::timeout_at(end, ws.next())
+            .await
+            .expect("closes");
+        match msg {
+            Some(Ok(tokio_tungstenite::tungstenite::Message::Text(t))) => {
+                saw_error |= t.contains(r#""code":"rate_limited""#) && t.contains(r#""rid":"s2""#);
+            }
+            Some(Ok(tokio_tungstenite::tungstenite::Message::Close(c))) => {
+                break c.map(|c| u16::from(c.code));
+            }
+            Some(Ok(_)) => {}
+            other => panic!("{other:?}"),
+        }
+    };
+    assert!(saw_error);
+    assert_eq!(code, Some(4008));
+}
+
+/// Handshakes refused as the docs say PolyBolt may: 429 and 503 with `Retry-After`.
+#[tokio::test]
+async fn handshakes_refused_with_retry_after() {
+    let rule = |first, fault| {
+        HttpRule::new(Trigger::Window { first, count: 1 }, fault).path_prefix("/polybolt")
+    };
+    let sim = Simulator::builder()
+        .faults(
+            Faults::none()
+                .http(rule(1, HttpFault::RateLimited { retry_after: SEC }))
+                .http(rule(
+                    2,
+                    HttpFault::Overloaded {
+                        retry_after: Duration::from_millis(1500),
+                    },
+                )),
+        )
+        .start()
+        .await
+        .unwrap();
+    for (status, retry_after) in [(429, "1"), (503, "2")] {
+        let err = tokio_tungstenite::connect_async(sim.polybolt_url())
+            .await
+            .unwrap_err();
+        let tokio_tungstenite::tungstenite::Error::Http(resp) = err else {
+            panic!("{err}")
+        };
+        assert_eq!(resp.status().as_u16(), status);
+        assert_eq!(
+            resp.headers()
+                .get("retry-after")
+                .and_then(|v| v.to_str().ok()),
+            Some(retry_after)
+        );
+    }
+    assert!(
+        tokio_tungstenite::connect_async(sim.polybolt_url())
+            .await
+            .is_ok()
+    );
 }
