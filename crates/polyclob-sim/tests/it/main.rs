@@ -23,6 +23,7 @@ mod rtds;
 mod scale;
 mod sports;
 mod trading;
+mod user_faults;
 mod user_reconcile;
 mod vectors;
 mod ws;
