@@ -503,6 +503,7 @@ pub(crate) struct Fields<'a> {
     maker_address: Raw,
     expiration: Raw,
     created_at: Raw,
+    bucket_index: Raw,
     /// `Some(Err)`: the array held `null` or was not walked.
     bids: Option<lists::Span>,
     asks: Option<lists::Span>,
@@ -558,6 +559,7 @@ impl Fields<'_> {
             b"maker_address" => &mut self.maker_address,
             b"expiration" => &mut self.expiration,
             b"created_at" => &mut self.created_at,
+            b"bucket_index" => &mut self.bucket_index,
             _ => return None,
         })
     }

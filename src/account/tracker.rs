@@ -60,7 +60,9 @@
 //! tracker.posted(&order, &answer); // the order is known before any fill is reported
 //!
 //! let id = answer?.order_id;
-//! let settled = tracker.wait_for_settlement(account.client(), &id, Duration::from_millis(20)).await?;
+//! let settled = tracker
+//!     .wait_for_settlement(account.client(), &id, Duration::from_millis(20), Duration::from_secs(30))
+//!     .await?;
 //! assert!(settled.is_settled());
 //! println!("confirmed {}, failed {}", settled.confirmed, settled.failed);
 //! let held = tracker.position(&token).and_then(|p| p.held());
@@ -79,7 +81,7 @@ use crate::data;
 use crate::fixed::{Price, Size};
 use crate::http::{Error, SkippedRow};
 use crate::order::SignedOrder;
-use crate::types::{Address, Side};
+use crate::types::{Address, Side, Timestamp};
 
 /// How long a matched trade may take to confirm before it is reported overdue, by default.
 /// Polymarket's SDKs poll a matched trade for at most 30 s; the tracker allows twice that.
@@ -318,14 +320,12 @@ struct Leg {
 #[derive(Clone, Debug)]
 struct TradeEntry {
     status: TradeStatus,
+    /// When the status was last updated, as far as the messages said.
+    updated: Option<Timestamp>,
     /// The taker's leg first, then the makers'.
     legs: Vec<Leg>,
     seen: Instant,
     overdue: bool,
-}
-
-fn is_final(s: &TradeStatus) -> bool {
-    matches!(s, TradeStatus::Confirmed | TradeStatus::Failed)
 }
 
 /// The side a maker leg took: the opposite of the taker on the same token, the same side
@@ -566,7 +566,7 @@ impl Tracker {
             maker_address: m.maker_address.as_deref().and_then(lower),
             announced: false,
         }));
-        self.trade(&t.id, t.status.clone(), legs);
+        self.trade(&t.id, t.status.clone(), None, legs);
     }
 
     /// Feeds an order as `GET /data/order/{id}` or `GET /data/orders` returns it.
@@ -613,7 +613,8 @@ impl Tracker {
             maker_address: lower(&m.maker_address),
             announced: false,
         }));
-        self.trade(&t.id, t.status.clone(), legs);
+        let updated = Timestamp::from_secs(t.last_update).filter(|_| t.last_update > 0);
+        self.trade(&t.id, t.status.clone(), updated, legs);
     }
 
     /// Reports trades of the bot's that have not confirmed within the bound by `now`
@@ -622,7 +623,7 @@ impl Tracker {
         let mut late: Vec<(String, Duration)> = Vec::new();
         for (id, t) in &mut self.trades {
             let age = now.saturating_duration_since(t.seen);
-            if !t.overdue && !is_final(&t.status) && age >= self.settle_within {
+            if !t.overdue && !t.status.is_final() && age >= self.settle_within {
                 t.overdue = true;
                 late.push((id.clone(), age));
             }
@@ -746,7 +747,7 @@ impl Tracker {
             .is_some_and(|t| t.legs.iter().any(|l| self.is_ours(l)))
     }
 
-    fn trade(&mut self, id: &str, status: TradeStatus, legs: Vec<Leg>) {
+    fn trade(&mut self, id: &str, status: TradeStatus, updated: Option<Timestamp>, legs: Vec<Leg>) {
         if id.is_empty() || self.is_forgotten(b't', id) {
             return;
         }
@@ -764,6 +765,7 @@ impl Tracker {
                     id.to_owned(),
                     TradeEntry {
                         status,
+                        updated,
                         legs,
                         seen: Instant::now(),
                         overdue: false,
@@ -772,17 +774,13 @@ impl Tracker {
                 true
             }
             Some(t) => {
-                // Final statuses stay; MATCHED (the first) never overrides a later one.
-                let stale = is_final(&t.status)
-                    || t.status == status
-                    || matches!(
-                        status,
-                        TradeStatus::Matched | TradeStatus::MatchedNotBroadcasted
-                    );
-                if !stale {
+                // One rule for every source: final statuses stay, nothing goes backwards.
+                let newer = status.supersedes(updated, &t.status, t.updated);
+                if newer {
                     t.status = status;
+                    t.updated = t.updated.max(updated);
                 }
-                !stale
+                newer
             }
         };
         if !changed {
@@ -793,7 +791,7 @@ impl Tracker {
             return;
         };
         let status = t.status.clone();
-        if is_final(&status) {
+        if status.is_final() {
             self.settled_trades.push_back(id.to_owned());
         }
         let orders: Vec<String> = t.legs.iter().map(|l| l.order_id.clone()).collect();
@@ -1074,31 +1072,46 @@ impl Tracker {
 
     /// Polls [`refresh_order`](Self::refresh_order) every `poll` until the order's fills
     /// are settled ([`Settlement::is_settled`]), a fill is overdue (so at most about the
-    /// bound after its trade was first seen), or the order stays submitted or delayed past
-    /// the bound; returns where it stands then. Only the fills
-    /// matched so far are waited for: a resting order may fill later.
+    /// bound after its trade was first seen), the order stays submitted or delayed past
+    /// the bound, or `deadline` has passed since the call; returns where it stands then.
+    /// Each request is bounded by the time left: at the deadline the answer is the
+    /// settlement as it stands (not [settled](Settlement::is_settled), if it was not), never
+    /// an error and never a wait past it. Only the fills matched so far are waited for: a
+    /// resting order may fill later.
     ///
     /// # Errors
     ///
-    /// The requests' errors.
+    /// The requests' errors (a request cut short by the deadline is not one).
     pub async fn wait_for_settlement(
         &mut self,
         client: &Client,
         order_id: &str,
         poll: Duration,
+        deadline: Duration,
     ) -> Result<Settlement, Error> {
         let start = Instant::now();
+        let end = start.checked_add(deadline);
+        let left = |now: Instant| end.map_or(Duration::MAX, |e| e.saturating_duration_since(now));
         loop {
-            self.refresh_order(client, order_id).await?;
+            let refreshed =
+                tokio::time::timeout(left(Instant::now()), self.refresh_order(client, order_id))
+                    .await;
+            match refreshed {
+                Ok(r) => drop(r?),
+                // The deadline passed mid-request: what is known so far.
+                Err(_) => return Ok(self.settlement(order_id)),
+            }
             let s = self.settlement(order_id);
             let held = matches!(s.state, OrderState::Submitted | OrderState::Delayed);
+            let now = Instant::now();
             if s.is_settled()
                 || !s.overdue.is_zero()
-                || held && start.elapsed() >= self.settle_within
+                || held && now.duration_since(start) >= self.settle_within
+                || left(now).is_zero()
             {
                 return Ok(s);
             }
-            tokio::time::sleep(poll).await;
+            tokio::time::sleep(poll.min(left(now))).await;
         }
     }
 }

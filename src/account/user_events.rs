@@ -53,7 +53,7 @@ use crate::clob::types::{OrderStatus, TraderSide};
 use crate::decode::{DecodeError, EventView as Decoded, JsonStr, OrderMsg, TradeMsg, decode_bytes};
 use crate::fixed::{Price, Size};
 use crate::http::SkippedRow;
-use crate::types::{OrderType, Side};
+use crate::types::{OrderType, Side, Timestamp};
 use crate::ws::Closed;
 use crate::ws::continuity::{Break, Cause, Lost, Recovery, StreamKind};
 use crate::ws::event::{OwnedFrame, Status};
@@ -64,22 +64,6 @@ use crate::ws::user::{POLICY, UserWire};
 /// A trade's settlement status: the same type as the REST trades' (`MATCHED`, `MINED`,
 /// `CONFIRMED`, `RETRYING`, `FAILED`, …, unknown names kept in `Unknown`).
 pub use crate::clob::types::TradeStatus;
-
-/// How far a status has moved: `MATCHED` 0, `RETRYING` and `MINED` 1, `CONFIRMED` and `FAILED`
-/// 2 (final). The docs give no transition graph; this is the order the exchange sends.
-fn rank(s: &TradeStatus) -> u8 {
-    match s {
-        TradeStatus::Confirmed | TradeStatus::Failed => 2,
-        TradeStatus::Mined | TradeStatus::Retrying => 1,
-        _ => 0,
-    }
-}
-
-/// Whether `next` moves a trade on from `prev`: never after a final status, never backwards,
-/// never the same status twice.
-fn advances(prev: &TradeStatus, next: &TradeStatus) -> bool {
-    rank(prev) < 2 && prev != next && rank(next) >= rank(prev)
-}
 
 /// What an order event reports (`type`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -146,6 +130,10 @@ pub struct TradeUpdate {
     pub transaction_hash: Option<String>,
     /// Match time as sent.
     pub match_time: Option<String>,
+    /// When the trade's status last changed (`last_update`), when sent.
+    pub last_update: Option<Timestamp>,
+    /// `bucket_index`, when sent (its meaning is not documented).
+    pub bucket_index: Option<u32>,
     /// The maker legs.
     pub maker_fills: Vec<MakerFill>,
     /// `false` for a live event; `true` when fetched over REST after a break
@@ -247,6 +235,8 @@ fn trade(shard: usize, t: &TradeMsg<'_>) -> Result<TradeUpdate, DecodeError> {
         trader_side: t.trader_side.map(TraderSide::parse),
         transaction_hash: t.transaction_hash.map(str::to_owned),
         match_time: t.matchtime.map(str::to_owned),
+        last_update: t.last_update.and_then(|s| Timestamp::parse(s).ok()),
+        bucket_index: t.bucket_index,
         maker_fills,
         recovered: false,
         first: false,
@@ -315,6 +305,8 @@ fn recovered_trade(shard: usize, t: rest::Trade) -> Result<TradeUpdate, SkippedR
         trader_side: t.trader_side,
         transaction_hash: nonempty(t.transaction_hash),
         match_time: Some(t.match_time.to_string()),
+        last_update: Timestamp::from_secs(t.last_update).filter(|_| t.last_update > 0),
+        bucket_index: None,
         maker_fills,
         recovered: true,
         first: false,
@@ -347,10 +339,11 @@ fn recovered_order(shard: usize, o: rest::OpenOrder) -> Result<OrderUpdate, Skip
     })
 }
 
-/// The last status delivered of each trade, bounded (oldest trade forgotten first).
+/// The last status delivered of each trade and when it changed, bounded (oldest trade
+/// forgotten first).
 #[derive(Debug, Default)]
 struct Seen {
-    last: HashMap<String, TradeStatus>,
+    last: HashMap<String, (TradeStatus, Option<Timestamp>)>,
     order: VecDeque<String>,
 }
 
@@ -358,13 +351,15 @@ struct Seen {
 const SEEN_CAP: usize = 65_536;
 
 impl Seen {
-    /// Whether `t` moves its trade on (then remembered, `first` set on a new trade).
+    /// Whether `t` moves its trade on ([`TradeStatus::supersedes`]; then remembered, `first`
+    /// set on a new trade).
     fn admit(&mut self, t: &mut TradeUpdate) -> bool {
-        if let Some(prev) = self.last.get_mut(&t.id) {
-            if !advances(prev, &t.status) {
+        if let Some((prev, at)) = self.last.get_mut(&t.id) {
+            if !t.status.supersedes(t.last_update, prev, *at) {
                 return false;
             }
-            prev.clone_from(&t.status);
+            *prev = t.status.clone();
+            *at = t.last_update;
             return true;
         }
         if self.order.len() == SEEN_CAP {
@@ -372,7 +367,8 @@ impl Seen {
                 self.last.remove(&old);
             }
         }
-        self.last.insert(t.id.clone(), t.status.clone());
+        self.last
+            .insert(t.id.clone(), (t.status.clone(), t.last_update));
         self.order.push_back(t.id.clone());
         t.first = true;
         true
@@ -776,18 +772,6 @@ mod tests {
         ]
         .map(|(id, s, first)| (id.to_owned(), s, first));
         assert_eq!(got, want);
-        // Table: a final status ends the trade; backwards never.
-        for (prev, next, ok) in [
-            (M, N, true),
-            (N, R, true),
-            (R, N, true),
-            (N, M, false),
-            (C, F, false),
-            (F, R, false),
-            (M, M, false),
-        ] {
-            assert_eq!(advances(&prev, &next), ok, "{prev:?} -> {next:?}");
-        }
     }
 
     #[test]

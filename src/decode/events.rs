@@ -278,9 +278,11 @@ impl<'a> OrderMsg<'a> {
 /// ```
 /// use polyclob::decode::{decode, EventView};
 /// let f = r#"{"event_type":"trade","type":"TRADE","id":"28c4","asset_id":"5211","side":"BUY",
-///   "size":"10","price":"0.57","status":"MATCHED","matchtime":"1672290701","maker_orders":[]}"#;
+///   "size":"10","price":"0.57","status":"MATCHED","matchtime":"1672290701","maker_orders":[],
+///   "bucket_index":0}"#;
 /// let Some(Ok(EventView::Trade(t))) = decode(f).next() else { panic!() };
 /// assert_eq!((t.id, t.status.unwrap().as_str(), t.matchtime), ("28c4", Some("MATCHED"), Some("1672290701")));
+/// assert_eq!(t.bucket_index, Some(0));
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct TradeMsg<'a> {
@@ -318,6 +320,9 @@ pub struct TradeMsg<'a> {
     pub timestamp: Option<u64>,
     /// On-chain transaction hash, when sent and non-empty.
     pub transaction_hash: Option<&'a str>,
+    /// `bucket_index`, when sent and a non-negative integer (the docs do not say what it
+    /// counts).
+    pub bucket_index: Option<u32>,
     /// The maker legs, read lazily.
     pub maker_orders: MakerOrders<'a>,
     /// The element's JSON text.
@@ -524,6 +529,7 @@ pub(crate) fn build<'a>(
                 last_update: opt_token(src, &f.last_update, "last_update")?,
                 timestamp: ts,
                 transaction_hash: non_empty(opt_str(src, &f.transaction_hash, "transaction_hash")?),
+                bucket_index: opt_u64(src, &f.bucket_index).and_then(|b| u32::try_from(b).ok()),
                 maker_orders: MakerOrders::new(src, f.maker_orders.flatten()),
                 json,
             })
@@ -533,4 +539,46 @@ pub(crate) fn build<'a>(
             json,
         },
     })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::super::{EventView, decode};
+
+    fn trade(extra: &str) -> Option<u32> {
+        let f = format!(
+            r#"{{"event_type":"trade","id":"t1","asset_id":"7","side":"BUY","size":"5","price":"0.5","status":"MATCHED"{extra}}}"#
+        );
+        let Some(Ok(EventView::Trade(t))) = decode(&f).next() else {
+            panic!("{f}")
+        };
+        t.bucket_index
+    }
+
+    #[test]
+    fn trade_bucket_index() {
+        assert_eq!(trade(r#","bucket_index":3"#), Some(3));
+        assert_eq!(trade(r#","bucket_index":"12""#), Some(12));
+        assert_eq!(trade(""), None);
+        assert_eq!(trade(r#","bucket_index":null"#), None);
+        // Informational and undocumented: a value that is not a small integer is `None`,
+        // never a failed trade.
+        assert_eq!(trade(r#","bucket_index":-1"#), None);
+        assert_eq!(trade(r#","bucket_index":4294967296"#), None);
+    }
+
+    #[test]
+    fn order_associate_trades_null_or_listed() {
+        for (list, ids) in [("null", vec![]), (r#"["a","b"]"#, vec!["a", "b"])] {
+            let f = format!(
+                r#"{{"event_type":"order","id":"o1","asset_id":"7","side":"SELL","price":"0.5","associate_trades":{list},"status":"MATCHED"}}"#
+            );
+            let Some(Ok(EventView::Order(o))) = decode(&f).next() else {
+                panic!("{f}")
+            };
+            let got: Vec<&str> = o.associate_trades.map(|s| s.unwrap().raw()).collect();
+            assert_eq!(got, ids);
+        }
+    }
 }

@@ -231,6 +231,20 @@ impl EventFilter {
         /// Sort ascending (`true`) or descending. Default is Gamma's.
         ascending(yes: bool) => "ascending";
     }
+
+    /// Events of one sports game: `game_id`, the sports socket's numeric `gameId`
+    /// ([`GameId::Num`](crate::sports::decode::GameId::Num)); may be repeated. How a bot
+    /// learns a game's end it missed (the socket sends `ended: true` once). Cricket's string
+    /// `metadataGameId` has no documented Gamma filter. Default is any game.
+    ///
+    /// ```
+    /// use polyclob::gamma::EventFilter;
+    /// let f = EventFilter::new().game_id(19439).game_id(1317359);
+    /// # let _ = f;
+    /// ```
+    pub fn game_id(self, id: u64) -> Self {
+        self.pair("game_id", id.to_string())
+    }
 }
 
 #[cfg(test)]
@@ -263,13 +277,17 @@ mod tests {
         let e = EventFilter::new()
             .volume_max(Size::from_micros(2_000_000))
             .tag_slug("politics")
-            .featured(true);
+            .featured(true)
+            .game_id(19439)
+            .game_id(7);
         assert_eq!(
             e.pairs,
             [
                 ("volume_max", "2".to_owned()),
                 ("tag_slug", "politics".to_owned()),
                 ("featured", "true".to_owned()),
+                ("game_id", "19439".to_owned()),
+                ("game_id", "7".to_owned()),
             ]
         );
         assert_eq!((e.page_limit(), e.limit(9_999).page_limit()), (0, 500));

@@ -41,7 +41,9 @@ use crate::ws::feed::{
 use crate::ws::subscribe::Op;
 use crate::ws::trust::{Keys, Trust, with_key};
 
-use super::decode::{AckOp, BoltMessage, BoltPayload, Channel, decode, decode_bytes};
+use super::decode::{
+    Ack, AckCode, AckOp, BoltMessage, BoltPayload, Channel, Envelope, decode, decode_bytes,
+};
 use super::subscription::{
     BoltSubscription, LimitError, MAX_SUBSCRIBE_FRAMES_PER_SEC, MAX_SUBSCRIPTION_BYTES,
     MAX_SUBSCRIPTIONS,
@@ -73,14 +75,19 @@ const POLICY: Policy = Policy {
     ],
 };
 
+/// Channels tracked (one slot each).
+const CHANNELS: usize = Channel::ALL.len();
+
 /// How long a key may go without an update before it is [`Trust::Stale`], per channel (our
-/// defaults: the docs give no cadence; reference prices tick several times a second).
-const STALE_AFTER: [Duration; 4] = [
-    Duration::from_secs(5),
-    Duration::from_secs(10),
-    Duration::from_secs(60),
-    Duration::from_secs(60),
-];
+/// defaults: the docs give no cadence; reference prices tick several times a second, while a
+/// `price.polymarket` top changes only when the book's top does: never stale).
+const STALE_AFTER: [Option<Duration>; CHANNELS] = {
+    let mut s = [Some(Duration::from_secs(60)); CHANNELS];
+    s[Channel::Crypto.index()] = Some(Duration::from_secs(5));
+    s[Channel::CryptoTwap.index()] = Some(Duration::from_secs(10));
+    s[Channel::Polymarket.index()] = None;
+    s
+};
 
 /// PolyBolt's frames: `auth`, then `{"op":"subscribe"|"unsubscribe","subscriptions":[…]}`.
 #[derive(Debug)]
@@ -119,20 +126,15 @@ impl Wire for BoltWire {
         let Ok(BoltMessage::Ack(ack)) = decode(text) else {
             return Control::Data;
         };
+        let code = ack.code.and_then(AckCode::as_str).unwrap_or("");
         match (ack.op, ack.code) {
             (AckOp::Authed, _) => Control::Authed,
-            (AckOp::Error, Some("auth_invalid")) => Control::Refused {
-                code: "auth_invalid",
-                stop: true,
-            },
-            (AckOp::Error, Some("auth_unavailable")) => Control::Refused {
-                code: "auth_unavailable",
-                stop: false,
-            },
-            (AckOp::Error, Some("auth_expired")) => Control::Refused {
-                code: "auth_expired",
-                stop: false,
-            },
+            // The docs: fix the credentials.
+            (AckOp::Error, Some(AckCode::AuthInvalid)) => Control::Refused { code, stop: true },
+            // The docs: temporary; wait, then authenticate again.
+            (AckOp::Error, Some(AckCode::AuthUnavailable | AckCode::AuthExpired)) => {
+                Control::Refused { code, stop: false }
+            }
             _ => Control::Data,
         }
     }
@@ -176,29 +178,37 @@ impl Wire for BoltWire {
 /// ```
 pub type PolyBoltStream = Feed<BoltFeed>;
 
-/// PolyBolt's decoder; its state is the trust of each (channel, symbol).
+/// PolyBolt's decoder; its state is the trust of each (channel, symbol or token id).
 #[derive(Debug, Default)]
 pub struct BoltFeed {
     auth: Option<Credentials>,
+    /// A subscription needs credentials.
+    gated: bool,
     keys: Keys,
-    stale_after: [Option<Duration>; 4],
+    stale_after: [Option<Duration>; CHANNELS],
     /// The connection whose sequence numbers `last` holds.
     epoch: Option<(usize, u64)>,
-    last: [Option<u64>; 4],
+    last: [Option<u64>; CHANNELS],
     /// The connection this feed asked to replace for new snapshots.
     replacing: Option<(usize, u64)>,
+    /// `price.polymarket` tokens of the connection awaiting their snapshot, in the order they
+    /// were subscribed (sorted at connect, appended after), and the subscription changes
+    /// counted then.
+    awaiting: VecDeque<String>,
+    awaiting_on: Option<(usize, u64)>,
+    changes: u64,
 }
 
 /// A PolyBolt frame that owns its buffer.
 pub type OwnedBoltMessage = Owned<BoltFeed>;
 
 impl Feed<BoltFeed> {
-    /// A builder with PolyBolt's policy (production URL; credentials required for the price
-    /// channels).
+    /// A builder with PolyBolt's policy (production URL; credentials needed by every channel
+    /// but the public `price.polymarket`).
     #[must_use]
     pub fn builder() -> FeedBuilder<BoltFeed> {
         let feed = BoltFeed {
-            stale_after: STALE_AFTER.map(Some),
+            stale_after: STALE_AFTER,
             ..BoltFeed::default()
         };
         FeedBuilder::new(feed, &POLICY)
@@ -206,8 +216,9 @@ impl Feed<BoltFeed> {
 }
 
 impl FeedBuilder<BoltFeed> {
-    /// The CLOB API credentials sent in the `auth` frame. Default is none (the gated price
-    /// channels then cannot be subscribed: `build` says so).
+    /// The CLOB API credentials sent in the `auth` frame. Default is none: only the public
+    /// `price.polymarket` can be subscribed (`build` refuses a gated subscription without
+    /// them).
     #[must_use]
     pub fn credentials(mut self, auth: Credentials) -> Self {
         self.decoder_mut().auth = Some(auth);
@@ -218,12 +229,14 @@ impl FeedBuilder<BoltFeed> {
     /// none.
     #[must_use]
     pub fn subscribe(mut self, sub: BoltSubscription) -> Self {
+        self.decoder_mut().gated |= sub.channel().needs_auth();
         self.opts.ids.push(sub.to_json());
         self
     }
 
     /// A key of `channel` without an update for `bound` is [`Trust::Stale`] (`None`: never).
-    /// Default is 5 s for `price.crypto`, 10 s for its TWAP and 60 s for the equity channels.
+    /// Default is 5 s for `price.crypto`, 10 s for its TWAP, 60 s for the equity channels and
+    /// never for `price.polymarket`.
     #[must_use]
     pub fn stale_after(mut self, channel: Channel, bound: Option<Duration>) -> Self {
         self.decoder_mut().stale_after[channel.index()] = bound;
@@ -243,7 +256,7 @@ impl BoltFeed {
         if self.epoch != Some(conn) {
             // Sequence numbers start over on every connection.
             self.epoch = Some(conn);
-            self.last = [None; 4];
+            self.last = [None; CHANNELS];
         }
         let ch = env.channel?;
         let i = ch.index();
@@ -276,6 +289,88 @@ impl BoltFeed {
     }
 }
 
+/// The token a `price.polymarket` subscription (as rendered by [`BoltSubscription::to_json`])
+/// names.
+fn polymarket_token(sub: &str) -> Option<&str> {
+    let rest = sub.strip_prefix(r#"{"channel":"price.polymarket","filter":{"asset_id":""#)?;
+    rest.split('"').next()
+}
+
+impl BoltFeed {
+    /// The `price.polymarket` tokens of connection `conn` awaiting their snapshot: every one at
+    /// a new connection (in the order the subscribe frame lists them), then those subscribed
+    /// since.
+    fn sync_awaiting(&mut self, conn: (usize, u64), io: &Io<'_>) {
+        let fresh = self.awaiting_on != Some(conn);
+        if !fresh && self.changes == io.shards.changes() {
+            return;
+        }
+        self.awaiting_on = Some(conn);
+        self.changes = io.shards.changes();
+        if fresh {
+            self.awaiting.clear();
+        }
+        for sub in io.shards.ids_of(conn.0) {
+            let Some(token) = polymarket_token(&sub) else {
+                continue;
+            };
+            let k = format!("{}|{token}", Channel::Polymarket.as_str());
+            if (fresh || self.keys.trust(&k) == Trust::Unknown) && !self.awaiting.contains(&k) {
+                self.awaiting.push_back(k);
+            }
+        }
+    }
+
+    /// Trust from a data envelope: a key's own snapshot re-establishes it (on the connection
+    /// that did not lose frames), an update keeps it fresh. A `price.polymarket` snapshot `[]`
+    /// names no token: it answers the oldest subscription still awaiting its snapshot (each
+    /// subscription gets its acknowledgement and then its snapshot, in order).
+    fn track(&mut self, env: &Envelope<'_>, conn: (usize, u64), io: &Io<'_>) {
+        let Some(ch) = env.channel else { return };
+        if ch == Channel::Polymarket && env.snapshot {
+            self.sync_awaiting(conn, io);
+        }
+        let key = match env.payload {
+            BoltPayload::Price(p) => Some(p.symbol),
+            BoltPayload::Snapshot(s) => Some(s.symbol),
+            BoltPayload::Top(t) => Some(t.asset_id),
+            BoltPayload::Empty | BoltPayload::Other(_) => None,
+        };
+        let (shard, stale) = (conn.0, self.stale_after[ch.index()]);
+        let restores = env.snapshot && self.replacing != Some(conn);
+        match key {
+            Some(symbol) => with_key(format_args!("{}|{symbol}", ch.as_str()), |k| {
+                self.awaiting.retain(|a| a != k);
+                if restores {
+                    self.keys.establish(k, shard, stale);
+                } else {
+                    self.keys.touch(k, shard);
+                }
+            }),
+            None if restores && matches!(env.payload, BoltPayload::Empty) => {
+                if let Some(k) = self.awaiting.pop_front() {
+                    self.keys.establish(&k, shard, stale);
+                }
+            }
+            None => {}
+        }
+    }
+
+    /// A refused `price.polymarket` subscription (`bad_filter` …) gets no snapshot: the oldest
+    /// awaiting one is marked refused, so a later `[]` is not taken for it.
+    fn refused(&mut self, ack: &Ack<'_>, conn: (usize, u64), io: &Io<'_>) {
+        let polymarket = ack.channel == Some(Channel::Polymarket.as_str());
+        if ack.op != AckOp::Error || !polymarket {
+            return;
+        }
+        self.sync_awaiting(conn, io);
+        let code = ack.code.and_then(AckCode::as_str).unwrap_or("error");
+        if let Some(k) = self.awaiting.pop_front() {
+            self.keys.reject(&k, conn.0, code);
+        }
+    }
+}
+
 impl Sealed for BoltFeed {
     type Sub = BoltSubscription;
     type Refused = LimitError;
@@ -285,9 +380,9 @@ impl Sealed for BoltFeed {
         sub.to_json()
     }
     fn wire(&mut self) -> Result<Box<dyn Wire>, BuildError> {
-        if self.auth.is_none() {
+        if self.gated && self.auth.is_none() {
             return Err(BuildError::Invalid(
-                "credentials: PolyBolt's price channels need CLOB API credentials",
+                "credentials: PolyBolt's price channels but price.polymarket need CLOB API credentials",
             ));
         }
         Ok(Box::new(BoltWire(self.auth.take())))
@@ -325,7 +420,9 @@ impl Sealed for BoltFeed {
         &self.keys
     }
     fn trust(keys: &Keys, (channel, symbol): (Channel, &str)) -> Trust {
-        with_key(&[channel.as_str(), symbol], |k| keys.trust(k))
+        with_key(format_args!("{}|{symbol}", channel.as_str()), |k| {
+            keys.trust(k)
+        })
     }
     fn frame<S: Sink<Self>>(&mut self, frame: &OwnedFrame, io: &Io<'_>, sink: &mut S) {
         let decoded = match frame.as_str() {
@@ -336,31 +433,20 @@ impl Sealed for BoltFeed {
             Ok(msg) => msg,
             Err(e) => return sink.invalid(e, frame, &self.keys),
         };
-        if let BoltMessage::Data(env) = &msg {
-            let conn = (frame.shard(), frame.epoch());
-            if let Some(b) = self.sequence(env, conn) {
-                self.keys.break_shard(conn.0);
-                if self.replacing != Some(conn) {
-                    self.replacing = Some(conn);
-                    io.shards.resnapshot(conn.0);
-                }
-                sink.brk(b, &self.keys);
-            }
-            let symbol = match env.payload {
-                BoltPayload::Price(p) => Some(p.symbol),
-                BoltPayload::Snapshot(s) => Some(s.symbol),
-                BoltPayload::Other(_) => None,
-            };
-            if let (Some(ch), Some(symbol)) = (env.channel, symbol) {
-                let (shard, stale) = (conn.0, self.stale_after[ch.index()]);
-                with_key(&[ch.as_str(), symbol], |k| {
-                    if env.snapshot && self.replacing != Some(conn) {
-                        self.keys.establish(k, shard, stale);
-                    } else {
-                        self.keys.touch(k, shard);
+        let conn = (frame.shard(), frame.epoch());
+        match &msg {
+            BoltMessage::Data(env) => {
+                if let Some(b) = self.sequence(env, conn) {
+                    self.keys.break_shard(conn.0);
+                    if self.replacing != Some(conn) {
+                        self.replacing = Some(conn);
+                        io.shards.resnapshot(conn.0);
                     }
-                });
+                    sink.brk(b, &self.keys);
+                }
+                self.track(env, conn, io);
             }
+            BoltMessage::Ack(ack) => self.refused(ack, conn, io),
         }
         sink.message(msg, Some(frame), &self.keys);
     }

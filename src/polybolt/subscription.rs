@@ -54,10 +54,15 @@ impl Provider {
 ///     BoltSubscription::equity("xauusd").provider(Provider::Pyth).to_json(),
 ///     r#"{"channel":"price.equity","filter":{"symbol":"xauusd","provider":"pyth"}}"#
 /// );
+/// assert_eq!(
+///     BoltSubscription::polymarket("2174").to_json(),
+///     r#"{"channel":"price.polymarket","filter":{"asset_id":"2174"}}"#
+/// );
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BoltSubscription {
     channel: Channel,
+    /// The symbol, or the asset id on `price.polymarket`.
     symbol: String,
     provider: Option<Provider>,
 }
@@ -67,14 +72,26 @@ const TWAP_WINDOW: u32 = 60;
 
 impl BoltSubscription {
     /// A subscription to `channel` for `symbol` (lower-cased, as the server wants; TWAP
-    /// channels get `window_seconds: 60`, the only window served).
+    /// channels get `window_seconds: 60`, the only window served). On
+    /// [`Channel::Polymarket`] `symbol` is the token id, sent as given.
     #[must_use]
     pub fn new(channel: Channel, symbol: &str) -> Self {
         Self {
             channel,
-            symbol: symbol.to_ascii_lowercase(),
+            symbol: if channel == Channel::Polymarket {
+                symbol.to_owned()
+            } else {
+                symbol.to_ascii_lowercase()
+            },
             provider: None,
         }
+    }
+
+    /// `price.polymarket` for the token `asset_id` (its decimal token id): best bid, best ask
+    /// and book hash. Public: needs no credentials.
+    #[must_use]
+    pub fn polymarket(asset_id: &str) -> Self {
+        Self::new(Channel::Polymarket, asset_id)
     }
 
     /// `price.crypto` for `symbol` (`btcusd`: lower-case, `usd`-quoted).
@@ -114,7 +131,8 @@ impl BoltSubscription {
         self.channel
     }
 
-    /// The symbol (lower case).
+    /// The symbol (lower case), or the token id on `price.polymarket`: what the filter
+    /// names.
     #[must_use]
     pub fn symbol(&self) -> &str {
         &self.symbol
@@ -126,7 +144,11 @@ impl BoltSubscription {
         let mut out = String::with_capacity(64 + self.symbol.len());
         out.push_str("{\"channel\":\"");
         out.push_str(self.channel.as_str());
-        out.push_str("\",\"filter\":{\"symbol\":");
+        out.push_str(if self.channel == Channel::Polymarket {
+            "\",\"filter\":{\"asset_id\":"
+        } else {
+            "\",\"filter\":{\"symbol\":"
+        });
         push_string(&mut out, &self.symbol);
         if self.channel.is_twap() {
             out.push_str(",\"window_seconds\":");

@@ -166,7 +166,7 @@ impl Sealed for RtdsFeed {
         &self.keys
     }
     fn trust(keys: &Keys, (topic, symbol): (&str, &str)) -> Trust {
-        with_key(&[topic, symbol], |k| keys.trust(k))
+        with_key(format_args!("{topic}|{symbol}"), |k| keys.trust(k))
     }
     fn frame<S: Sink<Self>>(&mut self, frame: &OwnedFrame, _: &Io<'_>, sink: &mut S) {
         let decoded = match frame.as_str() {
@@ -177,7 +177,9 @@ impl Sealed for RtdsFeed {
             Ok(msg) => {
                 if let Some((topic, symbol)) = price_key(&msg) {
                     let shard = frame.shard();
-                    with_key(&[topic, symbol], |k| self.keys.establish(k, shard, None));
+                    with_key(format_args!("{topic}|{symbol}"), |k| {
+                        self.keys.establish(k, shard, None);
+                    });
                 }
                 sink.message(msg, Some(frame), &self.keys);
             }

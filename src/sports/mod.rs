@@ -12,7 +12,7 @@
 //!     match ev {
 //!         FeedEvent::Message(r) => {
 //!             let r = r.message()?;
-//!             println!("{} {:?} {:?}", r.game_id, r.score, r.period);
+//!             println!("{} {:?} {:?}", r.key, r.score, r.period);
 //!         }
 //!         FeedEvent::Break(b) => println!("{b}"),
 //!         _ => {}

@@ -29,7 +29,7 @@ use crate::ws::feed::{
 use crate::ws::subscribe::Op;
 use crate::ws::trust::{Keys, Trust, with_key};
 
-use super::decode::{SportResult, decode};
+use super::decode::{GameKey, SportResult, decode};
 
 /// Polymarket's production sports socket.
 pub const SPORTS_URL: &str = "wss://sports-api.polymarket.com/ws";
@@ -88,7 +88,7 @@ impl Wire for SportsWire {
 ///     match ev {
 ///         FeedEvent::Message(r) => {
 ///             let r = r.message()?;
-///             println!("{} {:?} {:?}", r.game_id, r.score, r.period);
+///             println!("{} {:?} {:?}", r.key, r.score, r.period);
 ///         }
 ///         // Reconcile these through Gamma (`EventFilter::game_id`).
 ///         FeedEvent::Break(_) => println!("{:?}", sports.state().untrusted().collect::<Vec<_>>()),
@@ -141,8 +141,8 @@ impl Sealed for SportsFeed {
     fn state(&self) -> &Keys {
         &self.keys
     }
-    fn trust(keys: &Keys, (league, game): (&str, u64)) -> Trust {
-        with_key(&[league, &game.to_string()], |k| keys.trust(k))
+    fn trust(keys: &Keys, game: GameKey<'_>) -> Trust {
+        with_key(format_args!("{game}"), |k| keys.trust(k))
     }
     fn frame<S: Sink<Self>>(&mut self, frame: &OwnedFrame, _: &Io<'_>, sink: &mut S) {
         let decoded = match frame.as_str() {
@@ -151,10 +151,10 @@ impl Sealed for SportsFeed {
         };
         match decoded {
             Ok(r) => {
-                let game = r.game_id.to_string();
-                let league = r.league.unwrap_or("");
                 let shard = frame.shard();
-                with_key(&[league, &game], |k| self.keys.establish(k, shard, None));
+                with_key(format_args!("{}", r.key), |k| {
+                    self.keys.establish(k, shard, None);
+                });
                 sink.message(r, Some(frame), &self.keys);
             }
             Err(e) => sink.invalid(e, frame, &self.keys),
@@ -180,7 +180,7 @@ impl Reread for SportsFeed {
 impl Decoder for SportsFeed {
     type Message<'a> = SportResult<'a>;
     type Owned = OwnedSportResult;
-    /// The league (`leagueAbbreviation`) and the game (`gameId`).
-    type Key<'a> = (&'a str, u64);
+    /// The game: its league and its `gameId` (or cricket's `metadataGameId`).
+    type Key<'a> = GameKey<'a>;
     type State = Keys;
 }

@@ -503,8 +503,14 @@ impl Sealed for MarketFeed {
             }
         });
         if let Some(b) = lost {
-            // The connection is replaced for fresh snapshots: its books wait for theirs.
-            self.gate(shard, io);
+            // The connection is replaced for fresh snapshots: its live books wait for theirs
+            // (the suspect one stays suspect).
+            for id in io.shards.ids_of(shard) {
+                let book = self.books.register(&id);
+                if book.state() == BookState::Live {
+                    book.await_snapshot();
+                }
+            }
             sink.brk(b, &self.books);
         }
     }

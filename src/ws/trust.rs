@@ -59,16 +59,14 @@ pub struct Keys {
     gens: Vec<u64>,
 }
 
-/// Renders a key of several parts (`price.crypto|btcusd`, `nfl|19439`) into a stack buffer
-/// and calls `f` with it; parts past 192 bytes in all take one allocation.
-pub(crate) fn with_key<R>(parts: &[&str], f: impl FnOnce(&str) -> R) -> R {
+/// Renders a key (`price.crypto|btcusd`, `nfl|19439`) into a stack buffer and calls `f` with
+/// it; a key past 192 bytes takes one allocation.
+pub(crate) fn with_key<R>(key: std::fmt::Arguments<'_>, f: impl FnOnce(&str) -> R) -> R {
     let mut buf = Stack::default();
-    for (i, p) in parts.iter().enumerate() {
-        let _ = write!(buf, "{}{p}", if i == 0 { "" } else { "|" });
-    }
+    let _ = buf.write_fmt(key);
     match buf.as_str() {
         Some(s) => f(s),
-        None => f(&parts.join("|")),
+        None => f(&key.to_string()),
     }
 }
 
@@ -179,6 +177,11 @@ impl Keys {
         s.rejected = None;
     }
 
+    /// The server refused `key`.
+    pub(crate) fn reject(&mut self, key: &str, shard: usize, code: &'static str) {
+        self.slot(key, shard).rejected = Some(code);
+    }
+
     /// An update of `key` (not a re-establishment): it is fresh again if it was trusted.
     pub(crate) fn touch(&mut self, key: &str, shard: usize) {
         self.slot(key, shard).last = Instant::now();
@@ -239,11 +242,10 @@ mod tests {
 
     #[test]
     fn keys_render_on_the_stack_and_long_ones_still_work() {
-        assert_eq!(
-            with_key(&["price.crypto", "btcusd"], str::to_owned),
-            "price.crypto|btcusd"
-        );
+        let (ch, sym) = ("price.crypto", "btcusd");
+        let key = with_key(format_args!("{ch}|{sym}"), str::to_owned);
+        assert_eq!(key, "price.crypto|btcusd");
         let long = "9".repeat(300);
-        assert_eq!(with_key(&["p", &long], |s| s.len()), 302);
+        assert_eq!(with_key(format_args!("p|{long}"), |s| s.len()), 302);
     }
 }

@@ -18,5 +18,6 @@ mod order;
 mod polybolt;
 mod presign;
 mod rtds;
+mod sports;
 mod stream_replay;
 mod ws_stream;

@@ -23,6 +23,8 @@ fn replay() -> Vec<String> {
         r#"{"op":"authed","rid":"auth"}"#.to_owned(),
         r#"{"op":"subscribed","channel":"price.crypto","rid":"s1","provider":"pyth"}"#.to_owned(),
         r#"{"v":1,"channel":"price.crypto","seq":1,"ts":1788973000000,"snapshot":true,"payload":{"symbol":"btcusd","source":"pyth","data":[{"timestamp":1788972880000,"value":64123.5,"full_accuracy_value":"64123.50000000"},{"timestamp":1788972881000,"value":64125.1,"full_accuracy_value":"64125.10000000"}]}}"#.to_owned(),
+        r#"{"op":"error","code":"bad_filter","channel":"price.polymarket","rid":"s2"}"#.to_owned(),
+        r#"{"v":1,"channel":"price.polymarket","seq":1,"ts":1788973000123,"snapshot":true,"payload":[]}"#.to_owned(),
     ];
     for i in 0..300u64 {
         out.push(format!(
@@ -40,6 +42,12 @@ fn replay() -> Vec<String> {
             i % 3,
             i % 10
         ));
+        out.push(format!(
+            r#"{{"v":1,"channel":"price.polymarket","seq":{},"ts":1788973000123,"payload":{{"market":"0x9deb0baac40648821f96f01339229a422e2f5c877de55dc4dbf981f95a1e709c","asset_id":"21742633143463906290569050155826241533067272736897614950488156847949938836455","best_bid":"0.5{}","best_ask":"0.53","hash":"3f9c1e7a{}","timestamp":1788972999871}}}}"#,
+            i + 2,
+            i % 3,
+            i % 10
+        ));
     }
     out
 }
@@ -52,9 +60,14 @@ fn consume(msg: &BoltMessage<'_>) -> u128 {
                 .points
                 .map(|p| p.map_or(0, |p| p.value.as_e18()))
                 .fold(0, u128::wrapping_add),
+            BoltPayload::Top(t) => {
+                u128::from(t.best_bid.map_or(0, |p| p.as_micros()))
+                    + u128::from(t.best_ask.map_or(0, |p| p.as_micros()))
+                    + t.hash.map_or(0, str::len) as u128
+            }
             _ => 1,
         },
-        BoltMessage::Ack(a) => a.op_name.len() as u128,
+        BoltMessage::Ack(a) => a.op_name.len() as u128 + u128::from(a.code.is_some()),
         _ => 1,
     }
 }

@@ -365,9 +365,21 @@ async fn limits_are_enforced_locally() {
         stream.subscribe([huge]),
         Err(LimitError::FrameTooLarge { .. })
     ));
-    // Credentials are required.
-    let err = PolyBoltStream::builder().url(s.url()).build().unwrap_err();
-    assert!(err.to_string().contains("credentials"));
+    // Credentials are required by the gated channels, not by the public price.polymarket.
+    let gated = PolyBoltStream::builder()
+        .url(s.url())
+        .subscribe(BoltSubscription::crypto("btcusd"));
+    assert!(
+        gated
+            .build()
+            .unwrap_err()
+            .to_string()
+            .contains("credentials")
+    );
+    let public = PolyBoltStream::builder()
+        .url(s.url())
+        .subscribe(BoltSubscription::polymarket("2174"));
+    assert!(public.build().is_ok());
     assert!(LimitError::Rate.to_string().contains("20"));
 }
 

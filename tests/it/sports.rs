@@ -7,6 +7,7 @@ use crate::support::ws_server;
 
 use std::time::Duration;
 
+use polyclob::sports::decode::{GameId, GameKey};
 use polyclob::sports::{OwnedSportResult, SportsFeed, SportsStream};
 use polyclob::ws::connection::Disconnect;
 use polyclob::ws::continuity::{Cause, Lost, StreamKind};
@@ -15,7 +16,10 @@ use polyclob::ws::feed::FeedEvent;
 use ws_server::client::until;
 
 type SportsEvent = FeedEvent<OwnedSportResult>;
-const GAME: (&str, u64) = ("nfl", 19439);
+const GAME: GameKey<'static> = GameKey {
+    league: Some("nfl"),
+    id: GameId::Num(19439),
+};
 use ws_server::{Action, WsServer};
 
 const SEC: Duration = Duration::from_secs(1);
@@ -27,7 +31,10 @@ fn connected(ev: &SportsEvent) -> bool {
 
 fn game(ev: &SportsEvent) -> Option<u64> {
     match ev {
-        SportsEvent::Message(r) => r.message().ok().map(|r| r.game_id),
+        SportsEvent::Message(r) => match r.message().ok()?.key.id {
+            GameId::Num(n) => Some(n),
+            GameId::Text(_) => None,
+        },
         _ => None,
     }
 }
@@ -65,7 +72,10 @@ async fn pings_answered_results_typed_nothing_subscribed() {
         panic!()
     };
     let r = r.message().unwrap();
-    assert_eq!((r.game_id, r.live, r.ended), (19439, true, false));
+    assert_eq!(
+        (r.key.id, r.live, r.ended),
+        (GameId::Num(19439), Some(true), Some(false))
+    );
     assert_eq!(r.score.unwrap().raw(), "3-16");
     // The client answered `pong` and sent nothing else: no subscribe, no keepalive.
     assert!(

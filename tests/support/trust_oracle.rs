@@ -17,6 +17,7 @@ use futures_util::Stream;
 use polyclob::account::user_events::{UserEvent, UserFeed};
 use polyclob::polybolt::{BoltFeed, Channel, OwnedBoltMessage};
 use polyclob::rtds::{OwnedMessage, RtdsFeed};
+use polyclob::sports::decode::{GameId, GameKey};
 use polyclob::sports::{OwnedSportResult, SportsFeed};
 use polyclob::ws::event::OwnedFrame;
 use polyclob::ws::feed::{Decoder, Feed, FeedEvent, Frames};
@@ -85,8 +86,18 @@ impl Oracled for BoltFeed {
             return (shard, Vec::new());
         };
         let snapshot = v["snapshot"] == Value::Bool(true);
-        let symbol = text(&v["payload"]["symbol"]);
-        (shard, vec![(format!("{ch}|{symbol}"), snapshot)])
+        // A `price.polymarket` top names its token; a `[]` snapshot names none: the oracle
+        // lets it restore any token of the channel (the feed attributes it by order).
+        let p = &v["payload"];
+        let symbol = if p["asset_id"].is_null() {
+            &p["symbol"]
+        } else {
+            &p["asset_id"]
+        };
+        if symbol.is_null() {
+            return (shard, vec![(format!("{ch}|*"), snapshot)]);
+        }
+        (shard, vec![(format!("{ch}|{}", text(symbol)), snapshot)])
     }
     fn ask(feed: &Feed<Self>, key: &str) -> Trust {
         let (ch, symbol) = key.split_once('|').unwrap_or((key, ""));
@@ -117,15 +128,21 @@ impl Oracled for RtdsFeed {
 impl Oracled for SportsFeed {
     fn keys(item: &OwnedSportResult) -> (Option<usize>, Vec<(String, bool)>) {
         let v = json(item.frame());
-        let key = format!("{}|{}", text(&v["leagueAbbreviation"]), text(&v["gameId"]));
+        let id = match &v["gameId"] {
+            Value::Null => text(&v["metadataGameId"]),
+            id => text(id),
+        };
+        let key = format!("{}|{id}", text(&v["leagueAbbreviation"]));
         (Some(item.frame().shard()), vec![(key, true)])
     }
     fn ask(feed: &Feed<Self>, key: &str) -> Trust {
         let (league, game) = key.split_once('|').unwrap_or((key, ""));
-        match game.parse() {
-            Ok(g) => feed.trust((league, g)),
-            Err(_) => Trust::Unknown,
-        }
+        let id = match game.parse() {
+            Ok(n) => GameId::Num(n),
+            Err(_) => GameId::Text(game),
+        };
+        let league = (!league.is_empty()).then_some(league);
+        feed.trust(GameKey { league, id })
     }
 }
 
@@ -176,6 +193,16 @@ impl TrustOracle {
             FeedEvent::Message(m) => {
                 let (shard, keys) = D::keys(m);
                 for (key, restores) in keys {
+                    if let Some(channel) = key.strip_suffix("|*") {
+                        let prefix = format!("{channel}|");
+                        for (name, k) in &mut self.keys {
+                            if name.starts_with(&prefix) && Some(k.shard) == shard {
+                                k.restored |= restores;
+                                self.suspects.remove(name);
+                            }
+                        }
+                        continue;
+                    }
                     let k = self.keys.entry(key.clone()).or_default();
                     // The key's connection: the frame's, or the last one known.
                     k.shard = shard.unwrap_or(k.shard);

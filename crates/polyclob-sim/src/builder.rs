@@ -61,6 +61,7 @@ pub struct SimBuilder {
     clob_version: u64,
     activity: Option<Duration>,
     rtds_interval: Duration,
+    sports_text_ping: bool,
     rate_limits: Option<polyclob::http::Tier>,
     rate_limit_warning_only: bool,
     enforce_balances: bool,
@@ -87,6 +88,7 @@ impl Default for SimBuilder {
             clob_version: 2,
             activity: None,
             rtds_interval: Duration::from_secs(1),
+            sports_text_ping: false,
             rate_limits: None,
             rate_limit_warning_only: false,
             enforce_balances: true,
@@ -196,6 +198,15 @@ impl SimBuilder {
     #[must_use]
     pub fn rtds_interval(mut self, interval: Duration) -> Self {
         self.rtds_interval = interval.max(Duration::from_millis(1));
+        self
+    }
+
+    /// Whether the sports socket ([`SimHandle::sports_url`]) pings with the text `ping` and
+    /// waits for a text `pong`, as Polymarket's docs describe it. Default is `false`: it
+    /// sends WebSocket ping frames, as the live socket does (it never sends a text `ping`).
+    #[must_use]
+    pub fn sports_text_ping(mut self, on: bool) -> Self {
+        self.sports_text_ping = on;
         self
     }
 
@@ -337,6 +348,7 @@ impl SimBuilder {
             activity_interval,
             requests: Mutex::new(Vec::new()),
             rtds_interval: self.rtds_interval,
+            sports_text_ping: self.sports_text_ping,
             rails: Mutex::new(Rails::new(self.rate_limits, self.rate_limit_warning_only)),
             drift: Drifts::new(&self.drift),
         });

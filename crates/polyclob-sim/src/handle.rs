@@ -84,15 +84,20 @@ impl SimHandle {
 
     /// The PolyBolt URL, `ws://127.0.0.1:<port>/polybolt`: authentication against this
     /// simulator's API keys, snapshots and `seq`-numbered reference prices every
-    /// [`SimBuilder::rtds_interval`](crate::SimBuilder::rtds_interval), the documented limits and close codes.
+    /// [`SimBuilder::rtds_interval`](crate::SimBuilder::rtds_interval), the public
+    /// `price.polymarket` top of book, the documented limits and close codes.
     #[must_use]
     pub fn polybolt_url(&self) -> String {
         format!("ws://{}/polybolt", self.addr)
     }
 
-    /// The sports socket URL, `ws://127.0.0.1:<port>/sports`: `ping` and scripted
-    /// `sport_result`s every [`SimBuilder::rtds_interval`](crate::SimBuilder::rtds_interval); a client that does not answer
-    /// `pong` within two intervals is dropped.
+    /// The sports socket URL, `ws://127.0.0.1:<port>/sports`, as the live socket behaves: a
+    /// WebSocket ping frame and the scripted games' frames every
+    /// [`SimBuilder::rtds_interval`](crate::SimBuilder::rtds_interval) (keyed by `gameId`, or
+    /// cricket's string `metadataGameId`; `ended: true` sent once per game); a client whose
+    /// pong has not come within two intervals is dropped
+    /// ([`SimBuilder::sports_text_ping`](crate::SimBuilder::sports_text_ping): the docs' text
+    /// `ping` instead).
     #[must_use]
     pub fn sports_url(&self) -> String {
         format!("ws://{}/sports", self.addr)

@@ -103,7 +103,7 @@ pub(crate) async fn activity_loop(shared: Arc<Shared>) {
 fn fault_response(f: HttpFault) -> Resp {
     let status = StatusCode::from_u16(f.status()).unwrap_or(StatusCode::SERVICE_UNAVAILABLE);
     let mut r = error_response(status, f.message());
-    if let HttpFault::RateLimited { retry_after } = f {
+    if let Some(retry_after) = f.retry_after() {
         let secs = retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0);
         if let Ok(v) = hyper::header::HeaderValue::from_str(&secs.to_string()) {
             r.headers_mut().insert(hyper::header::RETRY_AFTER, v);

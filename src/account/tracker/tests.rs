@@ -381,3 +381,46 @@ fn settled_history_is_bounded_and_late_duplicates_never_count_again() {
     assert_eq!(t.settlement("big").confirmed, "12".parse().unwrap());
     assert!(t.trades.len() <= 2, "{}", t.trades.len());
 }
+
+/// The one status rule (`TradeStatus::supersedes`): nothing goes backwards, finals stay,
+/// and between MINED and RETRYING the rows' `last_update` decides.
+#[test]
+fn statuses_follow_the_one_monotone_rule() {
+    let row = |status: &str, updated: u64| -> Trade {
+        let mut t = trade("t1", status, "4");
+        t.last_update = updated;
+        t
+    };
+    let statuses = |t: &mut Tracker| -> Vec<TradeStatus> {
+        t.take_events()
+            .into_iter()
+            .filter_map(|e| match e {
+                TrackerEvent::Trade { status, .. } => Some(status),
+                _ => None,
+            })
+            .collect()
+    };
+    let mut t = Tracker::new();
+    t.on_order(&order_json(TAKER, "LIVE", "0"));
+    t.on_trade(&row("MATCHED", 100));
+    t.on_trade(&row("MINED", 110));
+    t.on_trade(&row("RETRYING", 105)); // older news than MINED: ignored
+    t.on_trade(&row("RETRYING", 120));
+    t.on_trade(&row("MATCHED", 130)); // backwards, whatever its time
+    t.on_trade(&row("MINED", 125));
+    t.on_trade(&row("MINED", 140));
+    t.on_trade(&row("FAILED", 150));
+    t.on_trade(&row("RETRYING", 160)); // FAILED is final
+    t.on_trade(&row("FAILED", 170));
+    assert_eq!(
+        statuses(&mut t),
+        [
+            TradeStatus::Matched,
+            TradeStatus::Mined,
+            TradeStatus::Retrying,
+            TradeStatus::Mined,
+            TradeStatus::Failed
+        ]
+    );
+    assert_eq!(t.settlement(TAKER).failed, "4".parse().unwrap());
+}

@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use crate::fixed::{Price, Size};
 use crate::http::lenient::{self, lenient_enum};
-use crate::types::Side;
+use crate::types::{Side, Timestamp};
 
 lenient_enum!(
     /// Status of an open order. `CANCELED_<reason>` statuses and new names land in `Unknown`.
@@ -46,6 +46,78 @@ lenient_enum!(
         Failed = "FAILED",
     }
 );
+
+impl TradeStatus {
+    /// How far a trade has settled: `MATCHED` (and `MATCHED_NOT_BROADCASTED`) 0, `MINED` and
+    /// `RETRYING` 1, `CONFIRMED` and `FAILED` 2; `None` for a name this version does not know.
+    fn rank(&self) -> Option<u8> {
+        match self {
+            Self::Matched | Self::MatchedNotBroadcasted => Some(0),
+            Self::Mined | Self::Retrying => Some(1),
+            Self::Confirmed | Self::Failed => Some(2),
+            Self::Unknown(_) => None,
+        }
+    }
+
+    /// Whether nothing follows: `CONFIRMED` (settled) or `FAILED` (not retried).
+    ///
+    /// ```
+    /// use polyclob::clob::types::TradeStatus;
+    /// assert!(TradeStatus::Failed.is_final() && !TradeStatus::Retrying.is_final());
+    /// ```
+    #[must_use]
+    pub fn is_final(&self) -> bool {
+        self.rank() == Some(2)
+    }
+
+    /// Whether a trade's status `self`, last updated at `at`, replaces the status `prev` it
+    /// had (last updated at `prev_at`): the one rule that keeps a trade's status monotone
+    /// whatever order its messages arrive in (live frames, a REST catch-up, history a server
+    /// replays after a reconnect).
+    ///
+    /// A trade goes `MATCHED` → `MINED` → `CONFIRMED`, with `RETRYING` in between when its
+    /// transaction is retried, or ends `FAILED`; `CONFIRMED` and `FAILED` are final. So:
+    /// nothing replaces a final status (a second, different final is a conflict, not an
+    /// update), the same status is no change, and a status earlier in that order never
+    /// replaces a later one. Between `MINED` and `RETRYING` (either may follow the other) the
+    /// update time decides when both are known: an older one does not replace a newer one.
+    /// A name this version does not know replaces any status that is not final (it cannot be
+    /// placed in the order: delivered rather than hidden), except an empty one, which says
+    /// nothing.
+    ///
+    /// ```
+    /// use polyclob::clob::types::TradeStatus::{self, *};
+    /// use polyclob::types::Timestamp;
+    ///
+    /// assert!(Mined.supersedes(None, &Matched, None));
+    /// assert!(!Mined.supersedes(None, &Confirmed, None)); // a replay goes nowhere
+    /// assert!(!Retrying.supersedes(None, &Failed, None)); // FAILED is final
+    /// assert!(!Matched.supersedes(None, &Matched, None));
+    /// let (t1, t2) = (Some(Timestamp::from_millis(1_000)), Some(Timestamp::from_millis(2_000)));
+    /// assert!(Retrying.supersedes(t2, &Mined, t1));
+    /// assert!(!Retrying.supersedes(t1, &Mined, t2)); // older news
+    /// assert!(TradeStatus::parse("SETTLING").supersedes(None, &Mined, None));
+    /// ```
+    #[must_use]
+    pub fn supersedes(
+        &self,
+        at: Option<Timestamp>,
+        prev: &Self,
+        prev_at: Option<Timestamp>,
+    ) -> bool {
+        if self == prev || prev.is_final() || matches!(self, Self::Unknown(s) if s.is_empty()) {
+            return false;
+        }
+        match (self.rank(), prev.rank()) {
+            (Some(next), Some(was)) if next < was => false,
+            (Some(next), Some(was)) if next == was => match (at, prev_at) {
+                (Some(at), Some(prev_at)) => at >= prev_at,
+                _ => true,
+            },
+            _ => true,
+        }
+    }
+}
 
 lenient_enum!(
     /// Which side of a trade the user was on.

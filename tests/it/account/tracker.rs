@@ -20,13 +20,14 @@ use polyclob::order::{LimitOrder, SignedOrder};
 use polyclob::sign::Signer;
 use polyclob::types::Side;
 use polyclob::ws::feed::FeedEvent;
-use polyclob_sim::{Settlement, SimHandle, Simulator, Trigger};
+use polyclob_sim::{Faults, Settlement, SimHandle, Simulator, Trigger};
 use tokio::sync::mpsc;
 
 use crate::support::sim::{KEY_A, KEY_B};
 
 // The exchange's hold, about 250 ms.
 const HOLD: Duration = Duration::from_millis(250);
+const SEC: Duration = Duration::from_secs(1);
 
 async fn account(sim: &SimHandle, key: &str) -> Account {
     let signer = Signer::from_hex(key).unwrap();
@@ -102,7 +103,12 @@ impl Bot {
     async fn settle(&mut self, id: &str) {
         let s = self
             .tracker
-            .wait_for_settlement(self.account.client(), id, Duration::from_millis(15))
+            .wait_for_settlement(
+                self.account.client(),
+                id,
+                Duration::from_millis(15),
+                30 * SEC,
+            )
             .await
             .unwrap();
         self.drain();
@@ -387,7 +393,7 @@ async fn a_trade_that_does_not_confirm_in_time_is_reported_and_not_held() {
     assert_eq!(tracker.order(&id).unwrap().state, OrderState::Matched);
 
     let s = tracker
-        .wait_for_settlement(a.client(), &id, Duration::from_millis(20))
+        .wait_for_settlement(a.client(), &id, Duration::from_millis(20), 30 * SEC)
         .await
         .unwrap();
     assert!(
@@ -411,7 +417,7 @@ async fn a_trade_that_does_not_confirm_in_time_is_reported_and_not_held() {
 
     tokio::time::sleep(Duration::from_millis(700)).await;
     let s = tracker
-        .wait_for_settlement(a.client(), &id, Duration::from_millis(20))
+        .wait_for_settlement(a.client(), &id, Duration::from_millis(20), 30 * SEC)
         .await
         .unwrap();
     assert!(s.is_settled(), "{s:?}");
@@ -422,5 +428,71 @@ async fn a_trade_that_does_not_confirm_in_time_is_reported_and_not_held() {
     assert_eq!(
         sim.outcome_balance(me, yes.parse().unwrap()),
         U256::from(5_000_000u64)
+    );
+}
+
+/// `wait_for_settlement` has a deadline of its own: it returns the settlement as it stands when
+/// the deadline passes, between polls or in the middle of a slow request, and never claims
+/// settlement it has not seen.
+#[tokio::test]
+async fn wait_for_settlement_stops_at_its_deadline() {
+    let sim = Simulator::builder()
+        .seed(13)
+        .settlement(Settlement::immediate().confirmed_after(Duration::from_secs(30)))
+        .start()
+        .await
+        .unwrap();
+    let yes = sim.markets()[0].tokens()[0].token_id().to_owned();
+    let a = account(&sim, KEY_A).await;
+    let mut tracker = a.tracker(); // overdue only after 60 s: not what stops the wait here
+    let ask = a
+        .client()
+        .book(&yes)
+        .await
+        .unwrap()
+        .asks
+        .levels
+        .last()
+        .unwrap()
+        .price;
+    let order = a
+        .sign_limit_order(&yes, &LimitOrder::new(Side::Buy, ask, "5".parse().unwrap()))
+        .await
+        .unwrap();
+    let answer = a.post_order(&order).await;
+    tracker.posted(&order, &answer);
+    let id = answer.unwrap().order_id;
+
+    let (poll, deadline) = (Duration::from_millis(20), Duration::from_millis(300));
+    let t0 = Instant::now();
+    let s = tracker
+        .wait_for_settlement(a.client(), &id, poll, deadline)
+        .await
+        .unwrap();
+    let took = t0.elapsed();
+    assert!(
+        !s.is_settled() && s.pending == "5".parse().unwrap(),
+        "{s:?}"
+    );
+    assert!(
+        took >= deadline && took < deadline + poll + Duration::from_millis(200),
+        "{took:?}"
+    );
+
+    // Every answer now takes 2 s: the deadline cuts the request short.
+    sim.set_faults(Faults::none().latency(2 * SEC));
+    let t0 = Instant::now();
+    let s = tracker
+        .wait_for_settlement(a.client(), &id, poll, deadline)
+        .await
+        .unwrap();
+    let took = t0.elapsed();
+    assert!(
+        !s.is_settled() && s.pending == "5".parse().unwrap(),
+        "{s:?}"
+    );
+    assert!(
+        took >= deadline && took < deadline + Duration::from_millis(200),
+        "{took:?}"
     );
 }

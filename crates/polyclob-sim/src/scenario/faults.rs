@@ -1,9 +1,14 @@
 //! Fault injection: added latency, `425`/`429`/`503` answers, and WebSocket disconnects,
-//! silences, stalls and close codes, on a schedule or with a probability, each rule
-//! optionally for one account, one market or one kind of socket; all decided by a seeded PRNG
-//! so that the same seed and the same request (or frame) sequence give the same faults.
+//! silences, stalls and close codes, PolyBolt error acknowledgements, and the user channel's
+//! replayed history, stale statuses and malformed trades, on a schedule or with a
+//! probability, each rule optionally for one account, one market or one kind of socket; all
+//! decided by a seeded PRNG so that the same seed and the same request (or frame) sequence
+//! give the same faults.
 
+use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
+
+use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use crate::exchange::rng::Rng;
 use crate::exchange::trigger::Trigger;
@@ -21,6 +26,13 @@ pub enum HttpFault {
     },
     /// `503 Service Unavailable` with the exchange's "trading is currently disabled" error.
     Unavailable,
+    /// `503 Service Unavailable` with a `Retry-After` header (whole seconds, rounded up): a
+    /// server that is overloaded or restarting, as PolyBolt may refuse a handshake (its docs:
+    /// 429 or 503, wait at least `Retry-After`).
+    Overloaded {
+        /// The value announced in `Retry-After`.
+        retry_after: Duration,
+    },
 }
 
 impl HttpFault {
@@ -30,7 +42,7 @@ impl HttpFault {
         match self {
             Self::TooEarly => 425,
             Self::RateLimited { .. } => 429,
-            Self::Unavailable => 503,
+            Self::Unavailable | Self::Overloaded { .. } => 503,
         }
     }
 
@@ -41,6 +53,18 @@ impl HttpFault {
             Self::TooEarly => "Too Early: the matching engine is restarting, retry shortly",
             Self::RateLimited { .. } => "Too Many Requests",
             Self::Unavailable => "Trading is currently disabled. Check polymarket.com for updates",
+            Self::Overloaded { .. } => "Service Unavailable: retry after the time announced",
+        }
+    }
+
+    /// The `Retry-After` it announces, if any.
+    #[must_use]
+    pub fn retry_after(self) -> Option<Duration> {
+        match self {
+            Self::RateLimited { retry_after } | Self::Overloaded { retry_after } => {
+                Some(retry_after)
+            }
+            Self::TooEarly | Self::Unavailable => None,
         }
     }
 }
@@ -191,6 +215,66 @@ pub enum WsFault {
     /// Sends a close frame with this code, then ends the connection (PolyBolt: 4001
     /// authentication, 4002 slow consumer, 4003 draining, 4008 policy).
     Close(u16),
+    /// PolyBolt answers an op with an error acknowledgement
+    /// (`{"op":"error","code":…,"rid":…}`) instead of doing it. `op` is `"auth"`,
+    /// `"subscribe"` or `"unsubscribe"` (each subscription of a batch is one op, and its
+    /// error names its `channel`); `code` is the code sent (`auth_unavailable`,
+    /// `auth_expired`, `auth_invalid`, `bad_filter` …; after `sub_limit`, `rate_limited` and
+    /// `auth_attempts` the connection is closed with 4008, as the docs say). A refused `auth`
+    /// leaves the connection open and unauthenticated. The rule's trigger counts those ops,
+    /// not frames: `Trigger::Window { first: 1, count: 2 }` with `auth_unavailable` refuses
+    /// the first two `auth` frames and lets the third through.
+    ErrorAck {
+        /// The op refused.
+        op: &'static str,
+        /// The error code sent.
+        code: &'static str,
+    },
+    /// User channel: when a connection subscribes, the server first sends again every trade
+    /// message it sent before for the account's last `trades` trades, oldest first, each trade
+    /// in its historical statuses (`MATCHED`, `MINED`, `CONFIRMED` …): history replayed after
+    /// a reconnect. The trigger counts the channel's authenticated subscriptions (a
+    /// connection's first one finds no history yet).
+    ReplayHistory {
+        /// How many of the account's most recent trades.
+        trades: usize,
+    },
+    /// User channel: when a connection subscribes, the server first sends, for each of the
+    /// account's last `trades` trades that changed status, its status before the latest one
+    /// (`MINED` after `CONFIRMED`): a stale status after a reconnect. The trigger counts the
+    /// channel's authenticated subscriptions.
+    StaleStatus {
+        /// How many of the account's most recent trades.
+        trades: usize,
+    },
+    /// User channel: a trade message goes out malformed — its `price` is not a number
+    /// (`"0.57x"`), its `id` intact — while `GET /data/trades` has the trade as it is. The
+    /// trigger counts trade messages.
+    MalformedTrade,
+}
+
+/// What a [`WsRule`]'s trigger counts, by its fault.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Counts {
+    /// Outbound frames.
+    Frames,
+    /// PolyBolt ops of this kind.
+    Op(&'static str),
+    /// User-channel subscriptions.
+    Subscribes,
+    /// User-channel trade messages.
+    Trades,
+}
+
+impl WsFault {
+    fn counts(self) -> Counts {
+        match self {
+            Self::ErrorAck { op, .. } => Counts::Op(op),
+            Self::ReplayHistory { .. } | Self::StaleStatus { .. } => Counts::Subscribes,
+            Self::MalformedTrade => Counts::Trades,
+            Self::Disconnect | Self::Silence(_) | Self::Stall(_) | Self::Close(_) => Counts::Frames,
+        }
+    }
 }
 
 /// One scheduled WebSocket fault: what, when, and on which connections.
@@ -279,7 +363,7 @@ impl WsRule {
             let ok = match frame.about {
                 About::Nothing => false,
                 About::Assets(assets) => assets.iter().any(|a| named(a)),
-                About::Market(m) => named(m),
+                About::Market(m) | About::Trade { market: m, .. } => named(m),
             };
             if !ok {
                 return false;
@@ -297,6 +381,13 @@ pub(crate) enum About<'a> {
     Assets(&'a [String]),
     /// User channel: the condition id of the event.
     Market(&'a str),
+    /// User channel: a trade message (`id`, `status`) about a market (its condition id).
+    Trade {
+        market: &'a str,
+        id: &'a str,
+        status: &'a str,
+        text: &'a Utf8Bytes,
+    },
 }
 
 /// What the WS fault rules see of an outbound frame.
@@ -380,6 +471,73 @@ pub(crate) enum WsAction {
     Stall(Duration),
     Disconnect,
     Close(u16),
+    /// Send the frame malformed ([`WsFault::MalformedTrade`]).
+    Corrupt,
+}
+
+/// Trades kept per account for [`WsFault::ReplayHistory`] and [`WsFault::StaleStatus`].
+const HISTORY_TRADES: usize = 256;
+
+/// A trade's messages as sent to one account: its condition id and each status's message,
+/// in the order first sent.
+#[derive(Debug)]
+struct PastTrade {
+    id: String,
+    market: String,
+    sent: Vec<(String, Utf8Bytes)>,
+}
+
+/// The trade messages sent on the user channel, per account (lowercase address), the last
+/// [`HISTORY_TRADES`] trades of each: what a replay rule sends again.
+#[derive(Debug, Default)]
+struct History(HashMap<String, VecDeque<PastTrade>>);
+
+impl History {
+    fn record(&mut self, user: &str, market: &str, id: &str, status: &str, text: &Utf8Bytes) {
+        let trades = self.0.entry(user.to_ascii_lowercase()).or_default();
+        match trades.iter_mut().rev().find(|t| t.id == id) {
+            Some(t) => {
+                if !t.sent.iter().any(|(s, _)| s == status) {
+                    t.sent.push((status.to_owned(), text.clone()));
+                }
+            }
+            None => {
+                trades.push_back(PastTrade {
+                    id: id.to_owned(),
+                    market: market.to_owned(),
+                    sent: vec![(status.to_owned(), text.clone())],
+                });
+                if trades.len() > HISTORY_TRADES {
+                    trades.pop_front();
+                }
+            }
+        }
+    }
+
+    /// What `fault` sends `user` again: `(condition id, message)`, oldest trade first.
+    fn replay(&self, user: &str, fault: WsFault) -> Vec<(String, Utf8Bytes)> {
+        let Some(trades) = self.0.get(&user.to_ascii_lowercase()) else {
+            return Vec::new();
+        };
+        let (n, stale) = match fault {
+            WsFault::ReplayHistory { trades } => (trades, false),
+            WsFault::StaleStatus { trades } => (trades, true),
+            _ => return Vec::new(),
+        };
+        let mut out = Vec::new();
+        for t in trades.iter().skip(trades.len().saturating_sub(n)) {
+            let sent: &[(String, Utf8Bytes)] = if stale {
+                match t.sent.len() {
+                    0 | 1 => &[],
+                    len => &t.sent[len - 2..len - 1],
+                }
+            } else {
+                &t.sent
+            };
+            out.extend(sent.iter().map(|(_, m)| (t.market.clone(), m.clone())));
+        }
+        out
+    }
 }
 
 /// The live fault state: configuration plus counters and the PRNG.
@@ -393,6 +551,8 @@ pub(crate) struct FaultState {
     /// Per WS rule with a market: the ids that name that market (its condition id and token
     /// ids, resolved when the rules were installed).
     ws_ids: Vec<Vec<String>>,
+    /// The user channel's trade messages, kept only while a replay rule is installed.
+    history: Option<History>,
 }
 
 impl FaultState {
@@ -404,6 +564,7 @@ impl FaultState {
             rule_counts: Vec::new(),
             ws_counts: Vec::new(),
             ws_ids: Vec::new(),
+            history: None,
         };
         s.set(faults, ids);
         s
@@ -418,6 +579,15 @@ impl FaultState {
             .iter()
             .map(|r| r.market.as_deref().map(&ids).unwrap_or_default())
             .collect();
+        let replays = faults
+            .ws
+            .iter()
+            .any(|r| r.fault.counts() == Counts::Subscribes);
+        if !replays {
+            self.history = None;
+        } else if self.history.is_none() {
+            self.history = Some(History::default());
+        }
         self.faults = faults;
     }
 
@@ -447,11 +617,12 @@ impl FaultState {
         (delay, hit)
     }
 
-    /// Decides the fate of one outbound frame.
-    pub(crate) fn on_ws_frame(&mut self, frame: &WsFrame<'_>) -> WsAction {
+    /// The first rule (in order) counting `what` that fires for `frame`; every rule counting
+    /// `what` that applies to it counts it.
+    fn fire(&mut self, what: Counts, frame: &WsFrame<'_>) -> Option<WsFault> {
         let mut hit = None;
         for (i, rule) in self.faults.ws.iter().enumerate() {
-            if !rule.applies(frame, &self.ws_ids[i]) {
+            if rule.fault.counts() != what || !rule.applies(frame, &self.ws_ids[i]) {
                 continue;
             }
             self.ws_counts[i] += 1;
@@ -459,12 +630,74 @@ impl FaultState {
                 hit = Some(rule.fault);
             }
         }
-        match hit {
+        hit
+    }
+
+    /// The error code PolyBolt answers `op` with, if an [`WsFault::ErrorAck`] rule fires for
+    /// it (`frame` says which connection it came on).
+    pub(crate) fn on_ws_op(&mut self, frame: &WsFrame<'_>, op: &str) -> Option<&'static str> {
+        let op = match op {
+            "auth" => "auth",
+            "subscribe" => "subscribe",
+            "unsubscribe" => "unsubscribe",
+            _ => return None,
+        };
+        match self.fire(Counts::Op(op), frame) {
+            Some(WsFault::ErrorAck { code, .. }) => Some(code),
+            _ => None,
+        }
+    }
+
+    /// What a user-channel connection of `frame.account` is sent again as it subscribes, if
+    /// a [`WsFault::ReplayHistory`] or [`WsFault::StaleStatus`] rule fires:
+    /// `(condition id, message)`.
+    pub(crate) fn on_user_subscribe(&mut self, frame: &WsFrame<'_>) -> Vec<(String, Utf8Bytes)> {
+        match (
+            self.fire(Counts::Subscribes, frame),
+            &self.history,
+            frame.account,
+        ) {
+            (Some(fault), Some(h), Some((user, _))) => h.replay(user, fault),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Decides the fate of one outbound frame.
+    pub(crate) fn on_ws_frame(&mut self, frame: &WsFrame<'_>) -> WsAction {
+        if let About::Trade {
+            market,
+            id,
+            status,
+            text,
+        } = frame.about
+        {
+            if let (Some(h), Some((user, _))) = (&mut self.history, frame.account) {
+                h.record(user, market, id, status, text);
+            }
+            if let Some(WsFault::MalformedTrade) = self.fire(Counts::Trades, frame) {
+                // The frame rules still count it (it is sent, malformed).
+                return match self.fire(Counts::Frames, frame) {
+                    None => WsAction::Corrupt,
+                    Some(f) => Self::action(f),
+                };
+            }
+        }
+        match self.fire(Counts::Frames, frame) {
+            Some(f) => Self::action(f),
             None => WsAction::Send,
-            Some(WsFault::Disconnect) => WsAction::Disconnect,
-            Some(WsFault::Silence(d)) => WsAction::SilenceUntil(Instant::now() + d),
-            Some(WsFault::Stall(d)) => WsAction::Stall(d),
-            Some(WsFault::Close(code)) => WsAction::Close(code),
+        }
+    }
+
+    fn action(fault: WsFault) -> WsAction {
+        match fault {
+            WsFault::Disconnect => WsAction::Disconnect,
+            WsFault::Silence(d) => WsAction::SilenceUntil(Instant::now() + d),
+            WsFault::Stall(d) => WsAction::Stall(d),
+            WsFault::Close(code) => WsAction::Close(code),
+            WsFault::ErrorAck { .. }
+            | WsFault::ReplayHistory { .. }
+            | WsFault::StaleStatus { .. }
+            | WsFault::MalformedTrade => WsAction::Send,
         }
     }
 }
@@ -595,5 +828,146 @@ mod tests {
         let got: Vec<_> = (0..3).map(|_| s.on_ws_frame(&bolt)).collect();
         assert_eq!(got[2], WsAction::Close(4002));
         assert!(got[..2].iter().all(|a| *a == WsAction::Send));
+    }
+
+    /// An error-ack rule counts its ops, not frames; frame rules do not count ops.
+    #[test]
+    fn error_ack_rules_count_ops() {
+        let unavailable = WsFault::ErrorAck {
+            op: "auth",
+            code: "auth_unavailable",
+        };
+        let mut s =
+            FaultState::new(
+                Faults::none()
+                    .ws(
+                        WsRule::new(Trigger::Window { first: 1, count: 2 }, unavailable)
+                            .channel(WsChannel::PolyBolt),
+                    )
+                    .ws(WsRule::new(
+                        Trigger::Window { first: 2, count: 1 },
+                        WsFault::ErrorAck {
+                            op: "subscribe",
+                            code: "bad_filter",
+                        },
+                    ))
+                    .ws(WsRule::new(Trigger::EveryNth(1), WsFault::Disconnect)
+                        .channel(WsChannel::Rtds)),
+                0,
+                |_| Vec::new(),
+            );
+        let bolt = WsFrame {
+            channel: WsChannel::PolyBolt,
+            account: None,
+            about: About::Nothing,
+        };
+        // Frames do not move the op rules' counters.
+        for _ in 0..5 {
+            assert_eq!(s.on_ws_frame(&bolt), WsAction::Send);
+        }
+        let auths: Vec<_> = (0..3).map(|_| s.on_ws_op(&bolt, "auth")).collect();
+        assert_eq!(
+            auths,
+            [Some("auth_unavailable"), Some("auth_unavailable"), None]
+        );
+        let subs: Vec<_> = (0..3).map(|_| s.on_ws_op(&bolt, "subscribe")).collect();
+        assert_eq!(subs, [None, Some("bad_filter"), None]);
+        assert_eq!(s.on_ws_op(&bolt, "ping"), None);
+        // Ops do not move the frame rules' counters either.
+        let rtds = WsFrame {
+            channel: WsChannel::Rtds,
+            ..bolt
+        };
+        assert_eq!(s.on_ws_frame(&rtds), WsAction::Disconnect);
+        assert_eq!(
+            HttpFault::Overloaded {
+                retry_after: Duration::from_secs(2)
+            }
+            .retry_after(),
+            Some(Duration::from_secs(2))
+        );
+    }
+
+    /// The user channel's rules: trade messages are kept per account only while a replay
+    /// rule is installed, replayed or made stale as a connection subscribes, and a malformed
+    /// trade is counted over trade messages only.
+    #[test]
+    fn user_channel_rules() {
+        let mut s = FaultState::new(
+            Faults::none()
+                .ws(WsRule::new(
+                    Trigger::Window { first: 2, count: 1 },
+                    WsFault::ReplayHistory { trades: 2 },
+                ))
+                .ws(WsRule::new(
+                    Trigger::Window { first: 3, count: 1 },
+                    WsFault::StaleStatus { trades: 5 },
+                ))
+                .ws(WsRule::new(
+                    Trigger::Window { first: 2, count: 1 },
+                    WsFault::MalformedTrade,
+                )
+                .channel(WsChannel::User)),
+            0,
+            |_| Vec::new(),
+        );
+        let order = WsFrame {
+            channel: WsChannel::User,
+            account: Some(("0xAA", "key")),
+            about: About::Market("0xc1"),
+        };
+        let texts: Vec<Utf8Bytes> = (0..6).map(|i| format!("m{i}").into()).collect();
+        let mut send = |id, status, i: usize| {
+            s.on_ws_frame(&WsFrame {
+                about: About::Trade {
+                    market: "0xc1",
+                    id,
+                    status,
+                    text: &texts[i],
+                },
+                ..order
+            })
+        };
+        // Trade messages count for the malformed rule; an order message does not.
+        assert_eq!(send("t1", "MATCHED", 0), WsAction::Send);
+        assert_eq!(send("t1", "MINED", 1), WsAction::Corrupt);
+        assert_eq!(send("t1", "MINED", 1), WsAction::Send); // kept once
+        assert_eq!(send("t2", "MATCHED", 2), WsAction::Send);
+        assert_eq!(send("t1", "CONFIRMED", 3), WsAction::Send);
+        assert_eq!(send("t3", "MATCHED", 4), WsAction::Send);
+        assert_eq!(s.on_ws_frame(&order), WsAction::Send);
+        let sub = |s: &mut FaultState, account| {
+            s.on_user_subscribe(&WsFrame {
+                account: Some((account, "key")),
+                ..order
+            })
+            .into_iter()
+            .map(|(m, t)| format!("{m}:{t}"))
+            .collect::<Vec<_>>()
+        };
+        // First subscription: no rule fires. Second: the last two trades' history.
+        assert!(sub(&mut s, "0xaa").is_empty());
+        assert_eq!(sub(&mut s, "0xaa"), ["0xc1:m2", "0xc1:m4"]);
+        // Third: each trade's status before its latest (only t1 changed), for the account
+        // in any case; another account has no history.
+        assert_eq!(sub(&mut s, "0xAa"), ["0xc1:m1"]);
+        assert!(sub(&mut s, "0xbb").is_empty());
+        // Without a replay rule nothing is kept.
+        s.set(Faults::none(), |_| Vec::new());
+        assert!(s.history.is_none());
+    }
+
+    #[test]
+    fn history_is_bounded_per_account() {
+        let mut h = History::default();
+        let text: Utf8Bytes = "m".into();
+        for i in 0..HISTORY_TRADES + 10 {
+            h.record("0xaa", "0xc1", &format!("t{i}"), "MATCHED", &text);
+        }
+        let kept = &h.0["0xaa"];
+        assert_eq!(kept.len(), HISTORY_TRADES);
+        assert_eq!(kept.front().map(|t| t.id.as_str()), Some("t10"));
+        let all = h.replay("0xaa", WsFault::ReplayHistory { trades: usize::MAX });
+        assert_eq!(all.len(), HISTORY_TRADES);
     }
 }

@@ -1,4 +1,4 @@
-//! PolyBolt (`/polybolt`) and the sports socket (`/sports`).
+//! PolyBolt (`/polybolt`).
 //!
 //! PolyBolt follows Polymarket's PolyBolt page: `{"op":"auth","rid"?,"auth":{apiKey,secret,
 //! passphrase}}` is checked against this simulator's API keys (`authed`, or the error
@@ -13,6 +13,13 @@
 //! symbol is `bad_filter`; a 65th subscription is `sub_limit` and close 4008; `{"op":"ping"}`
 //! is answered `pong`.
 //!
+//! `price.polymarket` is public (no `auth` needed): filter `{"asset_id"}` (a token of this
+//! simulator, else `bad_filter`); its snapshot is the token's top of book from the matching
+//! engine, `{market, asset_id, best_bid, best_ask, hash, timestamp}` (prices as decimal
+//! strings, an empty side `""`; `hash` the one `price_change` entries carry, which changes
+//! whenever a level does), or an empty array `[]` for a token whose book is empty (a cold
+//! token); after it, an update on each tick where the top or the hash changed.
+//!
 //! Slow consumers: each connection has a send queue of at most [`SEND_QUEUE`] updates (its
 //! socket is written by a task of its own). An update that finds the queue full — the client
 //! has not read what was sent — is discarded and counted, and the channel's next envelope
@@ -20,11 +27,12 @@
 //! [`WsFault::Stall`](crate::WsFault::Stall) rule holds the writes up to produce this on
 //! loopback; [`WsFault::Close`](crate::WsFault::Close) rules (channel
 //! [`WsChannel::PolyBolt`](crate::WsChannel::PolyBolt)) close with 4001, 4002, 4003, 4008 or
-//! any other code on a chosen frame.
-//!
-//! The sports socket sends the text `ping` every `rtds_interval` and a `sport_result` for the
-//! scripted games every tick; it drops a connection that has not answered `pong` within two
-//! intervals of a ping (the live socket: ping every 5 s, pong within 10 s).
+//! any other code on a chosen frame, and [`WsFault::ErrorAck`](crate::WsFault::ErrorAck)
+//! rules answer chosen `auth`, `subscribe` or `unsubscribe` ops with an error
+//! acknowledgement (`auth_unavailable`, `auth_expired`, `bad_filter` …). Handshakes are
+//! refused with an [`HttpRule`](crate::HttpRule) on path `/polybolt`
+//! ([`HttpFault::RateLimited`](crate::HttpFault::RateLimited) or
+//! [`HttpFault::Overloaded`](crate::HttpFault::Overloaded), both with `Retry-After`).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -33,7 +41,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
-use tokio::time::Instant;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::frame::CloseFrame;
@@ -41,9 +48,10 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 
 use super::shared::Shared;
 use super::socket::{AbortOnDrop, CLOSE_WAIT, End, Timed, TimedConn, finish};
+use crate::exchange::events;
 use crate::exchange::state::now_ms;
 use crate::scenario::drift::{Drift, UNKNOWN_CLOSE};
-use crate::scenario::faults::WsChannel;
+use crate::scenario::faults::{About, WsChannel, WsFrame};
 use crate::scenario::paths::series_value;
 
 /// `whole` dollars and `frac` hundred-thousandths, in 10⁻⁵ USD.
@@ -68,12 +76,16 @@ const EQUITY: [(&str, u64); 6] = [
 ];
 const FX: [(&str, u64); 2] = [("eurusd", usd(1, 8_000)), ("usdjpy", usd(150, 0))];
 
-const CHANNELS: [&str; 4] = [
+const CHANNELS: [&str; 5] = [
     "price.crypto",
     "price.crypto.twap",
     "price.equity",
     "price.equity.twap",
+    POLYMARKET,
 ];
+
+/// The public channel of a token's top of book.
+const POLYMARKET: &str = "price.polymarket";
 
 /// Documented limits.
 const MAX_SUBSCRIPTIONS: usize = 64;
@@ -114,8 +126,9 @@ struct Sub {
     base: u64,
 }
 
-/// Parses one `{channel, filter}`; `Err(code)` for a filter the server refuses.
-fn parse_sub(v: &Value) -> Result<Sub, &'static str> {
+/// Parses one `{channel, filter}`; `Err(code)` for a filter the server refuses. `token`
+/// says whether a `price.polymarket` asset id is a token of this simulator.
+fn parse_sub(v: &Value, token: impl Fn(&str) -> bool) -> Result<Sub, &'static str> {
     let channel = v.get("channel").and_then(Value::as_str).unwrap_or("");
     let Some(channel) = CHANNELS.into_iter().find(|c| *c == channel) else {
         return Err("bad_filter");
@@ -124,6 +137,18 @@ fn parse_sub(v: &Value) -> Result<Sub, &'static str> {
         .get("filter")
         .and_then(Value::as_object)
         .ok_or("bad_filter")?;
+    if channel == POLYMARKET {
+        let asset = filter
+            .get("asset_id")
+            .and_then(Value::as_str)
+            .filter(|a| token(a))
+            .ok_or("bad_filter")?;
+        return Ok(Sub {
+            channel,
+            symbol: asset.to_owned(),
+            base: 0,
+        });
+    }
     let symbol = filter
         .get("symbol")
         .and_then(Value::as_str)
@@ -165,8 +190,12 @@ fn ack(op: &str, rid: Option<&Value>, extra: Value) -> String {
 #[derive(Debug, Default)]
 struct Session {
     authed: bool,
+    /// The authenticated `(lowercase address, API key)`, for the fault rules.
+    account: Option<(String, String)>,
     auth_frames: usize,
     subs: Vec<Sub>,
+    /// `price.polymarket`: the top last sent per asset.
+    tops: BTreeMap<String, Top>,
 }
 
 /// A point of `sub`'s series at tick `k`; `driven` is the asset's driven reference price
@@ -197,6 +226,41 @@ fn snapshot(sub: &Sub, seed: u64, k: u64, interval_ms: u64, driven: Option<u64>)
         p["window_seconds"] = json!(60);
     }
     p
+}
+
+/// A token's top of book as `price.polymarket` reports it: `(market, best bid, best ask,
+/// hash)`; `None` for a token this simulator does not list.
+type Top = (String, Option<u32>, Option<u32>, String);
+
+fn top(shared: &Shared, asset: &str) -> Option<Top> {
+    let ex = shared.ex();
+    let (mi, ti) = ex.token(asset)?;
+    let m = &ex.markets[mi];
+    let b = &m.books[ti];
+    Some((
+        m.spec.condition_id.clone(),
+        b.best_bid(),
+        b.best_ask(),
+        events::book_hash(&ex, mi, ti),
+    ))
+}
+
+/// The `price.polymarket` payload of `asset` at `top`: `[]` for the snapshot of an empty
+/// book.
+fn top_payload(asset: &str, top: &Top, snapshot: bool) -> Value {
+    let (market, bid, ask, hash) = top;
+    if snapshot && bid.is_none() && ask.is_none() {
+        return json!([]);
+    }
+    let side = |p: &Option<u32>| p.map(events::price).unwrap_or_default();
+    json!({
+        "market": market,
+        "asset_id": asset,
+        "best_bid": side(bid),
+        "best_ask": side(ask),
+        "hash": hash,
+        "timestamp": now_ms(),
+    })
 }
 
 /// A data envelope; `dropped` (updates of the channel discarded just before this one) is
@@ -322,6 +386,36 @@ async fn write<T>(
     finish(conn, end).await;
 }
 
+/// The error code a fault rule ([`WsFault::ErrorAck`](crate::WsFault::ErrorAck)) answers `op`
+/// with on a connection of `account` (lowercase address, API key), if one fires.
+fn injected(shared: &Shared, account: Option<&(String, String)>, op: &str) -> Option<&'static str> {
+    let frame = WsFrame {
+        channel: WsChannel::PolyBolt,
+        account: account.map(|(a, k)| (a.as_str(), k.as_str())),
+        about: About::Nothing,
+    };
+    shared.faults().on_ws_op(&frame, op)
+}
+
+/// Answers with the error acknowledgement `code` (naming `channel`, for a subscription); the
+/// codes the docs say are followed by close 4008 close the connection.
+fn refuse(
+    out: &Outbox,
+    rid: Option<&Value>,
+    code: &str,
+    channel: Option<&Value>,
+) -> Result<(), End> {
+    let body = match channel {
+        Some(c) => json!({"code": code, "channel": c}),
+        None => json!({"code": code}),
+    };
+    out.text(ack("error", rid, body))?;
+    if matches!(code, "sub_limit" | "rate_limited" | "auth_attempts") {
+        return Err(close(4008));
+    }
+    Ok(())
+}
+
 fn on_text(
     out: &mut Outbox,
     st: &mut Session,
@@ -348,16 +442,22 @@ fn on_text(
                     .and_then(Value::as_str)
                     .unwrap_or("")
             };
+            let key = field("apiKey");
             let account = shared
                 .ex()
                 .keys
-                .get(field("apiKey"))
+                .get(key)
                 .filter(|k| k.secret == field("secret") && k.passphrase == field("passphrase"))
                 .map(|k| k.address.to_ascii_lowercase());
+            let who = (account.clone().unwrap_or_default(), key.to_owned());
+            if let Some(code) = injected(shared, Some(&who), "auth") {
+                return refuse(out, rid, code, None);
+            }
             match account {
                 Some(address) => {
                     st.authed = true;
-                    out.put(Out::Account(address, field("apiKey").to_owned()))?;
+                    st.account = Some((address.clone(), key.to_owned()));
+                    out.put(Out::Account(address, key.to_owned()))?;
                     out.text(ack("authed", rid, json!({})))
                 }
                 None => out.text(ack("error", rid, json!({"code": "auth_invalid"}))),
@@ -371,7 +471,7 @@ fn on_text(
             let k = now_ms() / interval_ms;
             for item in list {
                 let channel = item.get("channel").cloned().unwrap_or(Value::Null);
-                if !st.authed {
+                if !st.authed && channel.as_str() != Some(POLYMARKET) {
                     out.text(ack(
                         "error",
                         rid,
@@ -379,7 +479,11 @@ fn on_text(
                     ))?;
                     continue;
                 }
-                let sub = match parse_sub(item) {
+                if let Some(code) = injected(shared, st.account.as_ref(), op) {
+                    refuse(out, rid, code, Some(&channel))?;
+                    continue;
+                }
+                let sub = match parse_sub(item, |a| shared.ex().token(a).is_some()) {
                     Ok(s) => s,
                     Err(code) => {
                         out.text(ack("error", rid, json!({"code": code, "channel": channel})))?;
@@ -388,6 +492,9 @@ fn on_text(
                 };
                 if op == "unsubscribe" {
                     st.subs.retain(|s| *s != sub);
+                    if sub.channel == POLYMARKET {
+                        st.tops.remove(&sub.symbol);
+                    }
                     out.text(ack("unsubscribed", rid, json!({"channel": sub.channel})))?;
                     continue;
                 }
@@ -400,18 +507,26 @@ fn on_text(
                     ))?;
                     return Err(close(4008));
                 }
-                out.text(ack(
-                    "subscribed",
-                    rid,
-                    json!({"channel": sub.channel, "provider": source(sub.channel)}),
-                ))?;
+                if sub.channel == POLYMARKET {
+                    out.text(ack("subscribed", rid, json!({"channel": sub.channel})))?;
+                } else {
+                    out.text(ack(
+                        "subscribed",
+                        rid,
+                        json!({"channel": sub.channel, "provider": source(sub.channel)}),
+                    ))?;
+                }
                 if fresh {
-                    let driven = shared.activity().paths.reference(&sub.symbol);
-                    out.data(
-                        sub.channel,
-                        true,
-                        snapshot(&sub, seed, k, interval_ms, driven),
-                    )?;
+                    let payload = if sub.channel == POLYMARKET {
+                        let t = top(shared, &sub.symbol).ok_or(End::Drop)?;
+                        let p = top_payload(&sub.symbol, &t, true);
+                        st.tops.insert(sub.symbol.clone(), t);
+                        p
+                    } else {
+                        let driven = shared.activity().paths.reference(&sub.symbol);
+                        snapshot(&sub, seed, k, interval_ms, driven)
+                    };
+                    out.data(sub.channel, true, payload)?;
                     st.subs.push(sub);
                     if shared.drift.has(Drift::PolyBoltCloseCode) {
                         return Err(close(UNKNOWN_CLOSE));
@@ -458,9 +573,23 @@ where
             },
             _ = ticker.tick() => {
                 let k = now_ms() / interval_ms;
-                st.subs.iter().try_for_each(|sub| {
-                    let driven = shared.activity().paths.reference(&sub.symbol);
-                    out.data(sub.channel, false, update(sub, seed, k, interval_ms, driven))
+                let Session { subs, tops, .. } = &mut st;
+                subs.iter().try_for_each(|sub| {
+                    if sub.channel != POLYMARKET {
+                        let driven = shared.activity().paths.reference(&sub.symbol);
+                        return out.data(sub.channel, false, update(sub, seed, k, interval_ms, driven));
+                    }
+                    // An update only when the top or the hash moved.
+                    let now = top(&shared, &sub.symbol);
+                    match (now, tops.get(&sub.symbol)) {
+                        (Some(t), Some(last)) if t == *last => Ok(()),
+                        (Some(t), _) => {
+                            let p = top_payload(&sub.symbol, &t, false);
+                            tops.insert(sub.symbol.clone(), t);
+                            out.data(sub.channel, false, p)
+                        }
+                        (None, _) => Ok(()),
+                    }
                 })
             },
             // The writer ended the connection (a fault, a failed write).
@@ -483,84 +612,6 @@ where
     }
 }
 
-/// The scripted games of the sports socket: `(gameId, league, home, away)`.
-const GAMES: [(u64, &str, &str, &str); 2] = [
-    (19439, "nfl", "LAC", "BUF"),
-    (1317359, "cs2", "ARCRED", "The glecs"),
-];
-
-fn sport_result(k: u64, game: (u64, &str, &str, &str)) -> String {
-    let (id, league, home, away) = game;
-    let ended = k % 40 >= 36;
-    let mut v = json!({
-        "gameId": id,
-        "leagueAbbreviation": league,
-        "slug": format!("{league}-{}-{}-2026-11-27", home.to_ascii_lowercase(), away.to_ascii_lowercase().replace(' ', "-")),
-        "homeTeam": home,
-        "awayTeam": away,
-        "status": if ended { "Final" } else { "InProgress" },
-        "score": format!("{}-{}", (k / 3) % 40, (k / 5) % 40),
-        "period": format!("Q{}", (k / 10) % 4 + 1),
-        "elapsed": format!("{}:{:02}", 14 - (k % 15), (k * 7) % 60),
-        "live": !ended,
-        "ended": ended,
-    });
-    if ended {
-        v["finished_timestamp"] = Value::String("2026-11-27T23:00:00.000Z".to_owned());
-    }
-    v.to_string()
-}
-
-pub(crate) async fn run_sports<T>(ws: WebSocketStream<T>, shared: Arc<Shared>)
-where
-    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
-{
-    let Timed {
-        mut conn,
-        mut rx,
-        mut ticker,
-        interval,
-        interval_ms,
-        mut kick,
-        mut shutdown,
-    } = Timed::new(ws, &shared, WsChannel::Sports);
-    // The oldest unanswered ping.
-    let mut ping_at: Option<Instant> = None;
-    let end = loop {
-        let step: Result<(), End> = tokio::select! {
-            msg = rx.next() => match msg {
-                Some(Ok(Message::Text(t))) if t.as_str() == "pong" => {
-                    ping_at = None;
-                    Ok(())
-                }
-                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => Err(End::Close(None)),
-                Some(Ok(_)) => Ok(()),
-            },
-            _ = ticker.tick() => {
-                if ping_at.is_some_and(|t| t.elapsed() > interval * 2) {
-                    Err(End::Drop)
-                } else {
-                    ping_at.get_or_insert_with(Instant::now);
-                    let k = now_ms() / interval_ms;
-                    let mut r = conn.send("ping".to_owned()).await;
-                    for g in GAMES {
-                        if r.is_ok() {
-                            r = conn.send(sport_result(k, g)).await;
-                        }
-                    }
-                    r
-                }
-            },
-            _ = kick.changed() => Err(End::Drop),
-            _ = shutdown.changed() => Err(End::going_away()),
-        };
-        if let Err(e) = step {
-            break e;
-        }
-    };
-    finish(conn, end).await;
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -569,6 +620,7 @@ mod tests {
     fn filters_and_exact_values() {
         let ok = parse_sub(
             &json!({"channel":"price.crypto.twap","filter":{"symbol":"btcusd","window_seconds":60}}),
+            |_| false,
         );
         assert_eq!(ok.map(|s| s.symbol), Ok("btcusd".to_owned()));
         for bad in [
@@ -578,11 +630,14 @@ mod tests {
             json!({"channel":"price.equity","filter":{"symbol":"aapl","provider":"x"}}),
             json!({"channel":"price.equity","filter":"aapl"}),
         ] {
-            assert_eq!(parse_sub(&bad), Err("bad_filter"), "{bad}");
+            assert_eq!(parse_sub(&bad, |_| true), Err("bad_filter"), "{bad}");
         }
         assert_eq!(exact(usd(64_126, 5)), "64126.00005000");
-        let sub =
-            parse_sub(&json!({"channel":"price.crypto","filter":{"symbol":"btcusd"}})).unwrap();
+        let sub = parse_sub(
+            &json!({"channel":"price.crypto","filter":{"symbol":"btcusd"}}),
+            |_| false,
+        )
+        .unwrap();
         let snap: Value = serde_json::from_str(&envelope(
             sub.channel,
             1,
@@ -610,6 +665,44 @@ mod tests {
             (Some(2), Some(7))
         );
         assert!(upd["payload"]["full_accuracy_value"].is_string());
+    }
+
+    #[test]
+    fn polymarket_filters_and_tops() {
+        let token = |a: &str| a == "7";
+        let sub = parse_sub(
+            &json!({"channel":"price.polymarket","filter":{"asset_id":"7"}}),
+            token,
+        )
+        .unwrap();
+        assert_eq!((sub.channel, sub.symbol.as_str()), (POLYMARKET, "7"));
+        for bad in [
+            json!({"channel":"price.polymarket","filter":{"asset_id":"8"}}),
+            json!({"channel":"price.polymarket","filter":{"symbol":"7"}}),
+            json!({"channel":"price.polymarket","filter":{"asset_id":7}}),
+        ] {
+            assert_eq!(parse_sub(&bad, token), Err("bad_filter"), "{bad}");
+        }
+        // A cold token's snapshot is `[]`; its updates are objects, an empty side `""`.
+        let cold: Top = ("0xc".to_owned(), None, None, "h0".to_owned());
+        assert_eq!(top_payload("7", &cold, true), json!([]));
+        let p = top_payload("7", &cold, false);
+        assert_eq!(
+            (p["best_bid"].as_str(), p["best_ask"].as_str()),
+            (Some(""), Some(""))
+        );
+        let warm: Top = ("0xc".to_owned(), Some(510_000), None, "h1".to_owned());
+        let p = top_payload("7", &warm, true);
+        assert_eq!(
+            (
+                p["market"].as_str(),
+                p["asset_id"].as_str(),
+                p["best_bid"].as_str(),
+                p["hash"].as_str()
+            ),
+            (Some("0xc"), Some("7"), Some("0.51"), Some("h1"))
+        );
+        assert!(p["timestamp"].is_u64());
     }
 
     #[test]

@@ -44,8 +44,10 @@ pub(crate) struct Shared {
     pub(crate) activity_interval: watch::Sender<Option<Duration>>,
     /// `"METHOD /path"` of recent HTTP requests, oldest first (`SimHandle::requests`).
     pub(crate) requests: Mutex<Vec<String>>,
-    /// Interval of the RTDS synthetic price ticks.
+    /// Interval of the RTDS synthetic price ticks (and of PolyBolt's and the sports socket's).
     pub(crate) rtds_interval: Duration,
+    /// The sports socket pings with the text `ping` (the docs) instead of ping frames (live).
+    pub(crate) sports_text_ping: bool,
     /// Rate limits, post-only windows, closed-only accounts.
     pub(crate) rails: Mutex<Rails>,
     /// Departures from the exchange's behaviour switched on (`Drift`).

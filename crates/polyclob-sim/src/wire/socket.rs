@@ -56,7 +56,7 @@ where
 
     /// Queues a text frame through the fault filter without flushing it (a batch is flushed
     /// once, see [`Conn::flush`]); `Err` means end the connection now.
-    pub(crate) async fn feed(&mut self, text: Utf8Bytes, about: About<'_>) -> Result<(), End> {
+    pub(crate) async fn feed(&mut self, mut text: Utf8Bytes, about: About<'_>) -> Result<(), End> {
         let frame = WsFrame {
             channel: self.channel,
             account: self.account.as_ref().map(|(a, k)| (a.as_str(), k.as_str())),
@@ -68,6 +68,7 @@ where
         }
         match action {
             WsAction::Send => {}
+            WsAction::Corrupt => text = malformed(&text),
             WsAction::SilenceUntil(t) => {
                 self.silent_until = Some(t);
                 return Ok(());
@@ -95,6 +96,29 @@ where
     pub(crate) async fn flush(&mut self) -> Result<(), End> {
         self.tx.flush().await.map_err(|_| End::Drop)
     }
+
+    /// Sends a WebSocket ping frame (a protocol keepalive, not data: the fault rules do not
+    /// count it, but a silence holds it back like everything else).
+    pub(crate) async fn ping(&mut self) -> Result<(), End> {
+        if self.silent_until.is_some_and(|t| Instant::now() < t) {
+            return Ok(());
+        }
+        self.tx
+            .send(Message::Ping(Default::default()))
+            .await
+            .map_err(|_| End::Drop)
+    }
+}
+
+/// A user-channel trade message made malformed: its `price` is no longer a number (`"0.57x"`),
+/// everything else (the `id`) as it was.
+fn malformed(text: &str) -> Utf8Bytes {
+    let Ok(mut v) = serde_json::from_str::<serde_json::Value>(text) else {
+        return format!("{text}x").into();
+    };
+    let price = v["price"].as_str().unwrap_or("").to_owned();
+    v["price"] = serde_json::Value::String(format!("{price}x"));
+    v.to_string().into()
 }
 
 impl End {

@@ -1,7 +1,11 @@
 //! The WS channels (protocol.md §5): `/ws/market` (books and deltas per asset) and `/ws/user`
 //! (the authenticated user's orders and trades, filtered by condition id). Text `PING` gets
 //! text `PONG`; subscriptions can change at any time; fault rules ([`WsRule`](crate::WsRule))
-//! can drop, silence, stall or close a connection, for one account, market or endpoint.
+//! can drop, silence, stall or close a connection, for one account, market or endpoint, and
+//! on the user channel replay an account's trade history or a stale status as it subscribes
+//! ([`WsFault::ReplayHistory`](crate::WsFault::ReplayHistory),
+//! [`WsFault::StaleStatus`](crate::WsFault::StaleStatus)) or send a trade malformed
+//! ([`WsFault::MalformedTrade`](crate::WsFault::MalformedTrade)).
 //!
 //! Subscription rules of the exchange (NT PR #3717, NT `websocket/client.rs`; see
 //! exchange-2026.md §d.7): the initial message (the one with `"type"`) is accepted once per
@@ -32,7 +36,7 @@ use super::shared::Shared;
 use super::socket::{AbortOnDrop, Conn, End};
 use crate::exchange::events;
 use crate::exchange::state::{Outbound, now_ms};
-use crate::scenario::faults::{About, WsChannel};
+use crate::scenario::faults::{About, WsChannel, WsFrame};
 
 /// Whether the request asks for a WebSocket upgrade.
 pub(crate) fn is_upgrade(req: &Request<Incoming>) -> bool {
@@ -82,7 +86,7 @@ pub(crate) fn upgrade(req: Request<Incoming>, shared: Arc<Shared>) -> Response<F
                 Route::Clob(channel) => run(ws, channel, shared).await,
                 Route::Rtds => super::rtds::run(ws, shared).await,
                 Route::PolyBolt => super::polybolt::run(ws, shared).await,
-                Route::Sports => super::polybolt::run_sports(ws, shared).await,
+                Route::Sports => super::sports::run(ws, shared).await,
             }
         }
     });
@@ -149,11 +153,36 @@ where
     if !subs.wants(m) {
         return Ok(false);
     }
-    let (text, about) = match m {
-        Outbound::Market { text, assets, .. } => (text.clone(), About::Assets(assets)),
-        Outbound::User { text, market, .. } => (text.clone(), About::Market(market)),
-    };
-    conn.feed(text, about).await.map(|()| true)
+    match m {
+        Outbound::Market { text, assets, .. } => {
+            conn.feed(text.clone(), About::Assets(assets)).await?;
+        }
+        Outbound::User { text, market, .. } => {
+            let trade = trade_of(text);
+            let about = match &trade {
+                Some((id, status)) => About::Trade {
+                    market,
+                    id,
+                    status,
+                    text,
+                },
+                None => About::Market(market),
+            };
+            conn.feed(text.clone(), about).await?;
+        }
+    }
+    Ok(true)
+}
+
+/// A user-channel message's `(id, status)`, when it is a trade (for the fault rules that
+/// replay, or corrupt, trade messages).
+fn trade_of(text: &str) -> Option<(String, String)> {
+    if !text.contains(r#""event_type":"trade""#) {
+        return None;
+    }
+    let v: Value = serde_json::from_str(text).ok()?;
+    let field = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
+    Some((field("id")?, field("status")?))
 }
 
 /// Handles a fan-out event and whatever else is already queued (up to [`BATCH`]), then
@@ -338,6 +367,8 @@ where
         }
         Channel::User => {
             let markets = strings(v.get("markets"));
+            // Trade messages a fault rule sends again as the connection subscribes.
+            let mut replay = Vec::new();
             if let Some(auth) = v.get("auth") {
                 let field = |k: &str| auth.get(k).and_then(Value::as_str).unwrap_or("");
                 let user = {
@@ -355,6 +386,12 @@ where
                         subs.user = Some(u);
                         // An initial subscription without markets follows every market.
                         subs.all_markets = markets.is_empty();
+                        let frame = WsFrame {
+                            channel: WsChannel::User,
+                            account: conn.account.as_ref().map(|(a, k)| (a.as_str(), k.as_str())),
+                            about: About::Nothing,
+                        };
+                        replay = conn.shared.faults().on_user_subscribe(&frame);
                     }
                     None => {
                         return Err(End::Close(Some(CloseFrame {
@@ -371,7 +408,15 @@ where
             } else {
                 subs.markets.extend(markets);
             }
-            Ok(())
+            if replay.is_empty() {
+                return Ok(());
+            }
+            for (market, text) in replay {
+                if subs.all_markets || subs.markets.contains(&market) {
+                    conn.feed(text, About::Market(&market)).await?;
+                }
+            }
+            conn.flush().await
         }
     }
 }

@@ -1,7 +1,6 @@
-//! The simulator's PolyBolt and sports endpoints through the crate's own streams: auth
-//! against the simulator's API keys, snapshot then consecutive `seq`, exact prices, refused
-//! credentials, `dropped` under a slow consumer and each close code as a scheduled fault;
-//! the sports socket's pings answered.
+//! The simulator's PolyBolt endpoint through the crate's own streams: auth against the
+//! simulator's API keys, snapshot then consecutive `seq`, exact prices, refused credentials,
+//! `dropped` under a slow consumer and each close code as a scheduled fault.
 #![allow(clippy::unwrap_used)]
 
 use crate::support::sim as support;
@@ -10,17 +9,17 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use polyclob::clob::Credentials;
-use polyclob::polybolt::decode::{BoltMessage, BoltPayload};
+use polyclob::polybolt::decode::{AckCode, BoltMessage, BoltPayload};
 use polyclob::polybolt::{BoltSubscription, Channel, OwnedBoltMessage, PolyBoltStream};
-use polyclob::sports::{OwnedSportResult, SportsStream};
 use polyclob::ws::feed::FeedEvent;
 
 type PolyBoltEvent = FeedEvent<OwnedBoltMessage>;
-type SportsEvent = FeedEvent<OwnedSportResult>;
 use polyclob::ws::connection::Disconnect;
 use polyclob::ws::continuity::{Cause, Lost, Recovery};
 use polyclob::ws::event::Status;
-use polyclob_sim::{Faults, SimHandle, Simulator, Trigger, WsChannel, WsFault, WsRule};
+use polyclob_sim::{
+    Faults, HttpFault, HttpRule, SimHandle, Simulator, Trigger, WsChannel, WsFault, WsRule,
+};
 use support::{KEY_A, Trader};
 
 const SEC: Duration = Duration::from_secs(1);
@@ -322,34 +321,299 @@ async fn polybolt_refuses_unknown_credentials() {
     );
 }
 
-#[tokio::test]
-async fn sports_pings_are_answered_and_results_decode() {
-    let sim = sim().await;
-    let mut s = SportsStream::builder()
-        .url(sim.sports_url())
-        .no_proxy()
-        .ping_interval(Duration::from_millis(100))
-        .silence_timeout(Duration::from_millis(500))
-        .build()
-        .unwrap();
-    let mut results = 0;
-    let deadline = tokio::time::Instant::now() + 5 * SEC;
-    // The simulator drops a client that does not answer two intervals' pings: 40 ticks
-    // on one connection prove the pongs arrive.
-    while results < 40 {
-        let ev = tokio::time::timeout_at(deadline, s.next())
+type RawWs = crate::support::sim::Ws;
+
+async fn raw_polybolt(sim: &SimHandle) -> RawWs {
+    tokio_tungstenite::connect_async(sim.polybolt_url())
+        .await
+        .unwrap()
+        .0
+}
+
+/// The next text frames as JSON, until `done` holds of what was read (at most 5 s).
+async fn read_until(
+    ws: &mut RawWs,
+    done: impl Fn(&[serde_json::Value]) -> bool,
+) -> Vec<serde_json::Value> {
+    let mut got = Vec::new();
+    let end = tokio::time::Instant::now() + 5 * SEC;
+    while !done(&got) {
+        let t = support::next_text(ws, end - tokio::time::Instant::now())
             .await
-            .expect("results")
-            .expect("open");
-        match ev {
-            SportsEvent::Message(r) => {
-                let r = r.message().unwrap();
-                assert!(r.game_id == 19439 || r.game_id == 1317359);
-                results += 1;
+            .unwrap_or_else(|| panic!("timed out: {got:#?}"));
+        got.push(serde_json::from_str(&t).unwrap());
+    }
+    got
+}
+
+/// `price.polymarket` without credentials: the top of book of a token with orders (what
+/// `GET /book` shows), `[]` for a cold token, `bad_filter` for a token the simulator does not
+/// list, then an update when the cold token's book gets its first order.
+#[tokio::test]
+async fn polymarket_is_public_with_tops_and_a_cold_snapshot() {
+    let sim = Simulator::builder()
+        .seed(3)
+        .rtds_interval(Duration::from_millis(20))
+        .markets(vec![
+            polyclob_sim::MarketSpec::defaults()[0].clone(),
+            support::empty_market(),
+        ])
+        .start()
+        .await
+        .unwrap();
+    let warm = sim.markets()[0].tokens()[0].token_id().to_owned();
+    let mut ws = raw_polybolt(&sim).await;
+    let sub =
+        |a: &str| format!(r#"{{"channel":"price.polymarket","filter":{{"asset_id":"{a}"}}}}"#);
+    support::send(
+        &mut ws,
+        &format!(
+            r#"{{"op":"subscribe","rid":"s1","subscriptions":[{},{},{}]}}"#,
+            sub(&warm),
+            sub(support::YES),
+            sub("999")
+        ),
+    )
+    .await;
+    let snapshots = |v: &[serde_json::Value]| v.iter().filter(|f| f["snapshot"] == true).count();
+    let got = read_until(&mut ws, |v| {
+        snapshots(v) == 2 && v.iter().any(|f| f["op"] == "error")
+    })
+    .await;
+    let acks: Vec<_> = got.iter().filter_map(|f| f["op"].as_str()).collect();
+    assert_eq!(
+        acks.iter().filter(|o| **o == "subscribed").count(),
+        2,
+        "{got:#?}"
+    );
+    let err = got.iter().find(|f| f["op"] == "error").unwrap();
+    assert_eq!(
+        (err["code"].as_str(), err["rid"].as_str()),
+        (Some("bad_filter"), Some("s1"))
+    );
+
+    let (_, book) = support::get(&sim, &format!("/book?token_id={warm}")).await;
+    let best = |side: &str, best: fn(f64, f64) -> f64, start: f64| {
+        book[side]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["price"].as_str().unwrap().parse::<f64>().unwrap())
+            .fold(start, best)
+    };
+    for f in got.iter().filter(|f| f["snapshot"] == true) {
+        assert_eq!(f["channel"], "price.polymarket");
+        let text = f.to_string();
+        let BoltMessage::Data(env) = polyclob::polybolt::decode::decode(&text).unwrap() else {
+            panic!()
+        };
+        match env.payload {
+            BoltPayload::Top(t) => {
+                assert_eq!(t.asset_id, warm);
+                let bid = t.best_bid.unwrap().to_string().parse::<f64>().unwrap();
+                let ask = t.best_ask.unwrap().to_string().parse::<f64>().unwrap();
+                assert_eq!(bid, best("bids", f64::max, 0.0), "{text}");
+                assert_eq!(ask, best("asks", f64::min, 1.0), "{text}");
+                assert!(t.hash.is_some_and(|h| !h.is_empty()) && t.timestamp_ms.is_some());
             }
-            SportsEvent::Break(b) => panic!("{b}"),
-            SportsEvent::Invalid { error, .. } => panic!("{error}"),
-            _ => {}
+            BoltPayload::Empty => {}
+            other => panic!("{other:?}"),
         }
     }
+    assert!(
+        got.iter().any(|f| f["payload"] == serde_json::json!([])),
+        "{got:#?}"
+    );
+
+    // The cold token's first order: one update with its top, the other side blank.
+    let t = Trader::new(&sim, KEY_A).await;
+    let (status, _, body) = t
+        .post(&support::limit(
+            support::YES,
+            polyclob::types::Side::Buy,
+            400_000,
+            10_000_000,
+            1,
+        ))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let got = read_until(&mut ws, |v| {
+        v.iter().any(|f| f["payload"]["asset_id"] == support::YES)
+    })
+    .await;
+    let upd = got
+        .iter()
+        .find(|f| f["payload"]["asset_id"] == support::YES)
+        .unwrap();
+    assert_eq!(upd.get("snapshot"), None);
+    assert_eq!(
+        (
+            upd["payload"]["best_bid"].as_str(),
+            upd["payload"]["best_ask"].as_str()
+        ),
+        (Some("0.4"), Some(""))
+    );
+    assert_eq!(upd["payload"]["market"], support::COND);
+}
+
+/// `{"op":"auth",…}` with `t`'s credentials.
+fn auth_frame(t: &Trader, rid: &str) -> String {
+    format!(
+        r#"{{"op":"auth","rid":"{rid}","auth":{{"apiKey":"{}","secret":"{}","passphrase":"{}"}}}}"#,
+        t.creds.api_key(),
+        t.creds.secret(),
+        t.creds.passphrase()
+    )
+}
+
+/// Error acknowledgements as fault rules: `auth_unavailable` twice then `authed` (the
+/// connection stays open meanwhile), `bad_filter` on one subscription of a batch, and
+/// `rate_limited` followed by close 4008.
+#[tokio::test]
+async fn error_acks_follow_the_rules() {
+    let sim = Simulator::builder()
+        .seed(3)
+        .rtds_interval(Duration::from_millis(20))
+        .faults(
+            Faults::none()
+                .ws(WsRule::new(
+                    Trigger::Window { first: 1, count: 2 },
+                    WsFault::ErrorAck {
+                        op: "auth",
+                        code: "auth_unavailable",
+                    },
+                )
+                .channel(WsChannel::PolyBolt))
+                .ws(WsRule::new(
+                    Trigger::Window { first: 2, count: 1 },
+                    WsFault::ErrorAck {
+                        op: "subscribe",
+                        code: "bad_filter",
+                    },
+                )),
+        )
+        .start()
+        .await
+        .unwrap();
+    let t = Trader::new(&sim, KEY_A).await;
+    let mut ws = raw_polybolt(&sim).await;
+    for rid in ["a1", "a2", "a3"] {
+        support::send(&mut ws, &auth_frame(&t, rid)).await;
+    }
+    let got = read_until(&mut ws, |v| v.len() == 3).await;
+    let answers: Vec<_> = got
+        .iter()
+        .map(|f| (f["op"].as_str(), f["code"].as_str(), f["rid"].as_str()))
+        .collect();
+    assert_eq!(
+        answers,
+        [
+            (Some("error"), Some("auth_unavailable"), Some("a1")),
+            (Some("error"), Some("auth_unavailable"), Some("a2")),
+            (Some("authed"), None, Some("a3")),
+        ]
+    );
+    // Each answer decodes to its typed code.
+    let first = got[0].to_string();
+    let BoltMessage::Ack(a) = polyclob::polybolt::decode::decode(&first).unwrap() else {
+        panic!()
+    };
+    assert_eq!(a.code, Some(AckCode::AuthUnavailable));
+
+    support::send(
+        &mut ws,
+        r#"{"op":"subscribe","rid":"s1","subscriptions":[{"channel":"price.crypto","filter":{"symbol":"btcusd"}},{"channel":"price.equity","filter":{"symbol":"aapl"}},{"channel":"price.crypto","filter":{"symbol":"ethusd"}}]}"#,
+    )
+    .await;
+    let got = read_until(&mut ws, |v| {
+        v.iter().filter(|f| f["snapshot"] == true).count() == 2
+    })
+    .await;
+    let errors: Vec<_> = got.iter().filter(|f| f["op"] == "error").collect();
+    assert_eq!(errors.len(), 1, "{got:#?}");
+    assert_eq!(
+        (errors[0]["code"].as_str(), errors[0]["channel"].as_str()),
+        (Some("bad_filter"), Some("price.equity"))
+    );
+    let symbols: Vec<_> = got
+        .iter()
+        .filter(|f| f["snapshot"] == true)
+        .map(|f| f["payload"]["symbol"].as_str().unwrap())
+        .collect();
+    assert_eq!(symbols, ["btcusd", "ethusd"]);
+
+    // A code the docs say closes the connection: the error, then close 4008.
+    sim.set_faults(Faults::none().ws(WsRule::new(
+        Trigger::EveryNth(1),
+        WsFault::ErrorAck {
+            op: "subscribe",
+            code: "rate_limited",
+        },
+    )));
+    support::send(
+        &mut ws,
+        r#"{"op":"subscribe","rid":"s2","channel":"price.crypto","filter":{"symbol":"solusd"}}"#,
+    )
+    .await;
+    let end = tokio::time::Instant::now() + 5 * SEC;
+    let mut saw_error = false;
+    let code = loop {
+        let msg = tokio::time::timeout_at(end, ws.next())
+            .await
+            .expect("closes");
+        match msg {
+            Some(Ok(tokio_tungstenite::tungstenite::Message::Text(t))) => {
+                saw_error |= t.contains(r#""code":"rate_limited""#) && t.contains(r#""rid":"s2""#);
+            }
+            Some(Ok(tokio_tungstenite::tungstenite::Message::Close(c))) => {
+                break c.map(|c| u16::from(c.code));
+            }
+            Some(Ok(_)) => {}
+            other => panic!("{other:?}"),
+        }
+    };
+    assert!(saw_error);
+    assert_eq!(code, Some(4008));
+}
+
+/// Handshakes refused as the docs say PolyBolt may: 429 and 503 with `Retry-After`.
+#[tokio::test]
+async fn handshakes_refused_with_retry_after() {
+    let rule = |first, fault| {
+        HttpRule::new(Trigger::Window { first, count: 1 }, fault).path_prefix("/polybolt")
+    };
+    let sim = Simulator::builder()
+        .faults(
+            Faults::none()
+                .http(rule(1, HttpFault::RateLimited { retry_after: SEC }))
+                .http(rule(
+                    2,
+                    HttpFault::Overloaded {
+                        retry_after: Duration::from_millis(1500),
+                    },
+                )),
+        )
+        .start()
+        .await
+        .unwrap();
+    for (status, retry_after) in [(429, "1"), (503, "2")] {
+        let err = tokio_tungstenite::connect_async(sim.polybolt_url())
+            .await
+            .unwrap_err();
+        let tokio_tungstenite::tungstenite::Error::Http(resp) = err else {
+            panic!("{err}")
+        };
+        assert_eq!(resp.status().as_u16(), status);
+        assert_eq!(
+            resp.headers()
+                .get("retry-after")
+                .and_then(|v| v.to_str().ok()),
+            Some(retry_after)
+        );
+    }
+    assert!(
+        tokio_tungstenite::connect_async(sim.polybolt_url())
+            .await
+            .is_ok()
+    );
 }
