@@ -57,7 +57,10 @@ use crate::types::{OrderType, Side, Timestamp};
 use crate::ws::Closed;
 use crate::ws::continuity::{Break, Cause, Lost, Recovery, StreamKind};
 use crate::ws::event::{OwnedFrame, Status};
-use crate::ws::feed::{BuildError, Decoder, Feed, FeedBuilder, FeedHandle, Io, Sealed, Sink, Wire};
+use crate::ws::feed::{
+    BuildError, Cx, Decoder, Feed, FeedBuilder, FeedHandle, Handler, Sealed, Wire,
+};
+use crate::ws::shards::Shards;
 use crate::ws::trust::{Keys, Trust};
 use crate::ws::user::{POLICY, UserWire};
 
@@ -462,11 +465,11 @@ impl UserFeed {
     }
 
     /// A trade, live or recovered: delivered (`true`) when it moves the trade on.
-    fn trade<S: Sink<Self>>(
+    fn trade<H: Handler<Self>>(
         &mut self,
         mut t: TradeUpdate,
         frame: Option<&OwnedFrame>,
-        sink: &mut S,
+        h: &mut H,
     ) -> bool {
         if !self.seen.admit(&mut t) {
             return false;
@@ -474,22 +477,22 @@ impl UserFeed {
         if let Some(r) = &mut self.reconciler {
             r.delivered(t.match_time.as_deref());
         }
-        sink.message(UserEvent::Trade(t), frame, &self.keys);
+        h.on_message(&UserEvent::Trade(t), &Cx::new(frame, &self.keys));
         true
     }
 
     /// One frame's elements, in order.
-    fn split<S: Sink<Self>>(&mut self, frame: &OwnedFrame, sink: &mut S) {
+    fn split<H: Handler<Self>>(&mut self, frame: &OwnedFrame, h: &mut H) {
         let shard = frame.shard();
         let events = match decode_bytes(frame.as_bytes()) {
             Ok(events) => events,
-            Err(error) => return sink.invalid(error, frame, &self.keys),
+            Err(error) => return h.on_invalid(&error, &Cx::new(Some(frame), &self.keys)),
         };
         for r in events {
             let error = match r {
                 Ok(Decoded::Trade(t)) => match trade(shard, &t) {
                     Ok(t) => {
-                        self.trade(t, Some(frame), sink);
+                        self.trade(t, Some(frame), h);
                         continue;
                     }
                     Err(error) => error,
@@ -497,14 +500,14 @@ impl UserFeed {
                 Ok(Decoded::Order(o)) => {
                     let o = order(shard, &o);
                     if !self.is_stale(&o) {
-                        sink.message(UserEvent::Order(o), Some(frame), &self.keys);
+                        h.on_message(&UserEvent::Order(o), &Cx::new(Some(frame), &self.keys));
                     }
                     continue;
                 }
                 Ok(_) => continue,
                 Err(error) => error,
             };
-            sink.invalid(error, frame, &self.keys);
+            h.on_invalid(&error, &Cx::new(Some(frame), &self.keys));
             // A trade that did not decode is a fill the bot would never hear of: fetch it.
             let trade = frame.as_str().is_some_and(|t| t.contains("\"trade\""));
             if let Some(r) = self.reconciler.as_mut().filter(|_| trade) {
@@ -517,26 +520,26 @@ impl UserFeed {
                     lost: Lost::Count(1),
                     recovery: Recovery::Refetch,
                 };
-                sink.brk(brk, &self.keys);
+                h.on_break(&brk, &Cx::new(None, &self.keys));
             }
         }
     }
 
     /// Delivers a finished fetch, the marker, then the held live frames.
-    fn recovered<S: Sink<Self>>(
+    fn recovered<H: Handler<Self>>(
         &mut self,
         shard: usize,
         fetched: Fetched,
-        io: &Io<'_>,
-        sink: &mut S,
+        shards: &Shards,
+        h: &mut H,
     ) {
         let Fetched {
             orders,
             mut trades,
             mut skipped,
         } = fetched;
-        self.markets = io.shards.ids_of_all();
-        self.changes = io.shards.changes();
+        self.markets = shards.ids_of_all();
+        self.changes = shards.changes();
         let keeps = |m: &str| {
             self.markets.is_empty() || !m.is_empty() && self.markets.contains(&market_key(m))
         };
@@ -546,7 +549,7 @@ impl UserFeed {
         let mut n_trades = 0;
         for t in trades {
             match recovered_trade(shard, t) {
-                Ok(t) => n_trades += usize::from(self.trade(t, None, sink)),
+                Ok(t) => n_trades += usize::from(self.trade(t, None, h)),
                 Err(row) => skipped.push(row),
             }
         }
@@ -558,7 +561,7 @@ impl UserFeed {
                     if let Some(m) = o.size_matched {
                         self.snapshot.insert(o.id.clone(), m);
                     }
-                    sink.message(UserEvent::Order(o), None, &self.keys);
+                    h.on_message(&UserEvent::Order(o), &Cx::new(None, &self.keys));
                 }
                 Err(row) => skipped.push(row),
             }
@@ -570,8 +573,8 @@ impl UserFeed {
             trades: n_trades,
             skipped,
         };
-        sink.message(UserEvent::Reconciled(done), None, &self.keys);
-        self.release_held(sink);
+        h.on_message(&UserEvent::Reconciled(done), &Cx::new(None, &self.keys));
+        self.release_held(h);
     }
 
     /// The account and its markets are trusted again on connection `shard`.
@@ -583,9 +586,9 @@ impl UserFeed {
     }
 
     /// Delivers the held frames in order, then forgets the snapshot they were checked against.
-    fn release_held<S: Sink<Self>>(&mut self, sink: &mut S) {
+    fn release_held<H: Handler<Self>>(&mut self, h: &mut H) {
         while let Some(f) = self.held.pop_front() {
-            self.split(&f, sink);
+            self.split(&f, h);
         }
         self.snapshot.clear();
     }
@@ -613,14 +616,14 @@ impl Sealed for UserFeed {
             Some(m) => keys.trust(&market_key(m)),
         }
     }
-    fn frame<S: Sink<Self>>(&mut self, frame: &OwnedFrame, _: &Io<'_>, sink: &mut S) {
+    fn frame<H: Handler<Self>>(&mut self, frame: &OwnedFrame, _: &Shards, h: &mut H, _: bool) {
         if self.holding() {
             self.held.push_back(frame.clone());
         } else {
-            self.split(frame, sink);
+            self.split(frame, h);
         }
     }
-    fn status(&mut self, status: &Status, io: &Io<'_>) {
+    fn status(&mut self, status: &Status, shards: &Shards) {
         if let Some(r) = &mut self.reconciler {
             r.on_status(status);
         }
@@ -631,27 +634,32 @@ impl Sealed for UserFeed {
                 ..
             } => {
                 // Nothing was missed before the first connection.
-                self.markets = io.shards.ids_of_all();
-                self.changes = io.shards.changes();
+                self.markets = shards.ids_of_all();
+                self.changes = shards.changes();
                 self.establish(*shard);
             }
             Status::Connected { .. } => {}
             _ => self.keys.break_shard(status.shard()),
         }
     }
-    fn poll<S: Sink<Self>>(&mut self, cx: &mut Context<'_>, io: &Io<'_>, sink: &mut S) -> Poll<()> {
+    fn poll<H: Handler<Self>>(
+        &mut self,
+        cx: &mut Context<'_>,
+        shards: &Shards,
+        h: &mut H,
+    ) -> Poll<()> {
         let Some(r) = &mut self.reconciler else {
             return Poll::Pending;
         };
-        if !r.holding() && io.shards.changes() != self.changes {
+        if !r.holding() && shards.changes() != self.changes {
             // A market was added on the open socket: its earlier fills never came over it.
-            self.changes = io.shards.changes();
+            self.changes = shards.changes();
             r.refetch(0);
         }
         match r.poll(cx) {
             Poll::Pending => Poll::Pending,
             Poll::Ready(Outcome::Done { shard, fetched }) => {
-                self.recovered(shard, fetched, io, sink);
+                self.recovered(shard, fetched, shards, h);
                 Poll::Ready(())
             }
             Poll::Ready(Outcome::Failed {
@@ -664,16 +672,16 @@ impl Sealed for UserFeed {
                     error,
                     retry_in,
                 };
-                sink.message(failed, None, &self.keys);
+                h.on_message(&failed, &Cx::new(None, &self.keys));
                 if retry_in.is_none() {
-                    self.release_held(sink);
+                    self.release_held(h);
                 }
                 Poll::Ready(())
             }
         }
     }
-    fn to_owned(msg: UserEvent, _: Option<&OwnedFrame>) -> UserEvent {
-        msg
+    fn to_owned(msg: &UserEvent, _: &Cx<'_, Self>) -> UserEvent {
+        msg.clone()
     }
 }
 
@@ -689,24 +697,20 @@ impl Decoder for UserFeed {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::ws::feed::Lag;
 
     #[derive(Default)]
     struct Got(Vec<UserEvent>, Vec<Break>, usize);
 
-    impl Sink<UserFeed> for Got {
-        const OWNED: bool = true;
-        fn message(&mut self, msg: UserEvent, _: Option<&OwnedFrame>, _: &Keys) {
-            self.0.push(msg);
+    impl Handler<UserFeed> for Got {
+        fn on_message(&mut self, msg: &UserEvent, _: &Cx<'_, UserFeed>) {
+            self.0.push(msg.clone());
         }
-        fn invalid(&mut self, _: DecodeError, _: &OwnedFrame, _: &Keys) {
+        fn on_invalid(&mut self, _: &DecodeError, _: &Cx<'_, UserFeed>) {
             self.2 += 1;
         }
-        fn brk(&mut self, brk: Break, _: &Keys) {
-            self.1.push(brk);
+        fn on_break(&mut self, brk: &Break, _: &Cx<'_, UserFeed>) {
+            self.1.push(*brk);
         }
-        fn status(&mut self, _: Status, _: &Keys) {}
-        fn lag(&mut self, _: Lag, _: &Keys) {}
     }
 
     fn frame(json: &str) -> OwnedFrame {

@@ -28,7 +28,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::clob::Credentials;
-use crate::decode::{DecodeError, DecodeErrorKind};
+use crate::decode::DecodeError;
 use crate::json::escape::push_string;
 use crate::ws::Closed;
 use crate::ws::backoff::Jitter;
@@ -36,8 +36,9 @@ use crate::ws::connection::{OnClose, Policy};
 use crate::ws::continuity::{Break, Cause, Lost, Recovery, StreamKind};
 use crate::ws::event::{OwnedFrame, Status};
 use crate::ws::feed::{
-    BuildError, Control, Decoder, Feed, FeedBuilder, Io, Owned, Reread, Sealed, Sink, Wire,
+    BuildError, Control, Cx, Decoder, Feed, FeedBuilder, Handler, Owned, Reread, Sealed, Wire,
 };
+use crate::ws::shards::Shards;
 use crate::ws::subscribe::Op;
 use crate::ws::trust::{Keys, Trust, with_key};
 
@@ -300,17 +301,17 @@ impl BoltFeed {
     /// The `price.polymarket` tokens of connection `conn` awaiting their snapshot: every one at
     /// a new connection (in the order the subscribe frame lists them), then those subscribed
     /// since.
-    fn sync_awaiting(&mut self, conn: (usize, u64), io: &Io<'_>) {
+    fn sync_awaiting(&mut self, conn: (usize, u64), shards: &Shards) {
         let fresh = self.awaiting_on != Some(conn);
-        if !fresh && self.changes == io.shards.changes() {
+        if !fresh && self.changes == shards.changes() {
             return;
         }
         self.awaiting_on = Some(conn);
-        self.changes = io.shards.changes();
+        self.changes = shards.changes();
         if fresh {
             self.awaiting.clear();
         }
-        for sub in io.shards.ids_of(conn.0) {
+        for sub in shards.ids_of(conn.0) {
             let Some(token) = polymarket_token(&sub) else {
                 continue;
             };
@@ -325,10 +326,10 @@ impl BoltFeed {
     /// that did not lose frames), an update keeps it fresh. A `price.polymarket` snapshot `[]`
     /// names no token: it answers the oldest subscription still awaiting its snapshot (each
     /// subscription gets its acknowledgement and then its snapshot, in order).
-    fn track(&mut self, env: &Envelope<'_>, conn: (usize, u64), io: &Io<'_>) {
+    fn track(&mut self, env: &Envelope<'_>, conn: (usize, u64), shards: &Shards) {
         let Some(ch) = env.channel else { return };
         if ch == Channel::Polymarket && env.snapshot {
-            self.sync_awaiting(conn, io);
+            self.sync_awaiting(conn, shards);
         }
         let key = match env.payload {
             BoltPayload::Price(p) => Some(p.symbol),
@@ -358,12 +359,12 @@ impl BoltFeed {
 
     /// A refused `price.polymarket` subscription (`bad_filter` …) gets no snapshot: the oldest
     /// awaiting one is marked refused, so a later `[]` is not taken for it.
-    fn refused(&mut self, ack: &Ack<'_>, conn: (usize, u64), io: &Io<'_>) {
+    fn refused(&mut self, ack: &Ack<'_>, conn: (usize, u64), shards: &Shards) {
         let polymarket = ack.channel == Some(Channel::Polymarket.as_str());
         if ack.op != AckOp::Error || !polymarket {
             return;
         }
-        self.sync_awaiting(conn, io);
+        self.sync_awaiting(conn, shards);
         let code = ack.code.and_then(AckCode::as_str).unwrap_or("error");
         if let Some(k) = self.awaiting.pop_front() {
             self.keys.reject(&k, conn.0, code);
@@ -424,37 +425,36 @@ impl Sealed for BoltFeed {
             keys.trust(k)
         })
     }
-    fn frame<S: Sink<Self>>(&mut self, frame: &OwnedFrame, io: &Io<'_>, sink: &mut S) {
-        let decoded = match frame.as_str() {
-            Some(text) => decode(text),
-            None => Err(DecodeError::new(DecodeErrorKind::Utf8, "", 0)),
-        };
-        let msg = match decoded {
+    fn frame<H: Handler<Self>>(&mut self, f: &OwnedFrame, s: &Shards, h: &mut H, _: bool) {
+        let msg = match f
+            .as_str()
+            .map_or_else(|| decode_bytes(f.as_bytes()), decode)
+        {
             Ok(msg) => msg,
-            Err(e) => return sink.invalid(e, frame, &self.keys),
+            Err(e) => return h.on_invalid(&e, &Cx::new(Some(f), &self.keys)),
         };
-        let conn = (frame.shard(), frame.epoch());
+        let conn = (f.shard(), f.epoch());
         match &msg {
             BoltMessage::Data(env) => {
                 if let Some(b) = self.sequence(env, conn) {
                     self.keys.break_shard(conn.0);
                     if self.replacing != Some(conn) {
                         self.replacing = Some(conn);
-                        io.shards.resnapshot(conn.0);
+                        s.resnapshot(conn.0);
                     }
-                    sink.brk(b, &self.keys);
+                    h.on_break(&b, &Cx::new(None, &self.keys));
                 }
-                self.track(env, conn, io);
+                self.track(env, conn, s);
             }
-            BoltMessage::Ack(ack) => self.refused(ack, conn, io),
+            BoltMessage::Ack(ack) => self.refused(ack, conn, s),
         }
-        sink.message(msg, Some(frame), &self.keys);
+        h.on_message(&msg, &Cx::new(Some(f), &self.keys));
     }
-    fn status(&mut self, status: &Status, _: &Io<'_>) {
+    fn status(&mut self, status: &Status, _: &Shards) {
         self.keys.break_shard(status.shard());
     }
-    fn to_owned(_: BoltMessage<'_>, frame: Option<&OwnedFrame>) -> OwnedBoltMessage {
-        Owned::new(frame)
+    fn to_owned(_: &BoltMessage<'_>, cx: &Cx<'_, Self>) -> OwnedBoltMessage {
+        Owned::new(cx)
     }
     fn conflation_key(msg: &BoltMessage<'_>, key: &mut String) -> bool {
         let BoltMessage::Data(env) = msg else {

@@ -14,15 +14,16 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use crate::decode::{DecodeError, DecodeErrorKind};
+use crate::decode::DecodeError;
 use crate::ws::Closed;
 use crate::ws::backoff::Jitter;
 use crate::ws::connection::Policy;
 use crate::ws::continuity::StreamKind;
 use crate::ws::event::{OwnedFrame, Status};
 use crate::ws::feed::{
-    BuildError, Control, Decoder, Feed, FeedBuilder, Io, Owned, Reread, Sealed, Sink, Wire,
+    BuildError, Control, Cx, Decoder, Feed, FeedBuilder, Handler, Owned, Reread, Sealed, Wire,
 };
+use crate::ws::shards::Shards;
 use crate::ws::subscribe::Op;
 use crate::ws::trust::{Keys, Trust, with_key};
 
@@ -168,29 +169,27 @@ impl Sealed for RtdsFeed {
     fn trust(keys: &Keys, (topic, symbol): (&str, &str)) -> Trust {
         with_key(format_args!("{topic}|{symbol}"), |k| keys.trust(k))
     }
-    fn frame<S: Sink<Self>>(&mut self, frame: &OwnedFrame, _: &Io<'_>, sink: &mut S) {
-        let decoded = match frame.as_str() {
-            Some(text) => decode(text),
-            None => Err(DecodeError::new(DecodeErrorKind::Utf8, "", 0)),
+    fn frame<H: Handler<Self>>(&mut self, f: &OwnedFrame, _: &Shards, h: &mut H, _: bool) {
+        // A text frame was validated as UTF-8 by the transport: not again.
+        let msg = match f
+            .as_str()
+            .map_or_else(|| decode_bytes(f.as_bytes()), decode)
+        {
+            Ok(msg) => msg,
+            Err(e) => return h.on_invalid(&e, &Cx::new(Some(f), &self.keys)),
         };
-        match decoded {
-            Ok(msg) => {
-                if let Some((topic, symbol)) = price_key(&msg) {
-                    let shard = frame.shard();
-                    with_key(format_args!("{topic}|{symbol}"), |k| {
-                        self.keys.establish(k, shard, None);
-                    });
-                }
-                sink.message(msg, Some(frame), &self.keys);
-            }
-            Err(e) => sink.invalid(e, frame, &self.keys),
+        if let Some((topic, symbol)) = price_key(&msg) {
+            with_key(format_args!("{topic}|{symbol}"), |k| {
+                self.keys.establish(k, f.shard(), None);
+            });
         }
+        h.on_message(&msg, &Cx::new(Some(f), &self.keys));
     }
-    fn status(&mut self, status: &Status, _: &Io<'_>) {
+    fn status(&mut self, status: &Status, _: &Shards) {
         self.keys.break_shard(status.shard());
     }
-    fn to_owned(_: Message<'_>, frame: Option<&OwnedFrame>) -> OwnedMessage {
-        Owned::new(frame)
+    fn to_owned(_: &Message<'_>, cx: &Cx<'_, Self>) -> OwnedMessage {
+        Owned::new(cx)
     }
     fn conflation_key(msg: &Message<'_>, key: &mut String) -> bool {
         price_key(msg)

@@ -24,8 +24,9 @@ use crate::ws::connection::Policy;
 use crate::ws::continuity::StreamKind;
 use crate::ws::event::{OwnedFrame, Status};
 use crate::ws::feed::{
-    BuildError, Control, Decoder, Feed, FeedBuilder, Io, Owned, Reread, Sealed, Sink, Wire,
+    BuildError, Control, Cx, Decoder, Feed, FeedBuilder, Handler, Owned, Reread, Sealed, Wire,
 };
+use crate::ws::shards::Shards;
 use crate::ws::subscribe::Op;
 use crate::ws::trust::{Keys, Trust, with_key};
 
@@ -144,27 +145,24 @@ impl Sealed for SportsFeed {
     fn trust(keys: &Keys, game: GameKey<'_>) -> Trust {
         with_key(format_args!("{game}"), |k| keys.trust(k))
     }
-    fn frame<S: Sink<Self>>(&mut self, frame: &OwnedFrame, _: &Io<'_>, sink: &mut S) {
-        let decoded = match frame.as_str() {
-            Some(text) => decode(text),
-            None => Err(DecodeError::new(DecodeErrorKind::Utf8, "", 0)),
+    fn frame<H: Handler<Self>>(&mut self, f: &OwnedFrame, _: &Shards, h: &mut H, _: bool) {
+        let r = match f
+            .as_str()
+            .map_or_else(|| Self::reread(f.as_bytes()), decode)
+        {
+            Ok(r) => r,
+            Err(e) => return h.on_invalid(&e, &Cx::new(Some(f), &self.keys)),
         };
-        match decoded {
-            Ok(r) => {
-                let shard = frame.shard();
-                with_key(format_args!("{}", r.key), |k| {
-                    self.keys.establish(k, shard, None);
-                });
-                sink.message(r, Some(frame), &self.keys);
-            }
-            Err(e) => sink.invalid(e, frame, &self.keys),
-        }
+        with_key(format_args!("{}", r.key), |k| {
+            self.keys.establish(k, f.shard(), None);
+        });
+        h.on_message(&r, &Cx::new(Some(f), &self.keys));
     }
-    fn status(&mut self, status: &Status, _: &Io<'_>) {
+    fn status(&mut self, status: &Status, _: &Shards) {
         self.keys.break_shard(status.shard());
     }
-    fn to_owned(_: SportResult<'_>, frame: Option<&OwnedFrame>) -> OwnedSportResult {
-        Owned::new(frame)
+    fn to_owned(_: &SportResult<'_>, cx: &Cx<'_, Self>) -> OwnedSportResult {
+        Owned::new(cx)
     }
 }
 

@@ -51,417 +51,15 @@ use tokio::sync::mpsc;
 use super::connection::{Config, ConnectError, HookFuture, Policy, Reconnected};
 use super::continuity::Break;
 use super::counters::Counters;
-use super::event::{Frame, OwnedFrame, Status};
+use super::event::{OwnedFrame, Status};
 use super::shards::{Closed, Delivery, Dispatcher, Shards, StreamCore};
 use super::transport::Endpoint;
 use super::trust::Trust;
 use crate::decode::DecodeError;
 use std::collections::BTreeSet;
 
-pub(crate) use sealed::{Control, Io, Op, Reread, Sealed, Sink, Wire};
-
-/// The crate-private half of [`Decoder`]: only the crate defines feeds.
-#[allow(unreachable_pub, missing_debug_implementations)]
-pub(crate) mod sealed {
-    use super::*;
-
-    /// Dynamic subscription direction.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub enum Op {
-        Subscribe,
-        Unsubscribe,
-    }
-
-    impl Op {
-        pub(crate) fn as_str(self) -> &'static str {
-            match self {
-                Op::Subscribe => "subscribe",
-                Op::Unsubscribe => "unsubscribe",
-            }
-        }
-    }
-
-    /// What a text frame is to the connection (a feed's `Wire` says).
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub enum Control {
-        /// Data for the consumer.
-        Data,
-        /// The answer to our keepalive: consumed here.
-        Pong,
-        /// A keepalive of the server's to answer with this text (consumed here).
-        Reply(&'static str),
-        /// The server accepted our credentials: the subscriptions go now (delivered too).
-        Authed,
-        /// The server refused an operation with this error code (delivered too): reconnect after
-        /// the next backoff step, or stop (`stop`).
-        Refused { code: &'static str, stop: bool },
-    }
-
-    /// What a feed sends on its connection and recognises in what it receives: the subscription
-    /// formats, the authentication and the control frames. Runs on the connection's task.
-    pub trait Wire: Send + Sync + fmt::Debug + 'static {
-        /// The first message of a connection subscribed to `ids` into `out`; `false` if there is
-        /// nothing to send.
-        fn initial(&self, out: &mut String, ids: &BTreeSet<String>) -> bool;
-        /// A subscription change on the open connection.
-        fn operation(&self, out: &mut String, ids: &[String], op: Op);
-        /// What a text frame is. Default: the text `PONG` answers the keepalive.
-        fn control(&self, text: &str) -> Control {
-            if text == "PONG" {
-                Control::Pong
-            } else {
-                Control::Data
-            }
-        }
-        /// The subscriptions wait for [`Control::Authed`]. Default: no.
-        fn awaits_auth(&self) -> bool {
-            false
-        }
-        /// The connection opens with nothing subscribed. Default: yes (a market shard waits for
-        /// its first asset).
-        fn connects_empty(&self) -> bool {
-            true
-        }
-        /// The first message holds a secret: it is wiped from the buffer once sent. Default: no.
-        fn secret(&self) -> bool {
-            false
-        }
-    }
-
-    /// What a decoder may ask of its connections while it decodes.
-    pub struct Io<'a> {
-        pub(crate) shards: &'a Shards,
-    }
-
-    impl Io<'_> {
-        pub(crate) fn counters(&self) -> &Counters {
-            self.shards.counter_cells()
-        }
-    }
-
-    /// Where a decoder puts what it decoded: a [`Handler`] or the owned queue.
-    pub trait Sink<D: Decoder> {
-        /// The owned queue: messages will be made owned (a decoder may prepare shared parts).
-        const OWNED: bool;
-        /// A message; `frame` is the frame it came from (`None` for what came over REST).
-        fn message(&mut self, msg: D::Message<'_>, frame: Option<&OwnedFrame>, state: &D::State);
-        /// An element that did not decode.
-        fn invalid(&mut self, error: DecodeError, frame: &OwnedFrame, state: &D::State);
-        /// A break (a status's, or one the decoder saw: a sequence gap, a malformed element).
-        fn brk(&mut self, brk: Break, state: &D::State);
-        /// A connection status change.
-        fn status(&mut self, status: Status, state: &D::State);
-        /// The consumer is behind.
-        fn lag(&mut self, lag: Lag, state: &D::State);
-    }
-
-    /// Feeds whose owned message is its frame, decoded again on demand ([`Owned`]).
-    pub trait Reread: Decoder {
-        /// Decodes a frame this feed delivered before.
-        fn reread(frame: &[u8]) -> Result<Self::Message<'_>, DecodeError>;
-    }
-
-    /// The operations every feed supplies to the machine.
-    pub trait Sealed: Send + Sized + 'static {
-        /// What [`FeedHandle::subscribe`] takes.
-        type Sub;
-        /// Why [`FeedHandle::subscribe`] refuses.
-        type Refused: From<Closed> + fmt::Debug;
-        /// What the handles carry besides the connections (a resync queue, a rate limit).
-        type Remote: Clone + Send + Sync + fmt::Debug;
-
-        /// The subscription as the connection keeps it (text sent on the wire).
-        fn render(sub: Self::Sub) -> String;
-        /// The feed's wire; called once, at build.
-        fn wire(&mut self) -> Result<Box<dyn Wire>, BuildError>;
-        /// The handles' part.
-        fn remote(&mut self) -> Self::Remote;
-        /// Checks a subscription change against the documented limits.
-        fn check(_: &Self::Remote, _: &[String], _: &[String]) -> Result<(), Self::Refused> {
-            Ok(())
-        }
-        /// The state handlers and bots read.
-        fn state(&self) -> &Self::State
-        where
-            Self: Decoder;
-        /// The trust of one key.
-        fn trust(state: &Self::State, key: Self::Key<'_>) -> Trust
-        where
-            Self: Decoder;
-        /// Decodes one frame into `sink`.
-        fn frame<S: Sink<Self>>(&mut self, frame: &OwnedFrame, io: &Io<'_>, sink: &mut S)
-        where
-            Self: Decoder;
-        /// A status of a connection, before anyone hears of it: a break untrusts its keys.
-        fn status(&mut self, status: &Status, io: &Io<'_>);
-        /// Work of the feed's own (a REST fetch, queued resyncs); `Ready` when it put something
-        /// into `sink`.
-        fn poll<S: Sink<Self>>(&mut self, _: &mut Context<'_>, _: &Io<'_>, _: &mut S) -> Poll<()>
-        where
-            Self: Decoder,
-        {
-            Poll::Pending
-        }
-        /// The owned form of a message.
-        fn to_owned(msg: Self::Message<'_>, frame: Option<&OwnedFrame>) -> Self::Owned
-        where
-            Self: Decoder;
-        /// Writes the key under which a conflating feed keeps only the latest message into
-        /// `key`; `false`: the message has none and is always kept.
-        fn conflation_key(_: &Self::Message<'_>, _: &mut String) -> bool
-        where
-            Self: Decoder,
-        {
-            false
-        }
-    }
-}
-
-/// A feed's decoder: what its messages are, borrowed and owned, what trust is asked about, and
-/// the state it keeps. Implemented by the crate's feeds only: [`MarketFeed`](super::market::MarketFeed),
-/// [`UserFeed`](crate::account::user_events::UserFeed), [`RtdsFeed`](crate::rtds::RtdsFeed),
-/// [`BoltFeed`](crate::polybolt::BoltFeed), [`SportsFeed`](crate::sports::SportsFeed),
-/// [`Frames`].
-pub trait Decoder: Sealed {
-    /// What a [`Handler`] receives, borrowed from the frame.
-    type Message<'a>;
-    /// What the `Stream` yields in [`FeedEvent::Message`].
-    type Owned: fmt::Debug + Send;
-    /// What trust is asked about (an asset id, a channel and symbol, a game …).
-    type Key<'a>: Copy;
-    /// What the feed keeps across messages (the books; the trust of its keys).
-    type State;
-}
-
-/// The handler of every feed: called on the consumer's task, in order, with borrowed data.
-///
-/// ```
-/// use polyclob::ws::feed::{Cx, Handler};
-/// use polyclob::ws::market::{MarketFeed, MarketMessage};
-///
-/// #[derive(Default)]
-/// struct Mids(u64);
-///
-/// impl Handler<MarketFeed> for Mids {
-///     fn on_message(&mut self, msg: &MarketMessage<'_>, cx: &Cx<'_, MarketFeed>) {
-///         if let MarketMessage::Event { asset_id: Some(id), .. } = msg {
-///             // `book` is `None` unless the book is live: no stale read after a break.
-///             if cx.state().book(id).and_then(|b| b.mid()).is_some() {
-///                 self.0 += 1;
-///             }
-///         }
-///     }
-/// }
-/// ```
-pub trait Handler<D: Decoder> {
-    /// A message.
-    fn on_message(&mut self, msg: &D::Message<'_>, cx: &Cx<'_, D>);
-
-    /// An element that did not decode; the rest of its frame is still delivered. Default:
-    /// ignore.
-    fn on_invalid(&mut self, error: &DecodeError, cx: &Cx<'_, D>) {
-        let _ = (error, cx);
-    }
-
-    /// A connection status change, after the keys it breaks were untrusted. Default: ignore.
-    fn on_status(&mut self, status: &Status, cx: &Cx<'_, D>) {
-        let _ = (status, cx);
-    }
-
-    /// A break in continuity (see [`continuity`](super::continuity)). Default: ignore.
-    fn on_break(&mut self, brk: &Break, cx: &Cx<'_, D>) {
-        let _ = (brk, cx);
-    }
-
-    /// The consumer is behind the socket (see [`Lag`]). Default: ignore.
-    fn on_lag(&mut self, lag: &Lag, cx: &Cx<'_, D>) {
-        let _ = (lag, cx);
-    }
-}
-
-impl<D: Decoder, H: Handler<D> + ?Sized> Handler<D> for &mut H {
-    fn on_message(&mut self, msg: &D::Message<'_>, cx: &Cx<'_, D>) {
-        (**self).on_message(msg, cx);
-    }
-    fn on_invalid(&mut self, error: &DecodeError, cx: &Cx<'_, D>) {
-        (**self).on_invalid(error, cx);
-    }
-    fn on_status(&mut self, status: &Status, cx: &Cx<'_, D>) {
-        (**self).on_status(status, cx);
-    }
-    fn on_break(&mut self, brk: &Break, cx: &Cx<'_, D>) {
-        (**self).on_break(brk, cx);
-    }
-    fn on_lag(&mut self, lag: &Lag, cx: &Cx<'_, D>) {
-        (**self).on_lag(lag, cx);
-    }
-}
-
-/// What a [`Handler`] callback can see besides its argument: the frame, the feed's state and
-/// the trust of any key.
-pub struct Cx<'a, D: Decoder> {
-    frame: Option<Frame<'a>>,
-    state: &'a D::State,
-}
-
-impl<D: Decoder> fmt::Debug for Cx<'_, D> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Cx")
-            .field("frame", &self.frame)
-            .finish_non_exhaustive()
-    }
-}
-
-impl<'a, D: Decoder> Cx<'a, D> {
-    /// The frame the message came from (`None` for statuses, breaks, lag and what came over
-    /// REST).
-    #[must_use]
-    pub fn frame(&self) -> Option<&Frame<'a>> {
-        self.frame.as_ref()
-    }
-
-    /// The feed's state, as of this callback (the books after this message).
-    #[must_use]
-    pub fn state(&self) -> &'a D::State {
-        self.state
-    }
-
-    /// The trust of `key` now.
-    #[must_use]
-    pub fn trust(&self, key: D::Key<'_>) -> Trust {
-        D::trust(self.state, key)
-    }
-}
-
-/// The consumer was behind the socket: the oldest frame it just took had waited `behind`
-/// since the connection read it. Yielded at most once per the feed's lag threshold
-/// ([`FeedBuilder::lag_after`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Lag {
-    /// How long the oldest frame taken had waited.
-    pub behind: Duration,
-    /// Messages folded into later ones of their key since the last `Lag` (conflating feeds).
-    pub conflated: u64,
-}
-
-/// An item of a feed's owned tier.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum FeedEvent<M> {
-    /// A message.
-    Message(M),
-    /// An element that did not decode; the rest of its frame was still processed.
-    Invalid {
-        /// Why.
-        error: DecodeError,
-        /// The frame it came from (a reference-counted buffer, not a copy).
-        frame: OwnedFrame,
-    },
-    /// A connection status change (the keys it breaks are already untrusted).
-    Status(Status),
-    /// A break in continuity (see [`continuity`](super::continuity)).
-    Break(Break),
-    /// The consumer is behind the socket.
-    Lag(Lag),
-}
-
-/// A message that owns its frame (a reference-counted buffer, not a copy) and decodes it
-/// again on demand: the owned message of RTDS, PolyBolt and the sports socket.
-pub struct Owned<D> {
-    frame: OwnedFrame,
-    feed: std::marker::PhantomData<fn() -> D>,
-}
-
-impl<D: Reread> Owned<D> {
-    pub(crate) fn new(frame: Option<&OwnedFrame>) -> Self {
-        Self {
-            // A message always comes from a frame here.
-            frame: frame.cloned().unwrap_or_else(OwnedFrame::empty),
-            feed: std::marker::PhantomData,
-        }
-    }
-
-    /// The decoded view.
-    ///
-    /// # Errors
-    /// None in practice: the frame decoded when this message was made.
-    pub fn message(&self) -> Result<D::Message<'_>, DecodeError> {
-        D::reread(self.frame.as_bytes())
-    }
-
-    /// The frame as received.
-    #[must_use]
-    pub fn frame(&self) -> &OwnedFrame {
-        &self.frame
-    }
-}
-
-impl<D> Clone for Owned<D> {
-    fn clone(&self) -> Self {
-        Self {
-            frame: self.frame.clone(),
-            feed: std::marker::PhantomData,
-        }
-    }
-}
-
-impl<D> PartialEq for Owned<D> {
-    fn eq(&self, other: &Self) -> bool {
-        self.frame == other.frame
-    }
-}
-
-impl<D> Eq for Owned<D> {}
-
-impl<D> fmt::Debug for Owned<D> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.frame.fmt(f)
-    }
-}
-
-/// The raw decoder: every frame as received, undecoded (for recorders and tools). Get one with
-/// [`FeedBuilder::frames`] on any feed's builder: the connection (subscription, keepalive,
-/// backoff) stays that feed's. No key is ever trusted: nothing is decoded.
-#[derive(Debug, Default)]
-#[non_exhaustive]
-pub struct Frames;
-
-/// A feed of raw frames.
-pub type FrameStream = Feed<Frames>;
-
-impl Sealed for Frames {
-    type Sub = String;
-    type Refused = Closed;
-    type Remote = ();
-    fn render(sub: String) -> String {
-        sub
-    }
-    fn wire(&mut self) -> Result<Box<dyn Wire>, BuildError> {
-        Err(BuildError::Invalid("frames: build from a feed's builder"))
-    }
-    fn remote(&mut self) {}
-    fn state(&self) -> &() {
-        &()
-    }
-    fn trust(_: &(), _: ()) -> Trust {
-        Trust::Unknown
-    }
-    fn frame<S: Sink<Self>>(&mut self, frame: &OwnedFrame, _: &Io<'_>, sink: &mut S) {
-        sink.message(frame.as_frame(), Some(frame), &());
-    }
-    fn status(&mut self, _: &Status, _: &Io<'_>) {}
-    fn to_owned(_: Frame<'_>, frame: Option<&OwnedFrame>) -> OwnedFrame {
-        frame.cloned().unwrap_or_else(OwnedFrame::empty)
-    }
-}
-
-impl Decoder for Frames {
-    type Message<'a> = Frame<'a>;
-    type Owned = OwnedFrame;
-    type Key<'a> = ();
-    type State = ();
-}
+pub(crate) use super::handler::{Control, Op, Reread, Sealed, Wire};
+pub use super::handler::{Cx, Decoder, FeedEvent, FrameStream, Frames, Handler, Lag, Owned};
 
 /// Why a feed could not be built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -892,37 +490,7 @@ impl<D: Decoder + fmt::Debug> fmt::Debug for Feed<D> {
     }
 }
 
-/// The zero-copy tier's sink: a [`Handler`].
-struct ToHandler<'h, H>(&'h mut H);
-
-impl<D: Decoder, H: Handler<D>> Sink<D> for ToHandler<'_, H> {
-    const OWNED: bool = false;
-    fn message(&mut self, msg: D::Message<'_>, frame: Option<&OwnedFrame>, state: &D::State) {
-        let cx = Cx {
-            frame: frame.map(OwnedFrame::as_frame),
-            state,
-        };
-        self.0.on_message(&msg, &cx);
-    }
-    fn invalid(&mut self, error: DecodeError, frame: &OwnedFrame, state: &D::State) {
-        let cx = Cx {
-            frame: Some(frame.as_frame()),
-            state,
-        };
-        self.0.on_invalid(&error, &cx);
-    }
-    fn brk(&mut self, brk: Break, state: &D::State) {
-        self.0.on_break(&brk, &Cx { frame: None, state });
-    }
-    fn status(&mut self, status: Status, state: &D::State) {
-        self.0.on_status(&status, &Cx { frame: None, state });
-    }
-    fn lag(&mut self, lag: Lag, state: &D::State) {
-        self.0.on_lag(&lag, &Cx { frame: None, state });
-    }
-}
-
-/// The owned tier's sink: the queue, conflating when asked.
+/// The owned tier's handler: the queue, conflating when asked.
 struct ToQueue<'q, M> {
     pending: &'q mut VecDeque<FeedEvent<M>>,
     conflate: Option<&'q mut Conflation>,
@@ -938,29 +506,26 @@ impl<M> ToQueue<'_, M> {
     }
 }
 
-impl<D: Decoder> Sink<D> for ToQueue<'_, D::Owned> {
-    const OWNED: bool = true;
-    fn message(&mut self, msg: D::Message<'_>, frame: Option<&OwnedFrame>, _: &D::State) {
-        let keyed = self.conflate.as_deref_mut().is_some_and(|c| {
-            c.key.clear();
-            D::conflation_key(&msg, &mut c.key)
-        });
-        let Some(c) = self.conflate.as_deref_mut().filter(|_| keyed) else {
-            let owned = D::to_owned(msg, frame);
-            return self.push(FeedEvent::Message(owned));
+impl<D: Decoder> Handler<D> for ToQueue<'_, D::Owned> {
+    fn on_message(&mut self, msg: &D::Message<'_>, cx: &Cx<'_, D>) {
+        let owned = FeedEvent::Message(D::to_owned(msg, cx));
+        let Some(c) = self.conflate.as_deref_mut() else {
+            return self.pending.push_back(owned);
         };
+        c.key.clear();
+        if !D::conflation_key(msg, &mut c.key) {
+            return self.push(owned);
+        }
         let id = match c.ids.get(c.key.as_str()) {
             Some(&id) => id,
             None => {
-                let id = c.ids.len();
-                c.ids.insert(c.key.as_str().into(), id);
-                id
+                c.ids.insert(c.key.as_str().into(), c.ids.len());
+                c.ids.len() - 1
             }
         };
         if c.at.len() <= id {
             c.at.resize(id + 1, None);
         }
-        let owned = FeedEvent::Message(D::to_owned(msg, frame));
         match c.at[id] {
             Some(i) => {
                 self.pending[i] = owned;
@@ -973,20 +538,21 @@ impl<D: Decoder> Sink<D> for ToQueue<'_, D::Owned> {
             }
         }
     }
-    fn invalid(&mut self, error: DecodeError, frame: &OwnedFrame, _: &D::State) {
+    fn on_invalid(&mut self, error: &DecodeError, cx: &Cx<'_, D>) {
+        let frame = cx.owned_frame().cloned().unwrap_or_else(OwnedFrame::empty);
         self.push(FeedEvent::Invalid {
-            error,
-            frame: frame.clone(),
+            error: *error,
+            frame,
         });
     }
-    fn brk(&mut self, brk: Break, _: &D::State) {
-        self.push(FeedEvent::Break(brk));
+    fn on_status(&mut self, status: &Status, _: &Cx<'_, D>) {
+        self.push(FeedEvent::Status(status.clone()));
     }
-    fn status(&mut self, status: Status, _: &D::State) {
-        self.push(FeedEvent::Status(status));
+    fn on_break(&mut self, brk: &Break, _: &Cx<'_, D>) {
+        self.push(FeedEvent::Break(*brk));
     }
-    fn lag(&mut self, lag: Lag, _: &D::State) {
-        self.push(FeedEvent::Lag(lag));
+    fn on_lag(&mut self, lag: &Lag, _: &Cx<'_, D>) {
+        self.push(FeedEvent::Lag(*lag));
     }
 }
 
@@ -999,12 +565,8 @@ impl<D: Decoder> Feed<D> {
             self.core.shards.shutdown();
             return false;
         }
-        let mut sink = ToHandler(handler);
         let delivery = std::future::poll_fn(|cx| {
-            let io = Io {
-                shards: &self.core.shards,
-            };
-            if self.decoder.poll(cx, &io, &mut sink).is_ready() {
+            if self.decoder.poll(cx, &self.core.shards, handler).is_ready() {
                 return Poll::Ready(Some(None));
             }
             self.core.dispatcher.poll_delivery(cx).map(|d| d.map(Some))
@@ -1014,7 +576,7 @@ impl<D: Decoder> Feed<D> {
             None => false,
             Some(None) => true,
             Some(Some(d)) => {
-                self.deliver(d, &mut sink);
+                self.deliver(d, handler, false);
                 true
             }
         }
@@ -1025,16 +587,15 @@ impl<D: Decoder> Feed<D> {
         while self.dispatch(handler).await {}
     }
 
-    /// The next owned item (`None` once the feed has ended). Equivalent to `StreamExt::next`.
+    /// The next owned item (`None` once the feed has ended); `StreamExt::next` without the
+    /// import.
     pub async fn next_event(&mut self) -> Option<FeedEvent<D::Owned>> {
         std::future::poll_fn(|cx| Pin::new(&mut *self).poll_next(cx)).await
     }
 
-    /// A frame or a status from the connections, through the decoder into `sink`.
-    fn deliver<S: Sink<D>>(&mut self, delivery: Delivery, sink: &mut S) {
-        let io = Io {
-            shards: &self.core.shards,
-        };
+    /// A frame or a status from the connections, through the decoder to `h`.
+    fn deliver<H: Handler<D>>(&mut self, delivery: Delivery, h: &mut H, owned: bool) {
+        let shards = &self.core.shards;
         match delivery {
             Delivery::Frame(frame) => {
                 let behind = frame.received_at().elapsed();
@@ -1052,17 +613,17 @@ impl<D: Decoder> Feed<D> {
                         behind_ms = crate::telemetry::ms(behind),
                         conflated = lag.conflated,
                     );
-                    sink.lag(lag, self.decoder.state());
+                    h.on_lag(&lag, &Cx::new(None, self.decoder.state()));
                 }
-                self.decoder.frame(&frame, &io, sink);
+                self.decoder.frame(&frame, shards, h, owned);
             }
             Delivery::Status(status) => {
-                self.decoder.status(&status, &io);
+                self.decoder.status(&status, shards);
                 self.stopped |= matches!(status, Status::Stopped { .. });
-                let brk = Break::from_status(self.policy.kind, &status);
-                sink.status(status, self.decoder.state());
-                if let Some(b) = brk {
-                    sink.brk(b, self.decoder.state());
+                let cx = Cx::new(None, self.decoder.state());
+                h.on_status(&status, &cx);
+                if let Some(b) = Break::from_status(self.policy.kind, &status) {
+                    h.on_break(&b, &cx);
                 }
             }
         }
@@ -1075,30 +636,6 @@ impl<D: Decoder> Feed<D> {
             shards: Arc::clone(&self.core.shards),
             remote: self.remote.clone(),
         }
-    }
-
-    /// See [`FeedHandle::subscribe`].
-    ///
-    /// # Errors
-    /// As there.
-    pub fn subscribe<I, S>(&self, subs: I) -> Result<(), D::Refused>
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<D::Sub>,
-    {
-        self.handle().subscribe(subs)
-    }
-
-    /// See [`FeedHandle::unsubscribe`].
-    ///
-    /// # Errors
-    /// As there.
-    pub fn unsubscribe<I, S>(&self, subs: I) -> Result<(), D::Refused>
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<D::Sub>,
-    {
-        self.handle().unsubscribe(subs)
     }
 
     /// This feed's counters: connects, breaks, frames, bytes, … (see
@@ -1147,21 +684,22 @@ impl<D: Decoder> Stream for Feed<D> {
                 conflate: conflate.as_mut(),
                 folded: &mut folded,
             };
-            let io = Io {
-                shards: &this.core.shards,
-            };
-            let step = if this.decoder.poll(cx, &io, &mut sink).is_ready() {
+            let step = if this
+                .decoder
+                .poll(cx, &this.core.shards, &mut sink)
+                .is_ready()
+            {
                 Poll::Ready(Some(()))
             } else {
                 match this.core.dispatcher.poll_delivery(cx) {
                     Poll::Ready(Some(d)) => {
-                        this.deliver(d, &mut sink);
+                        this.deliver(d, &mut sink, true);
                         // Conflating: take everything already queued before yielding.
                         while sink.conflate.is_some() {
                             let Some(d) = this.core.dispatcher.try_delivery() else {
                                 break;
                             };
-                            this.deliver(d, &mut sink);
+                            this.deliver(d, &mut sink, true);
                         }
                         Poll::Ready(Some(()))
                     }

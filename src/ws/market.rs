@@ -33,8 +33,8 @@ use super::connection::Policy;
 use super::continuity::{Break, Cause, Lost, Recovery, StreamKind};
 use super::counters::Counters;
 use super::event::{OwnedFrame, Status};
-use super::feed::{BuildError, Decoder, Feed, FeedBuilder, FeedHandle, Io, Sealed, Sink, Wire};
-use super::shards::Closed;
+use super::feed::{BuildError, Cx, Decoder, Feed, FeedBuilder, FeedHandle, Handler, Sealed, Wire};
+use super::shards::{Closed, Shards};
 use super::subscribe::{self, Op};
 use super::trust::Trust;
 use crate::book::{BookManager, BookState, HashStatus, Outcome};
@@ -380,8 +380,8 @@ impl FeedHandle<MarketFeed> {
 impl MarketFeed {
     /// Every book connection `shard` carries awaits its snapshot. Rare (per connection event
     /// or loss), so allocating the id list is irrelevant.
-    fn gate(&mut self, shard: usize, io: &Io<'_>) {
-        for id in io.shards.ids_of(shard) {
+    fn gate(&mut self, shard: usize, shards: &Shards) {
+        for id in shards.ids_of(shard) {
             self.books.register(&id).await_snapshot();
         }
     }
@@ -389,8 +389,8 @@ impl MarketFeed {
     /// Counts decode errors, hash mismatches and unverifiable snapshots; a mismatch (the first
     /// of a run: wrong metadata cannot cause a reconnect loop) asks the connection for fresh
     /// snapshots and is a break.
-    fn account(u: &crate::book::Update<'_, '_>, io: &Io<'_>, shard: usize) -> Option<Break> {
-        let counters = io.counters();
+    fn account(u: &crate::book::Update<'_, '_>, shards: &Shards, shard: usize) -> Option<Break> {
+        let counters = shards.counter_cells();
         if u.event.is_err() {
             Counters::add(&counters.decode_errors, 1);
         }
@@ -423,7 +423,7 @@ impl MarketFeed {
         if streak != 1 {
             return None;
         }
-        io.shards.resnapshot(shard);
+        shards.resnapshot(shard);
         Some(Break {
             stream: StreamKind::Market,
             shard,
@@ -466,11 +466,11 @@ impl Sealed for MarketFeed {
         }
     }
 
-    fn frame<S: Sink<Self>>(&mut self, frame: &OwnedFrame, io: &Io<'_>, sink: &mut S) {
+    fn frame<H: Handler<Self>>(&mut self, f: &OwnedFrame, s: &Shards, h: &mut H, owned: bool) {
         // Text frames are already valid UTF-8; a binary frame that is not UTF-8 cannot be a
         // market message and is reported as such.
-        let text = frame.as_str().unwrap_or("\u{fffd}");
-        let shard = frame.shard();
+        let text = f.as_str().unwrap_or("\u{fffd}");
+        let shard = f.shard();
         let Self {
             books,
             ids,
@@ -479,50 +479,49 @@ impl Sealed for MarketFeed {
         } = self;
         let mut lost = None;
         books.apply_with(text, Instant::now(), |u| {
-            lost = lost.or(Self::account(&u, io, shard));
-            match u.event {
-                Err(error) => sink.invalid(error, frame, u.manager),
-                Ok(EventView::Pong) => {}
-                Ok(event) => {
-                    if let (Some(hook), EventView::TickSizeChange(t)) = (on_tick.as_mut(), &event) {
-                        hook(t.asset_id, t.new_tick_size);
-                    }
-                    let (asset_id, market) = names(&event);
-                    let shared = S::OWNED
-                        .then(|| (asset_id.map(|a| ids.get(a)), market.map(|m| ids.get(m))));
-                    let update = MarketUpdate {
-                        event,
-                        outcome: u.outcome,
-                        hash: u.hash,
-                        asset_id,
-                        market,
-                        shared,
-                    };
-                    sink.message(MarketMessage::Update(update), Some(frame), u.manager);
-                }
+            lost = lost.or(Self::account(&u, s, shard));
+            let cx = Cx::new(Some(f), u.manager);
+            let event = match u.event {
+                Err(error) => return h.on_invalid(&error, &cx),
+                Ok(EventView::Pong) => return,
+                Ok(event) => event,
+            };
+            if let (Some(hook), EventView::TickSizeChange(t)) = (on_tick.as_mut(), &event) {
+                hook(t.asset_id, t.new_tick_size);
             }
+            let (asset_id, market) = names(&event);
+            let shared = owned.then(|| (asset_id.map(|a| ids.get(a)), market.map(|m| ids.get(m))));
+            let update = MarketUpdate {
+                event,
+                outcome: u.outcome,
+                hash: u.hash,
+                asset_id,
+                market,
+                shared,
+            };
+            h.on_message(&MarketMessage::Update(update), &cx);
         });
         if let Some(b) = lost {
             // The connection is replaced for fresh snapshots: its live books wait for theirs
             // (the suspect one stays suspect).
-            for id in io.shards.ids_of(shard) {
+            for id in s.ids_of(shard) {
                 let book = self.books.register(&id);
                 if book.state() == BookState::Live {
                     book.await_snapshot();
                 }
             }
-            sink.brk(b, &self.books);
+            h.on_break(&b, &Cx::new(None, &self.books));
         }
     }
 
-    fn status(&mut self, status: &Status, io: &Io<'_>) {
+    fn status(&mut self, status: &Status, shards: &Shards) {
         // A failed attempt changes nothing: the books were gated when the connection ended.
         if status.connect_error().is_none() {
-            self.gate(status.shard(), io);
+            self.gate(status.shard(), shards);
         }
     }
 
-    fn poll<S: Sink<Self>>(&mut self, cx: &mut Context<'_>, _: &Io<'_>, sink: &mut S) -> Poll<()> {
+    fn poll<H: Handler<Self>>(&mut self, cx: &mut Context<'_>, _: &Shards, h: &mut H) -> Poll<()> {
         // Never `Ready(None)`: the feed holds a sender itself.
         let Poll::Ready(Some(mut snap)) = self.restore_rx.poll_recv(cx) else {
             return Poll::Pending;
@@ -532,16 +531,16 @@ impl Sealed for MarketFeed {
             asset_id: &snap.asset_id,
             outcome,
         };
-        sink.message(msg, None, &self.books);
+        h.on_message(&msg, &Cx::new(None, &self.books));
         Poll::Ready(())
     }
 
-    fn to_owned(msg: MarketMessage<'_>, frame: Option<&OwnedFrame>) -> MarketEvent {
+    fn to_owned(msg: &MarketMessage<'_>, cx: &Cx<'_, Self>) -> MarketEvent {
         match msg {
             MarketMessage::Update(u) => {
-                let (asset_id, market) = u.shared.unwrap_or_default();
+                let (asset_id, market) = u.shared.clone().unwrap_or_default();
                 MarketEvent::Update {
-                    shard: frame.map_or(0, OwnedFrame::shard),
+                    shard: cx.frame().map_or(0, |f| f.shard()),
                     asset_id,
                     market,
                     event: u.event.to_owned_event(),
@@ -549,8 +548,8 @@ impl Sealed for MarketFeed {
                 }
             }
             MarketMessage::Restored { asset_id, outcome } => MarketEvent::Restored {
-                asset_id: asset_id.to_owned(),
-                outcome,
+                asset_id: (*asset_id).to_owned(),
+                outcome: *outcome,
             },
         }
     }

@@ -74,6 +74,7 @@ mod counters;
 pub mod event;
 pub mod feed;
 pub mod follow;
+mod handler;
 pub mod market;
 pub(crate) mod shards;
 pub mod subscribe;

@@ -40,7 +40,8 @@ struct Assignment {
 
 /// Assigns ids to shards (at most `per_shard` each), spawning shards as needed with
 /// staggered first connects. Shared between a stream and its handles.
-pub(crate) struct Shards {
+#[allow(unreachable_pub)] // named by the crate-private half of `Decoder`
+pub struct Shards {
     cfg: Arc<Config>,
     /// Subscription changes made through the handles.
     changes: AtomicU64,

@@ -124,6 +124,7 @@ async fn auth_then_subscribe_snapshot_and_exact_updates() {
 
     // A subscription added later goes in its own frame.
     stream
+        .handle()
         .subscribe([BoltSubscription::equity("AAPL")])
         .unwrap();
     assert!(
@@ -347,7 +348,7 @@ async fn limits_are_enforced_locally() {
         .map(|i| BoltSubscription::equity(&format!("s{i}")))
         .collect();
     assert_eq!(
-        stream.subscribe(many.clone()),
+        stream.handle().subscribe(many.clone()),
         Err(LimitError::Subscriptions {
             active: 1,
             adding: 64
@@ -355,14 +356,20 @@ async fn limits_are_enforced_locally() {
     );
     // 20 subscribe/unsubscribe frames per second.
     for sub in &many[..20] {
-        stream.subscribe([sub.clone()]).unwrap();
+        stream.handle().subscribe([sub.clone()]).unwrap();
     }
-    assert_eq!(stream.subscribe([many[20].clone()]), Err(LimitError::Rate));
-    assert_eq!(stream.unsubscribe([many[0].clone()]), Err(LimitError::Rate));
+    assert_eq!(
+        stream.handle().subscribe([many[20].clone()]),
+        Err(LimitError::Rate)
+    );
+    assert_eq!(
+        stream.handle().unsubscribe([many[0].clone()]),
+        Err(LimitError::Rate)
+    );
     // A subscription that could push a frame past 64 KB.
     let huge = BoltSubscription::equity(&"x".repeat(2000));
     assert!(matches!(
-        stream.subscribe([huge]),
+        stream.handle().subscribe([huge]),
         Err(LimitError::FrameTooLarge { .. })
     ));
     // Credentials are required by the gated channels, not by the public price.polymarket.

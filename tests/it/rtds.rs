@@ -448,8 +448,9 @@ async fn subscriptions_change_on_the_open_connection() {
     let server = WsServer::start().await;
     let mut stream = started(&server).await;
     let eq = Subscription::equity_prices(Some("AAPL"));
-    stream.subscribe([eq.clone()]).expect("open");
+    stream.handle().subscribe([eq.clone()]).expect("open");
     stream
+        .handle()
         .unsubscribe([Subscription::crypto_prices(["btcusdt"])])
         .expect("open");
     assert!(

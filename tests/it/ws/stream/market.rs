@@ -147,8 +147,11 @@ async fn dynamic_subscribe_and_unsubscribe_then_resubscribe_the_current_set() {
         .expect("build");
     until(&mut stream, 2 * SEC, |e| is_connected(e, false)).await;
 
-    stream.subscribe(["C", A]).expect("subscribe"); // A is already subscribed: not resent
-    stream.unsubscribe([A, "unknown"]).expect("unsubscribe");
+    stream.handle().subscribe(["C", A]).expect("subscribe"); // A is already subscribed: not resent
+    stream
+        .handle()
+        .unsubscribe([A, "unknown"])
+        .expect("unsubscribe");
     assert!(
         server
             .wait_for(2 * SEC, |s| s.conns[0].messages().len() >= 3)
@@ -190,7 +193,7 @@ async fn no_connection_and_no_ping_before_the_first_subscribe() {
     assert!(quiet.is_empty(), "{quiet:?}");
     assert_eq!(server.connections(), 0);
 
-    stream.subscribe([A]).expect("subscribe");
+    stream.handle().subscribe([A]).expect("subscribe");
     until(&mut stream, 2 * SEC, |e| is_connected(e, false)).await;
     assert!(
         server.wait_for(2 * SEC, |s| s.conns[0].pings() >= 3).await,
@@ -280,7 +283,7 @@ async fn shards_at_most_200_assets_with_staggered_connects() {
 
     // Ten more assets fill the last shard (50 → 60) instead of opening a fourth.
     let more: Vec<String> = (450..460).map(|i| format!("{i:077}")).collect();
-    stream.subscribe(more.clone()).expect("subscribe");
+    stream.handle().subscribe(more.clone()).expect("subscribe");
     assert_eq!(handle.shard_count(), 3);
     let assignment = handle.assignment();
     assert_eq!(
@@ -289,6 +292,7 @@ async fn shards_at_most_200_assets_with_staggered_connects() {
     );
     // And 150 more overflow into a new shard.
     stream
+        .handle()
         .subscribe((460..610).map(|i| format!("{i:077}")))
         .expect("subscribe");
     let sizes: Vec<_> = handle.assignment().iter().map(Vec::len).collect();

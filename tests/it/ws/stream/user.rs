@@ -57,8 +57,8 @@ async fn auth_payload_markets_filter_and_events() {
     assert_eq!(first["auth"]["passphrase"], "pass-phrase");
     assert_eq!(first["markets"], serde_json::json!([M1]));
 
-    stream.subscribe([M2]).expect("subscribe");
-    stream.unsubscribe([M1]).expect("unsubscribe");
+    stream.handle().subscribe([M2]).expect("subscribe");
+    stream.handle().unsubscribe([M1]).expect("unsubscribe");
     assert!(
         server
             .wait_for(SEC, |s| s.conns[0].messages().len() >= 3)
