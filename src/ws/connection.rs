@@ -50,7 +50,7 @@ use super::backoff::{Backoff, Jitter};
 use super::continuity::StreamKind;
 use super::counters::Counters;
 use super::event::{Payload, Status};
-use super::feed::{Control, Wire};
+use super::feed::{Control, Opts, Wire};
 use super::subscribe::{self, Op};
 use super::transport::{self, Endpoint, Ws};
 
@@ -275,23 +275,16 @@ impl Policy {
     }
 }
 
-/// Connection settings shared by all shards of a stream.
+/// Connection settings shared by all shards of a stream: the builder's, and what `build`
+/// resolved from them.
 #[derive(Debug)]
 pub(crate) struct Config {
+    pub(crate) opts: Opts,
+    pub(crate) policy: &'static Policy,
     pub(crate) endpoint: Endpoint,
-    /// The proxy this endpoint is reached through, if any (resolved at build).
+    /// The proxy this endpoint is reached through, if any.
     pub(crate) proxy: Option<Arc<crate::http::Proxy>>,
     pub(crate) tls: Option<Arc<rustls::ClientConfig>>,
-    pub(crate) ping_interval: Duration,
-    pub(crate) pong_timeout: Duration,
-    pub(crate) silence_timeout: Duration,
-    pub(crate) connect_timeout: Duration,
-    pub(crate) backoff: (Duration, Duration),
-    pub(crate) healthy_after: Duration,
-    pub(crate) max_message_size: usize,
-    pub(crate) read_buffer_size: usize,
-    pub(crate) on_reconnect: Option<Hook>,
-    pub(crate) policy: &'static Policy,
     pub(crate) wire: Box<dyn Wire>,
     /// The stream's counters, shared by its shards.
     pub(crate) counters: super::counters::Counters,
@@ -387,7 +380,7 @@ impl Shard {
         tx: mpsc::Sender<Inbound>,
         start_at: Option<Instant>,
     ) -> Self {
-        let (base, cap) = cfg.backoff;
+        let (base, cap) = cfg.opts.backoff;
         let seed = super::backoff::entropy_seed() ^ id as u64;
         let backoff = Backoff::new(base, cap, cfg.policy.jitter, seed);
         Self {
@@ -426,7 +419,7 @@ impl Shard {
             (Disconnect::Requested, _) => Duration::ZERO,
             (_, Some(OnClose::Drain(max))) => {
                 self.backoff.next_delay();
-                self.backoff.uniform(max.min(self.cfg.backoff.1))
+                self.backoff.uniform(max.min(self.cfg.opts.backoff.1))
             }
             // A loss inside the connection: the first after a healthy period is immediate.
             (Disconnect::Lagged | Disconnect::Resnapshot, _) if self.backoff.step() == 0 => {
@@ -469,15 +462,15 @@ impl Shard {
             // What the server asked for when it refused the upgrade (HTTP `Retry-After`).
             let mut retry_after = None;
             let ws_config = WebSocketConfig::default()
-                .read_buffer_size(self.cfg.read_buffer_size)
-                .max_message_size(Some(self.cfg.max_message_size))
-                .max_frame_size(Some(self.cfg.max_message_size));
+                .read_buffer_size(self.cfg.opts.read_buffer_size)
+                .max_message_size(Some(self.cfg.opts.max_message_size))
+                .max_frame_size(Some(self.cfg.opts.max_message_size));
             let connected = transport::connect(
                 &self.cfg.endpoint,
                 self.cfg.proxy.as_deref(),
                 self.cfg.tls.as_ref(),
                 ws_config,
-                self.cfg.connect_timeout,
+                self.cfg.opts.connect_timeout,
             )
             .await;
             let end = match connected {
@@ -515,14 +508,14 @@ impl Shard {
                     // Every end we choose is announced with a Close frame (the peer may be
                     // gone: bounded).
                     if end.reason.is_local() || end.shutdown {
-                        let limit = self.cfg.connect_timeout.min(Duration::from_secs(1));
+                        let limit = self.cfg.opts.connect_timeout.min(Duration::from_secs(1));
                         let normal = CloseFrame {
                             code: CloseCode::Normal,
                             reason: "".into(),
                         };
                         let _ = tokio::time::timeout(limit, ws.close(Some(normal))).await;
                     }
-                    if opened.elapsed() >= self.cfg.healthy_after {
+                    if opened.elapsed() >= self.cfg.opts.healthy_after {
                         self.backoff.reset();
                     }
                     reconnect = true;
@@ -637,7 +630,7 @@ impl Shard {
         if self.cfg.wire.secret() {
             subscribe::wipe(&mut self.buf);
         }
-        send_bounded(ws, msg, self.cfg.silence_timeout).await
+        send_bounded(ws, msg, self.cfg.opts.silence_timeout).await
     }
 
     /// Subscribes every id (after `authed`), then runs the reconnect hook.
@@ -677,8 +670,8 @@ impl Shard {
         let mut last_in = Instant::now();
         let mut pong_due: Option<Instant> = None;
         // One timer for pings, one for the watchdog; re-armed lazily, not per message.
-        let ping = sleep_until(last_in + cfg.ping_interval);
-        let watchdog = sleep_until(last_in + cfg.silence_timeout);
+        let ping = sleep_until(last_in + cfg.opts.ping_interval);
+        let watchdog = sleep_until(last_in + cfg.opts.silence_timeout);
         tokio::pin!(ping, watchdog);
         loop {
             tokio::select! {
@@ -701,8 +694,8 @@ impl Shard {
                                 subscribed = true;
                                 let now = Instant::now();
                                 last_in = now;
-                                ping.as_mut().reset(now + cfg.ping_interval);
-                                watchdog.as_mut().reset(now + cfg.silence_timeout);
+                                ping.as_mut().reset(now + cfg.opts.ping_interval);
+                                watchdog.as_mut().reset(now + cfg.opts.silence_timeout);
                             } else if !fresh.is_empty() {
                                 wire.operation(&mut self.buf, &fresh, Op::Subscribe);
                             } else {
@@ -727,7 +720,7 @@ impl Shard {
                     if pong_due.is_some_and(|due| now >= due) {
                         return End::new(Disconnect::PongTimeout);
                     }
-                    let silent_until = last_in + cfg.silence_timeout;
+                    let silent_until = last_in + cfg.opts.silence_timeout;
                     if now >= silent_until {
                         return End::new(Disconnect::Silence);
                     }
@@ -736,15 +729,15 @@ impl Shard {
                 }
                 () = &mut ping, if subscribed && cfg.policy.keepalive.is_some() => {
                     let now = Instant::now();
-                    ping.as_mut().reset(now + cfg.ping_interval);
+                    ping.as_mut().reset(now + cfg.opts.ping_interval);
                     let keepalive = cfg.policy.keepalive.unwrap_or_default();
                     if let Err(reason) =
-                        send_bounded(ws, Message::text(keepalive), cfg.silence_timeout).await
+                        send_bounded(ws, Message::text(keepalive), cfg.opts.silence_timeout).await
                     {
                         return End::new(reason);
                     }
                     if pong_due.is_none() {
-                        let due = now + cfg.pong_timeout;
+                        let due = now + cfg.opts.pong_timeout;
                         pong_due = Some(due);
                         if due < watchdog.deadline() {
                             watchdog.as_mut().reset(due);
@@ -778,7 +771,7 @@ impl Shard {
                             Control::Pong => pong_due = None,
                             Control::Reply(text) => {
                                 if let Err(reason) =
-                                    send_bounded(ws, Message::text(text), cfg.silence_timeout).await
+                                    send_bounded(ws, Message::text(text), cfg.opts.silence_timeout).await
                                 {
                                     return End::new(reason);
                                 }
@@ -876,7 +869,7 @@ impl Shard {
             epoch,
             assets = self.ids.len(),
         );
-        if let Some(Hook(hook)) = &self.cfg.on_reconnect {
+        if let Some(Hook(hook)) = &self.cfg.opts.on_reconnect {
             let info = Reconnected {
                 shard: self.id,
                 epoch,

@@ -99,7 +99,7 @@ pub struct FeedBuilder<D> {
     pub(crate) opts: Opts,
 }
 
-/// A feed builder's settings, whatever its decoder.
+/// A feed builder's settings, whatever its decoder (the connections read them too).
 #[derive(Debug)]
 pub(crate) struct Opts {
     policy: &'static Policy,
@@ -107,17 +107,17 @@ pub(crate) struct Opts {
     pub(crate) ids: Vec<String>,
     url: String,
     tls: Option<Arc<rustls::ClientConfig>>,
-    ping_interval: Duration,
-    pong_timeout: Duration,
-    silence_timeout: Duration,
-    connect_timeout: Duration,
-    backoff: (Duration, Duration),
-    healthy_after: Duration,
+    pub(crate) ping_interval: Duration,
+    pub(crate) pong_timeout: Duration,
+    pub(crate) silence_timeout: Duration,
+    pub(crate) connect_timeout: Duration,
+    pub(crate) backoff: (Duration, Duration),
+    pub(crate) healthy_after: Duration,
     queue_capacity: usize,
     busy_poll: bool,
-    max_message_size: usize,
-    read_buffer_size: usize,
-    on_reconnect: Option<super::connection::Hook>,
+    pub(crate) max_message_size: usize,
+    pub(crate) read_buffer_size: usize,
+    pub(crate) on_reconnect: Option<super::connection::Hook>,
     proxy: crate::http::proxy::Setting,
     pub(crate) per_connection: usize,
     pub(crate) stagger: Duration,
@@ -172,35 +172,31 @@ impl<D: Decoder> FeedBuilder<D> {
         }
     }
 
-    /// The endpoint URL (`ws://` or `wss://`). Default is Polymarket's production endpoint
-    /// of the feed.
+    /// The endpoint URL (`ws://`, `wss://`). Default is the feed's production endpoint.
     #[must_use]
     pub fn url(mut self, url: impl AsRef<str>) -> Self {
         url.as_ref().clone_into(&mut self.opts.url);
         self
     }
 
-    /// The rustls configuration for `wss://`. Default is rustls with the ring provider and the
-    /// platform verifier — the configuration the HTTP clients use.
+    /// The rustls configuration for `wss://`. Default is the HTTP clients' (ring, platform
+    /// verifier).
     #[must_use]
     pub fn tls_config(mut self, config: Arc<rustls::ClientConfig>) -> Self {
         self.opts.tls = Some(config);
         self
     }
 
-    /// Connects through `proxy`: an HTTP `CONNECT` tunnel (`http://`) or a SOCKS5 handshake
-    /// (`socks5://`, `socks5h://`) before TLS, within the connect timeout. A proxy that refuses
-    /// is a connect failure ([`ConnectError::Proxy`]), retried with backoff; `https://` proxies
-    /// are not supported here (`build` says so). Applies to loopback hosts too. Default is the
-    /// proxy environment variables ([`Proxy`](crate::http::Proxy#where-it-applies)).
+    /// Connects through `proxy` (`http://` `CONNECT` or SOCKS5, within the connect timeout; a
+    /// refusal is a [`ConnectError::Proxy`], retried; `https://` proxies are refused at build).
+    /// Default is the environment ([`Proxy`](crate::http::Proxy#where-it-applies)).
     #[must_use]
     pub fn proxy(mut self, proxy: crate::http::Proxy) -> Self {
         self.opts.proxy = crate::http::proxy::Setting::Fixed(Arc::new(proxy));
         self
     }
 
-    /// Connects directly, whatever the proxy environment variables say. Default is the proxy
-    /// environment variables.
+    /// Connects directly, whatever the environment says. Default is the environment.
     #[must_use]
     pub fn no_proxy(mut self) -> Self {
         self.opts.proxy = crate::http::proxy::Setting::Direct;
@@ -215,26 +211,25 @@ impl<D: Decoder> FeedBuilder<D> {
         self
     }
 
-    /// Interval of the feed's keepalive, sent once something is subscribed. Default is the
-    /// feed's policy (CLOB channels 10 s, RTDS 5 s, PolyBolt 5 s; sports sends none).
+    /// Interval of the feed's keepalive (once something is subscribed). Default is the feed's:
+    /// CLOB channels 10 s, RTDS and PolyBolt 5 s; sports sends none.
     #[must_use]
     pub fn ping_interval(mut self, every: Duration) -> Self {
         self.opts.ping_interval = every;
         self
     }
 
-    /// How long a keepalive may go unanswered before the connection is considered dead.
-    /// Default is the feed's policy (CLOB channels 30 s, PolyBolt 5 s).
+    /// How long a keepalive may go unanswered. Default is the feed's: CLOB channels 30 s, RTDS
+    /// 15 s, PolyBolt 5 s.
     #[must_use]
     pub fn pong_timeout(mut self, timeout: Duration) -> Self {
         self.opts.pong_timeout = timeout;
         self
     }
 
-    /// How long the connection may receive nothing at all (keepalive answers and protocol
-    /// pings included) before it is considered half-open and replaced; also bounds every write.
-    /// Must exceed the ping interval where the client pings. Default is the feed's policy
-    /// (CLOB channels and PolyBolt 30 s, RTDS 15 s, sports three missed 15 s server pings).
+    /// How long the connection may receive nothing (protocol pings count) before it is replaced
+    /// as half-open; also bounds every write; above the ping interval. Default is the feed's:
+    /// CLOB channels and PolyBolt 30 s, RTDS 15 s, sports three missed 15 s server pings.
     #[must_use]
     pub fn silence_timeout(mut self, timeout: Duration) -> Self {
         self.opts.silence_timeout = timeout;
@@ -248,50 +243,41 @@ impl<D: Decoder> FeedBuilder<D> {
         self
     }
 
-    /// Reconnect backoff: step `n` waits about `min(max, initial·2ⁿ)` with the feed's jitter;
-    /// every break takes a step, and the steps reset after a connection stayed up for the
-    /// feed's healthy period. Default is the feed's policy (CLOB channels 1 s → 60 s, equal
-    /// jitter; RTDS, PolyBolt and sports 1 s → 30 s, full jitter).
+    /// Backoff: break `n` waits about `min(max, initial·2ⁿ)` with the feed's jitter. Default is
+    /// the feed's: CLOB channels 1 s → 60 s equal jitter; RTDS, PolyBolt, sports 1 s → 30 s full.
     #[must_use]
     pub fn backoff(mut self, initial: Duration, max: Duration) -> Self {
         self.opts.backoff = (initial, max);
         self
     }
 
-    /// How long a connection must stay up without a break for the backoff steps to start over.
-    /// Default is 30 s.
+    /// A connection up this long without a break starts the backoff over. Default is 30 s.
     #[must_use]
     pub fn healthy_after(mut self, period: Duration) -> Self {
         self.opts.healthy_after = period;
         self
     }
 
-    /// Capacity of the queue between the connections and the consumer, in frames. When it
-    /// stays full (the consumer took nothing for 50 ms) the connection reports
-    /// [`Status::Lagged`] and reconnects for fresh snapshots. Default is 4096.
+    /// Frames queued between the connections and the consumer; full for 50 ms is
+    /// [`Status::Lagged`] and a reconnect for fresh snapshots. Default is 4096.
     #[must_use]
     pub fn queue_capacity(mut self, frames: usize) -> Self {
         self.opts.queue_capacity = frames;
         self
     }
 
-    /// Never let the consumer's thread sleep while it waits for a frame: when nothing is
-    /// queued, `dispatch`/`next` yield to the runtime (which then checks the sockets without
-    /// blocking) instead of parking. This takes the thread wake-up (tens of µs on a virtual
-    /// machine) out of the socket-to-handler latency, at the price of one core spinning. It
-    /// helps where the sockets are read on the consumer's thread: a current-thread runtime (or
-    /// a `LocalSet`). Default is off.
+    /// While nothing is queued, `dispatch`/`next` yield to the runtime instead of parking: the
+    /// thread wake-up (tens of µs on a VM) leaves the socket-to-handler latency, one core
+    /// spins. It helps on a current-thread runtime (or a `LocalSet`). Default is off.
     #[must_use]
     pub fn busy_poll(mut self, on: bool) -> Self {
         self.opts.busy_poll = on;
         self
     }
 
-    /// Bytes asked of the socket per read. The WebSocket reader zero-fills the free part of
-    /// this buffer before every read, so a large one costs a memset of that size per read and
-    /// pushes the decoder's and the books' lines out of the caches; at 128 KiB it was a quarter
-    /// of the client's CPU over 25 connections at 10,000 msg/s. A message larger than the
-    /// buffer takes several reads. Default is 16 KiB; values under 1 KiB count as 1 KiB.
+    /// Bytes asked of the socket per read (zero-filled before every read: at 128 KiB that was a
+    /// quarter of the client's CPU over 25 connections at 10,000 msg/s). Default is 16 KiB; at
+    /// least 1 KiB.
     #[must_use]
     pub fn read_buffer_size(mut self, bytes: usize) -> Self {
         self.opts.read_buffer_size = bytes;
@@ -305,8 +291,8 @@ impl<D: Decoder> FeedBuilder<D> {
         self
     }
 
-    /// An async callback run on its own task after every reconnect, once the subscription was
-    /// sent again (after authentication, where the feed authenticates). Default is none.
+    /// An async callback run on its own task after every reconnect, once subscribed again.
+    /// Default is none.
     #[must_use]
     pub fn on_reconnect<F, Fut>(mut self, hook: F) -> Self
     where
@@ -319,18 +305,18 @@ impl<D: Decoder> FeedBuilder<D> {
         self
     }
 
-    /// Owned tier: before yielding, take every frame already queued and keep only the latest
-    /// message per key (the state, e.g. the books, has applied them all), so a consumer that
-    /// does slow work between items reads current state, never a backlog. Messages without a
-    /// key (a market's `new_market`, a trade print) are all kept. Default is off.
+    /// Owned tier: take every frame already queued before yielding and keep only the latest
+    /// message per key (the state has them all applied): a consumer doing slow work between
+    /// items reads current state, not a backlog. Messages without a key are all kept. Default
+    /// is off.
     #[must_use]
     pub fn conflate(mut self, on: bool) -> Self {
         self.opts.conflate = on;
         self
     }
 
-    /// A frame that waited longer than this between the socket and the consumer makes the
-    /// feed report a [`Lag`] (at most once per this period). Default is 100 ms.
+    /// A frame that waited longer than this for the consumer is a [`Lag`] (reported at most
+    /// once per this period). Default is 100 ms.
     #[must_use]
     pub fn lag_after(mut self, threshold: Duration) -> Self {
         self.opts.lag_after = threshold;
@@ -368,7 +354,7 @@ impl<D: Decoder> FeedBuilder<D> {
             None => self.decoder.wire()?,
         };
         // Built once here (loading the platform verifier is not free), not per connect.
-        let tls = match self.opts.tls {
+        let tls = match self.opts.tls.clone() {
             Some(c) => Some(c),
             None if endpoint.is_tls() => {
                 Some(super::transport::default_tls().map_err(|_| BuildError::Invalid("tls"))?)
@@ -390,49 +376,53 @@ impl<D: Decoder> FeedBuilder<D> {
             ));
         }
         let connects_empty = wire.connects_empty();
+        let (policy, ids, conflate, lag_after) = (
+            self.opts.policy,
+            std::mem::take(&mut self.opts.ids),
+            self.opts.conflate,
+            self.opts.lag_after,
+        );
+        let (tx, rx) = mpsc::channel(self.opts.queue_capacity);
+        let (per_connection, stagger, busy_poll) = (
+            self.opts.per_connection,
+            self.opts.stagger,
+            self.opts.busy_poll,
+        );
+        self.opts.read_buffer_size = self.opts.read_buffer_size.max(1 << 10);
         let cfg = Config {
-            proxy,
+            opts: self.opts,
+            policy,
             endpoint,
+            proxy,
             tls,
-            ping_interval: self.opts.ping_interval,
-            pong_timeout: self.opts.pong_timeout,
-            silence_timeout: self.opts.silence_timeout,
-            connect_timeout: self.opts.connect_timeout,
-            backoff: self.opts.backoff,
-            healthy_after: self.opts.healthy_after,
-            max_message_size: self.opts.max_message_size,
-            read_buffer_size: self.opts.read_buffer_size.max(1 << 10),
-            on_reconnect: self.opts.on_reconnect,
-            policy: self.opts.policy,
             wire,
             counters: Counters::default(),
         };
-        let (tx, rx) = mpsc::channel(self.opts.queue_capacity);
         let shards = Arc::new(Shards::new(
             Arc::new(cfg),
             tx,
             runtime,
-            self.opts.per_connection,
-            self.opts.stagger,
+            per_connection,
+            stagger,
         ));
         let started = if connects_empty {
-            shards.spawn_single(self.opts.ids)
+            shards.spawn_single(ids)
         } else {
-            shards.subscribe(self.opts.ids)
+            shards.subscribe(ids)
         };
         started.map_err(|_| BuildError::NoRuntime)?;
         let remote = self.decoder.remote();
         Ok(Feed {
             core: StreamCore {
                 shards,
-                dispatcher: Dispatcher::new(rx, self.opts.busy_poll),
+                dispatcher: Dispatcher::new(rx, busy_poll),
             },
             decoder: self.decoder,
             remote,
-            policy: self.opts.policy,
+            policy,
             pending: VecDeque::new(),
-            conflate: self.opts.conflate.then(Conflation::default),
-            lag_after: self.opts.lag_after,
+            conflate: conflate.then(Conflation::default),
+            lag_after,
             lagged_at: None,
             folded: 0,
             stopped: false,
@@ -440,23 +430,12 @@ impl<D: Decoder> FeedBuilder<D> {
     }
 }
 
-/// The latest message per key of one fill of the owned queue (conflating feeds).
+/// Where the latest message of each key sits in the owned queue, during one fill (conflating
+/// feeds).
 #[derive(Debug, Default)]
 struct Conflation {
     key: String,
-    ids: HashMap<Box<str>, usize>,
-    /// Per key id: its item's index in the queue during this fill.
-    at: Vec<Option<usize>>,
-    touched: Vec<usize>,
-}
-
-impl Conflation {
-    /// Forget the positions (the queue was emptied, or an item without a key came between).
-    fn clear(&mut self) {
-        for id in self.touched.drain(..) {
-            self.at[id] = None;
-        }
-    }
+    at: HashMap<String, usize>,
 }
 
 /// A live feed: its connections, its decoder's state and its queue of owned items.
@@ -464,6 +443,7 @@ impl Conflation {
 /// Deliver with the zero-copy [`dispatch`](Self::dispatch)/[`run`](Self::run) and a
 /// [`Handler`], or poll it as a `Stream` of [`FeedEvent`]s; change subscriptions from anywhere
 /// through a [`FeedHandle`]. Dropping it closes its connections.
+#[derive(Debug)]
 pub struct Feed<D: Decoder> {
     core: StreamCore,
     decoder: D,
@@ -480,16 +460,6 @@ pub struct Feed<D: Decoder> {
 // Nothing of a feed is pinned in place (its futures are boxed or polled by reference).
 impl<D: Decoder> Unpin for Feed<D> {}
 
-impl<D: Decoder + fmt::Debug> fmt::Debug for Feed<D> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Feed")
-            .field("decoder", &self.decoder)
-            .field("shards", &self.core.shards)
-            .field("pending", &self.pending.len())
-            .finish_non_exhaustive()
-    }
-}
-
 /// The owned tier's handler: the queue, conflating when asked.
 struct ToQueue<'q, M> {
     pending: &'q mut VecDeque<FeedEvent<M>>,
@@ -500,7 +470,7 @@ struct ToQueue<'q, M> {
 impl<M> ToQueue<'_, M> {
     fn push(&mut self, ev: FeedEvent<M>) {
         if let Some(c) = self.conflate.as_mut() {
-            c.clear();
+            c.at.clear(); // an item without a key: nothing before it is replaced any more
         }
         self.pending.push_back(ev);
     }
@@ -516,24 +486,13 @@ impl<D: Decoder> Handler<D> for ToQueue<'_, D::Owned> {
         if !D::conflation_key(msg, &mut c.key) {
             return self.push(owned);
         }
-        let id = match c.ids.get(c.key.as_str()) {
-            Some(&id) => id,
-            None => {
-                c.ids.insert(c.key.as_str().into(), c.ids.len());
-                c.ids.len() - 1
-            }
-        };
-        if c.at.len() <= id {
-            c.at.resize(id + 1, None);
-        }
-        match c.at[id] {
-            Some(i) => {
+        match c.at.get(c.key.as_str()) {
+            Some(&i) => {
                 self.pending[i] = owned;
                 *self.folded += 1;
             }
             None => {
-                c.at[id] = Some(self.pending.len());
-                c.touched.push(id);
+                c.at.insert(c.key.clone(), self.pending.len());
                 self.pending.push_back(owned);
             }
         }
@@ -707,7 +666,7 @@ impl<D: Decoder> Stream for Feed<D> {
                 }
             };
             if let Some(c) = conflate.as_mut() {
-                c.clear();
+                c.at.clear();
             }
             Counters::add(
                 &this.core.shards.counter_cells().conflated,
