@@ -4,3 +4,4 @@ mod market;
 mod recovery;
 mod user;
 mod user_faults;
+mod user_trades;
