@@ -9,8 +9,8 @@
 //!
 //! Trust is per game: after a break every game is untrusted until its next message. The socket
 //! has no snapshot and sends `ended` once, so a game that ended during an outage is only learnt
-//! over REST: [`Keys::untrusted`](crate::ws::trust::Keys::untrusted) (through
-//! [`state`](Feed::state)) lists the games to look up with Gamma's `/events?game_id=`.
+//! over REST: [`untrusted_games`](Feed::untrusted_games) lists the games to look up with Gamma's
+//! `/events?game_id=` ([`EventFilter::game_id`](crate::gamma::EventFilter::game_id)).
 //!
 //! [Sports WebSocket]: https://docs.polymarket.com/market-data/websocket/sports
 
@@ -30,7 +30,7 @@ use crate::ws::shards::Shards;
 use crate::ws::subscribe::Op;
 use crate::ws::trust::{Keys, Trust, with_key};
 
-use super::decode::{GameKey, SportResult, decode};
+use super::decode::{GameId, GameKey, SportResult, decode};
 
 /// Polymarket's production sports socket.
 pub const SPORTS_URL: &str = "wss://sports-api.polymarket.com/ws";
@@ -92,7 +92,7 @@ impl Wire for SportsWire {
 ///             println!("{} {:?} {:?}", r.key, r.score, r.period);
 ///         }
 ///         // Reconcile these through Gamma (`EventFilter::game_id`).
-///         FeedEvent::Break(_) => println!("{:?}", sports.state().untrusted().collect::<Vec<_>>()),
+///         FeedEvent::Break(_) => println!("{:?}", sports.untrusted_games().collect::<Vec<_>>()),
 ///         _ => {}
 ///     }
 /// }
@@ -115,6 +115,18 @@ impl Feed<SportsFeed> {
     #[must_use]
     pub fn builder() -> FeedBuilder<SportsFeed> {
         FeedBuilder::new(SportsFeed::default(), &POLICY)
+    }
+
+    /// The games not trusted now: after a break, each game seen until its next message.
+    pub fn untrusted_games(&self) -> impl Iterator<Item = GameKey<'_>> + '_ {
+        self.state().untrusted().map(|k| {
+            let (league, id) = k.split_once('|').unwrap_or(("", k));
+            let id = id.parse().map_or(GameId::Text(id), GameId::Num);
+            GameKey {
+                league: (!league.is_empty()).then_some(league),
+                id,
+            }
+        })
     }
 }
 
