@@ -193,9 +193,9 @@ pub struct BoltFeed {
     /// The connection this feed asked to replace for new snapshots.
     replacing: Option<(usize, u64)>,
     /// `price.polymarket` tokens of the connection awaiting their snapshot, in the order they
-    /// were subscribed (sorted at connect, appended after), and the subscription changes
-    /// counted then.
-    awaiting: VecDeque<String>,
+    /// were subscribed (sorted at connect, appended after), each with whether its `subscribed`
+    /// came; and the subscription changes counted then.
+    awaiting: VecDeque<(String, bool)>,
     awaiting_on: Option<(usize, u64)>,
     changes: u64,
 }
@@ -316,16 +316,19 @@ impl BoltFeed {
                 continue;
             };
             let k = format!("{}|{token}", Channel::Polymarket.as_str());
-            if (fresh || self.keys.trust(&k) == Trust::Unknown) && !self.awaiting.contains(&k) {
-                self.awaiting.push_back(k);
+            if (fresh || self.keys.trust(&k) == Trust::Unknown)
+                && !self.awaiting.iter().any(|a| a.0 == k)
+            {
+                self.awaiting.push_back((k, false));
             }
         }
     }
 
     /// Trust from a data envelope: a key's own snapshot re-establishes it (on the connection
     /// that did not lose frames), an update keeps it fresh. A `price.polymarket` snapshot `[]`
-    /// names no token: it answers the oldest subscription still awaiting its snapshot (each
-    /// subscription gets its acknowledgement and then its snapshot, in order).
+    /// names no token: it answers the oldest acknowledged subscription still awaiting its
+    /// snapshot. (The docs are silent on it; the server answers a frame's subscriptions in
+    /// order, each with its acknowledgement, then its snapshot.)
     fn track(&mut self, env: &Envelope<'_>, conn: (usize, u64), shards: &Shards) {
         let Some(ch) = env.channel else { return };
         if ch == Channel::Polymarket && env.snapshot {
@@ -341,7 +344,7 @@ impl BoltFeed {
         let restores = env.snapshot && self.replacing != Some(conn);
         match key {
             Some(symbol) => with_key(format_args!("{}|{symbol}", ch.as_str()), |k| {
-                self.awaiting.retain(|a| a != k);
+                self.awaiting.retain(|a| a.0 != k);
                 if restores {
                     self.keys.establish(k, shard, stale);
                 } else {
@@ -349,7 +352,8 @@ impl BoltFeed {
                 }
             }),
             None if restores && matches!(env.payload, BoltPayload::Empty) => {
-                if let Some(k) = self.awaiting.pop_front() {
+                let i = self.awaiting.iter().position(|a| a.1).unwrap_or(0);
+                if let Some((k, _)) = self.awaiting.remove(i) {
                     self.keys.establish(&k, shard, stale);
                 }
             }
@@ -357,16 +361,26 @@ impl BoltFeed {
         }
     }
 
-    /// A refused `price.polymarket` subscription (`bad_filter` …) gets no snapshot: the oldest
-    /// awaiting one is marked refused, so a later `[]` is not taken for it.
-    fn refused(&mut self, ack: &Ack<'_>, conn: (usize, u64), shards: &Shards) {
-        let polymarket = ack.channel == Some(Channel::Polymarket.as_str());
-        if ack.op != AckOp::Error || !polymarket {
+    /// A `price.polymarket` acknowledgement answers the oldest subscription not yet answered:
+    /// `subscribed` marks it; an error (`bad_filter` …) marks its key refused (it gets no
+    /// snapshot, so a later `[]` is not taken for it).
+    fn acked(&mut self, ack: &Ack<'_>, conn: (usize, u64), shards: &Shards) {
+        let error = match ack.op {
+            AckOp::Subscribed => false,
+            AckOp::Error => true,
+            _ => return,
+        };
+        if ack.channel != Some(Channel::Polymarket.as_str()) {
             return;
         }
         self.sync_awaiting(conn, shards);
-        let code = ack.code.and_then(AckCode::as_str).unwrap_or("error");
-        if let Some(k) = self.awaiting.pop_front() {
+        let Some(i) = self.awaiting.iter().position(|a| !a.1) else {
+            return;
+        };
+        if !error {
+            self.awaiting[i].1 = true;
+        } else if let Some((k, _)) = self.awaiting.remove(i) {
+            let code = ack.code.and_then(AckCode::as_str).unwrap_or("error");
             self.keys.reject(&k, conn.0, code);
         }
     }
@@ -446,7 +460,7 @@ impl Sealed for BoltFeed {
                 }
                 self.track(env, conn, s);
             }
-            BoltMessage::Ack(ack) => self.refused(ack, conn, s),
+            BoltMessage::Ack(ack) => self.acked(ack, conn, s),
         }
         h.on_message(&msg, &Cx::new(Some(f), &self.keys));
     }

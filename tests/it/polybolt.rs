@@ -534,3 +534,66 @@ async fn a_flood_faster_than_the_consumer_is_a_counted_break_then_a_new_snapshot
     assert!(stream.trust(BTC).is_trusted(), "the new snapshot");
     assert_eq!(s.connections(), 2);
 }
+
+fn pm(t: &str) -> (Channel, &str) {
+    (Channel::Polymarket, t)
+}
+
+/// `price.polymarket` against the simulator, without credentials: a warm token's snapshot
+/// names it; a cold token's snapshot is `[]` and names none — attributed by the order of the
+/// acknowledgements (each subscription's `subscribed`, then its snapshot); a token the server
+/// refuses (`bad_filter`) is marked refused, not trusted by a later `[]`. After a break every
+/// token is untrusted until its own snapshot. (Main did not serve the channel.)
+#[tokio::test]
+async fn polymarket_tops_and_a_cold_snapshot_are_trusted_per_token() {
+    use polyclob::ws::trust::Trust;
+    let sim = polyclob_sim::Simulator::builder()
+        .seed(3)
+        .markets(vec![
+            polyclob_sim::MarketSpec::defaults()[0].clone(),
+            crate::support::sim::empty_market(),
+        ])
+        .start()
+        .await
+        .unwrap();
+    let warm = sim.markets()[0].tokens()[0].token_id().to_owned();
+    let cold = crate::support::sim::YES;
+    // "0" sorts before the others: the refused one comes first in the subscribe frame.
+    let subs = [warm.as_str(), cold, "0999"];
+    let mut b = PolyBoltStream::builder()
+        .url(sim.polybolt_url())
+        .no_proxy()
+        .backoff(Duration::from_millis(10), Duration::from_millis(50));
+    for t in subs {
+        b = b.subscribe(BoltSubscription::polymarket(t));
+    }
+    let mut s = Checked::new(b.build().unwrap());
+    let mut snaps = 0;
+    until(&mut s, 5 * SEC, |e| {
+        snaps += usize::from(is_snapshot(e));
+        snaps == 2
+    })
+    .await;
+    ws_server::client::drain_for(&mut s, Duration::from_millis(200)).await;
+    assert_eq!(s.trust(pm(&warm)), Trust::Trusted);
+    assert_eq!(s.trust(pm(cold)), Trust::Trusted);
+    assert_eq!(s.trust(pm("0999")), Trust::Rejected("bad_filter"));
+
+    sim.disconnect_ws();
+    let evs = until(&mut s, 5 * SEC, |e| {
+        matches!(e, PolyBoltEvent::Status(Status::Connected { .. }))
+    })
+    .await;
+    assert_eq!(breaks(&evs).len(), 1, "{evs:#?}");
+    assert!(!s.trust(pm(&warm)).is_trusted() && !s.trust(pm(cold)).is_trusted());
+    let mut snaps = 0;
+    until(&mut s, 5 * SEC, |e| {
+        snaps += usize::from(is_snapshot(e));
+        snaps == 2
+    })
+    .await;
+    ws_server::client::drain_for(&mut s, Duration::from_millis(200)).await;
+    assert_eq!(s.trust(pm(&warm)), Trust::Trusted);
+    assert_eq!(s.trust(pm(cold)), Trust::Trusted);
+    assert!(s.oracle.trusted_seen > 0);
+}
