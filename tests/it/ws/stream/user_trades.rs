@@ -32,7 +32,7 @@ type Ev = FeedEvent<UserEvent>;
 async fn sim(settlement: Settlement, faults: &[(WsFault, Trigger)]) -> SimHandle {
     let mut f = Faults::none();
     for (fault, trigger) in faults {
-        f = f.ws(WsRule::new(*trigger, fault.clone()).channel(WsChannel::User));
+        f = f.ws(WsRule::new(*trigger, *fault).channel(WsChannel::User));
     }
     Simulator::builder()
         .markets(vec![support::empty_market()])
@@ -287,7 +287,7 @@ async fn a_trade_message_that_does_not_decode_is_fetched_over_rest() {
         })
         .expect("a break");
     assert_eq!(
-        (brk.cause.clone(), brk.recovery.clone()),
+        (brk.cause, brk.recovery),
         (Cause::Malformed, Recovery::Refetch)
     );
     let firsts: Vec<_> = log[invalid..]
