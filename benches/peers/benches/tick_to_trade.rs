@@ -346,17 +346,15 @@ fn runtime() -> tokio::runtime::Runtime {
 
 mod polyclob_row {
     use super::*;
-    use polyclob::book::Update;
     use polyclob::clob::{ClientBuilder, Credentials};
     use polyclob::fixed::Price;
     use polyclob::order::{LimitOrder, MarketContext, OrderSigner};
     use polyclob::sign::Signer;
     use polyclob::sign::wallet::Wallet;
     use polyclob::types::{Chain, ExchangeVersion, Side, TickSize};
-    use polyclob::ws::books::{BookFeed, BookHandler};
     use polyclob::decode::EventView as Decoded;
-    use polyclob::ws::event::Frame;
-    use polyclob::ws::market::MarketStream;
+    use polyclob::ws::feed::{Cx, Handler};
+    use polyclob::ws::market::{MarketFeed, MarketMessage, MarketStream};
 
     /// The strategy: when the watched asset's best bid moves, join it.
     #[derive(Default)]
@@ -365,11 +363,13 @@ mod polyclob_row {
         last: Option<Price>,
     }
 
-    impl BookHandler for JoinBid {
-        fn on_update(&mut self, _frame: &Frame<'_>, u: Update<'_, '_>) {
-            if let Ok(Decoded::PriceChange(_)) = &u.event {
-                let bid = u
-                    .manager
+    impl Handler<MarketFeed> for JoinBid {
+        fn on_message(&mut self, m: &MarketMessage<'_>, cx: &Cx<'_, MarketFeed>) {
+            if let MarketMessage::Update(u) = m
+                && let Decoded::PriceChange(_) = &u.event
+            {
+                let bid = cx
+                    .state()
                     .book(ASSETS[0])
                     .and_then(|b| b.best_bid())
                     .map(|l| l.price);
@@ -418,7 +418,7 @@ mod polyclob_row {
                 .busy_poll(busy_poll)
                 .build()
                 .expect("stream");
-            let mut feed = BookFeed::new(stream.handle(), JoinBid::default());
+            let mut feed = JoinBid::default();
             let mut posted = 0usize;
             let mut marks: Vec<(Instant, Instant)> = Vec::new();
             while posted < WARMUP + ORDERS {
@@ -427,7 +427,7 @@ mod polyclob_row {
                 else {
                     break;
                 };
-                if let Some(price) = feed.handler_mut().order_at.take() {
+                if let Some(price) = feed.order_at.take() {
                     let t0 = Instant::now();
                     let signed = orders
                         .limit_order(&ctx, &LimitOrder::new(Side::Buy, price, size))

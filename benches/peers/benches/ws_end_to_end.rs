@@ -8,9 +8,9 @@
 //! Every client runs on ONE current-thread Tokio runtime (one core) and records the time when
 //! its handler sees the frame applied (the frame's exchange timestamp says which frame it was):
 //!
-//! - `polyclob BookFeed`: `MarketStream` + the zero-copy `BookFeed` handler;
-//! - `polyclob BookFeed busy_poll`: the same with `.busy_poll(true)` (the thread never sleeps);
-//! - `polyclob BookStream`: the owned `BookStream` (`Stream` of events, books readable between);
+//! - `polyclob handler`: `MarketStream` + a zero-copy `Handler<MarketFeed>` (`dispatch`);
+//! - `polyclob handler busy_poll`: the same with `.busy_poll(true)` (the thread never sleeps);
+//! - `polyclob stream`: the owned `MarketStream` (`Stream` of events, books readable between);
 //! - `polyfill-rs 0.4.3`: its `WebSocketStream` + `OrderBookManager` (snapshots and deltas);
 //! - `official SDK 0.9.0`: `polymarket_client_sdk_v2`'s WS client, decode only (it keeps no book).
 //!
@@ -110,11 +110,9 @@ impl AllocWindow {
 
 mod polyclob_rows {
     use super::*;
-    use polyclob::book::Update;
-    use polyclob::ws::books::{BookEvent, BookFeed, BookHandler, BookStream};
     use polyclob::decode::EventView as Decoded;
-    use polyclob::ws::event::Frame;
-    use polyclob::ws::market::MarketStream;
+    use polyclob::ws::feed::{Cx, FeedEvent, Handler};
+    use polyclob::ws::market::{MarketEvent, MarketFeed, MarketMessage, MarketStream};
 
     fn timestamp(e: &Decoded<'_>) -> Option<u64> {
         match e {
@@ -125,7 +123,7 @@ mod polyclob_rows {
         }
     }
 
-    struct Handler {
+    struct Probe {
         rec: Recorder,
         window: AllocWindow,
         warmup: usize,
@@ -133,12 +131,12 @@ mod polyclob_rows {
         sink: i64,
     }
 
-    impl BookHandler for Handler {
-        fn on_update(&mut self, _frame: &Frame<'_>, u: Update<'_, '_>) {
-            let Ok(e) = &u.event else { return };
-            let Some(ts) = timestamp(e) else { return };
+    impl Handler<MarketFeed> for Probe {
+        fn on_message(&mut self, m: &MarketMessage<'_>, cx: &Cx<'_, MarketFeed>) {
+            let MarketMessage::Update(u) = m else { return };
+            let Some(ts) = timestamp(&u.event) else { return };
             // What a strategy does first: read the book it keeps.
-            if let Some(l) = u.manager.book(ASSETS[0]).and_then(|b| b.best_bid()) {
+            if let Some(l) = cx.state().book(ASSETS[0]).and_then(|b| b.best_bid()) {
                 self.sink ^= i64::from(l.price.as_micros());
             }
             self.done |= self.rec.record(ts);
@@ -181,27 +179,25 @@ mod polyclob_rows {
         let rt = runtime();
         let out = rt.block_on(async {
             let mut stream = stream(&server.url, busy_poll);
-            let handler = Handler {
+            let mut h = Probe {
                 rec: Recorder::new(base, feed.frames.len()),
                 window: AllocWindow::new(),
                 warmup: feed.warmup,
                 done: false,
                 sink: 0,
             };
-            let mut bf = BookFeed::new(stream.handle(), handler);
             let until = tokio::time::Instant::now() + budget(feed, rate);
             count_allocations_here(true);
-            while !bf.handler_mut().done {
-                match tokio::time::timeout_at(until, stream.dispatch(&mut bf)).await {
+            while !h.done {
+                match tokio::time::timeout_at(until, stream.dispatch(&mut h)).await {
                     Ok(true) => {}
                     _ => break,
                 }
             }
             count_allocations_here(false);
             stream.handle().shutdown();
-            let (books, h) = bf.into_parts();
             std::hint::black_box(h.sink);
-            let check = check(feed, &books).and(all_handled(&h.rec));
+            let check = check(feed, stream.state()).and(all_handled(&h.rec));
             Outcome {
                 allocs: h.window.per_frame(&h.rec, feed.warmup),
                 rec: h.rec,
@@ -215,7 +211,7 @@ mod polyclob_rows {
         let server = Server::start(feed, rate, base);
         let rt = runtime();
         let out = rt.block_on(async {
-            let mut books = BookStream::new(stream(&server.url, false));
+            let mut books = stream(&server.url, false);
             let mut rec = Recorder::new(base, feed.frames.len());
             let mut window = AllocWindow::new();
             let mut sink = 0i64;
@@ -226,13 +222,13 @@ mod polyclob_rows {
                     Ok(Some(ev)) => ev,
                     _ => break,
                 };
-                let BookEvent::Market { event, .. } = ev else {
+                let FeedEvent::Message(MarketEvent::Update { event, .. }) = ev else {
                     continue;
                 };
                 let Some(ts) = event.event().ok().as_ref().and_then(timestamp) else {
                     continue;
                 };
-                if let Some(l) = books.books().book(ASSETS[0]).and_then(|b| b.best_bid()) {
+                if let Some(l) = books.state().book(ASSETS[0]).and_then(|b| b.best_bid()) {
                     sink ^= i64::from(l.price.as_micros());
                 }
                 let last = rec.record(ts);
@@ -244,7 +240,7 @@ mod polyclob_rows {
             count_allocations_here(false);
             books.handle().shutdown();
             std::hint::black_box(sink);
-            let check = check(feed, books.books()).and(all_handled(&rec));
+            let check = check(feed, books.state()).and(all_handled(&rec));
             Outcome {
                 allocs: window.per_frame(&rec, feed.warmup),
                 rec,
@@ -430,9 +426,9 @@ fn main() {
     let quick = std::env::args().any(|a| a == "quick");
     let only: Option<String> = std::env::var("ROWS").ok();
     let rows: [(&str, RowFn); 5] = [
-        ("polyclob BookFeed", polyclob_rows::book_feed),
-        ("polyclob BookFeed busy_poll", polyclob_rows::book_feed_busy),
-        ("polyclob BookStream", polyclob_rows::book_stream),
+        ("polyclob handler", polyclob_rows::book_feed),
+        ("polyclob handler busy_poll", polyclob_rows::book_feed_busy),
+        ("polyclob stream", polyclob_rows::book_stream),
         ("polyfill-rs 0.4.3 stream + book", polyfill_row::run),
         ("official SDK 0.9.0 (decode only)", sdk_row::run),
     ];
