@@ -46,7 +46,8 @@ fn with_bad(mut good: Vec<Json>, bad: Json) -> Vec<Json> {
 fn one_bad_at_1(what: &str, skipped: &[SkippedRow]) {
     assert_eq!(skipped.len(), 1, "{what}: {skipped:?}");
     assert_eq!(skipped[0].index, 1, "{what}");
-    assert!(!skipped[0].error.is_empty(), "{what}");
+    assert!(!skipped[0].reason.is_empty(), "{what}");
+    assert!(!skipped[0].raw.is_empty(), "{what}");
 }
 
 fn position(condition: &str, outcome: u32, size: &str) -> Position {
@@ -169,7 +170,8 @@ async fn resolution_pages_decode_whole_and_redeemability_is_right_for_each() {
     let r = &data.resolutions(CTF).await.unwrap().0[0];
     assert_eq!(r.resolved_at, Some(ts("2026-10-05T23:00:53Z")));
     assert_eq!((r.resolved_block, r.log_index), (77_123_456, Some(87)));
-    assert!(r.was_disputed && !r.was_arbitrated);
+    assert!(r.was_disputed);
+    assert_eq!(r.was_arbitrated, Some(false));
     assert_eq!(r.resolution_source, "reported");
 
     // An event's rows: neg-risk siblings, one derived, one still disputed.
@@ -260,7 +262,7 @@ async fn every_data_call_reports_a_bad_row() {
     let (got, skipped) = data.positions(me).await.unwrap();
     assert_eq!(got.len(), 2);
     one_bad_at_1("positions", &skipped);
-    assert!(skipped[0].error.contains("size"), "{:?}", skipped[0]);
+    assert!(skipped[0].reason.contains("size"), "{:?}", skipped[0]);
     let (got, skipped) = data.closed_positions(me).await.unwrap();
     assert_eq!(got.len(), 2);
     one_bad_at_1("closed_positions", &skipped);
@@ -285,7 +287,7 @@ async fn every_data_call_reports_a_bad_row() {
     assert_eq!(got.len(), 2);
     assert_eq!(got[0].timestamp.unwrap().as_secs(), 1_786_179_735);
     one_bad_at_1("activity", &skipped);
-    assert!(skipped[0].error.contains("timestamp"), "{:?}", skipped[0]);
+    assert!(skipped[0].reason.contains("timestamp"), "{:?}", skipped[0]);
 
     // A holder that does not decode fails its group, which is reported.
     let groups = with_bad(
@@ -450,11 +452,9 @@ async fn every_gamma_call_reports_a_bad_row() {
     let found = gamma.search("x", 0).await.unwrap();
     assert_eq!(found.events.len(), 2);
     assert_eq!(found.skipped.len(), 1);
-    assert!(
-        found.skipped[0].starts_with("events[1]"),
-        "{:?}",
-        found.skipped
-    );
+    let bad = &found.skipped[0];
+    assert_eq!((bad.list, bad.index), ("events", 1), "{bad:?}");
+    assert_eq!(bad.raw, r#"{"id":"2","negRisk":[1]}"#);
     assert!(found.has_more);
 }
 

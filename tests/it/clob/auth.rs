@@ -329,7 +329,8 @@ async fn account_endpoints() {
         m.requests_to("/balance-allowance/update")[0].query,
         "asset_type=COLLATERAL&signature_type=0"
     );
-    let n = c.notifications(SignatureType::Eoa).await.unwrap();
+    let (n, skipped) = c.notifications(SignatureType::Eoa).await.unwrap();
+    assert!(skipped.is_empty());
     assert_eq!((n[0].id.as_str(), n[0].kind.as_str()), ("1", "1"));
     c.drop_notifications(&["a", "b"]).await.unwrap();
     assert_eq!(m.requests_to("/notifications")[1].query, "ids=a%2Cb");
