@@ -1062,7 +1062,7 @@ impl Tracker {
         let filter = TradeFilter {
             market: (!o.market.is_empty()).then(|| o.market.clone()),
             asset_id: o.market.is_empty().then(|| o.asset_id.clone()),
-            after: o.created_at.checked_sub(1),
+            after: o.created_at.and_then(|t| t.as_secs().checked_sub(1)),
             ..TradeFilter::default()
         };
         let (trades, skipped) = client.all_trades(&filter).await?;

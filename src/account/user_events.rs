@@ -305,7 +305,7 @@ fn recovered_trade(shard: usize, t: rest::Trade) -> Result<TradeUpdate, SkippedR
         taker_order_id: nonempty(t.taker_order_id),
         trader_side: t.trader_side,
         transaction_hash: nonempty(t.transaction_hash),
-        match_time: Some(t.match_time.to_string()),
+        match_time: t.match_time.map(|m| m.as_secs().to_string()),
         maker_fills,
         recovered: true,
     })

@@ -7,6 +7,7 @@ use serde_json::value::RawValue;
 use super::market::GammaMarket;
 use crate::fixed::Size;
 use crate::http::{Rows, SkippedRow, decode_each, lenient, rounded};
+use crate::types::{Timestamp, timestamp_opt};
 
 /// A Gamma event: one question family (an election, a match, a price ladder) and its markets.
 ///
@@ -42,12 +43,12 @@ pub struct GammaEvent {
     /// Category (legacy events).
     #[serde(deserialize_with = "lenient::string")]
     pub category: String,
-    /// Start date (ISO 8601).
-    #[serde(deserialize_with = "lenient::string")]
-    pub start_date: String,
-    /// End date (ISO 8601).
-    #[serde(deserialize_with = "lenient::string")]
-    pub end_date: String,
+    /// Start date.
+    #[serde(deserialize_with = "timestamp_opt")]
+    pub start_date: Option<Timestamp>,
+    /// End date (ISO 8601, or a date alone: midnight UTC).
+    #[serde(deserialize_with = "timestamp_opt")]
+    pub end_date: Option<Timestamp>,
     /// Whether the event is active.
     #[serde(deserialize_with = "lenient::bool_lenient")]
     pub active: bool,
@@ -112,12 +113,12 @@ pub struct Tag {
     /// Whether the site always shows it.
     #[serde(deserialize_with = "lenient::bool_lenient")]
     pub force_show: bool,
-    /// Creation time (ISO 8601).
-    #[serde(deserialize_with = "lenient::string")]
-    pub created_at: String,
-    /// Last update (ISO 8601).
-    #[serde(deserialize_with = "lenient::string")]
-    pub updated_at: String,
+    /// Creation time.
+    #[serde(deserialize_with = "timestamp_opt")]
+    pub created_at: Option<Timestamp>,
+    /// Last update.
+    #[serde(deserialize_with = "timestamp_opt")]
+    pub updated_at: Option<Timestamp>,
 }
 
 /// A Gamma series: recurring events (e.g. "BTC Up or Down 5m").

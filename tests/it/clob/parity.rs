@@ -93,7 +93,7 @@ async fn builder_keys_are_created_listed_and_revoked() {
     assert_eq!(keys.len(), 1);
     assert_eq!(keys[0].key, b.api_key());
     assert!(!keys[0].is_revoked());
-    assert!(keys[0].created_at.as_deref().unwrap().ends_with('Z'));
+    assert!(keys[0].created_at.is_some());
 
     // Revoking with the account's own key is refused: it is not a builder key.
     let e = c.revoke_builder_api_key().await.unwrap_err();
