@@ -48,11 +48,12 @@ pub struct SkippedRow {
 }
 
 impl SkippedRow {
-    /// How much of a row's text is kept: 1 KiB. A row is kept to be looked at, not decoded
-    /// again, and a change of format fails every row of every page at once; a Gamma market
-    /// row runs to several KiB (description, nested events), so keeping whole rows would
-    /// hold a second copy of every body the walk read.
-    pub const RAW_MAX: usize = 1024;
+    /// How much of a row's text is kept: 4 KiB, so that one row of the CLOB or the Data API
+    /// (a trade with its maker legs, a position) is kept whole and a long Gamma market
+    /// (description, nested events) from its start. Bounded because a report is held and
+    /// passed around: one pathological row (a huge nested array) must not hold megabytes,
+    /// and a change of format fails every row of every page of a walk at once.
+    pub const RAW_MAX: usize = 4096;
 
     /// A skipped row of `list` at `index`, keeping at most [`RAW_MAX`](Self::RAW_MAX) bytes
     /// of `raw`.
@@ -182,7 +183,7 @@ mod tests {
 
     #[test]
     fn raw_text_is_kept_and_cut_on_a_char_boundary() {
-        let long = format!("{{\"a\":\"{}\"}}", "é".repeat(800));
+        let long = format!("{{\"a\":\"{}\"}}", "é".repeat(3000));
         let r = SkippedRow::new("data", 3, "bad", &long);
         assert_eq!(r.raw_len, long.len());
         assert!(r.is_cut() && r.raw.len() <= SkippedRow::RAW_MAX);

@@ -111,8 +111,8 @@ impl Bot {
 /// The best price a taker on `side` meets (levels come worst first: the last is the best).
 fn best(book: &polyclob::clob::types::BookSummary, side: Side) -> Price {
     let levels = match side {
-        Side::Buy => &book.asks.levels,
-        Side::Sell => &book.bids.levels,
+        Side::Buy => &book.asks,
+        Side::Sell => &book.bids,
     };
     levels.last().unwrap().price
 }
@@ -371,7 +371,6 @@ async fn a_trade_that_does_not_confirm_in_time_is_reported_and_not_held() {
         .await
         .unwrap()
         .asks
-        .levels
         .last()
         .unwrap()
         .price;

@@ -1,16 +1,12 @@
-//! Issue 47, item 1: no call that returns rows drops one unsaid. Every row-returning Data API
-//! and Gamma call, served a real-shaped page with one bad row over loopback, returns the
-//! other rows and reports the bad one (its index, why); `/v2/resolutions` pages of every
-//! lifecycle stage and both timestamp forms decode whole and `redeemability` is right for
-//! each. Pages are written from the documented shapes (docs.polymarket.com, Data API v2 and
-//! Gamma references); tests/data/data_api/resolutions holds the resolution pages.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The Data API and Gamma: every row-returning call with one bad row in a real-shaped page;
+//! `/v2/resolutions` pages of every lifecycle stage and both timestamp forms decode whole and
+//! `redeemability` is right for each. tests/data/data_api/resolutions holds the resolution
+//! pages.
 
 use crate::support::mock_clob::{MockClob, Reply};
 
 use polyclob::data::{self, Position, Query, Redeemability, ResolutionStatus};
 use polyclob::gamma::{self, EventFilter, MarketFilter};
-use polyclob::http::SkippedRow;
 use polyclob::types::{ConditionId, PositionId, Protocol, Timestamp, TokenId};
 use serde_json::{Value as Json, json};
 
@@ -36,19 +32,7 @@ fn v2_page(rows: &[Json]) -> Vec<u8> {
     .unwrap()
 }
 
-/// `good` with `bad` put in at index 1.
-fn with_bad(mut good: Vec<Json>, bad: Json) -> Vec<Json> {
-    good.insert(1, bad);
-    good
-}
-
-/// Exactly one row was reported, the one at index 1, with a reason.
-fn one_bad_at_1(what: &str, skipped: &[SkippedRow]) {
-    assert_eq!(skipped.len(), 1, "{what}: {skipped:?}");
-    assert_eq!(skipped[0].index, 1, "{what}");
-    assert!(!skipped[0].reason.is_empty(), "{what}");
-    assert!(!skipped[0].raw.is_empty(), "{what}");
-}
+use super::{one_bad_at_1, with_bad};
 
 fn position(condition: &str, outcome: u32, size: &str) -> Position {
     serde_json::from_value(json!({
@@ -345,6 +329,8 @@ async fn every_data_call_reports_a_bad_row() {
     );
     let e = data.value(me).await.unwrap_err();
     assert!(e.to_string().contains("did not decode"), "{e}");
+    // One bad row a call, each counted once, the value's too.
+    assert_eq!(data.counters().skipped_rows, 9);
 }
 
 /// Across pages, a skipped row's index counts every row of the walk: it names one row.
@@ -456,6 +442,7 @@ async fn every_gamma_call_reports_a_bad_row() {
     assert_eq!((bad.list, bad.index), ("events", 1), "{bad:?}");
     assert_eq!(bad.raw, r#"{"id":"2","negRisk":[1]}"#);
     assert!(found.has_more);
+    assert_eq!(gamma.counters().skipped_rows, 8);
 }
 
 /// Issue 47, item 3: a Data API row's condition comes with its protocol, from the row's
