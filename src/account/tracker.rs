@@ -54,7 +54,7 @@
 //! let mut tracker = account.tracker();
 //!
 //! // A marketable bid: it takes the best ask.
-//! let ask = account.client().book(&token).await?.asks.levels.last().ok_or("no asks")?.price;
+//! let ask = account.client().book(&token).await?.asks.last().ok_or("no asks")?.price;
 //! let order = account.sign_limit_order(&token, &LimitOrder::new(Side::Buy, ask, "5".parse()?)).await?;
 //! let answer = account.post_order(&order).await;
 //! tracker.posted(&order, &answer); // the order is known before any fill is reported

@@ -346,7 +346,7 @@ impl Client {
 
     /// One page of `query` at `cursor` (`None` = the first page). Every call of this client
     /// that returns rows reads its pages here: a row that does not decode is in
-    /// [`CursorPage::skipped`], counted and traced, never dropped.
+    /// the page's `skipped`, counted and traced, never dropped.
     ///
     /// # Errors
     /// More than [`MAX_CONDITIONS`] condition ids ([`Error::is_argument`]); transport,
