@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod callers;
+mod captures;
 mod clob;
 mod data_gamma;
 mod errors;
