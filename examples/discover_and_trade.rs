@@ -158,7 +158,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let data = data::Client::builder().host(sim.data_api_url()).build()?;
     let (positions, unreadable) = data.positions(&me).await?;
     for row in &unreadable {
-        println!("position row {} did not decode: {}", row.index, row.error);
+        println!("position row {} did not decode: {}", row.index, row.reason);
     }
     for p in positions {
         println!(

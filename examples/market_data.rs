@@ -59,12 +59,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The full book. Levels arrive as the exchange sends them: worst first, so the best bid
     // and the best ask are the LAST entries of each list.
     let book = client.book(&token).await?;
-    let best_bid = book.bids.levels.last();
-    let best_ask = book.asks.levels.last();
+    let best_bid = book.bids.last();
+    let best_ask = book.asks.last();
     println!(
         "book        {} bid levels, {} ask levels; best bid {:?}, best ask {:?}",
-        book.bids.levels.len(),
-        book.asks.levels.len(),
+        book.bids.len(),
+        book.asks.len(),
         best_bid.map(|l| (l.price.to_string(), l.size.to_string())),
         best_ask.map(|l| (l.price.to_string(), l.size.to_string())),
     );

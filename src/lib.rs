@@ -156,6 +156,47 @@
 //! # fn main() {}
 //! ```
 //!
+//! ## Errors: nothing dropped, nothing guessed
+//!
+//! **Every call that returns rows follows one rule: no row is dropped silently.** A row that
+//! does not decode comes back beside the rows as an [`http::SkippedRow`] (the list it was in,
+//! its index, the reason, and its raw JSON text, kept up to
+//! [`SkippedRow::RAW_MAX`](http::SkippedRow::RAW_MAX) bytes): in a page's `skipped`, or as the
+//! second half of an `(rows, skipped)` answer. A call whose answer has no room for it (a map,
+//! a batch whose answers line up with its orders, the drop-in's `Vec`s) fails instead. A row
+//! holding an element that does not decode (a book level, a market's event, a reward config)
+//! is itself a row that does not decode: nothing comes back thinned. Each skipped row is
+//! counted ([`http::ClientCounters::skipped_rows`], every client's `counters()`) and traced
+//! (`polyclob.http.skipped_row`). Where a value is unknown the answer says so (`None`, an
+//! `Unknown` variant), never a guessed default.
+//!
+//! Every failure is one opaque [`http::Error`] queried by predicates. A server's typed error
+//! body (the Data API v2's `{error, code, retryable, trace_id, parameter}`) is read whole:
+//! [`api_code`](http::Error::api_code), [`retryable`](http::Error::retryable),
+//! [`parameter`](http::Error::parameter), [`trace_id`](http::Error::trace_id) (also in the
+//! error's text and in tracing). The one retry loop retries what the server calls retryable
+//! (else by status), never sooner than its `Retry-After`.
+//!
+//! ```
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let sim = polyclob_sim::Simulator::builder().start().await?;
+//! use polyclob::data::{self, Query};
+//! use polyclob::http::ApiErrorCode;
+//!
+//! let data = data::Client::builder().host(sim.data_api_url()).build()?;
+//! let (_trades, skipped) = data.collect(Query::trades()).await?;
+//! for row in &skipped {
+//!     eprintln!("{}[{}] did not decode: {} in {}", row.list, row.index, row.reason, row.raw);
+//! }
+//! assert_eq!(data.counters().skipped_rows, skipped.len() as u64);
+//! let e = data.page(&Query::trades(), Some("stale-cursor")).await.unwrap_err();
+//! assert_eq!(e.api_code(), Some(&ApiErrorCode::InvalidRequest));
+//! assert_eq!((e.parameter(), e.retryable()), (Some("cursor"), Some(false)));
+//! eprintln!("{e}"); // ... (code invalid_request, parameter cursor, not retryable, trace_id …)
+//! # Ok(()) }
+//! ```
+//!
 //! ## Modules
 //!
 //! The layers, bottom first: a module uses only the modules of the layers below its own
@@ -185,8 +226,9 @@
 //!
 //! **Counters** are always on and cost a relaxed atomic add where they count: a
 //! [`clob::Client::counters`] snapshot ([`http::ClientCounters`]: requests, retries, errors by
-//! kind, 429s, client-side rate-limit delays and their total time, local refusals, heartbeat
-//! failures, presign fallbacks) and one per stream (`counters()` on every stream, a
+//! kind, 429s, rows that did not decode, client-side rate-limit delays and their total time,
+//! local refusals, heartbeat failures, presign fallbacks; the Gamma, Data API and relayer
+//! clients' `counters()` give the transport's share) and one per stream (`counters()` on every stream, a
 //! [`ws::StreamCounters`]: connects, reconnects, breaks, lag, frames, bytes, decode errors,
 //! hash mismatches, and apart from them snapshots that could not be verified, messages a
 //! conflating feed folded). Plain structs: export them to any metrics system (the `counters` example
@@ -198,8 +240,9 @@
 //!
 //! | name | kind, level | fields |
 //! |---|---|---|
-//! | `polyclob.http.request` | span, INFO: one request attempt | `method`, `endpoint`, `attempt`, `status`, `rate_limit_wait_ms` |
-//! | `polyclob.http.retry` | event, WARN | `endpoint`, `attempt`, `status`, `error`, `delay_ms` |
+//! | `polyclob.http.request` | span, INFO: one request attempt | `method`, `endpoint`, `attempt`, `status`, `rate_limit_wait_ms`, `trace_id` (the answer's `x-trace-id`, when sent) |
+//! | `polyclob.http.retry` | event, WARN | `endpoint`, `attempt`, `status`, `error`, `delay_ms`, `trace_id` (`""` when none) |
+//! | `polyclob.http.skipped_row` | event, WARN: a row of an answer did not decode (returned to the caller as an [`http::SkippedRow`]) | `endpoint`, `list`, `index` (in the page), `reason`, `raw_len` (the row's text itself is not a field) |
 //! | `polyclob.governor.wait` | event, INFO: the governor delayed a trading request | `endpoint`, `bucket`, `cost`, `wait_ms` |
 //! | `polyclob.governor.refused` | event, WARN: the governor refused it | `endpoint`, `bucket`, `cost`, `wait_ms`, `over_capacity` |
 //! | `polyclob.pacer.wait` | event, DEBUG: a read pacer delayed a request | `endpoint`, `wait_ms` |

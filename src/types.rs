@@ -35,8 +35,10 @@ mod time;
 mod token_id;
 
 pub use self::order::Order;
+#[cfg(feature = "onchain")]
+pub(crate) use self::protocol::is_module;
+pub(crate) use self::protocol::padded_condition;
 pub use self::protocol::{ConditionId, PositionId, Protocol, ProtocolError};
-pub(crate) use self::protocol::{is_module, padded_condition};
 pub use self::time::Timestamp;
 pub(crate) use self::time::timestamp_opt;
 pub use self::token_id::{TokenId, TokenIdError};

@@ -1,5 +1,5 @@
 //! Data API and Gamma pages and venue timestamps: any bytes decode without panicking; a
-//! page's rows are all accounted for (decoded or reported); an accepted timestamp
+//! page's rows are all accounted for (decoded or reported, their text bounded); an accepted timestamp
 //! round-trips through `Display`.
 #![no_main]
 
@@ -14,9 +14,14 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(t.to_string().parse::<Timestamp>(), Ok(t));
         }
     }
-    // Within a page each skipped row is reported once, in order.
+    // Within a page each skipped row is reported once, in order, with the start of its
+    // text (never more than the bound) and its length.
     let rows = |_decoded: usize, skipped: &[polyclob::http::SkippedRow]| {
         assert!(skipped.windows(2).all(|w| w[0].index < w[1].index));
+        for r in skipped {
+            assert!(r.raw.len() <= polyclob::http::SkippedRow::RAW_MAX);
+            assert!(r.raw.len() <= r.raw_len && (r.raw.len() == r.raw_len) != r.is_cut());
+        }
     };
     if let Ok(p) = decode_cursor_page::<Resolution>(data) {
         rows(p.data.len(), &p.skipped);

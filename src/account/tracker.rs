@@ -54,7 +54,7 @@
 //! let mut tracker = account.tracker();
 //!
 //! // A marketable bid: it takes the best ask.
-//! let ask = account.client().book(&token).await?.asks.levels.last().ok_or("no asks")?.price;
+//! let ask = account.client().book(&token).await?.asks.last().ok_or("no asks")?.price;
 //! let order = account.sign_limit_order(&token, &LimitOrder::new(Side::Buy, ask, "5".parse()?)).await?;
 //! let answer = account.post_order(&order).await;
 //! tracker.posted(&order, &answer); // the order is known before any fill is reported
@@ -613,7 +613,7 @@ impl Tracker {
             maker_address: lower(&m.maker_address),
             announced: false,
         }));
-        let updated = Timestamp::from_secs(t.last_update).filter(|_| t.last_update > 0);
+        let updated = t.last_update.filter(|u| u.as_secs() > 0);
         self.trade(&t.id, t.status.clone(), updated, legs);
     }
 
@@ -1059,7 +1059,7 @@ impl Tracker {
         let filter = TradeFilter {
             market: (!o.market.is_empty()).then(|| o.market.clone()),
             asset_id: o.market.is_empty().then(|| o.asset_id.clone()),
-            after: o.created_at.checked_sub(1),
+            after: o.created_at.and_then(|t| t.as_secs().checked_sub(1)),
             ..TradeFilter::default()
         };
         let (trades, skipped) = client.all_trades(&filter).await?;

@@ -272,16 +272,15 @@ fn nonempty(s: String) -> Option<String> {
     (!s.is_empty()).then_some(s)
 }
 
-fn skipped_row(what: &str, id: &str) -> SkippedRow {
-    SkippedRow {
-        index: 0,
-        error: format!("{what} {id} has no side"),
-    }
+/// A row that decoded but cannot become an event (no side): named by its id, as its page's
+/// text is gone by now.
+fn skipped_row(what: &'static str, id: &str) -> SkippedRow {
+    SkippedRow::new(what, 0, format!("{what} row {id} has no side"), "")
 }
 
 /// A trade of `GET /data/trades` as a recovered event.
 fn recovered_trade(shard: usize, t: rest::Trade) -> Result<TradeUpdate, SkippedRow> {
-    let side = t.side.ok_or_else(|| skipped_row("trade", &t.id))?;
+    let side = t.side.ok_or_else(|| skipped_row("trades", &t.id))?;
     let maker_fills = t
         .maker_orders
         .into_iter()
@@ -307,8 +306,8 @@ fn recovered_trade(shard: usize, t: rest::Trade) -> Result<TradeUpdate, SkippedR
         taker_order_id: nonempty(t.taker_order_id),
         trader_side: t.trader_side,
         transaction_hash: nonempty(t.transaction_hash),
-        match_time: Some(t.match_time.to_string()),
-        last_update: Timestamp::from_secs(t.last_update).filter(|_| t.last_update > 0),
+        match_time: t.match_time.map(|m| m.as_secs().to_string()),
+        last_update: t.last_update,
         bucket_index: None,
         maker_fills,
         recovered: true,
@@ -318,7 +317,7 @@ fn recovered_trade(shard: usize, t: rest::Trade) -> Result<TradeUpdate, SkippedR
 
 /// An order of `GET /data/orders` as a recovered event.
 fn recovered_order(shard: usize, o: rest::OpenOrder) -> Result<OrderUpdate, SkippedRow> {
-    let side = o.side.ok_or_else(|| skipped_row("order", &o.id))?;
+    let side = o.side.ok_or_else(|| skipped_row("orders", &o.id))?;
     let order_type = match o.order_type {
         rest::OrderKind::Gtc => Some(OrderType::Gtc),
         rest::OrderKind::Gtd => Some(OrderType::Gtd),

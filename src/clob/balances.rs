@@ -5,7 +5,7 @@ use super::auth::Level;
 use super::client::Client;
 use super::request::Req;
 use super::types::{AssetKind, BalanceAllowance, Notification};
-use crate::http::{Error, decode_rows};
+use crate::http::{Error, SkippedRow, decode_rows};
 use crate::types::SignatureType;
 
 impl Client {
@@ -69,25 +69,20 @@ impl Client {
             .map(drop)
     }
 
-    /// `GET /notifications` (L2).
+    /// `GET /notifications` (L2): the notifications, and those that did not decode (index,
+    /// reason, raw text).
     ///
     /// # Errors
     ///
-    /// Missing credentials, transport, status, or a body that is not an array.
-    pub async fn notifications(&self, sig: SignatureType) -> Result<Vec<Notification>, Error> {
-        let body = self
-            .send(
-                &Req::get("/notifications")
-                    .query("signature_type", &sig.as_u8().to_string())
-                    .auth(Level::L2),
-            )
-            .await?;
-        if body.trim_ascii() == b"null" {
-            return Ok(Vec::new());
-        }
-        decode_rows::<Notification>(&body)
-            .map(|(v, _)| v)
-            .map_err(|e| e.with_path("/notifications"))
+    /// Missing credentials, transport, status, or a body that is not an array (or `null`).
+    pub async fn notifications(
+        &self,
+        sig: SignatureType,
+    ) -> Result<(Vec<Notification>, Vec<SkippedRow>), Error> {
+        let req = Req::get("/notifications")
+            .query("signature_type", &sig.as_u8().to_string())
+            .auth(Level::L2);
+        self.rows(&req, |b| decode_rows(b)).await
     }
 
     /// `DELETE /notifications?ids=a,b` (L2).

@@ -40,8 +40,8 @@ impl Client {
     ///
     /// Missing credentials, transport, status, or a body that is not an array.
     pub async fn builder_api_keys(&self) -> Result<(Vec<BuilderApiKey>, Vec<SkippedRow>), Error> {
-        let body = self.send(&Req::get(BUILDER_KEY).auth(Level::L2)).await?;
-        decode_rows(&body).map_err(|e| e.with_path(BUILDER_KEY))
+        self.rows(&Req::get(BUILDER_KEY).auth(Level::L2), |b| decode_rows(b))
+            .await
     }
 
     /// `DELETE /auth/builder-api-key` (L2): revokes the builder key whose credentials sign the

@@ -247,6 +247,18 @@ impl Client {
             .await
     }
 
+    /// Sends `req` and decodes its rows with `decode`, through the transport's
+    /// [`rows`](http::Client::rows) (every skipped row counted and traced): the one way a
+    /// row-returning CLOB call is written.
+    pub(crate) async fn rows<P: http::Rows>(
+        &self,
+        req: &Req<'_>,
+        decode: impl FnOnce(&[u8]) -> Result<P, Error>,
+    ) -> Result<P, Error> {
+        let body = self.send(req).await?;
+        self.inner.http.rows(req.path, decode(&body))
+    }
+
     /// Sends and decodes a JSON body.
     pub(crate) async fn json<T: serde::de::DeserializeOwned>(
         &self,

@@ -15,7 +15,9 @@ use super::types::{
     PricePoint, SimplifiedMarket,
 };
 use crate::fixed::Price;
-use crate::http::{Error, Page, decode, decode_page, decode_rows, lenient, path_with};
+use crate::http::{
+    Error, Page, SkippedRow, decode, decode_each, decode_page, decode_rows, lenient, path_with,
+};
 use crate::types::{ExchangeVersion, Protocol, Side, TickSize, padded_condition};
 
 /// The four market lists.
@@ -82,6 +84,17 @@ fn decode_markets_owned(b: &[u8]) -> Result<Page<Market<'static>>, Error> {
     }
     #[cfg(not(feature = "simd-json"))]
     decode_page::<Market<'_>>(b).map(|p| p.map(Market::into_owned))
+}
+
+/// `{"history": [{t, p}, …]}`, one point at a time.
+fn decode_history(body: &[u8]) -> Result<(Vec<PricePoint>, Vec<SkippedRow>), Error> {
+    #[derive(Deserialize)]
+    struct H<'a> {
+        #[serde(borrow, default)]
+        history: Option<Vec<&'a serde_json::value::RawValue>>,
+    }
+    let h: H<'_> = decode(body, "/prices-history")?;
+    Ok(decode_each("history", h.history.unwrap_or_default()))
 }
 
 fn decode_simplified_owned(b: &[u8]) -> Result<Page<SimplifiedMarket<'static>>, Error> {
@@ -225,7 +238,7 @@ impl Client {
     ) -> Result<Page<Market<'b>>, Error> {
         *body = self.markets_raw(list, cursor).await?;
         let body: &'b bytes::Bytes = body;
-        decode_page(body).map_err(|e| e.with_path(list.path()))
+        self.inner.http.rows(list.path(), decode_page(body))
     }
 
     /// One page of a simplified market list, decoded straight from the response bytes (see
@@ -242,7 +255,9 @@ impl Client {
     ) -> Result<Page<SimplifiedMarket<'b>>, Error> {
         *body = self.markets_raw(list, cursor).await?;
         let body: &'b bytes::Bytes = body;
-        super::decode_simplified_page(body).map_err(|e| e.with_path(list.path()))
+        self.inner
+            .http
+            .rows(list.path(), super::decode_simplified_page(body))
     }
 
     /// The raw bytes of one market-list page, for zero-copy decoding with
@@ -364,17 +379,18 @@ impl Client {
             .await
     }
 
-    /// `POST /books`. Books that do not decode are dropped.
+    /// `POST /books`: the books of `token_ids`, and the books that did not decode (index,
+    /// reason, raw text), never dropped.
     ///
     /// # Errors
     ///
     /// Transport, status, or a body that is not an array.
-    pub async fn books(&self, token_ids: &[&str]) -> Result<Vec<BookSummary>, Error> {
+    pub async fn books(
+        &self,
+        token_ids: &[&str],
+    ) -> Result<(Vec<BookSummary>, Vec<SkippedRow>), Error> {
         let req = Req::post("/books", token_body(token_ids)).idempotent(true);
-        let body = self.send(&req).await?;
-        decode_rows::<BookSummary>(&body)
-            .map(|(b, _)| b)
-            .map_err(|e| e.with_path("/books"))
+        self.rows(&req, |b| decode_rows(b)).await
     }
 
     /// `GET /price?side=`: the best price on `side`.
@@ -419,16 +435,24 @@ impl Client {
         let raw: HashMap<String, HashMap<String, PriceMap>> = self
             .json(&Req::post("/prices", body).idempotent(true))
             .await?;
-        Ok(raw
-            .into_iter()
+        // A side that is not `BUY`/`SELL` fails the answer rather than vanish from it.
+        raw.into_iter()
             .map(|(token, sides)| {
                 let m = sides
                     .into_iter()
-                    .filter_map(|(s, p)| Side::parse(s.as_bytes()).map(|s| (s, p.0)))
-                    .collect();
-                (token, m)
+                    .map(|(s, p)| {
+                        Side::parse(s.as_bytes()).map(|s| (s, p.0)).ok_or_else(|| {
+                            Error::decode(format!(
+                                "/prices: {token}: unknown side {:?}",
+                                truncate(&s)
+                            ))
+                            .with_path("/prices")
+                        })
+                    })
+                    .collect::<Result<HashMap<Side, Price>, Error>>()?;
+                Ok((token, m))
             })
-            .collect())
+            .collect()
     }
 
     /// `GET /midpoint`.
@@ -499,18 +523,17 @@ impl Client {
             .await
     }
 
-    /// `POST /last-trades-prices`.
+    /// `POST /last-trades-prices`, and the rows that did not decode.
     ///
     /// # Errors
     ///
-    /// Transport, status or decode.
-    pub async fn last_trade_prices(&self, token_ids: &[&str]) -> Result<Vec<LastTradeInfo>, Error> {
-        let body = self
-            .send(&Req::post("/last-trades-prices", token_body(token_ids)).idempotent(true))
-            .await?;
-        decode_rows::<LastTradeInfo>(&body)
-            .map(|(v, _)| v)
-            .map_err(|e| e.with_path("/last-trades-prices"))
+    /// Transport, status, or a body that is not an array.
+    pub async fn last_trade_prices(
+        &self,
+        token_ids: &[&str],
+    ) -> Result<(Vec<LastTradeInfo>, Vec<SkippedRow>), Error> {
+        let req = Req::post("/last-trades-prices", token_body(token_ids)).idempotent(true);
+        self.rows(&req, |b| decode_rows(b)).await
     }
 
     /// The token's tick size: from the cache when fresh, else `GET /tick-size` (then cached).
@@ -656,22 +679,18 @@ impl Client {
         self.inner.caches.version.clear();
     }
 
-    /// `GET /prices-history` for a token; `fidelity` is the resolution in minutes.
+    /// `GET /prices-history` for a token (`fidelity` is the resolution in minutes): the
+    /// points, and the points that did not decode.
     ///
     /// # Errors
     ///
-    /// Transport, status or decode.
+    /// Transport, status, or a body without a `history` list.
     pub async fn prices_history(
         &self,
         token_id: &str,
         range: HistoryRange,
         fidelity: Option<u32>,
-    ) -> Result<Vec<PricePoint>, Error> {
-        #[derive(Deserialize)]
-        struct H {
-            #[serde(default)]
-            history: Vec<PricePoint>,
-        }
+    ) -> Result<(Vec<PricePoint>, Vec<SkippedRow>), Error> {
         let mut req = Req::get("/prices-history").query("market", token_id);
         match range {
             HistoryRange::Interval(i) => req = req.query("interval", i.as_str()),
@@ -684,8 +703,7 @@ impl Client {
         if let Some(f) = fidelity {
             req = req.query("fidelity", &f.to_string());
         }
-        let h: H = self.json(&req).await?;
-        Ok(h.history)
+        self.rows(&req, decode_history).await
     }
 }
 

@@ -13,7 +13,7 @@
 //! let token = page.data[0].tokens[0].token_id.to_string();
 //!
 //! let book = client.book(&token).await?; // levels as the exchange sends them: worst first
-//! println!("{} bids, best {:?}", book.bids.levels.len(), book.bids.levels.last().map(|l| l.price));
+//! println!("{} bids, best {:?}", book.bids.len(), book.bids.last().map(|l| l.price));
 //! println!("mid {}, best bid {}", client.midpoint(&token).await?, client.price(&token, Side::Buy).await?);
 //!
 //! // Failures are one error type (`polyclob::http::Error`), queried by predicates.
@@ -36,6 +36,12 @@
 //! It holds one call per endpoint. Orders signed by an account's key, its open orders, fills,
 //! positions and settlement are the account layer's ([`account`](crate::account)), which is
 //! built on this client.
+//!
+//! Every call that returns rows (pages, `all_*` walks, the list endpoints) returns the rows
+//! that did not decode beside the others ([`SkippedRow`](crate::http::SkippedRow): list,
+//! index, reason, raw text), counted in [`Client::counters`]; a call whose answer has no room
+//! for one (`api_keys`, `prices`, `midpoints`, `post_orders`, …) fails instead (the crate
+//! docs, "Errors").
 //!
 //! | file | what it holds |
 //! |---|---|

@@ -7,7 +7,7 @@ use futures_core::Stream;
 use super::auth::Level;
 use super::client::Client;
 use super::request::Req;
-use crate::http::{Error, Page, START_CURSOR, SkippedRow};
+use crate::http::{Error, Page, START_CURSOR, SkippedRow, Walk};
 
 /// What a paged request needs: path, fixed query pairs, auth, and how to decode a page.
 pub(crate) struct PageSpec<T> {
@@ -40,8 +40,7 @@ impl Client {
             req = req.query(k, v);
         }
         req = req.query("next_cursor", cursor.unwrap_or(START_CURSOR));
-        let body = self.send(&req).await?;
-        (spec.decode)(&body).map_err(|e| e.with_path(spec.path))
+        self.rows(&req, spec.decode).await
     }
 
     /// Every page from `START_CURSOR` to `END_CURSOR`, each request signed afresh.
@@ -66,19 +65,18 @@ impl Client {
         })
     }
 
-    /// Collects every row of every page; skipped rows of all pages are returned too.
+    /// Collects every row of every page; skipped rows of all pages are returned too, each
+    /// indexed in the whole walk.
     pub(crate) async fn collect_all<T: Send + 'static>(
         &self,
         spec: PageSpec<T>,
     ) -> Result<(Vec<T>, Vec<SkippedRow>), Error> {
         use futures_util::TryStreamExt as _;
-        let mut rows = Vec::new();
-        let mut skipped = Vec::new();
+        let mut walk = Walk::new();
         let mut s = std::pin::pin!(self.page_stream(spec));
         while let Some(page) = s.try_next().await? {
-            rows.extend(page.data);
-            skipped.extend(page.skipped);
+            walk.page(page.data, page.skipped);
         }
-        Ok((rows, skipped))
+        Ok(walk.finish())
     }
 }

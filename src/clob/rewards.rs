@@ -17,7 +17,7 @@ use super::types::{
 };
 use crate::http::Error;
 use crate::http::path_with;
-use crate::http::{END_CURSOR, Page, SkippedRow, decode_page, decode_rows};
+use crate::http::{END_CURSOR, Page, SkippedRow, Walk, decode_page, decode_rows};
 use crate::types::SignatureType;
 
 /// Query of `GET /rewards/user/markets`.
@@ -185,7 +185,8 @@ impl Client {
         self.collect_all(earnings_spec(date, sig)?).await
     }
 
-    /// `GET /rewards/user/total` (L2): the user's earnings on `date`, summed per reward asset.
+    /// `GET /rewards/user/total` (L2): the user's earnings on `date`, summed per reward
+    /// asset, and the rows that did not decode.
     ///
     /// # Errors
     ///
@@ -194,22 +195,13 @@ impl Client {
         &self,
         date: &str,
         sig: SignatureType,
-    ) -> Result<Vec<TotalEarning>, Error> {
+    ) -> Result<(Vec<TotalEarning>, Vec<SkippedRow>), Error> {
         check_date(date)?;
-        let body = self
-            .send(
-                &Req::get("/rewards/user/total")
-                    .query("date", date)
-                    .query("signature_type", &sig.as_u8().to_string())
-                    .auth(Level::L2),
-            )
-            .await?;
-        if body.trim_ascii() == b"null" {
-            return Ok(Vec::new());
-        }
-        decode_rows(&body)
-            .map(|(v, _)| v)
-            .map_err(|e| e.with_path("/rewards/user/total"))
+        let req = Req::get("/rewards/user/total")
+            .query("date", date)
+            .query("signature_type", &sig.as_u8().to_string())
+            .auth(Level::L2);
+        self.rows(&req, |b| decode_rows(b)).await
     }
 
     /// One page of `GET /rewards/user/markets` (L2): reward markets with the user's share and
@@ -305,7 +297,9 @@ impl Client {
                 &Req::get(&path).query("next_cursor", cursor.unwrap_or(crate::http::START_CURSOR)),
             )
             .await?;
-        decode_page(&body).map_err(|e| e.with_path("/rewards/markets/{condition_id}"))
+        self.inner
+            .http
+            .rows("/rewards/markets/{condition_id}", decode_page(&body))
     }
 
     /// Every row of `GET /rewards/markets/{condition_id}`, plus rows that did not decode.
@@ -317,17 +311,15 @@ impl Client {
         &self,
         condition_id: &str,
     ) -> Result<(Vec<MarketReward>, Vec<SkippedRow>), Error> {
-        let mut rows = Vec::new();
-        let mut skipped = Vec::new();
+        let mut walk = Walk::new();
         let mut cursor: Option<String> = None;
         loop {
             let page = self.market_rewards(condition_id, cursor.as_deref()).await?;
             let next = page.next_cursor.clone();
             let last = page.is_last() || cursor.as_deref() == Some(next.as_str());
-            rows.extend(page.data);
-            skipped.extend(page.skipped);
+            walk.page(page.data, page.skipped);
             if last || next == END_CURSOR {
-                return Ok((rows, skipped));
+                return Ok(walk.finish());
             }
             cursor = Some(next);
         }

@@ -7,11 +7,12 @@ use std::fmt;
 
 use alloy_primitives::Address;
 use serde::Deserialize;
+use serde_json::value::RawValue;
 
 use super::auth::Level;
 use super::client::Client;
 use super::request::Req;
-use crate::http::{Error, SkippedRow};
+use crate::http::{Error, Rows, SkippedRow};
 
 /// `GET`: the owner's session signers on the CLOB host (L2).
 const SESSION_SIGNERS_PATH: &str = "/v1/user/session-signers";
@@ -81,16 +82,22 @@ pub struct SessionSigners {
     pub wallet: Option<Address>,
     /// Signers that decoded.
     pub signers: Vec<SessionSigner>,
-    /// Rows that did not (an odd row never fails the list).
+    /// Rows that did not (an odd row never fails the list): index, reason, raw text.
     pub skipped: Vec<SkippedRow>,
 }
 
+impl Rows for SessionSigners {
+    fn skipped(&self) -> &[SkippedRow] {
+        &self.skipped
+    }
+}
+
 #[derive(Deserialize)]
-struct RawList {
+struct RawList<'a> {
     #[serde(default)]
     wallet: serde_json::Value,
-    #[serde(default)]
-    signers: serde_json::Value,
+    #[serde(borrow, default)]
+    signers: Option<Vec<&'a RawValue>>,
 }
 
 fn row(v: &serde_json::Value) -> Result<SessionSigner, String> {
@@ -99,15 +106,19 @@ fn row(v: &serde_json::Value) -> Result<SessionSigner, String> {
         .and_then(serde_json::Value::as_str)
         .and_then(|s| s.parse::<Address>().ok())
         .ok_or("`address` is not an address")?;
+    // A scope that is not a name fails the row: dropping it would grant less than listed.
     let scopes: Vec<SessionScope> = v
         .get("scopes")
         .and_then(serde_json::Value::as_array)
         .ok_or("`scopes` is not an array")?
         .iter()
-        .filter_map(serde_json::Value::as_str)
-        .filter(|s| !s.is_empty())
-        .map(SessionScope::parse)
-        .collect();
+        .map(|s| {
+            s.as_str()
+                .filter(|s| !s.is_empty())
+                .map(SessionScope::parse)
+                .ok_or("`scopes` holds a value that is not a scope name")
+        })
+        .collect::<Result<_, _>>()?;
     if scopes.is_empty() {
         return Err("`scopes` names no scope".to_owned());
     }
@@ -130,19 +141,21 @@ fn row(v: &serde_json::Value) -> Result<SessionSigner, String> {
 ///
 /// ([`Error::is_decode`]) a body that is not an object with a `signers` array.
 pub(crate) fn decode_session_signers(body: &[u8]) -> Result<SessionSigners, Error> {
-    let raw: RawList = crate::http::decode(body, SESSION_SIGNERS_PATH)?;
+    let raw: RawList<'_> = crate::http::decode(body, SESSION_SIGNERS_PATH)?;
     let rows = raw
         .signers
-        .as_array()
         .ok_or_else(|| Error::decode("session signers: `signers` is not an array"))?;
     let mut out = SessionSigners {
         wallet: raw.wallet.as_str().and_then(|s| s.parse().ok()),
         ..SessionSigners::default()
     };
-    for (index, v) in rows.iter().enumerate() {
-        match row(v) {
+    for (index, text) in rows.into_iter().enumerate() {
+        let v: serde_json::Value = serde_json::from_str(text.get()).unwrap_or_default();
+        match row(&v) {
             Ok(s) => out.signers.push(s),
-            Err(error) => out.skipped.push(SkippedRow { index, error }),
+            Err(reason) => out
+                .skipped
+                .push(SkippedRow::new("signers", index, reason, text.get())),
         }
     }
     Ok(out)
@@ -156,10 +169,11 @@ impl Client {
     ///
     /// Missing credentials, transport, status, or a body without a `signers` array.
     pub async fn session_signers(&self) -> Result<SessionSigners, Error> {
-        let body = self
-            .send(&Req::get(SESSION_SIGNERS_PATH).auth(Level::L2))
-            .await?;
-        decode_session_signers(&body)
+        self.rows(
+            &Req::get(SESSION_SIGNERS_PATH).auth(Level::L2),
+            decode_session_signers,
+        )
+        .await
     }
 }
 
@@ -189,6 +203,13 @@ mod tests {
         assert_eq!(l.signers[1].valid_until, 1_800_000_000);
         let skipped: Vec<usize> = l.skipped.iter().map(|r| r.index).collect();
         assert_eq!(skipped, vec![1, 2, 4, 5]);
+        assert_eq!(l.skipped[3].raw, "7");
+        assert!(l.skipped[0].raw.contains("\"nope\""));
+        // A scope that is not a name fails its row rather than vanish from the list.
+        let body = br#"{"signers":[{"address":"0x70997970c51812dc3a010c7d01b50e0d17dc79c8","scopes":["CLOB",7],"valid_until":1}]}"#;
+        let l = decode_session_signers(body).unwrap();
+        assert!(l.signers.is_empty());
+        assert!(l.skipped[0].reason.contains("scope"), "{:?}", l.skipped);
         for bad in [&b"[]"[..], b"{\"signers\":{}}", b"null", b"{"] {
             assert!(decode_session_signers(bad).unwrap_err().is_decode());
         }

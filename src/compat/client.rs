@@ -505,8 +505,9 @@ impl ClobClient {
             .await
     }
 
-    /// All open orders from `next_cursor` (default: the first page) to the last page. Rows
-    /// that do not decode are skipped. An `asset_id` filter without `market` gets the token's
+    /// All open orders from `next_cursor` (default: the first page) to the last page. A row
+    /// that does not decode fails the call (its page, index and reason in the error), as it
+    /// did in 0.1.1: a `Vec` has no room to report it. An `asset_id` filter without `market` gets the token's
     /// market, which the exchange requires since 2026-12-14 (learnt by earlier calls, or one
     /// `GET /markets-by-token` lookup).
     pub async fn get_orders(
@@ -708,6 +709,17 @@ async fn collect_from<T: Send + 'static>(
     let mut cursor = start.unwrap_or(crate::http::START_CURSOR).to_owned();
     loop {
         let page = c.page(spec, Some(&cursor)).await.map_err(err)?;
+        // The 0.1.1 signature returns a bare `Vec`: a row it cannot show fails the call,
+        // never vanishes from it.
+        if let Some(bad) = page.skipped.first() {
+            return Err(anyhow::anyhow!(
+                "{}: row {} of the page at cursor {cursor} did not decode: {} (row: {})",
+                spec.path,
+                bad.index,
+                bad.reason,
+                bad.raw
+            ));
+        }
         let last = page.is_last() || page.next_cursor == cursor;
         out.extend(page.data);
         if last {

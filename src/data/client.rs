@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
 use super::types::{Activity, DataTrade, HolderGroup, PortfolioValue, Position};
-use crate::http::{self, Error, Req, SkippedRow, decode_each};
+use crate::http::{self, ClientCounters, Error, Req, Rows, SkippedRow, Walk, decode_each};
 use crate::types::Side;
 
 /// The production Data API host (v2 routes live under `/v2`).
@@ -30,9 +30,15 @@ pub struct CursorPage<T> {
     pub next_cursor: Option<String>,
     /// `pagination.has_more` (exact, per the docs).
     pub has_more: bool,
-    /// Rows that did not decode, with their index in the page and the reason: reported
-    /// here, never silently dropped.
+    /// Rows that did not decode, with their index in the page, the reason and their raw
+    /// text: reported here, never silently dropped.
     pub skipped: Vec<SkippedRow>,
+}
+
+impl<T> Rows for CursorPage<T> {
+    fn skipped(&self) -> &[SkippedRow] {
+        &self.skipped
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -65,10 +71,11 @@ pub fn decode_cursor_page<T: DeserializeOwned>(body: &[u8]) -> Result<CursorPage
     // The shape is decided by the first byte, never by trying one reading and falling back
     // to another: a struct also reads from a JSON array (field by position), which once
     // took `[row0, row1]` for `{data: row0, pagination: row1}` and lost a row.
-    let (raw, pagination): (Option<&RawValue>, Pagination) =
+    let (list, raw, pagination): (&'static str, Option<&RawValue>, Pagination) =
         match body.iter().find(|b| !b.is_ascii_whitespace()) {
             // A bare list (v1): every element is a row.
             Some(b'[') => (
+                "",
                 Some(crate::http::from_body::<&RawValue>(body).map_err(not_data)?),
                 Pagination::default(),
             ),
@@ -82,10 +89,11 @@ pub fn decode_cursor_page<T: DeserializeOwned>(body: &[u8]) -> Result<CursorPage
                             Error::decode(format!("`pagination` is not an object: {e}"))
                         })?,
                     };
-                    (members.get("data").copied(), pagination)
+                    ("data", members.get("data").copied(), pagination)
                 } else {
                     // A bare object (a single-row answer without the envelope) is one row.
                     (
+                        "",
                         Some(crate::http::from_body::<&RawValue>(body).map_err(not_data)?),
                         Pagination::default(),
                     )
@@ -106,7 +114,7 @@ pub fn decode_cursor_page<T: DeserializeOwned>(body: &[u8]) -> Result<CursorPage
             Err(e) => return Err(Error::decode(format!("`data` is not a list: {e}"))),
         },
     };
-    let (data, skipped) = decode_each(rows);
+    let (data, skipped) = decode_each(list, rows);
     let next_cursor = pagination.next_cursor.filter(|c| !c.is_empty());
     Ok(CursorPage {
         data,
@@ -329,19 +337,28 @@ impl Client {
         self.http.host()
     }
 
-    /// One page of `query` at `cursor` (`None` = the first page).
+    /// What this client (and its clones) has done since it was built: requests, retries,
+    /// errors by kind, rows that did not decode ([`ClientCounters::skipped_rows`]).
+    #[must_use]
+    pub fn counters(&self) -> ClientCounters {
+        self.http.counters()
+    }
+
+    /// One page of `query` at `cursor` (`None` = the first page). Every call of this client
+    /// that returns rows reads its pages here: a row that does not decode is in
+    /// the page's `skipped`, counted and traced, never dropped.
     ///
     /// # Errors
     /// More than [`MAX_CONDITIONS`] condition ids ([`Error::is_argument`]); transport,
-    /// status, or a body that is not a v2 envelope.
+    /// status (the Data API's typed error: [`Error::api_code`], [`Error::trace_id`]), or a
+    /// body that is not a v2 envelope.
     pub async fn page<T: DeserializeOwned>(
         &self,
         query: &Query<T>,
         cursor: Option<&str>,
     ) -> Result<CursorPage<T>, Error> {
         let req = query.request(cursor)?;
-        let body = self.http.send(&req).await?;
-        decode_cursor_page(&body).map_err(|e| e.with_path(query.path))
+        self.http.get_rows(&req, decode_cursor_page).await
     }
 
     /// Every page of `query`, following `next_cursor` until it is `null`, re-sending the
@@ -381,17 +398,11 @@ impl Client {
     ) -> Result<(Vec<T>, Vec<SkippedRow>), Error> {
         use futures_util::TryStreamExt as _;
         let mut s = std::pin::pin!(self.pages(query));
-        let mut rows = Vec::new();
-        let mut skipped = Vec::new();
+        let mut walk = Walk::new();
         while let Some(p) = s.try_next().await? {
-            let seen = rows.len() + skipped.len();
-            rows.extend(p.data);
-            skipped.extend(p.skipped.into_iter().map(|mut r| {
-                r.index += seen;
-                r
-            }));
+            walk.page(p.data, p.skipped);
         }
-        Ok((rows, skipped))
+        Ok(walk.finish())
     }
 
     /// Every open position of `user`, with the rows that did not decode (a position that
@@ -470,7 +481,7 @@ pub(super) fn single_row<T>(page: CursorPage<T>) -> Result<T, Error> {
         return Ok(row);
     }
     Err(match page.skipped.first() {
-        Some(bad) => Error::decode(format!("its row did not decode: {}", bad.error)),
+        Some(bad) => Error::decode(format!("its row did not decode: {}", bad.reason)),
         None => Error::decode("answered without a row"),
     })
 }

@@ -15,7 +15,7 @@
 //!     println!("{}: {:?} shares at {:?}, now worth {:?}", p.outcome, p.size, p.avg_price, p.current_value);
 //! }
 //! for row in unreadable {
-//!     eprintln!("position row {} did not decode: {}", row.index, row.error);
+//!     eprintln!("position row {} did not decode: {} ({})", row.index, row.reason, row.raw);
 //! }
 //! let (trades, skipped) = data.collect(Query::trades().user(me)).await?; // follows every cursor
 //! println!("{} trades ({} rows unreadable)", trades.len(), skipped.len());
@@ -23,7 +23,7 @@
 //! ```
 //!
 //! **No row is dropped unsaid.** Every call that returns rows returns the rows that did not
-//! decode beside them ([`SkippedRow`](crate::http::SkippedRow): the row's index and why), or fails; none returns a bare
+//! decode beside them ([`SkippedRow`](crate::http::SkippedRow): the row's index, why, and its raw text), or fails; none returns a bare
 //! list while leaving rows out. A nested list (a group's holders) that does not decode fails
 //! its row, which is then reported. Where a row that did not decode could change an answer,
 //! the answer says so: [`Client::redeemability`] is [`Redeemability::Unknown`] then, never

@@ -117,9 +117,10 @@ pub struct Resolution {
     /// Whether the resolution was disputed at any point.
     #[serde(deserialize_with = "lenient::bool_lenient")]
     pub was_disputed: bool,
-    /// Whether it went to arbitration.
-    #[serde(deserialize_with = "lenient::bool_lenient")]
-    pub was_arbitrated: bool,
+    /// Whether it went to arbitration; `None` when the row does not say (the venue sends it
+    /// on condition rows only), never a guessed `false`.
+    #[serde(deserialize_with = "lenient::bool_opt")]
+    pub was_arbitrated: Option<bool>,
     /// Whether the question's rules were updated after it was posed.
     #[serde(deserialize_with = "lenient::bool_lenient")]
     pub new_version_q: bool,
@@ -441,7 +442,7 @@ impl Redeemability {
             // A row that did not decode may be this market's: nothing can be said.
             (None, Some(bad)) if position.size.is_some_and(|s| s != Size::ZERO) => {
                 return Self::Unknown {
-                    reason: format!("row {}: {}", bad.index, bad.error),
+                    reason: format!("row {}: {}", bad.index, bad.reason),
                 };
             }
             (None, _) => rows.first(),
@@ -537,10 +538,7 @@ mod tests {
     #[test]
     fn an_undecoded_row_is_unknown_not_no_resolution() {
         let p = position("5", 1);
-        let bad = SkippedRow {
-            index: 0,
-            error: "not a timestamp".into(),
-        };
+        let bad = SkippedRow::new("data", 0, "not a timestamp", r#"{"status":1}"#);
         assert_eq!(
             Redeemability::of_rows(&p, &[], std::slice::from_ref(&bad)),
             Redeemability::Unknown {

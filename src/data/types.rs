@@ -125,8 +125,8 @@ pub struct Position {
     #[serde(alias = "negativeRisk", deserialize_with = "lenient::bool_lenient")]
     pub negative_risk: bool,
     /// Market end date.
-    #[serde(alias = "endDate", deserialize_with = "lenient::string")]
-    pub end_date: String,
+    #[serde(alias = "endDate", deserialize_with = "timestamp_opt")]
+    pub end_date: Option<Timestamp>,
     /// Whether the market is archived.
     #[serde(deserialize_with = "lenient::bool_lenient")]
     pub archived: bool,

@@ -9,7 +9,9 @@ use serde_json::value::RawValue;
 use super::event::{GammaEvent, SearchResults, Series, Sport, Tag};
 use super::filter::{EventFilter, MAX_CONDITION_IDS, MarketFilter};
 use super::market::GammaMarket;
-use crate::http::{self, Error, Req, SkippedRow, decode_each, path_with};
+use crate::http::{
+    self, ClientCounters, Error, Req, Rows, SkippedRow, Walk, decode_each, path_with,
+};
 
 /// The production Gamma host.
 pub const DEFAULT_HOST: &str = "https://gamma-api.polymarket.com";
@@ -23,15 +25,25 @@ pub struct KeysetPage<T> {
     pub data: Vec<T>,
     /// The `next_cursor` to send as `after_cursor`; `None` (absent on the wire) on the last page.
     pub next_cursor: Option<String>,
-    /// Rows that did not decode, with their index in the page and the reason (reported,
-    /// never silently dropped).
+    /// Rows that did not decode, with their index in the page, the reason and their raw
+    /// text (reported, never silently dropped).
     pub skipped: Vec<SkippedRow>,
+}
+
+impl<T> Rows for KeysetPage<T> {
+    fn skipped(&self) -> &[SkippedRow] {
+        &self.skipped
+    }
 }
 
 #[derive(Deserialize)]
 struct RawPage<'a> {
-    #[serde(borrow, default, alias = "markets", alias = "events", alias = "data")]
-    rows: Option<Vec<&'a RawValue>>,
+    #[serde(borrow, default)]
+    markets: Option<Vec<&'a RawValue>>,
+    #[serde(borrow, default)]
+    events: Option<Vec<&'a RawValue>>,
+    #[serde(borrow, default)]
+    data: Option<Vec<&'a RawValue>>,
     #[serde(default)]
     next_cursor: Option<String>,
 }
@@ -53,15 +65,30 @@ struct RawPage<'a> {
 /// # Errors
 /// When `body` is neither a page object nor an array.
 pub fn decode_keyset_page<T: DeserializeOwned>(body: &[u8]) -> Result<KeysetPage<T>, Error> {
-    let (rows, next_cursor) = match crate::http::from_body::<RawPage<'_>>(body) {
-        Ok(p) => (p.rows.unwrap_or_default(), p.next_cursor),
+    let (list, rows, next_cursor) = match crate::http::from_body::<RawPage<'_>>(body) {
+        Ok(p) => {
+            // One list per page; a page naming two would lose one.
+            let lists = [
+                ("markets", p.markets),
+                ("events", p.events),
+                ("data", p.data),
+            ];
+            let mut named = lists.into_iter().filter_map(|(k, v)| v.map(|v| (k, v)));
+            let (list, rows) = named.next().unwrap_or(("", Vec::new()));
+            if let Some((other, _)) = named.next() {
+                return Err(Error::decode(format!(
+                    "a Gamma page with two lists, `{list}` and `{other}`"
+                )));
+            }
+            (list, rows, p.next_cursor)
+        }
         Err(_) => {
             let rows: Vec<&RawValue> = crate::http::from_body(body)
                 .map_err(|e| Error::decode(format!("not a Gamma page: {e}")))?;
-            (rows, None)
+            ("", rows, None)
         }
     };
-    let (data, skipped) = decode_each(rows);
+    let (data, skipped) = decode_each(list, rows);
     Ok(KeysetPage {
         data,
         next_cursor: next_cursor.filter(|c| !c.is_empty()),
@@ -106,6 +133,13 @@ impl Client {
         self.http.host()
     }
 
+    /// What this client (and its clones) has done since it was built: requests, retries,
+    /// errors by kind, rows that did not decode ([`ClientCounters::skipped_rows`]).
+    #[must_use]
+    pub fn counters(&self) -> ClientCounters {
+        self.http.counters()
+    }
+
     async fn get<T: DeserializeOwned>(&self, req: &Req<'_>) -> Result<T, Error> {
         self.http.json(req).await
     }
@@ -143,8 +177,7 @@ impl Client {
             req = req.query("limit", &l.to_string());
         }
         req = req.query_opt("after_cursor", cursor);
-        let body = self.http.send(&req).await?;
-        decode_keyset_page(&body).map_err(|e| e.with_path(PATH))
+        self.http.get_rows(&req, decode_keyset_page).await
     }
 
     /// Every page of `GET /markets/keyset`, following `next_cursor` to the end. Condition
@@ -211,8 +244,7 @@ impl Client {
             req = req.query("limit", &l.to_string());
         }
         req = req.query_opt("after_cursor", cursor);
-        let body = self.http.send(&req).await?;
-        decode_keyset_page(&body).map_err(|e| e.with_path(PATH))
+        self.http.get_rows(&req, decode_keyset_page).await
     }
 
     /// Every page of `GET /events/keyset`, following `next_cursor` to the end.
@@ -324,15 +356,17 @@ impl Client {
         if limit_per_type > 0 {
             req = req.query("limit_per_type", &limit_per_type.to_string());
         }
-        self.get(&req).await
+        self.http
+            .get_rows(&req, |b| http::decode(b, req.path))
+            .await
     }
 
+    /// A list endpoint (`/tags`, `/series`, `/sports`): the body is the list.
     async fn list<T: DeserializeOwned>(
         &self,
         req: Req<'_>,
     ) -> Result<(Vec<T>, Vec<SkippedRow>), Error> {
-        let body = self.http.send(&req).await?;
-        let page = decode_keyset_page(&body).map_err(|e| e.with_path(req.path))?;
+        let page = self.http.get_rows(&req, decode_keyset_page).await?;
         Ok((page.data, page.skipped))
     }
 }
@@ -358,18 +392,11 @@ async fn collect<T>(
 ) -> Result<(Vec<T>, Vec<SkippedRow>), Error> {
     use futures_util::TryStreamExt as _;
     let mut s = std::pin::pin!(s);
-    let mut rows = Vec::new();
-    let mut skipped = Vec::new();
+    let mut walk = Walk::new();
     while let Some(page) = s.try_next().await? {
-        // Indexes count every row of the walk, so each names one row across pages.
-        let seen = rows.len() + skipped.len();
-        rows.extend(page.data);
-        skipped.extend(page.skipped.into_iter().map(|mut r| {
-            r.index += seen;
-            r
-        }));
+        walk.page(page.data, page.skipped);
     }
-    Ok((rows, skipped))
+    Ok(walk.finish())
 }
 
 #[cfg(test)]

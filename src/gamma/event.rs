@@ -2,11 +2,12 @@
 //! results, decoded leniently like [`GammaMarket`].
 
 use serde::Deserialize;
+use serde_json::value::RawValue;
 
 use super::market::GammaMarket;
 use crate::fixed::Size;
-use crate::http::lenient;
-use crate::http::rounded;
+use crate::http::{Rows, SkippedRow, decode_each, lenient, rounded};
+use crate::types::{Timestamp, timestamp_opt};
 
 /// A Gamma event: one question family (an election, a match, a price ladder) and its markets.
 ///
@@ -42,12 +43,12 @@ pub struct GammaEvent {
     /// Category (legacy events).
     #[serde(deserialize_with = "lenient::string")]
     pub category: String,
-    /// Start date (ISO 8601).
-    #[serde(deserialize_with = "lenient::string")]
-    pub start_date: String,
-    /// End date (ISO 8601).
-    #[serde(deserialize_with = "lenient::string")]
-    pub end_date: String,
+    /// Start date.
+    #[serde(deserialize_with = "timestamp_opt")]
+    pub start_date: Option<Timestamp>,
+    /// End date (ISO 8601, or a date alone: midnight UTC).
+    #[serde(deserialize_with = "timestamp_opt")]
+    pub end_date: Option<Timestamp>,
     /// Whether the event is active.
     #[serde(deserialize_with = "lenient::bool_lenient")]
     pub active: bool,
@@ -112,12 +113,12 @@ pub struct Tag {
     /// Whether the site always shows it.
     #[serde(deserialize_with = "lenient::bool_lenient")]
     pub force_show: bool,
-    /// Creation time (ISO 8601).
-    #[serde(deserialize_with = "lenient::string")]
-    pub created_at: String,
-    /// Last update (ISO 8601).
-    #[serde(deserialize_with = "lenient::string")]
-    pub updated_at: String,
+    /// Creation time.
+    #[serde(deserialize_with = "timestamp_opt")]
+    pub created_at: Option<Timestamp>,
+    /// Last update.
+    #[serde(deserialize_with = "timestamp_opt")]
+    pub updated_at: Option<Timestamp>,
 }
 
 /// A Gamma series: recurring events (e.g. "BTC Up or Down 5m").
@@ -226,8 +227,15 @@ pub struct SearchResults {
     pub has_more: bool,
     /// Total matches (`pagination.totalResults`).
     pub total_results: u64,
-    /// Rows that did not decode, with the reason (`events[3]: …`).
-    pub skipped: Vec<String>,
+    /// Rows that did not decode: their list (`events`, `tags`, `profiles`), index, reason
+    /// and raw text.
+    pub skipped: Vec<SkippedRow>,
+}
+
+impl Rows for SearchResults {
+    fn skipped(&self) -> &[SkippedRow] {
+        &self.skipped
+    }
 }
 
 impl<'de> Deserialize<'de> for SearchResults {
@@ -243,9 +251,9 @@ impl<'de> Deserialize<'de> for SearchResults {
         #[derive(Deserialize, Default)]
         #[serde(default)]
         struct Raw {
-            events: Option<Vec<serde_json::Value>>,
-            tags: Option<Vec<serde_json::Value>>,
-            profiles: Option<Vec<serde_json::Value>>,
+            events: Option<Vec<Box<RawValue>>>,
+            tags: Option<Vec<Box<RawValue>>>,
+            profiles: Option<Vec<Box<RawValue>>>,
             pagination: Option<Pagination>,
             /// `optimized=true` answers carry it here instead of in `pagination`.
             #[serde(rename = "hasMore", deserialize_with = "lenient::bool_lenient")]
@@ -268,20 +276,16 @@ impl<'de> Deserialize<'de> for SearchResults {
     }
 }
 
-/// Decodes each row on its own; failures are reported in `skipped`.
+/// Decodes each row of `list` on its own; failures are reported in `skipped`.
 fn rows<T: serde::de::DeserializeOwned>(
-    raw: Option<Vec<serde_json::Value>>,
-    what: &str,
-    skipped: &mut Vec<String>,
+    raw: Option<Vec<Box<RawValue>>>,
+    list: &'static str,
+    skipped: &mut Vec<SkippedRow>,
 ) -> Vec<T> {
-    let mut out = Vec::new();
-    for (i, v) in raw.unwrap_or_default().into_iter().enumerate() {
-        match serde_json::from_value(v) {
-            Ok(t) => out.push(t),
-            Err(e) => skipped.push(format!("{what}[{i}]: {e}")),
-        }
-    }
-    out
+    let raw = raw.unwrap_or_default();
+    let (rows, bad) = decode_each(list, raw.iter().map(AsRef::as_ref).collect());
+    skipped.extend(bad);
+    rows
 }
 
 #[cfg(test)]
@@ -297,7 +301,8 @@ mod tests {
         .unwrap();
         assert_eq!(r.events.len(), 1);
         assert_eq!(r.skipped.len(), 1);
-        assert!(r.skipped[0].starts_with("events[1]"));
+        assert_eq!((r.skipped[0].list, r.skipped[0].index), ("events", 1));
+        assert_eq!(r.skipped[0].raw, r#"{"id":"2","negRisk":[1]}"#);
         assert_eq!(r.tags[0].id, "3");
         assert!(r.has_more);
         assert_eq!(r.total_results, 46_940);

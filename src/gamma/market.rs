@@ -11,7 +11,7 @@ use crate::data::amount::amount_opt;
 use crate::fixed::{Price, Size};
 use crate::http::lenient;
 use crate::http::rounded;
-use crate::types::{ConditionId, Protocol, ProtocolError, TickSize};
+use crate::types::{ConditionId, Protocol, ProtocolError, TickSize, Timestamp, timestamp_opt};
 
 /// One Gamma market: identity, outcomes and their token ids, trading parameters, fees,
 /// status and activity figures.
@@ -156,18 +156,19 @@ pub struct GammaMarket {
     /// Volume over the last 24 hours.
     #[serde(deserialize_with = "rounded::size_opt")]
     pub volume_24hr: Option<Size>,
-    /// End date (ISO 8601).
-    #[serde(deserialize_with = "lenient::string")]
-    pub end_date: String,
-    /// Start date (ISO 8601).
-    #[serde(deserialize_with = "lenient::string")]
-    pub start_date: String,
-    /// When a sports game starts (the CLOB delays matching from then on).
-    #[serde(deserialize_with = "lenient::string")]
-    pub game_start_time: String,
+    /// End date (Gamma sends ISO 8601, sometimes a date alone: midnight UTC).
+    #[serde(deserialize_with = "timestamp_opt")]
+    pub end_date: Option<Timestamp>,
+    /// Start date.
+    #[serde(deserialize_with = "timestamp_opt")]
+    pub start_date: Option<Timestamp>,
+    /// When a sports game starts (the CLOB delays matching from then on); Gamma writes it
+    /// `2026-01-02 20:00:00+00`.
+    #[serde(deserialize_with = "timestamp_opt")]
+    pub game_start_time: Option<Timestamp>,
     /// When the market closed.
-    #[serde(deserialize_with = "lenient::string")]
-    pub closed_time: String,
+    #[serde(deserialize_with = "timestamp_opt")]
+    pub closed_time: Option<Timestamp>,
     /// Matching delay in seconds once a game has started.
     #[serde(deserialize_with = "lenient::u64_lenient")]
     pub seconds_delay: u64,

@@ -16,6 +16,11 @@ use super::counters::{ClientCounters, Counters};
 use super::error::{Error, Kind};
 use super::proxy::Setting;
 use super::retry::{RetryPolicy, parse_retry_after};
+use super::rows::Rows;
+
+/// The header the Data API puts on every answer: the server's id of the request, to quote
+/// when asking Polymarket about it.
+const TRACE_ID: &str = "x-trace-id";
 
 /// One host on the crate's transport: cheap to clone (one `Arc`), safe to share.
 #[derive(Clone, Debug)]
@@ -219,6 +224,51 @@ impl Client {
         self.inner.counters.decode_error(e);
     }
 
+    /// Where every row-returning answer of `path` passes once decoded: each skipped row is
+    /// counted and traced (`polyclob.http.skipped_row`), a body that did not decode is
+    /// counted and named by `path`. `path` is the route as the docs spell it (a template
+    /// such as `/rewards/markets/{condition_id}` where the path carries an id).
+    ///
+    /// # Errors
+    /// `decoded`'s error, with `path`.
+    pub(crate) fn rows<P: Rows>(&self, path: &str, decoded: Result<P, Error>) -> Result<P, Error> {
+        match decoded {
+            Ok(answer) => {
+                for row in answer.skipped() {
+                    self.inner.counters.skipped_row();
+                    crate::telemetry::event!(
+                        WARN,
+                        "polyclob.http.skipped_row",
+                        endpoint = path,
+                        list = row.list,
+                        index = row.index,
+                        reason = %row.reason,
+                        raw_len = row.raw_len,
+                    );
+                    #[cfg(not(feature = "tracing"))]
+                    let _ = row;
+                }
+                Ok(answer)
+            }
+            Err(e) => {
+                let e = e.with_path(path);
+                self.count_decode(&e);
+                Err(e)
+            }
+        }
+    }
+
+    /// Sends `req` and decodes its rows with `decode`, through [`rows`](Self::rows): the one
+    /// way a row-returning call of a host without a layer of its own is written.
+    pub(crate) async fn get_rows<P: Rows>(
+        &self,
+        req: &Req<'_>,
+        decode: impl FnOnce(&[u8]) -> Result<P, Error>,
+    ) -> Result<P, Error> {
+        let body = self.send(req).await?;
+        self.rows(req.path, decode(&body))
+    }
+
     /// The builder's proxy choice.
     pub(crate) fn proxy_setting(&self) -> &Setting {
         &self.inner.proxy
@@ -285,6 +335,16 @@ impl Client {
             .headers()
             .get(RETRY_AFTER)
             .and_then(|v| parse_retry_after(v.as_bytes()));
+        let trace_id = resp
+            .headers()
+            .get(TRACE_ID)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        if let Some(t) = &trace_id {
+            crate::telemetry::record!(tracing::Span::current(), "trace_id", t.as_str());
+            #[cfg(not(feature = "tracing"))]
+            let _ = t;
+        }
         let body = resp
             .bytes()
             .await
@@ -292,7 +352,9 @@ impl Client {
         if (200..300).contains(&status) {
             Ok(body)
         } else {
-            Err(Error::from_status(status, &body, retry_after).with_path(path))
+            Err(Error::from_status(status, &body, retry_after)
+                .with_trace_id(trace_id.as_deref())
+                .with_path(path))
         }
     }
 
@@ -323,6 +385,7 @@ impl Client {
                 attempt = n,
                 status = tracing::field::Empty,
                 rate_limit_wait_ms = tracing::field::Empty,
+                trace_id = tracing::field::Empty,
             );
             let result = match crate::telemetry::instrument(attempt(), &span).await {
                 Ok(result) => result,
@@ -352,6 +415,7 @@ impl Client {
                         status = e.status().unwrap_or(0),
                         error = %e,
                         delay_ms = crate::telemetry::ms(wait),
+                        trace_id = e.trace_id().unwrap_or(""),
                     );
                     counters.retry();
                     tokio::time::sleep(wait).await;
@@ -427,6 +491,31 @@ mod tests {
         };
         c.retrying(&Req::get("/x"), bad).await.unwrap_err();
         assert_eq!(calls.get(), 1, "a 400 is not retried");
+    }
+
+    /// The one retry loop follows the server's `retryable` where its body says it.
+    #[tokio::test]
+    async fn retry_loop_follows_the_servers_retryable() {
+        let c = client(2, 0);
+        let calls = &Cell::new(0);
+        let said = |status: u16, retryable: bool| async move {
+            calls.set(calls.get() + 1);
+            let body = format!(r#"{{"error":"e","code":"c","retryable":{retryable}}}"#);
+            Ok(Err(Error::from_status(status, body.as_bytes(), None)))
+        };
+        c.retrying(&Req::get("/x"), || said(503, false))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            calls.get(),
+            1,
+            "a 503 the server calls final is not retried"
+        );
+        calls.set(0);
+        c.retrying(&Req::get("/x"), || said(400, true))
+            .await
+            .unwrap_err();
+        assert_eq!(calls.get(), 3, "a 400 the server calls retryable is");
     }
 
     #[tokio::test]

@@ -39,6 +39,10 @@ pub struct ClientCounters {
     pub status_5xx: u64,
     /// 2xx answers whose body did not decode.
     pub decode_errors: u64,
+    /// Rows left out of answers because they did not decode, each returned to the caller
+    /// as a [`SkippedRow`](super::SkippedRow) beside the rows that did (one per row, per
+    /// page as it was read).
+    pub skipped_rows: u64,
     /// Requests refused before anything was sent: the governor, a restriction window, the
     /// heartbeat guard, an open circuit breaker.
     pub refused_locally: u64,
@@ -63,6 +67,7 @@ pub(crate) struct Counters {
     status_4xx: AtomicU64,
     status_5xx: AtomicU64,
     decode_errors: AtomicU64,
+    skipped_rows: AtomicU64,
     refused_locally: AtomicU64,
 }
 
@@ -97,6 +102,11 @@ impl Counters {
         }
     }
 
+    /// A row of an answer that did not decode (counted where the answer is read).
+    pub(crate) fn skipped_row(&self) {
+        self.skipped_rows.fetch_add(1, Relaxed);
+    }
+
     pub(crate) fn snapshot(&self) -> ClientCounters {
         ClientCounters {
             requests: self.requests.load(Relaxed),
@@ -106,6 +116,7 @@ impl Counters {
             status_4xx: self.status_4xx.load(Relaxed),
             status_5xx: self.status_5xx.load(Relaxed),
             decode_errors: self.decode_errors.load(Relaxed),
+            skipped_rows: self.skipped_rows.load(Relaxed),
             refused_locally: self.refused_locally.load(Relaxed),
             ..ClientCounters::default()
         }

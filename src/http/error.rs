@@ -6,6 +6,8 @@
 use core::fmt;
 use std::time::Duration;
 
+use super::rows::cut;
+
 type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
 /// Everything that can go wrong in a call of a [CLOB](crate::clob::Client),
@@ -30,8 +32,15 @@ struct Inner {
     retry_after: Option<Duration>,
     path: Option<Box<str>>,
     source: Option<BoxError>,
-    /// The machine-readable `code` of an error body (`post_only_mode`).
-    code: Option<Box<str>>,
+    /// The machine-readable `code` of an error body (the Data API's documented codes, the
+    /// CLOB's `post_only_mode`).
+    code: Option<ApiErrorCode>,
+    /// The body's `retryable`: whether the server says the same request may succeed later.
+    retryable: Option<bool>,
+    /// The server's id of the request (the body's `trace_id`, else the `x-trace-id` header).
+    trace_id: Option<Box<str>>,
+    /// The request parameter the server refused (the body's `parameter`).
+    parameter: Option<Box<str>>,
     /// Which client-side rail refused the request, if one did.
     rail: Option<Rail>,
     /// The `heartbeat_id` of an `Invalid Heartbeat ID` answer.
@@ -74,6 +83,32 @@ pub enum PreflightMismatch {
     DepositWalletRequired,
 }
 
+crate::http::lenient::lenient_enum!(
+    /// The `code` of a server's error body, as the Data API v2 documents it
+    /// (`{error, code, retryable, trace_id, parameter?}`); a code this version does not know
+    /// (the CLOB's `post_only_mode`, say) is kept as `Unknown(text)`. Read it with
+    /// [`Error::api_code`].
+    ApiErrorCode {
+        /// `invalid_request` (400): a parameter is missing or wrong ([`Error::parameter`]
+        /// names it).
+        InvalidRequest = "invalid_request",
+        /// `unauthorized` (401).
+        Unauthorized = "unauthorized",
+        /// `not_found` (404).
+        NotFound = "not_found",
+        /// `method_not_allowed` (405).
+        MethodNotAllowed = "method_not_allowed",
+        /// `request_timeout` (503, with `Retry-After`): the query ran out of time.
+        RequestTimeout = "request_timeout",
+        /// `rate_limited` (429).
+        RateLimited = "rate_limited",
+        /// `dependency_unavailable`: a service behind the API did not answer.
+        DependencyUnavailable = "dependency_unavailable",
+        /// `internal` (500).
+        Internal = "internal",
+    }
+);
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
     /// The client could not be built (TLS setup, bad host).
@@ -112,6 +147,9 @@ impl Error {
                 path: None,
                 source: None,
                 code: None,
+                retryable: None,
+                trace_id: None,
+                parameter: None,
                 rail: None,
                 heartbeat_id: None,
             }),
@@ -141,6 +179,17 @@ impl Error {
         self
     }
 
+    /// The `x-trace-id` header of the answer, when the body named no trace id of its own.
+    pub(crate) fn with_trace_id(mut self, header: Option<&str>) -> Self {
+        if self.inner.trace_id.is_none() {
+            self.inner.trace_id = header
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(|t| bounded(t, MAX_ID));
+        }
+        self
+    }
+
     pub(crate) fn argument(msg: impl Into<Box<str>>) -> Self {
         Self::new(Kind::Argument).with_message(msg)
     }
@@ -160,14 +209,18 @@ impl Error {
     /// A non-2xx answer. `body` is the raw response; its `{"error": …}` text (or the body
     /// itself, truncated) becomes the server message.
     /// A `{"code": …, "retry_after_seconds": …}` body (post-only mode) supplies the code and,
-    /// when no `Retry-After` header did, the retry hint.
+    /// when no `Retry-After` header did, the retry hint. The Data API's documented body
+    /// `{error, code, retryable, trace_id, parameter?}` supplies all five.
     pub(crate) fn from_status(status: u16, body: &[u8], retry_after: Option<Duration>) -> Self {
         let mut e = Self::new(Kind::Status);
         let parts = server_message(body);
         e.inner.status = Some(status);
         e.inner.retry_after = retry_after.or(parts.retry_after);
         e.inner.message = parts.message;
-        e.inner.code = parts.code;
+        e.inner.code = parts.code.map(|c| ApiErrorCode::parse(&c));
+        e.inner.retryable = parts.retryable;
+        e.inner.trace_id = parts.trace_id;
+        e.inner.parameter = parts.parameter;
         e.inner.heartbeat_id = parts.heartbeat_id;
         e
     }
@@ -233,10 +286,57 @@ impl Error {
         self.inner.heartbeat_id.as_deref()
     }
 
-    /// The machine-readable `code` of the server's error body, when it sent one.
+    /// The machine-readable `code` of the server's error body, when it sent one, as text
+    /// ([`api_code`](Self::api_code) reads it typed).
     #[must_use]
     pub fn code(&self) -> Option<&str> {
-        self.inner.code.as_deref()
+        self.inner.code.as_ref().map(ApiErrorCode::as_str)
+    }
+
+    /// The `code` of the server's error body, typed (the Data API v2's documented codes; any
+    /// other is [`ApiErrorCode::Unknown`]).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let sim = polyclob_sim::Simulator::builder().start().await?;
+    /// use polyclob::data::{Client, Query};
+    /// use polyclob::http::ApiErrorCode;
+    ///
+    /// let data = Client::builder().host(sim.data_api_url()).build()?;
+    /// // A cursor the server never handed out: refused, and not worth retrying.
+    /// let e = data.page(&Query::trades(), Some("not-a-cursor")).await.unwrap_err();
+    /// assert_eq!(e.api_code(), Some(&ApiErrorCode::InvalidRequest));
+    /// assert_eq!((e.parameter(), e.retryable()), (Some("cursor"), Some(false)));
+    /// assert!(e.trace_id().is_some());
+    /// assert!(e.to_string().contains(e.trace_id().unwrap_or("?")));
+    /// # Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn api_code(&self) -> Option<&ApiErrorCode> {
+        self.inner.code.as_ref()
+    }
+
+    /// The body's `retryable`: whether the server says the same request may succeed later
+    /// (`None` when it did not say). The retry loop follows it when given
+    /// ([`is_transient`](Self::is_transient)).
+    #[must_use]
+    pub fn retryable(&self) -> Option<bool> {
+        self.inner.retryable
+    }
+
+    /// The server's id of the failed request: the body's `trace_id`, else the `x-trace-id`
+    /// header (the Data API sends it on every answer). Quote it when asking Polymarket about
+    /// the request; it is part of the error's `Display`.
+    #[must_use]
+    pub fn trace_id(&self) -> Option<&str> {
+        self.inner.trace_id.as_deref()
+    }
+
+    /// The request parameter the server refused (the body's `parameter`), when it named one.
+    #[must_use]
+    pub fn parameter(&self) -> Option<&str> {
+        self.inner.parameter.as_deref()
     }
 
     /// A 2xx body could not be decoded.
@@ -289,12 +389,18 @@ impl Error {
         self.inner.path.as_deref()
     }
 
-    /// Whether retrying the same idempotent request later may succeed.
+    /// Whether retrying the same idempotent request later may succeed: the server's own
+    /// word when its error body says (`retryable`), else by status (425, 429, 500, 502, 503,
+    /// 504) or kind (timeouts, connection and transport failures). The retry loop retries
+    /// exactly these, no sooner than [`retry_after`](Self::retry_after).
     #[must_use]
     pub fn is_transient(&self) -> bool {
         match self.inner.kind {
             Kind::Timeout | Kind::Connect | Kind::Transport => true,
-            Kind::Status => matches!(self.inner.status, Some(425 | 429 | 500 | 502 | 503 | 504)),
+            Kind::Status => self.inner.retryable.unwrap_or(matches!(
+                self.inner.status,
+                Some(425 | 429 | 500 | 502 | 503 | 504)
+            )),
             _ => false,
         }
     }
@@ -320,6 +426,16 @@ struct Parts {
     code: Option<Box<str>>,
     retry_after: Option<Duration>,
     heartbeat_id: Option<Box<str>>,
+    retryable: Option<bool>,
+    trace_id: Option<Box<str>>,
+    parameter: Option<Box<str>>,
+}
+
+/// The longest id or name kept from an error body (a trace id, a parameter, a heartbeat id).
+const MAX_ID: usize = 128;
+
+fn bounded(s: &str, max: usize) -> Box<str> {
+    cut(s, max).into()
 }
 
 /// Pulls the human-readable part, the `code` and a `retry_after_seconds` out of an error body,
@@ -344,6 +460,12 @@ fn server_message(body: &[u8]) -> Parts {
         retry_after_seconds: Option<serde_json::Value>,
         #[serde(borrow, default)]
         heartbeat_id: Option<std::borrow::Cow<'a, str>>,
+        #[serde(default)]
+        retryable: Option<serde_json::Value>,
+        #[serde(borrow, default)]
+        trace_id: Option<std::borrow::Cow<'a, str>>,
+        #[serde(borrow, default)]
+        parameter: Option<std::borrow::Cow<'a, str>>,
     }
     if let Ok(mut b) = crate::http::from_body::<ErrBody<'_>>(body) {
         b.error = b
@@ -358,39 +480,32 @@ fn server_message(body: &[u8]) -> Parts {
                 serde_json::Value::String(s) => s.trim().parse().ok(),
                 _ => None,
             });
+            let id = |t: Option<std::borrow::Cow<'_, str>>| {
+                t.filter(|t| !t.trim().is_empty())
+                    .map(|t| bounded(t.trim(), MAX_ID))
+            };
             return Parts {
                 message: b
                     .error
                     .or_else(|| b.code.clone())
-                    .map(|e| truncate(&e, MAX).into()),
-                code: b.code.map(|c| truncate(&c, 64).into()),
+                    .map(|e| cut(&e, MAX).into()),
+                code: b.code.map(|c| cut(&c, 64).into()),
                 retry_after: secs
                     .filter(|s| s.is_finite() && (0.0..86_400.0).contains(s))
                     .map(Duration::from_secs_f64),
-                heartbeat_id: b
-                    .heartbeat_id
-                    .filter(|h| !h.is_empty())
-                    .map(|h| truncate(&h, 128).into()),
+                heartbeat_id: id(b.heartbeat_id),
+                retryable: b.retryable.as_ref().and_then(serde_json::Value::as_bool),
+                trace_id: id(b.trace_id),
+                parameter: id(b.parameter),
             };
         }
     }
     let text = String::from_utf8_lossy(body);
     let text = text.trim();
     Parts {
-        message: (!text.is_empty()).then(|| truncate(text, MAX).into()),
+        message: (!text.is_empty()).then(|| cut(text, MAX).into()),
         ..Parts::default()
     }
-}
-
-fn truncate(s: &str, max: usize) -> &str {
-    if s.len() <= max {
-        return s;
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    &s[..end]
 }
 
 impl fmt::Debug for Error {
@@ -411,6 +526,15 @@ impl fmt::Debug for Error {
         }
         if let Some(c) = &self.inner.code {
             d.field("code", c);
+        }
+        if let Some(r) = self.inner.retryable {
+            d.field("retryable", &r);
+        }
+        if let Some(t) = &self.inner.trace_id {
+            d.field("trace_id", t);
+        }
+        if let Some(p) = &self.inner.parameter {
+            d.field("parameter", p);
         }
         if let Some(r) = &self.inner.rail {
             d.field("rail", r);
@@ -447,9 +571,43 @@ impl fmt::Display for Error {
         if let Some(m) = &self.inner.message {
             write!(f, ": {m}")?;
         }
+        self.write_api_parts(f)?;
         // The underlying error is `source()`, not printed here: reporters that walk the chain
         // (`{:#}` of anyhow, eyre, tracing) would show it twice.
         Ok(())
+    }
+}
+
+impl Error {
+    /// ` (code invalid_request, parameter user, not retryable, trace_id 7f3a)`: what a typed
+    /// error body added, each part only when the server sent it (the code only when the
+    /// message is not the code itself).
+    fn write_api_parts(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let i = &self.inner;
+        let code = i
+            .code
+            .as_ref()
+            .map(ApiErrorCode::as_str)
+            .filter(|c| i.message.as_deref() != Some(*c));
+        let mut parts = Vec::with_capacity(4);
+        if let Some(c) = code {
+            parts.push(format!("code {c}"));
+        }
+        if let Some(p) = &i.parameter {
+            parts.push(format!("parameter {p}"));
+        }
+        match i.retryable {
+            Some(true) => parts.push("retryable".to_owned()),
+            Some(false) => parts.push("not retryable".to_owned()),
+            None => {}
+        }
+        if let Some(t) = &i.trace_id {
+            parts.push(format!("trace_id {t}"));
+        }
+        if parts.is_empty() {
+            return Ok(());
+        }
+        write!(f, " ({})", parts.join(", "))
     }
 }
 
@@ -485,6 +643,59 @@ mod tests {
         assert_eq!((e.status(), e.message()), (Some(400), Some("bad")));
         let e = Error::new(Kind::CircuitOpen).with_path("/x");
         assert!(e.is_circuit_open() && e.path() == Some("/x") && !e.is_transient());
+    }
+
+    /// The Data API v2's documented error body, read whole: code, retryable, trace id and
+    /// parameter, the trace id in `Display`, `retryable` deciding over the status.
+    #[test]
+    fn data_api_errors_are_typed() {
+        let body = br#"{"error":"user is required","code":"invalid_request","retryable":false,
+            "trace_id":"4bf92f3577b34da6","parameter":"user"}"#;
+        let e = Error::from_status(400, body, None).with_trace_id(Some("other"));
+        assert_eq!(e.api_code(), Some(&ApiErrorCode::InvalidRequest));
+        assert_eq!(e.code(), Some("invalid_request"));
+        assert_eq!(e.retryable(), Some(false));
+        assert_eq!(e.trace_id(), Some("4bf92f3577b34da6"), "the body's id wins");
+        assert_eq!(e.parameter(), Some("user"));
+        assert!(!e.is_transient());
+        assert_eq!(
+            e.with_path("/v2/positions").to_string(),
+            "server returned an error (HTTP 400) on /v2/positions: user is required \
+             (code invalid_request, parameter user, not retryable, trace_id 4bf92f3577b34da6)"
+        );
+        // A timeout the server calls retryable, with its Retry-After and the header's id.
+        let body = br#"{"error":"query timed out","code":"request_timeout","retryable":true}"#;
+        let e =
+            Error::from_status(503, body, Some(Duration::from_secs(1))).with_trace_id(Some("t1"));
+        assert_eq!(e.api_code(), Some(&ApiErrorCode::RequestTimeout));
+        assert!(e.is_transient() && e.retryable() == Some(true));
+        assert_eq!(
+            (e.trace_id(), e.retry_after()),
+            (Some("t1"), Some(Duration::from_secs(1)))
+        );
+        // The server's word decides over the status table, both ways.
+        let e = Error::from_status(
+            503,
+            br#"{"error":"x","code":"internal","retryable":false}"#,
+            None,
+        );
+        assert!(!e.is_transient());
+        let e = Error::from_status(
+            409,
+            br#"{"error":"x","code":"busy","retryable":true}"#,
+            None,
+        );
+        assert!(e.is_transient());
+        assert_eq!(e.api_code(), Some(&ApiErrorCode::Unknown("busy".into())));
+        // A body without them: nothing invented; the CLOB's code is kept as text.
+        let e = Error::from_status(503, br#"{"code":"post_only_mode"}"#, None);
+        assert_eq!(
+            (e.retryable(), e.trace_id(), e.parameter()),
+            (None, None, None)
+        );
+        assert_eq!(e.code(), Some("post_only_mode"));
+        assert!(e.is_transient());
+        assert!(!e.to_string().contains("code post_only_mode"), "{e}");
     }
 
     #[test]

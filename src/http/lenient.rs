@@ -233,6 +233,20 @@ pub(crate) fn bool_lenient<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::E
     }
 }
 
+/// `Option<bool>` from `true`, `"true"`, `0`/`1`; `null`, `""` or missing (with
+/// `#[serde(default)]`) are `None`: absence stays visible. Other text fails the row.
+pub(crate) fn bool_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    match scalar(d)? {
+        Scalar::Bool(b) => Ok(Some(b)),
+        Scalar::Null => Ok(None),
+        Scalar::U64(n) => Ok(Some(n != 0)),
+        Scalar::Str(s) if s.trim().is_empty() => Ok(None),
+        Scalar::Str(s) if s.trim().eq_ignore_ascii_case("true") => Ok(Some(true)),
+        Scalar::Str(s) if s.trim().eq_ignore_ascii_case("false") => Ok(Some(false)),
+        _ => Err(de::Error::custom("expected a bool")),
+    }
+}
+
 /// Text from a string, a number or `null` (→ `""`), borrowed when the input allows.
 pub(crate) fn text<'de, D: Deserializer<'de>>(d: D) -> Result<Cow<'de, str>, D::Error> {
     match scalar(d)? {

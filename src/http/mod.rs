@@ -5,6 +5,11 @@
 //! policy, the circuit breaker, the client-side rate limits, the one error type, and the pages
 //! and rows every client's answers are read into.
 //!
+//! **No row is dropped silently** ([`SkippedRow`]): every call of the crate that returns rows
+//! returns the rows that did not decode beside the others (index, reason, raw text) or fails;
+//! [`ClientCounters::skipped_rows`] counts them and tracing reports each one
+//! (`polyclob.http.skipped_row`).
+//!
 //! Host-specific layers (the CLOB's auth, rails, caches and order lane) wrap it in their own
 //! modules; every client fails with [`Error`].
 //!
@@ -36,6 +41,7 @@ pub(crate) mod proxy;
 pub(crate) mod ratelimit;
 mod retry;
 pub(crate) mod rounded;
+mod rows;
 mod settings;
 pub(crate) mod tls;
 mod tunnel;
@@ -43,12 +49,12 @@ mod tunnel;
 pub use breaker::{BreakerConfig, BreakerState};
 pub(crate) use client::{Client, Req, decode, from_body, path_with};
 pub use counters::ClientCounters;
-pub use error::{Error, PreflightMismatch};
+pub use error::{ApiErrorCode, Error, PreflightMismatch};
 pub(crate) use error::{Kind, Rail};
 #[cfg(feature = "simd-json")]
 pub use page::decode_page_simd;
-pub use page::{END_CURSOR, Page, START_CURSOR, SkippedRow, decode_page};
-pub(crate) use page::{decode_each, decode_rows};
+pub(crate) use page::decode_rows;
+pub use page::{END_CURSOR, Page, START_CURSOR, decode_page};
 pub use proxy::{Proxy, ProxyError, ProxyKind};
 pub(crate) use ratelimit::ReadPacers;
 pub use ratelimit::{
@@ -57,6 +63,8 @@ pub use ratelimit::{
 };
 pub use retry::RetryPolicy;
 pub(crate) use retry::parse_retry_after;
+pub use rows::SkippedRow;
+pub(crate) use rows::{Rows, Walk, decode_each};
 pub(crate) use settings::Settings;
 pub use tunnel::ProxyFailure;
 #[doc(hidden)]

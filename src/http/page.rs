@@ -17,11 +17,12 @@
 use std::borrow::Cow;
 use std::marker::PhantomData;
 
+use serde::Deserialize;
 use serde::de::{Deserializer, SeqAccess, Visitor};
-use serde::{Deserialize, forward_to_deserialize_any};
 use serde_json::value::RawValue;
 
 use super::lenient;
+use super::rows::{ObjectRow, Rows, SkippedRow, decode_each};
 use super::{Error, Kind, from_body};
 
 /// The first cursor (base64 of `"0"`).
@@ -41,18 +42,14 @@ pub struct Page<T> {
     pub limit: u64,
     /// Row count reported by the server.
     pub count: u64,
-    /// Rows that did not decode, with the reason.
+    /// Rows that did not decode: index, reason, raw text (never dropped unsaid).
     pub skipped: Vec<SkippedRow>,
 }
 
-/// A row dropped from a page because it did not decode.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct SkippedRow {
-    /// Index of the row in the page's `data`.
-    pub index: usize,
-    /// Why it failed.
-    pub error: String,
+impl<T> Rows for Page<T> {
+    fn skipped(&self) -> &[SkippedRow] {
+        &self.skipped
+    }
 }
 
 impl<T> Page<T> {
@@ -118,33 +115,6 @@ fn object_rows<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<V
     d.deserialize_seq(Rows(PhantomData))
 }
 
-/// A row that must be a JSON object: `T` is read through [`MapOnly`].
-struct ObjectRow<T>(T);
-
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectRow<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        T::deserialize(MapOnly(d)).map(ObjectRow)
-    }
-}
-
-/// A deserializer that reads every value as a map, so that a struct is not read from an array
-/// of its fields.
-struct MapOnly<D>(D);
-
-impl<'de, D: Deserializer<'de>> Deserializer<'de> for MapOnly<D> {
-    type Error = D::Error;
-
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        self.0.deserialize_map(visitor)
-    }
-
-    forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
-        identifier ignored_any
-    }
-}
-
 /// Whether `body`, after leading whitespace, opens an object.
 fn is_object(body: &[u8]) -> bool {
     body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
@@ -186,7 +156,7 @@ pub fn decode_page<'a, T: Deserialize<'a>>(body: &'a [u8]) -> Result<Page<T>, Er
         });
     }
     let s: Split<'a> = from_body(body).map_err(|e| Error::new(Kind::Decode).with_source(e))?;
-    let (data, skipped) = decode_each(s.data);
+    let (data, skipped) = decode_each("data", s.data);
     Ok(Page {
         data,
         next_cursor: s.next_cursor.into_owned(),
@@ -235,10 +205,14 @@ pub fn decode_page_simd<'a, T: Deserialize<'a>>(
     }
 }
 
-/// Decodes a JSON array leniently: rows that fail are skipped and reported.
+/// Decodes a JSON array (the body is the list; `null` is an empty one) leniently: rows that
+/// fail are skipped and reported.
 pub(crate) fn decode_rows<'a, T: Deserialize<'a>>(
     body: &'a [u8],
 ) -> Result<(Vec<T>, Vec<SkippedRow>), Error> {
+    if body.trim_ascii() == b"null" {
+        return Ok((Vec::new(), Vec::new()));
+    }
     if let Ok(v) = from_body::<Vec<ObjectRow<T>>>(body) {
         return Ok((
             v.into_iter().map(|ObjectRow(row)| row).collect(),
@@ -247,27 +221,7 @@ pub(crate) fn decode_rows<'a, T: Deserialize<'a>>(
     }
     let raws: Vec<&'a RawValue> =
         from_body(body).map_err(|e| Error::new(Kind::Decode).with_source(e))?;
-    Ok(decode_each(raws))
-}
-
-/// Decodes rows one by one: rows that fail are skipped and reported by index (the Gamma and
-/// Data API pages use it too).
-pub(crate) fn decode_each<'a, T: Deserialize<'a>>(
-    rows: Vec<&'a RawValue>,
-) -> (Vec<T>, Vec<SkippedRow>) {
-    let mut data = Vec::with_capacity(rows.len());
-    let mut skipped = Vec::new();
-    for (index, raw) in rows.into_iter().enumerate() {
-        let row = serde_json::from_str::<ObjectRow<T>>(raw.get()).map(|ObjectRow(row)| row);
-        match row {
-            Ok(row) => data.push(row),
-            Err(e) => skipped.push(SkippedRow {
-                index,
-                error: e.to_string(),
-            }),
-        }
-    }
-    (data, skipped)
+    Ok(decode_each("", raws))
 }
 
 #[cfg(test)]

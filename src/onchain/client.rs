@@ -515,12 +515,12 @@ impl Settler {
     /// a chain without a published Router.
     pub fn split_call(
         &self,
-        condition: impl Into<ConditionId>,
+        condition: ConditionId,
         amount: Size,
         neg_risk: bool,
     ) -> Result<Call, Error> {
         self.binary_call(
-            condition.into(),
+            condition,
             amount,
             neg_risk,
             router::split,
@@ -534,7 +534,7 @@ impl Settler {
     /// As [`split_call`](Self::split_call) and [`send`](Self::send).
     pub async fn split(
         &self,
-        condition: impl Into<ConditionId>,
+        condition: ConditionId,
         amount: Size,
         neg_risk: bool,
     ) -> Result<Receipt, Error> {
@@ -549,12 +549,12 @@ impl Settler {
     /// As [`split_call`](Self::split_call).
     pub fn merge_call(
         &self,
-        condition: impl Into<ConditionId>,
+        condition: ConditionId,
         amount: Size,
         neg_risk: bool,
     ) -> Result<Call, Error> {
         self.binary_call(
-            condition.into(),
+            condition,
             amount,
             neg_risk,
             router::merge,
@@ -592,7 +592,7 @@ impl Settler {
     /// As [`merge_call`](Self::merge_call) and [`send`](Self::send).
     pub async fn merge(
         &self,
-        condition: impl Into<ConditionId>,
+        condition: ConditionId,
         amount: Size,
         neg_risk: bool,
     ) -> Result<Receipt, Error> {
@@ -611,10 +611,9 @@ impl Settler {
     /// layout; the balance read.
     pub async fn redeem_calls(
         &self,
-        condition: impl Into<ConditionId>,
+        condition: ConditionId,
         neg_risk: bool,
     ) -> Result<Vec<Call>, Error> {
-        let condition = condition.into();
         if condition.protocol() == Protocol::V2 {
             // Refused before the balance read, with the reason a builder gives.
             super::check::v2_condition(condition)?;
@@ -643,11 +642,7 @@ impl Settler {
     ///
     /// # Errors
     /// As [`redeem_calls`](Self::redeem_calls) and [`send`](Self::send).
-    pub async fn redeem(
-        &self,
-        condition: impl Into<ConditionId>,
-        neg_risk: bool,
-    ) -> Result<Receipt, Error> {
+    pub async fn redeem(&self, condition: ConditionId, neg_risk: bool) -> Result<Receipt, Error> {
         let mut last = None;
         for call in self.redeem_calls(condition, neg_risk).await? {
             last = Some(self.send(call).await?);

@@ -135,6 +135,13 @@ impl Client {
         self.http.host()
     }
 
+    /// What this client (and its clones) has done since it was built: requests, retries,
+    /// errors by kind ([`ClientCounters`](http::ClientCounters)).
+    #[must_use]
+    pub fn counters(&self) -> http::ClientCounters {
+        self.http.counters()
+    }
+
     fn owner(&self, why: &'static str) -> Result<&Signer, Error> {
         self.signer.as_ref().ok_or_else(|| Error::auth(why))
     }

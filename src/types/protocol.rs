@@ -220,6 +220,15 @@ impl std::error::Error for ProtocolError {}
 /// assert_eq!(v2.as_bytes31().map(|b| b.len()), Some(31));
 /// # Ok::<(), polyclob::types::ProtocolError>(())
 /// ```
+///
+/// A bare `bytes32` says nothing of its protocol (a padded V2 id is 32 bytes too), so it does
+/// not convert: name the protocol with [`ConditionId::ctf`], [`ConditionId::parse_for`] or
+/// [`ConditionId::parse_with_token`].
+///
+/// ```compile_fail
+/// let padded_v2 = polyclob::types::B256::repeat_byte(1);
+/// let c: polyclob::types::ConditionId = padded_v2.into(); // no silent CTF path
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ConditionId {
     bytes: [u8; 32],
@@ -421,13 +430,6 @@ impl fmt::Display for ConditionId {
 impl fmt::Debug for ConditionId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "ConditionId({:?}, {self})", self.protocol)
-    }
-}
-
-/// A `bytes32` is a CTF condition id.
-impl From<alloy_primitives::B256> for ConditionId {
-    fn from(b: alloy_primitives::B256) -> Self {
-        Self::ctf(b.0)
     }
 }
 

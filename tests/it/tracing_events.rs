@@ -428,3 +428,65 @@ async fn a_polybolt_gap_is_traced_and_counted_as_one_break() {
     let c = stream.counters();
     assert_eq!((c.breaks, c.reconnects), (1, 1), "{c:?}");
 }
+
+/// A Data API page with one bad row after a retried 503: one `polyclob.http.skipped_row`
+/// event with every documented field (and not the row's text), the retry event and the
+/// request span carrying the server's trace id.
+#[tokio::test(flavor = "current_thread")]
+async fn a_skipped_row_and_a_trace_id_are_traced() {
+    let _serial = ONE_AT_A_TIME.lock().await;
+    let col = Collector::default();
+    let _guard = scoped(&col);
+    let m = MockClob::start().await;
+    let busy = r#"{"error":"query timed out","code":"request_timeout","retryable":true,"trace_id":"trace-503"}"#;
+    let page = r#"{"data":[{"token_id":"1"},{"token_id":"2","current_size":"lots"}],"pagination":{"has_more":false,"next_cursor":null}}"#;
+    m.on(
+        "GET",
+        "/v2/positions",
+        vec![
+            Reply::status(503, busy)
+                .header("retry-after", "0")
+                .header("x-trace-id", "trace-503"),
+            Reply::json(page).header("x-trace-id", "trace-200"),
+        ],
+    );
+    let data = polyclob::data::Client::builder()
+        .host(m.url())
+        .build()
+        .unwrap();
+    let (rows, skipped) = data.positions("0x1").await.unwrap();
+    assert_eq!((rows.len(), skipped.len()), (1, 1));
+    let events = col.named("polyclob.http.skipped_row");
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_complete(
+        &events[0],
+        &["endpoint", "list", "index", "reason", "raw_len"],
+    );
+    assert_eq!(events[0].field("endpoint"), Some("/v2/positions"));
+    assert_eq!(events[0].field("index"), Some("1"));
+    assert!(
+        events[0]
+            .fields
+            .iter()
+            .all(|(_, v)| !v.contains("lots\\\"}")),
+        "the row's text stays out of the event: {events:?}"
+    );
+    let retry = &col.named("polyclob.http.retry")[0];
+    assert_eq!(retry.field("trace_id"), Some("trace-503"));
+    assert!(
+        retry.field("error").unwrap().contains("trace-503"),
+        "{retry:?}"
+    );
+    let recs = col.recs();
+    let recorded: Vec<&str> = recs
+        .iter()
+        .filter(|r| r.name == "(span record)")
+        .filter_map(|r| r.field("trace_id"))
+        .collect();
+    assert_eq!(
+        recorded,
+        ["trace-503", "trace-200"],
+        "each attempt's span records its answer's trace id"
+    );
+    assert_eq!(data.counters().skipped_rows, 1);
+}

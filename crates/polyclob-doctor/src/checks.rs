@@ -446,7 +446,7 @@ async fn reads(ctx: &Ctx<'_>, report: &mut Report, token: &str) {
             None,
         )
         .await
-        .map(|h| format!("{} points", h.len())),
+        .map(|(h, skipped)| format!("{} points, {} did not decode", h.len(), skipped.len())),
     );
     // The batch reads answer one row per token asked: none may go missing.
     let batch =
@@ -461,7 +461,8 @@ async fn reads(ctx: &Ctx<'_>, report: &mut Report, token: &str) {
         report,
         "clob.books",
         "POST /books",
-        c.books(&[token]).await.map(|b| b.len()),
+        // A book that did not decode is a missing row here.
+        c.books(&[token]).await.map(|(b, _)| b.len()),
     );
     batch(
         report,

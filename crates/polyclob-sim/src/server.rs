@@ -170,8 +170,15 @@ async fn handle(mut req: Request<Incoming>, shared: Arc<Shared>) -> Result<Resp,
         shared
             .faults()
             .on_request(&request_view(&parts.headers, &parts.uri, &body));
-    if let Some(r) = faulted(delay, fault).await {
-        return Ok(r);
+    // The Data API answers its faults in its own documented error shape.
+    let fault = fault.map(|f| (f, data_api::owns(parts.uri.path())));
+    if !delay.is_zero() {
+        tokio::time::sleep(delay).await;
+    }
+    match fault {
+        Some((f, true)) => return Ok(data_api::fault(f)),
+        Some((f, false)) => return Ok(fault_response(f)),
+        None => {}
     }
     if let Some(r) = gamma::route(&shared, &parts).or_else(|| data_api::route(&shared, &parts)) {
         return Ok(r);

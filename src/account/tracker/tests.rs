@@ -388,7 +388,7 @@ fn settled_history_is_bounded_and_late_duplicates_never_count_again() {
 fn statuses_follow_the_one_monotone_rule() {
     let row = |status: &str, updated: u64| -> Trade {
         let mut t = trade("t1", status, "4");
-        t.last_update = updated;
+        t.last_update = crate::types::Timestamp::from_secs(updated);
         t
     };
     let statuses = |t: &mut Tracker| -> Vec<TradeStatus> {

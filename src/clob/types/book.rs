@@ -1,7 +1,6 @@
 //! Order books and the small price endpoints.
 
-use serde::Deserialize;
-use serde::de::{Deserializer, IgnoredAny, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
 
 use crate::book::BookMeta;
 use crate::fixed::{Price, Size};
@@ -19,9 +18,9 @@ pub struct BookLevel {
     pub size: Size,
 }
 
-/// `GET /book`: one token's book. BookLevels are as the server sends them (worst first); a
-/// malformed level is skipped and counted in [`skipped_levels`](Self::skipped_levels)
-/// instead of failing the book.
+/// `GET /book`: one token's book. Levels are as the server sends them (worst first); a
+/// malformed level fails the book (a book missing a level would look whole and price
+/// wrong), which `POST /books` then reports as a skipped row.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[non_exhaustive]
 pub struct BookSummary {
@@ -39,10 +38,10 @@ pub struct BookSummary {
     pub hash: String,
     /// Bids, worst (lowest) first.
     #[serde(default, deserialize_with = "levels")]
-    pub bids: BookLevels,
+    pub bids: Vec<BookLevel>,
     /// Asks, worst (highest) first.
     #[serde(default, deserialize_with = "levels")]
-    pub asks: BookLevels,
+    pub asks: Vec<BookLevel>,
     /// Smallest accepted order.
     #[serde(default, deserialize_with = "lenient::size_opt")]
     pub min_order_size: Option<Size>,
@@ -59,22 +58,6 @@ pub struct BookSummary {
     /// books (which omit it). [`Self::protocol`] reads it.
     #[serde(default, deserialize_with = "lenient::string")]
     pub version: String,
-}
-
-/// The levels of one side plus how many malformed levels were dropped.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct BookLevels {
-    /// Decoded levels, in server order.
-    pub levels: Vec<BookLevel>,
-    /// BookLevels that could not be decoded.
-    pub skipped: u32,
-}
-
-impl core::ops::Deref for BookLevels {
-    type Target = [BookLevel];
-    fn deref(&self) -> &[BookLevel] {
-        &self.levels
-    }
 }
 
 impl BookSummary {
@@ -106,12 +89,6 @@ impl BookSummary {
         Ok(meta)
     }
 
-    /// Malformed levels dropped from both sides.
-    #[must_use]
-    pub fn skipped_levels(&self) -> u32 {
-        self.bids.skipped + self.asks.skipped
-    }
-
     /// The best bid (the last of the worst-first bids, or the highest if unordered).
     #[must_use]
     pub fn best_bid(&self) -> Option<BookLevel> {
@@ -125,37 +102,9 @@ impl BookSummary {
     }
 }
 
-fn levels<'de, D: Deserializer<'de>>(d: D) -> Result<BookLevels, D::Error> {
-    struct V;
-    impl<'de> Visitor<'de> for V {
-        type Value = BookLevels;
-        fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-            f.write_str("a list of levels")
-        }
-        fn visit_unit<E>(self) -> Result<BookLevels, E> {
-            Ok(BookLevels::default())
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<BookLevels, A::Error> {
-            #[derive(Deserialize)]
-            #[serde(untagged)]
-            enum Maybe {
-                Ok(BookLevel),
-                Bad(IgnoredAny),
-            }
-            let mut out = BookLevels {
-                levels: Vec::with_capacity(seq.size_hint().unwrap_or(16)),
-                skipped: 0,
-            };
-            while let Some(m) = seq.next_element::<Maybe>()? {
-                match m {
-                    Maybe::Ok(l) => out.levels.push(l),
-                    Maybe::Bad(_) => out.skipped += 1,
-                }
-            }
-            Ok(out)
-        }
-    }
-    d.deserialize_any(V)
+/// A side's levels; `null` is none.
+fn levels<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<BookLevel>, D::Error> {
+    Option::<Vec<BookLevel>>::deserialize(d).map(Option::unwrap_or_default)
 }
 
 /// `GET /last-trade-price` and each row of `POST /last-trades-prices`.
@@ -237,16 +186,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn one_bad_level_does_not_fail_the_book() {
-        let b: BookSummary = serde_json::from_str(
-            r#"{"market":"0xc","asset_id":"1","timestamp":"1700000000123","hash":"h",
-            "bids":[{"price":"0.1","size":"5"},{"price":"x","size":"1"},{"price":"0.2","size":"7.5"}],
-            "asks":[{"price":"0.9","size":"1"},"junk"],"tick_size":"0.01","neg_risk":false,"min_order_size":"5"}"#,
-        )
-        .unwrap();
+    fn a_bad_level_fails_the_book_never_thins_it() {
+        let book = |bids: &str| {
+            serde_json::from_str::<BookSummary>(&format!(
+                r#"{{"market":"0xc","asset_id":"1","timestamp":"1700000000123","hash":"h",
+                "bids":{bids},"asks":[{{"price":"0.9","size":"1"}}],"tick_size":"0.01",
+                "neg_risk":false,"min_order_size":"5"}}"#
+            ))
+        };
+        let e = book(r#"[{"price":"0.1","size":"5"},{"price":"x","size":"1"}]"#).unwrap_err();
+        assert!(e.to_string().contains("price"), "{e}");
+        assert!(book(r#"[{"price":"0.1","size":"5"},"junk"]"#).is_err());
+        assert!(book("null").unwrap().bids.is_empty());
+        let b = book(r#"[{"price":"0.1","size":"5"},{"price":"0.2","size":"7.5"}]"#).unwrap();
         assert_eq!(b.bids.len(), 2);
         assert_eq!(b.asks.len(), 1);
-        assert_eq!(b.skipped_levels(), 2);
         assert_eq!(b.timestamp, 1_700_000_000_123);
         assert_eq!(b.tick_size, Some(TickSize::Hundredth));
         assert_eq!(b.best_bid().map(|l| l.price), Price::new(200_000));

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use super::TradeStatus;
 use crate::fixed::{Price, Size};
 use crate::http::lenient;
-use crate::types::Side;
+use crate::types::{Side, Timestamp, timestamp_opt};
 
 /// One row of `GET /auth/builder-api-key`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
@@ -19,19 +19,19 @@ pub struct BuilderApiKey {
     /// The key (a UUID).
     #[serde(default, deserialize_with = "lenient::string")]
     pub key: String,
-    /// When it was created (RFC 3339), if sent.
-    #[serde(default)]
-    pub created_at: Option<String>,
-    /// When it was revoked (RFC 3339); `None` while it is live.
-    #[serde(default)]
-    pub revoked_at: Option<String>,
+    /// When it was created, if sent.
+    #[serde(default, deserialize_with = "timestamp_opt")]
+    pub created_at: Option<Timestamp>,
+    /// When it was revoked; `None` while it is live.
+    #[serde(default, deserialize_with = "timestamp_opt")]
+    pub revoked_at: Option<Timestamp>,
 }
 
 impl BuilderApiKey {
     /// Whether the key has been revoked.
     #[must_use]
     pub fn is_revoked(&self) -> bool {
-        self.revoked_at.as_deref().is_some_and(|s| !s.is_empty())
+        self.revoked_at.is_some()
     }
 }
 
@@ -126,9 +126,9 @@ pub struct BuilderTrade {
     /// Settlement transaction.
     #[serde(default, deserialize_with = "lenient::string")]
     pub transaction_hash: String,
-    /// Match time, unix seconds.
-    #[serde(default, deserialize_with = "lenient::u64_lenient")]
-    pub match_time: u64,
+    /// Match time (unix seconds in a string, as the docs show).
+    #[serde(default, deserialize_with = "timestamp_opt")]
+    pub match_time: Option<Timestamp>,
     /// Bucket index.
     #[serde(default, deserialize_with = "lenient::u64_lenient")]
     pub bucket_index: u64,
@@ -141,12 +141,12 @@ pub struct BuilderTrade {
     /// Error text, if any.
     #[serde(default, alias = "err_msg")]
     pub err_msg: Option<String>,
-    /// Creation time (RFC 3339), if sent.
-    #[serde(default)]
-    pub created_at: Option<String>,
-    /// Last update (RFC 3339), if sent.
-    #[serde(default)]
-    pub updated_at: Option<String>,
+    /// Creation time, if sent.
+    #[serde(default, deserialize_with = "timestamp_opt")]
+    pub created_at: Option<Timestamp>,
+    /// Last update, if sent.
+    #[serde(default, deserialize_with = "timestamp_opt")]
+    pub updated_at: Option<Timestamp>,
 }
 
 fn unknown_status() -> TradeStatus {
@@ -183,8 +183,11 @@ mod tests {
         assert_eq!(t.size_usdc, Size::from_micros(50_000_000));
         assert_eq!(t.fee_usdc, Size::from_micros(150_000));
         assert_eq!(t.status, TradeStatus::Confirmed);
-        assert_eq!(t.created_at.as_deref(), Some("2024-01-01T00:00:00Z"));
-        assert_eq!(t.match_time, 1_767_225_600);
+        assert_eq!(
+            t.created_at.map(|t| t.to_string()).as_deref(),
+            Some("2024-01-01T00:00:00Z")
+        );
+        assert_eq!(t.match_time.map(Timestamp::as_secs), Some(1_767_225_600));
         assert!(serde_json::from_str::<BuilderTrade>(r#"{"price":"1.5"}"#).is_err());
     }
 }

@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use crate::fixed::{Price, Size};
 use crate::http::lenient;
-use crate::types::{ConditionId, Protocol, ProtocolError, TickSize};
+use crate::types::{ConditionId, Protocol, ProtocolError, TickSize, Timestamp, timestamp_opt};
 
 fn cow_owned(c: Cow<'_, str>) -> Cow<'static, str> {
     Cow::Owned(c.into_owned())
@@ -160,15 +160,16 @@ pub struct Market<'a> {
     /// Orders are accepted.
     #[serde(default, deserialize_with = "lenient::bool_lenient")]
     pub accepting_orders: bool,
-    /// Since when orders are accepted (ISO-8601), if known.
-    #[serde(borrow, default, deserialize_with = "lenient::text")]
-    pub accepting_order_timestamp: Cow<'a, str>,
-    /// End date (ISO-8601).
-    #[serde(borrow, default, deserialize_with = "lenient::text")]
-    pub end_date_iso: Cow<'a, str>,
-    /// Game start (sports), if any.
-    #[serde(borrow, default, deserialize_with = "lenient::text")]
-    pub game_start_time: Cow<'a, str>,
+    /// Since when orders are accepted, if known.
+    #[serde(default, deserialize_with = "timestamp_opt")]
+    pub accepting_order_timestamp: Option<Timestamp>,
+    /// End date (the CLOB sends ISO 8601).
+    #[serde(default, deserialize_with = "timestamp_opt")]
+    pub end_date_iso: Option<Timestamp>,
+    /// Game start (sports), if any: ISO 8601 here, epoch milliseconds on the market
+    /// channel's `new_market`; read from either.
+    #[serde(default, deserialize_with = "timestamp_opt")]
+    pub game_start_time: Option<Timestamp>,
     /// Matching delay in seconds (sports).
     #[serde(default, deserialize_with = "lenient::u64_lenient")]
     pub seconds_delay: u64,
@@ -226,9 +227,9 @@ impl Market<'_> {
             closed: self.closed,
             archived: self.archived,
             accepting_orders: self.accepting_orders,
-            accepting_order_timestamp: cow_owned(self.accepting_order_timestamp),
-            end_date_iso: cow_owned(self.end_date_iso),
-            game_start_time: cow_owned(self.game_start_time),
+            accepting_order_timestamp: self.accepting_order_timestamp,
+            end_date_iso: self.end_date_iso,
+            game_start_time: self.game_start_time,
             seconds_delay: self.seconds_delay,
             maker_base_fee: self.maker_base_fee,
             taker_base_fee: self.taker_base_fee,

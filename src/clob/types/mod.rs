@@ -10,9 +10,7 @@ mod rewards;
 
 pub(crate) use account::ApiKeyRaw;
 pub use account::{AssetKind, BalanceAllowance, HeartbeatResponse, Notification};
-pub use book::{
-    BookLevel, BookLevels, BookSummary, HistoryRange, Interval, LastTradeInfo, PricePoint,
-};
+pub use book::{BookLevel, BookSummary, HistoryRange, Interval, LastTradeInfo, PricePoint};
 pub use builder::{BuilderApiKey, BuilderFeeRate, BuilderTrade};
 pub use market::{
     ClobMarket, ClobMarketToken, FeeCurve, Market, MarketByToken, RewardRate, Rewards,

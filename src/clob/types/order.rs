@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use crate::fixed::{Price, Size};
 use crate::http::lenient::{self, lenient_enum};
-use crate::types::{Side, Timestamp};
+use crate::types::{Side, Timestamp, timestamp_opt};
 
 lenient_enum!(
     /// Status of an open order. `CANCELED_<reason>` statuses and new names land in `Unknown`.
@@ -183,9 +183,9 @@ pub struct OpenOrder {
     /// Outcome name.
     #[serde(default, deserialize_with = "lenient::string")]
     pub outcome: String,
-    /// Creation time, unix seconds.
-    #[serde(default, deserialize_with = "lenient::u64_lenient")]
-    pub created_at: u64,
+    /// Creation time (an integer of unix seconds here, a string on the user channel).
+    #[serde(default, deserialize_with = "timestamp_opt")]
+    pub created_at: Option<Timestamp>,
     /// Expiration, unix seconds (0 = none).
     #[serde(default, deserialize_with = "lenient::u64_lenient")]
     pub expiration: u64,
@@ -262,12 +262,12 @@ pub struct Trade {
     /// Settlement status.
     #[serde(default = "unknown_trade_status")]
     pub status: TradeStatus,
-    /// Match time, unix seconds.
-    #[serde(default, deserialize_with = "lenient::u64_lenient")]
-    pub match_time: u64,
-    /// Last update, unix seconds.
-    #[serde(default, deserialize_with = "lenient::u64_lenient")]
-    pub last_update: u64,
+    /// Match time (the docs show unix seconds in a string; ISO 8601 is read too).
+    #[serde(default, deserialize_with = "timestamp_opt")]
+    pub match_time: Option<Timestamp>,
+    /// Last update, in the forms of [`match_time`](Self::match_time).
+    #[serde(default, deserialize_with = "timestamp_opt")]
+    pub last_update: Option<Timestamp>,
     /// Outcome.
     #[serde(default, deserialize_with = "lenient::string")]
     pub outcome: String,

@@ -38,14 +38,18 @@ fn parse_amount(text: &str) -> Result<Size, crate::fixed::ParseError> {
     Size::parse(cut.as_bytes())
 }
 
-/// A map of amounts; an entry whose value is not an amount is dropped, not fatal.
+/// A map of amounts; an entry whose value is not an amount fails the answer (naming the
+/// entry), never vanishes from it.
 fn amount_map<'de, D: Deserializer<'de>>(d: D) -> Result<HashMap<String, Size>, D::Error> {
     #[derive(Deserialize)]
     struct A(#[serde(deserialize_with = "amount")] Size);
     let m: HashMap<String, serde_json::Value> = HashMap::deserialize(d)?;
-    Ok(m.into_iter()
-        .filter_map(|(k, v)| serde_json::from_value::<A>(v).ok().map(|A(v)| (k, v)))
-        .collect())
+    m.into_iter()
+        .map(|(k, v)| match serde_json::from_value::<A>(v) {
+            Ok(A(v)) => Ok((k, v)),
+            Err(e) => Err(de::Error::custom(format_args!("{k}: {e}"))),
+        })
+        .collect()
 }
 
 /// `GET /rewards/user/percentages`: condition id → the percentage of the market's rewards the
@@ -246,17 +250,14 @@ pub struct UserMarketEarning {
     pub earnings: Vec<AssetEarning>,
 }
 
-/// `null` → empty; one odd element is dropped rather than failing the row.
+/// `null` → empty; an element that does not decode fails the row, which its page then
+/// reports (a row thinned unsaid would look whole).
 fn lenient_vec<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
 where
     D: Deserializer<'de>,
-    T: serde::de::DeserializeOwned,
+    T: Deserialize<'de>,
 {
-    let v: Option<Vec<serde_json::Value>> = Option::deserialize(d)?;
-    Ok(v.unwrap_or_default()
-        .into_iter()
-        .filter_map(|x| serde_json::from_value(x).ok())
-        .collect())
+    Option::<Vec<T>>::deserialize(d).map(Option::unwrap_or_default)
 }
 
 fn configs<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<RewardConfig>, D::Error> {
@@ -289,16 +290,23 @@ mod tests {
         assert!(serde_json::from_str::<UserEarning>(r#"{"earnings":"x"}"#).is_err());
         let p: RewardPercentages = serde_json::from_str(r#"{"0x29":20,"0xbd":"12.5"}"#).unwrap();
         assert_eq!(p.by_market["0xbd"], Size::from_micros(12_500_000));
+        let e =
+            serde_json::from_str::<RewardPercentages>(r#"{"0x29":20,"0xbd":"lots"}"#).unwrap_err();
+        assert!(e.to_string().contains("0xbd"), "{e}");
     }
 
     #[test]
-    fn odd_configs_are_dropped_not_fatal() {
-        let r: CurrentReward = serde_json::from_str(
-            r#"{"condition_id":"0xbd","rewards_max_spread":99,"rewards_min_size":10,
-                "rewards_config":[{"id":0,"rate_per_day":2,"total_rewards":92},{"rate_per_day":"bad"}],
-                "total_daily_rate":3}"#,
-        )
-        .unwrap();
+    fn an_odd_config_fails_its_row_never_vanishes() {
+        let row = |configs: &str| {
+            serde_json::from_str::<CurrentReward>(&format!(
+                r#"{{"condition_id":"0xbd","rewards_max_spread":99,"rewards_min_size":10,
+                    "rewards_config":{configs},"total_daily_rate":3}}"#
+            ))
+        };
+        let e = row(r#"[{"id":0,"rate_per_day":2,"total_rewards":92},{"rate_per_day":"bad"}]"#)
+            .unwrap_err();
+        assert!(e.to_string().contains("bad"), "{e}");
+        let r = row(r#"[{"id":0,"rate_per_day":2,"total_rewards":92}]"#).unwrap();
         assert_eq!(r.rewards_config.len(), 1);
         assert_eq!(r.rewards_config[0].id, "0");
         assert_eq!(r.rewards_max_spread, Size::from_micros(99_000_000));

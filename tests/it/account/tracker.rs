@@ -119,8 +119,8 @@ impl Bot {
 /// The best price a taker on `side` meets (levels come worst first: the last is the best).
 fn best(book: &polyclob::clob::types::BookSummary, side: Side) -> Price {
     let levels = match side {
-        Side::Buy => &book.asks.levels,
-        Side::Sell => &book.bids.levels,
+        Side::Buy => &book.asks,
+        Side::Sell => &book.bids,
     };
     levels.last().unwrap().price
 }
@@ -379,7 +379,6 @@ async fn a_trade_that_does_not_confirm_in_time_is_reported_and_not_held() {
         .await
         .unwrap()
         .asks
-        .levels
         .last()
         .unwrap()
         .price;
@@ -451,7 +450,6 @@ async fn wait_for_settlement_stops_at_its_deadline() {
         .await
         .unwrap()
         .asks
-        .levels
         .last()
         .unwrap()
         .price;

@@ -159,6 +159,12 @@ async fn batch_of_orders() {
     let v: serde_json::Value = serde_json::from_slice(&req.body).unwrap();
     assert_eq!(v.as_array().unwrap().len(), 2);
     assert_eq!(v[1]["postOnly"], true);
+
+    // Issue 47: an answer row that does not decode fails the call (each answer is the
+    // order's at the same index, so none may vanish), naming where.
+    m.on("POST", "/orders", vec![Reply::json(format!("[{OK},7]"))]);
+    let e = c.post_orders(&[a, b]).await.unwrap_err();
+    assert!(e.is_decode() && e.path() == Some("/orders"), "{e}");
 }
 
 #[tokio::test]

@@ -93,7 +93,7 @@ async fn builder_keys_are_created_listed_and_revoked() {
     assert_eq!(keys.len(), 1);
     assert_eq!(keys[0].key, b.api_key());
     assert!(!keys[0].is_revoked());
-    assert!(keys[0].created_at.as_deref().unwrap().ends_with('Z'));
+    assert!(keys[0].created_at.is_some());
 
     // Revoking with the account's own key is refused: it is not a builder key.
     let e = c.revoke_builder_api_key().await.unwrap_err();
@@ -264,7 +264,8 @@ async fn rewards_follow_resting_size_and_maker_fills() {
     assert_eq!(ea[0].earnings, Size::from_micros(2_985_074));
     assert_eq!(ea[0].condition_id, COND);
     assert!(ea[0].date.starts_with(&day));
-    let tb = b.total_earnings_for_day(&day, eoa).await.unwrap();
+    let (tb, skipped) = b.total_earnings_for_day(&day, eoa).await.unwrap();
+    assert!(skipped.is_empty());
     assert_eq!(tb.len(), 1);
     assert_eq!(tb[0].earnings, Size::from_micros(7_014_925));
     let (mb, _) = b
@@ -288,6 +289,7 @@ async fn rewards_follow_resting_size_and_maker_fills() {
         a.total_earnings_for_day("2020-01-01", eoa)
             .await
             .unwrap()
+            .0
             .is_empty()
     );
     // A malformed date never leaves the client.

@@ -113,7 +113,7 @@ async fn public_endpoints_decode() {
     assert_eq!(book.best_bid().unwrap().price, Price::new(490_000).unwrap());
     assert_eq!(book.best_ask().unwrap().size, Size::from_micros(3_000_000));
     assert_eq!(book.tick_size, Some(TickSize::Hundredth));
-    let h = c
+    let (h, skipped) = c
         .prices_history(
             TOKEN,
             polyclob::clob::types::HistoryRange::Interval(polyclob::clob::types::Interval::OneDay),
@@ -121,6 +121,7 @@ async fn public_endpoints_decode() {
         )
         .await
         .unwrap();
+    assert!(skipped.is_empty());
     assert_eq!(h.len(), 2);
     assert_eq!(h[1].p, Price::new(510_000).unwrap());
     let r = m.requests_to("/prices-history").pop().unwrap();

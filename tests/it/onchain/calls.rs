@@ -10,6 +10,7 @@ use polyclob::fixed::Size;
 use polyclob::onchain::{CallError, Settler, ctf, erc20, erc1155, neg_risk};
 use polyclob::sign::Signer;
 use polyclob::sign::wallet::Wallet;
+use polyclob::types::ConditionId;
 use polyclob_sim::Simulator;
 
 const KEY0: &str = "ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
@@ -54,7 +55,11 @@ async fn the_calls_sent_by_the_users_own_sender_do_what_the_settler_would() {
     // Split and merge as values: no I/O to build, the same effect when sent.
     let cond: B256 = CONDITION.parse().unwrap();
     let split = s
-        .split_call(cond, Size::from_micros(30_000_000), false)
+        .split_call(
+            ConditionId::ctf(cond.0),
+            Size::from_micros(30_000_000),
+            false,
+        )
         .unwrap();
     assert_eq!(split.to(), s.contracts().positions_target(false));
     s.send(split).await.unwrap();
@@ -64,8 +69,12 @@ async fn the_calls_sent_by_the_users_own_sender_do_what_the_settler_would() {
         vec![U256::from(30_000_000u64); 2]
     );
     s.send(
-        s.merge_call(cond, Size::from_micros(10_000_000), false)
-            .unwrap(),
+        s.merge_call(
+            ConditionId::ctf(cond.0),
+            Size::from_micros(10_000_000),
+            false,
+        )
+        .unwrap(),
     )
     .await
     .unwrap();
@@ -74,12 +83,17 @@ async fn the_calls_sent_by_the_users_own_sender_do_what_the_settler_would() {
         vec![U256::from(20_000_000u64); 2]
     );
     // A redeem call before resolution builds (it is a value) and reverts when sent.
-    let redeem = s.redeem_calls(cond, false).await.unwrap();
+    let redeem = s
+        .redeem_calls(ConditionId::ctf(cond.0), false)
+        .await
+        .unwrap();
     assert_eq!(redeem.len(), 1);
     assert!(s.send(redeem[0].clone()).await.unwrap_err().is_revert());
 
     // Zero amounts are refused before anything is sent.
-    let e = s.split_call(cond, Size::ZERO, false).unwrap_err();
+    let e = s
+        .split_call(ConditionId::ctf(cond.0), Size::ZERO, false)
+        .unwrap_err();
     assert!(e.is_invalid_request(), "{e}");
     assert!(e.to_string().contains("amount is zero"), "{e}");
     let e = s

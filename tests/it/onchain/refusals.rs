@@ -78,7 +78,7 @@ fn ctf_calls_refuse_the_zero_condition() {
         want
     );
     let e = offline()
-        .split_call(z, Size::from_micros(1), false)
+        .split_call(ConditionId::ctf(z.0), Size::from_micros(1), false)
         .unwrap_err();
     assert!(e.is_invalid_request(), "{e}");
     assert!(e.to_string().contains("condition id is zero"), "{e}");

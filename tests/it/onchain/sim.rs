@@ -12,7 +12,7 @@ use polyclob::onchain::{Call, Eip1559Tx, Rpc, Settler, erc20};
 use polyclob::order::{LimitOrder, OrderSigner};
 use polyclob::sign::Signer;
 use polyclob::sign::wallet::{Wallet, derive_proxy_wallet, derive_safe_wallet};
-use polyclob::types::{Chain, OrderType, Side};
+use polyclob::types::{Chain, ConditionId, OrderType, Side};
 use polyclob_sim::{SimHandle, Simulator};
 
 /// Hardhat/Anvil accounts #0 and #1: public test keys.
@@ -93,23 +93,31 @@ async fn split_merge_redeem_move_balances() {
     fund(&sim, me, me, usd(100));
     s.ensure_approvals().await.unwrap();
     let cond: B256 = CONDITION.parse().unwrap();
-    s.split(cond, Size::from_micros(60_000_000), false)
-        .await
-        .unwrap();
+    s.split(
+        ConditionId::ctf(cond.0),
+        Size::from_micros(60_000_000),
+        false,
+    )
+    .await
+    .unwrap();
     assert_eq!(s.collateral_balance(me).await.unwrap(), usd(40));
     assert_eq!(
         s.outcome_balances(me, &ids()).await.unwrap(),
         vec![usd(60), usd(60)]
     );
-    s.merge(cond, Size::from_micros(20_000_000), false)
-        .await
-        .unwrap();
+    s.merge(
+        ConditionId::ctf(cond.0),
+        Size::from_micros(20_000_000),
+        false,
+    )
+    .await
+    .unwrap();
     assert_eq!(s.collateral_balance(me).await.unwrap(), usd(60));
     let r = s.resolution(cond).await.unwrap();
     assert!(!r.is_resolved());
     assert_eq!(r.payout_numerators, vec![U256::ZERO, U256::ZERO]);
     // Redeeming before resolution reverts at estimation, with the contract's reason.
-    let e = s.redeem(cond, false).await.unwrap_err();
+    let e = s.redeem(ConditionId::ctf(cond.0), false).await.unwrap_err();
     assert!(e.is_revert(), "{e}");
     assert_eq!(
         e.revert_reason(),
@@ -119,7 +127,7 @@ async fn split_merge_redeem_move_balances() {
     let r = s.resolution(cond).await.unwrap();
     assert!(r.is_resolved());
     assert_eq!(r.payout_numerators, vec![U256::from(1u8), U256::ZERO]);
-    s.redeem(cond, false).await.unwrap();
+    s.redeem(ConditionId::ctf(cond.0), false).await.unwrap();
     assert_eq!(s.collateral_balance(me).await.unwrap(), usd(100));
     assert_eq!(
         s.outcome_balances(me, &ids()).await.unwrap(),
@@ -146,11 +154,15 @@ async fn neg_risk_redemption_and_conversion() {
         c.neg_risk_collateral_adapter.unwrap()
     );
     let cond: B256 = CONDITION.parse().unwrap();
-    s.split(cond, Size::from_micros(10_000_000), true)
-        .await
-        .unwrap();
+    s.split(
+        ConditionId::ctf(cond.0),
+        Size::from_micros(10_000_000),
+        true,
+    )
+    .await
+    .unwrap();
     assert!(sim.resolve_market(CONDITION, 1));
-    s.redeem(cond, true).await.unwrap();
+    s.redeem(ConditionId::ctf(cond.0), true).await.unwrap();
     // 10 No pay 10; the 10 Yes pay nothing and are burned.
     assert_eq!(s.collateral_balance(me).await.unwrap(), usd(10));
     assert_eq!(
@@ -181,9 +193,13 @@ async fn safe_and_proxy_wallets_settle_through_their_wrappers() {
         fund(&sim, eoa, holder, usd(10));
         s.ensure_approvals().await.unwrap();
         assert!(s.approvals().await.unwrap().iter().all(|a| a.granted));
-        s.split(cond, Size::from_micros(4_000_000), false)
-            .await
-            .unwrap();
+        s.split(
+            ConditionId::ctf(cond.0),
+            Size::from_micros(4_000_000),
+            false,
+        )
+        .await
+        .unwrap();
         assert_eq!(sim.collateral_balance(holder), usd(6), "{wallet:?}");
         assert_eq!(sim.outcome_balance(holder, ids()[1]), usd(4));
         // The EOA's own balances are untouched: it only paid gas.
@@ -199,7 +215,11 @@ async fn safe_and_proxy_wallets_settle_through_their_wrappers() {
         U256::ZERO,
     );
     let e = intruder
-        .split(cond, Size::from_micros(1_000_000), false)
+        .split(
+            ConditionId::ctf(cond.0),
+            Size::from_micros(1_000_000),
+            false,
+        )
         .await
         .unwrap_err();
     assert_eq!(
@@ -209,7 +229,7 @@ async fn safe_and_proxy_wallets_settle_through_their_wrappers() {
     // Deposit wallets are refused with a typed error, nothing sent.
     let d = settler(&sim, KEY0, Wallet::DepositWallet(Address::repeat_byte(9)));
     assert!(
-        !d.split(cond, Size::from_micros(1), false)
+        !d.split(ConditionId::ctf(cond.0), Size::from_micros(1), false)
             .await
             .unwrap_err()
             .is_revert()
@@ -232,7 +252,11 @@ async fn typed_errors() {
     // A revert reason from estimation: splitting more than the balance.
     s.ensure_approvals().await.unwrap();
     let e = s
-        .split(cond, Size::from_micros(5_000_000), false)
+        .split(
+            ConditionId::ctf(cond.0),
+            Size::from_micros(5_000_000),
+            false,
+        )
         .await
         .unwrap_err();
     assert!(e.is_revert());
@@ -247,7 +271,7 @@ async fn typed_errors() {
         .unwrap();
     assert!(
         capped
-            .split(cond, Size::from_micros(1), false)
+            .split(ConditionId::ctf(cond.0), Size::from_micros(1), false)
             .await
             .unwrap_err()
             .is_fee_cap()
@@ -258,7 +282,7 @@ async fn typed_errors() {
         .unwrap();
     assert!(
         tight
-            .split(cond, Size::from_micros(1), false)
+            .split(ConditionId::ctf(cond.0), Size::from_micros(1), false)
             .await
             .unwrap_err()
             .is_fee_cap()
@@ -269,7 +293,7 @@ async fn typed_errors() {
         .build()
         .unwrap();
     let e = amoy
-        .split(cond, Size::from_micros(1), false)
+        .split(ConditionId::ctf(cond.0), Size::from_micros(1), false)
         .await
         .unwrap_err();
     assert!(
@@ -473,9 +497,12 @@ async fn approve_trade_resolve_redeem() {
     assert!(paid > usd(4) && paid < usd(10), "paid {paid}");
 
     assert!(sim.resolve_market(CONDITION, 0));
-    s.redeem(CONDITION.parse::<B256>().unwrap(), false)
-        .await
-        .unwrap();
+    s.redeem(
+        ConditionId::ctf(CONDITION.parse::<B256>().unwrap().0),
+        false,
+    )
+    .await
+    .unwrap();
     assert_eq!(s.collateral_balance(me).await.unwrap(), usd(110) - paid);
     assert_eq!(sim.outcome_balance(me, ids()[0]), U256::ZERO);
 }

@@ -13,8 +13,15 @@
 //! method), and realized PnL.
 //! Wallets are the orders' `maker` addresses (the funder; the signer for EOA orders); a
 //! `user` filter matches either the maker or the signer.
+//!
+//! Every answer carries an `x-trace-id` header, and every error the documented v2 body
+//! `{error, code, retryable, trace_id, parameter?}` (`invalid_request` 400 naming the
+//! parameter, `not_found` 404, `method_not_allowed` 405; injected faults answer
+//! `rate_limited` 429 and `request_timeout` / `dependency_unavailable` 503, retryable, with
+//! `Retry-After`).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use alloy_primitives::{Address, U256};
 
@@ -24,10 +31,11 @@ use hyper::http::request::Parts;
 use hyper::{Method, Response, StatusCode};
 use serde_json::{Value, json};
 
-use super::http::{error_response, json_response, parse_query, q};
+use super::http::{json_response, parse_query, q};
 use super::shared::Shared;
 use crate::exchange::state::Exchange;
 use crate::scenario::drift::Drift;
+use crate::scenario::faults::HttpFault;
 use polyclob::fixed::Price;
 use polyclob::types::Side;
 
@@ -41,14 +49,90 @@ const MAX_LIMIT: usize = 500;
 const MAX_CONDITIONS: usize = 20;
 const ONE: i128 = 1_000_000;
 
-/// Serves a `/data-api/...` request; `None` for any other path.
+/// Whether `path` is one of the Data API's.
+pub(crate) fn owns(path: &str) -> bool {
+    path.strip_prefix(PREFIX)
+        .is_some_and(|p| p.is_empty() || p.starts_with('/'))
+}
+
+/// Serves a `/data-api/...` request, with its `x-trace-id`; `None` for any other path.
 pub(crate) fn route(shared: &Shared, parts: &Parts) -> Option<Resp> {
-    let path = parts.uri.path().strip_prefix(PREFIX)?;
-    if !path.is_empty() && !path.starts_with('/') {
+    if !owns(parts.uri.path()) {
         return None;
     }
+    let mut r = answer(shared, parts)?;
+    stamp(&mut r);
+    Some(r)
+}
+
+/// An injected fault in the Data API's shape: `429 rate_limited` with the rule's
+/// `Retry-After`; `503 request_timeout` for an outage and `503 dependency_unavailable` for a
+/// restarting engine, each with `Retry-After: 1`. All retryable.
+pub(crate) fn fault(f: HttpFault) -> Resp {
+    let (status, code, retry_after) = match f {
+        HttpFault::RateLimited { retry_after } => (
+            StatusCode::TOO_MANY_REQUESTS,
+            "rate_limited",
+            retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0),
+        ),
+        HttpFault::TooEarly => (StatusCode::SERVICE_UNAVAILABLE, "dependency_unavailable", 1),
+        _ => (StatusCode::SERVICE_UNAVAILABLE, "request_timeout", 1),
+    };
+    let mut r = api_error(status, code, f.message(), None);
+    if let Ok(v) = hyper::header::HeaderValue::from_str(&retry_after.to_string()) {
+        r.headers_mut().insert(hyper::header::RETRY_AFTER, v);
+    }
+    stamp(&mut r);
+    r
+}
+
+/// The request's trace id, in the header and (for an error) already in the body.
+fn stamp(r: &mut Resp) {
+    if r.headers().contains_key(TRACE_ID) {
+        return;
+    }
+    if let Ok(v) = hyper::header::HeaderValue::from_str(&next_trace_id()) {
+        r.headers_mut().insert(TRACE_ID, v);
+    }
+}
+
+/// The header every Data API answer carries.
+const TRACE_ID: &str = "x-trace-id";
+
+/// A fresh trace id: distinct for every answer of the process.
+fn next_trace_id() -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    format!("sim{:013x}", NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+/// The documented v2 error: `{error, code, retryable, trace_id, parameter?}`, the trace id
+/// also in `x-trace-id`. Only the documented transient codes are retryable.
+fn api_error(status: StatusCode, code: &str, msg: &str, parameter: Option<&str>) -> Resp {
+    let trace = next_trace_id();
+    let retryable = matches!(
+        code,
+        "request_timeout" | "rate_limited" | "dependency_unavailable"
+    );
+    let mut body = json!({"error": msg, "code": code, "retryable": retryable, "trace_id": trace});
+    if let Some(p) = parameter {
+        body["parameter"] = json!(p);
+    }
+    let mut r = json_response(status, body.to_string());
+    if let Ok(v) = hyper::header::HeaderValue::from_str(&trace) {
+        r.headers_mut().insert(TRACE_ID, v);
+    }
+    r
+}
+
+fn answer(shared: &Shared, parts: &Parts) -> Option<Resp> {
+    let path = parts.uri.path().strip_prefix(PREFIX)?;
     if parts.method != Method::GET {
-        return Some(error_response(StatusCode::METHOD_NOT_ALLOWED, "GET only"));
+        return Some(api_error(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+            "GET only",
+            None,
+        ));
     }
     let query = parse_query(parts.uri.query());
     let conditions: Vec<String> = ["condition", "condition_id", "conditionId"]
@@ -62,10 +146,13 @@ pub(crate) fn route(shared: &Shared, parts: &Parts) -> Option<Resp> {
     distinct.sort_unstable();
     distinct.dedup();
     if distinct.len() > MAX_CONDITIONS {
-        return Some(bad(&format!(
-            "at most {MAX_CONDITIONS} distinct condition ids, got {}",
-            distinct.len()
-        )));
+        return Some(bad(
+            "condition",
+            &format!(
+                "at most {MAX_CONDITIONS} distinct condition ids, got {}",
+                distinct.len()
+            ),
+        ));
     }
     let ex = shared.ex();
     // A V2 (62-hex) condition id arrives right-padded to 64 hex, the form the API requires.
@@ -83,7 +170,7 @@ pub(crate) fn route(shared: &Shared, parts: &Parts) -> Option<Resp> {
     Some(match path {
         "/v2/positions" => {
             let Some(user) = user else {
-                return Some(bad("user is required"));
+                return Some(bad("user", "user is required"));
             };
             let status = q(&query, "status").map(str::to_ascii_uppercase);
             let rows: Vec<Value> = positions(&ex)
@@ -98,7 +185,7 @@ pub(crate) fn route(shared: &Shared, parts: &Parts) -> Option<Resp> {
         "/v2/trades" | "/v2/activity" => {
             let activity = path == "/v2/activity";
             if activity && user.is_none() {
-                return Some(bad("user is required"));
+                return Some(bad("user", "user is required"));
             }
             // The feed default serves each fill once, on its taker side; a user's own
             // activity lists both roles.
@@ -121,7 +208,7 @@ pub(crate) fn route(shared: &Shared, parts: &Parts) -> Option<Resp> {
         }
         "/v2/value" => {
             let Some(user) = user else {
-                return Some(bad("user is required"));
+                return Some(bad("user", "user is required"));
             };
             let value: i128 = positions(&ex)
                 .into_iter()
@@ -132,7 +219,7 @@ pub(crate) fn route(shared: &Shared, parts: &Parts) -> Option<Resp> {
         }
         "/v2/holders" => {
             if distinct.is_empty() {
-                return Some(bad("condition is required"));
+                return Some(bad("condition", "condition is required"));
             }
             let mut groups: BTreeMap<(usize, usize), Vec<Value>> = BTreeMap::new();
             let mut held: Vec<Pos> = positions(&ex)
@@ -157,7 +244,10 @@ pub(crate) fn route(shared: &Shared, parts: &Parts) -> Option<Resp> {
         }
         "/v2/resolutions" => {
             if distinct.is_empty() {
-                return Some(bad("one of question_id, condition or event_id is required"));
+                return Some(bad(
+                    "condition",
+                    "one of question_id, condition or event_id is required",
+                ));
             }
             let payouts_key = if shared.drift.has(Drift::RenamedResolutionField) {
                 "payout_numerators"
@@ -211,14 +301,14 @@ pub(crate) fn route(shared: &Shared, parts: &Parts) -> Option<Resp> {
         }
         "/v2/prices-history" => {
             let Some(token) = q(&query, "token_id") else {
-                return Some(bad("token_id is required"));
+                return Some(bad("token_id", "token_id is required"));
             };
             let Some((market, index)) = ex.token(token) else {
                 return Some(ok(&json!({ "data": [] })));
             };
             ok(&json!({ "data": price_points(&ex, market, index) }))
         }
-        _ => error_response(StatusCode::NOT_FOUND, "Not Found"),
+        _ => api_error(StatusCode::NOT_FOUND, "not_found", "Not Found", None),
     })
 }
 
@@ -226,8 +316,14 @@ fn ok(v: &Value) -> Resp {
     json_response(StatusCode::OK, v.to_string())
 }
 
-fn bad(msg: &str) -> Resp {
-    error_response(StatusCode::BAD_REQUEST, msg)
+/// `400 invalid_request` naming the refused `parameter`.
+fn bad(parameter: &str, msg: &str) -> Resp {
+    api_error(
+        StatusCode::BAD_REQUEST,
+        "invalid_request",
+        msg,
+        Some(parameter),
+    )
 }
 
 /// A signed micro-unit figure as a JSON number (the v2 contract: amounts are numbers).
@@ -465,12 +561,12 @@ fn page(rows: Vec<Value>, query: &[(String, String)]) -> Resp {
     let (start, limit) = match q(query, "cursor") {
         Some(c) => match decode_cursor(c) {
             Some(v) => v,
-            None => return bad("invalid cursor"),
+            None => return bad("cursor", "invalid cursor"),
         },
         None => match q(query, "limit").map(str::parse::<usize>) {
             None => (0, DEFAULT_LIMIT),
             Some(Ok(l)) if (1..=MAX_LIMIT).contains(&l) => (0, l),
-            Some(_) => return bad(&format!("limit must be between 1 and {MAX_LIMIT}")),
+            Some(_) => return bad("limit", &format!("limit must be between 1 and {MAX_LIMIT}")),
         },
     };
     let total = rows.len();
@@ -510,6 +606,32 @@ fn decode_cursor(c: &str) -> Option<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn errors_have_the_documented_shape() {
+        let r = bad("user", "user is required");
+        assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+        let trace = r.headers()[TRACE_ID].to_str().unwrap().to_owned();
+        let body: Value = serde_json::from_slice(&body_bytes(r).await).unwrap();
+        assert_eq!(body["code"], "invalid_request");
+        assert_eq!(body["retryable"], false);
+        assert_eq!(body["parameter"], "user");
+        assert_eq!(body["trace_id"], trace.as_str());
+        let r = fault(HttpFault::Unavailable);
+        assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(r.headers()[hyper::header::RETRY_AFTER], "1");
+        let body: Value = serde_json::from_slice(&body_bytes(r).await).unwrap();
+        assert_eq!(
+            (&body["code"], &body["retryable"]),
+            (&json!("request_timeout"), &json!(true))
+        );
+        assert!(body.get("parameter").is_none());
+    }
+
+    async fn body_bytes(r: Resp) -> Bytes {
+        use http_body_util::BodyExt as _;
+        r.into_body().collect().await.unwrap().to_bytes()
+    }
 
     #[test]
     fn cursors_and_numbers() {

@@ -57,7 +57,7 @@ async fn a_buy_sized_in_shares_walks_the_book_and_gets_those_shares() {
     .order_type(OrderType::Fak);
     // Tightened to the book: 15 shares reach the 0.55 level, so at most 15 × 0.55 is signed.
     let book = taker.client().book(YES).await.unwrap();
-    let asks = book.asks.levels.iter().rev().map(|l| (l.price, l.size));
+    let asks = book.asks.iter().rev().map(|l| (l.price, l.size));
     let buy = buy.with_book(asks).unwrap();
     assert_eq!(buy.price(), "0.55".parse().unwrap());
     let ctx = taker.market_context(YES).await.unwrap();
@@ -122,7 +122,7 @@ async fn nothing_to_match_is_a_predicate_not_message_text() {
     let e = taker.place_market_order(YES, &fok).await.unwrap_err();
     assert!(e.is_no_match() && e.status() == Some(400), "{e}");
     let book = taker.client().book(YES).await.unwrap();
-    let asks = book.asks.levels.iter().rev().map(|l| (l.price, l.size));
+    let asks = book.asks.iter().rev().map(|l| (l.price, l.size));
     assert_eq!(fok.with_book(asks).unwrap_err(), OrderError::NoMatch);
     // Other refusals are not no-matches.
     let bad = LimitOrder::new(Side::Buy, "0.10".parse().unwrap(), q("1"));

@@ -1,16 +1,12 @@
-//! Issue 47, item 1: no call that returns rows drops one unsaid. Every row-returning Data API
-//! and Gamma call, served a real-shaped page with one bad row over loopback, returns the
-//! other rows and reports the bad one (its index, why); `/v2/resolutions` pages of every
-//! lifecycle stage and both timestamp forms decode whole and `redeemability` is right for
-//! each. Pages are written from the documented shapes (docs.polymarket.com, Data API v2 and
-//! Gamma references); tests/data/data_api/resolutions holds the resolution pages.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The Data API and Gamma: every row-returning call with one bad row in a real-shaped page;
+//! `/v2/resolutions` pages of every lifecycle stage and both timestamp forms decode whole and
+//! `redeemability` is right for each. tests/data/data_api/resolutions holds the resolution
+//! pages.
 
 use crate::support::mock_clob::{MockClob, Reply};
 
 use polyclob::data::{self, Position, Query, Redeemability, ResolutionStatus};
 use polyclob::gamma::{self, EventFilter, MarketFilter};
-use polyclob::http::SkippedRow;
 use polyclob::types::{ConditionId, PositionId, Protocol, Timestamp, TokenId};
 use serde_json::{Value as Json, json};
 
@@ -36,18 +32,7 @@ fn v2_page(rows: &[Json]) -> Vec<u8> {
     .unwrap()
 }
 
-/// `good` with `bad` put in at index 1.
-fn with_bad(mut good: Vec<Json>, bad: Json) -> Vec<Json> {
-    good.insert(1, bad);
-    good
-}
-
-/// Exactly one row was reported, the one at index 1, with a reason.
-fn one_bad_at_1(what: &str, skipped: &[SkippedRow]) {
-    assert_eq!(skipped.len(), 1, "{what}: {skipped:?}");
-    assert_eq!(skipped[0].index, 1, "{what}");
-    assert!(!skipped[0].error.is_empty(), "{what}");
-}
+use super::{one_bad_at_1, with_bad};
 
 fn position(condition: &str, outcome: u32, size: &str) -> Position {
     serde_json::from_value(json!({
@@ -169,7 +154,8 @@ async fn resolution_pages_decode_whole_and_redeemability_is_right_for_each() {
     let r = &data.resolutions(CTF).await.unwrap().0[0];
     assert_eq!(r.resolved_at, Some(ts("2026-10-05T23:00:53Z")));
     assert_eq!((r.resolved_block, r.log_index), (77_123_456, Some(87)));
-    assert!(r.was_disputed && !r.was_arbitrated);
+    assert!(r.was_disputed);
+    assert_eq!(r.was_arbitrated, Some(false));
     assert_eq!(r.resolution_source, "reported");
 
     // An event's rows: neg-risk siblings, one derived, one still disputed.
@@ -260,7 +246,7 @@ async fn every_data_call_reports_a_bad_row() {
     let (got, skipped) = data.positions(me).await.unwrap();
     assert_eq!(got.len(), 2);
     one_bad_at_1("positions", &skipped);
-    assert!(skipped[0].error.contains("size"), "{:?}", skipped[0]);
+    assert!(skipped[0].reason.contains("size"), "{:?}", skipped[0]);
     let (got, skipped) = data.closed_positions(me).await.unwrap();
     assert_eq!(got.len(), 2);
     one_bad_at_1("closed_positions", &skipped);
@@ -285,7 +271,7 @@ async fn every_data_call_reports_a_bad_row() {
     assert_eq!(got.len(), 2);
     assert_eq!(got[0].timestamp.unwrap().as_secs(), 1_786_179_735);
     one_bad_at_1("activity", &skipped);
-    assert!(skipped[0].error.contains("timestamp"), "{:?}", skipped[0]);
+    assert!(skipped[0].reason.contains("timestamp"), "{:?}", skipped[0]);
 
     // A holder that does not decode fails its group, which is reported.
     let groups = with_bad(
@@ -343,6 +329,8 @@ async fn every_data_call_reports_a_bad_row() {
     );
     let e = data.value(me).await.unwrap_err();
     assert!(e.to_string().contains("did not decode"), "{e}");
+    // One bad row a call, each counted once, the value's too.
+    assert_eq!(data.counters().skipped_rows, 9);
 }
 
 /// Across pages, a skipped row's index counts every row of the walk: it names one row.
@@ -450,12 +438,11 @@ async fn every_gamma_call_reports_a_bad_row() {
     let found = gamma.search("x", 0).await.unwrap();
     assert_eq!(found.events.len(), 2);
     assert_eq!(found.skipped.len(), 1);
-    assert!(
-        found.skipped[0].starts_with("events[1]"),
-        "{:?}",
-        found.skipped
-    );
+    let bad = &found.skipped[0];
+    assert_eq!((bad.list, bad.index), ("events", 1), "{bad:?}");
+    assert_eq!(bad.raw, r#"{"id":"2","negRisk":[1]}"#);
     assert!(found.has_more);
+    assert_eq!(gamma.counters().skipped_rows, 8);
 }
 
 /// Issue 47, item 3: a Data API row's condition comes with its protocol, from the row's
