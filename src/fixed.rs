@@ -21,11 +21,16 @@
 //! | [`Price`] | 10⁻⁶ pUSD per share | `u32` | `0 ..= 1` |
 //! | [`Size`] | 10⁻⁶ share or pUSD | `u64` | `0 ..= 18_446_744_073_709.551615` |
 //! | [`Notional`] | 10⁻¹² pUSD (the exact product) | `u128` | `0 ..= Size::MAX × 1` |
+//! | [`Amount`] | 10⁻⁶ pUSD, signed (P&L, cash flows) | `i64` | `±9_223_372_036_854.775807` |
 
 use core::fmt;
 use core::str::FromStr;
 
 use rust_decimal::Decimal;
+
+mod amount;
+
+pub use self::amount::Amount;
 
 /// Number of decimal places carried by [`Price`] and [`Size`].
 pub const DECIMALS: u32 = 6;

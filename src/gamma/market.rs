@@ -6,9 +6,7 @@
 use serde::Deserialize;
 
 use super::event::{GammaEvent, Tag};
-use crate::data::Amount;
-use crate::data::amount::amount_opt;
-use crate::fixed::{Price, Size};
+use crate::fixed::{Amount, Price, Size};
 use crate::http::lenient;
 use crate::http::rounded;
 use crate::types::{ConditionId, Protocol, ProtocolError, TickSize};
@@ -175,7 +173,7 @@ pub struct GammaMarket {
     #[serde(deserialize_with = "lenient::string")]
     pub sports_market_type: String,
     /// Handicap or total line of a sports market.
-    #[serde(deserialize_with = "amount_opt")]
+    #[serde(deserialize_with = "rounded::amount_opt")]
     pub line: Option<Amount>,
     /// The events this market belongs to.
     #[serde(deserialize_with = "lenient::null_default")]

@@ -6,10 +6,10 @@
 use crate::support::fixtures;
 
 use polyclob::data::{
-    Activity, Amount, DataTrade, HolderGroup, PortfolioValue, Position, UNLABELLED_OUTCOME,
+    Activity, DataTrade, HolderGroup, PortfolioValue, Position, UNLABELLED_OUTCOME,
     decode_cursor_page,
 };
-use polyclob::fixed::{Price, Size};
+use polyclob::fixed::{Amount, Price, Size};
 use polyclob::gamma::{GammaEvent, GammaMarket, SearchResults, Tag, decode_keyset_page};
 use polyclob::types::{Chain, ExchangeVersion, Side, TickSize};
 use proptest::prelude::*;
