@@ -27,7 +27,7 @@ use core::str::FromStr;
 
 use alloy_primitives::address;
 
-use crate::fixed::Price;
+use crate::fixed::{Price, Size};
 
 mod order;
 mod protocol;
@@ -325,7 +325,7 @@ impl TickSize {
         };
         RoundConfig {
             price,
-            size: 2,
+            size: Size::LOT_DECIMALS,
             amount: price + 2,
         }
     }
