@@ -29,11 +29,13 @@ use alloy_primitives::address;
 
 use crate::fixed::{Price, Size};
 
+mod fee;
 mod order;
 mod protocol;
 mod time;
 mod token_id;
 
+pub use self::fee::FeeSchedule;
 pub use self::order::Order;
 pub use self::protocol::{ConditionId, PositionId, Protocol, ProtocolError};
 pub(crate) use self::protocol::{is_module, padded_condition};

@@ -15,8 +15,8 @@ pub use book::{
 };
 pub use builder::{BuilderApiKey, BuilderFeeRate, BuilderTrade};
 pub use market::{
-    ClobMarket, ClobMarketToken, FeeCurve, Market, MarketByToken, RewardRate, Rewards,
-    SimplifiedMarket, Token,
+    ClobMarket, ClobMarketToken, Market, MarketByToken, RewardRate, Rewards, SimplifiedMarket,
+    Token,
 };
 pub use order::{
     CancelResponse, MakerOrder, OpenOrder, OrderKind, OrderStatus, PostOrderResponse, Trade,
