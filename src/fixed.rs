@@ -22,6 +22,10 @@
 //! | [`Size`] | 10⁻⁶ share or pUSD | `u64` | `0 ..= 18_446_744_073_709.551615` |
 //! | [`Notional`] | 10⁻¹² pUSD (the exact product) | `u128` | `0 ..= Size::MAX × 1` |
 //! | [`Amount`] | 10⁻⁶ pUSD, signed (P&L, cash flows) | `i64` | `±9_223_372_036_854.775807` |
+//!
+//! With them, the arithmetic a position needs, exact: [`CostBasis`] (average cost, fees,
+//! realized and unrealized P&L), [`Notional::checked_div_size_floor`] (an average price) and
+//! [`Size::split_lot`] (the size the exchange accepts for a sell, and the dust).
 
 use core::fmt;
 use core::str::FromStr;
@@ -29,8 +33,10 @@ use core::str::FromStr;
 use rust_decimal::Decimal;
 
 mod amount;
+mod basis;
 
 pub use self::amount::Amount;
+pub use self::basis::CostBasis;
 
 /// Number of decimal places carried by [`Price`] and [`Size`].
 pub const DECIMALS: u32 = 6;
