@@ -23,7 +23,7 @@
 //! HTTP/2 (h2c), and the `/ws/market` and `/ws/user` WebSocket channels. It verifies L1
 //! ClobAuth signatures, L2 HMACs and EIP-712 order signatures (V2 domain `"2"`, the neg-risk
 //! exchange for neg-risk markets, V3 for position-ID markets; V1 bodies get
-//! `order_version_mismatch`), keeps a price-time-priority book per token, matches crossing
+//! `order_version_mismatch`), keeps a price-time-priority book per market, matches crossing
 //! orders (GTC, GTD, FOK, FAK, post-only) and publishes `book`, `price_change`,
 //! `last_trade_price`, `tick_size_change` and user `order`/`trade` events. Everything is
 //! deterministic given a seed: the seeded books, ids, credentials and fault decisions.
@@ -178,10 +178,14 @@
 //!
 //! # Fidelity notes
 //!
-//! - Books are per token; complementary tokens are seeded as mirror images but an order on
-//!   "Yes" does not match an order on "No" (the real exchange also matches via minting/merging).
-//!   RFQ quotes do settle across the two tokens: a quote on the complement token mints (both
-//!   buy) or merges (both sell).
+//! - One book per market, in the first outcome's prices; each token's book is a view of it, so
+//!   "Yes" and "No" match as on the exchange: a BUY YES meets a SELL YES or a BUY NO whose
+//!   price sums with its own to 1 or more (a mint: each buyer pays its own price, the pair's
+//!   pUSD is escrowed where the market's positions live), a SELL YES a BUY YES or a SELL NO
+//!   summing to 1 or less (a merge: the escrow pays each seller). The taker pays or gets the
+//!   complement of a maker's price on the other token. A book change is one `price_change`
+//!   frame with both tokens' entries, for subscribers of either. RFQ quotes settle across the
+//!   two tokens the same way.
 //! - The relayer: `/v1/session-signers/*`, `POST /submit` (deposit-wallet `WALLET` batches),
 //!   `/v1/account/transactions/params` and `/v1/account/transactions/{id}` are served on the
 //!   same host; a batch is checked (builder key, owner signature, the owner's nonce, deadline;

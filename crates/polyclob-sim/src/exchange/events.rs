@@ -34,7 +34,7 @@ fn levels(it: impl Iterator<Item = (u32, u64)>) -> Value {
 /// as hex. Changes whenever any level changes; deltas cannot be hash-gated, so only `book`
 /// snapshots carry the exchange's verifiable hash ([`book`]).
 pub(crate) fn book_hash(ex: &Exchange, mi: usize, ti: usize) -> String {
-    let b = &ex.markets[mi].books[ti];
+    let b = ex.markets[mi].book.view(ti);
     let text = format!(
         "{}|{}",
         levels(b.bids_worst_first()),
@@ -134,7 +134,7 @@ struct BookParts {
 
 fn book_parts(ex: &Exchange, mi: usize, ti: usize, ts_ms: u64) -> BookParts {
     let m = &ex.markets[mi];
-    let b = &m.books[ti];
+    let b = m.book.view(ti);
     let mut parts = BookParts {
         market: m.spec.condition_id.clone(),
         asset_id: m.spec.tokens[ti].token_id().to_owned(),
@@ -208,7 +208,7 @@ pub(crate) fn ws_book(ex: &Exchange, mi: usize, ti: usize, ts_ms: u64) -> String
 }
 
 fn best(ex: &Exchange, mi: usize, ti: usize) -> (String, String) {
-    let b = &ex.markets[mi].books[ti];
+    let b = ex.markets[mi].book.view(ti);
     (
         b.best_bid().map_or_else(|| "0".to_owned(), price),
         b.best_ask().map_or_else(|| "1".to_owned(), price),
@@ -216,7 +216,10 @@ fn best(ex: &Exchange, mi: usize, ti: usize) -> (String, String) {
 }
 
 /// `price_change` (the post-2025-09-15 format with a `price_changes` array), members in the
-/// exchange's order.
+/// exchange's order, for a change of market `mi`'s book made by an order of token `ti`: each
+/// level's entry as token `ti` shows it, then as the other token shows it (a bid of one is an
+/// ask of the other at the complement, same size), each with its own token's hash and best
+/// bid and ask, as the venue's frames pair them.
 pub(crate) fn price_change(
     ex: &Exchange,
     mi: usize,
@@ -225,23 +228,25 @@ pub(crate) fn price_change(
     ts_ms: u64,
 ) -> String {
     let m = &ex.markets[mi];
-    let hash = book_hash(ex, mi, ti);
-    let (bb, ba) = best(ex, mi, ti);
+    let per_token = [ti, 1 - ti].map(|t| (t, book_hash(ex, mi, t), best(ex, mi, t)));
     let mut list = String::from("[");
-    for (k, c) in changes.iter().enumerate() {
-        if k > 0 {
-            list.push(',');
+    for c in changes {
+        for (t, hash, (bb, ba)) in &per_token {
+            if list.len() > 1 {
+                list.push(',');
+            }
+            let (side, p) = c.seen_by(*t);
+            let entry = Obj::new()
+                .str("asset_id", m.spec.tokens[*t].token_id())
+                .str("price", &price(p))
+                .str("size", &size(c.size))
+                .str("side", side.as_str())
+                .str("hash", hash)
+                .str("best_bid", bb)
+                .str("best_ask", ba)
+                .end();
+            list.push_str(&entry);
         }
-        let entry = Obj::new()
-            .str("asset_id", m.spec.tokens[ti].token_id())
-            .str("price", &price(c.price))
-            .str("size", &size(c.size))
-            .str("side", c.side.as_str())
-            .str("hash", &hash)
-            .str("best_bid", &bb)
-            .str("best_ask", &ba)
-            .end();
-        list.push_str(&entry);
     }
     list.push(']');
     Obj::new()
@@ -255,7 +260,7 @@ pub(crate) fn price_change(
 /// `best_bid_ask` (a `custom_feature_enabled` event).
 pub(crate) fn best_bid_ask(ex: &Exchange, mi: usize, ti: usize, ts_ms: u64) -> String {
     let m = &ex.markets[mi];
-    let b = &m.books[ti];
+    let b = m.book.view(ti);
     let (bb, ba) = best(ex, mi, ti);
     let spread = match (b.best_bid(), b.best_ask()) {
         (Some(bid), Some(ask)) => price(ask.saturating_sub(bid)),
@@ -452,7 +457,7 @@ fn tokens_json(ex: &Exchange, mi: usize) -> Value {
     Value::Array(
         (0..2)
             .map(|ti| {
-                let b = &m.books[ti];
+                let b = m.book.view(ti);
                 let mid = match (b.best_bid(), b.best_ask()) {
                     (Some(bid), Some(ask)) => (bid + ask) / 2,
                     _ => m.last_trade[ti].map_or(500_000, |(p, _)| p),

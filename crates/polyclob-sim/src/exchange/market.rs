@@ -393,13 +393,13 @@ fn slugify(q: &str) -> String {
     out.trim_end_matches('-').to_owned()
 }
 
-/// One seeded resting order: (token index 0/1, is_bid, price micros, size micros).
-pub(crate) type SeedOrder = (usize, bool, u32, u64);
+/// One seeded resting order of the first token: (is_bid, price micros, size micros).
+pub(crate) type SeedOrder = (bool, u32, u64);
 
 /// Seeded liquidity for a market: `seed_levels` levels each side of the first token around
-/// its midpoint (snapped to the grid), one or two orders per level of 10–250 whole shares, and
-/// the mirror image on the second token (a bid at p on Yes is an ask at 1−p on No), so the two
-/// books quote consistent prices.
+/// its midpoint (snapped to the grid), one or two orders per level of 10–250 whole shares. The
+/// second token's book is their mirror image (a bid at p on Yes is an ask at 1−p on No: one
+/// book, two views).
 pub(crate) fn seed_orders(spec: &MarketSpec, rng: &mut Rng) -> Vec<SeedOrder> {
     let t = spec.tick.as_micros();
     let one = Price::SCALE;
@@ -418,8 +418,7 @@ pub(crate) fn seed_orders(spec: &MarketSpec, rng: &mut Rng) -> Vec<SeedOrder> {
             let orders = 1 + rng.below(2);
             for _ in 0..orders {
                 let size = (10 + rng.below(241)) * 1_000_000;
-                out.push((0, is_bid, price, size));
-                out.push((1, !is_bid, one - price, size));
+                out.push((is_bid, price, size));
             }
         }
     }
@@ -451,28 +450,18 @@ mod tests {
     }
 
     #[test]
-    fn seeded_books_never_cross_and_mirror() {
+    fn seeded_books_never_cross() {
         for spec in MarketSpec::defaults() {
             let mut rng = Rng::new(42, 0);
             let orders = seed_orders(&spec, &mut rng);
             assert!(!orders.is_empty());
-            let best_bid = orders
-                .iter()
-                .filter(|o| o.0 == 0 && o.1)
-                .map(|o| o.2)
-                .max()
-                .unwrap();
-            let best_ask = orders
-                .iter()
-                .filter(|o| o.0 == 0 && !o.1)
-                .map(|o| o.2)
-                .min()
-                .unwrap();
+            let best_bid = orders.iter().filter(|o| o.0).map(|o| o.1).max().unwrap();
+            let best_ask = orders.iter().filter(|o| !o.0).map(|o| o.1).min().unwrap();
             assert!(best_bid < best_ask, "{}", spec.question);
             assert!(
                 orders
                     .iter()
-                    .all(|o| spec.tick.is_on_grid(Price::new(o.2).unwrap()))
+                    .all(|o| spec.tick.is_on_grid(Price::new(o.1).unwrap()))
             );
         }
     }

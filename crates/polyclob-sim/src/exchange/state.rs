@@ -57,11 +57,11 @@ pub(crate) enum Outbound {
     },
 }
 
-/// A market with its two books.
+/// A market with its book (one for both tokens: [`Book::view`] shows each).
 #[derive(Debug)]
 pub(crate) struct MarketState {
     pub(crate) spec: MarketSpec,
-    pub(crate) books: [Book; 2],
+    pub(crate) book: Book,
     pub(crate) last_trade: [Option<(u32, Side)>; 2],
     /// Best bid/ask last announced by `best_bid_ask`, per token.
     pub(super) last_bba: [(Option<u32>, Option<u32>); 2],
@@ -173,17 +173,21 @@ impl Exchange {
             let seeds = seed_orders(&spec, &mut book_rng);
             ex.markets.push(MarketState {
                 spec,
-                books: [Book::default(), Book::default()],
+                book: Book::default(),
                 last_trade: [None, None],
                 last_bba: [(None, None); 2],
                 traded_notional: 0,
             });
-            for (ti, is_bid, price, size) in seeds {
+            // Seeded on the first token: the second's book is its mirror image.
+            let ti = 0;
+            for (is_bid, price, size) in seeds {
                 let seq = ex.next_seq;
                 ex.next_seq += 1;
                 let id = format!("0x{}", alloy_primitives::hex::encode(ex.rng.bytes32()));
                 let side = if is_bid { Side::Buy } else { Side::Sell };
-                ex.markets[mi].books[ti].insert(side, price, seq, size, &mut Vec::new());
+                ex.markets[mi]
+                    .book
+                    .insert(ti, side, price, seq, size, &mut Vec::new());
                 ex.order_ids.insert(id.clone(), seq);
                 ex.live_by_user
                     .entry(SEED_ADDRESS.to_owned())
@@ -218,7 +222,7 @@ impl Exchange {
         }
         for m in &mut ex.markets {
             for ti in 0..2 {
-                m.last_bba[ti] = (m.books[ti].best_bid(), m.books[ti].best_ask());
+                m.last_bba[ti] = (m.book.view(ti).best_bid(), m.book.view(ti).best_ask());
             }
         }
         ex
@@ -355,7 +359,7 @@ impl Exchange {
                 o.id, o.expiration
             ));
         }
-        let book = &self.markets[mi].books[ti];
+        let book = self.markets[mi].book.view(ti);
         if o.post_only && book.crosses(o.side, limit) {
             return Err("invalid post-only order: order crosses book".to_owned());
         }
@@ -455,7 +459,7 @@ impl Exchange {
         );
         let immediate = order_type.is_immediate();
         let now = now_s();
-        let book = &self.markets[mi].books[ti];
+        let book = self.markets[mi].book.view(ti);
         let killed = match order_type {
             OrderType::Fok => book.available(side, limit) < shares,
             OrderType::Fak => !book.crosses(side, limit),
@@ -465,14 +469,18 @@ impl Exchange {
         let fills = if killed {
             Vec::new()
         } else {
-            self.markets[mi].books[ti].take(side, limit, shares, &mut changes)
+            self.markets[mi]
+                .book
+                .take(ti, side, limit, shares, &mut changes)
         };
         let filled: u64 = fills.iter().map(|f| f.size).sum();
-        let notional: u64 = fills.iter().map(|f| fill_notional(f.size, f.price)).sum();
+        let notional: u64 = fills.iter().map(|f| self.taker_pusd(ti, f)).sum();
         let rest = shares - filled;
         let rests = rest > 0 && !immediate;
         if rests {
-            self.markets[mi].books[ti].insert(side, limit, seq, rest, &mut changes);
+            self.markets[mi]
+                .book
+                .insert(ti, side, limit, seq, rest, &mut changes);
         }
         let status = if rests {
             Status::Live
@@ -506,8 +514,13 @@ impl Exchange {
         }
         self.publish_price_changes(mi, ti, &changes, ts_ms);
         if let Some(last) = fills.last() {
-            self.markets[mi].last_trade[ti] = Some((last.price, side));
-            self.publish_last_trade(mi, ti, (last.price, side, filled), ts_ms);
+            let price = self.taker_price(ti, last);
+            self.markets[mi].last_trade[ti] = Some((price, side));
+            // A mint or a merge traded the other token too, at its maker's price.
+            if let Some(f) = fills.iter().rev().find(|f| self.maker_token(f) != Some(ti)) {
+                self.markets[mi].last_trade[1 - ti] = Some((f.price, side));
+            }
+            self.publish_last_trade(mi, ti, (price, side, filled), ts_ms);
         }
         if rests {
             self.publish_order_event(seq, "PLACEMENT");
@@ -602,10 +615,6 @@ impl Exchange {
             maker_done: true,
         };
         let (id, _) = self.record_trade(seqs[1], mi, taker_ti, side, &[fill], now);
-        // The trade reads from the taker's side: its token at its price.
-        if let Some(t) = self.trades.last_mut() {
-            t.price = taker_price;
-        }
         self.markets[mi].last_trade[taker_ti] = Some((taker_price, side));
         if maker_ti != taker_ti {
             self.markets[mi].last_trade[maker_ti] = Some((maker_price, maker_side));
@@ -615,14 +624,36 @@ impl Exchange {
         id
     }
 
-    /// The price of maker fill `f` of trade `t` seen from the taker's token: the fill's own
-    /// price when the maker traded the same token, its complement when the two sides met
-    /// across the market's two tokens (an RFQ mint or merge).
-    pub(crate) fn taker_view_price(&self, t: &TradeRec, f: &Fill) -> u32 {
-        match self.order_by_seq(f.maker_seq) {
-            Some(o) if o.token != t.token => Price::SCALE.saturating_sub(f.price),
+    /// The token of maker fill `f`'s order, while the order is known.
+    fn maker_token(&self, f: &Fill) -> Option<usize> {
+        self.order_by_seq(f.maker_seq).map(|o| o.token)
+    }
+
+    /// The price of maker fill `f` seen from a taker of token `ti`: the fill's own price when
+    /// the maker traded the same token, its complement when the two met across the market's
+    /// two tokens (a mint or a merge).
+    pub(crate) fn taker_price(&self, ti: usize, f: &Fill) -> u32 {
+        match self.maker_token(f) {
+            Some(t) if t != ti => Price::SCALE.saturating_sub(f.price),
             _ => f.price,
         }
+    }
+
+    /// What a taker of token `ti` pays (a buy) or receives (a sell) for maker fill `f`, in
+    /// micro-pUSD: the maker's own `size × price` floored on its token; across the tokens, the
+    /// rest of the `size` the pair mints or merges (the maker's side floored, as the ledger
+    /// settles it).
+    pub(crate) fn taker_pusd(&self, ti: usize, f: &Fill) -> u64 {
+        let maker = fill_notional(f.size, f.price);
+        match self.maker_token(f) {
+            Some(t) if t != ti => f.size.saturating_sub(maker),
+            _ => maker,
+        }
+    }
+
+    /// [`taker_price`](Self::taker_price) of a fill of trade `t`.
+    pub(crate) fn taker_view_price(&self, t: &TradeRec, f: &Fill) -> u32 {
+        self.taker_price(t.token, f)
     }
 
     /// Records a trade for `taker_seq` and updates the makers; returns (trade id, tx hash).
@@ -668,7 +699,8 @@ impl Exchange {
             }
         }
         let size = fills.iter().map(|f| f.size).sum();
-        let price = fills.last().map_or(0, |f| f.price);
+        // The trade reads from the taker's side: its token, the last fill's price there.
+        let price = fills.last().map_or(0, |f| self.taker_price(ti, f));
         self.markets[mi].traded_notional = fills
             .iter()
             .map(|f| f.size.saturating_mul(u64::from(f.price)) / 1_000_000)
@@ -776,7 +808,9 @@ impl Exchange {
             set.remove(&seq);
         }
         let mut changes = Vec::new();
-        self.markets[mi].books[ti].remove(side, price, seq, &mut changes);
+        self.markets[mi]
+            .book
+            .remove(ti, side, price, seq, &mut changes);
         self.publish_price_changes(mi, ti, &changes, now_ms());
         self.publish_order_event(seq, "CANCELLATION");
         // A house order no kept trade names is forgotten.

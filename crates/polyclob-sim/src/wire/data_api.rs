@@ -377,7 +377,7 @@ impl Pos {
 
     fn mark(&self, ex: &Exchange) -> i128 {
         let m = &ex.markets[self.market];
-        let b = &m.books[self.token];
+        let b = m.book.view(self.token);
         let p = match (b.best_bid(), b.best_ask()) {
             (Some(bid), Some(ask)) => (bid + ask) / 2,
             _ => m.last_trade[self.token].map_or(0, |(p, _)| p),

@@ -423,7 +423,7 @@ fn market_reward(shared: &Shared, ex: &Exchange, mi: usize) -> Value {
 }
 
 fn midpoint(ex: &Exchange, mi: usize, ti: usize) -> Option<u32> {
-    let b = &ex.markets[mi].books[ti];
+    let b = ex.markets[mi].book.view(ti);
     match (b.best_bid(), b.best_ask()) {
         (Some(bid), Some(ask)) => Some(bid / 2 + ask / 2 + (bid % 2 + ask % 2) / 2),
         (Some(p), None) | (None, Some(p)) => Some(p),

@@ -64,7 +64,7 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
         "/price" if get => price(shared, &query),
         "/prices" if post => batch(shared, body, |ex, mi, ti, item| {
             let side = item.get("side").and_then(Value::as_str).unwrap_or("BUY");
-            let b = &ex.markets[mi].books[ti];
+            let b = ex.markets[mi].book.view(ti);
             let p = if side == "SELL" {
                 b.best_ask()
             } else {
@@ -374,7 +374,7 @@ fn price(shared: &Shared, query: &[(String, String)]) -> Resp {
     };
     // Live exchange: side=BUY answers the best bid, side=SELL the best ask.
     with_token(shared, query, |ex, mi, ti| {
-        let b = &ex.markets[mi].books[ti];
+        let b = ex.markets[mi].book.view(ti);
         let p = match side {
             Side::Buy => b.best_bid(),
             Side::Sell => b.best_ask(),
@@ -390,7 +390,7 @@ fn price(shared: &Shared, query: &[(String, String)]) -> Resp {
 }
 
 fn midpoint(ex: &Exchange, mi: usize, ti: usize) -> String {
-    let b = &ex.markets[mi].books[ti];
+    let b = ex.markets[mi].book.view(ti);
     match (b.best_bid(), b.best_ask()) {
         // Every tick is a multiple of 100 micro-units, so the mean is a whole micro-unit.
         (Some(bid), Some(ask)) => events::price(((u64::from(bid) + u64::from(ask)) / 2) as u32),
@@ -400,7 +400,7 @@ fn midpoint(ex: &Exchange, mi: usize, ti: usize) -> String {
 }
 
 fn spread(ex: &Exchange, mi: usize, ti: usize) -> String {
-    let b = &ex.markets[mi].books[ti];
+    let b = ex.markets[mi].book.view(ti);
     match (b.best_bid(), b.best_ask()) {
         (Some(bid), Some(ask)) => events::price(ask.saturating_sub(bid)),
         _ => "0".to_owned(),

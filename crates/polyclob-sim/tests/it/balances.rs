@@ -440,23 +440,35 @@ async fn data_api_agrees_with_the_fills_under_the_crowd() {
                 .as_str()
                 .unwrap()
                 .eq_ignore_ascii_case(&user);
+            // The maker's pUSD at its own price, floored; a maker on the other token met the
+            // taker in a mint or a merge: the taker's price is the complement, its pUSD the
+            // rest of the pair's one pUSD a share.
+            let maker_pusd = size * price / u128::from(S);
+            let crossed = mo["asset_id"] != t["asset_id"];
+            let (taker_price, taker_pusd) = if crossed {
+                (u128::from(S) - price, size - maker_pusd)
+            } else {
+                (price, maker_pusd)
+            };
             let mut legs = Vec::new();
             if taker {
-                legs.push((t["side"].as_str().unwrap(), t["asset_id"].as_str().unwrap()));
+                let leg = (t["side"].as_str().unwrap(), t["asset_id"].as_str().unwrap());
+                legs.push((leg, taker_price, taker_pusd));
                 as_taker += 1;
             }
             if mine {
-                legs.push((
+                let leg = (
                     mo["side"].as_str().unwrap(),
                     mo["asset_id"].as_str().unwrap(),
-                ));
+                );
+                legs.push((leg, price, maker_pusd));
                 as_maker += 1;
             }
             // The ledger books each fill's buyer before its seller.
-            legs.sort_by_key(|(side, _)| *side != "BUY");
-            for (side, token) in legs {
+            legs.sort_by_key(|((side, _), ..)| *side != "BUY");
+            for ((side, token), price, pusd) in legs {
                 let o = book.entry(token.to_owned()).or_default();
-                let notional = i128::try_from(size * price / u128::from(S)).unwrap();
+                let notional = i128::try_from(pusd).unwrap();
                 if side == "BUY" {
                     o.held += size;
                     o.shares += size;

@@ -13,6 +13,7 @@ mod crowd;
 mod faults;
 mod gamma_data;
 mod layers;
+mod matching;
 mod mixed_feed;
 mod order_builder;
 mod polybolt;
