@@ -291,7 +291,7 @@ pub(crate) fn last_trade_price(
     Obj::new()
         .str("asset_id", m.spec.tokens[ti].token_id())
         .str("event_type", "last_trade_price")
-        .str("fee_rate_bps", "0")
+        .str("fee_rate_bps", &fee_rate_bps(&m.spec, true))
         .str("market", &m.spec.condition_id)
         .str("price", &price(p))
         .str("side", side.as_str())
@@ -359,7 +359,7 @@ fn maker_orders(ex: &Exchange, t: &TradeRec) -> Vec<Value> {
                 "maker_address": o.maker_address,
                 "matched_amount": size(f.size),
                 "price": price(f.price),
-                "fee_rate_bps": "0",
+                "fee_rate_bps": fee_rate_bps(&m.spec, false),
                 "asset_id": m.spec.tokens[o.token].token_id(),
                 "outcome": m.spec.tokens[o.token].outcome(),
                 "side": o.side.as_str(),
@@ -383,7 +383,7 @@ pub(crate) fn user_trade(ex: &Exchange, t: &TradeRec, status: &str, is_taker: bo
         "side": t.side.as_str(),
         "size": size(t.size),
         "price": price(t.price),
-        "fee_rate_bps": "0",
+        "fee_rate_bps": fee_rate_bps(&m.spec, true),
         "status": status,
         "outcome": m.spec.tokens[t.token].outcome(),
         "owner": owner,
@@ -436,7 +436,7 @@ pub(crate) fn trade(ex: &Exchange, t: &TradeRec, user: &str) -> Value {
         "asset_id": m.spec.tokens[t.token].token_id(),
         "side": t.side.as_str(),
         "size": size(t.size),
-        "fee_rate_bps": "0",
+        "fee_rate_bps": fee_rate_bps(&m.spec, true),
         "price": price(t.price),
         "status": t.status,
         "match_time": t.match_time.to_string(),
@@ -498,8 +498,8 @@ pub(crate) fn market(ex: &Exchange, mi: usize) -> Value {
         "game_start_time": null,
         "seconds_delay": 0,
         "fpmm": "",
-        "maker_base_fee": 0,
-        "taker_base_fee": 0,
+        "maker_base_fee": base_fee_bps(s),
+        "taker_base_fee": base_fee_bps(s),
         "notifications_enabled": false,
         "neg_risk": s.neg_risk,
         "neg_risk_market_id": s.neg_risk_market_id,
@@ -527,6 +527,43 @@ pub(crate) fn simplified_market(ex: &Exchange, mi: usize) -> Value {
     })
 }
 
+/// The `fee_rate_bps` of a trade row for its taker (`taker`) or a maker: the schedule's rate
+/// in basis points (0.05 is `"500"`) for whoever pays on a fee-enabled market, `"0"` otherwise
+/// (the docs' reading; a live capture has shown `"0"` on a charged trade, so the README tells
+/// bots to read fees from balances and the Data API).
+pub(crate) fn fee_rate_bps(s: &MarketSpec, taker: bool) -> String {
+    match s.fees {
+        Some(f) if taker || !f.taker_only() => (f.rate().as_micros() / 100).to_string(),
+        _ => "0".to_owned(),
+    }
+}
+
+/// The `base_fee` the venue answers for a market (`/fee-rate`, `maker_base_fee`,
+/// `taker_base_fee`, `mbf`, `tbf`): 1000 on every fee-charging market, 0 on fee-free ones (the
+/// V1 fee authorization, not the rate charged; Polymarket's py-clob-client-v2 #107, #110).
+pub(crate) fn base_fee_bps(s: &MarketSpec) -> u64 {
+    if s.fees.is_some() { 1000 } else { 0 }
+}
+
+/// A market's `fd`: the schedule's rate, exponent and taker-only flag, all zero when fee-free.
+fn fee_curve(s: &MarketSpec) -> Value {
+    match s.fees {
+        Some(f) => json!({
+            "r": decimal(f.rate()),
+            "e": f.exponent(),
+            "to": f.taker_only(),
+        }),
+        None => json!({"r": 0, "e": 0, "to": false}),
+    }
+}
+
+/// A fraction as the JSON number the venue sends (`0.05`).
+pub(crate) fn decimal(p: Price) -> Value {
+    p.to_string()
+        .parse::<f64>()
+        .map_or(Value::Null, |f| json!(f))
+}
+
 /// The compact `/clob-markets/{condition_id}` object.
 pub(crate) fn clob_market(ex: &Exchange, mi: usize) -> Value {
     let s = &ex.markets[mi].spec;
@@ -536,9 +573,9 @@ pub(crate) fn clob_market(ex: &Exchange, mi: usize) -> Value {
         "mts": s.tick.as_str().parse::<f64>().unwrap_or(0.01),
         "mos": s.min_order_size.to_string().parse::<f64>().unwrap_or(5.0),
         "nr": s.neg_risk,
-        "fd": {"r": 0, "e": 0, "to": false},
-        "mbf": 0,
-        "tbf": 0,
+        "fd": fee_curve(s),
+        "mbf": base_fee_bps(s),
+        "tbf": base_fee_bps(s),
         "rfqe": s.rfq,
         "v": s.protocol().as_str(),
     })

@@ -2,7 +2,7 @@
 //! shipped with the crate, and the seeded initial liquidity of their books.
 
 use polyclob::fixed::{Price, Size};
-use polyclob::types::TickSize;
+use polyclob::types::{FeeSchedule, TickSize};
 
 use super::rng::Rng;
 
@@ -72,6 +72,9 @@ pub struct MarketSpec {
     pub(crate) mid: Price,
     pub(crate) seed_levels: u32,
     pub(crate) rfq: bool,
+    pub(crate) fees: Option<FeeSchedule>,
+    /// Gamma's `feeType` (`"crypto_fees"`, …), passed through; empty when not given.
+    pub(crate) fee_type: String,
 }
 
 impl MarketSpec {
@@ -102,7 +105,38 @@ impl MarketSpec {
             mid: Price::new(500_000).unwrap_or(Price::ZERO),
             seed_levels: 5,
             rfq: true,
+            fees: None,
+            fee_type: String::new(),
         }
+    }
+
+    /// Makes the market fee-enabled with `schedule`: every trade's taker pays
+    /// [`FeeSchedule::taker_fee`] (in pUSD, on top of a buy, out of a sell's proceeds), makers
+    /// too when the schedule is not taker-only, and makers accrue rebates at its rebate rate;
+    /// the CLOB answers `/fee-rate` with `base_fee` 1000, `fd` with the schedule, taker trade
+    /// rows carry the rate in `fee_rate_bps`, Gamma says `feesEnabled` with its
+    /// `feeSchedule`. Default is none: the market is fee-free (`feesEnabled` false, `fd` all
+    /// zero, `/fee-rate` 0, no fee charged).
+    ///
+    /// ```
+    /// use polyclob::types::FeeSchedule;
+    /// use polyclob_sim::MarketSpec;
+    ///
+    /// let p = |s: &str| s.parse().unwrap();
+    /// let crypto = FeeSchedule::new(p("0.07"), 1, true, Some(p("0.2"))).unwrap();
+    /// let m = MarketSpec::binary("0xabc", "BTC up?", ["1", "2"]).fees(crypto);
+    /// assert_eq!(m.fee_schedule(), Some(crypto));
+    /// ```
+    #[must_use]
+    pub fn fees(mut self, schedule: FeeSchedule) -> Self {
+        self.fees = Some(schedule);
+        self
+    }
+
+    /// The market's fee schedule, `None` when it is fee-free.
+    #[must_use]
+    pub fn fee_schedule(&self) -> Option<FeeSchedule> {
+        self.fees
     }
 
     /// Sets the tick size. Default is 0.01.
@@ -362,6 +396,7 @@ fn parse_market(m: &serde_json::Value) -> Result<MarketSpec, String> {
     let mid =
         Price::parse(mid_s.as_bytes()).map_err(|e| format!("token price {mid_s:?}: {e:?}"))?;
     let question = s("question")?;
+    let fees = parse_fees(m)?;
     Ok(MarketSpec {
         condition_id: s("condition_id")?,
         question_id: s("question_id").unwrap_or_default(),
@@ -378,7 +413,60 @@ fn parse_market(m: &serde_json::Value) -> Result<MarketSpec, String> {
         mid,
         seed_levels: 5,
         rfq: m.get("rfqe").and_then(|v| v.as_bool()).unwrap_or(true),
+        fees,
+        fee_type: s("fee_type").unwrap_or_default(),
     })
+}
+
+/// A market's fees in the markets file, with the venue's own field names (the `new_market`
+/// event's): `"fees_enabled": true` and `"fee_schedule": {"rate": "0.03", "exponent": 1,
+/// "taker_only": true, "rebate_rate": "0.25"}` (rates as decimal strings or JSON numbers, read
+/// exactly; `taker_only` defaults to true, `rebate_rate` to unknown). `fees_enabled` false or
+/// absent is a fee-free market, whatever the schedule says.
+fn parse_fees(m: &serde_json::Value) -> Result<Option<FeeSchedule>, String> {
+    if !m
+        .get("fees_enabled")
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false)
+    {
+        return Ok(None);
+    }
+    let f = m
+        .get("fee_schedule")
+        .filter(|f| f.is_object())
+        .ok_or("`fees_enabled` without a `fee_schedule` object")?;
+    let fraction = |k: &str| -> Result<Option<Price>, String> {
+        let Some(v) = f.get(k).filter(|v| !v.is_null()) else {
+            return Ok(None);
+        };
+        let text = match v {
+            serde_json::Value::String(t) => t.clone(),
+            serde_json::Value::Number(n) => n.to_string(),
+            _ => return Err(format!("fee_schedule.{k}: expected a decimal, got {v}")),
+        };
+        Price::parse(text.as_bytes())
+            .map(Some)
+            .map_err(|e| format!("fee_schedule.{k} {text:?}: {e}"))
+    };
+    let rate = fraction("rate")?.ok_or("fee_schedule.rate is missing")?;
+    let exponent = match f.get("exponent") {
+        None => 1,
+        Some(v) => v
+            .as_u64()
+            .or_else(|| v.as_str().and_then(|t| t.parse().ok()))
+            .and_then(|e| u32::try_from(e).ok())
+            .ok_or_else(|| format!("fee_schedule.exponent: expected a whole number, got {v}"))?,
+    };
+    let taker_only = match f.get("taker_only") {
+        None => true,
+        Some(v) => v
+            .as_bool()
+            .ok_or_else(|| format!("fee_schedule.taker_only: expected a bool, got {v}"))?,
+    };
+    let rebate = fraction("rebate_rate")?;
+    FeeSchedule::new(rate, exponent, taker_only, rebate)
+        .map(Some)
+        .ok_or_else(|| format!("fee_schedule.exponent {exponent}: expected 1 to 4"))
 }
 
 fn slugify(q: &str) -> String {
@@ -437,6 +525,56 @@ mod tests {
         assert!(m[3].position_ids);
         assert_eq!(m[1].tick, TickSize::Thousandth);
         assert_eq!(m[0].tokens[0].token_id.len(), 77);
+    }
+
+    #[test]
+    fn fees_read_the_venues_field_names() {
+        let market = |fees: &str| {
+            format!(
+                r#"[{{"condition_id":"0x1","question":"q","minimum_tick_size":"0.01",
+                "minimum_order_size":"5","tokens":[{{"token_id":"1","outcome":"Yes"}},
+                {{"token_id":"2","outcome":"No"}}]{fees}}}]"#
+            )
+        };
+        let read = |fees: &str| parse_markets(&market(fees)).map(|m| m[0].fees);
+        let p = |s: &str| Price::parse(s.as_bytes()).unwrap();
+        assert_eq!(read(""), Ok(None));
+        assert_eq!(
+            read(
+                r#","fees_enabled":true,"fee_type":"sports_fees_v2","fee_schedule":{"rate":"0.03","exponent":1,"taker_only":true,"rebate_rate":0.25}"#
+            ),
+            Ok(FeeSchedule::new(p("0.03"), 1, true, Some(p("0.25"))))
+        );
+        assert_eq!(
+            read(r#","fees_enabled":false,"fee_schedule":{"rate":"0.03"}"#),
+            Ok(None)
+        );
+        for (fees, says) in [
+            (r#","fees_enabled":true"#, "without a `fee_schedule`"),
+            (
+                r#","fees_enabled":true,"fee_schedule":{}"#,
+                "rate is missing",
+            ),
+            (
+                r#","fees_enabled":true,"fee_schedule":{"rate":"1.5"}"#,
+                "fee_schedule.rate",
+            ),
+            (
+                r#","fees_enabled":true,"fee_schedule":{"rate":0.03,"exponent":1.5}"#,
+                "exponent",
+            ),
+            (
+                r#","fees_enabled":true,"fee_schedule":{"rate":0.03,"exponent":9}"#,
+                "1 to 4",
+            ),
+            (
+                r#","fees_enabled":true,"fee_schedule":{"rate":0.03,"taker_only":"yes"}"#,
+                "taker_only",
+            ),
+        ] {
+            let e = read(fees).unwrap_err();
+            assert!(e.contains(says), "{fees}: {e}");
+        }
     }
 
     #[test]

@@ -25,6 +25,11 @@ pub(crate) struct TradeRec {
     /// maker's price across the tokens): where the taker's sweep stopped.
     pub(crate) price: u32,
     pub(crate) fills: Vec<Fill>,
+    /// The taker's fee in micro-pUSD ([`FeeSchedule::taker_fee`] of the fills at the taker's
+    /// prices; zero on a fee-free market).
+    ///
+    /// [`FeeSchedule::taker_fee`]: polyclob::types::FeeSchedule::taker_fee
+    pub(crate) fee: u64,
     pub(crate) match_time: u64,
     pub(crate) status: &'static str,
     pub(crate) tx_hash: String,

@@ -10,7 +10,8 @@
 //! up here at once: one row per order fill (the taker's, and with `taker_only=false` each
 //! maker's). Positions come from the ledger the fills settle on: the balance held, the
 //! fill-weighted average entry price of the shares bought and still held (average-cost
-//! method), and realized PnL.
+//! method, polyclob's `CostBasis`), their entry cost and the buy fees attributed to them
+//! (`entry_fees_usdc`; `total_cost_usdc` is both), and realized PnL net of fees.
 //! Wallets are the orders' `maker` addresses (the funder; the signer for EOA orders); a
 //! `user` filter matches either the maker or the signer.
 
@@ -28,7 +29,6 @@ use super::http::{error_response, json_response, parse_query, q};
 use super::shared::Shared;
 use crate::exchange::state::Exchange;
 use crate::scenario::drift::Drift;
-use polyclob::fixed::Price;
 use polyclob::types::Side;
 
 type Resp = Response<Full<Bytes>>;
@@ -360,8 +360,10 @@ struct Pos {
     held: i128,
     /// Fill-weighted average price of the shares bought and still held (micro-pUSD).
     avg: i128,
-    /// Cost basis of the shares bought and still held (micro-pUSD).
+    /// Cost basis of the shares bought and still held (micro-pUSD), fees apart.
     cost: i128,
+    /// The buy fees attributed to the shares held (micro-pUSD).
+    fees: i128,
     bought: i128,
     realized: i128,
 }
@@ -406,10 +408,12 @@ impl Pos {
             "avg_price": num(self.avg_price()),
             "current_price": num(self.mark(ex)),
             "entry_cost_usdc": num(self.cost.max(0)),
+            "entry_fees_usdc": num(self.fees),
+            "total_cost_usdc": num(self.cost.max(0) + self.fees),
             "current_value": num(value),
             "total_bought": num(self.bought),
             "realized_pnl": num(self.realized),
-            "unrealized_pnl": num(value - self.cost.max(0)),
+            "unrealized_pnl": num(value - self.cost.max(0) - self.fees),
             "redeemable": false,
             "mergeable": false,
             "negative_risk": s.neg_risk,
@@ -450,10 +454,11 @@ fn positions(ex: &Exchange) -> Vec<Pos> {
                 market,
                 token,
                 held: micros(held),
-                avg: micros(basis.avg_price()),
-                cost: micros(basis.cost / u128::from(Price::SCALE)),
-                bought: micros(basis.bought),
-                realized: basis.realized / i128::from(Price::SCALE),
+                avg: basis.avg_price().map_or(0, |p| i128::from(p.as_micros())),
+                cost: basis.cost().floor_micros().map_or(i128::MAX, i128::from),
+                fees: i128::from(basis.fees().as_micros()),
+                bought: i128::from(basis.bought().as_micros()),
+                realized: i128::from(basis.realized().as_micros()),
             },
         );
     }

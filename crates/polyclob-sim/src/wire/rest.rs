@@ -88,7 +88,7 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
         "/neg-risk" if get => with_token(shared, &query, |ex, mi, _| {
             ok(&json!({"neg_risk": ex.markets[mi].spec.neg_risk}))
         }),
-        "/fee-rate" if get => with_token(shared, &query, |_, _, _| ok(&json!({"base_fee": 0}))),
+        "/fee-rate" if get => with_token(shared, &query, |ex, mi, _| fee_rate(ex, mi)),
         "/last-trade-price" if get => {
             with_token(shared, &query, |ex, mi, ti| ok(&last_trade(ex, mi, ti)))
         }
@@ -282,6 +282,11 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
                     };
                 }
             }
+            // The docs' path form of `/fee-rate?token_id=`.
+            if let Some(token) = path.strip_prefix("/fee-rate/").filter(|_| get) {
+                let query = [("token_id".to_owned(), token.to_owned())];
+                return with_token(shared, &query, |ex, mi, _| fee_rate(ex, mi));
+            }
             if let Some(rest) = path.strip_prefix("/clob-markets/") {
                 if get {
                     let ex = shared.ex();
@@ -347,6 +352,12 @@ fn prices_history(shared: &Shared, query: &[(String, String)]) -> Resp {
         .map(|(mi, ti)| super::data_api::price_points(&ex, mi, ti))
         .unwrap_or_default();
     ok(&json!({ "history": history }))
+}
+
+/// `GET /fee-rate`: `base_fee`, the V1 fee authorization the venue still answers, 1000 on
+/// every fee-charging market and 0 on fee-free ones (not the rate charged: that is `fd`).
+fn fee_rate(ex: &Exchange, mi: usize) -> Resp {
+    ok(&json!({"base_fee": events::base_fee_bps(&ex.markets[mi].spec)}))
 }
 
 fn with_token(

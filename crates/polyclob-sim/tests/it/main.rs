@@ -11,6 +11,7 @@ mod balances;
 mod binary;
 mod crowd;
 mod faults;
+mod fees;
 mod gamma_data;
 mod layers;
 mod matching;
