@@ -11,7 +11,8 @@
 //! maker's). Positions come from the ledger the fills settle on: the balance held, the
 //! fill-weighted average entry price of the shares bought and still held (average-cost
 //! method, polyclob's `CostBasis`), their entry cost and the buy fees attributed to them
-//! (`entry_fees_usdc`; `total_cost_usdc` is both), and realized PnL net of fees.
+//! (`entry_fees_usdc`; `total_cost_usdc` is both), and realized PnL net of fees. Activity
+//! lists the maker rebates paid (`MAKER_REBATE`) beside the trades, filtered by `type`.
 //! Wallets are the orders' `maker` addresses (the funder; the signer for EOA orders); a
 //! `user` filter matches either the maker or the signer.
 
@@ -27,6 +28,7 @@ use serde_json::{Value, json};
 
 use super::http::{error_response, json_response, parse_query, q};
 use super::shared::Shared;
+use crate::exchange::rebates::Payout;
 use crate::exchange::state::Exchange;
 use crate::scenario::drift::Drift;
 use polyclob::types::Side;
@@ -105,8 +107,15 @@ pub(crate) fn route(shared: &Shared, parts: &Parts) -> Option<Resp> {
             let taker_only = !activity && q(&query, "taker_only") != Some("false");
             let side =
                 q(&query, "side").and_then(|s| Side::parse(s.to_ascii_uppercase().as_bytes()));
-            let mut rows: Vec<Value> = fills(&ex)
+            let kinds = match activity.then(|| q(&query, "type")).flatten().map(kinds) {
+                Some(Ok(k)) => Some(k),
+                Some(Err(e)) => return Some(bad(&e)),
+                None => None,
+            };
+            let wants = |kind: &str| kinds.as_ref().is_none_or(|k| k.iter().any(|x| x == kind));
+            let mut rows: Vec<(u64, Value)> = fills(&ex)
                 .into_iter()
+                .filter(|_| wants("TRADE"))
                 .filter(|f| !taker_only || f.taker)
                 .filter(|f| {
                     user.as_deref()
@@ -114,8 +123,19 @@ pub(crate) fn route(shared: &Shared, parts: &Parts) -> Option<Resp> {
                 })
                 .filter(|f| in_market(f.market))
                 .filter(|f| side.is_none_or(|s| f.side == s))
-                .map(|f| f.to_json(&ex, activity))
+                .map(|f| (f.time, f.to_json(&ex, activity)))
                 .collect();
+            if activity && wants("MAKER_REBATE") && side.is_none() {
+                let mine = |p: &&Payout| user.as_deref() == Some(p.wallet.as_str());
+                let rebates = ex.rebates.payouts.iter().filter(mine);
+                rows.extend(
+                    rebates
+                        .filter(|p| in_market(p.market))
+                        .map(|p| (p.time, rebate_row(&ex, p))),
+                );
+                rows.sort_by_key(|(t, _)| *t); // stable: trades keep their order
+            }
+            let mut rows: Vec<Value> = rows.into_iter().map(|(_, v)| v).collect();
             rows.reverse(); // newest first
             page(rows, &query)
         }
@@ -236,6 +256,58 @@ fn num(micros: i128) -> Value {
     let a = micros.unsigned_abs();
     let text = format!("{sign}{}.{:06}", a / 1_000_000, a % 1_000_000);
     text.parse::<f64>().map_or(Value::Null, |f| json!(f))
+}
+
+/// The activity `type`s the v2 feed takes (docs: "List account activity"); another is a 400.
+const ACTIVITY_TYPES: [&str; 14] = [
+    "TRADE",
+    "SPLIT",
+    "MERGE",
+    "REDEEM",
+    "CONVERSION",
+    "MIGRATION",
+    "REWARD",
+    "YIELD",
+    "MAKER_REBATE",
+    "TAKER_REBATE",
+    "REFERRAL_REWARD",
+    "DEPOSIT",
+    "WITHDRAWAL",
+    "TIP",
+];
+
+/// A `type` filter: a comma-separated list of [`ACTIVITY_TYPES`].
+fn kinds(text: &str) -> Result<Vec<String>, String> {
+    text.split(',')
+        .map(|k| k.trim().to_ascii_uppercase())
+        .map(|k| {
+            if ACTIVITY_TYPES.contains(&k.as_str()) {
+                Ok(k)
+            } else {
+                Err(format!(
+                    "invalid type {k:?}: expected one of {}",
+                    ACTIVITY_TYPES.join(", ")
+                ))
+            }
+        })
+        .collect()
+}
+
+/// A paid maker rebate as an activity row.
+fn rebate_row(ex: &Exchange, p: &Payout) -> Value {
+    let s = &ex.markets[p.market].spec;
+    json!({
+        "proxy_wallet": p.wallet,
+        "timestamp": p.time,
+        "type": "MAKER_REBATE",
+        "condition_id": s.condition_id,
+        "size": num(i128::from(p.amount)),
+        "usdc_size": num(i128::from(p.amount)),
+        "title": s.question,
+        "slug": s.slug,
+        "event_slug": s.slug,
+        "transaction_hash": p.tx_hash,
+    })
 }
 
 /// One order's share of a trade.

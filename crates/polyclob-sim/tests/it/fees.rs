@@ -315,11 +315,43 @@ async fn maker_rebates_appear_where_the_venue_shows_them() {
     );
     assert_eq!(get(&sim, &bad).await.0, 400);
 
-    // The payout: B is paid, C (below $1) is not.
+    // The payout: B is paid, C (below $1) is not; the row is B's activity.
     assert_eq!(sim.pay_rebates(), 3_125_000);
     assert_eq!(pusd(&sim, b.address()), 500_000_000 + 3_125_000);
     assert_eq!(pusd(&sim, c.address()), 64_000_000);
     assert_eq!(sim.pay_rebates(), 0, "paid once");
+    let (s, v) = data(
+        &sim,
+        &format!("/v2/activity?user={:#x}&type=MAKER_REBATE", b.address()),
+    )
+    .await;
+    assert_eq!(s, 200, "{v}");
+    let rows = v["data"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{v}");
+    assert_eq!(rows[0]["type"], "MAKER_REBATE");
+    assert_eq!(micros(&rows[0]["usdc_size"]), 3_125_000);
+    assert_eq!(rows[0]["condition_id"], m.condition_id());
+    let (_, v) = data(
+        &sim,
+        &format!(
+            "/v2/activity?user={:#x}&type=TRADE,MAKER_REBATE",
+            b.address()
+        ),
+    )
+    .await;
+    assert_eq!(v["data"].as_array().unwrap().len(), 2);
+    let (_, v) = data(
+        &sim,
+        &format!("/v2/activity?user={:#x}&type=TRADE", b.address()),
+    )
+    .await;
+    assert_eq!(v["data"].as_array().unwrap().len(), 1);
+    let (s, _) = data(
+        &sim,
+        &format!("/v2/activity?user={:#x}&type=BOGUS", b.address()),
+    )
+    .await;
+    assert_eq!(s, 400);
     let (_, rows) = get(&sim, &report(c.address())).await;
     assert_eq!(rows[0]["rebated_fees_usdc"], "0.4", "still accrued");
 }
