@@ -341,7 +341,19 @@ impl MarketSpec {
     }
 }
 
-/// Parses a JSON array of market objects (the shape of `src/data/markets.json`).
+/// Parses a JSON array of market objects (the shape of `src/data/markets.json`: the CLOB
+/// market's snake_case vocabulary). A fee-enabled market adds the venue's own fee fields, as
+/// the `new_market` event spells them:
+///
+/// ```
+/// let json = r#"[{"condition_id":"0x01","question":"Q","minimum_tick_size":"0.01",
+///   "minimum_order_size":"5","tokens":[{"token_id":"1","outcome":"Yes"},{"token_id":"2","outcome":"No"}],
+///   "fees_enabled":true,"fee_type":"sports_fees_v2",
+///   "fee_schedule":{"rate":"0.03","exponent":1,"taker_only":true,"rebate_rate":"0.25"}}]"#;
+/// let markets = polyclob_sim::parse_markets(json)?;
+/// assert_eq!(markets[0].fee_schedule().unwrap().rate().to_string(), "0.03");
+/// # Ok::<(), String>(())
+/// ```
 ///
 /// # Errors
 /// A message naming the first missing or malformed field.
