@@ -417,6 +417,9 @@ fn pnl_counts_confirmed_legs_once_with_their_fees() {
     t.on_trade(&trade("unknown", "CONFIRMED", "4"));
     let pos = t.position(ASSET).unwrap();
     assert!(pos.fees_unknown);
-    assert_eq!((pos.basis.held(), pos.basis.fees()), (q("24"), q("0.24375")));
+    assert_eq!(
+        (pos.basis.held(), pos.basis.fees()),
+        (q("24"), q("0.24375"))
+    );
     assert_eq!(pos.held(), Some(q("24")));
 }

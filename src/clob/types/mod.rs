@@ -23,6 +23,6 @@ pub use order::{
     TradeStatus, TraderSide,
 };
 pub use rewards::{
-    AssetEarning, CurrentReward, MarketReward, RewardConfig, RewardPercentages, RewardToken,
-    TotalEarning, UserEarning, UserMarketEarning,
+    AssetEarning, CurrentReward, MakerRebate, MarketReward, RewardConfig, RewardPercentages,
+    RewardToken, TotalEarning, UserEarning, UserMarketEarning,
 };

@@ -253,4 +253,41 @@ async fn tracker_pnl_equals_the_data_api_pnl_to_the_micro_unit() {
     );
     assert!(!fees_paid.is_zero(), "fees were paid on the shares held");
     assert_eq!(sim.settlement_failures(), 0);
+
+    // The venue's report of the day's maker rebates is the client's arithmetic on the
+    // account's confirmed maker fills, market by market.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap();
+    let today = polyclob::types::Timestamp::from_secs(now.as_secs())
+        .unwrap()
+        .to_string();
+    let today = &today[..10];
+    let (rebates, skipped) = account
+        .client()
+        .current_rebates(today, &maker)
+        .await
+        .unwrap();
+    assert!(skipped.is_empty() && !rebates.is_empty());
+    for m in &markets {
+        let tokens = [m.tokens()[0].token_id(), m.tokens()[1].token_id()];
+        let fills: Vec<(Price, Size)> = tracker
+            .fills()
+            .filter(|(f, s)| **s == TradeStatus::Confirmed && tokens.contains(&f.asset_id.as_str()))
+            .filter(|(f, _)| {
+                !trades
+                    .iter()
+                    .any(|t| t.id == f.trade_id && t.taker_order_id == f.order_id)
+            })
+            .map(|(f, _)| (f.price, f.size))
+            .collect();
+        let want = fees.maker_rebate(fills).unwrap();
+        let row = rebates.iter().find(|r| r.condition_id == m.condition_id());
+        assert_eq!(
+            row.map_or(Size::ZERO, |r| r.rebated_fees),
+            want,
+            "{}",
+            m.condition_id()
+        );
+    }
 }
