@@ -107,7 +107,8 @@
 //! |---|---|
 //! | health | `GET /`, `/ok`, `/time`, `/version` |
 //! | markets | `GET /markets`, `/simplified-markets`, `/sampling-markets`, `/sampling-simplified-markets` (cursor pages `MA==` … `LTE=`), `/markets/{condition_id}`, `/clob-markets/{condition_id}`, `/markets-by-token/{token_id}` |
-//! | prices | `GET /book` (levels worst-first), `POST /books`, `GET /price`, `POST /prices`, `GET /midpoint`, `POST /midpoints`, `GET /spread`, `POST /spreads`, `/tick-size`, `/neg-risk`, `/fee-rate`, `/last-trade-price`, `/last-trades-prices`, `/prices-history` (the token's taker fills) |
+//! | prices | `GET /book` (levels worst-first), `POST /books`, `GET /price`, `POST /prices`, `GET /midpoint`, `POST /midpoints`, `GET /spread`, `POST /spreads`, `/tick-size`, `/neg-risk`, `/fee-rate` (and `/fee-rate/{token_id}`), `/last-trade-price`, `/last-trades-prices`, `/prices-history` (the token's taker fills) |
+//! | fees (public) | `/fee-rate` `base_fee` and `/clob-markets` `fd` from the market's schedule ([`MarketSpec::fees`]); `GET /rebates/current` (a maker's rebates of a day) |
 //! | keys (L1) | `POST /auth/api-key`, `GET /auth/derive-api-key` (deterministic per address, nonce and seed); `GET /auth/api-keys` (L2) |
 //! | trading (L2) | `POST /order`, `POST /orders` (≤ 15), `DELETE /order`, `/orders` (≤ 1000 ids), `/cancel-all`, `/cancel-market-orders` |
 //! | account (L2) | `GET /balance-allowance` (and `/update`; `asset_type=COLLATERAL` or `CONDITIONAL` with `token_id`, `signature_type` 0/1/2 picks EOA/proxy/Safe), `GET /data/orders` (`asset_id` needs `market`), `/data/order/{id}`, `/data/trades` (cursor pages), `POST /v1/heartbeats` (chained ids; silence for the heartbeat timeout cancels all the user's orders) |
@@ -199,6 +200,13 @@
 //!   (`type=WALLET`) reports it; a `/submit` repeating an `Idempotency-Key` gets the first
 //!   executed answer (the same body) or `422` (another body). Whether the live `/submit`
 //!   honours that header is not documented.
+//! - Fees, on markets given a schedule ([`MarketSpec::fees`]): the taker pays
+//!   `shares × rate × (p(1−p))^exponent` per trade, floored to 0.00001 pUSD, in pUSD (on top of
+//!   a buy, out of a sell's proceeds; polyclob's `FeeSchedule::taker_fee`); makers accrue a
+//!   `rebateRate` share of the fees their fills carried, reported by `/rebates/current` and paid
+//!   daily ([`SimHandle::pay_rebates`]) as `MAKER_REBATE` activity. The README lists what is
+//!   assumed where the venue documents nothing (`fee_rate_bps`, multi-level rounding, the
+//!   rebate split).
 //! - Market (FOK/FAK) orders are matched for the share quantity they imply (`takerAmount` for
 //!   BUY, `makerAmount` for SELL) at the tick price recovered from the amounts.
 //! - A user's orders may match each other (no self-trade prevention).
