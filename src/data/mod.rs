@@ -23,7 +23,7 @@
 //! ```
 //!
 //! **No row is dropped unsaid.** Every call that returns rows returns the rows that did not
-//! decode beside them ([`SkippedRow`]: the row's index and why), or fails; none returns a bare
+//! decode beside them ([`SkippedRow`](crate::http::SkippedRow): the row's index and why), or fails; none returns a bare
 //! list while leaving rows out. A nested list (a group's holders) that does not decode fails
 //! its row, which is then reported. Where a row that did not decode could change an answer,
 //! the answer says so: [`Client::redeemability`] is [`Redeemability::Unknown`] then, never

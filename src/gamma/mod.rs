@@ -25,7 +25,7 @@
 //! collected, and reads tags, series, sports metadata and public search. Models are lenient:
 //! numbers as strings, JSON arrays inside strings, missing fields; one bad row is reported in
 //! `skipped`, never fatal and never silently dropped. Every call that returns rows returns
-//! the rows that did not decode beside them ([`SkippedRow`]: index and reason); a nested
+//! the rows that did not decode beside them ([`SkippedRow`](crate::http::SkippedRow): index and reason); a nested
 //! list (an event's markets, a market's tags) that does not decode fails its row, which is
 //! then reported.
 //!
