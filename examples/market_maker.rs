@@ -253,22 +253,29 @@ async fn run(length: Duration) -> Res<()> {
         let order = orders.market_order(&ctx, &sell)?;
         let answer = client.post_order(&order).await;
         mm.tracker.posted(&order, &answer);
-        let id = answer?.order_id;
-        let settled = mm
-            .tracker
-            .wait_for_settlement(&client, &id, Duration::from_millis(20))
-            .await?;
-        println!(
-            "flatten    sold {} of {} shares into the bids for {} pUSD, fee {} (quoted); {} shares \
-             of dust kept ({} confirmed, {} failed)",
-            quote.shares,
-            mm.held().checked_add(lot).unwrap_or(Size::MAX),
-            quote.value,
-            quote.fee,
-            dust,
-            settled.confirmed,
-            settled.failed
-        );
+        // A refusal (the shares sold before the user channel said so) leaves the position to
+        // the checks below, which hold whatever it is.
+        match answer {
+            Ok(r) if r.success && !r.order_id.is_empty() => {
+                let settled = mm
+                    .tracker
+                    .wait_for_settlement(&client, &r.order_id, Duration::from_millis(20))
+                    .await?;
+                println!(
+                    "flatten    sold {} of {} shares into the bids for {} pUSD, fee {} (quoted); \
+                     {} shares of dust kept ({} confirmed, {} failed)",
+                    quote.shares,
+                    mm.held().checked_add(lot).unwrap_or(Size::MAX),
+                    quote.value,
+                    quote.fee,
+                    dust,
+                    settled.confirmed,
+                    settled.failed
+                );
+            }
+            Ok(r) => println!("flatten    refused: {}", r.error_msg),
+            Err(e) => println!("flatten    refused: {e}"),
+        }
     }
 
     // The Data API's view of the account, against the tracker's.
@@ -408,6 +415,7 @@ struct Stats {
     requotes: u64,
     posted: u64,
     refused_post_only: u64,
+    refused_unreported: u64,
     cancels: u64,
     fills: u64,
     max_resting: usize,
@@ -421,9 +429,13 @@ impl Stats {
     fn print(&self, mm: &Maker<'_>, client: &Client) {
         let g = client.governor();
         println!(
-            "summary    {} re-quotes: {} quotes posted, {} refused as post-only crossers, \
-             {} cancelled",
-            self.requotes, self.posted, self.refused_post_only, self.cancels
+            "summary    {} re-quotes: {} quotes posted, {} refused as post-only crossers, {} asks \
+             refused for shares sold but not yet reported, {} cancelled",
+            self.requotes,
+            self.posted,
+            self.refused_post_only,
+            self.refused_unreported,
+            self.cancels
         );
         println!(
             "           {} fills, position {} shares (largest {}), at most {} quotes resting \
@@ -588,6 +600,10 @@ impl Maker<'_> {
                 } else if answer.is_post_only_crossing() {
                     // The book moved between our read and the exchange: not a failure.
                     self.stats.refused_post_only += 1;
+                } else if side == Side::Sell && answer.error_msg.starts_with("not enough balance") {
+                    // The exchange filled our last ask before the user channel told us: the
+                    // shares are gone. The fill is on its way and its event re-quotes.
+                    self.stats.refused_unreported += 1;
                 } else {
                     return Err(format!("quote refused: {}", answer.error_msg).into());
                 }
