@@ -24,7 +24,7 @@ use polyclob::account::user_events::UserStream;
 use polyclob::book::{BookManager, Outcome};
 use polyclob::clob::ApiKeyNonce;
 use polyclob::clob::{Client, ClientBuilder, Credentials, MarketList, OrderFilter};
-use polyclob::fixed::{Price, Size};
+use polyclob::fixed::{Amount, Price, Size};
 use polyclob::order::{LimitOrder, MarketContext, OrderSigner};
 use polyclob::sign::Signer;
 use polyclob::sign::wallet::Wallet;
@@ -316,7 +316,7 @@ fn print_book(books: &BookManager, token: &str) {
     };
     let spread = b
         .spread_micros()
-        .map_or("-".to_owned(), |s| format!("{:.3}", s as f64 / 1e6));
+        .map_or("-".to_owned(), |s| Amount::from_micros(s).to_string());
     println!(
         "  {short:<12} bid {:<14} ask {:<14} spread {spread:<6} depth {}/{} levels",
         lvl(b.best_bid()),

@@ -15,36 +15,45 @@
 //! - cancel/replace when that mid moves by a threshold (half a tick here), or when a quote is
 //!   filled; cancels go first, so no more than two quotes ever rest;
 //! - post-only quotes (a quote that would cross is refused by the exchange, never taken);
-//! - an inventory limit from the user channel's `trade` events: at the limit the side that
-//!   would grow the position stops quoting;
+//! - position and P&L from the account's [`Tracker`], fed the posts and the user channel and
+//!   told the market's fee schedule: an inventory limit (at the limit the bid stops), asks
+//!   only for shares held, and at exit the realized and unrealized P&L, the fees and the
+//!   maker rebate the venue reports, all exact (no float, no hand arithmetic);
 //! - heartbeats on: if this process dies, the exchange cancels its quotes (cancel-on-disconnect);
 //! - the rate governor on: `Throttle::Wait` paces orders and cancels to the account's tier
 //!   instead of meeting `429`s;
-//! - a clean shutdown that cancels everything and checks nothing is left.
+//! - a clean shutdown that cancels everything, checks nothing is left, and flattens the
+//!   position with a FAK sell of the lot it can sell (a taker: it pays the fee; the dust
+//!   stays).
 //!
-//! The simulator's traders move the book every few milliseconds, so the loop re-quotes many
-//! times in a few seconds. The example checks its own invariants (never more than two quotes
-//! resting, the exchange agreeing, the position within its limit, nothing left at exit, at least
-//! a few re-quotes) and exits non-zero when one fails. Against the real exchange: drop the
+//! The market charges fees (a 4% taker rate, taker-only, a quarter rebated to makers), as a
+//! politics market does. The simulator's traders move the book every few milliseconds, so the
+//! loop re-quotes many times in a few seconds. The example checks its own invariants (never
+//! more than two quotes resting, the exchange agreeing, the position within its limit, nothing
+//! left at exit, at least a few re-quotes, the tracker's shares, average price, fees and
+//! realized P&L equal to the Data API's to the micro-unit) and exits non-zero when one fails. Against the real exchange: drop the
 //! simulator, the `.host(..)`/`.url(..)` calls and the test key; load your own key; size and
 //! spread are yours to choose. A real bot would also route SIGINT/SIGTERM to the same shutdown.
 
-use std::collections::HashMap;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use polyclob::account::user_events::{TradeStatus, UserEvent, UserFeed, UserStream};
+use futures_util::StreamExt;
+use polyclob::account::Tracker;
+use polyclob::account::tracker::TrackerEvent;
+use polyclob::account::user_events::UserStream;
 use polyclob::book::{Book, Outcome};
 use polyclob::clob::ApiKeyNonce;
-use polyclob::clob::{Client, ClientBuilder, OrderFilter, TradeFilter};
+use polyclob::clob::{Client, ClientBuilder, OrderFilter};
+use polyclob::data;
 use polyclob::fixed::{Price, Size};
 use polyclob::http::{Bucket, Throttle, Tier};
-use polyclob::order::{LimitOrder, OrderSigner};
+use polyclob::order::{LimitOrder, MarketAmount, MarketOrder, OrderSigner};
 use polyclob::sign::Signer;
 use polyclob::sign::wallet::Wallet;
-use polyclob::types::{Chain, Side};
+use polyclob::types::{Chain, FeeSchedule, OrderType, Side, Timestamp};
 use polyclob::ws::event::Status;
-use polyclob::ws::feed::{Cx, Handler};
+use polyclob::ws::feed::{Cx, FeedEvent, Handler};
 use polyclob::ws::market::{MarketFeed, MarketMessage, MarketStream};
 use polyclob_sim::{MarketSpec, Simulator};
 
@@ -62,7 +71,7 @@ struct Params {
     edge: Price,
     /// Re-quote when the fair mid moves by at least this much.
     requote_move: Price,
-    /// Largest position (shares, either sign) at which the side that would grow it still quotes.
+    /// Largest position (shares) at which the bid still quotes.
     max_inventory: Size,
 }
 
@@ -89,12 +98,16 @@ async fn main() -> ExitCode {
 }
 
 async fn run(length: Duration) -> Res<()> {
-    // A local exchange with one market whose simulated traders rest, cancel and take every
-    // 4 ms (on one of its two tokens each time), which enforces the trading rate limits of the
-    // Standard tier and cancels the orders of an account whose heartbeats stop for 3 s.
+    // A local exchange with one fee-enabled market (a politics market's schedule: 4% taker
+    // rate, taker-only, a quarter of it rebated to makers) whose simulated traders rest, cancel
+    // and take every 4 ms (on one of its two tokens each time), which enforces the trading rate
+    // limits of the Standard tier and cancels the orders of an account whose heartbeats stop
+    // for 3 s.
+    let politics = FeeSchedule::new("0.04".parse()?, 1, true, Some("0.25".parse()?))
+        .ok_or("bad fee schedule")?;
     let sim = Simulator::builder()
         .seed(11)
-        .markets(MarketSpec::defaults().into_iter().take(1).collect())
+        .markets(vec![MarketSpec::defaults().remove(0).fees(politics)])
         .activity(Some(Duration::from_millis(4)))
         .rate_limits(Some(Tier::Standard))
         .heartbeat_timeout(Duration::from_secs(3))
@@ -105,14 +118,11 @@ async fn run(length: Duration) -> Res<()> {
     let condition = market.condition_id().to_owned();
 
     let signer = Signer::from_hex(TEST_KEY)?;
-    // The simulator enforces balances like the exchange: pUSD to buy, outcome tokens to sell
-    // (1,000 pUSD and 100 shares of each token, as a split would leave them).
-    sim.fund(signer.address(), 1_000 * 1_000_000);
-    for m in sim.markets() {
-        for t in m.tokens() {
-            sim.fund_tokens(signer.address(), t.token_id(), 100 * 1_000_000);
-        }
-    }
+    let me = signer.address();
+    // The simulator enforces balances like the exchange: pUSD to buy, outcome tokens to sell.
+    // The bot starts with 1,000 pUSD and no shares: it sells only what it bought, so every
+    // share it holds has a cost and its P&L is all accounted for.
+    sim.fund(me, 1_000 * 1_000_000);
     let client = ClientBuilder::new()
         .host(sim.http_url())
         .signer(signer.clone())
@@ -148,19 +158,22 @@ async fn run(length: Duration) -> Res<()> {
     // refuses new orders itself as soon as a heartbeat fails.
     let beats = client.start_heartbeats(Duration::from_millis(500));
 
-    // The market channel through the zero-copy handler tier (books), the user channel for our
-    // fills.
+    // The market channel through the zero-copy feed (books), the user channel for our fills.
     let mut market_ws = MarketStream::builder()
         .url(sim.market_ws_url())
         .assets([token.clone()])
         .tick_size_cache(&client)
         .build()?;
     let mut feed = Changed::default();
-    let mut user_ws = UserStream::builder(creds.clone())
+    // Each status change of each trade once, in order: the tracker settles fills by them.
+    let mut user = UserStream::builder(creds.clone())
         .url(sim.user_ws_url())
         .markets([condition.clone()])
         .build()?;
-    let mut fills = Fills::default();
+    // The tracker: our orders and fills, positions and P&L. It is told the market's fees (the
+    // CLOB's `fd`), so each confirmed leg carries its fee.
+    let mut tracker = Tracker::new().maker(me);
+    tracker.set_fee_schedule(&condition, client.fee_schedule(&token).await?);
 
     let mut mm = Maker {
         client: &client,
@@ -170,20 +183,22 @@ async fn run(length: Duration) -> Res<()> {
         params,
         quotes: Quotes::default(),
         stats: Stats::default(),
-        inventory: 0,
+        tracker: &mut tracker,
     };
     let deadline = tokio::time::Instant::now() + length;
     let outcome = loop {
         tokio::select! {
             biased;
             () = tokio::time::sleep_until(deadline) => break Ok(()),
-            alive = user_ws.dispatch(&mut fills) => if !alive { break Err("user stream ended".into()) },
+            ev = user.next() => match ev {
+                Some(FeedEvent::Message(ev)) => mm.tracker.on_user_event(&ev),
+                Some(_) => {}
+                None => break Err("user stream ended".into()),
+            },
             alive = market_ws.dispatch(&mut feed) => if !alive { break Err("market stream ended".into()) },
         }
         // Fills first: they change the position and may have used up a quote.
-        for fill in fills.pending.drain(..) {
-            mm.on_fill(&fill);
-        }
+        mm.on_tracker_events();
         let changed = std::mem::take(&mut feed.changed);
         if changed || mm.quotes.needs_refill() {
             let Some(book) = market_ws.state().book(&token) else {
@@ -218,38 +233,125 @@ async fn run(length: Duration) -> Res<()> {
     outcome?;
 
     // Fills that happened before the cancel may still be on their way: read the user channel
-    // a little longer, then reconcile the position with the exchange's trade history.
+    // a little longer.
     let until = tokio::time::Instant::now() + Duration::from_millis(300);
-    while let Ok(true) = tokio::time::timeout_at(until, user_ws.dispatch(&mut fills)).await {}
-    for fill in fills.pending.drain(..) {
-        mm.on_fill(&fill);
-    }
-    let (trades, _) = client
-        .all_trades(&TradeFilter {
-            asset_id: Some(token.clone()),
-            market: Some(condition.clone()),
-            ..TradeFilter::default()
-        })
-        .await?;
-    let mut from_rest = 0i64;
-    for leg in trades.iter().flat_map(|t| &t.maker_orders) {
-        if let Some(side) = mm.quotes.ours.get(&leg.order_id) {
-            let micros = i64::try_from(leg.matched_amount.as_micros()).unwrap_or(i64::MAX);
-            from_rest += if *side == Side::Buy { micros } else { -micros };
+    while let Ok(Some(ev)) = tokio::time::timeout_at(until, user.next()).await {
+        if let FeedEvent::Message(ev) = ev {
+            mm.tracker.on_user_event(&ev);
         }
     }
+    mm.on_tracker_events();
+
+    // Flatten: sell the lot of what is held into the best bids (a taker: it pays the fee),
+    // keeping the dust the exchange will not take.
+    let (lot, dust) = mm.held().split_lot();
+    let book = client.book(&token).await?;
+    let bids = || book.bids.iter().rev().map(|l| (l.price, l.size));
+    // The worst bid: a FAK at that price takes every level the lot needs.
+    let worst = book.bids.first().map(|l| l.price);
+    if let (false, Some(worst)) = (lot.is_zero(), worst) {
+        let sell = MarketOrder::new(Side::Sell, MarketAmount::Shares(lot), worst)
+            .order_type(OrderType::Fak);
+        let quote = sell.quote(ctx.tick(), bids(), Some(politics))?;
+        let order = orders.market_order(&ctx, &sell)?;
+        let answer = client.post_order(&order).await;
+        mm.tracker.posted(&order, &answer);
+        // A refusal (the shares sold before the user channel said so) leaves the position to
+        // the checks below, which hold whatever it is.
+        match answer {
+            Ok(r) if r.success && !r.order_id.is_empty() => {
+                let settled = mm
+                    .tracker
+                    .wait_for_settlement(
+                        &client,
+                        &r.order_id,
+                        Duration::from_millis(20),
+                        Duration::from_secs(30),
+                    )
+                    .await?;
+                println!(
+                    "flatten    sold {} of {} shares into the bids for {} pUSD, fee {} (quoted); \
+                     {} shares of dust kept ({} confirmed, {} failed)",
+                    quote.shares,
+                    mm.held().checked_add(lot).unwrap_or(Size::MAX),
+                    quote.value,
+                    quote.fee,
+                    dust,
+                    settled.confirmed,
+                    settled.failed
+                );
+            }
+            Ok(r) => println!("flatten    refused: {}", r.error_msg),
+            Err(e) => println!("flatten    refused: {e}"),
+        }
+    }
+
+    // The Data API's view of the account, against the tracker's.
+    let data = data::Client::builder().host(sim.data_api_url()).build()?;
+    let (rows, unreadable) = data
+        .collect(data::Query::positions(me.to_checksum(None)))
+        .await?;
+    let differs = !unreadable.is_empty() || !mm.tracker.reconcile(&rows).is_empty();
+    let position = mm.tracker.position(&token).unwrap_or_default();
+    let basis = position.basis;
+    let row = rows.iter().find(|r| r.token_id == token);
+    let pnl_differs = row.is_some_and(|r| {
+        r.avg_price.filter(|p| !p.is_zero()) != basis.avg_price()
+            || r.entry_fees != Some(basis.fees())
+            || r.realized_pnl != Some(basis.realized())
+    }) || (row.is_none() && !basis.realized().is_zero());
+    let mid = book.bids.last().zip(book.asks.last());
+    let mark = mid
+        .and_then(|(b, a)| Price::new((b.price.as_micros() + a.price.as_micros()) / 2))
+        .unwrap_or(Price::ZERO);
+    let today = Timestamp::from_secs(unix_now())
+        .map(|t| t.to_string())
+        .unwrap_or_default();
+    let (rebates, _) = client
+        .current_rebates(&today[..10.min(today.len())], &me.to_checksum(None))
+        .await?;
+    let rebate = rebates
+        .iter()
+        .filter(|r| r.condition_id == condition)
+        .map(|r| r.rebated_fees)
+        .fold(Size::ZERO, |a, r| a.checked_add(r).unwrap_or(Size::MAX));
     println!(
-        "reconcile  position {} from the user channel, {} from GET /data/trades",
-        signed(mm.inventory),
-        signed(from_rest)
+        "P&L        realized {} pUSD (net of fees), unrealized {} at {mark}; {} shares held at \
+             {} (entry fees {}); maker rebate accrued today {} pUSD",
+        basis.realized(),
+        basis.unrealized(mark),
+        basis.held(),
+        basis
+            .avg_price()
+            .map_or_else(|| "-".to_owned(), |p| p.to_string()),
+        basis.fees(),
+        rebate
+    );
+    println!(
+        "reconcile  tracker and Data API {}",
+        if differs || pnl_differs {
+            "DIFFER"
+        } else {
+            "agree (shares, average price, fees, realized P&L)"
+        }
     );
     mm.stats.print(&mm, &client);
     println!(
-        "streams    {} heartbeats sent ({} failed), {} market-stream gaps, {} unreadable \
-         user-channel elements",
-        heartbeats.sent, heartbeats.failed, feed.gaps, fills.bad_frames
+        "streams    {} heartbeats sent ({} failed), {} market-stream gaps",
+        heartbeats.sent, heartbeats.failed, feed.gaps,
     );
-    mm.check(left, heartbeats.failed, from_rest)
+    mm.check(
+        left,
+        heartbeats.failed,
+        differs || pnl_differs || position.fees_unknown,
+    )
+}
+
+/// Unix seconds now.
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }
 
 /// Marks the book as changed when an event was applied to it.
@@ -278,39 +380,6 @@ impl Handler<MarketFeed> for Changed {
     }
 }
 
-/// A fill of one of our orders, as the user channel reported it.
-struct Fill {
-    order_id: String,
-    size: Size,
-}
-
-/// Collects maker fills from the user feed's trades: each trade is counted once, at its first
-/// delivery (the feed delivers each status change once, in order: MATCHED, MINED, CONFIRMED).
-#[derive(Default)]
-struct Fills {
-    pending: Vec<Fill>,
-    bad_frames: u64,
-}
-
-impl Handler<UserFeed> for Fills {
-    fn on_message(&mut self, msg: &UserEvent, _: &Cx<'_, UserFeed>) {
-        let UserEvent::Trade(t) = msg else {
-            return;
-        };
-        if !t.first || t.status == TradeStatus::Failed {
-            return;
-        }
-        self.pending.extend(t.maker_fills.iter().map(|leg| Fill {
-            order_id: leg.order_id.clone(),
-            size: leg.matched,
-        }));
-    }
-
-    fn on_invalid(&mut self, _: &polyclob::decode::DecodeError, _: &Cx<'_, UserFeed>) {
-        self.bad_frames += 1;
-    }
-}
-
 /// One resting quote.
 #[derive(Clone, Debug)]
 struct Quote {
@@ -324,10 +393,8 @@ struct Quote {
 struct Quotes {
     bid: Option<Quote>,
     ask: Option<Quote>,
-    /// Every order id we placed, with its side: fills may arrive after a cancel.
-    ours: HashMap<String, Side>,
-    /// The fair mid (micro-units) the current quotes were made for.
-    quoted_mid: Option<u32>,
+    /// The fair mid the current quotes were made for.
+    quoted_mid: Option<Price>,
     /// A quote was filled away: quote again even if the mid did not move.
     refill: bool,
 }
@@ -354,29 +421,34 @@ struct Stats {
     requotes: u64,
     posted: u64,
     refused_post_only: u64,
+    refused_unreported: u64,
     cancels: u64,
     fills: u64,
     max_resting: usize,
     max_open_on_exchange: usize,
-    max_abs_inventory: i64,
+    max_inventory: Size,
     printed: u64,
-    printed_position: i64,
+    printed_position: Size,
 }
 
 impl Stats {
     fn print(&self, mm: &Maker<'_>, client: &Client) {
         let g = client.governor();
         println!(
-            "summary    {} re-quotes: {} quotes posted, {} refused as post-only crossers, \
-             {} cancelled",
-            self.requotes, self.posted, self.refused_post_only, self.cancels
+            "summary    {} re-quotes: {} quotes posted, {} refused as post-only crossers, {} asks \
+             refused for shares sold but not yet reported, {} cancelled",
+            self.requotes,
+            self.posted,
+            self.refused_post_only,
+            self.refused_unreported,
+            self.cancels
         );
         println!(
             "           {} fills, position {} shares (largest {}), at most {} quotes resting \
              ({} seen on the exchange)",
             self.fills,
-            signed(mm.inventory),
-            signed(self.max_abs_inventory),
+            mm.held(),
+            self.max_inventory,
             self.max_resting,
             self.max_open_on_exchange
         );
@@ -403,12 +475,6 @@ impl Stats {
     }
 }
 
-/// Micro-shares as a signed decimal.
-fn signed(micros: i64) -> String {
-    let sign = if micros < 0 { "-" } else { "+" };
-    format!("{sign}{}", Size::from_micros(micros.unsigned_abs()))
-}
-
 struct Maker<'a> {
     client: &'a Client,
     orders: &'a OrderSigner,
@@ -417,31 +483,39 @@ struct Maker<'a> {
     params: Params,
     quotes: Quotes,
     stats: Stats,
-    /// Signed position in micro-shares (+ long, − short), from our fills.
-    inventory: i64,
+    /// Our orders, fills, position and P&L.
+    tracker: &'a mut Tracker,
 }
 
 impl Maker<'_> {
-    fn on_fill(&mut self, fill: &Fill) {
-        let Some(&side) = self.quotes.ours.get(&fill.order_id) else {
-            return; // another account's order in the same trade
-        };
-        let micros = i64::try_from(fill.size.as_micros()).unwrap_or(i64::MAX);
-        self.inventory += match side {
-            Side::Buy => micros,
-            Side::Sell => -micros,
-        };
-        self.stats.fills += 1;
-        self.stats.max_abs_inventory = self.stats.max_abs_inventory.max(self.inventory.abs());
-        let slot = self.quotes.slot(side);
-        if let Some(q) = slot.as_mut().filter(|q| q.id == fill.order_id) {
-            q.remaining = q.remaining.saturating_sub(fill.size);
-            if q.remaining.is_zero() {
-                *slot = None;
+    /// Shares held, by the tracker: confirmed fills, and those still settling (the exchange
+    /// has matched them; the inventory limit must count them).
+    fn held(&self) -> Size {
+        let p = self.tracker.position(self.token).unwrap_or_default();
+        let held = p.held().unwrap_or(Size::ZERO);
+        held.checked_add(p.pending_buy)
+            .unwrap_or(Size::MAX)
+            .saturating_sub(p.pending_sell)
+    }
+
+    /// The tracker's news: each new fill of ours shrinks its quote.
+    fn on_tracker_events(&mut self) {
+        for event in self.tracker.take_events() {
+            let TrackerEvent::Fill(fill) = event else {
+                continue;
+            };
+            self.stats.fills += 1;
+            let slot = self.quotes.slot(fill.side);
+            if let Some(q) = slot.as_mut().filter(|q| q.id == fill.order_id) {
+                q.remaining = q.remaining.saturating_sub(fill.size);
+                if q.remaining.is_zero() {
+                    *slot = None;
+                }
             }
+            // Re-evaluate at once: a quote may be gone, or the position at its limit.
+            self.quotes.refill = true;
         }
-        // Re-evaluate at once: a quote may be gone, or the position at its limit.
-        self.quotes.refill = true;
+        self.stats.max_inventory = self.stats.max_inventory.max(self.held());
     }
 
     /// The best price on `side` among other traders' orders: our quote's size is taken off
@@ -463,29 +537,30 @@ impl Maker<'_> {
         let ctx = self.client.market_context(self.token).await?;
         let tick = ctx.tick();
         let t = tick.as_micros();
-        let fair = (best_bid.as_micros() + best_ask.as_micros()) / 2;
+        let fair = Price::new((best_bid.as_micros() + best_ask.as_micros()) / 2).ok_or("mid")?;
         let moved = self
             .quotes
             .quoted_mid
-            .is_none_or(|q| q.abs_diff(fair) >= self.params.requote_move.as_micros());
+            .is_none_or(|q| q.max(fair).checked_sub(q.min(fair)) >= Some(self.params.requote_move));
         if !moved && !self.quotes.refill {
             return Ok(());
         }
-        let edge = self.params.edge.as_micros();
-        let limit = i64::try_from(self.params.max_inventory.as_micros()).unwrap_or(i64::MAX);
-        // Post-only: never at or through the other side (as the book shows it now).
+        let edge = self.params.edge;
+        let held = self.held();
+        // Post-only: never at or through the other side (as the book shows it now). The bid
+        // stops at the inventory limit; the ask sells shares held only.
         let bid = fair
             .checked_sub(edge)
-            .and_then(Price::new)
             .map(|p| tick.floor(p))
             .zip(best_ask.as_micros().checked_sub(t).and_then(Price::new))
             .map(|(p, under_ask)| p.min(under_ask))
-            .filter(|p| tick.in_range(*p) && self.inventory < limit);
-        let ask = Price::new(fair + edge)
+            .filter(|p| tick.in_range(*p) && held < self.params.max_inventory);
+        let ask = fair
+            .checked_add(edge)
             .map(|p| tick.ceil(p))
             .zip(Price::new(best_bid.as_micros() + t))
             .map(|(p, over_bid)| p.max(over_bid))
-            .filter(|p| tick.in_range(*p) && self.inventory > -limit);
+            .filter(|p| tick.in_range(*p) && held >= self.params.size);
 
         // Cancels first: a replaced quote is gone before its successor is posted.
         let mut cancel = Vec::new();
@@ -518,10 +593,11 @@ impl Maker<'_> {
                 })
                 .collect::<Result<Vec<_>, _>>()?;
             let answers = self.client.post_orders(&signed).await?;
-            for (&(side, price), answer) in post.iter().zip(&answers) {
+            for ((&(side, price), answer), order) in post.iter().zip(&answers).zip(&signed) {
+                // The tracker knows each order from its post, before any fill is reported.
+                self.tracker.posted(order, &Ok(answer.clone()));
                 if answer.success && !answer.order_id.is_empty() {
                     self.stats.posted += 1;
-                    self.quotes.ours.insert(answer.order_id.clone(), side);
                     *self.quotes.slot(side) = Some(Quote {
                         id: answer.order_id.clone(),
                         price,
@@ -530,6 +606,10 @@ impl Maker<'_> {
                 } else if answer.is_post_only_crossing() {
                     // The book moved between our read and the exchange: not a failure.
                     self.stats.refused_post_only += 1;
+                } else if side == Side::Sell && answer.error_msg.starts_with("not enough balance") {
+                    // The exchange filled our last ask before the user channel told us: the
+                    // shares are gone. The fill is on its way and its event re-quotes.
+                    self.stats.refused_unreported += 1;
                 } else {
                     return Err(format!("quote refused: {}", answer.error_msg).into());
                 }
@@ -558,33 +638,35 @@ impl Maker<'_> {
 
         // The first few re-quotes, then those after a fill.
         if self.stats.printed < 4
-            || (self.stats.printed < 16 && self.stats.printed_position != self.inventory)
+            || (self.stats.printed < 16 && self.stats.printed_position != held)
         {
             self.stats.printed += 1;
-            self.stats.printed_position = self.inventory;
+            self.stats.printed_position = held;
             let px = |q: &Option<Quote>| q.as_ref().map_or("-".into(), |q| q.price.to_string());
-            let held = match (bid.is_none(), ask.is_none()) {
-                (true, false) if self.inventory >= limit => "  (bid withheld: long at the limit)",
-                (false, true) if self.inventory <= -limit => "  (ask withheld: short at the limit)",
+            let why = match (bid.is_none(), ask.is_none()) {
+                (true, _) if held >= self.params.max_inventory => "  (bid withheld: at the limit)",
+                (_, true) if held < self.params.size => "  (no ask: not enough shares held)",
                 _ => "",
             };
             println!(
-                "re-quote   mid {:.4}  bid {:<5} ask {:<5} position {:>4}, {open} open on the \
-                 exchange{held}",
-                f64::from(fair) / 1e6,
+                "re-quote   mid {fair:<6} bid {:<5} ask {:<5} position {held:>4}, {open} open on \
+                 the exchange{why}",
                 px(&self.quotes.bid),
                 px(&self.quotes.ask),
-                signed(self.inventory),
             );
         }
         Ok(())
     }
 
     /// The invariants this skeleton promises; an error names the first one broken.
-    fn check(&self, left_open: usize, heartbeat_failures: u64, rest_position: i64) -> Res<()> {
-        let limit = i64::try_from(self.params.max_inventory.as_micros()).unwrap_or(i64::MAX);
-        let size = i64::try_from(self.params.size.as_micros()).unwrap_or(i64::MAX);
+    fn check(&self, left_open: usize, heartbeat_failures: u64, books_differ: bool) -> Res<()> {
         let s = &self.stats;
+        // A bid placed just under the limit can fill once more: limit + one quote.
+        let beyond = self
+            .params
+            .max_inventory
+            .checked_add(self.params.size)
+            .is_none_or(|most| s.max_inventory > most);
         let broken = [
             (s.max_resting > 2, "more than two quotes resting"),
             (
@@ -596,15 +678,11 @@ impl Maker<'_> {
                 s.requotes < 3,
                 "fewer than three re-quotes: the mid did not move?",
             ),
-            // A quote placed just under the limit can fill once more: limit + one quote.
-            (
-                s.max_abs_inventory > limit + size,
-                "position beyond the inventory limit",
-            ),
+            (beyond, "position beyond the inventory limit"),
             (heartbeat_failures != 0, "a heartbeat failed"),
             (
-                rest_position != self.inventory,
-                "the position from the user channel differs from the trade history",
+                books_differ,
+                "the tracker's position or P&L differs from the Data API's",
             ),
         ];
         match broken.iter().find(|(bad, _)| *bad) {

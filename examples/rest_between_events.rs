@@ -119,7 +119,7 @@ async fn bot(sim: &polyclob_sim::SimHandle, token: &str, conflate: bool) -> Res<
                 let remote = rest.book(token).await?;
                 let best =
                     |levels: &[polyclob::clob::types::BookLevel]| levels.last().map(|l| l.price);
-                let remote = (best(&remote.bids.levels), best(&remote.asks.levels));
+                let remote = (best(&remote.bids), best(&remote.asks));
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 run.decisions += 1;
                 run.matched += u32::from(local == remote);

@@ -48,9 +48,9 @@ async fn main() -> ExitCode {
     }
 }
 
+/// A balance in micro-units (pUSD or shares) as its exact decimal.
 fn usd(v: U256) -> String {
-    let micros = u128::try_from(v).unwrap_or(u128::MAX);
-    format!("{}.{:06}", micros / 1_000_000, micros % 1_000_000)
+    Size::from_micros(u64::try_from(v).unwrap_or(u64::MAX)).to_string()
 }
 
 /// One market being settled: where its outcome balances live depends on its protocol.

@@ -60,7 +60,7 @@ pub use events::{
     TickSizeChangeMsg, TradeMsg,
 };
 pub use lists::{Levels, MakerOrderView, MakerOrders, PriceChange, PriceChanges, StrList};
-pub use new_market::{FeeSchedule, NewMarketFields};
+pub use new_market::NewMarketFields;
 pub use owned::OwnedEvent;
 
 /// One price level: a price and the total size resting there.

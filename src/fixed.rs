@@ -21,11 +21,22 @@
 //! | [`Price`] | 10⁻⁶ pUSD per share | `u32` | `0 ..= 1` |
 //! | [`Size`] | 10⁻⁶ share or pUSD | `u64` | `0 ..= 18_446_744_073_709.551615` |
 //! | [`Notional`] | 10⁻¹² pUSD (the exact product) | `u128` | `0 ..= Size::MAX × 1` |
+//! | [`Amount`] | 10⁻⁶ pUSD, signed (P&L, cash flows) | `i64` | `±9_223_372_036_854.775807` |
+//!
+//! With them, the arithmetic a position needs, exact: [`CostBasis`] (average cost, fees,
+//! realized and unrealized P&L), [`Notional::checked_div_size_floor`] (an average price) and
+//! [`Size::split_lot`] (the size the exchange accepts for a sell, and the dust).
 
 use core::fmt;
 use core::str::FromStr;
 
 use rust_decimal::Decimal;
+
+mod amount;
+mod basis;
+
+pub use self::amount::Amount;
+pub use self::basis::CostBasis;
 
 /// Number of decimal places carried by [`Price`] and [`Size`].
 pub const DECIMALS: u32 = 6;
@@ -535,9 +546,36 @@ impl Size {
             .map_err(|_| DecimalError::OutOfRange)
     }
 
+    /// Decimal places of share amount the exchange accepts in an order's size: a SELL's
+    /// shares, a limit BUY's shares (the lot, protocol.md §3.3–§3.4).
+    pub const LOT_DECIMALS: u32 = 2;
+
+    /// Splits a holding into the lot the exchange accepts for a sell ([`LOT_DECIMALS`]
+    /// decimals, floored) and the dust left over.
+    ///
+    /// A FAK buy of pUSD yields shares with up to 4 (or 6) decimals, e.g. 31.6455; a sell of
+    /// that size is refused, and the order builder floors it to the lot. The dust cannot be sold
+    /// on the book: it is merged with the complementary outcome or redeemed. A GTC/GTD sell also
+    /// needs the market's minimum size (typically 5 shares).
+    ///
+    /// ```
+    /// use polyclob::fixed::Size;
+    /// let (lot, dust) = Size::parse(b"31.6455")?.split_lot();
+    /// assert_eq!((lot.to_string().as_str(), dust.to_string().as_str()), ("31.64", "0.0055"));
+    /// # Ok::<(), polyclob::fixed::ParseError>(())
+    /// ```
+    ///
+    /// [`LOT_DECIMALS`]: Self::LOT_DECIMALS
+    #[inline]
+    pub const fn split_lot(self) -> (Self, Self) {
+        let lot = self.floor_to(Self::LOT_DECIMALS);
+        (lot, Self(self.0 - lot.0))
+    }
+
     /// Truncates (rounds toward zero) to `decimals` decimal places (0..=6).
     ///
-    /// This is the exchange's lot rounding: sizes are floored to 2 decimals.
+    /// This is the exchange's lot rounding: sizes are floored to 2 decimals
+    /// ([`split_lot`](Self::split_lot)).
     #[inline]
     pub const fn floor_to(self, decimals: u32) -> Self {
         if decimals >= DECIMALS {
@@ -732,6 +770,31 @@ impl Notional {
         }
     }
 
+    /// `self ÷ size`: the average price of `size` shares that cost `self`, truncated to
+    /// 10⁻⁶; `None` for a zero size or an average above 1.
+    ///
+    /// ```
+    /// use polyclob::fixed::{Notional, Price, Size};
+    /// let cost = Notional::from_micros(24_999_945); // 31.6455 shares at 0.79
+    /// let shares = Size::parse(b"31.6455")?;
+    /// assert_eq!(cost.checked_div_size_floor(shares), Some(Price::parse(b"0.79")?));
+    /// assert_eq!(cost.checked_div_size_floor(Size::ZERO), None);
+    /// # Ok::<(), polyclob::fixed::ParseError>(())
+    /// ```
+    #[inline]
+    pub const fn checked_div_size_floor(self, size: Size) -> Option<Price> {
+        if size.0 == 0 {
+            return None;
+        }
+        // raw / 1e12 pUSD / (s / 1e6) shares = raw / s / 1e6 pUSD per share = raw / s micros.
+        let v = self.0 / size.0 as u128;
+        if v > SCALE as u128 {
+            None
+        } else {
+            Some(Price(v as u32))
+        }
+    }
+
     /// The exact [`Decimal`] value, or `None` if it exceeds Decimal's 96-bit mantissa.
     #[must_use]
     pub fn to_decimal(self) -> Option<Decimal> {
@@ -876,6 +939,20 @@ mod tests {
     }
 
     #[test]
+    fn lots_and_dust() {
+        for (held, lot, dust) in [
+            (31_645_500, 31_640_000, 5_500),
+            (5_000_000, 5_000_000, 0),
+            (9_999, 0, 9_999),
+            (0, 0, 0),
+            (u64::MAX, u64::MAX - 1_615, 1_615),
+        ] {
+            let (l, d) = Size::from_micros(held).split_lot();
+            assert_eq!((l.as_micros(), d.as_micros()), (lot, dust), "{held}");
+        }
+    }
+
+    #[test]
     fn notional_math() {
         let p = Price::parse(b"0.56").unwrap();
         let s = Size::parse(b"21.04").unwrap();
@@ -897,6 +974,14 @@ mod tests {
         assert_eq!(odd.floor_to(4).to_string(), "0.3333");
         assert_eq!(odd.ceil_to(4).unwrap().to_string(), "0.3334");
         assert_eq!(Notional::MAX.ceil_to(0), None);
+        // Average price: floored, never above 1.
+        let avg = |cost: u64, size: u64| {
+            Notional::from_micros(cost).checked_div_size_floor(Size::from_micros(size))
+        };
+        assert_eq!(avg(24_999_945, 31_645_500), Price::new(790_000));
+        assert_eq!(avg(1, 3), Price::new(333_333));
+        assert_eq!(avg(2_000_002, 2_000_000), None);
+        assert_eq!(avg(2_000_000, 2_000_000), Some(Price::ONE));
         assert!(Notional::MAX.to_decimal().is_none());
     }
 }

@@ -27,13 +27,15 @@ use core::str::FromStr;
 
 use alloy_primitives::address;
 
-use crate::fixed::Price;
+use crate::fixed::{Price, Size};
 
+mod fee;
 mod order;
 mod protocol;
 mod time;
 mod token_id;
 
+pub use self::fee::FeeSchedule;
 pub use self::order::Order;
 #[cfg(feature = "onchain")]
 pub(crate) use self::protocol::is_module;
@@ -327,7 +329,7 @@ impl TickSize {
         };
         RoundConfig {
             price,
-            size: 2,
+            size: Size::LOT_DECIMALS,
             amount: price + 2,
         }
     }

@@ -18,6 +18,19 @@
 //! ([`TrackedPosition::overdue_buy`]), never as held; [`Tracker::reconcile`] compares the result with
 //! the Data API's positions and returns every difference.
 //!
+//! P&L comes with the positions, exact and net of fees ([`TrackedPosition::basis`], polyclob's
+//! [`CostBasis`]): each confirmed leg of the bot's is folded in when the tracker learns that
+//! its trade confirmed — a taker's trade as one leg priced from its maker fills (the
+//! complement of a maker's price when the two met across a market's tokens: a mint or a
+//! merge), each maker fill as one leg at its own price — with the fee its market's schedule
+//! gives it ([`Tracker::set_fee_schedule`]; `fee_rate_bps` on trade rows is not trusted: a
+//! live capture has shown `0` on a charged trade). A leg of a market whose fees the tracker
+//! was not told is counted without a fee and flags its position
+//! ([`TrackedPosition::fees_unknown`]). The simulator's Data API computes its positions with
+//! the same `CostBasis` from the same legs, so the two agree to the micro-unit. Average cost
+//! depends on order: trades confirmed out of order (a REST backfill after a break) can move
+//! realized P&L between sells, never the shares held or the fees paid.
+//!
 //! Memory is bounded: the tracker keeps at most [`Tracker::retain`] settled trades (every
 //! fill confirmed or failed) and as many settled orders in full; older ones are folded into
 //! the totals they contributed (positions, and the settlement of orders still kept) and
@@ -78,10 +91,10 @@ use super::user_events::{OrderEventKind, OrderUpdate, TradeUpdate, UserEvent};
 use crate::clob::types::{OpenOrder, OrderStatus, PostOrderResponse, Trade, TradeStatus};
 use crate::clob::{Client, TradeFilter};
 use crate::data;
-use crate::fixed::{Price, Size};
+use crate::fixed::{CostBasis, Notional, Price, Size};
 use crate::http::{Error, SkippedRow};
 use crate::order::SignedOrder;
-use crate::types::{Address, Side, Timestamp};
+use crate::types::{Address, FeeSchedule, Side, Timestamp};
 
 /// How long a matched trade may take to confirm before it is reported overdue, by default.
 /// Polymarket's SDKs poll a matched trade for at most 30 s; the tracker allows twice that.
@@ -251,6 +264,13 @@ pub struct TrackedPosition {
     pub overdue_buy: Size,
     /// Shares sold by fills past the bound, not confirmed.
     pub overdue_sell: Size,
+    /// Cost, fees and P&L of the confirmed legs, average-cost method: `basis.realized()`,
+    /// `basis.avg_price()`, `basis.fees()`, `basis.unrealized(mark)` (see the
+    /// [module docs](self)). The baseline carries no basis.
+    pub basis: CostBasis,
+    /// Some confirmed leg traded on a market whose fees the tracker was not told
+    /// ([`Tracker::set_fee_schedule`]): it was counted without a fee.
+    pub fees_unknown: bool,
 }
 
 impl TrackedPosition {
@@ -311,10 +331,15 @@ struct Leg {
     side: Side,
     size: Size,
     price: Price,
+    /// What the leg's shares cost or fetched, exact: the taker's from the maker fills at the
+    /// prices it traded at, a maker's at its own price.
+    value: Notional,
     /// Lowercase maker address, when sent.
     maker_address: Option<String>,
     /// A [`TrackerEvent::Fill`] was emitted for it.
     announced: bool,
+    /// Folded into its position's [`CostBasis`].
+    counted: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -322,6 +347,10 @@ struct TradeEntry {
     status: TradeStatus,
     /// When the status was last updated, as far as the messages said.
     updated: Option<Timestamp>,
+    /// Lowercase condition id, empty when not sent.
+    market: String,
+    /// The taker's fills at the prices it traded at (what its fee is computed from).
+    fills: Vec<(Price, Size)>,
     /// The taker's leg first, then the makers'.
     legs: Vec<Leg>,
     seen: Instant,
@@ -336,6 +365,39 @@ fn maker_side(sent: Option<Side>, asset: &str, taker_asset: &str, taker_side: Si
     } else {
         taker_side
     })
+}
+
+/// A taker's leg priced from its maker fills `(asset, price, shares)`: the fills at the
+/// prices the taker traded at (a maker's own price on the taker's token, its complement on
+/// the other: a mint or a merge) and their exact value.
+fn taker_fills<'a>(
+    taker_asset: &str,
+    makers: impl Iterator<Item = (&'a str, Price, Size)>,
+) -> (Vec<(Price, Size)>, Notional) {
+    let fills: Vec<(Price, Size)> = makers
+        .map(|(asset, p, s)| {
+            (
+                if asset == taker_asset {
+                    p
+                } else {
+                    p.complement()
+                },
+                s,
+            )
+        })
+        .collect();
+    let value = fills
+        .iter()
+        .filter_map(|(p, s)| p.checked_mul_size(*s))
+        .fold(Notional::ZERO, |a, n| {
+            a.checked_add(n).unwrap_or(Notional::MAX)
+        });
+    (fills, value)
+}
+
+/// `size × price`, exact.
+fn value_of(price: Price, size: Size) -> Notional {
+    price.checked_mul_size(size).unwrap_or(Notional::MAX)
 }
 
 fn add(a: Size, b: Size) -> Size {
@@ -375,6 +437,12 @@ pub struct Tracker {
     forgotten: HashSet<u128>,
     /// Confirmed (bought, sold) shares per token of forgotten trades.
     folded: HashMap<String, (Size, Size)>,
+    /// Fee schedules by lowercase condition id (`None`: fee-free).
+    fees: HashMap<String, Option<FeeSchedule>>,
+    /// Cost bases per token, of every confirmed leg counted.
+    basis: HashMap<String, CostBasis>,
+    /// Tokens with a leg counted without knowing its market's fees.
+    fees_unknown: HashSet<String>,
 }
 
 impl Default for Tracker {
@@ -402,6 +470,9 @@ impl Tracker {
             done_orders: VecDeque::new(),
             forgotten: HashSet::new(),
             folded: HashMap::new(),
+            fees: HashMap::new(),
+            basis: HashMap::new(),
+            fees_unknown: HashSet::new(),
         }
     }
 
@@ -440,6 +511,15 @@ impl Tracker {
                 self.baseline.insert(p.token_id.clone(), size);
             }
         }
+    }
+
+    /// The fees of market `condition_id`: its schedule (Gamma's `feeSchedule`, the CLOB's
+    /// `fd`: [`Client::fee_schedule`](crate::clob::Client::fee_schedule)), or `None` for a
+    /// fee-free market. Legs confirmed before this is set were counted without a fee (and
+    /// flagged, [`TrackedPosition::fees_unknown`]); set it before trading. Default is unknown.
+    pub fn set_fee_schedule(&mut self, condition_id: &str, schedule: Option<FeeSchedule>) {
+        self.fees
+            .insert(condition_id.to_ascii_lowercase(), schedule);
     }
 
     /// The events since the last call, oldest first.
@@ -548,14 +628,21 @@ impl Tracker {
     }
 
     fn on_trade_update(&mut self, t: &TradeUpdate) {
+        let makers = t.maker_fills.iter();
+        let (fills, value) = taker_fills(
+            &t.asset_id,
+            makers.map(|m| (m.asset_id.as_str(), m.price, m.matched)),
+        );
         let mut legs = vec![Leg {
             order_id: t.taker_order_id.clone().unwrap_or_default(),
             asset_id: t.asset_id.clone(),
             side: t.side,
             size: t.size,
             price: t.price,
+            value,
             maker_address: None,
             announced: false,
+            counted: false,
         }];
         legs.extend(t.maker_fills.iter().map(|m| Leg {
             order_id: m.order_id.clone(),
@@ -563,10 +650,13 @@ impl Tracker {
             side: maker_side(m.side, &m.asset_id, &t.asset_id, t.side),
             size: m.matched,
             price: m.price,
+            value: value_of(m.price, m.matched),
             maker_address: m.maker_address.as_deref().and_then(lower),
             announced: false,
+            counted: false,
         }));
-        self.trade(&t.id, t.status.clone(), None, legs);
+        let market = t.market.as_deref().unwrap_or("");
+        self.trade(&t.id, t.status.clone(), None, (market, fills), legs);
     }
 
     /// Feeds an order as `GET /data/order/{id}` or `GET /data/orders` returns it.
@@ -594,15 +684,22 @@ impl Tracker {
             }
             return;
         };
+        let makers = t.maker_orders.iter();
+        let (fills, value) = taker_fills(
+            &t.asset_id,
+            makers.map(|m| (m.asset_id.as_str(), m.price, m.matched_amount)),
+        );
         let mut legs = vec![Leg {
             order_id: t.taker_order_id.clone(),
             asset_id: t.asset_id.clone(),
             side,
             size: t.size,
             price: t.price,
+            value,
             // The top-level `maker_address` is the taker order's maker.
             maker_address: lower(&t.maker_address),
             announced: false,
+            counted: false,
         }];
         legs.extend(t.maker_orders.iter().map(|m| Leg {
             order_id: m.order_id.clone(),
@@ -610,11 +707,13 @@ impl Tracker {
             side: maker_side(m.side, &m.asset_id, &t.asset_id, side),
             size: m.matched_amount,
             price: m.price,
+            value: value_of(m.price, m.matched_amount),
             maker_address: lower(&m.maker_address),
             announced: false,
+            counted: false,
         }));
         let updated = t.last_update.filter(|u| u.as_secs() > 0);
-        self.trade(&t.id, t.status.clone(), updated, legs);
+        self.trade(&t.id, t.status.clone(), updated, (&t.market, fills), legs);
     }
 
     /// Reports trades of the bot's that have not confirmed within the bound by `now`
@@ -666,6 +765,7 @@ impl Tracker {
             // Trades that arrived before the order was known are its fills now.
             for trade in self.by_order.get(id).cloned().unwrap_or_default() {
                 self.announce(&trade);
+                self.count(&trade);
             }
         }
     }
@@ -747,7 +847,14 @@ impl Tracker {
             .is_some_and(|t| t.legs.iter().any(|l| self.is_ours(l)))
     }
 
-    fn trade(&mut self, id: &str, status: TradeStatus, updated: Option<Timestamp>, legs: Vec<Leg>) {
+    fn trade(
+        &mut self,
+        id: &str,
+        status: TradeStatus,
+        updated: Option<Timestamp>,
+        (market, fills): (&str, Vec<(Price, Size)>),
+        legs: Vec<Leg>,
+    ) {
         if id.is_empty() || self.is_forgotten(b't', id) {
             return;
         }
@@ -766,6 +873,8 @@ impl Tracker {
                     TradeEntry {
                         status,
                         updated,
+                        market: market.to_ascii_lowercase(),
+                        fills,
                         legs,
                         seen: Instant::now(),
                         overdue: false,
@@ -787,6 +896,7 @@ impl Tracker {
             return;
         }
         self.announce(id);
+        self.count(id);
         let Some(t) = self.trades.get(id) else {
             return;
         };
@@ -902,6 +1012,51 @@ impl Tracker {
         }
     }
 
+    /// Folds the bot's legs of a confirmed trade not counted yet into their positions' cost
+    /// bases, buyers before sellers (as the exchange's ledger books them), each with its fee.
+    fn count(&mut self, trade_id: &str) {
+        let Some(t) = self.trades.get(trade_id) else {
+            return;
+        };
+        if t.status != TradeStatus::Confirmed {
+            return;
+        }
+        let mut due: Vec<usize> = (0..t.legs.len())
+            .filter(|&i| !t.legs[i].counted && self.is_ours(&t.legs[i]))
+            .collect();
+        due.sort_by_key(|&i| t.legs[i].side != Side::Buy);
+        let schedule = self.fees.get(&t.market).copied();
+        let mut folded = Vec::with_capacity(due.len());
+        for i in due {
+            let l = &t.legs[i];
+            let fee = match schedule {
+                Some(None) => Some(Size::ZERO),
+                Some(Some(f)) if i == 0 => f.taker_fee(t.fills.iter().copied()),
+                Some(Some(f)) => f.maker_fee([(l.price, l.size)]),
+                None => None,
+            };
+            folded.push((i, l.asset_id.clone(), l.side, l.size, l.value, fee));
+        }
+        for (i, asset, side, size, value, fee) in folded {
+            if fee.is_none() {
+                self.fees_unknown.insert(asset.clone());
+            }
+            let b = self.basis.entry(asset).or_default();
+            let fee = fee.unwrap_or(Size::ZERO);
+            match side {
+                Side::Buy => b.buy(size, value, fee),
+                Side::Sell => b.sell(size, value, fee),
+            }
+            if let Some(l) = self
+                .trades
+                .get_mut(trade_id)
+                .and_then(|t| t.legs.get_mut(i))
+            {
+                l.counted = true;
+            }
+        }
+    }
+
     // ----- answers -----
 
     /// The bot's fills, each trade leg once (failed trades included, with their status), of
@@ -968,6 +1123,11 @@ impl Tracker {
             let p = by.entry(asset.as_str()).or_default();
             p.bought = add(p.bought, *bought);
             p.sold = add(p.sold, *sold);
+        }
+        for (asset, basis) in &self.basis {
+            let p = by.entry(asset.as_str()).or_default();
+            p.basis = *basis;
+            p.fees_unknown = self.fees_unknown.contains(asset);
         }
         for t in self.trades.values() {
             for l in t.legs.iter().filter(|l| self.is_ours(l)) {

@@ -11,14 +11,14 @@ use super::client::Client;
 use super::paging::PageSpec;
 use super::request::Req;
 use super::types::{
-    BookSummary, ClobMarket, FeeCurve, HistoryRange, LastTradeInfo, Market, MarketByToken,
-    PricePoint, SimplifiedMarket,
+    BookSummary, ClobMarket, HistoryRange, LastTradeInfo, Market, MarketByToken, PricePoint,
+    SimplifiedMarket,
 };
 use crate::fixed::Price;
 use crate::http::{
     Error, Page, SkippedRow, decode, decode_each, decode_page, decode_rows, lenient, path_with,
 };
-use crate::types::{ExchangeVersion, Protocol, Side, TickSize, padded_condition};
+use crate::types::{ExchangeVersion, FeeSchedule, Protocol, Side, TickSize, padded_condition};
 
 /// The four market lists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -341,14 +341,15 @@ impl Client {
         Ok(m)
     }
 
-    /// The fee curve (`r`, `e`, taker-only) of the market that trades `token_id`:
-    /// `GET /markets-by-token/{token_id}` then `GET /clob-markets/{condition_id}`. `None` when
-    /// the market charges no curve fee.
+    /// The fee schedule (`fd`: rate, exponent, taker-only) of the market that trades
+    /// `token_id`: `GET /markets-by-token/{token_id}` then `GET /clob-markets/{condition_id}`.
+    /// `None` when the market charges no fee. The fee of a trade is
+    /// [`FeeSchedule::taker_fee`](crate::types::FeeSchedule::taker_fee).
     ///
     /// # Errors
     ///
     /// Transport, status or decode of either lookup.
-    pub async fn fee_curve(&self, token_id: &str) -> Result<Option<FeeCurve>, Error> {
+    pub async fn fee_schedule(&self, token_id: &str) -> Result<Option<FeeSchedule>, Error> {
         let m = self.market_by_token(token_id).await?;
         Ok(self.clob_market(&m.condition_id).await?.fee)
     }
@@ -628,7 +629,10 @@ impl Client {
             .insert(token_id.to_owned(), neg_risk, Instant::now());
     }
 
-    /// The token's base fee in bps: cache, else `GET /fee-rate`.
+    /// The token's `base_fee` (`GET /fee-rate`, cached): on today's exchange the fee
+    /// **authorization** value of V1 orders, 1000 on every fee-charging market and 0 on
+    /// fee-free ones, not the rate charged (Polymarket's py-clob-client-v2 #110). The rate and
+    /// curve are [`fee_schedule`](Self::fee_schedule)'s.
     ///
     /// # Errors
     ///

@@ -1,6 +1,7 @@
 //! Liquidity rewards (docs.polymarket.com/api-reference/rewards): the user's earnings by day
 //! (per market and in total), the user's live reward percentages, the markets with active
-//! rewards, and one market's raw reward programs. Order scoring lives with the orders
+//! rewards, and one market's raw reward programs; and a maker's fee rebates of a day
+//! ([`Client::current_rebates`]). Order scoring lives with the orders
 //! ([`Client::order_scoring`]).
 //!
 //! The user endpoints are L2 and take the account's `signature_type`; the market endpoints
@@ -13,7 +14,8 @@ use super::client::Client;
 use super::paging::PageSpec;
 use super::request::Req;
 use super::types::{
-    CurrentReward, MarketReward, RewardPercentages, TotalEarning, UserEarning, UserMarketEarning,
+    CurrentReward, MakerRebate, MarketReward, RewardPercentages, TotalEarning, UserEarning,
+    UserMarketEarning,
 };
 use crate::http::Error;
 use crate::http::path_with;
@@ -202,6 +204,31 @@ impl Client {
             .query("signature_type", &sig.as_u8().to_string())
             .auth(Level::L2);
         self.rows(&req, |b| decode_rows(b)).await
+    }
+
+    /// `GET /rebates/current` (public): the maker rebates of `maker_address` on `date`
+    /// (`YYYY-MM-DD`), one row per market, plus rows that did not decode. The venue pays them
+    /// daily in pUSD from a share of the taker fees the maker's fills carried
+    /// ([`FeeSchedule::maker_rebate`](crate::types::FeeSchedule::maker_rebate)).
+    ///
+    /// # Errors
+    ///
+    /// A malformed date ([`Error::is_argument`]); transport, status, or a body that is not
+    /// an array.
+    pub async fn current_rebates(
+        &self,
+        date: &str,
+        maker_address: &str,
+    ) -> Result<(Vec<MakerRebate>, Vec<SkippedRow>), Error> {
+        check_date(date)?;
+        let body = self
+            .send(
+                &Req::get("/rebates/current")
+                    .query("date", date)
+                    .query("maker_address", maker_address),
+            )
+            .await?;
+        decode_rows(&body).map_err(|e| e.with_path("/rebates/current"))
     }
 
     /// One page of `GET /rewards/user/markets` (L2): reward markets with the user's share and

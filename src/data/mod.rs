@@ -34,7 +34,7 @@
 //! sending `next_cursor` back as `cursor` until it is `null` ([`Client::pages`],
 //! [`Client::collect`]). Fields are snake_case; v1's camelCase captures decode too. Sizes
 //! and prices are fixed-point ([`Size`](crate::fixed::Size), [`Price`](crate::fixed::Price));
-//! signed figures such as PnL are [`Amount`].
+//! signed figures such as PnL are [`Amount`](crate::fixed::Amount)s.
 //!
 //! Granularity: a trades row is one **transaction**, while the RTDS `activity` topic sends one
 //! message per maker order of a match ([`ws`](crate::ws#what-one-message-stands-for) has the
@@ -42,12 +42,10 @@
 //!
 //! Facts: docs.polymarket.com, "Data API v2" overview and "Migrate from Data API v1 to v2".
 
-pub(crate) mod amount;
 mod client;
 mod resolution;
 mod types;
 
-pub use self::amount::{Amount, AmountError};
 pub use self::client::{
     Client, ClientBuilder, CursorPage, DEFAULT_HOST, MAX_CONDITIONS, Query, decode_cursor_page,
 };

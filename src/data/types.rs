@@ -9,8 +9,7 @@
 
 use serde::Deserialize;
 
-use super::amount::{Amount, amount_opt};
-use crate::fixed::{Price, Size};
+use crate::fixed::{Amount, Price, Size};
 use crate::http::lenient;
 use crate::http::rounded;
 use crate::types::{ConditionId, ProtocolError, Side, Timestamp, TokenId, timestamp_opt};
@@ -101,19 +100,19 @@ pub struct Position {
     #[serde(alias = "total_cost_usdc", deserialize_with = "rounded::size_opt")]
     pub total_cost: Option<Size>,
     /// Realized PnL in pUSD.
-    #[serde(alias = "realizedPnl", deserialize_with = "amount_opt")]
+    #[serde(alias = "realizedPnl", deserialize_with = "rounded::amount_opt")]
     pub realized_pnl: Option<Amount>,
     /// Unrealized PnL in pUSD (v1 `cashPnl`).
-    #[serde(alias = "cashPnl", deserialize_with = "amount_opt")]
+    #[serde(alias = "cashPnl", deserialize_with = "rounded::amount_opt")]
     pub unrealized_pnl: Option<Amount>,
     /// Unrealized PnL in percent (v1 `percentPnl`).
-    #[serde(alias = "percentPnl", deserialize_with = "amount_opt")]
+    #[serde(alias = "percentPnl", deserialize_with = "rounded::amount_opt")]
     pub percent_pnl: Option<Amount>,
     /// Realized plus unrealized PnL in pUSD (v2 `total_pnl`).
-    #[serde(alias = "totalPnl", deserialize_with = "amount_opt")]
+    #[serde(alias = "totalPnl", deserialize_with = "rounded::amount_opt")]
     pub total_pnl: Option<Amount>,
     /// Realized PnL in percent (v2 `percent_realized_pnl`, v1 `percentRealizedPnl`).
-    #[serde(alias = "percentRealizedPnl", deserialize_with = "amount_opt")]
+    #[serde(alias = "percentRealizedPnl", deserialize_with = "rounded::amount_opt")]
     pub percent_realized_pnl: Option<Amount>,
     /// Whether the position can be redeemed.
     #[serde(deserialize_with = "lenient::bool_lenient")]

@@ -16,23 +16,8 @@ use super::{
     DecodeError, DecodeErrorKind, JsonStr, MarketMsg, Raw, RawKind, digits_u64, err, opt_str,
     opt_text,
 };
-use crate::fixed::Price;
 use crate::json::Cursor;
-use crate::types::TickSize;
-
-/// A market's taker-fee schedule as `new_market` carries it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct FeeSchedule {
-    /// Fee rate (`rate`, e.g. `0.07`), exact to 10⁻⁶.
-    pub rate: Option<Price>,
-    /// Exponent of the fee curve (`exponent`).
-    pub exponent: Option<u32>,
-    /// Whether only takers pay (`taker_only`).
-    pub taker_only: Option<bool>,
-    /// Share of the fee rebated to makers (`rebate_rate`, e.g. `0.2`).
-    pub rebate_rate: Option<Price>,
-}
+use crate::types::{FeeSchedule, TickSize};
 
 /// The 2026 fields of a `new_market` event (all optional on the wire).
 ///
@@ -45,7 +30,7 @@ pub struct FeeSchedule {
 /// let Some(Ok(EventView::NewMarket(m))) = decode(frame).next() else { panic!() };
 /// let f = m.fields()?;
 /// assert_eq!(f.order_price_min_tick_size.map(|t| t.as_str()), Some("0.01"));
-/// assert_eq!(f.fee_schedule.unwrap().rate.unwrap().to_string(), "0.07");
+/// assert_eq!(f.fee_schedule.unwrap().rate().to_string(), "0.07");
 /// assert_eq!(f.sports_market_type, None);
 /// assert_eq!(f.tags.filter_map(Result::ok).map(|t| t.raw()).collect::<Vec<_>>(), ["stocks"]);
 /// # Ok::<(), polyclob::decode::DecodeError>(())
@@ -67,7 +52,8 @@ pub struct NewMarketFields<'a> {
     pub order_price_min_tick_size: Option<TickSize>,
     /// Whether fees apply (`fees_enabled`).
     pub fees_enabled: Option<bool>,
-    /// The fee schedule (`fee_schedule`).
+    /// The fee schedule (`fee_schedule`): `None` when absent, `null`, or without a `rate` or an
+    /// `exponent`; a schedule without `taker_only` is taker-only (every published one is).
     pub fee_schedule: Option<FeeSchedule>,
     /// Taker base fee as sent (`taker_base_fee`, an integer).
     pub taker_base_fee: Option<u64>,
@@ -158,17 +144,19 @@ fn fee_schedule(c: &mut Cursor<'_>) -> Result<Option<Option<FeeSchedule>>, Decod
         r[k] = c.raw()?;
         Ok(())
     })??;
+    let bad = |k: usize, field| err(DecodeErrorKind::InvalidValue, field, r[k].at());
+    let rate = super::opt_price(src, &r[0], "rate")?;
     let exponent = opt_integer(src, &r[1], "exponent")?
-        .map(|v| {
-            u32::try_from(v).map_err(|_| err(DecodeErrorKind::InvalidValue, "exponent", r[1].at()))
-        })
+        .map(|v| u32::try_from(v).map_err(|_| bad(1, "exponent")))
         .transpose()?;
-    Ok(Some(Some(FeeSchedule {
-        rate: super::opt_price(src, &r[0], "rate")?,
-        exponent,
-        taker_only: boolean(src, &r[2], "taker_only")?,
-        rebate_rate: super::opt_price(src, &r[3], "rebate_rate")?,
-    })))
+    let taker_only = boolean(src, &r[2], "taker_only")?.unwrap_or(true);
+    let rebate_rate = super::opt_price(src, &r[3], "rebate_rate")?;
+    let (Some(rate), Some(exponent)) = (rate, exponent) else {
+        return Ok(Some(None));
+    };
+    FeeSchedule::new(rate, exponent, taker_only, rebate_rate)
+        .map(|f| Some(Some(f)))
+        .ok_or_else(|| bad(1, "exponent"))
 }
 
 /// A string or number field's text, `None` when missing, `null` or `""`.
@@ -242,6 +230,25 @@ mod tests {
     }
 
     #[test]
+    fn partial_schedules_are_unknown_and_taker_only_by_default() {
+        let read = |schedule: &str| {
+            let f = format!(
+                r#"{{"event_type":"new_market","market":"0x1","fee_schedule":{schedule}}}"#
+            );
+            let Some(Ok(EventView::NewMarket(m))) = decode(&f).next() else {
+                panic!()
+            };
+            m.fields().unwrap().fee_schedule
+        };
+        assert_eq!(read(r#"{"rate":"0.07"}"#), None);
+        assert_eq!(read(r#"{"exponent":1}"#), None);
+        let f = read(r#"{"rate":0.03,"exponent":"1"}"#).unwrap();
+        assert_eq!((f.rate().as_micros(), f.exponent()), (30_000, 1));
+        assert!(f.taker_only());
+        assert_eq!(f.rebate_rate(), None);
+    }
+
+    #[test]
     fn bad_values_are_typed_errors() {
         for (json, kind) in [
             (
@@ -270,6 +277,10 @@ mod tests {
             ),
             (
                 r#"{"event_type":"new_market","market":"0x1","fee_schedule":{"exponent":"x"}}"#,
+                DecodeErrorKind::InvalidValue,
+            ),
+            (
+                r#"{"event_type":"new_market","market":"0x1","fee_schedule":{"rate":"0.07","exponent":9}}"#,
                 DecodeErrorKind::InvalidValue,
             ),
         ] {

@@ -2,10 +2,12 @@
 //! tick size, neg-risk, minimum size, fees, settlement generation), so the CLOB's metadata
 //! endpoints (`/tick-size`, `/neg-risk`, `/clob-markets`) need not be asked.
 
-use super::market::{GammaFeeSchedule, GammaMarket};
+use super::market::GammaMarket;
 use crate::fixed::Size;
 use crate::order::{MarketContext, OrderError, TokenId};
-use crate::types::{Chain, ExchangeVersion, Protocol, ProtocolError, padded_condition};
+use crate::types::{
+    Chain, ExchangeVersion, FeeSchedule, Protocol, ProtocolError, padded_condition,
+};
 
 /// Why a Gamma market could not yield trading contexts.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -113,8 +115,8 @@ pub struct Trading {
     pub min_order_size: Size,
     /// Whether trading fees apply.
     pub fees_enabled: bool,
-    /// The fee curve, when Gamma lists one.
-    pub fee_schedule: Option<GammaFeeSchedule>,
+    /// The fee schedule, when Gamma lists one.
+    pub fee_schedule: Option<FeeSchedule>,
     /// Taker base fee in basis points (legacy V1 field).
     pub taker_base_fee_bps: Option<u32>,
     /// Whether the market accepts orders now.
@@ -200,7 +202,7 @@ impl GammaMarket {
             contexts,
             min_order_size: self.min_order_size.unwrap_or(Size::ZERO),
             fees_enabled: self.fees_enabled,
-            fee_schedule: self.fee_schedule.clone(),
+            fee_schedule: self.fee_schedule,
             taker_base_fee_bps: self.taker_base_fee,
             accepting_orders: self.accepting_orders,
         })

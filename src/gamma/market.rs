@@ -6,12 +6,12 @@
 use serde::Deserialize;
 
 use super::event::{GammaEvent, Tag};
-use crate::data::Amount;
-use crate::data::amount::amount_opt;
-use crate::fixed::{Price, Size};
+use crate::fixed::{Amount, Price, Size};
 use crate::http::lenient;
 use crate::http::rounded;
-use crate::types::{ConditionId, Protocol, ProtocolError, TickSize, Timestamp, timestamp_opt};
+use crate::types::{
+    ConditionId, FeeSchedule, Protocol, ProtocolError, TickSize, Timestamp, timestamp_opt,
+};
 
 /// One Gamma market: identity, outcomes and their token ids, trading parameters, fees,
 /// status and activity figures.
@@ -123,9 +123,9 @@ pub struct GammaMarket {
     /// The fee programme (`"crypto_fees"`, `"sports_fees_v2"`, …); empty when absent.
     #[serde(deserialize_with = "lenient::string")]
     pub fee_type: String,
-    /// The fee curve, when the market has fees.
-    #[serde(deserialize_with = "fee_schedule_opt")]
-    pub fee_schedule: Option<GammaFeeSchedule>,
+    /// The fee schedule (`feeSchedule`), when the market has fees and Gamma lists a whole one.
+    #[serde(deserialize_with = "lenient::fee_schedule_opt")]
+    pub fee_schedule: Option<FeeSchedule>,
     /// Maker base fee in basis points (legacy V1 field).
     #[serde(deserialize_with = "rounded::u32_opt")]
     pub maker_base_fee: Option<u32>,
@@ -176,7 +176,7 @@ pub struct GammaMarket {
     #[serde(deserialize_with = "lenient::string")]
     pub sports_market_type: String,
     /// Handicap or total line of a sports market.
-    #[serde(deserialize_with = "amount_opt")]
+    #[serde(deserialize_with = "rounded::amount_opt")]
     pub line: Option<Amount>,
     /// The events this market belongs to.
     #[serde(deserialize_with = "lenient::null_default")]
@@ -184,36 +184,6 @@ pub struct GammaMarket {
     /// Tags.
     #[serde(deserialize_with = "lenient::null_default")]
     pub tags: Vec<Tag>,
-}
-
-/// A market's taker-fee curve: `fee rate = rate × (p·(1−p))^exponent`
-/// (protocol.md §3.5, from the exchange's fee documentation).
-///
-/// Fractions (`rate`, `rebate_rate`) are carried as [`Price`], the crate's exact `0..=1` type.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(default, rename_all = "camelCase")]
-#[non_exhaustive]
-pub struct GammaFeeSchedule {
-    /// The peak rate `r`, a fraction of 1.
-    #[serde(deserialize_with = "rounded::price_opt")]
-    pub rate: Option<Price>,
-    /// The exponent `e`.
-    #[serde(deserialize_with = "rounded::size_opt")]
-    pub exponent: Option<Size>,
-    /// Whether only takers pay.
-    #[serde(deserialize_with = "lenient::bool_lenient")]
-    pub taker_only: bool,
-    /// Share of fees rebated to makers, a fraction of 1.
-    #[serde(deserialize_with = "rounded::price_opt")]
-    pub rebate_rate: Option<Price>,
-}
-
-fn fee_schedule_opt<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> Result<Option<GammaFeeSchedule>, D::Error> {
-    // A malformed schedule must not cost the market row: it reads as "unknown".
-    let v: Option<serde_json::Value> = Option::deserialize(d)?;
-    Ok(v.and_then(|v| serde_json::from_value(v).ok()))
 }
 
 impl GammaMarket {
@@ -312,10 +282,10 @@ mod tests {
         assert_eq!(m.volume, Size::new(26_458_188_065));
         assert_eq!(m.volume, m.volume_num);
         assert_eq!(m.line, Some(Amount::from_micros(-1_500_000)));
-        let fs = m.fee_schedule.clone().unwrap();
-        assert_eq!(fs.rate, Price::new(30_000));
-        assert_eq!(fs.rebate_rate, Price::new(250_000));
-        assert!(fs.taker_only);
+        let fs = m.fee_schedule.unwrap();
+        assert_eq!(Some(fs.rate()), Price::new(30_000));
+        assert_eq!(fs.rebate_rate(), Price::new(250_000));
+        assert!(fs.taker_only());
         assert_eq!(m.maker_base_fee, Some(1000));
         assert!(m.accepting_orders);
         assert_eq!(m.events.len(), 1);

@@ -47,4 +47,4 @@ pub use self::event::{GammaEvent, Profile, SearchResults, Series, Sport, Tag};
 pub use self::filter::{
     EventFilter, MAX_CONDITION_IDS, MAX_EVENTS_PAGE, MAX_MARKETS_PAGE, MarketFilter,
 };
-pub use self::market::{GammaFeeSchedule, GammaMarket};
+pub use self::market::GammaMarket;

@@ -9,7 +9,7 @@ use serde::Deserializer;
 use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use crate::fixed::{Price, Size};
-use crate::types::{Side, TickSize};
+use crate::types::{FeeSchedule, Side, TickSize};
 
 /// One JSON scalar, borrowed where possible; containers collapse to `Other`.
 pub(crate) enum Scalar<'de> {
@@ -338,6 +338,41 @@ macro_rules! lenient_enum {
 }
 pub(crate) use lenient_enum;
 
+/// A market's fee schedule in either of the venue's JSON spellings: Gamma's `feeSchedule
+/// {rate, exponent, takerOnly, rebateRate}` or the CLOB market's `fd {r, e, to}`. `None` when
+/// absent or `null`, and when partial or malformed (no `rate`, an `exponent` that is not a whole
+/// number in `1..=4`): the schedule is then unknown, and the row keeps its other fields. A
+/// schedule that does not say `takerOnly` is taker-only, as every published one is.
+pub(crate) fn fee_schedule_opt<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<FeeSchedule>, D::Error> {
+    let v: Option<serde_json::Value> = serde::Deserialize::deserialize(d)?;
+    Ok(v.as_ref().and_then(fee_schedule_of))
+}
+
+fn fee_schedule_of(v: &serde_json::Value) -> Option<FeeSchedule> {
+    let field = |names: &[&str]| {
+        names
+            .iter()
+            .find_map(|n| v.get(*n))
+            .filter(|x| !x.is_null())
+    };
+    let rate = price_opt(field(&["rate", "r"])?).ok()??;
+    let exponent = size_opt(field(&["exponent", "e"])?).ok()??.as_micros();
+    let exponent = u32::try_from(exponent / Size::SCALE)
+        .ok()
+        .filter(|_| exponent % Size::SCALE == 0)?;
+    let taker_only = match field(&["takerOnly", "taker_only", "to"]) {
+        Some(x) => bool_lenient(x).ok()?,
+        None => true,
+    };
+    let rebate_rate = match field(&["rebateRate", "rebate_rate"]) {
+        Some(x) => price_opt(x).ok()?,
+        None => None,
+    };
+    FeeSchedule::new(rate, exponent, taker_only, rebate_rate)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -434,5 +469,40 @@ mod tests {
             vec![Color::Red, Color::Blue, Color::Unknown("GREEN".into())]
         );
         assert_eq!(c[2].as_str(), "GREEN");
+    }
+
+    #[test]
+    fn fee_schedules_in_both_spellings() {
+        let read = |json: &str| -> Option<FeeSchedule> {
+            #[derive(serde::Deserialize)]
+            struct Row {
+                #[serde(default, deserialize_with = "fee_schedule_opt")]
+                f: Option<FeeSchedule>,
+            }
+            serde_json::from_str::<Row>(&format!(r#"{{"f":{json}}}"#))
+                .unwrap()
+                .f
+        };
+        let p = |s: &str| s.parse::<Price>().unwrap();
+        let gamma = read(r#"{"exponent":1,"rate":0.04,"takerOnly":true,"rebateRate":0.25}"#);
+        assert_eq!(gamma, FeeSchedule::new(p("0.04"), 1, true, Some(p("0.25"))));
+        let fd = read(r#"{"r":0.05,"e":1,"to":true}"#);
+        assert_eq!(fd, FeeSchedule::new(p("0.05"), 1, true, None));
+        assert_eq!(
+            read(r#"{"r":"0.07","e":"1.0"}"#),
+            FeeSchedule::new(p("0.07"), 1, true, None)
+        );
+        // Fee-free (`fd` all zero), partial, malformed: unknown, and the row still decodes.
+        for json in [
+            r#"{"r":0,"e":0,"to":false}"#,
+            r#"{"rate":0.04}"#,
+            r#"{"rate":0.04,"exponent":1.5}"#,
+            r#"{"rate":1.5,"exponent":1}"#,
+            r#"{"rate":0.04,"exponent":1,"takerOnly":[]}"#,
+            r#""standard""#,
+            "null",
+        ] {
+            assert_eq!(read(json), None, "{json}");
+        }
     }
 }

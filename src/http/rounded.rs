@@ -10,7 +10,7 @@ use serde::Deserializer;
 use serde::de::{self, SeqAccess, Visitor};
 
 use super::lenient::{Scalar, scalar};
-use crate::fixed::{Price, Size};
+use crate::fixed::{Amount, Price, Size};
 
 /// Most significant digits kept exactly (`u128` holds 38).
 const MAX_DIGITS: usize = 38;
@@ -88,6 +88,17 @@ fn numeric_text<E: de::Error>(s: Scalar<'_>, what: &str) -> Result<Option<i128>,
 /// Signed micro-units, rounded: `"-1082.5533"`, `7.525`, `""`, `null`.
 pub(crate) fn micros_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i128>, D::Error> {
     numeric_text(scalar(d)?, "number")
+}
+
+/// `Option<Amount>` rounded half away from zero to 6 decimals: `"-1.5"`, `7.525`, `"1e-3"`,
+/// `""`/`null` → `None`.
+pub(crate) fn amount_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Amount>, D::Error> {
+    match micros_opt(d)? {
+        None => Ok(None),
+        Some(m) => Amount::from_micros_i128(m)
+            .map(Some)
+            .ok_or_else(|| de::Error::custom("amount out of range")),
+    }
 }
 
 /// `Option<Size>` rounded to 6 decimals; a negative value is an error.

@@ -3,7 +3,7 @@
 use alloy_primitives::Address;
 
 use crate::fixed::{Price, Size};
-use crate::types::{OrderType, Side};
+use crate::types::{ExchangeVersion, OrderType, Side, TickSize};
 
 /// A limit order request (GTC or GTD): a size in shares at a price on the tick grid.
 ///
@@ -222,6 +222,26 @@ impl MarketOrder {
     /// The worst acceptable price.
     pub const fn price(&self) -> Price {
         self.price
+    }
+
+    /// The order's `(makerAmount, takerAmount)` for a market of `tick` on `version`.
+    pub(crate) fn amounts(
+        &self,
+        tick: TickSize,
+        version: ExchangeVersion,
+    ) -> Result<super::amounts::Amounts, super::OrderError> {
+        use super::amounts::{market_amounts, market_buy_shares_amounts};
+        match (self.side, self.amount) {
+            (Side::Buy, MarketAmount::Usdc(a)) | (Side::Sell, MarketAmount::Shares(a)) => {
+                market_amounts(self.side, self.price, a, tick, version)
+            }
+            (Side::Buy, MarketAmount::Shares(a)) => {
+                market_buy_shares_amounts(self.price, a, tick, version)
+            }
+            (side @ Side::Sell, MarketAmount::Usdc(_)) => {
+                Err(super::OrderError::AmountUnit { side })
+            }
+        }
     }
 
     /// Tightens a BUY sized in shares to the book: its price becomes the worst ask level

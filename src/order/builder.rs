@@ -5,12 +5,11 @@ use alloy_primitives::{Address, B256};
 
 use super::args::Common;
 use super::{
-    LimitOrder, MarketAmount, MarketContext, MarketOrder, Order, OrderError, SignedOrder,
-    limit_amounts, market_amounts, market_buy_shares_amounts,
+    LimitOrder, MarketContext, MarketOrder, Order, OrderError, SignedOrder, limit_amounts,
 };
 use crate::sign::Signer;
 use crate::sign::wallet::Wallet;
-use crate::types::{Chain, ExchangeVersion, OrderType, Side, SignatureType};
+use crate::types::{Chain, ExchangeVersion, OrderType, SignatureType};
 
 /// The largest salt the body can carry as a JSON number without precision loss.
 pub(crate) const MAX_SALT: u64 = (1 << 53) - 1;
@@ -213,17 +212,7 @@ impl OrderSigner {
                 order_type: c.order_type,
             });
         }
-        let (maker_amount, taker_amount) = match (req.side, req.amount) {
-            (Side::Buy, MarketAmount::Usdc(a)) | (Side::Sell, MarketAmount::Shares(a)) => {
-                market_amounts(req.side, req.price, a, market.tick(), market.version())?
-            }
-            (Side::Buy, MarketAmount::Shares(a)) => {
-                market_buy_shares_amounts(req.price, a, market.tick(), market.version())?
-            }
-            (side @ Side::Sell, MarketAmount::Usdc(_)) => {
-                return Err(OrderError::AmountUnit { side });
-            }
-        };
+        let (maker_amount, taker_amount) = req.amounts(market.tick(), market.version())?;
         self.finish(market, req.side, maker_amount, taker_amount, c)
     }
 
@@ -320,6 +309,7 @@ fn validate_flags(c: &Common, now_secs: u64) -> Result<(), OrderError> {
 mod tests {
     use super::*;
     use crate::fixed::{Price, Size};
+    use crate::order::MarketAmount;
     use crate::sign::eip712::recover_address;
     use crate::types::{Side, TickSize};
 

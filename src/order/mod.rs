@@ -37,15 +37,17 @@ mod args;
 mod builder;
 mod error;
 mod market;
+mod quote;
 mod signed;
 mod wire;
 
+pub(crate) use self::amounts::limit_amounts;
 pub use self::amounts::market_price;
-pub(crate) use self::amounts::{limit_amounts, market_amounts, market_buy_shares_amounts};
 pub use self::args::{LimitOrder, MarketAmount, MarketOrder};
 pub use self::builder::OrderSigner;
 pub use self::error::OrderError;
 pub use self::market::MarketContext;
+pub use self::quote::MarketQuote;
 pub use self::signed::SignedOrder;
 pub(crate) use self::wire::write_cancel_market_body;
 pub use self::wire::{MAX_BATCH, write_batch_body, write_cancel_body, write_cancel_body_str};

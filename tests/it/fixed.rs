@@ -1,6 +1,7 @@
-//! Property tests: the fixed-point parsers against a naive `u128` decimal oracle.
+//! Property tests: the fixed-point parsers against a naive `u128` decimal oracle, and the cost
+//! basis against the cash that went in and out.
 
-use polyclob::fixed::{Notional, ParseErrorKind, Price, Size, parse_micros};
+use polyclob::fixed::{Amount, CostBasis, Notional, ParseErrorKind, Price, Size, parse_micros};
 use proptest::prelude::*;
 use rust_decimal::Decimal;
 
@@ -121,6 +122,43 @@ proptest! {
         prop_assert_eq!(raw, n.as_raw());
         if let Some(d) = n.to_decimal() {
             prop_assert_eq!(Notional::from_decimal(d), Ok(n));
+        }
+    }
+
+    /// Whatever the order of buys and sells, the basis loses nothing: the P&L realized equals
+    /// the cash in and out plus the cost and fees of the shares still held (exactly, then
+    /// truncated), the shares held are what was bought less what was sold, and the average
+    /// price stays within the prices paid.
+    #[test]
+    fn cost_basis_conserves_the_cash(legs in prop::collection::vec(
+        (any::<bool>(), 1u64..=500_000_000, 1u32..=999_999, 0u64..=100_000), 1..60
+    )) {
+        let mut basis = CostBasis::new();
+        let (mut cash, mut held) = (0i128, 0u64);
+        let (mut lo, mut hi) = (u32::MAX, 0u32);
+        for (buy, size, price, fee) in legs {
+            let price_ = Price::new(price).unwrap();
+            let fee_ = Size::from_micros(fee);
+            if buy || held == 0 {
+                let cost = price_.checked_mul_size(Size::from_micros(size)).unwrap();
+                basis.buy(Size::from_micros(size), cost, fee_);
+                cash -= cost.as_raw() as i128 + i128::from(fee) * 1_000_000;
+                held += size;
+                (lo, hi) = (lo.min(price), hi.max(price));
+            } else {
+                let size = size.min(held);
+                let proceeds = price_.checked_mul_size(Size::from_micros(size)).unwrap();
+                basis.sell(Size::from_micros(size), proceeds, fee_);
+                cash += proceeds.as_raw() as i128 - i128::from(fee) * 1_000_000;
+                held -= size;
+            }
+            prop_assert_eq!(basis.held(), Size::from_micros(held));
+            let open = basis.cost().as_raw() as i128 + i128::from(basis.fees().as_micros()) * 1_000_000;
+            let want = (cash + open) / 1_000_000;
+            prop_assert_eq!(basis.realized(), Amount::from_micros(i64::try_from(want).unwrap()));
+            if let Some(avg) = basis.avg_price() {
+                prop_assert!(avg.as_micros() + 1 >= lo && avg.as_micros() <= hi, "{avg:?} outside {lo}..={hi}");
+            }
         }
     }
 }

@@ -6,10 +6,10 @@
 use crate::support::fixtures;
 
 use polyclob::data::{
-    Activity, Amount, DataTrade, HolderGroup, PortfolioValue, Position, UNLABELLED_OUTCOME,
+    Activity, DataTrade, HolderGroup, PortfolioValue, Position, UNLABELLED_OUTCOME,
     decode_cursor_page,
 };
-use polyclob::fixed::{Price, Size};
+use polyclob::fixed::{Amount, Price, Size};
 use polyclob::gamma::{GammaEvent, GammaMarket, SearchResults, Tag, decode_keyset_page};
 use polyclob::types::{Chain, ExchangeVersion, Side, TickSize};
 use proptest::prelude::*;
@@ -159,8 +159,8 @@ fn every_gamma_market_capture_decodes_whole() {
     assert!(t.fees_enabled);
     let fs = t.fee_schedule.unwrap();
     assert_eq!(
-        (fs.rate, fs.exponent, fs.taker_only),
-        (Some(p("0.07")), Some(sz("1")), true)
+        (fs.rate(), fs.exponent(), fs.taker_only(), fs.rebate_rate()),
+        (p("0.07"), 1, true, Some(Price::ZERO))
     );
     assert_eq!(t.min_order_size, sz("5"));
 

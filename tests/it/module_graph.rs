@@ -26,11 +26,10 @@ const LAYERS: &[&[&str]] = &[
     &["sign", "decode", "http"],
     // Orders built and signed; order books.
     &["order", "book"],
-    // The clients of one host each, on `http`: the CLOB's REST, the Data API, the chain.
-    &["clob", "data", "onchain"],
-    // The WebSocket streams (they take the CLOB's credentials and proxy); Gamma (it reads the
-    // Data API's amounts).
-    &["ws", "gamma"],
+    // The clients of one host each, on `http`: the CLOB's REST, the Data API, the chain, Gamma.
+    &["clob", "data", "onchain", "gamma"],
+    // The WebSocket streams (they take the CLOB's credentials and proxy).
+    &["ws"],
     // The RTDS socket (on `ws`); the relayer (CLOB builder keys, on-chain calls).
     &["rtds", "relayer"],
     // PolyBolt and the sports socket (on `ws` and RTDS's decoders).
@@ -152,7 +151,7 @@ fn every_import_runs_down_the_layers() {
         ("relayer", "http"),
         ("clob", "http"),
         ("data", "http"),
-        ("gamma", "data"),
+        ("gamma", "http"),
         ("ws", "decode"),
         ("rtds", "ws"),
         ("compat", "clob"),

@@ -463,6 +463,17 @@ impl SimHandle {
     pub fn settlement_failures(&self) -> u64 {
         self.shared.ex().ledger().settlement_failures
     }
+
+    /// Pays the maker rebates accrued so far, today's included, as the venue's daily payout
+    /// does when the UTC day ends (the simulator also pays by itself then): each maker whose
+    /// unpaid rebates reach $1 is credited in pUSD, each day and market's amount becoming a
+    /// Data API `MAKER_REBATE` activity row; smaller totals keep accruing. Returns the pUSD
+    /// paid, micro-units. Rebates accrue on fee-enabled markets with a rebate rate
+    /// ([`MarketSpec::fees`](crate::MarketSpec::fees)) and are reported per day by
+    /// `GET /rebates/current`.
+    pub fn pay_rebates(&self) -> u64 {
+        self.shared.ex().pay_rebates(None)
+    }
 }
 
 #[cfg(feature = "onchain")]

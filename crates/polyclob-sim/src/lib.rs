@@ -23,7 +23,7 @@
 //! HTTP/2 (h2c), and the `/ws/market` and `/ws/user` WebSocket channels. It verifies L1
 //! ClobAuth signatures, L2 HMACs and EIP-712 order signatures (V2 domain `"2"`, the neg-risk
 //! exchange for neg-risk markets, V3 for position-ID markets; V1 bodies get
-//! `order_version_mismatch`), keeps a price-time-priority book per token, matches crossing
+//! `order_version_mismatch`), keeps a price-time-priority book per market, matches crossing
 //! orders (GTC, GTD, FOK, FAK, post-only) and publishes `book`, `price_change`,
 //! `last_trade_price`, `tick_size_change` and user `order`/`trade` events. Everything is
 //! deterministic given a seed: the seeded books, ids, credentials and fault decisions.
@@ -107,7 +107,8 @@
 //! |---|---|
 //! | health | `GET /`, `/ok`, `/time`, `/version` |
 //! | markets | `GET /markets`, `/simplified-markets`, `/sampling-markets`, `/sampling-simplified-markets` (cursor pages `MA==` … `LTE=`), `/markets/{condition_id}`, `/clob-markets/{condition_id}`, `/markets-by-token/{token_id}` |
-//! | prices | `GET /book` (levels worst-first), `POST /books`, `GET /price`, `POST /prices`, `GET /midpoint`, `POST /midpoints`, `GET /spread`, `POST /spreads`, `/tick-size`, `/neg-risk`, `/fee-rate`, `/last-trade-price`, `/last-trades-prices`, `/prices-history` (the token's taker fills) |
+//! | prices | `GET /book` (levels worst-first), `POST /books`, `GET /price`, `POST /prices`, `GET /midpoint`, `POST /midpoints`, `GET /spread`, `POST /spreads`, `/tick-size`, `/neg-risk`, `/fee-rate` (and `/fee-rate/{token_id}`), `/last-trade-price`, `/last-trades-prices`, `/prices-history` (the token's taker fills) |
+//! | fees (public) | `/fee-rate` `base_fee` and `/clob-markets` `fd` from the market's schedule ([`MarketSpec::fees`]); `GET /rebates/current` (a maker's rebates of a day) |
 //! | keys (L1) | `POST /auth/api-key`, `GET /auth/derive-api-key` (deterministic per address, nonce and seed); `GET /auth/api-keys` (L2) |
 //! | trading (L2) | `POST /order`, `POST /orders` (≤ 15), `DELETE /order`, `/orders` (≤ 1000 ids), `/cancel-all`, `/cancel-market-orders` |
 //! | account (L2) | `GET /balance-allowance` (and `/update`; `asset_type=COLLATERAL` or `CONDITIONAL` with `token_id`, `signature_type` 0/1/2 picks EOA/proxy/Safe), `GET /data/orders` (`asset_id` needs `market`), `/data/order/{id}`, `/data/trades` (cursor pages), `POST /v1/heartbeats` (chained ids; silence for the heartbeat timeout cancels all the user's orders) |
@@ -180,10 +181,14 @@
 //!
 //! # Fidelity notes
 //!
-//! - Books are per token; complementary tokens are seeded as mirror images but an order on
-//!   "Yes" does not match an order on "No" (the real exchange also matches via minting/merging).
-//!   RFQ quotes do settle across the two tokens: a quote on the complement token mints (both
-//!   buy) or merges (both sell).
+//! - One book per market, in the first outcome's prices; each token's book is a view of it, so
+//!   "Yes" and "No" match as on the exchange: a BUY YES meets a SELL YES or a BUY NO whose
+//!   price sums with its own to 1 or more (a mint: each buyer pays its own price, the pair's
+//!   pUSD is escrowed where the market's positions live), a SELL YES a BUY YES or a SELL NO
+//!   summing to 1 or less (a merge: the escrow pays each seller). The taker pays or gets the
+//!   complement of a maker's price on the other token. A book change is one `price_change`
+//!   frame with both tokens' entries, for subscribers of either. RFQ quotes settle across the
+//!   two tokens the same way.
 //! - The relayer: `/v1/session-signers/*`, `POST /submit` (deposit-wallet `WALLET` batches),
 //!   `/v1/account/transactions/params` and `/v1/account/transactions/{id}` are served on the
 //!   same host; a batch is checked (builder key, owner signature, the owner's nonce, deadline;
@@ -197,6 +202,13 @@
 //!   (`type=WALLET`) reports it; a `/submit` repeating an `Idempotency-Key` gets the first
 //!   executed answer (the same body) or `422` (another body). Whether the live `/submit`
 //!   honours that header is not documented.
+//! - Fees, on markets given a schedule ([`MarketSpec::fees`]): the taker pays
+//!   `shares × rate × (p(1−p))^exponent` per trade, floored to 0.00001 pUSD, in pUSD (on top of
+//!   a buy, out of a sell's proceeds; polyclob's `FeeSchedule::taker_fee`); makers accrue a
+//!   `rebateRate` share of the fees their fills carried, reported by `/rebates/current` and paid
+//!   daily ([`SimHandle::pay_rebates`]) as `MAKER_REBATE` activity. The README lists what is
+//!   assumed where the venue documents nothing (`fee_rate_bps`, multi-level rounding, the
+//!   rebate split).
 //! - Market (FOK/FAK) orders are matched for the share quantity they imply (`takerAmount` for
 //!   BUY, `makerAmount` for SELL) at the tick price recovered from the amounts.
 //! - A user's orders may match each other (no self-trade prevention).

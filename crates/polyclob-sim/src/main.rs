@@ -19,7 +19,9 @@ USAGE: polyclob-sim [FLAGS]
 
   --port N                 port to bind (default 0 = ephemeral; the address is printed)
   --seed N                 seed for books, ids, credentials and faults (default 0)
-  --markets FILE           JSON array of market objects (default: the built-in fixture)
+  --markets FILE           JSON array of market objects (default: the built-in fixture); a
+                           fee-enabled market adds \"fees_enabled\":true, \"fee_type\" and
+                           \"fee_schedule\":{\"rate\",\"exponent\",\"taker_only\",\"rebate_rate\"}
   --generate N             N generated markets instead (CTF, Protocol V2, neg-risk groups)
   --chain 137|80002        chain of the EIP-712 domains (default 137)
   --no-verify              skip signature/HMAC verification (headers still required)

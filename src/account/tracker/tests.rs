@@ -424,3 +424,45 @@ fn statuses_follow_the_one_monotone_rule() {
     );
     assert_eq!(t.settlement(TAKER).failed, "4".parse().unwrap());
 }
+
+/// A trade on market `0xm` of our taker order (`side` `size` of `ASSET`) against two foreign
+/// makers: one on `ASSET` at 0.40, one on the other token (`8`) at 0.55 (a mint for a buy, a
+/// merge for a sell, the taker at 0.45).
+fn crossed(id: &str, status: &str, side: &str) -> Trade {
+    serde_json::from_str(&format!(
+        r#"{{"id":"{id}","taker_order_id":"{TAKER}","market":"0xM","asset_id":"{ASSET}","side":"{side}","size":"20","price":"0.45","status":"{status}","maker_address":"0xME","maker_orders":[
+          {{"order_id":"0xa","matched_amount":"10","price":"0.4","asset_id":"{ASSET}","maker_address":"0xsomeone"}},
+          {{"order_id":"0xb","matched_amount":"10","price":"0.55","asset_id":"8","maker_address":"0xsomeone"}}]}}"#
+    ))
+    .unwrap()
+}
+
+#[test]
+fn pnl_counts_confirmed_legs_once_with_their_fees() {
+    let p = |s: &str| s.parse::<Price>().unwrap();
+    let q = |s: &str| s.parse::<Size>().unwrap();
+    let mut t = Tracker::new();
+    t.on_order(&order_json(TAKER, "LIVE", "0"));
+    t.set_fee_schedule("0xm", FeeSchedule::new(p("0.05"), 1, true, None));
+    // Bought 20: 10 at 0.40 and 10 at 0.45 (the complement of the NO maker's 0.55).
+    for status in ["MATCHED", "CONFIRMED", "CONFIRMED"] {
+        t.on_trade(&crossed("buy", status, "BUY"));
+    }
+    let b = t.position(ASSET).unwrap().basis;
+    assert_eq!((b.held(), b.avg_price()), (q("20"), Some(p("0.425"))));
+    // 0.05 · (10 · 0.24 + 10 · 0.2475) = 0.24375.
+    assert_eq!(b.fees(), q("0.24375"));
+    // A trade that never confirmed moves nothing; one on a market of unknown fees is counted
+    // without a fee and says so.
+    t.on_trade(&trade("ghost", "FAILED", "4"));
+    assert_eq!(t.position(ASSET).unwrap().basis.held(), q("20"));
+    assert!(!t.position(ASSET).unwrap().fees_unknown);
+    t.on_trade(&trade("unknown", "CONFIRMED", "4"));
+    let pos = t.position(ASSET).unwrap();
+    assert!(pos.fees_unknown);
+    assert_eq!(
+        (pos.basis.held(), pos.basis.fees()),
+        (q("24"), q("0.24375"))
+    );
+    assert_eq!(pos.held(), Some(q("24")));
+}

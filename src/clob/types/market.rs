@@ -9,7 +9,9 @@ use serde::Deserialize;
 
 use crate::fixed::{Price, Size};
 use crate::http::lenient;
-use crate::types::{ConditionId, Protocol, ProtocolError, TickSize, Timestamp, timestamp_opt};
+use crate::types::{
+    ConditionId, FeeSchedule, Protocol, ProtocolError, TickSize, Timestamp, timestamp_opt,
+};
 
 fn cow_owned(c: Cow<'_, str>) -> Cow<'static, str> {
     Cow::Owned(c.into_owned())
@@ -308,9 +310,10 @@ pub struct ClobMarket {
     /// Neg-risk (`nr`).
     #[serde(rename = "nr", default, deserialize_with = "lenient::bool_lenient")]
     pub neg_risk: bool,
-    /// Fee curve (`fd`).
-    #[serde(rename = "fd", default)]
-    pub fee: Option<FeeCurve>,
+    /// Fee schedule (`fd {r, e, to}`); `None` on a fee-free market (`fd` all zero) or when
+    /// `fd` is absent or unreadable. `fd` carries no rebate rate.
+    #[serde(rename = "fd", default, deserialize_with = "lenient::fee_schedule_opt")]
+    pub fee: Option<FeeSchedule>,
     /// Maker base fee bps (`mbf`).
     #[serde(rename = "mbf", default, deserialize_with = "lenient::u64_lenient")]
     pub maker_base_fee_bps: u64,
@@ -369,21 +372,6 @@ pub struct ClobMarketToken {
     /// Outcome (`o`).
     #[serde(rename = "o", default, deserialize_with = "lenient::string")]
     pub outcome: String,
-}
-
-/// The V2 platform fee curve `rate = r·(p·(1−p))^e` (`fd`).
-#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
-#[non_exhaustive]
-pub struct FeeCurve {
-    /// `r`.
-    #[serde(default)]
-    pub r: f64,
-    /// `e`.
-    #[serde(default)]
-    pub e: f64,
-    /// Taker-only (`to`).
-    #[serde(rename = "to", default, deserialize_with = "lenient::bool_lenient")]
-    pub taker_only: bool,
 }
 
 /// `GET /markets-by-token/{token_id}`.

@@ -13,14 +13,14 @@ pub use account::{AssetKind, BalanceAllowance, HeartbeatResponse, Notification};
 pub use book::{BookLevel, BookSummary, HistoryRange, Interval, LastTradeInfo, PricePoint};
 pub use builder::{BuilderApiKey, BuilderFeeRate, BuilderTrade};
 pub use market::{
-    ClobMarket, ClobMarketToken, FeeCurve, Market, MarketByToken, RewardRate, Rewards,
-    SimplifiedMarket, Token,
+    ClobMarket, ClobMarketToken, Market, MarketByToken, RewardRate, Rewards, SimplifiedMarket,
+    Token,
 };
 pub use order::{
     CancelResponse, MakerOrder, OpenOrder, OrderKind, OrderStatus, PostOrderResponse, Trade,
     TradeStatus, TraderSide,
 };
 pub use rewards::{
-    AssetEarning, CurrentReward, MarketReward, RewardConfig, RewardPercentages, RewardToken,
-    TotalEarning, UserEarning, UserMarketEarning,
+    AssetEarning, CurrentReward, MakerRebate, MarketReward, RewardConfig, RewardPercentages,
+    RewardToken, TotalEarning, UserEarning, UserMarketEarning,
 };

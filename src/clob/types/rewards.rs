@@ -108,6 +108,37 @@ pub struct TotalEarning {
     pub asset_rate: Size,
 }
 
+/// One row of `GET /rebates/current`: a maker's rebate of one market on one day
+/// (docs.polymarket.com, "Get current rebated fees for a maker").
+///
+/// ```
+/// use polyclob::clob::types::MakerRebate;
+/// let r: MakerRebate = serde_json::from_str(r#"{"date":"2026-02-27","condition_id":"0xbd31",
+///   "asset_address":"0xC011a7E12a19f7B1f670d46F03B03f3342E82DFB",
+///   "maker_address":"0xFeA4cB3dD4ca7CefD3368653B7D6FF9BcDFca604","rebated_fees_usdc":"0.237519"}"#)?;
+/// assert_eq!(r.rebated_fees.to_string(), "0.237519");
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[non_exhaustive]
+pub struct MakerRebate {
+    /// The day (`YYYY-MM-DD`).
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub date: String,
+    /// Condition id of the market.
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub condition_id: String,
+    /// Token the rebate is paid in (pUSD).
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub asset_address: String,
+    /// The maker address.
+    #[serde(default, deserialize_with = "lenient::string")]
+    pub maker_address: String,
+    /// The rebate (`rebated_fees_usdc`).
+    #[serde(rename = "rebated_fees_usdc", default, deserialize_with = "amount")]
+    pub rebated_fees: Size,
+}
+
 /// One reward program on a market.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[non_exhaustive]

@@ -806,12 +806,12 @@ async fn sim_program_routes_refuse_bad_input_with_typed_errors() {
 }
 
 #[tokio::test]
-async fn fee_curve_reads_the_market_of_a_token() {
+async fn fee_schedule_reads_the_market_of_a_token() {
     let sim = start_empty().await;
     let c = Client::builder().host(sim.http_url()).build().unwrap();
-    let curve = c.fee_curve(NO).await.unwrap().unwrap();
-    assert_eq!((curve.r, curve.e, curve.taker_only), (0.0, 0.0, false));
+    // A fee-free market: `fd` all zero is no schedule.
+    assert_eq!(c.fee_schedule(NO).await.unwrap(), None);
     // The lookup also filled the tick-size cache for both tokens of the market.
     assert_eq!(c.cached_tick_size(YES), Some(TickSize::Hundredth));
-    assert_eq!(c.fee_curve("999").await.unwrap_err().status(), Some(404));
+    assert_eq!(c.fee_schedule("999").await.unwrap_err().status(), Some(404));
 }

@@ -75,9 +75,9 @@ fn documented_fee_fields_decode() {
     };
     let f = m.fields().expect("fields");
     let fee = f.fee_schedule.expect("fee schedule");
-    assert_eq!(fee.rate.map(|p| p.as_micros()), Some(70_000));
-    assert_eq!(fee.rebate_rate.map(|p| p.as_micros()), Some(200_000));
-    assert_eq!((fee.exponent, fee.taker_only), (Some(1), Some(true)));
+    assert_eq!(fee.rate().as_micros(), 70_000);
+    assert_eq!(fee.rebate_rate().map(|p| p.as_micros()), Some(200_000));
+    assert_eq!((fee.exponent(), fee.taker_only()), (1, true));
     assert_eq!((f.fees_enabled, f.taker_base_fee), (Some(true), Some(1000)));
 }
 

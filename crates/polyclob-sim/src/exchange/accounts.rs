@@ -9,6 +9,7 @@
 
 use alloy_primitives::{Address, U256};
 
+use polyclob::fixed::{Notional, Price, Size};
 use polyclob::types::Side;
 
 use super::engine::Fill;
@@ -65,8 +66,8 @@ impl Exchange {
         (collateral, shares)
     }
 
-    /// What the maker owes in trades matched but not settled: (collateral, shares of
-    /// `(mi, ti)`).
+    /// What the maker owes in trades matched but not settled: (collateral, fees of buys
+    /// included, and shares of `(mi, ti)`).
     fn unsettled(&self, user: &str, maker: &str, mi: usize, ti: usize) -> (u64, u64) {
         let (mut collateral, mut shares) = (0u64, 0u64);
         for t in self.settling.pending().filter_map(|i| self.trades.get(i)) {
@@ -79,16 +80,23 @@ impl Exchange {
                 if o.user != user || !o.maker_address.eq_ignore_ascii_case(maker) {
                     continue;
                 }
-                let (size, cost) = match fill {
-                    Some(f) => (f.size, fill_notional(f.size, f.price)),
+                // What the leg pays: its pUSD, and on a buy its fee on top.
+                let (size, cost, fee) = match fill {
+                    Some(f) => (
+                        f.size,
+                        fill_notional(f.size, f.price),
+                        self.maker_fee(t.market, f),
+                    ),
                     None => (
                         t.size,
                         t.fills
                             .iter()
-                            .map(|f| fill_notional(f.size, self.taker_view_price(t, f)))
+                            .map(|f| self.taker_pusd(t.token, f))
                             .fold(0, u64::saturating_add),
+                        t.fee,
                     ),
                 };
+                let cost = cost.saturating_add(fee);
                 match o.side {
                     Side::Buy => collateral = collateral.saturating_add(cost),
                     Side::Sell if o.market == mi && o.token == ti => {
@@ -150,23 +158,21 @@ impl Exchange {
         Ok(())
     }
 
-    /// Settles a trade on the ledger, all of its fills or none: makers on the taker's token
-    /// trade against it; a maker on the other token (an RFQ mint or merge) meets it through
-    /// a split or a merge of the full set. When a fill cannot be covered (balance or
-    /// approval), the balances and cost bases are left as they were, the fills are counted in
-    /// the ledger's `settlement_failures`, and the answer is false: the trade failed.
-    pub(crate) fn settle_balances(
-        &mut self,
-        taker_seq: u64,
-        mi: usize,
-        ti: usize,
-        side: Side,
-        fills: &[Fill],
-    ) -> bool {
+    /// Settles trade `idx` on the ledger, all of it or none: its fills (makers on the taker's
+    /// token trade against it; a maker on the other token meets it through a mint or a merge
+    /// of the full set), its taker fee (on top of a buy, out of a sell's proceeds) and any maker
+    /// fees, then the cost bases (the taker's trade one leg, each maker fill one). When anything
+    /// cannot be covered (balance or approval), the balances and cost bases are left as they
+    /// were, the failures are counted in the ledger's `settlement_failures`, and the answer is
+    /// false: the trade failed.
+    pub(crate) fn settle_balances(&mut self, idx: usize) -> bool {
+        let Some(t) = self.trades.get(idx).cloned() else {
+            return false;
+        };
         let ledger = self.ledger_mut();
         let before = ledger.settlement_failures;
         let snapshot = (ledger.balances.clone(), ledger.basis.clone());
-        self.settle_each(taker_seq, mi, ti, side, fills);
+        self.settle_each(&t);
         let ledger = self.ledger_mut();
         if ledger.settlement_failures == before {
             return true;
@@ -175,7 +181,8 @@ impl Exchange {
         false
     }
 
-    fn settle_each(&mut self, taker_seq: u64, mi: usize, ti: usize, side: Side, fills: &[Fill]) {
+    fn settle_each(&mut self, t: &super::trades::TradeRec) {
+        let (mi, ti, side) = (t.market, t.token, t.side);
         // Simulated traders (the crowd, the seed liquidity) settle as the ledger's unlimited house.
         let addr = |s: &str| {
             if self.is_simulated(s) {
@@ -189,35 +196,71 @@ impl Exchange {
         let token_of = |t: usize| spec.tokens[t].token_id().parse::<U256>().ok();
         let taker = self
             .orders
-            .get(&taker_seq)
+            .get(&t.taker_seq)
             .and_then(|o| addr(&o.maker_address));
-        let mut makers: Vec<(Address, Fill)> = Vec::new();
-        let mut crossed: Vec<(Address, Fill, Option<U256>)> = Vec::new();
+        // Each maker fill: (address, fill, its token, its fee, whether it crossed the tokens).
+        let mut legs: Vec<(Address, Fill, U256, u64, bool)> = Vec::new();
         let mut failed = 0u64;
-        for f in fills {
+        for f in &t.fills {
             match self
                 .orders
                 .get(&f.maker_seq)
                 .map(|o| (addr(&o.maker_address), o.token))
             {
-                Some((Some(a), t)) if t == ti => makers.push((a, *f)),
-                Some((Some(a), t)) => crossed.push((a, *f, token_of(t))),
+                Some((Some(a), mt)) => match token_of(mt) {
+                    Some(id) => legs.push((a, *f, id, self.maker_fee(mi, f), mt != ti)),
+                    None => failed += 1,
+                },
                 _ => failed += 1,
             }
         }
         let token = token_of(ti);
+        let taker_notional = t
+            .fills
+            .iter()
+            .map(|f| {
+                let p = Price::new(self.taker_view_price(t, f)).unwrap_or(Price::ZERO);
+                p.checked_mul_size(Size::from_micros(f.size))
+                    .unwrap_or(Notional::ZERO)
+            })
+            .fold(Notional::ZERO, |a, n| {
+                a.checked_add(n).unwrap_or(Notional::MAX)
+            });
         let ledger = self.ledger_mut();
         let (Some(taker), Some(token)) = (taker, token) else {
             ledger.settlement_failures += 1;
             return;
         };
         ledger.settlement_failures += failed;
-        ledger.settle_fills(taker, side, &makers, token, neg_risk);
-        for (maker, f, maker_token) in crossed {
-            match maker_token {
-                Some(t) => ledger.settle_crossed(side, [(taker, token), (maker, t)], &f, neg_risk),
-                None => ledger.settlement_failures += 1,
+        let same: Vec<(Address, Fill)> = legs.iter().filter(|l| !l.4).map(|l| (l.0, l.1)).collect();
+        ledger.settle_fills(taker, side, &same, token, neg_risk);
+        for (maker, f, maker_token, _, crossed) in &legs {
+            if *crossed {
+                ledger.settle_crossed(side, [(taker, token), (*maker, *maker_token)], f, neg_risk);
             }
+        }
+        // Fees, once the fills moved: the taker's for the trade, each maker's for its fill.
+        let (exchange, _, _) = ledger.venue(token, neg_risk);
+        let maker_side = |crossed: bool| if crossed { side } else { side.opposite() };
+        let fees = std::iter::once((taker, side, t.fee))
+            .chain(legs.iter().map(|l| (l.0, maker_side(l.4), l.3)));
+        for (who, side, fee) in fees {
+            if ledger.charge_fee(who, exchange, side, fee).is_err() {
+                ledger.settlement_failures += 1;
+            }
+        }
+        // Cost bases: buyers before sellers (a client's own orders may meet).
+        let taker_leg = (taker, token, side, (t.size, taker_notional, t.fee));
+        let maker_legs = legs.iter().map(|(who, f, id, fee, crossed)| {
+            let n = Price::new(f.price)
+                .and_then(|p| p.checked_mul_size(Size::from_micros(f.size)))
+                .unwrap_or(Notional::ZERO);
+            (*who, *id, maker_side(*crossed), (f.size, n, *fee))
+        });
+        let mut all: Vec<_> = std::iter::once(taker_leg).chain(maker_legs).collect();
+        all.sort_by_key(|l| l.2 != Side::Buy);
+        for (who, id, side, leg) in all {
+            ledger.record_leg(who, id, side, leg);
         }
     }
 }

@@ -34,7 +34,7 @@ fn levels(it: impl Iterator<Item = (u32, u64)>) -> Value {
 /// as hex. Changes whenever any level changes; deltas cannot be hash-gated, so only `book`
 /// snapshots carry the exchange's verifiable hash ([`book`]).
 pub(crate) fn book_hash(ex: &Exchange, mi: usize, ti: usize) -> String {
-    let b = &ex.markets[mi].books[ti];
+    let b = ex.markets[mi].book.view(ti);
     let text = format!(
         "{}|{}",
         levels(b.bids_worst_first()),
@@ -134,7 +134,7 @@ struct BookParts {
 
 fn book_parts(ex: &Exchange, mi: usize, ti: usize, ts_ms: u64) -> BookParts {
     let m = &ex.markets[mi];
-    let b = &m.books[ti];
+    let b = m.book.view(ti);
     let mut parts = BookParts {
         market: m.spec.condition_id.clone(),
         asset_id: m.spec.tokens[ti].token_id().to_owned(),
@@ -208,7 +208,7 @@ pub(crate) fn ws_book(ex: &Exchange, mi: usize, ti: usize, ts_ms: u64) -> String
 }
 
 fn best(ex: &Exchange, mi: usize, ti: usize) -> (String, String) {
-    let b = &ex.markets[mi].books[ti];
+    let b = ex.markets[mi].book.view(ti);
     (
         b.best_bid().map_or_else(|| "0".to_owned(), price),
         b.best_ask().map_or_else(|| "1".to_owned(), price),
@@ -216,7 +216,10 @@ fn best(ex: &Exchange, mi: usize, ti: usize) -> (String, String) {
 }
 
 /// `price_change` (the post-2025-09-15 format with a `price_changes` array), members in the
-/// exchange's order.
+/// exchange's order, for a change of market `mi`'s book made by an order of token `ti`: each
+/// level's entry as token `ti` shows it, then as the other token shows it (a bid of one is an
+/// ask of the other at the complement, same size), each with its own token's hash and best
+/// bid and ask, as the venue's frames pair them.
 pub(crate) fn price_change(
     ex: &Exchange,
     mi: usize,
@@ -225,23 +228,25 @@ pub(crate) fn price_change(
     ts_ms: u64,
 ) -> String {
     let m = &ex.markets[mi];
-    let hash = book_hash(ex, mi, ti);
-    let (bb, ba) = best(ex, mi, ti);
+    let per_token = [ti, 1 - ti].map(|t| (t, book_hash(ex, mi, t), best(ex, mi, t)));
     let mut list = String::from("[");
-    for (k, c) in changes.iter().enumerate() {
-        if k > 0 {
-            list.push(',');
+    for c in changes {
+        for (t, hash, (bb, ba)) in &per_token {
+            if list.len() > 1 {
+                list.push(',');
+            }
+            let (side, p) = c.seen_by(*t);
+            let entry = Obj::new()
+                .str("asset_id", m.spec.tokens[*t].token_id())
+                .str("price", &price(p))
+                .str("size", &size(c.size))
+                .str("side", side.as_str())
+                .str("hash", hash)
+                .str("best_bid", bb)
+                .str("best_ask", ba)
+                .end();
+            list.push_str(&entry);
         }
-        let entry = Obj::new()
-            .str("asset_id", m.spec.tokens[ti].token_id())
-            .str("price", &price(c.price))
-            .str("size", &size(c.size))
-            .str("side", c.side.as_str())
-            .str("hash", &hash)
-            .str("best_bid", &bb)
-            .str("best_ask", &ba)
-            .end();
-        list.push_str(&entry);
     }
     list.push(']');
     Obj::new()
@@ -255,7 +260,7 @@ pub(crate) fn price_change(
 /// `best_bid_ask` (a `custom_feature_enabled` event).
 pub(crate) fn best_bid_ask(ex: &Exchange, mi: usize, ti: usize, ts_ms: u64) -> String {
     let m = &ex.markets[mi];
-    let b = &m.books[ti];
+    let b = m.book.view(ti);
     let (bb, ba) = best(ex, mi, ti);
     let spread = match (b.best_bid(), b.best_ask()) {
         (Some(bid), Some(ask)) => price(ask.saturating_sub(bid)),
@@ -286,7 +291,7 @@ pub(crate) fn last_trade_price(
     Obj::new()
         .str("asset_id", m.spec.tokens[ti].token_id())
         .str("event_type", "last_trade_price")
-        .str("fee_rate_bps", "0")
+        .str("fee_rate_bps", &fee_rate_bps(&m.spec, true))
         .str("market", &m.spec.condition_id)
         .str("price", &price(p))
         .str("side", side.as_str())
@@ -354,7 +359,7 @@ fn maker_orders(ex: &Exchange, t: &TradeRec) -> Vec<Value> {
                 "maker_address": o.maker_address,
                 "matched_amount": size(f.size),
                 "price": price(f.price),
-                "fee_rate_bps": "0",
+                "fee_rate_bps": fee_rate_bps(&m.spec, false),
                 "asset_id": m.spec.tokens[o.token].token_id(),
                 "outcome": m.spec.tokens[o.token].outcome(),
                 "side": o.side.as_str(),
@@ -378,7 +383,7 @@ pub(crate) fn user_trade(ex: &Exchange, t: &TradeRec, status: &str, is_taker: bo
         "side": t.side.as_str(),
         "size": size(t.size),
         "price": price(t.price),
-        "fee_rate_bps": "0",
+        "fee_rate_bps": fee_rate_bps(&m.spec, true),
         "status": status,
         "outcome": m.spec.tokens[t.token].outcome(),
         "owner": owner,
@@ -431,7 +436,7 @@ pub(crate) fn trade(ex: &Exchange, t: &TradeRec, user: &str) -> Value {
         "asset_id": m.spec.tokens[t.token].token_id(),
         "side": t.side.as_str(),
         "size": size(t.size),
-        "fee_rate_bps": "0",
+        "fee_rate_bps": fee_rate_bps(&m.spec, true),
         "price": price(t.price),
         "status": t.status,
         "match_time": t.match_time.to_string(),
@@ -452,7 +457,7 @@ fn tokens_json(ex: &Exchange, mi: usize) -> Value {
     Value::Array(
         (0..2)
             .map(|ti| {
-                let b = &m.books[ti];
+                let b = m.book.view(ti);
                 let mid = match (b.best_bid(), b.best_ask()) {
                     (Some(bid), Some(ask)) => (bid + ask) / 2,
                     _ => m.last_trade[ti].map_or(500_000, |(p, _)| p),
@@ -493,8 +498,8 @@ pub(crate) fn market(ex: &Exchange, mi: usize) -> Value {
         "game_start_time": null,
         "seconds_delay": 0,
         "fpmm": "",
-        "maker_base_fee": 0,
-        "taker_base_fee": 0,
+        "maker_base_fee": base_fee_bps(s),
+        "taker_base_fee": base_fee_bps(s),
         "notifications_enabled": false,
         "neg_risk": s.neg_risk,
         "neg_risk_market_id": s.neg_risk_market_id,
@@ -522,6 +527,43 @@ pub(crate) fn simplified_market(ex: &Exchange, mi: usize) -> Value {
     })
 }
 
+/// The `fee_rate_bps` of a trade row for its taker (`taker`) or a maker: the schedule's rate
+/// in basis points (0.05 is `"500"`) for whoever pays on a fee-enabled market, `"0"` otherwise
+/// (the docs' reading; a live capture has shown `"0"` on a charged trade, so the README tells
+/// bots to read fees from balances and the Data API).
+pub(crate) fn fee_rate_bps(s: &MarketSpec, taker: bool) -> String {
+    match s.fees {
+        Some(f) if taker || !f.taker_only() => (f.rate().as_micros() / 100).to_string(),
+        _ => "0".to_owned(),
+    }
+}
+
+/// The `base_fee` the venue answers for a market (`/fee-rate`, `maker_base_fee`,
+/// `taker_base_fee`, `mbf`, `tbf`): 1000 on every fee-charging market, 0 on fee-free ones (the
+/// V1 fee authorization, not the rate charged; Polymarket's py-clob-client-v2 #107, #110).
+pub(crate) fn base_fee_bps(s: &MarketSpec) -> u64 {
+    if s.fees.is_some() { 1000 } else { 0 }
+}
+
+/// A market's `fd`: the schedule's rate, exponent and taker-only flag, all zero when fee-free.
+fn fee_curve(s: &MarketSpec) -> Value {
+    match s.fees {
+        Some(f) => json!({
+            "r": decimal(f.rate()),
+            "e": f.exponent(),
+            "to": f.taker_only(),
+        }),
+        None => json!({"r": 0, "e": 0, "to": false}),
+    }
+}
+
+/// A fraction as the JSON number the venue sends (`0.05`).
+pub(crate) fn decimal(p: Price) -> Value {
+    p.to_string()
+        .parse::<f64>()
+        .map_or(Value::Null, |f| json!(f))
+}
+
 /// The compact `/clob-markets/{condition_id}` object.
 pub(crate) fn clob_market(ex: &Exchange, mi: usize) -> Value {
     let s = &ex.markets[mi].spec;
@@ -531,9 +573,9 @@ pub(crate) fn clob_market(ex: &Exchange, mi: usize) -> Value {
         "mts": s.tick.as_str().parse::<f64>().unwrap_or(0.01),
         "mos": s.min_order_size.to_string().parse::<f64>().unwrap_or(5.0),
         "nr": s.neg_risk,
-        "fd": {"r": 0, "e": 0, "to": false},
-        "mbf": 0,
-        "tbf": 0,
+        "fd": fee_curve(s),
+        "mbf": base_fee_bps(s),
+        "tbf": base_fee_bps(s),
         "rfqe": s.rfq,
         "v": s.protocol().as_str(),
     })

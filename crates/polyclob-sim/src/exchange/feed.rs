@@ -34,8 +34,12 @@ impl Exchange {
     }
 
     fn publish_market_frame(&mut self, mi: usize, ti: usize, text: String, custom: bool) {
-        self.msg_seq += 1;
         let assets = vec![self.markets[mi].spec.tokens[ti].token_id().to_owned()];
+        self.publish_to(assets, text, custom);
+    }
+
+    fn publish_to(&mut self, assets: Vec<String>, text: String, custom: bool) {
+        self.msg_seq += 1;
         self.publish(Outbound::Market {
             seq: self.msg_seq,
             assets,
@@ -49,6 +53,10 @@ impl Exchange {
         self.events.receiver_count() > 0
     }
 
+    /// Publishes a change of market `mi`'s book caused by an order of token `ti`: one
+    /// `price_change` frame with each level's entry for both tokens (token `ti`'s first), sent
+    /// to the subscribers of either token, as the venue pairs them; then `best_bid_ask` for each
+    /// token whose top moved.
     pub(crate) fn publish_price_changes(
         &mut self,
         mi: usize,
@@ -56,24 +64,34 @@ impl Exchange {
         changes: &[LevelChange],
         ts_ms: u64,
     ) {
-        let book = &self.markets[mi].books[ti];
-        let bba = (book.best_bid(), book.best_ask());
-        let top_moved = self.markets[mi].last_bba[ti] != bba;
-        self.markets[mi].last_bba[ti] = bba;
+        let mut moved = [false; 2];
+        for (t, m) in moved.iter_mut().enumerate() {
+            let view = self.markets[mi].book.view(t);
+            let bba = (view.best_bid(), view.best_ask());
+            *m = self.markets[mi].last_bba[t] != bba;
+            self.markets[mi].last_bba[t] = bba;
+        }
         if changes.is_empty() || !self.has_listeners() {
             return;
         }
         let text = events::price_change(self, mi, ti, changes, ts_ms);
-        self.publish_market(mi, ti, text);
+        let tokens = &self.markets[mi].spec.tokens;
+        let assets = [ti, 1 - ti]
+            .map(|t| tokens[t].token_id().to_owned())
+            .to_vec();
+        self.publish_to(assets, text, false);
         // `custom_feature_enabled` subscribers also get `best_bid_ask` when the top moves.
-        if top_moved {
-            let text = events::best_bid_ask(self, mi, ti, ts_ms);
-            self.publish_market_frame(mi, ti, text, true);
+        for t in [ti, 1 - ti] {
+            if moved[t] {
+                let text = events::best_bid_ask(self, mi, t, ts_ms);
+                self.publish_market_frame(mi, t, text, true);
+            }
         }
     }
 
-    /// After a trade on token `ti` of market `mi`: `last_trade_price`, then a fresh `book`
-    /// (the exchange sends one when a trade changes the book).
+    /// After a trade on token `ti` of market `mi`: `last_trade_price` on that token, then a
+    /// fresh `book` of both tokens (the exchange sends one when a trade changes the book, and
+    /// one book shows both).
     pub(super) fn publish_last_trade(
         &mut self,
         mi: usize,
@@ -86,8 +104,10 @@ impl Exchange {
         }
         let text = events::last_trade_price(self, mi, ti, price, side, size, ts_ms);
         self.publish_market(mi, ti, text);
-        let text = events::ws_book(self, mi, ti, ts_ms);
-        self.publish_market(mi, ti, text);
+        for t in [ti, 1 - ti] {
+            let text = events::ws_book(self, mi, t, ts_ms);
+            self.publish_market(mi, t, text);
+        }
     }
 
     pub(super) fn publish_order_event(&mut self, seq: u64, kind: &str) {

@@ -19,7 +19,7 @@ use std::collections::{HashMap, HashSet};
 
 use alloy_primitives::{Address, B256, U256};
 
-use polyclob::fixed::Price;
+use polyclob::fixed::{CostBasis, Notional, Size};
 use polyclob::onchain::Call;
 use polyclob::onchain::Selector;
 use polyclob::onchain::abi::{Reader, Value, encode_args, split_selector};
@@ -95,49 +95,9 @@ pub(crate) struct Ledger {
     /// The simulator's own liquidity: its side of fills is minted/burned.
     house: Address,
     pub(crate) settlement_failures: u64,
-    /// Each account's cost basis per outcome token, moved by settled fills only.
-    pub(crate) basis: HashMap<(Address, U256), Basis>,
-}
-
-/// A position's cost basis by the average-cost method, in exact units: `cost` is
-/// Σ size × price in micro-shares × micro-pUSD, so the average price is exact to the micro-unit.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Basis {
-    /// Shares bought by fills and not yet sold (micro-shares).
-    pub(crate) shares: u128,
-    /// What those shares cost (micro-shares × micro-pUSD).
-    pub(crate) cost: u128,
-    /// Every share ever bought (micro-shares).
-    pub(crate) bought: u128,
-    /// Realized PnL of sales against the average cost (micro-shares × micro-pUSD).
-    pub(crate) realized: i128,
-}
-
-impl Basis {
-    /// The fill-weighted average price of the shares held, micro-pUSD (floor).
-    pub(crate) fn avg_price(&self) -> u128 {
-        self.cost.checked_div(self.shares).unwrap_or(0)
-    }
-
-    fn record(&mut self, side: Side, size: u64, price: u32) {
-        let (size, price) = (u128::from(size), u128::from(price));
-        match side {
-            Side::Buy => {
-                self.shares += size;
-                self.cost += size * price;
-                self.bought += size;
-            }
-            Side::Sell => {
-                let sold = size.min(self.shares);
-                let removed = (self.cost * sold).checked_div(self.shares).unwrap_or(0);
-                let proceeds = i128::try_from(sold * price).unwrap_or(i128::MAX);
-                let removed_i = i128::try_from(removed).unwrap_or(i128::MAX);
-                self.realized = self.realized.saturating_add(proceeds - removed_i);
-                self.cost -= removed;
-                self.shares -= sold;
-            }
-        }
-    }
+    /// Each account's cost basis per outcome token (polyclob's average-cost book, fees
+    /// included), moved by settled trades only: a taker's trade is one leg, each maker fill one.
+    pub(crate) basis: HashMap<(Address, U256), CostBasis>,
 }
 
 fn word(v: U256) -> Vec<u8> {
@@ -833,22 +793,51 @@ impl Ledger {
             {
                 self.balances = snapshot;
                 self.settlement_failures += 1;
-            } else {
-                self.record_basis(buyer, token, Side::Buy, f);
-                self.record_basis(seller, token, Side::Sell, f);
             }
         }
     }
 
-    /// Moves `who`'s cost basis for a settled fill (the simulator's own side has none).
-    /// `f.price` is what `who` paid or received per share.
-    fn record_basis(&mut self, who: Address, token: U256, side: Side, f: &Fill) {
-        if who != self.house {
-            self.basis
-                .entry((who, token))
-                .or_default()
-                .record(side, f.size, f.price);
+    /// Moves `who`'s cost basis for one settled leg: `size` shares of `token` bought or sold
+    /// for `notional` (exact), paying `fee` (the simulator's own side has none).
+    pub(crate) fn record_leg(
+        &mut self,
+        who: Address,
+        token: U256,
+        side: Side,
+        (size, notional, fee): (u64, Notional, u64),
+    ) {
+        if who == self.house {
+            return;
         }
+        let b = self.basis.entry((who, token)).or_default();
+        let (size, fee) = (Size::from_micros(size), Size::from_micros(fee));
+        match side {
+            Side::Buy => b.buy(size, notional, fee),
+            Side::Sell => b.sell(size, notional, fee),
+        }
+    }
+
+    /// Takes a trading fee from `who` on `exchange`: a buyer's through its collateral
+    /// allowance (the fee is on top of the price), a seller's out of the proceeds it has just
+    /// received. The fee receiver is not modelled: the fee is burned. The simulator's own side
+    /// pays nothing.
+    pub(crate) fn charge_fee(
+        &mut self,
+        who: Address,
+        exchange: Address,
+        side: Side,
+        fee: u64,
+    ) -> Result<(), Revert> {
+        if who == self.house || fee == 0 {
+            return Ok(());
+        }
+        let fee = U256::from(fee);
+        match side {
+            Side::Buy => self.pull_collateral(who, exchange, self.house, fee)?,
+            Side::Sell => self.move_collateral(who, self.house, fee)?,
+        }
+        self.burn_collateral(self.house, fee);
+        Ok(())
     }
 
     /// Settles a fill between two orders on the two tokens of one binary market, both on
@@ -874,14 +863,6 @@ impl Ledger {
         {
             self.balances = snapshot;
             self.settlement_failures += 1;
-        } else {
-            // The taker's price is the complement of the maker's.
-            let taker = Fill {
-                price: Price::SCALE.saturating_sub(f.price),
-                ..*f
-            };
-            self.record_basis(legs[0].0, legs[0].1, side, &taker);
-            self.record_basis(legs[1].0, legs[1].1, side, f);
         }
     }
 

@@ -2,7 +2,7 @@
 //! shipped with the crate, and the seeded initial liquidity of their books.
 
 use polyclob::fixed::{Price, Size};
-use polyclob::types::TickSize;
+use polyclob::types::{FeeSchedule, TickSize};
 
 use super::rng::Rng;
 
@@ -72,6 +72,9 @@ pub struct MarketSpec {
     pub(crate) mid: Price,
     pub(crate) seed_levels: u32,
     pub(crate) rfq: bool,
+    pub(crate) fees: Option<FeeSchedule>,
+    /// Gamma's `feeType` (`"crypto_fees"`, …), passed through; empty when not given.
+    pub(crate) fee_type: String,
 }
 
 impl MarketSpec {
@@ -102,7 +105,38 @@ impl MarketSpec {
             mid: Price::new(500_000).unwrap_or(Price::ZERO),
             seed_levels: 5,
             rfq: true,
+            fees: None,
+            fee_type: String::new(),
         }
+    }
+
+    /// Makes the market fee-enabled with `schedule`: every trade's taker pays
+    /// [`FeeSchedule::taker_fee`] (in pUSD, on top of a buy, out of a sell's proceeds), makers
+    /// too when the schedule is not taker-only, and makers accrue rebates at its rebate rate;
+    /// the CLOB answers `/fee-rate` with `base_fee` 1000, `fd` with the schedule, taker trade
+    /// rows carry the rate in `fee_rate_bps`, Gamma says `feesEnabled` with its
+    /// `feeSchedule`. Default is none: the market is fee-free (`feesEnabled` false, `fd` all
+    /// zero, `/fee-rate` 0, no fee charged).
+    ///
+    /// ```
+    /// use polyclob::types::FeeSchedule;
+    /// use polyclob_sim::MarketSpec;
+    ///
+    /// let p = |s: &str| s.parse().unwrap();
+    /// let crypto = FeeSchedule::new(p("0.07"), 1, true, Some(p("0.2"))).unwrap();
+    /// let m = MarketSpec::binary("0xabc", "BTC up?", ["1", "2"]).fees(crypto);
+    /// assert_eq!(m.fee_schedule(), Some(crypto));
+    /// ```
+    #[must_use]
+    pub fn fees(mut self, schedule: FeeSchedule) -> Self {
+        self.fees = Some(schedule);
+        self
+    }
+
+    /// The market's fee schedule, `None` when it is fee-free.
+    #[must_use]
+    pub fn fee_schedule(&self) -> Option<FeeSchedule> {
+        self.fees
     }
 
     /// Sets the tick size. Default is 0.01.
@@ -307,7 +341,19 @@ impl MarketSpec {
     }
 }
 
-/// Parses a JSON array of market objects (the shape of `src/data/markets.json`).
+/// Parses a JSON array of market objects (the shape of `src/data/markets.json`: the CLOB
+/// market's snake_case vocabulary). A fee-enabled market adds the venue's own fee fields, as
+/// the `new_market` event spells them:
+///
+/// ```
+/// let json = r#"[{"condition_id":"0x01","question":"Q","minimum_tick_size":"0.01",
+///   "minimum_order_size":"5","tokens":[{"token_id":"1","outcome":"Yes"},{"token_id":"2","outcome":"No"}],
+///   "fees_enabled":true,"fee_type":"sports_fees_v2",
+///   "fee_schedule":{"rate":"0.03","exponent":1,"taker_only":true,"rebate_rate":"0.25"}}]"#;
+/// let markets = polyclob_sim::parse_markets(json)?;
+/// assert_eq!(markets[0].fee_schedule().unwrap().rate().to_string(), "0.03");
+/// # Ok::<(), String>(())
+/// ```
 ///
 /// # Errors
 /// A message naming the first missing or malformed field.
@@ -362,6 +408,7 @@ fn parse_market(m: &serde_json::Value) -> Result<MarketSpec, String> {
     let mid =
         Price::parse(mid_s.as_bytes()).map_err(|e| format!("token price {mid_s:?}: {e:?}"))?;
     let question = s("question")?;
+    let fees = parse_fees(m)?;
     Ok(MarketSpec {
         condition_id: s("condition_id")?,
         question_id: s("question_id").unwrap_or_default(),
@@ -378,7 +425,60 @@ fn parse_market(m: &serde_json::Value) -> Result<MarketSpec, String> {
         mid,
         seed_levels: 5,
         rfq: m.get("rfqe").and_then(|v| v.as_bool()).unwrap_or(true),
+        fees,
+        fee_type: s("fee_type").unwrap_or_default(),
     })
+}
+
+/// A market's fees in the markets file, with the venue's own field names (the `new_market`
+/// event's): `"fees_enabled": true` and `"fee_schedule": {"rate": "0.03", "exponent": 1,
+/// "taker_only": true, "rebate_rate": "0.25"}` (rates as decimal strings or JSON numbers, read
+/// exactly; `taker_only` defaults to true, `rebate_rate` to unknown). `fees_enabled` false or
+/// absent is a fee-free market, whatever the schedule says.
+fn parse_fees(m: &serde_json::Value) -> Result<Option<FeeSchedule>, String> {
+    if !m
+        .get("fees_enabled")
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false)
+    {
+        return Ok(None);
+    }
+    let f = m
+        .get("fee_schedule")
+        .filter(|f| f.is_object())
+        .ok_or("`fees_enabled` without a `fee_schedule` object")?;
+    let fraction = |k: &str| -> Result<Option<Price>, String> {
+        let Some(v) = f.get(k).filter(|v| !v.is_null()) else {
+            return Ok(None);
+        };
+        let text = match v {
+            serde_json::Value::String(t) => t.clone(),
+            serde_json::Value::Number(n) => n.to_string(),
+            _ => return Err(format!("fee_schedule.{k}: expected a decimal, got {v}")),
+        };
+        Price::parse(text.as_bytes())
+            .map(Some)
+            .map_err(|e| format!("fee_schedule.{k} {text:?}: {e}"))
+    };
+    let rate = fraction("rate")?.ok_or("fee_schedule.rate is missing")?;
+    let exponent = match f.get("exponent") {
+        None => 1,
+        Some(v) => v
+            .as_u64()
+            .or_else(|| v.as_str().and_then(|t| t.parse().ok()))
+            .and_then(|e| u32::try_from(e).ok())
+            .ok_or_else(|| format!("fee_schedule.exponent: expected a whole number, got {v}"))?,
+    };
+    let taker_only = match f.get("taker_only") {
+        None => true,
+        Some(v) => v
+            .as_bool()
+            .ok_or_else(|| format!("fee_schedule.taker_only: expected a bool, got {v}"))?,
+    };
+    let rebate = fraction("rebate_rate")?;
+    FeeSchedule::new(rate, exponent, taker_only, rebate)
+        .map(Some)
+        .ok_or_else(|| format!("fee_schedule.exponent {exponent}: expected 1 to 4"))
 }
 
 fn slugify(q: &str) -> String {
@@ -393,13 +493,13 @@ fn slugify(q: &str) -> String {
     out.trim_end_matches('-').to_owned()
 }
 
-/// One seeded resting order: (token index 0/1, is_bid, price micros, size micros).
-pub(crate) type SeedOrder = (usize, bool, u32, u64);
+/// One seeded resting order of the first token: (is_bid, price micros, size micros).
+pub(crate) type SeedOrder = (bool, u32, u64);
 
 /// Seeded liquidity for a market: `seed_levels` levels each side of the first token around
-/// its midpoint (snapped to the grid), one or two orders per level of 10–250 whole shares, and
-/// the mirror image on the second token (a bid at p on Yes is an ask at 1−p on No), so the two
-/// books quote consistent prices.
+/// its midpoint (snapped to the grid), one or two orders per level of 10–250 whole shares. The
+/// second token's book is their mirror image (a bid at p on Yes is an ask at 1−p on No: one
+/// book, two views).
 pub(crate) fn seed_orders(spec: &MarketSpec, rng: &mut Rng) -> Vec<SeedOrder> {
     let t = spec.tick.as_micros();
     let one = Price::SCALE;
@@ -418,8 +518,7 @@ pub(crate) fn seed_orders(spec: &MarketSpec, rng: &mut Rng) -> Vec<SeedOrder> {
             let orders = 1 + rng.below(2);
             for _ in 0..orders {
                 let size = (10 + rng.below(241)) * 1_000_000;
-                out.push((0, is_bid, price, size));
-                out.push((1, !is_bid, one - price, size));
+                out.push((is_bid, price, size));
             }
         }
     }
@@ -441,6 +540,56 @@ mod tests {
     }
 
     #[test]
+    fn fees_read_the_venues_field_names() {
+        let market = |fees: &str| {
+            format!(
+                r#"[{{"condition_id":"0x1","question":"q","minimum_tick_size":"0.01",
+                "minimum_order_size":"5","tokens":[{{"token_id":"1","outcome":"Yes"}},
+                {{"token_id":"2","outcome":"No"}}]{fees}}}]"#
+            )
+        };
+        let read = |fees: &str| parse_markets(&market(fees)).map(|m| m[0].fees);
+        let p = |s: &str| Price::parse(s.as_bytes()).unwrap();
+        assert_eq!(read(""), Ok(None));
+        assert_eq!(
+            read(
+                r#","fees_enabled":true,"fee_type":"sports_fees_v2","fee_schedule":{"rate":"0.03","exponent":1,"taker_only":true,"rebate_rate":0.25}"#
+            ),
+            Ok(FeeSchedule::new(p("0.03"), 1, true, Some(p("0.25"))))
+        );
+        assert_eq!(
+            read(r#","fees_enabled":false,"fee_schedule":{"rate":"0.03"}"#),
+            Ok(None)
+        );
+        for (fees, says) in [
+            (r#","fees_enabled":true"#, "without a `fee_schedule`"),
+            (
+                r#","fees_enabled":true,"fee_schedule":{}"#,
+                "rate is missing",
+            ),
+            (
+                r#","fees_enabled":true,"fee_schedule":{"rate":"1.5"}"#,
+                "fee_schedule.rate",
+            ),
+            (
+                r#","fees_enabled":true,"fee_schedule":{"rate":0.03,"exponent":1.5}"#,
+                "exponent",
+            ),
+            (
+                r#","fees_enabled":true,"fee_schedule":{"rate":0.03,"exponent":9}"#,
+                "1 to 4",
+            ),
+            (
+                r#","fees_enabled":true,"fee_schedule":{"rate":0.03,"taker_only":"yes"}"#,
+                "taker_only",
+            ),
+        ] {
+            let e = read(fees).unwrap_err();
+            assert!(e.contains(says), "{fees}: {e}");
+        }
+    }
+
+    #[test]
     fn malformed_fixture_is_an_error() {
         assert!(parse_markets("{}").is_err());
         assert!(
@@ -451,28 +600,18 @@ mod tests {
     }
 
     #[test]
-    fn seeded_books_never_cross_and_mirror() {
+    fn seeded_books_never_cross() {
         for spec in MarketSpec::defaults() {
             let mut rng = Rng::new(42, 0);
             let orders = seed_orders(&spec, &mut rng);
             assert!(!orders.is_empty());
-            let best_bid = orders
-                .iter()
-                .filter(|o| o.0 == 0 && o.1)
-                .map(|o| o.2)
-                .max()
-                .unwrap();
-            let best_ask = orders
-                .iter()
-                .filter(|o| o.0 == 0 && !o.1)
-                .map(|o| o.2)
-                .min()
-                .unwrap();
+            let best_bid = orders.iter().filter(|o| o.0).map(|o| o.1).max().unwrap();
+            let best_ask = orders.iter().filter(|o| !o.0).map(|o| o.1).min().unwrap();
             assert!(best_bid < best_ask, "{}", spec.question);
             assert!(
                 orders
                     .iter()
-                    .all(|o| spec.tick.is_on_grid(Price::new(o.2).unwrap()))
+                    .all(|o| spec.tick.is_on_grid(Price::new(o.1).unwrap()))
             );
         }
     }

@@ -18,6 +18,7 @@ pub(crate) mod ledger;
 pub(crate) mod market;
 pub(crate) mod orders;
 pub(crate) mod programs;
+pub(crate) mod rebates;
 pub(crate) mod relayer;
 pub(crate) mod rfq;
 pub(crate) mod rng;

@@ -253,12 +253,11 @@ impl Exchange {
             Step::Retrying => "RETRYING",
             Step::Failed => "FAILED",
             Step::Confirm => {
-                let Some(t) = self.trades.get(idx) else {
+                if self.trades.get(idx).is_none() {
                     return;
-                };
-                let (taker, mi, ti, side, fills) =
-                    (t.taker_seq, t.market, t.token, t.side, t.fills.clone());
-                if self.settle_balances(taker, mi, ti, side, &fills) {
+                }
+                if self.settle_balances(idx) {
+                    self.accrue_rebates(idx);
                     "CONFIRMED"
                 } else {
                     "FAILED"

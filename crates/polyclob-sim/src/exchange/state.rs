@@ -20,6 +20,9 @@ use super::orders::{Canceled, NewOrder, OrderRec, Placed, Status};
 use super::rng::Rng;
 use super::trades::TradeRec;
 
+/// The smallest share amount of a sell: 0.01 share (2 decimals), in micro-shares.
+const LOT_UNIT: u64 = 10u64.pow(6 - Size::LOT_DECIMALS);
+
 /// Address used as owner of the seeded liquidity.
 pub(crate) const SEED_OWNER: &str = "sim-liquidity";
 pub(crate) const SEED_ADDRESS: &str = "0x0000000000000000000000000000000000005eed";
@@ -57,11 +60,11 @@ pub(crate) enum Outbound {
     },
 }
 
-/// A market with its two books.
+/// A market with its book (one for both tokens: [`Book::view`] shows each).
 #[derive(Debug)]
 pub(crate) struct MarketState {
     pub(crate) spec: MarketSpec,
-    pub(crate) books: [Book; 2],
+    pub(crate) book: Book,
     pub(crate) last_trade: [Option<(u32, Side)>; 2],
     /// Best bid/ask last announced by `best_bid_ask`, per token.
     pub(super) last_bba: [(Option<u32>, Option<u32>); 2],
@@ -118,6 +121,8 @@ pub(crate) struct Exchange {
     heartbeats: HashMap<String, Heartbeat>,
     /// Builder keys and fees, rewards, RFQ, the relayer (`programs.rs`).
     pub(crate) programs: super::programs::Programs,
+    /// Maker rebates accrued and paid (`rebates.rs`).
+    pub(crate) rebates: super::rebates::Rebates,
     rng: Rng,
     pub(super) events: broadcast::Sender<Arc<Outbound>>,
     pub(super) msg_seq: u64,
@@ -158,6 +163,7 @@ impl Exchange {
             gtd_queue: BTreeSet::new(),
             heartbeats: HashMap::new(),
             programs: super::programs::Programs::default(),
+            rebates: super::rebates::Rebates::default(),
             events,
             msg_seq: 0,
             cancel_only: false,
@@ -173,17 +179,21 @@ impl Exchange {
             let seeds = seed_orders(&spec, &mut book_rng);
             ex.markets.push(MarketState {
                 spec,
-                books: [Book::default(), Book::default()],
+                book: Book::default(),
                 last_trade: [None, None],
                 last_bba: [(None, None); 2],
                 traded_notional: 0,
             });
-            for (ti, is_bid, price, size) in seeds {
+            // Seeded on the first token: the second's book is its mirror image.
+            let ti = 0;
+            for (is_bid, price, size) in seeds {
                 let seq = ex.next_seq;
                 ex.next_seq += 1;
                 let id = format!("0x{}", alloy_primitives::hex::encode(ex.rng.bytes32()));
                 let side = if is_bid { Side::Buy } else { Side::Sell };
-                ex.markets[mi].books[ti].insert(side, price, seq, size, &mut Vec::new());
+                ex.markets[mi]
+                    .book
+                    .insert(ti, side, price, seq, size, &mut Vec::new());
                 ex.order_ids.insert(id.clone(), seq);
                 ex.live_by_user
                     .entry(SEED_ADDRESS.to_owned())
@@ -218,7 +228,7 @@ impl Exchange {
         }
         for m in &mut ex.markets {
             for ti in 0..2 {
-                m.last_bba[ti] = (m.books[ti].best_bid(), m.books[ti].best_ask());
+                m.last_bba[ti] = (m.book.view(ti).best_bid(), m.book.view(ti).best_ask());
             }
         }
         ex
@@ -262,6 +272,11 @@ impl Exchange {
             .collect()
     }
 
+    /// 32 bytes from the exchange's id generator (transaction hashes).
+    pub(super) fn rng_bytes(&mut self) -> [u8; 32] {
+        self.rng.bytes32()
+    }
+
     pub(crate) fn subscribe(&self) -> broadcast::Receiver<Arc<Outbound>> {
         self.events.subscribe()
     }
@@ -298,9 +313,18 @@ impl Exchange {
             Side::Buy => (o.maker_amount, o.taker_amount),
             Side::Sell => (o.taker_amount, o.maker_amount),
         };
+        let immediate = o.order_type.is_immediate();
+        // A sell names its shares in the lot (the venue's refusal of more decimals; the text
+        // mirrors its documented one for buys). The simulator's own traders are exempt: a
+        // replayed level can have any size.
+        if o.side == Side::Sell && shares % LOT_UNIT != 0 && !self.is_simulated(&o.user) {
+            return Err(format!(
+                "invalid amounts, the {}sell orders maker amount supports a max accuracy of 2 decimals, taker amount a max of 4 decimals",
+                if immediate { "market " } else { "" }
+            ));
+        }
         let num = u128::from(usdc) * u128::from(Price::SCALE);
         let den = u128::from(shares);
-        let immediate = o.order_type.is_immediate();
         let limit = if immediate {
             // Market orders carry amounts truncated by the builder: recover the tick price.
             let t = u128::from(tick.as_micros());
@@ -355,7 +379,7 @@ impl Exchange {
                 o.id, o.expiration
             ));
         }
-        let book = &self.markets[mi].books[ti];
+        let book = self.markets[mi].book.view(ti);
         if o.post_only && book.crosses(o.side, limit) {
             return Err("invalid post-only order: order crosses book".to_owned());
         }
@@ -375,7 +399,20 @@ impl Exchange {
             _ => {}
         }
 
-        self.check_funds(&o, (mi, ti), usdc, shares)?;
+        // A buy that takes liquidity must also cover its taker fee, here at its limit price
+        // (how the venue checks it is not documented; its SDKs size a buy so that amount plus
+        // fee fits the balance).
+        let fee = match (o.side, self.markets[mi].spec.fees) {
+            (Side::Buy, Some(f)) if book.crosses(o.side, limit) => {
+                let at = (
+                    Price::new(limit).unwrap_or(Price::ONE),
+                    Size::from_micros(shares),
+                );
+                f.taker_fee([at]).map_or(u64::MAX, Size::as_micros)
+            }
+            _ => 0,
+        };
+        self.check_funds(&o, (mi, ti), usdc.saturating_add(fee), shares)?;
 
         // A taker order is held before it matches (the exchange's taker hold).
         let held = !self.settling.hold().is_zero() && book.crosses(o.side, limit);
@@ -455,7 +492,7 @@ impl Exchange {
         );
         let immediate = order_type.is_immediate();
         let now = now_s();
-        let book = &self.markets[mi].books[ti];
+        let book = self.markets[mi].book.view(ti);
         let killed = match order_type {
             OrderType::Fok => book.available(side, limit) < shares,
             OrderType::Fak => !book.crosses(side, limit),
@@ -465,14 +502,18 @@ impl Exchange {
         let fills = if killed {
             Vec::new()
         } else {
-            self.markets[mi].books[ti].take(side, limit, shares, &mut changes)
+            self.markets[mi]
+                .book
+                .take(ti, side, limit, shares, &mut changes)
         };
         let filled: u64 = fills.iter().map(|f| f.size).sum();
-        let notional: u64 = fills.iter().map(|f| fill_notional(f.size, f.price)).sum();
+        let notional: u64 = fills.iter().map(|f| self.taker_pusd(ti, f)).sum();
         let rest = shares - filled;
         let rests = rest > 0 && !immediate;
         if rests {
-            self.markets[mi].books[ti].insert(side, limit, seq, rest, &mut changes);
+            self.markets[mi]
+                .book
+                .insert(ti, side, limit, seq, rest, &mut changes);
         }
         let status = if rests {
             Status::Live
@@ -506,8 +547,13 @@ impl Exchange {
         }
         self.publish_price_changes(mi, ti, &changes, ts_ms);
         if let Some(last) = fills.last() {
-            self.markets[mi].last_trade[ti] = Some((last.price, side));
-            self.publish_last_trade(mi, ti, (last.price, side, filled), ts_ms);
+            let price = self.taker_price(ti, last);
+            self.markets[mi].last_trade[ti] = Some((price, side));
+            // A mint or a merge traded the other token too, at its maker's price.
+            if let Some(f) = fills.iter().rev().find(|f| self.maker_token(f) != Some(ti)) {
+                self.markets[mi].last_trade[1 - ti] = Some((f.price, side));
+            }
+            self.publish_last_trade(mi, ti, (price, side, filled), ts_ms);
         }
         if rests {
             self.publish_order_event(seq, "PLACEMENT");
@@ -602,10 +648,6 @@ impl Exchange {
             maker_done: true,
         };
         let (id, _) = self.record_trade(seqs[1], mi, taker_ti, side, &[fill], now);
-        // The trade reads from the taker's side: its token at its price.
-        if let Some(t) = self.trades.last_mut() {
-            t.price = taker_price;
-        }
         self.markets[mi].last_trade[taker_ti] = Some((taker_price, side));
         if maker_ti != taker_ti {
             self.markets[mi].last_trade[maker_ti] = Some((maker_price, maker_side));
@@ -615,14 +657,48 @@ impl Exchange {
         id
     }
 
-    /// The price of maker fill `f` of trade `t` seen from the taker's token: the fill's own
-    /// price when the maker traded the same token, its complement when the two sides met
-    /// across the market's two tokens (an RFQ mint or merge).
-    pub(crate) fn taker_view_price(&self, t: &TradeRec, f: &Fill) -> u32 {
-        match self.order_by_seq(f.maker_seq) {
-            Some(o) if o.token != t.token => Price::SCALE.saturating_sub(f.price),
+    /// The token of maker fill `f`'s order, while the order is known.
+    fn maker_token(&self, f: &Fill) -> Option<usize> {
+        self.order_by_seq(f.maker_seq).map(|o| o.token)
+    }
+
+    /// The price of maker fill `f` seen from a taker of token `ti`: the fill's own price when
+    /// the maker traded the same token, its complement when the two met across the market's
+    /// two tokens (a mint or a merge).
+    pub(crate) fn taker_price(&self, ti: usize, f: &Fill) -> u32 {
+        match self.maker_token(f) {
+            Some(t) if t != ti => Price::SCALE.saturating_sub(f.price),
             _ => f.price,
         }
+    }
+
+    /// What a taker of token `ti` pays (a buy) or receives (a sell) for maker fill `f`, in
+    /// micro-pUSD: the maker's own `size × price` floored on its token; across the tokens, the
+    /// rest of the `size` the pair mints or merges (the maker's side floored, as the ledger
+    /// settles it).
+    pub(crate) fn taker_pusd(&self, ti: usize, f: &Fill) -> u64 {
+        let maker = fill_notional(f.size, f.price);
+        match self.maker_token(f) {
+            Some(t) if t != ti => f.size.saturating_sub(maker),
+            _ => maker,
+        }
+    }
+
+    /// The fee maker fill `f` of market `mi` pays: zero on a taker-only (or fee-free) market.
+    pub(crate) fn maker_fee(&self, mi: usize, f: &Fill) -> u64 {
+        let Some(schedule) = self.markets[mi].spec.fees else {
+            return 0;
+        };
+        let fill = (
+            Price::new(f.price).unwrap_or(Price::ZERO),
+            Size::from_micros(f.size),
+        );
+        schedule.maker_fee([fill]).map_or(u64::MAX, Size::as_micros)
+    }
+
+    /// [`taker_price`](Self::taker_price) of a fill of trade `t`.
+    pub(crate) fn taker_view_price(&self, t: &TradeRec, f: &Fill) -> u32 {
+        self.taker_price(t.token, f)
     }
 
     /// Records a trade for `taker_seq` and updates the makers; returns (trade id, tx hash).
@@ -668,11 +744,22 @@ impl Exchange {
             }
         }
         let size = fills.iter().map(|f| f.size).sum();
-        let price = fills.last().map_or(0, |f| f.price);
+        // The trade reads from the taker's side: its token, the last fill's price there.
+        let price = fills.last().map_or(0, |f| self.taker_price(ti, f));
         self.markets[mi].traded_notional = fills
             .iter()
             .map(|f| f.size.saturating_mul(u64::from(f.price)) / 1_000_000)
             .fold(self.markets[mi].traded_notional, u64::saturating_add);
+        let fee = self.markets[mi].spec.fees.map_or(0, |schedule| {
+            let at = |f: &Fill| {
+                let p = Price::new(self.taker_price(ti, f)).unwrap_or(Price::ZERO);
+                (p, Size::from_micros(f.size))
+            };
+            // An overflow needs sizes beyond any market's: the fee is then the largest.
+            schedule
+                .taker_fee(fills.iter().map(at))
+                .map_or(u64::MAX, Size::as_micros)
+        });
         let (_, evicted) = self.trades.push(
             TradeRec {
                 id: id.clone(),
@@ -683,6 +770,7 @@ impl Exchange {
                 size,
                 price,
                 fills: fills.to_vec(),
+                fee,
                 match_time: now,
                 // The house's own trades settle nothing; a client's settle later.
                 status: if house_only { "CONFIRMED" } else { "MATCHED" },
@@ -776,7 +864,9 @@ impl Exchange {
             set.remove(&seq);
         }
         let mut changes = Vec::new();
-        self.markets[mi].books[ti].remove(side, price, seq, &mut changes);
+        self.markets[mi]
+            .book
+            .remove(ti, side, price, seq, &mut changes);
         self.publish_price_changes(mi, ti, &changes, now_ms());
         self.publish_order_event(seq, "CANCELLATION");
         // A house order no kept trade names is forgotten.
@@ -834,9 +924,11 @@ impl Exchange {
         self.heartbeats.get(user).map(|h| h.id.as_str())
     }
 
-    /// Expires GTD orders and cancels the orders of users whose heartbeats stopped.
+    /// Expires GTD orders, cancels the orders of users whose heartbeats stopped and pays the
+    /// maker rebates due when the UTC day has turned.
     pub(crate) fn sweep(&mut self) {
         self.advance(Instant::now());
+        self.pay_rebates_daily();
         let now = now_s();
         // Removed 60 s before the expiration (the documented security threshold).
         while let Some(&(exp, seq)) = self.gtd_queue.first() {

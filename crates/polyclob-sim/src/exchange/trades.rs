@@ -21,9 +21,15 @@ pub(crate) struct TradeRec {
     pub(crate) token: usize,
     pub(crate) side: Side,
     pub(crate) size: u64,
-    /// The price of the last (worst) fill: where the taker's sweep stopped.
+    /// The price of the last (worst) fill, seen from the taker's token (the complement of a
+    /// maker's price across the tokens): where the taker's sweep stopped.
     pub(crate) price: u32,
     pub(crate) fills: Vec<Fill>,
+    /// The taker's fee in micro-pUSD ([`FeeSchedule::taker_fee`] of the fills at the taker's
+    /// prices; zero on a fee-free market).
+    ///
+    /// [`FeeSchedule::taker_fee`]: polyclob::types::FeeSchedule::taker_fee
+    pub(crate) fee: u64,
     pub(crate) match_time: u64,
     pub(crate) status: &'static str,
     pub(crate) tx_hash: String,
@@ -89,11 +95,6 @@ impl TradeLog {
 
     pub(crate) fn get_mut(&mut self, idx: usize) -> Option<&mut TradeRec> {
         self.by_index.get_mut(&idx)
-    }
-
-    /// The most recent trade.
-    pub(crate) fn last_mut(&mut self) -> Option<&mut TradeRec> {
-        self.by_index.values_mut().next_back()
     }
 
     /// The index the next trade will get: a cursor for [`since`](Self::since).

@@ -3,7 +3,6 @@
 //! then lets the crowd act ([`CrowdState`]), or, without a crowd or a replay, the seed
 //! liquidity's random action: rest near the top, cancel, or take.
 
-use polyclob::fixed::Price;
 use polyclob::types::{OrderType, Side};
 
 use super::crowd::{Crowd, CrowdState};
@@ -76,7 +75,7 @@ impl Activity {
             .as_micros()
             .max(1_000_000);
         let (bid, ask) = {
-            let b = &ex.markets[mi].books[ti];
+            let b = ex.markets[mi].book.view(ti);
             (b.best_bid(), b.best_ask())
         };
         let roll = self.rng.below(100);
@@ -94,7 +93,7 @@ impl Activity {
         // top: past twice the seeded depth a rest becomes a cancel, which keeps a simulator
         // under activity for hours at a steady size.
         let cap = 8 * ex.markets[mi].spec.seed_levels as usize + 32;
-        let crowded = ex.markets[mi].books[ti].resting_seqs().nth(cap).is_some();
+        let crowded = ex.markets[mi].book.resting_seqs().nth(cap).is_some();
         if (roll < 50 && !crowded) || empty_side {
             // Rest within two ticks of the top, never crossing.
             let k = self.rng.below(3) as u32;
@@ -124,7 +123,8 @@ impl Activity {
             // book (a few orders), not from the owner's live set (every book's orders: a
             // scan of it per step was most of the simulator's time with thousands of books).
             let live = ex.live_by_user.get(SEED_ADDRESS);
-            let mut mine: Vec<u64> = ex.markets[mi].books[ti]
+            let mut mine: Vec<u64> = ex.markets[mi]
+                .book
                 .resting_seqs()
                 .filter(|s| live.is_some_and(|l| l.contains(s)))
                 .collect();
@@ -161,8 +161,8 @@ impl Activity {
     /// that is empty.
     fn replenish(&mut self, ex: &mut Exchange, mi: usize, ti: usize, tick: u32, size: u64) {
         let mid = 500_000 / tick * tick;
-        if ex.markets[mi].books[ti].best_bid().is_none() {
-            let ask = ex.markets[mi].books[ti].best_ask();
+        if ex.markets[mi].book.view(ti).best_bid().is_none() {
+            let ask = ex.markets[mi].book.view(ti).best_ask();
             let price = ask.map_or(mid.saturating_sub(tick), |a| a.saturating_sub(tick));
             ex.place_as(
                 &mut self.rng,
@@ -175,8 +175,8 @@ impl Activity {
                 OrderType::Gtc,
             );
         }
-        if ex.markets[mi].books[ti].best_ask().is_none() {
-            let bid = ex.markets[mi].books[ti].best_bid();
+        if ex.markets[mi].book.view(ti).best_ask().is_none() {
+            let bid = ex.markets[mi].book.view(ti).best_bid();
             let price = bid.map_or(mid + tick, |b| b + tick);
             ex.place_as(
                 &mut self.rng,
@@ -192,10 +192,11 @@ impl Activity {
     }
 
     /// Moves market `mi`'s book to `price` at once: the fair value becomes `price` (on the
-    /// grid), a simulated trader takes every order on the first token priced through it (asks
-    /// at or below, bids at or above, clients' orders included, as an informed trader would)
-    /// and the mirror image on the second token, then the crowd's makers requote around it (or,
-    /// without makers, one order of the minimum size rests a tick either side).
+    /// grid), a simulated trader takes every order priced through it (the first token's asks
+    /// at or below, bids at or above; the second token's orders rest in the same book at the
+    /// complement, and clients' orders are included, as an informed trader would), then the
+    /// crowd's makers requote around it (or, without makers, one order of the minimum size
+    /// rests a tick either side).
     pub(crate) fn move_book(&mut self, ex: &mut Exchange, mi: usize, price: u32) {
         if ex.cancel_only {
             return;
@@ -203,22 +204,11 @@ impl Activity {
         let tick = ex.markets[mi].spec.tick.as_micros();
         let p = self.paths.set_fair(ex, mi, price);
         let mover = self.crowd.mover();
-        for (ti, target) in [(0usize, p), (1, Price::SCALE - p)] {
-            for side in [Side::Buy, Side::Sell] {
-                let size = ex.markets[mi].books[ti].available(side, target);
-                if size > 0 {
-                    let whole = size.div_ceil(1_000_000) * 1_000_000;
-                    ex.place_as(
-                        &mut self.rng,
-                        &mover,
-                        mi,
-                        ti,
-                        side,
-                        target,
-                        whole,
-                        OrderType::Fak,
-                    );
-                }
+        for side in [Side::Buy, Side::Sell] {
+            let size = ex.markets[mi].book.view(0).available(side, p);
+            if size > 0 {
+                let whole = size.div_ceil(1_000_000) * 1_000_000;
+                ex.place_as(&mut self.rng, &mover, mi, 0, side, p, whole, OrderType::Fak);
             }
         }
         if !self.crowd.requote_all(ex, &self.paths, &mut self.rng, mi) {
@@ -230,13 +220,8 @@ impl Activity {
                 .max(1)
                 * 1_000_000;
             let (bid, ask) = (p.saturating_sub(tick), p + tick);
-            for (ti, side, at) in [
-                (0, Side::Buy, bid),
-                (0, Side::Sell, ask),
-                (1, Side::Buy, Price::SCALE - ask),
-                (1, Side::Sell, Price::SCALE - bid),
-            ] {
-                ex.place_as(&mut self.rng, &mover, mi, ti, side, at, min, OrderType::Gtc);
+            for (side, at) in [(Side::Buy, bid), (Side::Sell, ask)] {
+                ex.place_as(&mut self.rng, &mover, mi, 0, side, at, min, OrderType::Gtc);
             }
         }
     }
@@ -275,8 +260,7 @@ mod tests {
     fn resting(ex: &Exchange) -> usize {
         ex.markets
             .iter()
-            .flat_map(|m| m.books.iter())
-            .map(|b| b.resting_seqs().count())
+            .map(|m| m.book.resting_seqs().count())
             .sum()
     }
 
@@ -298,7 +282,7 @@ mod tests {
         ledger.mint_collateral(client, alloy_primitives::U256::from(10_000_000u64));
         ledger.set_approved(client, true);
         let token = ex.markets[0].spec.tokens[0].token_id().to_owned();
-        let ask = ex.markets[0].books[0].best_ask().expect("an ask");
+        let ask = ex.markets[0].book.view(0).best_ask().expect("an ask");
         let placed = ex
             .place(NewOrder {
                 id: "0xc1".to_owned(),

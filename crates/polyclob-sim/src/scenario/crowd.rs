@@ -304,7 +304,7 @@ impl CrowdState {
                         } else {
                             Side::Sell
                         };
-                        let book = &ex.markets[mi].books[ti];
+                        let book = ex.markets[mi].book.view(ti);
                         let best = match side {
                             Side::Buy => book.best_ask(),
                             Side::Sell => book.best_bid(),
@@ -334,7 +334,7 @@ impl CrowdState {
                         };
                         let tick = ex.markets[mi].spec.tick.as_micros();
                         let reach = m.spec.depth * tick;
-                        let book = &ex.markets[mi].books[ti];
+                        let book = ex.markets[mi].book.view(ti);
                         let limit = match side {
                             Side::Buy => book
                                 .best_ask()
@@ -396,7 +396,7 @@ fn inform(ex: &mut Exchange, paths: &Paths, rng: &mut Rng, m: &Member, mi: usize
     let tick = ex.markets[mi].spec.tick.as_micros();
     let edge = m.spec.edge * tick;
     let size = m.spec.size * 1_000_000;
-    let book = &ex.markets[mi].books[0];
+    let book = ex.markets[mi].book.view(0);
     if book.best_ask().is_some_and(|a| a + edge <= fair) {
         ex.place_as(
             rng,
@@ -422,17 +422,20 @@ fn inform(ex: &mut Exchange, paths: &Paths, rng: &mut Rng, m: &Member, mi: usize
     }
 }
 
-/// Maker `m` cancels its orders on market `mi` and quotes around the fair value.
+/// Maker `m` cancels its orders on market `mi` and quotes around the fair value. Each quote
+/// rests once, on a token drawn at random: a bid is a BUY of the first token or a SELL of the
+/// second at the complement, an ask a SELL of the first or a BUY of the second, so both
+/// tokens' books show it and takers of either token meet it (a BUY NO taking a resting BUY
+/// YES is a mint, a SELL NO taking a resting SELL YES a merge).
 fn requote(ex: &mut Exchange, paths: &Paths, rng: &mut Rng, m: &Member, mi: usize) {
-    for ti in 0..2 {
-        let mut mine: Vec<u64> = ex.markets[mi].books[ti]
-            .resting_seqs()
-            .filter(|s| ex.orders.get(s).is_some_and(|o| o.user == m.address))
-            .collect();
-        mine.sort_unstable();
-        for seq in mine {
-            ex.cancel_seq(seq);
-        }
+    let mut mine: Vec<u64> = ex.markets[mi]
+        .book
+        .resting_seqs()
+        .filter(|s| ex.orders.get(s).is_some_and(|o| o.user == m.address))
+        .collect();
+    mine.sort_unstable();
+    for seq in mine {
+        ex.cancel_seq(seq);
     }
     let fair = paths.fair_value(ex, mi);
     let tick = ex.markets[mi].spec.tick.as_micros();
@@ -441,31 +444,15 @@ fn requote(ex: &mut Exchange, paths: &Paths, rng: &mut Rng, m: &Member, mi: usiz
         let off = (m.spec.spread + k) * tick;
         let bid = fair.checked_sub(off).filter(|b| *b >= tick);
         let ask = Some(fair + off).filter(|a| *a <= Price::SCALE - tick);
-        if let Some(b) = bid {
-            ex.place_as(rng, &m.address, mi, 0, Side::Buy, b, size, OrderType::Gtc);
-            ex.place_as(
-                rng,
-                &m.address,
-                mi,
-                1,
-                Side::Sell,
-                Price::SCALE - b,
-                size,
-                OrderType::Gtc,
-            );
-        }
-        if let Some(a) = ask {
-            ex.place_as(rng, &m.address, mi, 0, Side::Sell, a, size, OrderType::Gtc);
-            ex.place_as(
-                rng,
-                &m.address,
-                mi,
-                1,
-                Side::Buy,
-                Price::SCALE - a,
-                size,
-                OrderType::Gtc,
-            );
+        let quotes = [(Side::Buy, bid), (Side::Sell, ask)];
+        for (side, price) in quotes {
+            let Some(p) = price else { continue };
+            let (ti, side, p) = if rng.below(2) == 0 {
+                (0, side, p)
+            } else {
+                (1, side.opposite(), Price::SCALE - p)
+            };
+            ex.place_as(rng, &m.address, mi, ti, side, p, size, OrderType::Gtc);
         }
     }
 }

@@ -212,7 +212,7 @@ fn replay_event(ex: &mut Exchange, rng: &mut Rng, e: &Value) {
             // Levels the snapshot does not have go first, so the new ones cross nothing
             // stale.
             for (side, want) in &sides {
-                for p in ex.markets[mi].books[ti].prices(*side) {
+                for p in ex.markets[mi].book.view(ti).prices(*side) {
                     if !want.iter().any(|(w, _)| *w == p) {
                         replay_level(ex, rng, mi, ti, *side, p, 0);
                     }
@@ -264,7 +264,9 @@ fn replay_level(
     price: u32,
     want: u64,
 ) {
-    let recorded: Vec<(u64, u64)> = ex.markets[mi].books[ti]
+    let recorded: Vec<(u64, u64)> = ex.markets[mi]
+        .book
+        .view(ti)
         .queue(side, price)
         .filter(|(seq, _)| ex.orders.get(seq).is_some_and(|o| o.user == SEED_ADDRESS))
         .collect();
@@ -286,7 +288,9 @@ fn replay_level(
             ex.cancel_seq(seq);
             excess -= qty;
         } else {
-            ex.markets[mi].books[ti].reduce(side, price, seq, excess, &mut changes);
+            ex.markets[mi]
+                .book
+                .reduce(ti, side, price, seq, excess, &mut changes);
             if let Some(o) = ex.orders.get_mut(&seq) {
                 o.original -= excess;
             }

@@ -10,7 +10,9 @@
 //! up here at once: one row per order fill (the taker's, and with `taker_only=false` each
 //! maker's). Positions come from the ledger the fills settle on: the balance held, the
 //! fill-weighted average entry price of the shares bought and still held (average-cost
-//! method), and realized PnL.
+//! method, polyclob's `CostBasis`), their entry cost and the buy fees attributed to them
+//! (`entry_fees_usdc`; `total_cost_usdc` is both), and realized PnL net of fees. Activity
+//! lists the maker rebates paid (`MAKER_REBATE`) beside the trades, filtered by `type`.
 //! Wallets are the orders' `maker` addresses (the funder; the signer for EOA orders); a
 //! `user` filter matches either the maker or the signer.
 //!
@@ -33,10 +35,10 @@ use serde_json::{Value, json};
 
 use super::http::{json_response, parse_query, q};
 use super::shared::Shared;
+use crate::exchange::rebates::Payout;
 use crate::exchange::state::Exchange;
 use crate::scenario::drift::Drift;
 use crate::scenario::faults::HttpFault;
-use polyclob::fixed::Price;
 use polyclob::types::Side;
 
 type Resp = Response<Full<Bytes>>;
@@ -192,8 +194,15 @@ fn answer(shared: &Shared, parts: &Parts) -> Option<Resp> {
             let taker_only = !activity && q(&query, "taker_only") != Some("false");
             let side =
                 q(&query, "side").and_then(|s| Side::parse(s.to_ascii_uppercase().as_bytes()));
-            let mut rows: Vec<Value> = fills(&ex)
+            let kinds = match activity.then(|| q(&query, "type")).flatten().map(kinds) {
+                Some(Ok(k)) => Some(k),
+                Some(Err(e)) => return Some(bad("type", &e)),
+                None => None,
+            };
+            let wants = |kind: &str| kinds.as_ref().is_none_or(|k| k.iter().any(|x| x == kind));
+            let mut rows: Vec<(u64, Value)> = fills(&ex)
                 .into_iter()
+                .filter(|_| wants("TRADE"))
                 .filter(|f| !taker_only || f.taker)
                 .filter(|f| {
                     user.as_deref()
@@ -201,8 +210,19 @@ fn answer(shared: &Shared, parts: &Parts) -> Option<Resp> {
                 })
                 .filter(|f| in_market(f.market))
                 .filter(|f| side.is_none_or(|s| f.side == s))
-                .map(|f| f.to_json(&ex, activity))
+                .map(|f| (f.time, f.to_json(&ex, activity)))
                 .collect();
+            if activity && wants("MAKER_REBATE") && side.is_none() {
+                let mine = |p: &&Payout| user.as_deref() == Some(p.wallet.as_str());
+                let rebates = ex.rebates.payouts.iter().filter(mine);
+                rows.extend(
+                    rebates
+                        .filter(|p| in_market(p.market))
+                        .map(|p| (p.time, rebate_row(&ex, p))),
+                );
+                rows.sort_by_key(|(t, _)| *t); // stable: trades keep their order
+            }
+            let mut rows: Vec<Value> = rows.into_iter().map(|(_, v)| v).collect();
             rows.reverse(); // newest first
             page(rows, &query)
         }
@@ -334,6 +354,58 @@ fn num(micros: i128) -> Value {
     text.parse::<f64>().map_or(Value::Null, |f| json!(f))
 }
 
+/// The activity `type`s the v2 feed takes (docs: "List account activity"); another is a 400.
+const ACTIVITY_TYPES: [&str; 14] = [
+    "TRADE",
+    "SPLIT",
+    "MERGE",
+    "REDEEM",
+    "CONVERSION",
+    "MIGRATION",
+    "REWARD",
+    "YIELD",
+    "MAKER_REBATE",
+    "TAKER_REBATE",
+    "REFERRAL_REWARD",
+    "DEPOSIT",
+    "WITHDRAWAL",
+    "TIP",
+];
+
+/// A `type` filter: a comma-separated list of [`ACTIVITY_TYPES`].
+fn kinds(text: &str) -> Result<Vec<String>, String> {
+    text.split(',')
+        .map(|k| k.trim().to_ascii_uppercase())
+        .map(|k| {
+            if ACTIVITY_TYPES.contains(&k.as_str()) {
+                Ok(k)
+            } else {
+                Err(format!(
+                    "invalid type {k:?}: expected one of {}",
+                    ACTIVITY_TYPES.join(", ")
+                ))
+            }
+        })
+        .collect()
+}
+
+/// A paid maker rebate as an activity row.
+fn rebate_row(ex: &Exchange, p: &Payout) -> Value {
+    let s = &ex.markets[p.market].spec;
+    json!({
+        "proxy_wallet": p.wallet,
+        "timestamp": p.time,
+        "type": "MAKER_REBATE",
+        "condition_id": s.condition_id,
+        "size": num(i128::from(p.amount)),
+        "usdc_size": num(i128::from(p.amount)),
+        "title": s.question,
+        "slug": s.slug,
+        "event_slug": s.slug,
+        "transaction_hash": p.tx_hash,
+    })
+}
+
 /// One order's share of a trade.
 struct FillRow {
     wallet: String,
@@ -456,8 +528,10 @@ struct Pos {
     held: i128,
     /// Fill-weighted average price of the shares bought and still held (micro-pUSD).
     avg: i128,
-    /// Cost basis of the shares bought and still held (micro-pUSD).
+    /// Cost basis of the shares bought and still held (micro-pUSD), fees apart.
     cost: i128,
+    /// The buy fees attributed to the shares held (micro-pUSD).
+    fees: i128,
     bought: i128,
     realized: i128,
 }
@@ -473,7 +547,7 @@ impl Pos {
 
     fn mark(&self, ex: &Exchange) -> i128 {
         let m = &ex.markets[self.market];
-        let b = &m.books[self.token];
+        let b = m.book.view(self.token);
         let p = match (b.best_bid(), b.best_ask()) {
             (Some(bid), Some(ask)) => (bid + ask) / 2,
             _ => m.last_trade[self.token].map_or(0, |(p, _)| p),
@@ -502,10 +576,12 @@ impl Pos {
             "avg_price": num(self.avg_price()),
             "current_price": num(self.mark(ex)),
             "entry_cost_usdc": num(self.cost.max(0)),
+            "entry_fees_usdc": num(self.fees),
+            "total_cost_usdc": num(self.cost.max(0) + self.fees),
             "current_value": num(value),
             "total_bought": num(self.bought),
             "realized_pnl": num(self.realized),
-            "unrealized_pnl": num(value - self.cost.max(0)),
+            "unrealized_pnl": num(value - self.cost.max(0) - self.fees),
             "redeemable": false,
             "mergeable": false,
             "negative_risk": s.neg_risk,
@@ -546,10 +622,11 @@ fn positions(ex: &Exchange) -> Vec<Pos> {
                 market,
                 token,
                 held: micros(held),
-                avg: micros(basis.avg_price()),
-                cost: micros(basis.cost / u128::from(Price::SCALE)),
-                bought: micros(basis.bought),
-                realized: basis.realized / i128::from(Price::SCALE),
+                avg: basis.avg_price().map_or(0, |p| i128::from(p.as_micros())),
+                cost: basis.cost().floor_micros().map_or(i128::MAX, i128::from),
+                fees: i128::from(basis.fees().as_micros()),
+                bought: i128::from(basis.bought().as_micros()),
+                realized: i128::from(basis.realized().as_micros()),
             },
         );
     }

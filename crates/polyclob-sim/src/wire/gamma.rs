@@ -93,9 +93,18 @@ pub(crate) fn market(ex: &Exchange, mi: usize, with_event: bool) -> Value {
         "orderMinSize": num(&events::size(s.min_order_size.as_micros())),
         "negRisk": s.neg_risk,
         "negRiskMarketID": s.neg_risk_market_id,
-        "feesEnabled": false,
-        "bestBid": best(m.books[0].best_bid()),
-        "bestAsk": best(m.books[0].best_ask()),
+        "feesEnabled": s.fees.is_some(),
+        "feeType": (!s.fee_type.is_empty()).then_some(s.fee_type.as_str()),
+        "feeSchedule": s.fees.map(|f| json!({
+            "exponent": f.exponent(),
+            "rate": events::decimal(f.rate()),
+            "takerOnly": f.taker_only(),
+            "rebateRate": f.rebate_rate().map(events::decimal),
+        })),
+        "makerBaseFee": events::base_fee_bps(s),
+        "takerBaseFee": events::base_fee_bps(s),
+        "bestBid": best(m.book.view(0).best_bid()),
+        "bestAsk": best(m.book.view(0).best_ask()),
         "lastTradePrice": best(m.last_trade[0].map(|(p, _)| p)),
         "volume": events::size(volume(ex, mi)),
         "volumeNum": num(&events::size(volume(ex, mi))),
@@ -124,7 +133,7 @@ fn num(text: &str) -> Value {
 /// Midpoint of the book, else the last trade, else the seeded mid.
 fn mid(ex: &Exchange, mi: usize, ti: usize) -> u32 {
     let m = &ex.markets[mi];
-    let b = &m.books[ti];
+    let b = m.book.view(ti);
     match (b.best_bid(), b.best_ask()) {
         (Some(bid), Some(ask)) => (bid + ask) / 2,
         _ => m.last_trade[ti].map_or_else(
@@ -142,14 +151,17 @@ fn volume(ex: &Exchange, mi: usize) -> u64 {
     ex.markets[mi].traded_notional
 }
 
-/// Resting notional of both books in micro-pUSD.
+/// Resting notional of both tokens' books in micro-pUSD.
 fn liquidity(ex: &Exchange, mi: usize) -> u64 {
-    ex.markets[mi]
-        .books
-        .iter()
-        .flat_map(|b| b.bids_worst_first().chain(b.asks_worst_first()))
-        .map(|(p, s)| s.saturating_mul(u64::from(p)) / 1_000_000)
-        .fold(0u64, u64::saturating_add)
+    let book = &ex.markets[mi].book;
+    let notional = |t: usize| {
+        let b = book.view(t);
+        b.bids_worst_first()
+            .chain(b.asks_worst_first())
+            .map(|(p, s)| s.saturating_mul(u64::from(p)) / 1_000_000)
+            .fold(0u64, u64::saturating_add)
+    };
+    notional(0).saturating_add(notional(1))
 }
 
 fn event_head(ex: &Exchange, mi: usize) -> Value {

@@ -236,7 +236,7 @@ fn top(shared: &Shared, asset: &str) -> Option<Top> {
     let ex = shared.ex();
     let (mi, ti) = ex.token(asset)?;
     let m = &ex.markets[mi];
-    let b = &m.books[ti];
+    let b = m.book.view(ti);
     Some((
         m.spec.condition_id.clone(),
         b.best_bid(),

@@ -10,6 +10,7 @@
 //! * `/rewards/user/percentages` is the user's share of the scoring resting size, now;
 //! * `/rewards/user*` pays each market's daily rate pro rata to the maker volume filled that
 //!   (UTC) day;
+//! * `/rebates/current` reports the maker rebates of a day (`exchange/rebates.rs`);
 //! * `/builder/trades` lists, per trade, every order signed with the builder code (taker or
 //!   maker), with the builder's fee from `/fees/builder-fees/{code}` applied; sizes and fees
 //!   are raw 6-decimal integers and the status `TRADE_STATUS_*`, as the exchange documents.
@@ -228,6 +229,7 @@ pub(crate) fn route(
                 .collect();
             page(items, q(query, "next_cursor"), shared.page_size)
         }),
+        "/rebates/current" if get => rebates_current(shared, query),
         "/rewards/markets/current" if get => {
             let ex = shared.ex();
             let items = (0..ex.markets.len())
@@ -423,7 +425,7 @@ fn market_reward(shared: &Shared, ex: &Exchange, mi: usize) -> Value {
 }
 
 fn midpoint(ex: &Exchange, mi: usize, ti: usize) -> Option<u32> {
-    let b = &ex.markets[mi].books[ti];
+    let b = ex.markets[mi].book.view(ti);
     match (b.best_bid(), b.best_ask()) {
         (Some(bid), Some(ask)) => Some(bid / 2 + ask / 2 + (bid % 2 + ask % 2) / 2),
         (Some(p), None) | (None, Some(p)) => Some(p),
@@ -622,6 +624,36 @@ fn builder_trades(shared: &Shared, query: &[(String, String)]) -> Resp {
         }
     }
     page(rows, q(query, "next_cursor"), shared.page_size)
+}
+
+/// `GET /rebates/current?date=YYYY-MM-DD&maker_address=0x…` (no auth): the maker's rebates
+/// of that UTC day, one row per market with a non-zero amount, paid or not
+/// (`exchange/rebates.rs`), as the docs' array of `{date, condition_id, asset_address,
+/// maker_address, rebated_fees_usdc}`.
+fn rebates_current(shared: &Shared, query: &[(String, String)]) -> Resp {
+    let bad = |m: &str| error_response(StatusCode::BAD_REQUEST, m);
+    let Some(day) = q(query, "date").and_then(parse_date) else {
+        return bad("date is required, as YYYY-MM-DD");
+    };
+    let Some(maker) = q(query, "maker_address").filter(|a| a.parse::<Address>().is_ok()) else {
+        return bad("maker_address is required, as a 0x address");
+    };
+    let ex = shared.ex();
+    let pusd = ex.ledger().contracts.collateral.to_checksum(None);
+    let rows: Vec<Value> = ex
+        .rebates_of(maker, day)
+        .into_iter()
+        .map(|(mi, amount)| {
+            json!({
+                "date": civil(day),
+                "condition_id": ex.markets[mi].spec.condition_id,
+                "asset_address": pusd,
+                "maker_address": maker,
+                "rebated_fees_usdc": events::size(amount),
+            })
+        })
+        .collect();
+    ok(&json!(rows))
 }
 
 /// Collateral micro-units of `size` micro-shares at `price` micro-units, floored.

@@ -64,7 +64,7 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
         "/price" if get => price(shared, &query),
         "/prices" if post => batch(shared, body, |ex, mi, ti, item| {
             let side = item.get("side").and_then(Value::as_str).unwrap_or("BUY");
-            let b = &ex.markets[mi].books[ti];
+            let b = ex.markets[mi].book.view(ti);
             let p = if side == "SELL" {
                 b.best_ask()
             } else {
@@ -88,7 +88,7 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
         "/neg-risk" if get => with_token(shared, &query, |ex, mi, _| {
             ok(&json!({"neg_risk": ex.markets[mi].spec.neg_risk}))
         }),
-        "/fee-rate" if get => with_token(shared, &query, |_, _, _| ok(&json!({"base_fee": 0}))),
+        "/fee-rate" if get => with_token(shared, &query, |ex, mi, _| fee_rate(ex, mi)),
         "/last-trade-price" if get => {
             with_token(shared, &query, |ex, mi, ti| ok(&last_trade(ex, mi, ti)))
         }
@@ -282,6 +282,11 @@ pub(crate) fn route(shared: &Shared, parts: &Parts, body: &[u8]) -> Resp {
                     };
                 }
             }
+            // The docs' path form of `/fee-rate?token_id=`.
+            if let Some(token) = path.strip_prefix("/fee-rate/").filter(|_| get) {
+                let query = [("token_id".to_owned(), token.to_owned())];
+                return with_token(shared, &query, |ex, mi, _| fee_rate(ex, mi));
+            }
             if let Some(rest) = path.strip_prefix("/clob-markets/") {
                 if get {
                     let ex = shared.ex();
@@ -349,6 +354,12 @@ fn prices_history(shared: &Shared, query: &[(String, String)]) -> Resp {
     ok(&json!({ "history": history }))
 }
 
+/// `GET /fee-rate`: `base_fee`, the V1 fee authorization the venue still answers, 1000 on
+/// every fee-charging market and 0 on fee-free ones (not the rate charged: that is `fd`).
+fn fee_rate(ex: &Exchange, mi: usize) -> Resp {
+    ok(&json!({"base_fee": events::base_fee_bps(&ex.markets[mi].spec)}))
+}
+
 fn with_token(
     shared: &Shared,
     query: &[(String, String)],
@@ -374,7 +385,7 @@ fn price(shared: &Shared, query: &[(String, String)]) -> Resp {
     };
     // Live exchange: side=BUY answers the best bid, side=SELL the best ask.
     with_token(shared, query, |ex, mi, ti| {
-        let b = &ex.markets[mi].books[ti];
+        let b = ex.markets[mi].book.view(ti);
         let p = match side {
             Side::Buy => b.best_bid(),
             Side::Sell => b.best_ask(),
@@ -390,7 +401,7 @@ fn price(shared: &Shared, query: &[(String, String)]) -> Resp {
 }
 
 fn midpoint(ex: &Exchange, mi: usize, ti: usize) -> String {
-    let b = &ex.markets[mi].books[ti];
+    let b = ex.markets[mi].book.view(ti);
     match (b.best_bid(), b.best_ask()) {
         // Every tick is a multiple of 100 micro-units, so the mean is a whole micro-unit.
         (Some(bid), Some(ask)) => events::price(((u64::from(bid) + u64::from(ask)) / 2) as u32),
@@ -400,7 +411,7 @@ fn midpoint(ex: &Exchange, mi: usize, ti: usize) -> String {
 }
 
 fn spread(ex: &Exchange, mi: usize, ti: usize) -> String {
-    let b = &ex.markets[mi].books[ti];
+    let b = ex.markets[mi].book.view(ti);
     match (b.best_bid(), b.best_ask()) {
         (Some(bid), Some(ask)) => events::price(ask.saturating_sub(bid)),
         _ => "0".to_owned(),

@@ -325,7 +325,7 @@ async fn rfq_accept_and_approve_check_funds() {
 /// actions of one client on the four fixture markets (CTF, 0.001 tick, neg-risk, V2) — market
 /// orders, resting orders the crowd's takers, sweeper and informed trader fill, cancels —
 /// while one market's fair value walks. An oracle rebuilt from the client's own trades
-/// (`/data/trades`: its taker fills at each maker's price, its maker fills) by the
+/// (`/data/trades`: each taker trade one leg at the prices it paid, each maker fill one) by the
 /// average-cost method agrees with the ledger's balances and with every Data API position
 /// (size, average price, realized PnL, total bought) to the micro-unit.
 #[tokio::test]
@@ -433,46 +433,70 @@ async fn data_api_agrees_with_the_fills_under_the_crowd() {
     let (mut as_taker, mut as_maker) = (0, 0);
     for t in trades {
         let taker = t["trader_side"] == "TAKER";
+        // Legs of this trade: ((side, token), shares, exact cost in 10⁻¹², cash in 10⁻⁶). The
+        // taker's is one leg for the whole trade; each of the client's maker fills is one.
+        let mut legs = Vec::new();
+        let mut taker_leg = (0u128, 0u128, 0u128);
         for mo in t["maker_orders"].as_array().unwrap() {
             let price = u128::from(micros(mo["price"].as_str().unwrap()));
             let size = u128::from(micros(mo["matched_amount"].as_str().unwrap()));
-            let mine = mo["maker_address"]
-                .as_str()
-                .unwrap()
-                .eq_ignore_ascii_case(&user);
-            let mut legs = Vec::new();
+            // The maker's pUSD at its own price, floored; a maker on the other token met the
+            // taker in a mint or a merge: the taker's price is the complement, its pUSD the
+            // rest of the pair's one pUSD a share.
+            let maker_pusd = size * price / u128::from(S);
+            let crossed = mo["asset_id"] != t["asset_id"];
+            let (taker_price, taker_pusd) = if crossed {
+                (u128::from(S) - price, size - maker_pusd)
+            } else {
+                (price, maker_pusd)
+            };
             if taker {
-                legs.push((t["side"].as_str().unwrap(), t["asset_id"].as_str().unwrap()));
+                taker_leg.0 += size;
+                taker_leg.1 += size * taker_price;
+                taker_leg.2 += taker_pusd;
                 as_taker += 1;
             }
-            if mine {
-                legs.push((
+            if mo["maker_address"]
+                .as_str()
+                .unwrap()
+                .eq_ignore_ascii_case(&user)
+            {
+                let leg = (
                     mo["side"].as_str().unwrap(),
                     mo["asset_id"].as_str().unwrap(),
-                ));
+                );
+                legs.push((leg, size, size * price, maker_pusd));
                 as_maker += 1;
             }
-            // The ledger books each fill's buyer before its seller.
-            legs.sort_by_key(|(side, _)| *side != "BUY");
-            for (side, token) in legs {
-                let o = book.entry(token.to_owned()).or_default();
-                let notional = i128::try_from(size * price / u128::from(S)).unwrap();
-                if side == "BUY" {
-                    o.held += size;
-                    o.shares += size;
-                    o.cost += size * price;
-                    o.bought += size;
-                    cash -= notional;
+        }
+        if taker {
+            let leg = (t["side"].as_str().unwrap(), t["asset_id"].as_str().unwrap());
+            legs.insert(0, (leg, taker_leg.0, taker_leg.1, taker_leg.2));
+        }
+        // The ledger books a trade's buyers before its sellers.
+        legs.sort_by_key(|((side, _), ..)| *side != "BUY");
+        for ((side, token), size, value, pusd) in legs {
+            let o = book.entry(token.to_owned()).or_default();
+            let notional = i128::try_from(pusd).unwrap();
+            if side == "BUY" {
+                o.held += size;
+                o.shares += size;
+                o.cost += value;
+                o.bought += size;
+                cash -= notional;
+            } else {
+                let sold = size.min(o.shares);
+                let removed = (o.cost * sold).checked_div(o.shares).unwrap_or(0);
+                let proceeds = if sold == size {
+                    value
                 } else {
-                    let sold = size.min(o.shares);
-                    let removed = (o.cost * sold).checked_div(o.shares).unwrap_or(0);
-                    o.realized +=
-                        i128::try_from(sold * price).unwrap() - i128::try_from(removed).unwrap();
-                    o.cost -= removed;
-                    o.shares -= sold;
-                    o.held -= size;
-                    cash += notional;
-                }
+                    value * sold / size
+                };
+                o.realized += i128::try_from(proceeds).unwrap() - i128::try_from(removed).unwrap();
+                o.cost -= removed;
+                o.shares -= sold;
+                o.held -= size;
+                cash += notional;
             }
         }
     }

@@ -1,5 +1,5 @@
 //! The user channel reconciles what it missed: the simulator drops the connection in the
-//! middle of a burst of fills, and the stream (with `UserEvents::reconcile`) still delivers
+//! middle of a burst of fills, and the stream (with `reconcile`) still delivers
 //! every fill exactly once — the missed ones fetched over REST and marked `recovered`, before
 //! live events resume.
 #![allow(clippy::unwrap_used)]

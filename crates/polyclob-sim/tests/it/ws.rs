@@ -10,7 +10,7 @@ use std::time::Duration;
 use polyclob::fixed::{Price, Size};
 use polyclob::types::{Side, TickSize};
 use polyclob_sim::{Faults, Simulator, Trigger, WsFault, WsRule};
-use serde_json::Value;
+use serde_json::{Value, json};
 use support::*;
 
 const S: u64 = 1_000_000;
@@ -165,6 +165,7 @@ async fn deltas_keep_a_client_book_equal_to_the_rest_book() {
     let sim = start(9).await;
     let m = &markets()[0];
     let yes = m.tokens()[0].token_id().to_owned();
+    let no = m.tokens()[1].token_id().to_owned();
     let mut ws = ws(&sim, "market").await;
     send(
         &mut ws,
@@ -225,8 +226,17 @@ async fn deltas_keep_a_client_book_equal_to_the_rest_book() {
             "price_change" => {
                 assert_eq!(v["market"], m.condition_id());
                 assert!(v["timestamp"].is_string());
-                for c in v["price_changes"].as_array().unwrap() {
+                // Each level comes as a pair, YES's entry (the orders were YES orders) then
+                // NO's mirror: the other side at the complement, the same size.
+                let entries = v["price_changes"].as_array().unwrap();
+                assert_eq!(entries.len() % 2, 0);
+                for pair in entries.chunks(2) {
+                    let (c, mirror) = (&pair[0], &pair[1]);
                     assert_eq!(c["asset_id"], yes.as_str());
+                    assert_eq!(mirror["asset_id"], no.as_str());
+                    assert_eq!(px(&c["price"]) + px(&mirror["price"]), 1_000_000);
+                    assert_ne!(c["side"], mirror["side"]);
+                    assert_eq!(c["size"], mirror["size"]);
                     assert!(
                         c["best_bid"].is_string()
                             && c["best_ask"].is_string()
@@ -235,7 +245,7 @@ async fn deltas_keep_a_client_book_equal_to_the_rest_book() {
                     local.apply(c);
                 }
                 // best_bid/best_ask describe the book after the change.
-                let last = v["price_changes"].as_array().unwrap().last().unwrap();
+                let last = &entries[entries.len() - 2];
                 let bb = local.bids.keys().next_back().copied().unwrap_or(0);
                 assert_eq!(px(&last["best_bid"]), bb);
             }
@@ -306,15 +316,26 @@ async fn dynamic_subscribe_and_unsubscribe() {
     );
     a.post(&limit(NO, Side::Buy, 40 * C, 10 * S, 1)).await;
     a.post(&limit(YES, Side::Buy, 40 * C, 10 * S, 2)).await;
+    // A BUY NO at 0.40 is a YES ask at 0.60: YES's subscriber hears it, in the venue's paired
+    // frame (the order's own token first).
     let e = wait_event(&mut ws, "price_change", LONG).await.unwrap();
-    assert_eq!(
-        e["price_changes"][0]["asset_id"], YES,
-        "NO's change was not delivered"
-    );
-    assert_eq!(e["price_changes"][0]["price"], "0.4");
-    assert_eq!(e["price_changes"][0]["size"], "10");
-    assert_eq!(e["price_changes"][0]["side"], "BUY");
-    // Add NO: its snapshot already contains the earlier order.
+    let pair = |e: &Value, i: usize| {
+        let c = &e["price_changes"][i];
+        (
+            c["asset_id"].as_str().unwrap().to_owned(),
+            c["side"].as_str().unwrap().to_owned(),
+            c["price"].as_str().unwrap().to_owned(),
+            c["size"].as_str().unwrap().to_owned(),
+        )
+    };
+    let own =
+        |a: &str, s: &str, p: &str| (a.to_owned(), s.to_owned(), p.to_owned(), "10".to_owned());
+    assert_eq!(pair(&e, 0), own(NO, "BUY", "0.4"));
+    assert_eq!(pair(&e, 1), own(YES, "SELL", "0.6"));
+    let e = wait_event(&mut ws, "price_change", LONG).await.unwrap();
+    assert_eq!(pair(&e, 0), own(YES, "BUY", "0.4"));
+    assert_eq!(pair(&e, 1), own(NO, "SELL", "0.6"));
+    // Add NO: its snapshot already contains both orders, the mirror of the other's.
     send(
         &mut ws,
         &format!(r#"{{"assets_ids":["{NO}"],"operation":"subscribe"}}"#),
@@ -328,8 +349,16 @@ async fn dynamic_subscribe_and_unsubscribe() {
         ),
         ("book", NO)
     );
-    assert_eq!(e[0]["bids"][0]["size"], "10");
-    // Drop YES: further YES changes are not delivered, NO's are.
+    assert_eq!(
+        (&e[0]["bids"][0]["price"], &e[0]["bids"][0]["size"]),
+        (&json!("0.4"), &json!("10"))
+    );
+    assert_eq!(
+        (&e[0]["asks"][0]["price"], &e[0]["asks"][0]["size"]),
+        (&json!("0.6"), &json!("10"))
+    );
+    // Drop YES: YES's own frames (its book after a trade) are not delivered; the paired
+    // changes are, for NO.
     send(
         &mut ws,
         &format!(r#"{{"assets_ids":["{YES}"],"operation":"unsubscribe"}}"#),
@@ -337,10 +366,31 @@ async fn dynamic_subscribe_and_unsubscribe() {
     .await;
     send(&mut ws, "PING").await;
     assert_eq!(next_text(&mut ws, LONG).await.as_deref(), Some("PONG"));
-    a.post(&limit(YES, Side::Buy, 41 * C, 10 * S, 3)).await;
-    a.post(&limit(NO, Side::Buy, 41 * C, 10 * S, 4)).await;
-    let e = wait_event(&mut ws, "price_change", LONG).await.unwrap();
-    assert_eq!(e["price_changes"][0]["asset_id"], NO);
+    let b = Trader::new(&sim, KEY_B).await;
+    b.post(&limit(YES, Side::Sell, 40 * C, 10 * S, 3)).await;
+    send(&mut ws, "PING").await;
+    let mut books = Vec::new();
+    loop {
+        let t = next_text(&mut ws, LONG).await.unwrap();
+        if t == "PONG" {
+            break;
+        }
+        let v: Value = serde_json::from_str(&t).unwrap();
+        match v["event_type"].as_str().unwrap() {
+            "book" => books.push(v["asset_id"].as_str().unwrap().to_owned()),
+            "price_change" => assert_eq!(
+                pair(&v, 1),
+                (
+                    NO.to_owned(),
+                    "SELL".to_owned(),
+                    "0.6".to_owned(),
+                    "0".to_owned()
+                )
+            ),
+            _ => {}
+        }
+    }
+    assert_eq!(books, [NO]);
 }
 
 #[tokio::test]

@@ -1,4 +1,4 @@
-//! The user channel against a misbehaving server, through `UserEvents`: every failure ends in
+//! The user channel against a misbehaving server, through `UserStream`: every failure ends in
 //! one typed `Break` naming the user stream, a bounded reconnect that authenticates again, and
 //! live events afterwards — never a panic, a hang or a silent loss.
 
