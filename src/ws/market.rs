@@ -136,7 +136,7 @@ pub struct MarketUpdate<'a> {
     shared: Option<SharedIds>,
 }
 
-/// What a [`Handler`](super::feed::Handler) of the market feed receives.
+/// What a [`Handler`] of the market feed receives.
 // Boxing the large variant would allocate per message on the hot path; it is passed by
 // reference.
 #[allow(clippy::large_enum_variant)]
