@@ -55,5 +55,5 @@ pub mod stream;
 pub mod subscription;
 
 pub use decode::Channel;
-pub use stream::{BoltFeed, OwnedBoltMessage, POLYBOLT_URL, PolyBoltStream};
+pub use stream::{BoltFeed, OwnedBoltMessage, PolyBoltStream};
 pub use subscription::{BoltSubscription, LimitError, Provider};

@@ -51,7 +51,7 @@ use super::subscription::{
 };
 
 /// Polymarket's production PolyBolt endpoint.
-pub const POLYBOLT_URL: &str = "wss://ws-live-v2.polymarket.com/ws";
+pub(crate) const POLYBOLT_URL: &str = "wss://ws-live-v2.polymarket.com/ws";
 
 /// PolyBolt's policy ([PolyBolt WebSocket]): `{"op":"ping"}` every 5 s, dead when nothing
 /// answers within 5 s (the server pings every 25 s and closes 4002 after two missed pongs);
@@ -204,7 +204,7 @@ pub struct BoltFeed {
 pub type OwnedBoltMessage = Owned<BoltFeed>;
 
 impl Feed<BoltFeed> {
-    /// A builder with PolyBolt's policy (production URL; credentials needed by every channel
+    /// A builder with PolyBolt's policy (`wss://ws-live-v2.polymarket.com/ws`; credentials needed by every channel
     /// but the public `price.polymarket`).
     #[must_use]
     pub fn builder() -> FeedBuilder<BoltFeed> {

@@ -58,5 +58,5 @@ pub mod stream;
 pub mod subscription;
 
 pub use ref_price::{Bps, RefPrice};
-pub use stream::{OwnedMessage, RTDS_PING_INTERVAL, RTDS_URL, RtdsFeed, RtdsStream};
+pub use stream::{OwnedMessage, RtdsFeed, RtdsStream};
 pub use subscription::{ActivityFilter, Subscription, TwapWindow};

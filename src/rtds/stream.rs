@@ -31,10 +31,10 @@ use super::decode::{Message, Payload, decode, decode_bytes};
 use super::subscription::Subscription;
 
 /// Polymarket's production RTDS endpoint.
-pub const RTDS_URL: &str = "wss://ws-live-data.polymarket.com";
+pub(crate) const RTDS_URL: &str = "wss://ws-live-data.polymarket.com";
 
 /// The keepalive interval the RTDS docs ask for.
-pub const RTDS_PING_INTERVAL: Duration = Duration::from_secs(5);
+pub(crate) const RTDS_PING_INTERVAL: Duration = Duration::from_secs(5);
 
 /// RTDS's policy: text `PING` every 5 s ([Polymarket RTDS]), any inbound frame answers it,
 /// dead after 15 s without one (three pings); backoff 1 s → 30 s with full jitter, reset after
@@ -125,7 +125,8 @@ pub struct RtdsFeed {
 pub type OwnedMessage = Owned<RtdsFeed>;
 
 impl Feed<RtdsFeed> {
-    /// A builder with RTDS's policy (ping every 5 s, production URL).
+    /// A builder with RTDS's policy (a `PING` every 5 s, as the RTDS docs ask, to
+    /// `wss://ws-live-data.polymarket.com`).
     #[must_use]
     pub fn builder() -> FeedBuilder<RtdsFeed> {
         FeedBuilder::new(RtdsFeed::default(), &POLICY)

@@ -31,4 +31,4 @@
 pub mod decode;
 pub mod stream;
 
-pub use stream::{OwnedSportResult, SPORTS_PING_INTERVAL, SPORTS_URL, SportsFeed, SportsStream};
+pub use stream::{OwnedSportResult, SportsFeed, SportsStream};

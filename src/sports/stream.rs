@@ -33,11 +33,11 @@ use crate::ws::trust::{Keys, Trust, with_key};
 use super::decode::{GameId, GameKey, SportResult, decode};
 
 /// Polymarket's production sports socket.
-pub const SPORTS_URL: &str = "wss://sports-api.polymarket.com/ws";
+pub(crate) const SPORTS_URL: &str = "wss://sports-api.polymarket.com/ws";
 
 /// The live server's protocol-ping interval (public captures; the docs say a text `ping`
 /// every 5 s, which the live socket never sends).
-pub const SPORTS_PING_INTERVAL: Duration = Duration::from_secs(15);
+pub(crate) const SPORTS_PING_INTERVAL: Duration = Duration::from_secs(15);
 
 /// The sports socket's policy: no keepalive of the client's; dead after three missed server
 /// pings; backoff 1 s → 30 s with full jitter ("exponential backoff", the docs), reset after
@@ -110,8 +110,8 @@ pub struct SportsFeed {
 pub type OwnedSportResult = Owned<SportsFeed>;
 
 impl Feed<SportsFeed> {
-    /// A builder with the sports socket's policy (production URL, three missed 15 s server
-    /// pings).
+    /// A builder with the sports socket's policy (`wss://sports-api.polymarket.com/ws`, dead after
+    /// three missed protocol pings: the live server sends one every 15 s).
     #[must_use]
     pub fn builder() -> FeedBuilder<SportsFeed> {
         FeedBuilder::new(SportsFeed::default(), &POLICY)

@@ -42,7 +42,7 @@ use crate::decode::{DecodeError, EventView, Level, OwnedEvent};
 use crate::types::TickSize;
 
 /// Polymarket's production market-channel endpoint.
-pub const MARKET_URL: &str = "wss://ws-subscriptions-clob.polymarket.com/ws/market";
+pub(crate) const MARKET_URL: &str = "wss://ws-subscriptions-clob.polymarket.com/ws/market";
 
 /// The most asset ids one connection carries. Larger subscriptions are sharded.
 pub const MAX_ASSETS_PER_CONNECTION: usize = 200;
@@ -266,7 +266,7 @@ fn names<'a>(e: &EventView<'a>) -> (Option<&'a str>, Option<&'a str>) {
 }
 
 impl Feed<MarketFeed> {
-    /// A builder with the market channel's policy ([`MARKET_URL`]; keepalive, timeouts and
+    /// A builder with the market channel's policy (`wss://ws-subscriptions-clob.polymarket.com/ws/market`; keepalive, timeouts and
     /// backoff as documented on each setter of [`FeedBuilder`]).
     #[must_use]
     pub fn builder() -> FeedBuilder<MarketFeed> {

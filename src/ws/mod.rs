@@ -32,7 +32,7 @@
 //! |---|---|
 //! | [`feed`] | the one feed machine: [`Feed`](feed::Feed), its builder and handle, the [`Handler`](feed::Handler) trait, owned [`FeedEvent`](feed::FeedEvent)s, conflation and [`Lag`](feed::Lag), raw [`Frames`](feed::Frames) |
 //! | [`market`] | [`MarketStream`](market::MarketStream): sharded market-channel connections keeping a [`BookManager`](crate::book::BookManager) |
-//! | [`user`] | the user channel's connection (its feed is [`account::user_events`](crate::account::user_events)) |
+//! | `user` (private) | the user channel's policy and wire; its feed is [`account::user_events`](crate::account::user_events) |
 //! | [`follow`] | [`FollowNewMarkets`](follow::FollowNewMarkets): subscribe the tokens of `new_market` events that pass a filter |
 //! | [`trust`] | [`Trust`](trust::Trust) per key, and the table behind it |
 //! | [`continuity`] | the continuity contract of every feed: one [`Break`](continuity::Break) per break, the table of breaks and recoveries |
@@ -80,7 +80,7 @@ pub(crate) mod shards;
 pub mod subscribe;
 mod transport;
 pub mod trust;
-pub mod user;
+pub(crate) mod user;
 
 pub use counters::StreamCounters;
 pub use feed::BuildError;

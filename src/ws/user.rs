@@ -18,7 +18,7 @@ use super::subscribe::{self, Op};
 use crate::clob::Credentials;
 
 /// Polymarket's production user-channel endpoint.
-pub const USER_URL: &str = "wss://ws-subscriptions-clob.polymarket.com/ws/user";
+pub(crate) const USER_URL: &str = "wss://ws-subscriptions-clob.polymarket.com/ws/user";
 
 /// The user channel's policy: the market channel's (text `PING` every 10 s, `PONG` within
 /// 30 s, dead after 30 s of silence, backoff 1 s → 60 s with equal jitter, reset after 30 s up).
