@@ -221,10 +221,12 @@ impl Reconciler {
         !matches!(self.phase, Phase::Live)
     }
 
-    /// A trade matched at `match_time` (as sent) was delivered.
-    pub(super) fn delivered(&mut self, match_time: Option<&str>) {
-        if let Some(t) = match_time.and_then(|s| s.trim().parse::<u64>().ok()) {
-            self.watermark = self.watermark.max(t);
+    /// A trade matched at `match_time` was delivered (the watermark is in seconds whatever
+    /// unit the frame used: a millisecond `matchtime` read as seconds would move the catch-up's
+    /// `after` millennia ahead and it would find nothing).
+    pub(super) fn delivered(&mut self, match_time: Option<crate::types::Timestamp>) {
+        if let Some(t) = match_time {
+            self.watermark = self.watermark.max(t.as_secs());
         }
     }
 

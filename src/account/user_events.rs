@@ -131,8 +131,9 @@ pub struct TradeUpdate {
     pub trader_side: Option<TraderSide>,
     /// Settlement transaction, when sent.
     pub transaction_hash: Option<String>,
-    /// Match time as sent.
-    pub match_time: Option<String>,
+    /// When the trade matched (`matchtime`), when sent as a time (seconds, milliseconds or
+    /// ISO 8601, as [`Timestamp`] reads them).
+    pub match_time: Option<Timestamp>,
     /// When the trade's status last changed (`last_update`), when sent.
     pub last_update: Option<Timestamp>,
     /// `bucket_index`, when sent (its meaning is not documented).
@@ -237,7 +238,7 @@ fn trade(shard: usize, t: &TradeMsg<'_>) -> Result<TradeUpdate, DecodeError> {
         taker_order_id: t.taker_order_id.map(str::to_owned),
         trader_side: t.trader_side.map(TraderSide::parse),
         transaction_hash: t.transaction_hash.map(str::to_owned),
-        match_time: t.matchtime.map(str::to_owned),
+        match_time: t.matchtime.and_then(|s| Timestamp::parse(s).ok()),
         last_update: t.last_update.and_then(|s| Timestamp::parse(s).ok()),
         bucket_index: t.bucket_index,
         maker_fills,
@@ -306,7 +307,7 @@ fn recovered_trade(shard: usize, t: rest::Trade) -> Result<TradeUpdate, SkippedR
         taker_order_id: nonempty(t.taker_order_id),
         trader_side: t.trader_side,
         transaction_hash: nonempty(t.transaction_hash),
-        match_time: t.match_time.map(|m| m.as_secs().to_string()),
+        match_time: t.match_time,
         last_update: t.last_update,
         bucket_index: None,
         maker_fills,
@@ -474,7 +475,7 @@ impl UserFeed {
             return false;
         }
         if let Some(r) = &mut self.reconciler {
-            r.delivered(t.match_time.as_deref());
+            r.delivered(t.match_time);
         }
         h.on_message(&UserEvent::Trade(t), &Cx::new(frame, &self.keys));
         true
@@ -775,6 +776,42 @@ mod tests {
         ]
         .map(|(id, s, first)| (id.to_owned(), s, first));
         assert_eq!(got, want);
+    }
+
+    /// The catch-up's `after` is the newest delivered match time less the lookback, in
+    /// seconds: a `matchtime` in milliseconds or ISO 8601 must read as the same instant, not as
+    /// seconds in the year 58,000 (after which the catch-up would find no trade at all).
+    #[test]
+    fn match_time_reads_seconds_milliseconds_and_iso_as_one_instant() {
+        let mut got = Got::default();
+        let mut feed = UserFeed::default();
+        for (id, when) in [
+            ("s", "\"1791241253\""),
+            ("ms", "\"1791241253000\""),
+            ("iso", "\"2026-10-05T23:00:53Z\""),
+            ("bad", "\"soon\""),
+        ] {
+            let json =
+                trade_json(id, "MATCHED").replacen('{', &format!(r#"{{"matchtime":{when},"#), 1);
+            feed.split(&frame(&json), &mut got);
+        }
+        let times: Vec<_> = got
+            .0
+            .iter()
+            .filter_map(|e| match e {
+                UserEvent::Trade(t) => Some((t.id.as_str(), t.match_time.map(Timestamp::as_secs))),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            times,
+            [
+                ("s", Some(1_791_241_253)),
+                ("ms", Some(1_791_241_253)),
+                ("iso", Some(1_791_241_253)),
+                ("bad", None),
+            ]
+        );
     }
 
     #[test]
