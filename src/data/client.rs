@@ -305,7 +305,11 @@ impl Query<HolderGroup> {
     }
 }
 
-crate::http::host_builder::host_client_builder!("Data API", "https://data-api.polymarket.com");
+crate::http::host_builder::host_client_builder!(
+    "Data API",
+    "https://data-api.polymarket.com",
+    Data
+);
 
 /// The Data API v2 client (no auth). Cheap to clone.
 ///

@@ -96,7 +96,7 @@ pub fn decode_keyset_page<T: DeserializeOwned>(body: &[u8]) -> Result<KeysetPage
     })
 }
 
-crate::http::host_builder::host_client_builder!("Gamma", "https://gamma-api.polymarket.com");
+crate::http::host_builder::host_client_builder!("Gamma", "https://gamma-api.polymarket.com", Gamma);
 
 /// The Gamma API client (no auth): events, markets, tags, series, sports, public search.
 /// Cheap to clone.

@@ -441,14 +441,23 @@ mod tests {
         assert_eq!(o.expiration, 1_735_689_600);
         assert_eq!(o.order_type, OrderKind::Gtc);
         assert_eq!(o.size_matched.to_string(), "50000000");
-        assert_eq!(o.associate_trades.as_deref(), Some(&["trade-123".to_owned()][..]));
+        assert_eq!(
+            o.associate_trades.as_deref(),
+            Some(&["trade-123".to_owned()][..])
+        );
         for (wire, want) in [
             ("LIVE", OrderStatus::Live),
             ("INVALID", OrderStatus::Invalid),
-            ("CANCELED_MARKET_RESOLVED", OrderStatus::CanceledMarketResolved),
+            (
+                "CANCELED_MARKET_RESOLVED",
+                OrderStatus::CanceledMarketResolved,
+            ),
             ("CANCELED", OrderStatus::Canceled),
             ("MATCHED", OrderStatus::Matched),
-            ("ORDER_STATUS_CANCELED_MARKET_RESOLVED", OrderStatus::CanceledMarketResolved),
+            (
+                "ORDER_STATUS_CANCELED_MARKET_RESOLVED",
+                OrderStatus::CanceledMarketResolved,
+            ),
             ("order_status_matched", OrderStatus::Matched),
         ] {
             for kind in ["GTC", "GTD", "FOK", "FAK"] {
