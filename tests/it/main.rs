@@ -10,6 +10,7 @@ mod account;
 mod book;
 mod clob;
 mod compat;
+mod data_reads;
 mod fixed;
 mod gamma_data;
 mod module_graph;

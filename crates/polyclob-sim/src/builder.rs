@@ -388,6 +388,7 @@ impl SimBuilder {
                 rails
             }),
             drift: Drifts::new(&self.drift),
+            seeded: Mutex::new(crate::scenario::seeded::Seeded::default()),
         });
         let accept = tokio::spawn(server::accept_loop(listener, Arc::clone(&shared)));
         let sweeper = tokio::spawn(server::sweep_loop(Arc::clone(&shared)));
