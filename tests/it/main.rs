@@ -13,6 +13,7 @@ mod compat;
 mod data_reads;
 mod fixed;
 mod gamma_data;
+mod gamma_reads;
 mod module_graph;
 mod onchain;
 mod polybolt;

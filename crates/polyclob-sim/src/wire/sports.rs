@@ -40,16 +40,17 @@ const ENDS_AT: u64 = 36;
 /// A scripted game: its league, its id in its first cycle (the id grows by one per cycle),
 /// whether the id is cricket's string `metadataGameId`, the teams, and where in the cycle it
 /// starts (so the games do not all fall quiet at once).
-struct Game {
-    league: &'static str,
+pub(crate) struct Game {
+    pub(crate) league: &'static str,
     first_id: u64,
     metadata_id: bool,
-    home: &'static str,
-    away: &'static str,
+    pub(crate) home: &'static str,
+    pub(crate) away: &'static str,
     offset: u64,
 }
 
-const GAMES: [Game; 3] = [
+/// The games the socket plays (Gamma's `/teams` lists their teams).
+pub(crate) const GAMES: [Game; 3] = [
     Game {
         league: "nfl",
         first_id: 19_439,
