@@ -16,9 +16,9 @@ use crate::types::{Timestamp, timestamp_opt};
 /// One comment (`GET /comments`, `/comments/{id}`, `/comments/user_address/{address}`).
 ///
 /// ```
-/// use polyclob::gamma::Comment;
+/// use polyclob::gamma::GammaComment;
 ///
-/// let c: Comment = serde_json::from_str(r#"{"id":"2211540","body":"Line moved fast","parentEntityType":"Event",
+/// let c: GammaComment = serde_json::from_str(r#"{"id":"2211540","body":"Line moved fast","parentEntityType":"Event",
 ///     "parentEntityID":738032,"parentCommentID":null,"userAddress":"0x7c3d","createdAt":"2026-12-06T19:02:11.418Z",
 ///     "profile":{"name":"north","positions":[{"tokenId":"4711","positionSize":"12500000"}]},
 ///     "reactions":[{"id":"9","commentID":2211540,"reactionType":"HEART","userAddress":"0x1f2e"}],
@@ -31,7 +31,7 @@ use crate::types::{Timestamp, timestamp_opt};
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct Comment {
+pub struct GammaComment {
     /// The comment's id.
     #[serde(deserialize_with = "lenient::string")]
     pub id: String,
@@ -64,7 +64,7 @@ pub struct Comment {
     pub profile: Profile,
     /// Reactions to it.
     #[serde(deserialize_with = "lenient::null_default")]
-    pub reactions: Vec<Reaction>,
+    pub reactions: Vec<CommentReaction>,
     /// Reports against it.
     #[serde(deserialize_with = "rounded::u32_opt")]
     pub report_count: Option<u32>,
@@ -73,11 +73,11 @@ pub struct Comment {
     pub reaction_count: Option<u32>,
 }
 
-/// A reaction to a [`Comment`].
+/// A reaction to a [`GammaComment`].
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 #[non_exhaustive]
-pub struct Reaction {
+pub struct CommentReaction {
     /// The reaction's id.
     #[serde(deserialize_with = "lenient::string")]
     pub id: String,
@@ -118,7 +118,7 @@ impl Client {
         entity_id: &str,
         limit: u32,
         offset: u32,
-    ) -> Result<(Vec<Comment>, Vec<SkippedRow>), Error> {
+    ) -> Result<(Vec<GammaComment>, Vec<SkippedRow>), Error> {
         let Some(kind) = ENTITIES
             .iter()
             .find(|e| e.eq_ignore_ascii_case(entity_type.trim()))
@@ -144,7 +144,10 @@ impl Client {
     ///
     /// # Errors
     /// Transport, status (404 for an unknown id), or a body that is not a list.
-    pub async fn comment_thread(&self, id: &str) -> Result<(Vec<Comment>, Vec<SkippedRow>), Error> {
+    pub async fn comment_thread(
+        &self,
+        id: &str,
+    ) -> Result<(Vec<GammaComment>, Vec<SkippedRow>), Error> {
         let path = path_with("/comments/", id);
         self.list_at(Req::get(&path), "/comments/{id}").await
     }
@@ -159,7 +162,7 @@ impl Client {
         address: &str,
         limit: u32,
         offset: u32,
-    ) -> Result<(Vec<Comment>, Vec<SkippedRow>), Error> {
+    ) -> Result<(Vec<GammaComment>, Vec<SkippedRow>), Error> {
         let path = path_with("/comments/user_address/", address);
         let req = Req::get(&path)
             .query("limit", &limit.to_string())

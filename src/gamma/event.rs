@@ -197,7 +197,7 @@ impl Sport {
 }
 
 /// A Gamma profile: one found by public search, a wallet's public profile
-/// (`GET /public-profile`), or a comment's author ([`Comment::profile`](super::Comment)).
+/// (`GET /public-profile`), or a comment's author ([`GammaComment::profile`](super::GammaComment)).
 /// Every field may be absent or `null` on the wire (empty here).
 ///
 /// ```

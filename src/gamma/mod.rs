@@ -44,7 +44,7 @@ mod filter;
 mod market;
 
 pub use self::client::{Client, ClientBuilder, DEFAULT_HOST, KeysetPage, decode_keyset_page};
-pub use self::comments::{Comment, Reaction};
+pub use self::comments::{CommentReaction, GammaComment};
 pub use self::context::{ContextError, Trading};
 pub use self::event::{
     GammaEvent, Profile, ProfilePosition, ProfileUser, SearchResults, Series, SeriesSummary, Sport,
