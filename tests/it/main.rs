@@ -23,6 +23,7 @@ mod rails;
 mod relayer;
 mod rows;
 mod rtds;
+mod session_orders;
 mod sports;
 mod tracing_events;
 mod vectors;
