@@ -48,16 +48,16 @@ pub(super) fn route(
             None => need_user(),
         },
         "/v2/leaderboard" => match window(query, "time_period") {
-            Err(r) => r,
+            Err(r) => *r,
             Ok(w) => leaderboard(ex, &seeded, query, user, w, now),
         },
         "/v2/builders/leaderboard" => match window(query, "time_period") {
-            Err(r) => r,
+            Err(r) => *r,
             Ok(w) => builders(ex, query, w, now),
         },
         "/v2/builders/volume" => builder_volume(ex, query),
         "/v2/biggest-winners" => match window(query, "time_period") {
-            Err(r) => r,
+            Err(r) => *r,
             Ok(w) => {
                 let rows = wins(ex, &seeded, now)
                     .into_iter()
@@ -89,14 +89,14 @@ pub(super) fn route(
     })
 }
 
-/// The board window in seconds (`None` = `all`), or the `400`.
-fn window(query: &[(String, String)], key: &str) -> Result<Option<u64>, Resp> {
+/// The board window in seconds (`None` = `all`), or the `400` (boxed: a response is large).
+fn window(query: &[(String, String)], key: &str) -> Result<Option<u64>, Box<Resp>> {
     match q(query, key).unwrap_or("day") {
         "day" => Ok(Some(DAY)),
         "week" => Ok(Some(7 * DAY)),
         "month" => Ok(Some(30 * DAY)),
         "all" => Ok(None),
-        other => Err(bad(key, &format!("unknown {key} {other:?}"))),
+        other => Err(Box::new(bad(key, &format!("unknown {key} {other:?}")))),
     }
 }
 
@@ -525,8 +525,9 @@ fn wins(ex: &Exchange, seeded: &Seeded, now: u64) -> Vec<Win> {
     out
 }
 
-/// The grid step of a `fidelity`, and the window of an `interval` (`None` = whole history).
-fn pnl_grid(query: &[(String, String)]) -> Result<(u64, Option<u64>, &str, &str), Resp> {
+/// The grid step of a `fidelity`, and the window of an `interval` (`None` = whole history);
+/// or the `400` (boxed: a response is large).
+fn pnl_grid(query: &[(String, String)]) -> Result<(u64, Option<u64>, &str, &str), Box<Resp>> {
     let fidelity = q(query, "fidelity").unwrap_or("1h");
     let step = match fidelity {
         "1d" => DAY,
@@ -534,7 +535,12 @@ fn pnl_grid(query: &[(String, String)]) -> Result<(u64, Option<u64>, &str, &str)
         "12h" => 12 * 3_600,
         "3h" => 3 * 3_600,
         "1h" => 3_600,
-        other => return Err(bad("fidelity", &format!("unknown fidelity {other:?}"))),
+        other => {
+            return Err(Box::new(bad(
+                "fidelity",
+                &format!("unknown fidelity {other:?}"),
+            )));
+        }
     };
     let interval = q(query, "interval").unwrap_or("1d");
     let window = match interval {
@@ -544,7 +550,12 @@ fn pnl_grid(query: &[(String, String)]) -> Result<(u64, Option<u64>, &str, &str)
         "1d" => Some(DAY),
         "12h" => Some(12 * 3_600),
         "6h" => Some(6 * 3_600),
-        other => return Err(bad("interval", &format!("unknown interval {other:?}"))),
+        other => {
+            return Err(Box::new(bad(
+                "interval",
+                &format!("unknown interval {other:?}"),
+            )));
+        }
     };
     Ok((step, window, interval, fidelity))
 }
@@ -581,7 +592,7 @@ fn user_pnl(
 ) -> Resp {
     let (step, window, interval, fidelity) = match pnl_grid(query) {
         Ok(g) => g,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let all = fills(ex);
     let first = replay(&all, wallet, now).first.unwrap_or(now);

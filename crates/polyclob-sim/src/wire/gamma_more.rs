@@ -82,7 +82,11 @@ pub(super) fn route(
             } else if let Some(id) = path.strip_prefix("/series/") {
                 found((id == SERIES.0).then(|| series(ex)))
             } else if let Some(id) = path.strip_prefix("/teams/") {
-                found(team_rows().into_iter().find(|t| t["id"].to_string() == id))
+                found(
+                    team_rows()
+                        .into_iter()
+                        .find(|t| id.parse().is_ok_and(|n: u64| t["id"].as_u64() == Some(n))),
+                )
             } else if let Some(slug) = path.strip_prefix("/tags/slug/") {
                 found((slug == tag()["slug"]).then(tag))
             } else if let Some(rest) = path.strip_prefix("/tags/") {
