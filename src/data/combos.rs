@@ -7,7 +7,7 @@
 //!
 //! Facts: docs.polymarket.com, Data API v2 reference ("List combo positions", "List combo
 //! activity"). Trading combos (the requester RFQ) is not offered: see the coverage page
-//! (`docs/clob-coverage.md`) for what the docs leave undefined.
+//! (`docs/coverage.md`) for what the docs leave undefined.
 
 use serde::Deserialize;
 
