@@ -77,7 +77,8 @@ async fn boards_follow_the_trades() {
     // B sold 10 it got for nothing at 0.40.
     let (board, skipped) = d.collect(Query::leaderboard().period("all")).await.unwrap();
     assert!(skipped.is_empty(), "{skipped:?}");
-    let by: Vec<(&str, Option<u32>, Option<Amount>, Option<Size>)> = board
+    type Row<'a> = (&'a str, Option<u32>, Option<Amount>, Option<Size>);
+    let by: Vec<Row<'_>> = board
         .iter()
         .map(|e| (e.user_id.as_str(), e.rank, e.pnl, e.volume))
         .collect();

@@ -152,7 +152,10 @@ async fn series_teams_tags_and_market_types() {
 
     let tag = g.tag("1").await.unwrap();
     assert_eq!(g.tag_by_slug(&tag.slug).await.unwrap(), tag);
-    assert_eq!(g.event_tags("1000").await.unwrap().0, [tag.clone()]);
+    assert_eq!(
+        g.event_tags("1000").await.unwrap().0,
+        std::slice::from_ref(&tag)
+    );
     assert_eq!(g.market_tags("1").await.unwrap().0, [tag]);
     assert!(g.related_tags("1").await.unwrap().0.is_empty());
     assert!(g.market_tags("77").await.unwrap_err().status() == Some(404));

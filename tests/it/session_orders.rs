@@ -71,7 +71,7 @@ fn session_signatures_match_the_official_client() {
             &key,
             &domain,
             chain,
-            order.clone(),
+            order,
             (OrderType::Gtc, false, false),
         )
         .unwrap();
@@ -112,7 +112,7 @@ fn the_order_signer_wraps_for_a_session_wallet() {
     let ctx = polyclob::order::MarketContext::new(
         polyclob::types::Chain::Polygon,
         ExchangeVersion::V2,
-        order.token_id.clone(),
+        order.token_id,
         polyclob::types::TickSize::Hundredth,
         false,
     )
@@ -146,7 +146,7 @@ fn the_order_signer_wraps_for_a_session_wallet() {
         &key,
         ctx.domain_separator(),
         chain,
-        signed.order().clone(),
+        *signed.order(),
         (OrderType::Gtc, false, false),
     )
     .unwrap();
