@@ -76,7 +76,10 @@ pub(crate) fn check(order_signer: &OrderSigner) -> Result<(), Error> {
 pub(crate) fn explain(order_signer: &OrderSigner, e: Error) -> Error {
     if !e.is_maker_not_allowed()
         || !e.message_contains(&["deposit wallet"])
-        || matches!(order_signer.wallet(), Wallet::DepositWallet(_))
+        || matches!(
+            order_signer.wallet(),
+            Wallet::DepositWallet(_) | Wallet::DepositWalletSession(_)
+        )
     {
         return e;
     }

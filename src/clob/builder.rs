@@ -225,13 +225,16 @@ impl ClientBuilder {
         self
     }
 
-    /// Pace every non-trading request to the exchange's per-IP limits (all CLOB requests
-    /// 9,000 per 10 s; `/book`, `/price`, `/midpoint` 1,500; `/books`, `/prices`, `/midpoints`,
-    /// `/data/orders`, `/data/trades` 500; `/tick-size` and balance-allowance 200; …), so a
-    /// burst waits on the client instead of being queued or refused at the edge. Default is
-    /// `false`.
-    pub fn read_pacing(mut self, enabled: bool) -> Self {
-        self.rails.read_pacing = enabled;
+    /// Pace every request to the exchange's per-IP limits
+    /// (docs.polymarket.com/api-reference/rate-limits; one table with its source in
+    /// `src/http/limits.rs`, paced by the rule [`Pacer`](crate::http::Pacer) states): all CLOB
+    /// requests 9,000 per 10 s; `/book`, `/price`, `/midpoint` 1,500; `/books`, `/prices`,
+    /// `/midpoints`, `/data/orders`, `/data/trades` 500; `/tick-size` and balance-allowance
+    /// 200; `POST`/`DELETE /order` 5,000 per 10 s and 120,000 per 10 min; `DELETE /cancel-all` 250 and 6,000; … A trading
+    /// request passes the signer's [governor](Self::governor) first. A burst then waits on the
+    /// client instead of being queued or refused at the edge. Default is `false`.
+    pub fn ip_pacing(mut self, enabled: bool) -> Self {
+        self.http.pacing = enabled.then_some(crate::http::limits::Service::Clob);
         self
     }
 

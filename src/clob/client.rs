@@ -178,6 +178,9 @@ impl Client {
             .http
             .retrying(req, || async move {
                 let bucket = self.inner.rails.before(req).await?;
+                // The per-IP limits after the signer's: a request the governor refuses takes
+                // no slot of the IP's.
+                self.inner.http.pace(req).await;
                 let sent = Instant::now();
                 let (result, limits) = self.send_once(req, bucket).await;
                 self.inner

@@ -1,5 +1,6 @@
 //! The client-side rails every request passes before and after the wire: the rate-limit
-//! governor, the read pacers, the trading-restriction windows and the heartbeat guard.
+//! governor, the trading-restriction windows and the heartbeat guard. (The per-IP pacers
+//! are the transport's: [`http::Client::pace`](crate::http::Client::pace), after these.)
 //!
 //! [`Client::send`](super::Client) calls [`Rails::before`] for each attempt (which may wait, or
 //! refuse with a typed error and no I/O) and [`Rails::after`] with the response's status and
@@ -14,7 +15,7 @@ use serde::Deserialize;
 
 use super::guard::HeartbeatGuard;
 use super::request::Req;
-use crate::http::{Bucket, Error, Governor, Rail, RateLimitStatus, ReadPacers, Throttle, Tier};
+use crate::http::{Bucket, Error, Governor, Rail, RateLimitStatus, Throttle, Tier};
 
 /// What the builder chose.
 #[derive(Debug, Clone, Default)]
@@ -22,7 +23,6 @@ pub(crate) struct RailsConfig {
     pub(crate) throttle: Throttle,
     pub(crate) tier: Option<Tier>,
     pub(crate) governor: Option<Arc<Governor>>,
-    pub(crate) read_pacing: bool,
 }
 
 /// A window announced by the exchange (post-only, cancel-only), as nanoseconds since `origin`
@@ -48,11 +48,10 @@ pub(crate) struct Rails {
     origin: Instant,
     pub(crate) governor: Arc<Governor>,
     throttle: Throttle,
-    pacers: Option<ReadPacers>,
     post_only: Window,
     cancel_only: Window,
     pub(crate) heartbeat: HeartbeatGuard,
-    /// Attempts delayed by the governor or a read pacer, and the nanoseconds they waited.
+    /// Attempts delayed by the governor, and the nanoseconds they waited.
     delays: AtomicU64,
     delay_ns: AtomicU64,
     pub(crate) heartbeat_failures: AtomicU64,
@@ -83,7 +82,6 @@ impl Rails {
             origin: Instant::now(),
             governor,
             throttle: config.throttle,
-            pacers: config.read_pacing.then(ReadPacers::new),
             post_only: Window::default(),
             cancel_only: Window::default(),
             heartbeat: HeartbeatGuard::new(),
@@ -106,10 +104,11 @@ impl Rails {
         );
     }
 
-    /// The rails' share of [`ClientCounters`](crate::http::ClientCounters).
+    /// The rails' share of [`ClientCounters`](crate::http::ClientCounters), added to the
+    /// transport's (whose pacers delay attempts too).
     pub(crate) fn fill_counters(&self, c: &mut crate::http::ClientCounters) {
-        c.throttle_delays = self.delays.load(Ordering::Relaxed);
-        c.throttle_delay = Duration::from_nanos(self.delay_ns.load(Ordering::Relaxed));
+        c.throttle_delays += self.delays.load(Ordering::Relaxed);
+        c.throttle_delay += Duration::from_nanos(self.delay_ns.load(Ordering::Relaxed));
         c.heartbeat_failures = self.heartbeat_failures.load(Ordering::Relaxed);
     }
 
@@ -117,26 +116,12 @@ impl Rails {
         u64::try_from(at.saturating_duration_since(self.origin).as_nanos()).unwrap_or(u64::MAX)
     }
 
-    /// Runs before each attempt of `req`: may wait (pacing, `Throttle::Wait`) or refuse.
-    /// Returns the bucket the request drew from, for [`after`](Self::after).
+    /// Runs before each attempt of `req`: may wait (`Throttle::Wait`) or refuse. Returns the
+    /// bucket the request drew from, for [`after`](Self::after).
     pub(crate) async fn before(&self, req: &Req<'_>) -> Result<Option<Bucket>, Error> {
         let body = req.body.as_deref().unwrap_or_default();
         let Some((bucket, cost)) = crate::http::ratelimit::price(&req.method, req.path, body)
         else {
-            // Every other request counts against the per-IP limits (POST /books is a read).
-            if let Some(p) = &self.pacers {
-                let wait = p.reserve(req.path);
-                if !wait.is_zero() {
-                    crate::telemetry::event!(
-                        DEBUG,
-                        "polyclob.pacer.wait",
-                        endpoint = req.path,
-                        wait_ms = crate::telemetry::ms(wait),
-                    );
-                    self.count_delay(wait);
-                    tokio::time::sleep(wait).await;
-                }
-            }
             return Ok(None);
         };
         if bucket == Bucket::Order {

@@ -1,6 +1,8 @@
 //! The Data API v2 (`https://data-api.polymarket.com/v2`, no auth): positions (every
 //! lifecycle stage, closed included), trades, activity, portfolio value, holders,
-//! resolutions (and whether a position is redeemable now), open interest and price history.
+//! resolutions (and whether a position is redeemable now), open interest, price history and
+//! live volume; the boards (leaderboard, builders, biggest wins); a wallet's approvals, PnL
+//! series, profile stats and volume; combo positions and activity; the data's freshness.
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
@@ -42,16 +44,25 @@
 //!
 //! Facts: docs.polymarket.com, "Data API v2" overview and "Migrate from Data API v1 to v2".
 
+mod boards;
 mod client;
+mod combos;
 mod resolution;
+mod status;
 mod types;
+mod wallet;
 
+pub use self::boards::{BiggestWin, BuilderStanding, LeaderboardEntry, LeaderboardStanding};
 pub use self::client::{
     Client, ClientBuilder, CursorPage, DEFAULT_HOST, MAX_CONDITIONS, Query, decode_cursor_page,
 };
+pub use self::combos::{ComboActivity, ComboLeg, ComboLegMarket, ComboPosition};
 pub use self::resolution::{
-    DataPricePoint, OpenInterest, Redeemability, Resolution, ResolutionStatus,
+    ConditionVolume, DataPricePoint, LiveVolume, OpenInterest, Redeemability, Resolution,
+    ResolutionStatus,
 };
+pub use self::status::{ServiceStatus, StreamLag};
 pub use self::types::{
     Activity, DataTrade, Holder, HolderGroup, PortfolioValue, Position, UNLABELLED_OUTCOME,
 };
+pub use self::wallet::{ApprovalPair, Approvals, PnlPoint, PnlSeries, UserStats, UserVolume};

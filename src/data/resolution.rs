@@ -1,6 +1,7 @@
 //! Resolution and market figures of the Data API v2: `/v2/resolutions` (lifecycle, reporter,
-//! payouts, settlement estimates), `/v2/oi` (open interest), `/v2/prices-history`, and whether
-//! a position can be redeemed now ([`Redeemability`]).
+//! payouts, settlement estimates), `/v2/oi` (open interest), `/v2/prices-history`,
+//! `/v2/live-volume` (taker volume per market of an event), and whether a position can be
+//! redeemed now ([`Redeemability`]).
 //!
 //! Facts: docs.polymarket.com, Data API v2 reference, "Get resolution state" (supply exactly
 //! one of `question_id`, `condition` or `event_id`; condition and event selectors take up to
@@ -264,6 +265,44 @@ pub struct DataPricePoint {
     pub price: Option<Price>,
 }
 
+/// The taker volume of every market of one or more events (`GET /v2/live-volume`), largest
+/// first.
+///
+/// ```
+/// use polyclob::data::LiveVolume;
+///
+/// let v: LiveVolume = serde_json::from_str(r#"{"taker_volume_total":1820.5,"conditions":[
+///     {"condition_id":"0xdc92","taker_volume":1500.25},{"condition_id":"0x4356","taker_volume":320.25}]}"#)?;
+/// assert_eq!(v.conditions.len(), 2);
+/// assert_eq!(v.taker_volume_total.unwrap().to_string(), "1820.5");
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct LiveVolume {
+    /// The sum of the markets' taker volumes, in shares.
+    #[serde(deserialize_with = "rounded::size_opt")]
+    pub taker_volume_total: Option<Size>,
+    /// One row per market of the events, largest first; empty when they have none. One that
+    /// does not decode fails the answer (an error, never a shorter list).
+    #[serde(deserialize_with = "lenient::null_default")]
+    pub conditions: Vec<ConditionVolume>,
+}
+
+/// One market of a [`LiveVolume`]: its cumulative one-side (taker) volume.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct ConditionVolume {
+    /// The market's condition id.
+    #[serde(deserialize_with = "lenient::string")]
+    pub condition_id: String,
+    /// Cumulative taker volume in shares (truncated to 6 decimals by the server).
+    #[serde(deserialize_with = "rounded::size_opt")]
+    pub taker_volume: Option<Size>,
+}
+
 /// The route, which takes exactly one selector family ([`Query::request`] checks it).
 pub(super) const RESOLUTIONS: &str = "/v2/resolutions";
 
@@ -452,6 +491,35 @@ impl Redeemability {
 }
 
 impl Client {
+    /// `GET /v2/live-volume`: the taker volume of every market of up to
+    /// [`MAX_CONDITIONS`](super::MAX_CONDITIONS) Gamma events (integer ids).
+    ///
+    /// # Errors
+    /// No ids, an id that is not an integer, or more than 20 distinct ids
+    /// ([`Error::is_argument`]); transport, status, or an answer that did not decode.
+    pub async fn live_volume(&self, event_ids: &[&str]) -> Result<LiveVolume, Error> {
+        let mut ids: Vec<&str> = event_ids.iter().map(|s| s.trim()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        if let Some(bad) = ids
+            .iter()
+            .find(|id| id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()))
+        {
+            return Err(Error::argument(format!(
+                "event id {bad:?} is not an integer (`/v2/live-volume`)"
+            )));
+        }
+        if ids.is_empty() || ids.len() > super::MAX_CONDITIONS {
+            return Err(Error::argument(format!(
+                "{} event ids given; `/v2/live-volume` takes 1 to {}",
+                ids.len(),
+                super::MAX_CONDITIONS
+            )));
+        }
+        self.single(&Query::new("/v2/live-volume").pair("event_id", ids.join(",")))
+            .await
+    }
+
     /// Every resolution row of a market (`GET /v2/resolutions?condition=…`), with the rows
     /// that did not decode.
     ///

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
-use super::event::{GammaEvent, SearchResults, Series, Sport, Tag};
+use super::event::{GammaEvent, SearchResults, Series, SeriesSummary, Sport, Tag, Team};
 use super::filter::{EventFilter, MAX_CONDITION_IDS, MarketFilter};
 use super::market::GammaMarket;
 use crate::http::{
@@ -96,7 +96,7 @@ pub fn decode_keyset_page<T: DeserializeOwned>(body: &[u8]) -> Result<KeysetPage
     })
 }
 
-crate::http::host_builder::host_client_builder!("Gamma", "https://gamma-api.polymarket.com");
+crate::http::host_builder::host_client_builder!("Gamma", "https://gamma-api.polymarket.com", Gamma);
 
 /// The Gamma API client (no auth): events, markets, tags, series, sports, public search.
 /// Cheap to clone.
@@ -140,7 +140,7 @@ impl Client {
         self.http.counters()
     }
 
-    async fn get<T: DeserializeOwned>(&self, req: &Req<'_>) -> Result<T, Error> {
+    pub(super) async fn get<T: DeserializeOwned>(&self, req: &Req<'_>) -> Result<T, Error> {
         self.http.json(req).await
     }
 
@@ -362,12 +362,137 @@ impl Client {
     }
 
     /// A list endpoint (`/tags`, `/series`, `/sports`): the body is the list.
-    async fn list<T: DeserializeOwned>(
+    pub(super) async fn list<T: DeserializeOwned>(
         &self,
         req: Req<'_>,
     ) -> Result<(Vec<T>, Vec<SkippedRow>), Error> {
         let page = self.http.get_rows(&req, decode_keyset_page).await?;
         Ok((page.data, page.skipped))
+    }
+
+    /// A list endpoint whose path carries an id: its rows are counted and traced under the
+    /// route's `template` (`/events/{id}/tags`).
+    pub(super) async fn list_at<T: DeserializeOwned>(
+        &self,
+        req: Req<'_>,
+        template: &str,
+    ) -> Result<(Vec<T>, Vec<SkippedRow>), Error> {
+        let body = self.http.send(&req).await?;
+        let page = self.http.rows(template, decode_keyset_page(&body))?;
+        Ok((page.data, page.skipped))
+    }
+
+    /// `GET /series/{id}`.
+    ///
+    /// # Errors
+    /// Transport, status (404 for an unknown id) or decode.
+    pub async fn series_by_id(&self, id: &str) -> Result<Series, Error> {
+        self.get(&Req::get(&path_with("/series/", id))).await
+    }
+
+    /// `GET /series-summary/{id}`: the series' event dates and weeks.
+    ///
+    /// # Errors
+    /// Transport, status (404 for an unknown id) or decode.
+    pub async fn series_summary(&self, id: &str) -> Result<SeriesSummary, Error> {
+        self.get(&Req::get(&path_with("/series-summary/", id)))
+            .await
+    }
+
+    /// `GET /series-summary/slug/{slug}`.
+    ///
+    /// # Errors
+    /// Transport, status (404 for an unknown slug) or decode.
+    pub async fn series_summary_by_slug(&self, slug: &str) -> Result<SeriesSummary, Error> {
+        self.get(&Req::get(&path_with("/series-summary/slug/", slug)))
+            .await
+    }
+
+    /// `GET /tags/{id}`.
+    ///
+    /// # Errors
+    /// Transport, status (404 for an unknown id) or decode.
+    pub async fn tag(&self, id: &str) -> Result<Tag, Error> {
+        self.get(&Req::get(&path_with("/tags/", id))).await
+    }
+
+    /// `GET /tags/slug/{slug}`.
+    ///
+    /// # Errors
+    /// Transport, status (404 for an unknown slug) or decode.
+    pub async fn tag_by_slug(&self, slug: &str) -> Result<Tag, Error> {
+        self.get(&Req::get(&path_with("/tags/slug/", slug))).await
+    }
+
+    /// `GET /tags/{id}/related-tags/tags`: the tags related to tag `id`, leniently.
+    ///
+    /// # Errors
+    /// Transport, status, or a body that is not a list.
+    pub async fn related_tags(&self, id: &str) -> Result<(Vec<Tag>, Vec<SkippedRow>), Error> {
+        let path = format!("{}/related-tags/tags", path_with("/tags/", id));
+        self.list_at(Req::get(&path), "/tags/{id}/related-tags/tags")
+            .await
+    }
+
+    /// `GET /events/{id}/tags`, leniently.
+    ///
+    /// # Errors
+    /// Transport, status, or a body that is not a list.
+    pub async fn event_tags(&self, id: &str) -> Result<(Vec<Tag>, Vec<SkippedRow>), Error> {
+        let path = format!("{}/tags", path_with("/events/", id));
+        self.list_at(Req::get(&path), "/events/{id}/tags").await
+    }
+
+    /// `GET /markets/{id}/tags`, leniently.
+    ///
+    /// # Errors
+    /// Transport, status, or a body that is not a list.
+    pub async fn market_tags(&self, id: &str) -> Result<(Vec<Tag>, Vec<SkippedRow>), Error> {
+        let path = format!("{}/tags", path_with("/markets/", id));
+        self.list_at(Req::get(&path), "/markets/{id}/tags").await
+    }
+
+    /// `GET /teams`: up to `limit` teams from `offset`, of the given `leagues` (all when
+    /// empty), leniently.
+    ///
+    /// # Errors
+    /// Transport, status, or a body that is not a list.
+    pub async fn teams(
+        &self,
+        limit: u32,
+        offset: u32,
+        leagues: &[&str],
+    ) -> Result<(Vec<Team>, Vec<SkippedRow>), Error> {
+        let mut req = Req::get("/teams")
+            .query("limit", &limit.to_string())
+            .query("offset", &offset.to_string());
+        for l in leagues {
+            req = req.query("league", l);
+        }
+        self.list(req).await
+    }
+
+    /// `GET /teams/{id}`.
+    ///
+    /// # Errors
+    /// Transport, status (404 for an unknown id) or decode.
+    pub async fn team(&self, id: &str) -> Result<Team, Error> {
+        self.get(&Req::get(&path_with("/teams/", id))).await
+    }
+
+    /// `GET /sports/market-types`: the sports market types Gamma knows (`moneyline`,
+    /// `totals`, …).
+    ///
+    /// # Errors
+    /// Transport, status or decode.
+    pub async fn sports_market_types(&self) -> Result<Vec<String>, Error> {
+        #[derive(Deserialize)]
+        struct Types {
+            #[serde(rename = "marketTypes", default)]
+            market_types: Vec<String>,
+        }
+        let t: Types = self.get(&Req::get("/sports/market-types")).await?;
+        Ok(t.market_types)
     }
 }
 

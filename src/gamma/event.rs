@@ -1,5 +1,5 @@
-//! Gamma events (a group of markets), tags, series, sports metadata and public-search
-//! results, decoded leniently like [`GammaMarket`].
+//! Gamma events (a group of markets), tags, series and their summaries, sports metadata and
+//! teams, profiles and public-search results, decoded leniently like [`GammaMarket`].
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -196,7 +196,20 @@ impl Sport {
     }
 }
 
-/// A profile found by public search.
+/// A Gamma profile: one found by public search, a wallet's public profile
+/// (`GET /public-profile`), or a comment's author ([`GammaComment::profile`](super::GammaComment)).
+/// Every field may be absent or `null` on the wire (empty here).
+///
+/// ```
+/// use polyclob::gamma::Profile;
+///
+/// let p: Profile = serde_json::from_str(r#"{"createdAt":"2025-03-01T12:00:00Z","proxyWallet":"0x7c3d",
+///     "profileImage":null,"displayUsernamePublic":true,"bio":null,"pseudonym":"Quiet-Heron","name":"north",
+///     "users":[{"id":"12345","creator":false,"mod":false}],"xUsername":null,"verifiedBadge":false}"#)?;
+/// assert_eq!((p.name.as_str(), p.display_username_public), ("north", Some(true)));
+/// assert_eq!(p.users[0].id, "12345");
+/// # Ok::<(), serde_json::Error>(())
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 #[non_exhaustive]
@@ -210,6 +223,169 @@ pub struct Profile {
     /// The proxy wallet the profile trades from.
     #[serde(deserialize_with = "lenient::string")]
     pub proxy_wallet: String,
+    /// The account's base address (comment authors).
+    #[serde(deserialize_with = "lenient::string")]
+    pub base_address: String,
+    /// Whether the name is shown publicly; `None` when not said.
+    #[serde(deserialize_with = "lenient::bool_opt")]
+    pub display_username_public: Option<bool>,
+    /// Bio.
+    #[serde(deserialize_with = "lenient::string")]
+    pub bio: String,
+    /// Profile image URL.
+    #[serde(deserialize_with = "lenient::string")]
+    pub profile_image: String,
+    /// Linked X handle.
+    #[serde(deserialize_with = "lenient::string")]
+    pub x_username: String,
+    /// Verification badge; `None` when not said.
+    #[serde(deserialize_with = "lenient::bool_opt")]
+    pub verified_badge: Option<bool>,
+    /// Whether the author is a moderator (comment authors).
+    #[serde(deserialize_with = "lenient::bool_lenient")]
+    pub is_mod: bool,
+    /// Whether the author created the market (comment authors).
+    #[serde(deserialize_with = "lenient::bool_lenient")]
+    pub is_creator: bool,
+    /// When the profile was created.
+    #[serde(deserialize_with = "timestamp_opt")]
+    pub created_at: Option<Timestamp>,
+    /// The accounts behind the profile (public profile).
+    #[serde(deserialize_with = "lenient::null_default")]
+    pub users: Vec<ProfileUser>,
+    /// The author's positions in the commented market (comments asked `get_positions`).
+    #[serde(deserialize_with = "lenient::null_default")]
+    pub positions: Vec<ProfilePosition>,
+}
+
+/// An account behind a [`Profile`] (`users` of `GET /public-profile`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct ProfileUser {
+    /// Gamma's user id.
+    #[serde(deserialize_with = "lenient::string")]
+    pub id: String,
+    /// Whether the user is a market creator.
+    #[serde(deserialize_with = "lenient::bool_lenient")]
+    pub creator: bool,
+    /// Whether the user is a moderator.
+    #[serde(rename = "mod", deserialize_with = "lenient::bool_lenient")]
+    pub moderator: bool,
+}
+
+/// A position a comment's author holds (`profile.positions` of a comment).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ProfilePosition {
+    /// The outcome token.
+    #[serde(deserialize_with = "lenient::string")]
+    pub token_id: String,
+    /// Shares held (the wire sends 6-decimal base units: `"12500000"` is 12.5).
+    #[serde(deserialize_with = "base_units")]
+    pub position_size: Option<Size>,
+}
+
+/// A size in 6-decimal base units (an integer, or an integer string); `null`/`""` is `None`.
+fn base_units<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Size>, D::Error> {
+    let t = lenient::text(d)?;
+    let t = t.trim();
+    if t.is_empty() {
+        return Ok(None);
+    }
+    t.parse::<u64>()
+        .ok()
+        .and_then(Size::new)
+        .map(Some)
+        .ok_or_else(|| serde::de::Error::custom(format_args!("not base units: {t:?}")))
+}
+
+/// A series' calendar (`GET /series-summary/{id}` and `/series-summary/slug/{slug}`).
+///
+/// ```
+/// use polyclob::gamma::SeriesSummary;
+///
+/// let s: SeriesSummary = serde_json::from_str(r#"{"id":"10187","title":"NFL 2026","slug":"nfl-2026",
+///     "eventDates":["2026-09-10","2026-09-13"],"eventWeeks":[1,2],"earliest_open_week":14,
+///     "earliest_open_date":"2026-12-07","volume":120345.5,"volume24hr":5210.0}"#)?;
+/// assert_eq!((s.event_weeks.len(), s.earliest_open_week), (2, Some(14)));
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(default)]
+#[non_exhaustive]
+pub struct SeriesSummary {
+    /// The series' id.
+    #[serde(deserialize_with = "lenient::string")]
+    pub id: String,
+    /// Title.
+    #[serde(deserialize_with = "lenient::string")]
+    pub title: String,
+    /// URL slug.
+    #[serde(deserialize_with = "lenient::string")]
+    pub slug: String,
+    /// The dates (`YYYY-MM-DD`) the series has events on.
+    #[serde(rename = "eventDates", deserialize_with = "rounded::text_list")]
+    pub event_dates: Vec<String>,
+    /// The weeks it has events in.
+    #[serde(rename = "eventWeeks", deserialize_with = "rounded::text_list")]
+    pub event_weeks: Vec<String>,
+    /// The first week with an open event.
+    #[serde(deserialize_with = "rounded::u32_opt")]
+    pub earliest_open_week: Option<u32>,
+    /// The first date with an open event.
+    #[serde(deserialize_with = "lenient::string")]
+    pub earliest_open_date: String,
+    /// Lifetime volume in pUSD.
+    #[serde(deserialize_with = "rounded::size_opt")]
+    pub volume: Option<Size>,
+    /// Volume over the last 24 hours.
+    #[serde(rename = "volume24hr", deserialize_with = "rounded::size_opt")]
+    pub volume_24hr: Option<Size>,
+}
+
+/// A sports team (`GET /teams`, `GET /teams/{id}`).
+///
+/// ```
+/// use polyclob::gamma::Team;
+///
+/// let t: Team = serde_json::from_str(r#"{"id":417,"name":"Denver Broncos","league":"nfl","record":"8-5",
+///     "logo":"https://x/den.png","abbreviation":"DEN","alias":"Broncos","createdAt":"2025-08-01T00:00:00Z"}"#)?;
+/// assert_eq!((t.id.as_str(), t.abbreviation.as_str()), ("417", "DEN"));
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Team {
+    /// Gamma's team id, as text.
+    #[serde(deserialize_with = "lenient::string")]
+    pub id: String,
+    /// Name.
+    #[serde(deserialize_with = "lenient::string")]
+    pub name: String,
+    /// League code (`nfl`, …).
+    #[serde(deserialize_with = "lenient::string")]
+    pub league: String,
+    /// Win-loss record.
+    #[serde(deserialize_with = "lenient::string")]
+    pub record: String,
+    /// Logo URL.
+    #[serde(deserialize_with = "lenient::string")]
+    pub logo: String,
+    /// Abbreviation (`DEN`).
+    #[serde(deserialize_with = "lenient::string")]
+    pub abbreviation: String,
+    /// Alias (`Broncos`).
+    #[serde(deserialize_with = "lenient::string")]
+    pub alias: String,
+    /// Creation time.
+    #[serde(deserialize_with = "timestamp_opt")]
+    pub created_at: Option<Timestamp>,
+    /// Last update.
+    #[serde(deserialize_with = "timestamp_opt")]
+    pub updated_at: Option<Timestamp>,
 }
 
 /// Gamma's `GET /public-search` answer: matching events, tags and profiles.

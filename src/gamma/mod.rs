@@ -22,7 +22,8 @@
 //! [`Client`] lists markets and events with **keyset pagination** (`/markets/keyset` ≤ 100
 //! rows a page, `/events/keyset` ≤ 500, `next_cursor` sent back as `after_cursor`, at most
 //! 100 `condition_ids` a request — larger sets are chunked), as a `Stream` of pages or
-//! collected, and reads tags, series, sports metadata and public search. Models are lenient:
+//! collected, and reads tags, series (and their summaries), sports metadata and teams,
+//! comments, public profiles and public search. Models are lenient:
 //! numbers as strings, JSON arrays inside strings, missing fields; one bad row is reported in
 //! `skipped`, never fatal and never silently dropped. Every call that returns rows returns
 //! the rows that did not decode beside them ([`SkippedRow`](crate::http::SkippedRow): index, reason, raw text); a nested
@@ -36,14 +37,19 @@
 //! Facts: docs.polymarket.com, Gamma API reference ("List markets (keyset pagination)").
 
 pub(crate) mod client;
+mod comments;
 mod context;
 mod event;
 mod filter;
 mod market;
 
 pub use self::client::{Client, ClientBuilder, DEFAULT_HOST, KeysetPage, decode_keyset_page};
+pub use self::comments::{CommentReaction, GammaComment};
 pub use self::context::{ContextError, Trading};
-pub use self::event::{GammaEvent, Profile, SearchResults, Series, Sport, Tag};
+pub use self::event::{
+    GammaEvent, Profile, ProfilePosition, ProfileUser, SearchResults, Series, SeriesSummary, Sport,
+    Tag, Team,
+};
 pub use self::filter::{
     EventFilter, MAX_CONDITION_IDS, MAX_EVENTS_PAGE, MAX_MARKETS_PAGE, MarketFilter,
 };

@@ -39,6 +39,8 @@ struct Inner {
     /// streams built with `proxy_from`).
     proxy: Setting,
     counters: Counters,
+    /// The per-IP pacers of this host, when pacing is on.
+    pacers: Option<super::limits::Pacers>,
 }
 
 /// One request as an endpoint describes it.
@@ -171,6 +173,7 @@ impl Client {
         retry: RetryPolicy,
         breaker: Breaker,
         proxy: Setting,
+        pacers: Option<super::limits::Pacers>,
     ) -> Self {
         Self {
             inner: Arc::new(Inner {
@@ -181,6 +184,7 @@ impl Client {
                 breaker,
                 proxy,
                 counters: Counters::default(),
+                pacers,
             }),
         }
     }
@@ -196,6 +200,7 @@ impl Client {
             RetryPolicy::none(),
             Breaker::new(super::BreakerConfig::default()),
             Setting::Direct,
+            None,
         )
     }
 
@@ -426,9 +431,35 @@ impl Client {
         }
     }
 
+    /// Waits for `req`'s slot under the host's per-IP limits, when pacing is on (every
+    /// attempt: the edge counts retries too).
+    pub(crate) async fn pace(&self, req: &Req<'_>) {
+        let Some(pacers) = &self.inner.pacers else {
+            return;
+        };
+        let wait = pacers.reserve(&req.method, req.path);
+        if wait.is_zero() {
+            return;
+        }
+        crate::telemetry::event!(
+            DEBUG,
+            "polyclob.pacer.wait",
+            endpoint = req.path,
+            wait_ms = crate::telemetry::ms(wait),
+        );
+        crate::telemetry::record!(
+            tracing::Span::current(),
+            "rate_limit_wait_ms",
+            crate::telemetry::ms(wait)
+        );
+        self.inner.counters.paced(wait);
+        tokio::time::sleep(wait).await;
+    }
+
     /// Sends `req` (retrying it when idempotent) and returns the 2xx body.
     pub(crate) async fn send(&self, req: &Req<'_>) -> Result<Bytes, Error> {
         self.retrying(req, || async move {
+            self.pace(req).await;
             Ok(self.execute(self.request(req), req.path, |_, _| {}).await)
         })
         .await

@@ -46,7 +46,7 @@ pub struct ClientCounters {
     /// Requests refused before anything was sent: the governor, a restriction window, the
     /// heartbeat guard, an open circuit breaker.
     pub refused_locally: u64,
-    /// Attempts the client-side rate limits (the governor, the read pacers) delayed.
+    /// Attempts the client-side rate limits (the governor, the per-IP pacers) delayed.
     pub throttle_delays: u64,
     /// The total time of those delays.
     pub throttle_delay: Duration,
@@ -69,6 +69,8 @@ pub(crate) struct Counters {
     decode_errors: AtomicU64,
     skipped_rows: AtomicU64,
     refused_locally: AtomicU64,
+    paced: AtomicU64,
+    paced_ns: AtomicU64,
 }
 
 impl Counters {
@@ -89,6 +91,13 @@ impl Counters {
 
     pub(crate) fn retry(&self) {
         self.retries.fetch_add(1, Relaxed);
+    }
+
+    /// An attempt the per-IP pacers held for `wait`.
+    pub(crate) fn paced(&self, wait: Duration) {
+        self.paced.fetch_add(1, Relaxed);
+        let ns = u64::try_from(wait.as_nanos()).unwrap_or(u64::MAX);
+        self.paced_ns.fetch_add(ns, Relaxed);
     }
 
     pub(crate) fn refused(&self) {
@@ -118,6 +127,8 @@ impl Counters {
             decode_errors: self.decode_errors.load(Relaxed),
             skipped_rows: self.skipped_rows.load(Relaxed),
             refused_locally: self.refused_locally.load(Relaxed),
+            throttle_delays: self.paced.load(Relaxed),
+            throttle_delay: Duration::from_nanos(self.paced_ns.load(Relaxed)),
             ..ClientCounters::default()
         }
     }

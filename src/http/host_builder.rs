@@ -50,9 +50,10 @@ macro_rules! host_setters {
 }
 
 /// Defines `ClientBuilder` for a `Client { http: crate::http::Client }`: the
-/// [shared setters](host_setters), `new`, `build`, `Default`.
+/// [shared setters](host_setters), `ip_pacing` on `$service`'s rows of the per-IP table,
+/// `new`, `build`, `Default`.
 macro_rules! host_client_builder {
-    ($name:literal, $host:literal) => {
+    ($name:literal, $host:literal, $service:ident) => {
         #[doc = concat!("Builds a ", $name, " [`Client`]. Setters are infallible and state their default.")]
         #[derive(Debug)]
         #[must_use]
@@ -69,6 +70,12 @@ macro_rules! host_client_builder {
             }
 
             crate::http::host_builder::host_setters!($name, $host);
+
+            #[doc = concat!("Pace every request to the ", $name, "'s per-IP limits (docs.polymarket.com/api-reference/rate-limits; one table with its source in `src/http/limits.rs`, paced by the rule [`Pacer`](crate::http::Pacer) states), so a burst waits on the client instead of being throttled or refused at the edge. Default is `false`.")]
+            pub fn ip_pacing(mut self, enabled: bool) -> Self {
+                self.http.pacing = enabled.then_some(crate::http::limits::Service::$service);
+                self
+            }
 
             /// Builds the client.
             ///

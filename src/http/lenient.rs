@@ -265,6 +265,12 @@ pub(crate) fn string<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error
     text(d).map(Cow::into_owned)
 }
 
+/// Owned text as [`text`], `null` and `""` being `None`.
+pub(crate) fn string_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let t = text(d)?;
+    Ok((!t.trim().is_empty()).then(|| t.into_owned()))
+}
+
 /// `Option<Side>` from `"BUY"`/`"SELL"` (any case); anything else is `None`.
 pub(crate) fn side_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Side>, D::Error> {
     match scalar(d)? {

@@ -36,6 +36,7 @@ mod dns;
 mod error;
 pub(crate) mod host_builder;
 pub(crate) mod lenient;
+pub(crate) mod limits;
 mod page;
 pub(crate) mod proxy;
 pub(crate) mod ratelimit;
@@ -51,15 +52,14 @@ pub(crate) use client::{Client, Req, decode, from_body, path_with};
 pub use counters::ClientCounters;
 pub use error::{ApiErrorCode, Error, PreflightMismatch};
 pub(crate) use error::{Kind, Rail};
+pub use limits::{Pacer, PerWindow};
 #[cfg(feature = "simd-json")]
 pub use page::decode_page_simd;
 pub(crate) use page::decode_rows;
 pub use page::{END_CURSOR, Page, START_CURSOR, decode_page};
 pub use proxy::{Proxy, ProxyError, ProxyKind};
-pub(crate) use ratelimit::ReadPacers;
 pub use ratelimit::{
-    Bucket, BucketStats, Governor, Limit, Pacer, PerWindow, RateLimitStatus, Throttle, Throttled,
-    Tier,
+    Bucket, BucketStats, Governor, Limit, RateLimitStatus, Throttle, Throttled, Tier,
 };
 pub use retry::RetryPolicy;
 pub(crate) use retry::parse_retry_after;

@@ -22,6 +22,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use super::limits::PerWindow;
+
 /// An account's trading tier, which sets both buckets' refill rate and capacity.
 ///
 /// The table is the exchange's (docs.polymarket.com/api-reference/trading-rate-limits).
@@ -86,7 +88,8 @@ impl Limit {
         }
     }
 
-    /// `n` requests per 10 seconds with a burst of `n`: the shape of the exchange's IP limits.
+    /// `n` requests per 10 seconds: the shape of the exchange's per-IP limits
+    /// ([`Pacer`](super::Pacer) keeps under it).
     #[must_use]
     pub const fn per_10s(n: u32) -> PerWindow {
         PerWindow {
@@ -94,15 +97,6 @@ impl Limit {
             window: Duration::from_secs(10),
         }
     }
-}
-
-/// `count` requests per `window` (a bucket of `count` refilled evenly over the window).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct PerWindow {
-    /// Requests per window, also the burst.
-    pub count: u32,
-    /// The window.
-    pub window: Duration,
 }
 
 /// Which of a signer's two buckets a request draws from.
@@ -385,17 +379,6 @@ const fn pack(limit: Limit) -> u64 {
     (interval << 32) | limit.burst as u64
 }
 
-const fn window_pack(w: PerWindow) -> u64 {
-    let ns = w.window.as_nanos();
-    let ns = if ns > u32::MAX as u128 * w.count as u128 {
-        u32::MAX as u64
-    } else {
-        (ns / w.count as u128) as u64
-    };
-    let interval = if ns == 0 { 1 } else { ns };
-    (interval << 32) | w.count as u64
-}
-
 fn unpack(p: u64) -> (u64, u64) {
     (p >> 32, p & 0xFFFF_FFFF)
 }
@@ -411,10 +394,16 @@ impl Gcra {
         }
     }
 
-    pub(crate) fn with_window(w: PerWindow) -> Self {
+    /// A cell that keeps under `w.count` requests per sliding `w.window`: 90 % of the rate, a
+    /// burst of 5 % (at least 1); why, in [`limits`](super::limits).
+    pub(crate) fn paced(w: PerWindow) -> Self {
+        let count = u128::from(w.count.max(1));
+        // interval = window / (0.9 · count), at least 1 ns and at most u32::MAX ns.
+        let interval = (w.window.as_nanos() * 10 / (9 * count)).clamp(1, u128::from(u32::MAX));
+        let burst = (w.count / 20).max(1);
         Self {
             tat: AtomicU64::new(0),
-            params: AtomicU64::new(window_pack(w)),
+            params: AtomicU64::new((interval as u64) << 32 | u64::from(burst)),
             unsent: AtomicU64::new(0),
             shift: AtomicU64::new(0),
             headroom_pct: 0,
@@ -517,9 +506,14 @@ impl Gcra {
     /// or network that round trip is many refill intervals), so only a report that falls
     /// short even at its earliest possible time is a disagreement; the refill while the
     /// answer travelled is not. (Less than a whole token is the server's rounding down.)
-    pub(crate) fn cap_remaining(&self, remaining: u64, sent: u64, now: u64) -> bool {
+    pub(crate) fn cap_remaining(&self, remaining: i64, sent: u64, now: u64) -> bool {
         let (interval, burst) = unpack(self.params.load(Ordering::Relaxed));
-        let debt = burst.saturating_sub(remaining.min(burst)) * interval;
+        // A negative balance (a cancel-all's debt) is owed beyond an empty bucket.
+        let owed =
+            i128::from(burst) - i128::from(remaining.min(i64::try_from(burst).unwrap_or(i64::MAX)));
+        let debt = u64::try_from(owed)
+            .unwrap_or(u64::MAX)
+            .saturating_mul(interval);
         let unsent = self.unsent.load(Ordering::Acquire) * interval;
         let held = self.push(now + debt + unsent, now);
         // Our debt at `sent`, of requests sent by then, is at most this.
@@ -604,8 +598,10 @@ impl Gcra {
 pub struct RateLimitStatus {
     /// The bucket the request drew from.
     pub bucket: Option<Bucket>,
-    /// `Poly-RateLimit-Remaining`.
-    pub remaining: Option<u32>,
+    /// `Poly-RateLimit-Remaining`: negative when the bucket is in debt (a cancel-all or
+    /// cancel-market-orders charges the orders it cancelled after the fact; docs
+    /// "Trading rate limits").
+    pub remaining: Option<i64>,
     /// `Poly-RateLimit-Reset`, unix seconds.
     pub reset: Option<u64>,
     /// `Poly-RateLimit-Tier`, parsed.
@@ -638,12 +634,7 @@ impl RateLimitStatus {
         let parsed_tier = tier.and_then(Tier::parse);
         Some(Self {
             bucket,
-            remaining: remaining
-                .and_then(|s| s.trim().parse::<u64>().ok())
-                .map(|n| {
-                    // A remaining count beyond u32 is as good as unlimited.
-                    u32::try_from(n).unwrap_or(u32::MAX)
-                }),
+            remaining: remaining.and_then(|s| s.trim().parse::<i64>().ok()),
             reset: reset.and_then(|s| s.trim().parse().ok()),
             tier: parsed_tier,
             tier_name: tier
@@ -949,7 +940,7 @@ impl Governor {
             let counters = &self.counters[bucket as usize];
             let t = self.ns(now);
             if let Some(r) = status.remaining {
-                if cell.cap_remaining(u64::from(r), self.ns(sent), t) {
+                if cell.cap_remaining(r, self.ns(sent), t) {
                     counters.corrections.fetch_add(1, Ordering::Relaxed);
                 }
             }
@@ -967,100 +958,6 @@ impl Governor {
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             last[bucket as usize] = Some(status.clone());
         }
-    }
-}
-
-/// Paces requests to an IP-limited endpoint family (`count` per `window`), waiting rather than
-/// refusing: the opt-in guard for the exchange's Cloudflare limits on read endpoints
-/// (docs.polymarket.com/api-reference/rate-limits), usable for the Gamma and Data APIs too.
-///
-/// ```
-/// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() {
-/// use polyclob::http::{Limit, Pacer};
-///
-/// let gamma = Pacer::new(Limit::per_10s(4_000));
-/// gamma.wait().await; // immediate while the window has room
-/// # }
-/// ```
-#[derive(Debug)]
-pub struct Pacer {
-    origin: Instant,
-    cell: Gcra,
-}
-
-impl Pacer {
-    /// A pacer admitting `limit.count` requests per `limit.window`, bursts included.
-    #[must_use]
-    pub fn new(limit: PerWindow) -> Self {
-        Self {
-            origin: Instant::now(),
-            cell: Gcra::with_window(limit),
-        }
-    }
-
-    /// How long the next request must wait, reserving its slot.
-    #[must_use]
-    pub fn reserve(&self) -> Duration {
-        let now = u64::try_from(self.origin.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        self.cell
-            .take(Bucket::Order, 1, now, Duration::MAX)
-            .unwrap_or_default()
-    }
-
-    /// Waits for a slot.
-    pub async fn wait(&self) {
-        let d = self.reserve();
-        if !d.is_zero() {
-            tokio::time::sleep(d).await;
-        }
-    }
-}
-
-/// The exchange's per-IP limits on CLOB endpoints other than trading, as pacers
-/// (docs.polymarket.com/api-reference/rate-limits): every CLOB request 9,000 per 10 s;
-/// `/book`, `/price`, `/midpoint` 1,500; `/books`, `/prices`, `/midpoints` 500;
-/// `/prices-history` 1,000; `/tick-size` 200; `/data/orders`, `/data/trades` 500;
-/// balance-allowance 200 and its update 50; API-key endpoints 100. (Cloudflare delays rather
-/// than refuses past these; pacing keeps the delay on the client, where it is visible.)
-#[derive(Debug)]
-pub(crate) struct ReadPacers {
-    general: Pacer,
-    specific: [(&'static str, Pacer); 14],
-}
-
-impl ReadPacers {
-    pub(crate) fn new() -> Self {
-        let p = |n| Pacer::new(Limit::per_10s(n));
-        Self {
-            general: p(9_000),
-            specific: [
-                ("/book", p(1_500)),
-                ("/price", p(1_500)),
-                ("/midpoint", p(1_500)),
-                ("/books", p(500)),
-                ("/prices", p(500)),
-                ("/midpoints", p(500)),
-                ("/prices-history", p(1_000)),
-                ("/tick-size", p(200)),
-                ("/data/orders", p(500)),
-                ("/data/trades", p(500)),
-                ("/balance-allowance", p(200)),
-                ("/balance-allowance/update", p(50)),
-                ("/auth/api-key", p(100)),
-                ("/auth/derive-api-key", p(100)),
-            ],
-        }
-    }
-
-    /// How long a request to `path` must wait (trading endpoints are the governor's, not
-    /// paced here).
-    pub(crate) fn reserve(&self, path: &str) -> Duration {
-        let general = self.general.reserve();
-        self.specific
-            .iter()
-            .find(|(p, _)| *p == path)
-            .map_or(general, |(_, pacer)| pacer.reserve().max(general))
     }
 }
 
@@ -1518,34 +1415,25 @@ mod tests {
         assert_eq!(s.remaining, None);
     }
 
+    /// `Poly-RateLimit-Remaining` goes negative after a cancel-all on the tiers that allow
+    /// debt: the governor learns of the debt (it was read as "no header" when the header was
+    /// parsed unsigned) and waits it out before the next cancel.
     #[test]
-    fn pacers_wait_instead_of_refusing() {
-        let p = Pacer::new(PerWindow {
-            count: 2,
-            window: Duration::from_secs(10),
-        });
-        assert_eq!(p.reserve(), Duration::ZERO);
-        assert_eq!(p.reserve(), Duration::ZERO);
-        let w = p.reserve();
-        assert!(
-            w > Duration::from_secs(4) && w <= Duration::from_secs(5),
-            "{w:?}"
-        );
-        let r = ReadPacers::new();
-        assert_eq!(r.reserve("/book"), Duration::ZERO);
-        // `/tick-size` allows 200 per 10 s: the 201st waits about 50 ms.
-        for _ in 0..200 {
-            assert_eq!(r.reserve("/tick-size"), Duration::ZERO);
-        }
-        let w = r.reserve("/tick-size");
-        assert!(
-            w > Duration::from_millis(40) && w <= Duration::from_millis(50),
-            "{w:?}"
-        );
-        assert_eq!(
-            r.reserve("/time"),
-            Duration::ZERO,
-            "other paths only meet the general limit"
-        );
+    fn a_negative_remaining_is_debt() {
+        use reqwest::header::{HeaderMap, HeaderValue};
+        let mut h = HeaderMap::new();
+        h.insert("poly-ratelimit-remaining", HeaderValue::from_static("-40"));
+        let s = RateLimitStatus::from_headers(&h, 200, Some(Bucket::Cancel)).unwrap();
+        assert_eq!(s.remaining, Some(-40));
+        let g = Governor::with_headroom(Tier::Standard, 0);
+        let t0 = g.origin;
+        g.observe(&s, t0, t0);
+        // 120 capacity, 40 owed beyond empty: 41 tokens of refill (12.5 ms each) before one
+        // cancel fits.
+        let e = g
+            .acquire_at(Bucket::Cancel, 1, t0, Duration::ZERO)
+            .unwrap_err();
+        assert_eq!(e.wait, Duration::from_nanos(41 * 12_500_000));
+        assert_eq!(g.stats(Bucket::Cancel).corrections, 1);
     }
 }

@@ -136,6 +136,18 @@ pub(crate) fn u32_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D:
     }
 }
 
+/// `Option<i64>` from an integer, an integral float or a decimal string; `null`/`""` is
+/// `None` (the Data API's "unavailable, never zero").
+pub(crate) fn i64_opt<'de, D: Deserializer<'de>>(d: D) -> Result<Option<i64>, D::Error> {
+    match numeric_text::<D::Error>(scalar(d)?, "integer")? {
+        None => Ok(None),
+        Some(m) if m % 1_000_000 == 0 => i64::try_from(m / 1_000_000)
+            .map(Some)
+            .map_err(|_| de::Error::custom("integer out of range")),
+        Some(_) => Err(de::Error::custom("expected an integer")),
+    }
+}
+
 /// A list of strings sent either as a JSON array or as a string holding a JSON array
 /// (Gamma's `outcomes`, `clobTokenIds`, `outcomePrices`); elements may be numbers. `null`,
 /// `""` and missing are the empty list.

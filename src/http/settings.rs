@@ -36,6 +36,8 @@ pub(crate) struct Settings {
     pub(crate) retry: RetryPolicy,
     pub(crate) breaker: BreakerConfig,
     pub(crate) proxy: Setting,
+    /// Pace requests to this host's rows of the per-IP table (`None` = no pacing).
+    pub(crate) pacing: Option<super::limits::Service>,
 }
 
 impl Settings {
@@ -58,6 +60,7 @@ impl Settings {
             retry: RetryPolicy::default(),
             breaker: BreakerConfig::default(),
             proxy: Setting::Env,
+            pacing: None,
         }
     }
 
@@ -119,6 +122,7 @@ impl Settings {
             self.retry,
             Breaker::new(self.breaker),
             self.proxy,
+            self.pacing.map(super::limits::Pacers::new),
         ))
     }
 }

@@ -273,6 +273,7 @@ impl OrderSigner {
             (c.order_type, c.post_only, c.defer_exec),
             self.maker_hex,
             self.signer_hex,
+            self.wallet.is_session(),
         )
     }
 }

@@ -68,10 +68,13 @@ impl SignedOrder {
         let maker_hex = checksum_hex(&order.maker);
         let signer_hex = checksum_hex(&order.signer);
         Self::sign_inner(
-            signer, domain, chain_id, order, flags, maker_hex, signer_hex,
+            signer, domain, chain_id, order, flags, maker_hex, signer_hex, false,
         )
     }
 
+    /// Signs for an [`OrderSigner`](super::OrderSigner); `session`: the key is a deposit
+    /// wallet's session key (the signature gets the session signer envelope).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn sign_prepared(
         signer: &Signer,
         market: &MarketContext,
@@ -79,6 +82,7 @@ impl SignedOrder {
         flags: (OrderType, bool, bool),
         maker_hex: [u8; 42],
         signer_hex: [u8; 42],
+        session: bool,
     ) -> Result<Self, OrderError> {
         Self::sign_inner(
             signer,
@@ -88,9 +92,11 @@ impl SignedOrder {
             flags,
             maker_hex,
             signer_hex,
+            session,
         )
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn sign_inner(
         signer: &Signer,
         domain: &B256,
@@ -99,16 +105,18 @@ impl SignedOrder {
         (order_type, post_only, defer_exec): (OrderType, bool, bool),
         maker_hex: [u8; 42],
         signer_hex: [u8; 42],
+        session: bool,
     ) -> Result<Self, OrderError> {
         let (hash, signature) = if order.signature_type == SignatureType::Poly1271 {
             let struct_hash = order_struct_hash(&order);
             let envelope = typed_data_sign_struct_hash(&struct_hash, chain_id, order.signer);
             let inner = signer.sign_prehash(&signing_hash(domain, &envelope).0)?;
             let hash = signing_hash(domain, &struct_hash);
-            (
-                hash,
-                OrderSignature::poly_1271(&inner, domain, &struct_hash),
-            )
+            let mut sig = OrderSignature::poly_1271(&inner, domain, &struct_hash);
+            if session {
+                sig = OrderSignature::session(signer.address(), &sig);
+            }
+            (hash, sig)
         } else {
             // One fused call: the struct hash never leaves the vector registers (AVX-512).
             let hash = order_hash(domain, &order);

@@ -329,23 +329,37 @@ impl Client {
     }
 
     /// Authorizes `session_signer` to trade for deposit `wallet` on `scopes` until
-    /// `valid_until` (Unix seconds): fetches the owner's nonce, signs the batch with this
-    /// client's key (the wallet's owner) and posts it with the builder key's headers.
-    /// Authorizing requires a builder API key (docs.polymarket.com/trading/session-keys).
+    /// `valid_until` (Unix seconds; `None`: now + 180 days): fetches the owner's nonce, signs
+    /// the batch with this client's key (the wallet's owner) and posts it with the builder
+    /// key's headers. Authorizing requires a builder API key.
+    ///
+    /// The docs (docs.polymarket.com/trading/session-keys): "`validUntil` is required. Always
+    /// set it to the current whole Unix timestamp in seconds plus 180 days. Other values are
+    /// rejected." Their own example computes now + 4,315 hours (five hours less), so a
+    /// shorter expiry is sent as given; one more than 180 days ahead is refused here.
     ///
     /// # Errors
     ///
-    /// No private key ([`Error::is_auth`]); a refused batch ([`Error::is_argument`]);
-    /// transport, status or decode.
+    /// No private key ([`Error::is_auth`]); a refused batch or an expiry more than 180 days
+    /// ahead ([`Error::is_argument`]); transport, status or decode.
     pub async fn authorize_session_signer(
         &self,
         builder: &Credentials,
         wallet: Address,
         session_signer: Address,
         scopes: Vec<SessionScope>,
-        valid_until: u64,
+        valid_until: Option<u64>,
         idempotency_key: &str,
     ) -> Result<SessionSignerReceipt, Error> {
+        let now = unix_secs();
+        let longest = now + SessionSignerBatch::LIFETIME;
+        let valid_until = valid_until.unwrap_or(longest);
+        if valid_until > longest {
+            return Err(Error::argument(format!(
+                "session signer expiry {valid_until} is more than 180 days ahead (now + 180 days \
+                 is {longest}); the venue rejects it"
+            )));
+        }
         let action = SessionSignerAction::Authorize {
             scopes,
             valid_until,

@@ -124,6 +124,10 @@ fn word_u256(v: U256) -> [u8; 32] {
 }
 
 impl SessionSignerBatch {
+    /// How long an authorization lasts, in seconds: 180 days, the one expiry the docs take
+    /// ("now plus 180 days. Other values are rejected", docs.polymarket.com/trading/session-keys).
+    pub const LIFETIME: u64 = 180 * 86_400;
+
     /// A batch for `wallet` that applies `action` to `session_signer`, with the relayer's
     /// `nonce` and a `deadline` in Unix seconds.
     #[must_use]

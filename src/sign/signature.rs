@@ -209,7 +209,7 @@ mod tests {
         use core::mem::size_of;
         assert_eq!(size_of::<Signature>(), 65);
         assert_eq!(size_of::<crate::sign::hmac::HmacSignature>(), 44);
-        assert_eq!(size_of::<crate::sign::wallet::OrderSignature>(), 320);
+        assert_eq!(size_of::<crate::sign::wallet::OrderSignature>(), 482);
         assert_eq!(size_of::<crate::types::TokenId>(), 32 + 78 + 1 + 1);
     }
 

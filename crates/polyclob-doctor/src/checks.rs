@@ -17,7 +17,7 @@ pub(crate) struct Ctx<'a> {
     pub(crate) clob: polyclob::clob::Client,
     pub(crate) gamma: polyclob::gamma::Client,
     pub(crate) data: polyclob::data::Client,
-    raw: reqwest::Client,
+    pub(crate) raw: reqwest::Client,
     pub(crate) recorder: Recorder,
 }
 
@@ -93,7 +93,13 @@ impl<'a> Ctx<'a> {
     }
 
     /// Unknown members: a fail in strict mode, else a warning; nothing when there are none.
-    fn unknown_fields(&self, report: &mut Report, check: &str, what: &str, unknown: &[String]) {
+    pub(crate) fn unknown_fields(
+        &self,
+        report: &mut Report,
+        check: &str,
+        what: &str,
+        unknown: &[String],
+    ) {
         if unknown.is_empty() {
             if self.opts.strict {
                 report.pass(check, format!("{what}: every member is modeled"));
@@ -531,7 +537,7 @@ async fn simplified(ctx: &Ctx<'_>, report: &mut Report) {
 
 /// One page's verdict: PASS when every row decoded, else FAIL naming how many did not and the
 /// first one's error.
-fn decoded_rows(
+pub(crate) fn decoded_rows(
     report: &mut Report,
     check: &str,
     path: &str,
@@ -660,6 +666,7 @@ async fn resolution(ctx: &Ctx<'_>, report: &mut Report, picked: &Picked) {
         &Query::<Resolution>::resolutions(&book.market),
     )
     .await;
+    crate::data_checks::resolution_state(ctx, report, &book.market, &condition).await;
     data_rows(
         ctx,
         report,
@@ -681,7 +688,7 @@ async fn resolution(ctx: &Ctx<'_>, report: &mut Report, picked: &Picked) {
 /// One Data API read: polyclob's page has every row the server sent (none skipped, the
 /// counts equal), and the members of those rows polyclob does not model (`CHECK.fields`).
 /// No row at all is a WARN: nothing was checked.
-async fn data_rows<T: serde::de::DeserializeOwned>(
+pub(crate) async fn data_rows<T: serde::de::DeserializeOwned>(
     ctx: &Ctx<'_>,
     report: &mut Report,
     check: &str,

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 mod chain_checks;
 mod checks;
+mod data_checks;
 mod fields;
 mod record;
 mod replay;
@@ -56,6 +57,10 @@ pub struct Options {
     pub key: Option<Secret>,
     /// Place one post-only order far from the touch, see it on the user channel, cancel it.
     pub trade: bool,
+    /// With `trade`: the deposit wallet (`0x…`) the order is made from, signature type 3 —
+    /// signed by its owner when the key's derived deposit wallets include it, else by the
+    /// key as the wallet's session key. `None`: the key's own address (EOA).
+    pub wallet: Option<String>,
     /// Send heartbeats (with a key). Opt-in: once one is sent, the exchange cancels every
     /// open order of the account when heartbeats stop.
     pub heartbeats: bool,
@@ -84,6 +89,7 @@ impl Options {
             strict: false,
             key: None,
             trade: false,
+            wallet: None,
             heartbeats: false,
             record: None,
         }
@@ -224,6 +230,7 @@ pub async fn run(opts: &Options) -> Report {
         }
     };
     let picked = checks::rest(&ctx, &mut report).await;
+    data_checks::reads(&ctx, &mut report).await;
     stream_checks::market(&ctx, &picked, &mut report).await;
     let creds = checks::credentials(&ctx, &mut report).await;
     stream_checks::polybolt(&ctx, creds.as_ref(), &mut report).await;

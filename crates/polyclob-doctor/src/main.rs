@@ -28,6 +28,9 @@ USAGE: polyclob-doctor [FLAGS]        (no flags: the live exchange, read-only)
                        rate-limit tier and the user channel are checked. Never printed.
   --trade              with a key: one post-only BUY at the lowest tick and minimum size,
                        seen on the user channel, cancelled. Nothing else is ever sent.
+  --wallet ADDR        with --trade: make the order from deposit wallet ADDR (signature
+                       type 3): as its owner when ADDR is the key's deposit wallet, else as
+                       its session key; checks the wallet's balance and approvals first
   --heartbeats         with a key: check POST /v1/heartbeats (3 heartbeats). CAUTION: once
                        one is sent, the exchange cancels every open order of the account
                        when heartbeats stop; use a key with no resting orders.
@@ -55,6 +58,7 @@ fn parse() -> Result<Option<Options>, String> {
                     duration: o.duration,
                     strict: o.strict,
                     trade: o.trade,
+                    wallet: o.wallet.take(),
                     heartbeats: o.heartbeats,
                     rpc: o.rpc.take(),
                     record: o.record.take(),
@@ -76,6 +80,7 @@ fn parse() -> Result<Option<Options>, String> {
             "--strict" => o.strict = true,
             "--key-env" => key_env = val()?,
             "--trade" => o.trade = true,
+            "--wallet" => o.wallet = Some(val()?),
             "--heartbeats" => o.heartbeats = true,
             "--record" => o.record = Some(val()?.into()),
             other => return Err(format!("unknown flag {other:?} (try --help)")),

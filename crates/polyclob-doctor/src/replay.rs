@@ -8,7 +8,8 @@ use std::time::Instant;
 
 use polyclob::book::BookManager;
 use polyclob::data::{
-    Activity, DataPricePoint, HolderGroup, OpenInterest, Position, Resolution, decode_cursor_page,
+    self, Activity, DataPricePoint, HolderGroup, OpenInterest, Position, Resolution,
+    decode_cursor_page,
 };
 use serde_json::Value;
 
@@ -139,6 +140,18 @@ fn rest_rows(what: &str, body: &[u8]) -> Result<usize, String> {
         "data.positions" => cursor_rows::<Position>(body, &raw)?,
         "data.activity" => cursor_rows::<Activity>(body, &raw)?,
         "data.holders" => cursor_rows::<HolderGroup>(body, &raw)?,
+        "data.leaderboard" => cursor_rows::<data::LeaderboardEntry>(body, &raw)?,
+        "data.leaderboard.user" => cursor_rows::<data::LeaderboardStanding>(body, &raw)?,
+        "data.builders" => cursor_rows::<data::BuilderStanding>(body, &raw)?,
+        "data.biggest-winners" => cursor_rows::<data::BiggestWin>(body, &raw)?,
+        "data.status" => cursor_rows::<data::ServiceStatus>(body, &raw)?,
+        "data.approvals" => cursor_rows::<data::Approvals>(body, &raw)?,
+        "data.user-pnl" => cursor_rows::<data::PnlSeries>(body, &raw)?,
+        "data.user-stats" => cursor_rows::<data::UserStats>(body, &raw)?,
+        "data.user-volume" => cursor_rows::<data::UserVolume>(body, &raw)?,
+        "data.live-volume" => cursor_rows::<data::LiveVolume>(body, &raw)?,
+        "data.combos.positions" => cursor_rows::<data::ComboPosition>(body, &raw)?,
+        "data.combos.activity" => cursor_rows::<data::ComboActivity>(body, &raw)?,
         other => return Err(format!("no decoder for {other:?}")),
     };
     if skipped > 0 {

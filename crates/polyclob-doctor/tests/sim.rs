@@ -81,6 +81,16 @@ async fn a_conforming_exchange_passes_every_check_and_the_trade_round_trip() {
         polyclob::sign::Signer::from_hex(KEY).unwrap().address(),
         1_000_000_000,
     );
+    // Scenario rows for the reads the crowd's trading does not make: a combo held by every
+    // trader (the doctor reads the trade feed's first wallet) and a comment on the first event.
+    for t in Crowd::standard(7).traders() {
+        assert!(
+            sim.seed_combo(t.address(), &[(0, 0), (1, 1)], 10_000_000, 2_500_000)
+                .is_some()
+        );
+    }
+    let author = Crowd::standard(7).traders()[0].address();
+    sim.comment("1000", author, "a comment for the doctor", None);
     let dir = std::env::temp_dir().join(format!("polyclob-doctor-{}", std::process::id()));
     let opts = Options {
         trade: true,
@@ -133,6 +143,24 @@ async fn a_conforming_exchange_passes_every_check_and_the_trade_round_trip() {
         "chain.id",
         "chain.code",
         "chain.interface",
+        "clob.order.shape",
+        "data.trace-id",
+        "data.status",
+        "data.status.fields",
+        "data.leaderboard",
+        "data.user-pnl",
+        "data.user-pnl.compose",
+        "data.user-stats",
+        "data.user-volume",
+        "data.approvals",
+        "data.live-volume",
+        "data.combos.positions",
+        "data.combos.activity",
+        "data.resolutions.state",
+        "gamma.comments",
+        "gamma.profile",
+        "gamma.series-summary",
+        "gamma.teams",
     ] {
         let lines = r.named(check);
         assert!(
@@ -188,6 +216,172 @@ async fn a_conforming_exchange_passes_every_check_and_the_trade_round_trip() {
         .sum();
     assert_eq!(replayed.frames, recorded_frames, "{replayed:?}");
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The onboarding path of every new API account: a deposit-wallet-only account passes
+/// `--trade --wallet <its deposit wallet>` (owner mode), and without `--wallet` its EOA
+/// order fails with the exchange's deposit-wallet words.
+#[tokio::test]
+async fn a_deposit_wallet_only_account_trades_from_its_wallet() {
+    let sim = sim_with(None, Crowd::standard(7)).await;
+    let eoa = polyclob::sign::Signer::from_hex(KEY).unwrap().address();
+    sim.set_deposit_wallet_only(&format!("{eoa:#x}"), true);
+    let wallet = polyclob::sign::wallet::derive_deposit_wallets(eoa)[1];
+    sim.fund(wallet, 1_000_000_000);
+    // Trading rate limits on: the answers carry the Poly-RateLimit headers the doctor reads.
+    sim.set_rate_limits(Some(polyclob::http::Tier::Standard));
+    let opts = Options {
+        trade: true,
+        wallet: Some(format!("{wallet:#x}")),
+        heartbeats: false,
+        ..options(&sim)
+    };
+    let r = run(&opts).await;
+    assert!(!r.failed(), "{}", show(&r));
+    for check in [
+        "wallet.kind",
+        "wallet.balance",
+        "wallet.approvals",
+        "trade.place",
+        "clob.order.shape",
+        "trade.user-channel",
+        "trade.cancel",
+        "ratelimit.headers",
+        "ratelimit.headers.cancel",
+    ] {
+        assert!(
+            r.named(check).iter().any(|l| l.verdict == Verdict::Pass),
+            "{check} did not pass:\n{}",
+            show(&r)
+        );
+    }
+    assert!(
+        r.named("ratelimit.headers")[0]
+            .evidence
+            .contains("tier standard"),
+        "{}",
+        show(&r)
+    );
+    assert!(
+        r.named("wallet.kind")[0]
+            .evidence
+            .contains("the owner signs"),
+        "{}",
+        show(&r)
+    );
+    assert!(
+        r.named("trade.place")[0]
+            .evidence
+            .contains("signature type 3"),
+        "{}",
+        show(&r)
+    );
+
+    // The same account from its EOA: refused, in the exchange's words.
+    let eoa_run = run(&Options {
+        wallet: None,
+        ..opts
+    })
+    .await;
+    let place = eoa_run.named("trade.place");
+    assert!(
+        place
+            .iter()
+            .any(|l| l.verdict == Verdict::Fail && l.evidence.contains("deposit wallet")),
+        "{}",
+        show(&eoa_run)
+    );
+}
+
+/// A deposit wallet traded by a session key: `--wallet` names a wallet not derived from the
+/// key, so the doctor signs as the wallet's session key (with the key's own credentials). It
+/// fails while the wallet's owner has not authorized the key, and passes once it has
+/// (through the relayer, scope CLOB).
+#[tokio::test]
+async fn a_session_key_trades_the_deposit_wallet_it_was_authorized_for() {
+    use polyclob::clob::{ApiKeyNonce, SessionScope};
+    use polyclob::sign::Signer;
+    /// Hardhat account #1: the wallet's owner.
+    const OWNER: &str = "59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
+    let sim = sim(None).await;
+    let owner = Signer::from_hex(OWNER).unwrap();
+    sim.set_deposit_wallet_only(&format!("{:#x}", owner.address()), true);
+    let wallet = polyclob::sign::wallet::derive_deposit_wallets(owner.address())[1];
+    sim.fund(wallet, 1_000_000_000);
+    let opts = Options {
+        trade: true,
+        wallet: Some(format!("{wallet:#x}")),
+        heartbeats: false,
+        ..options(&sim)
+    };
+
+    let before = run(&opts).await;
+    assert!(
+        before.named("wallet.kind")[0]
+            .evidence
+            .contains("as its session key"),
+        "{}",
+        show(&before)
+    );
+    assert!(
+        before
+            .named("trade.place")
+            .iter()
+            .any(|l| l.verdict == Verdict::Fail),
+        "an unauthorized session key's order passed:\n{}",
+        show(&before)
+    );
+
+    let owner_clob = polyclob::clob::Client::builder()
+        .host(sim.http_url())
+        .signer(owner.clone())
+        .build()
+        .unwrap();
+    owner_clob.set_credentials(owner_clob.create_api_key(ApiKeyNonce::ZERO).await.unwrap());
+    let builder = owner_clob.create_builder_api_key().await.unwrap();
+    polyclob::relayer::Client::builder()
+        .host(sim.http_url())
+        .signer(owner)
+        .build()
+        .unwrap()
+        .authorize_session_signer(
+            &builder,
+            wallet,
+            Signer::from_hex(KEY).unwrap().address(),
+            vec![SessionScope::Clob],
+            None,
+            "doctor",
+        )
+        .await
+        .unwrap();
+
+    let r = run(&opts).await;
+    assert!(!r.failed(), "{}", show(&r));
+    for check in [
+        "wallet.balance",
+        "trade.place",
+        "clob.order.shape",
+        "trade.user-channel",
+        "trade.cancel",
+    ] {
+        assert!(
+            r.named(check).iter().any(|l| l.verdict == Verdict::Pass),
+            "{check} did not pass:\n{}",
+            show(&r)
+        );
+    }
+    assert!(
+        r.named("wallet.balance")[0].evidence.contains("1000000000"),
+        "the balance read is not the wallet's:\n{}",
+        show(&r)
+    );
+    assert!(
+        r.named("trade.place")[0]
+            .evidence
+            .contains(&format!("from {wallet} (signature type 3)")),
+        "{}",
+        show(&r)
+    );
 }
 
 /// A recording made elsewhere (`polyclob-doctor --record DIR` against the live exchange),

@@ -64,6 +64,7 @@ pub struct SimBuilder {
     sports_text_ping: bool,
     rate_limits: Option<polyclob::http::Tier>,
     rate_limit_warning_only: bool,
+    ip_limits: Vec<crate::wire::rails::IpLimit>,
     enforce_balances: bool,
     drift: Vec<Drift>,
     taker_hold: Duration,
@@ -91,6 +92,7 @@ impl Default for SimBuilder {
             sports_text_ping: false,
             rate_limits: None,
             rate_limit_warning_only: false,
+            ip_limits: Vec::new(),
             enforce_balances: true,
             drift: Vec::new(),
             taker_hold: Duration::ZERO,
@@ -229,6 +231,37 @@ impl SimBuilder {
         self
     }
 
+    /// Enforces a per-IP limit of the exchange's edge (docs.polymarket.com/api-reference/rate-limits;
+    /// repeatable): at most `count` requests per sliding `window` on the `method` requests
+    /// (`None` = any) to `path` (the simulator's path, Gamma's under `/gamma`, the Data API's
+    /// under `/data-api`; a trailing `*` makes it a prefix). A request over it is answered
+    /// `429` with `Retry-After` (in the Data API's error shape on its routes) and counted in
+    /// [`RailStats::ip_rate_limited`](crate::RailStats::ip_rate_limited). Default is none.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> std::io::Result<()> {
+    /// use std::time::Duration;
+    /// let sim = polyclob_sim::Simulator::builder()
+    ///     .ip_limit(Some("DELETE"), "/cancel-all", 250, Duration::from_secs(10))
+    ///     .ip_limit(None, "/data-api/*", 1_000, Duration::from_secs(10))
+    ///     .start()
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    #[must_use]
+    pub fn ip_limit(
+        mut self,
+        method: Option<&str>,
+        path: &str,
+        count: u32,
+        window: Duration,
+    ) -> Self {
+        self.ip_limits.push(crate::wire::rails::IpLimit::new(
+            method, path, count, window,
+        ));
+        self
+    }
+
     /// Refuses orders their maker cannot cover, as the exchange does: a BUY without the pUSD
     /// (or the exchange's allowance) for it, a SELL without the outcome tokens (or the
     /// exchange's ERC-1155 approval), counting what the maker's open orders already reserve;
@@ -349,8 +382,13 @@ impl SimBuilder {
             requests: Mutex::new(Vec::new()),
             rtds_interval: self.rtds_interval,
             sports_text_ping: self.sports_text_ping,
-            rails: Mutex::new(Rails::new(self.rate_limits, self.rate_limit_warning_only)),
+            rails: Mutex::new({
+                let mut rails = Rails::new(self.rate_limits, self.rate_limit_warning_only);
+                rails.set_ip_limits(self.ip_limits);
+                rails
+            }),
             drift: Drifts::new(&self.drift),
+            seeded: Mutex::new(crate::scenario::seeded::Seeded::default()),
         });
         let accept = tokio::spawn(server::accept_loop(listener, Arc::clone(&shared)));
         let sweeper = tokio::spawn(server::sweep_loop(Arc::clone(&shared)));

@@ -474,6 +474,51 @@ impl SimHandle {
     pub fn pay_rebates(&self) -> u64 {
         self.shared.ex().pay_rebates(None)
     }
+
+    /// Seeds a combo position for `wallet`, served by the Data API's `/v2/positions/combos`
+    /// (and a `SPLIT` row on `/v2/activity/combos`): its `legs` as (market index, outcome
+    /// index) pairs of this simulator's markets, `shares` held (micro-shares) bought for
+    /// `cost` (micro-pUSD). The simulator trades no combos; this is scenario data, so combo
+    /// reads can be exercised. Returns the combo condition id (`0x03…`, 31 bytes), or `None`
+    /// when a leg names no market or outcome.
+    pub fn seed_combo(
+        &self,
+        wallet: Address,
+        legs: &[(usize, usize)],
+        shares: u64,
+        cost: u64,
+    ) -> Option<String> {
+        let markets = self.shared.ex().markets.len();
+        if legs.is_empty() || legs.iter().any(|&(m, o)| m >= markets || o > 1) {
+            return None;
+        }
+        let seed = crate::scenario::seeded::ComboSeed::new(
+            format!("{wallet:#x}"),
+            legs.to_vec(),
+            shares,
+            cost,
+        );
+        let id = seed.condition_id.clone();
+        self.shared.seeded().combos.push(seed);
+        Some(id)
+    }
+
+    /// Seeds a Gamma comment by `author` on event `event_id` (this simulator's events are
+    /// `1000 + market index`), a reply when `reply_to` names a comment; served by `/comments`,
+    /// `/comments/{id}` and `/comments/user_address/{address}`. Returns the comment's id.
+    pub fn comment(
+        &self,
+        event_id: &str,
+        author: Address,
+        body: &str,
+        reply_to: Option<&str>,
+    ) -> String {
+        let parent = reply_to.and_then(|id| id.parse().ok());
+        self.shared
+            .seeded()
+            .comment(event_id, format!("{author:#x}"), body, parent)
+            .to_string()
+    }
 }
 
 #[cfg(feature = "onchain")]
@@ -510,8 +555,16 @@ impl SimHandle {
         let Some(id) = crate::exchange::ledger::condition_word(condition_id) else {
             return false;
         };
-        self.with_chain(|c| c.ledger.resolve(id, winner))
-            .unwrap_or(false)
+        let done = self
+            .with_chain(|c| c.ledger.resolve(id, winner))
+            .unwrap_or(false);
+        if done {
+            self.shared.seeded().resolved_at.insert(
+                condition_id.to_ascii_lowercase(),
+                crate::scenario::seeded::unix_secs(),
+            );
+        }
+        done
     }
 }
 

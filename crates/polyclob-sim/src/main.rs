@@ -49,6 +49,11 @@ USAGE: polyclob-sim [FLAGS]
                            exchange approvals; repeatable (accounts start empty, and orders
                            their maker cannot cover are refused, as on the exchange)
   --no-balances            accept orders without balances (plumbing tests only)
+  --api-key ADDRESS        the account ADDRESS has an API key already (nonce 0), so a client
+                           that only derives one (polyclob-doctor) finds it; repeatable
+  --deposit-wallet-only ADDRESS
+                           the account ADDRESS must trade from its deposit wallet (POLY_1271),
+                           as every new API account: its EOA orders are refused; repeatable
   --drift NAME             depart from the exchange's behaviour, for conformance checks
                            (repeatable): renamed-field, extra-book-key, hash-input,
                            removed-endpoint, polybolt-close-code,
@@ -82,6 +87,8 @@ struct Args {
     rate_limits: Option<polyclob::http::Tier>,
     rate_limit_warning: bool,
     fund: Vec<(alloy_primitives::Address, u64)>,
+    api_keys: Vec<String>,
+    deposit_wallet_only: Vec<String>,
     balances: bool,
     drift: Vec<polyclob_sim::Drift>,
 }
@@ -112,6 +119,8 @@ fn parse_args() -> Result<Option<Args>, String> {
         rate_limits: None,
         rate_limit_warning: false,
         fund: Vec::new(),
+        api_keys: Vec::new(),
+        deposit_wallet_only: Vec::new(),
         balances: true,
         drift: Vec::new(),
     };
@@ -158,6 +167,8 @@ fn parse_args() -> Result<Option<Args>, String> {
             }
             "--rate-limit-warning" => a.rate_limit_warning = true,
             "--no-balances" => a.balances = false,
+            "--api-key" => a.api_keys.push(val()?),
+            "--deposit-wallet-only" => a.deposit_wallet_only.push(val()?),
             "--drift" => {
                 let v = val()?;
                 a.drift.push(
@@ -307,6 +318,12 @@ fn main() -> ExitCode {
             Ok(sim) => {
                 for (address, pusd) in &args.fund {
                     sim.fund(*address, *pusd);
+                }
+                for address in &args.api_keys {
+                    let _ = sim.api_credentials(address, 0);
+                }
+                for address in &args.deposit_wallet_only {
+                    sim.set_deposit_wallet_only(address, true);
                 }
                 // Write errors are ignored: whoever reads the address may close the pipe
                 // after the first line, and the server must keep running.

@@ -180,6 +180,22 @@ async fn handle(mut req: Request<Incoming>, shared: Arc<Shared>) -> Result<Resp,
         Some((f, false)) => return Ok(fault_response(f)),
         None => {}
     }
+    // The edge's per-IP limits, at the request's arrival.
+    let at = parts
+        .extensions
+        .get::<Arrival>()
+        .map_or_else(Instant::now, |a| a.0);
+    let limited = shared
+        .rails()
+        .ip_admit(parts.method.as_str(), parts.uri.path(), at);
+    if let Err(retry_after) = limited {
+        let f = HttpFault::RateLimited { retry_after };
+        return Ok(if data_api::owns(parts.uri.path()) {
+            data_api::fault(f)
+        } else {
+            fault_response(f)
+        });
+    }
     if let Some(r) = gamma::route(&shared, &parts).or_else(|| data_api::route(&shared, &parts)) {
         return Ok(r);
     }

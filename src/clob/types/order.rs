@@ -9,8 +9,17 @@ use crate::http::lenient::{self, lenient_enum};
 use crate::types::{Side, Timestamp, timestamp_opt};
 
 lenient_enum!(
-    /// Status of an open order. `CANCELED_<reason>` statuses and new names land in `Unknown`.
-    OrderStatus {
+    /// Status of an order. The docs list `LIVE`, `INVALID`, `CANCELED_MARKET_RESOLVED`,
+    /// `CANCELED` and `MATCHED` for `GET /data/orders`; their own examples send the prefixed
+    /// form (`ORDER_STATUS_LIVE`), which is accepted. Other `CANCELED_<reason>` statuses and
+    /// new names land in `Unknown`.
+    ///
+    /// ```
+    /// use polyclob::clob::types::OrderStatus;
+    /// assert_eq!(OrderStatus::parse("ORDER_STATUS_LIVE"), OrderStatus::Live);
+    /// assert_eq!(OrderStatus::parse("canceled_market_resolved"), OrderStatus::CanceledMarketResolved);
+    /// ```
+    OrderStatus prefix "ORDER_STATUS_" {
         /// Resting on the book.
         Live = "LIVE",
         /// Fully matched.
@@ -171,13 +180,16 @@ pub struct OpenOrder {
     /// Original size in shares.
     #[serde(default, deserialize_with = "lenient::size")]
     pub original_size: Size,
-    /// Matched so far.
+    /// Shares matched so far. Kept after the order is cancelled, so it is what the order
+    /// traded, not what the account holds: positions are the Data API's
+    /// ([`data::Client::positions`](crate::data::Client::positions)).
     #[serde(default, deserialize_with = "lenient::size")]
     pub size_matched: Size,
     /// Limit price.
     #[serde(default, deserialize_with = "lenient::price")]
     pub price: Price,
-    /// Trades that filled this order.
+    /// Trades that filled this order (`null` or `[]` may come even for a filled order: the
+    /// trades are the authority, [`Client::trades`](crate::clob::Client::trades)).
     #[serde(default)]
     pub associate_trades: Option<Vec<String>>,
     /// Outcome name.
@@ -397,5 +409,79 @@ impl Default for OrderStatus {
     /// `Unknown("")`: no status was given (a refused post).
     fn default() -> Self {
         Self::Unknown(String::new())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `GET /data/orders` as docs.polymarket.com "Get user orders" shows it (its example
+    /// sends the prefixed status and an integer `created_at`), and every status and order
+    /// type the page lists: each decodes, none lands in `Unknown`.
+    #[test]
+    fn the_documented_order_shapes_decode() {
+        let body = br#"{"limit":100,"next_cursor":"MTAw","count":2,"data":[
+            {"id":"0xabcdef1234567890abcdef1234567890abcdef12","status":"ORDER_STATUS_LIVE",
+             "owner":"f4f247b7-4ac7-ff29-a152-04fda0a8755a","maker_address":"0x1234567890123456789012345678901234567890",
+             "market":"0x0000000000000000000000000000000000000000000000000000000000000001","asset_id":"0xabc123def456...",
+             "side":"BUY","original_size":"100000000","size_matched":"0","price":"0.5","outcome":"YES",
+             "expiration":"1735689600","order_type":"GTC","associate_trades":[],"created_at":1700000000},
+            {"id":"0xfedcba0987654321fedcba0987654321fedcba09","status":"ORDER_STATUS_LIVE",
+             "owner":"f4f247b7-4ac7-ff29-a152-04fda0a8755a","maker_address":"0x1234567890123456789012345678901234567890",
+             "market":"0x0000000000000000000000000000000000000000000000000000000000000002","asset_id":"0xdef456abc789...",
+             "side":"SELL","original_size":"200000000","size_matched":"50000000","price":"0.75","outcome":"NO",
+             "expiration":"1735689600","order_type":"GTC","associate_trades":["trade-123"],"created_at":1700000001}]}"#;
+        let page = crate::http::decode_page::<OpenOrder>(body).unwrap();
+        assert!(page.skipped.is_empty(), "{:?}", page.skipped);
+        assert_eq!(page.data.len(), 2);
+        let o = &page.data[1];
+        assert_eq!(o.status, OrderStatus::Live);
+        assert_eq!(o.created_at.map(Timestamp::as_secs), Some(1_700_000_001));
+        assert_eq!(o.expiration, 1_735_689_600);
+        assert_eq!(o.order_type, OrderKind::Gtc);
+        assert_eq!(o.size_matched.to_string(), "50000000");
+        assert_eq!(
+            o.associate_trades.as_deref(),
+            Some(&["trade-123".to_owned()][..])
+        );
+        for (wire, want) in [
+            ("LIVE", OrderStatus::Live),
+            ("INVALID", OrderStatus::Invalid),
+            (
+                "CANCELED_MARKET_RESOLVED",
+                OrderStatus::CanceledMarketResolved,
+            ),
+            ("CANCELED", OrderStatus::Canceled),
+            ("MATCHED", OrderStatus::Matched),
+            (
+                "ORDER_STATUS_CANCELED_MARKET_RESOLVED",
+                OrderStatus::CanceledMarketResolved,
+            ),
+            ("order_status_matched", OrderStatus::Matched),
+        ] {
+            for kind in ["GTC", "GTD", "FOK", "FAK"] {
+                let row = format!(
+                    r#"{{"id":"0x1","status":"{wire}","order_type":"{kind}","size_matched":"12.5",
+                        "original_size":"20","created_at":1700000000,"associate_trades":null}}"#
+                );
+                let o: OpenOrder = serde_json::from_str(&row).unwrap();
+                assert_eq!(o.status, want, "{wire}");
+                assert!(!matches!(o.order_type, OrderKind::Unknown(_)), "{kind}");
+                // Kept after a cancel: the matched size is still there.
+                assert_eq!(o.size_matched.to_string(), "12.5");
+            }
+        }
+        assert_eq!(
+            serde_json::from_str::<OpenOrder>(r#"{"order_type":"FAK"}"#)
+                .unwrap()
+                .order_type,
+            OrderKind::Fak
+        );
+        // A status that is not the prefix plus a known name stays verbatim.
+        assert_eq!(
+            OrderStatus::parse("ORDER_STATUS_PAUSED"),
+            OrderStatus::Unknown("ORDER_STATUS_PAUSED".into())
+        );
     }
 }

@@ -173,7 +173,7 @@ async fn authorize_list_and_revoke_against_the_simulator() {
             wallet,
             session,
             vec![SessionScope::Clob],
-            until,
+            Some(until),
             "authorize-1",
         )
         .await

@@ -1,5 +1,6 @@
 mod governor_stats;
 mod heartbeat;
+mod ip_limits;
 mod limits;
 mod preflight;
 mod restrictions;

@@ -184,6 +184,21 @@ impl Ledger {
         self.balances.operators.contains(&(owner, operator))
     }
 
+    /// As [`is_operator`](Self::is_operator), on the PositionManager (V2 positions) when
+    /// `position_manager`.
+    pub(crate) fn is_operator_of(
+        &self,
+        owner: Address,
+        operator: Address,
+        position_manager: bool,
+    ) -> bool {
+        if position_manager {
+            self.balances.pm_operators.contains(&(owner, operator))
+        } else {
+            self.is_operator(owner, operator)
+        }
+    }
+
     /// Grants (or revokes) every approval trading needs, as the approval step of Polymarket's
     /// onboarding does: unlimited collateral allowance to each spender and ERC-1155 approval
     /// to each operator of the contract table, and of the V3 table for Protocol V2 markets

@@ -68,6 +68,18 @@ impl Programs {
         Some(rec.map_or(0, |r| r.nonce))
     }
 
+    /// Whether the owner of `wallet` authorized `signer` for the CLOB (scope `CLOB` or
+    /// `ALL`) until after `now` (unix seconds).
+    pub(crate) fn session_authorized(&self, wallet: Address, signer: Address, now: u64) -> bool {
+        self.session_signers
+            .values()
+            .filter(|r| r.wallet == Some(wallet))
+            .flat_map(|r| &r.signers)
+            .any(|(a, scopes, until)| {
+                *a == signer && *until > now && scopes.iter().any(|s| s == "CLOB" || s == "ALL")
+            })
+    }
+
     /// Spends the owner's `WALLET` nonce and records `wallet` as the owner's.
     pub(crate) fn spend_wallet_nonce(&mut self, owner: Address, wallet: Address) {
         let rec = self

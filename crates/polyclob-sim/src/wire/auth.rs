@@ -24,7 +24,7 @@ use super::http::{Reject, Resp};
 use super::shared::Shared;
 use crate::exchange::keys::ApiKeyRec;
 use crate::exchange::orders::NewOrder;
-use crate::exchange::state::Exchange;
+use crate::exchange::state::{Exchange, now_s};
 
 const L1_ERROR: &str = "Invalid L1 Request headers";
 const L2_ERROR: &str = "Unauthorized/Invalid api key";
@@ -400,7 +400,22 @@ fn parse_order_as(
     if shared.verify {
         let sig_text = str_field(o, "signature")?;
         let ok = if sig_type == SignatureType::Poly1271 {
-            verify_1271(sig_text, &domain, &struct_hash, chain_id, signer, eoa)
+            let bytes =
+                alloy_primitives::hex::decode(sig_text.strip_prefix("0x").unwrap_or(sig_text))
+                    .unwrap_or_default();
+            match session_envelope(&bytes) {
+                // The owner's own: the key's address signs.
+                None => verify_1271(&bytes, &domain, &struct_hash, chain_id, signer, eoa),
+                // A session key authenticates with its own credentials and signs as the owner
+                // would; the wallet accepts it while the owner's authorization for the CLOB
+                // lasts.
+                Some(Some((session, inner))) => {
+                    session == eoa
+                        && verify_1271(inner, &domain, &struct_hash, chain_id, signer, session)
+                        && ex.programs.session_authorized(signer, session, now_s())
+                }
+                Some(None) => false,
+            }
         } else {
             Signature::parse_hex(sig_text)
                 .ok()
@@ -433,20 +448,50 @@ fn parse_order_as(
     })
 }
 
+/// A session signer envelope (docs.polymarket.com/trading/session-keys):
+/// `abi.encode(bytes32 signerId, uint256 kind, bytes inner) ‖ 0x6492…6492`. `None` when
+/// `bytes` has no magic suffix; `Some(None)` for a malformed envelope or a kind other than
+/// secp256k1 (0); else the session signer and the inner signature.
+fn session_envelope(bytes: &[u8]) -> Option<Option<(Address, &[u8])>> {
+    const MAGIC: [u8; 2] = [0x64, 0x92];
+    let n = bytes.len();
+    if n < 32 || bytes[n - 32..].chunks(2).any(|c| c != MAGIC) {
+        return None;
+    }
+    let word = |i: usize| bytes.get(32 * i..32 * (i + 1));
+    let num = |i: usize| {
+        word(i).and_then(|w| {
+            w[..24].iter().all(|&b| b == 0).then(|| {
+                w[24..]
+                    .iter()
+                    .fold(0usize, |a, &b| (a << 8) | usize::from(b))
+            })
+        })
+    };
+    let parsed = (|| {
+        let (id, kind, offset, len) = (word(0)?, num(1)?, num(2)?, num(3)?);
+        let padded = len.checked_add(31)? / 32 * 32;
+        let ok = kind == 0
+            && offset == 0x60
+            && n == 0xa0 + padded
+            && id[..12].iter().all(|&b| b == 0)
+            && id[12..].iter().any(|&b| b != 0);
+        ok.then(|| (Address::from_slice(&id[12..]), &bytes[128..128 + len]))
+    })();
+    Some(parsed)
+}
+
 /// POLY_1271 (ERC-7739): `inner(65) ‖ domain(32) ‖ structHash(32) ‖ typeString ‖ len(u16 BE)`,
-/// where the inner signature is the owner EOA's over the `TypedDataSign` wrapper.
+/// where the inner signature is `eoa`'s (the owner's, or its session key's) over the
+/// `TypedDataSign` wrapper.
 fn verify_1271(
-    sig_text: &str,
+    bytes: &[u8],
     domain: &B256,
     struct_hash: &B256,
     chain_id: u64,
     wallet: Address,
     eoa: Address,
 ) -> bool {
-    let Ok(bytes) = alloy_primitives::hex::decode(sig_text.strip_prefix("0x").unwrap_or(sig_text))
-    else {
-        return false;
-    };
     let ty = ORDER_V2_TYPE.as_bytes();
     let want_len = 65 + 32 + 32 + ty.len() + 2;
     if bytes.len() != want_len {

@@ -47,9 +47,10 @@ type Resp = Response<Full<Bytes>>;
 pub(crate) const PREFIX: &str = "/data-api";
 
 const DEFAULT_LIMIT: usize = 100;
-const MAX_LIMIT: usize = 500;
+/// The docs' `limit` maximum ("0..=1000" on every paged v2 route).
+const MAX_LIMIT: usize = 1_000;
 const MAX_CONDITIONS: usize = 20;
-const ONE: i128 = 1_000_000;
+pub(super) const ONE: i128 = 1_000_000;
 
 /// Whether `path` is one of the Data API's.
 pub(crate) fn owns(path: &str) -> bool {
@@ -109,7 +110,12 @@ fn next_trace_id() -> String {
 
 /// The documented v2 error: `{error, code, retryable, trace_id, parameter?}`, the trace id
 /// also in `x-trace-id`. Only the documented transient codes are retryable.
-fn api_error(status: StatusCode, code: &str, msg: &str, parameter: Option<&str>) -> Resp {
+pub(super) fn api_error(
+    status: StatusCode,
+    code: &str,
+    msg: &str,
+    parameter: Option<&str>,
+) -> Resp {
     let trace = next_trace_id();
     let retryable = matches!(
         code,
@@ -328,16 +334,17 @@ fn answer(shared: &Shared, parts: &Parts) -> Option<Resp> {
             };
             ok(&json!({ "data": price_points(&ex, market, index) }))
         }
-        _ => api_error(StatusCode::NOT_FOUND, "not_found", "Not Found", None),
+        _ => super::data_figures::route(shared, &ex, path, &query, user.as_deref())
+            .unwrap_or_else(|| api_error(StatusCode::NOT_FOUND, "not_found", "Not Found", None)),
     })
 }
 
-fn ok(v: &Value) -> Resp {
+pub(super) fn ok(v: &Value) -> Resp {
     json_response(StatusCode::OK, v.to_string())
 }
 
 /// `400 invalid_request` naming the refused `parameter`.
-fn bad(parameter: &str, msg: &str) -> Resp {
+pub(super) fn bad(parameter: &str, msg: &str) -> Resp {
     api_error(
         StatusCode::BAD_REQUEST,
         "invalid_request",
@@ -347,7 +354,7 @@ fn bad(parameter: &str, msg: &str) -> Resp {
 }
 
 /// A signed micro-unit figure as a JSON number (the v2 contract: amounts are numbers).
-fn num(micros: i128) -> Value {
+pub(super) fn num(micros: i128) -> Value {
     let sign = if micros < 0 { "-" } else { "" };
     let a = micros.unsigned_abs();
     let text = format!("{sign}{}.{:06}", a / 1_000_000, a % 1_000_000);
@@ -407,18 +414,18 @@ fn rebate_row(ex: &Exchange, p: &Payout) -> Value {
 }
 
 /// One order's share of a trade.
-struct FillRow {
-    wallet: String,
-    signer: String,
-    taker: bool,
-    side: Side,
-    market: usize,
-    token: usize,
-    size: u64,
+pub(super) struct FillRow {
+    pub(super) wallet: String,
+    pub(super) signer: String,
+    pub(super) taker: bool,
+    pub(super) side: Side,
+    pub(super) market: usize,
+    pub(super) token: usize,
+    pub(super) size: u64,
     /// Size-weighted average price in micro-units.
-    price: u64,
-    time: u64,
-    tx: String,
+    pub(super) price: u64,
+    pub(super) time: u64,
+    pub(super) tx: String,
 }
 
 impl FillRow {
@@ -460,7 +467,7 @@ pub(crate) fn price_points(ex: &Exchange, market: usize, index: usize) -> Vec<Va
 }
 
 /// Every order fill, oldest first: the taker's row per trade, then one row per maker fill.
-fn fills(ex: &Exchange) -> Vec<FillRow> {
+pub(super) fn fills(ex: &Exchange) -> Vec<FillRow> {
     let mut out = Vec::new();
     for t in &ex.trades {
         // A failed trade never happened (one still settling is listed, as matched).
@@ -634,7 +641,7 @@ fn positions(ex: &Exchange) -> Vec<Pos> {
 }
 
 /// A cursor page of `rows`: `limit` on the first request, the cursor's own size after.
-fn page(rows: Vec<Value>, query: &[(String, String)]) -> Resp {
+pub(super) fn page(rows: Vec<Value>, query: &[(String, String)]) -> Resp {
     let (start, limit) = match q(query, "cursor") {
         Some(c) => match decode_cursor(c) {
             Some(v) => v,

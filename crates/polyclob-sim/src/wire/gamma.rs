@@ -2,7 +2,8 @@
 //! `/markets/keyset` and `/events/keyset` with keyset cursors (`after_cursor` in,
 //! `next_cursor` out, absent on the last page; `offset` refused; at most 100 markets or
 //! 500 events a page and 100 `condition_ids` a request), single markets and events by id
-//! or slug, `/public-search`, `/tags`, `/series`, `/sports`.
+//! or slug, `/public-search`, `/tags`, `/sports`; the rest of Gamma's reads (comments,
+//! profiles, series, teams, tags by id) are `gamma_more`'s.
 //!
 //! Markets are rendered in Gamma's vocabulary (camelCase, JSON arrays inside strings) from
 //! the CLOB state, so tick sizes, neg-risk flags, token ids and prices agree with the CLOB
@@ -48,8 +49,10 @@ pub(crate) fn route(shared: &Shared, parts: &Parts) -> Option<Resp> {
         "/events/keyset" => keyset(&ex, &query, MAX_EVENTS, "events", event),
         "/public-search" => search(&ex, &query),
         "/tags" => ok(&json!([tag()])),
-        "/series" | "/sports" => ok(&json!([])),
-        _ => by_id(&ex, path),
+        "/sports" => ok(&json!([])),
+        _ => {
+            super::gamma_more::route(shared, &ex, path, &query).unwrap_or_else(|| by_id(&ex, path))
+        }
     })
 }
 
@@ -61,7 +64,7 @@ fn bad(msg: &str) -> Resp {
     error_response(StatusCode::BAD_REQUEST, msg)
 }
 
-fn tag() -> Value {
+pub(super) fn tag() -> Value {
     json!({"id": TAG.0, "label": TAG.1, "slug": TAG.2, "forceShow": false})
 }
 

@@ -8,7 +8,9 @@
 
 pub(crate) mod auth;
 pub(crate) mod data_api;
+pub(crate) mod data_figures;
 pub(crate) mod gamma;
+pub(crate) mod gamma_more;
 pub(crate) mod http;
 pub(crate) mod polybolt;
 pub(crate) mod programs;

@@ -98,6 +98,11 @@ fn session_signer_batch(shared: &Shared, parts: &Parts, authorize: bool, body: &
         let Some(valid_until) = num("validUntil") else {
             return bad("Invalid payload: validUntil is required");
         };
+        // The docs: now + 180 days, other values rejected; the simulator refuses what lies
+        // further ahead (a batch signed up to its deadline before it runs is within that).
+        if valid_until > now_s() + 180 * 86_400 + 600 {
+            return bad("Invalid payload: validUntil must be now + 180 days");
+        }
         SessionSignerAction::Authorize {
             scopes,
             valid_until,

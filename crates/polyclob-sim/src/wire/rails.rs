@@ -1,7 +1,15 @@
 //! The exchange's trading rails, enforced by the simulator: per-signer order and cancel token
 //! buckets by tier (with the `Poly-RateLimit-*` headers, and `429` + `Retry-After` when a
 //! bucket is short), post-only windows (`503` `{"code":"post_only_mode",
-//! "retry_after_seconds":…}`), closed-only accounts, and `GET /v1/user/rate-limit-tier`.
+//! "retry_after_seconds":…}`), closed-only accounts, `GET /v1/user/rate-limit-tier`, and the
+//! per-IP limits of the edge ([`SimBuilder::ip_limit`](crate::SimBuilder::ip_limit)).
+//!
+//! The per-IP limits are exact sliding logs (the docs: "Limits reset on sliding time
+//! windows"): a request is refused when a limit covering it already counted `count`
+//! requests in the `window` before its arrival. The live edge throttles (queues) such a
+//! request, or, on the Data API, answers `429` with `Retry-After`; the simulator answers `429`
+//! with `Retry-After` on every host, so that a client that exceeds a limit sees it. A refused
+//! request is not counted.
 //!
 //! The buckets are an independent implementation of the documented rule
 //! (docs.polymarket.com/api-reference/trading-rate-limits): a classic token bucket counted in
@@ -39,6 +47,52 @@ pub struct RailStats {
     pub warned: u64,
     /// Orders refused by a post-only window.
     pub post_only_refused: u64,
+    /// Requests answered `429` by a per-IP limit ([`SimBuilder::ip_limit`](crate::SimBuilder::ip_limit)).
+    pub ip_rate_limited: u64,
+}
+
+/// One per-IP limit: `count` requests per sliding `window` on the requests it covers, and
+/// the arrival times it counted, oldest first.
+#[derive(Debug, Clone)]
+pub(crate) struct IpLimit {
+    /// `None` = every method.
+    method: Option<String>,
+    /// An exact path, or a prefix when it ends with `*`.
+    path: String,
+    count: u32,
+    window: Duration,
+    log: std::collections::VecDeque<Instant>,
+}
+
+impl IpLimit {
+    pub(crate) fn new(method: Option<&str>, path: &str, count: u32, window: Duration) -> Self {
+        Self {
+            method: method.map(str::to_ascii_uppercase),
+            path: path.to_owned(),
+            count,
+            window,
+            log: std::collections::VecDeque::new(),
+        }
+    }
+
+    fn covers(&self, method: &str, path: &str) -> bool {
+        self.method.as_deref().is_none_or(|m| m == method)
+            && match self.path.strip_suffix('*') {
+                Some(prefix) => path.starts_with(prefix),
+                None => path == self.path,
+            }
+    }
+
+    /// Forgets arrivals out of every window that ends at `at` or later.
+    fn expire(&mut self, at: Instant) {
+        while self
+            .log
+            .front()
+            .is_some_and(|&t| at.saturating_duration_since(t) >= self.window)
+        {
+            self.log.pop_front();
+        }
+    }
 }
 
 /// When the server read a request's head: its time in the rate-limit buckets. Set by the
@@ -64,6 +118,7 @@ pub(crate) struct Rails {
     closed_only: HashSet<String>,
     /// Accounts whose CLOB orders must come from their deposit wallet (POLY_1271).
     deposit_wallet_only: HashSet<String>,
+    ip_limits: Vec<IpLimit>,
     stats: RailStats,
 }
 
@@ -93,6 +148,42 @@ impl Rails {
 
     pub(crate) fn stats(&self) -> RailStats {
         self.stats
+    }
+
+    pub(crate) fn set_ip_limits(&mut self, limits: Vec<IpLimit>) {
+        self.ip_limits = limits;
+    }
+
+    /// Counts a `method` request to `path` that arrived `at` in every per-IP limit covering
+    /// it, or refuses it with the time until the limit that is full has room (every limit
+    /// is checked before any counts it). An arrival later than `at` already counted (the
+    /// handlers run in about, not exactly, arrival order) is counted as in the window.
+    pub(crate) fn ip_admit(
+        &mut self,
+        method: &str,
+        path: &str,
+        at: Instant,
+    ) -> Result<(), Duration> {
+        let mut wait = Duration::ZERO;
+        for l in self.ip_limits.iter_mut().filter(|l| l.covers(method, path)) {
+            l.expire(at);
+            if l.log.len() >= l.count as usize {
+                let oldest = l.log.front().copied().unwrap_or(at);
+                wait = wait.max(
+                    l.window
+                        .saturating_sub(at.saturating_duration_since(oldest)),
+                );
+            }
+        }
+        if !wait.is_zero() {
+            self.stats.ip_rate_limited += 1;
+            return Err(wait);
+        }
+        for l in self.ip_limits.iter_mut().filter(|l| l.covers(method, path)) {
+            let i = l.log.partition_point(|&t| t <= at);
+            l.log.insert(i, at);
+        }
+        Ok(())
     }
 
     pub(crate) fn set_tier(&mut self, address: String, tier: Tier) {
@@ -359,5 +450,35 @@ mod tests {
         assert_eq!(resp.status(), StatusCode::SERVICE_UNAVAILABLE);
         r.set_post_only(None);
         assert_eq!(r.post_only_left(), None);
+    }
+
+    #[test]
+    fn ip_limits_are_sliding_logs() {
+        let mut r = Rails::default();
+        r.set_ip_limits(vec![
+            IpLimit::new(Some("delete"), "/cancel-all", 3, Duration::from_secs(10)),
+            IpLimit::new(None, "/data-api/*", 4, Duration::from_secs(10)),
+        ]);
+        let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        for i in 0..3 {
+            assert_eq!(r.ip_admit("DELETE", "/cancel-all", at(i)), Ok(()));
+        }
+        // Full until the first of the three leaves the window, 10 s after it came.
+        assert_eq!(
+            r.ip_admit("DELETE", "/cancel-all", at(5_000)),
+            Err(Duration::from_millis(5_000))
+        );
+        assert_eq!(
+            r.ip_admit("GET", "/cancel-all", at(5_000)),
+            Ok(()),
+            "another method"
+        );
+        assert_eq!(r.ip_admit("DELETE", "/cancel-all", at(10_000)), Ok(()));
+        for _ in 0..4 {
+            assert_eq!(r.ip_admit("GET", "/data-api/v2/trades", at(1)), Ok(()));
+        }
+        assert!(r.ip_admit("GET", "/data-api/v2/status", at(2)).is_err());
+        assert_eq!(r.stats().ip_rate_limited, 2);
     }
 }

@@ -636,13 +636,34 @@ fn cancel_resp(c: Canceled) -> Resp {
 }
 
 /// The address whose balances an API key's `signature_type` names: the key's own EOA (0), its
-/// proxy wallet (1) or its Safe (2).
-fn funder(key: &ApiKeyRec, signature_type: Option<&str>, chain: Chain) -> Option<Address> {
+/// proxy wallet (1), its Safe (2), or its deposit wallet (3): the wallet the relayer knows as
+/// the owner's, the one a session key is authorized for, else the owner's beacon wallet (the
+/// one the factory deploys now).
+fn funder(
+    ex: &Exchange,
+    key: &ApiKeyRec,
+    signature_type: Option<&str>,
+    chain: Chain,
+) -> Option<Address> {
     let eoa: Address = key.address.parse().ok()?;
     match signature_type.unwrap_or("0") {
         "0" => Some(eoa),
         "1" => polyclob::sign::wallet::derive_proxy_wallet(eoa, chain),
         "2" => Some(polyclob::sign::wallet::derive_safe_wallet(eoa, chain)),
+        "3" => {
+            let signers = &ex.programs.session_signers;
+            let own = signers.get(&format!("{eoa:#x}")).and_then(|r| r.wallet);
+            let session = || {
+                signers
+                    .values()
+                    .find(|r| r.signers.iter().any(|(a, _, _)| *a == eoa))
+                    .and_then(|r| r.wallet)
+            };
+            Some(
+                own.or_else(session)
+                    .unwrap_or_else(|| polyclob::sign::wallet::derive_deposit_wallets(eoa)[1]),
+            )
+        }
         _ => None,
     }
 }
@@ -657,10 +678,10 @@ pub(crate) fn balance_allowance(
     chain: Chain,
 ) -> Resp {
     let q = |k: &str| query.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
-    let Some(who) = funder(key, q("signature_type"), chain) else {
+    let Some(who) = funder(ex, key, q("signature_type"), chain) else {
         return error_response(
             StatusCode::BAD_REQUEST,
-            "invalid signature_type: expected 0 (EOA), 1 (proxy) or 2 (Safe)",
+            "invalid signature_type: expected 0 (EOA), 1 (proxy), 2 (Safe) or 3 (deposit wallet)",
         );
     };
     let ledger = ex.ledger();

@@ -1,8 +1,8 @@
 //! The state every connection shares: the exchange and the simulated market around it, the
 //! fault rules, the trading rails, the drifts switched on and the settings the builder fixed.
 //!
-//! Locks are taken in one order: `activity`, then `ex`, then `rails`; `faults` is never
-//! held with another (the fault rules resolve market ids before they lock). Each is locked
+//! Locks are taken in one order: `activity`, then `ex`, then `seeded`, then `rails`; `faults`
+//! is never held with another (the fault rules resolve market ids before they lock). Each is locked
 //! through its method, which recovers a poisoned lock: a panic while one was held (a bug)
 //! must not wedge every later request.
 
@@ -22,6 +22,7 @@ use crate::exchange::state::Exchange;
 use crate::scenario::activity::Activity;
 use crate::scenario::drift::Drifts;
 use crate::scenario::faults::FaultState;
+use crate::scenario::seeded::Seeded;
 
 /// Requests kept in the log; the older half is dropped when it fills.
 const MAX_LOGGED_REQUESTS: usize = 1 << 16;
@@ -52,6 +53,8 @@ pub(crate) struct Shared {
     pub(crate) rails: Mutex<Rails>,
     /// Departures from the exchange's behaviour switched on (`Drift`).
     pub(crate) drift: Drifts,
+    /// Combos, comments and resolution times seeded through the handle.
+    pub(crate) seeded: Mutex<Seeded>,
 }
 
 /// Locks `m`, recovering it if a panic poisoned it.
@@ -68,6 +71,11 @@ impl Shared {
     /// Locks the simulated market; before [`ex`](Self::ex), never after it.
     pub(crate) fn activity(&self) -> MutexGuard<'_, Activity> {
         lock(&self.activity)
+    }
+
+    /// Locks the seeded scenario data; after [`ex`](Self::ex), before `rails`.
+    pub(crate) fn seeded(&self) -> MutexGuard<'_, Seeded> {
+        lock(&self.seeded)
     }
 
     pub(crate) fn rails(&self) -> MutexGuard<'_, Rails> {

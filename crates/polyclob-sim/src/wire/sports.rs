@@ -40,16 +40,17 @@ const ENDS_AT: u64 = 36;
 /// A scripted game: its league, its id in its first cycle (the id grows by one per cycle),
 /// whether the id is cricket's string `metadataGameId`, the teams, and where in the cycle it
 /// starts (so the games do not all fall quiet at once).
-struct Game {
-    league: &'static str,
+pub(crate) struct Game {
+    pub(crate) league: &'static str,
     first_id: u64,
     metadata_id: bool,
-    home: &'static str,
-    away: &'static str,
+    pub(crate) home: &'static str,
+    pub(crate) away: &'static str,
     offset: u64,
 }
 
-const GAMES: [Game; 3] = [
+/// The games the socket plays (Gamma's `/teams` lists their teams).
+pub(crate) const GAMES: [Game; 3] = [
     Game {
         league: "nfl",
         first_id: 19_439,
@@ -153,6 +154,10 @@ where
     let text_ping = shared.sports_text_ping;
     // The oldest unanswered ping.
     let mut ping_at: Option<Instant> = None;
+    // The last tick whose frames went out: the tick number comes from the wall clock, and a
+    // late timer tick followed by an on-time one can land in the same number (the games'
+    // frames would go twice, an `ended` one among them).
+    let mut sent_k: Option<u64> = None;
     let end = loop {
         let step: Result<(), End> = tokio::select! {
             msg = rx.next() => match msg {
@@ -173,12 +178,14 @@ where
                 } else {
                     ping_at.get_or_insert_with(Instant::now);
                     let k = now_ms() / interval_ms;
+                    let fresh = sent_k.is_none_or(|s| k > s);
+                    sent_k = Some(k);
                     let mut r = if text_ping {
                         conn.send("ping").await
                     } else {
                         conn.ping().await
                     };
-                    for text in GAMES.iter().filter_map(|g| frame(k, g)) {
+                    for text in GAMES.iter().filter(|_| fresh).filter_map(|g| frame(k, g)) {
                         if r.is_ok() {
                             r = conn.send(text).await;
                         }

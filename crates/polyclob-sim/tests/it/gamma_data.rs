@@ -385,7 +385,11 @@ async fn single_lookups_lists_and_typed_errors() {
     let (tags, skipped) = gamma.tags(10).await.unwrap();
     assert_eq!((tags.len(), skipped.len()), (1, 0));
     assert!(gamma.sports().await.unwrap().0.is_empty());
-    assert!(gamma.series(10, 0).await.unwrap().0.is_empty());
+    assert_eq!(
+        gamma.series(10, 0).await.unwrap().0.len(),
+        1,
+        "the one series every simulated event recurs in"
+    );
     let missing = gamma.market_by_slug("no-such-market").await.unwrap_err();
     assert_eq!(missing.status(), Some(404));
     let none = gamma.search("zzz-nothing", 0).await.unwrap();
@@ -393,13 +397,13 @@ async fn single_lookups_lists_and_typed_errors() {
 
     let data = data_client(&sim);
     let err = data
-        .page(&Query::holders("0xabc").limit(1_000), None)
+        .page(&Query::holders("0xabc").limit(1_001), None)
         .await
         .unwrap_err();
     assert_eq!(
         err.status(),
         Some(400),
-        "the simulator enforces the 500 cap"
+        "the simulator enforces the docs' 1,000 cap"
     );
     let v = data
         .value("0x0000000000000000000000000000000000000001")
