@@ -3,7 +3,8 @@
 //! `next_cursor` out, absent on the last page; `offset` refused; at most 100 markets or
 //! 500 events a page and 100 `condition_ids` a request), single markets and events by id
 //! or slug, `/public-search`, `/tags`, `/sports`; the rest of Gamma's reads (comments,
-//! profiles, series, teams, tags by id) are `gamma_more`'s.
+//! profiles, series, teams, tags by id, and the one tag every market carries) are
+//! `gamma_more`'s.
 //!
 //! Markets are rendered in Gamma's vocabulary (camelCase, JSON arrays inside strings) from
 //! the CLOB state, so tick sizes, neg-risk flags, token ids and prices agree with the CLOB
@@ -15,6 +16,7 @@ use hyper::http::request::Parts;
 use hyper::{Method, Response, StatusCode};
 use serde_json::{Value, json};
 
+use super::gamma_more::{TAG, tag};
 use super::http::{error_response, json_response, parse_query, q};
 use super::shared::Shared;
 use crate::exchange::events::{self, price};
@@ -29,7 +31,6 @@ const MAX_MARKETS: usize = 100;
 const MAX_EVENTS: usize = 500;
 const MAX_CONDITION_IDS: usize = 100;
 const DEFAULT_LIMIT: usize = 20;
-const TAG: (&str, &str, &str) = ("1", "Simulated", "simulated");
 
 /// Serves a `/gamma/...` request; `None` for any other path.
 pub(crate) fn route(shared: &Shared, parts: &Parts) -> Option<Resp> {
@@ -62,10 +63,6 @@ fn ok(v: &Value) -> Resp {
 
 fn bad(msg: &str) -> Resp {
     error_response(StatusCode::BAD_REQUEST, msg)
-}
-
-pub(super) fn tag() -> Value {
-    json!({"id": TAG.0, "label": TAG.1, "slug": TAG.2, "forceShow": false})
 }
 
 /// The Gamma market object of market `mi` (with its event unless `with_event` is false).

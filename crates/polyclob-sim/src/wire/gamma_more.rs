@@ -12,7 +12,6 @@ use alloy_primitives::{Address, U256};
 use hyper::StatusCode;
 use serde_json::{Value, json};
 
-use super::gamma::tag;
 use super::http::{Resp, error_response, json_response, q};
 use super::shared::Shared;
 use super::sports::GAMES;
@@ -20,6 +19,13 @@ use crate::exchange::state::Exchange;
 use crate::scenario::seeded::{CommentSeed, Seeded};
 
 /// The simulator's one series: every event recurs in it.
+/// The one tag every market and event carries.
+pub(super) const TAG: (&str, &str, &str) = ("1", "Simulated", "simulated");
+
+pub(super) fn tag() -> Value {
+    json!({"id": TAG.0, "label": TAG.1, "slug": TAG.2, "forceShow": false})
+}
+
 pub(crate) const SERIES: (&str, &str, &str) = ("10", "sim-series", "Simulated series");
 
 /// Serves one of the routes above; `None` for any other path.
