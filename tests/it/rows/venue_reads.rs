@@ -575,10 +575,21 @@ async fn every_gamma_answer_of_issue_49_fails_when_its_object_does_not_decode() 
         gamma.sports_market_types().await,
         "map",
     );
+    // An answer without its list is not "no types".
+    server.on(
+        "GET",
+        "/sports/market-types",
+        vec![Reply::json(r#"{"types":["moneyline"]}"#)],
+    );
+    undecoded(
+        "sports_market_types without marketTypes",
+        gamma.sports_market_types().await,
+        "marketTypes",
+    );
 
     assert_eq!(
         gamma.counters().decode_errors,
-        8,
+        9,
         "each bad object counted once"
     );
 }
