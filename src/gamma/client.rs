@@ -484,11 +484,13 @@ impl Client {
     /// `totals`, …).
     ///
     /// # Errors
-    /// Transport, status or decode.
+    /// Transport, status or decode: an answer without its `marketTypes` list, or with an
+    /// element that is not text, is an error (never an empty or shorter list).
     pub async fn sports_market_types(&self) -> Result<Vec<String>, Error> {
         #[derive(Deserialize)]
         struct Types {
-            #[serde(rename = "marketTypes", default)]
+            // Required: an answer without it is not "no types".
+            #[serde(rename = "marketTypes")]
             market_types: Vec<String>,
         }
         let t: Types = self.get(&Req::get("/sports/market-types")).await?;

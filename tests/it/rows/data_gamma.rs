@@ -15,24 +15,7 @@ fn ours(rel: &str) -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-fn data_client(server: &MockClob) -> data::Client {
-    data::Client::builder().host(server.url()).build().unwrap()
-}
-
-fn gamma_client(server: &MockClob) -> gamma::Client {
-    gamma::Client::builder().host(server.url()).build().unwrap()
-}
-
-/// A Data API v2 page of `rows` (the last page).
-fn v2_page(rows: &[Json]) -> Vec<u8> {
-    serde_json::to_vec(&json!({
-        "data": rows,
-        "pagination": {"limit": 100, "has_more": false, "next_cursor": null}
-    }))
-    .unwrap()
-}
-
-use super::{one_bad_at_1, with_bad};
+use super::{data_client, gamma_client, one_bad_at_1, v2_page, with_bad};
 
 fn position(condition: &str, outcome: u32, size: &str) -> Position {
     serde_json::from_value(json!({

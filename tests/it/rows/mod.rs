@@ -11,9 +11,31 @@ mod captures;
 mod clob;
 mod data_gamma;
 mod errors;
+mod venue_reads;
 
+use polyclob::data;
+use polyclob::gamma;
 use polyclob::http::SkippedRow;
-use serde_json::Value as Json;
+use serde_json::{Value as Json, json};
+
+use crate::support::mock_clob::MockClob;
+
+fn data_client(server: &MockClob) -> data::Client {
+    data::Client::builder().host(server.url()).build().unwrap()
+}
+
+fn gamma_client(server: &MockClob) -> gamma::Client {
+    gamma::Client::builder().host(server.url()).build().unwrap()
+}
+
+/// A Data API v2 page of `rows` (the last page).
+fn v2_page(rows: &[Json]) -> Vec<u8> {
+    serde_json::to_vec(&json!({
+        "data": rows,
+        "pagination": {"limit": 100, "has_more": false, "next_cursor": null}
+    }))
+    .unwrap()
+}
 
 /// `good` with `bad` put in at index 1.
 fn with_bad(mut good: Vec<Json>, bad: Json) -> Vec<Json> {
