@@ -553,6 +553,13 @@ impl Client {
 /// The one row of a single-row answer, or why there is none (its row did not decode, or it
 /// sent none).
 pub(super) fn single_row<T>(page: CursorPage<T>) -> Result<T, Error> {
+    // One answer is expected: a second row (good or bad) would otherwise be lost unsaid.
+    let rows = page.data.len() + page.skipped.len();
+    if rows > 1 {
+        return Err(Error::decode(format!(
+            "answered {rows} rows where one was expected"
+        )));
+    }
     if let Some(row) = page.data.into_iter().next() {
         return Ok(row);
     }
@@ -565,6 +572,23 @@ pub(super) fn single_row<T>(page: CursorPage<T>) -> Result<T, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_single_answer_with_two_rows_is_an_error_not_its_first_row() {
+        let one =
+            decode_cursor_page::<PortfolioValue>(br#"{"data":{"proxy_wallet":"0x1","value":3}}"#);
+        assert!(single_row(one.unwrap()).is_ok());
+        for body in [
+            &br#"{"data":[{"proxy_wallet":"0x1","value":3},{"proxy_wallet":"0x2","value":4}]}"#[..],
+            br#"{"data":[{"proxy_wallet":"0x1","value":3},{"proxy_wallet":"0x2","value":"much"}]}"#,
+        ] {
+            let e = single_row(decode_cursor_page::<PortfolioValue>(body).unwrap()).unwrap_err();
+            assert!(
+                e.to_string().contains("2 rows where one was expected"),
+                "{e}"
+            );
+        }
+    }
 
     #[test]
     fn resolutions_take_exactly_one_selector() {

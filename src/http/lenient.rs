@@ -222,13 +222,18 @@ pub(crate) fn u128_lenient<'de, D: Deserializer<'de>>(d: D) -> Result<u128, D::E
     }
 }
 
-/// `bool` from `true`, `"true"`, `null`/missing (false).
+/// `bool` from `true`/`false`, `"true"`/`"false"`, `1`/`0`; `null`, `""` or missing (with
+/// `#[serde(default)]`) are false. Other text or numbers fail the row: `"maybe"` is not read
+/// as false.
 pub(crate) fn bool_lenient<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
     match scalar(d)? {
         Scalar::Bool(b) => Ok(b),
         Scalar::Null => Ok(false),
-        Scalar::Str(s) => Ok(s.eq_ignore_ascii_case("true")),
-        Scalar::U64(n) => Ok(n != 0),
+        Scalar::U64(n @ (0 | 1)) => Ok(n == 1),
+        Scalar::Str(s) if s.trim().is_empty() || s.trim().eq_ignore_ascii_case("false") => {
+            Ok(false)
+        }
+        Scalar::Str(s) if s.trim().eq_ignore_ascii_case("true") => Ok(true),
         _ => Err(de::Error::custom("expected a bool")),
     }
 }
@@ -422,6 +427,25 @@ mod tests {
         assert!(serde_json::from_str::<Row<'_>>(r#"{"p":"abc"}"#).is_err());
         assert!(serde_json::from_str::<Row<'_>>(r#"{"p":"1.5"}"#).is_err());
         assert!(serde_json::from_str::<Row<'_>>(r#"{"n":[1]}"#).is_err());
+        for (b, want) in [
+            ("false", false),
+            ("\"False\"", false),
+            ("\"\"", false),
+            ("0", false),
+            ("1", true),
+            ("\" TRUE\"", true),
+        ] {
+            let json = format!(r#"{{"b":{b}}}"#);
+            let r: Row<'_> = serde_json::from_str(&json).unwrap();
+            assert_eq!(r.b, want, "{b}");
+        }
+        // A flag the client cannot read fails its row instead of reading as false.
+        for b in ["\"maybe\"", "\"yes\"", "2", "0.5"] {
+            assert!(
+                serde_json::from_str::<Row<'_>>(&format!(r#"{{"b":{b}}}"#)).is_err(),
+                "{b}"
+            );
+        }
     }
 
     /// The float fast path reads every JSON number exactly as its shortest text would parse.
