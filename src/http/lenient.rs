@@ -222,7 +222,7 @@ pub(crate) fn u128_lenient<'de, D: Deserializer<'de>>(d: D) -> Result<u128, D::E
     }
 }
 
-/// `bool` from `true`/`false`, `"true"`/`"false"`, `1`/`0`; `null`, `""` or missing (with
+/// `bool` from `true`/`false`, `"true"`/`"false"`, `1`/`0` (or in a string); `null`, `""` or missing (with
 /// `#[serde(default)]`) are false. Other text or numbers fail the row: `"maybe"` is not read
 /// as false.
 pub(crate) fn bool_lenient<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
@@ -230,10 +230,12 @@ pub(crate) fn bool_lenient<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::E
         Scalar::Bool(b) => Ok(b),
         Scalar::Null => Ok(false),
         Scalar::U64(n @ (0 | 1)) => Ok(n == 1),
-        Scalar::Str(s) if s.trim().is_empty() || s.trim().eq_ignore_ascii_case("false") => {
+        Scalar::Str(s)
+            if matches!(s.trim(), "" | "0") || s.trim().eq_ignore_ascii_case("false") =>
+        {
             Ok(false)
         }
-        Scalar::Str(s) if s.trim().eq_ignore_ascii_case("true") => Ok(true),
+        Scalar::Str(s) if s.trim() == "1" || s.trim().eq_ignore_ascii_case("true") => Ok(true),
         _ => Err(de::Error::custom("expected a bool")),
     }
 }
@@ -434,6 +436,8 @@ mod tests {
             ("0", false),
             ("1", true),
             ("\" TRUE\"", true),
+            ("\"1\"", true),
+            ("\"0\"", false),
         ] {
             let json = format!(r#"{{"b":{b}}}"#);
             let r: Row<'_> = serde_json::from_str(&json).unwrap();
