@@ -666,7 +666,6 @@ async fn resolution(ctx: &Ctx<'_>, report: &mut Report, picked: &Picked) {
         &Query::<Resolution>::resolutions(&book.market),
     )
     .await;
-    crate::data_checks::resolution_state(ctx, report, &book.market, &condition).await;
     data_rows(
         ctx,
         report,

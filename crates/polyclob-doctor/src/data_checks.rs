@@ -12,7 +12,7 @@ use polyclob::data::{
 use serde::de::DeserializeOwned;
 
 use crate::Report;
-use crate::checks::{Ctx, data_rows, decoded_rows, error_text};
+use crate::checks::{Ctx, Picked, data_rows, decoded_rows, error_text};
 use crate::fields;
 
 /// Every check of this file.
@@ -340,14 +340,20 @@ async fn gamma_reads(ctx: &Ctx<'_>, report: &mut Report, wallet: Option<&str>) {
 /// What polyclob reads from `/v2/resolutions` ([`polyclob::data::Redeemability`]): every row
 /// of the market in a status polyclob knows, a resolved row paying one full set's $1 over its
 /// outcomes, a settlement estimate on a documented basis, and a row that names the condition
-/// asked (`padded`, its 64-hex form: the row redeemability reads). No row is a WARN.
-pub(crate) async fn resolution_state(
-    ctx: &Ctx<'_>,
-    report: &mut Report,
-    condition: &str,
-    padded: &str,
-) {
+/// asked (its 64-hex form: the row redeemability reads), for the first picked market. No
+/// row is a WARN.
+pub(crate) async fn resolution_state(ctx: &Ctx<'_>, report: &mut Report, picked: &Picked) {
     const CHECK: &str = "data.resolutions.state";
+    let Some(book) = picked.books.first() else {
+        return report.warn(
+            CHECK,
+            "no market picked: the resolution state is not checked",
+        );
+    };
+    let condition = book.market.as_str();
+    // The 64-hex form the Data API requires (a V2 id right-padded), as polyclob sends it.
+    let padded = &polyclob::types::ConditionId::parse_for(condition, polyclob::types::Protocol::V2)
+        .map_or_else(|_| condition.to_owned(), |c| c.to_string());
     let rows = match ctx.data.resolutions(condition).await {
         Ok((rows, _)) if rows.is_empty() => {
             return report.warn(

@@ -231,6 +231,7 @@ pub async fn run(opts: &Options) -> Report {
     };
     let picked = checks::rest(&ctx, &mut report).await;
     data_checks::reads(&ctx, &mut report).await;
+    data_checks::resolution_state(&ctx, &mut report, &picked).await;
     stream_checks::market(&ctx, &picked, &mut report).await;
     let creds = checks::credentials(&ctx, &mut report).await;
     stream_checks::polybolt(&ctx, creds.as_ref(), &mut report).await;
