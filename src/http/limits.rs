@@ -29,11 +29,11 @@
 //! `2B + W/T ≤ N` also holds against Cloudflare's two-window estimate
 //! (`previous·(1 − elapsed) + current`) for `N ≥ 20`.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use reqwest::Method;
 
-use super::ratelimit::{Gcra, Throttled};
+use super::ratelimit::{Pacer, PerWindow};
 
 /// Which host a row of the table meters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -193,82 +193,6 @@ const TABLE: &[Row] = &{
         row(Data, None, Paths::Exact(&["/ok"]), 100),
     ]
 };
-
-/// `count` requests per `window`: one row of the exchange's per-IP limits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct PerWindow {
-    /// Requests per window.
-    pub count: u32,
-    /// The window.
-    pub window: Duration,
-}
-
-/// Paces requests to stay under `count` per sliding `window`, waiting rather than refusing:
-/// the client side of the exchange's per-IP limits (docs.polymarket.com/api-reference/rate-limits),
-/// usable for any host.
-///
-/// The rule: a cell with burst `B` and interval `T` admits fewer than `B + W/T` requests in
-/// any window of length `W`, so a pacer runs at 90 % of the rate (`W/T = 0.9·count`) with a
-/// burst of 5 % (`B = max(1, ⌊count/20⌋)`): at most `0.95·count` in any window, and within
-/// Cloudflare's two-window estimate too. (Refilling a bucket of `count` at `count/W` would
-/// admit nearly `2·count` in one sliding window.)
-///
-/// ```
-/// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() {
-/// use std::time::Duration;
-/// use polyclob::http::{Limit, Pacer};
-///
-/// let tags = Pacer::new(Limit::per_10s(200)); // Gamma's `/tags`
-/// tags.wait().await; // immediate while the burst (10 here) lasts
-/// for _ in 1..10 {
-///     assert_eq!(tags.reserve(), Duration::ZERO);
-/// }
-/// assert!(tags.reserve() > Duration::ZERO); // then 18 a second
-/// # }
-/// ```
-#[derive(Debug)]
-pub struct Pacer {
-    origin: Instant,
-    cell: Gcra,
-}
-
-impl Pacer {
-    /// A pacer keeping under `limit.count` requests per `limit.window`.
-    #[must_use]
-    pub fn new(limit: PerWindow) -> Self {
-        Self {
-            origin: Instant::now(),
-            cell: Gcra::paced(limit),
-        }
-    }
-
-    fn now(&self) -> u64 {
-        u64::try_from(self.origin.elapsed().as_nanos()).unwrap_or(u64::MAX)
-    }
-
-    /// How long the next request must wait, reserving its slot.
-    #[must_use]
-    pub fn reserve(&self) -> Duration {
-        self.reserve_at(self.now())
-    }
-
-    /// Reserves a slot for a request sent no earlier than `at` (nanoseconds since the
-    /// pacer's origin); the wait from `at`.
-    fn reserve_at(&self, at: u64) -> Duration {
-        self.cell
-            .take(super::Bucket::Order, 1, at, Duration::MAX)
-            .unwrap_or_else(|t: Throttled| t.wait)
-    }
-
-    /// Waits for a slot.
-    pub async fn wait(&self) {
-        let d = self.reserve();
-        if !d.is_zero() {
-            tokio::time::sleep(d).await;
-        }
-    }
-}
 
 /// The pacers of one host: one per row of [`TABLE`] for it.
 #[derive(Debug)]

@@ -52,7 +52,6 @@ pub(crate) use client::{Client, Req, decode, from_body, path_with};
 pub use counters::ClientCounters;
 pub use error::{ApiErrorCode, Error, PreflightMismatch};
 pub(crate) use error::{Kind, Rail};
-pub use limits::{Pacer, PerWindow};
 #[cfg(feature = "simd-json")]
 pub use page::decode_page_simd;
 pub(crate) use page::decode_rows;
@@ -61,6 +60,7 @@ pub use proxy::{Proxy, ProxyError, ProxyKind};
 pub use ratelimit::{
     Bucket, BucketStats, Governor, Limit, RateLimitStatus, Throttle, Throttled, Tier,
 };
+pub use ratelimit::{Pacer, PerWindow};
 pub use retry::RetryPolicy;
 pub(crate) use retry::parse_retry_after;
 pub use rows::SkippedRow;

@@ -22,8 +22,6 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use super::limits::PerWindow;
-
 /// An account's trading tier, which sets both buckets' refill rate and capacity.
 ///
 /// The table is the exchange's (docs.polymarket.com/api-reference/trading-rate-limits).
@@ -1033,6 +1031,82 @@ pub(crate) fn count_items(body: &[u8]) -> u32 {
         }
     }
     if depth == 0 { items } else { 0 }
+}
+
+/// `count` requests per `window`: one row of the exchange's per-IP limits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PerWindow {
+    /// Requests per window.
+    pub count: u32,
+    /// The window.
+    pub window: Duration,
+}
+
+/// Paces requests to stay under `count` per sliding `window`, waiting rather than refusing:
+/// the client side of the exchange's per-IP limits (docs.polymarket.com/api-reference/rate-limits),
+/// usable for any host.
+///
+/// The rule: a cell with burst `B` and interval `T` admits fewer than `B + W/T` requests in
+/// any window of length `W`, so a pacer runs at 90 % of the rate (`W/T = 0.9·count`) with a
+/// burst of 5 % (`B = max(1, ⌊count/20⌋)`): at most `0.95·count` in any window, and within
+/// Cloudflare's two-window estimate too. (Refilling a bucket of `count` at `count/W` would
+/// admit nearly `2·count` in one sliding window.)
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// use std::time::Duration;
+/// use polyclob::http::{Limit, Pacer};
+///
+/// let tags = Pacer::new(Limit::per_10s(200)); // Gamma's `/tags`
+/// tags.wait().await; // immediate while the burst (10 here) lasts
+/// for _ in 1..10 {
+///     assert_eq!(tags.reserve(), Duration::ZERO);
+/// }
+/// assert!(tags.reserve() > Duration::ZERO); // then 18 a second
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct Pacer {
+    origin: Instant,
+    cell: Gcra,
+}
+
+impl Pacer {
+    /// A pacer keeping under `limit.count` requests per `limit.window`.
+    #[must_use]
+    pub fn new(limit: PerWindow) -> Self {
+        Self {
+            origin: Instant::now(),
+            cell: Gcra::paced(limit),
+        }
+    }
+
+    pub(super) fn now(&self) -> u64 {
+        u64::try_from(self.origin.elapsed().as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    /// How long the next request must wait, reserving its slot.
+    #[must_use]
+    pub fn reserve(&self) -> Duration {
+        self.reserve_at(self.now())
+    }
+
+    /// Reserves a slot for a request sent no earlier than `at` (nanoseconds since the
+    /// pacer's origin); the wait from `at`.
+    pub(super) fn reserve_at(&self, at: u64) -> Duration {
+        self.cell
+            .take(Bucket::Order, 1, at, Duration::MAX)
+            .unwrap_or_else(|t: Throttled| t.wait)
+    }
+
+    /// Waits for a slot.
+    pub async fn wait(&self) {
+        let d = self.reserve();
+        if !d.is_zero() {
+            tokio::time::sleep(d).await;
+        }
+    }
 }
 
 #[cfg(test)]

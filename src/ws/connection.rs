@@ -42,14 +42,14 @@ use std::time::Duration;
 use futures_util::{FutureExt, SinkExt, StreamExt};
 use tokio::sync::mpsc;
 use tokio::time::{Instant, sleep_until};
+use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
-use tokio_tungstenite::tungstenite::{self, Message};
 
 use super::backoff::{Backoff, Jitter};
 use super::continuity::StreamKind;
 use super::counters::Counters;
-use super::event::{Payload, Status};
+use super::event::{Disconnect, Payload, Status};
 use super::feed::{Control, Opts, Wire};
 use super::subscribe::{self, Op};
 use super::transport::{self, Endpoint, Ws};
@@ -59,151 +59,6 @@ pub(crate) const LAG_GRACE: Duration = Duration::from_millis(50);
 
 /// Queued frames at which a shard lets the consumer run before reading more.
 pub(crate) const YIELD_AT: usize = 64;
-
-/// Why a connection attempt failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ConnectError {
-    /// The URL is not a `ws://` or `wss://` URL with a host.
-    InvalidUrl,
-    /// The TLS configuration could not be built.
-    Tls,
-    /// TCP or TLS failed (refused, reset, unreachable, certificate rejected …).
-    Io(std::io::ErrorKind),
-    /// The server answered the upgrade request with this HTTP status. A `Retry-After` in
-    /// that answer (a 429 or 503) is honoured: the next attempt waits at least that long
-    /// ([`Status::Disconnected`]'s `retry_in` says how long).
-    Rejected(u16),
-    /// The WebSocket handshake failed for another reason.
-    Handshake,
-    /// Connect + TLS + handshake did not finish within `connect_timeout`.
-    Timeout,
-    /// The proxy did not open a tunnel to the endpoint (the step that failed; never the
-    /// proxy's credentials).
-    Proxy(crate::http::ProxyFailure),
-}
-
-impl ConnectError {
-    pub(crate) fn from_handshake(e: &tungstenite::Error) -> Self {
-        match e {
-            tungstenite::Error::Http(resp) => ConnectError::Rejected(resp.status().as_u16()),
-            tungstenite::Error::Io(io) => ConnectError::Io(io.kind()),
-            _ => ConnectError::Handshake,
-        }
-    }
-}
-
-impl fmt::Display for ConnectError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ConnectError::InvalidUrl => {
-                f.write_str("invalid WebSocket URL (need ws:// or wss:// and a host)")
-            }
-            ConnectError::Tls => f.write_str("could not build the TLS configuration"),
-            ConnectError::Io(kind) => write!(f, "connection failed: {kind}"),
-            ConnectError::Rejected(status) => {
-                write!(f, "server rejected the upgrade with HTTP {status}")
-            }
-            ConnectError::Handshake => f.write_str("WebSocket handshake failed"),
-            ConnectError::Timeout => f.write_str("connect timed out"),
-            ConnectError::Proxy(p) => fmt::Display::fmt(p, f),
-        }
-    }
-}
-
-impl std::error::Error for ConnectError {}
-
-/// Why a connection ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Disconnect {
-    /// The connection attempt itself failed.
-    Connect(ConnectError),
-    /// The server sent a Close frame with this code (e.g. 1008, policy violation).
-    Closed {
-        /// The close code, if the frame carried one.
-        code: Option<u16>,
-    },
-    /// The TCP stream ended without a Close frame.
-    Eof,
-    /// A read or write failed.
-    Io(std::io::ErrorKind),
-    /// The server broke the WebSocket protocol (bad framing, invalid UTF-8 text …).
-    Protocol,
-    /// A message exceeded `max_message_size`.
-    TooLarge,
-    /// Nothing was received for `silence_timeout` (or a write stalled that long):
-    /// the connection is presumed half-open.
-    Silence,
-    /// No `PONG` arrived within `pong_timeout` of a `PING`.
-    PongTimeout,
-    /// The consumer fell behind; reconnecting for fresh snapshots (see [`Status::Lagged`]).
-    Lagged,
-    /// The stream saw a loss inside the connection (a sequence gap, a server `dropped`, a
-    /// book hash mismatch) and reconnects for fresh snapshots.
-    Resnapshot,
-    /// The server refused an operation with this error code (a PolyBolt error
-    /// acknowledgement such as `auth_unavailable` or `auth_invalid`).
-    Refused(&'static str),
-    /// A reconnect was requested through the API.
-    Requested,
-}
-
-impl Disconnect {
-    /// Whether the client chose to end the connection (it then sends a Close frame first).
-    fn is_local(self) -> bool {
-        matches!(
-            self,
-            Disconnect::Silence
-                | Disconnect::PongTimeout
-                | Disconnect::Lagged
-                | Disconnect::Resnapshot
-                | Disconnect::Refused(_)
-                | Disconnect::Requested
-        )
-    }
-
-    fn from_ws(e: &tungstenite::Error) -> Self {
-        match e {
-            tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => {
-                Disconnect::Eof
-            }
-            tungstenite::Error::Io(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
-                Disconnect::Eof
-            }
-            tungstenite::Error::Protocol(
-                tungstenite::error::ProtocolError::ResetWithoutClosingHandshake,
-            ) => Disconnect::Eof,
-            tungstenite::Error::Io(io) => Disconnect::Io(io.kind()),
-            tungstenite::Error::Capacity(_) => Disconnect::TooLarge,
-            _ => Disconnect::Protocol,
-        }
-    }
-}
-
-impl fmt::Display for Disconnect {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Disconnect::Connect(e) => write!(f, "{e}"),
-            Disconnect::Closed { code: Some(c) } => {
-                write!(f, "server closed the connection (code {c})")
-            }
-            Disconnect::Closed { code: None } => f.write_str("server closed the connection"),
-            Disconnect::Eof => f.write_str("connection ended without a close frame"),
-            Disconnect::Io(kind) => write!(f, "I/O error: {kind}"),
-            Disconnect::Protocol => f.write_str("WebSocket protocol error"),
-            Disconnect::TooLarge => f.write_str("message too large"),
-            Disconnect::Silence => {
-                f.write_str("no data within the silence timeout (half-open connection)")
-            }
-            Disconnect::PongTimeout => f.write_str("no PONG within the pong timeout"),
-            Disconnect::Lagged => f.write_str("consumer lagged; reconnecting for fresh snapshots"),
-            Disconnect::Resnapshot => f.write_str("a loss; reconnecting for fresh snapshots"),
-            Disconnect::Refused(code) => write!(f, "the server refused with {code}"),
-            Disconnect::Requested => f.write_str("reconnect requested"),
-        }
-    }
-}
 
 /// Passed to the reconnect hook after a shard has reconnected and resubscribed.
 #[derive(Debug, Clone)]

@@ -29,7 +29,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use super::connection::Disconnect;
+use super::event::Disconnect;
 use super::event::Status;
 
 /// Which stream a [`Break`] is about.

@@ -48,9 +48,10 @@ use std::time::{Duration, Instant};
 use futures_util::Stream;
 use tokio::sync::mpsc;
 
-use super::connection::{Config, ConnectError, HookFuture, Policy, Reconnected};
+use super::connection::{Config, HookFuture, Policy, Reconnected};
 use super::continuity::Break;
 use super::counters::Counters;
+use super::event::ConnectError;
 use super::event::{OwnedFrame, Status};
 use super::shards::{Closed, Delivery, Dispatcher, Shards, StreamCore};
 use super::transport::Endpoint;

@@ -36,7 +36,7 @@
 //! | [`follow`] | [`FollowNewMarkets`](follow::FollowNewMarkets): subscribe the tokens of `new_market` events that pass a filter |
 //! | [`trust`] | [`Trust`](trust::Trust) per key, and the table behind it |
 //! | [`continuity`] | the continuity contract of every feed: one [`Break`](continuity::Break) per break, the table of breaks and recoveries |
-//! | [`event`] | frames (borrowed and owned) and connection status changes |
+//! | [`event`] | frames (borrowed and owned), connection status changes and why a connection failed or ended ([`ConnectError`](event::ConnectError), [`Disconnect`](event::Disconnect)) |
 //! | [`connection`] | one connection's lifecycle: keepalive, watchdog, reconnect, epochs, lag, close frames |
 //! | [`backoff`] | backoff in steps, with jitter |
 //! | [`StreamCounters`] | a feed's counters (connects, breaks, frames, bytes, decode errors, hash mismatches, conflated) |

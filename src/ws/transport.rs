@@ -18,7 +18,7 @@ use tokio_tungstenite::tungstenite;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
-use super::connection::ConnectError;
+use super::event::ConnectError;
 
 /// A plain or TLS TCP stream.
 #[derive(Debug)]

@@ -13,9 +13,9 @@ use polyclob::polybolt::decode::{AckOp, BoltMessage, BoltPayload};
 use polyclob::polybolt::{
     BoltFeed, BoltSubscription, Channel, LimitError, OwnedBoltMessage, PolyBoltStream,
 };
-use polyclob::ws::connection::{ConnectError, Disconnect};
 use polyclob::ws::continuity::{Cause, Lost, Recovery, StreamKind};
 use polyclob::ws::event::Status;
+use polyclob::ws::event::{ConnectError, Disconnect};
 use polyclob::ws::feed::{FeedBuilder, FeedEvent};
 use ws_server::client::until;
 

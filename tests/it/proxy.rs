@@ -19,7 +19,7 @@ use polyclob::http::Proxy;
 use polyclob::http::ProxyFailure;
 use polyclob::http::Throttle;
 use polyclob::rtds::{RtdsStream, Subscription};
-use polyclob::ws::connection::{ConnectError, Disconnect};
+use polyclob::ws::event::{ConnectError, Disconnect};
 use polyclob::ws::event::{OwnedFrame, Status};
 use polyclob::ws::feed::FeedEvent;
 type Event = FeedEvent<OwnedFrame>;

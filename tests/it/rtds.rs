@@ -11,8 +11,8 @@ use std::time::Duration;
 use polyclob::rtds::decode::{Payload, PriceSource, decode, decode_bytes};
 use polyclob::rtds::{ActivityFilter, OwnedMessage, RefPrice, RtdsFeed, RtdsStream, Subscription};
 use polyclob::types::Side;
-use polyclob::ws::connection::{ConnectError, Disconnect};
 use polyclob::ws::event::Status;
+use polyclob::ws::event::{ConnectError, Disconnect};
 use polyclob::ws::feed::{FeedBuilder, FeedEvent};
 use tokio::time::Instant;
 

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use polyclob::sports::decode::{GameId, GameKey};
 use polyclob::sports::{OwnedSportResult, SportsFeed, SportsStream};
-use polyclob::ws::connection::Disconnect;
 use polyclob::ws::continuity::{Cause, Lost, StreamKind};
+use polyclob::ws::event::Disconnect;
 use polyclob::ws::event::Status;
 use polyclob::ws::feed::FeedEvent;
 use ws_server::client::until;

@@ -13,7 +13,7 @@ use polyclob::rtds::decode::Payload;
 use polyclob::rtds::{ActivityFilter, RtdsStream};
 use polyclob::sports::SportsStream;
 use polyclob::types::Side;
-use polyclob::ws::connection::Disconnect;
+use polyclob::ws::event::Disconnect;
 use polyclob::ws::event::{OwnedFrame, Status};
 use polyclob::ws::feed::{FeedEvent, FrameStream};
 use polyclob::ws::market::MarketStream;

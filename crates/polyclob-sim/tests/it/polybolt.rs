@@ -14,8 +14,8 @@ use polyclob::polybolt::{BoltSubscription, Channel, OwnedBoltMessage, PolyBoltSt
 use polyclob::ws::feed::FeedEvent;
 
 type PolyBoltEvent = FeedEvent<OwnedBoltMessage>;
-use polyclob::ws::connection::Disconnect;
 use polyclob::ws::continuity::{Cause, Lost, Recovery};
+use polyclob::ws::event::Disconnect;
 use polyclob::ws::event::Status;
 use polyclob_sim::{
     Faults, HttpFault, HttpRule, SimHandle, Simulator, Trigger, WsChannel, WsFault, WsRule,

@@ -5,8 +5,8 @@ use crate::support::ws_server;
 
 use std::time::Duration;
 
-use polyclob::ws::connection::{ConnectError, Disconnect};
 use polyclob::ws::event::Status;
+use polyclob::ws::event::{ConnectError, Disconnect};
 use polyclob::ws::feed::{FeedBuilder, FrameStream, Frames};
 use polyclob::ws::market::MarketStream;
 use tokio::time::Instant;

@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use polyclob::account::user_events::{UserEvent as Item, UserFeed, UserStream};
 use polyclob::clob::Credentials;
-use polyclob::ws::connection::{ConnectError, Disconnect};
 use polyclob::ws::continuity::{Cause, Lost, Recovery, StreamKind};
 use polyclob::ws::event::Status;
+use polyclob::ws::event::{ConnectError, Disconnect};
 use polyclob::ws::feed::{FeedBuilder, FeedEvent};
 use ws_server::client::until;
 use ws_server::{Action, WsServer};
