@@ -49,8 +49,8 @@ struct Pagination {
     has_more: bool,
 }
 
-/// Decodes a v2 page (`{"data": [...] | null, "pagination": {...}}`) or a bare v1 array, one
-/// row at a time: a bad row is reported in `skipped`, never fatal.
+/// Decodes a v2 page (`{"data": [...] | {...} | null, "pagination": {...}}`) or a bare v1
+/// array, one row at a time: a bad row is reported in `skipped`, never fatal.
 ///
 /// ```
 /// use polyclob::data::{DataTrade, decode_cursor_page};
@@ -91,12 +91,14 @@ pub fn decode_cursor_page<T: DeserializeOwned>(body: &[u8]) -> Result<CursorPage
                     };
                     ("data", members.get("data").copied(), pagination)
                 } else {
-                    // A bare object (a single-row answer without the envelope) is one row.
-                    (
-                        "",
-                        Some(crate::http::from_body::<&RawValue>(body).map_err(not_data)?),
-                        Pagination::default(),
-                    )
+                    // Every v2 answer is wrapped in `data`: an object without it is not read as
+                    // one row (the row types take missing fields, so a renamed envelope would
+                    // become one blank row, and the real rows would be lost unsaid).
+                    let keys: Vec<&str> = members.keys().map(String::as_str).take(8).collect();
+                    return Err(Error::decode(format!(
+                        "not a Data API response: an object without `data` (keys: {})",
+                        keys.join(", ")
+                    )));
                 }
             }
             _ => {
@@ -659,16 +661,21 @@ mod tests {
             assert_eq!(ids, want, "{body}");
             assert_eq!((p.next_cursor, p.has_more), (None, false), "{body}");
         }
-        // The same rows in the envelope, and a bare single object, also keep every row.
+        // The same rows in the envelope also keep every row; an object without the envelope
+        // (a renamed key) is an error, not one blank row.
         let p = decode_cursor_page::<DataTrade>(
             br#" {"data":[{"asset":"a"},{"asset":"b"}],"pagination":{"has_more":true,"next_cursor":"c"}}"#,
         )
         .unwrap();
         assert_eq!(p.data.len(), 2);
         assert_eq!(p.next_cursor.as_deref(), Some("c"));
-        let p =
-            decode_cursor_page::<PortfolioValue>(br#"{"proxy_wallet":"0x1","value":3}"#).unwrap();
-        assert_eq!(p.data.len(), 1);
+        let e = decode_cursor_page::<DataTrade>(br#"{"results":[{"asset":"a"}],"cursor":"c"}"#)
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("without `data` (keys: cursor, results)"),
+            "{e}"
+        );
     }
 
     #[test]
