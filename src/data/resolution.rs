@@ -278,14 +278,14 @@ pub struct DataPricePoint {
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(default)]
 #[non_exhaustive]
 pub struct LiveVolume {
     /// The sum of the markets' taker volumes, in shares.
-    #[serde(deserialize_with = "rounded::size_opt")]
+    #[serde(default, deserialize_with = "rounded::size_opt")]
     pub taker_volume_total: Option<Size>,
     /// One row per market of the events, largest first; empty when they have none. One that
-    /// does not decode fails the answer (an error, never a shorter list).
+    /// does not decode fails the answer (an error, never a shorter list); so does an answer
+    /// without the list.
     #[serde(deserialize_with = "lenient::null_default")]
     pub conditions: Vec<ConditionVolume>,
 }

@@ -31,20 +31,20 @@ use crate::types::{Timestamp, timestamp_opt};
 /// # Ok::<(), serde_json::Error>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(default)]
 #[non_exhaustive]
 pub struct Approvals {
     /// The wallet checked.
-    #[serde(deserialize_with = "lenient::string")]
+    #[serde(default, deserialize_with = "lenient::string")]
     pub address: String,
     /// The chain the state was read on (137 = Polygon).
-    #[serde(deserialize_with = "rounded::u32_opt")]
+    #[serde(default, deserialize_with = "rounded::u32_opt")]
     pub chain_id: Option<u32>,
     /// When the chain was read (the server caches it for 20 s).
-    #[serde(deserialize_with = "timestamp_opt")]
+    #[serde(default, deserialize_with = "timestamp_opt")]
     pub checked_at: Option<Timestamp>,
     /// One row per pair of the catalog, in its order. One that does not decode fails the
-    /// answer (an error, never a shorter list).
+    /// answer (an error, never a shorter list); so does an answer without the list (not
+    /// read as "no pair to approve").
     #[serde(deserialize_with = "lenient::null_default")]
     pub contracts: Vec<ApprovalPair>,
 }
@@ -90,24 +90,23 @@ impl ApprovalPair {
 
 /// A wallet's cumulative PnL series (`GET /v2/user-pnl`), oldest point first.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(default)]
 #[non_exhaustive]
 pub struct PnlSeries {
     /// The wallet.
-    #[serde(deserialize_with = "lenient::string")]
+    #[serde(default, deserialize_with = "lenient::string")]
     pub proxy_wallet: String,
     /// The window served (`max`, `all`, `1m`, `1w`, `1d`, `12h`, `6h`).
-    #[serde(deserialize_with = "lenient::string")]
+    #[serde(default, deserialize_with = "lenient::string")]
     pub interval: String,
     /// The grid the points sit on (`1d`, `18h`, `12h`, `3h`, `1h`).
-    #[serde(deserialize_with = "lenient::string")]
+    #[serde(default, deserialize_with = "lenient::string")]
     pub fidelity: String,
     /// The grid the observations were made on (historical ones are daily even on a finer
     /// grid).
-    #[serde(deserialize_with = "lenient::string")]
+    #[serde(default, deserialize_with = "lenient::string")]
     pub source_fidelity: String,
     /// The points, oldest first. One that does not decode fails the series (an error, never
-    /// a gap).
+    /// a gap); so does an answer without the list.
     #[serde(deserialize_with = "lenient::null_default")]
     pub points: Vec<PnlPoint>,
 }
@@ -335,6 +334,23 @@ mod tests {
             .one_of("interval", "1W", &["1w"])
             .one_of("fidelity", "2h", &["1h"]);
         assert!(q.request(None).unwrap_err().is_argument());
+    }
+
+    /// A missing list is not an empty one: `contracts` absent is not "nothing to approve".
+    #[test]
+    fn an_answer_without_its_list_is_an_error() {
+        let a: Approvals = serde_json::from_str(r#"{"address":"0x1","contracts":[]}"#).unwrap();
+        assert!(a.contracts.is_empty());
+        let a: Approvals = serde_json::from_str(r#"{"address":"0x1","contracts":null}"#).unwrap();
+        assert!(a.contracts.is_empty());
+        let e = serde_json::from_str::<Approvals>(r#"{"address":"0x1"}"#).unwrap_err();
+        assert!(e.to_string().contains("missing field `contracts`"), "{e}");
+        assert!(serde_json::from_str::<PnlSeries>(r#"{"interval":"1d"}"#).is_err());
+        assert!(
+            serde_json::from_str::<crate::data::LiveVolume>(r#"{"taker_volume_total":1}"#).is_err()
+        );
+        let s: PnlSeries = serde_json::from_str(r#"{"points":[]}"#).unwrap();
+        assert!(s.proxy_wallet.is_empty() && s.points.is_empty());
     }
 
     #[test]
