@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
 use super::types::{Activity, DataTrade, HolderGroup, PortfolioValue, Position};
-use crate::http::{self, ClientCounters, Error, Req, Rows, SkippedRow, Walk, decode_each};
+use crate::http::{self, ClientCounters, CursorPage, Error, Req, SkippedRow, Walk, decode_each};
 use crate::types::Side;
 
 /// The production Data API host (v2 routes live under `/v2`).
@@ -19,27 +19,6 @@ pub const DEFAULT_HOST: &str = "https://data-api.polymarket.com";
 
 /// Most distinct condition ids one v2 request may carry.
 pub const MAX_CONDITIONS: usize = 20;
-
-/// One cursor page of a v2 list.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct CursorPage<T> {
-    /// The rows that decoded.
-    pub data: Vec<T>,
-    /// `pagination.next_cursor`: send it back as `cursor`; `None` on the last page.
-    pub next_cursor: Option<String>,
-    /// `pagination.has_more` (exact, per the docs).
-    pub has_more: bool,
-    /// Rows that did not decode, with their index in the page, the reason and their raw
-    /// text: reported here, never silently dropped.
-    pub skipped: Vec<SkippedRow>,
-}
-
-impl<T> Rows for CursorPage<T> {
-    fn skipped(&self) -> &[SkippedRow] {
-        &self.skipped
-    }
-}
 
 #[derive(Deserialize, Default)]
 #[serde(default)]

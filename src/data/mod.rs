@@ -54,7 +54,7 @@ mod wallet;
 
 pub use self::boards::{BiggestWin, BuilderStanding, LeaderboardEntry, LeaderboardStanding};
 pub use self::client::{
-    Client, ClientBuilder, CursorPage, DEFAULT_HOST, MAX_CONDITIONS, Query, decode_cursor_page,
+    Client, ClientBuilder, DEFAULT_HOST, MAX_CONDITIONS, Query, decode_cursor_page,
 };
 pub use self::combos::{ComboActivity, ComboLeg, ComboLegMarket, ComboPosition};
 pub use self::resolution::{

@@ -10,31 +10,11 @@ use super::event::{GammaEvent, SearchResults, Series, SeriesSummary, Sport, Tag,
 use super::filter::{EventFilter, MAX_CONDITION_IDS, MarketFilter};
 use super::market::GammaMarket;
 use crate::http::{
-    self, ClientCounters, Error, Req, Rows, SkippedRow, Walk, decode_each, path_with,
+    self, ClientCounters, CursorPage, Error, Req, SkippedRow, Walk, decode_each, path_with,
 };
 
 /// The production Gamma host.
 pub const DEFAULT_HOST: &str = "https://gamma-api.polymarket.com";
-
-/// One keyset page: the rows that decoded, the cursor of the next page (`None` on the last),
-/// and the rows that did not decode.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct KeysetPage<T> {
-    /// The rows that decoded.
-    pub data: Vec<T>,
-    /// The `next_cursor` to send as `after_cursor`; `None` (absent on the wire) on the last page.
-    pub next_cursor: Option<String>,
-    /// Rows that did not decode, with their index in the page, the reason and their raw
-    /// text (reported, never silently dropped).
-    pub skipped: Vec<SkippedRow>,
-}
-
-impl<T> Rows for KeysetPage<T> {
-    fn skipped(&self) -> &[SkippedRow] {
-        &self.skipped
-    }
-}
 
 #[derive(Deserialize)]
 struct RawPage<'a> {
@@ -64,7 +44,7 @@ struct RawPage<'a> {
 ///
 /// # Errors
 /// When `body` is neither a page object nor an array.
-pub fn decode_keyset_page<T: DeserializeOwned>(body: &[u8]) -> Result<KeysetPage<T>, Error> {
+pub fn decode_keyset_page<T: DeserializeOwned>(body: &[u8]) -> Result<CursorPage<T>, Error> {
     let (list, rows, next_cursor) = match crate::http::from_body::<RawPage<'_>>(body) {
         Ok(p) => {
             // One list per page; a page naming two would lose one.
@@ -89,9 +69,11 @@ pub fn decode_keyset_page<T: DeserializeOwned>(body: &[u8]) -> Result<KeysetPage
         }
     };
     let (data, skipped) = decode_each(list, rows);
-    Ok(KeysetPage {
+    let next_cursor = next_cursor.filter(|c| !c.is_empty());
+    Ok(CursorPage {
         data,
-        next_cursor: next_cursor.filter(|c| !c.is_empty()),
+        has_more: next_cursor.is_some(),
+        next_cursor,
         skipped,
     })
 }
@@ -154,7 +136,7 @@ impl Client {
         &self,
         filter: &MarketFilter,
         cursor: Option<&str>,
-    ) -> Result<KeysetPage<GammaMarket>, Error> {
+    ) -> Result<CursorPage<GammaMarket>, Error> {
         let ids = &filter.condition_ids[..filter.condition_ids.len().min(MAX_CONDITION_IDS)];
         self.market_chunk(filter, ids, cursor).await
     }
@@ -164,7 +146,7 @@ impl Client {
         filter: &MarketFilter,
         ids: &[String],
         cursor: Option<&str>,
-    ) -> Result<KeysetPage<GammaMarket>, Error> {
+    ) -> Result<CursorPage<GammaMarket>, Error> {
         const PATH: &str = "/markets/keyset";
         let mut req = Req::get(PATH);
         for (k, v) in &filter.pairs {
@@ -186,7 +168,7 @@ impl Client {
     pub fn markets(
         &self,
         filter: MarketFilter,
-    ) -> impl Stream<Item = Result<KeysetPage<GammaMarket>, Error>> + Send + 'static {
+    ) -> impl Stream<Item = Result<CursorPage<GammaMarket>, Error>> + Send + 'static {
         let client = self.clone();
         let chunks: Vec<Vec<String>> = if filter.condition_ids.is_empty() {
             vec![Vec::new()]
@@ -234,7 +216,7 @@ impl Client {
         &self,
         filter: &EventFilter,
         cursor: Option<&str>,
-    ) -> Result<KeysetPage<GammaEvent>, Error> {
+    ) -> Result<CursorPage<GammaEvent>, Error> {
         const PATH: &str = "/events/keyset";
         let mut req = Req::get(PATH);
         for (k, v) in &filter.pairs {
@@ -251,7 +233,7 @@ impl Client {
     pub fn events(
         &self,
         filter: EventFilter,
-    ) -> impl Stream<Item = Result<KeysetPage<GammaEvent>, Error>> + Send + 'static {
+    ) -> impl Stream<Item = Result<CursorPage<GammaEvent>, Error>> + Send + 'static {
         let client = self.clone();
         futures_util::stream::try_unfold(Some((0usize, None::<String>)), move |state| {
             let client = client.clone();
@@ -515,7 +497,7 @@ fn next_state(
 }
 
 async fn collect<T>(
-    s: impl Stream<Item = Result<KeysetPage<T>, Error>>,
+    s: impl Stream<Item = Result<CursorPage<T>, Error>>,
 ) -> Result<(Vec<T>, Vec<SkippedRow>), Error> {
     use futures_util::TryStreamExt as _;
     let mut s = std::pin::pin!(s);

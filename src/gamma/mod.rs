@@ -43,7 +43,7 @@ mod event;
 mod filter;
 mod market;
 
-pub use self::client::{Client, ClientBuilder, DEFAULT_HOST, KeysetPage, decode_keyset_page};
+pub use self::client::{Client, ClientBuilder, DEFAULT_HOST, decode_keyset_page};
 pub use self::comments::{CommentReaction, GammaComment};
 pub use self::context::{ContextError, Trading};
 pub use self::event::{

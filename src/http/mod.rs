@@ -55,7 +55,7 @@ pub(crate) use error::{Kind, Rail};
 #[cfg(feature = "simd-json")]
 pub use page::decode_page_simd;
 pub(crate) use page::decode_rows;
-pub use page::{END_CURSOR, Page, START_CURSOR, decode_page};
+pub use page::{CursorPage, END_CURSOR, Page, START_CURSOR, decode_page};
 pub use proxy::{Proxy, ProxyError, ProxyKind};
 pub use ratelimit::{
     Bucket, BucketStats, Governor, Limit, RateLimitStatus, Throttle, Throttled, Tier,

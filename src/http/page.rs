@@ -30,6 +30,30 @@ pub const START_CURSOR: &str = "MA==";
 /// The cursor the server returns on the last page (base64 of `"-1"`).
 pub const END_CURSOR: &str = "LTE=";
 
+/// One page of a Data API v2 list (`pagination.next_cursor`, `has_more`) or of a Gamma keyset
+/// list (`next_cursor`, sent back as `after_cursor`): the hosts whose cursor is absent on the
+/// last page. (The CLOB's pages are [`Page`], whose cursor ends at [`END_CURSOR`].)
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CursorPage<T> {
+    /// The rows that decoded.
+    pub data: Vec<T>,
+    /// The cursor of the next page; `None` on the last page.
+    pub next_cursor: Option<String>,
+    /// Whether a next page exists: the Data API's `pagination.has_more` (exact, per its docs);
+    /// on Gamma, whether a cursor was sent.
+    pub has_more: bool,
+    /// Rows that did not decode, with their index in the page, the reason and their raw
+    /// text: reported here, never silently dropped.
+    pub skipped: Vec<SkippedRow>,
+}
+
+impl<T> Rows for CursorPage<T> {
+    fn skipped(&self) -> &[SkippedRow] {
+        &self.skipped
+    }
+}
+
 /// One page of a list endpoint.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
