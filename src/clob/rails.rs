@@ -273,7 +273,7 @@ fn cancelled_count(body: &[u8]) -> u64 {
         #[serde(default)]
         canceled: Vec<serde::de::IgnoredAny>,
     }
-    crate::http::from_body::<C>(body).map_or(0, |c| c.canceled.len() as u64)
+    crate::json::from_body::<C>(body).map_or(0, |c| c.canceled.len() as u64)
 }
 
 #[cfg(test)]

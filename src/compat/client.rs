@@ -748,6 +748,6 @@ pub(crate) fn body_value(body: &[u8]) -> Value {
     if body.trim_ascii().is_empty() {
         return Value::Null;
     }
-    crate::http::from_body(body)
+    crate::json::from_body(body)
         .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(body).into_owned()))
 }

@@ -55,12 +55,12 @@ pub fn decode_cursor_page<T: DeserializeOwned>(body: &[u8]) -> Result<CursorPage
             // A bare list (v1): every element is a row.
             Some(b'[') => (
                 "",
-                Some(crate::http::from_body::<&RawValue>(body).map_err(not_data)?),
+                Some(crate::json::from_body::<&RawValue>(body).map_err(not_data)?),
                 Pagination::default(),
             ),
             Some(b'{') => {
                 let members: BTreeMap<String, &RawValue> =
-                    crate::http::from_body(body).map_err(not_data)?;
+                    crate::json::from_body(body).map_err(not_data)?;
                 if members.contains_key("data") || members.contains_key("pagination") {
                     let pagination = match members.get("pagination").map(|p| p.get()) {
                         None | Some("null") => Pagination::default(),

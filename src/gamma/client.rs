@@ -45,7 +45,7 @@ struct RawPage<'a> {
 /// # Errors
 /// When `body` is neither a page object nor an array.
 pub fn decode_keyset_page<T: DeserializeOwned>(body: &[u8]) -> Result<CursorPage<T>, Error> {
-    let (list, rows, next_cursor) = match crate::http::from_body::<RawPage<'_>>(body) {
+    let (list, rows, next_cursor) = match crate::json::from_body::<RawPage<'_>>(body) {
         Ok(p) => {
             // One list per page; a page naming two would lose one.
             let lists = [
@@ -63,7 +63,7 @@ pub fn decode_keyset_page<T: DeserializeOwned>(body: &[u8]) -> Result<CursorPage
             (list, rows, p.next_cursor)
         }
         Err(_) => {
-            let rows: Vec<&RawValue> = crate::http::from_body(body)
+            let rows: Vec<&RawValue> = crate::json::from_body(body)
                 .map_err(|e| Error::decode(format!("not a Gamma page: {e}")))?;
             ("", rows, None)
         }

@@ -143,26 +143,13 @@ pub(crate) fn path_with(prefix: &str, segment: &str) -> String {
     p
 }
 
-/// Reads a response body with serde_json: the one way the crate turns bytes into typed values.
-/// The body is checked as UTF-8 once, word at a time over ASCII, and read as text, so
-/// serde_json does not validate each string again, and each `Deserialize` impl is compiled for
-/// one serde_json reader, not for both the text and the byte reader. A body that is not UTF-8
-/// is an error, as it was for the byte reader, whose strings must be UTF-8.
-pub(crate) fn from_body<'a, T: serde::Deserialize<'a>>(body: &'a [u8]) -> serde_json::Result<T> {
-    match core::str::from_utf8(body) {
-        Ok(text) => serde_json::from_str(text),
-        Err(e) => Err(serde::de::Error::custom(format_args!(
-            "the body is not UTF-8: {e}"
-        ))),
-    }
-}
-
 /// serde_json decode with the error naming the path and the position.
 pub(crate) fn decode<'de, T: serde::Deserialize<'de>>(
     body: &'de [u8],
     path: &str,
 ) -> Result<T, Error> {
-    from_body(body).map_err(|e| Error::new(Kind::Decode).with_path(path).with_source(e))
+    crate::json::from_body(body)
+        .map_err(|e| Error::new(Kind::Decode).with_path(path).with_source(e))
 }
 
 impl Client {

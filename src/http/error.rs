@@ -467,7 +467,7 @@ fn server_message(body: &[u8]) -> Parts {
         #[serde(borrow, default)]
         parameter: Option<std::borrow::Cow<'a, str>>,
     }
-    if let Ok(mut b) = crate::http::from_body::<ErrBody<'_>>(body) {
+    if let Ok(mut b) = crate::json::from_body::<ErrBody<'_>>(body) {
         b.error = b
             .error
             .take()

@@ -48,7 +48,7 @@ pub(crate) mod tls;
 mod tunnel;
 
 pub use breaker::{BreakerConfig, BreakerState};
-pub(crate) use client::{Client, Req, decode, from_body, path_with};
+pub(crate) use client::{Client, Req, decode, path_with};
 pub use counters::ClientCounters;
 pub use error::{ApiErrorCode, Error, PreflightMismatch};
 pub(crate) use error::{Kind, Rail};

@@ -23,7 +23,8 @@ use serde_json::value::RawValue;
 
 use super::lenient;
 use super::rows::{ObjectRow, Rows, SkippedRow, decode_each};
-use super::{Error, Kind, from_body};
+use super::{Error, Kind};
+use crate::json::from_body;
 
 /// The first cursor (base64 of `"0"`).
 pub const START_CURSOR: &str = "MA==";

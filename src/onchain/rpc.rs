@@ -119,10 +119,10 @@ impl Rpc {
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .body(body.to_string());
         let (status, bytes) = http.exchange(rb).await.map_err(Error::http)?;
-        if !(200..300).contains(&status) && crate::http::from_body::<Value>(&bytes).is_err() {
+        if !(200..300).contains(&status) && crate::json::from_body::<Value>(&bytes).is_err() {
             return Err(Error::new(Kind::Status(status)));
         }
-        crate::http::from_body(&bytes).map_err(|_| Error::new(Kind::Decode("response is not JSON")))
+        crate::json::from_body(&bytes).map_err(|_| Error::new(Kind::Decode("response is not JSON")))
     }
 
     /// One JSON-RPC call; the `result` member, or the node's error classified.
