@@ -459,8 +459,11 @@ async fn auth_unavailable_waits_a_step_and_authenticates_again() {
         vec![r#"{"op":"error","code":"auth_unavailable","rid":"auth"}"#.to_owned()],
     );
     let mut stream = Checked::new(builder(&s).build().unwrap());
+    // The first connection's end, whether or not the next one is already open: the server
+    // marks a connection closed only when its socket ends, which may come after the feed's
+    // 10-50 ms backoff on a loaded machine (an exact count of 1 then never held, in CI).
     assert!(
-        s.wait_for(5 * SEC, |st| st.conns.len() == 1 && st.conns[0].closed)
+        s.wait_for(5 * SEC, |st| st.conns.first().is_some_and(|c| c.closed))
             .await
     );
     s.clear_replies();
@@ -481,7 +484,8 @@ async fn auth_unavailable_waits_a_step_and_authenticates_again() {
     assert!(stream.trust(BTC).is_trusted());
     let last = s.conn(s.connections() - 1).received;
     assert!(
-        last[0].starts_with(r#"{"op":"auth""#),
+        last.first()
+            .is_some_and(|f| f.starts_with(r#"{"op":"auth""#)),
         "authenticated again"
     );
 }
