@@ -331,7 +331,7 @@ impl Client {
             .headers()
             .get(TRACE_ID)
             .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
+            .map(|t| super::rows::cut(t.trim(), super::error::MAX_ID).to_owned());
         if let Some(t) = &trace_id {
             crate::telemetry::record!(tracing::Span::current(), "trace_id", t.as_str());
             #[cfg(not(feature = "tracing"))]

@@ -432,7 +432,9 @@ struct Parts {
 }
 
 /// The longest id or name kept from an error body (a trace id, a parameter, a heartbeat id).
-const MAX_ID: usize = 128;
+/// The longest server id kept (an error's `trace_id`, the span's `trace_id` field): the rest
+/// of a longer one is cut, so a server cannot make errors and logs grow without bound.
+pub(super) const MAX_ID: usize = 128;
 
 fn bounded(s: &str, max: usize) -> Box<str> {
     cut(s, max).into()

@@ -440,6 +440,7 @@ async fn a_skipped_row_and_a_trace_id_are_traced() {
     let m = MockClob::start().await;
     let busy = r#"{"error":"query timed out","code":"request_timeout","retryable":true,"trace_id":"trace-503"}"#;
     let page = r#"{"data":[{"token_id":"1"},{"token_id":"2","current_size":"lots"}],"pagination":{"has_more":false,"next_cursor":null}}"#;
+    let long_id = format!("trace-200-{}", "x".repeat(10_000));
     m.on(
         "GET",
         "/v2/positions",
@@ -447,7 +448,8 @@ async fn a_skipped_row_and_a_trace_id_are_traced() {
             Reply::status(503, busy)
                 .header("retry-after", "0")
                 .header("x-trace-id", "trace-503"),
-            Reply::json(page).header("x-trace-id", "trace-200"),
+            // A server id of 10k characters: the span keeps its first 128.
+            Reply::json(page).header("x-trace-id", &long_id),
         ],
     );
     let data = polyclob::data::Client::builder()
@@ -485,8 +487,8 @@ async fn a_skipped_row_and_a_trace_id_are_traced() {
         .collect();
     assert_eq!(
         recorded,
-        ["trace-503", "trace-200"],
-        "each attempt's span records its answer's trace id"
+        ["trace-503", &long_id[..128]],
+        "each attempt's span records its answer's trace id, bounded"
     );
     assert_eq!(data.counters().skipped_rows, 1);
 }
